@@ -1,0 +1,402 @@
+//! What the API server does to an object before storing it: defaulting (SetDefaults_*), the admission plugins
+//! kubeloop simulates (DefaultTolerationSeconds, Priority) and validation (ValidateDeployment, ...). Defaults live
+//! here, on the server side, exactly once, so every client (kubectl, controllers) sees the same objects.
+
+use crate::api::{
+    s, Deployment, IntOrString, Object, PodSpec, PodTemplateSpec, ReplicaSet, RollingUpdateDeployment, Toleration,
+};
+
+/// The tolerations DefaultTolerationSeconds adds to every pod (300 s for not-ready and unreachable).
+pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
+
+/// A validation failure on one field, as the API server reports it (`spec.replicas: Invalid value: -1: ...`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// `spec.template.spec.containers[0].image`
+    pub path: String,
+    pub message: String,
+}
+
+impl FieldError {
+    fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError { path: path.into(), message: message.into() }
+    }
+
+    /// The path as segments (`["spec", "template", "spec", "containers", "0", "image"]`) to find its line.
+    pub fn segments(&self) -> Vec<String> {
+        self.path.replace('[', ".").replace(']', "").split('.').filter(|p| !p.is_empty()).map(String::from).collect()
+    }
+}
+
+/// Fills in upstream defaults.
+pub fn default_object(obj: &mut Object) {
+    match obj {
+        Object::Pod(p) => {
+            default_pod_spec(&mut p.spec);
+            for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+                let has = p.spec.tolerations.iter().any(|t| {
+                    (t.key.is_empty() && &*t.operator == "Exists")
+                        || (&*t.key == key && (t.effect.is_empty() || &*t.effect == "NoExecute"))
+                });
+                if !has {
+                    p.spec.tolerations.push(Toleration {
+                        key: s(key),
+                        operator: s("Exists"),
+                        value: s(""),
+                        effect: s("NoExecute"),
+                        toleration_seconds: Some(DEFAULT_TOLERATION_SECONDS),
+                    });
+                }
+            }
+            p.spec.priority.get_or_insert(0);
+        }
+        Object::ReplicaSet(rs) => {
+            rs.spec.replicas.get_or_insert(1);
+            default_template(&mut rs.spec.template);
+        }
+        Object::Deployment(d) => default_deployment(d),
+        Object::Namespace(n) if n.status.phase.is_empty() => n.status.phase = s("Active"),
+        _ => {}
+    }
+}
+
+fn default_template(t: &mut PodTemplateSpec) {
+    default_pod_spec(&mut t.spec);
+}
+
+fn default_pod_spec(spec: &mut PodSpec) {
+    let set = |v: &mut crate::api::Str, d: &str| {
+        if v.is_empty() {
+            *v = s(d);
+        }
+    };
+    set(&mut spec.restart_policy, "Always");
+    set(&mut spec.dns_policy, "ClusterFirst");
+    set(&mut spec.scheduler_name, "default-scheduler");
+    spec.termination_grace_period_seconds.get_or_insert(30);
+    for c in &mut spec.containers {
+        if c.image_pull_policy.is_empty() {
+            // SetDefaults_Container: Always for :latest or no tag, else IfNotPresent.
+            let last = c.image.rsplit('/').next().unwrap_or("");
+            let tag = last.split_once('@').map(|_| "digest").or_else(|| last.split_once(':').map(|(_, t)| t));
+            c.image_pull_policy = s(match tag {
+                None | Some("latest") => "Always",
+                Some(_) => "IfNotPresent",
+            });
+        }
+        for p in &mut c.ports {
+            set(&mut p.protocol, "TCP");
+        }
+    }
+}
+
+fn default_deployment(d: &mut Deployment) {
+    d.spec.replicas.get_or_insert(1);
+    if d.spec.strategy.type_.is_empty() {
+        d.spec.strategy.type_ = s("RollingUpdate");
+    }
+    if &*d.spec.strategy.type_ == "RollingUpdate" {
+        let ru = d.spec.strategy.rolling_update.get_or_insert_with(RollingUpdateDeployment::default);
+        ru.max_unavailable.get_or_insert(IntOrString::String(s("25%")));
+        ru.max_surge.get_or_insert(IntOrString::String(s("25%")));
+    }
+    d.spec.revision_history_limit.get_or_insert(10);
+    d.spec.progress_deadline_seconds.get_or_insert(600);
+    default_template(&mut d.spec.template);
+}
+
+/// Validates an object as the API server would on create or update. Empty when valid.
+pub fn validate(obj: &Object) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let m = obj.meta();
+    if m.name.is_empty() && m.generate_name.is_empty() {
+        errs.push(FieldError::new("metadata.name", "Required value: name or generateName is required"));
+    } else if !m.name.is_empty() {
+        if let Err(e) = validate_dns_name(&m.name, true) {
+            errs.push(FieldError::new("metadata.name", format!("Invalid value: \"{}\": {e}", m.name)));
+        }
+    }
+    if let Err(e) = crate::api::selector::validate_labels(&m.labels) {
+        errs.push(FieldError::new("metadata.labels", e.strip_prefix("metadata.labels: ").unwrap_or(&e)));
+    }
+    match obj {
+        Object::Pod(p) => validate_pod_spec(&p.spec, "spec", &mut errs),
+        Object::ReplicaSet(rs) => validate_replicas_owner(rs_parts(rs), &mut errs),
+        Object::Deployment(d) => {
+            validate_replicas_owner((d.spec.replicas, &d.spec.selector, &d.spec.template), &mut errs);
+            validate_strategy(d, &mut errs);
+        }
+        Object::Node(n) => {
+            for (i, t) in n.spec.taints.iter().enumerate() {
+                if !matches!(&*t.effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+                    errs.push(FieldError::new(
+                        format!("spec.taints[{i}].effect"),
+                        format!("Unsupported value: \"{}\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"", t.effect),
+                    ));
+                }
+                if t.key.is_empty() {
+                    errs.push(FieldError::new(format!("spec.taints[{i}].key"), "Required value"));
+                }
+            }
+        }
+        _ => {}
+    }
+    errs
+}
+
+fn rs_parts(rs: &ReplicaSet) -> (Option<i32>, &crate::api::LabelSelector, &PodTemplateSpec) {
+    (rs.spec.replicas, &rs.spec.selector, &rs.spec.template)
+}
+
+fn validate_replicas_owner(
+    (replicas, selector, template): (Option<i32>, &crate::api::LabelSelector, &PodTemplateSpec),
+    errs: &mut Vec<FieldError>,
+) {
+    if let Some(r) = replicas {
+        if r < 0 {
+            errs.push(FieldError::new(
+                "spec.replicas",
+                format!("Invalid value: {r}: must be greater than or equal to 0"),
+            ));
+        }
+    }
+    if selector.is_empty() {
+        errs.push(FieldError::new("spec.selector", "Required value"));
+    } else if let Err(e) = selector.validate() {
+        errs.push(FieldError::new("spec.selector", e));
+    } else if !selector.matches(&template.metadata.labels) {
+        let labels: Vec<String> = template.metadata.labels.iter().map(|(k, v)| format!("\"{k}\":\"{v}\"")).collect();
+        errs.push(FieldError::new(
+            "spec.template.metadata.labels",
+            format!(
+                "Invalid value: map[string]string{{{}}}: `selector` does not match template `labels`",
+                labels.join(", ")
+            ),
+        ));
+    }
+    validate_pod_spec(&template.spec, "spec.template.spec", errs);
+}
+
+fn validate_strategy(d: &Deployment, errs: &mut Vec<FieldError>) {
+    match &*d.spec.strategy.type_ {
+        "" | "RollingUpdate" => {
+            let replicas = d.spec.replicas.unwrap_or(1);
+            if let Some(ru) = &d.spec.strategy.rolling_update {
+                let field = |name: &str| format!("spec.strategy.rollingUpdate.{name}");
+                let mut values = [0, 0];
+                for (i, (name, v)) in
+                    [("maxUnavailable", &ru.max_unavailable), ("maxSurge", &ru.max_surge)].into_iter().enumerate()
+                {
+                    let Some(v) = v else { continue };
+                    match v.scaled_value(replicas.max(100), true) {
+                        Ok(x) if x < 0 => errs.push(FieldError::new(
+                            field(name),
+                            format!("Invalid value: {x}: must be greater than or equal to 0"),
+                        )),
+                        Ok(x) => values[i] = x,
+                        Err(_) => errs.push(FieldError::new(
+                            field(name),
+                            format!("Invalid value: {v:?}: a valid percent string must be a numeric string followed by an ending '%'"),
+                        )),
+                    }
+                    if let IntOrString::String(p) = v {
+                        if p.strip_suffix('%').and_then(|n| n.parse::<i64>().ok()).is_some_and(|n| n > 100)
+                            && name == "maxUnavailable"
+                        {
+                            errs.push(FieldError::new(field(name), "Invalid value: must not be greater than 100%"));
+                        }
+                    }
+                }
+                let unset_zero = |v: &Option<IntOrString>, x: i32| v.is_some() && x == 0;
+                if unset_zero(&ru.max_unavailable, values[0]) && unset_zero(&ru.max_surge, values[1]) {
+                    errs.push(FieldError::new(
+                        field("maxUnavailable"),
+                        "Invalid value: 0: may not be 0 when `maxSurge` is 0",
+                    ));
+                }
+            }
+        }
+        "Recreate" => {
+            if d.spec.strategy.rolling_update.is_some() {
+                errs.push(FieldError::new(
+                    "spec.strategy.rollingUpdate",
+                    "Forbidden: may not be specified when strategy `type` is 'Recreate'",
+                ));
+            }
+        }
+        other => errs.push(FieldError::new(
+            "spec.strategy.type",
+            format!("Unsupported value: \"{other}\": supported values: \"Recreate\", \"RollingUpdate\""),
+        )),
+    }
+}
+
+fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
+    if spec.containers.is_empty() {
+        errs.push(FieldError::new(format!("{path}.containers"), "Required value"));
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for (i, c) in spec.containers.iter().enumerate() {
+        let at = |f: &str| format!("{path}.containers[{i}].{f}");
+        if c.name.is_empty() {
+            errs.push(FieldError::new(at("name"), "Required value"));
+        } else if validate_dns_name(&c.name, false).is_err() {
+            errs.push(FieldError::new(
+                at("name"),
+                format!("Invalid value: \"{}\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", c.name),
+            ));
+        } else if !names.insert(c.name.clone()) {
+            errs.push(FieldError::new(at("name"), format!("Duplicate value: \"{}\"", c.name)));
+        }
+        if c.image.trim().is_empty() {
+            errs.push(FieldError::new(at("image"), "Required value"));
+        }
+        for (res, q) in &c.resources.requests {
+            if let Some(limit) = c.resources.limits.get(res) {
+                if q.milli() > limit.milli() {
+                    errs.push(FieldError::new(
+                        format!("{path}.containers[{i}].resources.requests"),
+                        format!("Invalid value: \"{q}\": must be less than or equal to {res} limit of {limit}"),
+                    ));
+                }
+            }
+        }
+    }
+    if !matches!(&*spec.restart_policy, "" | "Always" | "OnFailure" | "Never") {
+        errs.push(FieldError::new(
+            format!("{path}.restartPolicy"),
+            format!(
+                "Unsupported value: \"{}\": supported values: \"Always\", \"OnFailure\", \"Never\"",
+                spec.restart_policy
+            ),
+        ));
+    }
+    for (i, t) in spec.tolerations.iter().enumerate() {
+        if !matches!(&*t.operator, "" | "Equal" | "Exists") {
+            errs.push(FieldError::new(
+                format!("{path}.tolerations[{i}].operator"),
+                format!("Unsupported value: \"{}\": supported values: \"Equal\", \"Exists\"", t.operator),
+            ));
+        }
+        if &*t.operator == "Exists" && !t.value.is_empty() {
+            errs.push(FieldError::new(
+                format!("{path}.tolerations[{i}].operator"),
+                format!("Invalid value: \"{}\": value must be empty when `operator` is 'Exists'", t.value),
+            ));
+        }
+    }
+}
+
+/// RFC 1123 subdomain (`subdomain = true`, up to 253 chars, dots allowed) or label (63 chars, no dots).
+fn validate_dns_name(name: &str, subdomain: bool) -> Result<(), String> {
+    let max = if subdomain { 253 } else { 63 };
+    if name.len() > max {
+        return Err(format!("must be no more than {max} characters"));
+    }
+    let ok_part = |p: &str| {
+        !p.is_empty()
+            && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && p.as_bytes()[0].is_ascii_alphanumeric()
+            && p.as_bytes()[p.len() - 1].is_ascii_alphanumeric()
+    };
+    let valid = if subdomain { name.split('.').all(ok_part) } else { ok_part(name) };
+    if valid {
+        Ok(())
+    } else if subdomain {
+        Err("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".into())
+    } else {
+        Err("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character".into())
+    }
+}
+
+/// The `422 Invalid` message for a set of field errors:
+/// `Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`.
+pub fn invalid_message(obj: &Object, errs: &[FieldError]) -> String {
+    let kind = match obj.kind() {
+        crate::api::Kind::Deployment | crate::api::Kind::ReplicaSet => format!("{}.apps", obj.kind().name()),
+        k => k.name().to_string(),
+    };
+    let list: Vec<String> = errs.iter().map(|e| format!("{}: {}", e.path, e.message)).collect();
+    let body = if list.len() == 1 { list[0].clone() } else { format!("[{}]", list.join(", ")) };
+    format!("{kind} \"{}\" is invalid: {body}", obj.meta().name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{Container, LabelSelector, Pod};
+
+    fn deployment() -> Deployment {
+        let mut d = Deployment::default();
+        d.metadata.name = s("web");
+        d.spec.selector = LabelSelector::default();
+        d.spec.selector.match_labels.insert(s("app"), s("web"));
+        d.spec.template.metadata.labels.insert(s("app"), s("web"));
+        d.spec.template.spec.containers.push(Container {
+            name: s("nginx"),
+            image: s("nginx:1.27"),
+            ..Default::default()
+        });
+        d
+    }
+
+    #[test]
+    fn deployment_defaults_are_upstream() {
+        let mut o = Object::Deployment(deployment());
+        default_object(&mut o);
+        let d = o.as_deployment().cloned().unwrap_or_default();
+        assert_eq!(d.spec.replicas, Some(1));
+        assert_eq!(&*d.spec.strategy.type_, "RollingUpdate");
+        let ru = d.spec.strategy.rolling_update.unwrap_or_default();
+        assert_eq!(ru.max_surge, Some(IntOrString::String(s("25%"))));
+        assert_eq!(ru.max_unavailable, Some(IntOrString::String(s("25%"))));
+        assert_eq!(d.spec.revision_history_limit, Some(10));
+        assert_eq!(d.spec.progress_deadline_seconds, Some(600));
+        assert_eq!(&*d.spec.template.spec.containers[0].image_pull_policy, "IfNotPresent");
+        assert_eq!(d.spec.template.spec.termination_grace_period_seconds, Some(30));
+        assert!(d.spec.template.spec.tolerations.is_empty(), "tolerations are added to pods, not templates");
+    }
+
+    #[test]
+    fn pods_get_default_tolerations_of_300_seconds() {
+        let mut p = Pod::default();
+        p.spec.containers.push(Container { name: s("c"), image: s("busybox"), ..Default::default() });
+        let mut o = Object::Pod(p);
+        default_object(&mut o);
+        let p = o.as_pod().cloned().unwrap_or_default();
+        assert_eq!(p.spec.tolerations.len(), 2);
+        assert!(p.spec.tolerations.iter().all(|t| t.toleration_seconds == Some(300) && &*t.effect == "NoExecute"));
+        assert_eq!(&*p.spec.containers[0].image_pull_policy, "Always");
+        default_object(&mut o);
+        assert_eq!(o.as_pod().map(|p| p.spec.tolerations.len()), Some(2), "defaulting is idempotent");
+    }
+
+    #[test]
+    fn validation_reports_fields_like_the_api_server() {
+        let mut d = deployment();
+        d.spec.replicas = Some(-1);
+        d.spec.template.spec.containers[0].image = s("");
+        d.spec.template.metadata.labels.insert(s("app"), s("other"));
+        let o = Object::Deployment(d);
+        let errs = validate(&o);
+        let paths: Vec<&str> = errs.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["spec.replicas", "spec.template.metadata.labels", "spec.template.spec.containers[0].image"]);
+        assert_eq!(errs[2].segments(), ["spec", "template", "spec", "containers", "0", "image"]);
+        let msg = invalid_message(&o, &errs[..1]);
+        assert_eq!(
+            msg,
+            "Deployment.apps \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"
+        );
+        assert!(validate(&Object::Deployment(deployment())).is_empty());
+    }
+
+    #[test]
+    fn recreate_forbids_rolling_update_parameters() {
+        let mut d = deployment();
+        d.spec.strategy.type_ = s("Recreate");
+        d.spec.strategy.rolling_update = Some(RollingUpdateDeployment::default());
+        let errs = validate(&Object::Deployment(d));
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].message.contains("Recreate"));
+    }
+}

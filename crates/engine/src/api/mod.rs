@@ -1,0 +1,315 @@
+//! The Kubernetes object model kubeloop simulates: the kinds, their metadata, specs and statuses, with the real
+//! field names (camelCase in YAML/JSON). One typed struct per API type; strings that repeat across many objects
+//! (names, labels, images) are shared `Rc<str>`.
+
+pub mod meta;
+pub mod quantity;
+pub mod selector;
+pub mod types;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::rc::Rc;
+
+use serde::{Deserialize, Serialize};
+
+pub use meta::{ObjectMeta, OwnerReference, Time};
+pub use quantity::Quantity;
+pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};
+pub use types::*;
+
+/// A shared, immutable string.
+pub type Str = Rc<str>;
+/// Labels or annotations: sorted, so iteration (and every output) is deterministic.
+pub type Labels = BTreeMap<Str, Str>;
+
+/// Makes a shared string.
+pub fn s(v: &str) -> Str {
+    Rc::from(v)
+}
+
+/// The kinds the API store serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Kind {
+    Namespace,
+    Node,
+    Pod,
+    ReplicaSet,
+    Deployment,
+    Lease,
+    Event,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 7] =
+        [Kind::Namespace, Kind::Node, Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Lease, Kind::Event];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Namespace => "Namespace",
+            Kind::Node => "Node",
+            Kind::Pod => "Pod",
+            Kind::ReplicaSet => "ReplicaSet",
+            Kind::Deployment => "Deployment",
+            Kind::Lease => "Lease",
+            Kind::Event => "Event",
+        }
+    }
+
+    pub fn api_version(self) -> &'static str {
+        match self {
+            Kind::Namespace | Kind::Node | Kind::Pod | Kind::Event => "v1",
+            Kind::ReplicaSet | Kind::Deployment => "apps/v1",
+            Kind::Lease => "coordination.k8s.io/v1",
+        }
+    }
+
+    /// The lowercase plural resource name (`pods`, `deployments`).
+    pub fn plural(self) -> &'static str {
+        match self {
+            Kind::Namespace => "namespaces",
+            Kind::Node => "nodes",
+            Kind::Pod => "pods",
+            Kind::ReplicaSet => "replicasets",
+            Kind::Deployment => "deployments",
+            Kind::Lease => "leases",
+            Kind::Event => "events",
+        }
+    }
+
+    /// `resource.group` as kubectl names objects in its messages (`deployment.apps`, `pod`).
+    pub fn resource_ref(self) -> &'static str {
+        match self {
+            Kind::Namespace => "namespace",
+            Kind::Node => "node",
+            Kind::Pod => "pod",
+            Kind::ReplicaSet => "replicaset.apps",
+            Kind::Deployment => "deployment.apps",
+            Kind::Lease => "lease.coordination.k8s.io",
+            Kind::Event => "event",
+        }
+    }
+
+    pub fn namespaced(self) -> bool {
+        !matches!(self, Kind::Namespace | Kind::Node)
+    }
+
+    /// Whether the kind has a `/status` subresource: then a main-resource update never changes status and a status
+    /// update never changes anything else.
+    pub fn has_status_subresource(self) -> bool {
+        matches!(self, Kind::Namespace | Kind::Node | Kind::Pod | Kind::ReplicaSet | Kind::Deployment)
+    }
+
+    pub fn from_type(api_version: &str, kind: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == kind && k.api_version() == api_version)
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Identifies an object within its kind: namespace (empty for cluster-scoped kinds) and name. Ordered like etcd
+/// keys, so a LIST comes back sorted by namespace, then name.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct ObjKey {
+    pub namespace: Str,
+    pub name: Str,
+}
+
+impl ObjKey {
+    pub fn new(namespace: &str, name: &str) -> Self {
+        ObjKey { namespace: s(namespace), name: s(name) }
+    }
+    pub fn cluster(name: &str) -> Self {
+        ObjKey { namespace: s(""), name: s(name) }
+    }
+}
+
+impl fmt::Display for ObjKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.namespace.is_empty() {
+            f.write_str(&self.name)
+        } else {
+            write!(f, "{}/{}", self.namespace, self.name)
+        }
+    }
+}
+
+impl fmt::Debug for ObjKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Any object the store holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Object {
+    Namespace(Namespace),
+    Node(Node),
+    Pod(Pod),
+    ReplicaSet(ReplicaSet),
+    Deployment(Deployment),
+    Lease(Lease),
+    Event(Event),
+}
+
+macro_rules! each_kind {
+    ($self:expr, $v:ident => $body:expr) => {
+        match $self {
+            Object::Namespace($v) => $body,
+            Object::Node($v) => $body,
+            Object::Pod($v) => $body,
+            Object::ReplicaSet($v) => $body,
+            Object::Deployment($v) => $body,
+            Object::Lease($v) => $body,
+            Object::Event($v) => $body,
+        }
+    };
+}
+
+macro_rules! accessors {
+    ($($variant:ident, $ty:ty, $as:ident, $as_mut:ident, $into:ident;)*) => {
+        impl Object {
+            $(
+                pub fn $as(&self) -> Option<&$ty> {
+                    match self { Object::$variant(v) => Some(v), _ => None }
+                }
+                pub fn $as_mut(&mut self) -> Option<&mut $ty> {
+                    match self { Object::$variant(v) => Some(v), _ => None }
+                }
+                pub fn $into(self) -> Option<$ty> {
+                    match self { Object::$variant(v) => Some(v), _ => None }
+                }
+            )*
+        }
+        $(
+            impl From<$ty> for Object {
+                fn from(v: $ty) -> Object { Object::$variant(v) }
+            }
+        )*
+    };
+}
+
+accessors! {
+    Namespace, Namespace, as_namespace, as_namespace_mut, into_namespace;
+    Node, Node, as_node, as_node_mut, into_node;
+    Pod, Pod, as_pod, as_pod_mut, into_pod;
+    ReplicaSet, ReplicaSet, as_replicaset, as_replicaset_mut, into_replicaset;
+    Deployment, Deployment, as_deployment, as_deployment_mut, into_deployment;
+    Lease, Lease, as_lease, as_lease_mut, into_lease;
+    Event, Event, as_event, as_event_mut, into_event;
+}
+
+impl Object {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Object::Namespace(_) => Kind::Namespace,
+            Object::Node(_) => Kind::Node,
+            Object::Pod(_) => Kind::Pod,
+            Object::ReplicaSet(_) => Kind::ReplicaSet,
+            Object::Deployment(_) => Kind::Deployment,
+            Object::Lease(_) => Kind::Lease,
+            Object::Event(_) => Kind::Event,
+        }
+    }
+
+    pub fn meta(&self) -> &ObjectMeta {
+        each_kind!(self, v => &v.metadata)
+    }
+
+    pub fn meta_mut(&mut self) -> &mut ObjectMeta {
+        each_kind!(self, v => &mut v.metadata)
+    }
+
+    pub fn key(&self) -> ObjKey {
+        let m = self.meta();
+        ObjKey { namespace: m.namespace.clone(), name: m.name.clone() }
+    }
+
+    /// Whether `spec` (everything but metadata and status) differs: the API server bumps `metadata.generation`
+    /// only then.
+    pub fn spec_differs(&self, other: &Object) -> bool {
+        match (self, other) {
+            (Object::Namespace(_), Object::Namespace(_)) => false,
+            (Object::Node(a), Object::Node(b)) => a.spec != b.spec,
+            (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec,
+            (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.spec != b.spec,
+            (Object::Deployment(a), Object::Deployment(b)) => a.spec != b.spec,
+            (Object::Lease(a), Object::Lease(b)) => a.spec != b.spec,
+            (Object::Event(a), Object::Event(b)) => a.body != b.body,
+            _ => true,
+        }
+    }
+
+    /// Copies `status` from `other` (same kind) into `self`.
+    pub fn take_status_from(&mut self, other: &Object) {
+        match (self, other) {
+            (Object::Namespace(a), Object::Namespace(b)) => a.status = b.status.clone(),
+            (Object::Node(a), Object::Node(b)) => a.status = b.status.clone(),
+            (Object::Pod(a), Object::Pod(b)) => a.status = b.status.clone(),
+            (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.status = b.status.clone(),
+            (Object::Deployment(a), Object::Deployment(b)) => a.status = b.status.clone(),
+            _ => {}
+        }
+    }
+
+    /// The object as JSON with `apiVersion` and `kind` first, as `kubectl get -o json` prints it.
+    pub fn to_json(&self) -> serde_json::Value {
+        let body = each_kind!(self, v => serde_json::to_value(v));
+        let mut out = serde_json::Map::new();
+        out.insert("apiVersion".into(), self.kind().api_version().into());
+        out.insert("kind".into(), self.kind().name().into());
+        if let Ok(serde_json::Value::Object(fields)) = body {
+            out.extend(fields);
+        }
+        serde_json::Value::Object(out)
+    }
+
+    /// The object as YAML, as `kubectl get -o yaml` prints it.
+    pub fn to_yaml(&self) -> String {
+        serde_yaml::to_string(&self.to_json()).unwrap_or_default()
+    }
+}
+
+/// A reference to the object that controls this one (`ownerReferences[]` with `controller: true`).
+pub fn controller_of(meta: &ObjectMeta) -> Option<&OwnerReference> {
+    meta.owner_references.iter().find(|r| r.controller == Some(true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_know_their_api_names() {
+        assert_eq!(Kind::from_type("apps/v1", "Deployment"), Some(Kind::Deployment));
+        assert_eq!(Kind::from_type("v1", "Deployment"), None);
+        assert_eq!(Kind::from_type("v1", "Pod"), Some(Kind::Pod));
+        assert!(!Kind::Node.namespaced());
+        assert_eq!(Kind::Deployment.resource_ref(), "deployment.apps");
+        for (i, k) in Kind::ALL.iter().enumerate() {
+            assert_eq!(k.index(), i);
+        }
+    }
+
+    #[test]
+    fn object_json_starts_with_type_meta() {
+        let mut pod = Pod::default();
+        pod.metadata.name = s("web");
+        pod.metadata.namespace = s("default");
+        let obj = Object::from(pod);
+        let v = obj.to_json();
+        assert_eq!(v["apiVersion"], "v1");
+        assert_eq!(v["kind"], "Pod");
+        assert_eq!(v["metadata"]["name"], "web");
+        assert!(obj.to_yaml().starts_with("apiVersion: v1\nkind: Pod\n"));
+        assert_eq!(obj.key().to_string(), "default/web");
+    }
+}

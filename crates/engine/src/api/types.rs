@@ -1,0 +1,717 @@
+//! The kinds' specs and statuses (core/v1, apps/v1, coordination/v1), with upstream field names.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::meta::{is_empty_str, is_false, ObjectMeta, Time};
+use super::{LabelSelector, Labels, Quantity, Str};
+
+pub type ResourceList = BTreeMap<Str, Quantity>;
+
+fn is_zero_i32(v: &i32) -> bool {
+    *v == 0
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Namespace
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Namespace {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub status: NamespaceStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespaceStatus {
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub phase: Str,
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Node
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: NodeSpec,
+    #[serde(default)]
+    pub status: NodeStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSpec {
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unschedulable: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<Taint>,
+    #[serde(default, rename = "podCIDR", skip_serializing_if = "is_empty_str")]
+    pub pod_cidr: Str,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Taint {
+    pub key: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub value: Str,
+    pub effect: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_added: Option<Time>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeStatus {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub capacity: ResourceList,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub allocatable: ResourceList,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<NodeCondition>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub addresses: Vec<NodeAddress>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_info: Option<NodeSystemInfo>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeCondition {
+    #[serde(rename = "type")]
+    pub type_: Str,
+    pub status: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_heartbeat_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub reason: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub message: Str,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeAddress {
+    #[serde(rename = "type")]
+    pub type_: Str,
+    pub address: Str,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSystemInfo {
+    #[serde(default)]
+    pub kubelet_version: Str,
+    #[serde(default)]
+    pub container_runtime_version: Str,
+    #[serde(default)]
+    pub os_image: Str,
+    #[serde(default)]
+    pub architecture: Str,
+    #[serde(default)]
+    pub operating_system: Str,
+}
+
+impl Node {
+    /// The `Ready` condition's status: "True", "False" or "Unknown" (Unknown also when the node never reported).
+    pub fn ready_status(&self) -> &str {
+        self.status.conditions.iter().find(|c| &*c.type_ == "Ready").map(|c| &*c.status).unwrap_or("Unknown")
+    }
+    pub fn condition(&self, type_: &str) -> Option<&NodeCondition> {
+        self.status.conditions.iter().find(|c| &*c.type_ == type_)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pod
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pod {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: PodSpec,
+    #[serde(default)]
+    pub status: PodStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodTemplateSpec {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: PodSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSpec {
+    #[serde(default)]
+    pub containers: Vec<Container>,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub node_name: Str,
+    #[serde(default, skip_serializing_if = "Labels::is_empty")]
+    pub node_selector: Labels,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tolerations: Vec<Toleration>,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub restart_policy: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<i64>,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub scheduler_name: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub dns_policy: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Container {
+    #[serde(default)]
+    pub name: Str,
+    #[serde(default)]
+    pub image: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub image_pull_policy: Str,
+    #[serde(default, skip_serializing_if = "ResourceRequirements::is_empty")]
+    pub resources: ResourceRequirements,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<ContainerPort>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<Str>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<Str>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRequirements {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub limits: ResourceList,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: ResourceList,
+}
+
+impl ResourceRequirements {
+    pub fn is_empty(&self) -> bool {
+        self.limits.is_empty() && self.requests.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerPort {
+    pub container_port: i32,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub name: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub protocol: Str,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Toleration {
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub key: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub operator: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub value: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub effect: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toleration_seconds: Option<i64>,
+}
+
+impl Toleration {
+    /// `ToleratesTaint` (k8s.io/api core/v1 toleration.go): effect matches (empty tolerates all effects), key
+    /// matches (empty key with Exists tolerates everything), and the operator's value check.
+    pub fn tolerates(&self, taint: &Taint) -> bool {
+        if !self.effect.is_empty() && self.effect != taint.effect {
+            return false;
+        }
+        if !self.key.is_empty() && self.key != taint.key {
+            return false;
+        }
+        match &*self.operator {
+            "Exists" => true,
+            "" | "Equal" => self.value == taint.value,
+            _ => false,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum PodPhase {
+    #[default]
+    Pending,
+    Running,
+    Succeeded,
+    Failed,
+    Unknown,
+}
+
+impl PodPhase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodPhase::Pending => "Pending",
+            PodPhase::Running => "Running",
+            PodPhase::Succeeded => "Succeeded",
+            PodPhase::Failed => "Failed",
+            PodPhase::Unknown => "Unknown",
+        }
+    }
+    pub fn is_terminal(self) -> bool {
+        matches!(self, PodPhase::Succeeded | PodPhase::Failed)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodStatus {
+    #[serde(default)]
+    pub phase: PodPhase,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<PodCondition>,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub message: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub reason: Str,
+    #[serde(default, rename = "hostIP", skip_serializing_if = "is_empty_str")]
+    pub host_ip: Str,
+    #[serde(default, rename = "podIP", skip_serializing_if = "is_empty_str")]
+    pub pod_ip: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub container_statuses: Vec<ContainerStatus>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodCondition {
+    #[serde(rename = "type")]
+    pub type_: Str,
+    pub status: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub reason: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub message: Str,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStatus {
+    pub name: Str,
+    #[serde(default)]
+    pub state: ContainerState,
+    #[serde(default)]
+    pub ready: bool,
+    #[serde(default)]
+    pub restart_count: i32,
+    #[serde(default)]
+    pub image: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<bool>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerState {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<ContainerStateWaiting>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<ContainerStateRunning>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminated: Option<ContainerStateTerminated>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStateWaiting {
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub reason: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub message: Str,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStateRunning {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Time>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStateTerminated {
+    #[serde(default)]
+    pub exit_code: i32,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub reason: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<Time>,
+}
+
+impl Pod {
+    pub fn condition(&self, type_: &str) -> Option<&PodCondition> {
+        self.status.conditions.iter().find(|c| &*c.type_ == type_)
+    }
+
+    /// `podutil.IsPodReady`: the Ready condition is True.
+    pub fn is_ready(&self) -> bool {
+        self.condition("Ready").is_some_and(|c| &*c.status == "True")
+    }
+
+    /// `podutil.IsPodAvailable`: ready for at least `min_ready_seconds` at `now`.
+    pub fn is_available(&self, min_ready_seconds: i32, now: crate::time::Millis) -> bool {
+        match self.condition("Ready") {
+            Some(c) if &*c.status == "True" => {
+                min_ready_seconds <= 0
+                    || c.last_transition_time.is_some_and(|t| t.0 + (min_ready_seconds as u64) * 1000 <= now)
+            }
+            _ => false,
+        }
+    }
+
+    /// `controller.IsPodActive`: not terminal and not being deleted.
+    pub fn is_active(&self) -> bool {
+        !self.status.phase.is_terminal() && self.metadata.deletion_timestamp.is_none()
+    }
+
+    /// Total container requests of `resource` (`cpu` in millicores, `memory` in bytes).
+    pub fn request(&self, resource: &str) -> i64 {
+        self.spec.request(resource)
+    }
+
+    /// Restarts summed over containers.
+    pub fn restarts(&self) -> i32 {
+        self.status.container_statuses.iter().map(|c| c.restart_count).sum()
+    }
+}
+
+impl PodSpec {
+    /// Total container requests of `resource`, in millicores for cpu and bytes for memory.
+    pub fn request(&self, resource: &str) -> i64 {
+        self.containers
+            .iter()
+            .filter_map(|c| c.resources.requests.get(resource))
+            .map(|q| if resource == "cpu" { q.milli() } else { q.value() })
+            .sum()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ReplicaSet and Deployment
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicaSet {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: ReplicaSetSpec,
+    #[serde(default)]
+    pub status: ReplicaSetStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicaSetSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub min_ready_seconds: i32,
+    #[serde(default)]
+    pub selector: LabelSelector,
+    #[serde(default)]
+    pub template: PodTemplateSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicaSetStatus {
+    #[serde(default)]
+    pub replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub fully_labeled_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub ready_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub available_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i64_ref")]
+    pub observed_generation: i64,
+}
+
+fn is_zero_i64_ref(v: &i64) -> bool {
+    *v == 0
+}
+
+impl ReplicaSet {
+    pub fn replicas(&self) -> i32 {
+        self.spec.replicas.unwrap_or(1)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Deployment {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: DeploymentSpec,
+    #[serde(default)]
+    pub status: DeploymentStatus,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<i32>,
+    #[serde(default)]
+    pub selector: LabelSelector,
+    #[serde(default)]
+    pub template: PodTemplateSpec,
+    #[serde(default)]
+    pub strategy: DeploymentStrategy,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub min_ready_seconds: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision_history_limit: Option<i32>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub paused: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress_deadline_seconds: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentStrategy {
+    #[serde(default, rename = "type", skip_serializing_if = "is_empty_str")]
+    pub type_: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rolling_update: Option<RollingUpdateDeployment>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RollingUpdateDeployment {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_unavailable: Option<IntOrString>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_surge: Option<IntOrString>,
+}
+
+/// `intstr.IntOrString`: `3` or `"25%"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum IntOrString {
+    Int(i32),
+    String(Str),
+}
+
+impl IntOrString {
+    /// `intstr.GetScaledValueFromIntOrPercent`: an integer as is, a percentage of `total` rounded up or down.
+    pub fn scaled_value(&self, total: i32, round_up: bool) -> Result<i32, String> {
+        match self {
+            IntOrString::Int(v) => Ok(*v),
+            IntOrString::String(s) => {
+                let pct: i64 = s.strip_suffix('%').and_then(|p| p.parse().ok()).ok_or_else(|| {
+                    format!("invalid value for IntOrString: invalid type: string is not a percentage: {s:?}")
+                })?;
+                let v = pct * total as i64;
+                let scaled = if round_up { (v + 99).div_euclid(100) } else { v.div_euclid(100) };
+                Ok(scaled.clamp(i32::MIN as i64, i32::MAX as i64) as i32)
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentStatus {
+    #[serde(default, skip_serializing_if = "is_zero_i64_ref")]
+    pub observed_generation: i64,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub updated_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub ready_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub available_replicas: i32,
+    #[serde(default, skip_serializing_if = "is_zero_i32")]
+    pub unavailable_replicas: i32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<DeploymentCondition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collision_count: Option<i32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentCondition {
+    #[serde(rename = "type")]
+    pub type_: Str,
+    pub status: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_update_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub reason: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub message: Str,
+}
+
+impl Deployment {
+    pub fn replicas(&self) -> i32 {
+        self.spec.replicas.unwrap_or(1)
+    }
+    pub fn condition(&self, type_: &str) -> Option<&DeploymentCondition> {
+        self.status.conditions.iter().find(|c| &*c.type_ == type_)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Lease (coordination.k8s.io/v1)
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lease {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: LeaseSpec,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseSpec {
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub holder_identity: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_duration_seconds: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acquire_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renew_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_transitions: Option<i32>,
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Event (core/v1)
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(flatten)]
+    pub body: EventBody,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventBody {
+    #[serde(default)]
+    pub involved_object: ObjectReference,
+    #[serde(default)]
+    pub reason: Str,
+    #[serde(default)]
+    pub message: Str,
+    #[serde(default, rename = "type")]
+    pub type_: Str,
+    #[serde(default)]
+    pub count: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_timestamp: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_timestamp: Option<Time>,
+    #[serde(default)]
+    pub source: EventSource,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub reporting_component: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub reporting_instance: Str,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectReference {
+    #[serde(default)]
+    pub kind: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub namespace: Str,
+    #[serde(default)]
+    pub name: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub uid: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub api_version: Str,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventSource {
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub component: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub host: Str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_rounding_follows_intstr() {
+        let p = IntOrString::String("25%".into());
+        assert_eq!(p.scaled_value(10, true), Ok(3));
+        assert_eq!(p.scaled_value(10, false), Ok(2));
+        assert_eq!(IntOrString::Int(4).scaled_value(10, false), Ok(4));
+        assert!(IntOrString::String("x".into()).scaled_value(10, true).is_err());
+        let parsed: IntOrString = serde_yaml::from_str("25%").unwrap_or(IntOrString::Int(-1));
+        assert_eq!(parsed, p);
+        let parsed: IntOrString = serde_yaml::from_str("2").unwrap_or(IntOrString::Int(-1));
+        assert_eq!(parsed, IntOrString::Int(2));
+    }
+
+    #[test]
+    fn tolerations_match_taints_like_upstream() {
+        let taint =
+            Taint { key: "dedicated".into(), value: "gpu".into(), effect: "NoSchedule".into(), time_added: None };
+        let t = |key: &str, op: &str, value: &str, effect: &str| Toleration {
+            key: key.into(),
+            operator: op.into(),
+            value: value.into(),
+            effect: effect.into(),
+            toleration_seconds: None,
+        };
+        assert!(t("dedicated", "Equal", "gpu", "NoSchedule").tolerates(&taint));
+        assert!(t("dedicated", "", "gpu", "").tolerates(&taint));
+        assert!(t("dedicated", "Exists", "", "").tolerates(&taint));
+        assert!(t("", "Exists", "", "").tolerates(&taint));
+        assert!(!t("dedicated", "Equal", "cpu", "NoSchedule").tolerates(&taint));
+        assert!(!t("dedicated", "Exists", "", "NoExecute").tolerates(&taint));
+        assert!(!t("other", "Exists", "", "").tolerates(&taint));
+    }
+}

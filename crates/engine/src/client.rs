@@ -1,0 +1,88 @@
+//! The API client a component holds: every call goes to the store under the component's identity, is counted,
+//! and costs simulated time (a seeded round-trip latency) that the caller's reconcile is charged for.
+
+use std::rc::Rc;
+
+use crate::api::{Kind, ObjKey, Object};
+use crate::rng::Rng;
+use crate::store::{ApiError, ClientId, DeleteOptions, Store, Subresource};
+use crate::time::Millis;
+
+/// Round-trip latency of one API request: a seeded value in this range (milliseconds).
+pub const API_LATENCY: (Millis, Millis) = (1, 4);
+
+/// A component's connection to the API server for the duration of one piece of work.
+pub struct Api<'a> {
+    pub store: &'a mut Store,
+    pub client: ClientId,
+    pub now: Millis,
+    pub rng: &'a mut Rng,
+    /// Requests made.
+    pub calls: u32,
+    /// Simulated time those requests took.
+    pub elapsed: Millis,
+}
+
+impl<'a> Api<'a> {
+    pub fn new(store: &'a mut Store, client: ClientId, now: Millis, rng: &'a mut Rng) -> Self {
+        Api { store, client, now, rng, calls: 0, elapsed: 0 }
+    }
+
+    fn charge(&mut self) {
+        self.calls += 1;
+        self.elapsed += self.rng.range(API_LATENCY.0, API_LATENCY.1);
+    }
+
+    pub fn get(&mut self, kind: Kind, key: &ObjKey) -> Result<Rc<Object>, ApiError> {
+        self.charge();
+        self.store.get(self.client, kind, key)
+    }
+
+    pub fn create(&mut self, obj: Object) -> Result<Rc<Object>, ApiError> {
+        self.charge();
+        self.store.create(self.client, obj, self.now)
+    }
+
+    pub fn update(&mut self, obj: Object) -> Result<Rc<Object>, ApiError> {
+        self.charge();
+        self.store.update(self.client, obj, Subresource::Main, self.now)
+    }
+
+    pub fn update_status(&mut self, obj: Object) -> Result<Rc<Object>, ApiError> {
+        self.charge();
+        self.store.update(self.client, obj, Subresource::Status, self.now)
+    }
+
+    pub fn patch(
+        &mut self,
+        kind: Kind,
+        key: &ObjKey,
+        sub: Subresource,
+        f: impl FnOnce(&mut Object),
+    ) -> Result<Rc<Object>, ApiError> {
+        self.charge();
+        self.store.patch(self.client, kind, key, sub, self.now, f)
+    }
+
+    pub fn delete(&mut self, kind: Kind, key: &ObjKey, opts: &DeleteOptions) -> Result<Rc<Object>, ApiError> {
+        self.charge();
+        self.store.delete(self.client, kind, key, opts, self.now)
+    }
+
+    pub fn bind(&mut self, pod: &ObjKey, uid: &str, node: &str) -> Result<Rc<Object>, ApiError> {
+        self.charge();
+        self.store.bind(self.client, pod, uid, node, self.now)
+    }
+
+    /// Requests issued in parallel (a slow-start batch): counted each, but the caller waits one round trip.
+    pub fn parallel<T>(&mut self, f: impl FnOnce(&mut Api<'a>) -> T) -> T {
+        let before = self.elapsed;
+        let calls = self.calls;
+        let out = f(self);
+        if self.calls > calls {
+            let one = self.rng.range(API_LATENCY.0, API_LATENCY.1);
+            self.elapsed = before + one;
+        }
+        out
+    }
+}

@@ -1,0 +1,498 @@
+//! The ReplicaSet controller (pkg/controller/replicaset): keeps `spec.replicas` active pods matching the selector.
+//! Observe (pods from the cache, adopting orphans), diff (active - desired), act (create in slow-start batches or
+//! delete the lowest-ranked pods), guarded by expectations; then write status.
+
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+
+use super::expectations::Expectations;
+use super::resolve_controller_ref;
+use crate::api::{s, Kind, ObjKey, Object, OwnerReference, Pod, PodPhase, ReplicaSet, ReplicaSetStatus, Str};
+use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler};
+use crate::informer::InformerEvent;
+use crate::recorder::EventKind;
+use crate::store::{DeleteOptions, Subresource};
+use crate::time::{Millis, SECOND};
+
+/// `BurstReplicas`: at most this many creates or deletes per sync.
+pub const BURST_REPLICAS: usize = 500;
+/// `SlowStartInitialBatchSize`.
+pub const SLOW_START_INITIAL_BATCH: usize = 1;
+/// The annotation that orders scale-down (`controller.kubernetes.io/pod-deletion-cost`).
+pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
+
+#[derive(Default)]
+pub struct ReplicaSetController {
+    pub expectations: Expectations,
+    workers: usize,
+}
+
+impl ReplicaSetController {
+    pub fn new(workers: usize) -> Self {
+        ReplicaSetController { expectations: Expectations::default(), workers }
+    }
+}
+
+/// The pod a ReplicaSet creates from its template (`GetPodFromTemplate`).
+pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
+    let mut pod = Pod::default();
+    let t = &rs.spec.template;
+    pod.metadata.generate_name = s(&format!("{}-", rs.metadata.name));
+    pod.metadata.namespace = rs.metadata.namespace.clone();
+    pod.metadata.labels = t.metadata.labels.clone();
+    pod.metadata.annotations = t.metadata.annotations.clone();
+    pod.metadata.owner_references.push(OwnerReference {
+        api_version: s("apps/v1"),
+        kind: s("ReplicaSet"),
+        name: rs.metadata.name.clone(),
+        uid: rs.metadata.uid.clone(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    });
+    pod.spec = t.spec.clone();
+    pod
+}
+
+/// `ActivePodsWithRanks.Less`: the order in which pods are deleted on scale-down (first = deleted first).
+/// `related` counts pods of this controller per node (more pods on one node: delete there first).
+pub fn deletion_order(a: &Pod, b: &Pod, related: &FxHashMap<Str, usize>) -> Ordering {
+    // 1. unassigned < assigned
+    let assigned = |p: &Pod| !p.spec.node_name.is_empty();
+    if assigned(a) != assigned(b) {
+        return assigned(a).cmp(&assigned(b));
+    }
+    // 2. Pending < Unknown < Running
+    let phase = |p: &Pod| match p.status.phase {
+        PodPhase::Pending => 0,
+        PodPhase::Unknown => 1,
+        PodPhase::Running => 2,
+        _ => 3,
+    };
+    if phase(a) != phase(b) {
+        return phase(a).cmp(&phase(b));
+    }
+    // 3. not ready < ready
+    if a.is_ready() != b.is_ready() {
+        return a.is_ready().cmp(&b.is_ready());
+    }
+    // 4. lower pod-deletion-cost first
+    let cost = |p: &Pod| p.metadata.annotation(POD_DELETION_COST).and_then(|c| c.parse::<i32>().ok()).unwrap_or(0);
+    if cost(a) != cost(b) {
+        return cost(a).cmp(&cost(b));
+    }
+    // 5. doubled up: more related pods on the same node first
+    let rank = |p: &Pod| related.get(&p.spec.node_name).copied().unwrap_or(0);
+    if rank(a) != rank(b) {
+        return rank(b).cmp(&rank(a));
+    }
+    // 6. ready for less time first (unknown ready time counts as newest)
+    if a.is_ready() && b.is_ready() {
+        let since = |p: &Pod| p.condition("Ready").and_then(|c| c.last_transition_time).map(|t| t.0);
+        match (since(a), since(b)) {
+            (Some(x), Some(y)) if x != y => return y.cmp(&x),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            _ => {}
+        }
+    }
+    // 7. more restarts first
+    if a.restarts() != b.restarts() {
+        return b.restarts().cmp(&a.restarts());
+    }
+    // 8. newer first
+    let created = |p: &Pod| p.metadata.creation_timestamp.map(|t| t.0).unwrap_or(0);
+    if created(a) != created(b) {
+        return created(b).cmp(&created(a));
+    }
+    a.metadata.name.cmp(&b.metadata.name)
+}
+
+fn enqueue_owner(pod: &Object, caches: Caches<'_>, out: &mut Enqueue) -> Option<ObjKey> {
+    let rs = resolve_controller_ref(pod, Kind::ReplicaSet, caches.of(Kind::ReplicaSet))?;
+    let key = rs.key();
+    out.push((key.clone(), 0));
+    Some(key)
+}
+
+/// ReplicaSets in the pod's namespace whose selector matches it (for orphans).
+fn matching_replicasets(pod: &Object, caches: Caches<'_>) -> Vec<ObjKey> {
+    caches
+        .of(Kind::ReplicaSet)
+        .by_namespace(&pod.meta().namespace)
+        .filter(|o| {
+            o.as_replicaset()
+                .is_some_and(|rs| !rs.spec.selector.is_empty() && rs.spec.selector.matches(&pod.meta().labels))
+        })
+        .map(|o| o.key())
+        .collect()
+}
+
+impl Reconciler for ReplicaSetController {
+    fn name(&self) -> &'static str {
+        "replicaset"
+    }
+
+    fn workers(&self) -> usize {
+        self.workers
+    }
+
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::ReplicaSet, Kind::Pod]
+    }
+
+    fn reset(&mut self) {
+        self.expectations.clear();
+    }
+
+    fn handle(&mut self, ev: &InformerEvent, caches: Caches<'_>, _now: Millis, out: &mut Enqueue) {
+        let obj = ev.object();
+        match obj.kind() {
+            Kind::ReplicaSet => {
+                if let InformerEvent::Delete(..) = ev {
+                    self.expectations.delete(&obj.key());
+                }
+                out.push((obj.key(), 0));
+            }
+            Kind::Pod => match ev {
+                InformerEvent::Add(pod) => {
+                    if pod.meta().is_terminating() {
+                        if let Some(k) = enqueue_owner(pod, caches, out) {
+                            self.expectations.deletion_observed(&k, &pod.key());
+                        }
+                    } else if let Some(k) = enqueue_owner(pod, caches, out) {
+                        self.expectations.creation_observed(&k);
+                    } else if crate::api::controller_of(pod.meta()).is_none() {
+                        out.extend(matching_replicasets(pod, caches).into_iter().map(|k| (k, 0)));
+                    }
+                }
+                InformerEvent::Update(old, new) => {
+                    // A periodic resync re-sends pods unchanged: two versions of a pod always differ in
+                    // resourceVersion, so there is nothing to do (updatePod).
+                    if old.meta().resource_version == new.meta().resource_version {
+                        return;
+                    }
+                    let owner = enqueue_owner(new, caches, out);
+                    if new.meta().is_terminating() && !old.meta().is_terminating() {
+                        if let Some(k) = &owner {
+                            self.expectations.deletion_observed(k, &new.key());
+                        }
+                    }
+                    let old_ref = crate::api::controller_of(old.meta()).map(|r| r.uid.clone());
+                    let new_ref = crate::api::controller_of(new.meta()).map(|r| r.uid.clone());
+                    if old_ref != new_ref {
+                        enqueue_owner(old, caches, out);
+                    }
+                    if owner.is_none() && new_ref.is_none() && old.meta().labels != new.meta().labels {
+                        out.extend(matching_replicasets(new, caches).into_iter().map(|k| (k, 0)));
+                    }
+                    // Became ready: look again once it has been ready for minReadySeconds.
+                    let (was, is) = (old.as_pod().is_some_and(Pod::is_ready), new.as_pod().is_some_and(Pod::is_ready));
+                    if !was && is {
+                        if let Some(rs) = resolve_controller_ref(new, Kind::ReplicaSet, caches.of(Kind::ReplicaSet))
+                            .and_then(|o| o.as_replicaset())
+                        {
+                            if rs.spec.min_ready_seconds > 0 {
+                                out.push((rs_key(rs), rs.spec.min_ready_seconds as Millis * SECOND));
+                            }
+                        }
+                    }
+                }
+                InformerEvent::Delete(pod, _) => {
+                    if let Some(k) = enqueue_owner(pod, caches, out) {
+                        self.expectations.deletion_observed(&k, &pod.key());
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+
+    fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
+        let Some(rs) = cx.caches.of(Kind::ReplicaSet).get(key).and_then(|o| o.as_replicaset()).cloned() else {
+            self.expectations.delete(key);
+            return Ok(Outcome::Done);
+        };
+        let needs_sync = self.expectations.satisfied(key, cx.now) && !rs.metadata.is_terminating();
+        let pods = claim_pods(&rs, cx)?;
+        let active: Vec<Rc<Object>> = pods.into_iter().filter(|p| p.as_pod().is_some_and(Pod::is_active)).collect();
+        let manage = if needs_sync { self.manage_replicas(&rs, &active, cx) } else { Ok(()) };
+        let status = calculate_status(&rs, &active, cx.now);
+        let updated = update_status(&rs, status, cx)?;
+        manage?;
+        let r = updated.as_ref().unwrap_or(&rs);
+        if r.spec.min_ready_seconds > 0
+            && r.status.ready_replicas == r.replicas()
+            && r.status.available_replicas != r.replicas()
+        {
+            return Ok(Outcome::RequeueAfter(r.spec.min_ready_seconds as Millis * SECOND));
+        }
+        Ok(Outcome::Done)
+    }
+}
+
+fn rs_key(rs: &ReplicaSet) -> ObjKey {
+    ObjKey { namespace: rs.metadata.namespace.clone(), name: rs.metadata.name.clone() }
+}
+
+/// `ClaimPods`: the pods this ReplicaSet owns, adopting matching orphans and releasing owned pods that no longer
+/// match the selector (both by patching ownerReferences).
+fn claim_pods(rs: &ReplicaSet, cx: &mut Ctx<'_, '_>) -> Result<Vec<Rc<Object>>, String> {
+    let pods = cx.caches.of(Kind::Pod);
+    let sel = &rs.spec.selector;
+    let mut out = Vec::new();
+    let mut release = Vec::new();
+    for p in pods.by_owner(&rs.metadata.uid) {
+        if sel.matches(&p.meta().labels) {
+            out.push(p.clone());
+        } else {
+            release.push(p.key());
+        }
+    }
+    let orphans: Vec<ObjKey> = if rs.metadata.is_terminating() || sel.is_empty() {
+        Vec::new()
+    } else {
+        pods.select(&rs.metadata.namespace, sel)
+            .into_iter()
+            .filter(|p| crate::api::controller_of(p.meta()).is_none() && !p.meta().is_terminating())
+            .map(|p| p.key())
+            .collect()
+    };
+    let uid = rs.metadata.uid.clone();
+    for k in release {
+        let _ = cx.api.patch(Kind::Pod, &k, Subresource::Main, |o| {
+            o.meta_mut().owner_references.retain(|r| r.uid != uid);
+        });
+    }
+    for k in orphans {
+        let owner = OwnerReference {
+            api_version: s("apps/v1"),
+            kind: s("ReplicaSet"),
+            name: rs.metadata.name.clone(),
+            uid: uid.clone(),
+            controller: Some(true),
+            block_owner_deletion: Some(true),
+        };
+        let adopted = cx.api.patch(Kind::Pod, &k, Subresource::Main, |o| {
+            if crate::api::controller_of(o.meta()).is_none() {
+                o.meta_mut().owner_references.push(owner);
+            }
+        });
+        if let Ok(p) = adopted {
+            if crate::api::controller_of(p.meta()).is_some_and(|r| r.uid == uid) {
+                out.push(p);
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl ReplicaSetController {
+    /// `manageReplicas`: create or delete pods to make `active` match `spec.replicas`.
+    fn manage_replicas(&mut self, rs: &ReplicaSet, active: &[Rc<Object>], cx: &mut Ctx<'_, '_>) -> Result<(), String> {
+        let key = rs_key(rs);
+        let diff = active.len() as i64 - rs.replicas() as i64;
+        let rs_obj = Object::ReplicaSet(rs.clone());
+        if diff < 0 {
+            let want = ((-diff) as usize).min(BURST_REPLICAS);
+            self.expectations.expect_creations(&key, want, cx.now);
+            let template = pod_from_template(rs);
+            let mut remaining = want;
+            let mut batch = SLOW_START_INITIAL_BATCH;
+            let mut created = 0;
+            let mut error: Option<String> = None;
+            // slowStartBatch: 1, 2, 4, ... creates in parallel; stop at the first batch with a failure.
+            while remaining > 0 && error.is_none() {
+                let n = batch.min(remaining);
+                let results: Vec<_> =
+                    cx.api.parallel(|api| (0..n).map(|_| api.create(Object::Pod(template.clone()))).collect());
+                for r in results {
+                    match r {
+                        Ok(pod) => {
+                            created += 1;
+                            let msg = format!("Created pod: {}", pod.meta().name);
+                            cx.recorder.event(&mut cx.api, &rs_obj, EventKind::Normal, "SuccessfulCreate", &msg);
+                        }
+                        Err(e) => {
+                            // The informer will never see this pod: lower the expectation now.
+                            self.expectations.creation_observed(&key);
+                            let msg = format!("Error creating: {e}");
+                            cx.recorder.event(&mut cx.api, &rs_obj, EventKind::Warning, "FailedCreate", &msg);
+                            error.get_or_insert(e.to_string());
+                        }
+                    }
+                }
+                remaining -= n;
+                batch *= 2;
+            }
+            // Skipped creates will not be observed either.
+            for _ in 0..remaining {
+                self.expectations.creation_observed(&key);
+            }
+            let _ = created;
+            if let Some(e) = error {
+                return Err(e);
+            }
+        } else if diff > 0 {
+            let n = (diff as usize).min(BURST_REPLICAS);
+            let victims = pods_to_delete(active, n);
+            self.expectations.expect_deletions(&key, &victims, cx.now);
+            let mut error: Option<String> = None;
+            let results: Vec<_> = cx.api.parallel(|api| {
+                victims.iter().map(|k| (k.clone(), api.delete(Kind::Pod, k, &DeleteOptions::default()))).collect()
+            });
+            for (k, r) in results {
+                match r {
+                    Ok(_) => {
+                        let msg = format!("Deleted pod: {}", k.name);
+                        cx.recorder.event(&mut cx.api, &rs_obj, EventKind::Normal, "SuccessfulDelete", &msg);
+                    }
+                    Err(e) => {
+                        self.expectations.deletion_observed(&key, &k);
+                        if !e.is_not_found() {
+                            let msg = format!("Error deleting: {e}");
+                            cx.recorder.event(&mut cx.api, &rs_obj, EventKind::Warning, "FailedDelete", &msg);
+                            error.get_or_insert(e.to_string());
+                        }
+                    }
+                }
+            }
+            if let Some(e) = error {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `getPodsToDelete`: the `n` lowest-ranked active pods.
+pub fn pods_to_delete(active: &[Rc<Object>], n: usize) -> Vec<ObjKey> {
+    let mut related: FxHashMap<Str, usize> = FxHashMap::default();
+    for p in active.iter().filter_map(|o| o.as_pod()) {
+        *related.entry(p.spec.node_name.clone()).or_default() += 1;
+    }
+    let mut pods: Vec<&Pod> = active.iter().filter_map(|o| o.as_pod()).collect();
+    pods.sort_by(|a, b| deletion_order(a, b, &related));
+    pods.into_iter()
+        .take(n)
+        .map(|p| ObjKey { namespace: p.metadata.namespace.clone(), name: p.metadata.name.clone() })
+        .collect()
+}
+
+/// `calculateStatus`.
+fn calculate_status(rs: &ReplicaSet, active: &[Rc<Object>], now: Millis) -> ReplicaSetStatus {
+    let pods = active.iter().filter_map(|o| o.as_pod());
+    let mut st = ReplicaSetStatus { observed_generation: rs.metadata.generation, ..Default::default() };
+    let template_labels = &rs.spec.template.metadata.labels;
+    for p in pods {
+        st.replicas += 1;
+        if template_labels.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v)) {
+            st.fully_labeled_replicas += 1;
+        }
+        if p.is_ready() {
+            st.ready_replicas += 1;
+            if p.is_available(rs.spec.min_ready_seconds, now) {
+                st.available_replicas += 1;
+            }
+        }
+    }
+    st
+}
+
+/// `updateReplicaSetStatus`: write status if it changed; on a conflict, GET the latest and try once more.
+fn update_status(
+    rs: &ReplicaSet,
+    status: ReplicaSetStatus,
+    cx: &mut Ctx<'_, '_>,
+) -> Result<Option<ReplicaSet>, String> {
+    if rs.status == status {
+        return Ok(None);
+    }
+    let mut next = rs.clone();
+    next.status = status.clone();
+    match cx.api.update_status(Object::ReplicaSet(next)) {
+        Ok(o) => Ok(o.as_replicaset().cloned()),
+        Err(e) if e.is_conflict() => {
+            let fresh = cx.api.get(Kind::ReplicaSet, &rs_key(rs)).map_err(|e| e.to_string())?;
+            let mut next = fresh.as_replicaset().cloned().ok_or("not a replicaset")?;
+            next.status = status;
+            cx.api
+                .update_status(Object::ReplicaSet(next))
+                .map(|o| o.as_replicaset().cloned())
+                .map_err(|e| e.to_string())
+        }
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{PodCondition, Time};
+
+    fn pod(name: &str, node: &str, phase: PodPhase, ready_since: Option<Millis>) -> Pod {
+        let mut p = Pod::default();
+        p.metadata.name = s(name);
+        p.metadata.creation_timestamp = Some(Time(0));
+        p.spec.node_name = s(node);
+        p.status.phase = phase;
+        if let Some(t) = ready_since {
+            p.status.conditions.push(PodCondition {
+                type_: s("Ready"),
+                status: s("True"),
+                last_transition_time: Some(Time(t)),
+                ..Default::default()
+            });
+        }
+        p
+    }
+
+    fn order(pods: Vec<Pod>) -> Vec<String> {
+        let objs: Vec<Rc<Object>> = pods.into_iter().map(|p| Rc::new(Object::Pod(p))).collect();
+        pods_to_delete(&objs, objs.len()).into_iter().map(|k| k.name.to_string()).collect()
+    }
+
+    #[test]
+    fn scale_down_ranks_unassigned_then_pending_then_not_ready_first() {
+        let got = order(vec![
+            pod("running-ready", "n1", PodPhase::Running, Some(0)),
+            pod("unassigned", "", PodPhase::Pending, None),
+            pod("pending", "n2", PodPhase::Pending, None),
+            pod("running-not-ready", "n3", PodPhase::Running, None),
+        ]);
+        assert_eq!(got, ["unassigned", "pending", "running-not-ready", "running-ready"]);
+    }
+
+    #[test]
+    fn scale_down_prefers_doubled_up_nodes_then_recently_ready_then_deletion_cost() {
+        let got = order(vec![
+            pod("alone", "n1", PodPhase::Running, Some(0)),
+            pod("double-a", "n2", PodPhase::Running, Some(0)),
+            pod("double-b", "n2", PodPhase::Running, Some(5000)),
+        ]);
+        assert_eq!(got, ["double-b", "double-a", "alone"]);
+        let mut cheap = pod("cheap", "n1", PodPhase::Running, Some(0));
+        cheap.metadata.annotations.insert(s(POD_DELETION_COST), s("-10"));
+        let got = order(vec![
+            pod("double-a", "n2", PodPhase::Running, Some(0)),
+            pod("double-b", "n2", PodPhase::Running, Some(0)),
+            cheap,
+        ]);
+        assert_eq!(got[0], "cheap");
+    }
+
+    #[test]
+    fn pods_from_template_are_owned_and_generated() {
+        let mut rs = ReplicaSet::default();
+        rs.metadata.name = s("web-abc");
+        rs.metadata.namespace = s("default");
+        rs.metadata.uid = s("u1");
+        rs.spec.template.metadata.labels.insert(s("app"), s("web"));
+        let p = pod_from_template(&rs);
+        assert_eq!(&*p.metadata.generate_name, "web-abc-");
+        assert_eq!(crate::api::controller_of(&p.metadata).map(|r| &*r.uid), Some("u1"));
+        assert_eq!(p.metadata.label("app"), Some("web"));
+    }
+}

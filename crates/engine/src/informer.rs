@@ -1,0 +1,404 @@
+//! Informer = reflector + cache + handlers (client-go tools/cache). The reflector LISTs once, then WATCHes from
+//! the list's resourceVersion, applying each event to a local cache with indexes; handlers turn the changes into
+//! queue keys. Resync re-delivers the cache to handlers (it never talks to the API server); a relist (after
+//! 410 Gone, or a disconnect that cannot resume) replaces the cache and delivers deletes for vanished keys.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+
+use crate::api::{controller_of, Kind, LabelSelector, ObjKey, Object, Str};
+use crate::rng::Rng;
+use crate::store::{ApiError, ClientId, Store};
+use crate::time::{Millis, SECOND};
+use crate::watch::{EventType, WatchEvent, WatchFilter, WatcherId};
+
+pub type InformerId = usize;
+
+/// What handlers receive (`ResourceEventHandler`: OnAdd / OnUpdate / OnDelete).
+#[derive(Clone, Debug)]
+pub enum InformerEvent {
+    Add(Rc<Object>),
+    /// `(old, new)`; a resync delivers the same object twice.
+    Update(Rc<Object>, Rc<Object>),
+    /// The last known state; `true` when the delete was inferred by a relist (`DeletedFinalStateUnknown`).
+    Delete(Rc<Object>, bool),
+}
+
+impl InformerEvent {
+    pub fn object(&self) -> &Rc<Object> {
+        match self {
+            InformerEvent::Add(o) | InformerEvent::Update(_, o) | InformerEvent::Delete(o, _) => o,
+        }
+    }
+    pub fn old(&self) -> Option<&Rc<Object>> {
+        match self {
+            InformerEvent::Update(o, _) => Some(o),
+            _ => None,
+        }
+    }
+    /// A resync notification: an update whose old and new are the same version.
+    pub fn is_resync(&self) -> bool {
+        matches!(self, InformerEvent::Update(a, b) if a.meta().resource_version == b.meta().resource_version)
+    }
+}
+
+type Bucket = BTreeSet<ObjKey>;
+
+/// The informer's local cache (`cache.Indexer`) with the indexes controllers use instead of scanning: namespace,
+/// controller owner uid, pod node name and label pairs.
+#[derive(Default)]
+pub struct Cache {
+    objects: FxHashMap<ObjKey, Rc<Object>>,
+    by_namespace: FxHashMap<Str, Bucket>,
+    by_owner: FxHashMap<Str, Bucket>,
+    by_node: FxHashMap<Str, Bucket>,
+    by_label: FxHashMap<(Str, Str), Bucket>,
+    label_index: bool,
+}
+
+fn bucket_insert(map: &mut FxHashMap<Str, Bucket>, k: &Str, key: &ObjKey) {
+    map.entry(k.clone()).or_default().insert(key.clone());
+}
+
+fn bucket_remove(map: &mut FxHashMap<Str, Bucket>, k: &Str, key: &ObjKey) {
+    if let Some(b) = map.get_mut(k) {
+        b.remove(key);
+        if b.is_empty() {
+            map.remove(k);
+        }
+    }
+}
+
+impl Cache {
+    pub fn new(label_index: bool) -> Self {
+        Cache { label_index, ..Default::default() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    pub fn get(&self, key: &ObjKey) -> Option<&Rc<Object>> {
+        self.objects.get(key)
+    }
+
+    /// Every cached object, in key order.
+    pub fn list(&self) -> Vec<&Rc<Object>> {
+        let mut v: Vec<&Rc<Object>> = self.objects.values().collect();
+        v.sort_by(|a, b| a.meta().namespace.cmp(&b.meta().namespace).then(a.meta().name.cmp(&b.meta().name)));
+        v
+    }
+
+    fn resolve<'a>(&'a self, b: Option<&'a Bucket>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+        b.into_iter().flat_map(|b| b.iter()).filter_map(|k| self.objects.get(k))
+    }
+
+    /// Objects whose controller owner has this uid.
+    pub fn by_owner(&self, uid: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
+        self.resolve(self.by_owner.get(uid))
+    }
+
+    /// Pods bound to this node.
+    pub fn by_node(&self, node: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
+        self.resolve(self.by_node.get(node))
+    }
+
+    pub fn by_namespace(&self, ns: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
+        self.resolve(self.by_namespace.get(ns))
+    }
+
+    /// Objects in `namespace` matching `selector`, found through the label index when the selector has a
+    /// matchLabels pair (the smallest bucket of its pairs), else through the namespace index.
+    pub fn select(&self, namespace: &str, selector: &LabelSelector) -> Vec<&Rc<Object>> {
+        let smallest = if self.label_index {
+            selector
+                .match_labels
+                .iter()
+                .map(|(k, v)| self.by_label.get(&(k.clone(), v.clone())))
+                .min_by_key(|b| b.map_or(0, |b| b.len()))
+        } else {
+            None
+        };
+        let candidates: Box<dyn Iterator<Item = &Rc<Object>>> = match smallest {
+            Some(b) => Box::new(self.resolve(b)),
+            None => Box::new(self.by_namespace(namespace)),
+        };
+        candidates.filter(|o| &*o.meta().namespace == namespace && selector.matches(&o.meta().labels)).collect()
+    }
+
+    fn index(&mut self, key: &ObjKey, o: &Object) {
+        let m = o.meta();
+        bucket_insert(&mut self.by_namespace, &m.namespace, key);
+        if let Some(r) = controller_of(m) {
+            bucket_insert(&mut self.by_owner, &r.uid, key);
+        }
+        if let Some(p) = o.as_pod() {
+            if !p.spec.node_name.is_empty() {
+                bucket_insert(&mut self.by_node, &p.spec.node_name, key);
+            }
+        }
+        if self.label_index {
+            for (k, v) in &m.labels {
+                self.by_label.entry((k.clone(), v.clone())).or_default().insert(key.clone());
+            }
+        }
+    }
+
+    fn unindex(&mut self, key: &ObjKey, o: &Object) {
+        let m = o.meta();
+        bucket_remove(&mut self.by_namespace, &m.namespace, key);
+        if let Some(r) = controller_of(m) {
+            bucket_remove(&mut self.by_owner, &r.uid, key);
+        }
+        if let Some(p) = o.as_pod() {
+            bucket_remove(&mut self.by_node, &p.spec.node_name, key);
+        }
+        if self.label_index {
+            for (k, v) in &m.labels {
+                let pair = (k.clone(), v.clone());
+                if let Some(b) = self.by_label.get_mut(&pair) {
+                    b.remove(key);
+                    if b.is_empty() {
+                        self.by_label.remove(&pair);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stores `o`, returning the previous version.
+    pub fn upsert(&mut self, o: Rc<Object>) -> Option<Rc<Object>> {
+        let key = o.key();
+        let old = self.objects.insert(key.clone(), o.clone());
+        if let Some(old) = &old {
+            self.unindex(&key, old);
+        }
+        self.index(&key, &o);
+        old
+    }
+
+    pub fn remove(&mut self, key: &ObjKey) -> Option<Rc<Object>> {
+        let old = self.objects.remove(key)?;
+        self.unindex(key, &old);
+        Some(old)
+    }
+
+    pub fn clear(&mut self) {
+        let label_index = self.label_index;
+        *self = Cache::new(label_index);
+    }
+}
+
+/// Where the reflector is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReflectorState {
+    /// Not running (component down).
+    Stopped,
+    /// A LIST is due (initial, or a relist after the backoff).
+    Listing,
+    /// Watching from `last_rv`.
+    Watching(WatcherId),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct InformerStats {
+    pub lists: u64,
+    pub relists: u64,
+    pub watches: u64,
+    pub events_received: u64,
+    pub events_dropped: u64,
+    pub resyncs: u64,
+    pub gone: u64,
+}
+
+/// A shared informer of one kind for one component.
+pub struct Informer {
+    pub kind: Kind,
+    pub filter: WatchFilter,
+    pub client: ClientId,
+    pub owner: usize,
+    pub cache: Cache,
+    pub state: ReflectorState,
+    /// The resourceVersion of the last event (or list) observed.
+    pub last_rv: u64,
+    pub has_synced: bool,
+    /// Periodic resync (0 = off).
+    pub resync_period: Millis,
+    /// Fault: the fraction of watch events this informer silently loses.
+    pub drop_fraction: f64,
+    /// Bumped whenever the informer is stopped or restarted, so stale timers are ignored.
+    pub epoch: u64,
+    /// Current relist backoff (800 ms doubling to 30 s).
+    pub backoff: Millis,
+    pub stats: InformerStats,
+}
+
+pub const RELIST_BACKOFF_INITIAL: Millis = 800;
+pub const RELIST_BACKOFF_MAX: Millis = 30 * SECOND;
+
+impl Informer {
+    pub fn new(kind: Kind, filter: WatchFilter, client: ClientId, owner: usize, label_index: bool) -> Self {
+        Informer {
+            kind,
+            filter,
+            client,
+            owner,
+            cache: Cache::new(label_index),
+            state: ReflectorState::Stopped,
+            last_rv: 0,
+            has_synced: false,
+            resync_period: 0,
+            drop_fraction: 0.0,
+            epoch: 0,
+            backoff: RELIST_BACKOFF_INITIAL,
+            stats: InformerStats::default(),
+        }
+    }
+
+    /// LIST then WATCH from the list's resourceVersion. The cache is replaced: listed objects are delivered as
+    /// adds (or updates of what was cached), cached keys missing from the list as deletes with
+    /// `DeletedFinalStateUnknown`.
+    pub fn list_and_watch(&mut self, store: &mut Store) -> Result<Vec<InformerEvent>, ApiError> {
+        self.close_watch(store);
+        let (items, rv) = store.list(self.client, self.kind, None, None, &self.filter);
+        if self.stats.lists > 0 {
+            self.stats.relists += 1;
+        }
+        self.stats.lists += 1;
+        let mut out = Vec::with_capacity(items.len());
+        let mut seen: FxHashMap<ObjKey, ()> = FxHashMap::default();
+        seen.reserve(items.len());
+        for o in items {
+            seen.insert(o.key(), ());
+            match self.cache.upsert(o.clone()) {
+                Some(old) => out.push(InformerEvent::Update(old, o)),
+                None => out.push(InformerEvent::Add(o)),
+            }
+        }
+        let mut vanished: Vec<ObjKey> = self.cache.objects.keys().filter(|k| !seen.contains_key(*k)).cloned().collect();
+        vanished.sort();
+        for k in vanished {
+            if let Some(old) = self.cache.remove(&k) {
+                out.push(InformerEvent::Delete(old, true));
+            }
+        }
+        self.last_rv = rv;
+        self.has_synced = true;
+        let id = store.watch(self.client, self.kind, rv, self.filter.clone())?;
+        self.stats.watches += 1;
+        self.state = ReflectorState::Watching(id);
+        self.backoff = RELIST_BACKOFF_INITIAL;
+        Ok(out)
+    }
+
+    /// Re-opens the watch from the last seen resourceVersion (after a disconnect). `Err(Gone)` means the history is
+    /// gone: the caller relists after [`Informer::next_backoff`].
+    pub fn rewatch(&mut self, store: &mut Store) -> Result<(), ApiError> {
+        self.close_watch(store);
+        match store.watch(self.client, self.kind, self.last_rv, self.filter.clone()) {
+            Ok(id) => {
+                self.stats.watches += 1;
+                self.state = ReflectorState::Watching(id);
+                Ok(())
+            }
+            Err(e) => {
+                self.stats.gone += 1;
+                self.state = ReflectorState::Listing;
+                Err(e)
+            }
+        }
+    }
+
+    /// The relist backoff to wait now (800 ms doubling to 30 s, with up to 100% jitter as client-go's
+    /// backoff manager), advancing it for next time.
+    pub fn next_backoff(&mut self, rng: &mut Rng) -> Millis {
+        let base = self.backoff;
+        self.backoff = (self.backoff * 2).min(RELIST_BACKOFF_MAX);
+        base + (base as f64 * rng.f64()) as Millis
+    }
+
+    /// Applies delivered watch events to the cache, dropping the configured fraction (the fault), and returns what
+    /// the handlers must see.
+    pub fn on_watch_events(&mut self, events: Vec<WatchEvent>, rng: &mut Rng) -> Vec<InformerEvent> {
+        let mut out = Vec::with_capacity(events.len());
+        for ev in events {
+            self.stats.events_received += 1;
+            self.last_rv = self.last_rv.max(ev.rv);
+            if self.drop_fraction > 0.0 && rng.chance(self.drop_fraction) {
+                self.stats.events_dropped += 1;
+                continue;
+            }
+            match ev.type_ {
+                EventType::Added | EventType::Modified => match self.cache.upsert(ev.object.clone()) {
+                    Some(old) => out.push(InformerEvent::Update(old, ev.object)),
+                    None => out.push(InformerEvent::Add(ev.object)),
+                },
+                EventType::Deleted => {
+                    let last = self.cache.remove(&ev.object.key()).map(|_| ev.object.clone());
+                    out.push(InformerEvent::Delete(last.unwrap_or(ev.object), false));
+                }
+                EventType::Bookmark => {}
+            }
+        }
+        out
+    }
+
+    /// Resync: every cached object re-delivered as an update with old == new, in key order. No API call.
+    pub fn resync(&mut self) -> Vec<InformerEvent> {
+        self.stats.resyncs += 1;
+        self.cache.list().into_iter().map(|o| InformerEvent::Update(o.clone(), o.clone())).collect()
+    }
+
+    fn close_watch(&mut self, store: &mut Store) {
+        if let ReflectorState::Watching(id) = self.state {
+            store.stop_watch(id);
+        }
+    }
+
+    /// Stops the informer and forgets its cache (the process died).
+    pub fn stop(&mut self, store: &mut Store) {
+        self.close_watch(store);
+        self.state = ReflectorState::Stopped;
+        self.cache.clear();
+        self.has_synced = false;
+        self.last_rv = 0;
+        self.epoch += 1;
+        self.backoff = RELIST_BACKOFF_INITIAL;
+    }
+
+    pub fn watcher(&self) -> Option<WatcherId> {
+        match self.state {
+            ReflectorState::Watching(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// Cached objects that differ from the store right now (stale, missing or extra), compared by
+    /// resourceVersion. An uncounted, omniscient check for the UI and tests.
+    pub fn drift(&self, store: &Store) -> usize {
+        if self.state == ReflectorState::Stopped {
+            return 0;
+        }
+        let mut drift = 0;
+        let mut matched = 0;
+        for o in store.filtered(self.kind, &self.filter) {
+            match self.cache.get(&o.key()) {
+                Some(c) if c.meta().resource_version == o.meta().resource_version => matched += 1,
+                Some(_) => {
+                    matched += 1;
+                    drift += 1
+                }
+                None => drift += 1,
+            }
+        }
+        drift + (self.cache.len() - matched)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,273 @@
+//! kubectl, backed by the simulated API: every command is API calls under the `kubectl` client, counted and
+//! watched like any other. This issue brings `apply`; the other commands follow.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::api::{s, Kind, ObjKey, Object};
+use crate::kubelet::NodeConfig;
+use crate::manifest::{self, Manifest, ManifestError, Warning};
+use crate::sim::{Sim, MAX_NODES, MAX_PODS};
+
+/// `kubectl.kubernetes.io/last-applied-configuration`
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApplyAction {
+    Created,
+    Configured,
+    Unchanged,
+}
+
+/// What `apply` did to one object: prints as kubectl does (`deployment.apps/web created`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApplyResult {
+    pub kind: Kind,
+    pub key: ObjKey,
+    pub action: ApplyAction,
+}
+
+impl fmt::Display for ApplyResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let action = match self.action {
+            ApplyAction::Created => "created",
+            ApplyAction::Configured => "configured",
+            ApplyAction::Unchanged => "unchanged",
+        };
+        write!(f, "{}/{} {action}", self.kind.resource_ref(), self.key.name)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApplyReport {
+    pub results: Vec<ApplyResult>,
+    pub warnings: Vec<Warning>,
+}
+
+impl fmt::Display for ApplyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for w in &self.warnings {
+            writeln!(f, "{w}")?;
+        }
+        for r in &self.results {
+            writeln!(f, "{r}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `kubectl apply -f -` of every document in `text`: create or update each object (client-side apply with the
+/// last-applied-configuration three-way merge). Everything is checked first: if any document has a problem,
+/// nothing at all is applied.
+pub fn apply(sim: &mut Sim, text: &str) -> Result<ApplyReport, ManifestError> {
+    let (manifests, warnings) = manifest::parse(text)?;
+    if manifests.is_empty() {
+        return Err(ManifestError { document: 0, line: 1, column: None, message: "no objects passed to apply".into() });
+    }
+    // Build every object as it would be written, and check it, before writing anything.
+    let mut planned: Vec<(Object, &Manifest, bool)> = Vec::new();
+    let mut namespaces: Vec<String> = sim.store.objects(Kind::Namespace).map(|o| o.meta().name.to_string()).collect();
+    let mut new_nodes = 0;
+    let mut declared_pods: i64 = declared_pods(sim);
+    for m in &manifests {
+        manifest::validate(m)?;
+        let mut obj = m.object.clone();
+        let kind = obj.kind();
+        if kind.namespaced() {
+            if obj.meta().namespace.is_empty() {
+                obj.meta_mut().namespace = s("default");
+            }
+            let ns = obj.meta().namespace.to_string();
+            if !namespaces.contains(&ns) {
+                return Err(m.error_at(&["metadata", "namespace"], format!("namespaces \"{ns}\" not found")));
+            }
+        } else {
+            obj.meta_mut().namespace = s("");
+        }
+        if kind == Kind::Namespace {
+            namespaces.push(obj.meta().name.to_string());
+        }
+        let key = obj.key();
+        let live = sim.store.peek(kind, &key).cloned();
+        let mut json = m.json.clone();
+        if let (Some(meta), true) = (json.get_mut("metadata").and_then(Value::as_object_mut), kind.namespaced()) {
+            meta.insert("namespace".into(), Value::String(key.namespace.to_string()));
+        }
+        let last_applied = serde_json::to_string(&json).unwrap_or_default();
+        let exists = live.is_some();
+        let next = match &live {
+            None => {
+                obj.meta_mut().annotations.insert(s(LAST_APPLIED), s(&last_applied));
+                if kind == Kind::Node {
+                    new_nodes += 1;
+                }
+                obj
+            }
+            Some(live) => {
+                let merged = three_way(live, &json).map_err(|e| m.error_at(&[], e))?;
+                let mut next = merged;
+                next.meta_mut().annotations.insert(s(LAST_APPLIED), s(&last_applied));
+                next.meta_mut().resource_version = live.meta().resource_version;
+                precheck_update(live, &next).map_err(|e| m.error_at(&["spec"], e))?;
+                next
+            }
+        };
+        declared_pods += replicas_of(&next) - live.as_deref().map_or(0, replicas_of);
+        if declared_pods > MAX_PODS as i64 {
+            return Err(m.error_at(
+                &["spec", "replicas"],
+                format!("refused: the cluster would declare {declared_pods} pods; kubeloop simulates at most {MAX_PODS} (Kubernetes' scalability envelope)"),
+            ));
+        }
+        if sim.kubelets.len() + new_nodes > MAX_NODES {
+            return Err(m.error_at(&[], format!("refused: kubeloop simulates at most {MAX_NODES} nodes")));
+        }
+        planned.push((next, m, exists));
+    }
+    let mut report = ApplyReport { results: Vec::new(), warnings };
+    for (obj, m, exists) in planned {
+        let kind = obj.kind();
+        let key = obj.key();
+        let before = sim.store.peek(kind, &key).map(|o| o.meta().resource_version);
+        let result = if kind == Kind::Node && !exists {
+            create_node(sim, obj)
+        } else if exists {
+            sim.as_user(|api| api.update(obj)).map_err(|e| e.to_string())
+        } else {
+            sim.as_user(|api| api.create(obj)).map_err(|e| e.to_string())
+        };
+        let written = result.map_err(|e| m.error_at(&[], format!("Error from server: {e}")))?;
+        let action = match before {
+            None => ApplyAction::Created,
+            Some(rv) if rv == written.meta().resource_version => ApplyAction::Unchanged,
+            Some(_) => ApplyAction::Configured,
+        };
+        report.results.push(ApplyResult { kind, key, action });
+    }
+    Ok(report)
+}
+
+/// Pods the Deployments and ReplicaSets in the store declare, plus bare pods (uncounted read).
+fn declared_pods(sim: &Sim) -> i64 {
+    let deployments: i64 = sim.store.objects(Kind::Deployment).map(|o| replicas_of(o)).sum();
+    let orphan_rs: i64 = sim
+        .store
+        .objects(Kind::ReplicaSet)
+        .filter(|o| crate::api::controller_of(o.meta()).is_none())
+        .map(|o| replicas_of(o))
+        .sum();
+    let bare: i64 =
+        sim.store.objects(Kind::Pod).filter(|o| crate::api::controller_of(o.meta()).is_none()).count() as i64;
+    deployments + orphan_rs + bare
+}
+
+fn replicas_of(o: &Object) -> i64 {
+    match o {
+        Object::Deployment(d) => d.spec.replicas.unwrap_or(1) as i64,
+        Object::ReplicaSet(r) if crate::api::controller_of(&r.metadata).is_none() => {
+            r.spec.replicas.unwrap_or(1) as i64
+        }
+        Object::Pod(p) if crate::api::controller_of(&p.metadata).is_none() => 1,
+        _ => 0,
+    }
+}
+
+/// An applied Node gets a simulated kubelet with the node's shape (capacity, labels, taints).
+fn create_node(sim: &mut Sim, obj: Object) -> Result<std::rc::Rc<Object>, String> {
+    let Object::Node(n) = obj else { return Err("not a node".into()) };
+    let mut config = NodeConfig { name: n.metadata.name.to_string(), ..sim.config.node_template.clone() };
+    let cap = |r: &str| n.status.capacity.get(r).cloned();
+    if let Some(q) = cap("cpu") {
+        config.cpu = q;
+    }
+    if let Some(q) = cap("memory") {
+        config.memory = q;
+    }
+    if let Some(q) = cap("pods") {
+        config.pods = q.value();
+    }
+    config.labels = n.metadata.labels.clone();
+    config.taints = n.spec.taints.clone();
+    let name = n.metadata.name.clone();
+    sim.add_node(config)?;
+    // The kubelet registered the node; record the manifest's annotations and spec like an update would.
+    let key = ObjKey::cluster(&name);
+    let annotations = n.metadata.annotations.clone();
+    let unschedulable = n.spec.unschedulable;
+    sim.as_user(|api| {
+        api.patch(Kind::Node, &key, crate::store::Subresource::Main, |o| {
+            o.meta_mut().annotations.extend(annotations);
+            if let Object::Node(node) = o {
+                node.spec.unschedulable = unschedulable;
+            }
+        })
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// Client-side apply's three-way merge: fields in the new manifest are set; fields that were in the last applied
+/// configuration and are gone from the manifest are removed; everything else (set by controllers or other
+/// clients) is kept. Lists are replaced whole.
+pub fn three_way(live: &Object, new: &Value) -> Result<Object, String> {
+    let mut live_json = live.to_json();
+    let last: Value =
+        live.meta().annotation(LAST_APPLIED).and_then(|s| serde_json::from_str(s).ok()).unwrap_or(Value::Null);
+    merge(&mut live_json, &last, new);
+    if let Some(o) = live_json.as_object_mut() {
+        o.remove("apiVersion");
+        o.remove("kind");
+    }
+    from_json(live.kind(), live_json)
+}
+
+fn merge(live: &mut Value, last: &Value, new: &Value) {
+    match (live, new) {
+        (Value::Object(l), Value::Object(n)) => {
+            for (k, nv) in n {
+                let lv = l.entry(k.clone()).or_insert(Value::Null);
+                let last_v = last.get(k).unwrap_or(&Value::Null);
+                if nv.is_object() && lv.is_object() {
+                    merge(lv, last_v, nv);
+                } else {
+                    *lv = nv.clone();
+                }
+            }
+            if let Value::Object(last) = last {
+                for k in last.keys() {
+                    if !n.contains_key(k) {
+                        l.remove(k);
+                    }
+                }
+            }
+        }
+        (l, n) => *l = n.clone(),
+    }
+}
+
+/// Decodes a JSON object of `kind`.
+pub fn from_json(kind: Kind, v: Value) -> Result<Object, String> {
+    fn de<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, String> {
+        serde_json::from_value(v).map_err(|e| e.to_string())
+    }
+    Ok(match kind {
+        Kind::Namespace => Object::Namespace(de(v)?),
+        Kind::Node => Object::Node(de(v)?),
+        Kind::Pod => Object::Pod(de(v)?),
+        Kind::ReplicaSet => Object::ReplicaSet(de(v)?),
+        Kind::Deployment => Object::Deployment(de(v)?),
+        Kind::Lease => Object::Lease(de(v)?),
+        Kind::Event => Object::Event(de(v)?),
+    })
+}
+
+/// The server-side checks of an update, run before anything is written.
+fn precheck_update(live: &Object, next: &Object) -> Result<(), String> {
+    let mut n = next.clone();
+    crate::admission::default_object(&mut n);
+    let errs = crate::admission::validate(&n);
+    if !errs.is_empty() {
+        return Err(crate::admission::invalid_message(&n, &errs));
+    }
+    crate::store::validate_update(live, &n).map_err(|e| format!("Error from server: {e}"))
+}

@@ -1,0 +1,20 @@
+//! kubeloop's simulation engine: a deterministic, single-threaded, discrete-event simulation of a Kubernetes
+//! control plane. No web dependencies, no wall clock, no unseeded randomness.
+
+pub mod admission;
+pub mod api;
+pub mod client;
+pub mod controller;
+pub mod controllers;
+pub mod informer;
+pub mod kubectl;
+pub mod kubelet;
+pub mod manifest;
+pub mod recorder;
+pub mod rng;
+pub mod sim;
+pub mod store;
+pub mod time;
+pub mod watch;
+pub mod workqueue;
+pub mod yamlpos;

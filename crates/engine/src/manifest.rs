@@ -1,0 +1,366 @@
+//! Manifests: multi-document YAML with real Kubernetes field names, parsed into typed objects. Every problem is
+//! reported with its document and line (and column where the parser knows it); fields Kubernetes accepts but
+//! kubeloop does not simulate are dropped with a warning naming their path; unknown fields are errors, as with
+//! kubectl's strict field validation.
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+
+use crate::admission;
+use crate::api::{Deployment, Kind, Namespace, Node, Object, Pod, ReplicaSet};
+use crate::yamlpos::{nearest_line_of_path, split_documents, Doc};
+
+/// A manifest problem, located in the editor's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestError {
+    /// 1-based index of the document (among the non-empty ones).
+    pub document: usize,
+    /// 1-based line in the whole text.
+    pub line: usize,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error: document {}, line {}", self.document, self.line)?;
+        if let Some(c) = self.column {
+            write!(f, ", column {c}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// A field that Kubernetes accepts but kubeloop does not simulate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Warning {
+    pub document: usize,
+    pub line: usize,
+    /// `spec.template.spec.containers[0].livenessProbe`
+    pub path: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Warning: {} (line {}) is accepted but not simulated by kubeloop; it is ignored",
+            self.path, self.line
+        )
+    }
+}
+
+/// One parsed document.
+#[derive(Clone, Debug)]
+pub struct Manifest {
+    pub object: Object,
+    /// The document as JSON, as written (for kubectl's last-applied-configuration).
+    pub json: serde_json::Value,
+    pub document: usize,
+    pub first_line: usize,
+    pub text: String,
+}
+
+impl Manifest {
+    /// The line of a field path (`["spec", "replicas"]`) in the whole text, or the document's first line.
+    pub fn line_of(&self, path: &[&str]) -> usize {
+        self.first_line + nearest_line_of_path(&self.text, path) - 1
+    }
+
+    pub fn error_at(&self, path: &[&str], message: impl Into<String>) -> ManifestError {
+        ManifestError { document: self.document, line: self.line_of(path), column: None, message: message.into() }
+    }
+}
+
+/// Kinds a manifest may hold.
+pub const APPLICABLE: [Kind; 5] = [Kind::Namespace, Kind::Node, Kind::Pod, Kind::ReplicaSet, Kind::Deployment];
+
+/// Parses every document. Fails on the first problem; nothing is returned then.
+pub fn parse(text: &str) -> Result<(Vec<Manifest>, Vec<Warning>), ManifestError> {
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    for doc in split_documents(text) {
+        let m = parse_document(&doc, &mut warnings)?;
+        out.push(m);
+    }
+    Ok((out, warnings))
+}
+
+fn yaml_error(doc: &Doc, e: &serde_yaml::Error) -> ManifestError {
+    let (line, column) = match e.location() {
+        Some(l) => (doc.absolute_line(l.line()), Some(l.column())),
+        None => (doc.first_line, None),
+    };
+    // serde_yaml appends " at line L column C"; the location is reported separately.
+    let msg = e.to_string();
+    let msg = match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    };
+    ManifestError { document: doc.index + 1, line, column, message: msg }
+}
+
+fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, ManifestError> {
+    let document = doc.index + 1;
+    let at_line = |line: usize, message: String| ManifestError { document, line, column: None, message };
+    let value: serde_yaml::Value = serde_yaml::from_str(doc.text).map_err(|e| yaml_error(doc, &e))?;
+    let serde_yaml::Value::Mapping(map) = &value else {
+        return Err(at_line(
+            doc.first_line,
+            "a manifest must be a YAML mapping with apiVersion, kind and metadata".into(),
+        ));
+    };
+    let field = |k: &str| map.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let (api_version, kind_name) = (field("apiVersion"), field("kind"));
+    let line_of = |path: &[&str]| doc.first_line + nearest_line_of_path(doc.text, path) - 1;
+    let (api_version, kind_name) = match (api_version, kind_name) {
+        (Some(a), Some(k)) => (a, k),
+        (a, k) => {
+            let mut missing = Vec::new();
+            if a.is_none() {
+                missing.push("apiVersion not set");
+            }
+            if k.is_none() {
+                missing.push("kind not set");
+            }
+            return Err(at_line(doc.first_line, format!("error validating data: [{}]", missing.join(", "))));
+        }
+    };
+    let kind = Kind::from_type(&api_version, &kind_name).filter(|k| APPLICABLE.contains(k));
+    let Some(kind) = kind else {
+        let known_elsewhere = APPLICABLE.iter().find(|k| k.name() == kind_name);
+        let msg = match known_elsewhere {
+            Some(k) => format!(
+                "no matches for kind \"{kind_name}\" in version \"{api_version}\" (kubeloop serves {kind_name} as {})",
+                k.api_version()
+            ),
+            None => format!(
+                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop simulates Namespace, Node and Pod (v1), Deployment and ReplicaSet (apps/v1)"
+            ),
+        };
+        return Err(at_line(line_of(&["kind"]), msg));
+    };
+    let mut ignored: Vec<String> = Vec::new();
+    let object = match kind {
+        Kind::Namespace => Object::Namespace(typed::<Namespace>(doc, &mut ignored)?),
+        Kind::Node => Object::Node(typed::<Node>(doc, &mut ignored)?),
+        Kind::Pod => Object::Pod(typed::<Pod>(doc, &mut ignored)?),
+        Kind::ReplicaSet => Object::ReplicaSet(typed::<ReplicaSet>(doc, &mut ignored)?),
+        Kind::Deployment => Object::Deployment(typed::<Deployment>(doc, &mut ignored)?),
+        _ => unreachable!("filtered by APPLICABLE"),
+    };
+    for path in ignored {
+        let segments: Vec<&str> = path.split('.').collect();
+        if matches!(segments.as_slice(), ["apiVersion"] | ["kind"]) {
+            continue;
+        }
+        let line = line_of(&segments);
+        let pretty = pretty_path(&segments);
+        if known_field(kind, &segments) {
+            warnings.push(Warning { document, line, path: pretty });
+        } else {
+            return Err(at_line(line, format!("strict decoding error: unknown field \"{pretty}\"")));
+        }
+    }
+    let json = serde_json::to_value(&value).map_err(|e| at_line(doc.first_line, e.to_string()))?;
+    let m = Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string() };
+    if m.object.meta().name.is_empty() {
+        return Err(m.error_at(&["metadata"], "resource name may not be empty"));
+    }
+    Ok(m)
+}
+
+fn typed<T: DeserializeOwned>(doc: &Doc, ignored: &mut Vec<String>) -> Result<T, ManifestError> {
+    let de = serde_yaml::Deserializer::from_str(doc.text);
+    serde_ignored::deserialize(de, |p| ignored.push(p.to_string())).map_err(|e| yaml_error(doc, &e))
+}
+
+/// `spec.template.spec.containers.0.image` -> `spec.template.spec.containers[0].image`
+pub fn pretty_path(segments: &[&str]) -> String {
+    let mut out = String::new();
+    for s in segments {
+        if s.chars().all(|c| c.is_ascii_digit()) && !s.is_empty() {
+            out.push_str(&format!("[{s}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(s);
+        }
+    }
+    out
+}
+
+/// Whether Kubernetes itself accepts `path` (a field kubeloop does not model): then it is a warning, not an
+/// error. The type at each step is followed through the object's schema.
+fn known_field(kind: Kind, path: &[&str]) -> bool {
+    let Some((field, parents)) = path.split_last() else { return false };
+    let mut ty = match kind {
+        Kind::Namespace => "Namespace",
+        Kind::Node => "Node",
+        Kind::Pod => "Pod",
+        Kind::ReplicaSet => "ReplicaSet",
+        Kind::Deployment => "Deployment",
+        _ => return false,
+    };
+    for seg in parents {
+        if seg.chars().all(|c| c.is_ascii_digit()) {
+            continue; // a list item keeps the element type
+        }
+        ty = match (ty, *seg) {
+            (_, "metadata") => "ObjectMeta",
+            ("Deployment", "spec") => "DeploymentSpec",
+            ("ReplicaSet", "spec") => "ReplicaSetSpec",
+            ("Pod" | "PodTemplateSpec", "spec") => "PodSpec",
+            ("Node", "spec") => "NodeSpec",
+            ("Namespace", "spec") => "NamespaceSpec",
+            (_, "status") => return true,
+            ("DeploymentSpec" | "ReplicaSetSpec", "template") => "PodTemplateSpec",
+            ("DeploymentSpec" | "ReplicaSetSpec", "selector") => "LabelSelector",
+            ("DeploymentSpec", "strategy") => "DeploymentStrategy",
+            ("DeploymentStrategy", "rollingUpdate") => "RollingUpdateDeployment",
+            ("PodSpec", "containers" | "initContainers" | "ephemeralContainers") => "Container",
+            ("PodSpec", "tolerations") => "Toleration",
+            ("Container", "resources") => "ResourceRequirements",
+            ("Container", "ports") => "ContainerPort",
+            ("NodeSpec", "taints") => "Taint",
+            ("LabelSelector", "matchExpressions") => "LabelSelectorRequirement",
+            ("ObjectMeta", "ownerReferences") => "OwnerReference",
+            _ => return false,
+        };
+    }
+    let fields: &[&str] = match ty {
+        "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" => {
+            &["apiVersion", "kind", "metadata", "spec", "status"]
+        }
+        "ObjectMeta" => &[
+            "name",
+            "generateName",
+            "namespace",
+            "selfLink",
+            "uid",
+            "resourceVersion",
+            "generation",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "labels",
+            "annotations",
+            "ownerReferences",
+            "finalizers",
+            "managedFields",
+        ],
+        "DeploymentSpec" => &[
+            "replicas",
+            "selector",
+            "template",
+            "strategy",
+            "minReadySeconds",
+            "revisionHistoryLimit",
+            "paused",
+            "progressDeadlineSeconds",
+        ],
+        "ReplicaSetSpec" => &["replicas", "minReadySeconds", "selector", "template"],
+        "PodTemplateSpec" => &["metadata", "spec"],
+        "PodSpec" => &[
+            "volumes",
+            "initContainers",
+            "containers",
+            "ephemeralContainers",
+            "restartPolicy",
+            "terminationGracePeriodSeconds",
+            "activeDeadlineSeconds",
+            "dnsPolicy",
+            "nodeSelector",
+            "serviceAccountName",
+            "serviceAccount",
+            "automountServiceAccountToken",
+            "nodeName",
+            "hostNetwork",
+            "hostPID",
+            "hostIPC",
+            "shareProcessNamespace",
+            "securityContext",
+            "imagePullSecrets",
+            "hostname",
+            "subdomain",
+            "affinity",
+            "schedulerName",
+            "tolerations",
+            "hostAliases",
+            "priorityClassName",
+            "priority",
+            "dnsConfig",
+            "readinessGates",
+            "runtimeClassName",
+            "enableServiceLinks",
+            "preemptionPolicy",
+            "overhead",
+            "topologySpreadConstraints",
+            "setHostnameAsFQDN",
+            "os",
+            "hostUsers",
+            "schedulingGates",
+            "resourceClaims",
+            "resources",
+        ],
+        "Container" => &[
+            "name",
+            "image",
+            "command",
+            "args",
+            "workingDir",
+            "ports",
+            "envFrom",
+            "env",
+            "resources",
+            "resizePolicy",
+            "restartPolicy",
+            "volumeMounts",
+            "volumeDevices",
+            "livenessProbe",
+            "readinessProbe",
+            "startupProbe",
+            "lifecycle",
+            "terminationMessagePath",
+            "terminationMessagePolicy",
+            "imagePullPolicy",
+            "securityContext",
+            "stdin",
+            "stdinOnce",
+            "tty",
+        ],
+        "ResourceRequirements" => &["limits", "requests", "claims"],
+        "ContainerPort" => &["name", "hostPort", "containerPort", "protocol", "hostIP"],
+        "Toleration" => &["key", "operator", "value", "effect", "tolerationSeconds"],
+        "DeploymentStrategy" => &["type", "rollingUpdate"],
+        "RollingUpdateDeployment" => &["maxUnavailable", "maxSurge"],
+        "LabelSelector" => &["matchLabels", "matchExpressions"],
+        "LabelSelectorRequirement" => &["key", "operator", "values"],
+        "NodeSpec" => &["podCIDR", "podCIDRs", "providerID", "unschedulable", "taints", "configSource", "externalID"],
+        "Taint" => &["key", "value", "effect", "timeAdded"],
+        "NamespaceSpec" => &["finalizers"],
+        "OwnerReference" => &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"],
+        _ => &[],
+    };
+    fields.contains(field)
+}
+
+/// Server-side validation (defaults first, as the API server does), located at the offending field's line.
+pub fn validate(m: &Manifest) -> Result<(), ManifestError> {
+    let mut obj = m.object.clone();
+    admission::default_object(&mut obj);
+    let errs = admission::validate(&obj);
+    match errs.first() {
+        None => Ok(()),
+        Some(first) => {
+            let segments = first.segments();
+            let path: Vec<&str> = segments.iter().map(String::as_str).collect();
+            Err(m.error_at(&path, admission::invalid_message(&obj, &errs)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,666 @@
+//! The simulation: one virtual clock, one seeded generator, one queue of timed events, and the components it
+//! drives (API store, kube-controller-manager and kube-scheduler hosts, one kubelet per node). Events run in
+//! order of time, then of scheduling; nothing else decides the order, so a seed and a list of inputs replay the
+//! same history exactly.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+
+use crate::api::{Kind, ObjKey, Object, PodPhase, Str};
+use crate::client::Api;
+use crate::controller::{Caches, Controller, Ctx, Host, Outcome, ReconcileLog, ReconcileRecord, RecordOutcome};
+use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
+use crate::informer::{Informer, InformerEvent, InformerId, ReflectorState};
+use crate::kubelet::{Kubelet, NodeConfig, PodStep, RuntimeConfig};
+use crate::recorder::Recorder;
+use crate::rng::Rng;
+use crate::store::{fnv1a, ClientId, DeleteOptions, Store, StoreConfig};
+use crate::time::{Millis, HOUR};
+use crate::watch::{WatchFilter, WatcherId};
+
+/// Kubernetes' scalability envelope, enforced as kubeloop's caps.
+pub const MAX_NODES: usize = 5_000;
+pub const MAX_PODS: usize = 150_000;
+
+/// Everything that can be tuned; defaults are upstream's.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    pub seed: u64,
+    pub store: StoreConfig,
+    /// `--concurrent-deployment-syncs`, `--concurrent-replicaset-syncs` (5 each).
+    pub deployment_workers: usize,
+    pub replicaset_workers: usize,
+    /// Resync period of the controller manager's informers. `None`: upstream's, a seeded value in [12 h, 24 h)
+    /// (`--min-resync-period` 12 h, jittered x1..2). `Some(0)`: off.
+    pub resync_period: Option<Millis>,
+    /// CPU time of one reconcile on top of its API round trips.
+    pub reconcile_cost: Millis,
+    pub runtime: RuntimeConfig,
+    /// Shape of nodes added without one.
+    pub node_template: NodeConfig,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            seed: 1,
+            store: StoreConfig::default(),
+            deployment_workers: 5,
+            replicaset_workers: 5,
+            resync_period: None,
+            reconcile_cost: 1,
+            runtime: RuntimeConfig::default(),
+            node_template: NodeConfig::default(),
+        }
+    }
+}
+
+/// Indexes of the two hosts.
+pub const CONTROLLER_MANAGER: usize = 0;
+pub const SCHEDULER: usize = 1;
+
+/// Who owns an informer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    Host(usize),
+    Kubelet(usize),
+}
+
+#[derive(Clone, Debug)]
+enum Ev {
+    WatchDrain(WatcherId),
+    InformerList { informer: InformerId, epoch: u64 },
+    InformerResync { informer: InformerId, epoch: u64 },
+    QueueWake { host: usize, ctrl: usize, epoch: u64 },
+    WorkerDone { host: usize, ctrl: usize, worker: usize, epoch: u64 },
+    KubeletTick { node: usize, epoch: u64 },
+    KubeletPod { node: usize, epoch: u64, key: ObjKey, uid: Str, step: PodStep },
+}
+
+impl Ev {
+    fn tag(&self) -> u8 {
+        match self {
+            Ev::WatchDrain(_) => 1,
+            Ev::InformerList { .. } => 2,
+            Ev::InformerResync { .. } => 3,
+            Ev::QueueWake { .. } => 4,
+            Ev::WorkerDone { .. } => 5,
+            Ev::KubeletTick { .. } => 6,
+            Ev::KubeletPod { .. } => 7,
+        }
+    }
+}
+
+struct Scheduled {
+    at: Millis,
+    seq: u64,
+    ev: Ev,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, o: &Self) -> bool {
+        (self.at, self.seq) == (o.at, o.seq)
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(o.at, o.seq))
+    }
+}
+
+/// The simulated cluster.
+pub struct Sim {
+    pub config: SimConfig,
+    now: Millis,
+    seq: u64,
+    events: BinaryHeap<Reverse<Scheduled>>,
+    pub rng: Rng,
+    pub store: Store,
+    pub informers: Vec<Informer>,
+    informer_owner: Vec<Owner>,
+    watch_routes: FxHashMap<WatcherId, InformerId>,
+    pub hosts: Vec<Host>,
+    pub kubelets: Vec<Kubelet>,
+    kubelet_by_name: FxHashMap<Str, usize>,
+    /// The client of people: kubectl, the page, scenario actions.
+    pub user: ClientId,
+    pub log: ReconcileLog,
+    events_processed: u64,
+    hash: u64,
+}
+
+impl Sim {
+    pub fn new(config: SimConfig) -> Self {
+        let mut rng = Rng::new(config.seed);
+        let store = Store::new(config.store.clone(), rng.fork());
+        let mut sim = Sim {
+            now: 0,
+            seq: 0,
+            events: BinaryHeap::new(),
+            rng,
+            store,
+            informers: Vec::new(),
+            informer_owner: Vec::new(),
+            watch_routes: FxHashMap::default(),
+            hosts: Vec::new(),
+            kubelets: Vec::new(),
+            kubelet_by_name: FxHashMap::default(),
+            user: 0,
+            log: ReconcileLog::new(20_000),
+            events_processed: 0,
+            hash: 0xcbf2_9ce4_8422_2325,
+            config,
+        };
+        sim.user = sim.store.register_client("kubectl");
+        let cm: Vec<Controller> = vec![
+            Controller::new(Box::new(DeploymentController::new(sim.config.deployment_workers))),
+            Controller::new(Box::new(ReplicaSetController::new(sim.config.replicaset_workers))),
+        ];
+        let resync = match sim.config.resync_period {
+            Some(p) => p,
+            None => sim.rng.range(12 * HOUR, 24 * HOUR - 1),
+        };
+        sim.add_host("kube-controller-manager", cm, resync);
+        sim.add_host("kube-scheduler", vec![Controller::new(Box::new(Scheduler::new()))], 0);
+        sim
+    }
+
+    fn add_host(&mut self, name: &str, controllers: Vec<Controller>, resync: Millis) {
+        let index = self.hosts.len();
+        let client = self.store.register_client(name);
+        let mut ids = [None; 7];
+        for c in &controllers {
+            for k in c.reconciler.watches() {
+                if ids[k.index()].is_none() {
+                    let mut inf = Informer::new(*k, WatchFilter::All, client, index, true);
+                    inf.resync_period = resync;
+                    ids[k.index()] = Some(self.push_informer(inf, Owner::Host(index)));
+                }
+            }
+        }
+        self.hosts.push(Host {
+            name: name.into(),
+            client,
+            informers: ids,
+            controllers,
+            recorder: Recorder::new(if index == SCHEDULER { "default-scheduler" } else { name }, ""),
+            running: true,
+            epoch: 0,
+        });
+        for id in ids.into_iter().flatten() {
+            self.start_informer(id);
+        }
+    }
+
+    fn push_informer(&mut self, inf: Informer, owner: Owner) -> InformerId {
+        self.informers.push(inf);
+        self.informer_owner.push(owner);
+        self.informers.len() - 1
+    }
+
+    // ---- time -----------------------------------------------------------------------------------------------
+
+    pub fn now(&self) -> Millis {
+        self.now
+    }
+
+    fn schedule(&mut self, at: Millis, ev: Ev) {
+        self.seq += 1;
+        self.events.push(Reverse(Scheduled { at: at.max(self.now), seq: self.seq, ev }));
+    }
+
+    /// When the next event is due.
+    pub fn next_event_at(&self) -> Option<Millis> {
+        self.events.peek().map(|Reverse(s)| s.at)
+    }
+
+    /// Runs the next event; `false` when there is none.
+    pub fn step(&mut self) -> bool {
+        let Some(Reverse(s)) = self.events.pop() else { return false };
+        self.now = s.at;
+        self.events_processed += 1;
+        self.hash = fnv1a(self.hash, &s.at.to_le_bytes());
+        self.hash = fnv1a(self.hash, &[s.ev.tag()]);
+        self.dispatch(s.ev);
+        self.flush_wakeups();
+        true
+    }
+
+    /// Runs every event due up to `t`, then sets the clock to `t`.
+    pub fn run_until(&mut self, t: Millis) {
+        while self.next_event_at().is_some_and(|at| at <= t) {
+            self.step();
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// Same as [`Sim::run_until`]: the browser calls it from its frame loop.
+    pub fn advance_to(&mut self, t: Millis) {
+        self.run_until(t)
+    }
+
+    pub fn run_for(&mut self, d: Millis) {
+        self.run_until(self.now + d)
+    }
+
+    /// Hash of the whole history so far: every event run (time, type) and every store write.
+    pub fn history_hash(&self) -> u64 {
+        fnv1a(self.hash, &self.store.history_hash().to_le_bytes())
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.events_processed
+    }
+
+    fn flush_wakeups(&mut self) {
+        let wakeups = std::mem::take(&mut self.store.wakeups);
+        for (id, at) in wakeups {
+            self.schedule(at, Ev::WatchDrain(id));
+        }
+    }
+
+    // ---- events ---------------------------------------------------------------------------------------------
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::WatchDrain(id) => {
+                let Some(&inf) = self.watch_routes.get(&id) else { return };
+                if self.informers[inf].watcher() != Some(id) {
+                    return;
+                }
+                let (evs, next) = self.store.drain_watch(id, self.now);
+                if let Some(at) = next {
+                    self.schedule(at, Ev::WatchDrain(id));
+                }
+                let out = self.informers[inf].on_watch_events(evs, &mut self.rng);
+                self.deliver(inf, out);
+            }
+            Ev::InformerList { informer, epoch } => {
+                let inf = &mut self.informers[informer];
+                if inf.epoch != epoch || inf.state != ReflectorState::Listing {
+                    return;
+                }
+                match inf.list_and_watch(&mut self.store) {
+                    Ok(out) => {
+                        if let Some(w) = self.informers[informer].watcher() {
+                            self.watch_routes.insert(w, informer);
+                        }
+                        let period = self.informers[informer].resync_period;
+                        if period > 0 {
+                            self.schedule(self.now + period, Ev::InformerResync { informer, epoch });
+                        }
+                        self.deliver(informer, out);
+                        // This sync may complete the host's WaitForCacheSync.
+                        if let Owner::Host(h) = self.informer_owner[informer] {
+                            self.pump(h);
+                        }
+                    }
+                    Err(_) => {
+                        let backoff = self.informers[informer].next_backoff(&mut self.rng);
+                        self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
+                    }
+                }
+            }
+            Ev::InformerResync { informer, epoch } => {
+                let inf = &mut self.informers[informer];
+                if inf.epoch != epoch || inf.resync_period == 0 || inf.state == ReflectorState::Stopped {
+                    return;
+                }
+                let period = inf.resync_period;
+                let out = inf.resync();
+                self.schedule(self.now + period, Ev::InformerResync { informer, epoch });
+                self.deliver(informer, out);
+            }
+            Ev::QueueWake { host, ctrl, epoch } => {
+                if self.hosts[host].epoch != epoch {
+                    return;
+                }
+                self.hosts[host].controllers[ctrl].queue.fire(self.now);
+                self.pump(host);
+            }
+            Ev::WorkerDone { host, ctrl, worker, epoch } => {
+                if self.hosts[host].epoch != epoch {
+                    return;
+                }
+                self.finish_work(host, ctrl, worker);
+                self.pump(host);
+            }
+            Ev::KubeletTick { node, epoch } => {
+                let now = self.now;
+                let k = &mut self.kubelets[node];
+                if k.epoch != epoch || !k.alive {
+                    return;
+                }
+                let mut api = Api::new(&mut self.store, k.client, now, &mut self.rng);
+                k.tick(&mut api, now);
+                self.schedule(now + crate::kubelet::LEASE_RENEW_INTERVAL, Ev::KubeletTick { node, epoch });
+            }
+            Ev::KubeletPod { node, epoch, key, uid, step } => {
+                let now = self.now;
+                let k = &mut self.kubelets[node];
+                if k.epoch != epoch || !k.alive {
+                    return;
+                }
+                let mut api = Api::new(&mut self.store, k.client, now, &mut self.rng);
+                k.step(&mut api, &key, &uid, step, now);
+            }
+        }
+    }
+
+    /// Hands informer notifications to the owner's handlers.
+    fn deliver(&mut self, informer: InformerId, evs: Vec<InformerEvent>) {
+        if evs.is_empty() {
+            return;
+        }
+        match self.informer_owner[informer] {
+            Owner::Host(h) => {
+                let now = self.now;
+                let mut wakes = Vec::new();
+                {
+                    let Sim { hosts, informers, .. } = self;
+                    let host = &mut hosts[h];
+                    let caches = Caches { informers, ids: &host.informers };
+                    let kind = informers[informer].kind;
+                    let mut out = Vec::new();
+                    for (ci, c) in host.controllers.iter_mut().enumerate() {
+                        if !c.reconciler.watches().contains(&kind) {
+                            continue;
+                        }
+                        for ev in &evs {
+                            c.reconciler.handle(ev, caches, now, &mut out);
+                        }
+                        for (key, delay) in out.drain(..) {
+                            if delay == 0 {
+                                c.queue.add(key, now);
+                            } else if let Some(at) = c.queue.add_after(key, delay, now) {
+                                wakes.push((at, ci));
+                            }
+                        }
+                    }
+                }
+                let epoch = self.hosts[h].epoch;
+                for (at, ctrl) in wakes {
+                    self.schedule(at, Ev::QueueWake { host: h, ctrl, epoch });
+                }
+                self.pump(h);
+            }
+            Owner::Kubelet(n) => {
+                let now = self.now;
+                let Sim { kubelets, store, rng, config, .. } = self;
+                let k = &mut kubelets[n];
+                let mut api = Api::new(store, k.client, now, rng);
+                let mut timers = Vec::new();
+                for ev in &evs {
+                    timers.extend(k.handle(ev, &mut api, &config.runtime, now));
+                }
+                let epoch = k.epoch;
+                for (delay, key, uid, step) in timers {
+                    self.schedule(now + delay, Ev::KubeletPod { node: n, epoch, key, uid, step });
+                }
+            }
+        }
+    }
+
+    /// Gives queued keys to idle workers. A reconcile reads the cache and writes the store now; the worker stays
+    /// busy (and the key in processing) for the simulated time it took.
+    fn pump(&mut self, h: usize) {
+        let now = self.now;
+        let mut done_at = Vec::new();
+        {
+            let Sim { hosts, informers, store, rng, config, .. } = self;
+            let host = &mut hosts[h];
+            if !host.running {
+                return;
+            }
+            let Host { controllers, recorder, informers: ids, client, .. } = host;
+            let caches = Caches { informers, ids };
+            if !caches.synced() {
+                return; // WaitForCacheSync
+            }
+            for (ci, c) in controllers.iter_mut().enumerate() {
+                while let Some(w) = c.workers.iter().position(Option::is_none) {
+                    let Some(key) = c.queue.get(now) else { break };
+                    let mut cx = Ctx { now, caches, api: Api::new(store, *client, now, rng), recorder };
+                    let result = c.reconciler.reconcile(&key, &mut cx);
+                    let (calls, elapsed) = (cx.api.calls, cx.api.elapsed);
+                    let until = now + config.reconcile_cost + elapsed;
+                    c.stats.api_calls += calls as u64;
+                    c.workers[w] = Some(crate::controller::Busy { key, started: now, until, result, api_calls: calls });
+                    done_at.push((until, ci, w));
+                }
+            }
+        }
+        let epoch = self.hosts[h].epoch;
+        for (at, ctrl, worker) in done_at {
+            self.schedule(at, Ev::WorkerDone { host: h, ctrl, worker, epoch });
+        }
+    }
+
+    fn finish_work(&mut self, h: usize, ci: usize, w: usize) {
+        let now = self.now;
+        let epoch = self.hosts[h].epoch;
+        let c = &mut self.hosts[h].controllers[ci];
+        let Some(busy) = c.workers[w].take() else { return };
+        c.queue.done(&busy.key, now);
+        c.stats.reconciles += 1;
+        let mut wake = None;
+        let outcome = match busy.result {
+            Ok(Outcome::Done) => {
+                c.queue.forget(&busy.key);
+                RecordOutcome::Ok
+            }
+            Ok(Outcome::RequeueAfter(d)) => {
+                c.queue.forget(&busy.key);
+                c.stats.requeues += 1;
+                wake = c.queue.add_after(busy.key.clone(), d, now);
+                RecordOutcome::Requeue { after: d }
+            }
+            Err(message) => {
+                c.stats.errors += 1;
+                let retries = c.queue.num_requeues(&busy.key);
+                if c.reconciler.max_retries().is_some_and(|max| retries >= max) {
+                    c.queue.forget(&busy.key);
+                    c.stats.dropped += 1;
+                    RecordOutcome::Dropped { message }
+                } else {
+                    wake = c.queue.add_rate_limited(busy.key.clone(), now, &mut self.rng);
+                    let retry_in =
+                        c.queue.delaying().waiting().find(|(k, _)| **k == busy.key).map_or(0, |(_, t)| t - now);
+                    RecordOutcome::Error { message, retry_in }
+                }
+            }
+        };
+        let name = c.name();
+        self.hash = fnv1a(self.hash, name.as_bytes());
+        self.log.push(ReconcileRecord {
+            seq: 0,
+            controller: name,
+            key: busy.key.to_string(),
+            start: busy.started,
+            duration: busy.until - busy.started,
+            api_calls: busy.api_calls,
+            outcome,
+        });
+        if let Some(at) = wake {
+            self.schedule(at, Ev::QueueWake { host: h, ctrl: ci, epoch });
+        }
+    }
+
+    fn start_informer(&mut self, id: InformerId) {
+        let inf = &mut self.informers[id];
+        inf.epoch += 1;
+        inf.state = ReflectorState::Listing;
+        let epoch = inf.epoch;
+        let delay = self.rng.range(2, 10);
+        self.schedule(self.now + delay, Ev::InformerList { informer: id, epoch });
+    }
+
+    // ---- nodes ----------------------------------------------------------------------------------------------
+
+    /// Adds a node with a running kubelet (a name is generated when empty). Errors at the node cap or on a
+    /// duplicate name.
+    pub fn add_node(&mut self, mut config: NodeConfig) -> Result<String, String> {
+        if self.kubelets.len() >= MAX_NODES {
+            return Err(format!("cannot add a node: kubeloop simulates at most {MAX_NODES} nodes"));
+        }
+        if config.name.is_empty() {
+            let mut i = self.kubelets.len() + 1;
+            while self.kubelet_by_name.contains_key(format!("node-{i}").as_str()) {
+                i += 1;
+            }
+            config.name = format!("node-{i}");
+        }
+        if self.kubelet_by_name.contains_key(config.name.as_str()) {
+            return Err(format!("node \"{}\" already exists", config.name));
+        }
+        let index = self.kubelets.len();
+        let name: Str = config.name.as_str().into();
+        let client = self.store.register_client(&format!("kubelet/{}", config.name));
+        let inf = Informer::new(Kind::Pod, WatchFilter::NodeName(name.clone()), client, index, false);
+        let inf = self.push_informer(inf, Owner::Kubelet(index));
+        self.kubelets.push(Kubelet::new(index, config, inf, client));
+        self.kubelet_by_name.insert(name.clone(), index);
+        self.boot_kubelet(index);
+        Ok(name.to_string())
+    }
+
+    fn boot_kubelet(&mut self, index: usize) {
+        let now = self.now;
+        let Sim { kubelets, store, rng, .. } = self;
+        let k = &mut kubelets[index];
+        let mut api = Api::new(store, k.client, now, rng);
+        k.register(&mut api, now);
+        let (epoch, inf) = (k.epoch, k.informer);
+        // Heartbeats start at a random offset so thousands of nodes do not beat in step.
+        let offset = self.rng.range(1, crate::kubelet::LEASE_RENEW_INTERVAL);
+        self.schedule(now + offset, Ev::KubeletTick { node: index, epoch });
+        self.start_informer(inf);
+    }
+
+    pub fn kubelet(&self, name: &str) -> Option<&Kubelet> {
+        self.kubelet_by_name.get(name).map(|i| &self.kubelets[*i])
+    }
+
+    /// Stops a node's kubelet: no more heartbeats, status updates or pod work.
+    pub fn kill_node(&mut self, name: &str) -> Result<(), String> {
+        let i = *self.kubelet_by_name.get(name).ok_or_else(|| format!("node \"{name}\" not found"))?;
+        if !self.kubelets[i].alive {
+            return Ok(());
+        }
+        self.kubelets[i].kill();
+        let inf = self.kubelets[i].informer;
+        self.informers[inf].stop(&mut self.store);
+        Ok(())
+    }
+
+    /// Starts a node's kubelet again: it relists its pods, registers and heartbeats.
+    pub fn revive_node(&mut self, name: &str) -> Result<(), String> {
+        let i = *self.kubelet_by_name.get(name).ok_or_else(|| format!("node \"{name}\" not found"))?;
+        if self.kubelets[i].alive {
+            return Ok(());
+        }
+        self.kubelets[i].revive();
+        self.boot_kubelet(i);
+        Ok(())
+    }
+
+    // ---- user actions (kubectl's client) ---------------------------------------------------------------------
+
+    /// An API handle for the user's client (kubectl, the page, scenario actions).
+    pub fn user_api(&mut self) -> Api<'_> {
+        Api::new(&mut self.store, self.user, self.now, &mut self.rng)
+    }
+
+    /// Runs `f` with the user's API handle, then lets watchers know.
+    pub fn as_user<T>(&mut self, f: impl FnOnce(&mut Api) -> T) -> T {
+        let out = {
+            let mut api = Api::new(&mut self.store, self.user, self.now, &mut self.rng);
+            f(&mut api)
+        };
+        self.flush_wakeups();
+        out
+    }
+
+    pub fn delete(&mut self, kind: Kind, key: &ObjKey, opts: &DeleteOptions) -> Result<Rc<Object>, String> {
+        self.as_user(|api| api.delete(kind, key, opts)).map_err(|e| format!("Error from server: {e}"))
+    }
+
+    /// `kubectl scale`: patches `spec.replicas` of a Deployment or ReplicaSet.
+    pub fn scale(&mut self, kind: Kind, key: &ObjKey, replicas: i32) -> Result<Rc<Object>, String> {
+        if replicas < 0 {
+            return Err(
+                "error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0".into()
+            );
+        }
+        let pods = self.store.count_of(Kind::Pod);
+        if pods + replicas as usize > MAX_PODS + pods.min(replicas as usize) {
+            return Err(format!("refused: kubeloop simulates at most {MAX_PODS} pods"));
+        }
+        self.as_user(|api| {
+            api.patch(kind, key, crate::store::Subresource::Main, |o| match o {
+                Object::Deployment(d) => d.spec.replicas = Some(replicas),
+                Object::ReplicaSet(r) => r.spec.replicas = Some(replicas),
+                _ => {}
+            })
+        })
+        .map_err(|e| format!("Error from server: {e}"))
+    }
+
+    // ---- observation (uncounted) -----------------------------------------------------------------------------
+
+    /// Cached objects, over all running informers, that differ from the store right now.
+    pub fn drift(&self) -> usize {
+        self.informers.iter().map(|i| i.drift(&self.store)).sum()
+    }
+
+    /// Current queue depth of each controller, by name.
+    pub fn queue_depths(&self) -> Vec<(&'static str, usize)> {
+        self.hosts.iter().flat_map(|h| h.controllers.iter().map(|c| (c.name(), c.queue.len()))).collect()
+    }
+
+    pub fn controller(&self, name: &str) -> Option<&Controller> {
+        self.hosts.iter().flat_map(|h| h.controllers.iter()).find(|c| c.name() == name)
+    }
+
+    /// Every queue empty and every worker idle.
+    pub fn idle(&self) -> bool {
+        self.hosts.iter().flat_map(|h| h.controllers.iter()).all(|c| c.queue.is_empty() && c.busy_workers() == 0)
+    }
+
+    /// Pods by phase: (running, pending, terminating).
+    pub fn pod_counts(&self) -> (usize, usize, usize) {
+        let mut r = (0, 0, 0);
+        for p in self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+            if p.metadata.is_terminating() {
+                r.2 += 1;
+            } else if p.status.phase == PodPhase::Running {
+                r.0 += 1;
+            } else if p.status.phase == PodPhase::Pending {
+                r.1 += 1;
+            }
+        }
+        r
+    }
+
+    /// Every Deployment has its desired replicas updated, ready and available, observed at its generation.
+    pub fn deployments_converged(&self) -> bool {
+        self.store.objects(Kind::Deployment).filter_map(|o| o.as_deployment()).all(|d| {
+            let r = d.replicas();
+            let st = &d.status;
+            st.observed_generation >= d.metadata.generation
+                && st.replicas == r
+                && st.updated_replicas == r
+                && st.ready_replicas == r
+                && st.available_replicas == r
+        })
+    }
+}

@@ -1,0 +1,954 @@
+//! The API store: the API server and etcd as one. It is the single source of truth and the single entry point:
+//! every read and write of every component goes through it and is counted per client, every write gets a new
+//! global resourceVersion and produces exactly one watch event, and an update carrying a stale resourceVersion is
+//! refused with 409 Conflict (optimistic concurrency).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::fmt;
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+
+use crate::admission;
+use crate::api::{s, Kind, LabelSelector, Namespace, ObjKey, Object, PodCondition, PodPhase, Str, Time};
+use crate::rng::Rng;
+use crate::time::{Millis, HOUR, SECOND};
+use crate::watch::{EventType, WatchEvent, WatchFilter, Watcher, WatcherId};
+
+/// Who is calling: an index into the store's client table (one per component: the controller manager, the
+/// scheduler, each kubelet, kubectl...).
+pub type ClientId = usize;
+
+/// What the store served to and accepted from one client. This is the API load.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ApiCounters {
+    pub list_calls: u64,
+    /// Objects returned by LISTs.
+    pub list_items: u64,
+    pub gets: u64,
+    pub watches_opened: u64,
+    /// Watch events delivered.
+    pub watch_events: u64,
+    pub creates: u64,
+    pub updates: u64,
+    pub deletes: u64,
+    pub conflicts: u64,
+    pub errors: u64,
+}
+
+impl ApiCounters {
+    /// Objects served: LIST items + GETs + watch events (the `api-reads` figure of the page).
+    pub fn reads(&self) -> u64 {
+        self.list_items + self.gets + self.watch_events
+    }
+    pub fn writes(&self) -> u64 {
+        self.creates + self.updates + self.deletes
+    }
+    pub fn add(&mut self, o: &ApiCounters) {
+        self.list_calls += o.list_calls;
+        self.list_items += o.list_items;
+        self.gets += o.gets;
+        self.watches_opened += o.watches_opened;
+        self.watch_events += o.watch_events;
+        self.creates += o.creates;
+        self.updates += o.updates;
+        self.deletes += o.deletes;
+        self.conflicts += o.conflicts;
+        self.errors += o.errors;
+    }
+}
+
+/// The API server's errors, with upstream's status codes and messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApiError {
+    /// 409: the update carried a stale resourceVersion.
+    Conflict { resource: &'static str, name: Str },
+    /// 404
+    NotFound { resource: &'static str, name: Str },
+    /// 409
+    AlreadyExists { resource: &'static str, name: Str },
+    /// 410: the watch asked for history the server no longer keeps.
+    Gone { requested: u64, oldest: u64 },
+    /// 422 with the validation message.
+    Invalid(String),
+    /// 400
+    BadRequest(String),
+    /// 500 injected by a fault (the "quota-like" failure of the lessons).
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn code(&self) -> u16 {
+        match self {
+            ApiError::Conflict { .. } | ApiError::AlreadyExists { .. } => 409,
+            ApiError::NotFound { .. } => 404,
+            ApiError::Gone { .. } => 410,
+            ApiError::Invalid(_) => 422,
+            ApiError::BadRequest(_) => 400,
+            ApiError::Internal(_) => 500,
+        }
+    }
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, ApiError::Conflict { .. })
+    }
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, ApiError::NotFound { .. })
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ApiError::Conflict { resource, name } => write!(
+                f,
+                "Operation cannot be fulfilled on {resource} \"{name}\": the object has been modified; please apply your changes to the latest version and try again"
+            ),
+            ApiError::NotFound { resource, name } => write!(f, "{resource} \"{name}\" not found"),
+            ApiError::AlreadyExists { resource, name } => write!(f, "{resource} \"{name}\" already exists"),
+            ApiError::Gone { requested, oldest } => {
+                write!(f, "too old resource version: {requested} ({oldest})")
+            }
+            ApiError::Invalid(m) | ApiError::BadRequest(m) | ApiError::Internal(m) => f.write_str(m),
+        }
+    }
+}
+
+/// `resource.group` as the API server names a resource in its errors (`deployments.apps`, `pods`).
+pub fn group_resource(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Namespace => "namespaces",
+        Kind::Node => "nodes",
+        Kind::Pod => "pods",
+        Kind::ReplicaSet => "replicasets.apps",
+        Kind::Deployment => "deployments.apps",
+        Kind::Lease => "leases.coordination.k8s.io",
+        Kind::Event => "events",
+    }
+}
+
+/// Deletion propagation (`DeleteOptions.propagationPolicy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Propagation {
+    #[default]
+    Background,
+    Foreground,
+    Orphan,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DeleteOptions {
+    pub grace_period_seconds: Option<i64>,
+    pub propagation: Option<Propagation>,
+    pub preconditions_uid: Option<Str>,
+}
+
+/// Which part of an object a write may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subresource {
+    Main,
+    Status,
+}
+
+/// Tunables of the store. Defaults are upstream's.
+#[derive(Clone, Debug)]
+pub struct StoreConfig {
+    /// How long the watch cache keeps history (apiserver `eventFreshDuration`, 75 s).
+    pub watch_history: Millis,
+    /// Events always kept per kind, however old (the watch cache's lower capacity bound, 100).
+    pub watch_history_min: usize,
+    /// Events kept at most per kind (the watch cache's upper capacity bound, 100 * 1024).
+    pub watch_history_max: usize,
+    /// Event objects expire this long after their last update (`--event-ttl`, 1 h).
+    pub event_ttl: Millis,
+    /// Watch delivery latency: each new watcher gets a seeded value in this range.
+    pub watch_latency: (Millis, Millis),
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            watch_history: 75 * SECOND,
+            watch_history_min: 100,
+            watch_history_max: 100 * 1024,
+            event_ttl: HOUR,
+            watch_latency: (2, 12),
+        }
+    }
+}
+
+struct HistoryEntry {
+    ev: WatchEvent,
+    old: Option<Rc<Object>>,
+}
+
+#[derive(Default)]
+struct KindStore {
+    objects: BTreeMap<ObjKey, Rc<Object>>,
+    history: VecDeque<HistoryEntry>,
+    /// Highest resourceVersion dropped from `history`: a watch must start at or after it.
+    compacted: u64,
+    watchers: Vec<WatcherId>,
+    /// Pod watchers filtered by node name.
+    node_watchers: FxHashMap<Str, Vec<WatcherId>>,
+    /// Pods by `spec.nodeName` (the field index the API server keeps for the kubelet's field selector).
+    by_node: FxHashMap<Str, BTreeSet<ObjKey>>,
+}
+
+/// A client's registration: its name (as it appears in events and the UI) and its counters.
+#[derive(Clone, Debug)]
+pub struct Client {
+    pub name: Str,
+    pub counters: ApiCounters,
+}
+
+/// The API server and etcd.
+pub struct Store {
+    pub config: StoreConfig,
+    rv: u64,
+    kinds: Vec<KindStore>,
+    watchers: Vec<Option<Watcher>>,
+    clients: Vec<Client>,
+    rng: Rng,
+    /// Watchers whose buffer went from empty to non-empty, with the time they become due; the simulation schedules
+    /// their delivery.
+    pub wakeups: Vec<(WatcherId, Millis)>,
+    event_expiry: VecDeque<(Millis, ObjKey)>,
+    /// The latest Kubernetes Event writes (creates and count bumps), oldest first, for the event stream; an
+    /// observer's view, not an API.
+    event_log: VecDeque<Rc<Object>>,
+    event_log_total: u64,
+    history_hash: u64,
+    writes: u64,
+}
+
+/// Kubernetes Event writes kept for observers.
+pub const EVENT_LOG_CAPACITY: usize = 10_000;
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a, for the determinism hash (stable across runs and platforms).
+pub fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+impl Store {
+    pub fn new(config: StoreConfig, rng: Rng) -> Self {
+        let mut store = Store {
+            config,
+            rv: 0,
+            kinds: Kind::ALL.iter().map(|_| KindStore::default()).collect(),
+            watchers: Vec::new(),
+            clients: Vec::new(),
+            rng,
+            wakeups: Vec::new(),
+            event_expiry: VecDeque::new(),
+            event_log: VecDeque::new(),
+            event_log_total: 0,
+            history_hash: FNV_OFFSET,
+            writes: 0,
+        };
+        let system = store.register_client("kube-apiserver");
+        for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
+            let mut n = Namespace::default();
+            n.metadata.name = s(ns);
+            n.status.phase = s("Active");
+            // Built in: cannot fail on an empty store.
+            let _ = store.create(system, Object::Namespace(n), 0);
+        }
+        store
+    }
+
+    // ---- clients and counters -------------------------------------------------------------------------------
+
+    pub fn register_client(&mut self, name: &str) -> ClientId {
+        self.clients.push(Client { name: s(name), counters: ApiCounters::default() });
+        self.clients.len() - 1
+    }
+
+    pub fn clients(&self) -> &[Client] {
+        &self.clients
+    }
+
+    pub fn counters(&self, client: ClientId) -> &ApiCounters {
+        &self.clients[client].counters
+    }
+
+    /// Counters summed over every client.
+    pub fn total_counters(&self) -> ApiCounters {
+        let mut t = ApiCounters::default();
+        for c in &self.clients {
+            t.add(&c.counters);
+        }
+        t
+    }
+
+    fn count(&mut self, client: ClientId) -> &mut ApiCounters {
+        &mut self.clients[client].counters
+    }
+
+    /// The current (latest) resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.rv
+    }
+
+    /// Hash of every write so far (resourceVersion, time, type, kind, key): equal histories hash equal.
+    pub fn history_hash(&self) -> u64 {
+        self.history_hash
+    }
+
+    pub fn total_writes(&self) -> u64 {
+        self.writes
+    }
+
+    // ---- uncounted reads: the simulation's omniscient view (tests, UI, drift), not an API call ---------------
+
+    pub fn peek(&self, kind: Kind, key: &ObjKey) -> Option<&Rc<Object>> {
+        self.kinds[kind.index()].objects.get(key)
+    }
+
+    pub fn objects(&self, kind: Kind) -> impl Iterator<Item = &Rc<Object>> + '_ {
+        self.kinds[kind.index()].objects.values()
+    }
+
+    /// Pods bound to `node`, in key order (uncounted).
+    pub fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+        let ks = &self.kinds[Kind::Pod.index()];
+        ks.by_node.get(node).into_iter().flat_map(|b| b.iter()).filter_map(|k| ks.objects.get(k))
+    }
+
+    /// Objects a watch with `filter` would see (uncounted).
+    pub fn filtered<'a>(
+        &'a self,
+        kind: Kind,
+        filter: &'a WatchFilter,
+    ) -> Box<dyn Iterator<Item = &'a Rc<Object>> + 'a> {
+        match filter {
+            WatchFilter::NodeName(n) if kind == Kind::Pod => Box::new(self.pods_on_node(n)),
+            _ => Box::new(self.objects(kind).filter(move |o| filter.matches(o))),
+        }
+    }
+
+    /// Kubernetes Event writes numbered from 0, newest last: `(number of the first kept, events)`. Read the ones
+    /// after a number you saw with [`Store::events_since`].
+    pub fn event_log(&self) -> (u64, &VecDeque<Rc<Object>>) {
+        (self.event_log_total - self.event_log.len() as u64, &self.event_log)
+    }
+
+    /// Event writes numbered `seq` and later (as many as are still kept), and the number to ask for next time.
+    pub fn events_since(&self, seq: u64) -> (Vec<Rc<Object>>, u64) {
+        let first = self.event_log_total - self.event_log.len() as u64;
+        let skip = seq.saturating_sub(first) as usize;
+        (self.event_log.iter().skip(skip).cloned().collect(), self.event_log_total)
+    }
+
+    pub fn count_of(&self, kind: Kind) -> usize {
+        self.kinds[kind.index()].objects.len()
+    }
+
+    // ---- reads ----------------------------------------------------------------------------------------------
+
+    pub fn get(&mut self, client: ClientId, kind: Kind, key: &ObjKey) -> Result<Rc<Object>, ApiError> {
+        self.count(client).gets += 1;
+        match self.kinds[kind.index()].objects.get(key) {
+            Some(o) => Ok(o.clone()),
+            None => {
+                self.count(client).errors += 1;
+                Err(ApiError::NotFound { resource: group_resource(kind), name: key.name.clone() })
+            }
+        }
+    }
+
+    /// LIST: every object of the kind (in `namespace` if given) matching `selector`, and the resourceVersion the
+    /// list is consistent with. The API server pages by 500 (the reflector's page size): each page is one call.
+    /// Filtering happens server-side but the server still reads everything, as etcd has no label index.
+    pub fn list(
+        &mut self,
+        client: ClientId,
+        kind: Kind,
+        namespace: Option<&str>,
+        selector: Option<&LabelSelector>,
+        filter: &WatchFilter,
+    ) -> (Vec<Rc<Object>>, u64) {
+        let items: Vec<Rc<Object>> = self
+            .filtered(kind, filter)
+            .filter(|o| namespace.is_none_or(|ns| &*o.meta().namespace == ns))
+            .filter(|o| selector.is_none_or(|sel| sel.matches(&o.meta().labels)))
+            .cloned()
+            .collect();
+        let c = self.count(client);
+        c.list_calls += (items.len() as u64).div_ceil(500).max(1);
+        c.list_items += items.len() as u64;
+        (items, self.rv)
+    }
+
+    // ---- writes ---------------------------------------------------------------------------------------------
+
+    fn new_uid(&mut self) -> Str {
+        let a = self.rng.next_u64();
+        let b = self.rng.next_u64();
+        s(&format!(
+            "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xfff,
+            ((b >> 48) & 0x3fff) | 0x8000,
+            b & 0xffff_ffff_ffff
+        ))
+    }
+
+    /// Creates `obj`. The server sets uid, resourceVersion, generation and creationTimestamp, and turns
+    /// `generateName` into a name with a random 5-character suffix.
+    pub fn create(&mut self, client: ClientId, mut obj: Object, now: Millis) -> Result<Rc<Object>, ApiError> {
+        let kind = obj.kind();
+        let resource = group_resource(kind);
+        {
+            let m = obj.meta_mut();
+            if !kind.namespaced() {
+                m.namespace = s("");
+            } else if m.namespace.is_empty() {
+                m.namespace = s("default");
+            }
+        }
+        if obj.meta().name.is_empty() {
+            if obj.meta().generate_name.is_empty() {
+                return self.fail(
+                    client,
+                    ApiError::Invalid(format!(
+                        "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
+                        kind.name()
+                    )),
+                );
+            }
+            let mut name;
+            loop {
+                name = format!("{}{}", obj.meta().generate_name, self.rng.name_suffix(5));
+                if !self.kinds[kind.index()].objects.contains_key(&ObjKey::new(&obj.meta().namespace, &name)) {
+                    break;
+                }
+            }
+            obj.meta_mut().name = s(&name);
+        }
+        if kind.namespaced() {
+            let ns_key = ObjKey::cluster(&obj.meta().namespace);
+            match self.kinds[Kind::Namespace.index()].objects.get(&ns_key) {
+                None => {
+                    return self.fail(client, ApiError::NotFound { resource: "namespaces", name: ns_key.name });
+                }
+                Some(ns) if ns.meta().is_terminating() => {
+                    return self.fail(client, ApiError::Invalid(format!(
+                        "{} \"{}\" is forbidden: unable to create new content in namespace {} because it is being terminated",
+                        kind.resource_ref(), obj.meta().name, ns_key.name
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        let key = obj.key();
+        if self.kinds[kind.index()].objects.contains_key(&key) {
+            return self.fail(client, ApiError::AlreadyExists { resource, name: key.name });
+        }
+        // PrepareForCreate: the server owns status (nodes report their own).
+        match &mut obj {
+            Object::Pod(p) => p.status = Default::default(),
+            Object::Deployment(d) => d.status = Default::default(),
+            Object::ReplicaSet(r) => r.status = Default::default(),
+            _ => {}
+        }
+        admission::default_object(&mut obj);
+        let errs = admission::validate(&obj);
+        if !errs.is_empty() {
+            return self.fail(client, ApiError::Invalid(admission::invalid_message(&obj, &errs)));
+        }
+        let uid = self.new_uid();
+        let m = obj.meta_mut();
+        m.uid = uid;
+        m.generation = 1;
+        m.creation_timestamp = Some(Time(now));
+        m.deletion_timestamp = None;
+        m.deletion_grace_period_seconds = None;
+        self.count(client).creates += 1;
+        Ok(self.commit(EventType::Added, obj, None, now))
+    }
+
+    /// Updates the main resource (`Subresource::Main`: status is kept as stored) or the status
+    /// (`Subresource::Status`: only status is taken). A resourceVersion that is set and not current gives 409
+    /// Conflict; an update that changes nothing writes nothing and keeps the resourceVersion.
+    pub fn update(
+        &mut self,
+        client: ClientId,
+        obj: Object,
+        sub: Subresource,
+        now: Millis,
+    ) -> Result<Rc<Object>, ApiError> {
+        let kind = obj.kind();
+        let key = obj.key();
+        let Some(current) = self.kinds[kind.index()].objects.get(&key).cloned() else {
+            return self.fail(client, ApiError::NotFound { resource: group_resource(kind), name: key.name });
+        };
+        let rv = obj.meta().resource_version;
+        if rv != 0 && rv != current.meta().resource_version {
+            self.count(client).conflicts += 1;
+            return self.fail(client, ApiError::Conflict { resource: group_resource(kind), name: key.name });
+        }
+        let next = match sub {
+            Subresource::Status => {
+                let mut next = (*current).clone();
+                next.take_status_from(&obj);
+                next
+            }
+            Subresource::Main => {
+                let mut next = obj;
+                if kind.has_status_subresource() {
+                    next.take_status_from(&current);
+                }
+                self.admit_update(client, &current, &mut next)?;
+                let cm = current.meta();
+                let m = next.meta_mut();
+                m.uid = cm.uid.clone();
+                m.creation_timestamp = cm.creation_timestamp;
+                m.deletion_timestamp = cm.deletion_timestamp;
+                m.deletion_grace_period_seconds = cm.deletion_grace_period_seconds;
+                m.generation = cm.generation;
+                m.generate_name = cm.generate_name.clone();
+                if current.spec_differs(&next) {
+                    next.meta_mut().generation += 1;
+                }
+                next
+            }
+        };
+        self.write_if_changed(client, current, next, now)
+    }
+
+    /// Read-modify-write without a precondition, like a PATCH: `f` changes the stored object. Used where upstream
+    /// patches (kubelet status, bindings, scale).
+    pub fn patch(
+        &mut self,
+        client: ClientId,
+        kind: Kind,
+        key: &ObjKey,
+        sub: Subresource,
+        now: Millis,
+        f: impl FnOnce(&mut Object),
+    ) -> Result<Rc<Object>, ApiError> {
+        let Some(current) = self.kinds[kind.index()].objects.get(key).cloned() else {
+            return self.fail(client, ApiError::NotFound { resource: group_resource(kind), name: key.name.clone() });
+        };
+        let mut next = (*current).clone();
+        f(&mut next);
+        if sub == Subresource::Main {
+            if kind.has_status_subresource() {
+                next.take_status_from(&current);
+            }
+            self.admit_update(client, &current, &mut next)?;
+            if current.spec_differs(&next) {
+                next.meta_mut().generation += 1;
+            }
+        } else {
+            let mut only_status = (*current).clone();
+            only_status.take_status_from(&next);
+            next = only_status;
+        }
+        self.write_if_changed(client, current, next, now)
+    }
+
+    /// Defaulting and validation of an update of the main resource.
+    fn admit_update(&mut self, client: ClientId, current: &Object, next: &mut Object) -> Result<(), ApiError> {
+        admission::default_object(next);
+        let errs = admission::validate(next);
+        if !errs.is_empty() {
+            return self.fail(client, ApiError::Invalid(admission::invalid_message(next, &errs)));
+        }
+        if let Err(e) = validate_update(current, next) {
+            return self.fail(client, e);
+        }
+        Ok(())
+    }
+
+    fn write_if_changed(
+        &mut self,
+        client: ClientId,
+        current: Rc<Object>,
+        mut next: Object,
+        now: Millis,
+    ) -> Result<Rc<Object>, ApiError> {
+        next.meta_mut().resource_version = current.meta().resource_version;
+        if next == *current {
+            return Ok(current);
+        }
+        self.count(client).updates += 1;
+        let finalize = next.meta().is_terminating() && next.meta().finalizers.is_empty();
+        let written = self.commit(EventType::Modified, next, Some(current), now);
+        if finalize && !is_graceful_pod(&written) {
+            return Ok(self.remove(written, now));
+        }
+        Ok(written)
+    }
+
+    /// The pods/binding subresource: assigns an unbound pod to a node and sets PodScheduled=True.
+    pub fn bind(
+        &mut self,
+        client: ClientId,
+        pod: &ObjKey,
+        uid: &str,
+        node: &str,
+        now: Millis,
+    ) -> Result<Rc<Object>, ApiError> {
+        let Some(current) = self.kinds[Kind::Pod.index()].objects.get(pod).cloned() else {
+            return self.fail(client, ApiError::NotFound { resource: "pods", name: pod.name.clone() });
+        };
+        let Some(p) = current.as_pod() else { unreachable!("pods hold pods") };
+        if &*p.metadata.uid != uid {
+            return self.fail(client, ApiError::Conflict { resource: "pods", name: pod.name.clone() });
+        }
+        if !p.spec.node_name.is_empty() || p.metadata.is_terminating() {
+            let msg = if p.metadata.is_terminating() {
+                format!("pod {} is being deleted, cannot be assigned to a host", pod.name)
+            } else {
+                format!("pod {} is already assigned to node \"{}\"", pod.name, p.spec.node_name)
+            };
+            self.count(client).conflicts += 1;
+            return self.fail(client, ApiError::Invalid(msg));
+        }
+        let mut next = (*current).clone();
+        if let Object::Pod(p) = &mut next {
+            p.spec.node_name = s(node);
+            set_pod_condition(&mut p.status.conditions, "PodScheduled", "True", "", "", now);
+        }
+        self.count(client).creates += 1; // a Binding is created
+        Ok(self.commit(EventType::Modified, next, Some(current), now))
+    }
+
+    /// Deletes an object. Objects with finalizers, and pods bound to a node (the kubelet confirms with a second,
+    /// zero-grace delete), are only marked with a deletionTimestamp. Foreground and orphan propagation add the
+    /// `foregroundDeletion` / `orphan` finalizer for the garbage collector.
+    pub fn delete(
+        &mut self,
+        client: ClientId,
+        kind: Kind,
+        key: &ObjKey,
+        opts: &DeleteOptions,
+        now: Millis,
+    ) -> Result<Rc<Object>, ApiError> {
+        let Some(current) = self.kinds[kind.index()].objects.get(key).cloned() else {
+            return self.fail(client, ApiError::NotFound { resource: group_resource(kind), name: key.name.clone() });
+        };
+        if let Some(uid) = &opts.preconditions_uid {
+            if *uid != current.meta().uid {
+                self.count(client).conflicts += 1;
+                return self
+                    .fail(client, ApiError::Conflict { resource: group_resource(kind), name: key.name.clone() });
+            }
+        }
+        self.count(client).deletes += 1;
+        let mut next = (*current).clone();
+        let mut graceful = false;
+        if let Object::Pod(p) = &next {
+            let grace = opts.grace_period_seconds.or(p.spec.termination_grace_period_seconds).unwrap_or(30).max(0);
+            // CheckGracefulDelete: unbound and terminal pods go at once.
+            if grace > 0 && !p.spec.node_name.is_empty() && !p.status.phase.is_terminal() {
+                let current_grace = p.metadata.deletion_grace_period_seconds.unwrap_or(i64::MAX);
+                if grace >= current_grace {
+                    return Ok(current); // already terminating with a shorter or equal grace
+                }
+                let m = next.meta_mut();
+                m.deletion_timestamp = Some(Time(now + grace as u64 * SECOND));
+                m.deletion_grace_period_seconds = Some(grace);
+                graceful = true;
+            }
+        }
+        let m = next.meta_mut();
+        match opts.propagation {
+            Some(Propagation::Foreground) if !m.finalizers.iter().any(|f| &**f == "foregroundDeletion") => {
+                m.finalizers.push(s("foregroundDeletion"));
+            }
+            Some(Propagation::Orphan) if !m.finalizers.iter().any(|f| &**f == "orphan") => {
+                m.finalizers.push(s("orphan"));
+            }
+            _ => {}
+        }
+        if graceful || !m.finalizers.is_empty() {
+            if m.deletion_timestamp.is_none() {
+                m.deletion_timestamp = Some(Time(now));
+                m.deletion_grace_period_seconds = Some(0);
+            }
+            if next == *current {
+                return Ok(current);
+            }
+            return Ok(self.commit(EventType::Modified, next, Some(current), now));
+        }
+        Ok(self.remove(current, now))
+    }
+
+    fn remove(&mut self, obj: Rc<Object>, now: Millis) -> Rc<Object> {
+        let mut last = (*obj).clone();
+        if last.meta().deletion_timestamp.is_none() {
+            last.meta_mut().deletion_timestamp = Some(Time(now));
+        }
+        self.commit(EventType::Deleted, last, Some(obj), now)
+    }
+
+    fn fail<T>(&mut self, client: ClientId, e: ApiError) -> Result<T, ApiError> {
+        self.count(client).errors += 1;
+        Err(e)
+    }
+
+    /// Assigns the next resourceVersion, stores (or removes) the object, records history and fans the event out to
+    /// the watchers that match it.
+    fn commit(&mut self, type_: EventType, mut obj: Object, old: Option<Rc<Object>>, now: Millis) -> Rc<Object> {
+        self.rv += 1;
+        self.writes += 1;
+        obj.meta_mut().resource_version = self.rv;
+        let kind = obj.kind();
+        let key = obj.key();
+        let obj = Rc::new(obj);
+        let ks = &mut self.kinds[kind.index()];
+        if type_ == EventType::Deleted {
+            ks.objects.remove(&key);
+        } else {
+            ks.objects.insert(key.clone(), obj.clone());
+        }
+        if kind == Kind::Pod {
+            if let Some(n) = old.as_ref().and_then(|o| o.as_pod()).map(|p| &p.spec.node_name) {
+                if let Some(b) = ks.by_node.get_mut(n) {
+                    b.remove(&key);
+                    if b.is_empty() {
+                        ks.by_node.remove(n);
+                    }
+                }
+            }
+            if let Some(p) = obj.as_pod().filter(|_| type_ != EventType::Deleted) {
+                if !p.spec.node_name.is_empty() {
+                    ks.by_node.entry(p.spec.node_name.clone()).or_default().insert(key.clone());
+                }
+            }
+        }
+        let mut h = self.history_hash;
+        h = fnv1a(h, &self.rv.to_le_bytes());
+        h = fnv1a(h, &now.to_le_bytes());
+        h = fnv1a(h, type_.as_str().as_bytes());
+        h = fnv1a(h, kind.name().as_bytes());
+        h = fnv1a(h, key.namespace.as_bytes());
+        h = fnv1a(h, key.name.as_bytes());
+        self.history_hash = h;
+
+        let ev = WatchEvent { type_, object: obj.clone(), rv: self.rv, at: now };
+        // Fan out: watchers of the whole kind, and for pods the watchers of the old and new node.
+        let mut targets: Vec<WatcherId> = ks.watchers.clone();
+        if kind == Kind::Pod && !ks.node_watchers.is_empty() {
+            let new_node = obj.as_pod().map(|p| p.spec.node_name.clone());
+            let old_node = old.as_ref().and_then(|o| o.as_pod()).map(|p| p.spec.node_name.clone());
+            for n in [new_node, old_node.filter(|o| Some(o) != obj.as_pod().map(|p| &p.spec.node_name))]
+                .into_iter()
+                .flatten()
+            {
+                if let Some(ws) = ks.node_watchers.get(&n) {
+                    targets.extend_from_slice(ws);
+                }
+            }
+        }
+        for id in targets {
+            if let Some(w) = self.watchers[id].as_mut() {
+                if let Some(e) = w.filter.translate(&ev, old.as_deref()) {
+                    if w.buffer.is_empty() {
+                        self.wakeups.push((id, now + w.latency));
+                    }
+                    w.buffer.push_back(e);
+                }
+            }
+        }
+        let ks = &mut self.kinds[kind.index()];
+        ks.history.push_back(HistoryEntry { ev, old });
+        while ks.history.len() > self.config.watch_history_max
+            || (ks.history.len() > self.config.watch_history_min
+                && ks.history.front().is_some_and(|e| e.ev.at + self.config.watch_history < now))
+        {
+            if let Some(e) = ks.history.pop_front() {
+                ks.compacted = e.ev.rv;
+            }
+        }
+        if kind == Kind::Event && type_ != EventType::Deleted {
+            self.event_expiry.push_back((now + self.config.event_ttl, key));
+            if self.event_log.len() >= EVENT_LOG_CAPACITY {
+                self.event_log.pop_front();
+            }
+            self.event_log.push_back(obj.clone());
+            self.event_log_total += 1;
+        }
+        self.expire_events(now);
+        obj
+    }
+
+    /// Deletes Event objects whose TTL has passed (etcd leases do this for the real API server).
+    fn expire_events(&mut self, now: Millis) {
+        while let Some((at, key)) = self.event_expiry.front().cloned() {
+            if at > now {
+                break;
+            }
+            self.event_expiry.pop_front();
+            let Some(ev) = self.kinds[Kind::Event.index()].objects.get(&key).cloned() else { continue };
+            let last_write = ev.as_event().and_then(|e| e.body.last_timestamp).map(|t| t.0).unwrap_or(0);
+            if last_write + self.config.event_ttl <= now {
+                self.remove(ev, now);
+            }
+        }
+    }
+
+    // ---- watch ----------------------------------------------------------------------------------------------
+
+    /// Opens a watch of `kind` from `from_rv`: every later change, in order. A start older than the history the
+    /// server keeps is refused with 410 Gone; the client must relist.
+    pub fn watch(
+        &mut self,
+        client: ClientId,
+        kind: Kind,
+        from_rv: u64,
+        filter: WatchFilter,
+    ) -> Result<WatcherId, ApiError> {
+        let ks = &self.kinds[kind.index()];
+        if from_rv < ks.compacted {
+            let oldest = ks.compacted + 1;
+            return self.fail(client, ApiError::Gone { requested: from_rv, oldest });
+        }
+        let (lo, hi) = self.config.watch_latency;
+        let latency = self.rng.range(lo, hi);
+        let mut w = Watcher { kind, filter: filter.clone(), client, latency, buffer: VecDeque::new() };
+        for h in ks.history.iter().filter(|h| h.ev.rv > from_rv) {
+            if let Some(e) = w.filter.translate(&h.ev, h.old.as_deref()) {
+                w.buffer.push_back(e);
+            }
+        }
+        let id = self.watchers.len();
+        if let Some(due) = w.next_due() {
+            self.wakeups.push((id, due));
+        }
+        self.watchers.push(Some(w));
+        let ks = &mut self.kinds[kind.index()];
+        match filter {
+            WatchFilter::All => ks.watchers.push(id),
+            WatchFilter::NodeName(n) => ks.node_watchers.entry(n).or_default().push(id),
+        }
+        self.count(client).watches_opened += 1;
+        Ok(id)
+    }
+
+    /// Closes a watch; undelivered events are lost.
+    pub fn stop_watch(&mut self, id: WatcherId) {
+        let Some(w) = self.watchers.get_mut(id).and_then(Option::take) else { return };
+        let ks = &mut self.kinds[w.kind.index()];
+        match &w.filter {
+            WatchFilter::All => ks.watchers.retain(|x| *x != id),
+            WatchFilter::NodeName(n) => {
+                if let Some(v) = ks.node_watchers.get_mut(n) {
+                    v.retain(|x| *x != id);
+                    if v.is_empty() {
+                        ks.node_watchers.remove(n);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Delivers the events of watcher `id` that are due at `now` (counted as served), and when the next ones are.
+    pub fn drain_watch(&mut self, id: WatcherId, now: Millis) -> (Vec<WatchEvent>, Option<Millis>) {
+        let Some(w) = self.watchers.get_mut(id).and_then(Option::as_mut) else { return (Vec::new(), None) };
+        let evs = w.take_due(now);
+        let next = w.next_due();
+        let client = w.client;
+        self.count(client).watch_events += evs.len() as u64;
+        (evs, next)
+    }
+
+    pub fn watcher(&self, id: WatcherId) -> Option<&Watcher> {
+        self.watchers.get(id).and_then(Option::as_ref)
+    }
+
+    pub fn open_watchers(&self) -> usize {
+        self.watchers.iter().filter(|w| w.is_some()).count()
+    }
+}
+
+fn is_graceful_pod(obj: &Object) -> bool {
+    obj.as_pod().is_some_and(|p| {
+        p.metadata.deletion_grace_period_seconds.unwrap_or(0) > 0
+            && !p.spec.node_name.is_empty()
+            && !p.status.phase.is_terminal()
+    })
+}
+
+/// Sets (or adds) a pod condition, moving lastTransitionTime only when the status changes.
+pub fn set_pod_condition(
+    conds: &mut Vec<PodCondition>,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+    now: Millis,
+) {
+    if let Some(c) = conds.iter_mut().find(|c| &*c.type_ == type_) {
+        if &*c.status != status {
+            c.status = s(status);
+            c.last_transition_time = Some(Time(now));
+        }
+        c.reason = s(reason);
+        c.message = s(message);
+    } else {
+        conds.push(PodCondition {
+            type_: s(type_),
+            status: s(status),
+            last_transition_time: Some(Time(now)),
+            reason: s(reason),
+            message: s(message),
+        });
+    }
+}
+
+/// Validation the API server applies to updates: immutable fields.
+pub fn validate_update(current: &Object, next: &Object) -> Result<(), ApiError> {
+    let immutable = |what: &str, field: &str| {
+        Err(ApiError::Invalid(format!(
+            "{what} \"{}\" is invalid: {field}: Invalid value: field is immutable",
+            current.meta().name
+        )))
+    };
+    match (current, next) {
+        (Object::Deployment(a), Object::Deployment(b)) if a.spec.selector != b.spec.selector => {
+            immutable("Deployment.apps", "spec.selector")
+        }
+        (Object::ReplicaSet(a), Object::ReplicaSet(b)) if a.spec.selector != b.spec.selector => {
+            immutable("ReplicaSet.apps", "spec.selector")
+        }
+        (Object::Pod(a), Object::Pod(b)) => {
+            // ValidatePodUpdate: only images and added tolerations may change (and nodeName via binding only).
+            let mut a2 = a.spec.clone();
+            let mut b2 = b.spec.clone();
+            for c in a2.containers.iter_mut().chain(b2.containers.iter_mut()) {
+                c.image = s("");
+            }
+            let added_tolerations = b.spec.tolerations.len() >= a.spec.tolerations.len()
+                && a.spec.tolerations.iter().all(|t| b.spec.tolerations.contains(t));
+            a2.tolerations.clear();
+            b2.tolerations.clear();
+            if a2 != b2 || !added_tolerations || a.spec.containers.len() != b.spec.containers.len() {
+                return Err(ApiError::Invalid(format!(
+                    "Pod \"{}\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+                    a.metadata.name
+                )));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The phase of a pod, for callers that only hold an `Object`.
+pub fn pod_phase(obj: &Object) -> Option<PodPhase> {
+    obj.as_pod().map(|p| p.status.phase)
+}
+
+#[cfg(test)]
+mod tests;

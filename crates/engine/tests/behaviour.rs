@@ -1,0 +1,451 @@
+//! Behaviour of the whole control plane: a scenario in (nodes, manifests, actions, seed), simulated time,
+//! assertions on the store out. Each test names the upstream behaviour it reproduces.
+
+use std::collections::BTreeMap;
+
+use kubeloop_engine::api::{s, Kind, ObjKey, Object, Pod, PodPhase};
+use kubeloop_engine::kubectl::{self, ApplyAction};
+use kubeloop_engine::kubelet::NodeConfig;
+use kubeloop_engine::sim::{Sim, SimConfig};
+use kubeloop_engine::store::{DeleteOptions, Subresource};
+use kubeloop_engine::time::{Millis, MINUTE, SECOND};
+
+fn web(replicas: i32, image: &str, cpu: &str) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: nginx
+        image: {image}
+        resources:
+          requests:
+            cpu: {cpu}
+            memory: 64Mi
+"
+    )
+}
+
+fn cluster(seed: u64, nodes: usize) -> Sim {
+    let mut sim = Sim::new(SimConfig { seed, ..Default::default() });
+    for _ in 0..nodes {
+        sim.add_node(NodeConfig::default()).expect("node");
+    }
+    sim
+}
+
+fn apply(sim: &mut Sim, yaml: &str) -> kubectl::ApplyReport {
+    match kubectl::apply(sim, yaml) {
+        Ok(r) => r,
+        Err(e) => panic!("apply failed: {e}"),
+    }
+}
+
+fn pods(sim: &Sim) -> Vec<Pod> {
+    sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
+}
+
+fn running(sim: &Sim) -> Vec<Pod> {
+    pods(sim).into_iter().filter(|p| p.status.phase == PodPhase::Running && !p.metadata.is_terminating()).collect()
+}
+
+fn per_node(pods: &[Pod]) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for p in pods {
+        *m.entry(p.spec.node_name.to_string()).or_default() += 1;
+    }
+    m
+}
+
+fn deployment(sim: &Sim) -> kubeloop_engine::api::Deployment {
+    sim.store
+        .peek(Kind::Deployment, &ObjKey::new("default", "web"))
+        .and_then(|o| o.as_deployment().cloned())
+        .expect("deployment exists")
+}
+
+fn events(sim: &Sim, reason: &str) -> Vec<String> {
+    sim.store
+        .objects(Kind::Event)
+        .filter_map(|o| o.as_event())
+        .filter(|e| &*e.body.reason == reason)
+        .map(|e| e.body.message.to_string())
+        .collect()
+}
+
+fn scale(sim: &mut Sim, n: i32) {
+    sim.scale(Kind::Deployment, &ObjKey::new("default", "web"), n).expect("scale");
+}
+
+/// `kubectl apply` flow: a 3-replica Deployment on 3 nodes ends with 3 Running pods, one per node
+/// (LeastAllocated + BalancedAllocation spread them), owned through a ReplicaSet named by pod-template-hash.
+#[test]
+fn a_three_replica_deployment_runs_spread_over_three_nodes() {
+    let mut sim = cluster(1, 3);
+    let report = apply(&mut sim, &web(3, "nginx:1.27", "100m"));
+    assert_eq!(report.to_string().trim(), "deployment.apps/web created");
+    sim.run_for(30 * SECOND);
+    let run = running(&sim);
+    assert_eq!(run.len(), 3);
+    assert_eq!(per_node(&run).values().copied().collect::<Vec<_>>(), vec![1, 1, 1]);
+    let rs: Vec<_> = sim.store.objects(Kind::ReplicaSet).filter_map(|o| o.as_replicaset().cloned()).collect();
+    assert_eq!(rs.len(), 1);
+    let hash = rs[0].metadata.label("pod-template-hash").expect("hash label").to_string();
+    assert_eq!(&*rs[0].metadata.name, format!("web-{hash}"));
+    for p in &run {
+        assert!(p.metadata.name.starts_with(&format!("web-{hash}-")));
+        assert!(p.is_ready());
+        assert_eq!(p.condition("PodScheduled").map(|c| &*c.status), Some("True"));
+    }
+    let d = deployment(&sim);
+    assert_eq!((d.status.replicas, d.status.ready_replicas, d.status.available_replicas), (3, 3, 3));
+    assert_eq!(d.condition("Available").map(|c| &*c.status), Some("True"));
+    assert!(sim.deployments_converged() && sim.idle());
+    assert_eq!(sim.drift(), 0, "caches equal the store once quiet");
+    for reason in ["ScalingReplicaSet", "SuccessfulCreate", "Scheduled", "Pulling", "Pulled", "Created", "Started"] {
+        assert!(!events(&sim, reason).is_empty(), "an event {reason}");
+    }
+    assert_eq!(events(&sim, "ScalingReplicaSet"), [format!("Scaled up replica set web-{hash} from 0 to 3")]);
+}
+
+/// Scaling up and down: the controllers converge to the new count.
+#[test]
+fn scaling_to_ten_and_back_to_two() {
+    let mut sim = cluster(2, 3);
+    apply(&mut sim, &web(3, "nginx:1.27", "100m"));
+    sim.run_for(30 * SECOND);
+    scale(&mut sim, 10);
+    sim.run_for(30 * SECOND);
+    assert_eq!(running(&sim).len(), 10);
+    assert!(per_node(&running(&sim)).values().all(|n| (3..=4).contains(n)), "spread: {:?}", per_node(&running(&sim)));
+    scale(&mut sim, 2);
+    sim.run_for(60 * SECOND);
+    assert_eq!(running(&sim).len(), 2);
+    assert_eq!(pods(&sim).len(), 2, "terminated pods are gone");
+    assert_eq!(events(&sim, "SuccessfulDelete").len(), 8);
+    assert!(sim.deployments_converged());
+}
+
+/// ReplicaSet scale-down ranking (ActivePodsWithRanks): a pod on a node that holds more pods of the set goes
+/// first, and of those the one ready for the shortest time.
+#[test]
+fn scale_down_removes_the_doubled_up_most_recently_ready_pod() {
+    let mut sim = cluster(3, 3);
+    apply(&mut sim, &web(3, "nginx:1.27", "100m"));
+    sim.run_for(30 * SECOND);
+    let originals: Vec<String> = running(&sim).iter().map(|p| p.metadata.name.to_string()).collect();
+    scale(&mut sim, 4);
+    sim.run_for(30 * SECOND);
+    let fourth =
+        running(&sim).into_iter().find(|p| !originals.contains(&p.metadata.name.to_string())).expect("new pod");
+    scale(&mut sim, 3);
+    sim.run_for(60 * SECOND);
+    let mut left: Vec<String> = running(&sim).iter().map(|p| p.metadata.name.to_string()).collect();
+    left.sort();
+    let mut want = originals.clone();
+    want.sort();
+    assert_eq!(left, want, "the fourth pod {} was the one to go", fourth.metadata.name);
+}
+
+/// Scale-down deletes unscheduled (Pending) pods before running ones.
+#[test]
+fn scale_down_removes_pending_pods_first() {
+    let mut sim = cluster(4, 3);
+    // 4-cpu nodes: a 3-cpu pod fits once per node.
+    apply(&mut sim, &web(3, "nginx:1.27", "3"));
+    sim.run_for(30 * SECOND);
+    let originals: Vec<String> = running(&sim).iter().map(|p| p.metadata.name.to_string()).collect();
+    assert_eq!(originals.len(), 3);
+    scale(&mut sim, 5);
+    sim.run_for(30 * SECOND);
+    assert_eq!(pods(&sim).iter().filter(|p| p.spec.node_name.is_empty()).count(), 2);
+    scale(&mut sim, 3);
+    sim.run_for(30 * SECOND);
+    let mut left: Vec<String> = pods(&sim).iter().map(|p| p.metadata.name.to_string()).collect();
+    left.sort();
+    let mut want = originals;
+    want.sort();
+    assert_eq!(left, want);
+}
+
+/// A pod that fits nowhere stays Pending with PodScheduled=False/Unschedulable and a FailedScheduling event
+/// giving the reasons per node, and is retried when the cluster changes (a big node arrives).
+#[test]
+fn a_pod_too_big_for_any_node_stays_pending_with_reasons() {
+    let mut sim = cluster(5, 3);
+    apply(&mut sim, &web(1, "nginx:1.27", "8"));
+    sim.run_for(60 * SECOND);
+    let ps = pods(&sim);
+    assert_eq!(ps.len(), 1);
+    let p = &ps[0];
+    assert_eq!(p.status.phase, PodPhase::Pending);
+    assert!(p.spec.node_name.is_empty());
+    let cond = p.condition("PodScheduled").expect("condition");
+    assert_eq!((&*cond.status, &*cond.reason), ("False", "Unschedulable"));
+    let want = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.";
+    assert_eq!(&*cond.message, want);
+    assert_eq!(events(&sim, "FailedScheduling"), [want.to_string()]);
+    // A node with room: the scheduler retries on the cluster change.
+    let big = NodeConfig { name: "big".into(), cpu: "16".parse().expect("q"), ..Default::default() };
+    sim.add_node(big).expect("node");
+    sim.run_for(30 * SECOND);
+    let p = &pods(&sim)[0];
+    assert_eq!(&*p.spec.node_name, "big");
+    assert_eq!(p.status.phase, PodPhase::Running);
+}
+
+/// Taints and nodeSelector: the reasons name each filter.
+#[test]
+fn failed_scheduling_lists_each_filter_reason() {
+    let mut sim = Sim::new(SimConfig { seed: 6, ..Default::default() });
+    sim.add_node(NodeConfig { name: "a".into(), ..Default::default() }).expect("node");
+    let taint =
+        kubeloop_engine::api::Taint { key: s("dedicated"), value: s("gpu"), effect: s("NoSchedule"), time_added: None };
+    sim.add_node(NodeConfig { name: "b".into(), taints: vec![taint], ..Default::default() }).expect("node");
+    let yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: pinned\nspec:\n  nodeSelector:\n    disk: ssd\n  containers:\n  - name: c\n    image: busybox\n";
+    apply(&mut sim, yaml);
+    sim.run_for(10 * SECOND);
+    let msg = events(&sim, "FailedScheduling");
+    assert_eq!(msg.len(), 1);
+    assert!(msg[0].starts_with("0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint {dedicated: gpu}."), "{}", msg[0]);
+}
+
+/// Idempotency: applying the same manifest again changes nothing; no resourceVersion moves.
+#[test]
+fn applying_the_same_yaml_twice_changes_no_resource_version() {
+    let mut sim = cluster(7, 3);
+    let yaml = web(3, "nginx:1.27", "100m");
+    apply(&mut sim, &yaml);
+    sim.run_for(30 * SECOND);
+    let before: Vec<(String, u64)> = [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
+        .iter()
+        .flat_map(|k| sim.store.objects(*k))
+        .map(|o| (o.key().to_string(), o.meta().resource_version))
+        .collect();
+    let writes = sim.store.counters(sim.user).writes();
+    let report = apply(&mut sim, &yaml);
+    assert_eq!(report.results[0].action, ApplyAction::Unchanged);
+    assert_eq!(report.to_string().trim(), "deployment.apps/web unchanged");
+    sim.run_for(10 * SECOND);
+    let after: Vec<(String, u64)> = [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
+        .iter()
+        .flat_map(|k| sim.store.objects(*k))
+        .map(|o| (o.key().to_string(), o.meta().resource_version))
+        .collect();
+    assert_eq!(before, after);
+    assert_eq!(sim.store.counters(sim.user).writes(), writes);
+}
+
+/// Hand edits are reverted and apply is a three-way merge: a field removed from the manifest goes back to its
+/// default, a change lands as `configured`.
+#[test]
+fn reapplying_a_changed_manifest_configures_it() {
+    let mut sim = cluster(8, 3);
+    apply(&mut sim, &web(3, "nginx:1.27", "100m"));
+    sim.run_for(20 * SECOND);
+    let report = apply(&mut sim, &web(5, "nginx:1.27", "100m"));
+    assert_eq!(report.to_string().trim(), "deployment.apps/web configured");
+    sim.run_for(30 * SECOND);
+    assert_eq!(running(&sim).len(), 5);
+    let without_replicas = web(5, "nginx:1.27", "100m").replace("  replicas: 5\n", "");
+    apply(&mut sim, &without_replicas);
+    sim.run_for(60 * SECOND);
+    assert_eq!(deployment(&sim).spec.replicas, Some(1), "removed from the manifest: defaulted to 1");
+    assert_eq!(running(&sim).len(), 1);
+}
+
+/// A template change creates a second ReplicaSet and moves every pod to it; the old one is scaled to 0.
+#[test]
+fn a_template_change_rolls_out_a_new_replica_set() {
+    let mut sim = cluster(9, 3);
+    apply(&mut sim, &web(4, "nginx:1.27", "100m"));
+    sim.run_for(30 * SECOND);
+    apply(&mut sim, &web(4, "nginx:1.28", "100m"));
+    sim.run_for(2 * MINUTE);
+    let run = running(&sim);
+    assert_eq!(run.len(), 4);
+    assert!(run.iter().all(|p| &*p.spec.containers[0].image == "nginx:1.28"));
+    let mut sets: Vec<(String, i32)> = sim
+        .store
+        .objects(Kind::ReplicaSet)
+        .filter_map(|o| o.as_replicaset())
+        .map(|r| {
+            (
+                r.metadata.annotation("deployment.kubernetes.io/revision").unwrap_or("").to_string(),
+                r.spec.replicas.unwrap_or(0),
+            )
+        })
+        .collect();
+    sets.sort();
+    assert_eq!(sets, [("1".to_string(), 0), ("2".to_string(), 4)]);
+    assert_eq!(deployment(&sim).metadata.annotation("deployment.kubernetes.io/revision"), Some("2"));
+    assert!(sim.deployments_converged());
+}
+
+/// Bad input changes nothing: an error with its line, and no write at all, even for valid documents before it.
+#[test]
+fn broken_yaml_is_refused_whole_with_its_line() {
+    let mut sim = cluster(10, 1);
+    sim.run_for(SECOND);
+    let rv = sim.store.resource_version();
+    let text = format!(
+        "{}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers: oops\n",
+        web(3, "nginx", "100m")
+    );
+    let e = kubectl::apply(&mut sim, &text).expect_err("broken");
+    assert_eq!(e.line, 28, "{e}");
+    assert!(e.to_string().contains("line 28"));
+    assert_eq!(sim.store.resource_version(), rv);
+    assert!(sim.store.objects(Kind::Deployment).next().is_none());
+}
+
+/// A manifest declaring more pods than Kubernetes' scalability envelope is refused.
+#[test]
+fn absurd_replica_counts_are_refused() {
+    let mut sim = cluster(11, 1);
+    let e = kubectl::apply(&mut sim, &web(1_000_000, "nginx", "1m")).expect_err("too many");
+    assert!(e.message.contains("at most 150000"), "{e}");
+    assert_eq!(e.line, 6);
+}
+
+/// Optimistic concurrency: two writers read the same version; the second update gets 409 Conflict, re-reads,
+/// retries, and both changes land.
+#[test]
+fn two_racing_writers_one_conflict_then_both_changes_land() {
+    let mut sim = cluster(12, 1);
+    apply(&mut sim, &web(1, "nginx", "100m"));
+    sim.run_for(10 * SECOND);
+    let a = sim.store.register_client("writer-a");
+    let b = sim.store.register_client("writer-b");
+    let key = ObjKey::new("default", "web");
+    let now = sim.now();
+    let read_a = sim.store.get(a, Kind::Deployment, &key).expect("get");
+    let read_b = sim.store.get(b, Kind::Deployment, &key).expect("get");
+    let mut edit_a = (*read_a).clone();
+    edit_a.meta_mut().labels.insert(s("team"), s("a"));
+    sim.store.update(a, edit_a, Subresource::Main, now).expect("first writer wins");
+    let mut edit_b = (*read_b).clone();
+    edit_b.meta_mut().annotations.insert(s("owner"), s("b"));
+    let err = sim.store.update(b, edit_b, Subresource::Main, now).expect_err("stale");
+    assert_eq!(err.code(), 409);
+    assert_eq!(err.to_string(), "Operation cannot be fulfilled on deployments.apps \"web\": the object has been modified; please apply your changes to the latest version and try again");
+    let fresh = sim.store.get(b, Kind::Deployment, &key).expect("re-read");
+    let mut retry = (*fresh).clone();
+    retry.meta_mut().annotations.insert(s("owner"), s("b"));
+    sim.store.update(b, retry, Subresource::Main, now).expect("retry lands");
+    let d = deployment(&sim);
+    assert_eq!(d.metadata.label("team"), Some("a"));
+    assert_eq!(d.metadata.annotation("owner"), Some("b"));
+    assert_eq!(sim.store.counters(b).conflicts, 1);
+    assert_eq!(sim.store.counters(a).conflicts, 0);
+}
+
+/// `kubectl delete pod`: the pod terminates (Killing, then gone) and the ReplicaSet creates a replacement.
+#[test]
+fn a_deleted_pod_is_replaced() {
+    let mut sim = cluster(13, 3);
+    apply(&mut sim, &web(3, "nginx", "100m"));
+    sim.run_for(30 * SECOND);
+    let victim = running(&sim)[0].metadata.name.clone();
+    sim.delete(Kind::Pod, &ObjKey::new("default", &victim), &DeleteOptions::default()).expect("delete");
+    let p = sim.store.peek(Kind::Pod, &ObjKey::new("default", &victim)).expect("still there, terminating");
+    assert!(p.meta().is_terminating());
+    sim.run_for(30 * SECOND);
+    assert!(sim.store.peek(Kind::Pod, &ObjKey::new("default", &victim)).is_none());
+    assert_eq!(running(&sim).len(), 3);
+    assert!(!events(&sim, "Killing").is_empty());
+}
+
+/// The kubelet's heartbeat: a Lease in kube-node-lease renewed every 10 s; a killed kubelet stops renewing it, and
+/// a pod deleted on its node stays Terminating (nobody confirms the delete).
+#[test]
+fn kubelet_leases_are_renewed_and_stop_when_killed() {
+    let mut sim = cluster(14, 2);
+    apply(&mut sim, &web(2, "nginx", "100m"));
+    sim.run_for(60 * SECOND);
+    let lease = |sim: &Sim, n: &str| -> Millis {
+        let l = sim.store.peek(Kind::Lease, &ObjKey::new("kube-node-lease", n)).expect("lease");
+        let l = l.as_lease().expect("lease");
+        assert_eq!(l.spec.lease_duration_seconds, Some(40));
+        l.spec.renew_time.expect("renewed").0
+    };
+    assert!(sim.now() - lease(&sim, "node-1") <= 10 * SECOND);
+    let victim = running(&sim).into_iter().find(|p| &*p.spec.node_name == "node-1").expect("a pod on node-1");
+    sim.kill_node("node-1").expect("kill");
+    let killed_at = sim.now();
+    sim.run_for(60 * SECOND);
+    assert!(lease(&sim, "node-1") <= killed_at);
+    assert!(sim.now() - lease(&sim, "node-2") <= 10 * SECOND);
+    let key = ObjKey::new("default", &victim.metadata.name);
+    sim.delete(Kind::Pod, &key, &DeleteOptions::default()).expect("delete");
+    sim.run_for(60 * SECOND);
+    assert!(sim.store.peek(Kind::Pod, &key).is_some_and(|p| p.meta().is_terminating()), "stuck Terminating");
+    sim.revive_node("node-1").expect("revive");
+    sim.run_for(30 * SECOND);
+    assert!(sim.store.peek(Kind::Pod, &key).is_none(), "the revived kubelet confirms the delete");
+    assert_eq!(running(&sim).len(), 2);
+}
+
+/// Determinism: the same seed and inputs give the same history, bit for bit; another seed another history.
+#[test]
+fn same_seed_same_history() {
+    let run = |seed: u64| {
+        let mut sim = cluster(seed, 4);
+        apply(&mut sim, &web(6, "nginx", "100m"));
+        sim.run_for(20 * SECOND);
+        scale(&mut sim, 9);
+        sim.run_for(20 * SECOND);
+        let victim = running(&sim)[0].metadata.name.clone();
+        sim.delete(Kind::Pod, &ObjKey::new("default", &victim), &DeleteOptions::default()).expect("delete");
+        sim.kill_node("node-2").expect("kill");
+        sim.run_for(MINUTE);
+        let names: Vec<String> =
+            pods(&sim).iter().map(|p| format!("{}@{}", p.metadata.name, p.spec.node_name)).collect();
+        (sim.history_hash(), sim.store.resource_version(), names, sim.events_processed())
+    };
+    let a = run(42);
+    assert_eq!(a, run(42));
+    assert_ne!(a.0, run(43).0);
+}
+
+/// Informer faults: an informer that loses every watch event drifts from the store; the drift is counted.
+#[test]
+fn dropped_watch_events_make_caches_drift() {
+    let mut sim = cluster(15, 2);
+    apply(&mut sim, &web(2, "nginx", "100m"));
+    sim.run_for(20 * SECOND);
+    assert_eq!(sim.drift(), 0);
+    let cm_pods = sim.hosts[0].informers[Kind::Pod.index()].expect("pod informer");
+    sim.informers[cm_pods].drop_fraction = 1.0;
+    scale(&mut sim, 4);
+    sim.run_for(20 * SECOND);
+    assert!(sim.drift() > 0);
+    assert!(sim.informers[cm_pods].stats.events_dropped > 0);
+}
+
+/// What the API served is counted per client: informers LIST once then WATCH, so reads stay small.
+#[test]
+fn api_load_is_counted_per_client() {
+    let mut sim = cluster(16, 3);
+    apply(&mut sim, &web(3, "nginx", "100m"));
+    sim.run_for(MINUTE);
+    let clients = sim.store.clients();
+    let cm = clients.iter().find(|c| &*c.name == "kube-controller-manager").expect("cm");
+    assert_eq!(cm.counters.list_calls, 3, "one LIST per informer (deployments, replicasets, pods)");
+    assert!(cm.counters.watch_events > 0);
+    assert!(cm.counters.creates >= 4, "a ReplicaSet, three pods (and events)");
+    let total = sim.store.total_counters();
+    assert_eq!(total.reads(), total.list_items + total.gets + total.watch_events);
+    let _ = Object::Pod(Pod::default());
+}
