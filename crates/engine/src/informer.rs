@@ -339,8 +339,10 @@ impl Informer {
                     None => out.push(InformerEvent::Add(ev.object)),
                 },
                 EventType::Deleted => {
-                    let last = self.cache.remove(&ev.object.key()).map(|_| ev.object.clone());
-                    out.push(InformerEvent::Delete(last.unwrap_or(ev.object), false));
+                    // DeltaFIFO.Delete: a delete of a key the cache never held is not delivered.
+                    if self.cache.remove(&ev.object.key()).is_some() {
+                        out.push(InformerEvent::Delete(ev.object, false));
+                    }
                 }
                 EventType::Bookmark => {}
             }

@@ -503,6 +503,8 @@ impl Kubelet {
     pub fn revive(&mut self) {
         self.alive = true;
         self.epoch += 1;
+        // Running containers survived; work in flight (starting, stopping) is redone from the relist.
+        self.pods.retain(|_, r| r.stage == Stage::Running);
     }
 
     /// Pods the kubelet considers running, by key (for the UI).

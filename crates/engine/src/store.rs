@@ -63,6 +63,8 @@ impl ApiCounters {
 pub enum ApiError {
     /// 409: the update carried a stale resourceVersion.
     Conflict { resource: &'static str, name: Str },
+    /// 409 with a reason of its own (`pods/binding`: already assigned).
+    ConflictWith { resource: &'static str, name: Str, detail: String },
     /// 404
     NotFound { resource: &'static str, name: Str },
     /// 409
@@ -80,7 +82,7 @@ pub enum ApiError {
 impl ApiError {
     pub fn code(&self) -> u16 {
         match self {
-            ApiError::Conflict { .. } | ApiError::AlreadyExists { .. } => 409,
+            ApiError::Conflict { .. } | ApiError::ConflictWith { .. } | ApiError::AlreadyExists { .. } => 409,
             ApiError::NotFound { .. } => 404,
             ApiError::Gone { .. } => 410,
             ApiError::Invalid(_) => 422,
@@ -88,8 +90,22 @@ impl ApiError {
             ApiError::Internal(_) => 500,
         }
     }
+    /// The `reason` of the API's Status (`Conflict`, `NotFound`...), as kubectl prints it:
+    /// `Error from server (NotFound): pods "x" not found`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ApiError::Conflict { .. } | ApiError::ConflictWith { .. } => "Conflict",
+            ApiError::NotFound { .. } => "NotFound",
+            ApiError::AlreadyExists { .. } => "AlreadyExists",
+            ApiError::Gone { .. } => "Expired",
+            ApiError::Invalid(_) => "Invalid",
+            ApiError::BadRequest(_) => "BadRequest",
+            ApiError::Internal(_) => "InternalError",
+        }
+    }
+
     pub fn is_conflict(&self) -> bool {
-        matches!(self, ApiError::Conflict { .. })
+        matches!(self, ApiError::Conflict { .. } | ApiError::ConflictWith { .. })
     }
     pub fn is_not_found(&self) -> bool {
         matches!(self, ApiError::NotFound { .. })
@@ -103,6 +119,9 @@ impl fmt::Display for ApiError {
                 f,
                 "Operation cannot be fulfilled on {resource} \"{name}\": the object has been modified; please apply your changes to the latest version and try again"
             ),
+            ApiError::ConflictWith { resource, name, detail } => {
+                write!(f, "Operation cannot be fulfilled on {resource} \"{name}\": {detail}")
+            }
             ApiError::NotFound { resource, name } => write!(f, "{resource} \"{name}\" not found"),
             ApiError::AlreadyExists { resource, name } => write!(f, "{resource} \"{name}\" already exists"),
             ApiError::Gone { requested, oldest } => {
@@ -581,12 +600,11 @@ impl Store {
             return Ok(current);
         }
         self.count(client).updates += 1;
-        let finalize = next.meta().is_terminating() && next.meta().finalizers.is_empty();
-        let written = self.commit(EventType::Modified, next, Some(current), now);
-        if finalize && !is_graceful_pod(&written) {
-            return Ok(self.remove(written, now));
+        // The last finalizer is gone: the update becomes the delete (one write, one DELETED event).
+        if next.meta().is_terminating() && next.meta().finalizers.is_empty() && !is_graceful_pod(&next) {
+            return Ok(self.remove(Rc::new(next), now));
         }
-        Ok(written)
+        Ok(self.commit(EventType::Modified, next, Some(current), now))
     }
 
     /// The pods/binding subresource: assigns an unbound pod to a node and sets PodScheduled=True.
@@ -612,7 +630,10 @@ impl Store {
                 format!("pod {} is already assigned to node \"{}\"", pod.name, p.spec.node_name)
             };
             self.count(client).conflicts += 1;
-            return self.fail(client, ApiError::Invalid(msg));
+            return self.fail(
+                client,
+                ApiError::ConflictWith { resource: "pods/binding", name: pod.name.clone(), detail: msg },
+            );
         }
         let mut next = (*current).clone();
         if let Object::Pod(p) = &mut next {
@@ -811,8 +832,9 @@ impl Store {
     ) -> Result<WatcherId, ApiError> {
         let ks = &self.kinds[kind.index()];
         if from_rv < ks.compacted {
-            let oldest = ks.compacted + 1;
-            return self.fail(client, ApiError::Gone { requested: from_rv, oldest });
+            // watch_cache.go: "too old resource version: %d (%d)" with the oldest servable version minus one.
+            let oldest = ks.history.front().map_or(self.rv + 1, |h| h.ev.rv);
+            return self.fail(client, ApiError::Gone { requested: from_rv, oldest: oldest - 1 });
         }
         let (lo, hi) = self.config.watch_latency;
         let latency = self.rng.range(lo, hi);

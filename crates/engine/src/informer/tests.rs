@@ -1,1 +1,379 @@
-// filled by the tests helper
+//! Informer (reflector + indexer + handlers) semantics, after client-go tools/cache. Each test names the upstream
+//! behaviour it reproduces (paths under staging/src/k8s.io/client-go).
+
+use super::*;
+use crate::api::{s, Container, LabelSelectorRequirement, Labels, ObjectMeta, Operator, OwnerReference, Pod, PodSpec};
+use crate::store::{DeleteOptions, StoreConfig, Subresource};
+
+const FAR: Millis = 1 << 40;
+
+fn setup() -> (Store, ClientId, Informer, Rng) {
+    setup_with(StoreConfig::default(), true)
+}
+
+fn setup_with(config: StoreConfig, label_index: bool) -> (Store, ClientId, Informer, Rng) {
+    let mut st = Store::new(config, Rng::new(1));
+    let c = st.register_client("controller-manager");
+    let inf = Informer::new(Kind::Pod, WatchFilter::All, c, 0, label_index);
+    (st, c, inf, Rng::new(7))
+}
+
+fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pairs.iter().map(|(k, v)| (s(k), s(v))).collect()
+}
+
+fn owner(uid: &str, controller: bool) -> OwnerReference {
+    OwnerReference {
+        api_version: s("apps/v1"),
+        kind: s("ReplicaSet"),
+        name: s(uid),
+        uid: s(uid),
+        controller: controller.then_some(true),
+        block_owner_deletion: None,
+    }
+}
+
+fn pod_in(ns: &str, name: &str, lbls: &[(&str, &str)], owners: Vec<OwnerReference>) -> Object {
+    let metadata = ObjectMeta { labels: labels(lbls), owner_references: owners, ..ObjectMeta::named(ns, name) };
+    let containers = vec![Container { name: s("app"), image: s("nginx:1.25"), ..Default::default() }];
+    Object::Pod(Pod { metadata, spec: PodSpec { containers, ..Default::default() }, ..Default::default() })
+}
+
+fn pod(name: &str) -> Object {
+    pod_in("default", name, &[], Vec::new())
+}
+
+fn key(name: &str) -> ObjKey {
+    ObjKey::new("default", name)
+}
+
+fn create(st: &mut Store, c: ClientId, obj: Object) -> Rc<Object> {
+    st.create(c, obj, 0).expect("create")
+}
+
+/// Re-reads `name` and writes it back changed by `f`.
+fn modify(st: &mut Store, c: ClientId, name: &str, f: impl FnOnce(&mut Object)) -> Rc<Object> {
+    let mut o = (**st.peek(Kind::Pod, &key(name)).expect("exists")).clone();
+    f(&mut o);
+    st.update(c, o, Subresource::Main, 0).expect("update")
+}
+
+fn delete_now(st: &mut Store, c: ClientId, name: &str) {
+    let zero = DeleteOptions { grace_period_seconds: Some(0), ..Default::default() };
+    st.delete(c, Kind::Pod, &key(name), &zero, 0).expect("delete");
+}
+
+/// Delivers every buffered watch event to the informer (the simulation's drain at a time far after they are due).
+fn deliver(st: &mut Store, inf: &mut Informer, rng: &mut Rng) -> Vec<InformerEvent> {
+    let Some(id) = inf.watcher() else { return Vec::new() };
+    let (evs, _) = st.drain_watch(id, FAR);
+    inf.on_watch_events(evs, rng)
+}
+
+/// `add a`, `update a`, `delete a`, `delete? a` (DeletedFinalStateUnknown).
+fn summary(evs: &[InformerEvent]) -> Vec<String> {
+    evs.iter()
+        .map(|e| {
+            let what = match e {
+                InformerEvent::Add(_) => "add",
+                InformerEvent::Update(..) => "update",
+                InformerEvent::Delete(_, false) => "delete",
+                InformerEvent::Delete(_, true) => "delete?",
+            };
+            format!("{what} {}", e.object().meta().name)
+        })
+        .collect()
+}
+
+fn names<'a>(objs: impl IntoIterator<Item = &'a Rc<Object>>) -> Vec<String> {
+    objs.into_iter().map(|o| o.meta().name.to_string()).collect()
+}
+
+fn synced(names_: &[&str]) -> (Store, ClientId, Informer, Rng) {
+    let (mut st, c, mut inf, rng) = setup();
+    for n in names_ {
+        create(&mut st, c, pod(n));
+    }
+    inf.list_and_watch(&mut st).expect("list and watch");
+    (st, c, inf, rng)
+}
+
+// ---- reflector -----------------------------------------------------------------------------------------------
+
+#[test]
+fn list_and_watch_fills_the_cache_delivers_adds_and_is_synced() {
+    // tools/cache/reflector.go ListAndWatch: LIST, Replace the store (DeltaFIFO -> OnAdd for new keys), then WATCH
+    // from the list's resourceVersion; HasSynced once the first list is processed.
+    let (mut st, c, mut inf, _) = setup();
+    for n in ["c", "a", "b"] {
+        create(&mut st, c, pod(n));
+    }
+    assert!(!inf.has_synced);
+    let evs = inf.list_and_watch(&mut st).expect("list and watch");
+    assert_eq!(summary(&evs), ["add a", "add b", "add c"]);
+    assert_eq!(inf.cache.len(), 3);
+    assert!(inf.has_synced);
+    assert_eq!(inf.last_rv, st.resource_version());
+    assert!(matches!(inf.state, ReflectorState::Watching(_)));
+    assert_eq!((inf.stats.lists, inf.stats.relists, inf.stats.watches), (1, 0, 1));
+    let api = st.counters(c);
+    assert_eq!((api.list_calls, api.list_items, api.watches_opened), (1, 3, 1));
+    assert_eq!(inf.drift(&st), 0);
+}
+
+#[test]
+fn watch_events_update_the_cache_and_last_resource_version() {
+    // reflector.go watchHandler: ADDED -> store.Add, MODIFIED -> store.Update, DELETED -> store.Delete, and
+    // setLastSyncResourceVersion to each event's resourceVersion.
+    let (mut st, c, mut inf, mut rng) = synced(&["a", "b"]);
+    create(&mut st, c, pod("n"));
+    let a = modify(&mut st, c, "a", |o| o.meta_mut().labels = labels(&[("v", "2")]));
+    delete_now(&mut st, c, "b");
+    let evs = deliver(&mut st, &mut inf, &mut rng);
+    assert_eq!(summary(&evs), ["add n", "update a", "delete b"]);
+    if let InformerEvent::Update(old, new) = &evs[1] {
+        assert!(old.meta().resource_version < new.meta().resource_version);
+        assert!(!evs[1].is_resync());
+    }
+    assert_eq!(names(inf.cache.list()), ["a", "n"]);
+    assert_eq!(inf.cache.get(&key("a")).map(|o| o.meta().resource_version), Some(a.meta().resource_version));
+    assert_eq!(inf.last_rv, st.resource_version());
+    assert_eq!(inf.stats.events_received, 3);
+    assert_eq!(inf.drift(&st), 0);
+}
+
+#[test]
+fn rewatch_after_a_disconnect_resumes_from_the_last_resource_version_without_a_list() {
+    // reflector.go: a watch that ends without an error is re-opened from LastSyncResourceVersion; the events
+    // missed meanwhile come from the watch cache's history, no relist.
+    let (mut st, c, mut inf, mut rng) = synced(&["a"]);
+    create(&mut st, c, pod("b"));
+    deliver(&mut st, &mut inf, &mut rng);
+    create(&mut st, c, pod("missed"));
+    let lists = st.counters(c).list_calls;
+    inf.rewatch(&mut st).expect("rewatch");
+    assert_eq!(st.open_watchers(), 1, "the old watch was closed");
+    let evs = deliver(&mut st, &mut inf, &mut rng);
+    assert_eq!(summary(&evs), ["add missed"]);
+    assert_eq!(st.counters(c).list_calls, lists);
+    assert_eq!((inf.stats.watches, inf.stats.relists, inf.stats.gone), (2, 0, 0));
+    assert_eq!(inf.drift(&st), 0);
+}
+
+#[test]
+fn rewatch_from_a_compacted_resource_version_fails_with_gone_and_a_relist_repairs() {
+    // reflector.go: a 410 "too old resource version" (isExpiredError) ends the watch and forces a full relist.
+    let config = StoreConfig { watch_history_min: 2, watch_history_max: 3, ..Default::default() };
+    let (mut st, c, mut inf, _) = setup_with(config, true);
+    create(&mut st, c, pod("a"));
+    inf.list_and_watch(&mut st).expect("list and watch");
+    for i in 0..5 {
+        create(&mut st, c, pod(&format!("p{i}")));
+    }
+    let err = inf.rewatch(&mut st).expect_err("history is gone");
+    assert_eq!(err.code(), 410);
+    assert!(err.to_string().starts_with("too old resource version"), "{err}");
+    assert_eq!(inf.stats.gone, 1);
+    assert_eq!(inf.state, ReflectorState::Listing);
+    assert_eq!(inf.watcher(), None);
+    let evs = inf.list_and_watch(&mut st).expect("relist");
+    assert_eq!(summary(&evs), ["update a", "add p0", "add p1", "add p2", "add p3", "add p4"]);
+    assert_eq!((inf.stats.lists, inf.stats.relists), (2, 1));
+    assert_eq!(inf.drift(&st), 0);
+}
+
+#[test]
+fn next_backoff_starts_at_800ms_doubles_and_caps_at_30s_with_jitter() {
+    // reflector.go NewReflectorWithOptions: backoff manager NewExponentialBackoffManager(800ms, 30s, 2m, 2.0,
+    // 1.0): each wait is base * (1 + jitter), jitter up to +100%.
+    let (_, _, mut inf, mut rng) = setup();
+    for base in [800, 1_600, 3_200, 6_400, 12_800, 25_600, 30_000, 30_000, 30_000] {
+        let wait = inf.next_backoff(&mut rng);
+        assert!((base..=2 * base).contains(&wait), "{wait} for base {base}");
+    }
+    assert_eq!(inf.backoff, RELIST_BACKOFF_MAX);
+}
+
+#[test]
+fn a_successful_list_resets_the_backoff() {
+    // The backoff manager restarts at its initial value once a ListAndWatch succeeds.
+    let (mut st, _, mut inf, mut rng) = setup();
+    for _ in 0..4 {
+        inf.next_backoff(&mut rng);
+    }
+    assert!(inf.backoff > RELIST_BACKOFF_INITIAL);
+    inf.list_and_watch(&mut st).expect("list and watch");
+    assert_eq!(inf.backoff, RELIST_BACKOFF_INITIAL);
+}
+
+#[test]
+fn stop_clears_the_cache_and_closes_the_watch() {
+    // A dead process loses its informer memory: the next start lists from scratch and is not synced before.
+    let (mut st, _, mut inf, _) = synced(&["a", "b"]);
+    assert_eq!(st.open_watchers(), 1);
+    inf.stop(&mut st);
+    assert!(inf.cache.is_empty());
+    assert_eq!(inf.cache.by_namespace("default").count(), 0);
+    assert!(!inf.has_synced);
+    assert_eq!((inf.state, inf.last_rv, inf.epoch), (ReflectorState::Stopped, 0, 1));
+    assert_eq!(st.open_watchers(), 0);
+    assert_eq!(inf.drift(&st), 0, "a stopped informer is not stale");
+}
+
+// ---- indexes -------------------------------------------------------------------------------------------------
+
+#[test]
+fn by_owner_indexes_only_the_controller_owner_reference_uid() {
+    // controller_utils / metav1.GetControllerOf: the owner that counts is the reference with controller=true.
+    let (mut st, c, mut inf, _) = setup();
+    create(&mut st, c, pod_in("default", "mine", &[], vec![owner("rs-1", true)]));
+    create(&mut st, c, pod_in("default", "not-controller", &[], vec![owner("rs-1", false)]));
+    create(&mut st, c, pod_in("default", "other", &[], vec![owner("rs-1", false), owner("rs-2", true)]));
+    create(&mut st, c, pod("orphan"));
+    inf.list_and_watch(&mut st).expect("list and watch");
+    assert_eq!(names(inf.cache.by_owner("rs-1")), ["mine"]);
+    assert_eq!(names(inf.cache.by_owner("rs-2")), ["other"]);
+    assert_eq!(inf.cache.by_owner("rs-3").count(), 0);
+}
+
+#[test]
+fn by_node_and_by_namespace_index_pods() {
+    // tools/cache/index.go MetaNamespaceIndexFunc, and the scheduler's / kubelet's pods-by-nodeName lookups.
+    let (mut st, c, mut inf, _) = setup();
+    for (ns, name, node) in
+        [("default", "a", "n1"), ("kube-system", "b", "n1"), ("default", "c", "n2"), ("default", "d", "")]
+    {
+        let p = create(&mut st, c, pod_in(ns, name, &[], Vec::new()));
+        if !node.is_empty() {
+            st.bind(c, &p.key(), &p.meta().uid, node, 0).expect("bind");
+        }
+    }
+    inf.list_and_watch(&mut st).expect("list and watch");
+    assert_eq!(names(inf.cache.by_node("n1")), ["a", "b"]);
+    assert_eq!(names(inf.cache.by_node("n2")), ["c"]);
+    assert_eq!(inf.cache.by_node("").count(), 0, "unbound pods are in no node bucket");
+    assert_eq!(names(inf.cache.by_namespace("default")), ["a", "c", "d"]);
+    assert_eq!(names(inf.cache.by_namespace("kube-system")), ["b"]);
+}
+
+#[test]
+fn select_finds_label_matches_in_the_namespace_with_or_without_the_label_index() {
+    // tools/cache/listers.go ListAllByNamespace: objects of the namespace whose labels match the selector
+    // (matchLabels and matchExpressions); an index only narrows the candidates.
+    for label_index in [true, false] {
+        let (mut st, c, mut inf, _) = setup_with(StoreConfig::default(), label_index);
+        create(&mut st, c, pod_in("default", "a", &[("app", "web"), ("tier", "fe")], Vec::new()));
+        create(&mut st, c, pod_in("default", "b", &[("app", "web"), ("tier", "be")], Vec::new()));
+        create(&mut st, c, pod_in("default", "c", &[("app", "db")], Vec::new()));
+        create(&mut st, c, pod_in("kube-system", "d", &[("app", "web")], Vec::new()));
+        inf.list_and_watch(&mut st).expect("list and watch");
+        let web = LabelSelector::from_labels(labels(&[("app", "web")]));
+        assert_eq!(names(inf.cache.select("default", &web)), ["a", "b"], "label_index={label_index}");
+        assert_eq!(names(inf.cache.select("kube-system", &web)), ["d"]);
+        let not_be = LabelSelector {
+            match_labels: labels(&[("app", "web")]),
+            match_expressions: vec![LabelSelectorRequirement {
+                key: s("tier"),
+                operator: Operator::NotIn,
+                values: vec![s("be")],
+            }],
+        };
+        assert_eq!(names(inf.cache.select("default", &not_be)), ["a"]);
+        let in_set = LabelSelector {
+            match_expressions: vec![LabelSelectorRequirement {
+                key: s("app"),
+                operator: Operator::In,
+                values: vec![s("db"), s("web")],
+            }],
+            ..Default::default()
+        };
+        assert_eq!(names(inf.cache.select("default", &in_set)), ["a", "b", "c"]);
+        let nothing = LabelSelector::from_labels(labels(&[("app", "none")]));
+        assert!(inf.cache.select("default", &nothing).is_empty());
+    }
+}
+
+#[test]
+fn index_entries_move_when_labels_owner_or_node_change_and_vanish_on_delete() {
+    // tools/cache/thread_safe_store.go updateIndices: on update the old index values are removed and the new ones
+    // added; on delete every index entry goes.
+    let (mut st, c, mut inf, mut rng) = setup();
+    let p = create(&mut st, c, pod_in("default", "p", &[("app", "a")], vec![owner("rs-1", true)]));
+    inf.list_and_watch(&mut st).expect("list and watch");
+    let sel = |v: &str| LabelSelector::from_labels(labels(&[("app", v)]));
+    modify(&mut st, c, "p", |o| {
+        o.meta_mut().labels = labels(&[("app", "b")]);
+        o.meta_mut().owner_references = vec![owner("rs-2", true)];
+    });
+    st.bind(c, &key("p"), &p.meta().uid, "n1", 0).expect("bind");
+    deliver(&mut st, &mut inf, &mut rng);
+    assert!(inf.cache.select("default", &sel("a")).is_empty());
+    assert_eq!(names(inf.cache.select("default", &sel("b"))), ["p"]);
+    assert_eq!(inf.cache.by_owner("rs-1").count(), 0);
+    assert_eq!(names(inf.cache.by_owner("rs-2")), ["p"]);
+    assert_eq!(names(inf.cache.by_node("n1")), ["p"]);
+    delete_now(&mut st, c, "p");
+    deliver(&mut st, &mut inf, &mut rng);
+    assert!(inf.cache.select("default", &sel("b")).is_empty());
+    assert_eq!(inf.cache.by_owner("rs-2").count(), 0);
+    assert_eq!(inf.cache.by_node("n1").count(), 0);
+    assert_eq!(inf.cache.by_namespace("default").count(), 0);
+    assert!(inf.cache.by_label.is_empty() && inf.cache.by_owner.is_empty() && inf.cache.by_node.is_empty());
+}
+
+// ---- resync, faults, relist ----------------------------------------------------------------------------------
+
+#[test]
+fn resync_redelivers_every_cached_object_as_an_update_in_key_order_without_api_calls() {
+    // tools/cache/shared_informer.go resyncCheckPeriod + DeltaFIFO.Resync: Sync deltas from the local store, so
+    // OnUpdate(old, new) with old == new; no request reaches the API server.
+    let (mut st, c, mut inf, _) = synced(&["c", "a", "b"]);
+    create(&mut st, c, pod("unseen"));
+    let api = st.counters(c).clone();
+    let evs = inf.resync();
+    assert_eq!(summary(&evs), ["update a", "update b", "update c"], "the cache, not the server");
+    assert!(evs.iter().all(|e| e.is_resync() && e.old().is_some_and(|o| Rc::ptr_eq(o, e.object()))));
+    assert_eq!(st.counters(c), &api);
+    assert_eq!(inf.stats.resyncs, 1);
+    assert_eq!(inf.drift(&st), 1, "resync does not repair staleness");
+}
+
+#[test]
+fn dropped_watch_events_leave_the_cache_stale_until_a_relist_repairs_it() {
+    // Sieve-style "missed events" fault. Resync cannot repair a stale cache; a relist does: DeltaFIFO.Replace
+    // delivers updates for listed objects and DeletedFinalStateUnknown for keys that vanished.
+    let (mut st, c, mut inf, mut rng) = synced(&["a", "b", "c"]);
+    inf.drop_fraction = 1.0;
+    create(&mut st, c, pod("d"));
+    modify(&mut st, c, "a", |o| o.meta_mut().labels = labels(&[("v", "2")]));
+    delete_now(&mut st, c, "c");
+    assert!(deliver(&mut st, &mut inf, &mut rng).is_empty());
+    assert_eq!((inf.stats.events_received, inf.stats.events_dropped), (3, 3));
+    assert_eq!(names(inf.cache.list()), ["a", "b", "c"]);
+    assert_eq!(inf.drift(&st), 3, "a stale, c extra, d missing");
+
+    inf.drop_fraction = 0.0;
+    let evs = inf.list_and_watch(&mut st).expect("relist");
+    assert_eq!(summary(&evs), ["update a", "update b", "add d", "delete? c"]);
+    if let InformerEvent::Update(old, new) = &evs[0] {
+        assert!(old.meta().resource_version < new.meta().resource_version, "a changed");
+    }
+    assert!(evs[1].is_resync(), "b did not change");
+    assert_eq!(names(inf.cache.list()), ["a", "b", "d"]);
+    assert_eq!(inf.drift(&st), 0);
+    assert_eq!(inf.stats.relists, 1);
+}
+
+#[test]
+fn delete_of_an_unknown_key_is_not_delivered() {
+    // tools/cache/delta_fifo.go Delete: if the key is neither in knownObjects (the indexer) nor queued, the
+    // delete is dropped ("Presumably, this was deleted when a relist happened").
+    let (mut st, c, mut inf, mut rng) = synced(&[]);
+    inf.drop_fraction = 1.0;
+    create(&mut st, c, pod("ghost"));
+    deliver(&mut st, &mut inf, &mut rng);
+    inf.drop_fraction = 0.0;
+    delete_now(&mut st, c, "ghost");
+    let evs = deliver(&mut st, &mut inf, &mut rng);
+    assert!(evs.is_empty(), "{:?}", summary(&evs));
+}
