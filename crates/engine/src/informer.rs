@@ -229,6 +229,8 @@ pub struct Informer {
     pub has_synced: bool,
     /// Periodic resync (0 = off).
     pub resync_period: Millis,
+    /// Bumped when the resync timer is re-armed (a period change), so older timers are ignored.
+    pub resync_token: u64,
     /// Fault: the fraction of watch events this informer silently loses.
     pub drop_fraction: f64,
     /// Bumped whenever the informer is stopped or restarted, so stale timers are ignored.
@@ -253,6 +255,7 @@ impl Informer {
             last_rv: 0,
             has_synced: false,
             resync_period: 0,
+            resync_token: 0,
             drop_fraction: 0.0,
             epoch: 0,
             backoff: RELIST_BACKOFF_INITIAL,

@@ -73,7 +73,7 @@ pub enum Owner {
 enum Ev {
     WatchDrain(WatcherId),
     InformerList { informer: InformerId, epoch: u64 },
-    InformerResync { informer: InformerId, epoch: u64 },
+    InformerResync { informer: InformerId, epoch: u64, token: u64 },
     QueueWake { host: usize, ctrl: usize, epoch: u64 },
     WorkerDone { host: usize, ctrl: usize, worker: usize, epoch: u64 },
     KubeletTick { node: usize, epoch: u64 },
@@ -174,7 +174,9 @@ impl Sim {
         sim
     }
 
-    fn add_host(&mut self, name: &str, controllers: Vec<Controller>, resync: Millis) {
+    /// Starts a process hosting `controllers` with shared informers of the kinds they watch (resync period
+    /// `resync`, 0 = off). The controller manager and the scheduler are hosts; tests add their own.
+    pub fn add_host(&mut self, name: &str, controllers: Vec<Controller>, resync: Millis) -> usize {
         let index = self.hosts.len();
         let client = self.store.register_client(name);
         let mut ids = [None; 7];
@@ -199,6 +201,7 @@ impl Sim {
         for id in ids.into_iter().flatten() {
             self.start_informer(id);
         }
+        index
     }
 
     fn push_informer(&mut self, inf: Informer, owner: Owner) -> InformerId {
@@ -294,10 +297,7 @@ impl Sim {
                         if let Some(w) = self.informers[informer].watcher() {
                             self.watch_routes.insert(w, informer);
                         }
-                        let period = self.informers[informer].resync_period;
-                        if period > 0 {
-                            self.schedule(self.now + period, Ev::InformerResync { informer, epoch });
-                        }
+                        self.schedule_resync(informer);
                         self.deliver(informer, out);
                         // This sync may complete the host's WaitForCacheSync.
                         if let Owner::Host(h) = self.informer_owner[informer] {
@@ -310,14 +310,13 @@ impl Sim {
                     }
                 }
             }
-            Ev::InformerResync { informer, epoch } => {
+            Ev::InformerResync { informer, epoch, token } => {
                 let inf = &mut self.informers[informer];
-                if inf.epoch != epoch || inf.resync_period == 0 || inf.state == ReflectorState::Stopped {
+                if inf.epoch != epoch || inf.resync_token != token || inf.state == ReflectorState::Stopped {
                     return;
                 }
-                let period = inf.resync_period;
                 let out = inf.resync();
-                self.schedule(self.now + period, Ev::InformerResync { informer, epoch });
+                self.schedule_resync(informer);
                 self.deliver(informer, out);
             }
             Ev::QueueWake { host, ctrl, epoch } => {
@@ -472,9 +471,8 @@ impl Sim {
                     c.stats.dropped += 1;
                     RecordOutcome::Dropped { message }
                 } else {
-                    wake = c.queue.add_rate_limited(busy.key.clone(), now, &mut self.rng);
-                    let retry_in =
-                        c.queue.delaying().waiting().find(|(k, _)| **k == busy.key).map_or(0, |(_, t)| t - now);
+                    let (retry_in, w) = c.queue.add_rate_limited_with_delay(busy.key.clone(), now, &mut self.rng);
+                    wake = w;
                     RecordOutcome::Error { message, retry_in }
                 }
             }
@@ -492,6 +490,16 @@ impl Sim {
         });
         if let Some(at) = wake {
             self.schedule(at, Ev::QueueWake { host: h, ctrl: ci, epoch });
+        }
+    }
+
+    /// Arms the next resync of an informer (none when its period is 0); earlier timers become stale.
+    fn schedule_resync(&mut self, informer: InformerId) {
+        let inf = &mut self.informers[informer];
+        inf.resync_token += 1;
+        let (period, epoch, token) = (inf.resync_period, inf.epoch, inf.resync_token);
+        if period > 0 {
+            self.schedule(self.now + period, Ev::InformerResync { informer, epoch, token });
         }
     }
 
@@ -615,6 +623,38 @@ impl Sim {
         .map_err(|e| format!("Error from server: {e}"))
     }
 
+    // ---- knobs ----------------------------------------------------------------------------------------------
+
+    /// Fault: every informer loses this fraction (0..=1) of the watch events delivered to it.
+    pub fn set_watch_drop(&mut self, fraction: f64) {
+        let f = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
+        for inf in &mut self.informers {
+            inf.drop_fraction = f;
+        }
+    }
+
+    /// The resync period of the controller manager's informers (0 disables resync). Takes effect now.
+    pub fn set_resync_period(&mut self, period: Millis) {
+        let ids: Vec<InformerId> = self.hosts[CONTROLLER_MANAGER].informers.iter().flatten().copied().collect();
+        for id in ids {
+            self.informers[id].resync_period = period;
+            if self.informers[id].has_synced {
+                self.schedule_resync(id);
+            }
+        }
+    }
+
+    /// The controller manager's resync period.
+    pub fn resync_period(&self) -> Millis {
+        self.hosts[CONTROLLER_MANAGER]
+            .informers
+            .iter()
+            .flatten()
+            .map(|id| self.informers[*id].resync_period)
+            .next()
+            .unwrap_or(0)
+    }
+
     // ---- observation (uncounted) -----------------------------------------------------------------------------
 
     /// Cached objects, over all running informers, that differ from the store right now.
@@ -634,6 +674,16 @@ impl Sim {
     /// Every queue empty and every worker idle.
     pub fn idle(&self) -> bool {
         self.hosts.iter().flat_map(|h| h.controllers.iter()).all(|c| c.queue.is_empty() && c.busy_workers() == 0)
+    }
+
+    /// Objects the API store has served so far, over all clients: LIST items + GETs + watch events.
+    pub fn api_reads(&self) -> u64 {
+        self.store.total_counters().reads()
+    }
+
+    /// Nodes whose Ready condition is True, as the control plane sees them.
+    pub fn nodes_ready(&self) -> usize {
+        self.store.objects(Kind::Node).filter_map(|o| o.as_node()).filter(|n| n.ready_status() == "True").count()
     }
 
     /// Pods by phase: (running, pending, terminating).

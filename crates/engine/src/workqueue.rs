@@ -516,8 +516,13 @@ impl<K: Clone + Eq + Hash> RateLimitingQueue<K> {
     /// client-go `AddRateLimited`: `add_after(k, limiter.when(k))`, which counts a retry and a failure of `k`.
     /// Returns the wake-up to schedule, as [`DelayingQueue::add_after`] does.
     pub fn add_rate_limited(&mut self, k: K, now: Millis, rng: &mut Rng) -> Option<Millis> {
+        self.add_rate_limited_with_delay(k, now, rng).1
+    }
+
+    /// [`RateLimitingQueue::add_rate_limited`], also returning the delay the limiter chose (for the event stream).
+    pub fn add_rate_limited_with_delay(&mut self, k: K, now: Millis, rng: &mut Rng) -> (Millis, Option<Millis>) {
         let delay = self.limiter.when(&k, now, rng);
-        self.queue.add_after(k, delay, now)
+        (delay, self.queue.add_after(k, delay, now))
     }
 
     /// client-go `Forget`: the limiter stops tracking `k` (its backoff resets). Does not remove `k` from the queue.
