@@ -623,6 +623,35 @@ impl Sim {
         .map_err(|e| format!("Error from server: {e}"))
     }
 
+    /// Fault: the watch of `informer` is cut. The reflector re-watches from the last resourceVersion it saw; if
+    /// the server no longer has that history (410 Gone) it relists after its backoff.
+    pub fn disconnect_watch(&mut self, informer: InformerId) {
+        let inf = &mut self.informers[informer];
+        if inf.watcher().is_none() {
+            return;
+        }
+        match inf.rewatch(&mut self.store) {
+            Ok(()) => {
+                if let Some(w) = inf.watcher() {
+                    self.watch_routes.insert(w, informer);
+                }
+            }
+            Err(_) => {
+                let epoch = inf.epoch;
+                let backoff = inf.next_backoff(&mut self.rng);
+                self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
+            }
+        }
+        self.flush_wakeups();
+    }
+
+    /// Cuts every informer's watch (see [`Sim::disconnect_watch`]).
+    pub fn disconnect_all_watches(&mut self) {
+        for id in 0..self.informers.len() {
+            self.disconnect_watch(id);
+        }
+    }
+
     // ---- knobs ----------------------------------------------------------------------------------------------
 
     /// Fault: every informer loses this fraction (0..=1) of the watch events delivered to it.
