@@ -77,9 +77,50 @@ impl NodeInfo {
     }
 }
 
+/// The scheduler's node cache: a vector walked round-robin, with an index by name.
+#[derive(Default)]
+pub struct NodeTable {
+    list: Vec<NodeInfo>,
+    index: FxHashMap<Str, usize>,
+}
+
+impl NodeTable {
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+    pub fn get(&self, name: &str) -> Option<&NodeInfo> {
+        self.index.get(name).map(|i| &self.list[*i])
+    }
+    fn get_mut(&mut self, name: &str) -> Option<&mut NodeInfo> {
+        self.index.get(name).map(|i| &mut self.list[*i])
+    }
+    fn insert(&mut self, info: NodeInfo) {
+        match self.index.get(&info.name) {
+            Some(i) => self.list[*i] = info,
+            None => {
+                self.index.insert(info.name.clone(), self.list.len());
+                self.list.push(info);
+            }
+        }
+    }
+    fn remove(&mut self, name: &str) {
+        let Some(i) = self.index.remove(name) else { return };
+        self.list.swap_remove(i);
+        if let Some(moved) = self.list.get(i) {
+            self.index.insert(moved.name.clone(), i);
+        }
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &NodeInfo> {
+        self.list.iter()
+    }
+}
+
 #[derive(Default)]
 pub struct Scheduler {
-    pub nodes: BTreeMap<Str, NodeInfo>,
+    pub nodes: NodeTable,
     /// Pods counted on a node (bound, or assumed after our own bind), with what they request.
     placed: FxHashMap<ObjKey, (Str, Usage)>,
     /// Pods that failed to schedule, with the end of their backoff.
@@ -303,7 +344,7 @@ impl Reconciler for Scheduler {
                         }
                     }
                 }
-                self.nodes.insert(info.name.clone(), info);
+                self.nodes.insert(info);
                 if more_room {
                     self.move_unschedulable(now, out);
                 }
@@ -345,8 +386,7 @@ impl Reconciler for Scheduler {
             return Ok(Outcome::Done);
         }
         let u = usage(&pod);
-        let names: Vec<Str> = self.nodes.keys().cloned().collect();
-        let total = names.len();
+        let total = self.nodes.len();
         let want = feasible_nodes_to_find(total);
         let mut feasible: Vec<&NodeInfo> = Vec::new();
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
@@ -356,7 +396,7 @@ impl Reconciler for Scheduler {
             if feasible.len() >= want {
                 break;
             }
-            let n = &self.nodes[&names[(self.next_start + i) % total]];
+            let n = &self.nodes.list[(self.next_start + i) % total];
             processed += 1;
             let mut why = Vec::new();
             if filter(&pod, &u, n, &mut why) {
