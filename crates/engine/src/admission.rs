@@ -31,15 +31,15 @@ impl FieldError {
 /// Fills in upstream defaults.
 pub fn default_object(obj: &mut Object) {
     match obj {
-        Object::Pod(p) => {
-            default_pod_spec(&mut p.spec);
+        Object::Pod(p) => with_spec(&mut p.spec, |spec| {
+            default_pod_spec(spec);
             for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
-                let has = p.spec.tolerations.iter().any(|t| {
+                let has = spec.tolerations.iter().any(|t| {
                     (t.key.is_empty() && &*t.operator == "Exists")
                         || (&*t.key == key && (t.effect.is_empty() || &*t.effect == "NoExecute"))
                 });
                 if !has {
-                    p.spec.tolerations.push(Toleration {
+                    spec.tolerations.push(Toleration {
                         key: s(key),
                         operator: s("Exists"),
                         value: s(""),
@@ -48,8 +48,8 @@ pub fn default_object(obj: &mut Object) {
                     });
                 }
             }
-            p.spec.priority.get_or_insert(0);
-        }
+            spec.priority.get_or_insert(0);
+        }),
         Object::ReplicaSet(rs) => {
             rs.spec.replicas.get_or_insert(1);
             default_template(&mut rs.spec.template);
@@ -61,7 +61,17 @@ pub fn default_object(obj: &mut Object) {
 }
 
 fn default_template(t: &mut PodTemplateSpec) {
-    default_pod_spec(&mut t.spec);
+    with_spec(&mut t.spec, default_pod_spec);
+}
+
+/// Applies `f` to a shared pod spec, replacing it only if `f` changed something (so an already defaulted spec
+/// stays shared between the versions of an object).
+fn with_spec(spec: &mut std::rc::Rc<PodSpec>, f: impl FnOnce(&mut PodSpec)) {
+    let mut next = (**spec).clone();
+    f(&mut next);
+    if next != **spec {
+        *spec = std::rc::Rc::new(next);
+    }
 }
 
 fn default_pod_spec(spec: &mut PodSpec) {
@@ -332,7 +342,7 @@ mod tests {
         d.spec.selector = LabelSelector::default();
         d.spec.selector.match_labels.insert(s("app"), s("web"));
         d.spec.template.metadata.labels.insert(s("app"), s("web"));
-        d.spec.template.spec.containers.push(Container {
+        std::rc::Rc::make_mut(&mut d.spec.template.spec).containers.push(Container {
             name: s("nginx"),
             image: s("nginx:1.27"),
             ..Default::default()
@@ -360,7 +370,11 @@ mod tests {
     #[test]
     fn pods_get_default_tolerations_of_300_seconds() {
         let mut p = Pod::default();
-        p.spec.containers.push(Container { name: s("c"), image: s("busybox"), ..Default::default() });
+        std::rc::Rc::make_mut(&mut p.spec).containers.push(Container {
+            name: s("c"),
+            image: s("busybox"),
+            ..Default::default()
+        });
         let mut o = Object::Pod(p);
         default_object(&mut o);
         let p = o.as_pod().cloned().unwrap_or_default();
@@ -375,7 +389,7 @@ mod tests {
     fn validation_reports_fields_like_the_api_server() {
         let mut d = deployment();
         d.spec.replicas = Some(-1);
-        d.spec.template.spec.containers[0].image = s("");
+        std::rc::Rc::make_mut(&mut d.spec.template.spec).containers[0].image = s("");
         d.spec.template.metadata.labels.insert(s("app"), s("other"));
         let o = Object::Deployment(d);
         let errs = validate(&o);

@@ -74,6 +74,15 @@ impl<'a> Api<'a> {
         self.store.bind(self.client, pod, uid, node, self.now)
     }
 
+    /// Requests made in the background (client-go's event broadcaster, the scheduler's binding cycle): counted,
+    /// but the caller does not wait for them.
+    pub fn detached<T>(&mut self, f: impl FnOnce(&mut Api<'a>) -> T) -> T {
+        let before = self.elapsed;
+        let out = f(self);
+        self.elapsed = before;
+        out
+    }
+
     /// Requests issued in parallel (a slow-start batch): counted each, but the caller waits one round trip.
     pub fn parallel<T>(&mut self, f: impl FnOnce(&mut Api<'a>) -> T) -> T {
         let before = self.elapsed;

@@ -3,7 +3,7 @@
 //! queue keys. Resync re-delivers the cache to handlers (it never talks to the API server); a relist (after
 //! 410 Gone, or a disconnect that cannot resume) replaces the cache and delivers deletes for vanished keys.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -44,7 +44,8 @@ impl InformerEvent {
     }
 }
 
-type Bucket = BTreeSet<ObjKey>;
+/// An index bucket: the objects themselves (shared), in key order, so walking it needs no lookups.
+type Bucket = BTreeMap<ObjKey, Rc<Object>>;
 
 /// The informer's local cache (`cache.Indexer`) with the indexes controllers use instead of scanning: namespace,
 /// controller owner uid, pod node name and label pairs.
@@ -53,13 +54,15 @@ pub struct Cache {
     objects: FxHashMap<ObjKey, Rc<Object>>,
     by_namespace: FxHashMap<Str, Bucket>,
     by_owner: FxHashMap<Str, Bucket>,
+    /// Objects without a controller, by namespace (candidates for adoption).
+    orphans: FxHashMap<Str, Bucket>,
     by_node: FxHashMap<Str, Bucket>,
     by_label: FxHashMap<(Str, Str), Bucket>,
     label_index: bool,
 }
 
-fn bucket_insert(map: &mut FxHashMap<Str, Bucket>, k: &Str, key: &ObjKey) {
-    map.entry(k.clone()).or_default().insert(key.clone());
+fn bucket_insert(map: &mut FxHashMap<Str, Bucket>, k: &Str, key: &ObjKey, o: &Rc<Object>) {
+    map.entry(k.clone()).or_default().insert(key.clone(), o.clone());
 }
 
 fn bucket_remove(map: &mut FxHashMap<Str, Bucket>, k: &Str, key: &ObjKey) {
@@ -95,12 +98,17 @@ impl Cache {
     }
 
     fn resolve<'a>(&'a self, b: Option<&'a Bucket>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        b.into_iter().flat_map(|b| b.iter()).filter_map(|k| self.objects.get(k))
+        b.into_iter().flat_map(|b| b.values())
     }
 
     /// Objects whose controller owner has this uid.
     pub fn by_owner(&self, uid: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
         self.resolve(self.by_owner.get(uid))
+    }
+
+    /// Objects in `namespace` that have no controller (what a controller may adopt).
+    pub fn orphans(&self, namespace: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
+        self.resolve(self.orphans.get(namespace))
     }
 
     /// Pods bound to this node.
@@ -131,20 +139,21 @@ impl Cache {
         candidates.filter(|o| &*o.meta().namespace == namespace && selector.matches(&o.meta().labels)).collect()
     }
 
-    fn index(&mut self, key: &ObjKey, o: &Object) {
+    fn index(&mut self, key: &ObjKey, o: &Rc<Object>) {
         let m = o.meta();
-        bucket_insert(&mut self.by_namespace, &m.namespace, key);
-        if let Some(r) = controller_of(m) {
-            bucket_insert(&mut self.by_owner, &r.uid, key);
+        bucket_insert(&mut self.by_namespace, &m.namespace, key, o);
+        match controller_of(m) {
+            Some(r) => bucket_insert(&mut self.by_owner, &r.uid, key, o),
+            None => bucket_insert(&mut self.orphans, &m.namespace, key, o),
         }
         if let Some(p) = o.as_pod() {
             if !p.spec.node_name.is_empty() {
-                bucket_insert(&mut self.by_node, &p.spec.node_name, key);
+                bucket_insert(&mut self.by_node, &p.spec.node_name, key, o);
             }
         }
         if self.label_index {
             for (k, v) in &m.labels {
-                self.by_label.entry((k.clone(), v.clone())).or_default().insert(key.clone());
+                self.by_label.entry((k.clone(), v.clone())).or_default().insert(key.clone(), o.clone());
             }
         }
     }
@@ -152,8 +161,9 @@ impl Cache {
     fn unindex(&mut self, key: &ObjKey, o: &Object) {
         let m = o.meta();
         bucket_remove(&mut self.by_namespace, &m.namespace, key);
-        if let Some(r) = controller_of(m) {
-            bucket_remove(&mut self.by_owner, &r.uid, key);
+        match controller_of(m) {
+            Some(r) => bucket_remove(&mut self.by_owner, &r.uid, key),
+            None => bucket_remove(&mut self.orphans, &m.namespace, key),
         }
         if let Some(p) = o.as_pod() {
             bucket_remove(&mut self.by_node, &p.spec.node_name, key);

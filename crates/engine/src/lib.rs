@@ -3,6 +3,7 @@
 
 pub mod admission;
 pub mod api;
+pub mod bench;
 pub mod client;
 pub mod controller;
 pub mod controllers;
@@ -12,6 +13,7 @@ pub mod kubelet;
 pub mod manifest;
 pub mod recorder;
 pub mod rng;
+pub mod scenario;
 pub mod sim;
 pub mod store;
 pub mod time;

@@ -55,8 +55,13 @@ impl Recorder {
         Recorder { component: s(component), host: s(host), seen: FxHashMap::default(), order: VecDeque::new() }
     }
 
-    /// Records an event about `obj`. Failures are dropped, as the real recorder does after its retries.
+    /// Records an event about `obj`. The write happens in the background (the caller does not wait), and failures
+    /// are dropped, as the real recorder does after its retries.
     pub fn event(&mut self, api: &mut Api, obj: &Object, kind: EventKind, reason: &str, message: &str) {
+        api.detached(|api| self.write(api, obj, kind, reason, message))
+    }
+
+    fn write(&mut self, api: &mut Api, obj: &Object, kind: EventKind, reason: &str, message: &str) {
         let involved = reference(obj);
         let agg: AggKey = (involved.clone(), kind.as_str(), s(reason), s(message));
         let now = api.now;

@@ -637,7 +637,7 @@ impl Store {
         }
         let mut next = (*current).clone();
         if let Object::Pod(p) = &mut next {
-            p.spec.node_name = s(node);
+            Rc::make_mut(&mut p.spec).node_name = s(node);
             set_pod_condition(&mut p.status.conditions, "PodScheduled", "True", "", "", now);
         }
         self.count(client).creates += 1; // a Binding is created
@@ -946,8 +946,8 @@ pub fn validate_update(current: &Object, next: &Object) -> Result<(), ApiError> 
         }
         (Object::Pod(a), Object::Pod(b)) => {
             // ValidatePodUpdate: only images and added tolerations may change (and nodeName via binding only).
-            let mut a2 = a.spec.clone();
-            let mut b2 = b.spec.clone();
+            let mut a2 = (*a.spec).clone();
+            let mut b2 = (*b.spec).clone();
             for c in a2.containers.iter_mut().chain(b2.containers.iter_mut()) {
                 c.image = s("");
             }

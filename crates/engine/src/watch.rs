@@ -109,7 +109,7 @@ mod tests {
     fn pod_on(node: &str) -> Rc<Object> {
         let mut p = Pod::default();
         p.metadata.name = s("p");
-        p.spec.node_name = s(node);
+        Rc::make_mut(&mut p.spec).node_name = s(node);
         Rc::new(Object::Pod(p))
     }
 

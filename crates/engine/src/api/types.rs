@@ -1,6 +1,7 @@
 //! The kinds' specs and statuses (core/v1, apps/v1, coordination/v1), with upstream field names.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
@@ -140,8 +141,10 @@ impl Node {
 pub struct Pod {
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// Shared between versions of the pod (and with its template until binding): a status update copies none of
+    /// it. Change it with `Rc::make_mut`.
     #[serde(default)]
-    pub spec: PodSpec,
+    pub spec: Rc<PodSpec>,
     #[serde(default)]
     pub status: PodStatus,
 }
@@ -152,7 +155,7 @@ pub struct PodTemplateSpec {
     #[serde(default)]
     pub metadata: ObjectMeta,
     #[serde(default)]
-    pub spec: PodSpec,
+    pub spec: Rc<PodSpec>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -730,8 +730,8 @@ impl Reconciler for DeploymentController {
             .cloned()
             .collect();
         let orphans: Vec<ObjKey> = rs_cache
-            .by_namespace(&d.metadata.namespace)
-            .filter(|o| crate::api::controller_of(o.meta()).is_none() && d.spec.selector.matches(&o.meta().labels))
+            .orphans(&d.metadata.namespace)
+            .filter(|o| d.spec.selector.matches(&o.meta().labels))
             .map(|o| o.key())
             .collect();
         for k in orphans {
@@ -823,13 +823,17 @@ mod tests {
     #[test]
     fn template_hash_is_stable_and_safe_encoded() {
         let mut t = PodTemplateSpec::default();
-        t.spec.containers.push(Container { name: s("nginx"), image: s("nginx:1.27"), ..Default::default() });
+        Rc::make_mut(&mut t.spec).containers.push(Container {
+            name: s("nginx"),
+            image: s("nginx:1.27"),
+            ..Default::default()
+        });
         let h = compute_hash(&t, None);
         assert_eq!(h, compute_hash(&t, None));
         assert!(h.chars().all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)));
         assert!(!h.is_empty() && h.len() <= 10);
         assert_ne!(h, compute_hash(&t, Some(1)));
-        t.spec.containers[0].image = s("nginx:1.28");
+        Rc::make_mut(&mut t.spec).containers[0].image = s("nginx:1.28");
         assert_ne!(h, compute_hash(&t, None));
     }
 

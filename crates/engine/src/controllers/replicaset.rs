@@ -118,6 +118,7 @@ fn enqueue_owner(pod: &Object, caches: Caches<'_>, out: &mut Enqueue) -> Option<
 
 /// ReplicaSets in the pod's namespace whose selector matches it (for orphans).
 fn matching_replicasets(pod: &Object, caches: Caches<'_>) -> Vec<ObjKey> {
+    // Only orphans get here; ReplicaSets are few next to pods, so a namespace walk is fine.
     caches
         .of(Kind::ReplicaSet)
         .by_namespace(&pod.meta().namespace)
@@ -253,9 +254,8 @@ fn claim_pods(rs: &ReplicaSet, cx: &mut Ctx<'_, '_>) -> Result<Vec<Rc<Object>>, 
     let orphans: Vec<ObjKey> = if rs.metadata.is_terminating() || sel.is_empty() {
         Vec::new()
     } else {
-        pods.select(&rs.metadata.namespace, sel)
-            .into_iter()
-            .filter(|p| crate::api::controller_of(p.meta()).is_none() && !p.meta().is_terminating())
+        pods.orphans(&rs.metadata.namespace)
+            .filter(|p| !p.meta().is_terminating() && sel.matches(&p.meta().labels))
             .map(|p| p.key())
             .collect()
     };
@@ -436,7 +436,7 @@ mod tests {
         let mut p = Pod::default();
         p.metadata.name = s(name);
         p.metadata.creation_timestamp = Some(Time(0));
-        p.spec.node_name = s(node);
+        Rc::make_mut(&mut p.spec).node_name = s(node);
         p.status.phase = phase;
         if let Some(t) = ready_since {
             p.status.conditions.push(PodCondition {

@@ -453,7 +453,8 @@ impl Reconciler for Scheduler {
         }
         let Some((node, _)) = best else { return Ok(Outcome::Done) };
         let node = node.name.clone();
-        match cx.api.bind(key, &pod.metadata.uid, &node) {
+        // The binding cycle runs in the background: the scheduler assumes the pod and moves on.
+        match cx.api.detached(|api| api.bind(key, &pod.metadata.uid, &node)) {
             Ok(bound) => {
                 self.place(key.clone(), &node, u);
                 self.unschedulable.remove(key);

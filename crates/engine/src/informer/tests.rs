@@ -36,7 +36,11 @@ fn owner(uid: &str, controller: bool) -> OwnerReference {
 fn pod_in(ns: &str, name: &str, lbls: &[(&str, &str)], owners: Vec<OwnerReference>) -> Object {
     let metadata = ObjectMeta { labels: labels(lbls), owner_references: owners, ..ObjectMeta::named(ns, name) };
     let containers = vec![Container { name: s("app"), image: s("nginx:1.25"), ..Default::default() }];
-    Object::Pod(Pod { metadata, spec: PodSpec { containers, ..Default::default() }, ..Default::default() })
+    Object::Pod(Pod {
+        metadata,
+        spec: std::rc::Rc::new(PodSpec { containers, ..Default::default() }),
+        ..Default::default()
+    })
 }
 
 fn pod(name: &str) -> Object {

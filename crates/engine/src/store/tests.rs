@@ -32,7 +32,7 @@ fn spec(image: &str) -> PodSpec {
 
 fn pod_in(ns: &str, name: &str, lbls: &[(&str, &str)]) -> Object {
     let metadata = ObjectMeta { labels: labels(lbls), ..ObjectMeta::named(ns, name) };
-    Object::Pod(Pod { metadata, spec: spec("nginx:1.25"), ..Default::default() })
+    Object::Pod(Pod { metadata, spec: Rc::new(spec("nginx:1.25")), ..Default::default() })
 }
 
 fn pod(name: &str) -> Object {
@@ -43,7 +43,7 @@ fn deployment(name: &str) -> Object {
     let sel = labels(&[("app", name)]);
     let template = PodTemplateSpec {
         metadata: ObjectMeta { labels: sel.clone(), ..Default::default() },
-        spec: spec("nginx:1.25"),
+        spec: Rc::new(spec("nginx:1.25")),
     };
     let spec = DeploymentSpec { selector: LabelSelector::from_labels(sel), template, ..Default::default() };
     Object::Deployment(Deployment { metadata: ObjectMeta::named("default", name), spec, ..Default::default() })
@@ -338,7 +338,7 @@ fn generation_bumps_on_spec_changes_only() {
     assert_eq!(d.meta().generation, 2);
     let d = st.update(
         c,
-        edit(&d, |o| dep(o).spec.template.spec.containers[0].image = s("nginx:1.26")),
+        edit(&d, |o| Rc::make_mut(&mut dep(o).spec.template.spec).containers[0].image = s("nginx:1.26")),
         Subresource::Main,
         0,
     );
@@ -398,7 +398,7 @@ fn status_update_cannot_change_spec() {
         c,
         edit(&p, |o| {
             let p = podm(o);
-            p.spec.containers[0].image = s("evil:1");
+            Rc::make_mut(&mut p.spec).containers[0].image = s("evil:1");
             p.status.phase = PodPhase::Running;
         }),
         Subresource::Status,
@@ -432,13 +432,18 @@ fn pod_spec_updates_other_than_image_are_forbidden() {
     // tolerations and terminationGracePeriodSeconds may change.
     let (mut st, c) = setup();
     let p = create(&mut st, c, pod("web"), 0);
-    let p = st.update(c, edit(&p, |o| podm(o).spec.containers[0].image = s("nginx:1.26")), Subresource::Main, 0);
+    let p = st.update(
+        c,
+        edit(&p, |o| Rc::make_mut(&mut podm(o).spec).containers[0].image = s("nginx:1.26")),
+        Subresource::Main,
+        0,
+    );
     let p = p.expect("image change allowed");
     assert_eq!(p.as_pod().map(|p| &*p.spec.containers[0].image), Some("nginx:1.26"));
     let changes: [fn(&mut Pod); 3] = [
-        |p| p.spec.restart_policy = s("Never"),
-        |p| p.spec.node_selector = labels(&[("disk", "ssd")]),
-        |p| p.spec.node_name = s("n1"),
+        |p| Rc::make_mut(&mut p.spec).restart_policy = s("Never"),
+        |p| Rc::make_mut(&mut p.spec).node_selector = labels(&[("disk", "ssd")]),
+        |p| Rc::make_mut(&mut p.spec).node_name = s("n1"),
     ];
     for change in changes {
         let err = st.update(c, edit(&p, |o| change(podm(o))), Subresource::Main, 0).expect_err("forbidden");

@@ -1,0 +1,256 @@
+//! `kubeloop`: runs kubeloop scenarios headless, and benchmarks the engine.
+//!
+//! Exit codes: 0 success; 2 usage errors, unreadable or invalid scenario files, and output errors.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use kubeloop_engine::bench::{ColdStart, CAP};
+use kubeloop_engine::kubelet::NodeConfig;
+use kubeloop_engine::scenario::{self, RunOptions, Scenario};
+use kubeloop_engine::sim::{MAX_NODES, MAX_PODS};
+use kubeloop_engine::time::parse_duration;
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+const USAGE: &str = "\
+kubeloop: a deterministic simulation of a Kubernetes control plane
+
+Usage:
+  kubeloop run FILE [--seed N] [--until DURATION] [--json] [--quiet]
+  kubeloop bench [--nodes N] [--pods N] [--seed N]
+  kubeloop help | --help
+  kubeloop --version
+
+Commands:
+  run     Run a scenario file (cluster, manifests, timed actions) and print the timeline and a summary.
+            --seed N          seed of the run (overrides the scenario's `seed:`; default 1)
+            --until DURATION  simulated run length, e.g. 90s, 10m, 1h30m (overrides `until:`; default 5m)
+            --json            print only the summary, as JSON
+            --quiet           omit the timeline
+  bench   Cold start: add the nodes, apply Deployments for the pods, run until every pod is Running and every
+          Deployment converged (at most 30 simulated minutes); print simulated and wall time, events/s, API writes
+          and peak memory.
+            --nodes N         nodes (default 1000)
+            --pods N          pods (default 30000)
+            --seed N          seed (default 1)
+
+Exit status: 0 on success, 2 on a usage error or a bad scenario file.
+";
+
+/// A failure that ends the program with exit code 2 and `error: ...` on stderr.
+struct Fail(String);
+
+impl<T: std::fmt::Display> From<T> for Fail {
+    fn from(e: T) -> Self {
+        Fail(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match dispatch(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(msg)) => {
+            let _ = writeln!(std::io::stderr(), "error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(args: &[String]) -> Result<(), Fail> {
+    let Some(cmd) = args.first() else {
+        return Err(Fail(format!("no command given\n\n{USAGE}")));
+    };
+    let rest = &args[1..];
+    match cmd.as_str() {
+        "run" => run(rest),
+        "bench" => bench(rest),
+        "help" | "--help" | "-h" => output(USAGE),
+        "version" | "--version" | "-V" => output(&format!("kubeloop {VERSION}\n")),
+        other => Err(Fail(format!("unknown command {other:?} (try `kubeloop help`)"))),
+    }
+}
+
+/// Writes to stdout. A closed pipe (`kubeloop run ... | head`) is not an error.
+fn output(text: &str) -> Result<(), Fail> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Fail(format!("writing output: {e}"))),
+    }
+}
+
+/// Command-line options: flags and `--name value` / `--name=value` pairs, and positional arguments.
+struct Args {
+    positional: Vec<String>,
+    values: Vec<(String, String)>,
+    flags: Vec<String>,
+}
+
+fn parse_args(args: &[String], takes_value: &[&str], flags: &[&str], cmd: &str) -> Result<Args, Fail> {
+    let mut out = Args { positional: Vec::new(), values: Vec::new(), flags: Vec::new() };
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if a == "--help" || a == "-h" {
+            return Err(Fail(format!("{cmd}: see `kubeloop help`\n\n{USAGE}")));
+        }
+        if let Some(opt) = a.strip_prefix("--") {
+            let (name, inline) = match opt.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (opt, None),
+            };
+            if takes_value.contains(&name) {
+                let value = match inline {
+                    Some(v) => v,
+                    None => {
+                        let v = args.get(i).ok_or_else(|| Fail(format!("{cmd}: --{name} needs a value")))?;
+                        i += 1;
+                        v.clone()
+                    }
+                };
+                if out.values.iter().any(|(n, _)| n == name) {
+                    return Err(Fail(format!("{cmd}: --{name} given twice")));
+                }
+                out.values.push((name.to_string(), value));
+            } else if flags.contains(&name) && inline.is_none() {
+                out.flags.push(name.to_string());
+            } else {
+                return Err(Fail(format!("{cmd}: unknown option {a:?} (try `kubeloop help`)")));
+            }
+        } else if a.starts_with('-') && a.len() > 1 {
+            return Err(Fail(format!("{cmd}: unknown option {a:?} (try `kubeloop help`)")));
+        } else {
+            out.positional.push(a.clone());
+        }
+    }
+    Ok(out)
+}
+
+impl Args {
+    fn value(&self, name: &str) -> Option<&str> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+    fn flag(&self, name: &str) -> bool {
+        self.flags.iter().any(|f| f == name)
+    }
+    fn number(&self, name: &str, cmd: &str) -> Result<Option<u64>, Fail> {
+        match self.value(name) {
+            None => Ok(None),
+            Some(v) => v
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| Fail(format!("{cmd}: --{name} must be a whole number, not {v:?}"))),
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), Fail> {
+    let a = parse_args(args, &["seed", "until"], &["json", "quiet"], "run")?;
+    let file = match a.positional.as_slice() {
+        [f] => f,
+        [] => return Err(Fail(format!("run: a scenario file is required\n\n{USAGE}"))),
+        [_, extra, ..] => return Err(Fail(format!("run: unexpected argument {extra:?} (one file at a time)"))),
+    };
+    let seed = a.number("seed", "run")?;
+    let until = match a.value("until") {
+        None => None,
+        Some(v) => Some(parse_duration(v).map_err(|e| Fail(format!("run: --until: {e}")))?),
+    };
+    if until.is_some_and(|u| u > scenario::MAX_UNTIL) {
+        return Err(Fail(format!(
+            "run: --until: a run lasts at most {}",
+            scenario::human_duration(scenario::MAX_UNTIL)
+        )));
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| Fail(format!("{file}: {e}")))?;
+    let sc = Scenario::parse(&text).map_err(|e| Fail(format!("{file}: {e}")))?;
+    let outcome = sc.run(RunOptions { seed, until }).map_err(|e| Fail(format!("{file}: {e}")))?;
+    if a.flag("json") {
+        let mut json = serde_json::to_string_pretty(&outcome.summary)?;
+        json.push('\n');
+        return output(&json);
+    }
+    let mut text = String::new();
+    if !a.flag("quiet") {
+        text.push_str(&scenario::render_timeline(&outcome.timeline));
+        text.push('\n');
+    }
+    text.push_str(&scenario::render_summary(&outcome.summary));
+    output(&text)
+}
+
+/// Peak resident memory (VmHWM) in KiB, where /proc has it.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn bench(args: &[String]) -> Result<(), Fail> {
+    let a = parse_args(args, &["nodes", "pods", "per-deployment", "seed"], &[], "bench")?;
+    if let Some(extra) = a.positional.first() {
+        return Err(Fail(format!("bench: unexpected argument {extra:?}")));
+    }
+    let nodes = a.number("nodes", "bench")?.unwrap_or(1000);
+    let pods = a.number("pods", "bench")?.unwrap_or(30_000);
+    let seed = a.number("seed", "bench")?.unwrap_or(1);
+    let per = a.number("per-deployment", "bench")?.unwrap_or(100).max(1);
+    if nodes == 0 || nodes > MAX_NODES as u64 {
+        return Err(Fail(format!("bench: --nodes must be between 1 and {MAX_NODES}")));
+    }
+    if pods > MAX_PODS as u64 {
+        return Err(Fail(format!("bench: --pods must be at most {MAX_PODS}")));
+    }
+    // Each node takes 110 pods (maxPods); the requests (10m CPU, 16Mi) fit that many on the default node.
+    let template = NodeConfig::default();
+    if pods > nodes * template.pods as u64 {
+        return Err(Fail(format!("bench: {pods} pods do not fit on {nodes} nodes of {} pods each", template.pods)));
+    }
+    let shape = ColdStart { nodes: nodes as usize, pods: pods as usize, per_deployment: per as usize, seed };
+    let wall = Instant::now();
+    let mut sim = shape.build()?;
+    let converged_at = shape.converge(&mut sim, CAP);
+    let wall_s = wall.elapsed().as_secs_f64();
+    let events = sim.events_processed();
+    let api = sim.store.total_counters();
+    let mut text = String::new();
+    let _ = writeln!(text, "nodes:              {nodes}");
+    let _ = writeln!(text, "pods:               {pods} in {} Deployment(s)", shape.deployments());
+    match converged_at {
+        Some(t) => {
+            let _ = writeln!(text, "converged:          {:.1} simulated seconds", t as f64 / 1000.0);
+        }
+        None => {
+            let (running, pending, terminating) = sim.pod_counts();
+            let _ = writeln!(
+                text,
+                "converged:          no, after {:.0} simulated seconds ({running} Running, {pending} Pending, {terminating} terminating)",
+                sim.now() as f64 / 1000.0
+            );
+        }
+    }
+    let _ = writeln!(text, "wall time:          {wall_s:.2} s");
+    let _ = writeln!(text, "speed:              {:.1}x real time", sim.now() as f64 / 1000.0 / wall_s.max(1e-9));
+    let _ = writeln!(text, "events processed:   {events}");
+    let _ = writeln!(text, "events/s:           {:.0}", events as f64 / wall_s.max(1e-9));
+    let _ = writeln!(
+        text,
+        "api writes:         {} (creates {}, updates {}, deletes {})",
+        api.writes(),
+        api.creates,
+        api.updates,
+        api.deletes
+    );
+    let _ = writeln!(text, "api reads:          {}", api.reads());
+    let _ = writeln!(text, "history hash:       {:016x}", sim.history_hash());
+    if let Some(kib) = peak_rss_kib() {
+        let _ = writeln!(text, "peak RSS:           {:.1} MiB", kib as f64 / 1024.0);
+    }
+    output(&text)
+}

@@ -1,0 +1,78 @@
+//! The cold-start benchmark shared by `kubeloop bench` and the criterion bench: N nodes, then Deployments
+//! declaring P pods in total, run until every pod is Running and every Deployment has converged.
+
+use std::fmt::Write;
+
+use crate::api::{Kind, PodPhase};
+use crate::kubelet::NodeConfig;
+use crate::sim::{Sim, SimConfig};
+use crate::time::{Millis, MINUTE, SECOND};
+
+/// The shape of a cold start.
+#[derive(Clone, Debug)]
+pub struct ColdStart {
+    pub nodes: usize,
+    pub pods: usize,
+    /// Pods per Deployment (the last one takes the rest).
+    pub per_deployment: usize,
+    pub seed: u64,
+}
+
+impl ColdStart {
+    /// Deployments of the benchmark: small requests (10m CPU, 16Mi) so that 110 fit on a default node.
+    pub fn manifests(&self) -> String {
+        let per = self.per_deployment.max(1);
+        let mut text = String::new();
+        for i in 0..self.deployments() {
+            let replicas = (self.pods - i * per).min(per);
+            let _ = write!(
+                text,
+                "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: app-{i}\n  template:\n    metadata:\n      labels:\n        app: app-{i}\n    spec:\n      containers:\n      - name: app\n        image: registry.example/app:{i}\n        resources:\n          requests:\n            cpu: 10m\n            memory: 16Mi\n"
+            );
+        }
+        text
+    }
+
+    pub fn deployments(&self) -> usize {
+        self.pods.div_ceil(self.per_deployment.max(1))
+    }
+
+    /// Builds the cluster and applies the Deployments (at simulated time 0).
+    pub fn build(&self) -> Result<Sim, String> {
+        let template = NodeConfig::default();
+        if self.pods > self.nodes * template.pods as usize {
+            return Err(format!(
+                "{} pods do not fit on {} nodes of {} pods each",
+                self.pods, self.nodes, template.pods
+            ));
+        }
+        let mut sim = Sim::new(SimConfig { seed: self.seed, ..SimConfig::default() });
+        for _ in 0..self.nodes {
+            sim.add_node(template.clone())?;
+        }
+        if self.pods > 0 {
+            crate::kubectl::apply(&mut sim, &self.manifests()).map_err(|e| e.to_string())?;
+        }
+        Ok(sim)
+    }
+
+    /// Runs until converged (checked every simulated second) or `cap`; the simulated time it converged at.
+    pub fn converge(&self, sim: &mut Sim, cap: Millis) -> Option<Millis> {
+        while sim.now() < cap {
+            sim.run_for(SECOND);
+            let running = sim
+                .store
+                .objects(Kind::Pod)
+                .filter_map(|o| o.as_pod())
+                .filter(|p| p.status.phase == PodPhase::Running && !p.metadata.is_terminating())
+                .count();
+            if running == self.pods && sim.deployments_converged() {
+                return Some(sim.now());
+            }
+        }
+        None
+    }
+}
+
+/// The default cap on a benchmark run.
+pub const CAP: Millis = 30 * MINUTE;

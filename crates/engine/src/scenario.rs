@@ -1,0 +1,1480 @@
+//! Scenarios: a cluster, manifests and timed actions in one YAML file, run headless from start to end.
+//!
+//! ```yaml
+//! seed: 42                 # optional (a run option overrides it; default 1)
+//! until: 10m               # optional run length (a run option overrides it; default 5m)
+//! cluster:
+//!   nodes: 3               # a count of nodes shaped like nodeTemplate, or a list of nodes
+//!   nodeTemplate: {cpu: "8", memory: 32Gi, pods: 110}
+//! manifests: |             # applied at t=0 like `kubectl apply -f -`
+//!   apiVersion: apps/v1
+//!   ...
+//! actions:                 # each at a simulated time
+//!   - {at: 60s, scale: {deployment: web, replicas: 10}}
+//!   - {at: 90s, delete: {kind: pod, selector: "app=web"}}
+//!   - {at: 2m, killNode: node-1}
+//! ```
+//!
+//! A scenario that does not parse, or asks for something impossible (an unknown kind, a bad duration, more nodes
+//! than kubeloop simulates), is refused with its line and column. Once running, nothing aborts: an action that
+//! fails (a manifest the API server rejects, a delete of something missing) is written to the timeline as an
+//! error, as kubectl would print it, and the run goes on.
+//!
+//! The run is deterministic: the same scenario and seed give the same timeline and the same history hash.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use crate::api::selector::parse_selector;
+use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Taint};
+use crate::kubelet::NodeConfig;
+use crate::sim::{Sim, SimConfig, MAX_NODES};
+use crate::store::{ApiCounters, ApiError, DeleteOptions};
+use crate::time::{parse_duration, Millis, HOUR, MINUTE, SECOND};
+use crate::watch::WatchFilter;
+
+/// Seed of a scenario that names none.
+pub const DEFAULT_SEED: u64 = 1;
+/// Run length of a scenario that names none.
+pub const DEFAULT_UNTIL: Millis = 5 * MINUTE;
+/// The longest run: 30 simulated days.
+pub const MAX_UNTIL: Millis = 30 * 24 * HOUR;
+/// The longest step the runner takes between two looks at the cluster (events collected, convergence checked).
+pub const CHECK_INTERVAL: Millis = 100;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors
+
+/// A scenario that cannot be run, located in its text where possible.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// 1-based line in the scenario text.
+    pub line: Option<usize>,
+    /// 1-based column.
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl ScenarioError {
+    fn new(message: impl Into<String>) -> Self {
+        ScenarioError { line: None, column: None, message: message.into() }
+    }
+
+    fn at(line: usize, message: impl Into<String>) -> Self {
+        ScenarioError { line: Some(line), column: None, message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "scenario line {l} column {c}: {}", self.message),
+            (Some(l), None) => write!(f, "scenario line {l}: {}", self.message),
+            _ => write!(f, "scenario: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn yaml_error(e: &serde_yaml::Error) -> ScenarioError {
+    // serde_yaml appends " at line L column C"; the location is kept separately.
+    let msg = e.to_string();
+    let msg = match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    };
+    match e.location() {
+        Some(l) => ScenarioError { line: Some(l.line()), column: Some(l.column()), message: msg },
+        None => ScenarioError::new(msg),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The parsed scenario
+
+/// A scenario, checked and ready to run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// `seed:`; [`RunOptions::seed`] overrides it; [`DEFAULT_SEED`] when neither is given.
+    pub seed: Option<u64>,
+    /// `until:`; [`RunOptions::until`] overrides it; [`DEFAULT_UNTIL`] when neither is given.
+    pub until: Option<Millis>,
+    /// Shape of nodes added without one (`cluster.nodeTemplate`, else the engine's default node).
+    pub node_template: NodeConfig,
+    /// The nodes of the cluster at t=0 (an empty name is generated: `node-1`, `node-2`...).
+    pub nodes: Vec<NodeConfig>,
+    /// Applied at t=0.
+    pub manifests: Option<String>,
+    /// Sorted by time (stably: actions at the same time run in file order).
+    pub actions: Vec<Action>,
+}
+
+/// One timed action.
+#[derive(Clone, Debug)]
+pub struct Action {
+    pub at: Millis,
+    pub kind: ActionKind,
+    /// Line of the action in the scenario text.
+    pub line: usize,
+}
+
+#[derive(Clone, Debug)]
+pub enum ActionKind {
+    /// `kubectl apply -f -` of this text.
+    Apply(String),
+    /// `kubectl scale` of a Deployment or ReplicaSet.
+    Scale { kind: Kind, key: ObjKey, replicas: u32 },
+    /// `kubectl delete` by name or label selector.
+    Delete { kind: Kind, namespace: Option<String>, target: DeleteTarget },
+    /// Stops a node's kubelet.
+    KillNode(String),
+    /// Starts a node's kubelet again.
+    ReviveNode(String),
+    /// Adds a node with a running kubelet.
+    AddNode(NodeConfig),
+}
+
+#[derive(Clone, Debug)]
+pub enum DeleteTarget {
+    Name(String),
+    /// The selector and its text as written.
+    Selector(LabelSelector, String),
+}
+
+/// What a run may override.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    pub seed: Option<u64>,
+    pub until: Option<Millis>,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub timeline: Vec<TimelineEntry>,
+    pub summary: Summary,
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Raw (serde) form
+
+/// A duration: `500ms`, `30s`, `2m`, `1h30m`, or a number of seconds.
+#[derive(Clone, Copy, Debug)]
+struct Dur(Millis);
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Dur;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a duration such as 500ms, 30s, 2m or 1h30m")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
+                parse_duration(v).map(Dur).map_err(E::custom)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dur, E> {
+                Ok(Dur(v.saturating_mul(SECOND)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dur, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::custom(format!("invalid duration {v}: must not be negative")))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
+                parse_duration(&v.to_string()).map(Dur).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Manifest text: a string (one or more YAML documents), or YAML written inline (one object, or a list of them).
+#[derive(Clone, Debug)]
+struct ManifestText(String);
+
+impl<'de> Deserialize<'de> for ManifestText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ManifestText;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("manifest text (a YAML string such as `apply: |`), an object or a list of objects")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ManifestText, E> {
+                Ok(ManifestText(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<ManifestText, A::Error> {
+                let v = serde_yaml::Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                serde_yaml::to_string(&v).map(ManifestText).map_err(de::Error::custom)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ManifestText, A::Error> {
+                let mut docs = Vec::new();
+                while let Some(v) = seq.next_element::<serde_yaml::Value>()? {
+                    docs.push(serde_yaml::to_string(&v).map_err(de::Error::custom)?);
+                }
+                Ok(ManifestText(docs.join("---\n")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `nodes:` is a count or a list.
+enum RawNodes {
+    Count(u64),
+    List(Vec<RawNode>),
+}
+
+impl Default for RawNodes {
+    fn default() -> Self {
+        RawNodes::Count(0)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawNodes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawNodes;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number of nodes or a list of nodes")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawNodes, E> {
+                if v > MAX_NODES as u64 {
+                    return Err(E::custom(format!("{v} nodes: kubeloop simulates at most {MAX_NODES} nodes")));
+                }
+                Ok(RawNodes::Count(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawNodes, E> {
+                match u64::try_from(v) {
+                    Ok(v) => self.visit_u64(v),
+                    Err(_) => Err(E::custom(format!("invalid number of nodes {v}"))),
+                }
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawNodes, A::Error> {
+                let mut out = Vec::new();
+                while let Some(n) = seq.next_element::<RawNode>()? {
+                    out.push(n);
+                    if out.len() > MAX_NODES {
+                        return Err(de::Error::custom(format!("kubeloop simulates at most {MAX_NODES} nodes")));
+                    }
+                }
+                Ok(RawNodes::List(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A taint effect, checked.
+struct Effect(String);
+
+impl<'de> Deserialize<'de> for Effect {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = String::deserialize(d)?;
+        match v.as_str() {
+            "NoSchedule" | "PreferNoSchedule" | "NoExecute" => Ok(Effect(v)),
+            _ => Err(de::Error::custom(format!(
+                "unsupported taint effect {v:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""
+            ))),
+        }
+    }
+}
+
+/// A kind as kubectl names it: `pod`, `pods`, `po`, `Deployment`, `deploy`, `rs`, `no`, `ns`...
+struct KindName(Kind);
+
+impl<'de> Deserialize<'de> for KindName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = String::deserialize(d)?;
+        parse_kind(&v).map(KindName).map_err(de::Error::custom)
+    }
+}
+
+/// Parses a kind the way kubectl accepts resource names (singular, plural, short name, any case, optional group).
+pub fn parse_kind(name: &str) -> Result<Kind, String> {
+    let lower = name.trim().to_ascii_lowercase();
+    let base = lower.strip_suffix(".apps").unwrap_or(&lower);
+    match base {
+        "pod" | "pods" | "po" => Ok(Kind::Pod),
+        "deployment" | "deployments" | "deploy" => Ok(Kind::Deployment),
+        "replicaset" | "replicasets" | "rs" => Ok(Kind::ReplicaSet),
+        "node" | "nodes" | "no" => Ok(Kind::Node),
+        "namespace" | "namespaces" | "ns" => Ok(Kind::Namespace),
+        _ => Err(format!(
+            "unknown kind {name:?}: use pod (po), deployment (deploy), replicaset (rs), node (no) or namespace (ns)"
+        )),
+    }
+}
+
+/// A label selector in kubectl's `-l` syntax, checked.
+struct Sel(LabelSelector, String);
+
+impl<'de> Deserialize<'de> for Sel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = String::deserialize(d)?;
+        match parse_selector(&v) {
+            Ok(sel) => Ok(Sel(sel, v)),
+            Err(e) => Err(de::Error::custom(format!("invalid selector {v:?}: {e}"))),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    expecting = "a scenario: a mapping with seed, until, cluster, manifests and actions"
+)]
+struct RawScenario {
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    until: Option<Dur>,
+    #[serde(default)]
+    cluster: Option<RawCluster>,
+    #[serde(default)]
+    manifests: Option<ManifestText>,
+    #[serde(default)]
+    actions: Vec<RawAction>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", expecting = "a cluster: a mapping with nodes and nodeTemplate")]
+struct RawCluster {
+    #[serde(default)]
+    nodes: RawNodes,
+    #[serde(default)]
+    node_template: Option<RawNode>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    expecting = "a node: a mapping with name, cpu, memory, pods, labels and taints"
+)]
+struct RawNode {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    cpu: Option<Quantity>,
+    #[serde(default)]
+    memory: Option<Quantity>,
+    #[serde(default)]
+    pods: Option<u32>,
+    #[serde(default)]
+    labels: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    taints: Option<Vec<RawTaint>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a taint: a mapping with key, value and effect")]
+struct RawTaint {
+    key: String,
+    #[serde(default)]
+    value: String,
+    effect: Effect,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    expecting = "an action: a mapping with at and one of apply, scale, delete, killNode, reviveNode, addNode"
+)]
+struct RawAction {
+    at: Dur,
+    #[serde(default)]
+    apply: Option<ManifestText>,
+    #[serde(default)]
+    scale: Option<RawScale>,
+    #[serde(default)]
+    delete: Option<RawDelete>,
+    #[serde(default)]
+    kill_node: Option<String>,
+    #[serde(default)]
+    revive_node: Option<String>,
+    #[serde(default, deserialize_with = "null_is_default")]
+    add_node: Option<RawNode>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    expecting = "a mapping with deployment or replicaset, replicas and namespace"
+)]
+struct RawScale {
+    #[serde(default)]
+    deployment: Option<String>,
+    #[serde(default)]
+    replicaset: Option<String>,
+    #[serde(default)]
+    namespace: Option<String>,
+    replicas: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    expecting = "a mapping with kind, name or selector, and namespace"
+)]
+struct RawDelete {
+    kind: KindName,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    selector: Option<Sel>,
+    #[serde(default)]
+    namespace: Option<String>,
+}
+
+/// `addNode:` with no value adds a node of the template's shape, like `addNode: {}`.
+fn null_is_default<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RawNode>, D::Error> {
+    Option::<RawNode>::deserialize(d).map(|n| Some(n.unwrap_or_default()))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parsing and checks
+
+/// The line of a path in the scenario text (the nearest ancestor found; flow-style values are not entered).
+fn line_of(text: &str, path: &[&str]) -> usize {
+    crate::yamlpos::nearest_line_of_path(text, path)
+}
+
+/// Applies a node entry over a base shape and checks it as the API server would check the Node.
+fn node_config(raw: &RawNode, base: &NodeConfig, text: &str, path: &[&str]) -> Result<NodeConfig, ScenarioError> {
+    let mut c = base.clone();
+    if let Some(n) = &raw.name {
+        c.name = n.clone();
+    }
+    if let Some(q) = &raw.cpu {
+        c.cpu = q.clone();
+    }
+    if let Some(q) = &raw.memory {
+        c.memory = q.clone();
+    }
+    if let Some(p) = raw.pods {
+        c.pods = p as i64;
+    }
+    if let Some(labels) = &raw.labels {
+        c.labels = labels.iter().map(|(k, v)| (s(k), s(v))).collect();
+    }
+    if let Some(taints) = &raw.taints {
+        c.taints = taints
+            .iter()
+            .map(|t| Taint { key: s(&t.key), value: s(&t.value), effect: s(&t.effect.0), time_added: None })
+            .collect();
+    }
+    // The Node the kubelet will register, checked now so that a bad name or label is a scenario error.
+    let mut node = crate::api::Node::default();
+    node.metadata.name = s(if c.name.is_empty() { "node-1" } else { &c.name });
+    node.metadata.labels = c.labels.clone();
+    node.spec.taints = c.taints.clone();
+    let obj = Object::Node(node);
+    let errs = crate::admission::validate(&obj);
+    if let Some(first) = errs.first() {
+        let seg = first.segments();
+        let field = match seg.first().map(String::as_str) {
+            Some("metadata") => seg.get(1).map(String::as_str).unwrap_or("name"),
+            Some("spec") => "taints",
+            _ => "name",
+        };
+        let mut p: Vec<&str> = path.to_vec();
+        p.push(field);
+        return Err(ScenarioError::at(line_of(text, &p), crate::admission::invalid_message(&obj, &errs)));
+    }
+    Ok(c)
+}
+
+fn check_name(text: &str, path: &[&str], what: &str, name: &str) -> Result<(), ScenarioError> {
+    if name.trim().is_empty() {
+        return Err(ScenarioError::at(line_of(text, path), format!("{what}: a name is required")));
+    }
+    Ok(())
+}
+
+impl Scenario {
+    /// Parses and checks a scenario.
+    pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        let blank = text.lines().all(|l| {
+            let t = l.trim();
+            t.is_empty() || t.starts_with('#') || t == "---"
+        });
+        if blank {
+            return Err(ScenarioError::new("the scenario is empty: it needs at least `cluster:` with some nodes"));
+        }
+        let raw: RawScenario = serde_yaml::from_str(text).map_err(|e| yaml_error(&e))?;
+
+        let cluster = raw.cluster.unwrap_or_default();
+        let mut node_template = NodeConfig::default();
+        if let Some(t) = &cluster.node_template {
+            if t.name.is_some() {
+                let line = line_of(text, &["cluster", "nodeTemplate", "name"]);
+                return Err(ScenarioError::at(line, "cluster.nodeTemplate: a template has no name"));
+            }
+            node_template = node_config(t, &node_template, text, &["cluster", "nodeTemplate"])?;
+        }
+        let mut nodes = Vec::new();
+        match &cluster.nodes {
+            RawNodes::Count(n) => {
+                nodes.extend((0..*n).map(|_| node_template.clone()));
+            }
+            RawNodes::List(list) => {
+                let mut seen: Vec<String> = Vec::new();
+                for (i, n) in list.iter().enumerate() {
+                    let idx = i.to_string();
+                    let path = ["cluster", "nodes", idx.as_str()];
+                    let c = node_config(n, &node_template, text, &path)?;
+                    if !c.name.is_empty() {
+                        if seen.contains(&c.name) {
+                            let line = line_of(text, &["cluster", "nodes", &idx, "name"]);
+                            return Err(ScenarioError::at(
+                                line,
+                                format!("cluster.nodes[{i}]: node name {:?} is used twice", c.name),
+                            ));
+                        }
+                        seen.push(c.name.clone());
+                    }
+                    nodes.push(c);
+                }
+            }
+        }
+
+        let manifests = match raw.manifests {
+            Some(m) => {
+                check_manifests(text, &m.0)?;
+                Some(m.0)
+            }
+            None => None,
+        };
+
+        let mut actions = Vec::new();
+        let mut node_count = nodes.len();
+        for (i, a) in raw.actions.into_iter().enumerate() {
+            let idx = i.to_string();
+            let line = line_of(text, &["actions", &idx]);
+            let mut given = Vec::new();
+            if a.apply.is_some() {
+                given.push("apply");
+            }
+            if a.scale.is_some() {
+                given.push("scale");
+            }
+            if a.delete.is_some() {
+                given.push("delete");
+            }
+            if a.kill_node.is_some() {
+                given.push("killNode");
+            }
+            if a.revive_node.is_some() {
+                given.push("reviveNode");
+            }
+            if a.add_node.is_some() {
+                given.push("addNode");
+            }
+            let found = if given.is_empty() { "none".to_string() } else { given.join(" and ") };
+            let not_one = ScenarioError::at(
+                line,
+                format!(
+                    "actions[{i}]: an action needs exactly one of apply, scale, delete, killNode, reviveNode, addNode (found {found})"
+                ),
+            );
+            if given.len() != 1 {
+                return Err(not_one);
+            }
+            let kind = if let Some(m) = a.apply {
+                ActionKind::Apply(m.0)
+            } else if let Some(sc) = a.scale {
+                let (kind, name) = match (sc.deployment, sc.replicaset) {
+                    (Some(d), None) => (Kind::Deployment, d),
+                    (None, Some(r)) => (Kind::ReplicaSet, r),
+                    _ => {
+                        return Err(ScenarioError::at(
+                            line_of(text, &["actions", &idx, "scale"]),
+                            format!("actions[{i}].scale: name exactly one of deployment or replicaset"),
+                        ))
+                    }
+                };
+                check_name(text, &["actions", &idx, "scale"], &format!("actions[{i}].scale"), &name)?;
+                if sc.replicas > i32::MAX as u32 {
+                    return Err(ScenarioError::at(line, format!("actions[{i}].scale: too many replicas")));
+                }
+                let ns = sc.namespace.unwrap_or_else(|| "default".into());
+                ActionKind::Scale { kind, key: ObjKey::new(&ns, &name), replicas: sc.replicas }
+            } else if let Some(d) = a.delete {
+                let target = match (d.name, d.selector) {
+                    (Some(n), None) => {
+                        check_name(text, &["actions", &idx, "delete"], &format!("actions[{i}].delete"), &n)?;
+                        DeleteTarget::Name(n)
+                    }
+                    (None, Some(Sel(sel, t))) => DeleteTarget::Selector(sel, t),
+                    _ => {
+                        return Err(ScenarioError::at(
+                            line_of(text, &["actions", &idx, "delete"]),
+                            format!("actions[{i}].delete: give exactly one of name or selector"),
+                        ))
+                    }
+                };
+                if d.namespace.is_some() && !d.kind.0.namespaced() {
+                    return Err(ScenarioError::at(
+                        line_of(text, &["actions", &idx, "delete", "namespace"]),
+                        format!("actions[{i}].delete: a {} is not namespaced", d.kind.0.name()),
+                    ));
+                }
+                ActionKind::Delete { kind: d.kind.0, namespace: d.namespace, target }
+            } else if let Some(n) = a.kill_node {
+                check_name(text, &["actions", &idx], &format!("actions[{i}].killNode"), &n)?;
+                ActionKind::KillNode(n)
+            } else if let Some(n) = a.revive_node {
+                check_name(text, &["actions", &idx], &format!("actions[{i}].reviveNode"), &n)?;
+                ActionKind::ReviveNode(n)
+            } else if let Some(n) = a.add_node {
+                node_count += 1;
+                if node_count > MAX_NODES {
+                    return Err(ScenarioError::at(
+                        line,
+                        format!("actions[{i}].addNode: kubeloop simulates at most {MAX_NODES} nodes"),
+                    ));
+                }
+                ActionKind::AddNode(node_config(&n, &node_template, text, &["actions", &idx, "addNode"])?)
+            } else {
+                return Err(not_one);
+            };
+            actions.push(Action { at: a.at.0, kind, line });
+        }
+        actions.sort_by_key(|a| a.at); // stable: same-time actions keep their order
+
+        let until = raw.until.map(|d| d.0);
+        if until.is_some_and(|u| u > MAX_UNTIL) {
+            return Err(ScenarioError::at(
+                line_of(text, &["until"]),
+                format!("until: a run lasts at most {}", human_duration(MAX_UNTIL)),
+            ));
+        }
+        Ok(Scenario { seed: raw.seed, until, node_template, nodes, manifests, actions })
+    }
+}
+
+/// The t=0 manifests must parse and validate: a scenario whose main content is broken is refused before it runs.
+/// Lines are reported in the scenario text when the manifests are a block scalar (`manifests: |`).
+fn check_manifests(scenario: &str, manifests: &str) -> Result<(), ScenarioError> {
+    let result = crate::manifest::parse(manifests).and_then(|(ms, _)| {
+        if ms.is_empty() {
+            return Err(crate::manifest::ManifestError {
+                document: 0,
+                line: 1,
+                column: None,
+                message: "no objects passed to apply".into(),
+            });
+        }
+        ms.iter().try_for_each(crate::manifest::validate)
+    });
+    let Err(e) = result else { return Ok(()) };
+    let key_line = crate::yamlpos::line_of_path(scenario, &["manifests"]);
+    let block = key_line.and_then(|l| scenario.lines().nth(l - 1)).is_some_and(|l| {
+        let value = l.split_once(':').map_or("", |(_, v)| v.trim_start());
+        value.starts_with('|')
+    });
+    match (key_line, block) {
+        (Some(l), true) => Err(ScenarioError {
+            line: Some(l + e.line),
+            column: e.column,
+            message: format!("manifests (document {}): {}", e.document, e.message),
+        }),
+        (l, _) => Err(ScenarioError {
+            line: l,
+            column: None,
+            message: format!("manifests: document {}, line {}: {}", e.document, e.line, e.message),
+        }),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Timeline
+
+/// What a timeline line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EntryKind {
+    /// A scenario action (a kubectl command, a node fault).
+    Action,
+    /// A result line of an action (`deployment.apps/web scaled`).
+    Result,
+    /// An action that failed, printed as kubectl prints the error.
+    Error,
+    /// A Kubernetes Event written by a component.
+    Event,
+    /// A remark of the runner.
+    Note,
+}
+
+/// One line of the timeline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineEntry {
+    /// Simulated time, milliseconds.
+    pub at: Millis,
+    pub kind: EntryKind,
+    /// Who: `scenario`, `kubectl`, or the component that wrote the Event (`kubelet`, `default-scheduler`...).
+    pub source: String,
+    pub text: String,
+}
+
+impl TimelineEntry {
+    pub fn is_error(&self) -> bool {
+        self.kind == EntryKind::Error
+    }
+}
+
+/// `  12.345s`
+pub fn format_time(t: Millis) -> String {
+    format!("{:>8}s", format!("{}.{:03}", t / 1000, t % 1000))
+}
+
+impl fmt::Display for TimelineEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mark = match self.kind {
+            EntryKind::Action => "$ ",
+            EntryKind::Result => "  ",
+            EntryKind::Error => "! ",
+            EntryKind::Event | EntryKind::Note => "",
+        };
+        write!(f, "[{}] {mark}{}", format_time(self.at), self.text)
+    }
+}
+
+/// The timeline, one entry a line.
+pub fn render_timeline(entries: &[TimelineEntry]) -> String {
+    let mut out = String::new();
+    for e in entries {
+        out.push_str(&e.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// `Normal   ScalingReplicaSet  deployment/web  Scaled up replica set web-5d4f8 from 0 to 3  (kube-controller-manager)`
+pub fn render_event(ev: &crate::api::Event) -> String {
+    let b = &ev.body;
+    let obj = format!("{}/{}", b.involved_object.kind.to_ascii_lowercase(), b.involved_object.name);
+    let count = if b.count > 1 { format!(" (x{})", b.count) } else { String::new() };
+    let source = if b.source.host.is_empty() {
+        b.source.component.to_string()
+    } else {
+        format!("{}, {}", b.source.component, b.source.host)
+    };
+    format!("{:<8} {}  {obj}  {}{count}  ({source})", b.type_, b.reason, b.message)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Summary
+
+/// Pods at the end.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSummary {
+    pub total: usize,
+    /// Every pod by `status.phase` (terminating pods included).
+    pub by_phase: BTreeMap<String, usize>,
+    /// Pods with a deletionTimestamp.
+    pub terminating: usize,
+    /// Pods bound to each node (every node listed, with 0 if none).
+    pub by_node: BTreeMap<String, usize>,
+    /// Pods not bound to a node.
+    pub unscheduled: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeploymentSummary {
+    pub namespace: String,
+    pub name: String,
+    pub desired: i32,
+    pub updated: i32,
+    pub ready: i32,
+    pub available: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeSummary {
+    pub name: String,
+    /// The Node's Ready condition: "True", "False" or "Unknown".
+    pub ready: String,
+    /// Whether its kubelet runs.
+    pub alive: bool,
+}
+
+/// API load of a client (the store's [`ApiCounters`], in camelCase, with reads and writes).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiLoad {
+    pub list_calls: u64,
+    pub list_items: u64,
+    pub gets: u64,
+    pub watches_opened: u64,
+    pub watch_events: u64,
+    pub creates: u64,
+    pub updates: u64,
+    pub deletes: u64,
+    pub conflicts: u64,
+    pub errors: u64,
+    /// LIST items + GETs + watch events.
+    pub reads: u64,
+    /// Creates + updates + deletes.
+    pub writes: u64,
+}
+
+impl From<&ApiCounters> for ApiLoad {
+    fn from(c: &ApiCounters) -> Self {
+        ApiLoad {
+            list_calls: c.list_calls,
+            list_items: c.list_items,
+            gets: c.gets,
+            watches_opened: c.watches_opened,
+            watch_events: c.watch_events,
+            creates: c.creates,
+            updates: c.updates,
+            deletes: c.deletes,
+            conflicts: c.conflicts,
+            errors: c.errors,
+            reads: c.reads(),
+            writes: c.writes(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiSummary {
+    pub total: ApiLoad,
+    /// By client name; the kubelets (`kubelet/<node>`) are summed into one `kubelet` entry.
+    pub by_client: BTreeMap<String, ApiLoad>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReconcileSummary {
+    pub reconciles: u64,
+    pub errors: u64,
+    pub requeues: u64,
+    pub dropped: u64,
+    pub api_calls: u64,
+    pub queue_depth: usize,
+}
+
+/// The end state of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub seed: u64,
+    pub sim_time_ms: Millis,
+    /// [`Sim::history_hash`] as 16 hex digits.
+    pub history_hash: String,
+    pub events_processed: u64,
+    pub pods: PodSummary,
+    pub deployments: Vec<DeploymentSummary>,
+    pub nodes: Vec<NodeSummary>,
+    pub api: ApiSummary,
+    pub reconciles: BTreeMap<String, ReconcileSummary>,
+    /// Time of the last action run (0 when there is none).
+    pub last_action_ms: Millis,
+    /// The earliest simulated time, at or after the last action, from which every check until the end found the
+    /// Deployments converged, the controllers idle and no pod Pending or terminating. `None`: not converged at
+    /// the end.
+    pub converged_at_ms: Option<Millis>,
+    /// Cached objects (over every informer) that differ from the store at the end.
+    pub drift: usize,
+    /// Actions scheduled after the end of the run, not run.
+    pub actions_not_run: usize,
+}
+
+/// Whether the cluster is settled: Deployments converged, controllers idle, no pod Pending or terminating.
+pub fn settled(sim: &Sim) -> bool {
+    sim.idle() && store_settled(sim)
+}
+
+/// The part of [`settled`] that depends on the store only.
+fn store_settled(sim: &Sim) -> bool {
+    sim.deployments_converged()
+        && sim
+            .store
+            .objects(Kind::Pod)
+            .filter_map(|o| o.as_pod())
+            .all(|p| !p.metadata.is_terminating() && p.status.phase != PodPhase::Pending)
+}
+
+/// The summary of a simulation as it is now.
+pub fn summarize(sim: &Sim) -> Summary {
+    let mut pods = PodSummary::default();
+    let mut nodes = Vec::new();
+    for n in sim.store.objects(Kind::Node).filter_map(|o| o.as_node()) {
+        let name = n.metadata.name.to_string();
+        pods.by_node.insert(name.clone(), 0);
+        let alive = sim.kubelet(&name).is_some_and(|k| k.alive);
+        nodes.push(NodeSummary { name, ready: n.ready_status().to_string(), alive });
+    }
+    for k in &sim.kubelets {
+        if !pods.by_node.contains_key(&*k.name) {
+            // A kubelet whose Node object is gone.
+            pods.by_node.insert(k.name.to_string(), 0);
+            nodes.push(NodeSummary { name: k.name.to_string(), ready: "Unknown".into(), alive: k.alive });
+        }
+    }
+    nodes.sort_by(|a, b| natural_cmp(&a.name, &b.name));
+    for p in sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+        pods.total += 1;
+        *pods.by_phase.entry(p.status.phase.as_str().to_string()).or_default() += 1;
+        if p.metadata.is_terminating() {
+            pods.terminating += 1;
+        }
+        if p.spec.node_name.is_empty() {
+            pods.unscheduled += 1;
+        } else {
+            *pods.by_node.entry(p.spec.node_name.to_string()).or_default() += 1;
+        }
+    }
+    let deployments = sim
+        .store
+        .objects(Kind::Deployment)
+        .filter_map(|o| o.as_deployment())
+        .map(|d| DeploymentSummary {
+            namespace: d.metadata.namespace.to_string(),
+            name: d.metadata.name.to_string(),
+            desired: d.replicas(),
+            updated: d.status.updated_replicas,
+            ready: d.status.ready_replicas,
+            available: d.status.available_replicas,
+        })
+        .collect();
+    let mut api = ApiSummary { total: ApiLoad::from(&sim.store.total_counters()), by_client: BTreeMap::new() };
+    let mut by_client: BTreeMap<String, ApiCounters> = BTreeMap::new();
+    for c in sim.store.clients() {
+        let name = if c.name.starts_with("kubelet/") { "kubelet".to_string() } else { c.name.to_string() };
+        by_client.entry(name).or_default().add(&c.counters);
+    }
+    api.by_client = by_client.iter().map(|(k, v)| (k.clone(), ApiLoad::from(v))).collect();
+    let mut reconciles = BTreeMap::new();
+    for c in sim.hosts.iter().flat_map(|h| h.controllers.iter()) {
+        reconciles.insert(
+            c.name().to_string(),
+            ReconcileSummary {
+                reconciles: c.stats.reconciles,
+                errors: c.stats.errors,
+                requeues: c.stats.requeues,
+                dropped: c.stats.dropped,
+                api_calls: c.stats.api_calls,
+                queue_depth: c.queue.len(),
+            },
+        );
+    }
+    Summary {
+        seed: sim.config.seed,
+        sim_time_ms: sim.now(),
+        history_hash: format!("{:016x}", sim.history_hash()),
+        events_processed: sim.events_processed(),
+        pods,
+        deployments,
+        nodes,
+        api,
+        reconciles,
+        last_action_ms: 0,
+        converged_at_ms: None,
+        drift: sim.drift(),
+        actions_not_run: 0,
+    }
+}
+
+/// Orders `node-2` before `node-10`.
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn split(s: &str) -> (&str, Option<u64>) {
+        let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (head, tail) = s.split_at(s.len() - digits);
+        (head, tail.parse().ok())
+    }
+    split(a).cmp(&split(b)).then_with(|| a.cmp(b))
+}
+
+/// Left-aligned columns, kubectl style.
+fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.len()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            if i < widths.len() {
+                widths[i] = widths[i].max(c.chars().count());
+            }
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: Vec<&str>| {
+        let mut l = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                l.push_str(c);
+            } else {
+                l.push_str(c);
+                l.push_str(&" ".repeat(widths[i] - c.chars().count() + 3));
+            }
+        }
+        out.push_str("  ");
+        out.push_str(l.trim_end());
+        out.push('\n');
+    };
+    line(headers.to_vec());
+    for r in rows {
+        line(r.iter().map(String::as_str).collect());
+    }
+    out
+}
+
+/// A duration for people: `72.345s`, `4m12.5s`.
+pub fn human_duration(t: Millis) -> String {
+    let secs = |ms: Millis| {
+        let whole = ms / 1000;
+        let frac = ms % 1000;
+        if frac == 0 {
+            format!("{whole}s")
+        } else {
+            format!("{whole}.{}s", format!("{frac:03}").trim_end_matches('0'))
+        }
+    };
+    if t < MINUTE {
+        return secs(t);
+    }
+    let (h, m, rest) = (t / HOUR, (t % HOUR) / MINUTE, t % MINUTE);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 || (h > 0 && rest > 0) {
+        out.push_str(&format!("{m}m"));
+    }
+    if rest > 0 {
+        out.push_str(&secs(rest));
+    }
+    out
+}
+
+/// The summary as text: a few lines and aligned tables.
+pub fn render_summary(sm: &Summary) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "Summary: seed {}, simulated {}, {} events processed, history hash {}\n",
+        sm.seed,
+        human_duration(sm.sim_time_ms),
+        sm.events_processed,
+        sm.history_hash
+    ));
+    match sm.converged_at_ms {
+        Some(t) if sm.last_action_ms > 0 => out.push_str(&format!(
+            "Converged at {} ({} after the last action at {})\n",
+            human_duration(t),
+            human_duration(t - sm.last_action_ms),
+            human_duration(sm.last_action_ms)
+        )),
+        Some(t) => out.push_str(&format!("Converged at {}\n", human_duration(t))),
+        None => out.push_str(
+            "Not converged at the end (a Deployment not ready, a pod Pending or terminating, or a controller busy)\n",
+        ),
+    }
+    if sm.actions_not_run > 0 {
+        out.push_str(&format!("{} action(s) scheduled after the end were not run\n", sm.actions_not_run));
+    }
+
+    let phases: Vec<String> = sm.pods.by_phase.iter().map(|(p, n)| format!("{n} {p}")).collect();
+    out.push_str(&format!(
+        "\nPods: {} total{}{}; {} terminating, {} unscheduled\n",
+        sm.pods.total,
+        if phases.is_empty() { "" } else { ": " },
+        phases.join(", "),
+        sm.pods.terminating,
+        sm.pods.unscheduled
+    ));
+
+    if !sm.nodes.is_empty() {
+        let rows: Vec<Vec<String>> = sm
+            .nodes
+            .iter()
+            .map(|n| {
+                vec![
+                    n.name.clone(),
+                    n.ready.clone(),
+                    if n.alive { "running".into() } else { "stopped".into() },
+                    sm.pods.by_node.get(&n.name).copied().unwrap_or(0).to_string(),
+                ]
+            })
+            .collect();
+        out.push_str(&format!("\nNodes: {}\n", sm.nodes.len()));
+        out.push_str(&table(&["NAME", "READY", "KUBELET", "PODS"], &rows));
+    }
+
+    if !sm.deployments.is_empty() {
+        let rows: Vec<Vec<String>> = sm
+            .deployments
+            .iter()
+            .map(|d| {
+                vec![
+                    d.namespace.clone(),
+                    d.name.clone(),
+                    d.desired.to_string(),
+                    d.updated.to_string(),
+                    d.ready.to_string(),
+                    d.available.to_string(),
+                ]
+            })
+            .collect();
+        out.push_str(&format!("\nDeployments: {}\n", sm.deployments.len()));
+        out.push_str(&table(&["NAMESPACE", "NAME", "DESIRED", "UPDATED", "READY", "AVAILABLE"], &rows));
+    }
+
+    let rows: Vec<Vec<String>> = sm
+        .reconciles
+        .iter()
+        .map(|(name, r)| {
+            vec![
+                name.clone(),
+                r.reconciles.to_string(),
+                r.errors.to_string(),
+                r.requeues.to_string(),
+                r.dropped.to_string(),
+                r.api_calls.to_string(),
+                r.queue_depth.to_string(),
+            ]
+        })
+        .collect();
+    out.push_str("\nControllers\n");
+    out.push_str(&table(&["CONTROLLER", "RECONCILES", "ERRORS", "REQUEUES", "DROPPED", "API-CALLS", "QUEUE"], &rows));
+
+    let api_row = |name: &str, c: &ApiLoad| {
+        vec![
+            name.to_string(),
+            c.reads.to_string(),
+            c.writes.to_string(),
+            c.list_calls.to_string(),
+            c.gets.to_string(),
+            c.watch_events.to_string(),
+            c.creates.to_string(),
+            c.updates.to_string(),
+            c.deletes.to_string(),
+            c.conflicts.to_string(),
+            c.errors.to_string(),
+        ]
+    };
+    let mut rows: Vec<Vec<String>> = sm.api.by_client.iter().map(|(n, c)| api_row(n, c)).collect();
+    rows.push(api_row("total", &sm.api.total));
+    out.push_str("\nAPI\n");
+    out.push_str(&table(
+        &[
+            "CLIENT",
+            "READS",
+            "WRITES",
+            "LISTS",
+            "GETS",
+            "WATCH-EVENTS",
+            "CREATES",
+            "UPDATES",
+            "DELETES",
+            "CONFLICTS",
+            "ERRORS",
+        ],
+        &rows,
+    ));
+    out.push_str(&format!("\nDrift: {} cached object(s) differ from the store\n", sm.drift));
+    out
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Running
+
+struct Runner {
+    sim: Sim,
+    timeline: Vec<TimelineEntry>,
+    event_seq: u64,
+}
+
+/// `Error from server (NotFound): pods "x" not found`, as kubectl prints API errors.
+fn kubectl_error(e: &ApiError) -> String {
+    let reason = e.reason();
+    format!("Error from server ({reason}): {e}")
+}
+
+impl Runner {
+    fn push(&mut self, kind: EntryKind, source: &str, text: impl Into<String>) {
+        let text = text.into();
+        self.timeline.push(TimelineEntry { at: self.sim.now(), kind, source: source.into(), text });
+    }
+
+    fn result(&mut self, r: Result<String, String>) {
+        match r {
+            Ok(t) => self.push(EntryKind::Result, "kubectl", t),
+            Err(t) => self.push(EntryKind::Error, "kubectl", t),
+        }
+    }
+
+    /// Every Kubernetes Event written since the last call.
+    fn collect_events(&mut self) {
+        let (first, _) = self.sim.store.event_log();
+        if self.event_seq < first {
+            let lost = first - self.event_seq;
+            self.push(EntryKind::Note, "scenario", format!("({lost} events not shown: the event log overflowed)"));
+        }
+        let (events, next) = self.sim.store.events_since(self.event_seq);
+        self.event_seq = next;
+        for o in events {
+            let Some(ev) = o.as_event() else { continue };
+            let at = ev.body.last_timestamp.map_or(self.sim.now(), |t| t.0);
+            self.timeline.push(TimelineEntry {
+                at,
+                kind: EntryKind::Event,
+                source: ev.body.source.component.to_string(),
+                text: render_event(ev),
+            });
+        }
+    }
+
+    fn apply(&mut self, text: &str, what: &str) {
+        self.push(EntryKind::Action, "scenario", format!("kubectl apply -f {what}"));
+        match crate::kubectl::apply(&mut self.sim, text) {
+            Ok(report) => {
+                for w in &report.warnings {
+                    self.push(EntryKind::Result, "kubectl", w.to_string());
+                }
+                for r in &report.results {
+                    self.push(EntryKind::Result, "kubectl", r.to_string());
+                }
+            }
+            Err(e) => self.push(EntryKind::Error, "kubectl", e.to_string()),
+        }
+    }
+
+    fn execute(&mut self, action: &ActionKind) {
+        match action {
+            ActionKind::Apply(text) => self.apply(text, "-"),
+            ActionKind::Scale { kind, key, replicas } => {
+                let ns = if &*key.namespace == "default" { String::new() } else { format!(" -n {}", key.namespace) };
+                let cmd = format!(
+                    "kubectl scale {} {}{ns} --replicas={replicas}",
+                    kind.name().to_ascii_lowercase(),
+                    key.name
+                );
+                self.push(EntryKind::Action, "scenario", cmd);
+                let r = if self.sim.store.peek(*kind, key).is_none() {
+                    Err(kubectl_error(&ApiError::NotFound {
+                        resource: crate::store::group_resource(*kind),
+                        name: key.name.clone(),
+                    }))
+                } else {
+                    self.sim
+                        .scale(*kind, key, (*replicas).min(i32::MAX as u32) as i32)
+                        .map(|_| format!("{}/{} scaled", kind.resource_ref(), key.name))
+                };
+                self.result(r);
+            }
+            ActionKind::Delete { kind, namespace, target } => self.delete(*kind, namespace.as_deref(), target),
+            ActionKind::KillNode(name) => {
+                self.push(EntryKind::Action, "scenario", format!("kill node {name}"));
+                let r = self
+                    .sim
+                    .kill_node(name)
+                    .map(|_| format!("node/{name}: kubelet stopped (no heartbeats, status updates or pod work)"));
+                self.result(r);
+            }
+            ActionKind::ReviveNode(name) => {
+                self.push(EntryKind::Action, "scenario", format!("revive node {name}"));
+                let r = self.sim.revive_node(name).map(|_| format!("node/{name}: kubelet started"));
+                self.result(r);
+            }
+            ActionKind::AddNode(config) => {
+                let name = if config.name.is_empty() { "(generated name)".to_string() } else { config.name.clone() };
+                self.push(
+                    EntryKind::Action,
+                    "scenario",
+                    format!(
+                        "add node {name} (cpu {}, memory {}, pods {})",
+                        config.cpu.as_str(),
+                        config.memory.as_str(),
+                        config.pods
+                    ),
+                );
+                let r = self.sim.add_node(config.clone()).map(|n| format!("node/{n} added"));
+                self.result(r);
+            }
+        }
+    }
+
+    fn delete(&mut self, kind: Kind, namespace: Option<&str>, target: &DeleteTarget) {
+        let ns: Option<&str> = if kind.namespaced() { Some(namespace.unwrap_or("default")) } else { None };
+        let ns_flag = match ns {
+            Some(n) if n != "default" => format!(" -n {n}"),
+            _ => String::new(),
+        };
+        let res = kind.name().to_ascii_lowercase();
+        let keys: Vec<ObjKey> = match target {
+            DeleteTarget::Name(name) => {
+                self.push(EntryKind::Action, "scenario", format!("kubectl delete {res} {name}{ns_flag}"));
+                vec![ObjKey::new(ns.unwrap_or(""), name)]
+            }
+            DeleteTarget::Selector(sel, text) => {
+                self.push(EntryKind::Action, "scenario", format!("kubectl delete {res} -l '{text}'{ns_flag}"));
+                let user = self.sim.user;
+                let (items, _) = self.sim.store.list(user, kind, ns, Some(sel), &WatchFilter::All);
+                if items.is_empty() {
+                    let msg = match ns {
+                        Some(n) => format!("No resources found in {n} namespace."),
+                        None => "No resources found".to_string(),
+                    };
+                    self.push(EntryKind::Result, "kubectl", msg);
+                }
+                items.iter().map(|o| o.key()).collect()
+            }
+        };
+        for key in keys {
+            let r = self.sim.as_user(|api| api.delete(kind, &key, &DeleteOptions::default()));
+            let r =
+                r.map(|_| format!("{} \"{}\" deleted", kind.resource_ref(), key.name)).map_err(|e| kubectl_error(&e));
+            self.result(r);
+        }
+    }
+}
+
+impl Scenario {
+    /// Runs the scenario from t=0 to its end. Only a cluster that cannot be built is an error; failed actions are
+    /// timeline entries.
+    pub fn run(&self, opts: RunOptions) -> Result<Outcome, ScenarioError> {
+        let seed = opts.seed.or(self.seed).unwrap_or(DEFAULT_SEED);
+        let until = opts.until.or(self.until).unwrap_or(DEFAULT_UNTIL);
+        if until > MAX_UNTIL {
+            return Err(ScenarioError::new(format!("a run lasts at most {}", human_duration(MAX_UNTIL))));
+        }
+        let config = SimConfig { seed, node_template: self.node_template.clone(), ..SimConfig::default() };
+        let mut r = Runner { sim: Sim::new(config), timeline: Vec::new(), event_seq: 0 };
+
+        let mut names: Vec<String> = Vec::new();
+        for n in &self.nodes {
+            let name = r.sim.add_node(n.clone()).map_err(ScenarioError::new)?;
+            names.push(name);
+        }
+        if !names.is_empty() {
+            let shown: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
+            let more = if names.len() > shown.len() {
+                format!(", ... ({} more)", names.len() - shown.len())
+            } else {
+                String::new()
+            };
+            r.push(
+                EntryKind::Note,
+                "scenario",
+                format!("cluster: {} node(s): {}{more}", names.len(), shown.join(", ")),
+            );
+        }
+        r.collect_events();
+        if let Some(m) = &self.manifests {
+            r.apply(m, "manifests");
+        }
+
+        let runnable = self.actions.iter().filter(|a| a.at <= until).count();
+        let last_action_ms = self.actions[..runnable].last().map_or(0, |a| a.at);
+        let mut next = 0;
+        let mut streak: Option<Millis> = None;
+        let mut last_check: Option<(u64, bool)> = None; // (resourceVersion, store settled) at the previous check
+        loop {
+            while next < runnable && self.actions[next].at <= r.sim.now() {
+                r.execute(&self.actions[next].kind);
+                next += 1;
+                last_check = None;
+            }
+            r.collect_events();
+            let now = r.sim.now();
+            if next >= runnable && now >= last_action_ms {
+                // The store part is looked at again only when the store changed since the last check.
+                let rv = r.sim.store.resource_version();
+                let store_ok = match last_check {
+                    Some((seen, ok)) if seen == rv => ok,
+                    _ => store_settled(&r.sim),
+                };
+                last_check = Some((rv, store_ok));
+                if store_ok && r.sim.idle() {
+                    streak.get_or_insert(now);
+                } else {
+                    streak = None;
+                }
+            }
+            if now >= until {
+                break;
+            }
+            let mut to = (now + CHECK_INTERVAL).min(until);
+            if let Some(a) = self.actions[..runnable].get(next) {
+                to = to.min(a.at);
+            }
+            r.sim.run_until(to);
+            r.collect_events();
+        }
+        let not_run = self.actions.len() - runnable;
+        if not_run > 0 {
+            r.push(
+                EntryKind::Note,
+                "scenario",
+                format!("{not_run} action(s) after the end of the run ({}) not run", human_duration(until)),
+            );
+        }
+        let mut summary = summarize(&r.sim);
+        summary.last_action_ms = last_action_ms;
+        summary.converged_at_ms = streak;
+        summary.actions_not_run = not_run;
+        Ok(Outcome { timeline: r.timeline, summary })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = "cluster:\n  nodes: 2\nmanifests: |\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n  spec:\n    replicas: 2\n    selector:\n      matchLabels: {app: web}\n    template:\n      metadata:\n        labels: {app: web}\n      spec:\n        containers:\n        - name: nginx\n          image: nginx:1.27\n";
+
+    #[test]
+    fn parses_and_runs_a_small_scenario() {
+        let sc = Scenario::parse(SMALL).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(sc.nodes.len(), 2);
+        let out = sc.run(RunOptions { seed: Some(3), until: Some(30 * SECOND) }).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&2));
+        assert!(out.summary.converged_at_ms.is_some());
+    }
+
+    #[test]
+    fn unknown_fields_are_located() {
+        let e = Scenario::parse("cluster:\n  nodes: 1\nactions:\n  - atx: 3s\n").err().map(|e| (e.line, e.message));
+        let (line, msg) = e.unwrap_or_default();
+        assert_eq!(line, Some(4));
+        assert!(msg.contains("unknown field `atx`"), "{msg}");
+    }
+
+    #[test]
+    fn kinds_accept_kubectl_names() {
+        for (n, k) in
+            [("po", Kind::Pod), ("Deployments", Kind::Deployment), ("rs", Kind::ReplicaSet), ("no", Kind::Node)]
+        {
+            assert_eq!(parse_kind(n), Ok(k));
+        }
+        assert!(parse_kind("service").is_err());
+    }
+
+    #[test]
+    fn durations_print_for_people() {
+        assert_eq!(human_duration(72_345), "1m12.345s");
+        assert_eq!(human_duration(12_500), "12.5s");
+        assert_eq!(human_duration(3 * MINUTE), "3m");
+        assert_eq!(human_duration(90 * MINUTE), "1h30m");
+        assert_eq!(human_duration(HOUR + 5 * SECOND), "1h0m5s");
+        assert_eq!(human_duration(MAX_UNTIL), "720h");
+        assert_eq!(format_time(12_345), "  12.345s");
+    }
+}

@@ -1,0 +1,253 @@
+//! Scenarios end to end: parse, run, timeline and summary.
+
+use std::path::PathBuf;
+
+use kubeloop_engine::scenario::{render_summary, render_timeline, EntryKind, Outcome, RunOptions, Scenario};
+use kubeloop_engine::time::SECOND;
+
+fn examples_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+fn example(name: &str) -> String {
+    let path = examples_dir().join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn run(text: &str, opts: RunOptions) -> Outcome {
+    let sc = Scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    sc.run(opts).unwrap_or_else(|e| panic!("{e}"))
+}
+
+const WEB: &str = r#"
+cluster:
+  nodes: 2
+manifests: |
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: web
+  spec:
+    replicas: 3
+    selector:
+      matchLabels: {app: web}
+    template:
+      metadata:
+        labels: {app: web}
+      spec:
+        containers:
+        - name: nginx
+          image: nginx:1.27
+"#;
+
+#[test]
+fn every_example_parses_and_runs() {
+    let mut seen = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(examples_dir()).expect("examples/").flatten().collect();
+    entries.sort_by_key(|e| e.path());
+    for entry in entries {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let out = sc.run(RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let errors: Vec<_> = out.timeline.iter().filter(|e| e.is_error()).collect();
+        assert!(errors.is_empty(), "{}: action errors: {errors:?}", path.display());
+        assert!(!render_summary(&out.summary).is_empty());
+        seen += 1;
+    }
+    assert!(seen >= 4, "expected the four shipped examples, found {seen}");
+}
+
+#[test]
+fn web_example_scales_to_two_and_converges() {
+    let out = run(&example("web.yaml"), RunOptions::default());
+    let s = &out.summary;
+    assert_eq!(s.pods.by_phase.get("Running"), Some(&2), "{}", render_summary(s));
+    assert_eq!(s.pods.total, 2);
+    assert_eq!(s.pods.terminating, 0);
+    assert_eq!(s.deployments.len(), 1);
+    let d = &s.deployments[0];
+    assert_eq!((d.desired, d.updated, d.ready, d.available), (2, 2, 2, 2));
+    let converged = s.converged_at_ms.expect("web.yaml converges");
+    assert!(converged >= 120 * SECOND, "converged after the last action (120s), not at {converged}");
+    assert_eq!(s.last_action_ms, 120 * SECOND);
+    let text = render_timeline(&out.timeline);
+    assert!(text.contains("deployment.apps/web scaled"), "{text}");
+    assert!(text.contains("ScalingReplicaSet"), "{text}");
+}
+
+#[test]
+fn unschedulable_example_stays_pending() {
+    let out = run(&example("unschedulable.yaml"), RunOptions::default());
+    assert_eq!(out.summary.converged_at_ms, None);
+    assert_eq!(out.summary.pods.unscheduled, out.summary.pods.total);
+    assert!(out.summary.pods.total > 0);
+    assert!(out.timeline.iter().any(|e| e.kind == EntryKind::Event && e.text.contains("FailedScheduling")));
+}
+
+#[test]
+fn self_healing_example_replaces_deleted_pods() {
+    let out = run(&example("self-healing.yaml"), RunOptions::default());
+    let deleted = out.timeline.iter().filter(|e| e.kind == EntryKind::Result && e.text.ends_with("deleted")).count();
+    assert!(deleted >= 1);
+    assert!(out.timeline.iter().any(|e| e.at > 30 * SECOND && e.text.contains("SuccessfulCreate")));
+    assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&3));
+    assert!(out.summary.converged_at_ms.is_some());
+}
+
+#[test]
+fn parse_errors_report_the_line() {
+    let text = "seed: 4\ncluster:\n  nodes: 2\nactions:\n  - at: 10s\n    killNode: node-1\n  - atx: 20s\n    reviveNode: node-1\n";
+    let e = Scenario::parse(text).expect_err("unknown field");
+    assert_eq!(e.line, Some(7), "{e}");
+    assert!(e.message.contains("unknown field `atx`"), "{e}");
+    assert!(e.to_string().starts_with("scenario line 7 column "), "{e}");
+
+    let e = Scenario::parse("cluster:\n  nodes: 1\nactions:\n  - {at: 10parsecs, killNode: node-1}\n")
+        .expect_err("bad duration");
+    assert_eq!(e.line, Some(4), "{e}");
+    assert!(e.message.contains("invalid duration"), "{e}");
+
+    let e = Scenario::parse("cluster:\n  nodes: 1\nactions:\n  - at: 1s\n    delete: {kind: service, name: x}\n")
+        .expect_err("unknown kind");
+    assert_eq!(e.line, Some(5), "{e}");
+    assert!(e.message.contains("unknown kind"), "{e}");
+
+    let e = Scenario::parse("cluster:\n  nodes: 9000\n").expect_err("node cap");
+    assert_eq!(e.line, Some(2), "{e}");
+
+    let e = Scenario::parse("cluster:\n  nodes: 1\nactions:\n  - at: 1s\n  - at: 2s\n    scale: {deployment: web, replicas: 1}\n    killNode: node-1\n")
+        .expect_err("not exactly one action");
+    assert_eq!(e.line, Some(4), "{e}");
+    let e = Scenario::parse(
+        "cluster:\n  nodes: 1\nactions:\n  - at: 2s\n    scale: {deployment: web, replicas: 1}\n    killNode: node-1\n",
+    )
+    .expect_err("two actions in one");
+    assert!(e.message.contains("found scale and killNode"), "{e}");
+
+    // A broken t=0 manifest is located in the scenario text.
+    let bad = WEB.replace("replicas: 3", "replicas: 3\n    replicaz: 4");
+    let e = Scenario::parse(&bad).expect_err("bad manifest");
+    let line = bad.lines().position(|l| l.contains("replicaz")).map(|i| i + 1);
+    assert_eq!(e.line, line, "{e}");
+    assert!(e.message.contains("replicaz"), "{e}");
+}
+
+#[test]
+fn actions_are_sorted_stably_by_time() {
+    let text = format!(
+        "{WEB}actions:\n  - {{at: 40s, killNode: node-2}}\n  - {{at: 10s, scale: {{deployment: web, replicas: 1}}}}\n  - {{at: 40s, reviveNode: node-2}}\n"
+    );
+    let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let times: Vec<_> = sc.actions.iter().map(|a| a.at).collect();
+    assert_eq!(times, vec![10 * SECOND, 40 * SECOND, 40 * SECOND]);
+    let out = sc.run(RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let actions: Vec<_> =
+        out.timeline.iter().filter(|e| e.kind == EntryKind::Action).map(|e| e.text.as_str()).collect();
+    assert_eq!(actions[1..], ["kubectl scale deployment web --replicas=1", "kill node node-2", "revive node node-2"]);
+}
+
+#[test]
+fn action_errors_go_to_the_timeline_and_the_run_goes_on() {
+    let text = format!(
+        "{WEB}actions:\n  - at: 10s\n    delete: {{kind: po, name: nope}}\n  - at: 20s\n    apply: |\n      apiVersion: v1\n      kind: Pod\n      metadata:\n        name: p\n        namespace: missing\n      spec:\n        containers: [{{name: c, image: busybox}}]\n  - at: 25s\n    killNode: node-9\n  - {{at: 30s, scale: {{deployment: web, replicas: 1}}}}\n"
+    );
+    let out = run(&text, RunOptions { seed: Some(5), until: Some(90 * SECOND) });
+    let errors: Vec<_> = out.timeline.iter().filter(|e| e.is_error()).collect();
+    assert_eq!(errors.len(), 3, "{}", render_timeline(&out.timeline));
+    assert!(errors[0].text.contains("Error from server (NotFound): pods \"nope\" not found"), "{:?}", errors[0]);
+    assert_eq!(errors[0].at, 10 * SECOND);
+    assert!(errors[1].text.contains("namespaces \"missing\" not found"), "{:?}", errors[1]);
+    assert!(errors[2].text.contains("node-9"), "{:?}", errors[2]);
+    // The later action ran.
+    assert!(out.timeline.iter().any(|e| e.text == "deployment.apps/web scaled"));
+    assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&1), "{}", render_summary(&out.summary));
+    assert!(out.summary.converged_at_ms.is_some());
+}
+
+#[test]
+fn same_seed_same_history_different_seed_different_history() {
+    let text = example("web.yaml");
+    let opts = |seed| RunOptions { seed: Some(seed), until: Some(150 * SECOND) };
+    let a = run(&text, opts(9));
+    let b = run(&text, opts(9));
+    let c = run(&text, opts(10));
+    assert_eq!(a.summary.history_hash, b.summary.history_hash);
+    assert_eq!(render_timeline(&a.timeline), render_timeline(&b.timeline));
+    assert_eq!(a.summary, b.summary);
+    assert_ne!(a.summary.history_hash, c.summary.history_hash);
+}
+
+#[test]
+fn cli_options_override_the_scenario() {
+    let text =
+        format!("seed: 3\nuntil: 20s\n{WEB}actions:\n  - {{at: 30s, scale: {{deployment: web, replicas: 1}}}}\n");
+    let out = run(&text, RunOptions::default());
+    assert_eq!(out.summary.seed, 3);
+    assert_eq!(out.summary.sim_time_ms, 20 * SECOND);
+    assert_eq!(out.summary.actions_not_run, 1);
+    let out = run(&text, RunOptions { seed: Some(8), until: Some(45 * SECOND) });
+    assert_eq!(out.summary.seed, 8);
+    assert_eq!(out.summary.sim_time_ms, 45 * SECOND);
+    assert_eq!(out.summary.actions_not_run, 0);
+}
+
+#[test]
+fn node_lists_and_added_nodes_get_their_shape() {
+    let text = r#"
+cluster:
+  nodeTemplate: {cpu: "8", memory: 32Gi}
+  nodes:
+    - name: big-1
+    - {name: gpu-1, cpu: "16", labels: {accelerator: gpu}, taints: [{key: gpu, value: "true", effect: NoSchedule}]}
+actions:
+  - {at: 5s, addNode: {name: extra-1, pods: 20}}
+  - {at: 6s, addNode: {}}
+"#;
+    let sc = Scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sc.nodes.len(), 2);
+    assert_eq!(sc.nodes[0].cpu.milli(), 8000);
+    assert_eq!(sc.nodes[1].cpu.milli(), 16000);
+    assert_eq!(sc.nodes[1].taints.len(), 1);
+    let out = sc.run(RunOptions { seed: None, until: Some(10 * SECOND) }).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<_> = out.summary.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(names.contains(&"extra-1"));
+    assert!(out.summary.nodes.iter().all(|n| n.ready == "True" && n.alive));
+
+    let e = Scenario::parse("cluster:\n  nodes:\n    - name: a\n    - name: a\n").expect_err("duplicate");
+    assert_eq!(e.line, Some(4), "{e}");
+    let e = Scenario::parse("cluster:\n  nodes:\n    - name: Bad_Name\n").expect_err("invalid name");
+    assert_eq!(e.line, Some(3), "{e}");
+    let e = Scenario::parse("cluster:\n  nodes:\n    - taints: [{key: a, effect: Sometimes}]\n").expect_err("effect");
+    assert_eq!(e.line, Some(3), "{e}");
+}
+
+#[test]
+fn summary_json_is_camel_case() {
+    let out = run(WEB, RunOptions { seed: Some(2), until: Some(30 * SECOND) });
+    let v = serde_json::to_value(&out.summary).expect("json");
+    for key in [
+        "seed",
+        "simTimeMs",
+        "historyHash",
+        "eventsProcessed",
+        "pods",
+        "deployments",
+        "nodes",
+        "api",
+        "reconciles",
+        "convergedAtMs",
+        "drift",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}: {v}");
+    }
+    assert!(v["pods"]["byPhase"]["Running"].as_u64() == Some(3), "{v}");
+    assert!(v["api"]["byClient"]["kubelet"]["writes"].as_u64().unwrap_or(0) > 0, "{v}");
+    assert!(v["api"]["byClient"].as_object().is_some_and(|m| !m.keys().any(|k| k.starts_with("kubelet/"))));
+    assert!(v["reconciles"]["deployment"]["reconciles"].as_u64().unwrap_or(0) > 0, "{v}");
+    assert_eq!(v["historyHash"].as_str().map(str::len), Some(16));
+}
