@@ -66,6 +66,8 @@ pub type Enqueue = Vec<(ObjKey, Millis)>;
 pub trait Reconciler {
     /// The controller name used in the UI contract (`deployment`, `replicaset`, `scheduler`, ...).
     fn name(&self) -> &'static str;
+    /// The event source component (`deployment-controller`, `replicaset-controller`, `default-scheduler`).
+    fn component(&self) -> &'static str;
     /// Concurrent workers (upstream defaults: 5 for deployment and replicaset).
     fn workers(&self) -> usize;
     /// The kinds whose informers this controller reads and handles.
@@ -139,6 +141,7 @@ pub struct ControllerStats {
 /// A controller as it runs: logic, queue, workers.
 pub struct Controller {
     pub reconciler: Box<dyn Reconciler>,
+    pub recorder: Recorder,
     pub queue: RateLimitingQueue<ObjKey>,
     pub workers: Vec<Option<Busy>>,
     pub stats: ControllerStats,
@@ -148,7 +151,8 @@ impl Controller {
     pub fn new(reconciler: Box<dyn Reconciler>) -> Self {
         let queue = RateLimitingQueue::new(reconciler.rate_limiter());
         let workers = vec![None; reconciler.workers().max(1)];
-        Controller { reconciler, queue, workers, stats: ControllerStats::default() }
+        let recorder = Recorder::new(reconciler.component(), "");
+        Controller { reconciler, recorder, queue, workers, stats: ControllerStats::default() }
     }
 
     pub fn name(&self) -> &'static str {
@@ -164,6 +168,7 @@ impl Controller {
         self.queue = RateLimitingQueue::new(self.reconciler.rate_limiter());
         self.workers.iter_mut().for_each(|w| *w = None);
         self.reconciler.reset();
+        self.recorder.reset();
     }
 }
 
@@ -173,7 +178,6 @@ pub struct Host {
     pub client: ClientId,
     pub informers: [Option<InformerId>; 7],
     pub controllers: Vec<Controller>,
-    pub recorder: Recorder,
     pub running: bool,
     /// Bumped on every crash/restart: timers of an earlier life are ignored.
     pub epoch: u64,

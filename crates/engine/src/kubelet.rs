@@ -82,6 +82,8 @@ pub enum Stage {
 pub struct PodRuntime {
     pub uid: Str,
     pub stage: Stage,
+    /// Per container, how long its image pull took (`None`: already present).
+    pub pulls: Vec<Option<Millis>>,
 }
 
 /// Steps the simulation schedules for a kubelet.
@@ -340,7 +342,7 @@ impl Kubelet {
             }
             (None, false) => {
                 // Admit: Pending with ContainerCreating, pull what is missing.
-                self.pods.insert(key.clone(), PodRuntime { uid: pod.metadata.uid.clone(), stage: Stage::Starting });
+                let mut rt = PodRuntime { uid: pod.metadata.uid.clone(), stage: Stage::Starting, pulls: Vec::new() };
                 let ip = format!("10.244.{}.{}", self.index % 256, self.next_ip);
                 self.next_ip = if self.next_ip >= 254 { 2 } else { self.next_ip + 1 };
                 let host_ip = self.node_ip();
@@ -389,12 +391,16 @@ impl Kubelet {
                 for c in &pod.spec.containers {
                     let present = self.images.contains(&c.image);
                     if present && &*c.image_pull_policy != "Always" {
+                        rt.pulls.push(None);
                         continue;
                     }
                     let msg = format!("Pulling image \"{}\"", c.image);
                     self.recorder.event(api, &pod_obj, EventKind::Normal, "Pulling", &msg);
-                    delay += api.rng.range(runtime.image_pull.0, runtime.image_pull.1);
+                    let pull = api.rng.range(runtime.image_pull.0, runtime.image_pull.1);
+                    rt.pulls.push(Some(pull));
+                    delay += pull;
                 }
+                self.pods.insert(key.clone(), rt);
                 delay += api.rng.range(runtime.container_start.0, runtime.container_start.1);
                 timers.push((delay, key, pod.metadata.uid.clone(), PodStep::Started));
             }
@@ -426,16 +432,18 @@ impl Kubelet {
             (PodStep::Started, Stage::Starting) => {
                 let Some(obj) = api.store.peek(Kind::Pod, key).cloned() else { return };
                 let Some(pod) = obj.as_pod() else { return };
-                for c in &pod.spec.containers {
-                    let pulled = self.images.insert(c.image.clone());
-                    let msg = if pulled || &*c.image_pull_policy == "Always" {
-                        let secs = api.rng.range(800, 4000) as f64 / 1000.0;
-                        format!(
-                            "Successfully pulled image \"{}\" in {secs:.3}s ({secs:.3}s including waiting)",
-                            c.image
-                        )
-                    } else {
-                        format!("Container image \"{}\" already present on machine", c.image)
+                let pulls = rt.pulls.clone();
+                for (i, c) in pod.spec.containers.iter().enumerate() {
+                    self.images.insert(c.image.clone());
+                    let msg = match pulls.get(i).copied().flatten() {
+                        Some(ms) => {
+                            let secs = ms as f64 / 1000.0;
+                            format!(
+                                "Successfully pulled image \"{}\" in {secs:.3}s ({secs:.3}s including waiting)",
+                                c.image
+                            )
+                        }
+                        None => format!("Container image \"{}\" already present on machine", c.image),
                     };
                     self.recorder.event(api, &obj, EventKind::Normal, "Pulled", &msg);
                     self.recorder.event(
@@ -495,6 +503,7 @@ impl Kubelet {
     pub fn kill(&mut self) {
         self.alive = false;
         self.epoch += 1;
+        self.recorder.reset();
         self.lease = None;
         self.last_report = None;
     }

@@ -15,7 +15,6 @@ use crate::controller::{Caches, Controller, Ctx, Host, Outcome, ReconcileLog, Re
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
 use crate::informer::{Informer, InformerEvent, InformerId, ReflectorState};
 use crate::kubelet::{Kubelet, NodeConfig, PodStep, RuntimeConfig};
-use crate::recorder::Recorder;
 use crate::rng::Rng;
 use crate::store::{fnv1a, ClientId, DeleteOptions, Store, StoreConfig};
 use crate::time::{Millis, HOUR};
@@ -189,15 +188,7 @@ impl Sim {
                 }
             }
         }
-        self.hosts.push(Host {
-            name: name.into(),
-            client,
-            informers: ids,
-            controllers,
-            recorder: Recorder::new(if index == SCHEDULER { "default-scheduler" } else { name }, ""),
-            running: true,
-            epoch: 0,
-        });
+        self.hosts.push(Host { name: name.into(), client, informers: ids, controllers, running: true, epoch: 0 });
         for id in ids.into_iter().flatten() {
             self.start_informer(id);
         }
@@ -420,7 +411,7 @@ impl Sim {
             if !host.running {
                 return;
             }
-            let Host { controllers, recorder, informers: ids, client, .. } = host;
+            let Host { controllers, informers: ids, client, .. } = host;
             let caches = Caches { informers, ids };
             if !caches.synced() {
                 return; // WaitForCacheSync
@@ -428,6 +419,7 @@ impl Sim {
             for (ci, c) in controllers.iter_mut().enumerate() {
                 while let Some(w) = c.workers.iter().position(Option::is_none) {
                     let Some(key) = c.queue.get(now) else { break };
+                    let recorder = &mut c.recorder;
                     let mut cx = Ctx { now, caches, api: Api::new(store, *client, now, rng), recorder };
                     let result = c.reconciler.reconcile(&key, &mut cx);
                     let (calls, elapsed) = (cx.api.calls, cx.api.elapsed);

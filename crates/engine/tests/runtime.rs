@@ -24,6 +24,9 @@ impl Reconciler for Flaky {
     fn name(&self) -> &'static str {
         "flaky"
     }
+    fn component(&self) -> &'static str {
+        "flaky-controller"
+    }
     fn workers(&self) -> usize {
         2
     }

@@ -665,6 +665,10 @@ impl Reconciler for DeploymentController {
         "deployment"
     }
 
+    fn component(&self) -> &'static str {
+        "deployment-controller"
+    }
+
     fn workers(&self) -> usize {
         self.workers
     }

@@ -135,6 +135,10 @@ impl Reconciler for ReplicaSetController {
         "replicaset"
     }
 
+    fn component(&self) -> &'static str {
+        "replicaset-controller"
+    }
+
     fn workers(&self) -> usize {
         self.workers
     }

@@ -293,6 +293,10 @@ impl Reconciler for Scheduler {
         "scheduler"
     }
 
+    fn component(&self) -> &'static str {
+        "default-scheduler"
+    }
+
     fn workers(&self) -> usize {
         1
     }
