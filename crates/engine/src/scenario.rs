@@ -814,20 +814,12 @@ pub struct NodeSummary {
     pub alive: bool,
 }
 
-/// API load of a client (the store's [`ApiCounters`], in camelCase, with reads and writes).
+/// API load of a client: the store's [`ApiCounters`] with its reads and writes totals.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiLoad {
-    pub list_calls: u64,
-    pub list_items: u64,
-    pub gets: u64,
-    pub watches_opened: u64,
-    pub watch_events: u64,
-    pub creates: u64,
-    pub updates: u64,
-    pub deletes: u64,
-    pub conflicts: u64,
-    pub errors: u64,
+    #[serde(flatten)]
+    pub counters: ApiCounters,
     /// LIST items + GETs + watch events.
     pub reads: u64,
     /// Creates + updates + deletes.
@@ -836,20 +828,7 @@ pub struct ApiLoad {
 
 impl From<&ApiCounters> for ApiLoad {
     fn from(c: &ApiCounters) -> Self {
-        ApiLoad {
-            list_calls: c.list_calls,
-            list_items: c.list_items,
-            gets: c.gets,
-            watches_opened: c.watches_opened,
-            watch_events: c.watch_events,
-            creates: c.creates,
-            updates: c.updates,
-            deletes: c.deletes,
-            conflicts: c.conflicts,
-            errors: c.errors,
-            reads: c.reads(),
-            writes: c.writes(),
-        }
+        ApiLoad { counters: c.clone(), reads: c.reads(), writes: c.writes() }
     }
 }
 
@@ -1154,11 +1133,12 @@ pub fn render_summary(sm: &Summary) -> String {
     out.push_str("\nControllers\n");
     out.push_str(&table(&["CONTROLLER", "RECONCILES", "ERRORS", "REQUEUES", "DROPPED", "API-CALLS", "QUEUE"], &rows));
 
-    let api_row = |name: &str, c: &ApiLoad| {
+    let api_row = |name: &str, l: &ApiLoad| {
+        let c = &l.counters;
         vec![
             name.to_string(),
-            c.reads.to_string(),
-            c.writes.to_string(),
+            l.reads.to_string(),
+            l.writes.to_string(),
             c.list_calls.to_string(),
             c.gets.to_string(),
             c.watch_events.to_string(),

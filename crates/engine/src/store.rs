@@ -21,6 +21,7 @@ pub type ClientId = usize;
 
 /// What the store served to and accepted from one client. This is the API load.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ApiCounters {
     pub list_calls: u64,
     /// Objects returned by LISTs.

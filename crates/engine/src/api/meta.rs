@@ -120,6 +120,21 @@ pub struct OwnerReference {
     pub block_owner_deletion: Option<bool>,
 }
 
+impl OwnerReference {
+    /// The controller reference an object of `kind` sets on what it creates or adopts (`controller: true`,
+    /// `blockOwnerDeletion: true`, as `metav1.NewControllerRef`).
+    pub fn controller(kind: super::Kind, owner: &ObjectMeta) -> Self {
+        OwnerReference {
+            api_version: kind.api_version().into(),
+            kind: kind.name().into(),
+            name: owner.name.clone(),
+            uid: owner.uid.clone(),
+            controller: Some(true),
+            block_owner_deletion: Some(true),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

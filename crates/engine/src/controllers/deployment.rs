@@ -218,14 +218,7 @@ impl Sync<'_, '_, '_> {
         rs.metadata.annotations.insert(s(REVISION), s(revision));
         rs.metadata.annotations.insert(s(DESIRED_REPLICAS), s(&d.replicas().to_string()));
         rs.metadata.annotations.insert(s(MAX_REPLICAS), s(&(d.replicas() + max_surge(d)).to_string()));
-        rs.metadata.owner_references.push(OwnerReference {
-            api_version: s("apps/v1"),
-            kind: s("Deployment"),
-            name: d.metadata.name.clone(),
-            uid: d.metadata.uid.clone(),
-            controller: Some(true),
-            block_owner_deletion: Some(true),
-        });
+        rs.metadata.owner_references.push(OwnerReference::controller(Kind::Deployment, &d.metadata));
         rs.spec.min_ready_seconds = d.spec.min_ready_seconds;
         rs.spec.selector = selector;
         rs.spec.template = template;
@@ -738,28 +731,10 @@ impl Reconciler for DeploymentController {
             .filter(|o| d.spec.selector.matches(&o.meta().labels))
             .map(|o| o.key())
             .collect();
-        for k in orphans {
-            if d.metadata.is_terminating() {
-                break;
-            }
-            let owner = OwnerReference {
-                api_version: s("apps/v1"),
-                kind: s("Deployment"),
-                name: d.metadata.name.clone(),
-                uid: d.metadata.uid.clone(),
-                controller: Some(true),
-                block_owner_deletion: Some(true),
-            };
-            if let Ok(o) = cx.api.patch(Kind::ReplicaSet, &k, crate::store::Subresource::Main, |o| {
-                if crate::api::controller_of(o.meta()).is_none() {
-                    o.meta_mut().owner_references.push(owner);
-                }
-            }) {
-                if let Some(rs) = o
-                    .as_replicaset()
-                    .filter(|r| crate::api::controller_of(&r.metadata).is_some_and(|c| c.uid == d.metadata.uid))
-                {
-                    rss.push(rs.clone());
+        if !d.metadata.is_terminating() {
+            for k in orphans {
+                if let Some(rs) = super::adopt(&mut cx.api, Kind::ReplicaSet, &k, Kind::Deployment, &d.metadata) {
+                    rss.extend(rs.as_replicaset().cloned());
                 }
             }
         }

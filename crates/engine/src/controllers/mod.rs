@@ -5,16 +5,34 @@ pub mod expectations;
 pub mod replicaset;
 pub mod scheduler;
 
-use crate::api::{controller_of, Kind, ObjKey, Object};
+use std::rc::Rc;
+
+use crate::api::{controller_of, Kind, ObjKey, Object, ObjectMeta, OwnerReference};
+use crate::client::Api;
 use crate::informer::Cache;
+use crate::store::Subresource;
 
 /// The object (of `kind`, in `cache`) that controls `obj`, if the controller reference names it and its uid
 /// matches (`resolveControllerRef`).
-pub fn resolve_controller_ref<'a>(obj: &Object, kind: Kind, cache: &'a Cache) -> Option<&'a std::rc::Rc<Object>> {
+pub fn resolve_controller_ref<'a>(obj: &Object, kind: Kind, cache: &'a Cache) -> Option<&'a Rc<Object>> {
     let r = controller_of(obj.meta())?;
     if &*r.kind != kind.name() {
         return None;
     }
     let owner = cache.get(&ObjKey { namespace: obj.meta().namespace.clone(), name: r.name.clone() })?;
     (owner.meta().uid == r.uid).then_some(owner)
+}
+
+/// Adoption (`ClaimObject`): patches a controller reference onto the orphan `key` (of `kind`) unless someone
+/// adopted it meanwhile; the adopted object when `owner` now controls it.
+pub fn adopt(api: &mut Api, kind: Kind, key: &ObjKey, owner_kind: Kind, owner: &ObjectMeta) -> Option<Rc<Object>> {
+    let reference = OwnerReference::controller(owner_kind, owner);
+    let adopted = api
+        .patch(kind, key, Subresource::Main, |o| {
+            if controller_of(o.meta()).is_none() {
+                o.meta_mut().owner_references.push(reference);
+            }
+        })
+        .ok()?;
+    controller_of(adopted.meta()).is_some_and(|r| r.uid == owner.uid).then_some(adopted)
 }

@@ -43,14 +43,7 @@ pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
     pod.metadata.namespace = rs.metadata.namespace.clone();
     pod.metadata.labels = t.metadata.labels.clone();
     pod.metadata.annotations = t.metadata.annotations.clone();
-    pod.metadata.owner_references.push(OwnerReference {
-        api_version: s("apps/v1"),
-        kind: s("ReplicaSet"),
-        name: rs.metadata.name.clone(),
-        uid: rs.metadata.uid.clone(),
-        controller: Some(true),
-        block_owner_deletion: Some(true),
-    });
+    pod.metadata.owner_references.push(OwnerReference::controller(Kind::ReplicaSet, &rs.metadata));
     pod.spec = t.spec.clone();
     pod
 }
@@ -270,24 +263,7 @@ fn claim_pods(rs: &ReplicaSet, cx: &mut Ctx<'_, '_>) -> Result<Vec<Rc<Object>>, 
         });
     }
     for k in orphans {
-        let owner = OwnerReference {
-            api_version: s("apps/v1"),
-            kind: s("ReplicaSet"),
-            name: rs.metadata.name.clone(),
-            uid: uid.clone(),
-            controller: Some(true),
-            block_owner_deletion: Some(true),
-        };
-        let adopted = cx.api.patch(Kind::Pod, &k, Subresource::Main, |o| {
-            if crate::api::controller_of(o.meta()).is_none() {
-                o.meta_mut().owner_references.push(owner);
-            }
-        });
-        if let Ok(p) = adopted {
-            if crate::api::controller_of(p.meta()).is_some_and(|r| r.uid == uid) {
-                out.push(p);
-            }
-        }
+        out.extend(super::adopt(&mut cx.api, Kind::Pod, &k, Kind::ReplicaSet, &rs.metadata));
     }
     Ok(out)
 }
