@@ -133,6 +133,8 @@ pub struct Sim {
     /// The client of people: kubectl, the page, scenario actions.
     pub user: ClientId,
     pub log: ReconcileLog,
+    /// The watch-drop fault, applied to every informer including those created later.
+    watch_drop: f64,
     events_processed: u64,
     hash: u64,
 }
@@ -155,6 +157,7 @@ impl Sim {
             kubelet_by_name: FxHashMap::default(),
             user: 0,
             log: ReconcileLog::new(20_000),
+            watch_drop: 0.0,
             events_processed: 0,
             hash: 0xcbf2_9ce4_8422_2325,
             config,
@@ -195,7 +198,8 @@ impl Sim {
         index
     }
 
-    fn push_informer(&mut self, inf: Informer, owner: Owner) -> InformerId {
+    fn push_informer(&mut self, mut inf: Informer, owner: Owner) -> InformerId {
+        inf.drop_fraction = self.watch_drop;
         self.informers.push(inf);
         self.informer_owner.push(owner);
         self.informers.len() - 1
@@ -649,9 +653,20 @@ impl Sim {
     /// Fault: every informer loses this fraction (0..=1) of the watch events delivered to it.
     pub fn set_watch_drop(&mut self, fraction: f64) {
         let f = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
+        self.watch_drop = f;
         for inf in &mut self.informers {
             inf.drop_fraction = f;
         }
+    }
+
+    /// The fraction of watch events informers lose.
+    pub fn watch_drop(&self) -> f64 {
+        self.watch_drop
+    }
+
+    /// Who owns an informer.
+    pub fn informer_owner(&self, id: InformerId) -> Option<Owner> {
+        self.informer_owner.get(id).copied()
     }
 
     /// The resync period of the controller manager's informers (0 disables resync). Takes effect now.

@@ -1,0 +1,204 @@
+//! The root component: owns the engine (outside yew state), the frame loop and the latest snapshot.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::components::cluster::Cluster;
+use crate::components::control::ControlPanel;
+use crate::components::editor::Editor;
+use crate::components::events::EventStream;
+use crate::components::header::Header;
+use crate::engine::{parse_seed, Cmd, Engine, DEFAULT_SEED};
+use crate::snapshot::Snapshot;
+
+/// The wall clock of the browser, in milliseconds.
+pub fn wall_now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// The `?seed=` of the page's URL, or the default with a message saying why.
+fn seed_from_url() -> (u64, Option<String>) {
+    let raw = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("seed"));
+    match parse_seed(raw.as_deref()) {
+        Ok(seed) => (seed.unwrap_or(DEFAULT_SEED), None),
+        Err(msg) => (DEFAULT_SEED, Some(format!("Invalid ?seed= in the URL: {msg}"))),
+    }
+}
+
+/// The snapshot the view renders.
+pub struct View {
+    pub snap: Rc<Snapshot>,
+}
+
+impl Reducible for View {
+    type Action = Rc<Snapshot>;
+    fn reduce(self: Rc<Self>, snap: Rc<Snapshot>) -> Rc<Self> {
+        if Rc::ptr_eq(&self.snap, &snap) {
+            self
+        } else {
+            Rc::new(View { snap })
+        }
+    }
+}
+
+fn mark_ready() {
+    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
+        let _ = body.set_attribute("data-ready", "true");
+    }
+}
+
+/// Runs the simulation from requestAnimationFrame: every frame advances the clock within the budget; every
+/// 150 ms or more (longer when building the snapshot is expensive) or right after a command, the view gets a new
+/// snapshot. Returns a flag that stops the loop.
+fn start_loop(engine: Rc<RefCell<Engine>>, dispatcher: UseReducerDispatcher<View>) -> Rc<Cell<bool>> {
+    let stop = Rc::new(Cell::new(false));
+    let Some(window) = web_sys::window() else { return stop };
+    type FrameFn = Closure<dyn FnMut(f64)>;
+    let slot: Rc<RefCell<Option<FrameFn>>> = Rc::new(RefCell::new(None));
+    let again = slot.clone();
+    let stopped = stop.clone();
+    let mut last_frame: Option<f64> = None;
+    let mut last_snap = f64::NEG_INFINITY;
+    let mut interval = 150.0;
+    let mut ready = false;
+    // What the last snapshot saw: nothing to redraw while the simulation stands still (paused).
+    let mut seen: Option<(u64, u64)> = None;
+    let render_cost = Rc::new(Cell::new(0.0));
+    let render_started = Rc::new(Cell::new(0.0));
+    let after_render = {
+        let (cost, started) = (render_cost.clone(), render_started.clone());
+        Closure::<dyn FnMut(wasm_bindgen::JsValue)>::new(move |_| cost.set(wall_now() - started.get()))
+    };
+    let frame = Closure::<dyn FnMut(f64)>::new(move |ts: f64| {
+        if stopped.get() {
+            return;
+        }
+        let dt = last_frame.map_or(0.0, |l| ts - l);
+        last_frame = Some(ts);
+        let snap = match engine.try_borrow_mut() {
+            Ok(mut e) => {
+                e.frame(dt);
+                let t = wall_now();
+                let state = (e.sim.events_processed(), e.sim.now());
+                if e.dirty || (t - last_snap >= interval && seen != Some(state)) {
+                    seen = Some(state);
+                    let s = e.snapshot();
+                    // Snapshots (building + rendering) get at most about an eighth of the wall time.
+                    let cost = wall_now() - t + render_cost.get();
+                    interval = (cost * 8.0).clamp(150.0, 1000.0);
+                    last_snap = t;
+                    Some(s)
+                } else {
+                    None
+                }
+            }
+            Err(_) => None,
+        };
+        if let Some(s) = snap {
+            dispatcher.dispatch(Rc::new(s));
+            // yew renders in a microtask queued by the dispatch; one queued now runs right after it.
+            render_started.set(wall_now());
+            let _ = js_sys::Promise::resolve(&wasm_bindgen::JsValue::NULL).then(&after_render);
+        }
+        if !ready {
+            ready = true;
+            mark_ready();
+        }
+        if let (Some(w), Some(f)) = (web_sys::window(), again.borrow().as_ref()) {
+            let _ = w.request_animation_frame(f.as_ref().unchecked_ref());
+        }
+    });
+    let _ = window.request_animation_frame(frame.as_ref().unchecked_ref());
+    *slot.borrow_mut() = Some(frame);
+    stop
+}
+
+#[component]
+pub fn App() -> Html {
+    let engine: Rc<RefCell<Engine>> = use_memo((), |_| {
+        let (seed, notice) = seed_from_url();
+        RefCell::new(Engine::boot(seed, notice, Box::new(wall_now)))
+    });
+    let view = {
+        let engine = engine.clone();
+        use_reducer(move || {
+            let snap = match engine.try_borrow_mut() {
+                Ok(mut e) => e.snapshot(),
+                // Not reachable: nothing else holds the engine while the app is created.
+                Err(_) => Engine::boot(DEFAULT_SEED, None, Box::new(wall_now)).snapshot(),
+            };
+            View { snap: Rc::new(snap) }
+        })
+    };
+    let on_cmd: Rc<Callback<Cmd>> = {
+        let engine = engine.clone();
+        let dispatcher = view.dispatcher();
+        use_memo((), move |_| {
+            Callback::from(move |cmd: Cmd| {
+                let snap = match engine.try_borrow_mut() {
+                    Ok(mut e) => {
+                        e.exec(cmd);
+                        e.snapshot()
+                    }
+                    Err(_) => return,
+                };
+                dispatcher.dispatch(Rc::new(snap));
+            })
+        })
+    };
+    {
+        let engine = engine.clone();
+        let dispatcher = view.dispatcher();
+        use_effect_with((), move |_| {
+            let stop = start_loop(engine, dispatcher);
+            move || stop.set(true)
+        });
+    }
+    let on_cmd = (*on_cmd).clone();
+    let s = &view.snap;
+    let notice = s.notice.clone().map(|n| {
+        let dismiss = on_cmd.reform(|_: MouseEvent| Cmd::DismissNotice);
+        html! {
+            <div class="notice" role="alert" data-testid="notice">
+                <span>{ n.to_string() }</span>
+                <button class="icon" aria-label="Dismiss" onclick={dismiss}>{ "✕" }</button>
+            </div>
+        }
+    });
+    html! {
+        <div class="app">
+            <Header time={s.time.clone()} on_cmd={on_cmd.clone()} />
+            { for notice }
+            <main class="layout">
+                <Editor apply={s.apply.clone()} on_cmd={on_cmd.clone()} />
+                <Cluster
+                    cluster={s.cluster.clone()}
+                    summary={s.summary}
+                    selection={s.selection.clone()}
+                    detail={s.detail.clone()}
+                    on_cmd={on_cmd.clone()}
+                />
+                <div class="side">
+                    <ControlPanel
+                        controllers={s.controllers.clone()}
+                        informers={s.informers.clone()}
+                        drift={s.drift}
+                        drift_age_ms={s.drift_age_ms}
+                        api_reads={s.api_reads}
+                        drop_pct={s.drop_pct}
+                        resync_ms={s.resync_ms}
+                        on_cmd={on_cmd.clone()}
+                    />
+                    <EventStream events={s.events.clone()} />
+                </div>
+            </main>
+        </div>
+    }
+}

@@ -1,0 +1,352 @@
+//! The cluster, kube-ops-view style: a card per node with its resource bars, taints and pods, an area for pods no
+//! node was found for, and a detail panel for the selected pod or node. Large clusters are drawn on a canvas.
+
+use std::rc::Rc;
+
+use kubeloop_engine::api::ObjKey;
+use yew::prelude::*;
+
+use crate::components::cluster_canvas::ClusterCanvas;
+use crate::components::detail::DetailPanel;
+use crate::engine::Cmd;
+use crate::snapshot::{
+    fmt_cpu, fmt_mem, ClusterView, Detail, NodeView, PodView, Selection, Summary, DOM_MAX_NODES, DOM_MAX_PODS,
+};
+
+#[derive(Properties, PartialEq)]
+pub struct ClusterProps {
+    pub cluster: ClusterView,
+    pub summary: Summary,
+    pub selection: Selection,
+    pub detail: Option<Rc<Detail>>,
+    pub on_cmd: Callback<Cmd>,
+}
+
+#[derive(Properties, PartialEq)]
+struct SummaryProps {
+    summary: Summary,
+}
+
+#[component]
+fn SummaryBar(props: &SummaryProps) -> Html {
+    let s = props.summary;
+    html! {
+        <div class="summary" aria-label="Cluster summary">
+            <span class="stat running" title="Pods Running (not terminating)">
+                <span class="k">{ "running" }</span>
+                <b data-testid="summary-pods-running">{ s.running }</b>
+            </span>
+            <span class="stat pending" title="Pods Pending">
+                <span class="k">{ "pending" }</span>
+                <b data-testid="summary-pods-pending">{ s.pending }</b>
+            </span>
+            <span class="stat terminating" title="Pods being deleted">
+                <span class="k">{ "terminating" }</span>
+                <b data-testid="summary-pods-terminating">{ s.terminating }</b>
+            </span>
+            <span class="stat st-nodes" title="Nodes whose Ready condition is True, out of all nodes">
+                <span class="k">{ "nodes ready" }</span>
+                <b><span data-testid="summary-nodes-ready">{ s.nodes_ready }</span>{ format!("/{}", s.nodes) }</b>
+            </span>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct BarProps {
+    label: &'static str,
+    used: i64,
+    total: i64,
+    text: String,
+}
+
+#[component]
+fn Bar(props: &BarProps) -> Html {
+    let pct = if props.total > 0 { (props.used as f64 * 100.0 / props.total as f64).clamp(0.0, 100.0) } else { 0.0 };
+    let level = if pct >= 90.0 {
+        "hot"
+    } else if pct >= 70.0 {
+        "warm"
+    } else {
+        "cool"
+    };
+    html! {
+        <div class="bar" title={format!("{} requested: {}", props.label, props.text)}>
+            <span class="bar-label">{ props.label }</span>
+            <span class="bar-track" role="meter" aria-label={props.label} aria-valuemin="0" aria-valuemax="100"
+                aria-valuenow={format!("{pct:.0}")}>
+                <span class={classes!("bar-fill", level)} style={format!("width:{pct:.1}%")}></span>
+            </span>
+            <span class="bar-text">{ props.text.clone() }</span>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct PodChipProps {
+    pod: PodView,
+    selected: bool,
+    on_cmd: Callback<Cmd>,
+}
+
+#[component]
+fn PodChip(props: &PodChipProps) -> Html {
+    let p = &props.pod;
+    let phase = p.phase.as_str();
+    let onclick = {
+        let key = p.key.clone();
+        let selected = props.selected;
+        props.on_cmd.reform(move |e: MouseEvent| {
+            e.stop_propagation();
+            Cmd::Select(if selected { Selection::None } else { Selection::Pod(key.clone()) })
+        })
+    };
+    let state = if p.terminating { format!("{phase}, Terminating") } else { phase.to_string() };
+    let title = format!(
+        "pod/{} · {state}{}",
+        p.key.name,
+        if p.node.is_empty() { " · unscheduled".to_string() } else { format!(" · {}", p.node) }
+    );
+    html! {
+        <button
+            class={classes!(
+                "pod",
+                format!("ph-{}", phase.to_ascii_lowercase()),
+                p.terminating.then_some("term"),
+                (!p.ready && p.phase == kubeloop_engine::api::PodPhase::Running).then_some("unready"),
+                props.selected.then_some("sel"),
+            )}
+            data-testid="pod"
+            data-name={p.key.name.clone()}
+            data-namespace={p.key.namespace.clone()}
+            data-phase={phase}
+            data-terminating={if p.terminating { "true" } else { "false" }}
+            data-node={p.node.clone()}
+            aria-label={title.clone()}
+            aria-pressed={if props.selected { "true" } else { "false" }}
+            {title}
+            {onclick}
+        >
+            <span class="glyph" aria-hidden="true">{ p.glyph() }</span>
+        </button>
+    }
+}
+
+#[derive(Properties)]
+struct NodeCardProps {
+    node: Rc<NodeView>,
+    selected: bool,
+    /// The selected pod, when it is on this node.
+    selected_pod: Option<ObjKey>,
+    on_cmd: Callback<Cmd>,
+}
+
+impl PartialEq for NodeCardProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.node, &o.node)
+            && self.selected == o.selected
+            && self.selected_pod == o.selected_pod
+            && self.on_cmd == o.on_cmd
+    }
+}
+
+#[component]
+fn NodeCard(props: &NodeCardProps) -> Html {
+    let n = &props.node;
+    let name = n.name.to_string();
+    let select = {
+        let name = n.name.clone();
+        let selected = props.selected;
+        props.on_cmd.reform(move |_: MouseEvent| {
+            Cmd::Select(if selected { Selection::None } else { Selection::Node(name.clone()) })
+        })
+    };
+    let select_key = {
+        let name = n.name.clone();
+        let on_cmd = props.on_cmd.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" || e.key() == " " {
+                e.prevent_default();
+                on_cmd.emit(Cmd::Select(Selection::Node(name.clone())));
+            }
+        })
+    };
+    let stop = |cmd: Cmd, on_cmd: &Callback<Cmd>| {
+        on_cmd.reform(move |e: MouseEvent| {
+            e.stop_propagation();
+            cmd.clone()
+        })
+    };
+    let kill = stop(Cmd::KillNode(name.clone()), &props.on_cmd);
+    let revive = stop(Cmd::ReviveNode(name.clone()), &props.on_cmd);
+    let cordon = stop(Cmd::Cordon(name.clone(), !n.unschedulable), &props.on_cmd);
+    let ready_icon = match n.ready.attr() {
+        "true" => "✓",
+        "false" => "✕",
+        _ => "?",
+    };
+    html! {
+        <article
+            class={classes!(
+                "node",
+                format!("ready-{}", n.ready.attr()),
+                (!n.alive).then_some("dead"),
+                n.unschedulable.then_some("cordoned"),
+                props.selected.then_some("sel"),
+            )}
+            data-testid="node"
+            data-name={n.name.clone()}
+            data-ready={n.ready.attr()}
+            data-alive={if n.alive { "true" } else { "false" }}
+            data-unschedulable={if n.unschedulable { "true" } else { "false" }}
+            aria-label={format!("node {name}")}
+        >
+            <header class="node-head" role="button" tabindex="0" aria-pressed={if props.selected { "true" } else { "false" }}
+                title="Show the node's details" onclick={select} onkeydown={select_key}>
+                <span class="node-name">{ name.clone() }</span>
+                <span class={classes!("badge", format!("b-ready-{}", n.ready.attr()))}
+                    title="The Ready condition as the control plane sees it">
+                    { format!("{ready_icon} {}", n.ready.label()) }
+                </span>
+                if !n.alive {
+                    <span class="badge b-dead" title="The kubelet is stopped: no heartbeats, no status, no pod work">{ "☠ kubelet down" }</span>
+                }
+                if n.unschedulable {
+                    <span class="badge b-cordon" title="spec.unschedulable: the scheduler places no new pods here">{ "⊘ cordoned" }</span>
+                }
+            </header>
+            <div class="bars">
+                <Bar label="cpu" used={n.cpu_req} total={n.cpu_alloc}
+                    text={format!("{} / {}", fmt_cpu(n.cpu_req), fmt_cpu(n.cpu_alloc))} />
+                <Bar label="mem" used={n.mem_req} total={n.mem_alloc}
+                    text={format!("{} / {}", fmt_mem(n.mem_req), fmt_mem(n.mem_alloc))} />
+            </div>
+            if !n.taints.is_empty() || !n.labels.is_empty() {
+                <div class="node-tags">
+                    { for n.taints.iter().map(|t| html! { <span class="tag taint" title="taint">{ format!("⚠ {t}") }</span> }) }
+                    { for n.labels.iter().map(|l| html! { <span class="tag label" title="label">{ l.clone() }</span> }) }
+                </div>
+            }
+            <div class="pods" aria-label={format!("{} pods on {name}", n.pods.len())}>
+                { for n.pods.iter().map(|p| {
+                    let selected = props.selected_pod.as_ref() == Some(&p.key);
+                    html! { <PodChip key={p.uid.to_string()} pod={p.clone()} {selected} on_cmd={props.on_cmd.clone()} /> }
+                }) }
+                if n.pods.is_empty() {
+                    <span class="empty">{ "no pods" }</span>
+                }
+                <span class="pod-count">{ format!("{}/{}", n.pods.len(), n.pods_alloc) }</span>
+            </div>
+            <footer class="node-actions">
+                <button data-testid="node-kill" class="btn small danger" disabled={!n.alive} onclick={kill}
+                    title="Stop this node's kubelet (no more heartbeats or status)">{ "Kill" }</button>
+                <button data-testid="node-revive" class="btn small" disabled={n.alive} onclick={revive}
+                    title="Start the kubelet again">{ "Revive" }</button>
+                <button data-testid="node-cordon" class="btn small" onclick={cordon}
+                    title="Patch spec.unschedulable">{ if n.unschedulable { "Uncordon" } else { "Cordon" } }</button>
+            </footer>
+        </article>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct UnscheduledProps {
+    pods: Rc<Vec<PodView>>,
+    selected: Option<ObjKey>,
+    on_cmd: Callback<Cmd>,
+}
+
+#[component]
+fn Unscheduled(props: &UnscheduledProps) -> Html {
+    html! {
+        <section class={classes!("unscheduled", props.pods.is_empty().then_some("none"))} data-testid="unscheduled"
+            aria-label="Unscheduled pods">
+            <h3>{ format!("Unscheduled ({})", props.pods.len()) }</h3>
+            <div class="pods">
+                { for props.pods.iter().map(|p| {
+                    let selected = props.selected.as_ref() == Some(&p.key);
+                    html! { <PodChip key={p.uid.to_string()} pod={p.clone()} {selected} on_cmd={props.on_cmd.clone()} /> }
+                }) }
+                if props.pods.is_empty() {
+                    <span class="empty">{ "every pod has a node" }</span>
+                }
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn Legend() -> Html {
+    html! {
+        <div class="legend" aria-label="Legend">
+            <span><span class="pod ph-running demo"><span class="glyph">{ "R" }</span></span>{ "Running" }</span>
+            <span><span class="pod ph-pending demo"><span class="glyph">{ "P" }</span></span>{ "Pending" }</span>
+            <span><span class="pod ph-running term demo"><span class="glyph">{ "R" }</span></span>{ "Terminating (striped)" }</span>
+            <span><span class="pod ph-failed demo"><span class="glyph">{ "F" }</span></span>{ "Failed" }</span>
+            <span><span class="pod ph-succeeded demo"><span class="glyph">{ "S" }</span></span>{ "Succeeded" }</span>
+            <span><span class="pod ph-unknown demo"><span class="glyph">{ "?" }</span></span>{ "Unknown" }</span>
+        </div>
+    }
+}
+
+#[component]
+pub fn Cluster(props: &ClusterProps) -> Html {
+    let add = props.on_cmd.reform(|_: MouseEvent| Cmd::AddNode);
+    let (sel_node, sel_pod) = match &props.selection {
+        Selection::Node(n) => (Some(n.clone()), None),
+        Selection::Pod(k) => (None, Some(k.clone())),
+        Selection::None => (None, None),
+    };
+    let body = match &props.cluster {
+        ClusterView::Dom { nodes, unscheduled } => {
+            let sel_pod_node = sel_pod
+                .as_ref()
+                .and_then(|k| nodes.iter().find(|n| n.pods.iter().any(|p| &p.key == k)).map(|n| n.name.clone()));
+            html! {
+                <>
+                    <div class="nodes">
+                        { for nodes.iter().map(|n| {
+                            let selected = sel_node.as_ref() == Some(&n.name);
+                            let selected_pod = if sel_pod_node.as_ref() == Some(&n.name) { sel_pod.clone() } else { None };
+                            html! {
+                                <NodeCard key={n.name.to_string()} node={n.clone()} {selected} {selected_pod}
+                                    on_cmd={props.on_cmd.clone()} />
+                            }
+                        }) }
+                    </div>
+                    <Unscheduled pods={unscheduled.clone()} selected={sel_pod.clone()} on_cmd={props.on_cmd.clone()} />
+                </>
+            }
+        }
+        ClusterView::Compact(c) => html! {
+            <>
+                <p class="compact-note">
+                    { format!("{} nodes, {} pods: drawn compactly (more than {DOM_MAX_NODES} nodes or {DOM_MAX_PODS} pods). Click a node for its details.",
+                        c.nodes.len(), props.summary.pods) }
+                </p>
+                <ClusterCanvas compact={c.clone()} selected={sel_node.clone()} on_cmd={props.on_cmd.clone()} />
+                <section class="unscheduled" data-testid="unscheduled">
+                    <h3>{ format!("Unscheduled ({})", c.unscheduled) }</h3>
+                </section>
+            </>
+        },
+    };
+    html! {
+        <section class="panel cluster-panel" aria-label="Cluster">
+            <div class="panel-head">
+                <h2>{ "Cluster" }</h2>
+                <SummaryBar summary={props.summary} />
+                <button data-testid="add-node" class="btn" onclick={add} title="Add one more node like the others">
+                    { "+ Add node" }
+                </button>
+            </div>
+            <Legend />
+            <div class="cluster-body">
+                { body }
+            </div>
+            if let Some(d) = &props.detail {
+                <DetailPanel detail={d.clone()} on_cmd={props.on_cmd.clone()} />
+            }
+        </section>
+    }
+}

@@ -1,0 +1,183 @@
+//! The compact drawing of a large cluster: one cell per node on a canvas, pods as dots when they fit, else as a
+//! stacked fill. No DOM per node or pod.
+
+use std::rc::Rc;
+
+use kubeloop_engine::api::Str;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use yew::prelude::*;
+
+use crate::engine::Cmd;
+use crate::snapshot::{CompactCluster, CompactNode, Ready, Selection};
+
+#[derive(Properties, PartialEq)]
+pub struct CanvasProps {
+    pub compact: Rc<CompactCluster>,
+    pub selected: Option<Str>,
+    pub on_cmd: Callback<Cmd>,
+}
+
+/// Cell size and spacing for `n` nodes in a canvas `width` pixels wide.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grid {
+    pub cell: f64,
+    pub gap: f64,
+    pub cols: usize,
+    pub rows: usize,
+}
+
+pub fn grid(n: usize, width: f64) -> Grid {
+    let cell: f64 = match n {
+        0..=300 => 40.0,
+        301..=800 => 28.0,
+        801..=2000 => 18.0,
+        _ => 12.0,
+    };
+    let gap = if cell >= 28.0 { 4.0 } else { 2.0 };
+    let cols = ((width + gap) / (cell + gap)).floor().max(1.0) as usize;
+    let rows = n.div_ceil(cols);
+    Grid { cell, gap, cols, rows }
+}
+
+const RUNNING: &str = "#2e9d5b";
+const PENDING: &str = "#e0a100";
+const TERMINATING: &str = "#8a94a6";
+const OTHER: &str = "#d64545";
+
+fn draw_node(cx: &CanvasRenderingContext2d, n: &CompactNode, x: f64, y: f64, s: f64, selected: bool) {
+    let bg = match (n.alive, n.ready) {
+        (false, _) => "#fbe3e3",
+        (true, Ready::True) => "#eef6f0",
+        (true, Ready::False) => "#fbe3e3",
+        (true, Ready::Unknown) => "#eceff3",
+    };
+    cx.set_fill_style_str(bg);
+    cx.fill_rect(x, y, s, s);
+    cx.set_stroke_style_str(if selected {
+        "#1f5fbf"
+    } else if !n.alive {
+        "#c43c3c"
+    } else {
+        "#c9d2de"
+    });
+    cx.set_line_width(if selected { 2.0 } else { 1.0 });
+    cx.stroke_rect(x + 0.5, y + 0.5, s - 1.0, s - 1.0);
+    if n.unschedulable {
+        cx.set_stroke_style_str("#7a4fd6");
+        cx.begin_path();
+        cx.move_to(x + 2.0, y + s - 2.0);
+        cx.line_to(x + s - 2.0, y + 2.0);
+        cx.stroke();
+    }
+    let groups = [(n.running, RUNNING), (n.pending, PENDING), (n.terminating, TERMINATING), (n.other, OTHER)];
+    let total: u32 = groups.iter().map(|g| g.0).sum();
+    if total == 0 {
+        return;
+    }
+    let inner = s - 4.0;
+    let dot = 3.0;
+    let per_row = ((inner + 1.0) / (dot + 1.0)).floor().max(1.0) as u32;
+    if s >= 28.0 && total <= per_row * per_row {
+        let mut i = 0;
+        for (count, colour) in groups {
+            cx.set_fill_style_str(colour);
+            for _ in 0..count {
+                let (r, c) = (i / per_row, i % per_row);
+                cx.fill_rect(x + 2.0 + c as f64 * (dot + 1.0), y + 2.0 + r as f64 * (dot + 1.0), dot, dot);
+                i += 1;
+            }
+        }
+    } else {
+        // Stacked fill from the bottom, scaled to the node's pod capacity.
+        let cap = n.capacity.max(total).max(1) as f64;
+        let mut top = y + s - 2.0;
+        for (count, colour) in groups {
+            if count == 0 {
+                continue;
+            }
+            let h = (inner * count as f64 / cap).max(1.0);
+            cx.set_fill_style_str(colour);
+            cx.fill_rect(x + 2.0, top - h, inner, h);
+            top -= h;
+        }
+    }
+}
+
+fn draw(canvas: &HtmlCanvasElement, c: &CompactCluster, selected: Option<&str>) {
+    let width = canvas.parent_element().map_or(800, |p| p.client_width()).max(200) as f64 - 4.0;
+    let g = grid(c.nodes.len(), width);
+    let height = (g.rows as f64 * (g.cell + g.gap)).max(g.cell);
+    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
+    canvas.set_width((width * dpr) as u32);
+    canvas.set_height((height * dpr) as u32);
+    let _ = canvas.style().set_property("width", &format!("{width}px"));
+    let _ = canvas.style().set_property("height", &format!("{height}px"));
+    let Some(cx) = canvas.get_context("2d").ok().flatten().and_then(|o| o.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let _ = cx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+    cx.clear_rect(0.0, 0.0, width, height);
+    for (i, n) in c.nodes.iter().enumerate() {
+        let (r, col) = (i / g.cols, i % g.cols);
+        let x = col as f64 * (g.cell + g.gap);
+        let y = r as f64 * (g.cell + g.gap);
+        draw_node(&cx, n, x, y, g.cell, selected == Some(&*n.name));
+    }
+}
+
+#[component]
+pub fn ClusterCanvas(props: &CanvasProps) -> Html {
+    let canvas_ref = use_node_ref();
+    {
+        let canvas_ref = canvas_ref.clone();
+        use_effect_with((props.compact.clone(), props.selected.clone()), move |(c, sel)| {
+            if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
+                draw(&canvas, c, sel.as_deref());
+            }
+        });
+    }
+    let onclick = {
+        let compact = props.compact.clone();
+        let on_cmd = props.on_cmd.clone();
+        let canvas_ref = canvas_ref.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
+            let width = canvas.client_width() as f64;
+            let g = grid(compact.nodes.len(), width);
+            let (x, y) = (e.offset_x() as f64, e.offset_y() as f64);
+            let col = (x / (g.cell + g.gap)).floor() as usize;
+            let row = (y / (g.cell + g.gap)).floor() as usize;
+            if col >= g.cols {
+                return;
+            }
+            if let Some(n) = compact.nodes.get(row * g.cols + col) {
+                on_cmd.emit(Cmd::Select(Selection::Node(n.name.clone())));
+            }
+        })
+    };
+    let c = &props.compact;
+    let (ready, dead) =
+        c.nodes.iter().fold((0, 0), |(r, d), n| (r + (n.ready == Ready::True) as usize, d + (!n.alive) as usize));
+    html! {
+        <div class="canvas-wrap">
+            <canvas
+                ref={canvas_ref}
+                class="cluster-canvas"
+                data-testid="cluster-canvas"
+                role="img"
+                aria-label={format!("{} nodes ({ready} ready, {dead} with the kubelet down); pods drawn as dots or fills: green running, amber pending, grey terminating, red failed", c.nodes.len())}
+                {onclick}
+            />
+            <div class="canvas-legend">
+                <span><i style={format!("background:{RUNNING}")}></i>{ "running" }</span>
+                <span><i style={format!("background:{PENDING}")}></i>{ "pending" }</span>
+                <span><i style={format!("background:{TERMINATING}")}></i>{ "terminating" }</span>
+                <span><i style={format!("background:{OTHER}")}></i>{ "failed/other" }</span>
+                <span><i class="dead"></i>{ "kubelet down" }</span>
+                <span><i class="cordon"></i>{ "cordoned (diagonal)" }</span>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,204 @@
+//! The detail panel of the selected pod (owner chain, conditions, containers, Events, delete) or node (conditions,
+//! lease, labels, taints, kill / revive / cordon).
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::engine::Cmd;
+use crate::snapshot::{fmt_clock, fmt_dur, fmt_secs, Detail, EventLine, NodeDetail, PodDetail, Selection};
+
+#[derive(Properties, PartialEq)]
+pub struct DetailProps {
+    pub detail: Rc<Detail>,
+    pub on_cmd: Callback<Cmd>,
+}
+
+#[derive(Properties, PartialEq)]
+struct EventsProps {
+    events: Vec<EventLine>,
+}
+
+/// Events as `kubectl describe` lists them.
+#[component]
+fn EventTable(props: &EventsProps) -> Html {
+    if props.events.is_empty() {
+        return html! { <p class="muted">{ "No events." }</p> };
+    }
+    html! {
+        <table class="mini events-table">
+            <thead><tr><th>{ "at" }</th><th>{ "type" }</th><th>{ "reason" }</th><th>{ "from" }</th><th>{ "message" }</th></tr></thead>
+            <tbody>
+                { for props.events.iter().map(|e| html! {
+                    <tr class={classes!((&*e.type_ == "Warning").then_some("warn"))}>
+                        <td class="num">{ fmt_clock(e.at) }</td>
+                        <td>{ e.type_.to_string() }</td>
+                        <td>{ e.reason.to_string() }{ if e.count > 1 { format!(" ×{}", e.count) } else { String::new() } }</td>
+                        <td>{ e.source.to_string() }</td>
+                        <td>{ e.message.to_string() }</td>
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
+fn pod_actions(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
+    let delete = {
+        let key = d.key.clone();
+        on_cmd.reform(move |_: MouseEvent| Cmd::DeletePod(key.clone()))
+    };
+    html! {
+        <button data-testid="pod-delete" class="btn small danger" disabled={!d.exists} onclick={delete}
+            title="kubectl delete pod (graceful: 30 s unless the pod says otherwise)">
+            { "Delete pod" }
+        </button>
+    }
+}
+
+fn pod_view(d: &PodDetail) -> Html {
+    let phase =
+        if d.terminating { format!("{} (Terminating)", d.phase.as_str()) } else { d.phase.as_str().to_string() };
+    html! {
+        <>
+            if !d.exists {
+                <p class="gone">{ "This pod no longer exists: its deletion went through. Its controller made a replacement if it wants one." }</p>
+            } else {
+                <dl class="facts">
+                    <dt>{ "phase" }</dt><dd data-testid="detail-phase">{ phase }</dd>
+                    <dt>{ "node" }</dt><dd>{ if d.node.is_empty() { "(not scheduled)".to_string() } else { d.node.to_string() } }</dd>
+                    <dt>{ "resourceVersion" }</dt><dd data-testid="detail-rv">{ d.rv }</dd>
+                    <dt>{ "uid" }</dt><dd class="mono">{ d.uid.to_string() }</dd>
+                    <dt>{ "created" }</dt><dd>{ d.created.map(fmt_secs).unwrap_or_default() }</dd>
+                    if let Some(t) = d.deletion {
+                        <dt>{ "deletion at" }</dt><dd>{ fmt_secs(t) }</dd>
+                    }
+                    <dt>{ "requests" }</dt><dd>{ d.requests.clone() }</dd>
+                </dl>
+                <h4>{ "Owner chain" }</h4>
+                <p class="owners" data-testid="owner-chain">
+                    <span class="owner">{ format!("Pod {}", d.key.name) }</span>
+                    { for d.owners.iter().map(|(kind, name, exists)| html! {
+                        <>
+                            <span class="arrow" aria-hidden="true">{ " → " }</span>
+                            <span class={classes!("owner", (!exists).then_some("missing"))}>
+                                { format!("{kind} {name}") }{ if *exists { "" } else { " (gone)" } }
+                            </span>
+                        </>
+                    }) }
+                    if d.owners.is_empty() {
+                        <span class="muted">{ " (no controller: a bare pod)" }</span>
+                    }
+                </p>
+                <h4>{ "Conditions" }</h4>
+                if d.conditions.is_empty() {
+                    <p class="muted">{ "None yet." }</p>
+                } else {
+                    <table class="mini">
+                        <tbody>
+                            { for d.conditions.iter().map(|(t, s, why)| html! {
+                                <tr><td>{ t.to_string() }</td><td class={classes!(format!("st-{}", s.to_ascii_lowercase()))}>{ s.to_string() }</td><td>{ why.clone() }</td></tr>
+                            }) }
+                        </tbody>
+                    </table>
+                }
+                <h4>{ "Containers" }</h4>
+                <ul class="plain">{ for d.containers.iter().map(|c| html! { <li>{ c.clone() }</li> }) }</ul>
+            }
+            <h4>{ "Events" }</h4>
+            <EventTable events={d.events.clone()} />
+        </>
+    }
+}
+
+fn node_view(d: &NodeDetail) -> Html {
+    html! {
+        <>
+            <dl class="facts">
+                <dt>{ "Ready" }</dt><dd>{ d.ready.label() }</dd>
+                <dt>{ "kubelet" }</dt><dd>{ if d.alive { "running" } else { "stopped (killed)" } }</dd>
+                <dt>{ "schedulable" }</dt><dd>{ if d.unschedulable { "no (cordoned)" } else { "yes" } }</dd>
+                <dt>{ "resourceVersion" }</dt><dd>{ d.rv }</dd>
+                <dt>{ "allocatable" }</dt><dd>{ d.capacity.clone() }</dd>
+                <dt>{ "lease renewed" }</dt><dd>{ d.lease_renewed.map(fmt_secs).unwrap_or_else(|| "never".into()) }</dd>
+                <dt>{ "pods" }</dt><dd>{ d.pods }</dd>
+            </dl>
+            if !d.alive {
+                <p class="muted">{ format!("With the kubelet down nothing renews the lease; the node lifecycle controller that would mark the node NotReady after {} is not simulated yet, so the node stays Ready in the API.", fmt_dur(40_000)) }</p>
+            }
+            <h4>{ "Conditions" }</h4>
+            <table class="mini">
+                <tbody>
+                    { for d.conditions.iter().map(|(t, s, r)| {
+                        // Ready should be True; the pressure conditions should be False.
+                        let healthy = (&**t == "Ready") == (&**s == "True");
+                        let class = if &**s == "Unknown" { "st-unknown" } else if healthy { "st-good" } else { "st-bad" };
+                        html! {
+                            <tr><td>{ t.to_string() }</td><td class={class}>{ s.to_string() }</td><td>{ r.to_string() }</td></tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+            if !d.taints.is_empty() {
+                <h4>{ "Taints" }</h4>
+                <div class="tags">{ for d.taints.iter().map(|t| html! { <span class="tag taint">{ t.clone() }</span> }) }</div>
+            }
+            <h4>{ "Labels" }</h4>
+            <div class="tags">{ for d.labels.iter().map(|l| html! { <span class="tag label">{ l.clone() }</span> }) }</div>
+            <h4>{ "Events" }</h4>
+            <EventTable events={d.events.clone()} />
+        </>
+    }
+}
+
+fn node_actions(d: &NodeDetail, on_cmd: &Callback<Cmd>) -> Html {
+    let name = d.name.to_string();
+    let kill = {
+        let n = name.clone();
+        on_cmd.reform(move |_: MouseEvent| Cmd::KillNode(n.clone()))
+    };
+    let revive = {
+        let n = name.clone();
+        on_cmd.reform(move |_: MouseEvent| Cmd::ReviveNode(n.clone()))
+    };
+    let cordon = {
+        let (n, on) = (name.clone(), !d.unschedulable);
+        on_cmd.reform(move |_: MouseEvent| Cmd::Cordon(n.clone(), on))
+    };
+    html! {
+        <>
+            <button data-testid="detail-node-kill" class="btn small danger" disabled={!d.alive} onclick={kill}>{ "Kill" }</button>
+            <button data-testid="detail-node-revive" class="btn small" disabled={d.alive} onclick={revive}>{ "Revive" }</button>
+            <button data-testid="detail-node-cordon" class="btn small" disabled={!d.exists} onclick={cordon}>
+                { if d.unschedulable { "Uncordon" } else { "Cordon" } }
+            </button>
+        </>
+    }
+}
+
+#[component]
+pub fn DetailPanel(props: &DetailProps) -> Html {
+    let close = props.on_cmd.reform(|_: MouseEvent| Cmd::Select(Selection::None));
+    let onkeydown = {
+        let on_cmd = props.on_cmd.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                on_cmd.emit(Cmd::Select(Selection::None));
+            }
+        })
+    };
+    let (title, testid, actions, body) = match &*props.detail {
+        Detail::Pod(d) => (format!("pod/{}", d.key.name), "pod-detail", pod_actions(d, &props.on_cmd), pod_view(d)),
+        Detail::Node(d) => (format!("node/{}", d.name), "node-detail", node_actions(d, &props.on_cmd), node_view(d)),
+    };
+    html! {
+        <aside class="detail" data-testid={testid} aria-label={title.clone()} {onkeydown}>
+            <div class="detail-head">
+                <h3>{ title }</h3>
+                <div class="detail-actions">{ actions }</div>
+                <button class="icon" aria-label="Close details" title="Close (Esc)" onclick={close}>{ "✕" }</button>
+            </div>
+            <div class="detail-body">{ body }</div>
+        </aside>
+    }
+}

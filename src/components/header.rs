@@ -1,0 +1,125 @@
+//! The header: time controls (play/pause, step, speed), the simulated clock and the seed.
+
+use yew::prelude::*;
+
+use crate::engine::Cmd;
+use crate::snapshot::{fmt_secs, Speed, TimeView};
+
+#[derive(Properties, PartialEq)]
+pub struct HeaderProps {
+    pub time: TimeView,
+    pub on_cmd: Callback<Cmd>,
+}
+
+/// Reloads the page with `?seed=N`.
+fn restart_with(seed: &str) {
+    if let Some(w) = web_sys::window() {
+        let _ = w.location().set_search(&format!("seed={seed}"));
+    }
+}
+
+#[component]
+pub fn Header(props: &HeaderProps) -> Html {
+    let t = &props.time;
+    let seed_text = use_state(|| t.seed.to_string());
+    let play = {
+        let playing = t.playing;
+        props.on_cmd.reform(move |_: MouseEvent| Cmd::SetPlaying(!playing))
+    };
+    let step = props.on_cmd.reform(|_: MouseEvent| Cmd::Step);
+    let speed = {
+        let on_cmd = props.on_cmd.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            if let Some(s) = Speed::parse(&v) {
+                on_cmd.emit(Cmd::SetSpeed(s));
+            }
+        })
+    };
+    let seed_input = {
+        let seed_text = seed_text.clone();
+        Callback::from(move |e: InputEvent| {
+            seed_text.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value());
+        })
+    };
+    let restart = {
+        let seed_text = seed_text.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let v = seed_text.trim().to_string();
+            if v.parse::<u64>().is_ok() {
+                restart_with(&v);
+            }
+        })
+    };
+    let seed_valid = seed_text.trim().parse::<u64>().is_ok();
+    let speed_value = t.speed.value();
+    let lag = if t.lagging {
+        let eff = if t.effective >= 10.0 { format!("{:.0}", t.effective) } else { format!("{:.1}", t.effective) };
+        html! {
+            <span class="lag" title="The browser cannot run the simulation as fast as asked: the clock runs slower, honestly.">
+                { format!("⚠ behind: ×{eff}") }
+            </span>
+        }
+    } else {
+        html! {}
+    };
+    html! {
+        <header class="top">
+            <div class="brand">
+                <span class="logo" aria-hidden="true">{ "⟳" }</span>
+                <span class="name">{ "kubeloop" }</span>
+                <span class="tagline">{ "a Kubernetes control plane, simulated in your tab" }</span>
+            </div>
+            <div class="time" role="group" aria-label="Simulated time">
+                <button
+                    data-testid="play-pause"
+                    class={classes!("btn", (!t.playing).then_some("primary"))}
+                    aria-pressed={if t.playing { "true" } else { "false" }}
+                    onclick={play}
+                >
+                    { if t.playing { "❚❚ Pause" } else { "▶ Play" } }
+                </button>
+                <button
+                    data-testid="step"
+                    class="btn"
+                    title="Pause and run the next 100 ms of simulated time (or up to the next event)"
+                    onclick={step}
+                >
+                    { "Step" }
+                </button>
+                <label class="speed">
+                    <span>{ "speed" }</span>
+                    <select data-testid="speed" onchange={speed} value={speed_value.clone()}>
+                        { for ["1", "10", "100", "max"].iter().map(|v| html! {
+                            <option value={*v} selected={*v == speed_value}>
+                                { if *v == "max" { "max".to_string() } else { format!("{v}×") } }
+                            </option>
+                        }) }
+                    </select>
+                </label>
+                <span class="clock" title="Simulated time since the cluster started">
+                    <span class="clock-label">{ "t =" }</span>
+                    <span data-testid="sim-time">{ fmt_secs(t.now) }</span>
+                </span>
+                { lag }
+            </div>
+            <form class="seed" onsubmit={restart} title="The same seed and the same actions replay the same history">
+                <label>
+                    <span>{ "seed" }</span>
+                    <span data-testid="seed" class="seed-value">{ t.seed }</span>
+                </label>
+                <input
+                    type="text"
+                    inputmode="numeric"
+                    aria-label="New seed"
+                    data-testid="seed-input"
+                    class={classes!((!seed_valid).then_some("invalid"))}
+                    value={(*seed_text).clone()}
+                    oninput={seed_input}
+                />
+                <button class="btn" type="submit" disabled={!seed_valid}>{ "Restart" }</button>
+            </form>
+        </header>
+    }
+}

@@ -1,0 +1,10 @@
+//! The page's components, one concern each.
+
+pub mod cluster;
+pub mod cluster_canvas;
+pub mod control;
+pub mod detail;
+pub mod editor;
+pub mod events;
+pub mod header;
+pub mod sparkline;

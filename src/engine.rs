@@ -1,0 +1,658 @@
+//! The simulation as the page runs it: the `Sim`, the clock target the frame loop chases, the user's commands, the
+//! event stream and the queue-depth history. No browser API here (the wall clock is handed in), so it is tested
+//! natively.
+
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use kubeloop_engine::api::{Kind, ObjKey, Object};
+use kubeloop_engine::kubectl;
+use kubeloop_engine::sim::{Sim, SimConfig};
+use kubeloop_engine::store::{DeleteOptions, Subresource};
+use kubeloop_engine::time::{Millis, SECOND};
+
+use crate::snapshot::{
+    build_cluster, build_controllers, build_detail, build_informers, build_summary, ApplyOutcome, NodeCache, Selection,
+    Snapshot, Speed, TimeView,
+};
+use crate::stream::Stream;
+
+pub const DEFAULT_SEED: u64 = 1;
+/// Nodes the page starts with.
+pub const START_NODES: usize = 3;
+/// Wall time a frame may spend running events.
+pub const FRAME_BUDGET_MS: f64 = 8.0;
+/// Queue-depth samples kept per controller (one per simulated second).
+pub const HISTORY: usize = 120;
+/// Longest wall gap a frame accounts for (a hidden tab does not come back to a jump of minutes).
+const MAX_FRAME_DT: f64 = 250.0;
+
+/// What the user can do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cmd {
+    Apply(String),
+    KillNode(String),
+    ReviveNode(String),
+    Cordon(String, bool),
+    AddNode,
+    DeletePod(ObjKey),
+    Select(Selection),
+    SetPlaying(bool),
+    Step,
+    SetSpeed(Speed),
+    /// Percent, 0..=100.
+    SetWatchDrop(u32),
+    /// Seconds, 0 disables.
+    SetResync(u64),
+    DismissNotice,
+}
+
+/// Reads a `?seed=` value: `Ok(None)` when absent, `Err(message)` when it is not a seed.
+pub fn parse_seed(raw: Option<&str>) -> Result<Option<u64>, String> {
+    match raw {
+        None => Ok(None),
+        Some(v) => match v.trim().parse::<u64>() {
+            Ok(n) => Ok(Some(n)),
+            Err(_) => {
+                let shown: String = v.chars().take(40).collect();
+                Err(format!(
+                    "\"{shown}\" is not a seed (a whole number from 0 to {}); using the default seed {DEFAULT_SEED}.",
+                    u64::MAX
+                ))
+            }
+        },
+    }
+}
+
+pub struct Engine {
+    pub sim: Sim,
+    pub seed: u64,
+    pub playing: bool,
+    pub speed: Speed,
+    /// The simulated time the clock is chasing (ms, fractional).
+    target: f64,
+    lagging: bool,
+    pub stream: Stream,
+    history: Vec<VecDeque<u32>>,
+    next_sample: Millis,
+    pub selection: Selection,
+    apply: Rc<ApplyOutcome>,
+    drop_pct: u32,
+    notice: Option<Rc<str>>,
+    cache: NodeCache,
+    clock: Box<dyn Fn() -> f64>,
+    /// (wall, sim) at the start of the current rate window, and the last measured rate.
+    rate_window: (f64, Millis),
+    effective: f64,
+    /// Set by commands: the view should refresh now.
+    pub dirty: bool,
+    /// The informer rows of the last snapshot, and when (wall) and at what cost their drift was measured.
+    informers: Rc<Vec<crate::snapshot::InformerView>>,
+    drift_at: f64,
+    drift_cost: f64,
+    informer_count: usize,
+}
+
+/// Drift is measured at every snapshot while that costs less than this (wall ms)...
+const DRIFT_CHEAP_MS: f64 = 4.0;
+/// ...else at most this often.
+const DRIFT_EVERY_MS: f64 = 2_000.0;
+
+impl Engine {
+    /// A cluster of [`START_NODES`] nodes with the web Deployment applied, running. `clock` is the wall clock in
+    /// milliseconds (`performance.now()` in the browser).
+    pub fn boot(seed: u64, notice: Option<String>, clock: Box<dyn Fn() -> f64>) -> Engine {
+        let mut sim = Sim::new(SimConfig { seed, ..SimConfig::default() });
+        let mut problems: Vec<String> = notice.into_iter().collect();
+        for _ in 0..START_NODES {
+            if let Err(e) = sim.add_node(sim.config.node_template.clone()) {
+                problems.push(e);
+            }
+        }
+        let apply = match kubectl::apply(&mut sim, crate::examples::WEB) {
+            Ok(report) => ApplyOutcome { seq: 1, ok: true, text: report.to_string(), error_line: None },
+            Err(e) => ApplyOutcome { seq: 1, ok: false, text: e.to_string(), error_line: Some(e.line) },
+        };
+        let wall = clock();
+        Engine {
+            sim,
+            seed,
+            playing: true,
+            speed: Speed::X(1),
+            target: 0.0,
+            lagging: false,
+            stream: Stream::default(),
+            history: Vec::new(),
+            next_sample: 0,
+            selection: Selection::None,
+            apply: Rc::new(apply),
+            drop_pct: 0,
+            notice: if problems.is_empty() { None } else { Some(problems.join(" ").into()) },
+            cache: NodeCache::default(),
+            clock,
+            rate_window: (wall, 0),
+            effective: 0.0,
+            dirty: true,
+            informers: Rc::new(Vec::new()),
+            drift_at: f64::NEG_INFINITY,
+            drift_cost: 0.0,
+            informer_count: 0,
+        }
+    }
+
+    fn wall(&self) -> f64 {
+        (self.clock)()
+    }
+
+    fn sample(&mut self) {
+        let depths = self.sim.queue_depths();
+        if self.history.len() != depths.len() {
+            self.history.resize_with(depths.len(), VecDeque::new);
+        }
+        for (h, (_, d)) in self.history.iter_mut().zip(depths) {
+            if h.len() >= HISTORY {
+                h.pop_front();
+            }
+            h.push_back(d.min(u32::MAX as usize) as u32);
+        }
+    }
+
+    /// Samples every simulated-second boundary up to `t` (the state is constant between events, so a boundary
+    /// before the next event sees exactly the state at that moment).
+    fn sample_until(&mut self, t: Millis) {
+        if self.next_sample + HISTORY as Millis * SECOND < t {
+            // A long jump: only the last window matters.
+            self.next_sample = (t / SECOND).saturating_sub(HISTORY as Millis) * SECOND;
+        }
+        while self.next_sample <= t {
+            self.sample();
+            self.next_sample += SECOND;
+        }
+    }
+
+    /// Runs events due up to the target until the wall budget (from `started`) is spent. Returns whether the
+    /// target was reached.
+    fn drain(&mut self, started: f64, budget: f64) -> bool {
+        let mut n: u32 = 0;
+        while let Some(at) = self.sim.next_event_at() {
+            if at as f64 > self.target {
+                break;
+            }
+            self.sample_until(at);
+            self.sim.step();
+            n += 1;
+            if n.is_multiple_of(16) && self.wall() - started > budget {
+                return false;
+            }
+        }
+        if self.target.is_finite() {
+            let t = self.target.max(0.0) as Millis;
+            if t > self.sim.now() {
+                self.sample_until(t);
+                self.sim.run_until(t);
+            }
+        }
+        true
+    }
+
+    /// One animation frame: `dt` wall milliseconds since the previous one.
+    pub fn frame(&mut self, dt: f64) {
+        let started = self.wall();
+        let dt = if dt.is_finite() { dt.clamp(0.0, MAX_FRAME_DT) } else { 0.0 };
+        let now = self.sim.now() as f64;
+        if self.target < now {
+            self.target = now;
+        }
+        if self.playing {
+            match self.speed {
+                Speed::X(k) => self.target += dt * k as f64,
+                Speed::Max => self.target = f64::INFINITY,
+            }
+        }
+        let reached = self.drain(started, FRAME_BUDGET_MS);
+        if self.speed == Speed::Max && self.playing {
+            // As fast as the budget allows; with nothing left to run, time still moves (1000x).
+            if reached {
+                let t = self.sim.now() + (dt * 1000.0) as Millis;
+                self.sample_until(t);
+                self.sim.run_until(t);
+            }
+            self.target = self.sim.now() as f64;
+            self.lagging = false;
+        } else if !reached {
+            // Behind: do not build up a debt; the clock simply runs slower than asked, and says so.
+            self.target = self.sim.now() as f64;
+            self.lagging = self.playing;
+        } else {
+            self.lagging = false;
+        }
+        let wall = self.wall();
+        let (w0, s0) = self.rate_window;
+        if wall - w0 >= 1000.0 {
+            self.effective = (self.sim.now().saturating_sub(s0)) as f64 / (wall - w0);
+            self.rate_window = (wall, self.sim.now());
+        }
+    }
+
+    fn set_notice(&mut self, r: Result<(), String>) {
+        if let Err(e) = r {
+            self.notice = Some(e.into());
+        }
+    }
+
+    /// Keeps the watch-drop fault on every informer, including those of nodes added since it was set.
+    fn reapply_drop(&mut self) {
+        if self.drop_pct > 0 {
+            self.sim.set_watch_drop(self.drop_pct as f64 / 100.0);
+        }
+    }
+
+    pub fn exec(&mut self, cmd: Cmd) {
+        self.dirty = true;
+        match cmd {
+            Cmd::Apply(text) => {
+                let seq = self.apply.seq + 1;
+                let outcome = match kubectl::apply(&mut self.sim, &text) {
+                    Ok(report) => {
+                        let mut text = report.to_string();
+                        if text.trim().is_empty() {
+                            text = "nothing to apply".into();
+                        }
+                        ApplyOutcome { seq, ok: true, text, error_line: None }
+                    }
+                    Err(e) => ApplyOutcome { seq, ok: false, text: e.to_string(), error_line: Some(e.line) },
+                };
+                self.apply = Rc::new(outcome);
+                self.reapply_drop();
+            }
+            Cmd::KillNode(name) => {
+                let r = self.sim.kill_node(&name);
+                self.set_notice(r);
+            }
+            Cmd::ReviveNode(name) => {
+                let r = self.sim.revive_node(&name);
+                self.reapply_drop();
+                self.set_notice(r);
+            }
+            Cmd::Cordon(name, on) => {
+                let key = ObjKey::cluster(&name);
+                let r = self
+                    .sim
+                    .as_user(|api| {
+                        api.patch(Kind::Node, &key, Subresource::Main, |o| {
+                            if let Object::Node(n) = o {
+                                n.spec.unschedulable = on;
+                            }
+                        })
+                    })
+                    .map(|_| ())
+                    .map_err(|e| format!("Error from server ({}): {e}", e.reason()));
+                self.set_notice(r);
+            }
+            Cmd::AddNode => {
+                let template = self.sim.config.node_template.clone();
+                let r = self.sim.add_node(template).map(|_| ());
+                self.reapply_drop();
+                self.set_notice(r);
+            }
+            Cmd::DeletePod(key) => {
+                let r = self.sim.delete(Kind::Pod, &key, &DeleteOptions::default()).map(|_| ());
+                self.set_notice(r);
+            }
+            Cmd::Select(sel) => self.selection = sel,
+            Cmd::SetPlaying(p) => {
+                self.playing = p;
+                self.target = self.sim.now() as f64;
+            }
+            Cmd::Step => {
+                self.playing = false;
+                let now = self.sim.now();
+                let next = self.sim.next_event_at().unwrap_or(now).min(now + 60 * SECOND);
+                self.target = (now + 100).max(next) as f64;
+                let started = self.wall();
+                self.drain(started, 50.0);
+            }
+            Cmd::SetSpeed(s) => {
+                self.speed = s;
+                self.target = self.sim.now() as f64;
+            }
+            Cmd::SetWatchDrop(p) => {
+                self.drop_pct = p.min(100);
+                self.sim.set_watch_drop(self.drop_pct as f64 / 100.0);
+            }
+            Cmd::SetResync(secs) => {
+                let ms = secs.saturating_mul(1000);
+                self.sim.set_resync_period(ms);
+            }
+            Cmd::DismissNotice => self.notice = None,
+        }
+    }
+
+    /// Informer rows changed shape (a node came or went): measure drift again.
+    fn dirty_drift(&self) -> bool {
+        self.informers.is_empty() || self.sim.informers.len() != self.informer_count
+    }
+
+    pub fn snapshot(&mut self) -> Snapshot {
+        self.dirty = false;
+        self.stream.ingest(&self.sim);
+        let t0 = self.wall();
+        let measure = self.drift_cost < DRIFT_CHEAP_MS || t0 - self.drift_at >= DRIFT_EVERY_MS || self.dirty_drift();
+        let (informers, drift) = if measure {
+            let r = build_informers(&self.sim, None);
+            self.drift_at = t0;
+            self.drift_cost = self.wall() - t0;
+            r
+        } else {
+            build_informers(&self.sim, Some(&self.informers))
+        };
+        let informers = Rc::new(informers);
+        self.informers = informers.clone();
+        self.informer_count = self.sim.informers.len();
+        let drift_age = if measure { 0.0 } else { t0 - self.drift_at };
+        let detail = build_detail(&self.sim, &self.selection).map(Rc::new);
+        Snapshot {
+            time: TimeView {
+                now: self.sim.now(),
+                playing: self.playing,
+                speed: self.speed,
+                lagging: self.lagging,
+                effective: self.effective,
+                seed: self.seed,
+                events_processed: self.sim.events_processed(),
+            },
+            summary: build_summary(&self.sim),
+            cluster: build_cluster(&self.sim, &mut self.cache),
+            controllers: Rc::new(build_controllers(&self.sim, &self.history)),
+            informers,
+            drift,
+            drift_age_ms: drift_age.max(0.0) as u64,
+            api_reads: self.sim.api_reads(),
+            drop_pct: self.drop_pct,
+            resync_ms: self.sim.resync_period(),
+            events: self.stream.view(),
+            selection: self.selection.clone(),
+            detail,
+            apply: self.apply.clone(),
+            notice: self.notice.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+    use crate::snapshot::{ClusterView, Detail};
+    use crate::stream::RowSource;
+
+    /// A wall clock that moves 1 µs per reading, so budgets are never hit in tests.
+    fn clock() -> Box<dyn Fn() -> f64> {
+        let t = Rc::new(Cell::new(0.0));
+        Box::new(move || {
+            t.set(t.get() + 0.001);
+            t.get()
+        })
+    }
+
+    fn run_secs(e: &mut Engine, secs: u32) {
+        for _ in 0..secs * 10 {
+            e.frame(100.0);
+        }
+    }
+
+    fn dom(s: &Snapshot) -> (Rc<Vec<Rc<crate::snapshot::NodeView>>>, Rc<Vec<crate::snapshot::PodView>>) {
+        match &s.cluster {
+            ClusterView::Dom { nodes, unscheduled } => (nodes.clone(), unscheduled.clone()),
+            ClusterView::Compact(_) => panic!("small clusters are drawn with elements"),
+        }
+    }
+
+    #[test]
+    fn seeds_parse_or_explain() {
+        assert_eq!(parse_seed(None), Ok(None));
+        assert_eq!(parse_seed(Some("42")), Ok(Some(42)));
+        let err = parse_seed(Some("abc")).unwrap_err();
+        assert!(err.contains("\"abc\" is not a seed") && err.contains("default seed 1"), "{err}");
+        assert!(parse_seed(Some("-3")).is_err());
+        assert!(parse_seed(Some("")).is_err());
+    }
+
+    #[test]
+    fn the_page_opens_on_three_running_web_pods() {
+        let mut e = Engine::boot(7, None, clock());
+        assert!(e.apply.ok, "{}", e.apply.text);
+        assert_eq!(e.apply.text.trim(), "deployment.apps/web created");
+        run_secs(&mut e, 10);
+        let s = e.snapshot();
+        assert!(s.time.now >= 9_900, "{}", s.time.now);
+        assert_eq!(s.summary.running, 3);
+        assert_eq!(s.summary.nodes_ready, 3);
+        let (nodes, unscheduled) = dom(&s);
+        assert_eq!(nodes.len(), 3);
+        assert!(unscheduled.is_empty());
+        assert_eq!(nodes.iter().map(|n| n.pods.len()).sum::<usize>(), 3);
+        assert!(nodes.iter().all(|n| n.alive && n.ready.attr() == "true"));
+        let names: Vec<&str> = s.controllers.iter().map(|c| c.name).collect();
+        assert_eq!(names, ["deployment", "replicaset", "scheduler"]);
+        assert!(s.controllers.iter().all(|c| !c.history.is_empty()));
+        assert!(s.informers.iter().any(|i| i.name == "kubelet pods (3 nodes)"));
+        let mut keys: Vec<String> = s.informers.iter().map(|i| format!("{}/{}", i.owner, i.name)).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), s.informers.len(), "informer rows have unique keys");
+        assert_eq!(s.drift, e.sim.drift());
+        let reasons: Vec<&str> = s.events.rows.iter().map(|r| &*r.reason).collect();
+        for r in ["ScalingReplicaSet", "SuccessfulCreate", "Scheduled", "Started", "Reconciled"] {
+            assert!(reasons.contains(&r), "{r} missing from {reasons:?}");
+        }
+        assert!(s.events.rows.windows(2).all(|w| w[0].at >= w[1].at), "newest first");
+        assert!(s.events.rows.iter().any(|r| r.source == RowSource::Reconcile("scheduler")));
+    }
+
+    #[test]
+    fn unchanged_nodes_are_the_same_rc() {
+        let mut e = Engine::boot(3, None, clock());
+        run_secs(&mut e, 10);
+        let a = dom(&e.snapshot()).0;
+        let b = dom(&e.snapshot()).0;
+        for (x, y) in a.iter().zip(b.iter()) {
+            assert!(Rc::ptr_eq(x, y));
+        }
+        e.exec(Cmd::KillNode("node-1".into()));
+        let c = dom(&e.snapshot()).0;
+        assert!(!Rc::ptr_eq(&a[0], &c[0]) && !c[0].alive);
+        assert!(Rc::ptr_eq(&a[1], &c[1]));
+    }
+
+    #[test]
+    fn deleting_a_pod_shows_terminating_then_a_replacement() {
+        let mut e = Engine::boot(5, None, clock());
+        run_secs(&mut e, 10);
+        let (nodes, _) = dom(&e.snapshot());
+        let victim = nodes.iter().flat_map(|n| n.pods.iter()).next().cloned().expect("a pod");
+        e.exec(Cmd::Select(Selection::Pod(victim.key.clone())));
+        e.exec(Cmd::DeletePod(victim.key.clone()));
+        let s = e.snapshot();
+        let Some(Detail::Pod(d)) = s.detail.as_deref() else { panic!("pod detail") };
+        assert!(d.terminating && d.exists);
+        assert_eq!(d.owners.len(), 2, "{:?}", d.owners);
+        assert_eq!(&*d.owners[1].0, "Deployment");
+        assert!(d.events.iter().any(|ev| &*ev.reason == "Scheduled"));
+        run_secs(&mut e, 40);
+        let s = e.snapshot();
+        assert_eq!(s.summary.running, 3);
+        assert!(dom(&s).0.iter().flat_map(|n| n.pods.iter()).all(|p| p.key != victim.key));
+        let Some(Detail::Pod(d)) = s.detail.as_deref() else { panic!("pod detail") };
+        assert!(!d.exists);
+    }
+
+    #[test]
+    fn every_example_applies_and_errors_name_their_line() {
+        for ex in crate::examples::EXAMPLES {
+            let mut e = Engine::boot(1, None, clock());
+            run_secs(&mut e, 5);
+            e.exec(Cmd::Apply(ex.yaml.to_string()));
+            if ex.id == "typo" {
+                assert!(!e.apply.ok);
+                let line = ex.yaml.lines().position(|l| l.contains("contianers:")).map(|i| i + 1);
+                assert!(e.apply.text.contains(&format!("line {}", line.unwrap_or(0))), "{}", e.apply.text);
+                assert_eq!(e.apply.error_line, line);
+                continue;
+            }
+            assert!(e.apply.ok, "{}: {}", ex.id, e.apply.text);
+            run_secs(&mut e, 30);
+            let s = e.snapshot();
+            match ex.id {
+                "too-big" => {
+                    assert_eq!(dom(&s).1.len(), 2, "two unschedulable pods");
+                    assert!(s.events.rows.iter().any(|r| &*r.reason == "FailedScheduling"));
+                }
+                "node-selector" => {
+                    let (nodes, _) = dom(&s);
+                    let n2 = nodes.iter().find(|n| &*n.name == "node-2").expect("node-2");
+                    assert!(n2.labels.contains(&"disktype=ssd".to_string()), "{:?}", n2.labels);
+                    assert!(n2.pods.iter().any(|p| &*p.key.name == "cache"));
+                }
+                "taints" => {
+                    let (nodes, unscheduled) = dom(&s);
+                    let gpu = nodes.iter().find(|n| &*n.name == "gpu-1").expect("gpu-1");
+                    assert_eq!(gpu.taints, vec!["dedicated=gpu:NoSchedule".to_string()]);
+                    assert!(gpu.pods.iter().all(|p| &*p.app == "tolerant") && gpu.pods.len() == 2);
+                    assert_eq!(unscheduled.iter().filter(|p| &*p.app == "plain").count(), 2);
+                }
+                "scale" => assert_eq!(s.summary.running, 10),
+                _ => assert_eq!(s.summary.running, 3),
+            }
+        }
+    }
+
+    #[test]
+    fn knobs_and_node_actions() {
+        let mut e = Engine::boot(2, None, clock());
+        run_secs(&mut e, 5);
+        e.exec(Cmd::SetResync(30));
+        e.exec(Cmd::SetWatchDrop(100));
+        e.exec(Cmd::AddNode);
+        e.exec(Cmd::Cordon("node-2".into(), true));
+        let s = e.snapshot();
+        assert_eq!(s.resync_ms, 30_000);
+        assert_eq!(s.drop_pct, 100);
+        assert!(e.sim.informers.iter().all(|i| i.drop_fraction == 1.0));
+        let (nodes, _) = dom(&s);
+        assert_eq!(nodes.len(), 4);
+        assert!(nodes[1].unschedulable);
+        e.exec(Cmd::KillNode("nope".into()));
+        assert!(e.snapshot().notice.is_some_and(|n| n.contains("not found")));
+    }
+
+    #[test]
+    fn step_advances_while_paused() {
+        let mut e = Engine::boot(4, None, clock());
+        e.exec(Cmd::SetPlaying(false));
+        e.frame(100.0);
+        let t0 = e.sim.now();
+        e.exec(Cmd::Step);
+        assert!(e.sim.now() >= t0 + 100);
+        let t1 = e.sim.now();
+        e.frame(100.0);
+        assert_eq!(e.sim.now(), t1, "paused");
+        e.exec(Cmd::SetSpeed(Speed::X(100)));
+        e.exec(Cmd::SetPlaying(true));
+        e.frame(100.0);
+        assert!(e.sim.now() >= t1 + 10_000);
+    }
+
+    #[test]
+    fn large_clusters_switch_to_the_compact_view() {
+        let mut e = Engine::boot(9, None, clock());
+        for _ in 0..200 {
+            e.exec(Cmd::AddNode);
+        }
+        let s = e.snapshot();
+        let ClusterView::Compact(c) = &s.cluster else { panic!("compact") };
+        assert_eq!(c.nodes.len(), 203);
+        assert_eq!(s.summary.nodes, 203);
+    }
+
+    /// The cost of the page's work at Kubernetes' envelope (5,000 nodes, 150,000 pods). Run by hand:
+    /// `cargo test --release -p kubeloop-web -- --ignored --nocapture scale`
+    #[test]
+    #[ignore]
+    fn scale_snapshot_cost() {
+        use std::time::Instant;
+        let nodes: usize = std::env::var("KL_NODES").ok().and_then(|v| v.parse().ok()).unwrap_or(5_000);
+        let pods: usize = std::env::var("KL_PODS").ok().and_then(|v| v.parse().ok()).unwrap_or(150_000) - 3;
+        let mut e = Engine::boot(1, None, clock());
+        let t = Instant::now();
+        for _ in 3..nodes {
+            e.exec(Cmd::AddNode);
+        }
+        let per = 10_000;
+        let mut text = String::new();
+        for i in 0..pods.div_ceil(per) {
+            let replicas = (pods - i * per).min(per);
+            text.push_str(&format!(
+                "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: app-{i}\n  template:\n    metadata:\n      labels:\n        app: app-{i}\n    spec:\n      containers:\n      - name: app\n        image: app:{i}\n        resources:\n          requests:\n            cpu: 10m\n            memory: 16Mi\n"
+            ));
+        }
+        e.exec(Cmd::Apply(text));
+        assert!(e.apply.ok, "{}", e.apply.text);
+        eprintln!("build: {:?}", t.elapsed());
+        let t = Instant::now();
+        let mut secs = 0;
+        let mut worst = (std::time::Duration::ZERO, 0);
+        let mut snap_worst = std::time::Duration::ZERO;
+        while e.sim.pod_counts().0 < pods + 3 && secs < 900 {
+            let until = e.sim.now() + 10 * SECOND;
+            let mut n = 0;
+            while e.sim.next_event_at().is_some_and(|at| at <= until) {
+                let s = Instant::now();
+                e.sim.step();
+                n += 1;
+                if s.elapsed() > worst.0 {
+                    worst = (s.elapsed(), e.sim.now());
+                }
+                if n % 2000 == 0 {
+                    let s = Instant::now();
+                    let _ = e.snapshot();
+                    snap_worst = snap_worst.max(s.elapsed());
+                }
+            }
+            e.sim.run_until(until);
+            secs += 10;
+            eprintln!(
+                "  t={secs}s running {} after {:?}; worst step {:?} at {}, worst snapshot {:?}",
+                e.sim.pod_counts().0,
+                t.elapsed(),
+                worst.0,
+                worst.1,
+                snap_worst
+            );
+        }
+        eprintln!("converge: {secs} simulated s in {:?}; running {}", t.elapsed(), e.sim.pod_counts().0);
+        for _ in 0..3 {
+            let t = Instant::now();
+            let s = e.snapshot();
+            eprintln!("snapshot: {:?} (drift {}, events {})", t.elapsed(), s.drift, s.events.rows.len());
+        }
+        let t = Instant::now();
+        let c = build_cluster(&e.sim, &mut e.cache);
+        eprintln!("  cluster: {:?} compact={}", t.elapsed(), matches!(c, crate::snapshot::ClusterView::Compact(_)));
+        let t = Instant::now();
+        let _ = build_informers(&e.sim, None);
+        eprintln!("  informers+drift: {:?}", t.elapsed());
+        let t = Instant::now();
+        let _ = build_summary(&e.sim);
+        eprintln!("  summary: {:?}", t.elapsed());
+        let t = Instant::now();
+        e.stream.ingest(&e.sim);
+        eprintln!("  stream: {:?}", t.elapsed());
+        let t = Instant::now();
+        for _ in 0..10 {
+            e.frame(16.0);
+        }
+        eprintln!("10 frames at 1x: {:?}", t.elapsed());
+    }
+}

@@ -1,0 +1,225 @@
+//! The manifests of the examples menu. Choosing one fills the editor; nothing is applied until Apply.
+
+/// One entry of the examples menu.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Example {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub yaml: &'static str,
+}
+
+/// The Deployment applied when the page opens.
+pub const WEB: &str = "\
+# A web tier: 3 nginx replicas.
+# Change replicas, then Apply (Ctrl+Enter).
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        resources:
+          requests:
+            cpu: 250m
+            memory: 128Mi
+";
+
+const TOO_BIG: &str = "\
+# Each pod requests 6 CPUs; nodes have 4.
+# The scheduler finds no node: the pods
+# stay Pending, FailedScheduling repeats
+# with backoff (1 s doubling to 10 s).
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: hungry
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: hungry
+  template:
+    metadata:
+      labels:
+        app: hungry
+    spec:
+      containers:
+      - name: worker
+        image: busybox:1.36
+        resources:
+          requests:
+            cpu: \"6\"
+            memory: 1Gi
+";
+
+const NODE_SELECTOR: &str = "\
+# Document 1 labels node-2 disktype=ssd
+# (apply merges it into the live Node).
+# The pod selects that label: node-2 is
+# the only node that fits.
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-2
+  labels:
+    disktype: ssd
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cache
+  labels:
+    app: cache
+spec:
+  nodeSelector:
+    disktype: ssd
+  containers:
+  - name: redis
+    image: redis:7.4
+    resources:
+      requests:
+        cpu: 500m
+        memory: 256Mi
+";
+
+const TAINTS: &str = "\
+# A new node gpu-1, tainted
+# dedicated=gpu:NoSchedule. Both
+# Deployments select it by label; only
+# 'tolerant' lands there. 'plain' stays
+# Pending (untolerated taint).
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-1
+  labels:
+    accelerator: gpu
+spec:
+  taints:
+  - key: dedicated
+    value: gpu
+    effect: NoSchedule
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: plain
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: plain
+  template:
+    metadata:
+      labels:
+        app: plain
+    spec:
+      nodeSelector:
+        accelerator: gpu
+      containers:
+      - name: job
+        image: busybox:1.36
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: tolerant
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: tolerant
+  template:
+    metadata:
+      labels:
+        app: tolerant
+    spec:
+      nodeSelector:
+        accelerator: gpu
+      tolerations:
+      - key: dedicated
+        operator: Equal
+        value: gpu
+        effect: NoSchedule
+      containers:
+      - name: trainer
+        image: pytorch/pytorch:2.5.1
+";
+
+const SCALE: &str = "\
+# web scaled to 10: the ReplicaSet
+# controller creates 7 pods (slow-start
+# batches); the scheduler spreads them.
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels:
+    app: web
+spec:
+  replicas: 10
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        resources:
+          requests:
+            cpu: 250m
+            memory: 128Mi
+";
+
+const TYPO: &str = "\
+# A typo: 'contianers' is no PodSpec
+# field. Strict field validation refuses
+# the whole apply and names the line.
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: typo
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: typo
+  template:
+    metadata:
+      labels:
+        app: typo
+    spec:
+      contianers:
+      - name: app
+        image: nginx:1.27
+";
+
+pub const EXAMPLES: [Example; 6] = [
+    Example { id: "web", title: "web: 3-replica Deployment", yaml: WEB },
+    Example { id: "scale", title: "web scaled to 10", yaml: SCALE },
+    Example { id: "too-big", title: "cannot fit (6 CPU per pod)", yaml: TOO_BIG },
+    Example { id: "node-selector", title: "nodeSelector disktype=ssd", yaml: NODE_SELECTOR },
+    Example { id: "taints", title: "tainted node + tolerations", yaml: TAINTS },
+    Example { id: "typo", title: "typo (error with a line)", yaml: TYPO },
+];
+
+pub fn find(id: &str) -> Option<&'static Example> {
+    EXAMPLES.iter().find(|e| e.id == id)
+}

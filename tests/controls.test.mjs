@@ -1,0 +1,184 @@
+// The rest of the UI contract: the control-loop hooks (queues, events, fault knobs, drift, API reads) and the
+// kubectl console.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  TEST_TIMEOUT,
+  launchBrowser,
+  withPage,
+  waitFor,
+  setSpeed,
+  intHook,
+  parseIntStrict,
+  runningPodNames,
+  nodes,
+  waitForRunningPods,
+  editorText,
+  setEditorText,
+  clickApply,
+  withReplicas,
+} from './lib.mjs';
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+const CONTROLLERS = ['deployment', 'replicaset', 'scheduler', 'nodelifecycle', 'garbagecollector'];
+
+test('queue-depth per controller, Kubernetes events, drift and api-reads', { timeout: TEST_TIMEOUT }, async (t) => {
+  await withPage(browser, '', async (page) => {
+    // Events seen so far (the list may be capped, so collect while the Deployment comes up).
+    const seen = new Map();
+    const collect = async () => {
+      const events = await page.$$eval('[data-testid=event]', (els) =>
+        els.map((e) => ({
+          who: e.getAttribute('data-controller') ?? e.getAttribute('data-source'),
+          reason: e.getAttribute('data-reason'),
+        })),
+      );
+      for (const e of events) {
+        assert.ok(e.who, 'every [data-testid=event] has data-controller or data-source');
+        assert.ok(e.reason, 'every [data-testid=event] has data-reason');
+        seen.set(e.reason, e.who);
+      }
+    };
+    await collect();
+    await setSpeed(page, 10);
+    const want = ['ScalingReplicaSet', 'SuccessfulCreate', 'Scheduled', 'Started'];
+    await waitFor(
+      async () => {
+        await collect();
+        return want.every((r) => seen.has(r)) && (await runningPodNames(page)).length === 3;
+      },
+      { timeout: 60_000, message: () => `events ${want} (seen: ${[...seen.keys()]})` },
+    );
+    t.diagnostic(`event reasons: ${[...seen].map(([r, w]) => `${w}/${r}`).join(', ')}`);
+
+    const queues = await page.$$eval('[data-testid=queue-depth]', (els) =>
+      els.map((e) => ({ controller: e.getAttribute('data-controller'), text: e.textContent })),
+    );
+    t.diagnostic(`queues: ${JSON.stringify(queues)}`);
+    for (const q of queues) {
+      assert.ok(CONTROLLERS.includes(q.controller) || /^[a-z]+$/.test(q.controller ?? ''), `queue-depth data-controller ${q.controller}`);
+      assert.ok(parseIntStrict(q.text, `queue-depth[${q.controller}]`) >= 0);
+    }
+    for (const c of ['deployment', 'replicaset', 'scheduler']) {
+      assert.ok(queues.some((q) => q.controller === c), `a [data-testid=queue-depth][data-controller=${c}]`);
+    }
+
+    assert.equal(await intHook(page, 'drift'), 0, 'no drift without faults');
+    const reads0 = await intHook(page, 'api-reads');
+    assert.ok(reads0 > 0, `api-reads counts the initial LISTs and watch events (${reads0})`);
+    await setEditorText(page, withReplicas(await editorText(page), 3, 5));
+    await clickApply(page);
+    await waitForRunningPods(page, 5);
+    const reads1 = await intHook(page, 'api-reads');
+    assert.ok(reads1 > reads0, `api-reads grows as controllers watch the scale-up (${reads0} -> ${reads1})`);
+  });
+});
+
+/** Sets an <input> (range or number) or picks a <select> option, firing input and change. */
+async function setControl(page, testid, value) {
+  const el = page.locator(`[data-testid=${testid}]`).first();
+  const tag = await el.evaluate((e) => e.tagName.toLowerCase());
+  if (tag === 'select') {
+    await el.selectOption(String(value));
+  } else {
+    await el.evaluate((e, v) => {
+      e.value = v;
+      e.dispatchEvent(new Event('input', { bubbles: true }));
+      e.dispatchEvent(new Event('change', { bubbles: true }));
+    }, String(value));
+  }
+  assert.equal(await el.inputValue(), String(value), `[data-testid=${testid}] keeps ${value}`);
+}
+
+test('drop-watch-events (0..100): at 100 % the informer caches drift from the API store', { timeout: TEST_TIMEOUT }, async (t) => {
+  await withPage(browser, '', async (page) => {
+    await setSpeed(page, 10);
+    await waitForRunningPods(page, 3);
+    const drop = page.locator('[data-testid=drop-watch-events]').first();
+    const info = await drop.evaluate((e) => ({ tag: e.tagName.toLowerCase(), type: e.type, min: e.min, max: e.max }));
+    assert.equal(info.tag, 'input', 'drop-watch-events is an <input>');
+    assert.ok(['range', 'number'].includes(info.type), `drop-watch-events type ${info.type}`);
+    if (info.min !== '') assert.equal(Number(info.min), 0, 'drop-watch-events min');
+    if (info.max !== '') assert.equal(Number(info.max), 100, 'drop-watch-events max');
+    assert.equal(await intHook(page, 'drift'), 0, 'no drift before the fault');
+
+    // Informers that lose every watch event miss the scale-up: their caches differ from the store.
+    await setControl(page, 'drop-watch-events', 100);
+    await setEditorText(page, withReplicas(await editorText(page), 3, 5));
+    await clickApply(page);
+    let drift;
+    await waitFor(
+      async () => {
+        drift = await intHook(page, 'drift');
+        return drift > 0;
+      },
+      { timeout: 30_000, message: () => `drift > 0 with 100 % of watch events dropped (drift ${drift})` },
+    );
+    t.diagnostic(`drift with every watch event dropped: ${drift}`);
+  });
+});
+
+test('resync-period: an <input> in seconds, 0 disables resync', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser, '', async (page) => {
+    const resync = page.locator('[data-testid=resync-period]').first();
+    assert.equal(await resync.count(), 1, 'a [data-testid=resync-period]');
+    assert.equal(await resync.evaluate((e) => e.tagName.toLowerCase()), 'input', 'resync-period is an <input>');
+    assert.ok(Number.isFinite(Number(await resync.inputValue())), 'resync-period holds seconds');
+    await setControl(page, 'resync-period', 0);
+    assert.equal(Number(await resync.inputValue()), 0);
+  });
+});
+
+// The engine gains edge-triggered controllers and naive polling with issue 5; the page shows no control it cannot
+// back, so these hooks are checked from then on.
+test('trigger-mode and observe-mode controls', { timeout: TEST_TIMEOUT, skip: 'trigger and observe modes arrive with issue 5' }, async () => {
+  await withPage(browser, '', async (page) => {
+    for (const [testid, options] of [
+      ['trigger-mode', ['level', 'edge']],
+      ['observe-mode', ['informer', 'polling']],
+    ]) {
+      const sel = page.locator(`[data-testid=${testid}]`).first();
+      assert.equal(await sel.count(), 1, `a [data-testid=${testid}]`);
+      assert.equal(await sel.evaluate((e) => e.tagName.toLowerCase()), 'select', `${testid} is a <select>`);
+      const values = await sel.evaluate((e) => [...e.options].map((o) => o.value));
+      for (const v of options) assert.ok(values.includes(v), `${testid} has option ${v} (has ${values})`);
+      for (const v of [...options].reverse()) await setControl(page, testid, v);
+    }
+  });
+});
+
+test('kubectl console: get pods and get nodes print kubectl tables', { timeout: TEST_TIMEOUT, skip: 'the kubectl console arrives with issue 4' }, async (t) => {
+  await withPage(browser, '', async (page) => {
+    await setSpeed(page, 10);
+    const running = await waitForRunningPods(page, 3);
+    const input = page.locator('[data-testid=kubectl-input]').first();
+    assert.equal(await input.count(), 1, 'a [data-testid=kubectl-input]');
+    const run = async (cmd) => {
+      await input.fill(cmd);
+      await input.press('Enter');
+      let out = '';
+      await waitFor(
+        async () => {
+          out = (await page.locator('[data-testid=kubectl-output]').first().textContent()) ?? '';
+          return /NAME/.test(out) ? out : null;
+        },
+        { timeout: 10_000, message: () => `kubectl-output for "${cmd}" (now ${JSON.stringify(out)})` },
+      );
+      return out;
+    };
+    const podsOut = await run('kubectl get pods');
+    t.diagnostic(`kubectl get pods:\n${podsOut}`);
+    assert.match(podsOut, /NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE/, 'kubectl get pods header');
+    for (const name of running) assert.match(podsOut, new RegExp(`^${name}\\s+1/1\\s+Running`, 'm'), `row for ${name}`);
+    const nodesOut = await run('kubectl get nodes');
+    assert.match(nodesOut, /NAME\s+STATUS/, 'kubectl get nodes header');
+    for (const n of await nodes(page)) assert.match(nodesOut, new RegExp(`^${n.name}\\s+Ready`, 'm'), `row for ${n.name}`);
+  });
+});

@@ -1,0 +1,176 @@
+// The default Deployment, kubectl apply from the editor (button and Ctrl+Enter), apply errors, deleting a pod.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  TEST_TIMEOUT,
+  sel,
+  launchBrowser,
+  withPage,
+  waitFor,
+  sleep,
+  setSpeed,
+  simTime,
+  pods,
+  nodes,
+  runningPodNames,
+  waitForRunningPods,
+  intHook,
+  editorText,
+  setEditorText,
+  clickApply,
+  applyResultText,
+  waitForApplyResult,
+  withReplicas,
+  lineOf,
+  podByName,
+  screenshot,
+} from './lib.mjs';
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('the page gets ready and the default Deployment reaches 3 Running pods', { timeout: TEST_TIMEOUT }, async (t) => {
+  await withPage(browser, '', async (page) => {
+    const start = Date.now();
+    await setSpeed(page, 10);
+    const names = await waitForRunningPods(page, 3, 60_000);
+    t.diagnostic(`3 Running pods after ${Date.now() - start} ms wall, sim-time ${await simTime(page)} s: ${names}`);
+    // Every Running pod is bound to a node the page shows.
+    const nodeNames = new Set((await nodes(page)).map((n) => n.name));
+    assert.ok(nodeNames.size >= 1, 'no [data-testid=node] elements');
+    for (const p of await pods(page)) {
+      if (p.phase === 'Running') assert.ok(nodeNames.has(p.node), `pod ${p.name} runs on unknown node "${p.node}"`);
+    }
+    assert.equal(await intHook(page, 'summary-pods-pending'), 0, 'summary-pods-pending');
+    await screenshot(page, '01-default-view');
+  });
+});
+
+test('apply a changed replica count with the apply button: configured, 5 Running pods', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser, '', async (page) => {
+    await setSpeed(page, 10);
+    await waitForRunningPods(page, 3);
+    const text = await editorText(page);
+    assert.match(text, /kind:\s*Deployment/, 'the editor holds the web Deployment');
+    await setEditorText(page, withReplicas(text, 3, 5));
+    const result = await clickApply(page);
+    assert.match(result, /configured/, `apply-result: ${result}`);
+    assert.match(result, /web/, `apply-result names the Deployment: ${result}`);
+    await waitForRunningPods(page, 5);
+  });
+});
+
+test('Ctrl+Enter in the editor applies too', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser, '', async (page) => {
+    await setSpeed(page, 10);
+    await waitForRunningPods(page, 3);
+    await setEditorText(page, withReplicas(await editorText(page), 3, 5));
+    const before = await applyResultText(page);
+    await page.locator(sel.editor).first().press('Control+Enter');
+    const result = await waitForApplyResult(page, before);
+    assert.match(result, /configured/, `apply-result after Ctrl+Enter: ${result}`);
+    await waitForRunningPods(page, 5);
+    // And back down to 2: the surplus pods terminate (30 s grace), 2 stay Running.
+    await setEditorText(page, withReplicas(await editorText(page), 5, 2));
+    await page.locator(sel.editor).first().press('Control+Enter');
+    await waitForRunningPods(page, 2);
+  });
+});
+
+/** Applies `broken`, expects an error naming line `line`, then checks that nothing changed for 3 s wall (30 s sim). */
+async function expectApplyError(page, broken, line, shot) {
+  const before = await runningPodNames(page);
+  const allBefore = (await pods(page)).map((p) => p.name).sort();
+  await setEditorText(page, broken);
+  const result = await clickApply(page);
+  assert.match(result, new RegExp(`line ${line}(?!\\d)`), `apply-result should name line ${line}: ${result}`);
+  assert.doesNotMatch(result, /\bconfigured\b|\bcreated\b/, `nothing is applied on failure: ${result}`);
+  if (shot) await screenshot(page, shot);
+  const t0 = await simTime(page);
+  await sleep(3000);
+  const t1 = await simTime(page);
+  assert.ok(t1 > t0, `the simulation keeps running after an apply error (sim-time ${t0} -> ${t1})`);
+  assert.deepEqual(await runningPodNames(page), before, 'Running pods unchanged after a failed apply');
+  assert.deepEqual((await pods(page)).map((p) => p.name).sort(), allBefore, 'no pod created or deleted');
+  assert.equal(await intHook(page, 'summary-pods-running'), before.length, 'summary-pods-running unchanged');
+  assert.equal(await editorText(page), broken, 'the editor keeps the text that failed');
+  return result;
+}
+
+test('broken YAML: apply-result names the line, nothing is applied', { timeout: TEST_TIMEOUT }, async (t) => {
+  await withPage(browser, '', async (page) => {
+    await setSpeed(page, 10);
+    await waitForRunningPods(page, 3);
+    // replicas 3 -> 5 (would create pods), and a syntax error on the image line below it.
+    const lines = withReplicas(await editorText(page), 3, 5).split('\n');
+    const i = lines.findIndex((l) => /^\s*-?\s*image:/.test(l));
+    assert.ok(i >= 0, 'the Deployment has an image: line');
+    lines[i] = lines[i].replace(/image:.*$/, 'image: nginx: 1.27'); // "mapping values are not allowed here"
+    const result = await expectApplyError(page, lines.join('\n'), i + 1, '03-apply-error');
+    t.diagnostic(`syntax error: ${result}`);
+  });
+});
+
+test('a typo in a field name is a strict-decoding error naming its line, nothing is applied', { timeout: TEST_TIMEOUT }, async (t) => {
+  await withPage(browser, '', async (page) => {
+    await setSpeed(page, 10);
+    await waitForRunningPods(page, 3);
+    const text = withReplicas(await editorText(page), 3, 5).replace(/\bimage:/, 'imagee:');
+    const result = await expectApplyError(page, text, lineOf(text, 'imagee:'), null);
+    t.diagnostic(`typo: ${result}`);
+  });
+});
+
+/** Deletes a pod via [data-testid=pod-delete]: inside the pod's element, or in the panel that clicking it opens. */
+async function deletePod(page, name) {
+  const pod = page.locator(podByName(name)).first();
+  const inner = pod.locator(sel.podDelete);
+  if ((await inner.count()) > 0) {
+    await pod.hover();
+    await inner.first().click();
+    return 'inside the pod element';
+  }
+  await pod.click();
+  const button = page.locator(`${sel.podDelete}:visible`).first();
+  await button.waitFor({ state: 'visible', timeout: 10_000 });
+  await button.click();
+  return 'in the detail panel';
+}
+
+test('deleting a pod: it terminates and goes, a replacement with another name runs', { timeout: TEST_TIMEOUT }, async (t) => {
+  await withPage(browser, '', async (page) => {
+    await setSpeed(page, 10);
+    const original = await waitForRunningPods(page, 3);
+    const victim = original[0];
+    const how = await deletePod(page, victim);
+    t.diagnostic(`deleted ${victim} with the pod-delete ${how}`);
+    await waitFor(
+      async () => {
+        const p = (await pods(page)).find((x) => x.name === victim);
+        return !p || p.terminating === 'true';
+      },
+      { timeout: 10_000, message: `pod ${victim} to be terminating or gone` },
+    );
+    let running = [];
+    await waitFor(
+      async () => {
+        running = await runningPodNames(page);
+        return running.length === 3 && !running.includes(victim) && running.some((n) => !original.includes(n));
+      },
+      { timeout: 60_000, message: () => `3 Running pods with a replacement for ${victim} (now ${running})` },
+    );
+    const replacement = running.find((n) => !original.includes(n));
+    assert.notEqual(replacement, victim);
+    t.diagnostic(`replacement ${replacement}`);
+    await waitFor(async () => !(await pods(page)).some((x) => x.name === victim), {
+      timeout: 60_000,
+      message: `pod ${victim} to be gone after its grace period`,
+    });
+    await waitForRunningPods(page, 3, 10_000);
+  });
+});

@@ -1,0 +1,322 @@
+// Helpers shared by the browser tests (tests/*.test.mjs).
+//
+// The tests drive the built playground (dist/) served over HTTP, through the hooks of the UI contract
+// (../shared/ui-contract.md) only: data-testid elements and the documented data-* attributes.
+//
+// Environment:
+//   KUBELOOP_URL       the page, served from a sub-path (default http://127.0.0.1:8080/kubeloop/)
+//   KUBELOOP_CHROMIUM  the browser binary (default /usr/bin/chromium; never downloaded)
+//   KUBELOOP_HEADFUL=1 show the browser window (local debugging)
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+export const BASE_URL = process.env.KUBELOOP_URL || 'http://127.0.0.1:8080/kubeloop/';
+export const SCREENSHOT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'screenshots');
+
+// Per-test budget (node:test `timeout`), generous: the first load compiles the wasm module.
+export const TEST_TIMEOUT = 180_000;
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const sel = {
+  ready: 'body[data-ready="true"]',
+  editor: '[data-testid=yaml-editor]',
+  apply: '[data-testid=apply]',
+  applyResult: '[data-testid=apply-result]',
+  node: '[data-testid=node]',
+  addNode: '[data-testid=add-node]',
+  pod: '[data-testid=pod]',
+  runningPod: '[data-testid=pod][data-phase=Running][data-terminating=false]',
+  podDelete: '[data-testid=pod-delete]',
+  playPause: '[data-testid=play-pause]',
+  step: '[data-testid=step]',
+  speed: '[data-testid=speed]',
+  simTime: '[data-testid=sim-time]',
+};
+export { sel };
+
+/** Quotes a value for a CSS attribute selector. */
+export const cssString = (s) => JSON.stringify(String(s));
+export const podByName = (name) => `[data-testid=pod][data-name=${cssString(name)}]`;
+export const nodeByName = (name) => `[data-testid=node][data-name=${cssString(name)}]`;
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Launches the system chromium (one per test file). Playwright gives each launch a fresh temporary
+ * --user-data-dir and removes it on close; each test then uses its own isolated context (no shared storage).
+ */
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.KUBELOOP_CHROMIUM || '/usr/bin/chromium',
+    headless: process.env.KUBELOOP_HEADFUL !== '1',
+    args: process.env.KUBELOOP_HEADFUL === '1' ? CHROMIUM_ARGS.filter((a) => a !== '--headless') : CHROMIUM_ARGS,
+    timeout: 60_000,
+  });
+}
+
+/**
+ * Opens the playground in a fresh context (query: e.g. '?seed=7') and waits for body[data-ready="true"].
+ * Returns { page, context, problems } where problems collects uncaught page errors, crashes and console errors.
+ */
+export async function openPage(browser, query = '', { waitReady = true } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const problems = { pageErrors: [], consoleErrors: [], crashed: false, failedRequests: [] };
+  page.on('pageerror', (e) => problems.pageErrors.push(String(e && e.stack ? e.stack : e)));
+  page.on('crash', () => {
+    problems.crashed = true;
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.consoleErrors.push(m.text());
+  });
+  page.on('requestfailed', (r) => problems.failedRequests.push(`${r.url()} ${r.failure()?.errorText ?? ''}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.failedRequests.push(`${r.url()} HTTP ${r.status()}`);
+  });
+  const url = new URL(query, BASE_URL).toString();
+  await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+  if (waitReady) {
+    try {
+      await page.waitForSelector(sel.ready, { state: 'attached', timeout: 60_000 });
+    } catch (e) {
+      throw new Error(`${url}: body[data-ready="true"] never appeared; ${describeProblems(problems)}`, { cause: e });
+    }
+  }
+  return { page, context, problems };
+}
+
+export function describeProblems(p) {
+  const parts = [];
+  if (p.crashed) parts.push('the page crashed');
+  if (p.pageErrors.length) parts.push(`uncaught errors: ${p.pageErrors.slice(0, 3).join(' | ')}`);
+  if (p.failedRequests.length) parts.push(`failed requests: ${p.failedRequests.slice(0, 5).join(' | ')}`);
+  if (p.consoleErrors.length) parts.push(`console errors: ${p.consoleErrors.slice(0, 3).join(' | ')}`);
+  return parts.length ? parts.join('; ') : 'no page errors';
+}
+
+/** Fails when the page died: an uncaught exception (a wasm panic traps as one) or a renderer crash. */
+export function assertPageAlive(problems) {
+  assert.equal(problems.crashed, false, 'the page crashed');
+  assert.deepEqual(problems.pageErrors, [], `uncaught page errors: ${problems.pageErrors.join('\n')}`);
+}
+
+/** Polls fn() until it returns a truthy value; returns it. Fails with message() (plus the last value). */
+export async function waitFor(fn, { timeout = 60_000, interval = 100, message = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  let lastErr;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      lastErr = e;
+    }
+    if (Date.now() > deadline) {
+      const m = typeof message === 'function' ? await message(last) : message;
+      throw new Error(`timed out after ${timeout} ms waiting for ${m}${lastErr ? ` (last error: ${lastErr.message})` : ''}`);
+    }
+    await sleep(interval);
+  }
+}
+
+/** Parses an integer out of a hook's text (e.g. "3"). */
+export function parseIntStrict(text, what) {
+  const m = String(text).trim().match(/-?\d+/);
+  assert.ok(m, `${what}: expected an integer, got ${JSON.stringify(text)}`);
+  return Number(m[0]);
+}
+
+/** Integer text of a [data-testid=...] hook. */
+export async function intHook(page, testid) {
+  const text = await page.locator(`[data-testid=${testid}]`).first().textContent({ timeout: 10_000 });
+  return parseIntStrict(text, `[data-testid=${testid}]`);
+}
+
+/** The simulated clock in seconds: the first number in [data-testid=sim-time] (a unit may follow). */
+export async function simTime(page) {
+  const text = await page.locator(sel.simTime).first().textContent({ timeout: 10_000 });
+  const m = String(text).replace(/,/g, '').match(/-?\d+(?:\.\d+)?/);
+  assert.ok(m, `[data-testid=sim-time]: expected a number, got ${JSON.stringify(text)}`);
+  let v = Number(m[0]);
+  // "a number, optionally with a unit": seconds are the contract; accept an explicit ms/min unit too.
+  const unit = String(text).slice(m.index + m[0].length).trim();
+  if (/^ms\b/.test(unit)) v /= 1000;
+  else if (/^(m|min)\b/.test(unit)) v *= 60;
+  return v;
+}
+
+/** All pods as { name, phase, terminating, node }. */
+export async function pods(page) {
+  return page.$$eval(sel.pod, (els) =>
+    els.map((e) => ({
+      name: e.getAttribute('data-name'),
+      phase: e.getAttribute('data-phase'),
+      terminating: e.getAttribute('data-terminating'),
+      node: e.getAttribute('data-node'),
+    })),
+  );
+}
+
+/** Names of the pods that are Running and not terminating, sorted. */
+export async function runningPodNames(page) {
+  return page.$$eval(sel.runningPod, (els) => els.map((e) => e.getAttribute('data-name')).sort());
+}
+
+/** All nodes as { name, ready, alive }. */
+export async function nodes(page) {
+  return page.$$eval(sel.node, (els) =>
+    els.map((e) => ({
+      name: e.getAttribute('data-name'),
+      ready: e.getAttribute('data-ready'),
+      alive: e.getAttribute('data-alive'),
+    })),
+  );
+}
+
+/** Waits for exactly n Running, non-terminating pods and summary-pods-running == n. Returns their names. */
+export async function waitForRunningPods(page, n, timeout = 90_000) {
+  let names = [];
+  let summary;
+  await waitFor(
+    async () => {
+      names = await runningPodNames(page);
+      summary = await intHook(page, 'summary-pods-running');
+      return names.length === n && summary === n;
+    },
+    {
+      timeout,
+      message: async () =>
+        `${n} Running pods (pod elements Running+not terminating: ${names.length}, summary-pods-running: ${summary}, ` +
+        `sim-time ${await simTime(page).catch(() => '?')}, pods: ${JSON.stringify(await pods(page).catch(() => []))})`,
+    },
+  );
+  return names;
+}
+
+/**
+ * Selects a speed (1, 10 or 100 times real time) on [data-testid=speed], a <select> or an <input>.
+ * For a <select>, the option whose value (or else label) is that number is chosen (e.g. "10", "10x", "×10").
+ */
+export async function setSpeed(page, factor) {
+  const speed = page.locator(sel.speed).first();
+  const tag = await speed.evaluate((e) => e.tagName.toLowerCase());
+  if (tag === 'select') {
+    const options = await speed.evaluate((e) => [...e.options].map((o) => ({ value: o.value, label: o.textContent })));
+    const num = (s) => {
+      const m = String(s).match(/\d+(?:\.\d+)?/);
+      return m ? Number(m[0]) : NaN;
+    };
+    const opt = options.find((o) => num(o.value) === factor) || options.find((o) => num(o.label) === factor);
+    assert.ok(opt, `[data-testid=speed] has no option for ${factor}: ${JSON.stringify(options)}`);
+    await speed.selectOption({ value: opt.value });
+  } else {
+    await speed.fill(String(factor), { force: true });
+    await speed.dispatchEvent('input');
+    await speed.dispatchEvent('change');
+  }
+}
+
+/** Replaces the editor's text: fill (which dispatches `input`), plus an explicit `input` event as the contract says. */
+export async function setEditorText(page, text) {
+  const editor = page.locator(sel.editor).first();
+  await editor.fill(text, { force: true });
+  await editor.dispatchEvent('input');
+  assert.equal(await editor.inputValue(), text, 'the editor did not keep the text filled in');
+}
+
+export async function editorText(page) {
+  return page.locator(sel.editor).first().inputValue();
+}
+
+export async function applyResultText(page) {
+  return (await page.locator(sel.applyResult).first().textContent({ timeout: 10_000 })) ?? '';
+}
+
+/** Clicks apply and waits for apply-result to show a new outcome (different from before, or non-empty). */
+export async function clickApply(page) {
+  const before = await applyResultText(page).catch(() => '');
+  await page.locator(sel.apply).first().click();
+  return waitForApplyResult(page, before);
+}
+
+export async function waitForApplyResult(page, before, predicate = () => true) {
+  // The same outcome twice in a row ("... configured") is indistinguishable by text: after 1.5 s an unchanged,
+  // non-empty text is taken as the outcome.
+  const start = Date.now();
+  let text = '';
+  await waitFor(
+    async () => {
+      text = (await applyResultText(page)).trim();
+      return text !== '' && (text !== before.trim() || Date.now() - start > 1500) && predicate(text);
+    },
+    { timeout: 20_000, message: () => `[data-testid=apply-result] to show an outcome (now ${JSON.stringify(text)})` },
+  );
+  return text;
+}
+
+/**
+ * Measures how far the simulated clock moves over `ms` of wall time.
+ * Returns { dSim, dWall } in seconds.
+ */
+export async function clockRate(page, ms) {
+  const w0 = Date.now();
+  const t0 = await simTime(page);
+  await sleep(ms);
+  const t1 = await simTime(page);
+  const w1 = Date.now();
+  return { dSim: t1 - t0, dWall: (w1 - w0) / 1000, t0, t1 };
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** The web Deployment's editor text with its replica count changed (the default manifest has `replicas: 3`). */
+export function withReplicas(text, from, to) {
+  const needle = `replicas: ${from}`;
+  const count = text.split(needle).length - 1;
+  assert.equal(count, 1, `expected exactly one "${needle}" in the editor, found ${count}:\n${text}`);
+  return text.replace(needle, `replicas: ${to}`);
+}
+
+/** 1-based line number of the first line containing `needle`. */
+export function lineOf(text, needle) {
+  const i = text.split('\n').findIndex((l) => l.includes(needle));
+  assert.ok(i >= 0, `"${needle}" not in the editor text`);
+  return i + 1;
+}
+
+/**
+ * Opens the page in a fresh context, runs body(page, problems), checks that the page did not die, and always
+ * closes the context. Failures carry what the page reported (uncaught errors, failed requests, console errors).
+ */
+export async function withPage(browser, query, body) {
+  const { page, context, problems } = await openPage(browser, query);
+  try {
+    const r = await body(page, problems);
+    assertPageAlive(problems);
+    return r;
+  } catch (e) {
+    e.message += `\n(page: ${describeProblems(problems)})`;
+    throw e;
+  } finally {
+    await context.close();
+  }
+}
