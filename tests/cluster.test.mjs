@@ -1,10 +1,10 @@
 // Nodes: kill and revive a node's kubelet, add a node.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   TEST_TIMEOUT,
   sel,
-  launchBrowser,
+  sharedBrowser,
   withPage,
   waitFor,
   setSpeed,
@@ -15,13 +15,7 @@ import {
   screenshot,
 } from './lib.mjs';
 
-let browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 async function clickInside(page, container, testid) {
   await container.hover();
@@ -31,7 +25,7 @@ async function clickInside(page, container, testid) {
 }
 
 test('kill a node (data-alive=false), revive it (data-alive=true)', { timeout: TEST_TIMEOUT }, async (t) => {
-  await withPage(browser, '', async (page) => {
+  await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
     await waitForRunningPods(page, 3);
     const all = await nodes(page);
@@ -65,7 +59,7 @@ test('kill a node (data-alive=false), revive it (data-alive=true)', { timeout: T
 });
 
 test('add-node adds one more node, which becomes Ready', { timeout: TEST_TIMEOUT }, async (t) => {
-  await withPage(browser, '', async (page) => {
+  await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
     const before = await waitFor(async () => {
       const n = await nodes(page);

@@ -1,10 +1,10 @@
 // The default Deployment, kubectl apply from the editor (button and Ctrl+Enter), apply errors, deleting a pod.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   TEST_TIMEOUT,
   sel,
-  launchBrowser,
+  sharedBrowser,
   withPage,
   waitFor,
   sleep,
@@ -26,16 +26,10 @@ import {
   screenshot,
 } from './lib.mjs';
 
-let browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 test('the page gets ready and the default Deployment reaches 3 Running pods', { timeout: TEST_TIMEOUT }, async (t) => {
-  await withPage(browser, '', async (page) => {
+  await withPage(browser(), '', async (page) => {
     const start = Date.now();
     await setSpeed(page, 10);
     const names = await waitForRunningPods(page, 3, 60_000);
@@ -52,7 +46,7 @@ test('the page gets ready and the default Deployment reaches 3 Running pods', { 
 });
 
 test('apply a changed replica count with the apply button: configured, 5 Running pods', { timeout: TEST_TIMEOUT }, async () => {
-  await withPage(browser, '', async (page) => {
+  await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
     await waitForRunningPods(page, 3);
     const text = await editorText(page);
@@ -66,7 +60,7 @@ test('apply a changed replica count with the apply button: configured, 5 Running
 });
 
 test('Ctrl+Enter in the editor applies too', { timeout: TEST_TIMEOUT }, async () => {
-  await withPage(browser, '', async (page) => {
+  await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
     await waitForRunningPods(page, 3);
     await setEditorText(page, withReplicas(await editorText(page), 3, 5));
@@ -103,7 +97,7 @@ async function expectApplyError(page, broken, line, shot) {
 }
 
 test('broken YAML: apply-result names the line, nothing is applied', { timeout: TEST_TIMEOUT }, async (t) => {
-  await withPage(browser, '', async (page) => {
+  await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
     await waitForRunningPods(page, 3);
     // replicas 3 -> 5 (would create pods), and a syntax error on the image line below it.
@@ -117,7 +111,7 @@ test('broken YAML: apply-result names the line, nothing is applied', { timeout: 
 });
 
 test('a typo in a field name is a strict-decoding error naming its line, nothing is applied', { timeout: TEST_TIMEOUT }, async (t) => {
-  await withPage(browser, '', async (page) => {
+  await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
     await waitForRunningPods(page, 3);
     const text = withReplicas(await editorText(page), 3, 5).replace(/\bimage:/, 'imagee:');
@@ -143,7 +137,7 @@ async function deletePod(page, name) {
 }
 
 test('deleting a pod: it terminates and goes, a replacement with another name runs', { timeout: TEST_TIMEOUT }, async (t) => {
-  await withPage(browser, '', async (page) => {
+  await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
     const original = await waitForRunningPods(page, 3);
     const victim = original[0];

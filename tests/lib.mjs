@@ -1,3 +1,4 @@
+import { before, after } from 'node:test';
 // Helpers shared by the browser tests (tests/*.test.mjs).
 //
 // The tests drive the built playground (dist/) served over HTTP, through the hooks of the UI contract
@@ -58,6 +59,18 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * Launches the system chromium (one per test file). Playwright gives each launch a fresh temporary
  * --user-data-dir and removes it on close; each test then uses its own isolated context (no shared storage).
  */
+/** One browser for the whole test file: launched before its tests, closed after. Returns a getter. */
+export function sharedBrowser() {
+  let browser;
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => browser;
+}
+
 export async function launchBrowser() {
   return chromium.launch({
     executablePath: process.env.KUBELOOP_CHROMIUM || '/usr/bin/chromium',

@@ -1,10 +1,10 @@
 // The clock (pause, step, speed) and seeds (?seed=N replays, a bad seed does not kill the page).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   TEST_TIMEOUT,
   sel,
-  launchBrowser,
+  sharedBrowser,
   withPage,
   waitFor,
   sleep,
@@ -16,16 +16,10 @@ import {
   waitForRunningPods,
 } from './lib.mjs';
 
-let browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 test('pause stops the clock, step advances it while paused, speed 10 runs faster than speed 1', { timeout: TEST_TIMEOUT }, async (t) => {
-  await withPage(browser, '', async (page) => {
+  await withPage(browser(), '', async (page) => {
     await setSpeed(page, 1);
     await sleep(300);
     const running = await clockRate(page, 1500);
@@ -73,7 +67,7 @@ test('pause stops the clock, step advances it while paused, speed 10 runs faster
 });
 
 test('?seed=garbage shows the page with a message and keeps running', { timeout: TEST_TIMEOUT }, async (t) => {
-  await withPage(browser, '?seed=garbage', async (page) => {
+  await withPage(browser(), '?seed=garbage', async (page) => {
     const text = await page.evaluate(() => document.body.innerText);
     const hit = text.match(/[^\n]*(garbage|invalid|ignor|not a (valid )?(number|seed|integer))[^\n]*/i);
     assert.ok(hit, `the page says something about the bad seed; page text:\n${text.slice(0, 2000)}`);
@@ -85,7 +79,7 @@ test('?seed=garbage shows the page with a message and keeps running', { timeout:
 
 /** Loads ?seed=N, runs at speed 100 until sim-time >= minTime with 3 Running pods, pauses, returns the names. */
 async function namesAfter(seed, minTime) {
-  return withPage(browser, `?seed=${seed}`, async (page) => {
+  return withPage(browser(), `?seed=${seed}`, async (page) => {
     await setSpeed(page, 100);
     await waitForRunningPods(page, 3);
     await waitFor(async () => (await simTime(page)) >= minTime, { timeout: 60_000, message: `sim-time >= ${minTime}` });
