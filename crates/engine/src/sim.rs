@@ -579,11 +579,6 @@ impl Sim {
 
     // ---- user actions (kubectl's client) ---------------------------------------------------------------------
 
-    /// An API handle for the user's client (kubectl, the page, scenario actions).
-    pub fn user_api(&mut self) -> Api<'_> {
-        Api::new(&mut self.store, self.user, self.now, &mut self.rng)
-    }
-
     /// Runs `f` with the user's API handle, then lets watchers know.
     pub fn as_user<T>(&mut self, f: impl FnOnce(&mut Api) -> T) -> T {
         let out = {

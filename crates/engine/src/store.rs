@@ -10,7 +10,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 
 use crate::admission;
-use crate::api::{s, Kind, LabelSelector, Namespace, ObjKey, Object, PodCondition, PodPhase, Str, Time};
+use crate::api::{s, Kind, LabelSelector, Namespace, ObjKey, Object, PodCondition, Str, Time};
 use crate::rng::Rng;
 use crate::time::{Millis, HOUR, SECOND};
 use crate::watch::{EventType, WatchEvent, WatchFilter, Watcher, WatcherId};
@@ -966,11 +966,6 @@ pub fn validate_update(current: &Object, next: &Object) -> Result<(), ApiError> 
         }
         _ => Ok(()),
     }
-}
-
-/// The phase of a pod, for callers that only hold an `Object`.
-pub fn pod_phase(obj: &Object) -> Option<PodPhase> {
-    obj.as_pod().map(|p| p.status.phase)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! (kubernetes/kubernetes paths; apiserver = staging/src/k8s.io/apiserver).
 
 use super::*;
+use crate::api::PodPhase;
 use crate::api::{
     Container, Deployment, DeploymentSpec, Event, EventBody, LabelSelectorRequirement, Labels, ObjectMeta, Operator,
     Pod, PodSpec, PodTemplateSpec,
