@@ -3,10 +3,11 @@
 
 use std::rc::Rc;
 
-use crate::api::{Kind, ObjKey, Object};
+use crate::api::{Kind, LabelSelector, ObjKey, Object};
 use crate::rng::Rng;
 use crate::store::{ApiError, ClientId, DeleteOptions, Store, Subresource};
 use crate::time::Millis;
+use crate::watch::WatchFilter;
 
 /// Round-trip latency of one API request: a seeded value in this range (milliseconds).
 pub const API_LATENCY: (Millis, Millis) = (1, 4);
@@ -36,6 +37,18 @@ impl<'a> Api<'a> {
     pub fn get(&mut self, kind: Kind, key: &ObjKey) -> Result<Rc<Object>, ApiError> {
         self.charge();
         self.store.get(self.client, kind, key)
+    }
+
+    /// LIST (one call per 500 items): objects of `kind`, in `namespace` if given, matching `selector` if given,
+    /// and the resourceVersion the list is consistent with.
+    pub fn list(
+        &mut self,
+        kind: Kind,
+        namespace: Option<&str>,
+        selector: Option<&LabelSelector>,
+    ) -> (Vec<Rc<Object>>, u64) {
+        self.charge();
+        self.store.list(self.client, kind, namespace, selector, &WatchFilter::All)
     }
 
     pub fn create(&mut self, obj: Object) -> Result<Rc<Object>, ApiError> {

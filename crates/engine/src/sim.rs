@@ -589,6 +589,20 @@ impl Sim {
         out
     }
 
+    /// Opens a watch of `kind` for the user (`kubectl get -w`) from `from_rv`; the caller drains it with
+    /// [`Sim::drain_user_watch`] and closes it with `store.stop_watch`.
+    pub fn user_watch(&mut self, kind: Kind, from_rv: u64) -> Result<WatcherId, crate::store::ApiError> {
+        let w = self.store.watch(self.user, kind, from_rv, crate::watch::WatchFilter::All);
+        self.flush_wakeups();
+        w
+    }
+
+    /// The user's watch events that have arrived by now (counted as served).
+    pub fn drain_user_watch(&mut self, id: WatcherId) -> Vec<crate::watch::WatchEvent> {
+        let (evs, _) = self.store.drain_watch(id, self.now);
+        evs
+    }
+
     pub fn delete(&mut self, kind: Kind, key: &ObjKey, opts: &DeleteOptions) -> Result<Rc<Object>, String> {
         self.as_user(|api| api.delete(kind, key, opts)).map_err(|e| format!("Error from server: {e}"))
     }

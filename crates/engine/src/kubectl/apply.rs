@@ -1,5 +1,4 @@
-//! kubectl, backed by the simulated API: every command is API calls under the `kubectl` client, counted and
-//! watched like any other. This issue brings `apply`; the other commands follow.
+//! `kubectl apply`: client-side apply with the last-applied-configuration three-way merge.
 
 use std::fmt;
 
@@ -9,6 +8,16 @@ use crate::api::{s, Kind, ObjKey, Object};
 use crate::kubelet::NodeConfig;
 use crate::manifest::{self, Manifest, ManifestError, Warning};
 use crate::sim::{Sim, MAX_NODES, MAX_PODS};
+
+use super::args::Args;
+use super::{Command, Input, Output};
+
+// PLACEHOLDER until the kubectl work wires `apply -f`.
+pub const COMMAND: Command = Command { name: "apply", summary: "", usage: "", flags: &[], run: placeholder };
+
+fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
+    Output::error("not yet built")
+}
 
 /// `kubectl.kubernetes.io/last-applied-configuration`
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";

@@ -1,0 +1,275 @@
+//! The command line: shell-style words, then cobra/pflag-style flags (`-n ns`, `-nns`, `--namespace ns`,
+//! `--namespace=ns`, `-oyaml`, `-o=wide`, bool flags with or without `=true|false`, `--` ends the flags).
+
+use std::collections::BTreeMap;
+
+/// Splits a line into words the way a POSIX shell would for a simple command: whitespace separates words,
+/// single quotes keep everything, double quotes keep everything but `\"` and `\\`, a backslash escapes the next
+/// character. Variables, globs and pipes are not interpreted.
+pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => cur.push(c),
+                        None => return Err("unterminated quoted string: missing '".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => cur.push(c),
+                            Some(c) => {
+                                cur.push('\\');
+                                cur.push(c);
+                            }
+                            None => return Err("unterminated quoted string: missing \"".into()),
+                        },
+                        Some(c) => cur.push(c),
+                        None => return Err("unterminated quoted string: missing \"".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(c) = chars.next() {
+                    cur.push(c);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+/// One flag a command accepts.
+#[derive(Clone, Copy, Debug)]
+pub struct Flag {
+    pub long: &'static str,
+    pub short: Option<char>,
+    /// Takes a value (`--replicas=3`); otherwise a bool flag.
+    pub takes_value: bool,
+    /// The `-h` line.
+    pub help: &'static str,
+}
+
+/// A flag that takes a value.
+pub const fn value(long: &'static str, short: Option<char>, help: &'static str) -> Flag {
+    Flag { long, short, takes_value: true, help }
+}
+
+/// A bool flag.
+pub const fn switch(long: &'static str, short: Option<char>, help: &'static str) -> Flag {
+    Flag { long, short, takes_value: false, help }
+}
+
+/// Flags every command accepts (kubectl's global flags that mean something here).
+pub const GLOBAL: &[Flag] = &[
+    value("namespace", Some('n'), "If present, the namespace scope for this CLI request"),
+    switch("help", Some('h'), "help for this command"),
+];
+
+/// The parsed command line of one command: positional words and flag values (the last one wins, as in pflag;
+/// every value is kept for flags that may repeat).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Args {
+    pub positional: Vec<String>,
+    flags: BTreeMap<&'static str, Vec<String>>,
+}
+
+impl Args {
+    /// Parses `words` (after the command name) against `flags` plus [`GLOBAL`]. Errors are kubectl's messages
+    /// without the `error: ` prefix.
+    pub fn parse(words: &[String], flags: &[Flag]) -> Result<Args, String> {
+        let find_long = |name: &str| flags.iter().chain(GLOBAL).find(|f| f.long == name).copied();
+        let find_short = |c: char| flags.iter().chain(GLOBAL).find(|f| f.short == Some(c)).copied();
+        let mut out = Args::default();
+        let mut i = 0;
+        while i < words.len() {
+            let w = &words[i];
+            i += 1;
+            if w == "--" {
+                out.positional.extend(words[i..].iter().cloned());
+                break;
+            }
+            if let Some(body) = w.strip_prefix("--") {
+                let (name, inline) = match body.split_once('=') {
+                    Some((n, v)) => (n, Some(v.to_string())),
+                    None => (body, None),
+                };
+                let Some(flag) = find_long(name) else { return Err(format!("unknown flag: --{name}")) };
+                let v = if flag.takes_value {
+                    match inline {
+                        Some(v) => v,
+                        None if i < words.len() => {
+                            i += 1;
+                            words[i - 1].clone()
+                        }
+                        None => return Err(format!("flag needs an argument: --{name}")),
+                    }
+                } else {
+                    bool_value(name, inline.as_deref())?
+                };
+                out.flags.entry(flag.long).or_default().push(v);
+                continue;
+            }
+            if w.len() > 1 && w.starts_with('-') && !w[1..].starts_with(|c: char| c.is_ascii_digit()) {
+                // A group of shorthands: `-A`, `-oyaml`, `-o=wide`, `-nkube-system`, `-Aw`.
+                let body = &w[1..];
+                let mut chars = body.char_indices();
+                while let Some((pos, c)) = chars.next() {
+                    let Some(flag) = find_short(c) else {
+                        return Err(format!("unknown shorthand flag: '{c}' in {w}"));
+                    };
+                    if flag.takes_value {
+                        let rest = &body[pos + c.len_utf8()..];
+                        let v = if let Some(v) = rest.strip_prefix('=') {
+                            v.to_string()
+                        } else if !rest.is_empty() {
+                            rest.to_string()
+                        } else if i < words.len() {
+                            i += 1;
+                            words[i - 1].clone()
+                        } else {
+                            return Err(format!("flag needs an argument: '{c}' in -{c}"));
+                        };
+                        out.flags.entry(flag.long).or_default().push(v);
+                        break;
+                    }
+                    let rest = &body[pos + c.len_utf8()..];
+                    if let Some(v) = rest.strip_prefix('=') {
+                        out.flags.entry(flag.long).or_default().push(bool_value(flag.long, Some(v))?);
+                        break;
+                    }
+                    out.flags.entry(flag.long).or_default().push("true".into());
+                }
+                continue;
+            }
+            out.positional.push(w.clone());
+        }
+        Ok(out)
+    }
+
+    /// The flag's last value, if given.
+    pub fn value(&self, long: &str) -> Option<&str> {
+        self.flags.get(long).and_then(|v| v.last()).map(String::as_str)
+    }
+
+    /// Every value given for a flag (`-f a -f b`).
+    pub fn values(&self, long: &str) -> &[String] {
+        self.flags.get(long).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Whether a flag was given at all.
+    pub fn has(&self, long: &str) -> bool {
+        self.flags.contains_key(long)
+    }
+
+    /// A bool flag: given without a value or with `=true`.
+    pub fn bool(&self, long: &str) -> bool {
+        self.value(long) == Some("true")
+    }
+
+    /// A flag's value as an integer: kubectl's message when it is not one.
+    pub fn int(&self, long: &str) -> Result<Option<i64>, String> {
+        match self.value(long) {
+            None => Ok(None),
+            Some(v) => v.parse().map(Some).map_err(|_| {
+                format!(
+                    "invalid argument \"{v}\" for \"--{long}\" flag: strconv.ParseInt: parsing \"{v}\": invalid syntax"
+                )
+            }),
+        }
+    }
+}
+
+fn bool_value(name: &str, v: Option<&str>) -> Result<String, String> {
+    match v {
+        None | Some("true" | "1" | "t" | "T" | "TRUE" | "True") => Ok("true".into()),
+        Some("false" | "0" | "f" | "F" | "FALSE" | "False") => Ok("false".into()),
+        Some(v) => Err(format!(
+            "invalid argument \"{v}\" for \"--{name}\" flag: strconv.ParseBool: parsing \"{v}\": invalid syntax"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<String> {
+        split_words(s).unwrap_or_default()
+    }
+
+    #[test]
+    fn words_split_like_a_shell() {
+        assert_eq!(words("get  pods -l 'app in (a, b)'"), ["get", "pods", "-l", "app in (a, b)"]);
+        assert_eq!(words(r#"label po x "a=b c" d\ e"#), ["label", "po", "x", "a=b c", "d e"]);
+        assert_eq!(words(r#""say \"hi\"""#), [r#"say "hi""#]);
+        assert_eq!(words("''"), [""]);
+        assert!(split_words("get 'pods").is_err());
+        assert!(words("   ").is_empty());
+    }
+
+    const FLAGS: &[Flag] = &[
+        value("output", Some('o'), ""),
+        switch("all-namespaces", Some('A'), ""),
+        switch("watch", Some('w'), ""),
+        value("replicas", None, ""),
+        value("selector", Some('l'), ""),
+    ];
+
+    #[test]
+    fn flags_parse_like_pflag() {
+        let a = Args::parse(&words("pods -n kube-system -oyaml --replicas=3 -Aw x"), FLAGS).unwrap_or_default();
+        assert_eq!(a.positional, ["pods", "x"]);
+        assert_eq!(a.value("namespace"), Some("kube-system"));
+        assert_eq!(a.value("output"), Some("yaml"));
+        assert_eq!(a.int("replicas"), Ok(Some(3)));
+        assert!(a.bool("all-namespaces") && a.bool("watch"));
+        let a = Args::parse(&words("-o=wide --namespace=a -nb --watch=false"), FLAGS).unwrap_or_default();
+        assert_eq!(a.value("output"), Some("wide"));
+        assert_eq!(a.value("namespace"), Some("b"));
+        assert!(!a.bool("watch") && a.has("watch"));
+        let a = Args::parse(&words("-- -x --y"), FLAGS).unwrap_or_default();
+        assert_eq!(a.positional, ["-x", "--y"]);
+    }
+
+    #[test]
+    fn bad_flags_get_pflags_messages() {
+        let err = |s: &str| Args::parse(&words(s), FLAGS).err().unwrap_or_default();
+        assert_eq!(err("--nope"), "unknown flag: --nope");
+        assert_eq!(err("-x"), "unknown shorthand flag: 'x' in -x");
+        assert_eq!(err("--replicas"), "flag needs an argument: --replicas");
+        assert_eq!(err("-o"), "flag needs an argument: 'o' in -o");
+        assert_eq!(
+            err("--watch=maybe"),
+            "invalid argument \"maybe\" for \"--watch\" flag: strconv.ParseBool: parsing \"maybe\": invalid syntax"
+        );
+        let a = Args::parse(&words("--replicas=x"), FLAGS).unwrap_or_default();
+        assert!(a.int("replicas").is_err());
+    }
+}

@@ -1,0 +1,13 @@
+//! PLACEHOLDER: filled in by the kubectl work.
+
+use super::args::Args;
+use super::{Command, Input, Output};
+use crate::sim::Sim;
+
+pub const API_RESOURCES: Command =
+    Command { name: "api-resources", summary: "", usage: "", flags: &[], run: placeholder };
+pub const VERSION: Command = Command { name: "version", summary: "", usage: "", flags: &[], run: placeholder };
+
+fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
+    Output::error("not yet built")
+}

@@ -1,0 +1,12 @@
+//! PLACEHOLDER: filled in by the kubectl work.
+
+use super::args::Args;
+use super::{Command, Input, Output};
+use crate::sim::Sim;
+
+pub const LABEL: Command = Command { name: "label", summary: "", usage: "", flags: &[], run: placeholder };
+pub const ANNOTATE: Command = Command { name: "annotate", summary: "", usage: "", flags: &[], run: placeholder };
+
+fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
+    Output::error("not yet built")
+}

@@ -1,0 +1,345 @@
+//! kubectl, backed by the simulated API: every command is API calls under the `kubectl` client (`sim.user`),
+//! counted by the store and delivered to watchers like any other client's. The parser, the calls and the
+//! output formatting live here; the page's console and the `kubeloop` runner only pass lines in and print what
+//! comes out.
+//!
+//! One file per command family: `get` (and the row printers `-w` reuses), `describe`, `apply`, `create`,
+//! `delete`, `scale`, `set`, `label` (label, annotate), `node` (cordon, uncordon, drain, taint), `rollout`, `top`,
+//! `explain`, `info` (api-resources, version). `args` parses words and flags like pflag, `resource` resolves
+//! resource names like discovery, `table` lays out columns like kubectl's tabwriter, `complete` offers tab
+//! completions.
+
+mod apply;
+pub mod args;
+mod complete;
+mod create;
+mod delete;
+mod describe;
+mod explain;
+mod get;
+mod info;
+mod label;
+mod node;
+pub mod resource;
+mod rollout;
+mod scale;
+mod set;
+pub mod table;
+mod top;
+
+use std::fmt;
+
+pub use apply::{apply, from_json, three_way, ApplyAction, ApplyReport, ApplyResult, LAST_APPLIED};
+pub use complete::complete;
+
+use crate::sim::Sim;
+use crate::store::ApiError;
+use args::{Args, Flag};
+
+/// What a command may read besides the cluster.
+pub struct Input<'a> {
+    /// `-f -`: standard input (the page: the editor's text).
+    pub stdin: Option<&'a str>,
+    /// `-f NAME`: reads a file (the page: its named examples; the runner: the file system). The error is
+    /// printed as is.
+    pub read_file: &'a dyn Fn(&str) -> Result<String, String>,
+}
+
+impl Input<'_> {
+    /// No standard input and no files.
+    pub fn none() -> Input<'static> {
+        fn no_file(name: &str) -> Result<String, String> {
+            Err(format!("the path \"{name}\" does not exist"))
+        }
+        Input { stdin: None, read_file: &no_file }
+    }
+}
+
+/// A command that keeps printing after it returns (`get -w`, `rollout status`, `drain` waiting for evictions):
+/// polled as simulated time passes, stopped by the user (Ctrl+C) or when it says it is done.
+pub trait Follow {
+    /// Output produced since the last poll, and whether the command has finished.
+    fn poll(&mut self, sim: &mut Sim) -> FollowPoll;
+    /// Ctrl+C: release what the command holds (its watch).
+    fn stop(&mut self, sim: &mut Sim);
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FollowPoll {
+    pub stdout: String,
+    pub stderr: String,
+    pub done: bool,
+    /// The exit code when done.
+    pub code: i32,
+}
+
+/// What a command printed, its exit code, and, for commands that keep running, how to follow them.
+#[derive(Default)]
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    /// 0 on success, 1 on failure (kubectl's codes).
+    pub code: i32,
+    pub follow: Option<Box<dyn Follow>>,
+}
+
+impl fmt::Debug for Output {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Output")
+            .field("stdout", &self.stdout)
+            .field("stderr", &self.stderr)
+            .field("code", &self.code)
+            .field("follow", &self.follow.is_some())
+            .finish()
+    }
+}
+
+impl Output {
+    /// Success with this text on stdout.
+    pub fn ok(stdout: impl Into<String>) -> Output {
+        Output { stdout: stdout.into(), ..Default::default() }
+    }
+
+    /// kubectl's `error: ...` on stderr, exit code 1.
+    pub fn error(msg: impl fmt::Display) -> Output {
+        Output { stderr: format!("error: {msg}\n"), code: 1, ..Default::default() }
+    }
+
+    /// An API error as kubectl prints it: `Error from server (NotFound): pods "x" not found`.
+    pub fn api_error(e: &ApiError) -> Output {
+        Output { stderr: format!("{}\n", api_error_line(e)), code: 1, ..Default::default() }
+    }
+
+    /// stdout then stderr, as a terminal shows them when both go to it.
+    pub fn text(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+
+    /// Appends another part of a multi-object command's output; the exit code is 1 if either part failed.
+    pub fn push(&mut self, other: Output) {
+        self.stdout.push_str(&other.stdout);
+        self.stderr.push_str(&other.stderr);
+        self.code = self.code.max(other.code);
+        if other.follow.is_some() {
+            self.follow = other.follow;
+        }
+    }
+}
+
+/// `Error from server (Reason): message`.
+pub fn api_error_line(e: &ApiError) -> String {
+    format!("Error from server ({}): {e}", e.reason())
+}
+
+/// One kubectl command.
+pub struct Command {
+    pub name: &'static str,
+    /// The line in `kubectl --help`.
+    pub summary: &'static str,
+    /// The `Usage:` line of `kubectl CMD --help`.
+    pub usage: &'static str,
+    pub flags: &'static [Flag],
+    pub run: fn(&mut Sim, &Args, &Input) -> Output,
+}
+
+/// Every command kubeloop runs, in `kubectl --help` order.
+pub const COMMANDS: &[Command] = &[
+    create::COMMAND,
+    set::COMMAND,
+    explain::COMMAND,
+    get::COMMAND,
+    delete::COMMAND,
+    rollout::COMMAND,
+    scale::COMMAND,
+    top::COMMAND,
+    node::CORDON,
+    node::UNCORDON,
+    node::DRAIN,
+    node::TAINT,
+    describe::COMMAND,
+    get::EVENTS,
+    apply::COMMAND,
+    label::LABEL,
+    label::ANNOTATE,
+    info::API_RESOURCES,
+    info::VERSION,
+];
+
+/// Real kubectl commands kubeloop does not simulate, and why.
+const NOT_SIMULATED: &[(&str, &str)] = &[
+    ("logs", "containers in kubeloop run no processes, so there are no logs"),
+    ("exec", "containers in kubeloop run no processes"),
+    ("attach", "containers in kubeloop run no processes"),
+    ("cp", "containers in kubeloop have no file systems"),
+    ("port-forward", "kubeloop simulates no network"),
+    ("proxy", "kubeloop simulates no network"),
+    ("expose", "kubeloop does not simulate Services"),
+    ("run", "use `kubectl create deployment NAME --image=IMAGE`, or apply a Pod from the editor"),
+    ("edit", "edit the YAML in the editor and apply it, or use `kubectl set image` / `kubectl scale`"),
+    ("patch", "edit the YAML in the editor and apply it, or use `kubectl set image`, `scale`, `label`"),
+    ("replace", "use `kubectl apply -f -` with the editor's text"),
+    ("autoscale", "kubeloop does not simulate HorizontalPodAutoscalers"),
+    ("debug", "containers in kubeloop run no processes"),
+    ("auth", "kubeloop's API server has no authorization"),
+    ("certificate", "kubeloop's API server has no certificates"),
+    ("cluster-info", "kubeloop's control plane runs inside this page"),
+    ("config", "there is one cluster and one context: this one"),
+    ("wait", "watch the cluster, or use `kubectl rollout status`"),
+    ("diff", "apply from the editor shows what changed"),
+    ("kustomize", "kubeloop has no file system to build from"),
+    ("api-versions", "use `kubectl api-resources`"),
+    ("plugin", "kubeloop has no plugins"),
+    ("completion", "the console completes with Tab"),
+];
+
+/// Runs one command line (with or without the leading `kubectl`). Never panics on any input.
+pub fn run(sim: &mut Sim, line: &str, input: &Input) -> Output {
+    let words = match args::split_words(line) {
+        Ok(w) => w,
+        Err(e) => return Output::error(e),
+    };
+    let words: &[String] = match words.first().map(String::as_str) {
+        Some("kubectl" | "k") => &words[1..],
+        _ => &words,
+    };
+    let words = hoist_global_flags(words);
+    let Some(name) = words.first() else { return Output::ok(help()) };
+    if name.starts_with('-') {
+        return Output::error(format!("unknown flag: {name}\nSee 'kubectl --help' for usage."));
+    }
+    if name == "help" || name == "--help" || name == "-h" {
+        return match words.get(1).and_then(|n| find(n)) {
+            Some(c) => Output::ok(command_help(c)),
+            None => Output::ok(help()),
+        };
+    }
+    let Some(cmd) = find(name) else {
+        if let Some((_, why)) = NOT_SIMULATED.iter().find(|(n, _)| n == name) {
+            return Output::error(format!("\"kubectl {name}\" is not simulated by kubeloop: {why}"));
+        }
+        return unknown_command(name);
+    };
+    let parsed = match Args::parse(&words[1..], cmd.flags) {
+        Ok(a) => a,
+        Err(e) => return Output::error(format!("{e}\nSee 'kubectl {} --help' for usage.", cmd.name)),
+    };
+    if parsed.bool("help") {
+        return Output::ok(command_help(cmd));
+    }
+    (cmd.run)(sim, &parsed, input)
+}
+
+/// `kubectl -n ns get pods`: global flags before the command move after it.
+fn hoist_global_flags(words: &[String]) -> Vec<String> {
+    let mut lead = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_str();
+        if w == "-n" || w == "--namespace" {
+            lead.extend(words[i..(i + 2).min(words.len())].iter().cloned());
+            i += 2;
+        } else if (w.starts_with("-n") && w.len() > 2) || w.starts_with("--namespace=") {
+            lead.push(w.to_string());
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    let mut out: Vec<String> = words[i..].to_vec();
+    if !out.is_empty() {
+        out.splice(1..1, lead);
+    }
+    out
+}
+
+fn find(name: &str) -> Option<&'static Command> {
+    COMMANDS.iter().find(|c| c.name == name)
+}
+
+/// cobra's "unknown command" with its suggestions (Levenshtein distance <= 2, or a prefix).
+fn unknown_command(name: &str) -> Output {
+    let mut msg = format!("unknown command \"{name}\" for \"kubectl\"");
+    let all = COMMANDS.iter().map(|c| c.name).chain(NOT_SIMULATED.iter().map(|(n, _)| *n));
+    let suggestions: Vec<&str> = all.filter(|c| levenshtein(name, c) <= 2 || c.starts_with(name)).collect();
+    if !suggestions.is_empty() {
+        msg.push_str("\n\nDid you mean this?\n");
+        for s in suggestions {
+            msg.push('\t');
+            msg.push_str(s);
+            msg.push('\n');
+        }
+    }
+    let mut out = Output::error(msg);
+    out.stderr = out.stderr.trim_end().to_string() + "\n";
+    out
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca.to_ascii_lowercase() != cb.to_ascii_lowercase());
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// `kubectl --help`, listing what kubeloop runs.
+pub fn help() -> String {
+    let mut out = String::from(
+        "kubectl controls the Kubernetes cluster manager (here: kubeloop's simulated control plane).\n\nCommands:\n",
+    );
+    let width = COMMANDS.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    for c in COMMANDS {
+        out.push_str(&format!("  {:width$}   {}\n", c.name, c.summary));
+    }
+    out.push_str("\nUsage:\n  kubectl [flags] [options]\n\nUse \"kubectl <command> --help\" for more information about a given command.\n");
+    out
+}
+
+/// `kubectl CMD --help`: the summary, usage and flags.
+pub fn command_help(c: &Command) -> String {
+    let mut out = format!("{}\n\nUsage:\n  {}\n\nOptions:\n", c.summary, c.usage);
+    for f in c.flags.iter().chain(args::GLOBAL) {
+        let short = f.short.map(|s| format!("-{s}, ")).unwrap_or_default();
+        let arg = if f.takes_value { "=''" } else { "=false" };
+        out.push_str(&format!("    {short}--{}{arg}:\n\t{}\n\n", f.long, f.help));
+    }
+    out
+}
+
+/// The namespace a command works in: `-n`, else `default`.
+pub fn namespace(args: &Args) -> String {
+    args.value("namespace").filter(|n| !n.is_empty()).unwrap_or("default").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::SimConfig;
+
+    #[test]
+    fn unknown_commands_suggest_like_cobra() {
+        let mut sim = Sim::new(SimConfig::default());
+        let out = run(&mut sim, "kubectl gte pods", &Input::none());
+        assert_eq!(out.code, 1);
+        assert!(
+            out.stderr.starts_with("error: unknown command \"gte\" for \"kubectl\"\n\nDid you mean this?\n\tget\n"),
+            "{}",
+            out.stderr
+        );
+        let out = run(&mut sim, "logs web", &Input::none());
+        assert!(out.stderr.contains("not simulated"), "{}", out.stderr);
+        let out = run(&mut sim, "get pods --bogus", &Input::none());
+        assert_eq!(out.stderr, "error: unknown flag: --bogus\nSee 'kubectl get --help' for usage.\n");
+        assert_eq!(run(&mut sim, "get 'pods", &Input::none()).code, 1);
+        assert!(run(&mut sim, "", &Input::none()).stdout.contains("Commands:"));
+        assert!(run(&mut sim, "get --help", &Input::none()).stdout.contains("Usage:"));
+        assert_eq!(hoist_global_flags(&["-n".into(), "a".into(), "get".into(), "po".into()]), ["get", "-n", "a", "po"]);
+        assert!(run(&mut sim, "--version", &Input::none()).stderr.starts_with("error: unknown flag: --version"));
+    }
+}

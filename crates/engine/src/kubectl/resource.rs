@@ -1,0 +1,184 @@
+//! Resource names as kubectl resolves them against the API's discovery: plural, singular, short name or kind,
+//! any case, with an optional group (`deployments.apps`, `deploy.v1.apps`), and the `TYPE NAME...` /
+//! `TYPE/NAME` argument forms.
+
+use crate::api::Kind;
+
+/// The discovery facts of one resource (`kubectl api-resources`).
+#[derive(Clone, Copy, Debug)]
+pub struct Resource {
+    pub kind: Kind,
+    pub singular: &'static str,
+    pub short_names: &'static [&'static str],
+    /// API group, empty for the core group.
+    pub group: &'static str,
+    pub version: &'static str,
+    pub verbs: &'static [&'static str],
+}
+
+const RW: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+/// Every resource kubeloop serves, in `kubectl api-resources` order (core group first, then by group).
+pub const RESOURCES: &[Resource] = &[
+    Resource { kind: Kind::Event, singular: "event", short_names: &["ev"], group: "", version: "v1", verbs: RW },
+    Resource {
+        kind: Kind::Namespace,
+        singular: "namespace",
+        short_names: &["ns"],
+        group: "",
+        version: "v1",
+        verbs: &["create", "delete", "get", "list", "patch", "update", "watch"],
+    },
+    Resource { kind: Kind::Node, singular: "node", short_names: &["no"], group: "", version: "v1", verbs: RW },
+    Resource { kind: Kind::Pod, singular: "pod", short_names: &["po"], group: "", version: "v1", verbs: RW },
+    Resource {
+        kind: Kind::Deployment,
+        singular: "deployment",
+        short_names: &["deploy"],
+        group: "apps",
+        version: "v1",
+        verbs: RW,
+    },
+    Resource {
+        kind: Kind::ReplicaSet,
+        singular: "replicaset",
+        short_names: &["rs"],
+        group: "apps",
+        version: "v1",
+        verbs: RW,
+    },
+    Resource {
+        kind: Kind::Lease,
+        singular: "lease",
+        short_names: &[],
+        group: "coordination.k8s.io",
+        version: "v1",
+        verbs: RW,
+    },
+];
+
+/// The discovery entry of `kind`.
+pub fn resource(kind: Kind) -> &'static Resource {
+    RESOURCES.iter().find(|r| r.kind == kind).unwrap_or(&RESOURCES[0])
+}
+
+/// Resolves a resource name typed by a user. The error is kubectl's (without `error: `).
+pub fn kind_of(name: &str) -> Result<Kind, String> {
+    let lower = name.to_ascii_lowercase();
+    let (base, group) = match lower.split_once('.') {
+        Some((b, g)) => (b, Some(g)),
+        None => (lower.as_str(), None),
+    };
+    for r in RESOURCES {
+        let named = base == r.kind.plural()
+            || base == r.singular
+            || r.short_names.contains(&base)
+            || base == r.kind.name().to_ascii_lowercase();
+        // `deployments.apps`, `deployments.v1.apps`, `pods.v1`, `pods.v1.` (the core group is empty).
+        let grouped = match group {
+            None => true,
+            Some(g) => {
+                let g = g.strip_prefix(&format!("{}.", r.version)).unwrap_or(g);
+                g == r.group || (g == r.version && r.group.is_empty()) || (g.is_empty() && r.group.is_empty())
+            }
+        };
+        if named && grouped {
+            return Ok(r.kind);
+        }
+    }
+    Err(format!("the server doesn't have a resource type \"{name}\""))
+}
+
+/// What a command's arguments name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Targets {
+    /// `TYPE[,TYPE...] [NAME...]`: no names means every object of the types.
+    ByType { kinds: Vec<Kind>, names: Vec<String> },
+    /// `TYPE/NAME ...`
+    ByName(Vec<(Kind, String)>),
+}
+
+/// Parses `TYPE[,TYPE] [NAME...]` or `TYPE/NAME...`. `all` expands to the workload kinds kubeloop simulates
+/// (`kubectl get all`: pods, deployments, replicasets). An empty list is an error for the caller to word.
+pub fn targets(args: &[String]) -> Result<Targets, String> {
+    let Some(first) = args.first() else { return Ok(Targets::ByType { kinds: Vec::new(), names: Vec::new() }) };
+    if first.contains('/') {
+        let mut out = Vec::new();
+        for a in args {
+            let Some((t, n)) = a.split_once('/') else {
+                return Err(format!(
+                    "arguments in resource/name form must have a single resource and name: {a:?} has no resource type"
+                ));
+            };
+            if n.is_empty() || n.contains('/') {
+                return Err(format!("arguments in resource/name form must have a single resource and name"));
+            }
+            out.push((kind_of(t)?, n.to_string()));
+        }
+        return Ok(Targets::ByName(out));
+    }
+    if args[1..].iter().any(|a| a.contains('/')) {
+        return Err("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'".into());
+    }
+    let mut kinds = Vec::new();
+    for t in first.split(',').filter(|t| !t.is_empty()) {
+        if t.eq_ignore_ascii_case("all") {
+            for k in [Kind::Pod, Kind::Deployment, Kind::ReplicaSet] {
+                if !kinds.contains(&k) {
+                    kinds.push(k);
+                }
+            }
+            continue;
+        }
+        let k = kind_of(t)?;
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    Ok(Targets::ByType { kinds, names: args[1..].to_vec() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_resolve_like_discovery() {
+        for (n, k) in [
+            ("po", Kind::Pod),
+            ("Pods", Kind::Pod),
+            ("pod.v1", Kind::Pod),
+            ("deploy", Kind::Deployment),
+            ("deployments.apps", Kind::Deployment),
+            ("deployment.v1.apps", Kind::Deployment),
+            ("Deployment", Kind::Deployment),
+            ("rs", Kind::ReplicaSet),
+            ("no", Kind::Node),
+            ("ns", Kind::Namespace),
+            ("ev", Kind::Event),
+            ("leases.coordination.k8s.io", Kind::Lease),
+        ] {
+            assert_eq!(kind_of(n), Ok(k), "{n}");
+        }
+        assert_eq!(kind_of("svc"), Err("the server doesn't have a resource type \"svc\"".into()));
+        assert!(kind_of("deployments.batch").is_err());
+    }
+
+    #[test]
+    fn argument_forms() {
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            targets(&v(&["po,deploy", "a"])),
+            Ok(Targets::ByType { kinds: vec![Kind::Pod, Kind::Deployment], names: v(&["a"]) })
+        );
+        assert_eq!(
+            targets(&v(&["pod/a", "deploy/b"])),
+            Ok(Targets::ByName(vec![(Kind::Pod, "a".into()), (Kind::Deployment, "b".into())]))
+        );
+        assert!(targets(&v(&["pods", "pod/a"])).is_err());
+        assert_eq!(
+            targets(&v(&["all"])),
+            Ok(Targets::ByType { kinds: vec![Kind::Pod, Kind::Deployment, Kind::ReplicaSet], names: vec![] })
+        );
+    }
+}
