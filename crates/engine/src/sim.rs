@@ -12,6 +12,8 @@ use rustc_hash::FxHashMap;
 use crate::api::{Kind, ObjKey, Object, PodPhase, Str};
 use crate::client::Api;
 use crate::controller::{Caches, Controller, Ctx, Host, Outcome, ReconcileLog, ReconcileRecord, RecordOutcome};
+use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleController};
+use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
 use crate::informer::{Informer, InformerEvent, InformerId, ReflectorState};
 use crate::kubelet::{Kubelet, NodeConfig, PodStep, RuntimeConfig};
@@ -40,6 +42,8 @@ pub struct SimConfig {
     pub runtime: RuntimeConfig,
     /// Shape of nodes added without one.
     pub node_template: NodeConfig,
+    /// The node lifecycle controller's flags (grace periods, eviction rates).
+    pub node_lifecycle: NodeLifecycleConfig,
 }
 
 impl Default for SimConfig {
@@ -53,6 +57,7 @@ impl Default for SimConfig {
             reconcile_cost: 1,
             runtime: RuntimeConfig::default(),
             node_template: NodeConfig::default(),
+            node_lifecycle: NodeLifecycleConfig::default(),
         }
     }
 }
@@ -166,6 +171,8 @@ impl Sim {
         let cm: Vec<Controller> = vec![
             Controller::new(Box::new(DeploymentController::new(sim.config.deployment_workers))),
             Controller::new(Box::new(ReplicaSetController::new(sim.config.replicaset_workers))),
+            Controller::new(Box::new(NodeLifecycleController::new(sim.config.node_lifecycle.clone()))),
+            Controller::new(Box::new(TaintEvictionController::new())),
         ];
         let resync = match sim.config.resync_period {
             Some(p) => p,

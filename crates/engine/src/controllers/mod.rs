@@ -2,8 +2,10 @@
 
 pub mod deployment;
 pub mod expectations;
+pub mod nodelifecycle;
 pub mod replicaset;
 pub mod scheduler;
+pub mod tainteviction;
 
 use std::rc::Rc;
 

@@ -1,0 +1,154 @@
+//! Failure and healing (issue 5): node lifecycle and taint-based eviction, each test a scenario run for simulated
+//! time with assertions on the store. Each names the upstream behaviour it reproduces.
+
+mod common;
+
+use kubeloop_engine::api::{Kind, ObjKey, Object, Pod, PodPhase};
+use kubeloop_engine::sim::Sim;
+use kubeloop_engine::time::{Millis, SECOND};
+
+fn pods(sim: &Sim) -> Vec<Pod> {
+    sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
+}
+
+fn node(sim: &Sim, name: &str) -> kubeloop_engine::api::Node {
+    sim.store.peek(Kind::Node, &ObjKey::cluster(name)).and_then(|o| o.as_node().cloned()).unwrap_or_default()
+}
+
+fn taints(sim: &Sim, name: &str) -> Vec<String> {
+    node(sim, name).spec.taints.iter().map(|t| format!("{}:{}", t.key, t.effect)).collect()
+}
+
+/// The first time (stepping by 1 s) `cond` holds, or `None` by `until`.
+fn when(sim: &mut Sim, until: Millis, mut cond: impl FnMut(&Sim) -> bool) -> Option<Millis> {
+    while sim.now() < until {
+        if cond(sim) {
+            return Some(sim.now());
+        }
+        sim.run_for(SECOND);
+    }
+    cond(sim).then(|| sim.now())
+}
+
+fn events(sim: &Sim, reason: &str) -> Vec<String> {
+    sim.store
+        .objects(Kind::Event)
+        .filter_map(|o| o.as_event())
+        .filter(|e| &*e.body.reason == reason)
+        .map(|e| format!("{}/{}: {}", e.body.involved_object.kind, e.body.involved_object.name, e.body.message))
+        .collect()
+}
+
+#[test]
+fn a_dead_node_is_tainted_and_its_pods_are_replaced_after_the_toleration() {
+    // node_lifecycle_controller.go: no heartbeat for node-monitor-grace-period (50 s) -> Ready=Unknown and
+    // unreachable taints; taint eviction after the pods' 300 s default toleration; ReplicaSet replaces them.
+    let mut sim = common::cluster();
+    let victim = pods(&sim).iter().find(|p| p.status.phase == PodPhase::Running).map(|p| p.spec.node_name.to_string());
+    let victim = victim.expect("a running pod");
+    let on_victim: Vec<String> =
+        pods(&sim).iter().filter(|p| *p.spec.node_name == *victim).map(|p| p.metadata.name.to_string()).collect();
+    assert!(!on_victim.is_empty());
+    sim.kill_node(&victim).expect("kill");
+    let killed_at = sim.now();
+
+    // Still Ready for the grace period (the last heartbeat may be up to 10 s old when the kubelet dies).
+    sim.run_for(35 * SECOND);
+    assert_eq!(node(&sim, &victim).ready_status(), "True", "not before the grace period");
+    let unknown_at = when(&mut sim, killed_at + 70 * SECOND, |s| node(s, &victim).ready_status() == "Unknown")
+        .expect("Ready=Unknown within grace + monitor period");
+    assert!(unknown_at - killed_at >= 40 * SECOND && unknown_at - killed_at <= 66 * SECOND, "at {unknown_at}");
+    let ready = node(&sim, &victim).condition("Ready").cloned().unwrap_or_default();
+    assert_eq!(&*ready.reason, "NodeStatusUnknown");
+    assert_eq!(&*ready.message, "Kubelet stopped posting node status.");
+    sim.run_for(2 * SECOND);
+    let t = taints(&sim, &victim);
+    assert!(t.contains(&"node.kubernetes.io/unreachable:NoExecute".to_string()), "{t:?}");
+    assert!(t.contains(&"node.kubernetes.io/unreachable:NoSchedule".to_string()), "{t:?}");
+    assert!(events(&sim, "NodeNotReady").iter().any(|e| e.starts_with(&format!("Node/{victim}"))));
+    // Its pods are marked not ready but keep running (and are not replaced yet).
+    for p in pods(&sim).iter().filter(|p| on_victim.contains(&p.metadata.name.to_string())) {
+        assert!(!p.is_ready(), "{} marked not ready", p.metadata.name);
+        assert!(!p.metadata.is_terminating());
+    }
+    assert_eq!(pods(&sim).len(), 3);
+
+    // After the 300 s toleration: evicted (Terminating, as nobody confirms on a dead node) and replaced.
+    let tainted_at = sim.now();
+    sim.run_for(290 * SECOND);
+    assert!(pods(&sim).iter().all(|p| !p.metadata.is_terminating()), "not before 300 s");
+    let evicted_at = when(&mut sim, tainted_at + 320 * SECOND, |s| {
+        pods(s).iter().filter(|p| on_victim.contains(&p.metadata.name.to_string())).all(|p| p.metadata.is_terminating())
+    })
+    .expect("evicted after tolerationSeconds");
+    assert!(evicted_at >= tainted_at + 295 * SECOND, "evicted at {evicted_at}, tainted at {tainted_at}");
+    assert!(!events(&sim, "TaintManagerEviction").is_empty());
+    sim.run_for(60 * SECOND);
+    let live: Vec<Pod> = pods(&sim).into_iter().filter(|p| !p.metadata.is_terminating()).collect();
+    assert_eq!(live.len(), 3);
+    for p in &live {
+        assert_eq!(p.status.phase, PodPhase::Running, "{}", p.metadata.name);
+        assert_ne!(&*p.spec.node_name, victim.as_str(), "replacement {} not on the dead node", p.metadata.name);
+    }
+    let terminating = pods(&sim).into_iter().filter(|p| p.metadata.is_terminating()).count();
+    assert_eq!(terminating, on_victim.len(), "the dead node's pods stay Terminating");
+
+    // Revive: Ready again, taints gone, the Terminating pods are confirmed gone by the kubelet.
+    sim.revive_node(&victim).expect("revive");
+    sim.run_for(30 * SECOND);
+    assert_eq!(node(&sim, &victim).ready_status(), "True");
+    assert!(taints(&sim, &victim).is_empty(), "{:?}", taints(&sim, &victim));
+    assert_eq!(pods(&sim).len(), 3, "terminating pods finalized");
+}
+
+#[test]
+fn a_revived_node_before_the_toleration_keeps_its_pods() {
+    // The pods tolerate `unreachable` for 300 s: a node back within that time keeps them (eviction cancelled).
+    let mut sim = common::cluster();
+    let victim = pods(&sim)[0].spec.node_name.to_string();
+    let before: Vec<String> = pods(&sim).iter().map(|p| p.metadata.name.to_string()).collect();
+    sim.kill_node(&victim).expect("kill");
+    sim.run_for(120 * SECOND);
+    assert_eq!(node(&sim, &victim).ready_status(), "Unknown");
+    sim.revive_node(&victim).expect("revive");
+    sim.run_for(400 * SECOND);
+    let after: Vec<String> = pods(&sim).iter().map(|p| p.metadata.name.to_string()).collect();
+    assert_eq!(before, after, "no pod replaced");
+    assert!(pods(&sim).iter().all(|p| p.is_ready()), "pods ready again");
+    assert!(taints(&sim, &victim).is_empty());
+}
+
+#[test]
+fn all_nodes_down_is_master_disruption_and_nothing_is_evicted() {
+    // handleDisruption: every zone fully disrupted -> the controller assumes its own connectivity is the problem
+    // and taints nothing with NoExecute.
+    let mut sim = common::cluster();
+    let names: Vec<String> = sim.store.objects(Kind::Node).map(|o| o.meta().name.to_string()).collect();
+    for n in &names {
+        sim.kill_node(n).expect("kill");
+    }
+    sim.run_for(600 * SECOND);
+    for n in &names {
+        assert_eq!(node(&sim, n).ready_status(), "Unknown");
+        assert!(!taints(&sim, n).iter().any(|t| t.ends_with(":NoExecute")), "{n}: {:?}", taints(&sim, n));
+    }
+    assert!(pods(&sim).iter().all(|p| !p.metadata.is_terminating()), "no evictions");
+    let _ = Object::from(Pod::default());
+}
+
+#[test]
+fn cordon_adds_the_unschedulable_taint() {
+    // doNoScheduleTaintingPass: spec.unschedulable -> node.kubernetes.io/unschedulable:NoSchedule.
+    let mut sim = common::cluster();
+    let name = "node-1";
+    sim.as_user(|api| {
+        api.patch(Kind::Node, &ObjKey::cluster(name), kubeloop_engine::store::Subresource::Main, |o| {
+            if let Object::Node(n) = o {
+                n.spec.unschedulable = true;
+            }
+        })
+    })
+    .expect("cordon");
+    sim.run_for(2 * SECOND);
+    assert_eq!(taints(&sim, name), vec!["node.kubernetes.io/unschedulable:NoSchedule".to_string()]);
+}
