@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 use crate::api::{Kind, ObjKey, Object, PodPhase, Str};
 use crate::client::Api;
 use crate::controller::{Caches, Controller, Ctx, Host, Outcome, ReconcileLog, ReconcileRecord, RecordOutcome};
+use crate::controllers::garbagecollector::GarbageCollector;
 use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleController};
 use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
@@ -173,6 +174,7 @@ impl Sim {
             Controller::new(Box::new(ReplicaSetController::new(sim.config.replicaset_workers))),
             Controller::new(Box::new(NodeLifecycleController::new(sim.config.node_lifecycle.clone()))),
             Controller::new(Box::new(TaintEvictionController::new())),
+            Controller::new(Box::new(GarbageCollector::new())),
         ];
         let resync = match sim.config.resync_period {
             Some(p) => p,

@@ -442,7 +442,10 @@ fn api_load_is_counted_per_client() {
     sim.run_for(MINUTE);
     let clients = sim.store.clients();
     let cm = clients.iter().find(|c| &*c.name == "kube-controller-manager").expect("cm");
-    assert_eq!(cm.counters.list_calls, 5, "one LIST per shared informer (deployments, replicasets, pods, nodes, leases)");
+    assert_eq!(
+        cm.counters.list_calls, 5,
+        "one LIST per shared informer (deployments, replicasets, pods, nodes, leases)"
+    );
     assert!(cm.counters.watch_events > 0);
     assert!(cm.counters.creates >= 4, "a ReplicaSet, three pods (and events)");
     let total = sim.store.total_counters();

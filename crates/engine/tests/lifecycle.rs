@@ -152,3 +152,51 @@ fn cordon_adds_the_unschedulable_taint() {
     sim.run_for(2 * SECOND);
     assert_eq!(taints(&sim, name), vec!["node.kubernetes.io/unschedulable:NoSchedule".to_string()]);
 }
+
+fn delete_web(sim: &mut Sim, propagation: Option<kubeloop_engine::store::Propagation>) {
+    let opts = kubeloop_engine::store::DeleteOptions { propagation, ..Default::default() };
+    sim.as_user(|api| api.delete(Kind::Deployment, &ObjKey::new("default", "web"), &opts)).expect("delete web");
+}
+
+#[test]
+fn deleting_a_deployment_collects_its_replicasets_and_pods_in_the_background() {
+    // garbagecollector.go: background propagation (the default): the owner goes at once, then its dependents.
+    let mut sim = common::cluster();
+    delete_web(&mut sim, None);
+    assert!(sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).is_none(), "deployment gone at once");
+    sim.run_for(60 * SECOND);
+    assert_eq!(sim.store.count_of(Kind::ReplicaSet), 0);
+    assert_eq!(sim.store.count_of(Kind::Pod), 0, "pods terminated and gone");
+}
+
+#[test]
+fn foreground_deletion_waits_for_the_dependents() {
+    // Foreground: the owner stays (deletionTimestamp + foregroundDeletion finalizer) until its blocking
+    // dependents are gone, then the collector removes the finalizer and the API server deletes it.
+    let mut sim = common::cluster();
+    delete_web(&mut sim, Some(kubeloop_engine::store::Propagation::Foreground));
+    let d = sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).cloned().expect("still there");
+    assert!(d.meta().is_terminating());
+    assert!(d.meta().finalizers.iter().any(|f| &**f == "foregroundDeletion"));
+    let until = sim.now() + 120 * SECOND;
+    let gone = when(&mut sim, until, |s| s.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).is_none());
+    assert!(gone.is_some(), "deployment deleted once its dependents are");
+    assert_eq!(sim.store.count_of(Kind::ReplicaSet), 0);
+    assert_eq!(sim.store.count_of(Kind::Pod), 0);
+}
+
+#[test]
+fn orphan_deletion_keeps_the_dependents_without_owner() {
+    // Orphan: the collector strips the owner reference from the ReplicaSet, then the finalizer; pods stay.
+    let mut sim = common::cluster();
+    delete_web(&mut sim, Some(kubeloop_engine::store::Propagation::Orphan));
+    sim.run_for(30 * SECOND);
+    assert!(sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).is_none());
+    let rs: Vec<_> = sim.store.objects(Kind::ReplicaSet).cloned().collect();
+    assert_eq!(rs.len(), 1);
+    assert!(rs[0].meta().owner_references.is_empty(), "orphaned");
+    assert_eq!(pods(&sim).iter().filter(|p| p.status.phase == PodPhase::Running).count(), 3, "pods keep running");
+    for p in pods(&sim) {
+        assert_eq!(p.metadata.owner_references.len(), 1, "pods still owned by the ReplicaSet");
+    }
+}

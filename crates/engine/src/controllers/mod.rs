@@ -2,6 +2,7 @@
 
 pub mod deployment;
 pub mod expectations;
+pub mod garbagecollector;
 pub mod nodelifecycle;
 pub mod replicaset;
 pub mod scheduler;

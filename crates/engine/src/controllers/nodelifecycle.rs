@@ -151,8 +151,11 @@ impl NodeLifecycleController {
                 h.heartbeat = heartbeat;
                 h.lease_renew = lease_renew;
             }
-            let grace =
-                if node.condition("Ready").is_none() { self.config.startup_grace_period } else { self.config.grace_period };
+            let grace = if node.condition("Ready").is_none() {
+                self.config.startup_grace_period
+            } else {
+                self.config.grace_period
+            };
             let mut node = node.clone();
             if now > h.probe + grace && needs_unknown(&node) {
                 match cx.api.patch(Kind::Node, &obj.key(), Subresource::Status, |o| {
@@ -498,12 +501,19 @@ mod tests {
     fn conditions_go_unknown_with_upstreams_reason() {
         let mut n = Node::default();
         n.status.conditions.push(NodeCondition { type_: s("Ready"), status: s("True"), ..Default::default() });
-        n.status.conditions.push(NodeCondition { type_: s("MemoryPressure"), status: s("False"), ..Default::default() });
+        n.status.conditions.push(NodeCondition {
+            type_: s("MemoryPressure"),
+            status: s("False"),
+            ..Default::default()
+        });
         assert!(needs_unknown(&n));
         mark_unknown(&mut n, 7000);
         assert_eq!(n.ready_status(), "Unknown");
         let c = n.condition("MemoryPressure").cloned().unwrap_or_default();
-        assert_eq!((&*c.status, &*c.reason, &*c.message), ("Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status."));
+        assert_eq!(
+            (&*c.status, &*c.reason, &*c.message),
+            ("Unknown", "NodeStatusUnknown", "Kubelet stopped posting node status.")
+        );
         assert!(!needs_unknown(&n));
         let mut fresh = Node::default();
         mark_unknown(&mut fresh, 0);

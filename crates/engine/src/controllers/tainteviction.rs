@@ -118,12 +118,25 @@ impl Reconciler for TaintEvictionController {
             return Ok(Outcome::Done);
         }
         let node = cx.caches.of(Kind::Node).get(&ObjKey::cluster(&pod.spec.node_name)).cloned();
-        let taints: Vec<Taint> = node.as_deref().and_then(Object::as_node).map(no_execute).unwrap_or_default().into_iter().cloned().collect();
+        let taints: Vec<Taint> = node
+            .as_deref()
+            .and_then(Object::as_node)
+            .map(no_execute)
+            .unwrap_or_default()
+            .into_iter()
+            .cloned()
+            .collect();
         let taint_refs: Vec<&Taint> = taints.iter().collect();
         if taints.is_empty() {
             if self.scheduled.remove(key).is_some() {
                 let msg = format!("Cancelling deletion of Pod {}", key);
-                cx.recorder.event(&mut cx.api, &Object::Pod(pod.clone()), EventKind::Normal, "TaintManagerEviction", &msg);
+                cx.recorder.event(
+                    &mut cx.api,
+                    &Object::Pod(pod.clone()),
+                    EventKind::Normal,
+                    "TaintManagerEviction",
+                    &msg,
+                );
             }
             return Ok(Outcome::Done);
         }
@@ -192,12 +205,19 @@ mod tests {
     use crate::api::s;
 
     fn tol(key: &str, secs: Option<i64>) -> Toleration {
-        Toleration { key: s(key), operator: s("Exists"), effect: s("NoExecute"), toleration_seconds: secs, ..Default::default() }
+        Toleration {
+            key: s(key),
+            operator: s("Exists"),
+            effect: s("NoExecute"),
+            toleration_seconds: secs,
+            ..Default::default()
+        }
     }
 
     #[test]
     fn toleration_time_is_the_shortest_used() {
-        let unreachable = Taint { key: s("node.kubernetes.io/unreachable"), effect: s("NoExecute"), ..Default::default() };
+        let unreachable =
+            Taint { key: s("node.kubernetes.io/unreachable"), effect: s("NoExecute"), ..Default::default() };
         let other = Taint { key: s("dedicated"), effect: s("NoExecute"), ..Default::default() };
         let tols = vec![tol("node.kubernetes.io/unreachable", Some(300)), tol("dedicated", None)];
         let used = matching(&[&unreachable, &other], &tols).unwrap_or_default();
