@@ -9,6 +9,7 @@ use std::rc::Rc;
 use crate::api::{Kind, ObjKey, Str};
 use crate::client::Api;
 use crate::informer::{Cache, Informer, InformerEvent, InformerId};
+use crate::leaderelection::LeaderElector;
 use crate::recorder::Recorder;
 use crate::store::ClientId;
 use crate::time::Millis;
@@ -181,9 +182,18 @@ pub struct Host {
     pub running: bool,
     /// Bumped on every crash/restart: timers of an earlier life are ignored.
     pub epoch: u64,
+    /// Replicas of a component elect a leader; only the leader runs its informers and controllers.
+    pub elector: Option<LeaderElector>,
+    /// Events of the process itself (`LeaderElection`).
+    pub recorder: Recorder,
 }
 
 impl Host {
+    /// Running, and leading if it takes part in an election: its informers and controllers work.
+    pub fn active(&self) -> bool {
+        self.running && self.elector.as_ref().is_none_or(|e| e.leading)
+    }
+
     pub fn caches<'a>(&'a self, informers: &'a [Informer]) -> Caches<'a> {
         Caches { informers, ids: &self.informers }
     }

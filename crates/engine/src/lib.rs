@@ -10,6 +10,7 @@ pub mod controllers;
 pub mod informer;
 pub mod kubectl;
 pub mod kubelet;
+pub mod leaderelection;
 pub mod manifest;
 pub mod recorder;
 pub mod rng;

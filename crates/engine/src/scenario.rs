@@ -942,19 +942,16 @@ pub fn summarize(sim: &Sim) -> Summary {
         by_client.entry(name).or_default().add(&c.counters);
     }
     api.by_client = by_client.iter().map(|(k, v)| (k.clone(), ApiLoad::from(v))).collect();
-    let mut reconciles = BTreeMap::new();
+    // Replicas of a controller (two controller managers) add up: the run's work, whoever was leading.
+    let mut reconciles: BTreeMap<String, ReconcileSummary> = BTreeMap::new();
     for c in sim.hosts.iter().flat_map(|h| h.controllers.iter()) {
-        reconciles.insert(
-            c.name().to_string(),
-            ReconcileSummary {
-                reconciles: c.stats.reconciles,
-                errors: c.stats.errors,
-                requeues: c.stats.requeues,
-                dropped: c.stats.dropped,
-                api_calls: c.stats.api_calls,
-                queue_depth: c.queue.len(),
-            },
-        );
+        let r = reconciles.entry(c.name().to_string()).or_default();
+        r.reconciles += c.stats.reconciles;
+        r.errors += c.stats.errors;
+        r.requeues += c.stats.requeues;
+        r.dropped += c.stats.dropped;
+        r.api_calls += c.stats.api_calls;
+        r.queue_depth += c.queue.len();
     }
     Summary {
         seed: sim.config.seed,

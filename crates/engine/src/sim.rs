@@ -18,6 +18,8 @@ use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
 use crate::informer::{Informer, InformerEvent, InformerId, ReflectorState};
 use crate::kubelet::{Kubelet, NodeConfig, PodStep, RuntimeConfig};
+use crate::leaderelection::{LeaderElectionConfig, LeaderElector, Transition};
+use crate::recorder::EventKind;
 use crate::rng::Rng;
 use crate::store::{fnv1a, ClientId, DeleteOptions, Store, StoreConfig};
 use crate::time::{Millis, HOUR};
@@ -45,6 +47,8 @@ pub struct SimConfig {
     pub node_template: NodeConfig,
     /// The node lifecycle controller's flags (grace periods, eviction rates).
     pub node_lifecycle: NodeLifecycleConfig,
+    /// The controller manager replicas' leader election.
+    pub leader_election: LeaderElectionConfig,
 }
 
 impl Default for SimConfig {
@@ -59,6 +63,7 @@ impl Default for SimConfig {
             runtime: RuntimeConfig::default(),
             node_template: NodeConfig::default(),
             node_lifecycle: NodeLifecycleConfig::default(),
+            leader_election: LeaderElectionConfig::default(),
         }
     }
 }
@@ -66,6 +71,10 @@ impl Default for SimConfig {
 /// Indexes of the two hosts.
 pub const CONTROLLER_MANAGER: usize = 0;
 pub const SCHEDULER: usize = 1;
+/// The second kube-controller-manager replica (standby until it wins the election).
+pub const CONTROLLER_MANAGER_2: usize = 2;
+/// The controller manager replicas' identities (`--leader-elect` holder identities).
+pub const CONTROLLER_MANAGER_IDS: [&str; 2] = ["cp-1", "cp-2"];
 
 /// Who owns an informer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +92,7 @@ enum Ev {
     WorkerDone { host: usize, ctrl: usize, worker: usize, epoch: u64 },
     KubeletTick { node: usize, epoch: u64 },
     KubeletPod { node: usize, epoch: u64, key: ObjKey, uid: Str, step: PodStep },
+    LeaderTick { host: usize, epoch: u64 },
 }
 
 impl Ev {
@@ -95,6 +105,7 @@ impl Ev {
             Ev::WorkerDone { .. } => 5,
             Ev::KubeletTick { .. } => 6,
             Ev::KubeletPod { .. } => 7,
+            Ev::LeaderTick { .. } => 8,
         }
     }
 }
@@ -169,27 +180,56 @@ impl Sim {
             config,
         };
         sim.user = sim.store.register_client("kubectl");
-        let cm: Vec<Controller> = vec![
-            Controller::new(Box::new(DeploymentController::new(sim.config.deployment_workers))),
-            Controller::new(Box::new(ReplicaSetController::new(sim.config.replicaset_workers))),
-            Controller::new(Box::new(NodeLifecycleController::new(sim.config.node_lifecycle.clone()))),
-            Controller::new(Box::new(TaintEvictionController::new())),
-            Controller::new(Box::new(GarbageCollector::new())),
-        ];
         let resync = match sim.config.resync_period {
             Some(p) => p,
             None => sim.rng.range(12 * HOUR, 24 * HOUR - 1),
         };
-        sim.add_host("kube-controller-manager", cm, resync);
+        let cm = sim.controller_manager_controllers();
+        let elector = sim.controller_manager_elector(0);
+        sim.add_host_with("kube-controller-manager", cm, resync, Some(elector));
         sim.add_host("kube-scheduler", vec![Controller::new(Box::new(Scheduler::new()))], 0);
+        let cm = sim.controller_manager_controllers();
+        let elector = sim.controller_manager_elector(1);
+        sim.add_host_with("kube-controller-manager", cm, resync, Some(elector));
         sim
     }
 
     /// Starts a process hosting `controllers` with shared informers of the kinds they watch (resync period
     /// `resync`, 0 = off). The controller manager and the scheduler are hosts; tests add their own.
     pub fn add_host(&mut self, name: &str, controllers: Vec<Controller>, resync: Millis) -> usize {
+        self.add_host_with(name, controllers, resync, None)
+    }
+
+    /// The controllers of kube-controller-manager.
+    fn controller_manager_controllers(&self) -> Vec<Controller> {
+        vec![
+            Controller::new(Box::new(DeploymentController::new(self.config.deployment_workers))),
+            Controller::new(Box::new(ReplicaSetController::new(self.config.replicaset_workers))),
+            Controller::new(Box::new(NodeLifecycleController::new(self.config.node_lifecycle.clone()))),
+            Controller::new(Box::new(TaintEvictionController::new())),
+            Controller::new(Box::new(GarbageCollector::new())),
+        ]
+    }
+
+    fn controller_manager_elector(&self, replica: usize) -> LeaderElector {
+        let id = CONTROLLER_MANAGER_IDS[replica];
+        LeaderElector::new("kube-controller-manager", id, self.config.leader_election.clone())
+    }
+
+    /// A host that, with an elector, waits to win the election before starting its informers.
+    pub fn add_host_with(
+        &mut self,
+        name: &str,
+        controllers: Vec<Controller>,
+        resync: Millis,
+        elector: Option<LeaderElector>,
+    ) -> usize {
         let index = self.hosts.len();
-        let client = self.store.register_client(name);
+        let client_name = match &elector {
+            Some(e) => format!("{name}/{}", e.identity),
+            None => name.to_string(),
+        };
+        let client = self.store.register_client(&client_name);
         let mut ids = [None; 7];
         for c in &controllers {
             for k in c.reconciler.watches() {
@@ -200,11 +240,113 @@ impl Sim {
                 }
             }
         }
-        self.hosts.push(Host { name: name.into(), client, informers: ids, controllers, running: true, epoch: 0 });
-        for id in ids.into_iter().flatten() {
-            self.start_informer(id);
+        let host_name = elector.as_ref().map_or_else(|| name.to_string(), |e| e.identity.to_string());
+        let recorder = crate::recorder::Recorder::new(name, &host_name);
+        let elects = elector.is_some();
+        self.hosts.push(Host {
+            name: client_name.as_str().into(),
+            client,
+            informers: ids,
+            controllers,
+            running: true,
+            epoch: 0,
+            elector,
+            recorder,
+        });
+        if elects {
+            self.leader_tick(index);
+        } else {
+            for id in ids.into_iter().flatten() {
+                self.start_informer(id);
+            }
         }
         index
+    }
+
+    /// One leader-election attempt of host `h`, and the next one scheduled.
+    fn leader_tick(&mut self, h: usize) {
+        let now = self.now;
+        let transition = {
+            let Sim { hosts, store, rng, .. } = self;
+            let host = &mut hosts[h];
+            let Some(elector) = host.elector.as_mut() else { return };
+            let mut api = Api::new(store, host.client, now, rng);
+            let t = elector.tick(&mut api, now);
+            if t == Transition::StartedLeading {
+                let lease = api.store.peek(Kind::Lease, &elector.lock).cloned();
+                if let Some(lease) = lease {
+                    let msg = format!("{} became leader", elector.identity);
+                    host.recorder.event(&mut api, &lease, EventKind::Normal, "LeaderElection", &msg);
+                }
+            }
+            t
+        };
+        self.flush_wakeups();
+        match transition {
+            Transition::StartedLeading => {
+                // OnStartedLeading: informers start (a full LIST each), then the controllers.
+                let ids: Vec<InformerId> = self.hosts[h].informers.iter().flatten().copied().collect();
+                for id in ids {
+                    self.start_informer(id);
+                }
+            }
+            Transition::StoppedLeading => {
+                // kube-controller-manager exits when it loses the lease ("leaderelection lost") and is restarted.
+                self.crash_host(h);
+                self.restart_host(h);
+                return;
+            }
+            Transition::None => {}
+        }
+        let host = &self.hosts[h];
+        let Some(e) = host.elector.as_ref() else { return };
+        // wait.JitterUntil(retryPeriod, 1.2) for candidates; the leader renews every retry period.
+        let period = e.config.retry_period;
+        let next = if e.leading { period } else { period + self.rng.range(0, period * 6 / 5) };
+        let epoch = host.epoch;
+        self.schedule(now + next, Ev::LeaderTick { host: h, epoch });
+    }
+
+    /// The process of host `h` dies: queues, in-memory state and caches are lost; a held lease stays until it
+    /// expires.
+    pub fn crash_host(&mut self, h: usize) {
+        let Some(host) = self.hosts.get_mut(h) else { return };
+        host.running = false;
+        host.epoch += 1;
+        for c in &mut host.controllers {
+            c.crash();
+        }
+        host.recorder.reset();
+        if let Some(e) = host.elector.as_mut() {
+            e.reset();
+        }
+        let ids: Vec<InformerId> = host.informers.iter().flatten().copied().collect();
+        for id in ids {
+            self.informers[id].stop(&mut self.store);
+        }
+    }
+
+    /// The process of host `h` starts again: it runs for the election, or starts its informers at once.
+    pub fn restart_host(&mut self, h: usize) {
+        let Some(host) = self.hosts.get_mut(h) else { return };
+        if host.running {
+            return;
+        }
+        host.running = true;
+        host.epoch += 1;
+        if host.elector.is_some() {
+            self.leader_tick(h);
+        } else {
+            let ids: Vec<InformerId> = self.hosts[h].informers.iter().flatten().copied().collect();
+            for id in ids {
+                self.start_informer(id);
+            }
+        }
+    }
+
+    /// The controller manager replica holding the lease, if any.
+    pub fn controller_manager_leader(&self) -> Option<usize> {
+        [CONTROLLER_MANAGER, CONTROLLER_MANAGER_2].into_iter().find(|&h| self.hosts.get(h).is_some_and(Host::active))
     }
 
     fn push_informer(&mut self, mut inf: Informer, owner: Owner) -> InformerId {
@@ -356,6 +498,13 @@ impl Sim {
                 let mut api = Api::new(&mut self.store, k.client, now, &mut self.rng);
                 k.step(&mut api, &key, &uid, step, now);
             }
+            Ev::LeaderTick { host, epoch } => {
+                let hs = &self.hosts[host];
+                if hs.epoch != epoch || !hs.running {
+                    return;
+                }
+                self.leader_tick(host);
+            }
         }
     }
 
@@ -421,7 +570,7 @@ impl Sim {
         {
             let Sim { hosts, informers, store, rng, config, .. } = self;
             let host = &mut hosts[h];
-            if !host.running {
+            if !host.active() {
                 return;
             }
             let Host { controllers, informers: ids, client, .. } = host;
@@ -689,7 +838,11 @@ impl Sim {
 
     /// The resync period of the controller manager's informers (0 disables resync). Takes effect now.
     pub fn set_resync_period(&mut self, period: Millis) {
-        let ids: Vec<InformerId> = self.hosts[CONTROLLER_MANAGER].informers.iter().flatten().copied().collect();
+        let ids: Vec<InformerId> = [CONTROLLER_MANAGER, CONTROLLER_MANAGER_2]
+            .iter()
+            .filter_map(|&h| self.hosts.get(h))
+            .flat_map(|h| h.informers.iter().flatten().copied())
+            .collect();
         for id in ids {
             self.informers[id].resync_period = period;
             if self.informers[id].has_synced {
@@ -717,12 +870,26 @@ impl Sim {
     }
 
     /// Current queue depth of each controller, by name.
+    /// One entry per controller name: replicas of a component show the active one (the leader).
     pub fn queue_depths(&self) -> Vec<(&'static str, usize)> {
-        self.hosts.iter().flat_map(|h| h.controllers.iter().map(|c| (c.name(), c.queue.len()))).collect()
+        let mut out: Vec<(&'static str, usize)> = Vec::new();
+        for h in &self.hosts {
+            for c in &h.controllers {
+                match out.iter_mut().find(|(n, _)| *n == c.name()) {
+                    Some(entry) if h.active() => entry.1 = c.queue.len(),
+                    Some(_) => {}
+                    None => out.push((c.name(), c.queue.len())),
+                }
+            }
+        }
+        out
     }
 
+    /// The controller of that name on the active replica (else the first one).
     pub fn controller(&self, name: &str) -> Option<&Controller> {
-        self.hosts.iter().flat_map(|h| h.controllers.iter()).find(|c| c.name() == name)
+        let mut all = self.hosts.iter().flat_map(|h| h.controllers.iter().map(move |c| (h.active(), c)));
+        let candidates: Vec<(bool, &Controller)> = all.by_ref().filter(|(_, c)| c.name() == name).collect();
+        candidates.iter().find(|(a, _)| *a).or(candidates.first()).map(|(_, c)| *c)
     }
 
     /// Every queue empty and every worker idle.

@@ -441,7 +441,7 @@ fn api_load_is_counted_per_client() {
     apply(&mut sim, &web(3, "nginx", "100m"));
     sim.run_for(MINUTE);
     let clients = sim.store.clients();
-    let cm = clients.iter().find(|c| &*c.name == "kube-controller-manager").expect("cm");
+    let cm = clients.iter().find(|c| &*c.name == "kube-controller-manager/cp-1").expect("cm");
     assert_eq!(
         cm.counters.list_calls, 5,
         "one LIST per shared informer (deployments, replicasets, pods, nodes, leases)"

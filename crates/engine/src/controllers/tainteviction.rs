@@ -84,7 +84,15 @@ impl Reconciler for TaintEvictionController {
                 if ev.is_resync() {
                     return;
                 }
-                if obj.as_pod().is_some_and(|p| !p.spec.node_name.is_empty()) {
+                // Only pods on a node with NoExecute taints (or already scheduled for eviction) have anything to
+                // do; upstream's worker returns at once for the others.
+                let Some(pod) = obj.as_pod().filter(|p| !p.spec.node_name.is_empty()) else { return };
+                let tainted = caches
+                    .get(Kind::Node)
+                    .and_then(|c| c.get(&ObjKey::cluster(&pod.spec.node_name)))
+                    .and_then(|n| n.as_node())
+                    .is_some_and(|n| !no_execute(n).is_empty());
+                if tainted || self.scheduled.contains_key(&obj.key()) {
                     out.push((obj.key(), 0));
                 }
             }

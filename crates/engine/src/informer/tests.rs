@@ -331,8 +331,11 @@ fn index_entries_move_when_labels_owner_or_node_change_and_vanish_on_delete() {
 fn resync_redelivers_every_cached_object_as_an_update_in_key_order_without_api_calls() {
     // tools/cache/shared_informer.go resyncCheckPeriod + DeltaFIFO.Resync: Sync deltas from the local store, so
     // OnUpdate(old, new) with old == new; no request reaches the API server.
-    let (mut st, c, mut inf, _) = synced(&["c", "a", "b"]);
+    let (mut st, c, mut inf, mut rng) = synced(&["c", "a", "b"]);
     create(&mut st, c, pod("unseen"));
+    assert_eq!(inf.drift(&st), 0, "an event on its way is not drift");
+    inf.drop_fraction = 1.0;
+    deliver(&mut st, &mut inf, &mut rng);
     let api = st.counters(c).clone();
     let evs = inf.resync();
     assert_eq!(summary(&evs), ["update a", "update b", "update c"], "the cache, not the server");
