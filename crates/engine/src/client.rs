@@ -31,7 +31,7 @@ impl<'a> Api<'a> {
 
     fn charge(&mut self) {
         self.calls += 1;
-        self.elapsed += self.rng.range(API_LATENCY.0, API_LATENCY.1);
+        self.elapsed += self.rng.range(API_LATENCY.0, API_LATENCY.1) + self.store.faults.api_latency;
     }
 
     pub fn get(&mut self, kind: Kind, key: &ObjKey) -> Result<Rc<Object>, ApiError> {
@@ -102,7 +102,7 @@ impl<'a> Api<'a> {
         let calls = self.calls;
         let out = f(self);
         if self.calls > calls {
-            let one = self.rng.range(API_LATENCY.0, API_LATENCY.1);
+            let one = self.rng.range(API_LATENCY.0, API_LATENCY.1) + self.store.faults.api_latency;
             self.elapsed = before + one;
         }
         out

@@ -26,6 +26,39 @@ pub enum Outcome {
 
 pub type ReconcileResult = Result<Outcome, String>;
 
+/// How a controller turns notifications into work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TriggerMode {
+    /// The queue carries keys; a reconcile reads the whole current state of the key from the cache and diffs
+    /// (upstream behaviour). A lost notification is repaired by the next one, or by a relist.
+    #[default]
+    Level,
+    /// The controller acts only on the delta a watch notification carries ("a pod of mine was deleted: create
+    /// one"); resyncs and relists are not notifications. A lost notification is lost forever.
+    Edge,
+}
+
+impl TriggerMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriggerMode::Level => "level",
+            TriggerMode::Edge => "edge",
+        }
+    }
+}
+
+/// Where a batch of informer notifications came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The watch stream (or, in polling mode, a poll's diff): real notifications of change.
+    Watch,
+    /// A LIST (start, 410, the relist period) replacing the cache.
+    List,
+    /// The periodic resync of the cache.
+    Resync,
+}
+
 /// The caches of a host's shared informers, by kind.
 #[derive(Clone, Copy)]
 pub struct Caches<'a> {
@@ -88,6 +121,13 @@ pub trait Reconciler {
     }
     /// Forgets in-memory state: the process restarted.
     fn reset(&mut self) {}
+    /// Whether the controller has an edge-triggered mode ([`Reconciler::handle_edge`]).
+    fn supports_edge(&self) -> bool {
+        false
+    }
+    /// Edge-triggered mode: the work the delta carried by one notification asks for, as keys its `reconcile`
+    /// understands. Only watch notifications reach it.
+    fn handle_edge(&mut self, _ev: &InformerEvent, _caches: Caches<'_>, _now: Millis, _out: &mut Enqueue) {}
 }
 
 /// How one recorded reconcile ended.
@@ -146,6 +186,8 @@ pub struct Controller {
     pub queue: RateLimitingQueue<ObjKey>,
     pub workers: Vec<Option<Busy>>,
     pub stats: ControllerStats,
+    /// Level (default) or edge; edge only takes effect if the reconciler supports it.
+    pub trigger: TriggerMode,
 }
 
 impl Controller {
@@ -153,11 +195,27 @@ impl Controller {
         let queue = RateLimitingQueue::new(reconciler.rate_limiter());
         let workers = vec![None; reconciler.workers().max(1)];
         let recorder = Recorder::new(reconciler.component(), "");
-        Controller { reconciler, recorder, queue, workers, stats: ControllerStats::default() }
+        Controller {
+            reconciler,
+            recorder,
+            queue,
+            workers,
+            stats: ControllerStats::default(),
+            trigger: TriggerMode::Level,
+        }
     }
 
     pub fn name(&self) -> &'static str {
         self.reconciler.name()
+    }
+
+    /// The trigger mode in effect (edge only where the reconciler has one).
+    pub fn effective_trigger(&self) -> TriggerMode {
+        if self.trigger == TriggerMode::Edge && self.reconciler.supports_edge() {
+            TriggerMode::Edge
+        } else {
+            TriggerMode::Level
+        }
     }
 
     pub fn busy_workers(&self) -> usize {

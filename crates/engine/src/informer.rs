@@ -247,6 +247,10 @@ pub struct Informer {
     pub epoch: u64,
     /// Current relist backoff (800 ms doubling to 30 s).
     pub backoff: Millis,
+    /// Bumped when the periodic relist is re-armed, so older timers are ignored.
+    pub relist_token: u64,
+    /// Polling mode: LIST every this often instead of watching.
+    pub polling: Option<Millis>,
     pub stats: InformerStats,
 }
 
@@ -269,6 +273,8 @@ impl Informer {
             drop_fraction: 0.0,
             epoch: 0,
             backoff: RELIST_BACKOFF_INITIAL,
+            relist_token: 0,
+            polling: None,
             stats: InformerStats::default(),
         }
     }
@@ -307,6 +313,47 @@ impl Informer {
         self.state = ReflectorState::Watching(id);
         self.backoff = RELIST_BACKOFF_INITIAL;
         Ok(out)
+    }
+
+    /// Polling mode: `listers` LISTs of the kind (one per controller that reads it: nothing is shared), then the
+    /// last list diffed with the cache: new objects as adds, changed ones (by resourceVersion) as updates,
+    /// vanished ones as deletes. No watch.
+    pub fn poll(&mut self, store: &mut Store, listers: usize) -> Vec<InformerEvent> {
+        self.close_watch(store);
+        let mut items = Vec::new();
+        for _ in 0..listers.max(1) {
+            items = store.list(self.client, self.kind, None, None, &self.filter).0;
+            self.stats.lists += 1;
+        }
+        let mut out = Vec::new();
+        let mut seen: FxHashMap<ObjKey, ()> = FxHashMap::default();
+        for o in items {
+            seen.insert(o.key(), ());
+            let changed = self.cache.get(&o.key()).map(|c| c.meta().resource_version != o.meta().resource_version);
+            match changed {
+                Some(false) => {}
+                Some(true) => {
+                    if let Some(old) = self.cache.upsert(o.clone()) {
+                        out.push(InformerEvent::Update(old, o));
+                    }
+                }
+                None => {
+                    self.cache.upsert(o.clone());
+                    out.push(InformerEvent::Add(o));
+                }
+            }
+        }
+        let mut vanished: Vec<ObjKey> = self.cache.objects.keys().filter(|k| !seen.contains_key(*k)).cloned().collect();
+        vanished.sort();
+        for k in vanished {
+            if let Some(old) = self.cache.remove(&k) {
+                out.push(InformerEvent::Delete(old, false));
+            }
+        }
+        self.last_rv = store.resource_version();
+        self.has_synced = true;
+        self.state = ReflectorState::Listing;
+        out
     }
 
     /// Re-opens the watch from the last seen resourceVersion (after a disconnect). `Err(Gone)` means the history is

@@ -7,6 +7,7 @@ pub mod bench;
 pub mod client;
 pub mod controller;
 pub mod controllers;
+pub mod faults;
 pub mod informer;
 pub mod kubectl;
 pub mod kubelet;

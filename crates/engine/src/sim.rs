@@ -11,7 +11,9 @@ use rustc_hash::FxHashMap;
 
 use crate::api::{Kind, ObjKey, Object, PodPhase, Str};
 use crate::client::Api;
-use crate::controller::{Caches, Controller, Ctx, Host, Outcome, ReconcileLog, ReconcileRecord, RecordOutcome};
+use crate::controller::{
+    Caches, Controller, Ctx, Host, Origin, Outcome, ReconcileLog, ReconcileRecord, RecordOutcome, TriggerMode,
+};
 use crate::controllers::garbagecollector::GarbageCollector;
 use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleController};
 use crate::controllers::tainteviction::TaintEvictionController;
@@ -49,7 +51,30 @@ pub struct SimConfig {
     pub node_lifecycle: NodeLifecycleConfig,
     /// The controller manager replicas' leader election.
     pub leader_election: LeaderElectionConfig,
+    /// Re-observation: every informer relists this often (0 = only on 410). A real watch loses nothing, so
+    /// upstream needs no such period; here watches can lose events (a fault), and the relist is what lets a
+    /// level-triggered controller see the truth again.
+    pub relist_period: Millis,
+    /// How controllers observe the store.
+    pub observe: ObserveMode,
 }
+
+/// How controllers observe the store.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase", tag = "mode")]
+pub enum ObserveMode {
+    /// Shared informers: one LIST, then a WATCH of changes into a cache (upstream).
+    #[default]
+    Informer,
+    /// Naive polling: every controller LISTs every object of its kinds every `period` and diffs with what it saw
+    /// last time. No watch.
+    Polling { period: Millis },
+}
+
+/// The default polling period of [`ObserveMode::Polling`].
+pub const DEFAULT_POLL_PERIOD: Millis = 5 * crate::time::SECOND;
+/// The default relist period.
+pub const DEFAULT_RELIST_PERIOD: Millis = 5 * crate::time::MINUTE;
 
 impl Default for SimConfig {
     fn default() -> Self {
@@ -64,6 +89,8 @@ impl Default for SimConfig {
             node_template: NodeConfig::default(),
             node_lifecycle: NodeLifecycleConfig::default(),
             leader_election: LeaderElectionConfig::default(),
+            relist_period: DEFAULT_RELIST_PERIOD,
+            observe: ObserveMode::Informer,
         }
     }
 }
@@ -93,6 +120,7 @@ enum Ev {
     KubeletTick { node: usize, epoch: u64 },
     KubeletPod { node: usize, epoch: u64, key: ObjKey, uid: Str, step: PodStep },
     LeaderTick { host: usize, epoch: u64 },
+    InformerRelist { informer: InformerId, epoch: u64, token: u64 },
 }
 
 impl Ev {
@@ -106,6 +134,7 @@ impl Ev {
             Ev::KubeletTick { .. } => 6,
             Ev::KubeletPod { .. } => 7,
             Ev::LeaderTick { .. } => 8,
+            Ev::InformerRelist { .. } => 9,
         }
     }
 }
@@ -350,7 +379,12 @@ impl Sim {
     }
 
     fn push_informer(&mut self, mut inf: Informer, owner: Owner) -> InformerId {
-        inf.drop_fraction = self.watch_drop;
+        if matches!(owner, Owner::Host(_)) {
+            inf.drop_fraction = self.watch_drop;
+            if let ObserveMode::Polling { period } = self.config.observe {
+                inf.polling = Some(period.max(1));
+            }
+        }
         self.informers.push(inf);
         self.informer_owner.push(owner);
         self.informers.len() - 1
@@ -431,11 +465,15 @@ impl Sim {
                     self.schedule(at, Ev::WatchDrain(id));
                 }
                 let out = self.informers[inf].on_watch_events(evs, &mut self.rng);
-                self.deliver(inf, out);
+                self.deliver(inf, out, Origin::Watch);
             }
             Ev::InformerList { informer, epoch } => {
                 let inf = &mut self.informers[informer];
                 if inf.epoch != epoch || inf.state != ReflectorState::Listing {
+                    return;
+                }
+                if inf.polling.is_some() {
+                    self.poll(informer);
                     return;
                 }
                 match inf.list_and_watch(&mut self.store) {
@@ -444,7 +482,8 @@ impl Sim {
                             self.watch_routes.insert(w, informer);
                         }
                         self.schedule_resync(informer);
-                        self.deliver(informer, out);
+                        self.schedule_relist(informer);
+                        self.deliver(informer, out, Origin::List);
                         // This sync may complete the host's WaitForCacheSync.
                         if let Owner::Host(h) = self.informer_owner[informer] {
                             self.pump(h);
@@ -463,7 +502,7 @@ impl Sim {
                 }
                 let out = inf.resync();
                 self.schedule_resync(informer);
-                self.deliver(informer, out);
+                self.deliver(informer, out, Origin::Resync);
             }
             Ev::QueueWake { host, ctrl, epoch } => {
                 if self.hosts[host].epoch != epoch {
@@ -498,6 +537,15 @@ impl Sim {
                 let mut api = Api::new(&mut self.store, k.client, now, &mut self.rng);
                 k.step(&mut api, &key, &uid, step, now);
             }
+            Ev::InformerRelist { informer, epoch, token } => {
+                let inf = &mut self.informers[informer];
+                if inf.epoch != epoch || inf.relist_token != token || inf.watcher().is_none() {
+                    return;
+                }
+                // Re-observe: a fresh LIST replaces the cache (and a new WATCH starts from it).
+                inf.state = ReflectorState::Listing;
+                self.dispatch(Ev::InformerList { informer, epoch });
+            }
             Ev::LeaderTick { host, epoch } => {
                 let hs = &self.hosts[host];
                 if hs.epoch != epoch || !hs.running {
@@ -509,7 +557,7 @@ impl Sim {
     }
 
     /// Hands informer notifications to the owner's handlers.
-    fn deliver(&mut self, informer: InformerId, evs: Vec<InformerEvent>) {
+    fn deliver(&mut self, informer: InformerId, evs: Vec<InformerEvent>, origin: Origin) {
         if evs.is_empty() {
             return;
         }
@@ -527,8 +575,17 @@ impl Sim {
                         if !c.reconciler.watches().contains(&kind) {
                             continue;
                         }
-                        for ev in &evs {
-                            c.reconciler.handle(ev, caches, now, &mut out);
+                        if c.effective_trigger() == TriggerMode::Edge {
+                            // Edge: only notifications of change, each for its own delta.
+                            if origin == Origin::Watch {
+                                for ev in &evs {
+                                    c.reconciler.handle_edge(ev, caches, now, &mut out);
+                                }
+                            }
+                        } else {
+                            for ev in &evs {
+                                c.reconciler.handle(ev, caches, now, &mut out);
+                            }
                         }
                         for (key, delay) in out.drain(..) {
                             if delay == 0 {
@@ -654,6 +711,37 @@ impl Sim {
         let (period, epoch, token) = (inf.resync_period, inf.epoch, inf.resync_token);
         if period > 0 {
             self.schedule(self.now + period, Ev::InformerResync { informer, epoch, token });
+        }
+    }
+
+    /// Arms the next periodic relist of an informer (none when the period is 0).
+    fn schedule_relist(&mut self, informer: InformerId) {
+        let period = self.config.relist_period;
+        let inf = &mut self.informers[informer];
+        inf.relist_token += 1;
+        let (epoch, token) = (inf.epoch, inf.relist_token);
+        if period > 0 {
+            self.schedule(self.now + period, Ev::InformerRelist { informer, epoch, token });
+        }
+    }
+
+    /// Polling mode: every controller of the host that reads this kind LISTs it; the informer diffs the last
+    /// list with its cache and hands the changes to the handlers as notifications; the next poll is armed.
+    fn poll(&mut self, informer: InformerId) {
+        let Some(period) = self.informers[informer].polling else { return };
+        let listers = match self.informer_owner[informer] {
+            Owner::Host(h) => {
+                let kind = self.informers[informer].kind;
+                self.hosts[h].controllers.iter().filter(|c| c.reconciler.watches().contains(&kind)).count().max(1)
+            }
+            Owner::Kubelet(_) => 1,
+        };
+        let out = self.informers[informer].poll(&mut self.store, listers);
+        let epoch = self.informers[informer].epoch;
+        self.schedule(self.now + period, Ev::InformerList { informer, epoch });
+        self.deliver(informer, out, Origin::Watch);
+        if let Owner::Host(h) = self.informer_owner[informer] {
+            self.pump(h);
         }
     }
 
@@ -817,13 +905,110 @@ impl Sim {
 
     // ---- knobs ----------------------------------------------------------------------------------------------
 
-    /// Fault: every informer loses this fraction (0..=1) of the watch events delivered to it.
+    /// Sets the trigger mode of one controller (by name) or of all (`None`). Returns the controllers that take
+    /// it (edge only where a controller has an edge mode).
+    pub fn set_trigger_mode(&mut self, controller: Option<&str>, mode: TriggerMode) -> Vec<&'static str> {
+        let mut taken = Vec::new();
+        for c in self.hosts.iter_mut().flat_map(|h| h.controllers.iter_mut()) {
+            if controller.is_some_and(|n| n != c.name()) {
+                continue;
+            }
+            c.trigger = mode;
+            if c.effective_trigger() == mode && !taken.contains(&c.name()) {
+                taken.push(c.name());
+            }
+        }
+        taken
+    }
+
+    /// The trigger mode in effect per controller (one entry per name).
+    pub fn trigger_modes(&self) -> Vec<(&'static str, TriggerMode)> {
+        let mut out: Vec<(&'static str, TriggerMode)> = Vec::new();
+        for c in self.hosts.iter().flat_map(|h| h.controllers.iter()) {
+            if !out.iter().any(|(n, _)| *n == c.name()) {
+                out.push((c.name(), c.effective_trigger()));
+            }
+        }
+        out
+    }
+
+    /// Switches how the controllers (not the kubelets) observe the store. Each of their running informers
+    /// starts over: a LIST and then a WATCH, or a LIST every poll period.
+    pub fn set_observe_mode(&mut self, mode: ObserveMode) {
+        self.config.observe = mode;
+        let polling = match mode {
+            ObserveMode::Informer => None,
+            ObserveMode::Polling { period } => Some(period.max(1)),
+        };
+        for id in 0..self.informers.len() {
+            if !matches!(self.informer_owner[id], Owner::Host(_)) {
+                continue;
+            }
+            let inf = &mut self.informers[id];
+            inf.polling = polling;
+            if inf.state == ReflectorState::Stopped {
+                continue;
+            }
+            if let Some(w) = inf.watcher() {
+                self.store.stop_watch(w);
+            }
+            self.start_informer(id);
+        }
+    }
+
+    pub fn observe_mode(&self) -> ObserveMode {
+        self.config.observe
+    }
+
+    /// The relist period (0 = only on 410); re-arms every running informer.
+    pub fn set_relist_period(&mut self, period: Millis) {
+        self.config.relist_period = period;
+        for id in 0..self.informers.len() {
+            if self.informers[id].watcher().is_some() {
+                self.schedule_relist(id);
+            }
+        }
+    }
+
+    pub fn relist_period(&self) -> Millis {
+        self.config.relist_period
+    }
+
+    /// Fault: every informer of the control plane (the controllers' and the scheduler's, not the kubelets')
+    /// loses this fraction (0..=1) of the watch events delivered to it.
     pub fn set_watch_drop(&mut self, fraction: f64) {
         let f = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
         self.watch_drop = f;
-        for inf in &mut self.informers {
-            inf.drop_fraction = f;
+        for (inf, owner) in self.informers.iter_mut().zip(&self.informer_owner) {
+            if matches!(owner, Owner::Host(_)) {
+                inf.drop_fraction = f;
+            }
         }
+    }
+
+    /// Fault: one informer loses this fraction of its watch events.
+    pub fn set_informer_watch_drop(&mut self, informer: InformerId, fraction: f64) {
+        if let Some(inf) = self.informers.get_mut(informer) {
+            inf.drop_fraction = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
+        }
+    }
+
+    /// Fault: the API server answers the informer's watch with 410 Gone: it drops its watch and relists (after
+    /// its backoff), replacing its cache.
+    pub fn force_relist(&mut self, informer: InformerId) {
+        let Some(inf) = self.informers.get_mut(informer) else { return };
+        let Some(w) = inf.watcher() else { return };
+        self.store.stop_watch(w);
+        inf.state = ReflectorState::Listing;
+        inf.stats.gone += 1;
+        let epoch = inf.epoch;
+        let backoff = inf.next_backoff(&mut self.rng);
+        self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
+    }
+
+    /// Injected API faults (conflicts, latency, refused pod creates).
+    pub fn set_faults(&mut self, faults: crate::faults::Faults) {
+        self.store.faults = faults;
     }
 
     /// The fraction of watch events informers lose.

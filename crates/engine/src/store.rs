@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 
 use crate::admission;
 use crate::api::{s, Kind, LabelSelector, Namespace, ObjKey, Object, PodCondition, Str, Time};
+use crate::faults::Faults;
 use crate::rng::Rng;
 use crate::time::{Millis, HOUR, SECOND};
 use crate::watch::{EventType, WatchEvent, WatchFilter, Watcher, WatcherId};
@@ -76,8 +77,10 @@ pub enum ApiError {
     Invalid(String),
     /// 400
     BadRequest(String),
-    /// 500 injected by a fault (the "quota-like" failure of the lessons).
+    /// 500 injected by a fault.
     Internal(String),
+    /// 403 (the "exceeded quota" fault of the backoff lesson).
+    Forbidden(String),
 }
 
 impl ApiError {
@@ -89,6 +92,7 @@ impl ApiError {
             ApiError::Invalid(_) => 422,
             ApiError::BadRequest(_) => 400,
             ApiError::Internal(_) => 500,
+            ApiError::Forbidden(_) => 403,
         }
     }
     /// The `reason` of the API's Status (`Conflict`, `NotFound`...), as kubectl prints it:
@@ -102,6 +106,7 @@ impl ApiError {
             ApiError::Invalid(_) => "Invalid",
             ApiError::BadRequest(_) => "BadRequest",
             ApiError::Internal(_) => "InternalError",
+            ApiError::Forbidden(_) => "Forbidden",
         }
     }
 
@@ -128,7 +133,9 @@ impl fmt::Display for ApiError {
             ApiError::Gone { requested, oldest } => {
                 write!(f, "too old resource version: {requested} ({oldest})")
             }
-            ApiError::Invalid(m) | ApiError::BadRequest(m) | ApiError::Internal(m) => f.write_str(m),
+            ApiError::Invalid(m) | ApiError::BadRequest(m) | ApiError::Internal(m) | ApiError::Forbidden(m) => {
+                f.write_str(m)
+            }
         }
     }
 }
@@ -239,6 +246,8 @@ pub struct Store {
     event_log_total: u64,
     history_hash: u64,
     writes: u64,
+    /// Injected faults (conflicts, latency, refused creates).
+    pub faults: Faults,
 }
 
 /// Kubernetes Event writes kept for observers.
@@ -271,6 +280,7 @@ impl Store {
             event_log_total: 0,
             history_hash: FNV_OFFSET,
             writes: 0,
+            faults: Faults::default(),
         };
         let system = store.register_client("kube-apiserver");
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
@@ -288,6 +298,11 @@ impl Store {
     pub fn register_client(&mut self, name: &str) -> ClientId {
         self.clients.push(Client { name: s(name), counters: ApiCounters::default() });
         self.clients.len() - 1
+    }
+
+    /// Whether faults apply to this client (every component; not the user).
+    fn faulted(&self, client: ClientId) -> bool {
+        self.clients.get(client).is_some_and(|c| &*c.name != crate::faults::EXEMPT_CLIENT)
     }
 
     pub fn clients(&self) -> &[Client] {
@@ -484,6 +499,20 @@ impl Store {
         if !errs.is_empty() {
             return self.fail(client, ApiError::Invalid(admission::invalid_message(&obj, &errs)));
         }
+        if kind == Kind::Pod && self.faults.reject_pod_creates && self.faulted(client) {
+            let used = self.kinds[kind.index()]
+                .objects
+                .range(ObjKey::new(&key.namespace, "")..)
+                .take_while(|(k, _)| k.namespace == key.namespace)
+                .count();
+            return self.fail(
+                client,
+                ApiError::Forbidden(format!(
+                    "pods \"{}\" is forbidden: exceeded quota: kubeloop-fault, requested: pods=1, used: pods={used}, limited: pods={used}",
+                    key.name
+                )),
+            );
+        }
         let uid = self.new_uid();
         let m = obj.meta_mut();
         m.uid = uid;
@@ -511,7 +540,11 @@ impl Store {
             return self.fail(client, ApiError::NotFound { resource: group_resource(kind), name: key.name });
         };
         let rv = obj.meta().resource_version;
-        if rv != 0 && rv != current.meta().resource_version {
+        let injected = rv != 0
+            && self.faults.conflict_fraction > 0.0
+            && self.faulted(client)
+            && self.rng.chance(self.faults.conflict_fraction);
+        if rv != 0 && (rv != current.meta().resource_version || injected) {
             self.count(client).conflicts += 1;
             return self.fail(client, ApiError::Conflict { resource: group_resource(kind), name: key.name });
         }

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::expectations::Expectations;
 use super::resolve_controller_ref;
@@ -27,12 +27,57 @@ pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost"
 pub struct ReplicaSetController {
     pub expectations: Expectations,
     workers: usize,
+    /// Edge mode: numbers the delta work items so each is its own queue key.
+    edge_seq: u64,
+    /// Edge mode: pods this controller deleted itself (their deletion is not a reason to create one).
+    edge_deleted: FxHashSet<Str>,
+    /// Edge mode: pods whose deletion already caused a replacement (seen terminating before gone).
+    edge_replaced: FxHashSet<Str>,
 }
 
 impl ReplicaSetController {
     pub fn new(workers: usize) -> Self {
-        ReplicaSetController { expectations: Expectations::default(), workers }
+        ReplicaSetController { workers, ..Default::default() }
     }
+}
+
+/// A unit of edge-triggered work: one pod more (+1) or less (-1) for a ReplicaSet, or a status refresh (0).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct EdgeWork {
+    rs: ObjKey,
+    delta: i8,
+}
+
+/// Edge work as a queue key: `NAME+1#7` and `NAME-1#8` (numbered, so two deltas never collapse into one, as
+/// keys of a level-triggered queue do) and `NAME+0` (a status refresh, which may collapse). Object names
+/// cannot contain `+` or `#`.
+fn edge_key(rs: &ObjKey, delta: i8, seq: u64) -> ObjKey {
+    let name = match delta {
+        0 => format!("{}+0", rs.name),
+        d if d > 0 => format!("{}+1#{seq}", rs.name),
+        _ => format!("{}-1#{seq}", rs.name),
+    };
+    ObjKey::new(&rs.namespace, &name)
+}
+
+fn parse_edge_key(key: &ObjKey) -> Option<EdgeWork> {
+    let base = key.name.split('#').next().unwrap_or("");
+    let (name, delta) = if let Some(n) = base.strip_suffix("+0") {
+        (n, 0)
+    } else if let Some(n) = base.strip_suffix("+1") {
+        (n, 1)
+    } else if let Some(n) = base.strip_suffix("-1") {
+        if !key.name.contains('#') {
+            return None; // a plain name ending in -1
+        }
+        (n, -1)
+    } else {
+        return None;
+    };
+    if delta != 0 && !key.name.contains('#') {
+        return None;
+    }
+    Some(EdgeWork { rs: ObjKey::new(&key.namespace, name), delta })
 }
 
 /// The pod a ReplicaSet creates from its template (`GetPodFromTemplate`).
@@ -142,6 +187,66 @@ impl Reconciler for ReplicaSetController {
 
     fn reset(&mut self) {
         self.expectations.clear();
+        self.edge_deleted.clear();
+        self.edge_replaced.clear();
+    }
+
+    fn supports_edge(&self) -> bool {
+        true
+    }
+
+    /// Edge-triggered: only the delta of each notification. A ReplicaSet created with N replicas: N creates; its
+    /// replicas changed by d: d creates or deletes; a pod of it deleted by someone else: one create. Nothing
+    /// looks at how many pods there actually are.
+    fn handle_edge(&mut self, ev: &InformerEvent, caches: Caches<'_>, _now: Millis, out: &mut Enqueue) {
+        let obj = ev.object();
+        let mut push = |this: &mut Self, rs: &ObjKey, delta: i64| {
+            if delta == 0 {
+                out.push((edge_key(rs, 0, 0), 0));
+            }
+            for _ in 0..delta.unsigned_abs().min(BURST_REPLICAS as u64) {
+                this.edge_seq += 1;
+                out.push((edge_key(rs, delta.signum() as i8, this.edge_seq), 0));
+            }
+        };
+        match (obj.kind(), ev) {
+            (Kind::ReplicaSet, InformerEvent::Add(o)) => {
+                if let Some(rs) = o.as_replicaset().filter(|r| !r.metadata.is_terminating()) {
+                    push(self, &rs_key(rs), rs.replicas() as i64);
+                }
+            }
+            (Kind::ReplicaSet, InformerEvent::Update(old, new)) => {
+                if let (Some(o), Some(n)) = (old.as_replicaset(), new.as_replicaset()) {
+                    let d = n.replicas() as i64 - o.replicas() as i64;
+                    if d != 0 && !n.metadata.is_terminating() {
+                        push(self, &rs_key(n), d);
+                    }
+                }
+            }
+            (Kind::Pod, _) => {
+                let Some(rs) = resolve_controller_ref(obj, Kind::ReplicaSet, caches.of(Kind::ReplicaSet)) else {
+                    return;
+                };
+                let rs = rs.key();
+                let uid = obj.meta().uid.clone();
+                let replace = match ev {
+                    InformerEvent::Update(old, new) => {
+                        new.meta().is_terminating()
+                            && !old.meta().is_terminating()
+                            && !self.edge_deleted.contains(&uid)
+                            && self.edge_replaced.insert(uid.clone())
+                    }
+                    InformerEvent::Delete(pod, _) => {
+                        let ours = self.edge_deleted.remove(&uid);
+                        let replaced = self.edge_replaced.remove(&uid);
+                        !ours && !replaced && pod.as_pod().is_some_and(|p| !p.status.phase.is_terminal())
+                    }
+                    InformerEvent::Add(_) => false,
+                };
+                push(self, &rs, i64::from(replace));
+            }
+            _ => {}
+        }
     }
 
     fn handle(&mut self, ev: &InformerEvent, caches: Caches<'_>, _now: Millis, out: &mut Enqueue) {
@@ -208,6 +313,9 @@ impl Reconciler for ReplicaSetController {
     }
 
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
+        if let Some(work) = parse_edge_key(key) {
+            return self.reconcile_edge(&work, cx);
+        }
         let Some(rs) = cx.caches.of(Kind::ReplicaSet).get(key).and_then(|o| o.as_replicaset()).cloned() else {
             self.expectations.delete(key);
             return Ok(Outcome::Done);
@@ -269,6 +377,56 @@ fn claim_pods(rs: &ReplicaSet, cx: &mut Ctx<'_, '_>) -> Result<Vec<Rc<Object>>, 
 }
 
 impl ReplicaSetController {
+    /// One unit of edge work: create one pod, delete one pod, or refresh status; never a diff.
+    fn reconcile_edge(&mut self, work: &EdgeWork, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
+        let Some(rs) = cx.caches.of(Kind::ReplicaSet).get(&work.rs).and_then(|o| o.as_replicaset()).cloned() else {
+            return Ok(Outcome::Done);
+        };
+        let rs_obj = Object::ReplicaSet(rs.clone());
+        let owned = |cx: &Ctx<'_, '_>| -> Vec<Rc<Object>> {
+            cx.caches
+                .of(Kind::Pod)
+                .by_owner(&rs.metadata.uid)
+                .filter(|p| p.as_pod().is_some_and(Pod::is_active))
+                .cloned()
+                .collect()
+        };
+        match work.delta {
+            d if d > 0 => match cx.api.create(Object::Pod(pod_from_template(&rs))) {
+                Ok(pod) => {
+                    let msg = format!("Created pod: {}", pod.meta().name);
+                    cx.recorder.event(&mut cx.api, &rs_obj, EventKind::Normal, "SuccessfulCreate", &msg);
+                }
+                Err(e) => {
+                    let msg = format!("Error creating: {e}");
+                    cx.recorder.event(&mut cx.api, &rs_obj, EventKind::Warning, "FailedCreate", &msg);
+                    return Err(e.to_string());
+                }
+            },
+            d if d < 0 => {
+                let active: Vec<Rc<Object>> =
+                    owned(cx).into_iter().filter(|p| !self.edge_deleted.contains(&p.meta().uid)).collect();
+                if let Some(victim) = pods_to_delete(&active, 1).into_iter().next() {
+                    let uid = active.iter().find(|p| p.key() == victim).map(|p| p.meta().uid.clone());
+                    match cx.api.delete(Kind::Pod, &victim, &DeleteOptions::default()) {
+                        Ok(_) => {
+                            self.edge_deleted.extend(uid);
+                            let msg = format!("Deleted pod: {}", victim.name);
+                            cx.recorder.event(&mut cx.api, &rs_obj, EventKind::Normal, "SuccessfulDelete", &msg);
+                        }
+                        Err(e) if e.is_not_found() => {}
+                        Err(e) => return Err(e.to_string()),
+                    }
+                }
+            }
+            _ => {}
+        }
+        let active = owned(cx);
+        let status = calculate_status(&rs, &active, cx.now);
+        update_status(&rs, status, cx)?;
+        Ok(Outcome::Done)
+    }
+
     /// `manageReplicas`: create or delete pods to make `active` match `spec.replicas`.
     fn manage_replicas(&mut self, rs: &ReplicaSet, active: &[Rc<Object>], cx: &mut Ctx<'_, '_>) -> Result<(), String> {
         let key = rs_key(rs);
@@ -461,6 +619,18 @@ mod tests {
             cheap,
         ]);
         assert_eq!(got[0], "cheap");
+    }
+
+    #[test]
+    fn edge_keys_round_trip_and_plain_names_are_not_edge_work() {
+        let rs = ObjKey::new("default", "web-5d8f");
+        for (d, seq) in [(1, 7), (-1, 8), (0, 0)] {
+            let k = edge_key(&rs, d, seq);
+            assert_eq!(parse_edge_key(&k), Some(EdgeWork { rs: rs.clone(), delta: d }), "{k}");
+        }
+        assert_eq!(edge_key(&rs, 1, 7).to_string(), "default/web-5d8f+1#7");
+        assert_eq!(parse_edge_key(&ObjKey::new("default", "web-1")), None);
+        assert_eq!(parse_edge_key(&ObjKey::new("default", "web")), None);
     }
 
     #[test]
