@@ -89,7 +89,7 @@ fn idempotency_applying_the_same_manifest_again_changes_nothing() {
 /// then).
 fn lose_a_deletion(mode: TriggerMode) -> (usize, usize, usize, usize) {
     let mut sim = common::cluster();
-    assert_eq!(sim.set_trigger_mode(None, mode).contains(&"replicaset"), true);
+    assert!(sim.set_trigger_mode(None, mode).contains(&"replicaset"));
     sim.set_watch_drop(1.0);
     let victim = first_pod(&sim);
     sim.delete(Kind::Pod, &victim, &Default::default()).expect("delete");
