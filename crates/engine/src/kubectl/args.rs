@@ -139,8 +139,7 @@ impl Args {
             if w.len() > 1 && w.starts_with('-') && !w[1..].starts_with(|c: char| c.is_ascii_digit()) {
                 // A group of shorthands: `-A`, `-oyaml`, `-o=wide`, `-nkube-system`, `-Aw`.
                 let body = &w[1..];
-                let mut chars = body.char_indices();
-                while let Some((pos, c)) = chars.next() {
+                for (pos, c) in body.char_indices() {
                     let Some(flag) = find_short(c) else {
                         return Err(format!("unknown shorthand flag: '{c}' in {w}"));
                     };

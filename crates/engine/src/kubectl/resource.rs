@@ -111,7 +111,7 @@ pub fn targets(args: &[String]) -> Result<Targets, String> {
                 ));
             };
             if n.is_empty() || n.contains('/') {
-                return Err(format!("arguments in resource/name form must have a single resource and name"));
+                return Err("arguments in resource/name form must have a single resource and name".to_string());
             }
             out.push((kind_of(t)?, n.to_string()));
         }
