@@ -180,7 +180,9 @@ fn deployment(sim: &mut Sim, args: &Args) -> Output {
         return Output::error(format!("invalid argument \"{replicas}\" for \"-r, --replicas\" flag: strconv.ParseInt: parsing \"{replicas}\": value out of range"));
     }
     if port > i32::MAX as i64 || port < i32::MIN as i64 {
-        return Output::error(format!("invalid argument \"{port}\" for \"--port\" flag: strconv.ParseInt: parsing \"{port}\": value out of range"));
+        return Output::error(format!(
+            "invalid argument \"{port}\" for \"--port\" flag: strconv.ParseInt: parsing \"{port}\": value out of range"
+        ));
     }
     let ns = super::namespace(args);
     let mut d = Deployment::default();

@@ -169,7 +169,9 @@ pub(super) fn select(sim: &mut Sim, args: &Args, words: &[String], fetch: bool) 
 /// `kubectl delete`'s `--cascade`: the propagation, and the deprecation warning for the boolean forms.
 fn cascade(v: Option<&str>) -> Result<(Propagation, Option<String>), String> {
     let Some(v) = v else { return Ok((Propagation::Background, None)) };
-    let warn = |to: &str| Some(format!("warning: --cascade={v} is deprecated (boolean value) and can be replaced with --cascade={to}.\n"));
+    let warn = |to: &str| {
+        Some(format!("warning: --cascade={v} is deprecated (boolean value) and can be replaced with --cascade={to}.\n"))
+    };
     match v {
         "background" => Ok((Propagation::Background, None)),
         "foreground" => Ok((Propagation::Foreground, None)),
@@ -192,10 +194,7 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
     if let Some(w) = warning {
         out.stderr.push_str(&w);
     }
-    let mut grace = match args.int("grace-period").map_err(Output::error)? {
-        Some(g) => g,
-        None => -1,
-    };
+    let mut grace = args.int("grace-period").map_err(Output::error)?.unwrap_or(-1);
     let force = args.bool("force");
     if args.bool("now") {
         if grace != -1 {
@@ -295,8 +294,13 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
             if output == "name" {
                 out.stdout.push_str(&format!("{ref_}/{}\n", item.key.name));
             } else {
-                let suffix = if dry_run { " (dry run)" } else { "" };
-                out.stdout.push_str(&format!("{ref_} \"{}\" deleted{suffix}\n", item.key.name));
+                let verb = if grace == 0 { "force deleted" } else { "deleted" };
+                let suffix = match args.value("dry-run") {
+                    Some("server") => " (server dry run)",
+                    _ if dry_run => " (dry run)",
+                    _ => "",
+                };
+                out.stdout.push_str(&format!("{ref_} \"{}\" {verb}{suffix}\n", item.key.name));
             }
         };
         if dry_run {

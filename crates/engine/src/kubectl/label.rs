@@ -11,7 +11,8 @@ use crate::store::Subresource;
 pub const LABEL: Command = Command {
     name: "label",
     summary: "Update the labels on a resource",
-    usage: "kubectl label [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version]",
+    usage:
+        "kubectl label [--overwrite] (-f FILENAME | TYPE NAME) KEY_1=VAL_1 ... KEY_N=VAL_N [--resource-version=version]",
     flags: FLAGS,
     run: run_label,
 };
@@ -25,7 +26,11 @@ pub const ANNOTATE: Command = Command {
 };
 
 const FLAGS: &[Flag] = &[
-    switch("overwrite", None, "If true, allow labels (annotations) to be overwritten, otherwise reject updates that overwrite existing ones."),
+    switch(
+        "overwrite",
+        None,
+        "If true, allow labels (annotations) to be overwritten, otherwise reject updates that overwrite existing ones.",
+    ),
     switch("list", None, "If true, display the labels (annotations) for a given resource."),
     switch("all", None, "Select all resources, in the namespace of the specified resource types"),
     value("selector", Some('l'), "Selector (label query) to filter on."),
@@ -69,7 +74,8 @@ pub(super) fn label_value_errors(v: &str) -> Vec<String> {
     }
     let ok_chars = v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     let ends = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
-    if !v.is_empty() && !(ok_chars && ends(v.chars().next()) && ends(v.chars().last())) {
+    let well_formed = v.is_empty() || (ok_chars && ends(v.chars().next()) && ends(v.chars().last()));
+    if !well_formed {
         errs.push("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')".to_string());
     }
     errs

@@ -62,9 +62,17 @@ const DRAIN_FLAGS: &[Flag] = &[
 ];
 
 const TAINT_FLAGS: &[Flag] = &[
-    switch("overwrite", None, "If true, allow taints to be overwritten, otherwise reject taint updates that overwrite existing taints."),
+    switch(
+        "overwrite",
+        None,
+        "If true, allow taints to be overwritten, otherwise reject taint updates that overwrite existing taints.",
+    ),
     switch("all", None, "Select all nodes in the cluster"),
-    value("selector", Some('l'), "Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,key2=value2)"),
+    value(
+        "selector",
+        Some('l'),
+        "Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,key2=value2)",
+    ),
     value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
 ];
 
@@ -80,9 +88,7 @@ fn run_uncordon(sim: &mut Sim, args: &Args, _: &Input) -> Output {
 fn nodes(sim: &mut Sim, args: &Args, cmd: &str) -> Result<super::delete::Selection, Output> {
     let has_selector = args.value("selector").is_some_and(|s| !s.is_empty());
     if args.positional.is_empty() && !has_selector {
-        return Err(Output::error(format!(
-            "USAGE: {cmd} NODE [flags]\nSee 'kubectl {cmd} -h' for help and examples"
-        )));
+        return Err(Output::error(format!("USAGE: {cmd} NODE [flags]\nSee 'kubectl {cmd} -h' for help and examples")));
     }
     if !args.positional.is_empty() && has_selector {
         return Err(Output::error(format!(
@@ -96,7 +102,8 @@ fn nodes(sim: &mut Sim, args: &Args, cmd: &str) -> Result<super::delete::Selecti
 
 /// Cordons or uncordons every selected node; the output and whether all went well.
 fn cordon_nodes(sim: &mut Sim, nodes: &[super::delete::Item], desired: bool, out: &mut Output) {
-    let (already, changed) = if desired { ("already cordoned", "cordoned") } else { ("already uncordoned", "uncordoned") };
+    let (already, changed) =
+        if desired { ("already cordoned", "cordoned") } else { ("already uncordoned", "uncordoned") };
     for item in nodes {
         let Some(Object::Node(n)) = item.obj.as_deref() else { continue };
         if n.spec.unschedulable == desired {
@@ -114,7 +121,11 @@ fn cordon_nodes(sim: &mut Sim, nodes: &[super::delete::Item], desired: bool, out
             Ok(_) => out.stdout.push_str(&format!("node/{} {changed}\n", item.key.name)),
             Err(e) => {
                 let verb = if desired { "cordon" } else { "uncordon" };
-                out.stderr.push_str(&format!("error: unable to {verb} node {:?}: {}\n", item.key.name, server_error_line(&e)));
+                out.stderr.push_str(&format!(
+                    "error: unable to {verb} node {:?}: {}\n",
+                    item.key.name,
+                    server_error_line(&e)
+                ));
                 out.code = 1;
             }
         }
@@ -158,8 +169,16 @@ fn duration(v: &str) -> Result<Millis, String> {
             "s" => 1000.0,
             "m" => 60_000.0,
             "h" => 3_600_000.0,
-            "" => return Err(format!("invalid argument \"{v}\" for \"--timeout\" flag: time: missing unit in duration \"{v}\"")),
-            u => return Err(format!("invalid argument \"{v}\" for \"--timeout\" flag: time: unknown unit \"{u}\" in duration \"{v}\"")),
+            "" => {
+                return Err(format!(
+                    "invalid argument \"{v}\" for \"--timeout\" flag: time: missing unit in duration \"{v}\""
+                ))
+            }
+            u => {
+                return Err(format!(
+                    "invalid argument \"{v}\" for \"--timeout\" flag: time: unknown unit \"{u}\" in duration \"{v}\""
+                ))
+            }
         };
         rest = &rest[unit_len..];
         total += n * factor;
@@ -260,7 +279,8 @@ impl Drain {
     }
 
     fn fail(&mut self, poll: &mut FollowPoll, node: String, err: String) {
-        poll.stderr.push_str(&format!("error: unable to drain node {node:?} due to error: {err}, continuing command...\n"));
+        poll.stderr
+            .push_str(&format!("error: unable to drain node {node:?} due to error: {err}, continuing command...\n"));
         self.failed.push((node, err));
     }
 
@@ -291,10 +311,8 @@ impl Drain {
             return;
         }
         if !unmanaged.is_empty() {
-            poll.stderr.push_str(&format!(
-                "Warning: deleting Pods that declare no controller: {}\n",
-                unmanaged.join(", ")
-            ));
+            poll.stderr
+                .push_str(&format!("Warning: deleting Pods that declare no controller: {}\n", unmanaged.join(", ")));
         }
         let mut waiting = Vec::new();
         for p in evict {
@@ -507,7 +525,9 @@ fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Output {
         match (specs.is_empty(), is_taint) {
             (_, true) => specs.push(w.clone()),
             (true, false) => resources.push(w.clone()),
-            (false, false) => return Output::error(format!("all resources must be specified before taint changes: {w}")),
+            (false, false) => {
+                return Output::error(format!("all resources must be specified before taint changes: {w}"))
+            }
         }
     }
     if resources.is_empty() {
@@ -645,7 +665,9 @@ fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Output {
         });
         match res {
             Ok(_) => out.stdout.push_str(&format!("node/{} {verb}\n", item.key.name)),
-            Err(e) => out.push(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() }),
+            Err(e) => {
+                out.push(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() })
+            }
         }
     }
     out.push(sel.error_output());

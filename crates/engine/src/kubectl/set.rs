@@ -81,7 +81,9 @@ fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Output {
         errs.push("at least one image update is required");
     }
     if images.len() > 1 && images.iter().any(|(n, _)| n == "*") {
-        errs.push("all containers are already specified by *, but saw more than one container_name=container_image pairs");
+        errs.push(
+            "all containers are already specified by *, but saw more than one container_name=container_image pairs",
+        );
     }
     match errs.len() {
         0 => {}
@@ -105,7 +107,7 @@ fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Output {
             _ => {
                 errors.push(format!(
                     "error: {}/{} the object is not a pod or does not have a pod template: *v1.{}",
-                    item.kind.resource_ref(),
+                    item.kind.plural(),
                     item.key.name,
                     item.kind.name()
                 ));
