@@ -52,13 +52,16 @@ fn every_example_parses_and_runs() {
         }
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let out = sc.run(RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // `kubectl -f PATH` reads relative to the scenario file, as `kubeloop run` does.
+        let read = |name: &str| std::fs::read_to_string(examples_dir().join(name)).map_err(|e| format!("{name}: {e}"));
+        let opts = RunOptions { read_file: Some(&read), ..RunOptions::default() };
+        let out = sc.run(opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let errors: Vec<_> = out.timeline.iter().filter(|e| e.is_error()).collect();
         assert!(errors.is_empty(), "{}: action errors: {errors:?}", path.display());
         assert!(!render_summary(&out.summary).is_empty());
         seen += 1;
     }
-    assert!(seen >= 4, "expected the four shipped examples, found {seen}");
+    assert!(seen >= 5, "expected the five shipped examples, found {seen}");
 }
 
 #[test]
@@ -376,4 +379,27 @@ fn kubectl_actions_read_files_through_the_runner() {
     // No standard input in a scenario: kubectl's error.
     let stdin = at(7);
     assert!(stdin.len() > 1 && stdin[1..].iter().all(|(k, _)| *k == EntryKind::Error), "{stdin:?}");
+}
+
+#[test]
+fn kubectl_example_rolls_out_and_scales() {
+    // Fails until the kubectl commands are merged.
+    let text = example("kubectl.yaml");
+    let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let read = |name: &str| std::fs::read_to_string(examples_dir().join(name)).map_err(|e| format!("{name}: {e}"));
+    let out = sc.run(RunOptions { read_file: Some(&read), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+    let timeline = render_timeline(&out.timeline);
+    for want in [
+        "$ kubectl apply -f manifests/api.yaml",
+        "  deployment.apps/api created",
+        "$ kubectl rollout status deployment/web",
+        "  deployment \"web\" successfully rolled out",
+        "  deployment.apps/web scaled",
+    ] {
+        assert!(timeline.contains(want), "{want}\n{timeline}");
+    }
+    let mut deploys: Vec<_> = out.summary.deployments.iter().map(|d| (d.name.as_str(), d.available)).collect();
+    deploys.sort();
+    assert_eq!(deploys, [("api", 2), ("web", 5)], "{}", render_summary(&out.summary));
+    assert!(out.summary.converged_at_ms.is_some());
 }
