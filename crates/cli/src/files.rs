@@ -51,3 +51,24 @@ pub fn dir_of(file: &str) -> &Path {
         _ => Path::new("."),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_and_directories_read_like_kubectl() {
+        let dir = std::env::temp_dir().join(format!("kubeloop-files-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(dir.join("d"));
+        let _ = std::fs::write(dir.join("d/b.yaml"), "b: 2\n");
+        let _ = std::fs::write(dir.join("d/a.yml"), "a: 1");
+        let _ = std::fs::write(dir.join("d/notes.txt"), "not read");
+        assert_eq!(read(&dir, "d/b.yaml"), Ok("b: 2\n".to_string()));
+        assert_eq!(read(&dir, "d"), Ok("a: 1\n---\nb: 2\n".to_string()));
+        assert_eq!(read(&dir, "nope.yaml"), Err("the path \"nope.yaml\" does not exist".to_string()));
+        assert!(read(&dir, "https://example.com/x.yaml").is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(dir_of("web.yaml"), Path::new("."));
+        assert_eq!(dir_of("examples/web.yaml"), Path::new("examples"));
+    }
+}
