@@ -341,3 +341,41 @@ pub(crate) fn events_row(e: &Event, now: Millis, all_namespaces: bool) -> Vec<St
     ]);
     r
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{ContainerState, ContainerStateWaiting, ContainerStatus, PodPhase};
+    use crate::time::{MINUTE, SECOND};
+
+    #[test]
+    fn aggregated_events_show_count_and_span() {
+        let mut e = Event::default();
+        e.body.count = 3;
+        e.body.first_timestamp = Some(Time(0));
+        e.body.last_timestamp = Some(Time(3 * MINUTE));
+        assert_eq!(event_interval(&e, 5 * MINUTE), "2m (x3 over 5m)");
+        e.body.count = 1;
+        assert_eq!(event_interval(&e, 45 * SECOND), "45s");
+        assert_eq!(since(None, 0), "<unknown>");
+    }
+
+    #[test]
+    fn pod_status_like_print_pod() {
+        let mut p = Pod::default();
+        p.status.phase = PodPhase::Pending;
+        assert_eq!(pod_status(&p), "Pending");
+        p.status.container_statuses.push(ContainerStatus {
+            state: ContainerState {
+                waiting: Some(ContainerStateWaiting { reason: "ContainerCreating".into(), message: "".into() }),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        assert_eq!(pod_status(&p), "ContainerCreating");
+        p.metadata.deletion_timestamp = Some(Time(0));
+        assert_eq!(pod_status(&p), "Terminating");
+        p.status.reason = "NodeLost".into();
+        assert_eq!(pod_status(&p), "Unknown");
+    }
+}
