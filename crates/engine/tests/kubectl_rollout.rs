@@ -92,8 +92,10 @@ fn history_lists_revisions_and_shows_one() {
     let mut sim = common::cluster();
     kubectl::apply(&mut sim, &web_with("nginx:1.28")).expect("apply");
     sim.run_for(2 * MINUTE);
-    let cause = web_with("nginx:1.29")
-        .replace("  labels:\n    app: web\nspec:", "  labels:\n    app: web\n  annotations:\n    kubernetes.io/change-cause: upgrade to 1.29\nspec:");
+    let cause = web_with("nginx:1.29").replace(
+        "  labels:\n    app: web\nspec:",
+        "  labels:\n    app: web\n  annotations:\n    kubernetes.io/change-cause: upgrade to 1.29\nspec:",
+    );
     kubectl::apply(&mut sim, &cause).expect("apply");
     sim.run_for(2 * MINUTE);
     let out = check(&mut sim, "rollout-history", "rollout history deployment/web");
@@ -117,7 +119,11 @@ fn undo_rolls_back_to_the_previous_template() {
     sim.run_for(2 * MINUTE);
     // The old ReplicaSet is reused and takes the next revision: 2 and 3 now, 1 is gone.
     let out = kubectl(&mut sim, "rollout history deployment/web");
-    assert!(out.stdout.contains("\n2 ") && out.stdout.contains("\n3 ") && !out.stdout.contains("\n1 "), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("\n2 ") && out.stdout.contains("\n3 ") && !out.stdout.contains("\n1 "),
+        "{}",
+        out.stdout
+    );
     assert_eq!(replica_sets(&sim), 2);
     let out = check(&mut sim, "rollout-undo-to-revision-current", "rollout undo deployment/web --to-revision=3");
     assert_eq!(out.code, 0);
@@ -142,7 +148,8 @@ fn restart_makes_a_new_replica_set() {
     sim.run_for(2 * MINUTE);
     assert_eq!(replica_sets(&sim), 2);
     let d = sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
-    let stamp = d.and_then(|d| d.spec.template.metadata.annotation("kubectl.kubernetes.io/restartedAt").map(str::to_string));
+    let stamp =
+        d.and_then(|d| d.spec.template.metadata.annotation("kubectl.kubernetes.io/restartedAt").map(str::to_string));
     assert_eq!(stamp.as_deref(), Some("2026-01-01T00:02:00Z"));
     let out = kubectl(&mut sim, "rollout status deployment/web --watch=false");
     assert_eq!(out.stdout, "deployment \"web\" successfully rolled out\n");

@@ -26,7 +26,11 @@ pub const COMMAND: Command = Command {
 
 const FLAGS: &[Flag] = &[
     switch("watch", Some('w'), "Watch the status of the rollout until it's done."),
-    value("revision", None, "status: pin to a specific revision; history: see the details, including podTemplate of the revision specified"),
+    value(
+        "revision",
+        None,
+        "status: pin to a specific revision; history: see the details, including podTemplate of the revision specified",
+    ),
     value("timeout", None, "The length of time to wait before ending watch, zero means never (e.g. 1s, 2m, 3h)."),
     value("to-revision", None, "The revision to rollback to. Default to 0 (last revision)."),
     value("selector", Some('l'), "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'."),
@@ -60,9 +64,7 @@ fn help() -> String {
 fn run(sim: &mut Sim, args: &Args, _: &Input) -> Output {
     let Some(sub) = args.positional.first() else { return Output::ok(help()) };
     let Some((_, _, allowed)) = SUBCOMMANDS.iter().find(|(n, _, _)| n == sub) else {
-        return Output::error(format!(
-            "unknown command [\"{sub}\"]\nSee 'kubectl rollout -h' for help and examples"
-        ));
+        return Output::error(format!("unknown command [\"{sub}\"]\nSee 'kubectl rollout -h' for help and examples"));
     };
     for f in FLAGS {
         if args.has(f.long) && !allowed.contains(&f.long) {
@@ -346,10 +348,7 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
     let mut out = Output::default();
     for o in objs {
         let Some(d) = o.as_deployment() else {
-            out.push(Output::error(format!(
-                "no history viewer has been implemented for \"{}\"",
-                group_kind(o.kind())
-            )));
+            out.push(Output::error(format!("no history viewer has been implemented for \"{}\"", group_kind(o.kind()))));
             return out;
         };
         let name = format!("{}/{}", Kind::Deployment.resource_ref(), d.metadata.name);
