@@ -1,6 +1,11 @@
-//! `kubeloop`: runs kubeloop scenarios headless, and benchmarks the engine.
+//! `kubeloop`: runs kubeloop scenarios headless, runs one kubectl command against a scenario's cluster, and
+//! benchmarks the engine.
 //!
-//! Exit codes: 0 success; 2 usage errors, unreadable or invalid scenario files, and output errors.
+//! Exit codes: 0 success; 2 usage errors, unreadable or invalid scenario files, and output errors;
+//! `kubeloop kubectl` otherwise exits with kubectl's code (1 when the command failed).
+
+mod files;
+mod kubectl;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -20,6 +25,7 @@ kubeloop: a deterministic simulation of a Kubernetes control plane
 
 Usage:
   kubeloop run FILE [--seed N] [--until DURATION] [--json] [--quiet]
+  kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
   kubeloop bench [--nodes N] [--pods N] [--seed N]
   kubeloop help | --help
   kubeloop --version
@@ -30,6 +36,18 @@ Commands:
             --until DURATION  simulated run length, e.g. 90s, 10m, 1h30m (overrides `until:`; default 5m)
             --json            print only the summary, as JSON
             --quiet           omit the timeline
+          kubectl `-f PATH` in the scenario's actions reads relative to the scenario file.
+  kubectl Build a cluster, run it to a simulated time, run one kubectl command there and print its output.
+            --scenario FILE   the scenario whose cluster it is (default: 3 nodes of 4 CPU, 16Gi, 110 pods, nothing
+                              applied)
+            --at DURATION     when to run the command (default: the scenario's end, `until:` or 5m; without
+                              --scenario 1m); the scenario's actions until then have run
+            --seed N          seed of the run (overrides the scenario's `seed:`; default 1)
+            --for DURATION    how long to follow a command that keeps printing (get -w, rollout status, drain)
+                              in simulated time (default 5m)
+            ARGS              kubectl's arguments (after `--` if they start with one of the options above);
+                              -f PATH reads relative to the current directory, -f - reads standard input.
+                              Exits with kubectl's code; `kubeloop kubectl --help` lists the commands.
   bench   Cold start: add the nodes, apply Deployments for the pods, run until every pod is Running and every
           Deployment converged (at most 30 simulated minutes); print simulated and wall time, events/s, API writes
           and peak memory.
@@ -37,7 +55,8 @@ Commands:
             --pods N          pods (default 30000)
             --seed N          seed (default 1)
 
-Exit status: 0 on success, 2 on a usage error or a bad scenario file.
+Exit status: 0 on success, 2 on a usage error or a bad scenario file; `kubectl`: kubectl's exit code (1 when the
+command failed).
 ";
 
 /// A failure that ends the program with exit code 2 and `error: ...` on stderr.
@@ -52,7 +71,7 @@ impl<T: std::fmt::Display> From<T> for Fail {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match dispatch(&args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(Fail(msg)) => {
             let _ = writeln!(std::io::stderr(), "error: {msg}");
             ExitCode::from(2)
@@ -60,16 +79,18 @@ fn main() -> ExitCode {
     }
 }
 
-fn dispatch(args: &[String]) -> Result<(), Fail> {
+/// Runs a command; returns the exit code.
+fn dispatch(args: &[String]) -> Result<u8, Fail> {
     let Some(cmd) = args.first() else {
         return Err(Fail(format!("no command given\n\n{USAGE}")));
     };
     let rest = &args[1..];
     match cmd.as_str() {
-        "run" => run(rest),
-        "bench" => bench(rest),
-        "help" | "--help" | "-h" => output(USAGE),
-        "version" | "--version" | "-V" => output(&format!("kubeloop {VERSION}\n")),
+        "run" => run(rest).map(|_| 0),
+        "kubectl" => kubectl::run(rest),
+        "bench" => bench(rest).map(|_| 0),
+        "help" | "--help" | "-h" => output(USAGE).map(|_| 0),
+        "version" | "--version" | "-V" => output(&format!("kubeloop {VERSION}\n")).map(|_| 0),
         other => Err(Fail(format!("unknown command {other:?} (try `kubeloop help`)"))),
     }
 }
@@ -170,7 +191,10 @@ fn run(args: &[String]) -> Result<(), Fail> {
     }
     let text = std::fs::read_to_string(file).map_err(|e| Fail(format!("{file}: {e}")))?;
     let sc = Scenario::parse(&text).map_err(|e| Fail(format!("{file}: {e}")))?;
-    let outcome = sc.run(RunOptions { seed, until }).map_err(|e| Fail(format!("{file}: {e}")))?;
+    let dir = files::dir_of(file);
+    let read_file = |name: &str| files::read(dir, name);
+    let opts = RunOptions { seed, until, read_file: Some(&read_file) };
+    let outcome = sc.run(opts).map_err(|e| Fail(format!("{file}: {e}")))?;
     if a.flag("json") {
         let mut json = serde_json::to_string_pretty(&outcome.summary)?;
         json.push('\n');

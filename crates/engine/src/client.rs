@@ -51,6 +51,19 @@ impl<'a> Api<'a> {
         self.store.list(self.client, kind, namespace, selector, &WatchFilter::All)
     }
 
+    /// LIST with a field selector the API server indexes (`spec.nodeName=NODE` for pods, as `kubectl drain` and
+    /// the kubelet ask): like [`Api::list`], restricted by `filter`.
+    pub fn list_filtered(
+        &mut self,
+        kind: Kind,
+        namespace: Option<&str>,
+        selector: Option<&LabelSelector>,
+        filter: &WatchFilter,
+    ) -> (Vec<Rc<Object>>, u64) {
+        self.charge();
+        self.store.list(self.client, kind, namespace, selector, filter)
+    }
+
     pub fn create(&mut self, obj: Object) -> Result<Rc<Object>, ApiError> {
         self.charge();
         self.store.create(self.client, obj, self.now)

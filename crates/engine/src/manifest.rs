@@ -196,41 +196,62 @@ pub fn pretty_path(segments: &[&str]) -> String {
 /// error. The type at each step is followed through the object's schema.
 fn known_field(kind: Kind, path: &[&str]) -> bool {
     let Some((field, parents)) = path.split_last() else { return false };
-    let mut ty = match kind {
+    let Some(mut ty) = schema_type(kind) else { return false };
+    for seg in parents {
+        if seg.chars().all(|c| c.is_ascii_digit()) {
+            continue; // a list item keeps the element type
+        }
+        if *seg == "status" {
+            return true;
+        }
+        match field_type(ty, seg) {
+            Some(t) => ty = t,
+            None => return false,
+        }
+    }
+    schema_fields(ty).contains(field)
+}
+
+/// The schema type name of a kind's object (`Deployment`), for the field tables below (also `kubectl explain`).
+pub fn schema_type(kind: Kind) -> Option<&'static str> {
+    Some(match kind {
         Kind::Namespace => "Namespace",
         Kind::Node => "Node",
         Kind::Pod => "Pod",
         Kind::ReplicaSet => "ReplicaSet",
         Kind::Deployment => "Deployment",
-        _ => return false,
-    };
-    for seg in parents {
-        if seg.chars().all(|c| c.is_ascii_digit()) {
-            continue; // a list item keeps the element type
-        }
-        ty = match (ty, *seg) {
-            (_, "metadata") => "ObjectMeta",
-            ("Deployment", "spec") => "DeploymentSpec",
-            ("ReplicaSet", "spec") => "ReplicaSetSpec",
-            ("Pod" | "PodTemplateSpec", "spec") => "PodSpec",
-            ("Node", "spec") => "NodeSpec",
-            ("Namespace", "spec") => "NamespaceSpec",
-            (_, "status") => return true,
-            ("DeploymentSpec" | "ReplicaSetSpec", "template") => "PodTemplateSpec",
-            ("DeploymentSpec" | "ReplicaSetSpec", "selector") => "LabelSelector",
-            ("DeploymentSpec", "strategy") => "DeploymentStrategy",
-            ("DeploymentStrategy", "rollingUpdate") => "RollingUpdateDeployment",
-            ("PodSpec", "containers" | "initContainers" | "ephemeralContainers") => "Container",
-            ("PodSpec", "tolerations") => "Toleration",
-            ("Container", "resources") => "ResourceRequirements",
-            ("Container", "ports") => "ContainerPort",
-            ("NodeSpec", "taints") => "Taint",
-            ("LabelSelector", "matchExpressions") => "LabelSelectorRequirement",
-            ("ObjectMeta", "ownerReferences") => "OwnerReference",
-            _ => return false,
-        };
-    }
-    let fields: &[&str] = match ty {
+        _ => return None,
+    })
+}
+
+/// The schema type of field `seg` of type `ty`, for fields whose own fields are known (`status` excepted: any
+/// field under a status is accepted).
+pub fn field_type(ty: &str, seg: &str) -> Option<&'static str> {
+    Some(match (ty, seg) {
+        (_, "metadata") => "ObjectMeta",
+        ("Deployment", "spec") => "DeploymentSpec",
+        ("ReplicaSet", "spec") => "ReplicaSetSpec",
+        ("Pod" | "PodTemplateSpec", "spec") => "PodSpec",
+        ("Node", "spec") => "NodeSpec",
+        ("Namespace", "spec") => "NamespaceSpec",
+        ("DeploymentSpec" | "ReplicaSetSpec", "template") => "PodTemplateSpec",
+        ("DeploymentSpec" | "ReplicaSetSpec", "selector") => "LabelSelector",
+        ("DeploymentSpec", "strategy") => "DeploymentStrategy",
+        ("DeploymentStrategy", "rollingUpdate") => "RollingUpdateDeployment",
+        ("PodSpec", "containers" | "initContainers" | "ephemeralContainers") => "Container",
+        ("PodSpec", "tolerations") => "Toleration",
+        ("Container", "resources") => "ResourceRequirements",
+        ("Container", "ports") => "ContainerPort",
+        ("NodeSpec", "taints") => "Taint",
+        ("LabelSelector", "matchExpressions") => "LabelSelectorRequirement",
+        ("ObjectMeta", "ownerReferences") => "OwnerReference",
+        _ => return None,
+    })
+}
+
+/// The fields Kubernetes accepts in schema type `ty` (kubeloop simulates some of them; see [`parse`]).
+pub fn schema_fields(ty: &str) -> &'static [&'static str] {
+    match ty {
         "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" => {
             &["apiVersion", "kind", "metadata", "spec", "status"]
         }
@@ -343,8 +364,7 @@ fn known_field(kind: Kind, path: &[&str]) -> bool {
         "NamespaceSpec" => &["finalizers"],
         "OwnerReference" => &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"],
         _ => &[],
-    };
-    fields.contains(field)
+    }
 }
 
 /// Server-side validation (defaults first, as the API server does), located at the offending field's line.

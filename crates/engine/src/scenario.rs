@@ -10,6 +10,8 @@
 //!   apiVersion: apps/v1
 //!   ...
 //! actions:                 # each at a simulated time
+//!   - {at: 30s, kubectl: "set image deployment/web nginx=nginx:1.28"}
+//!   - {at: 30s, kubectl: "rollout status deployment/web"}   # keeps printing as time passes, until done
 //!   - {at: 60s, scale: {deployment: web, replicas: 10}}
 //!   - {at: 90s, delete: {kind: pod, selector: "app=web"}}
 //!   - {at: 2m, killNode: node-1}
@@ -19,6 +21,11 @@
 //! than kubeloop simulates), is refused with its line and column. Once running, nothing aborts: an action that
 //! fails (a manifest the API server rejects, a delete of something missing) is written to the timeline as an
 //! error, as kubectl would print it, and the run goes on.
+//!
+//! `kubectl:` actions, `scale:` and `delete:` run through [`crate::kubectl::run`]: the timeline shows the command
+//! and what kubectl printed. A command that keeps printing (`rollout status`, `get -w`, `drain`) is polled as
+//! simulated time passes until it is done or the run ends. The engine reads no files: `-f PATH` goes to the
+//! [`RunOptions::read_file`] the caller passes.
 //!
 //! The run is deterministic: the same scenario and seed give the same timeline and the same history hash.
 
@@ -30,11 +37,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::selector::parse_selector;
 use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Taint};
+use crate::kubectl::Follow;
 use crate::kubelet::NodeConfig;
 use crate::sim::{Sim, SimConfig, MAX_NODES};
-use crate::store::{ApiCounters, ApiError, DeleteOptions};
+use crate::store::ApiCounters;
 use crate::time::{parse_duration, Millis, HOUR, MINUTE, SECOND};
-use crate::watch::WatchFilter;
 
 /// Seed of a scenario that names none.
 pub const DEFAULT_SEED: u64 = 1;
@@ -126,9 +133,11 @@ pub struct Action {
 pub enum ActionKind {
     /// `kubectl apply -f -` of this text.
     Apply(String),
-    /// `kubectl scale` of a Deployment or ReplicaSet.
+    /// A kubectl command line, without the leading `kubectl`, run with [`crate::kubectl::run`].
+    Kubectl(String),
+    /// `kubectl scale` of a Deployment or ReplicaSet (run as that command line).
     Scale { kind: Kind, key: ObjKey, replicas: u32 },
-    /// `kubectl delete` by name or label selector.
+    /// `kubectl delete` by name or label selector (run as that command line).
     Delete { kind: Kind, namespace: Option<String>, target: DeleteTarget },
     /// Stops a node's kubelet.
     KillNode(String),
@@ -145,11 +154,24 @@ pub enum DeleteTarget {
     Selector(LabelSelector, String),
 }
 
-/// What a run may override.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RunOptions {
+/// What a run may override, and what it may read.
+#[derive(Clone, Copy, Default)]
+pub struct RunOptions<'a> {
     pub seed: Option<u64>,
     pub until: Option<Millis>,
+    /// Reads the files of `kubectl -f PATH` in `kubectl:` actions (the engine has no file system: the runner
+    /// passes one, reading relative to the scenario file). `None`: no files (`the path "x" does not exist`).
+    pub read_file: Option<ReadFile<'a>>,
+}
+
+impl fmt::Debug for RunOptions<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("seed", &self.seed)
+            .field("until", &self.until)
+            .field("read_file", &self.read_file.is_some())
+            .finish()
+    }
 }
 
 /// What a run produced.
@@ -296,20 +318,10 @@ impl<'de> Deserialize<'de> for KindName {
     }
 }
 
-/// Parses a kind the way kubectl accepts resource names (singular, plural, short name, any case, optional group).
+/// Parses a kind the way kubectl resolves resource names ([`crate::kubectl::resource::kind_of`]: singular,
+/// plural, short name or kind, any case, optional group). The error is kubectl's.
 pub fn parse_kind(name: &str) -> Result<Kind, String> {
-    let lower = name.trim().to_ascii_lowercase();
-    let base = lower.strip_suffix(".apps").unwrap_or(&lower);
-    match base {
-        "pod" | "pods" | "po" => Ok(Kind::Pod),
-        "deployment" | "deployments" | "deploy" => Ok(Kind::Deployment),
-        "replicaset" | "replicasets" | "rs" => Ok(Kind::ReplicaSet),
-        "node" | "nodes" | "no" => Ok(Kind::Node),
-        "namespace" | "namespaces" | "ns" => Ok(Kind::Namespace),
-        _ => Err(format!(
-            "unknown kind {name:?}: use pod (po), deployment (deploy), replicaset (rs), node (no) or namespace (ns)"
-        )),
-    }
+    crate::kubectl::resource::kind_of(name.trim())
 }
 
 /// A label selector in kubectl's `-l` syntax, checked.
@@ -387,12 +399,14 @@ struct RawTaint {
 #[serde(
     deny_unknown_fields,
     rename_all = "camelCase",
-    expecting = "an action: a mapping with at and one of apply, scale, delete, killNode, reviveNode, addNode"
+    expecting = "an action: a mapping with at and one of apply, kubectl, scale, delete, killNode, reviveNode, addNode"
 )]
 struct RawAction {
     at: Dur,
     #[serde(default)]
     apply: Option<ManifestText>,
+    #[serde(default)]
+    kubectl: Option<String>,
     #[serde(default)]
     scale: Option<RawScale>,
     #[serde(default)]
@@ -566,6 +580,9 @@ impl Scenario {
             if a.apply.is_some() {
                 given.push("apply");
             }
+            if a.kubectl.is_some() {
+                given.push("kubectl");
+            }
             if a.scale.is_some() {
                 given.push("scale");
             }
@@ -585,7 +602,7 @@ impl Scenario {
             let not_one = ScenarioError::at(
                 line,
                 format!(
-                    "actions[{i}]: an action needs exactly one of apply, scale, delete, killNode, reviveNode, addNode (found {found})"
+                    "actions[{i}]: an action needs exactly one of apply, kubectl, scale, delete, killNode, reviveNode, addNode (found {found})"
                 ),
             );
             if given.len() != 1 {
@@ -593,6 +610,11 @@ impl Scenario {
             }
             let kind = if let Some(m) = a.apply {
                 ActionKind::Apply(m.0)
+            } else if let Some(k) = a.kubectl {
+                let line = line_of(text, &["actions", &idx, "kubectl"]);
+                let command =
+                    check_kubectl(&k).map_err(|e| ScenarioError::at(line, format!("actions[{i}].kubectl: {e}")))?;
+                ActionKind::Kubectl(command)
             } else if let Some(sc) = a.scale {
                 let (kind, name) = match (sc.deployment, sc.replicaset) {
                     (Some(d), None) => (Kind::Deployment, d),
@@ -662,6 +684,49 @@ impl Scenario {
         }
         Ok(Scenario { seed: raw.seed, until, node_template, nodes, manifests, actions })
     }
+}
+
+/// `kubectl: "..."` checked as far as it can be without running it: the words split, the command is one kubeloop
+/// runs, and its flags parse. Returns the command line without the leading `kubectl`.
+fn check_kubectl(written: &str) -> Result<String, String> {
+    use crate::kubectl::{args, COMMANDS};
+    let t = written.trim();
+    let command = ["kubectl", "k"]
+        .iter()
+        .find_map(|k| t.strip_prefix(k).filter(|r| r.is_empty() || r.starts_with(char::is_whitespace)))
+        .map_or(t, str::trim_start);
+    let words = args::split_words(command)?;
+    // Global flags may come before the command (`-n team-a get pods`), as kubectl::run allows.
+    let mut i = 0;
+    while let Some(w) = words.get(i).map(String::as_str) {
+        if w == "-n" || w == "--namespace" {
+            i += 2;
+        } else if (w.starts_with("-n") && w.len() > 2) || w.starts_with("--namespace=") {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    let Some(name) = words.get(i) else {
+        return Err("a command is required, such as `kubectl: get pods`".into());
+    };
+    let Some(cmd) = COMMANDS.iter().find(|c| c.name == name) else {
+        // `help`, or kubectl's own message: an unknown command (with suggestions), one kubeloop does not simulate,
+        // a flag. A word that is not a command runs nothing.
+        let mut sim = Sim::new(SimConfig::default());
+        let out = crate::kubectl::run(&mut sim, &quoted(name), &crate::kubectl::Input::none());
+        if out.code == 0 {
+            return Ok(command.to_string());
+        }
+        let msg = out.stderr.trim_end();
+        return Err(msg.strip_prefix("error: ").unwrap_or(msg).to_string());
+    };
+    let mut rest: Vec<String> = words[..i].to_vec();
+    rest.extend(words[i + 1..].iter().cloned());
+    if let Err(e) = args::Args::parse(&rest, cmd.flags) {
+        return Err(format!("{e} (see `kubectl {} --help`)", cmd.name));
+    }
+    Ok(command.to_string())
 }
 
 /// The t=0 manifests must parse and validate: a scenario whose main content is broken is refused before it runs.
@@ -748,6 +813,10 @@ impl fmt::Display for TimelineEntry {
             EntryKind::Error => "! ",
             EntryKind::Event | EntryKind::Note => "",
         };
+        if self.text.is_empty() {
+            // A blank line of a command's output.
+            return write!(f, "[{}]", format_time(self.at));
+        }
         write!(f, "[{}] {mark}{}", format_time(self.at), self.text)
     }
 }
@@ -1172,19 +1241,91 @@ pub fn render_summary(sm: &Summary) -> String {
 // ---------------------------------------------------------------------------------------------------------------
 // Running
 
-struct Runner {
+/// Reads `-f PATH` for kubectl actions; the error is printed as kubectl prints it (`error: ...`).
+pub type ReadFile<'a> = &'a dyn Fn(&str) -> Result<String, String>;
+
+/// No files: `-f PATH` is kubectl's "does not exist".
+fn no_file(name: &str) -> Result<String, String> {
+    Err(format!("the path \"{name}\" does not exist"))
+}
+
+/// A command started by a kubectl action that keeps printing (`rollout status`, `get -w`, `drain`).
+struct Following {
+    /// `kubectl rollout status deployment/web`, for the note when the run ends before it does.
+    command: String,
+    follow: Box<dyn Follow>,
+}
+
+/// A scenario being run, step by step: [`Scenario::start`] builds the cluster and applies the manifests,
+/// [`Run::run_to`] advances simulated time (running the actions that come due, collecting events and following
+/// commands that keep printing), [`Run::sim_mut`] lets a caller act on the cluster in between (`kubeloop kubectl`),
+/// and [`Run::finish`] ends it with the timeline and the summary.
+pub struct Run<'a> {
+    scenario: &'a Scenario,
     sim: Sim,
+    read_file: ReadFile<'a>,
     timeline: Vec<TimelineEntry>,
     event_seq: u64,
+    follows: Vec<Following>,
+    /// The end of the run.
+    until: Millis,
+    /// Actions at or before `until`.
+    runnable: usize,
+    /// The next action to run.
+    next: usize,
+    last_action_ms: Millis,
+    /// Start of the current streak of settled checks.
+    streak: Option<Millis>,
+    /// (resourceVersion, store settled) at the previous check.
+    last_check: Option<(u64, bool)>,
 }
 
-/// `Error from server (NotFound): pods "x" not found`, as kubectl prints API errors.
-fn kubectl_error(e: &ApiError) -> String {
-    let reason = e.reason();
-    format!("Error from server ({reason}): {e}")
+/// Quotes a word for the command line shown in the timeline (and parsed again by kubectl's word splitter).
+fn shell_word(w: &str) -> String {
+    let plain = !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
+    if plain {
+        w.to_string()
+    } else {
+        quoted(w)
+    }
 }
 
-impl Runner {
+fn quoted(w: &str) -> String {
+    format!("'{}'", w.replace('\'', r"'\''"))
+}
+
+impl ActionKind {
+    /// The kubectl command line an action runs (without the leading `kubectl`), for the actions that are kubectl
+    /// commands: `kubectl`, `scale` and `delete`.
+    pub fn kubectl_line(&self) -> Option<String> {
+        match self {
+            ActionKind::Kubectl(line) => Some(line.clone()),
+            ActionKind::Scale { kind, key, replicas } => {
+                let ns = if &*key.namespace == "default" {
+                    String::new()
+                } else {
+                    format!(" -n {}", shell_word(&key.namespace))
+                };
+                let res = kind.name().to_ascii_lowercase();
+                Some(format!("scale {res} {}{ns} --replicas={replicas}", shell_word(&key.name)))
+            }
+            ActionKind::Delete { kind, namespace, target } => {
+                let ns = match namespace.as_deref() {
+                    Some(n) if kind.namespaced() && n != "default" => format!(" -n {}", shell_word(n)),
+                    _ => String::new(),
+                };
+                let res = kind.name().to_ascii_lowercase();
+                Some(match target {
+                    DeleteTarget::Name(name) => format!("delete {res} {}{ns}", shell_word(name)),
+                    DeleteTarget::Selector(_, text) => format!("delete {res} -l {}{ns}", quoted(text)),
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Run<'_> {
     fn push(&mut self, kind: EntryKind, source: &str, text: impl Into<String>) {
         let text = text.into();
         self.timeline.push(TimelineEntry { at: self.sim.now(), kind, source: source.into(), text });
@@ -1194,6 +1335,18 @@ impl Runner {
         match r {
             Ok(t) => self.push(EntryKind::Result, "kubectl", t),
             Err(t) => self.push(EntryKind::Error, "kubectl", t),
+        }
+    }
+
+    /// A command's output, one entry a line: stdout as results, then stderr as errors when the command failed
+    /// (as results when it succeeded: warnings, `No resources found`).
+    fn output(&mut self, stdout: &str, stderr: &str, failed: bool) {
+        for l in stdout.lines() {
+            self.push(EntryKind::Result, "kubectl", l);
+        }
+        let kind = if failed { EntryKind::Error } else { EntryKind::Result };
+        for l in stderr.lines() {
+            self.push(kind, "kubectl", l);
         }
     }
 
@@ -1218,6 +1371,20 @@ impl Runner {
         }
     }
 
+    /// What the following commands printed since the last poll; the finished ones are dropped.
+    fn poll_follows(&mut self) {
+        let mut i = 0;
+        while i < self.follows.len() {
+            let p = self.follows[i].follow.poll(&mut self.sim);
+            self.output(&p.stdout, &p.stderr, p.done && p.code != 0);
+            if p.done {
+                self.follows.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     fn apply(&mut self, text: &str, what: &str) {
         self.push(EntryKind::Action, "scenario", format!("kubectl apply -f {what}"));
         match crate::kubectl::apply(&mut self.sim, text) {
@@ -1233,30 +1400,29 @@ impl Runner {
         }
     }
 
+    /// Runs one kubectl command line: the command as an action entry, its output as result or error entries; a
+    /// command that keeps printing is followed as time passes.
+    fn kubectl(&mut self, line: &str) {
+        let command = format!("kubectl {line}");
+        self.push(EntryKind::Action, "scenario", command.clone());
+        let input = crate::kubectl::Input { stdin: None, read_file: self.read_file };
+        let out = crate::kubectl::run(&mut self.sim, line, &input);
+        self.output(&out.stdout, &out.stderr, out.code != 0);
+        if out.code != 0 && out.stderr.trim().is_empty() {
+            self.push(EntryKind::Error, "kubectl", format!("error: exit status {}", out.code));
+        }
+        if let Some(follow) = out.follow {
+            self.follows.push(Following { command, follow });
+        }
+    }
+
     fn execute(&mut self, action: &ActionKind) {
+        if let Some(line) = action.kubectl_line() {
+            self.kubectl(&line);
+            return;
+        }
         match action {
             ActionKind::Apply(text) => self.apply(text, "-"),
-            ActionKind::Scale { kind, key, replicas } => {
-                let ns = if &*key.namespace == "default" { String::new() } else { format!(" -n {}", key.namespace) };
-                let cmd = format!(
-                    "kubectl scale {} {}{ns} --replicas={replicas}",
-                    kind.name().to_ascii_lowercase(),
-                    key.name
-                );
-                self.push(EntryKind::Action, "scenario", cmd);
-                let r = if self.sim.store.peek(*kind, key).is_none() {
-                    Err(kubectl_error(&ApiError::NotFound {
-                        resource: crate::store::group_resource(*kind),
-                        name: key.name.clone(),
-                    }))
-                } else {
-                    self.sim
-                        .scale(*kind, key, (*replicas).min(i32::MAX as u32) as i32)
-                        .map(|_| format!("{}/{} scaled", kind.resource_ref(), key.name))
-                };
-                self.result(r);
-            }
-            ActionKind::Delete { kind, namespace, target } => self.delete(*kind, namespace.as_deref(), target),
             ActionKind::KillNode(name) => {
                 self.push(EntryKind::Action, "scenario", format!("kill node {name}"));
                 let r = self
@@ -1285,55 +1451,134 @@ impl Runner {
                 let r = self.sim.add_node(config.clone()).map(|n| format!("node/{n} added"));
                 self.result(r);
             }
+            ActionKind::Kubectl(_) | ActionKind::Scale { .. } | ActionKind::Delete { .. } => {}
         }
     }
 
-    fn delete(&mut self, kind: Kind, namespace: Option<&str>, target: &DeleteTarget) {
-        let ns: Option<&str> = if kind.namespaced() { Some(namespace.unwrap_or("default")) } else { None };
-        let ns_flag = match ns {
-            Some(n) if n != "default" => format!(" -n {n}"),
-            _ => String::new(),
-        };
-        let res = kind.name().to_ascii_lowercase();
-        let keys: Vec<ObjKey> = match target {
-            DeleteTarget::Name(name) => {
-                self.push(EntryKind::Action, "scenario", format!("kubectl delete {res} {name}{ns_flag}"));
-                vec![ObjKey::new(ns.unwrap_or(""), name)]
-            }
-            DeleteTarget::Selector(sel, text) => {
-                self.push(EntryKind::Action, "scenario", format!("kubectl delete {res} -l '{text}'{ns_flag}"));
-                let user = self.sim.user;
-                let (items, _) = self.sim.store.list(user, kind, ns, Some(sel), &WatchFilter::All);
-                if items.is_empty() {
-                    let msg = match ns {
-                        Some(n) => format!("No resources found in {n} namespace."),
-                        None => "No resources found".to_string(),
-                    };
-                    self.push(EntryKind::Result, "kubectl", msg);
-                }
-                items.iter().map(|o| o.key()).collect()
-            }
-        };
-        for key in keys {
-            let r = self.sim.as_user(|api| api.delete(kind, &key, &DeleteOptions::default()));
-            let r =
-                r.map(|_| format!("{} \"{}\" deleted", kind.resource_ref(), key.name)).map_err(|e| kubectl_error(&e));
-            self.result(r);
+    /// Runs the actions due now, collects events and looks at convergence.
+    fn check(&mut self) {
+        let scenario = self.scenario;
+        while self.next < self.runnable && scenario.actions[self.next].at <= self.sim.now() {
+            self.execute(&scenario.actions[self.next].kind);
+            self.next += 1;
+            self.last_check = None;
         }
+        self.collect_events();
+        let now = self.sim.now();
+        if self.next >= self.runnable && now >= self.last_action_ms {
+            // The store part is looked at again only when the store changed since the last check.
+            let rv = self.sim.store.resource_version();
+            let store_ok = match self.last_check {
+                Some((seen, ok)) if seen == rv => ok,
+                _ => store_settled(&self.sim),
+            };
+            self.last_check = Some((rv, store_ok));
+            if store_ok && self.sim.idle() {
+                self.streak.get_or_insert(now);
+            } else {
+                self.streak = None;
+            }
+        }
+    }
+
+    /// Advances the run to simulated time `t` (at most its end), looking at the cluster at least every
+    /// [`CHECK_INTERVAL`]: actions run when they come due, events are collected, following commands polled.
+    pub fn run_to(&mut self, t: Millis) {
+        let t = t.min(self.until);
+        loop {
+            self.check();
+            let now = self.sim.now();
+            if now >= t {
+                break;
+            }
+            let mut to = (now + CHECK_INTERVAL).min(t);
+            if let Some(a) = self.scenario.actions[..self.runnable].get(self.next) {
+                to = to.min(a.at);
+            }
+            self.sim.run_until(to);
+            self.collect_events();
+            self.poll_follows();
+        }
+    }
+
+    /// The simulated time now.
+    pub fn now(&self) -> Millis {
+        self.sim.now()
+    }
+
+    /// The end of the run ([`RunOptions::until`], else the scenario's `until:`, else [`DEFAULT_UNTIL`]).
+    pub fn until(&self) -> Millis {
+        self.until
+    }
+
+    /// The cluster.
+    pub fn sim(&self) -> &Sim {
+        &self.sim
+    }
+
+    /// The cluster, to act on between steps (the runner's own follows and convergence checks see the effects).
+    pub fn sim_mut(&mut self) -> &mut Sim {
+        self.last_check = None;
+        &mut self.sim
+    }
+
+    /// The timeline so far.
+    pub fn timeline(&self) -> &[TimelineEntry] {
+        &self.timeline
+    }
+
+    /// Ends the run where it is: commands still following are stopped, and the summary is taken.
+    pub fn finish(mut self) -> Outcome {
+        for mut f in std::mem::take(&mut self.follows) {
+            f.follow.stop(&mut self.sim);
+            self.push(
+                EntryKind::Note,
+                "scenario",
+                format!("{}: still running at the end of the run, stopped", f.command),
+            );
+        }
+        let not_run = self.scenario.actions.len() - self.next;
+        if not_run > 0 {
+            let now = self.sim.now();
+            self.push(
+                EntryKind::Note,
+                "scenario",
+                format!("{not_run} action(s) after the end of the run ({}) not run", human_duration(now)),
+            );
+        }
+        let mut summary = summarize(&self.sim);
+        summary.last_action_ms = self.last_action_ms;
+        summary.converged_at_ms = self.streak;
+        summary.actions_not_run = not_run;
+        Outcome { timeline: self.timeline, summary }
     }
 }
 
 impl Scenario {
-    /// Runs the scenario from t=0 to its end. Only a cluster that cannot be built is an error; failed actions are
-    /// timeline entries.
-    pub fn run(&self, opts: RunOptions) -> Result<Outcome, ScenarioError> {
+    /// Builds the cluster, applies the manifests and stands at t=0, ready to [`Run::run_to`]. Only a cluster that
+    /// cannot be built is an error; failed actions are timeline entries.
+    pub fn start<'a>(&'a self, opts: RunOptions<'a>) -> Result<Run<'a>, ScenarioError> {
         let seed = opts.seed.or(self.seed).unwrap_or(DEFAULT_SEED);
         let until = opts.until.or(self.until).unwrap_or(DEFAULT_UNTIL);
         if until > MAX_UNTIL {
             return Err(ScenarioError::new(format!("a run lasts at most {}", human_duration(MAX_UNTIL))));
         }
         let config = SimConfig { seed, node_template: self.node_template.clone(), ..SimConfig::default() };
-        let mut r = Runner { sim: Sim::new(config), timeline: Vec::new(), event_seq: 0 };
+        let runnable = self.actions.iter().filter(|a| a.at <= until).count();
+        let mut r = Run {
+            scenario: self,
+            sim: Sim::new(config),
+            read_file: opts.read_file.unwrap_or(&no_file),
+            timeline: Vec::new(),
+            event_seq: 0,
+            follows: Vec::new(),
+            until,
+            runnable,
+            next: 0,
+            last_action_ms: self.actions[..runnable].last().map_or(0, |a| a.at),
+            streak: None,
+            last_check: None,
+        };
 
         let mut names: Vec<String> = Vec::new();
         for n in &self.nodes {
@@ -1357,57 +1602,14 @@ impl Scenario {
         if let Some(m) = &self.manifests {
             r.apply(m, "manifests");
         }
+        Ok(r)
+    }
 
-        let runnable = self.actions.iter().filter(|a| a.at <= until).count();
-        let last_action_ms = self.actions[..runnable].last().map_or(0, |a| a.at);
-        let mut next = 0;
-        let mut streak: Option<Millis> = None;
-        let mut last_check: Option<(u64, bool)> = None; // (resourceVersion, store settled) at the previous check
-        loop {
-            while next < runnable && self.actions[next].at <= r.sim.now() {
-                r.execute(&self.actions[next].kind);
-                next += 1;
-                last_check = None;
-            }
-            r.collect_events();
-            let now = r.sim.now();
-            if next >= runnable && now >= last_action_ms {
-                // The store part is looked at again only when the store changed since the last check.
-                let rv = r.sim.store.resource_version();
-                let store_ok = match last_check {
-                    Some((seen, ok)) if seen == rv => ok,
-                    _ => store_settled(&r.sim),
-                };
-                last_check = Some((rv, store_ok));
-                if store_ok && r.sim.idle() {
-                    streak.get_or_insert(now);
-                } else {
-                    streak = None;
-                }
-            }
-            if now >= until {
-                break;
-            }
-            let mut to = (now + CHECK_INTERVAL).min(until);
-            if let Some(a) = self.actions[..runnable].get(next) {
-                to = to.min(a.at);
-            }
-            r.sim.run_until(to);
-            r.collect_events();
-        }
-        let not_run = self.actions.len() - runnable;
-        if not_run > 0 {
-            r.push(
-                EntryKind::Note,
-                "scenario",
-                format!("{not_run} action(s) after the end of the run ({}) not run", human_duration(until)),
-            );
-        }
-        let mut summary = summarize(&r.sim);
-        summary.last_action_ms = last_action_ms;
-        summary.converged_at_ms = streak;
-        summary.actions_not_run = not_run;
-        Ok(Outcome { timeline: r.timeline, summary })
+    /// Runs the scenario from t=0 to its end.
+    pub fn run(&self, opts: RunOptions) -> Result<Outcome, ScenarioError> {
+        let mut r = self.start(opts)?;
+        r.run_to(r.until());
+        Ok(r.finish())
     }
 }
 
@@ -1421,7 +1623,9 @@ mod tests {
     fn parses_and_runs_a_small_scenario() {
         let sc = Scenario::parse(SMALL).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(sc.nodes.len(), 2);
-        let out = sc.run(RunOptions { seed: Some(3), until: Some(30 * SECOND) }).unwrap_or_else(|e| panic!("{e}"));
+        let out = sc
+            .run(RunOptions { seed: Some(3), until: Some(30 * SECOND), ..RunOptions::default() })
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&2));
         assert!(out.summary.converged_at_ms.is_some());
     }
@@ -1442,6 +1646,100 @@ mod tests {
             assert_eq!(parse_kind(n), Ok(k));
         }
         assert!(parse_kind("service").is_err());
+    }
+
+    /// Prints `NAME N` at each poll until `until`, then ends with `code`; records whether it was stopped.
+    struct Ticker {
+        name: &'static str,
+        until: Millis,
+        code: i32,
+        polls: u32,
+        stopped: std::rc::Rc<std::cell::Cell<bool>>,
+    }
+
+    impl Follow for Ticker {
+        fn poll(&mut self, sim: &mut Sim) -> crate::kubectl::FollowPoll {
+            self.polls += 1;
+            let mut p =
+                crate::kubectl::FollowPoll { stdout: format!("{} {}\n", self.name, self.polls), ..Default::default() };
+            if sim.now() >= self.until {
+                p.done = true;
+                p.code = self.code;
+                if self.code != 0 {
+                    p.stderr = format!("error: {} failed\n", self.name);
+                }
+            }
+            p
+        }
+        fn stop(&mut self, _: &mut Sim) {
+            self.stopped.set(true);
+        }
+    }
+
+    #[test]
+    fn following_commands_print_as_time_passes_until_done_or_the_end() {
+        let sc = Scenario::parse("cluster:\n  nodes: 1\n").unwrap_or_else(|e| panic!("{e}"));
+        let mut r =
+            sc.start(RunOptions { until: Some(SECOND), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+        let stopped: Vec<std::rc::Rc<std::cell::Cell<bool>>> = (0..3).map(|_| Default::default()).collect();
+        for (i, (name, until, code)) in
+            [("ok", 250, 0), ("bad", 150, 1), ("forever", Millis::MAX, 0)].into_iter().enumerate()
+        {
+            let follow = Ticker { name, until, code, polls: 0, stopped: stopped[i].clone() };
+            r.follows.push(Following { command: format!("kubectl {name}"), follow: Box::new(follow) });
+        }
+        r.run_to(r.until());
+        let out = r.finish();
+        let lines: Vec<(Millis, EntryKind, &str)> = out
+            .timeline
+            .iter()
+            .filter(|e| e.source == "kubectl" || e.kind == EntryKind::Note && e.text.starts_with("kubectl"))
+            .map(|e| (e.at, e.kind, e.text.as_str()))
+            .collect();
+        use EntryKind::{Error, Note, Result as R};
+        assert_eq!(
+            lines[..8],
+            [
+                (100, R, "ok 1"),
+                (100, R, "bad 1"),
+                (100, R, "forever 1"),
+                (200, R, "ok 2"),
+                (200, R, "bad 2"),
+                (200, Error, "error: bad failed"),
+                (200, R, "forever 2"),
+                (300, R, "ok 3"),
+            ]
+        );
+        assert_eq!(lines.iter().filter(|l| l.2.starts_with("ok ") || l.2.starts_with("bad ")).count(), 5);
+        assert_eq!(lines.iter().filter(|l| l.2.starts_with("forever ")).count(), 10);
+        assert_eq!(
+            lines.last(),
+            Some(&(SECOND, Note, "kubectl forever: still running at the end of the run, stopped"))
+        );
+        assert_eq!(stopped.iter().map(|s| s.get()).collect::<Vec<_>>(), [false, false, true]);
+    }
+
+    #[test]
+    fn scale_and_delete_are_kubectl_command_lines() {
+        let text = "cluster:\n  nodes: 1\nactions:\n  - {at: 1s, scale: {deployment: web, namespace: team-a, replicas: 4}}\n  - {at: 2s, delete: {kind: po, selector: \"tier in (a, b)\"}}\n  - {at: 3s, delete: {kind: rs, name: web-1, namespace: default}}\n  - {at: 4s, delete: {kind: no, name: node-1}}\n  - {at: 5s, kubectl: \"kubectl  get pods\"}\n  - {at: 6s, kubectl: \"k -n a get po\"}\n";
+        let sc = Scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
+        let lines: Vec<Option<String>> = sc.actions.iter().map(|a| a.kind.kubectl_line()).collect();
+        assert_eq!(
+            lines,
+            [
+                Some("scale deployment web -n team-a --replicas=4".to_string()),
+                Some("delete pod -l 'tier in (a, b)'".to_string()),
+                Some("delete replicaset web-1".to_string()),
+                Some("delete node node-1".to_string()),
+                Some("get pods".to_string()),
+                Some("-n a get po".to_string()),
+            ]
+        );
+        for l in lines.iter().flatten() {
+            assert!(crate::kubectl::args::split_words(l).is_ok(), "{l}");
+        }
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(crate::kubectl::args::split_words(&shell_word("it's")), Ok(vec!["it's".to_string()]));
     }
 
     #[test]

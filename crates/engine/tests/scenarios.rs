@@ -52,13 +52,16 @@ fn every_example_parses_and_runs() {
         }
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let out = sc.run(RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // `kubectl -f PATH` reads relative to the scenario file, as `kubeloop run` does.
+        let read = |name: &str| std::fs::read_to_string(examples_dir().join(name)).map_err(|e| format!("{name}: {e}"));
+        let opts = RunOptions { read_file: Some(&read), ..RunOptions::default() };
+        let out = sc.run(opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let errors: Vec<_> = out.timeline.iter().filter(|e| e.is_error()).collect();
         assert!(errors.is_empty(), "{}: action errors: {errors:?}", path.display());
         assert!(!render_summary(&out.summary).is_empty());
         seen += 1;
     }
-    assert!(seen >= 4, "expected the four shipped examples, found {seen}");
+    assert!(seen >= 5, "expected the five shipped examples, found {seen}");
 }
 
 #[test]
@@ -114,7 +117,7 @@ fn parse_errors_report_the_line() {
     let e = Scenario::parse("cluster:\n  nodes: 1\nactions:\n  - at: 1s\n    delete: {kind: service, name: x}\n")
         .expect_err("unknown kind");
     assert_eq!(e.line, Some(5), "{e}");
-    assert!(e.message.contains("unknown kind"), "{e}");
+    assert!(e.message.contains("the server doesn't have a resource type \"service\""), "{e}");
 
     let e = Scenario::parse("cluster:\n  nodes: 9000\n").expect_err("node cap");
     assert_eq!(e.line, Some(2), "{e}");
@@ -155,7 +158,7 @@ fn action_errors_go_to_the_timeline_and_the_run_goes_on() {
     let text = format!(
         "{WEB}actions:\n  - at: 10s\n    delete: {{kind: po, name: nope}}\n  - at: 20s\n    apply: |\n      apiVersion: v1\n      kind: Pod\n      metadata:\n        name: p\n        namespace: missing\n      spec:\n        containers: [{{name: c, image: busybox}}]\n  - at: 25s\n    killNode: node-9\n  - {{at: 30s, scale: {{deployment: web, replicas: 1}}}}\n"
     );
-    let out = run(&text, RunOptions { seed: Some(5), until: Some(90 * SECOND) });
+    let out = run(&text, RunOptions { seed: Some(5), until: Some(90 * SECOND), ..RunOptions::default() });
     let errors: Vec<_> = out.timeline.iter().filter(|e| e.is_error()).collect();
     assert_eq!(errors.len(), 3, "{}", render_timeline(&out.timeline));
     assert!(errors[0].text.contains("Error from server (NotFound): pods \"nope\" not found"), "{:?}", errors[0]);
@@ -171,7 +174,7 @@ fn action_errors_go_to_the_timeline_and_the_run_goes_on() {
 #[test]
 fn same_seed_same_history_different_seed_different_history() {
     let text = example("web.yaml");
-    let opts = |seed| RunOptions { seed: Some(seed), until: Some(150 * SECOND) };
+    let opts = |seed| RunOptions { seed: Some(seed), until: Some(150 * SECOND), ..RunOptions::default() };
     let a = run(&text, opts(9));
     let b = run(&text, opts(9));
     let c = run(&text, opts(10));
@@ -189,7 +192,7 @@ fn cli_options_override_the_scenario() {
     assert_eq!(out.summary.seed, 3);
     assert_eq!(out.summary.sim_time_ms, 20 * SECOND);
     assert_eq!(out.summary.actions_not_run, 1);
-    let out = run(&text, RunOptions { seed: Some(8), until: Some(45 * SECOND) });
+    let out = run(&text, RunOptions { seed: Some(8), until: Some(45 * SECOND), ..RunOptions::default() });
     assert_eq!(out.summary.seed, 8);
     assert_eq!(out.summary.sim_time_ms, 45 * SECOND);
     assert_eq!(out.summary.actions_not_run, 0);
@@ -212,7 +215,9 @@ actions:
     assert_eq!(sc.nodes[0].cpu.milli(), 8000);
     assert_eq!(sc.nodes[1].cpu.milli(), 16000);
     assert_eq!(sc.nodes[1].taints.len(), 1);
-    let out = sc.run(RunOptions { seed: None, until: Some(10 * SECOND) }).unwrap_or_else(|e| panic!("{e}"));
+    let out = sc
+        .run(RunOptions { seed: None, until: Some(10 * SECOND), ..RunOptions::default() })
+        .unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<_> = out.summary.nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names.len(), 4, "{names:?}");
     assert!(names.contains(&"extra-1"));
@@ -228,7 +233,7 @@ actions:
 
 #[test]
 fn summary_json_is_camel_case() {
-    let out = run(WEB, RunOptions { seed: Some(2), until: Some(30 * SECOND) });
+    let out = run(WEB, RunOptions { seed: Some(2), until: Some(30 * SECOND), ..RunOptions::default() });
     let v = serde_json::to_value(&out.summary).expect("json");
     for key in [
         "seed",
@@ -250,4 +255,151 @@ fn summary_json_is_camel_case() {
     assert!(v["api"]["byClient"].as_object().is_some_and(|m| !m.keys().any(|k| k.starts_with("kubelet/"))));
     assert!(v["reconciles"]["deployment"]["reconciles"].as_u64().unwrap_or(0) > 0, "{v}");
     assert_eq!(v["historyHash"].as_str().map(str::len), Some(16));
+}
+
+#[test]
+fn kubectl_actions_are_checked_when_the_scenario_is_read() {
+    let sc = Scenario::parse(&format!(
+        "{WEB}actions:\n  - at: 5s\n    kubectl: kubectl get pods\n  - {{at: 6s, kubectl: \"-n kube-system get po\"}}\n  - {{at: 7s, kubectl: help}}\n"
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<_> = sc.actions.iter().map(|a| a.kind.kubectl_line().unwrap_or_default()).collect();
+    assert_eq!(lines, ["get pods", "-n kube-system get po", "help"]);
+
+    // Each error names the action and the line of its `kubectl:` key.
+    let cases: &[(&str, &str)] = &[
+        ("kubectl: \"get 'pods\"", "actions[1].kubectl: unterminated quoted string"),
+        ("kubectl: \"\"", "actions[1].kubectl: a command is required"),
+        ("kubectl: kubectl", "actions[1].kubectl: a command is required"),
+        (
+            "kubectl: gte pods",
+            "actions[1].kubectl: unknown command \"gte\" for \"kubectl\"\n\nDid you mean this?\n\tget",
+        ),
+        ("kubectl: logs web-1", "actions[1].kubectl: \"kubectl logs\" is not simulated by kubeloop"),
+        ("kubectl: --version", "actions[1].kubectl: unknown flag: --version"),
+        ("kubectl: get pods --bogus", "actions[1].kubectl: unknown flag: --bogus (see `kubectl get --help`)"),
+        ("kubectl: [get, pods]", "invalid type: sequence, expected a string"),
+    ];
+    for (action, want) in cases {
+        let text = format!("{WEB}actions:\n  - {{at: 1s, kubectl: help}}\n  - at: 5s\n    {action}\n");
+        let line = text.lines().position(|l| l.contains(action)).map(|i| i + 1);
+        let e = Scenario::parse(&text).expect_err(action);
+        assert_eq!(e.line, line, "{action}: {e}");
+        assert!(e.message.contains(want), "{action}: {e}");
+    }
+
+    let e = Scenario::parse(&format!(
+        "{WEB}actions:\n  - at: 5s\n    kubectl: get pods\n    scale: {{deployment: web, replicas: 1}}\n"
+    ))
+    .expect_err("two things");
+    assert!(e.message.contains("exactly one of apply, kubectl, scale"), "{e}");
+    assert!(e.message.contains("found kubectl and scale"), "{e}");
+}
+
+#[test]
+fn a_kubectl_action_prints_what_kubectl_prints() {
+    let text = format!(
+        "{WEB}actions:\n  - {{at: 5s, kubectl: \"kubectl help\"}}\n  - {{at: 6s, kubectl: \"delete pod nope\"}}\n"
+    );
+    let out = run(&text, RunOptions { until: Some(10 * SECOND), ..RunOptions::default() });
+    let from = |t: u64| out.timeline.iter().filter(move |e| e.at == t * SECOND && e.kind != EntryKind::Event);
+
+    // The command as an action, then its stdout, one result a line, exactly as kubectl printed it.
+    let help: Vec<_> = from(5).collect();
+    assert_eq!((help[0].kind, help[0].text.as_str()), (EntryKind::Action, "kubectl help"));
+    let printed: Vec<_> = help[1..].iter().map(|e| (e.kind, e.text.as_str())).collect();
+    let help_text = kubeloop_engine::kubectl::help();
+    let want: Vec<_> = help_text.lines().map(|l| (EntryKind::Result, l)).collect();
+    assert_eq!(printed, want);
+    assert!(render_timeline(&out.timeline).contains("[   5.000s]   kubectl controls the Kubernetes cluster manager"));
+
+    // A failing command: its stderr as errors, and the run goes on.
+    let failed: Vec<_> = from(6).map(|e| (e.kind, e.text.as_str())).collect();
+    assert_eq!(failed[0], (EntryKind::Action, "kubectl delete pod nope"));
+    assert!(failed[1..].iter().all(|(k, _)| *k == EntryKind::Error), "{failed:?}");
+    // Fails until the kubectl commands are merged (`delete` prints "error: not yet built" before).
+    assert_eq!(failed[1..], [(EntryKind::Error, "Error from server (NotFound): pods \"nope\" not found")]);
+}
+
+#[test]
+fn a_following_kubectl_action_prints_as_time_passes() {
+    // Fails until the kubectl commands are merged (`rollout status` is a placeholder before).
+    let text = format!(
+        "{WEB}actions:\n  - at: 20s\n    apply: |\n{}\n  - {{at: 20s, kubectl: rollout status deployment/web}}\n",
+        WEB.split_once("manifests: |\n")
+            .map_or("", |(_, m)| m)
+            .replace("nginx:1.27", "nginx:1.28")
+            .trim_end()
+            .lines()
+            .map(|l| format!("    {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let out = run(&text, RunOptions { seed: Some(4), until: Some(3 * 60 * SECOND), ..RunOptions::default() });
+    let timeline = render_timeline(&out.timeline);
+    let printed: Vec<_> = out
+        .timeline
+        .iter()
+        .skip_while(|e| e.text != "kubectl rollout status deployment/web")
+        .filter(|e| e.kind == EntryKind::Result || e.kind == EntryKind::Error)
+        .collect();
+    assert!(printed.iter().all(|e| e.kind == EntryKind::Result), "{timeline}");
+    let waiting =
+        printed.iter().filter(|e| e.text.starts_with("Waiting for deployment \"web\" rollout to finish")).count();
+    assert!(waiting >= 1, "{timeline}");
+    let done = printed.last().expect("output");
+    assert_eq!(done.text, "deployment \"web\" successfully rolled out", "{timeline}");
+    assert!(done.at > 20 * SECOND && done.at < 3 * 60 * SECOND, "{timeline}");
+    assert!(!timeline.contains("still running at the end"), "{timeline}");
+}
+
+#[test]
+fn kubectl_actions_read_files_through_the_runner() {
+    // Fails until the kubectl commands are merged (`apply` is a placeholder before, with no `-f` flag).
+    let text = format!(
+        "{WEB}actions:\n  - {{at: 5s, kubectl: apply -f app.yaml}}\n  - {{at: 6s, kubectl: apply -f missing.yaml}}\n  - {{at: 7s, kubectl: apply -f -}}\n"
+    );
+    let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let read = |name: &str| match name {
+        "app.yaml" => Ok("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n".to_string()),
+        _ => Err(format!("the path \"{name}\" does not exist")),
+    };
+    let out = sc
+        .run(RunOptions { until: Some(10 * SECOND), read_file: Some(&read), ..RunOptions::default() })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let at = |t: u64| -> Vec<(EntryKind, &str)> {
+        out.timeline
+            .iter()
+            .filter(|e| e.at == t * SECOND && e.kind != EntryKind::Event)
+            .map(|e| (e.kind, e.text.as_str()))
+            .collect()
+    };
+    assert_eq!(at(5)[1..], [(EntryKind::Result, "namespace/team-a created")]);
+    assert_eq!(at(6)[1..], [(EntryKind::Error, "error: the path \"missing.yaml\" does not exist")]);
+    // No standard input in a scenario: kubectl's error.
+    let stdin = at(7);
+    assert!(stdin.len() > 1 && stdin[1..].iter().all(|(k, _)| *k == EntryKind::Error), "{stdin:?}");
+}
+
+#[test]
+fn kubectl_example_rolls_out_and_scales() {
+    // Fails until the kubectl commands are merged.
+    let text = example("kubectl.yaml");
+    let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let read = |name: &str| std::fs::read_to_string(examples_dir().join(name)).map_err(|e| format!("{name}: {e}"));
+    let out = sc.run(RunOptions { read_file: Some(&read), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+    let timeline = render_timeline(&out.timeline);
+    for want in [
+        "$ kubectl apply -f manifests/api.yaml",
+        "  deployment.apps/api created",
+        "$ kubectl rollout status deployment/web",
+        "  deployment \"web\" successfully rolled out",
+        "  deployment.apps/web scaled",
+    ] {
+        assert!(timeline.contains(want), "{want}\n{timeline}");
+    }
+    let mut deploys: Vec<_> = out.summary.deployments.iter().map(|d| (d.name.as_str(), d.available)).collect();
+    deploys.sort();
+    assert_eq!(deploys, [("api", 2), ("web", 5)], "{}", render_summary(&out.summary));
+    assert!(out.summary.converged_at_ms.is_some());
 }

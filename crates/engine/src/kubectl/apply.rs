@@ -9,14 +9,81 @@ use crate::kubelet::NodeConfig;
 use crate::manifest::{self, Manifest, ManifestError, Warning};
 use crate::sim::{Sim, MAX_NODES, MAX_PODS};
 
-use super::args::Args;
+use super::args::{value, Args};
 use super::{Command, Input, Output};
 
-// PLACEHOLDER until the kubectl work wires `apply -f`.
-pub const COMMAND: Command = Command { name: "apply", summary: "", usage: "", flags: &[], run: placeholder };
+pub const COMMAND: Command = Command {
+    name: "apply",
+    summary: "Apply a configuration to a resource by file name or stdin",
+    usage: "kubectl apply (-f FILENAME) [options]",
+    flags: &[
+        value("filename", Some('f'), "The files that contain the configurations to apply (- for stdin)."),
+        value(
+            "dry-run",
+            None,
+            "Must be \"none\", \"server\", or \"client\". If client strategy, only print the object that would be sent, without sending it.",
+        ),
+    ],
+    run,
+};
 
-fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
-    Output::error("not yet built")
+/// Reads `-f NAME` (`-` is standard input): the text and the name kubectl uses for it in messages (`STDIN`).
+pub(super) fn read_input(name: &str, input: &Input) -> Result<(String, String), String> {
+    if name == "-" {
+        return match input.stdin {
+            Some(t) => Ok((t.to_string(), "STDIN".into())),
+            None => Err("no objects passed to apply: standard input is empty".into()),
+        };
+    }
+    (input.read_file)(name).map(|t| (t, name.to_string()))
+}
+
+/// Every `-f` joined into one multi-document text (one file keeps its own line numbers).
+pub(super) fn read_all(args: &Args, input: &Input) -> Result<String, Output> {
+    let files = args.values("filename");
+    if files.is_empty() {
+        return Err(Output::error("must specify one of -f and -k"));
+    }
+    let mut texts = Vec::new();
+    for f in files {
+        texts.push(read_input(f, input).map_err(Output::error)?.0);
+    }
+    Ok(texts.join("\n---\n"))
+}
+
+fn run(sim: &mut Sim, args: &Args, input: &Input) -> Output {
+    if !args.positional.is_empty() {
+        return Output::error(format!(
+            "Unexpected args: [{}]\nSee 'kubectl apply -h' for help and examples",
+            args.positional.join(" ")
+        ));
+    }
+    let dry_run = match args.value("dry-run") {
+        None | Some("none" | "false") => false,
+        Some("client" | "server" | "true") => true,
+        Some(v) => {
+            return Output::error(format!("Invalid dry-run value ({v}). Must be \"none\", \"server\", or \"client\"."))
+        }
+    };
+    let text = match read_all(args, input) {
+        Ok(t) => t,
+        Err(out) => return out,
+    };
+    let result = if dry_run { plan(sim, &text).map(|p| p.report()) } else { apply(sim, &text) };
+    match result {
+        Ok(report) => {
+            let mut out = Output::ok(String::new());
+            for w in &report.warnings {
+                out.stderr.push_str(&format!("{w}\n"));
+            }
+            for r in &report.results {
+                let suffix = if dry_run { " (dry run)" } else { "" };
+                out.stdout.push_str(&format!("{r}{suffix}\n"));
+            }
+            out
+        }
+        Err(e) => Output { stderr: format!("{e}\n"), code: 1, ..Default::default() },
+    }
 }
 
 /// `kubectl.kubernetes.io/last-applied-configuration`
@@ -70,12 +137,59 @@ impl fmt::Display for ApplyReport {
 /// last-applied-configuration three-way merge). Everything is checked first: if any document has a problem,
 /// nothing at all is applied.
 pub fn apply(sim: &mut Sim, text: &str) -> Result<ApplyReport, ManifestError> {
+    let plan = plan(sim, text)?;
+    let mut report = ApplyReport { results: Vec::new(), warnings: plan.warnings };
+    for (obj, m, exists) in plan.objects {
+        let kind = obj.kind();
+        let key = obj.key();
+        let before = sim.store.peek(kind, &key).map(|o| o.meta().resource_version);
+        let result = if kind == Kind::Node && !exists {
+            create_node(sim, obj)
+        } else if exists {
+            sim.as_user(|api| api.update(obj)).map_err(|e| e.to_string())
+        } else {
+            sim.as_user(|api| api.create(obj)).map_err(|e| e.to_string())
+        };
+        let written = result.map_err(|e| m.error_at(&[], format!("Error from server: {e}")))?;
+        let action = match before {
+            None => ApplyAction::Created,
+            Some(rv) if rv == written.meta().resource_version => ApplyAction::Unchanged,
+            Some(_) => ApplyAction::Configured,
+        };
+        report.results.push(ApplyResult { kind, key, action });
+    }
+    Ok(report)
+}
+
+/// What `apply` would write: each object as it would be sent, its manifest, whether it exists.
+struct Plan {
+    objects: Vec<(Object, Manifest, bool)>,
+    warnings: Vec<Warning>,
+}
+
+impl Plan {
+    /// `--dry-run=client`: what apply would report, without writing (every existing object as `configured`).
+    fn report(self) -> ApplyReport {
+        let results = self
+            .objects
+            .into_iter()
+            .map(|(obj, _, exists)| {
+                let action = if !exists { ApplyAction::Created } else { ApplyAction::Configured };
+                ApplyResult { kind: obj.kind(), key: obj.key(), action }
+            })
+            .collect();
+        ApplyReport { results, warnings: self.warnings }
+    }
+}
+
+/// Parses and checks every document and builds each object as it would be written; writes nothing.
+fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
     let (manifests, warnings) = manifest::parse(text)?;
     if manifests.is_empty() {
         return Err(ManifestError { document: 0, line: 1, column: None, message: "no objects passed to apply".into() });
     }
     // Build every object as it would be written, and check it, before writing anything.
-    let mut planned: Vec<(Object, &Manifest, bool)> = Vec::new();
+    let mut planned: Vec<(Object, Manifest, bool)> = Vec::new();
     let mut namespaces: Vec<String> = sim.store.objects(Kind::Namespace).map(|o| o.meta().name.to_string()).collect();
     let mut new_nodes = 0;
     let mut declared_pods: i64 = declared_pods(sim);
@@ -132,33 +246,13 @@ pub fn apply(sim: &mut Sim, text: &str) -> Result<ApplyReport, ManifestError> {
         if sim.kubelets.len() + new_nodes > MAX_NODES {
             return Err(m.error_at(&[], format!("refused: kubeloop simulates at most {MAX_NODES} nodes")));
         }
-        planned.push((next, m, exists));
+        planned.push((next, m.clone(), exists));
     }
-    let mut report = ApplyReport { results: Vec::new(), warnings };
-    for (obj, m, exists) in planned {
-        let kind = obj.kind();
-        let key = obj.key();
-        let before = sim.store.peek(kind, &key).map(|o| o.meta().resource_version);
-        let result = if kind == Kind::Node && !exists {
-            create_node(sim, obj)
-        } else if exists {
-            sim.as_user(|api| api.update(obj)).map_err(|e| e.to_string())
-        } else {
-            sim.as_user(|api| api.create(obj)).map_err(|e| e.to_string())
-        };
-        let written = result.map_err(|e| m.error_at(&[], format!("Error from server: {e}")))?;
-        let action = match before {
-            None => ApplyAction::Created,
-            Some(rv) if rv == written.meta().resource_version => ApplyAction::Unchanged,
-            Some(_) => ApplyAction::Configured,
-        };
-        report.results.push(ApplyResult { kind, key, action });
-    }
-    Ok(report)
+    Ok(Plan { objects: planned, warnings })
 }
 
 /// Pods the Deployments and ReplicaSets in the store declare, plus bare pods (uncounted read).
-fn declared_pods(sim: &Sim) -> i64 {
+pub(super) fn declared_pods(sim: &Sim) -> i64 {
     let deployments: i64 = sim.store.objects(Kind::Deployment).map(|o| replicas_of(o)).sum();
     let orphan_rs: i64 = sim
         .store
@@ -171,7 +265,7 @@ fn declared_pods(sim: &Sim) -> i64 {
     deployments + orphan_rs + bare
 }
 
-fn replicas_of(o: &Object) -> i64 {
+pub(super) fn replicas_of(o: &Object) -> i64 {
     match o {
         Object::Deployment(d) => d.spec.replicas.unwrap_or(1) as i64,
         Object::ReplicaSet(r) if crate::api::controller_of(&r.metadata).is_none() => {
@@ -183,7 +277,7 @@ fn replicas_of(o: &Object) -> i64 {
 }
 
 /// An applied Node gets a simulated kubelet with the node's shape (capacity, labels, taints).
-fn create_node(sim: &mut Sim, obj: Object) -> Result<std::rc::Rc<Object>, String> {
+pub(super) fn create_node(sim: &mut Sim, obj: Object) -> Result<std::rc::Rc<Object>, String> {
     let Object::Node(n) = obj else { return Err("not a node".into()) };
     let mut config = NodeConfig { name: n.metadata.name.to_string(), ..sim.config.node_template.clone() };
     let cap = |r: &str| n.status.capacity.get(r).cloned();

@@ -1,11 +1,238 @@
-//! PLACEHOLDER: filled in by the kubectl work.
+//! `kubectl create -f`, `create deployment`, `create namespace`: one POST per object. Unlike `apply`, objects
+//! are created one by one and an error (AlreadyExists) does not stop the others.
 
-use super::args::Args;
+use std::rc::Rc;
+
+use super::args::{value, Args, Flag};
+use super::delete::server_error_line;
 use super::{Command, Input, Output};
-use crate::sim::Sim;
+use crate::api::{s, Container, ContainerPort, Deployment, Kind, LabelSelector, Namespace, Object, PodSpec};
+use crate::manifest;
+use crate::sim::{Sim, MAX_NODES, MAX_PODS};
 
-pub const COMMAND: Command = Command { name: "create", summary: "", usage: "", flags: &[], run: placeholder };
+pub const COMMAND: Command = Command {
+    name: "create",
+    summary: "Create a resource from a file or from stdin",
+    usage: "kubectl create -f FILENAME | kubectl create deployment NAME --image=image [--replicas=N] [--port=N] | kubectl create namespace NAME",
+    flags: FLAGS,
+    run,
+};
 
-fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
-    Output::error("not yet built")
+const FLAGS: &[Flag] = &[
+    value("filename", Some('f'), "Filename, directory, or URL to files to use to create the resource (- for stdin)"),
+    value("image", None, "Image names to run. A deployment can have multiple images set for multi-container pod."),
+    value("replicas", Some('r'), "Number of replicas to create. Default is 1."),
+    value("port", None, "The containerPort that this deployment exposes."),
+    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+];
+
+fn dry_run(args: &Args) -> bool {
+    matches!(args.value("dry-run"), Some("client" | "server" | "true"))
+}
+
+fn run(sim: &mut Sim, args: &Args, input: &Input) -> Output {
+    match args.positional.first().map(String::as_str) {
+        None => from_files(sim, args, input),
+        Some("deployment" | "deploy") => deployment(sim, args),
+        Some("namespace" | "ns") => namespace(sim, args),
+        Some(other) => {
+            if args.has("filename") {
+                return Output::error(format!(
+                    "Unexpected args: [{}]\nSee 'kubectl create -h' for help and examples",
+                    args.positional.join(" ")
+                ));
+            }
+            Output::error(format!(
+                "unknown command \"{other}\" for \"kubectl create\" (kubeloop creates deployments and namespaces; apply a manifest for the rest)"
+            ))
+        }
+    }
+}
+
+fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Output {
+    let files = args.values("filename");
+    if files.is_empty() {
+        return Output::error("must specify one of -f and -k");
+    }
+    let mut out = Output::default();
+    for f in files {
+        let (text, source) = match super::apply::read_input(f, input) {
+            Ok(x) => x,
+            Err(e) => return Output::error(e),
+        };
+        let (manifests, warnings) = match manifest::parse(&text) {
+            Ok(x) => x,
+            Err(e) => return Output { stderr: format!("{e}\n"), code: 1, ..out },
+        };
+        for w in warnings {
+            out.stderr.push_str(&format!("{w}\n"));
+        }
+        if manifests.is_empty() {
+            out.push(Output::error("no objects passed to create"));
+            continue;
+        }
+        for m in manifests {
+            if let Err(e) = manifest::validate(&m) {
+                out.push(Output { stderr: format!("{e}\n"), code: 1, ..Default::default() });
+                continue;
+            }
+            let obj = m.object.clone();
+            let kind = obj.kind();
+            let name = obj.meta().name.clone();
+            if super::apply::declared_pods(sim) + super::apply::replicas_of(&obj) > MAX_PODS as i64 {
+                out.push(Output::error(format!(
+                    "refused: creating {}/{name} would make the cluster declare more than {MAX_PODS} pods (kubeloop's envelope)",
+                    kind.resource_ref()
+                )));
+                continue;
+            }
+            if dry_run(args) {
+                out.stdout.push_str(&format!("{}/{name} created (dry run)\n", kind.resource_ref()));
+                continue;
+            }
+            let res = if kind == Kind::Node {
+                // A Node comes with a simulated kubelet; an existing name is the API's AlreadyExists.
+                if sim.store.peek(Kind::Node, &obj.key()).is_some() {
+                    Err(format!("nodes {name:?} already exists"))
+                } else if sim.kubelets.len() >= MAX_NODES {
+                    Err(format!("refused: kubeloop simulates at most {MAX_NODES} nodes"))
+                } else {
+                    super::apply::create_node(sim, obj).map(|_| ())
+                }
+            } else {
+                sim.as_user(|api| api.create(obj)).map(|_| ()).map_err(|e| match e {
+                    crate::store::ApiError::Invalid(_) => server_error_line(&e),
+                    e => format!("{e}"),
+                })
+            };
+            match res {
+                Ok(()) => out.stdout.push_str(&format!("{}/{name} created\n", kind.resource_ref())),
+                Err(e) if e.starts_with("The ") || e.starts_with("refused") => {
+                    out.push(Output { stderr: format!("{e}\n"), code: 1, ..Default::default() })
+                }
+                Err(e) => {
+                    let reason = if e.ends_with("already exists") {
+                        "AlreadyExists"
+                    } else if e.ends_with("not found") {
+                        "NotFound"
+                    } else {
+                        "BadRequest"
+                    };
+                    out.push(Output {
+                        stderr: format!("Error from server ({reason}): error when creating {source:?}: {e}\n"),
+                        code: 1,
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One NAME after the subcommand, as `kubectl create SUB NAME` requires.
+fn one_name(args: &Args, sub: &str) -> Result<String, Output> {
+    let names = &args.positional[1..];
+    if names.len() != 1 {
+        return Err(Output::error(format!(
+            "exactly one NAME is required, got {}\nSee 'kubectl create {sub} -h' for help and examples",
+            names.len()
+        )));
+    }
+    Ok(names[0].clone())
+}
+
+/// The container name kubectl derives from an image: the last path part without tag or digest, `_` and `.`
+/// turned into `-` (kubectl then adds a random suffix; kubeloop a seeded one).
+fn container_name(sim: &mut Sim, image: &str) -> String {
+    let mut name = image.rsplit('/').next().unwrap_or(image).to_string();
+    if let Some((n, _)) = name.split_once(':') {
+        name = n.to_string();
+    }
+    if let Some((n, _)) = name.split_once('@') {
+        name = n.to_string();
+    }
+    if name.contains(['_', '.']) {
+        name = name.replace(['_', '.'], "-");
+        name = format!("{name}-{}", sim.rng.name_suffix(5));
+    }
+    name
+}
+
+fn deployment(sim: &mut Sim, args: &Args) -> Output {
+    let name = match one_name(args, "deployment") {
+        Ok(n) => n,
+        Err(out) => return out,
+    };
+    let images = args.values("image");
+    if images.is_empty() {
+        return Output::error("required flag(s) \"image\" not set");
+    }
+    let replicas = match args.int("replicas") {
+        Ok(r) => r.unwrap_or(1),
+        Err(e) => return Output::error(e),
+    };
+    let port = match args.int("port") {
+        Ok(p) => p.unwrap_or(-1),
+        Err(e) => return Output::error(e),
+    };
+    if replicas > i32::MAX as i64 || replicas < i32::MIN as i64 {
+        return Output::error(format!("invalid argument \"{replicas}\" for \"-r, --replicas\" flag: strconv.ParseInt: parsing \"{replicas}\": value out of range"));
+    }
+    if port > i32::MAX as i64 || port < i32::MIN as i64 {
+        return Output::error(format!(
+            "invalid argument \"{port}\" for \"--port\" flag: strconv.ParseInt: parsing \"{port}\": value out of range"
+        ));
+    }
+    let ns = super::namespace(args);
+    let mut d = Deployment::default();
+    d.metadata.name = s(&name);
+    d.metadata.namespace = s(&ns);
+    d.metadata.labels.insert(s("app"), s(&name));
+    d.spec.replicas = Some(replicas as i32);
+    d.spec.selector = LabelSelector::from_labels(d.metadata.labels.clone());
+    d.spec.template.metadata.labels = d.metadata.labels.clone();
+    let mut spec = PodSpec::default();
+    for image in images {
+        let cname = container_name(sim, image);
+        spec.containers.push(Container { name: s(&cname), image: s(image), ..Default::default() });
+    }
+    if port >= 0 {
+        if let Some(c) = spec.containers.first_mut() {
+            c.ports = vec![ContainerPort { container_port: port as i32, ..Default::default() }];
+        }
+    }
+    d.spec.template.spec = Rc::new(spec);
+    let obj = Object::from(d);
+    if super::apply::declared_pods(sim) + super::apply::replicas_of(&obj) > MAX_PODS as i64 {
+        return Output::error(format!(
+            "refused: the cluster would declare more than {MAX_PODS} pods; kubeloop simulates at most {MAX_PODS}"
+        ));
+    }
+    if dry_run(args) {
+        return Output::ok(format!("deployment.apps/{name} created (dry run)\n"));
+    }
+    match sim.as_user(|api| api.create(obj)) {
+        Ok(_) => Output::ok(format!("deployment.apps/{name} created\n")),
+        Err(e @ crate::store::ApiError::Invalid(_)) => {
+            Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() }
+        }
+        Err(e) => Output::error(format!("failed to create deployment: {e}")),
+    }
+}
+
+fn namespace(sim: &mut Sim, args: &Args) -> Output {
+    let name = match one_name(args, "namespace") {
+        Ok(n) => n,
+        Err(out) => return out,
+    };
+    let mut ns = Namespace::default();
+    ns.metadata.name = s(&name);
+    if dry_run(args) {
+        return Output::ok(format!("namespace/{name} created (dry run)\n"));
+    }
+    match sim.as_user(|api| api.create(Object::from(ns))) {
+        Ok(_) => Output::ok(format!("namespace/{name} created\n")),
+        Err(e) => Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() },
+    }
 }

@@ -1,11 +1,985 @@
-//! PLACEHOLDER: filled in by the kubectl work.
+//! `kubectl describe`: the describers of k8s.io/kubectl pkg/describe for the kinds kubeloop serves, with their
+//! labels, indentation and order, laid out by a Go `text/tabwriter` (minimum width 0, padding 2), and the
+//! object's Events at the bottom. Fields kubeloop does not model are left out; where upstream prints `<none>` or
+//! `<unset>` for an empty field, so does this.
 
-use super::args::Args;
-use super::{Command, Input, Output};
-use crate::sim::Sim;
+use std::rc::Rc;
 
-pub const COMMAND: Command = Command { name: "describe", summary: "", usage: "", flags: &[], run: placeholder };
+use serde_json::Value;
 
-fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
-    Output::error("not yet built")
+use super::args::{switch, value, Args, Flag};
+use super::get::printers::{event_interval, event_time, node_roles, since};
+use super::resource::{targets, Targets};
+use super::{api_error_line, namespace, Command, Input, Output};
+use crate::api::selector::parse_selector;
+use crate::api::{
+    controller_of, Container, ContainerStatus, Deployment, Event, Kind, Labels, Namespace, Node, ObjKey, Object, Pod,
+    PodSpec, PodTemplateSpec, Quantity, ReplicaSet, Taint, Time, Toleration,
+};
+use crate::client::Api;
+use crate::time::{rfc3339, Millis, EPOCH_UNIX_SECONDS};
+
+const FLAGS: &[Flag] = &[
+    switch(
+        "all-namespaces",
+        Some('A'),
+        "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.",
+    ),
+    value(
+        "selector",
+        Some('l'),
+        "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.",
+    ),
+    switch("show-events", None, "If true, display events related to the described object."),
+];
+
+pub const COMMAND: Command = Command {
+    name: "describe",
+    summary: "Show details of a specific resource or group of resources",
+    usage: "kubectl describe (-f FILENAME | TYPE [NAME_PREFIX | -l label] | TYPE/NAME) [options]",
+    flags: FLAGS,
+    run,
+};
+
+fn run(sim: &mut crate::sim::Sim, args: &Args, _: &Input) -> Output {
+    let targets = match targets(&args.positional) {
+        Ok(t) => t,
+        Err(e) => return Output::error(e),
+    };
+    if matches!(&targets, Targets::ByType { kinds, .. } if kinds.is_empty()) {
+        return Output::error(
+            "You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.",
+        );
+    }
+    let selector = match args.value("selector") {
+        None => None,
+        Some(s) => match parse_selector(s) {
+            Ok(sel) => Some(sel),
+            Err(e) => return Output::error(e),
+        },
+    };
+    let all_ns = args.bool("all-namespaces");
+    let ns = namespace(args);
+    let show_events = args.value("show-events") != Some("false");
+    let now = sim.now();
+    sim.as_user(|api| {
+        let mut objects: Vec<Rc<Object>> = Vec::new();
+        let mut errors: Vec<String> = Vec::new();
+        let key =
+            |kind: Kind, name: &str| if kind.namespaced() { ObjKey::new(&ns, name) } else { ObjKey::cluster(name) };
+        let mut by_name = |api: &mut Api, kind: Kind, name: &str, prefix: bool| match api.get(kind, &key(kind, name)) {
+            Ok(o) => objects.push(o),
+            Err(e) => {
+                // `describe TYPE NAME_PREFIX`: every object whose name starts with the prefix.
+                if prefix && e.is_not_found() {
+                    let scope = if kind.namespaced() { Some(ns.as_str()) } else { None };
+                    let (all, _) = api.list(kind, scope, None);
+                    let found: Vec<Rc<Object>> = all.into_iter().filter(|o| o.meta().name.starts_with(name)).collect();
+                    if !found.is_empty() {
+                        objects.extend(found);
+                        return;
+                    }
+                }
+                errors.push(api_error_line(&e));
+            }
+        };
+        let mut listed_kinds: Vec<Kind> = Vec::new();
+        match &targets {
+            Targets::ByType { kinds, names } if names.is_empty() => {
+                for &kind in kinds {
+                    let scope = if all_ns || !kind.namespaced() { None } else { Some(ns.as_str()) };
+                    let (objs, _) = api.list(kind, scope, selector.as_ref());
+                    objects.extend(objs);
+                    listed_kinds.push(kind);
+                }
+            }
+            Targets::ByType { kinds, names } => {
+                for &kind in kinds {
+                    for n in names {
+                        by_name(api, kind, n, true);
+                    }
+                }
+            }
+            Targets::ByName(pairs) => {
+                for (kind, n) in pairs {
+                    by_name(api, *kind, n, false);
+                }
+            }
+        }
+        let mut out = Output::default();
+        for (i, o) in objects.iter().enumerate() {
+            if i > 0 {
+                out.stdout.push_str("\n\n");
+            }
+            out.stdout.push_str(&describe(api, o, now, show_events));
+        }
+        for e in &errors {
+            out.stderr.push_str(e);
+            out.stderr.push('\n');
+        }
+        out.code = i32::from(!errors.is_empty());
+        if objects.is_empty() && errors.is_empty() {
+            if !all_ns && listed_kinds.iter().all(|k| k.namespaced()) {
+                out.stderr = format!("No resources found in {ns} namespace.\n");
+            } else {
+                out.stderr = "No resources found\n".into();
+            }
+        }
+        out
+    })
+}
+
+/// The describer of one object.
+fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> String {
+    let events = if show_events { Some(events_for(api, obj)) } else { None };
+    let mut w = Writer::default();
+    match obj {
+        Object::Pod(p) => describe_pod(&mut w, p, now),
+        Object::Node(n) => describe_node(api, &mut w, n, now),
+        Object::Deployment(d) => describe_deployment(api, &mut w, d),
+        Object::ReplicaSet(r) => describe_replicaset(api, &mut w, r),
+        Object::Namespace(n) => {
+            describe_namespace(&mut w, n);
+            return w.finish();
+        }
+        Object::Lease(_) | Object::Event(_) => describe_generic(&mut w, obj),
+    }
+    if let Some(evs) = events {
+        describe_events(&mut w, &evs, now);
+    }
+    w.finish()
+}
+
+// ---- the writer --------------------------------------------------------------------------------------------
+
+/// describe's PrefixWriter over a tabwriter: text accumulates until a flush lays it out.
+#[derive(Default)]
+struct Writer {
+    out: String,
+    buf: String,
+}
+
+impl Writer {
+    /// `w.Write(level, ...)`: two spaces per level, then the text.
+    fn write(&mut self, level: usize, text: &str) {
+        for _ in 0..level {
+            self.buf.push_str("  ");
+        }
+        self.buf.push_str(text);
+    }
+
+    fn flush(&mut self) {
+        let text = std::mem::take(&mut self.buf);
+        self.out.push_str(&tabwrite(&text, 0, 2));
+    }
+
+    fn finish(mut self) -> String {
+        self.flush();
+        self.out
+    }
+}
+
+/// Go's `text/tabwriter` with padding by spaces and no flags: cells are tab-terminated; a column block is a run of
+/// consecutive lines that have a cell in that column, and its width is the widest cell plus `padding`.
+pub(crate) fn tabwrite(text: &str, minwidth: usize, padding: usize) -> String {
+    let lines: Vec<Vec<&str>> = text.split_terminator('\n').map(|l| l.split('\t').collect()).collect();
+    let mut out = String::new();
+    let mut widths = Vec::new();
+    format_block(&lines, 0, lines.len(), &mut widths, minwidth, padding, &mut out);
+    if !text.is_empty() && !text.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+fn format_block(
+    lines: &[Vec<&str>],
+    mut line0: usize,
+    line1: usize,
+    widths: &mut Vec<usize>,
+    minwidth: usize,
+    padding: usize,
+    out: &mut String,
+) {
+    let column = widths.len();
+    let mut this = line0;
+    while this < line1 {
+        if column + 1 >= lines[this].len() {
+            this += 1;
+            continue;
+        }
+        write_lines(lines, line0, this, widths, out);
+        line0 = this;
+        let mut width = minwidth;
+        while this < line1 && column + 1 < lines[this].len() {
+            width = width.max(lines[this][column].chars().count() + padding);
+            this += 1;
+        }
+        widths.push(width);
+        format_block(lines, line0, this, widths, minwidth, padding, out);
+        widths.pop();
+        line0 = this;
+    }
+    write_lines(lines, line0, line1, widths, out);
+}
+
+fn write_lines(lines: &[Vec<&str>], line0: usize, line1: usize, widths: &[usize], out: &mut String) {
+    for line in &lines[line0..line1] {
+        for (j, cell) in line.iter().enumerate() {
+            out.push_str(cell);
+            if j < widths.len() {
+                let pad = widths[j].saturating_sub(cell.chars().count());
+                out.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        out.push('\n');
+    }
+}
+
+// ---- shared pieces -------------------------------------------------------------------------------------------
+
+/// `time.RFC1123Z` of a simulated instant: `Thu, 01 Jan 2026 00:00:00 +0000`.
+pub(crate) fn rfc1123z(t: Millis) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let stamp = rfc3339(t); // 2026-01-01T00:00:00Z
+    let days = (EPOCH_UNIX_SECONDS + (t / 1000) as i64).div_euclid(86_400);
+    let weekday = DAYS[days.rem_euclid(7) as usize];
+    let month = stamp.get(5..7).and_then(|m| m.parse::<usize>().ok()).unwrap_or(1);
+    format!(
+        "{weekday}, {} {} {} {} +0000",
+        stamp.get(8..10).unwrap_or("01"),
+        MONTHS[(month.clamp(1, 12)) - 1],
+        stamp.get(0..4).unwrap_or("2026"),
+        stamp.get(11..19).unwrap_or("00:00:00")
+    )
+}
+
+/// A `metav1.Time` as describe prints it; Go's zero time when unset.
+fn time_or_zero(t: Option<Time>) -> String {
+    match t {
+        Some(t) => rfc1123z(t.0),
+        None => "Mon, 01 Jan 0001 00:00:00 +0000".into(),
+    }
+}
+
+/// `printLabelsMultilineWithIndent`.
+fn labels_multiline(w: &mut Writer, indent: &str, title: &str, labels: &Labels) {
+    w.write(0, &format!("{indent}{title}:\t"));
+    if labels.is_empty() {
+        w.write(0, "<none>\n");
+        return;
+    }
+    for (i, (k, v)) in labels.iter().enumerate() {
+        if i > 0 {
+            w.write(0, &format!("{indent}\t"));
+        }
+        w.write(0, &format!("{k}={v}\n"));
+    }
+}
+
+const MAX_ANNOTATION_LEN: usize = 140;
+
+/// `printAnnotationsMultilineWithIndent`: the last-applied configuration is skipped, long values wrap.
+fn annotations_multiline(w: &mut Writer, indent: &str, title: &str, annotations: &Labels) {
+    w.write(0, &format!("{indent}{title}:\t"));
+    let keys: Vec<_> = annotations.iter().filter(|(k, _)| &***k != super::LAST_APPLIED).collect();
+    if keys.is_empty() {
+        w.write(0, "<none>\n");
+        return;
+    }
+    for (i, (k, v)) in keys.iter().enumerate() {
+        if i > 0 {
+            w.write(0, &format!("{indent}\t"));
+        }
+        let v = v.strip_suffix('\n').unwrap_or(v);
+        if v.len() + k.len() + 2 > MAX_ANNOTATION_LEN || v.contains('\n') {
+            w.write(0, &format!("{k}:\n"));
+            for line in v.split('\n') {
+                let short: String = if line.chars().count() > MAX_ANNOTATION_LEN - 2 {
+                    line.chars().take(MAX_ANNOTATION_LEN - 5).collect::<String>() + "..."
+                } else {
+                    line.to_string()
+                };
+                w.write(0, &format!("{indent}\t  {short}\n"));
+            }
+        } else {
+            w.write(0, &format!("{k}: {v}\n"));
+        }
+    }
+}
+
+fn taint_string(t: &Taint) -> String {
+    if t.value.is_empty() {
+        format!("{}:{}", t.key, t.effect)
+    } else {
+        format!("{}={}:{}", t.key, t.value, t.effect)
+    }
+}
+
+/// `printTaintsMultilineWithIndent`.
+fn taints_multiline(w: &mut Writer, title: &str, taints: &[Taint]) {
+    w.write(0, &format!("{title}:\t"));
+    if taints.is_empty() {
+        w.write(0, "<none>\n");
+        return;
+    }
+    for (i, t) in taints.iter().enumerate() {
+        if i > 0 {
+            w.write(0, "\t");
+        }
+        w.write(0, &format!("{}\n", taint_string(t)));
+    }
+}
+
+/// `printTolerationsMultilineWithIndent`.
+fn tolerations_multiline(w: &mut Writer, indent: &str, title: &str, tolerations: &[Toleration]) {
+    w.write(0, &format!("{indent}{title}:\t"));
+    if tolerations.is_empty() {
+        w.write(0, "<none>\n");
+        return;
+    }
+    let mut sorted: Vec<&Toleration> = tolerations.iter().collect();
+    sorted.sort_by(|a, b| a.key.cmp(&b.key));
+    for (i, t) in sorted.iter().enumerate() {
+        if i > 0 {
+            w.write(0, &format!("{indent}\t"));
+        }
+        let mut s = t.key.to_string();
+        if !t.value.is_empty() {
+            s.push_str(&format!("={}", t.value));
+        }
+        if !t.effect.is_empty() {
+            s.push_str(&format!(":{}", t.effect));
+        }
+        if &*t.operator == "Exists" && t.value.is_empty() {
+            if !t.key.is_empty() || !t.effect.is_empty() {
+                s.push_str(" op=Exists");
+            } else {
+                s.push_str("op=Exists");
+            }
+        }
+        if let Some(secs) = t.toleration_seconds {
+            s.push_str(&format!(" for {secs}s"));
+        }
+        w.write(0, &format!("{s}\n"));
+    }
+}
+
+/// `Kind/name` of the controller (`Controlled By:`).
+fn controlled_by(obj_meta: &crate::api::ObjectMeta) -> Option<String> {
+    controller_of(obj_meta).map(|r| format!("{}/{}", r.kind, r.name))
+}
+
+fn quantity_string(q: &Quantity, resource: &str) -> String {
+    if resource == "cpu" {
+        Quantity::from_cpu_millis(q.milli()).as_str().to_string()
+    } else {
+        q.as_str().to_string()
+    }
+}
+
+/// `describeContainers`: per container its image, ports, state, resources, environment and mounts.
+fn describe_containers(
+    w: &mut Writer,
+    label: &str,
+    containers: &[Container],
+    statuses: &[ContainerStatus],
+    space: &str,
+) {
+    let none = if containers.is_empty() { " <none>" } else { "" };
+    w.write(0, &format!("{space}{label}:{none}\n"));
+    let name_indent = if space.is_empty() { "" } else { " " };
+    for c in containers {
+        let status = statuses.iter().find(|s| s.name == c.name);
+        w.write(1, &format!("{name_indent}{}:\n", c.name));
+        // kubeloop's runtime reports no container or image ids: `Container ID:` and `Image ID:` are left out.
+        w.write(2, &format!("Image:\t{}\n", c.image));
+        let ports: Vec<String> = c
+            .ports
+            .iter()
+            .map(|p| format!("{}/{}", p.container_port, if p.protocol.is_empty() { "TCP" } else { &p.protocol }))
+            .collect();
+        let host_ports: Vec<String> =
+            c.ports.iter().map(|p| format!("0/{}", if p.protocol.is_empty() { "TCP" } else { &p.protocol })).collect();
+        let none_or = |v: &[String]| if v.is_empty() { "<none>".to_string() } else { v.join(", ") };
+        if ports.len() > 1 {
+            w.write(2, &format!("Ports:\t{}\n", ports.join(", ")));
+            w.write(2, &format!("Host Ports:\t{}\n", host_ports.join(", ")));
+        } else {
+            w.write(2, &format!("Port:\t{}\n", none_or(&ports)));
+            w.write(2, &format!("Host Port:\t{}\n", none_or(&host_ports)));
+        }
+        if !c.command.is_empty() {
+            w.write(2, "Command:\n");
+            for part in &c.command {
+                for line in part.split('\n') {
+                    w.write(3, &format!("{line}\n"));
+                }
+            }
+        }
+        if !c.args.is_empty() {
+            w.write(2, "Args:\n");
+            for part in &c.args {
+                for line in part.split('\n') {
+                    w.write(3, &format!("{line}\n"));
+                }
+            }
+        }
+        if let Some(s) = status {
+            let st = &s.state;
+            if let Some(r) = &st.running {
+                w.write(2, "State:\tRunning\n");
+                w.write(3, &format!("Started:\t{}\n", time_or_zero(r.started_at)));
+            } else if let Some(wt) = &st.waiting {
+                w.write(2, "State:\tWaiting\n");
+                if !wt.reason.is_empty() {
+                    w.write(3, &format!("Reason:\t{}\n", wt.reason));
+                }
+            } else if let Some(t) = &st.terminated {
+                w.write(2, "State:\tTerminated\n");
+                if !t.reason.is_empty() {
+                    w.write(3, &format!("Reason:\t{}\n", t.reason));
+                }
+                w.write(3, &format!("Exit Code:\t{}\n", t.exit_code));
+                w.write(3, &format!("Started:\t{}\n", time_or_zero(None)));
+                w.write(3, &format!("Finished:\t{}\n", time_or_zero(t.finished_at)));
+            } else {
+                w.write(2, "State:\tWaiting\n");
+            }
+            w.write(2, &format!("Ready:\t{}\n", if s.ready { "True" } else { "False" }));
+            w.write(2, &format!("Restart Count:\t{}\n", s.restart_count));
+        }
+        for (title, list) in [("Limits", &c.resources.limits), ("Requests", &c.resources.requests)] {
+            if list.is_empty() {
+                continue;
+            }
+            w.write(2, &format!("{title}:\n"));
+            for (name, q) in sorted_resources(list) {
+                w.write(3, &format!("{name}:\t{}\n", quantity_string(q, name)));
+            }
+        }
+        w.write(2, "Environment:\t<none>\n");
+        w.write(2, "Mounts:\t<none>\n");
+    }
+}
+
+/// `SortedResourceNames`: cpu, memory, then the rest by name.
+fn sorted_resources(list: &crate::api::types::ResourceList) -> Vec<(&str, &Quantity)> {
+    let mut v: Vec<(&str, &Quantity)> = list.iter().map(|(k, q)| (&**k, q)).collect();
+    let rank = |k: &str| match k {
+        "cpu" => 0,
+        "memory" => 1,
+        _ => 2,
+    };
+    v.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then(a.0.cmp(b.0)));
+    v
+}
+
+/// `DescribePodTemplate`.
+fn describe_pod_template(w: &mut Writer, t: &PodTemplateSpec) {
+    w.write(0, "Pod Template:\n");
+    labels_multiline(w, "  ", "Labels", &t.metadata.labels);
+    if !t.metadata.annotations.is_empty() {
+        annotations_multiline(w, "  ", "Annotations", &t.metadata.annotations);
+    }
+    describe_containers(w, "Containers", &t.spec.containers, &[], "  ");
+    w.write(0, "  Volumes:\t<none>\n");
+    labels_multiline(w, "  ", "Node-Selectors", &t.spec.node_selector);
+    tolerations_multiline(w, "  ", "Tolerations", &t.spec.tolerations);
+}
+
+/// `qos.GetPodQOS`: BestEffort without requests or limits, Guaranteed when every container's cpu and memory
+/// limits are set and equal to its requests, Burstable otherwise.
+fn qos_class(spec: &PodSpec) -> &'static str {
+    let any = spec.containers.iter().any(|c| !c.resources.requests.is_empty() || !c.resources.limits.is_empty());
+    if !any {
+        return "BestEffort";
+    }
+    let guaranteed = spec.containers.iter().all(|c| {
+        ["cpu", "memory"].iter().all(|r| match c.resources.limits.get(*r) {
+            Some(l) => c.resources.requests.get(*r).is_none_or(|q| q == l),
+            None => false,
+        }) && c.resources.requests.iter().all(|(k, q)| c.resources.limits.get(k) == Some(q))
+    });
+    if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+// ---- the describers ------------------------------------------------------------------------------------------
+
+fn describe_pod(w: &mut Writer, p: &Pod, now: Millis) {
+    let m = &p.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    if let Some(prio) = p.spec.priority {
+        w.write(0, &format!("Priority:\t{prio}\n"));
+    }
+    if p.spec.node_name.is_empty() {
+        w.write(0, "Node:\t<none>\n");
+    } else {
+        w.write(0, &format!("Node:\t{}/{}\n", p.spec.node_name, p.status.host_ip));
+    }
+    if let Some(t) = p.status.start_time {
+        w.write(0, &format!("Start Time:\t{}\n", rfc1123z(t.0)));
+    }
+    labels_multiline(w, "", "Labels", &m.labels);
+    annotations_multiline(w, "", "Annotations", &m.annotations);
+    match m.deletion_timestamp {
+        Some(del) if !p.status.phase.is_terminal() => {
+            let lasts = crate::time::Age(del.0.saturating_sub(now));
+            w.write(0, &format!("Status:\tTerminating (lasts {lasts})\n"));
+            if let Some(g) = m.deletion_grace_period_seconds {
+                w.write(0, &format!("Termination Grace Period:\t{g}s\n"));
+            }
+        }
+        _ => w.write(0, &format!("Status:\t{}\n", p.status.phase.as_str())),
+    }
+    if !p.status.reason.is_empty() {
+        w.write(0, &format!("Reason:\t{}\n", p.status.reason));
+    }
+    if !p.status.message.is_empty() {
+        w.write(0, &format!("Message:\t{}\n", p.status.message));
+    }
+    w.write(0, &format!("IP:\t{}\n", p.status.pod_ip));
+    if p.status.pod_ip.is_empty() {
+        w.write(0, "IPs:\t<none>\n");
+    } else {
+        w.write(0, "IPs:\n");
+        w.write(1, &format!("IP:\t{}\n", p.status.pod_ip));
+    }
+    if let Some(c) = controlled_by(m) {
+        w.write(0, &format!("Controlled By:\t{c}\n"));
+    }
+    describe_containers(w, "Containers", &p.spec.containers, &p.status.container_statuses, "");
+    if !p.status.conditions.is_empty() {
+        w.write(0, "Conditions:\n  Type\tStatus\n");
+        for c in &p.status.conditions {
+            w.write(1, &format!("{} \t{} \n", c.type_, c.status));
+        }
+    }
+    w.write(0, "Volumes:\t<none>\n");
+    w.write(0, &format!("QoS Class:\t{}\n", qos_class(&p.spec)));
+    labels_multiline(w, "", "Node-Selectors", &p.spec.node_selector);
+    tolerations_multiline(w, "", "Tolerations", &p.spec.tolerations);
+}
+
+fn describe_deployment(api: &mut Api, w: &mut Writer, d: &Deployment) {
+    let m = &d.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    w.write(0, &format!("CreationTimestamp:\t{}\n", time_or_zero(m.creation_timestamp)));
+    labels_multiline(w, "", "Labels", &m.labels);
+    annotations_multiline(w, "", "Annotations", &m.annotations);
+    w.write(0, &format!("Selector:\t{}\n", d.spec.selector));
+    let st = &d.status;
+    w.write(
+        0,
+        &format!(
+            "Replicas:\t{} desired | {} updated | {} total | {} available | {} unavailable\n",
+            d.replicas(),
+            st.updated_replicas,
+            st.replicas,
+            st.available_replicas,
+            st.unavailable_replicas
+        ),
+    );
+    let strategy = if d.spec.strategy.type_.is_empty() { "RollingUpdate" } else { &d.spec.strategy.type_ };
+    w.write(0, &format!("StrategyType:\t{strategy}\n"));
+    w.write(0, &format!("MinReadySeconds:\t{}\n", d.spec.min_ready_seconds));
+    if let Some(ru) = &d.spec.strategy.rolling_update {
+        let s = |v: &Option<crate::api::IntOrString>| match v {
+            Some(crate::api::IntOrString::Int(i)) => i.to_string(),
+            Some(crate::api::IntOrString::String(s)) => s.to_string(),
+            None => "25%".into(),
+        };
+        w.write(
+            0,
+            &format!(
+                "RollingUpdateStrategy:\t{} max unavailable, {} max surge\n",
+                s(&ru.max_unavailable),
+                s(&ru.max_surge)
+            ),
+        );
+    }
+    describe_pod_template(w, &d.spec.template);
+    if !st.conditions.is_empty() {
+        w.write(0, "Conditions:\n  Type\tStatus\tReason\n");
+        w.write(1, "----\t------\t------\n");
+        for c in &st.conditions {
+            w.write(1, &format!("{} \t{}\t{}\n", c.type_, c.status, c.reason));
+        }
+    }
+    // deploymentutil.GetAllReplicaSets: the ReplicaSets this Deployment controls, the new one being the one whose
+    // template equals the Deployment's (ignoring pod-template-hash).
+    let (rss, _) = api.list(Kind::ReplicaSet, Some(&m.namespace), None);
+    let mut old: Vec<&ReplicaSet> = Vec::new();
+    let mut new: Vec<&ReplicaSet> = Vec::new();
+    for o in &rss {
+        let Some(rs) = o.as_replicaset() else { continue };
+        if controller_of(&rs.metadata).is_none_or(|r| r.uid != m.uid) {
+            continue;
+        }
+        let mut labels = rs.spec.template.metadata.labels.clone();
+        labels.remove("pod-template-hash");
+        let same = labels == d.spec.template.metadata.labels && rs.spec.template.spec == d.spec.template.spec;
+        if same && new.is_empty() {
+            new.push(rs);
+        } else if rs.replicas() != 0 {
+            old.push(rs);
+        }
+    }
+    let list = |v: &[&ReplicaSet]| {
+        if v.is_empty() {
+            return "<none>".to_string();
+        }
+        v.iter()
+            .map(|rs| format!("{} ({}/{} replicas created)", rs.metadata.name, rs.status.replicas, rs.replicas()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    w.write(0, &format!("OldReplicaSets:\t{}\n", list(&old)));
+    w.write(0, &format!("NewReplicaSet:\t{}\n", list(&new)));
+}
+
+fn describe_replicaset(api: &mut Api, w: &mut Writer, r: &ReplicaSet) {
+    let m = &r.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    w.write(0, &format!("Selector:\t{}\n", r.spec.selector));
+    labels_multiline(w, "", "Labels", &m.labels);
+    annotations_multiline(w, "", "Annotations", &m.annotations);
+    if let Some(c) = controlled_by(m) {
+        w.write(0, &format!("Controlled By:\t{c}\n"));
+    }
+    w.write(0, &format!("Replicas:\t{} current / {} desired\n", r.status.replicas, r.replicas()));
+    let (pods, _) = api.list(Kind::Pod, Some(&m.namespace), Some(&r.spec.selector));
+    let (mut running, mut waiting, mut succeeded, mut failed) = (0, 0, 0, 0);
+    for o in &pods {
+        let Some(p) = o.as_pod() else { continue };
+        if controller_of(&p.metadata).is_none_or(|c| c.uid != m.uid) {
+            continue;
+        }
+        match p.status.phase {
+            crate::api::PodPhase::Running => running += 1,
+            crate::api::PodPhase::Pending => waiting += 1,
+            crate::api::PodPhase::Succeeded => succeeded += 1,
+            crate::api::PodPhase::Failed => failed += 1,
+            crate::api::PodPhase::Unknown => {}
+        }
+    }
+    w.write(
+        0,
+        &format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"),
+    );
+    describe_pod_template(w, &r.spec.template);
+}
+
+fn describe_node(api: &mut Api, w: &mut Writer, n: &Node, now: Millis) {
+    let m = &n.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    let roles = node_roles(n);
+    w.write(0, &format!("Roles:\t{}\n", if roles.is_empty() { "<none>".into() } else { roles.join(",") }));
+    labels_multiline(w, "", "Labels", &m.labels);
+    annotations_multiline(w, "", "Annotations", &m.annotations);
+    w.write(0, &format!("CreationTimestamp:\t{}\n", time_or_zero(m.creation_timestamp)));
+    taints_multiline(w, "Taints", &n.spec.taints);
+    w.write(0, &format!("Unschedulable:\t{}\n", n.spec.unschedulable));
+    if let Ok(o) = api.get(Kind::Lease, &ObjKey::new("kube-node-lease", &m.name)) {
+        if let Some(l) = o.as_lease() {
+            let unset = |t: Option<Time>| t.map_or("<unset>".to_string(), |t| rfc1123z(t.0));
+            w.write(0, "Lease:\n");
+            let holder = if l.spec.holder_identity.is_empty() { "<unset>" } else { &l.spec.holder_identity };
+            w.write(1, &format!("HolderIdentity:\t{holder}\n"));
+            w.write(1, &format!("AcquireTime:\t{}\n", unset(l.spec.acquire_time)));
+            w.write(1, &format!("RenewTime:\t{}\n", unset(l.spec.renew_time)));
+        }
+    }
+    if !n.status.conditions.is_empty() {
+        w.write(0, "Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n");
+        w.write(1, "----\t------\t-----------------\t------------------\t------\t-------\n");
+        for c in &n.status.conditions {
+            w.write(
+                1,
+                &format!(
+                    "{} \t{} \t{} \t{} \t{} \t{}\n",
+                    c.type_,
+                    c.status,
+                    time_or_zero(c.last_heartbeat_time),
+                    time_or_zero(c.last_transition_time),
+                    c.reason,
+                    c.message
+                ),
+            );
+        }
+    }
+    w.write(0, "Addresses:\n");
+    for a in &n.status.addresses {
+        w.write(1, &format!("{}:\t{}\n", a.type_, a.address));
+    }
+    for (title, list) in [("Capacity", &n.status.capacity), ("Allocatable", &n.status.allocatable)] {
+        if list.is_empty() {
+            continue;
+        }
+        w.write(0, &format!("{title}:\n"));
+        for (name, q) in sorted_resources(list) {
+            w.write(0, &format!("  {name}:\t{}\n", quantity_string(q, name)));
+        }
+    }
+    if let Some(info) = &n.status.node_info {
+        w.write(0, "System Info:\n");
+        w.write(0, &format!("  OS Image:\t{}\n", info.os_image));
+        w.write(0, &format!("  Operating System:\t{}\n", info.operating_system));
+        w.write(0, &format!("  Architecture:\t{}\n", info.architecture));
+        w.write(0, &format!("  Container Runtime Version:\t{}\n", info.container_runtime_version));
+        w.write(0, &format!("  Kubelet Version:\t{}\n", info.kubelet_version));
+    }
+    if !n.spec.pod_cidr.is_empty() {
+        w.write(0, &format!("PodCIDR:\t{}\n", n.spec.pod_cidr));
+        w.write(0, &format!("PodCIDRs:\t{}\n", n.spec.pod_cidr));
+    }
+    // Non-terminated pods on the node (upstream: a field-selected LIST).
+    let (pods, _) = api.list(Kind::Pod, None, None);
+    let pods: Vec<&Pod> = pods
+        .iter()
+        .filter_map(|o| o.as_pod())
+        .filter(|p| p.spec.node_name == m.name && !p.status.phase.is_terminal())
+        .collect();
+    let alloc = if n.status.allocatable.is_empty() { &n.status.capacity } else { &n.status.allocatable };
+    let alloc_cpu = alloc.get("cpu").map_or(0, |q| q.milli());
+    let alloc_mem = alloc.get("memory").map_or(0, |q| q.value());
+    let pct = |v: i64, total: i64| if total == 0 { 0 } else { (v as f64 / total as f64 * 100.0) as i64 };
+    let cpu = |m: i64| Quantity::from_cpu_millis(m).as_str().to_string();
+    let mem = |b: i64| Quantity::from_memory_bytes(b).as_str().to_string();
+    let limit = |p: &Pod, r: &str| -> i64 {
+        p.spec
+            .containers
+            .iter()
+            .filter_map(|c| c.resources.limits.get(r))
+            .map(|q| if r == "cpu" { q.milli() } else { q.value() })
+            .sum()
+    };
+    w.write(0, &format!("Non-terminated Pods:\t({} in total)\n", pods.len()));
+    w.write(1, "Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n");
+    w.write(1, "---------\t----\t\t------------\t----------\t---------------\t-------------\t---\n");
+    let (mut creq, mut clim, mut mreq, mut mlim) = (0, 0, 0, 0);
+    for p in &pods {
+        let (cr, cl, mr, ml) = (p.request("cpu"), limit(p, "cpu"), p.request("memory"), limit(p, "memory"));
+        creq += cr;
+        clim += cl;
+        mreq += mr;
+        mlim += ml;
+        w.write(
+            1,
+            &format!(
+                "{}\t{}\t\t{} ({}%)\t{} ({}%)\t{} ({}%)\t{} ({}%)\t{}\n",
+                p.metadata.namespace,
+                p.metadata.name,
+                cpu(cr),
+                pct(cr, alloc_cpu),
+                cpu(cl),
+                pct(cl, alloc_cpu),
+                mem(mr),
+                pct(mr, alloc_mem),
+                mem(ml),
+                pct(ml, alloc_mem),
+                since(p.metadata.creation_timestamp, now)
+            ),
+        );
+    }
+    w.write(0, "Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n");
+    w.write(1, "Resource\tRequests\tLimits\n");
+    w.write(1, "--------\t--------\t------\n");
+    w.write(1, &format!("cpu\t{} ({}%)\t{} ({}%)\n", cpu(creq), pct(creq, alloc_cpu), cpu(clim), pct(clim, alloc_cpu)));
+    w.write(
+        1,
+        &format!("memory\t{} ({}%)\t{} ({}%)\n", mem(mreq), pct(mreq, alloc_mem), mem(mlim), pct(mlim, alloc_mem)),
+    );
+}
+
+fn describe_namespace(w: &mut Writer, n: &Namespace) {
+    w.write(0, &format!("Name:\t{}\n", n.metadata.name));
+    labels_multiline(w, "", "Labels", &n.metadata.labels);
+    annotations_multiline(w, "", "Annotations", &n.metadata.annotations);
+    w.write(0, &format!("Status:\t{}\n", n.status.phase));
+    w.write(0, "\nNo resource quota.\n");
+    w.write(0, "\nNo LimitRange resource.\n");
+}
+
+/// The generic describer (kinds without their own, such as Lease): name, namespace, labels, annotations, then
+/// every other field of the object with smart labels.
+fn describe_generic(w: &mut Writer, obj: &Object) {
+    let m = obj.meta();
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    labels_multiline(w, "", "Labels", &m.labels);
+    annotations_multiline(w, "", "Annotations", &m.annotations);
+    if let Value::Object(map) = obj.to_json() {
+        unstructured(w, 0, &map, "");
+    }
+}
+
+const GENERIC_SKIP: &[&str] =
+    &[".metadata.managedFields", ".metadata.name", ".metadata.namespace", ".metadata.labels", ".metadata.annotations"];
+
+fn unstructured(w: &mut Writer, level: usize, content: &serde_json::Map<String, Value>, prefix: &str) {
+    for (field, v) in content {
+        let path = format!("{prefix}.{field}");
+        if GENERIC_SKIP.contains(&path.as_str()) {
+            continue;
+        }
+        match v {
+            Value::Object(map) => {
+                w.write(level, &format!("{}:\n", smart_label(field)));
+                unstructured(w, level + 1, map, &path);
+            }
+            Value::Array(items) => {
+                w.write(level, &format!("{}:\n", smart_label(field)));
+                for item in items {
+                    match item {
+                        Value::Object(map) => unstructured(w, level + 1, map, &path),
+                        Value::String(s) => w.write(level + 1, &format!("{s}\n")),
+                        other => w.write(level + 1, &format!("{other}\n")),
+                    }
+                }
+            }
+            Value::String(s) => w.write(level, &format!("{}:\t{s}\n", smart_label(field))),
+            other => w.write(level, &format!("{}:\t{other}\n", smart_label(field))),
+        }
+    }
+}
+
+/// `smartLabelFor`: `holderIdentity` -> `Holder Identity`, `apiVersion` -> `API Version`.
+fn smart_label(field: &str) -> String {
+    if field.chars().any(|c| !c.is_alphabetic() && c != '-') {
+        return field.to_string();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let chars: Vec<char> = field.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        // camelcase.Split: a new word at a lower-to-upper change, or before the last upper of an upper run.
+        let starts = i > 0
+            && c.is_uppercase()
+            && (chars[i - 1].is_lowercase() || chars.get(i + 1).is_some_and(|n| n.is_lowercase()));
+        if starts && !cur.is_empty() {
+            parts.push(std::mem::take(&mut cur));
+        }
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        parts.push(cur);
+    }
+    parts
+        .iter()
+        .map(|p| {
+            let up = p.to_uppercase();
+            if ["API", "URL", "UID", "OSB", "GUID"].contains(&up.as_str()) {
+                up
+            } else {
+                let mut c = p.chars();
+                c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+// ---- events --------------------------------------------------------------------------------------------------
+
+/// The events about `obj` (upstream: a LIST with an involvedObject field selector).
+fn events_for(api: &mut Api, obj: &Object) -> Vec<Event> {
+    let m = obj.meta();
+    let scope = if obj.kind().namespaced() { Some(&*m.namespace) } else { None };
+    let (items, _) = api.list(Kind::Event, scope, None);
+    let mut evs: Vec<Event> = items
+        .iter()
+        .filter_map(|o| o.as_event())
+        .filter(|e| {
+            let io = &e.body.involved_object;
+            &*io.kind == obj.kind().name()
+                && io.name == m.name
+                && (!obj.kind().namespaced() || io.namespace == m.namespace)
+                && (io.uid.is_empty() || m.uid.is_empty() || io.uid == m.uid)
+        })
+        .cloned()
+        .collect();
+    evs.sort_by_key(event_time);
+    evs
+}
+
+/// `DescribeEvents`: `Events:  <none>`, or the table (after a flush, so it is laid out on its own).
+fn describe_events(w: &mut Writer, events: &[Event], now: Millis) {
+    if events.is_empty() {
+        w.write(0, "Events:\t<none>\n");
+        return;
+    }
+    w.flush();
+    w.write(0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n");
+    w.write(1, "----\t------\t----\t----\t-------\n");
+    for e in events {
+        let from = if e.body.source.component.is_empty() {
+            e.body.reporting_component.to_string()
+        } else {
+            e.body.source.component.to_string()
+        };
+        w.write(
+            1,
+            &format!(
+                "{}\t{}\t{}\t{}\t{}\n",
+                e.body.type_,
+                e.body.reason,
+                event_interval(e, now),
+                from,
+                e.body.message.trim()
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tabwriter_aligns_column_blocks_like_go() {
+        let text = "Name:\tweb\nService Account:\tdefault\nIPs:\n  IP:\t10.0.0.1\nControlled By:\tReplicaSet/x\n";
+        assert_eq!(
+            tabwrite(text, 0, 2),
+            "Name:             web\nService Account:  default\nIPs:\n  IP:           10.0.0.1\nControlled By:  ReplicaSet/x\n"
+        );
+        // A short line inside a wider block is padded (Go leaves the trailing spaces).
+        assert_eq!(tabwrite("a\tb\tc\nxx\t\n", 0, 2), "a   b  c\nxx  \n");
+    }
+
+    #[test]
+    fn dates_print_as_rfc1123z() {
+        assert_eq!(rfc1123z(0), "Thu, 01 Jan 2026 00:00:00 +0000");
+        assert_eq!(rfc1123z(86_400_000 * 3 + 61_000), "Sun, 04 Jan 2026 00:01:01 +0000");
+        assert_eq!(rfc1123z(86_400_000 * 59), "Sun, 01 Mar 2026 00:00:00 +0000");
+    }
+
+    #[test]
+    fn smart_labels() {
+        assert_eq!(smart_label("holderIdentity"), "Holder Identity");
+        assert_eq!(smart_label("apiVersion"), "API Version");
+        assert_eq!(smart_label("uid"), "UID");
+        assert_eq!(smart_label("leaseDurationSeconds"), "Lease Duration Seconds");
+        assert_eq!(smart_label("ownerReferences"), "Owner References");
+    }
+
+    #[test]
+    fn qos_classes() {
+        let mut spec = PodSpec { containers: vec![Container::default()], ..Default::default() };
+        assert_eq!(qos_class(&spec), "BestEffort");
+        let q = |s: &str| Quantity::parse(s).unwrap_or_else(|_| Quantity::from_milli(0));
+        spec.containers[0].resources.requests.insert("cpu".into(), q("100m"));
+        assert_eq!(qos_class(&spec), "Burstable");
+        spec.containers[0].resources.limits.insert("cpu".into(), q("100m"));
+        spec.containers[0].resources.limits.insert("memory".into(), q("1Gi"));
+        assert_eq!(qos_class(&spec), "Guaranteed");
+    }
 }

@@ -1,12 +1,596 @@
-//! PLACEHOLDER: filled in by the kubectl work.
+//! `kubectl get` (tables, `-o wide|yaml|json|name`, `-w`) and the newer `kubectl events`. Every read is an API
+//! call under the user's client: LIST for a type, GET for a name, a WATCH for `-w`.
 
-use super::args::Args;
-use super::{Command, Input, Output};
+pub(crate) mod printers;
+
+use std::rc::Rc;
+
+use serde_json::Value;
+
+use super::args::{switch, value, Args, Flag};
+use super::resource::{kind_of, targets, Targets};
+use super::table::Table;
+use super::{api_error_line, namespace, Command, Follow, FollowPoll, Input, Output};
+use crate::api::selector::parse_selector;
+use crate::api::{Kind, LabelSelector, ObjKey, Object};
 use crate::sim::Sim;
+use crate::watch::{EventType, WatcherId};
+use printers::RowOptions;
 
-pub const COMMAND: Command = Command { name: "get", summary: "", usage: "", flags: &[], run: placeholder };
-pub const EVENTS: Command = Command { name: "events", summary: "", usage: "", flags: &[], run: placeholder };
+const GET_FLAGS: &[Flag] = &[
+    switch(
+        "all-namespaces",
+        Some('A'),
+        "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.",
+    ),
+    switch("ignore-not-found", None, "If set to true, suppresses NotFound error for specific objects that do not exist."),
+    switch("no-headers", None, "When using the default or custom-column output format, don't print headers (default print headers)."),
+    value("output", Some('o'), "Output format. One of: (json, yaml, name, wide)."),
+    value(
+        "selector",
+        Some('l'),
+        "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.",
+    ),
+    switch("show-labels", None, "When printing, show all labels as the last column (default hide labels column)"),
+    switch("watch", Some('w'), "After listing/getting the requested object, watch for changes."),
+    switch("watch-only", None, "Watch for changes to the requested object(s), without listing/getting first."),
+];
 
-fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
-    Output::error("not yet built")
+pub const COMMAND: Command = Command {
+    name: "get",
+    summary: "Display one or many resources",
+    usage: "kubectl get [(-o|--output=)json|yaml|name|wide] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags] [options]",
+    flags: GET_FLAGS,
+    run: run_get,
+};
+
+const EVENTS_FLAGS: &[Flag] = &[
+    switch(
+        "all-namespaces",
+        Some('A'),
+        "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.",
+    ),
+    value("for", None, "Filter events to only those pertaining to the specified resource."),
+    switch("no-headers", None, "When using the default output format, don't print headers."),
+    value("output", Some('o'), "Output format. One of: (json, yaml, name)."),
+    value("types", None, "Output only events of given types."),
+    switch("watch", Some('w'), "After listing the requested events, watch for more events."),
+];
+
+pub const EVENTS: Command = Command {
+    name: "events",
+    summary: "List events",
+    usage:
+        "kubectl events [(-o|--output=)json|yaml|name] [--for TYPE/NAME] [--watch] [--types=Normal,Warning] [options]",
+    flags: EVENTS_FLAGS,
+    run: run_events,
+};
+
+/// An `-o` value kubeloop prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Table,
+    Wide,
+    Yaml,
+    Json,
+    Name,
+}
+
+fn format_of(args: &Args, allowed: &[&str]) -> Result<Format, Output> {
+    let f = match args.value("output") {
+        None | Some("") => Format::Table,
+        Some(v) if allowed.contains(&v) => match v {
+            "wide" => Format::Wide,
+            "yaml" => Format::Yaml,
+            "json" => Format::Json,
+            _ => Format::Name,
+        },
+        Some(v) => {
+            return Err(Output::error(format!(
+                "unable to match a printer suitable for the output format \"{v}\", allowed formats are: {}",
+                allowed.join(",")
+            )))
+        }
+    };
+    Ok(f)
+}
+
+/// `-l`, parsed. The error is kubectl's output.
+fn selector_of(args: &Args) -> Result<Option<LabelSelector>, Output> {
+    match args.value("selector") {
+        None => Ok(None),
+        Some(s) => parse_selector(s).map(Some).map_err(Output::error),
+    }
+}
+
+/// The objects of one requested type, in the order they came back.
+struct Group {
+    kind: Kind,
+    objects: Vec<Rc<Object>>,
+}
+
+/// JSON as kubectl prints it (four-space indent, newline at the end).
+pub(crate) fn json_text(v: &Value) -> String {
+    use serde::Serialize;
+    let mut buf = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+    if v.serialize(&mut ser).is_err() {
+        return String::new();
+    }
+    let mut s = String::from_utf8(buf).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// `kind: List` of `objects`, as kubectl wraps several objects for `-o yaml|json`.
+fn list_value(objects: &[&Rc<Object>]) -> Value {
+    let mut m = serde_json::Map::new();
+    m.insert("apiVersion".into(), "v1".into());
+    m.insert("items".into(), Value::Array(objects.iter().map(|o| o.to_json()).collect()));
+    m.insert("kind".into(), "List".into());
+    let mut meta = serde_json::Map::new();
+    meta.insert("resourceVersion".into(), "".into());
+    m.insert("metadata".into(), Value::Object(meta));
+    Value::Object(m)
+}
+
+/// YAML as kubectl prints it (go-yaml): a string that would read as another type (`"1"`, `"True"`, a timestamp)
+/// is double-quoted, an empty one is `""`; other strings that cannot be plain stay single-quoted.
+pub(crate) fn yaml_text(v: &Value) -> String {
+    let s = serde_yaml::to_string(v).unwrap_or_default();
+    s.lines().map(|l| format!("{}\n", go_quote(l))).collect()
+}
+
+fn go_quote(line: &str) -> String {
+    let (head, val) = match line.find(": ") {
+        Some(i) => line.split_at(i + 2),
+        None => match line.trim_start().strip_prefix("- ") {
+            Some(rest) => line.split_at(line.len() - rest.len()),
+            None => return line.to_string(),
+        },
+    };
+    let content = match val.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+        Some(q) => q.replace("''", "'"),
+        None if is_timestamp(val) => val.to_string(),
+        None => return line.to_string(),
+    };
+    if content.is_empty() || is_timestamp(&content) || resolves_to_non_string(&content) {
+        let escaped = content.replace('\\', "\\\\").replace('"', "\\\"");
+        format!("{head}\"{escaped}\"")
+    } else {
+        line.to_string()
+    }
+}
+
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 20
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            10 => *c == b'T',
+            13 | 16 => *c == b':',
+            19 => *c == b'Z',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+/// What YAML 1.1 would read as a bool, null or number.
+fn resolves_to_non_string(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+        "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL", "~", ".inf", ".Inf", ".INF", "-.inf", ".nan",
+        ".NaN", ".NAN",
+    ];
+    WORDS.contains(&s) || s.parse::<f64>().is_ok() || s.parse::<i64>().is_ok()
+}
+
+fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+    let format = match format_of(args, &["json", "name", "wide", "yaml"]) {
+        Ok(f) => f,
+        Err(o) => return o,
+    };
+    let selector = match selector_of(args) {
+        Ok(s) => s,
+        Err(o) => return o,
+    };
+    let targets = match targets(&args.positional) {
+        Ok(t) => t,
+        Err(e) => return Output::error(e),
+    };
+    if matches!(&targets, Targets::ByType { kinds, .. } if kinds.is_empty()) {
+        return Output {
+            stderr: "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\n\
+                     error: Required resource not specified.\n\
+                     Use \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\n\
+                     See 'kubectl get -h' for help and examples\n"
+                .into(),
+            code: 1,
+            ..Default::default()
+        };
+    }
+    let named = match &targets {
+        Targets::ByType { names, .. } => !names.is_empty(),
+        Targets::ByName(_) => true,
+    };
+    if named && selector.is_some() {
+        return Output::error(match targets {
+            Targets::ByName(_) => "selectors and the all flag cannot be used when passing resource/name arguments",
+            Targets::ByType { .. } => "name cannot be provided when a selector is specified",
+        });
+    }
+    let all_ns = args.bool("all-namespaces");
+    let ns = namespace(args);
+    let watch = args.bool("watch") || args.bool("watch-only");
+    let kinds: Vec<Kind> = match &targets {
+        Targets::ByType { kinds, .. } => kinds.clone(),
+        Targets::ByName(pairs) => {
+            let mut ks: Vec<Kind> = Vec::new();
+            for (k, _) in pairs {
+                if !ks.contains(k) {
+                    ks.push(*k);
+                }
+            }
+            ks
+        }
+    };
+    if watch && kinds.len() > 1 {
+        return Output::error(format!(
+            "watch is only supported on individual resources and resource collections, but {} resources were found",
+            kinds.len()
+        ));
+    }
+    let ignore_not_found = args.bool("ignore-not-found");
+    let key = |kind: Kind, name: &str| {
+        if kind.namespaced() {
+            ObjKey::new(&ns, name)
+        } else {
+            ObjKey::cluster(name)
+        }
+    };
+
+    // The API calls.
+    let mut groups: Vec<Group> = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    let mut list_rv = 0;
+    let mut single_item = false;
+    {
+        let mut push = |kind: Kind, obj: Option<Rc<Object>>| match groups.last_mut() {
+            Some(g) if g.kind == kind => g.objects.extend(obj),
+            _ => groups.push(Group { kind, objects: obj.into_iter().collect() }),
+        };
+        let mut fetch = |kind: Kind, name: &str, push: &mut dyn FnMut(Kind, Option<Rc<Object>>)| {
+            let k = key(kind, name);
+            match sim.as_user(|api| api.get(kind, &k)) {
+                Ok(o) => push(kind, Some(o)),
+                Err(e) => {
+                    push(kind, None);
+                    if !(ignore_not_found && e.is_not_found()) {
+                        errors.push(api_error_line(&e));
+                    }
+                }
+            }
+        };
+        match &targets {
+            Targets::ByType { kinds, names } if names.is_empty() => {
+                for &kind in kinds {
+                    let scope = if all_ns || !kind.namespaced() { None } else { Some(ns.as_str()) };
+                    let (objs, rv) = sim.as_user(|api| api.list(kind, scope, selector.as_ref()));
+                    list_rv = rv;
+                    groups.push(Group { kind, objects: objs });
+                }
+            }
+            Targets::ByType { kinds, names } => {
+                single_item = kinds.len() == 1 && names.len() == 1;
+                for &kind in kinds {
+                    for n in names {
+                        fetch(kind, n, &mut push);
+                    }
+                }
+            }
+            Targets::ByName(pairs) => {
+                single_item = pairs.len() == 1;
+                for (kind, n) in pairs {
+                    fetch(*kind, n, &mut push);
+                }
+            }
+        }
+    }
+    let mut stderr: String = errors.iter().map(|e| format!("{e}\n")).collect();
+    let code = i32::from(!errors.is_empty());
+    let opts = RowOptions {
+        wide: format == Format::Wide,
+        namespace: all_ns,
+        with_kind: kinds.len() > 1,
+        show_labels: args.bool("show-labels"),
+    };
+    let no_headers = args.bool("no-headers");
+    let now = sim.now();
+    let all: Vec<&Rc<Object>> = groups.iter().flat_map(|g| g.objects.iter()).collect();
+
+    let mut stdout = String::new();
+    let mut first_table = Table::new();
+    if !args.bool("watch-only") {
+        match format {
+            Format::Name => {
+                for o in &all {
+                    stdout.push_str(&format!("{}/{}\n", o.kind().resource_ref(), o.meta().name));
+                }
+            }
+            Format::Yaml | Format::Json => {
+                if all.is_empty() && named {
+                    // Only errors: nothing to print.
+                } else {
+                    let v = if single_item && all.len() == 1 { all[0].to_json() } else { list_value(&all) };
+                    stdout = if format == Format::Yaml { yaml_text(&v) } else { json_text(&v) };
+                }
+            }
+            Format::Table | Format::Wide => {
+                for g in &groups {
+                    if g.objects.is_empty() {
+                        continue;
+                    }
+                    if !stdout.is_empty() && !no_headers {
+                        stdout.push('\n');
+                    }
+                    let mut rows = Vec::new();
+                    if !no_headers {
+                        rows.push(printers::header(g.kind, opts));
+                    }
+                    rows.extend(g.objects.iter().map(|o| printers::row(o, now, opts)));
+                    let mut t = Table::new();
+                    stdout.push_str(&t.render(&rows));
+                    first_table = t;
+                }
+            }
+        }
+        if stdout.is_empty() && errors.is_empty() && !ignore_not_found && !watch {
+            let namespaced = !all_ns && kinds.iter().all(|k| k.namespaced());
+            if namespaced {
+                stderr.push_str(&format!("No resources found in {ns} namespace.\n"));
+            } else {
+                stderr.push_str("No resources found\n");
+            }
+        }
+    }
+    let mut out = Output { stdout, stderr, code, follow: None };
+    if watch {
+        let kind = kinds[0];
+        let names: Vec<String> = match &targets {
+            Targets::ByType { names, .. } => names.clone(),
+            Targets::ByName(pairs) => pairs.iter().map(|(_, n)| n.clone()).collect(),
+        };
+        let from = if named { all.iter().map(|o| o.meta().resource_version).max().unwrap_or(list_rv) } else { list_rv };
+        let from = if named && from == 0 { sim.store.resource_version() } else { from };
+        match sim.user_watch(kind, from) {
+            Ok(id) => {
+                let header_done = no_headers || !out.stdout.is_empty();
+                out.follow = Some(Box::new(GetWatch {
+                    id: Some(id),
+                    kind,
+                    namespace: if all_ns || !kind.namespaced() { None } else { Some(ns) },
+                    selector,
+                    names,
+                    opts,
+                    format,
+                    table: first_table,
+                    header_done,
+                    printed: !out.stdout.is_empty(),
+                }));
+            }
+            Err(e) => out.push(Output::api_error(&e)),
+        }
+    }
+    out
+}
+
+/// `get -w`: one row per change of the watched objects, aligned with the table printed first.
+struct GetWatch {
+    id: Option<WatcherId>,
+    kind: Kind,
+    namespace: Option<String>,
+    selector: Option<LabelSelector>,
+    names: Vec<String>,
+    opts: RowOptions,
+    format: Format,
+    table: Table,
+    header_done: bool,
+    printed: bool,
+}
+
+impl GetWatch {
+    fn wants(&self, obj: &Object) -> bool {
+        let m = obj.meta();
+        self.namespace.as_deref().is_none_or(|ns| &*m.namespace == ns)
+            && self.selector.as_ref().is_none_or(|s| s.matches(&m.labels))
+            && (self.names.is_empty() || self.names.iter().any(|n| *n == *m.name))
+    }
+}
+
+impl Follow for GetWatch {
+    fn poll(&mut self, sim: &mut Sim) -> FollowPoll {
+        let Some(id) = self.id else { return FollowPoll { done: true, ..Default::default() } };
+        let events = sim.drain_user_watch(id);
+        let now = sim.now();
+        let mut out = String::new();
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        for ev in events {
+            if ev.type_ == EventType::Bookmark || ev.object.kind() != self.kind || !self.wants(&ev.object) {
+                continue;
+            }
+            match self.format {
+                Format::Table | Format::Wide => {
+                    if !self.header_done {
+                        rows.push(printers::header(self.kind, self.opts));
+                        self.header_done = true;
+                    }
+                    rows.push(printers::row(&ev.object, now, self.opts));
+                }
+                Format::Name => {
+                    out.push_str(&format!("{}/{}\n", ev.object.kind().resource_ref(), ev.object.meta().name))
+                }
+                Format::Yaml => {
+                    if self.printed {
+                        out.push_str("---\n");
+                    }
+                    out.push_str(&yaml_text(&ev.object.to_json()));
+                    self.printed = true;
+                }
+                Format::Json => out.push_str(&json_text(&ev.object.to_json())),
+            }
+        }
+        if !rows.is_empty() {
+            out.push_str(&self.table.render(&rows));
+        }
+        FollowPoll { stdout: out, ..Default::default() }
+    }
+
+    fn stop(&mut self, sim: &mut Sim) {
+        if let Some(id) = self.id.take() {
+            sim.store.stop_watch(id);
+        }
+    }
+}
+
+fn run_events(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+    let format = match format_of(args, &["json", "name", "yaml"]) {
+        Ok(f) => f,
+        Err(o) => return o,
+    };
+    let for_obj = match args.value("for") {
+        None | Some("") => None,
+        Some(v) => {
+            let Some((t, n)) = v.split_once('/') else {
+                return Output::error("--for must be in resource/name form");
+            };
+            if n.contains('/') {
+                return Output::error("arguments in resource/name form may not have more than one slash");
+            }
+            match kind_of(t) {
+                Ok(k) => Some((k, n.to_string())),
+                Err(e) => return Output::error(e),
+            }
+        }
+    };
+    let types: Vec<String> =
+        args.values("types").iter().flat_map(|v| v.split(',')).filter(|t| !t.is_empty()).map(String::from).collect();
+    if types.iter().any(|t| !t.eq_ignore_ascii_case("Normal") && !t.eq_ignore_ascii_case("Warning")) {
+        return Output::error("valid --types are Normal or Warning");
+    }
+    let all_ns = args.bool("all-namespaces");
+    let ns = namespace(args);
+    let filter = EventFilter { for_obj, types };
+    let scope = if all_ns { None } else { Some(ns.as_str()) };
+    let (items, rv) = sim.as_user(|api| api.list(Kind::Event, scope, None));
+    let mut events: Vec<&Rc<Object>> = items.iter().filter(|o| filter.wants(o)).collect();
+    events.sort_by_key(|o| o.as_event().map_or(0, printers::event_time));
+    let now = sim.now();
+    let no_headers = args.bool("no-headers");
+    let mut out = Output::default();
+    let mut tab = Table::new();
+    match format {
+        Format::Name => {
+            for o in &events {
+                out.stdout.push_str(&format!("event/{}\n", o.meta().name));
+            }
+        }
+        Format::Yaml | Format::Json => {
+            let mut m = serde_json::Map::new();
+            m.insert("apiVersion".into(), "v1".into());
+            m.insert("items".into(), Value::Array(events.iter().map(|o| o.to_json()).collect()));
+            m.insert("kind".into(), "EventList".into());
+            let mut meta = serde_json::Map::new();
+            meta.insert("resourceVersion".into(), rv.to_string().into());
+            m.insert("metadata".into(), Value::Object(meta));
+            let v = Value::Object(m);
+            if !events.is_empty() {
+                out.stdout = if format == Format::Yaml { yaml_text(&v) } else { json_text(&v) };
+            }
+        }
+        Format::Table | Format::Wide => {
+            let mut rows = Vec::new();
+            if !events.is_empty() && !no_headers {
+                rows.push(printers::events_header(all_ns));
+            }
+            rows.extend(events.iter().filter_map(|o| o.as_event()).map(|e| printers::events_row(e, now, all_ns)));
+            if !rows.is_empty() {
+                out.stdout = tab.render(&rows);
+            }
+        }
+    }
+    if events.is_empty() && !args.bool("watch") {
+        out.stderr = if all_ns { "No events found.\n".into() } else { format!("No events found in {ns} namespace.\n") };
+    }
+    if args.bool("watch") {
+        match sim.user_watch(Kind::Event, rv) {
+            Ok(id) => {
+                out.follow = Some(Box::new(EventsWatch {
+                    id: Some(id),
+                    namespace: scope.map(String::from),
+                    filter,
+                    all_ns,
+                    table: tab,
+                    header_done: no_headers || !events.is_empty(),
+                }))
+            }
+            Err(e) => out.push(Output::api_error(&e)),
+        }
+    }
+    out
+}
+
+struct EventFilter {
+    for_obj: Option<(Kind, String)>,
+    types: Vec<String>,
+}
+
+impl EventFilter {
+    fn wants(&self, o: &Object) -> bool {
+        let Some(e) = o.as_event() else { return false };
+        let io = &e.body.involved_object;
+        self.for_obj.as_ref().is_none_or(|(k, n)| &*io.kind == k.name() && *io.name == **n)
+            && (self.types.is_empty() || self.types.iter().any(|t| t.eq_ignore_ascii_case(&e.body.type_)))
+    }
+}
+
+/// `kubectl events -w`: every new or updated event (never deletions), one row each.
+struct EventsWatch {
+    id: Option<WatcherId>,
+    namespace: Option<String>,
+    filter: EventFilter,
+    all_ns: bool,
+    table: Table,
+    header_done: bool,
+}
+
+impl Follow for EventsWatch {
+    fn poll(&mut self, sim: &mut Sim) -> FollowPoll {
+        let Some(id) = self.id else { return FollowPoll { done: true, ..Default::default() } };
+        let now = sim.now();
+        let mut rows = Vec::new();
+        for ev in sim.drain_user_watch(id) {
+            if matches!(ev.type_, EventType::Deleted | EventType::Bookmark) {
+                continue;
+            }
+            if self.namespace.as_deref().is_some_and(|ns| *ev.object.meta().namespace != *ns)
+                || !self.filter.wants(&ev.object)
+            {
+                continue;
+            }
+            let Some(e) = ev.object.as_event() else { continue };
+            if !self.header_done {
+                rows.push(printers::events_header(self.all_ns));
+                self.header_done = true;
+            }
+            rows.push(printers::events_row(e, now, self.all_ns));
+        }
+        let stdout = if rows.is_empty() { String::new() } else { self.table.render(&rows) };
+        FollowPoll { stdout, ..Default::default() }
+    }
+
+    fn stop(&mut self, sim: &mut Sim) {
+        if let Some(id) = self.id.take() {
+            sim.store.stop_watch(id);
+        }
+    }
 }

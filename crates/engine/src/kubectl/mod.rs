@@ -204,14 +204,14 @@ pub fn run(sim: &mut Sim, line: &str, input: &Input) -> Output {
     };
     let words = hoist_global_flags(words);
     let Some(name) = words.first() else { return Output::ok(help()) };
-    if name.starts_with('-') {
-        return Output::error(format!("unknown flag: {name}\nSee 'kubectl --help' for usage."));
-    }
     if name == "help" || name == "--help" || name == "-h" {
         return match words.get(1).and_then(|n| find(n)) {
             Some(c) => Output::ok(command_help(c)),
             None => Output::ok(help()),
         };
+    }
+    if name.starts_with('-') {
+        return Output::error(format!("unknown flag: {name}\nSee 'kubectl --help' for usage."));
     }
     let Some(cmd) = find(name) else {
         if let Some((_, why)) = NOT_SIMULATED.iter().find(|(n, _)| n == name) {
@@ -338,6 +338,7 @@ mod tests {
         assert_eq!(out.stderr, "error: unknown flag: --bogus\nSee 'kubectl get --help' for usage.\n");
         assert_eq!(run(&mut sim, "get 'pods", &Input::none()).code, 1);
         assert!(run(&mut sim, "", &Input::none()).stdout.contains("Commands:"));
+        assert!(run(&mut sim, "kubectl --help", &Input::none()).stdout.contains("Commands:"));
         assert!(run(&mut sim, "get --help", &Input::none()).stdout.contains("Usage:"));
         assert_eq!(hoist_global_flags(&["-n".into(), "a".into(), "get".into(), "po".into()]), ["get", "-n", "a", "po"]);
         assert!(run(&mut sim, "--version", &Input::none()).stderr.starts_with("error: unknown flag: --version"));

@@ -1,14 +1,675 @@
-//! PLACEHOLDER: filled in by the kubectl work.
+//! `kubectl cordon`, `uncordon`, `drain` and `taint`: a GET of each node and a PATCH of its spec; `drain`
+//! also lists the node's pods (field selector `spec.nodeName`), evicts them and waits until they are gone.
 
-use super::args::Args;
-use super::{Command, Input, Output};
+use std::collections::VecDeque;
+
+use super::args::{switch, value, Args, Flag};
+use super::delete::{is_gone, select, server_error_line};
+use super::resource::kind_of;
+use super::{Command, Follow, FollowPoll, Input, Output};
+use crate::api::{controller_of, s, Kind, ObjKey, Object, Str, Taint};
 use crate::sim::Sim;
+use crate::store::{DeleteOptions, Subresource};
+use crate::time::{Millis, SECOND};
+use crate::watch::WatchFilter;
 
-pub const CORDON: Command = Command { name: "cordon", summary: "", usage: "", flags: &[], run: placeholder };
-pub const UNCORDON: Command = Command { name: "uncordon", summary: "", usage: "", flags: &[], run: placeholder };
-pub const DRAIN: Command = Command { name: "drain", summary: "", usage: "", flags: &[], run: placeholder };
-pub const TAINT: Command = Command { name: "taint", summary: "", usage: "", flags: &[], run: placeholder };
+pub const CORDON: Command = Command {
+    name: "cordon",
+    summary: "Mark node as unschedulable",
+    usage: "kubectl cordon NODE",
+    flags: SELECT,
+    run: run_cordon,
+};
 
-fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
-    Output::error("not yet built")
+pub const UNCORDON: Command = Command {
+    name: "uncordon",
+    summary: "Mark node as schedulable",
+    usage: "kubectl uncordon NODE",
+    flags: SELECT,
+    run: run_uncordon,
+};
+
+pub const DRAIN: Command = Command {
+    name: "drain",
+    summary: "Drain node in preparation for maintenance",
+    usage: "kubectl drain NODE",
+    flags: DRAIN_FLAGS,
+    run: run_drain,
+};
+
+pub const TAINT: Command = Command {
+    name: "taint",
+    summary: "Update the taints on one or more nodes",
+    usage: "kubectl taint NODE NAME KEY_1=VAL_1:TAINT_EFFECT_1 ... KEY_N=VAL_N:TAINT_EFFECT_N",
+    flags: TAINT_FLAGS,
+    run: run_taint,
+};
+
+const SELECT: &[Flag] = &[
+    value("selector", Some('l'), "Selector (label query) to filter on"),
+    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+];
+
+const DRAIN_FLAGS: &[Flag] = &[
+    value("selector", Some('l'), "Selector (label query) to filter on"),
+    switch("force", None, "Continue even if there are pods that do not declare a controller."),
+    switch("ignore-daemonsets", None, "Ignore DaemonSet-managed pods."),
+    switch("delete-emptydir-data", None, "Continue even if there are pods using emptyDir (local data that will be deleted when the node is drained)."),
+    value("grace-period", None, "Period of time in seconds given to each pod to terminate gracefully. If negative, the default value specified in the pod will be used."),
+    value("timeout", None, "The length of time to wait before giving up, zero means infinite"),
+    switch("disable-eviction", None, "Force drain to use delete, even if eviction is supported. This will bypass checking PodDisruptionBudgets, use with caution."),
+    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+];
+
+const TAINT_FLAGS: &[Flag] = &[
+    switch(
+        "overwrite",
+        None,
+        "If true, allow taints to be overwritten, otherwise reject taint updates that overwrite existing taints.",
+    ),
+    switch("all", None, "Select all nodes in the cluster"),
+    value(
+        "selector",
+        Some('l'),
+        "Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,key2=value2)",
+    ),
+    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+];
+
+fn run_cordon(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+    cordon(sim, args, true, "cordon")
+}
+
+fn run_uncordon(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+    cordon(sim, args, false, "uncordon")
+}
+
+/// Node names (or `-l`) → the nodes, read through the API.
+fn nodes(sim: &mut Sim, args: &Args, cmd: &str) -> Result<super::delete::Selection, Output> {
+    let has_selector = args.value("selector").is_some_and(|s| !s.is_empty());
+    if args.positional.is_empty() && !has_selector {
+        return Err(Output::error(format!("USAGE: {cmd} NODE [flags]\nSee 'kubectl {cmd} -h' for help and examples")));
+    }
+    if !args.positional.is_empty() && has_selector {
+        return Err(Output::error(format!(
+            "cannot specify both a node name and a --selector option\nSee 'kubectl {cmd} -h' for help and examples"
+        )));
+    }
+    let mut words = vec!["nodes".to_string()];
+    words.extend(args.positional.iter().cloned());
+    select(sim, args, &words, true)
+}
+
+/// Cordons or uncordons every selected node; the output and whether all went well.
+fn cordon_nodes(sim: &mut Sim, nodes: &[super::delete::Item], desired: bool, out: &mut Output) {
+    let (already, changed) =
+        if desired { ("already cordoned", "cordoned") } else { ("already uncordoned", "uncordoned") };
+    for item in nodes {
+        let Some(Object::Node(n)) = item.obj.as_deref() else { continue };
+        if n.spec.unschedulable == desired {
+            out.stdout.push_str(&format!("node/{} {already}\n", item.key.name));
+            continue;
+        }
+        let res = sim.as_user(|api| {
+            api.patch(Kind::Node, &item.key, Subresource::Main, |o| {
+                if let Object::Node(n) = o {
+                    n.spec.unschedulable = desired;
+                }
+            })
+        });
+        match res {
+            Ok(_) => out.stdout.push_str(&format!("node/{} {changed}\n", item.key.name)),
+            Err(e) => {
+                let verb = if desired { "cordon" } else { "uncordon" };
+                out.stderr.push_str(&format!(
+                    "error: unable to {verb} node {:?}: {}\n",
+                    item.key.name,
+                    server_error_line(&e)
+                ));
+                out.code = 1;
+            }
+        }
+    }
+}
+
+fn cordon(sim: &mut Sim, args: &Args, desired: bool, cmd: &str) -> Output {
+    let sel = match nodes(sim, args, cmd) {
+        Ok(s) => s,
+        Err(out) => return out,
+    };
+    let mut out = Output::default();
+    cordon_nodes(sim, &sel.items, desired, &mut out);
+    out.push(sel.error_output());
+    out
+}
+
+// ---- drain ----------------------------------------------------------------------------------------------------
+
+/// Parses a Go duration (`30s`, `2m`, `1h30m`, `500ms`, `0`) into milliseconds.
+fn duration(v: &str) -> Result<Millis, String> {
+    let bad = || format!("invalid argument \"{v}\" for \"--timeout\" flag: time: invalid duration \"{v}\"");
+    if v == "0" {
+        return Ok(0);
+    }
+    let mut total: f64 = 0.0;
+    let mut rest = v;
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    while !rest.is_empty() {
+        let num_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        if num_len == 0 {
+            return Err(bad());
+        }
+        let n: f64 = rest[..num_len].parse().map_err(|_| bad())?;
+        rest = &rest[num_len..];
+        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let factor = match &rest[..unit_len] {
+            "ms" => 1.0,
+            "s" => 1000.0,
+            "m" => 60_000.0,
+            "h" => 3_600_000.0,
+            "" => {
+                return Err(format!(
+                    "invalid argument \"{v}\" for \"--timeout\" flag: time: missing unit in duration \"{v}\""
+                ))
+            }
+            u => {
+                return Err(format!(
+                    "invalid argument \"{v}\" for \"--timeout\" flag: time: unknown unit \"{u}\" in duration \"{v}\""
+                ))
+            }
+        };
+        rest = &rest[unit_len..];
+        total += n * factor;
+    }
+    if !total.is_finite() || total > 1e15 {
+        return Err(bad());
+    }
+    Ok(total as Millis)
+}
+
+#[derive(Clone)]
+struct DrainOptions {
+    force: bool,
+    grace: Option<i64>,
+    timeout: Millis,
+    eviction: bool,
+    dry_run: bool,
+}
+
+/// The pods drain waits for on the current node.
+struct Draining {
+    node: String,
+    pods: Vec<(ObjKey, Str)>,
+    started: Millis,
+}
+
+/// `kubectl drain` after the cordon: node by node, list the pods, evict them, wait until each is gone.
+struct Drain {
+    opts: DrainOptions,
+    queue: VecDeque<String>,
+    current: Option<Draining>,
+    next_check: Millis,
+    failed: Vec<(String, String)>,
+}
+
+impl Drain {
+    /// Runs until it must wait for pods to go (or is done): the output so far.
+    fn advance(&mut self, sim: &mut Sim) -> FollowPoll {
+        let mut poll = FollowPoll::default();
+        loop {
+            if let Some(cur) = &mut self.current {
+                if sim.now() < self.next_check {
+                    return poll;
+                }
+                self.next_check = sim.now() + SECOND;
+                let verb = if self.opts.eviction { "evicted" } else { "deleted" };
+                let pods = std::mem::take(&mut cur.pods);
+                for (key, uid) in pods {
+                    if is_gone(sim, Kind::Pod, &key, &uid) {
+                        poll.stdout.push_str(&format!("pod/{} {verb}\n", key.name));
+                    } else {
+                        cur.pods.push((key, uid));
+                    }
+                }
+                if !cur.pods.is_empty() {
+                    if self.opts.timeout > 0 && sim.now() >= cur.started + self.opts.timeout {
+                        let (key, _) = &cur.pods[0];
+                        let err = format!(
+                            "error when waiting for pod {:?} in namespace {:?} to terminate: global timeout reached: {}",
+                            key.name,
+                            key.namespace,
+                            go_duration(self.opts.timeout)
+                        );
+                        poll.stderr.push_str(&format!(
+                            "There are pending pods in node {:?} when an error occurred: {err}\n",
+                            cur.node
+                        ));
+                        for (k, _) in &cur.pods {
+                            poll.stderr.push_str(&format!("pod/{}\n", k.name));
+                        }
+                        let node = cur.node.clone();
+                        self.current = None;
+                        self.fail(&mut poll, node, err);
+                        continue;
+                    }
+                    return poll;
+                }
+                poll.stdout.push_str(&format!("node/{} drained\n", cur.node));
+                self.current = None;
+            }
+            let Some(node) = self.queue.pop_front() else {
+                if !self.failed.is_empty() {
+                    poll.stderr.push_str("There are pending nodes to be drained:\n");
+                    for (n, _) in &self.failed {
+                        poll.stderr.push_str(&format!(" {n}\n"));
+                    }
+                    for (_, e) in &self.failed {
+                        poll.stderr.push_str(e);
+                        poll.stderr.push('\n');
+                    }
+                    poll.code = 1;
+                }
+                poll.done = true;
+                return poll;
+            };
+            self.start(sim, node, &mut poll);
+        }
+    }
+
+    fn fail(&mut self, poll: &mut FollowPoll, node: String, err: String) {
+        poll.stderr
+            .push_str(&format!("error: unable to drain node {node:?} due to error: {err}, continuing command...\n"));
+        self.failed.push((node, err));
+    }
+
+    /// Lists the node's pods, refuses like kubectl's filters, evicts the rest.
+    fn start(&mut self, sim: &mut Sim, node: String, poll: &mut FollowPoll) {
+        let filter = WatchFilter::NodeName(s(&node));
+        let (pods, _) = sim.as_user(|api| api.list_filtered(Kind::Pod, None, None, &filter));
+        let mut unmanaged = Vec::new();
+        let mut evict = Vec::new();
+        for p in &pods {
+            let Some(pod) = p.as_pod() else { continue };
+            let name = format!("{}/{}", pod.metadata.namespace, pod.metadata.name);
+            let finished = pod.status.phase.is_terminal();
+            if !finished && controller_of(&pod.metadata).is_none() {
+                unmanaged.push(name);
+                if !self.opts.force {
+                    continue;
+                }
+            }
+            evict.push(p.clone());
+        }
+        if !unmanaged.is_empty() && !self.opts.force {
+            let err = format!(
+                "cannot delete Pods that declare no controller (use --force to override): {}",
+                unmanaged.join(", ")
+            );
+            self.fail(poll, node, err);
+            return;
+        }
+        if !unmanaged.is_empty() {
+            poll.stderr
+                .push_str(&format!("Warning: deleting Pods that declare no controller: {}\n", unmanaged.join(", ")));
+        }
+        let mut waiting = Vec::new();
+        for p in evict {
+            let key = p.key();
+            if self.opts.dry_run {
+                poll.stdout.push_str(&format!("evicting pod {}/{} (dry run)\n", key.namespace, key.name));
+                continue;
+            }
+            if self.opts.eviction {
+                poll.stdout.push_str(&format!("evicting pod {}/{}\n", key.namespace, key.name));
+            }
+            // POST pods/NAME/eviction (no PodDisruptionBudgets here: the eviction always deletes the pod), or
+            // DELETE with --disable-eviction. Both with drain's grace period, and the pod's uid as precondition.
+            let opts = DeleteOptions {
+                grace_period_seconds: self.opts.grace,
+                propagation: None,
+                preconditions_uid: Some(p.meta().uid.clone()),
+            };
+            match sim.as_user(|api| api.delete(Kind::Pod, &key, &opts)) {
+                Ok(_) => waiting.push((key, p.meta().uid.clone())),
+                Err(e) if e.is_not_found() => waiting.push((key, p.meta().uid.clone())),
+                Err(e) => {
+                    let what = if self.opts.eviction { "evicting" } else { "deleting" };
+                    let err = format!("error when {what} pods/{:?} -n {:?}: {e}", key.name, key.namespace);
+                    self.fail(poll, node, err);
+                    return;
+                }
+            }
+        }
+        if self.opts.dry_run {
+            poll.stdout.push_str(&format!("node/{node} drained (dry run)\n"));
+            return;
+        }
+        self.next_check = sim.now();
+        self.current = Some(Draining { node, pods: waiting, started: sim.now() });
+    }
+}
+
+/// A duration as Go prints it (`30s`, `2m0s`, `1h0m0s`).
+fn go_duration(ms: Millis) -> String {
+    let secs = ms / 1000;
+    let frac = ms % 1000;
+    let (h, m, sec) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+    let sec = if frac > 0 { format!("{sec}.{:03}", frac).trim_end_matches('0').to_string() } else { sec.to_string() };
+    if h > 0 {
+        format!("{h}h{m}m{sec}s")
+    } else if m > 0 {
+        format!("{m}m{sec}s")
+    } else {
+        format!("{sec}s")
+    }
+}
+
+impl Follow for Drain {
+    fn poll(&mut self, sim: &mut Sim) -> FollowPoll {
+        self.advance(sim)
+    }
+
+    fn stop(&mut self, _sim: &mut Sim) {
+        self.queue.clear();
+        self.current = None;
+    }
+}
+
+fn run_drain(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+    let grace = match args.int("grace-period") {
+        Ok(g) => g.filter(|g| *g >= 0),
+        Err(e) => return Output::error(e),
+    };
+    let timeout = match args.value("timeout").map(duration).transpose() {
+        Ok(t) => t.unwrap_or(0),
+        Err(e) => return Output::error(e),
+    };
+    let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
+    let opts =
+        DrainOptions { force: args.bool("force"), grace, timeout, eviction: !args.bool("disable-eviction"), dry_run };
+    let sel = match nodes(sim, args, "drain") {
+        Ok(s) => s,
+        Err(out) => return out,
+    };
+    let mut out = Output::default();
+    if !sel.errors.is_empty() {
+        // kubectl resolves every node before it cordons any.
+        return sel.error_output();
+    }
+    if dry_run {
+        for item in &sel.items {
+            out.stdout.push_str(&format!("node/{} cordoned (dry run)\n", item.key.name));
+        }
+    } else {
+        cordon_nodes(sim, &sel.items, true, &mut out);
+        if out.code != 0 {
+            return out;
+        }
+    }
+    let mut drain = Drain {
+        opts,
+        queue: sel.items.iter().map(|i| i.key.name.to_string()).collect(),
+        current: None,
+        next_check: sim.now(),
+        failed: Vec::new(),
+    };
+    let poll = drain.advance(sim);
+    out.stdout.push_str(&poll.stdout);
+    out.stderr.push_str(&poll.stderr);
+    if poll.done {
+        out.code = poll.code;
+    } else {
+        out.follow = Some(Box::new(drain));
+    }
+    out
+}
+
+// ---- taint ----------------------------------------------------------------------------------------------------
+
+const EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/// `validation.IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name part.
+fn qualified_name_errors(key: &str) -> Vec<String> {
+    let name_part = |n: &str| {
+        !n.is_empty()
+            && n.len() <= 63
+            && n.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && n.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && n.ends_with(|c: char| c.is_ascii_alphanumeric())
+    };
+    let mut errs = Vec::new();
+    let (prefix, name) = match key.split_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    if name.is_empty() {
+        errs.push("name part must be non-empty".to_string());
+    } else if name.len() > 63 {
+        errs.push("name part must be no more than 63 characters".to_string());
+    } else if !name_part(name) {
+        errs.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')".to_string());
+    }
+    if let Some(p) = prefix {
+        let ok = !p.is_empty()
+            && p.len() <= 253
+            && p.split('.').all(|l| {
+                !l.is_empty()
+                    && l.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+            });
+        if p.is_empty() {
+            errs.push("prefix part must be non-empty".to_string());
+        } else if !ok {
+            errs.push("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".to_string());
+        }
+    }
+    errs
+}
+
+/// `key=value:Effect`, `key:Effect` or `key`.
+fn parse_taint(spec: &str) -> Result<Taint, String> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let (key, value, effect) = match parts.as_slice() {
+        [key] => (*key, "", ""),
+        [kv, effect] => {
+            if !EFFECTS.contains(effect) {
+                return Err(format!("invalid taint effect: {effect}, unsupported taint effect"));
+            }
+            let kv: Vec<&str> = kv.split('=').collect();
+            match kv.as_slice() {
+                [k] => (*k, "", *effect),
+                [k, v] => {
+                    let errs = super::label::label_value_errors(v);
+                    if !errs.is_empty() {
+                        return Err(format!("invalid taint spec: {spec}, {}", errs.join("; ")));
+                    }
+                    (*k, *v, *effect)
+                }
+                _ => return Err(format!("invalid taint spec: {spec}")),
+            }
+        }
+        _ => return Err(format!("invalid taint spec: {spec}")),
+    };
+    let errs = qualified_name_errors(key);
+    if !errs.is_empty() {
+        return Err(format!("invalid taint spec: {spec}, {}", errs.join("; ")));
+    }
+    Ok(Taint { key: s(key), value: s(value), effect: s(effect), time_added: None })
+}
+
+fn taint_string(t: &Taint) -> String {
+    let mut out = t.key.to_string();
+    if !t.value.is_empty() {
+        out.push('=');
+        out.push_str(&t.value);
+    }
+    if !t.effect.is_empty() {
+        out.push(':');
+        out.push_str(&t.effect);
+    }
+    out
+}
+
+fn usage_error(msg: String) -> Output {
+    Output::error(format!("{msg}\nSee 'kubectl taint -h' for help and examples"))
+}
+
+fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+    let mut resources = Vec::new();
+    let mut specs = Vec::new();
+    for w in &args.positional {
+        let is_taint = w.contains('=') || w.contains(':') || w.ends_with('-');
+        match (specs.is_empty(), is_taint) {
+            (_, true) => specs.push(w.clone()),
+            (true, false) => resources.push(w.clone()),
+            (false, false) => {
+                return Output::error(format!("all resources must be specified before taint changes: {w}"))
+            }
+        }
+    }
+    if resources.is_empty() {
+        return Output::error("one or more resources must be specified as <resource> <name>");
+    }
+    if specs.is_empty() {
+        return Output::error("at least one taint update is required");
+    }
+    let mut add: Vec<Taint> = Vec::new();
+    let mut remove: Vec<Taint> = Vec::new();
+    for spec in &specs {
+        if let Some(body) = spec.strip_suffix('-') {
+            match parse_taint(body) {
+                Ok(t) => remove.push(t),
+                Err(e) => return usage_error(e),
+            }
+        } else {
+            let t = match parse_taint(spec) {
+                Ok(t) => t,
+                Err(e) => return usage_error(e),
+            };
+            if t.effect.is_empty() {
+                return usage_error(format!("invalid taint spec: {spec}"));
+            }
+            if add.iter().any(|a| a.key == t.key && a.effect == t.effect) {
+                return usage_error(format!(
+                    "duplicated taints with the same key and effect: {{{} {} {} <nil>}}",
+                    t.key, t.value, t.effect
+                ));
+            }
+            add.push(t);
+        }
+    }
+    match kind_of(&resources[0]) {
+        Ok(Kind::Node) => {}
+        Ok(_) => {
+            return Output::error(format!(
+                "invalid resource type {}, only node types are supported",
+                resources[0].to_ascii_lowercase()
+            ))
+        }
+        Err(e) => return Output::error(e),
+    }
+    let conflicts: Vec<String> = remove
+        .iter()
+        .filter(|r| add.iter().any(|a| a.key == r.key && (r.effect.is_empty() || a.effect == r.effect)))
+        .map(|r| format!("{}={}", r.key, r.effect))
+        .collect();
+    if !conflicts.is_empty() {
+        return Output::error(format!(
+            "can not both modify and remove the following taint(s) in the same command: {}",
+            conflicts.join(", ")
+        ));
+    }
+    let all = args.bool("all");
+    let has_selector = args.value("selector").is_some_and(|s| !s.is_empty());
+    if all && has_selector {
+        return Output::error("setting 'all' parameter with a non empty selector is prohibited");
+    }
+    if !all && !has_selector && resources.len() < 2 {
+        return Output::error("at least one resource name must be specified since 'all' parameter is not set");
+    }
+    let sel = match select(sim, args, &resources, true) {
+        Ok(s) => s,
+        Err(out) => return out,
+    };
+    let overwrite = args.bool("overwrite");
+    let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
+    let mut out = Output::default();
+    for item in &sel.items {
+        let Some(Object::Node(node)) = item.obj.as_deref() else { continue };
+        let old = &node.spec.taints;
+        if !overwrite {
+            let exists: Vec<&str> = add
+                .iter()
+                .filter(|t| old.iter().any(|o| o.key == t.key && o.effect == t.effect))
+                .map(|t| &*t.key)
+                .collect();
+            if !exists.is_empty() {
+                out.push(Output::error(format!(
+                    "node {} already has {} taint(s) with same effect(s) and --overwrite is false",
+                    item.key.name,
+                    exists.join(",")
+                )));
+                continue;
+            }
+        }
+        // reorganizeTaints: the new taints, then the old ones not replaced, minus the removed ones.
+        let mut next: Vec<Taint> = add.clone();
+        for o in old {
+            if !next.iter().any(|t| t.key == o.key && t.effect == o.effect) {
+                next.push(o.clone());
+            }
+        }
+        let added = old.len() != next.len();
+        let mut errors = Vec::new();
+        let mut deleted = false;
+        for r in &remove {
+            let before = next.len();
+            next.retain(|t| !(t.key == r.key && (r.effect.is_empty() || t.effect == r.effect)));
+            deleted = next.len() != before;
+            if !deleted {
+                errors.push(format!("taint {:?} not found", taint_string(r)));
+            }
+        }
+        if !errors.is_empty() {
+            let msg = if errors.len() == 1 { errors[0].clone() } else { format!("[{}]", errors.join(", ")) };
+            out.push(Output::error(msg));
+            continue;
+        }
+        let verb = if (added && deleted) || overwrite {
+            "modified"
+        } else if added {
+            "tainted"
+        } else {
+            "untainted"
+        };
+        if dry_run {
+            out.stdout.push_str(&format!("node/{} {verb} (dry run)\n", item.key.name));
+            continue;
+        }
+        let now = sim.now();
+        let res = sim.as_user(|api| {
+            api.patch(Kind::Node, &item.key, Subresource::Main, |o| {
+                if let Object::Node(n) = o {
+                    // The API server stamps timeAdded on NoExecute taints.
+                    for t in &mut next {
+                        if &*t.effect == "NoExecute" && t.time_added.is_none() {
+                            t.time_added = Some(crate::api::Time(now));
+                        }
+                    }
+                    n.spec.taints = next;
+                }
+            })
+        });
+        match res {
+            Ok(_) => out.stdout.push_str(&format!("node/{} {verb}\n", item.key.name)),
+            Err(e) => {
+                out.push(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() })
+            }
+        }
+    }
+    out.push(sel.error_output());
+    out
 }

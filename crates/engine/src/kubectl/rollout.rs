@@ -1,11 +1,677 @@
-//! PLACEHOLDER: filled in by the kubectl work.
+//! `kubectl rollout status|history|undo|restart|pause|resume` for Deployments, as kubectl's rollout commands and
+//! polymorphichelpers do them: status messages of `DeploymentStatusViewer`, history from the ReplicaSets'
+//! revision annotations, a client-side rollback that copies a ReplicaSet's template back into the Deployment,
+//! and the restart / pause / resume patches. Every read and write is an API call under the user's client.
 
-use super::args::Args;
-use super::{Command, Input, Output};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+use super::args::{switch, value, Args, Flag};
+use super::resource::{self, Targets};
+use super::{Command, Follow, FollowPoll, Input, Output};
+use crate::api::{controller_of, s, Deployment, Kind, LabelSelector, ObjKey, Object, PodTemplateSpec, ReplicaSet};
+use crate::controllers::deployment::{equal_ignore_hash, POD_TEMPLATE_HASH, REVISION};
 use crate::sim::Sim;
+use crate::store::{ApiError, Subresource};
+use crate::time::{parse_duration, rfc3339, Millis};
 
-pub const COMMAND: Command = Command { name: "rollout", summary: "", usage: "", flags: &[], run: placeholder };
+pub const COMMAND: Command = Command {
+    name: "rollout",
+    summary: "Manage the rollout of a resource",
+    usage: "kubectl rollout SUBCOMMAND",
+    flags: FLAGS,
+    run,
+};
 
-fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
-    Output::error("not yet built")
+const FLAGS: &[Flag] = &[
+    switch("watch", Some('w'), "Watch the status of the rollout until it's done."),
+    value(
+        "revision",
+        None,
+        "status: pin to a specific revision; history: see the details, including podTemplate of the revision specified",
+    ),
+    value("timeout", None, "The length of time to wait before ending watch, zero means never (e.g. 1s, 2m, 3h)."),
+    value("to-revision", None, "The revision to rollback to. Default to 0 (last revision)."),
+    value("selector", Some('l'), "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'."),
+];
+
+/// The annotation `kubectl rollout history` shows as CHANGE-CAUSE.
+pub const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
+/// The template annotation `kubectl rollout restart` sets.
+pub const RESTARTED_AT: &str = "kubectl.kubernetes.io/restartedAt";
+
+const SUBCOMMANDS: &[(&str, &str, &[&str])] = &[
+    ("history", "View rollout history", &["revision", "selector"]),
+    ("pause", "Mark the provided resource as paused", &["selector"]),
+    ("restart", "Restart a resource", &["selector"]),
+    ("resume", "Resume a paused resource", &["selector"]),
+    ("status", "Show the status of the rollout", &["watch", "revision", "timeout", "selector"]),
+    ("undo", "Undo a previous rollout", &["to-revision", "selector"]),
+];
+
+fn help() -> String {
+    let mut out = String::from(
+        "Manage the rollout of one or many resources.\n\n Valid resource types include:\n\n  *  deployments\n\nAvailable Commands:\n",
+    );
+    for (name, summary, _) in SUBCOMMANDS {
+        let _ = writeln!(out, "  {name:<9} {summary}");
+    }
+    out.push_str("\nUsage:\n  kubectl rollout SUBCOMMAND [options]\n");
+    out
+}
+
+fn run(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+    let Some(sub) = args.positional.first() else { return Output::ok(help()) };
+    let Some((_, _, allowed)) = SUBCOMMANDS.iter().find(|(n, _, _)| n == sub) else {
+        return Output::error(format!("unknown command [\"{sub}\"]\nSee 'kubectl rollout -h' for help and examples"));
+    };
+    for f in FLAGS {
+        if args.has(f.long) && !allowed.contains(&f.long) {
+            return Output::error(format!("unknown flag: --{}\nSee 'kubectl rollout {sub} --help' for usage.", f.long));
+        }
+    }
+    let rest = &args.positional[1..];
+    match sub.as_str() {
+        "status" => status(sim, args, rest),
+        "history" => history(sim, args, rest),
+        "undo" => undo(sim, args, rest),
+        "restart" => patch_each(sim, args, rest, Action::Restart),
+        "pause" => patch_each(sim, args, rest, Action::Pause),
+        "resume" => patch_each(sim, args, rest, Action::Resume),
+        _ => Output::ok(help()),
+    }
+}
+
+/// `schema.GroupKind.String()`: `Pod`, `ReplicaSet.apps`.
+fn group_kind(kind: Kind) -> String {
+    let g = resource::resource(kind).group;
+    if g.is_empty() {
+        kind.name().to_string()
+    } else {
+        format!("{}.{g}", kind.name())
+    }
+}
+
+/// `deployments.apps`, as the rollout commands name a resource in their errors.
+fn resource_string(kind: Kind) -> String {
+    let g = resource::resource(kind).group;
+    if g.is_empty() {
+        kind.plural().to_string()
+    } else {
+        format!("{}.{g}", kind.plural())
+    }
+}
+
+/// The objects the arguments name, read through the API (kubectl's resource builder): `TYPE NAME...`,
+/// `TYPE/NAME...`, `TYPE` (every object of the type), or `TYPE -l selector`. Errors come back as output.
+fn objects(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Vec<Rc<Object>>, Output> {
+    if rest.is_empty() {
+        return Err(Output::error("required resource not specified"));
+    }
+    let ns = super::namespace(args);
+    let selector = match args.value("selector") {
+        Some(sel) => Some(crate::api::selector::parse_selector(sel).map_err(Output::error)?),
+        None => None,
+    };
+    let named: Vec<(Kind, String)> = match resource::targets(rest).map_err(Output::error)? {
+        Targets::ByName(v) => v,
+        Targets::ByType { kinds, names } if names.is_empty() => {
+            let mut out = Vec::new();
+            for kind in kinds {
+                let namespace = kind.namespaced().then_some(ns.as_str());
+                let (items, _) = sim.as_user(|api| api.list(kind, namespace, selector.as_ref()));
+                out.extend(items);
+            }
+            return Ok(out);
+        }
+        Targets::ByType { kinds, names } => {
+            kinds.iter().flat_map(|k| names.iter().map(move |n| (*k, n.clone()))).collect()
+        }
+    };
+    if selector.is_some() {
+        return Err(Output::error("name cannot be provided when a selector is specified"));
+    }
+    let mut out = Vec::new();
+    for (kind, name) in named {
+        let key = if kind.namespaced() { ObjKey::new(&ns, &name) } else { ObjKey::cluster(&name) };
+        match sim.as_user(|api| api.get(kind, &key)) {
+            Ok(o) => out.push(o),
+            Err(e) => return Err(Output::api_error(&e)),
+        }
+    }
+    Ok(out)
+}
+
+fn no_resources(args: &Args) -> Output {
+    Output { stderr: format!("No resources found in {} namespace.\n", super::namespace(args)), ..Default::default() }
+}
+
+fn revision_flag(args: &Args, long: &str) -> Result<i64, Output> {
+    args.int(long).map(|v| v.unwrap_or(0)).map_err(Output::error)
+}
+
+// ---- status ------------------------------------------------------------------------------------------------
+
+/// `DeploymentStatusViewer.Status`: the message, whether the rollout is done, or an error.
+pub fn deployment_status(d: &Deployment, revision: i64) -> Result<(String, bool), String> {
+    let name = &d.metadata.name;
+    if revision > 0 {
+        let current: i64 = d.metadata.annotation(REVISION).and_then(|r| r.parse().ok()).unwrap_or(0);
+        if revision != current {
+            return Err(format!("desired revision ({revision}) is different from the running revision ({current})"));
+        }
+    }
+    if d.metadata.generation > d.status.observed_generation {
+        return Ok(("Waiting for deployment spec update to be observed...\n".into(), false));
+    }
+    if d.condition("Progressing").is_some_and(|c| &*c.reason == "ProgressDeadlineExceeded") {
+        return Err(format!("deployment \"{name}\" exceeded its progress deadline"));
+    }
+    let st = &d.status;
+    let want = d.spec.replicas.unwrap_or(1);
+    if st.updated_replicas < want {
+        return Ok((
+            format!(
+                "Waiting for deployment \"{name}\" rollout to finish: {} out of {want} new replicas have been updated...\n",
+                st.updated_replicas
+            ),
+            false,
+        ));
+    }
+    if st.replicas > st.updated_replicas {
+        return Ok((
+            format!(
+                "Waiting for deployment \"{name}\" rollout to finish: {} old replicas are pending termination...\n",
+                st.replicas - st.updated_replicas
+            ),
+            false,
+        ));
+    }
+    if st.available_replicas < st.updated_replicas {
+        return Ok((
+            format!(
+                "Waiting for deployment \"{name}\" rollout to finish: {} of {} updated replicas are available...\n",
+                st.available_replicas, st.updated_replicas
+            ),
+            false,
+        ));
+    }
+    Ok((format!("deployment \"{name}\" successfully rolled out\n"), true))
+}
+
+/// `rollout status` with `--watch`: re-reads each Deployment in turn as time passes.
+struct StatusFollow {
+    keys: Vec<ObjKey>,
+    at: usize,
+    revision: i64,
+    last: Option<String>,
+    deadline: Option<Millis>,
+}
+
+impl StatusFollow {
+    /// One look at the current Deployment (and the next ones, once it is done).
+    fn step(&mut self, sim: &mut Sim) -> FollowPoll {
+        let mut out = FollowPoll::default();
+        while let Some(key) = self.keys.get(self.at).cloned() {
+            let d = match sim.as_user(|api| api.get(Kind::Deployment, &key)) {
+                Ok(o) => o,
+                Err(e) if e.is_not_found() => return finish(out, "error: object has been deleted\n", 1),
+                Err(e) => return finish(out, &format!("{}\n", super::api_error_line(&e)), 1),
+            };
+            let Some(d) = d.as_deployment() else { return finish(out, "error: not a deployment\n", 1) };
+            match deployment_status(d, self.revision) {
+                Err(e) => return finish(out, &format!("error: {e}\n"), 1),
+                Ok((msg, done)) => {
+                    if self.last.as_deref() != Some(msg.as_str()) {
+                        out.stdout.push_str(&msg);
+                        self.last = Some(msg);
+                    }
+                    if !done {
+                        if self.deadline.is_some_and(|t| sim.now() >= t) {
+                            return finish(out, "error: timed out waiting for the condition\n", 1);
+                        }
+                        return out;
+                    }
+                    self.at += 1;
+                    self.last = None;
+                }
+            }
+        }
+        out.done = true;
+        out
+    }
+}
+
+fn finish(mut out: FollowPoll, stderr: &str, code: i32) -> FollowPoll {
+    out.stderr.push_str(stderr);
+    out.done = true;
+    out.code = code;
+    out
+}
+
+impl Follow for StatusFollow {
+    fn poll(&mut self, sim: &mut Sim) -> FollowPoll {
+        self.step(sim)
+    }
+    fn stop(&mut self, _: &mut Sim) {
+        self.at = self.keys.len();
+    }
+}
+
+fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
+    let revision = match revision_flag(args, "revision") {
+        Ok(r) if r < 0 => return Output::error(format!("revision must be a positive integer: {r}")),
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let timeout = match args.value("timeout") {
+        None => 0,
+        Some(t) => match parse_duration(t) {
+            Ok(ms) => ms,
+            Err(_) => {
+                return Output::error(format!(
+                    "invalid argument \"{t}\" for \"--timeout\" flag: time: invalid duration \"{t}\""
+                ))
+            }
+        },
+    };
+    let objs = match objects(sim, args, rest) {
+        Ok(o) => o,
+        Err(out) => return out,
+    };
+    if objs.is_empty() {
+        return no_resources(args);
+    }
+    if let Some(o) = objs.iter().find(|o| o.kind() != Kind::Deployment) {
+        return Output::error(format!("no status viewer has been implemented for {}", group_kind(o.kind())));
+    }
+    let keys: Vec<ObjKey> = objs.iter().map(|o| o.key()).collect();
+    let watch = args.value("watch") != Some("false");
+    if !watch {
+        let mut out = Output::default();
+        for o in &objs {
+            let Some(d) = o.as_deployment() else { continue };
+            match deployment_status(d, revision) {
+                Ok((msg, _)) => out.stdout.push_str(&msg),
+                Err(e) => {
+                    out.push(Output::error(e));
+                    return out;
+                }
+            }
+        }
+        return out;
+    }
+    let deadline = (timeout > 0).then(|| sim.now() + timeout);
+    let mut follow = StatusFollow { keys, at: 0, revision, last: None, deadline };
+    let first = follow.step(sim);
+    let mut out = Output { stdout: first.stdout, stderr: first.stderr, code: first.code, follow: None };
+    if !first.done {
+        out.follow = Some(Box::new(follow));
+    }
+    out
+}
+
+// ---- history -----------------------------------------------------------------------------------------------
+
+/// The Deployment's ReplicaSets by revision (`deploymentutil.GetAllReplicaSets`: those it controls), read with a
+/// LIST by the Deployment's selector.
+fn replica_sets_by_revision(sim: &mut Sim, d: &Deployment) -> BTreeMap<i64, ReplicaSet> {
+    let selector: LabelSelector = d.spec.selector.clone();
+    let ns = d.metadata.namespace.to_string();
+    let (items, _) = sim.as_user(|api| api.list(Kind::ReplicaSet, Some(&ns), Some(&selector)));
+    let mut out = BTreeMap::new();
+    for o in items {
+        let Some(rs) = o.as_replicaset() else { continue };
+        if controller_of(&rs.metadata).is_none_or(|r| r.uid != d.metadata.uid) {
+            continue;
+        }
+        let Some(rev) = rs.metadata.annotation(REVISION).and_then(|r| r.parse::<i64>().ok()) else { continue };
+        out.insert(rev, rs.clone());
+    }
+    out
+}
+
+fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
+    let revision = match revision_flag(args, "revision") {
+        Ok(r) if r < 0 => return Output::error(format!("revision must be a positive integer: {r}")),
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let objs = match objects(sim, args, rest) {
+        Ok(o) => o,
+        Err(out) => return out,
+    };
+    if objs.is_empty() {
+        return no_resources(args);
+    }
+    let mut out = Output::default();
+    for o in objs {
+        let Some(d) = o.as_deployment() else {
+            out.push(Output::error(format!("no history viewer has been implemented for \"{}\"", group_kind(o.kind()))));
+            return out;
+        };
+        let name = format!("{}/{}", Kind::Deployment.resource_ref(), d.metadata.name);
+        let rss = replica_sets_by_revision(sim, d);
+        let mut templates: BTreeMap<i64, PodTemplateSpec> = BTreeMap::new();
+        for (rev, rs) in &rss {
+            let mut t = rs.spec.template.clone();
+            if let Some(cause) = rs.metadata.annotation(CHANGE_CAUSE).filter(|c| !c.is_empty()) {
+                t.metadata.annotations.insert(s(CHANGE_CAUSE), s(cause));
+            }
+            templates.insert(*rev, t);
+        }
+        let info = if templates.is_empty() {
+            "No rollout history found.".to_string()
+        } else if revision > 0 {
+            match templates.get(&revision) {
+                Some(t) => describe_template(t),
+                None => {
+                    out.push(Output::error("unable to find the specified revision"));
+                    return out;
+                }
+            }
+        } else {
+            // tabbedString: a tabwriter with padding 2 and no minimum width.
+            let width = templates.keys().map(|r| r.to_string().len()).max().unwrap_or(0).max("REVISION".len()) + 2;
+            let mut t = format!("{:width$}CHANGE-CAUSE\n", "REVISION");
+            for (rev, tpl) in &templates {
+                let cause = tpl.metadata.annotation(CHANGE_CAUSE).unwrap_or("<none>");
+                let _ = writeln!(t, "{:width$}{cause}", rev.to_string());
+            }
+            t
+        };
+        let with = if revision > 0 { format!("with revision #{revision}") } else { String::new() };
+        let _ = writeln!(out.stdout, "{name} {with}\n{info}");
+    }
+    out
+}
+
+/// `describe.DescribePodTemplate`, as `rollout history --revision` prints it.
+pub fn describe_template(t: &PodTemplateSpec) -> String {
+    let mut w = String::from("Pod Template:\n");
+    multiline(&mut w, "  Labels", t.metadata.labels.iter().map(|(k, v)| format!("{k}={v}")));
+    let annotations: Vec<String> = t
+        .metadata
+        .annotations
+        .iter()
+        .filter(|(k, _)| &***k != super::LAST_APPLIED)
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    if !t.metadata.annotations.is_empty() {
+        multiline(&mut w, "  Annotations", annotations.into_iter());
+    }
+    let spec = &t.spec;
+    let none = if spec.containers.is_empty() { " <none>" } else { "" };
+    let _ = writeln!(w, "  Containers:{none}");
+    for c in &spec.containers {
+        let _ = writeln!(w, "   {}:", c.name);
+        let _ = writeln!(w, "    Image:\t{}", c.image);
+        let port = |host: bool| {
+            c.ports
+                .iter()
+                .map(|p| {
+                    let proto = if p.protocol.is_empty() { "TCP" } else { &p.protocol };
+                    let n = if host { 0 } else { p.container_port };
+                    match p.name.is_empty() {
+                        true => format!("{n}/{proto}"),
+                        false => format!("{n}/{proto} ({})", p.name),
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (label, plural, text) in [("Port", "Ports", port(false)), ("Host Port", "Host Ports", port(true))] {
+            if text.contains(',') {
+                let _ = writeln!(w, "    {plural}:\t{text}");
+            } else {
+                let _ = writeln!(w, "    {label}:\t{}", if text.is_empty() { "<none>" } else { &text });
+            }
+        }
+        for (title, words) in [("Command", &c.command), ("Args", &c.args)] {
+            if !words.is_empty() {
+                let _ = writeln!(w, "    {title}:");
+                for word in words.iter() {
+                    for line in word.split('\n') {
+                        let _ = writeln!(w, "      {line}");
+                    }
+                }
+            }
+        }
+        for (title, list) in [("Limits", &c.resources.limits), ("Requests", &c.resources.requests)] {
+            if !list.is_empty() {
+                let _ = writeln!(w, "    {title}:");
+                for (k, q) in list {
+                    let _ = writeln!(w, "      {k}:\t{}", q.as_str());
+                }
+            }
+        }
+        w.push_str("    Environment:\t<none>\n    Mounts:\t<none>\n");
+    }
+    w.push_str("  Volumes:\t<none>\n");
+    multiline(&mut w, "  Node-Selectors", spec.node_selector.iter().map(|(k, v)| format!("{k}={v}")));
+    let mut tolerations = spec.tolerations.clone();
+    tolerations.sort_by(|a, b| a.key.cmp(&b.key));
+    multiline(
+        &mut w,
+        "  Tolerations",
+        tolerations.iter().map(|t| {
+            let mut x = t.key.to_string();
+            if !t.value.is_empty() {
+                let _ = write!(x, "={}", t.value);
+            }
+            if !t.effect.is_empty() {
+                let _ = write!(x, ":{}", t.effect);
+            }
+            if &*t.operator == "Exists" && t.value.is_empty() {
+                x.push_str(if t.key.is_empty() && t.effect.is_empty() { "op=Exists" } else { " op=Exists" });
+            }
+            if let Some(secs) = t.toleration_seconds {
+                let _ = write!(x, " for {secs}s");
+            }
+            x
+        }),
+    );
+    w
+}
+
+/// `printLabelsMultiline`: `Title:\tfirst` then `\tnext` lines, or `<none>`.
+fn multiline(w: &mut String, title: &str, items: impl Iterator<Item = String>) {
+    w.push_str(title);
+    w.push_str(":\t");
+    let mut any = false;
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            w.push('\t');
+        }
+        w.push_str(&item);
+        w.push('\n');
+        any = true;
+    }
+    if !any {
+        w.push_str("<none>\n");
+    }
+}
+
+// ---- undo --------------------------------------------------------------------------------------------------
+
+/// Annotations a rollback keeps from the Deployment rather than copying from the ReplicaSet.
+const ANNOTATIONS_TO_SKIP: &[&str] = &[
+    super::LAST_APPLIED,
+    REVISION,
+    "deployment.kubernetes.io/revision-history",
+    "deployment.kubernetes.io/desired-replicas",
+    "deployment.kubernetes.io/max-replicas",
+    "deprecated.deployment.rollback.to",
+];
+
+fn undo(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
+    let to = match revision_flag(args, "to-revision") {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let objs = match objects(sim, args, rest) {
+        Ok(o) => o,
+        Err(out) => return out,
+    };
+    if objs.is_empty() {
+        return no_resources(args);
+    }
+    let mut out = Output::default();
+    for o in objs {
+        let Some(d) = o.as_deployment() else {
+            out.push(Output::error(format!("no rollbacker has been implemented for \"{}\"", group_kind(o.kind()))));
+            return out;
+        };
+        let name = d.metadata.name.to_string();
+        if d.metadata.annotations.contains_key(super::LAST_APPLIED) {
+            let _ = writeln!(
+                out.stderr,
+                "Warning: resource deployments/{name} was previously managed with 'kubectl apply'. Rolling back will not update the {} annotation, which may cause unexpected behavior on future 'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.",
+                super::LAST_APPLIED
+            );
+        }
+        match rollback(sim, &o.key(), to) {
+            Ok(result) => {
+                let _ = writeln!(out.stdout, "{}/{name} {result}", Kind::Deployment.resource_ref());
+            }
+            Err(e) => {
+                out.push(Output::error(e));
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// `DeploymentRollbacker.Rollback`: the message on success (`rolled back`, or why it was skipped).
+fn rollback(sim: &mut Sim, key: &ObjKey, to: i64) -> Result<String, String> {
+    if to < 0 {
+        return Err(format!("unable to find specified revision {to} in history"));
+    }
+    let name = &key.name;
+    let live = sim
+        .as_user(|api| api.get(Kind::Deployment, key))
+        .map_err(|e| format!("failed to retrieve Deployment {name}: {}", super::api_error_line(&e)))?;
+    let Some(d) = live.as_deployment() else { return Err("not a deployment".into()) };
+    let rss = replica_sets_by_revision(sim, d);
+    let target = if to > 0 {
+        rss.get(&to).ok_or_else(|| format!("unable to find specified revision {to} in history"))?
+    } else {
+        // The second newest revision.
+        let mut revs = rss.iter().rev();
+        let _latest = revs.next();
+        revs.next().map(|(_, rs)| rs).ok_or_else(|| format!("no rollout history found for deployment \"{name}\""))?
+    };
+    let rev = target.metadata.annotation(REVISION).unwrap_or("0").to_string();
+    if d.spec.paused {
+        return Err(
+            "you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again"
+                .into(),
+        );
+    }
+    if equal_ignore_hash(&target.spec.template, &d.spec.template) {
+        return Ok(format!("skipped rollback (current template already matches revision {rev})"));
+    }
+    let mut template = target.spec.template.clone();
+    template.metadata.labels.remove(POD_TEMPLATE_HASH);
+    let mut annotations = crate::api::Labels::new();
+    for k in ANNOTATIONS_TO_SKIP {
+        if let Some(v) = d.metadata.annotations.get(*k) {
+            annotations.insert(s(k), v.clone());
+        }
+    }
+    for (k, v) in &target.metadata.annotations {
+        if !ANNOTATIONS_TO_SKIP.contains(&&**k) {
+            annotations.insert(k.clone(), v.clone());
+        }
+    }
+    sim.as_user(|api| {
+        api.patch(Kind::Deployment, key, Subresource::Main, |o| {
+            if let Object::Deployment(d) = o {
+                d.spec.template = template;
+                d.metadata.annotations = annotations;
+            }
+        })
+    })
+    .map_err(|e| format!("failed restoring revision {to}: {}", super::api_error_line(&e)))?;
+    Ok("rolled back".into())
+}
+
+// ---- restart, pause, resume --------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Restart,
+    Pause,
+    Resume,
+}
+
+fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Action) -> Output {
+    let objs = match objects(sim, args, rest) {
+        Ok(o) => o,
+        Err(out) => return out,
+    };
+    if objs.is_empty() {
+        return no_resources(args);
+    }
+    let now = rfc3339(sim.now());
+    let mut out = Output::default();
+    for o in objs {
+        let name = o.meta().name.to_string();
+        let prefix = format!("{} \"{name}\"", resource_string(o.kind()));
+        let Some(d) = o.as_deployment() else {
+            let what = match action {
+                Action::Restart => "restarting",
+                Action::Pause => "pausing",
+                Action::Resume => "resuming",
+            };
+            out.push(Output::error(format!("{prefix} {what} is not supported")));
+            continue;
+        };
+        let problem = match action {
+            Action::Restart if d.spec.paused => Some("can't restart paused deployment (run rollout resume first)"),
+            Action::Pause if d.spec.paused => Some("is already paused"),
+            Action::Resume if !d.spec.paused => Some("is not paused"),
+            _ => None,
+        };
+        if let Some(p) = problem {
+            out.push(Output::error(format!("{prefix} {p}")));
+            continue;
+        }
+        if action == Action::Restart && d.spec.template.metadata.annotation(RESTARTED_AT) == Some(now.as_str()) {
+            out.push(Output::error(format!("failed to create patch for {name}: if restart has already been triggered within the past second, please wait before attempting to trigger another")));
+            continue;
+        }
+        let stamp = now.clone();
+        let result = sim.as_user(|api| {
+            api.patch(Kind::Deployment, &o.key(), Subresource::Main, |obj| {
+                if let Object::Deployment(d) = obj {
+                    match action {
+                        Action::Restart => {
+                            d.spec.template.metadata.annotations.insert(s(RESTARTED_AT), s(&stamp));
+                        }
+                        Action::Pause => d.spec.paused = true,
+                        Action::Resume => d.spec.paused = false,
+                    }
+                }
+            })
+        });
+        match result {
+            Ok(_) => {
+                let verb = match action {
+                    Action::Restart => "restarted",
+                    Action::Pause => "paused",
+                    Action::Resume => "resumed",
+                };
+                let _ = writeln!(out.stdout, "{}/{name} {verb}", Kind::Deployment.resource_ref());
+            }
+            Err(e) => out.push(Output::error(format!("failed to patch: {}", patch_error(&e)))),
+        }
+    }
+    out
+}
+
+fn patch_error(e: &ApiError) -> String {
+    e.to_string()
 }

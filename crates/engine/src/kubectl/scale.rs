@@ -1,11 +1,131 @@
-//! PLACEHOLDER: filled in by the kubectl work.
+//! `kubectl scale`: sets `spec.replicas` of Deployments and ReplicaSets through the scale subresource (a GET of
+//! each named object, a GET of its scale when `--current-replicas` asks for a precondition, then the write).
 
-use super::args::Args;
+use super::args::{switch, value, Args, Flag};
+use super::delete::{select, server_error_line};
 use super::{Command, Input, Output};
-use crate::sim::Sim;
+use crate::api::{Kind, Object};
+use crate::sim::{Sim, MAX_PODS};
+use crate::store::Subresource;
 
-pub const COMMAND: Command = Command { name: "scale", summary: "", usage: "", flags: &[], run: placeholder };
+pub const COMMAND: Command = Command {
+    name: "scale",
+    summary: "Set a new size for a deployment, replica set, or replication controller",
+    usage: "kubectl scale [--resource-version=version] [--current-replicas=count] --replicas=COUNT (-f FILENAME | TYPE NAME)",
+    flags: FLAGS,
+    run,
+};
 
-fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
-    Output::error("not yet built")
+const FLAGS: &[Flag] = &[
+    value("replicas", None, "The new desired number of replicas. Required."),
+    value(
+        "current-replicas",
+        None,
+        "Precondition for current size. Requires that the current size of the resource match this value in order to scale. -1 (default) for no condition.",
+    ),
+    value("selector", Some('l'), "Selector (label query) to filter on."),
+    switch("all", None, "Select all resources in the namespace of the specified resource types"),
+    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+];
+
+fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Output {
+    if !args.has("replicas") {
+        return Output::error("required flag(s) \"replicas\" not set");
+    }
+    let replicas = match args.int("replicas") {
+        Ok(Some(r)) => r,
+        Ok(None) => -1,
+        Err(e) => return Output::error(e),
+    };
+    let current = match args.int("current-replicas") {
+        Ok(c) => c.unwrap_or(-1),
+        Err(e) => return Output::error(e),
+    };
+    if replicas < 0 {
+        return Output::error("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
+    }
+    if current < -1 {
+        return Output::error("The --current-replicas must specify an integer of -1 or greater");
+    }
+    if replicas > i32::MAX as i64 {
+        return Output::error(format!(
+            "invalid argument \"{replicas}\" for \"--replicas\" flag: strconv.ParseInt: parsing \"{replicas}\": value out of range"
+        ));
+    }
+    let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
+    let sel = match select(sim, args, &args.positional, true) {
+        Ok(s) => s,
+        Err(out) => return out,
+    };
+    if sel.items.is_empty() && sel.errors.is_empty() {
+        return Output::error("no objects passed to scale");
+    }
+    let mut out = Output::default();
+    for item in &sel.items {
+        let Some(obj) = &item.obj else { continue };
+        let live = match &**obj {
+            Object::Deployment(d) => d.spec.replicas.unwrap_or(1) as i64,
+            Object::ReplicaSet(r) => r.spec.replicas.unwrap_or(1) as i64,
+            _ => {
+                // No scale subresource: the server answers 404 for `KIND/scale`.
+                out.push(Output {
+                    stderr: "Error from server (NotFound): the server could not find the requested resource\n".into(),
+                    code: 1,
+                    ..Default::default()
+                });
+                return out;
+            }
+        };
+        if dry_run {
+            out.stdout.push_str(&format!("{}/{} scaled (dry run)\n", item.kind.resource_ref(), item.key.name));
+            continue;
+        }
+        if current != -1 {
+            // The precondition is checked against the scale subresource's GET.
+            let scale = match sim.as_user(|api| api.get(item.kind, &item.key)) {
+                Ok(o) => o,
+                Err(e) => {
+                    out.push(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() });
+                    return out;
+                }
+            };
+            let now = match &*scale {
+                Object::Deployment(d) => d.spec.replicas.unwrap_or(1) as i64,
+                Object::ReplicaSet(r) => r.spec.replicas.unwrap_or(1) as i64,
+                _ => live,
+            };
+            if now != current {
+                out.push(Output::error(format!("Expected replicas to be {current}, was {now}")));
+                return out;
+            }
+        }
+        // kubeloop's envelope: every pod the cluster declares must fit.
+        let declared = super::apply::declared_pods(sim) - super::apply::replicas_of(obj) + replicas;
+        let owned = item.kind == Kind::ReplicaSet && crate::api::controller_of(obj.meta()).is_some();
+        if !owned && replicas > live && declared > MAX_PODS as i64 {
+            out.push(Output::error(format!(
+                "refused: scaling {}/{} to {replicas} would make the cluster declare {declared} pods; kubeloop simulates at most {MAX_PODS} (Kubernetes' scalability envelope)",
+                item.kind.resource_ref(),
+                item.key.name
+            )));
+            return out;
+        }
+        let r = replicas as i32;
+        let res = sim.as_user(|api| {
+            api.patch(item.kind, &item.key, Subresource::Main, |o| match o {
+                Object::Deployment(d) => d.spec.replicas = Some(r),
+                Object::ReplicaSet(rs) => rs.spec.replicas = Some(r),
+                _ => {}
+            })
+        });
+        match res {
+            Ok(_) => out.stdout.push_str(&format!("{}/{} scaled\n", item.kind.resource_ref(), item.key.name)),
+            Err(e) => {
+                out.push(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() });
+                return out;
+            }
+        }
+    }
+    out.push(sel.error_output());
+    out
 }

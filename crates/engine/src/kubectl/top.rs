@@ -1,11 +1,274 @@
-//! PLACEHOLDER: filled in by the kubectl work.
+//! `kubectl top pod|node`. kubeloop runs no metrics-server and its containers do no work, so the figures are the
+//! pods' resource requests, laid out as kubectl top prints metrics (CPU in `m`, memory in `Mi`, node percentages
+//! of allocatable); stderr says so once. Like metrics-server, only running pods on nodes whose kubelet answers
+//! have figures; a node whose kubelet is down shows `<unknown>`.
 
-use super::args::Args;
-use super::{Command, Input, Output};
+use std::rc::Rc;
+
+use super::args::{switch, value, Args, Flag};
+use super::{table, Command, Input, Output};
+use crate::api::selector::parse_selector;
+use crate::api::{Kind, ObjKey, Object, Pod, PodPhase};
 use crate::sim::Sim;
+use crate::store::ApiError;
 
-pub const COMMAND: Command = Command { name: "top", summary: "", usage: "", flags: &[], run: placeholder };
+pub const COMMAND: Command = Command {
+    name: "top",
+    summary: "Display resource (CPU/memory) usage (kubeloop: the pods' requests)",
+    usage: "kubectl top (pod [NAME | -l label] | node [NAME | -l label]) [options]",
+    flags: FLAGS,
+    run,
+};
 
-fn placeholder(_: &mut Sim, _: &Args, _: &Input) -> Output {
-    Output::error("not yet built")
+const FLAGS: &[Flag] = &[
+    switch("all-namespaces", Some('A'), "If present, list the requested object(s) across all namespaces."),
+    value("selector", Some('l'), "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'."),
+    switch("containers", None, "If present, print usage of containers within a pod."),
+    switch("no-headers", None, "If present, print output without headers."),
+    value(
+        "sort-by",
+        None,
+        "If non-empty, sort the list using specified field. The field can be either 'cpu' or 'memory'.",
+    ),
+    switch("sum", None, "Print the sum of the resource usage"),
+];
+
+/// Said once per command on stderr: what the numbers are.
+pub const NOTE: &str =
+    "kubeloop: no metrics-server; CPU(cores) and MEMORY(bytes) are the pods' requests, not measured usage\n";
+
+fn run(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+    let Some(sub) = args.positional.first() else {
+        return Output::ok("Display resource (CPU/memory) usage.\n\nAvailable Commands:\n  node          Display resource (CPU/memory) usage of nodes\n  pod           Display resource (CPU/memory) usage of pods\n\nUsage:\n  kubectl top [flags] [options]\n");
+    };
+    let rest = &args.positional[1..];
+    let mut out = match sub.as_str() {
+        "pod" | "pods" | "po" => pods(sim, args, rest),
+        "node" | "nodes" | "no" => nodes(sim, args, rest),
+        other => {
+            return Output::error(format!("unknown command [\"{other}\"]\nSee 'kubectl top -h' for help and examples"))
+        }
+    };
+    if out.code == 0 {
+        out.stderr.insert_str(0, NOTE);
+    }
+    out
+}
+
+fn sort_by(args: &Args) -> Result<Option<&str>, Output> {
+    match args.value("sort-by") {
+        None | Some("") => Ok(None),
+        Some(s @ ("cpu" | "memory")) => Ok(Some(s)),
+        Some(_) => Err(Output::error("--sort-by accepts only cpu or memory")),
+    }
+}
+
+fn cpu(m: i64) -> String {
+    format!("{m}m")
+}
+
+fn mem(bytes: i64) -> String {
+    format!("{}Mi", bytes / (1024 * 1024))
+}
+
+/// Which nodes' kubelets answer (metrics-server scrapes the kubelets, not the API).
+fn kubelet_up(sim: &Sim, node: &str) -> bool {
+    sim.kubelet(node).is_some_and(|k| k.alive)
+}
+
+/// A pod has figures when it runs on a node whose kubelet answers.
+fn measured(sim: &Sim, p: &Pod) -> bool {
+    p.status.phase == PodPhase::Running && !p.spec.node_name.is_empty() && kubelet_up(sim, &p.spec.node_name)
+}
+
+fn not_found(resource: &'static str, name: &str) -> Output {
+    Output::api_error(&ApiError::NotFound { resource, name: name.into() })
+}
+
+fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
+    let sort = match sort_by(args) {
+        Ok(s) => s,
+        Err(o) => return o,
+    };
+    if rest.len() > 1 {
+        return Output::error("pod [NAME | -l label]\nSee 'kubectl top pod -h' for help and examples");
+    }
+    let selector = match args.value("selector") {
+        Some(s) => match parse_selector(s) {
+            Ok(s) => Some(s),
+            Err(e) => return Output::error(e),
+        },
+        None => None,
+    };
+    if !rest.is_empty() && selector.is_some() {
+        return Output::error("only one of NAME or selector can be provided");
+    }
+    let all = args.bool("all-namespaces");
+    let ns = super::namespace(args);
+    let items: Vec<Rc<Object>> = if let Some(name) = rest.first() {
+        match sim.as_user(|api| api.get(Kind::Pod, &ObjKey::new(&ns, name))) {
+            Ok(o) => vec![o],
+            Err(e) if e.is_not_found() => return not_found("podmetrics.metrics.k8s.io", name),
+            Err(e) => return Output::api_error(&e),
+        }
+    } else {
+        let namespace = (!all).then_some(ns.as_str());
+        sim.as_user(|api| api.list(Kind::Pod, namespace, selector.as_ref())).0
+    };
+    let pods: Vec<&Pod> = items.iter().filter_map(|o| o.as_pod()).collect();
+    let mut rows: Vec<(&Pod, i64, i64)> =
+        pods.iter().filter(|p| measured(sim, p)).map(|p| (*p, p.request("cpu"), p.request("memory"))).collect();
+    if rows.is_empty() {
+        if let Some(name) = rest.first() {
+            return not_found("podmetrics.metrics.k8s.io", name);
+        }
+        let now = sim.now();
+        if let Some(p) = pods.first() {
+            let age = now.saturating_sub(p.metadata.creation_timestamp.map_or(now, |t| t.0));
+            return Output::error(format!(
+                "Metrics not available for pod {}/{}, age: {}",
+                p.metadata.namespace,
+                p.metadata.name,
+                go_duration(age)
+            ));
+        }
+        let msg =
+            if all { "No resources found\n".to_string() } else { format!("No resources found in {ns} namespace.\n") };
+        return Output { stderr: msg, ..Default::default() };
+    }
+    match sort {
+        Some("cpu") => rows.sort_by_key(|r| std::cmp::Reverse(r.1)),
+        Some(_) => rows.sort_by_key(|r| std::cmp::Reverse(r.2)),
+        None => rows.sort_by(|a, b| {
+            (all.then_some(&a.0.metadata.namespace), &a.0.metadata.name)
+                .cmp(&(all.then_some(&b.0.metadata.namespace), &b.0.metadata.name))
+        }),
+    }
+    let containers = args.bool("containers");
+    let mut table_rows = Vec::new();
+    if !args.bool("no-headers") {
+        let mut h = Vec::new();
+        if all {
+            h.push("NAMESPACE".to_string());
+        }
+        if containers {
+            h.push("POD".to_string());
+        }
+        h.extend(["NAME", "CPU(cores)", "MEMORY(bytes)"].map(String::from));
+        table_rows.push(h);
+    }
+    let (mut total_cpu, mut total_mem) = (0, 0);
+    for (p, c, m) in &rows {
+        total_cpu += c;
+        total_mem += m;
+        let lead: Vec<String> = all.then(|| p.metadata.namespace.to_string()).into_iter().collect();
+        if containers {
+            for ctr in &p.spec.containers {
+                let req = |r: &str| {
+                    ctr.resources.requests.get(r).map_or(0, |q| if r == "cpu" { q.milli() } else { q.value() })
+                };
+                let mut row = lead.clone();
+                row.extend([p.metadata.name.to_string(), ctr.name.to_string(), cpu(req("cpu")), mem(req("memory"))]);
+                table_rows.push(row);
+            }
+        } else {
+            let mut row = lead;
+            row.extend([p.metadata.name.to_string(), cpu(*c), mem(*m)]);
+            table_rows.push(row);
+        }
+    }
+    if args.bool("sum") {
+        let width = 3 + usize::from(all) + usize::from(containers);
+        let mut line: Vec<String> = vec![String::new(); width - 2];
+        line.extend(["________".to_string(), "________".to_string()]);
+        table_rows.push(line);
+        let mut line: Vec<String> = vec![String::new(); width - 2];
+        line.extend([cpu(total_cpu), mem(total_mem)]);
+        table_rows.push(line);
+    }
+    Output::ok(table::render(&table_rows))
+}
+
+fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
+    let sort = match sort_by(args) {
+        Ok(s) => s,
+        Err(o) => return o,
+    };
+    if rest.len() > 1 {
+        return Output::error("node [NAME | -l label]\nSee 'kubectl top node -h' for help and examples");
+    }
+    let selector = match args.value("selector") {
+        Some(s) => match parse_selector(s) {
+            Ok(s) => Some(s),
+            Err(e) => return Output::error(e),
+        },
+        None => None,
+    };
+    if !rest.is_empty() && selector.is_some() {
+        return Output::error("only one of NAME or --selector can be provided");
+    }
+    let nodes: Vec<Rc<Object>> = if let Some(name) = rest.first() {
+        if !kubelet_up(sim, name) {
+            return not_found("nodemetrics.metrics.k8s.io", name);
+        }
+        match sim.as_user(|api| api.get(Kind::Node, &ObjKey::cluster(name))) {
+            Ok(o) => vec![o],
+            Err(e) if e.is_not_found() => return not_found("nodemetrics.metrics.k8s.io", name),
+            Err(e) => return Output::api_error(&e),
+        }
+    } else {
+        sim.as_user(|api| api.list(Kind::Node, None, selector.as_ref())).0
+    };
+    // What each node's running pods request (one LIST of pods, as metrics-server sums its kubelets' reports).
+    let (pods, _) = sim.as_user(|api| api.list(Kind::Pod, None, None));
+    let mut measured_rows = Vec::new();
+    let mut missing = Vec::new();
+    for o in &nodes {
+        let Some(n) = o.as_node() else { continue };
+        let name = n.metadata.name.to_string();
+        if !kubelet_up(sim, &name) {
+            missing.push(name);
+            continue;
+        }
+        let on_node = pods.iter().filter_map(|p| p.as_pod()).filter(|p| *p.spec.node_name == name && measured(sim, p));
+        let (c, m) = on_node.fold((0, 0), |(c, m), p| (c + p.request("cpu"), m + p.request("memory")));
+        let alloc = |r: &str| n.status.allocatable.get(r).map(|q| q.milli());
+        measured_rows.push((name, c, m, alloc("cpu"), alloc("memory")));
+    }
+    if measured_rows.is_empty() {
+        return Output::error("metrics not available yet");
+    }
+    match sort {
+        Some("cpu") => measured_rows.sort_by_key(|r| std::cmp::Reverse(r.1)),
+        Some(_) => measured_rows.sort_by_key(|r| std::cmp::Reverse(r.2)),
+        None => measured_rows.sort_by(|a, b| a.0.cmp(&b.0)),
+    }
+    missing.sort();
+    let mut rows = Vec::new();
+    if !args.bool("no-headers") {
+        rows.push(["NAME", "CPU(cores)", "CPU(%)", "MEMORY(bytes)", "MEMORY(%)"].map(String::from).to_vec());
+    }
+    let pct = |used_milli: i64, avail: Option<i64>| match avail {
+        Some(a) if a > 0 => format!("{}%", (used_milli as f64 / a as f64 * 100.0) as i64),
+        _ => "0%".to_string(),
+    };
+    for (name, c, m, ac, am) in measured_rows {
+        rows.push(vec![name, cpu(c), pct(c, ac), mem(m), pct(m.saturating_mul(1000), am)]);
+    }
+    for name in missing {
+        let u = "<unknown>".to_string();
+        rows.push(vec![name, u.clone(), u.clone(), u.clone(), u]);
+    }
+    Output::ok(table::render(&rows))
+}
+
+/// Go's `time.Duration.String()` at second precision (`2m0s`, `1h0m5s`).
+fn go_duration(ms: u64) -> String {
+    let s = ms / 1000;
+    let (h, m, sec) = (s / 3600, (s % 3600) / 60, s % 60);
+    match (h, m) {
+        (0, 0) => format!("{sec}s"),
+        (0, _) => format!("{m}m{sec}s"),
+        _ => format!("{h}h{m}m{sec}s"),
+    }
 }

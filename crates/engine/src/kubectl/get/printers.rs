@@ -1,0 +1,381 @@
+//! The row printers of `kubectl get`: the columns and cell values the API server's table convertor produces
+//! (k8s.io/kubernetes pkg/printers/internalversion), and the row of the newer `kubectl events` command. Other
+//! commands (`-w` followers, `rollout status`, the page) reuse them.
+
+use crate::api::{Deployment, Event, Kind, Labels, Lease, Namespace, Node, Object, Pod, ReplicaSet, Time};
+use crate::time::{Age, Millis};
+
+/// How a table is laid out: the flags of `kubectl get` that add columns or change the name cell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RowOptions {
+    /// `-o wide`: the priority-1 columns.
+    pub wide: bool,
+    /// `-A`: a NAMESPACE column first (namespaced kinds only).
+    pub namespace: bool,
+    /// More than one type requested: names print as `pod/x`, `deployment.apps/web`.
+    pub with_kind: bool,
+    /// `--show-labels`: a LABELS column last.
+    pub show_labels: bool,
+}
+
+/// `translateTimestampSince`: the age of a timestamp, `<unknown>` when unset.
+pub(crate) fn since(t: Option<Time>, now: Millis) -> String {
+    match t {
+        Some(t) => Age(now.saturating_sub(t.0)).to_string(),
+        None => "<unknown>".into(),
+    }
+}
+
+/// `labels.FormatLabels`: `k=v,k2=v2` sorted by key, `<none>` when empty.
+pub(crate) fn format_labels(labels: &Labels) -> String {
+    if labels.is_empty() {
+        return "<none>".into();
+    }
+    labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
+}
+
+/// The column headers of `kind`'s table.
+pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
+    let base: &[&str] = match kind {
+        Kind::Pod => &["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+        Kind::Deployment => &["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
+        Kind::ReplicaSet => &["NAME", "DESIRED", "CURRENT", "READY", "AGE"],
+        Kind::Node => &["NAME", "STATUS", "ROLES", "AGE", "VERSION"],
+        Kind::Namespace => &["NAME", "STATUS", "AGE"],
+        Kind::Lease => &["NAME", "HOLDER", "AGE"],
+        Kind::Event => &["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"],
+    };
+    let wide: &[&str] = match kind {
+        Kind::Pod => &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
+        Kind::Deployment | Kind::ReplicaSet => &["CONTAINERS", "IMAGES", "SELECTOR"],
+        Kind::Node => &["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"],
+        _ => &[],
+    };
+    let mut cols: Vec<String> = Vec::new();
+    if opts.namespace && kind.namespaced() {
+        cols.push("NAMESPACE".into());
+    }
+    if kind == Kind::Event && opts.wide {
+        // The wide event table interleaves its extra columns.
+        cols.extend(
+            ["LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE", "FIRST SEEN", "COUNT", "NAME"]
+                .map(String::from),
+        );
+    } else {
+        cols.extend(base.iter().map(|s| s.to_string()));
+        if opts.wide {
+            cols.extend(wide.iter().map(|s| s.to_string()));
+        }
+    }
+    if opts.show_labels {
+        cols.push("LABELS".into());
+    }
+    cols
+}
+
+/// One object's row in its kind's table.
+pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
+    let m = obj.meta();
+    let name = if opts.with_kind { format!("{}/{}", obj.kind().resource_ref(), m.name) } else { m.name.to_string() };
+    let mut cells: Vec<String> = Vec::new();
+    if opts.namespace && obj.kind().namespaced() {
+        cells.push(m.namespace.to_string());
+    }
+    match obj {
+        Object::Pod(p) => pod_cells(p, name, now, opts.wide, &mut cells),
+        Object::Deployment(d) => deployment_cells(d, name, now, opts.wide, &mut cells),
+        Object::ReplicaSet(r) => replicaset_cells(r, name, now, opts.wide, &mut cells),
+        Object::Node(n) => node_cells(n, name, now, opts.wide, &mut cells),
+        Object::Namespace(n) => namespace_cells(n, name, now, &mut cells),
+        Object::Lease(l) => lease_cells(l, name, now, &mut cells),
+        Object::Event(e) => event_cells(e, name, now, opts.wide, &mut cells),
+    }
+    if opts.show_labels {
+        cells.push(format_labels(&m.labels));
+    }
+    cells
+}
+
+/// The STATUS cell of a pod, as printPod computes it: the phase, overridden by `status.reason`, then by the
+/// containers' waiting/terminated reasons; `Terminating` once deleted, `Unknown` for a pod on a lost node.
+pub(crate) fn pod_status(p: &Pod) -> String {
+    let mut reason =
+        if p.status.reason.is_empty() { p.status.phase.as_str().to_string() } else { p.status.reason.to_string() };
+    if p.status.conditions.iter().any(|c| &*c.type_ == "PodScheduled" && &*c.reason == "SchedulingGated") {
+        reason = "SchedulingGated".into();
+    }
+    let mut has_running = false;
+    for c in p.status.container_statuses.iter().rev() {
+        if let Some(w) = c.state.waiting.as_ref().filter(|w| !w.reason.is_empty()) {
+            reason = w.reason.to_string();
+        } else if let Some(t) = &c.state.terminated {
+            reason = if t.reason.is_empty() { format!("ExitCode:{}", t.exit_code) } else { t.reason.to_string() };
+        } else if c.ready && c.state.running.is_some() {
+            has_running = true;
+        }
+    }
+    if reason == "Completed" && has_running {
+        reason = if p.condition("Ready").is_some() { "Running".into() } else { "NotReady".into() };
+    }
+    if p.metadata.deletion_timestamp.is_some() && &*p.status.reason == "NodeLost" {
+        reason = "Unknown".into();
+    } else if p.metadata.deletion_timestamp.is_some() && !p.status.phase.is_terminal() {
+        reason = "Terminating".into();
+    }
+    reason
+}
+
+/// READY of a pod: ready running containers / containers.
+pub(crate) fn pod_ready(p: &Pod) -> String {
+    let ready = p
+        .status
+        .container_statuses
+        .iter()
+        .filter(|c| c.ready && c.state.running.is_some() && c.state.waiting.is_none() && c.state.terminated.is_none())
+        .count();
+    format!("{ready}/{}", p.spec.containers.len())
+}
+
+fn or_none(s: &str) -> String {
+    if s.is_empty() {
+        "<none>".into()
+    } else {
+        s.to_string()
+    }
+}
+
+fn pod_cells(p: &Pod, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    // kubeloop keeps no lastTerminationState, so a restart count prints without "(AGE ago)", as kubectl does
+    // when it knows no date.
+    cells.extend([
+        name,
+        pod_ready(p),
+        pod_status(p),
+        p.restarts().to_string(),
+        since(p.metadata.creation_timestamp, now),
+    ]);
+    if wide {
+        cells.extend([or_none(&p.status.pod_ip), or_none(&p.spec.node_name), "<none>".into(), "<none>".into()]);
+    }
+}
+
+/// `layoutContainerCells`: container names and images, comma-separated.
+fn containers_and_images(spec: &crate::api::PodSpec) -> (String, String) {
+    let names: Vec<&str> = spec.containers.iter().map(|c| &*c.name).collect();
+    let images: Vec<&str> = spec.containers.iter().map(|c| &*c.image).collect();
+    (names.join(","), images.join(","))
+}
+
+fn deployment_cells(d: &Deployment, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    let st = &d.status;
+    cells.extend([
+        name,
+        format!("{}/{}", st.ready_replicas, d.replicas()),
+        st.updated_replicas.to_string(),
+        st.available_replicas.to_string(),
+        since(d.metadata.creation_timestamp, now),
+    ]);
+    if wide {
+        let (c, i) = containers_and_images(&d.spec.template.spec);
+        cells.extend([c, i, d.spec.selector.to_string()]);
+    }
+}
+
+fn replicaset_cells(r: &ReplicaSet, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    cells.extend([
+        name,
+        r.replicas().to_string(),
+        r.status.replicas.to_string(),
+        r.status.ready_replicas.to_string(),
+        since(r.metadata.creation_timestamp, now),
+    ]);
+    if wide {
+        let (c, i) = containers_and_images(&r.spec.template.spec);
+        cells.extend([c, i, r.spec.selector.to_string()]);
+    }
+}
+
+/// `findNodeRoles`: `node-role.kubernetes.io/ROLE` labels and the `kubernetes.io/role` label, sorted.
+pub(crate) fn node_roles(n: &Node) -> Vec<String> {
+    let mut roles: Vec<String> = Vec::new();
+    for (k, v) in &n.metadata.labels {
+        if let Some(role) = k.strip_prefix("node-role.kubernetes.io/") {
+            if !role.is_empty() {
+                roles.push(role.to_string());
+            }
+        } else if &**k == "kubernetes.io/role" && !v.is_empty() {
+            roles.push(v.to_string());
+        }
+    }
+    roles.sort();
+    roles.dedup();
+    roles
+}
+
+/// The STATUS cell of a node: `Ready`/`NotReady` (`Unknown` without a Ready condition), then
+/// `SchedulingDisabled` when cordoned.
+pub(crate) fn node_status(n: &Node) -> String {
+    let mut status: Vec<&str> = Vec::new();
+    match n.condition("Ready") {
+        Some(c) if &*c.status == "True" => status.push("Ready"),
+        Some(_) => status.push("NotReady"),
+        None => status.push("Unknown"),
+    }
+    if n.spec.unschedulable {
+        status.push("SchedulingDisabled");
+    }
+    status.join(",")
+}
+
+fn node_address(n: &Node, type_: &str) -> String {
+    n.status.addresses.iter().find(|a| &*a.type_ == type_).map(|a| a.address.to_string()).unwrap_or("<none>".into())
+}
+
+fn node_cells(n: &Node, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    let roles = node_roles(n);
+    let info = n.status.node_info.clone().unwrap_or_default();
+    cells.extend([
+        name,
+        node_status(n),
+        if roles.is_empty() { "<none>".into() } else { roles.join(",") },
+        since(n.metadata.creation_timestamp, now),
+        info.kubelet_version.to_string(),
+    ]);
+    if wide {
+        let unknown = |s: &str| if s.is_empty() { "<unknown>".to_string() } else { s.to_string() };
+        cells.extend([
+            node_address(n, "InternalIP"),
+            node_address(n, "ExternalIP"),
+            unknown(&info.os_image),
+            // kubeloop's nodes report no kernel version.
+            "<unknown>".into(),
+            unknown(&info.container_runtime_version),
+        ]);
+    }
+}
+
+fn namespace_cells(n: &Namespace, name: String, now: Millis, cells: &mut Vec<String>) {
+    cells.extend([name, n.status.phase.to_string(), since(n.metadata.creation_timestamp, now)]);
+}
+
+fn lease_cells(l: &Lease, name: String, now: Millis, cells: &mut Vec<String>) {
+    cells.extend([name, l.spec.holder_identity.to_string(), since(l.metadata.creation_timestamp, now)]);
+}
+
+/// `kind/name` of an event's involved object, the kind in lower case (`get events`' OBJECT).
+fn event_target(e: &Event) -> String {
+    let o = &e.body.involved_object;
+    if o.name.is_empty() {
+        o.kind.to_lowercase()
+    } else {
+        format!("{}/{}", o.kind.to_lowercase(), o.name)
+    }
+}
+
+fn event_cells(e: &Event, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    let b = &e.body;
+    let first = since(b.first_timestamp, now);
+    let last = if b.last_timestamp.is_some() { since(b.last_timestamp, now) } else { first.clone() };
+    let message = b.message.trim().to_string();
+    if wide {
+        let mut source = b.source.component.to_string();
+        if !b.source.host.is_empty() {
+            source = format!("{source}, {}", b.source.host);
+        }
+        cells.extend([
+            last,
+            b.type_.to_string(),
+            b.reason.to_string(),
+            event_target(e),
+            String::new(),
+            source,
+            message,
+            first,
+            b.count.to_string(),
+            name,
+        ]);
+    } else {
+        cells.extend([last, b.type_.to_string(), b.reason.to_string(), event_target(e), message]);
+    }
+}
+
+/// `2m (x3 over 5m)` for an aggregated event, else the age of its first occurrence (`kubectl events`,
+/// `kubectl describe`).
+pub(crate) fn event_interval(e: &Event, now: Millis) -> String {
+    let first = since(e.body.first_timestamp, now);
+    if e.body.count > 1 {
+        format!("{} (x{} over {first})", since(e.body.last_timestamp, now), e.body.count)
+    } else {
+        first
+    }
+}
+
+/// The time `kubectl events` sorts by: the last occurrence.
+pub(crate) fn event_time(e: &Event) -> Millis {
+    e.body.last_timestamp.or(e.body.first_timestamp).map_or(0, |t| t.0)
+}
+
+/// The header of `kubectl events`.
+pub(crate) fn events_header(all_namespaces: bool) -> Vec<String> {
+    let mut h: Vec<String> = Vec::new();
+    if all_namespaces {
+        h.push("NAMESPACE".into());
+    }
+    h.extend(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"].map(String::from));
+    h
+}
+
+/// One row of `kubectl events`: OBJECT keeps the kind's case (`Pod/web-...`).
+pub(crate) fn events_row(e: &Event, now: Millis, all_namespaces: bool) -> Vec<String> {
+    let mut r: Vec<String> = Vec::new();
+    if all_namespaces {
+        r.push(e.metadata.namespace.to_string());
+    }
+    let o = &e.body.involved_object;
+    r.extend([
+        event_interval(e, now),
+        e.body.type_.to_string(),
+        e.body.reason.to_string(),
+        format!("{}/{}", o.kind, o.name),
+        e.body.message.trim().to_string(),
+    ]);
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{ContainerState, ContainerStateWaiting, ContainerStatus, PodPhase};
+    use crate::time::{MINUTE, SECOND};
+
+    #[test]
+    fn aggregated_events_show_count_and_span() {
+        let mut e = Event::default();
+        e.body.count = 3;
+        e.body.first_timestamp = Some(Time(0));
+        e.body.last_timestamp = Some(Time(3 * MINUTE));
+        assert_eq!(event_interval(&e, 5 * MINUTE), "2m (x3 over 5m)");
+        e.body.count = 1;
+        assert_eq!(event_interval(&e, 45 * SECOND), "45s");
+        assert_eq!(since(None, 0), "<unknown>");
+    }
+
+    #[test]
+    fn pod_status_like_print_pod() {
+        let mut p = Pod::default();
+        p.status.phase = PodPhase::Pending;
+        assert_eq!(pod_status(&p), "Pending");
+        p.status.container_statuses.push(ContainerStatus {
+            state: ContainerState {
+                waiting: Some(ContainerStateWaiting { reason: "ContainerCreating".into(), message: "".into() }),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        assert_eq!(pod_status(&p), "ContainerCreating");
+        p.metadata.deletion_timestamp = Some(Time(0));
+        assert_eq!(pod_status(&p), "Terminating");
+        p.status.reason = "NodeLost".into();
+        assert_eq!(pod_status(&p), "Unknown");
+    }
+}

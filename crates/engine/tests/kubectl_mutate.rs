@@ -1,0 +1,416 @@
+//! The kubectl commands that change the cluster: golden output against the fixture cluster, and the cluster
+//! following what they wrote.
+mod common;
+
+use common::{check, cluster, kubectl, kubectl_stdin};
+use kubeloop_engine::api::{Kind, Object, PodPhase};
+use kubeloop_engine::kubectl::{self, Input, Output};
+use kubeloop_engine::sim::Sim;
+use kubeloop_engine::time::{MINUTE, SECOND};
+
+fn pods(sim: &Sim) -> Vec<std::rc::Rc<Object>> {
+    sim.store.objects(Kind::Pod).cloned().collect()
+}
+
+fn running(sim: &Sim) -> usize {
+    pods(sim).iter().filter(|o| o.as_pod().is_some_and(|p| p.status.phase == PodPhase::Running)).count()
+}
+
+fn first_pod(sim: &Sim) -> String {
+    pods(sim).first().map(|p| p.meta().name.to_string()).unwrap_or_default()
+}
+
+fn node_of(sim: &Sim, pod: &str) -> String {
+    pods(sim)
+        .iter()
+        .find(|p| &*p.meta().name == pod)
+        .and_then(|p| p.as_pod().map(|p| p.spec.node_name.to_string()))
+        .unwrap_or_default()
+}
+
+/// Polls a follow until done (or `limit` simulated time), collecting its output.
+fn follow(sim: &mut Sim, out: &mut Output, limit: u64) -> (String, bool) {
+    let mut text = String::new();
+    let Some(f) = out.follow.as_mut() else { return (text, true) };
+    let end = sim.now() + limit;
+    while sim.now() < end {
+        sim.run_for(SECOND);
+        let p = f.poll(sim);
+        text.push_str(&p.stdout);
+        text.push_str(&p.stderr);
+        if p.done {
+            return (text, true);
+        }
+    }
+    (text, false)
+}
+
+const BARE: &str = "apiVersion: v1
+kind: Pod
+metadata:
+  name: bare
+spec:
+  containers:
+  - name: app
+    image: busybox:1.36
+";
+
+// ---- apply ------------------------------------------------------------------------------------------------
+
+#[test]
+fn apply_from_stdin_and_files() {
+    let mut sim = cluster();
+    let out = kubectl_stdin(&mut sim, "apply -f -", &common::WEB.replace("replicas: 3", "replicas: 4"));
+    common::golden("apply_configured", &format!("$ kubectl apply -f -\n{}", out.text()));
+    assert_eq!(out.code, 0);
+    let out = kubectl_stdin(&mut sim, "apply -f -", BARE);
+    common::golden("apply_created", &format!("$ kubectl apply -f -\n{}", out.text()));
+    let out = kubectl_stdin(&mut sim, "apply -f - --dry-run=client", &BARE.replace("bare", "dry"));
+    common::golden("apply_dry_run", &format!("$ kubectl apply -f - --dry-run=client\n{}", out.text()));
+    let bad = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers: 3\n";
+    let before = sim.store.resource_version();
+    let out = kubectl_stdin(&mut sim, "apply -f -", bad);
+    common::golden("apply_manifest_error", &format!("$ kubectl apply -f -\n{}", out.text()));
+    assert_eq!(out.code, 1);
+    assert_eq!(sim.store.resource_version(), before, "nothing applied");
+    check(&mut sim, "apply_no_file", "apply");
+    check(&mut sim, "apply_missing_file", "apply -f web.yaml");
+    let files = |name: &str| -> Result<String, String> {
+        match name {
+            "bare.yaml" => Ok(BARE.replace("bare", "bare2")),
+            _ => Err(format!("the path \"{name}\" does not exist")),
+        }
+    };
+    let out = kubectl::run(&mut sim, "apply -f bare.yaml", &Input { stdin: None, read_file: &files });
+    assert_eq!(out.stdout, "pod/bare2 created\n");
+}
+
+// ---- create -----------------------------------------------------------------------------------------------
+
+#[test]
+fn create_commands() {
+    let mut sim = cluster();
+    check(
+        &mut sim,
+        "create_deployment",
+        "create deployment api --image=registry.io/team/api:v2 --replicas=2 --port=8080",
+    );
+    let d = sim.store.objects(Kind::Deployment).find(|o| &*o.meta().name == "api").cloned();
+    let d = d.and_then(|o| o.as_deployment().cloned()).expect("api created");
+    assert_eq!(d.spec.template.spec.containers[0].name.as_ref(), "api");
+    assert_eq!(d.spec.template.spec.containers[0].ports[0].container_port, 8080);
+    assert_eq!(d.metadata.label("app"), Some("api"));
+    check(&mut sim, "create_deployment_exists", "create deployment web --image=nginx");
+    check(&mut sim, "create_deployment_no_image", "create deployment x");
+    check(&mut sim, "create_deployment_no_name", "create deployment --image=nginx");
+    check(&mut sim, "create_namespace", "create namespace team-a");
+    check(&mut sim, "create_namespace_exists", "create ns team-a");
+    let out = kubectl_stdin(&mut sim, "create -f -", common::WEB);
+    common::golden("create_file_exists", &format!("$ kubectl create -f -\n{}", out.text()));
+    assert_eq!(out.code, 1);
+    let out = kubectl_stdin(&mut sim, "create -f -", BARE);
+    assert_eq!(out.stdout, "pod/bare created\n");
+    sim.run_for(2 * MINUTE);
+    assert_eq!(running(&sim), 3 + 2 + 1);
+}
+
+// ---- delete -----------------------------------------------------------------------------------------------
+
+#[test]
+fn delete_pod_is_replaced() {
+    let mut sim = cluster();
+    let pod = first_pod(&sim);
+    let writes = sim.store.counters(sim.user).writes();
+    let mut out = kubectl(&mut sim, &format!("delete pod {pod}"));
+    assert_eq!(out.stdout, format!("pod \"{pod}\" deleted\n"));
+    assert!(sim.store.counters(sim.user).writes() > writes);
+    let (_, done) = follow(&mut sim, &mut out, 2 * MINUTE);
+    assert!(done, "delete waits until the pod is gone");
+    assert!(sim.store.peek(Kind::Pod, &kubeloop_engine::api::ObjKey::new("default", &pod)).is_none());
+    sim.run_for(MINUTE);
+    assert_eq!(running(&sim), 3, "the ReplicaSet replaced it");
+}
+
+#[test]
+fn delete_variants() {
+    let mut sim = cluster();
+    let pod = first_pod(&sim);
+    let out = check(&mut sim, "delete_pod", &format!("delete pod {pod} --wait=false"));
+    assert!(out.follow.is_none());
+    check(&mut sim, "delete_not_found", "delete pod nope");
+    check(&mut sim, "delete_mixed", &format!("delete pods nope {pod} --wait=false"));
+    check(&mut sim, "delete_no_name", "delete pods");
+    check(&mut sim, "delete_nothing", "delete");
+    check(&mut sim, "delete_selector_none", "delete pods -l app=nothing");
+    check(&mut sim, "delete_bad_cascade", "delete deploy web --cascade=sideways");
+    check(&mut sim, "delete_now_and_grace", "delete pod x --now --grace-period=3");
+    check(&mut sim, "delete_force_grace", "delete pod x --force --grace-period=5");
+    let pod2 = pods(&sim).iter().map(|p| p.meta().name.to_string()).find(|n| *n != pod).unwrap_or_default();
+    let out = kubectl(&mut sim, &format!("delete pod/{pod2} --force --grace-period=0"));
+    common::golden(
+        "delete_force",
+        &format!("$ kubectl delete pod/POD --force --grace-period=0\n{}", out.text().replace(&pod2, "POD")),
+    );
+    assert!(sim.store.peek(Kind::Pod, &kubeloop_engine::api::ObjKey::new("default", &pod2)).is_none());
+    check(&mut sim, "delete_cascade_legacy", "delete deploy web --cascade=false --wait=false");
+    let web = sim.store.objects(Kind::Deployment).find(|o| &*o.meta().name == "web").cloned();
+    assert!(web.is_some_and(|w| w.meta().finalizers.iter().any(|f| &**f == "orphan")), "orphan asked of the GC");
+}
+
+#[test]
+fn delete_by_selector_and_all() {
+    let mut sim = cluster();
+    let mut out = check(&mut sim, "delete_selector", "delete pods -l app=web");
+    let (_, done) = follow(&mut sim, &mut out, 2 * MINUTE);
+    assert!(done);
+    let mut sim = cluster();
+    kubectl_stdin(&mut sim, "apply -f -", BARE);
+    check(&mut sim, "delete_all_deploy", "delete deploy --all --wait=false");
+}
+
+// ---- scale ------------------------------------------------------------------------------------------------
+
+#[test]
+fn scale_changes_replicas() {
+    let mut sim = cluster();
+    check(&mut sim, "scale_deploy", "scale deploy web --replicas=5");
+    sim.run_for(2 * MINUTE);
+    assert_eq!(running(&sim), 5);
+    check(&mut sim, "scale_slash", "scale deployment.apps/web --replicas=4");
+    check(&mut sim, "scale_precondition", "scale deploy web --current-replicas=2 --replicas=3");
+    check(&mut sim, "scale_precondition_ok", "scale deploy web --current-replicas=4 --replicas=3");
+    check(&mut sim, "scale_no_replicas", "scale deploy web");
+    check(&mut sim, "scale_negative", "scale deploy web --replicas=-1");
+    check(&mut sim, "scale_not_found", "scale deploy nope --replicas=1");
+    let pod = first_pod(&sim);
+    check(&mut sim, "scale_pod", &format!("scale pod {pod} --replicas=2"));
+    check(&mut sim, "scale_selector", "scale deploy -l app=web --replicas=2");
+    check(&mut sim, "scale_cap", "scale deploy web --replicas=1000000");
+}
+
+// ---- set image ----------------------------------------------------------------------------------------------
+
+#[test]
+fn set_image_rolls_out() {
+    let mut sim = cluster();
+    let rs_before = sim.store.count_of(Kind::ReplicaSet);
+    check(&mut sim, "set_image", "set image deployment/web nginx=nginx:1.28");
+    sim.run_for(3 * MINUTE);
+    assert_eq!(sim.store.count_of(Kind::ReplicaSet), rs_before + 1, "a new ReplicaSet");
+    check(&mut sim, "set_image_unchanged", "set image deploy web nginx=nginx:1.28");
+    check(&mut sim, "set_image_unknown_container", "set image deploy/web app=nginx:1.29");
+    check(&mut sim, "set_image_star", "set image deploy/web '*=nginx:1.29'");
+    check(&mut sim, "set_image_no_pairs", "set image deploy/web");
+    let pod = first_pod(&sim);
+    let out = kubectl(&mut sim, &format!("set image pod/{pod} nginx=nginx:1.30"));
+    assert_eq!(out.stdout, format!("pod/{pod} image updated\n"), "{out:?}");
+    check(&mut sim, "set_image_node", "set image node/node-1 a=b");
+}
+
+// ---- label, annotate -------------------------------------------------------------------------------------------
+
+#[test]
+fn label_and_annotate() {
+    let mut sim = cluster();
+    let pod = first_pod(&sim);
+    let key = kubeloop_engine::api::ObjKey::new("default", &pod);
+    let rv = sim.store.peek(Kind::Pod, &key).map(|o| o.meta().resource_version);
+    let out = kubectl(&mut sim, &format!("label pod {pod} tier=frontend"));
+    assert_eq!(out.stdout, format!("pod/{pod} labeled\n"));
+    let after = sim.store.peek(Kind::Pod, &key).cloned().expect("pod");
+    assert_eq!(after.meta().label("tier"), Some("frontend"));
+    assert_ne!(Some(after.meta().resource_version), rv);
+    check(&mut sim, "label_deploy", "label deploy web team=blue");
+    check(&mut sim, "label_exists", "label deploy web app=other");
+    check(&mut sim, "label_overwrite", "label deploy web app=other --overwrite");
+    check(&mut sim, "label_same", "label deploy web team=blue");
+    check(&mut sim, "label_remove", "label deploy web team-");
+    check(&mut sim, "label_remove_missing", "label deploy web team-");
+    check(&mut sim, "label_list", "label deploy web --list");
+    check(&mut sim, "label_list_many", "label deploy --all --list");
+    check(&mut sim, "label_bad_value", "label deploy web 'x=-bad'");
+    check(&mut sim, "label_bad_spec", "label deploy web a=b=c");
+    check(&mut sim, "label_invalid_key", "label deploy web 'a/b/c=x'");
+    check(&mut sim, "label_no_update", "label deploy web");
+    check(&mut sim, "label_no_resource", "label");
+    check(&mut sim, "label_order", "label app=x deploy web");
+    check(&mut sim, "annotate_deploy", "annotate deploy web owner=ops");
+    check(&mut sim, "annotate_exists", "annotate deploy web owner=dev");
+    check(&mut sim, "annotate_overwrite", "annotate deploy web owner=dev --overwrite");
+    check(&mut sim, "annotate_remove", "annotate deploy web owner-");
+    check(&mut sim, "annotate_selector", "annotate pods -l app=web note=hi");
+    check(&mut sim, "annotate_bad", "annotate deploy web =x");
+}
+
+// ---- cordon, uncordon, taint ---------------------------------------------------------------------------------------
+
+#[test]
+fn cordon_keeps_new_pods_off() {
+    let mut sim = cluster();
+    check(&mut sim, "cordon", "cordon node-1");
+    check(&mut sim, "cordon_again", "cordon node-1");
+    check(&mut sim, "cordon_missing", "cordon node-9");
+    check(&mut sim, "cordon_usage", "cordon");
+    kubectl(&mut sim, "scale deploy web --replicas=9");
+    sim.run_for(2 * MINUTE);
+    let on_1 = pods(&sim).iter().filter(|p| node_of(&sim, &p.meta().name) == "node-1").count();
+    let before = cluster();
+    let on_1_before = pods(&before).iter().filter(|p| node_of(&before, &p.meta().name) == "node-1").count();
+    assert_eq!(on_1, on_1_before, "nothing new on the cordoned node");
+    assert_eq!(running(&sim), 9);
+    check(&mut sim, "uncordon", "uncordon node-1");
+    check(&mut sim, "uncordon_again", "uncordon node-1");
+}
+
+#[test]
+fn taint_keeps_new_pods_off() {
+    let mut sim = cluster();
+    check(&mut sim, "taint", "taint nodes node-2 dedicated=gpu:NoSchedule");
+    check(&mut sim, "taint_exists", "taint nodes node-2 dedicated=db:NoSchedule");
+    check(&mut sim, "taint_overwrite", "taint nodes node-2 dedicated=db:NoSchedule --overwrite");
+    check(&mut sim, "taint_bad_effect", "taint nodes node-2 dedicated=gpu:Sometimes");
+    check(&mut sim, "taint_no_effect", "taint nodes node-2 dedicated=gpu");
+    check(&mut sim, "taint_duplicate", "taint nodes node-2 a=1:NoSchedule a=2:NoSchedule");
+    check(&mut sim, "taint_pods", "taint pods x a=1:NoSchedule");
+    check(&mut sim, "taint_no_name", "taint nodes a=1:NoSchedule");
+    check(&mut sim, "taint_both", "taint nodes node-2 a=1:NoSchedule a-");
+    check(&mut sim, "taint_missing_remove", "taint nodes node-2 nope-");
+    check(&mut sim, "taint_all", "taint nodes --all maintenance:PreferNoSchedule");
+    kubectl(&mut sim, "taint nodes node-3 dedicated=gpu:NoSchedule");
+    let before: Vec<String> = pods(&sim).iter().map(|p| p.meta().name.to_string()).collect();
+    kubectl(&mut sim, "scale deploy web --replicas=8");
+    sim.run_for(2 * MINUTE);
+    for p in pods(&sim) {
+        if !before.contains(&p.meta().name.to_string()) {
+            assert_eq!(node_of(&sim, &p.meta().name), "node-1", "new pods only on the untainted node");
+        }
+    }
+    check(&mut sim, "untaint", "taint nodes node-2 dedicated:NoSchedule-");
+    check(&mut sim, "untaint_key", "taint nodes node-3 dedicated-");
+}
+
+// ---- drain ------------------------------------------------------------------------------------------------------
+
+#[test]
+fn drain_evicts_and_the_deployment_recovers() {
+    let mut sim = cluster();
+    let node = node_of(&sim, &first_pod(&sim));
+    let writes = sim.store.counters(sim.user).writes();
+    let mut out = kubectl(&mut sim, &format!("drain {node} --ignore-daemonsets"));
+    let on_node: Vec<String> = pods(&sim)
+        .iter()
+        .filter(|p| node_of(&sim, &p.meta().name) == node)
+        .map(|p| p.meta().name.to_string())
+        .collect();
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.starts_with(&format!("node/{node} cordoned\n")), "{}", out.stdout);
+    for p in &on_node {
+        assert!(out.stdout.contains(&format!("evicting pod default/{p}\n")), "{}", out.stdout);
+    }
+    assert!(out.follow.is_some());
+    let (text, done) = follow(&mut sim, &mut out, 2 * MINUTE);
+    assert!(done, "{text}");
+    for p in &on_node {
+        assert!(text.contains(&format!("pod/{p} evicted\n")), "{text}");
+    }
+    assert!(text.ends_with(&format!("node/{node} drained\n")), "{text}");
+    assert!(sim.store.counters(sim.user).writes() > writes);
+    sim.run_for(2 * MINUTE);
+    assert!(sim.store.pods_on_node(&node).next().is_none(), "the node is empty");
+    assert_eq!(running(&sim), 3);
+}
+
+#[test]
+fn drain_golden() {
+    let mut sim = cluster();
+    // A bare pod on node-1: drain refuses without --force.
+    let pinned = BARE.replace("spec:\n", "spec:\n  nodeName: node-1\n");
+    kubectl_stdin(&mut sim, "apply -f -", &pinned);
+    sim.run_for(MINUTE);
+    check(&mut sim, "drain_unmanaged", "drain node-1");
+    let mut out = check(&mut sim, "drain_force", "drain node-1 --force --grace-period=5");
+    let (text, done) = follow(&mut sim, &mut out, 2 * MINUTE);
+    assert!(done);
+    common::golden("drain_force_follow", &text);
+    check(&mut sim, "drain_empty", "drain node-1");
+    check(&mut sim, "drain_missing", "drain node-9");
+    check(&mut sim, "drain_usage", "drain");
+    check(&mut sim, "drain_bad_timeout", "drain node-2 --timeout=soon");
+    let mut out = check(&mut sim, "drain_delete", "drain node-2 --disable-eviction --timeout=1m");
+    let (text, done) = follow(&mut sim, &mut out, 2 * MINUTE);
+    assert!(done);
+    common::golden("drain_delete_follow", &text);
+}
+
+// ---- nothing panics ------------------------------------------------------------------------------------------
+
+#[test]
+fn odd_inputs_never_panic() {
+    let mut sim = cluster();
+    let commands =
+        ["apply", "create", "delete", "scale", "set", "label", "annotate", "cordon", "uncordon", "drain", "taint"];
+    let tails = [
+        "",
+        "-f",
+        "-f -",
+        "-f nope",
+        "pods",
+        "pod/",
+        "/x",
+        "deploy/web/x",
+        "deploy web --replicas=x",
+        "deploy web --replicas=99999999999999",
+        "deploy web --current-replicas=-5 --replicas=1",
+        "deploy web -l '!!!'",
+        "deploy web --all",
+        "deploy -l app=web --all",
+        "deployment image",
+        "image",
+        "image deploy/web",
+        "image deploy/web =x",
+        "image deploy/web *=a x=b",
+        "namespace",
+        "namespace a b",
+        "ns 'Bad Name'",
+        "deployment Bad_Name --image=x.y_z",
+        "deployment ok --image=nginx --replicas=-3",
+        "deployment big --image=nginx --replicas=9999999",
+        "deployment p --image=nginx --port=99999999999",
+        "node-1 :NoSchedule",
+        "nodes node-1 =:",
+        "nodes node-1 a=b=c:NoSchedule",
+        "nodes node-1 a:b:c",
+        "nodes node-1 -",
+        "nodes node-1 --all a:NoSchedule",
+        "node-1 --timeout=-1s",
+        "node-1 --timeout=1e400h",
+        "node-1 --grace-period=-7",
+        "node-1 -l x=y",
+        "deploy web a= b- c",
+        "deploy web ''=''",
+        "deploy web --list --overwrite",
+        "pod x --cascade=",
+        "pod x --grace-period=0",
+        "pod x --wait=maybe",
+        "pod x -o yaml",
+        "pods --all -n nowhere",
+        "all --all --wait=false",
+        "nodes --all --wait=false",
+        "'' ''",
+        "ü ü=ü",
+        "deploy web 🙂=🙂",
+    ];
+    for c in commands {
+        for t in tails {
+            let line = format!("{c} {t}");
+            let out = kubectl_stdin(&mut sim, &line, "kind: [");
+            if let Some(mut f) = out.follow {
+                for _ in 0..3 {
+                    sim.run_for(SECOND);
+                    let _ = f.poll(&mut sim);
+                }
+                f.stop(&mut sim);
+            }
+        }
+    }
+}

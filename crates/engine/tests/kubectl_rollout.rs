@@ -1,0 +1,224 @@
+//! `kubectl rollout status|history|undo|restart|pause|resume` against real rollouts of the fixture cluster.
+mod common;
+
+use common::{check, golden, kubectl, WEB};
+use kubeloop_engine::api::{Kind, ObjKey};
+use kubeloop_engine::kubectl::{self, Output};
+use kubeloop_engine::sim::Sim;
+use kubeloop_engine::time::{MINUTE, SECOND};
+
+fn web_with(image: &str) -> String {
+    WEB.replace("nginx:1.27", image)
+}
+
+fn image_of(sim: &Sim) -> String {
+    let d = sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
+    d.map(|d| d.spec.template.spec.containers[0].image.to_string()).unwrap_or_default()
+}
+
+fn replica_sets(sim: &Sim) -> usize {
+    sim.store.count_of(Kind::ReplicaSet)
+}
+
+/// Polls a followed command every `step` of simulated time until it is done (or `limit` passes); the whole
+/// transcript.
+fn follow_until_done(sim: &mut Sim, mut out: Output, step: u64, limit: u64) -> (String, i32, bool) {
+    let mut text = out.text();
+    let Some(mut f) = out.follow.take() else { return (text, out.code, true) };
+    let end = sim.now() + limit;
+    while sim.now() < end {
+        sim.run_for(step);
+        let p = f.poll(sim);
+        text.push_str(&p.stdout);
+        text.push_str(&p.stderr);
+        if p.done {
+            return (text, p.code, true);
+        }
+    }
+    f.stop(sim);
+    (text, 0, false)
+}
+
+#[test]
+fn status_follows_a_rolling_update_to_the_end() {
+    let mut sim = common::cluster();
+    check(&mut sim, "rollout-status-complete", "rollout status deployment/web");
+    kubectl::apply(&mut sim, &web_with("nginx:1.28")).expect("apply");
+    let line = "rollout status deploy web";
+    let out = kubectl(&mut sim, line);
+    assert!(out.follow.is_some(), "{out:?}");
+    let (text, code, done) = follow_until_done(&mut sim, out, 200, 5 * MINUTE);
+    assert!(done && code == 0, "{text}");
+    assert!(text.ends_with("deployment \"web\" successfully rolled out\n"), "{text}");
+    // Each message is printed once, when it changes.
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.windows(2).all(|w| w[0] != w[1]), "{text}");
+    golden("rollout-status-watch", &format!("$ kubectl {line}\n{text}"));
+    assert_eq!(image_of(&sim), "nginx:1.28");
+}
+
+#[test]
+fn status_without_watch_prints_once() {
+    let mut sim = common::cluster();
+    kubectl::apply(&mut sim, &web_with("nginx:1.28")).expect("apply");
+    sim.run_for(2 * SECOND);
+    let out = check(&mut sim, "rollout-status-no-watch", "rollout status deployment/web --watch=false");
+    assert!(out.follow.is_none());
+    assert_eq!(out.code, 0);
+}
+
+#[test]
+fn status_times_out_and_reports_the_progress_deadline() {
+    let mut sim = common::cluster();
+    // A request no node can hold: the new pods stay Pending and the rollout stalls.
+    let stuck = web_with("nginx:1.28").replace("cpu: 100m", "cpu: \"64\"");
+    kubectl::apply(&mut sim, &stuck).expect("apply");
+    let out = kubectl(&mut sim, "rollout status deployment/web --timeout=20s");
+    let (text, code, done) = follow_until_done(&mut sim, out, SECOND, MINUTE);
+    assert!(done && code == 1, "{text}");
+    assert!(text.ends_with("error: timed out waiting for the condition\n"), "{text}");
+    golden("rollout-status-timeout", &format!("$ kubectl rollout status deployment/web --timeout=20s\n{text}"));
+
+    let with_deadline = stuck.replace("  replicas: 3\n", "  replicas: 3\n  progressDeadlineSeconds: 30\n");
+    kubectl::apply(&mut sim, &with_deadline).expect("apply");
+    let out = kubectl(&mut sim, "rollout status deployment/web");
+    let (text, code, done) = follow_until_done(&mut sim, out, SECOND, 5 * MINUTE);
+    assert!(done && code == 1, "{text}");
+    assert!(text.ends_with("error: deployment \"web\" exceeded its progress deadline\n"), "{text}");
+}
+
+#[test]
+fn history_lists_revisions_and_shows_one() {
+    let mut sim = common::cluster();
+    kubectl::apply(&mut sim, &web_with("nginx:1.28")).expect("apply");
+    sim.run_for(2 * MINUTE);
+    let cause = web_with("nginx:1.29").replace(
+        "  labels:\n    app: web\nspec:",
+        "  labels:\n    app: web\n  annotations:\n    kubernetes.io/change-cause: upgrade to 1.29\nspec:",
+    );
+    kubectl::apply(&mut sim, &cause).expect("apply");
+    sim.run_for(2 * MINUTE);
+    let out = check(&mut sim, "rollout-history", "rollout history deployment/web");
+    assert_eq!(out.code, 0);
+    check(&mut sim, "rollout-history-revision", "rollout history deploy/web --revision=3");
+    let out = check(&mut sim, "rollout-history-unknown-revision", "rollout history deploy/web --revision=7");
+    assert_eq!(out.code, 1);
+}
+
+#[test]
+fn undo_rolls_back_to_the_previous_template() {
+    let mut sim = common::cluster();
+    let out = check(&mut sim, "rollout-undo-no-history", "rollout undo deployment/web");
+    assert_eq!(out.code, 1);
+    kubectl::apply(&mut sim, &web_with("nginx:1.28")).expect("apply");
+    sim.run_for(2 * MINUTE);
+    assert_eq!(image_of(&sim), "nginx:1.28");
+    let out = check(&mut sim, "rollout-undo", "rollout undo deployment/web");
+    assert_eq!(out.code, 0, "{}", out.text());
+    assert_eq!(image_of(&sim), "nginx:1.27");
+    sim.run_for(2 * MINUTE);
+    // The old ReplicaSet is reused and takes the next revision: 2 and 3 now, 1 is gone.
+    let out = kubectl(&mut sim, "rollout history deployment/web");
+    assert!(
+        out.stdout.contains("\n2 ") && out.stdout.contains("\n3 ") && !out.stdout.contains("\n1 "),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(replica_sets(&sim), 2);
+    let out = check(&mut sim, "rollout-undo-to-revision-current", "rollout undo deployment/web --to-revision=3");
+    assert_eq!(out.code, 0);
+    let out = check(&mut sim, "rollout-undo-unknown-revision", "rollout undo deployment/web --to-revision=9");
+    assert_eq!(out.code, 1);
+    let out = kubectl(&mut sim, "rollout undo deployment/web --to-revision=2");
+    assert_eq!(out.code, 0, "{}", out.text());
+    assert_eq!(image_of(&sim), "nginx:1.28");
+    kubectl(&mut sim, "rollout pause deployment/web");
+    let out = check(&mut sim, "rollout-undo-paused", "rollout undo deployment/web");
+    assert_eq!(out.code, 1);
+}
+
+#[test]
+fn restart_makes_a_new_replica_set() {
+    let mut sim = common::cluster();
+    assert_eq!(replica_sets(&sim), 1);
+    let out = check(&mut sim, "rollout-restart", "rollout restart deployment/web");
+    assert_eq!(out.code, 0);
+    let out = check(&mut sim, "rollout-restart-again", "rollout restart deployment/web");
+    assert_eq!(out.code, 1, "a second restart within the same second is refused");
+    sim.run_for(2 * MINUTE);
+    assert_eq!(replica_sets(&sim), 2);
+    let d = sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
+    let stamp =
+        d.and_then(|d| d.spec.template.metadata.annotation("kubectl.kubernetes.io/restartedAt").map(str::to_string));
+    assert_eq!(stamp.as_deref(), Some("2026-01-01T00:02:00Z"));
+    let out = kubectl(&mut sim, "rollout status deployment/web --watch=false");
+    assert_eq!(out.stdout, "deployment \"web\" successfully rolled out\n");
+}
+
+#[test]
+fn pause_and_resume() {
+    let mut sim = common::cluster();
+    check(&mut sim, "rollout-pause", "rollout pause deployment/web");
+    check(&mut sim, "rollout-pause-again", "rollout pause deployment/web");
+    // Paused: a template change makes no new ReplicaSet.
+    kubectl::apply(&mut sim, &web_with("nginx:1.28")).expect("apply");
+    sim.run_for(MINUTE);
+    assert_eq!(replica_sets(&sim), 1);
+    check(&mut sim, "rollout-restart-paused", "rollout restart deployment/web");
+    check(&mut sim, "rollout-resume", "rollout resume deployment/web");
+    sim.run_for(MINUTE);
+    assert_eq!(replica_sets(&sim), 2);
+    check(&mut sim, "rollout-resume-again", "rollout resume deploy/web");
+}
+
+#[test]
+fn usage_errors_read_like_kubectl() {
+    let mut sim = common::cluster();
+    check(&mut sim, "rollout-no-resource", "rollout status");
+    check(&mut sim, "rollout-not-found", "rollout history deployment/nope");
+    check(&mut sim, "rollout-unsupported-kind", "rollout pause rs -l app=web");
+    check(&mut sim, "rollout-unknown-subcommand", "rollout frobnicate deploy/web");
+    check(&mut sim, "rollout-by-selector", "rollout status deployment -l app=web");
+    check(&mut sim, "rollout-wrong-flag", "rollout history deploy/web --to-revision=1");
+    let out = kubectl(&mut sim, "rollout restart pod -l app=web");
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.starts_with("error: pods \"web-"), "{}", out.stderr);
+    assert!(out.stderr.contains("restarting is not supported"), "{}", out.stderr);
+}
+
+#[test]
+fn odd_inputs_never_panic() {
+    let mut sim = common::cluster();
+    for line in [
+        "rollout",
+        "rollout --help",
+        "rollout status deploy",
+        "rollout status deploy/",
+        "rollout status /web",
+        "rollout status deploy web extra",
+        "rollout status deploy/web --revision=-1",
+        "rollout status deploy/web --revision=x",
+        "rollout status deploy/web --revision=99 --watch=false",
+        "rollout status deploy/web --timeout=banana",
+        "rollout status deploy/web -l 'a in ('",
+        "rollout status deploy/web -l app=web",
+        "rollout history deploy/web --revision=-3",
+        "rollout history nodes",
+        "rollout history no/x",
+        "rollout undo deploy/web --to-revision=-1",
+        "rollout undo deploy/web --to-revision=99999999999999999999",
+        "rollout undo svc/web",
+        "rollout restart deploy",
+        "rollout pause deploy/web deploy/web",
+        "rollout resume ''",
+        "rollout status -n nope deploy/web",
+        "rollout history deploy -n kube-system",
+        "rollout status pod,deploy",
+    ] {
+        let out = kubectl(&mut sim, line);
+        if let Some(mut f) = out.follow {
+            let _ = f.poll(&mut sim);
+            f.stop(&mut sim);
+        }
+    }
+}
