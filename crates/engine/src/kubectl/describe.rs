@@ -907,7 +907,7 @@ fn events_for(api: &mut Api, obj: &Object) -> Vec<Event> {
         })
         .cloned()
         .collect();
-    evs.sort_by_key(event_time);
+    evs.sort_by_key(|e| (event_time(e), e.metadata.resource_version));
     evs
 }
 
