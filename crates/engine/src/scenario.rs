@@ -39,7 +39,8 @@ use crate::api::selector::parse_selector;
 use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Taint};
 use crate::kubectl::Follow;
 use crate::kubelet::NodeConfig;
-use crate::sim::{Sim, SimConfig, MAX_NODES};
+use crate::controller::TriggerMode;
+use crate::sim::{ObserveMode, Sim, SimConfig, MAX_NODES};
 use crate::store::ApiCounters;
 use crate::time::{parse_duration, Millis, HOUR, MINUTE, SECOND};
 
@@ -145,6 +146,106 @@ pub enum ActionKind {
     ReviveNode(String),
     /// Adds a node with a running kubelet.
     AddNode(NodeConfig),
+    /// `fault:`: injects (or clears) faults.
+    Fault(FaultAction),
+    /// `mode:`: trigger mode, observe mode, relist and resync periods.
+    Mode(ModeAction),
+}
+
+/// `fault:`: any of these at once. Fractions are 0..=1 (or `N%` in the file).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FaultAction {
+    /// The fraction of watch events the control plane's informers lose (0 stops the fault).
+    pub drop_watch_events: Option<f64>,
+    /// The fraction of component updates refused with 409 Conflict.
+    pub conflicts: Option<f64>,
+    /// Extra latency of every component API request.
+    pub api_latency: Option<Millis>,
+    /// Pod creates refused with 403 "exceeded quota".
+    pub reject_pod_creates: Option<bool>,
+    /// Cut every control-plane watch (each re-watches, or relists after 410).
+    pub disconnect_watches: bool,
+    /// Answer every control-plane watch with 410 Gone: each informer relists.
+    pub force_relist: bool,
+    /// Crash a control-plane process: `cp-1` or `cp-2` (kube-controller-manager replicas) or `kube-scheduler`.
+    pub crash: Option<String>,
+    /// Start a crashed process again.
+    pub restart: Option<String>,
+}
+
+impl fmt::Display for FaultAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pct = |v: f64| format!("{}%", (v * 1000.0).round() / 10.0);
+        let mut parts = Vec::new();
+        if let Some(v) = self.drop_watch_events {
+            parts.push(format!("drop {} of watch events", pct(v)));
+        }
+        if let Some(v) = self.conflicts {
+            parts.push(format!("409 Conflict on {} of updates", pct(v)));
+        }
+        if let Some(v) = self.api_latency {
+            parts.push(format!("+{}ms API latency", v));
+        }
+        if let Some(v) = self.reject_pod_creates {
+            parts.push(format!("reject pod creates: {v}"));
+        }
+        if self.disconnect_watches {
+            parts.push("disconnect every watch".into());
+        }
+        if self.force_relist {
+            parts.push("410 Gone to every watch (relist)".into());
+        }
+        if let Some(h) = &self.crash {
+            parts.push(format!("crash {h}"));
+        }
+        if let Some(h) = &self.restart {
+            parts.push(format!("restart {h}"));
+        }
+        write!(f, "fault: {}", parts.join(", "))
+    }
+}
+
+/// `mode:`: how the control loops observe and trigger.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModeAction {
+    /// `(controller or every one, mode)`.
+    pub trigger: Option<(Option<String>, TriggerMode)>,
+    pub observe: Option<ObserveMode>,
+    pub relist_period: Option<Millis>,
+    pub resync_period: Option<Millis>,
+}
+
+impl fmt::Display for ModeAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some((c, m)) = &self.trigger {
+            parts.push(format!("{} {}-triggered", c.as_deref().unwrap_or("every controller"), m.as_str()));
+        }
+        match self.observe {
+            Some(ObserveMode::Informer) => parts.push("observe with informers".into()),
+            Some(ObserveMode::Polling { period }) => parts.push(format!("observe by polling every {}", human_duration(period))),
+            None => {}
+        }
+        if let Some(p) = self.relist_period {
+            parts.push(format!("relist every {}", if p == 0 { "never".into() } else { human_duration(p) }));
+        }
+        if let Some(p) = self.resync_period {
+            parts.push(format!("resync every {}", if p == 0 { "never".into() } else { human_duration(p) }));
+        }
+        write!(f, "mode: {}", parts.join(", "))
+    }
+}
+
+/// The control-plane processes a fault may crash or restart.
+pub const PROCESSES: [&str; 3] = ["cp-1", "cp-2", "kube-scheduler"];
+
+fn process_index(name: &str) -> Option<usize> {
+    match name {
+        "cp-1" | "kube-controller-manager/cp-1" => Some(crate::sim::CONTROLLER_MANAGER),
+        "cp-2" | "kube-controller-manager/cp-2" => Some(crate::sim::CONTROLLER_MANAGER_2),
+        "kube-scheduler" => Some(crate::sim::SCHEDULER),
+        _ => None,
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -417,6 +518,118 @@ struct RawAction {
     revive_node: Option<String>,
     #[serde(default, deserialize_with = "null_is_default")]
     add_node: Option<RawNode>,
+    #[serde(default)]
+    fault: Option<RawFault>,
+    #[serde(default)]
+    mode: Option<RawMode>,
+}
+
+/// A fraction: `0.3` or `"30%"`.
+#[derive(Clone, Copy, Debug)]
+struct Fraction(f64);
+
+impl<'de> Deserialize<'de> for Fraction {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Fraction;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a fraction from 0 to 1, or a percentage such as 30%")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Fraction, E> {
+                if (0.0..=1.0).contains(&v) {
+                    Ok(Fraction(v))
+                } else {
+                    Err(E::custom(format!("{v} is not a fraction from 0 to 1 (write 30% for a percentage)")))
+                }
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Fraction, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Fraction, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Fraction, E> {
+                let p: f64 = v
+                    .trim()
+                    .strip_suffix('%')
+                    .and_then(|p| p.trim().parse().ok())
+                    .ok_or_else(|| E::custom(format!("{v:?} is not a percentage such as 30%")))?;
+                if (0.0..=100.0).contains(&p) {
+                    Ok(Fraction(p / 100.0))
+                } else {
+                    Err(E::custom(format!("{v} is not a percentage from 0% to 100%")))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    expecting = "a mapping of faults: dropWatchEvents, conflicts, apiLatency, rejectPodCreates, disconnectWatches, forceRelist, crash, restart"
+)]
+struct RawFault {
+    #[serde(default)]
+    drop_watch_events: Option<Fraction>,
+    #[serde(default)]
+    conflicts: Option<Fraction>,
+    #[serde(default)]
+    api_latency: Option<Dur>,
+    #[serde(default)]
+    reject_pod_creates: Option<bool>,
+    #[serde(default)]
+    disconnect_watches: bool,
+    #[serde(default)]
+    force_relist: bool,
+    #[serde(default)]
+    crash: Option<String>,
+    #[serde(default)]
+    restart: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    rename_all = "camelCase",
+    expecting = "a mapping of modes: trigger, observe, pollPeriod, relistPeriod, resyncPeriod"
+)]
+struct RawMode {
+    /// `level`, `edge`, or `CONTROLLER=edge`.
+    #[serde(default)]
+    trigger: Option<String>,
+    /// `informer` or `polling`.
+    #[serde(default)]
+    observe: Option<String>,
+    #[serde(default)]
+    poll_period: Option<Dur>,
+    #[serde(default)]
+    relist_period: Option<Dur>,
+    #[serde(default)]
+    resync_period: Option<Dur>,
+}
+
+const CONTROLLERS: [&str; 6] = ["deployment", "replicaset", "nodelifecycle", "taint-eviction", "garbagecollector", "scheduler"];
+
+fn parse_trigger(v: &str) -> Result<(Option<String>, TriggerMode), String> {
+    let (controller, mode) = match v.split_once('=') {
+        Some((c, m)) => (Some(c.trim().to_string()), m.trim()),
+        None => (None, v.trim()),
+    };
+    let mode = match mode {
+        "level" => TriggerMode::Level,
+        "edge" => TriggerMode::Edge,
+        other => return Err(format!("trigger: {other:?} is not a trigger mode: level or edge")),
+    };
+    if let Some(c) = &controller {
+        if !CONTROLLERS.contains(&c.as_str()) {
+            return Err(format!("trigger: no controller {c:?}; controllers: {}", CONTROLLERS.join(", ")));
+        }
+    }
+    Ok((controller, mode))
 }
 
 #[derive(Deserialize)]
@@ -598,11 +811,17 @@ impl Scenario {
             if a.add_node.is_some() {
                 given.push("addNode");
             }
+            if a.fault.is_some() {
+                given.push("fault");
+            }
+            if a.mode.is_some() {
+                given.push("mode");
+            }
             let found = if given.is_empty() { "none".to_string() } else { given.join(" and ") };
             let not_one = ScenarioError::at(
                 line,
                 format!(
-                    "actions[{i}]: an action needs exactly one of apply, kubectl, scale, delete, killNode, reviveNode, addNode (found {found})"
+                    "actions[{i}]: an action needs exactly one of apply, kubectl, scale, delete, killNode, reviveNode, addNode, fault, mode (found {found})"
                 ),
             );
             if given.len() != 1 {
@@ -668,6 +887,61 @@ impl Scenario {
                     ));
                 }
                 ActionKind::AddNode(node_config(&n, &node_template, text, &["actions", &idx, "addNode"])?)
+            } else if let Some(f) = a.fault {
+                let at = |k: &str| line_of(text, &["actions", &idx, "fault", k]);
+                for (name, key) in [(&f.crash, "crash"), (&f.restart, "restart")] {
+                    if let Some(n) = name {
+                        if process_index(n).is_none() {
+                            return Err(ScenarioError::at(
+                                at(key),
+                                format!("actions[{i}].fault.{key}: no process {n:?}; processes: {}", PROCESSES.join(", ")),
+                            ));
+                        }
+                    }
+                }
+                let fa = FaultAction {
+                    drop_watch_events: f.drop_watch_events.map(|x| x.0),
+                    conflicts: f.conflicts.map(|x| x.0),
+                    api_latency: f.api_latency.map(|d| d.0),
+                    reject_pod_creates: f.reject_pod_creates,
+                    disconnect_watches: f.disconnect_watches,
+                    force_relist: f.force_relist,
+                    crash: f.crash,
+                    restart: f.restart,
+                };
+                if fa == FaultAction::default() {
+                    return Err(ScenarioError::at(line, format!("actions[{i}].fault: name at least one fault")));
+                }
+                ActionKind::Fault(fa)
+            } else if let Some(m) = a.mode {
+                let at = |k: &str| line_of(text, &["actions", &idx, "mode", k]);
+                let trigger = match &m.trigger {
+                    Some(t) => Some(parse_trigger(t).map_err(|e| ScenarioError::at(at("trigger"), format!("actions[{i}].mode.{e}")))?),
+                    None => None,
+                };
+                let observe = match m.observe.as_deref() {
+                    None => None,
+                    Some("informer") => Some(ObserveMode::Informer),
+                    Some("polling") => Some(ObserveMode::Polling {
+                        period: m.poll_period.map_or(crate::sim::DEFAULT_POLL_PERIOD, |d| d.0.max(1)),
+                    }),
+                    Some(o) => {
+                        return Err(ScenarioError::at(
+                            at("observe"),
+                            format!("actions[{i}].mode.observe: {o:?} is not an observe mode: informer or polling"),
+                        ))
+                    }
+                };
+                let ma = ModeAction {
+                    trigger,
+                    observe,
+                    relist_period: m.relist_period.map(|d| d.0),
+                    resync_period: m.resync_period.map(|d| d.0),
+                };
+                if ma == ModeAction::default() {
+                    return Err(ScenarioError::at(line, format!("actions[{i}].mode: name at least one mode")));
+                }
+                ActionKind::Mode(ma)
             } else {
                 return Err(not_one);
             };
@@ -954,6 +1228,7 @@ pub fn settled(sim: &Sim) -> bool {
 /// The part of [`settled`] that depends on the store only.
 fn store_settled(sim: &Sim) -> bool {
     sim.deployments_converged()
+        && sim.deployments_fulfilled()
         && sim
             .store
             .objects(Kind::Pod)
@@ -1451,7 +1726,65 @@ impl Run<'_> {
                 let r = self.sim.add_node(config.clone()).map(|n| format!("node/{n} added"));
                 self.result(r);
             }
+            ActionKind::Fault(f) => {
+                self.push(EntryKind::Action, "scenario", f.to_string());
+                self.fault(f);
+            }
+            ActionKind::Mode(m) => {
+                self.push(EntryKind::Action, "scenario", m.to_string());
+                if let Some((c, mode)) = &m.trigger {
+                    let taken = self.sim.set_trigger_mode(c.as_deref(), *mode);
+                    let text = if taken.is_empty() {
+                        format!("no controller has a {}-triggered mode", mode.as_str())
+                    } else {
+                        format!("{}-triggered: {}", mode.as_str(), taken.join(", "))
+                    };
+                    self.push(EntryKind::Result, "scenario", text);
+                }
+                if let Some(o) = m.observe {
+                    self.sim.set_observe_mode(o);
+                }
+                if let Some(p) = m.relist_period {
+                    self.sim.set_relist_period(p);
+                }
+                if let Some(p) = m.resync_period {
+                    self.sim.set_resync_period(p);
+                }
+            }
             ActionKind::Kubectl(_) | ActionKind::Scale { .. } | ActionKind::Delete { .. } => {}
+        }
+    }
+
+    fn fault(&mut self, f: &FaultAction) {
+        if let Some(v) = f.drop_watch_events {
+            self.sim.set_watch_drop(v);
+        }
+        let mut faults = self.sim.store.faults.clone();
+        if let Some(v) = f.conflicts {
+            faults.conflict_fraction = v;
+        }
+        if let Some(v) = f.api_latency {
+            faults.api_latency = v;
+        }
+        if let Some(v) = f.reject_pod_creates {
+            faults.reject_pod_creates = v;
+        }
+        self.sim.set_faults(faults);
+        if f.disconnect_watches {
+            for id in self.sim.control_plane_informers() {
+                self.sim.disconnect_watch(id);
+            }
+        }
+        if f.force_relist {
+            for id in self.sim.control_plane_informers() {
+                self.sim.force_relist(id);
+            }
+        }
+        if let Some(h) = f.crash.as_deref().and_then(process_index) {
+            self.sim.crash_host(h);
+        }
+        if let Some(h) = f.restart.as_deref().and_then(process_index) {
+            self.sim.restart_host(h);
         }
     }
 
@@ -1473,10 +1806,12 @@ impl Run<'_> {
                 _ => store_settled(&self.sim),
             };
             self.last_check = Some((rv, store_ok));
-            if store_ok && self.sim.idle() {
-                self.streak.get_or_insert(now);
-            } else {
+            // A streak starts settled and idle; periodic housekeeping (the node lifecycle controller's 5 s pass,
+            // relists) may keep a worker busy for a moment without unsettling anything, so only the store ends it.
+            if !store_ok {
                 self.streak = None;
+            } else if self.streak.is_none() && self.sim.idle() {
+                self.streak = Some(now);
             }
         }
     }

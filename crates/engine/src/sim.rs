@@ -1006,6 +1006,11 @@ impl Sim {
         self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
     }
 
+    /// The informers of the control plane's processes (not the kubelets').
+    pub fn control_plane_informers(&self) -> Vec<InformerId> {
+        (0..self.informers.len()).filter(|&i| matches!(self.informer_owner[i], Owner::Host(_))).collect()
+    }
+
     /// Injected API faults (conflicts, latency, refused pod creates).
     pub fn set_faults(&mut self, faults: crate::faults::Faults) {
         self.store.faults = faults;
@@ -1108,6 +1113,35 @@ impl Sim {
     }
 
     /// Every Deployment has its desired replicas updated, ready and available, observed at its generation.
+    /// Every Deployment has exactly its desired replicas as pods that are Running, Ready, not terminating and on a
+    /// Ready node: the truth, whatever the statuses say (an edge-triggered controller can leave a status that
+    /// claims what is not there).
+    pub fn deployments_fulfilled(&self) -> bool {
+        let ready_nodes: rustc_hash::FxHashSet<&str> = self
+            .store
+            .objects(Kind::Node)
+            .filter_map(|o| o.as_node())
+            .filter(|n| n.ready_status() == "True")
+            .map(|n| &*n.metadata.name)
+            .collect();
+        self.store.objects(Kind::Deployment).filter_map(|o| o.as_deployment()).all(|d| {
+            let ns = &d.metadata.namespace;
+            let have = self
+                .store
+                .objects(Kind::Pod)
+                .filter_map(|o| o.as_pod())
+                .filter(|p| &p.metadata.namespace == ns && d.spec.selector.matches(&p.metadata.labels))
+                .filter(|p| {
+                    !p.metadata.is_terminating()
+                        && p.status.phase == PodPhase::Running
+                        && p.is_ready()
+                        && ready_nodes.contains(&*p.spec.node_name)
+                })
+                .count();
+            have == d.replicas() as usize
+        })
+    }
+
     pub fn deployments_converged(&self) -> bool {
         self.store.objects(Kind::Deployment).filter_map(|o| o.as_deployment()).all(|d| {
             let r = d.replicas();
