@@ -55,9 +55,14 @@ test('kubectl console: the shell mechanics (help, unknown commands, history, Tab
     await input.fill('kubectl ro');
     await input.press('Tab');
     assert.equal(await input.inputValue(), 'kubectl rollout ');
+    // Several candidates (delete, describe): the common prefix, and they are listed in the console (shown in the
+    // screenshot; the list is no contract hook).
+    await input.fill('kubectl d');
     await input.press('Tab');
-    const listed = await page.locator('[data-testid=kubectl-completions]').first().textContent();
-    for (const sub of ['status', 'history', 'undo', 'restart']) assert.ok(listed.includes(sub), `${sub} listed: ${listed}`);
+    assert.equal(await input.inputValue(), 'kubectl de');
+    await input.fill('kubectl rollout ');
+    await input.press('Tab');
+    assert.equal(await input.inputValue(), 'kubectl rollout ', 'four subcommands: nothing in common to add');
     await screenshot(page, 'kubectl-console-completion');
     await input.fill('');
 

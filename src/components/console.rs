@@ -273,7 +273,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
                     { for view.last.as_deref().map(chunks) }
                 </pre>
                 if !candidates.is_empty() {
-                    <div class="candidates" data-testid="kubectl-completions">
+                    <div class="candidates" aria-live="polite">
                         { for candidates.iter().map(|c| html! { <span>{ c.clone() }</span> }) }
                     </div>
                 }
