@@ -55,11 +55,11 @@ test('kubectl console: the shell mechanics (help, unknown commands, history, Tab
     await input.fill('kubectl ro');
     await input.press('Tab');
     assert.equal(await input.inputValue(), 'kubectl rollout ');
-    // Several candidates (delete, describe): the common prefix, and they are listed in the console (shown in the
-    // screenshot; the list is no contract hook).
-    await input.fill('kubectl d');
+    // Several candidates (kube-node-lease, kube-public, kube-system): their common prefix, and they are listed in the
+    // console (see the screenshot; the list is no contract hook).
+    await input.fill('kubectl get ns ku');
     await input.press('Tab');
-    assert.equal(await input.inputValue(), 'kubectl de');
+    assert.equal(await input.inputValue(), 'kubectl get ns kube-');
     await input.fill('kubectl rollout ');
     await input.press('Tab');
     assert.equal(await input.inputValue(), 'kubectl rollout ', 'four subcommands: nothing in common to add');

@@ -307,7 +307,7 @@ mod tests {
     #[test]
     fn flags_and_their_values() {
         let mut sim = cluster();
-        assert_eq!(c(&mut sim, "kubectl get pods --n"), ["--namespace"]);
+        assert_eq!(c(&mut sim, "kubectl get pods --namesp"), ["--namespace"]);
         assert!(c(&mut sim, "kubectl get pods -").contains(&"--help".to_string()));
         assert_eq!(
             c(&mut sim, "kubectl get pods -n "),
