@@ -8,6 +8,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::components::cluster::Cluster;
+use crate::components::console::Console;
 use crate::components::control::ControlPanel;
 use crate::components::editor::Editor;
 use crate::components::events::EventStream;
@@ -153,6 +154,16 @@ pub fn App() -> Html {
             })
         })
     };
+    // Tab in the console: completes against the cluster (a counted LIST); the loop refreshes the view.
+    let complete: Rc<Callback<String, (String, Vec<String>)>> = {
+        let engine = engine.clone();
+        use_memo((), move |_| {
+            Callback::from(move |line: String| match engine.try_borrow_mut() {
+                Ok(mut e) => e.complete_line(&line),
+                Err(_) => (line, Vec::new()),
+            })
+        })
+    };
     {
         let engine = engine.clone();
         let dispatcher = view.dispatcher();
@@ -199,6 +210,7 @@ pub fn App() -> Html {
                     <EventStream events={s.events.clone()} />
                 </div>
             </main>
+            <Console view={s.console.clone()} on_cmd={on_cmd.clone()} complete={(*complete).clone()} />
         </div>
     }
 }

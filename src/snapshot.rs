@@ -255,6 +255,51 @@ pub enum Selection {
     Node(Str),
 }
 
+/// One piece of a console command's output, in the order it was printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Chunk {
+    Stdout(String),
+    Stderr(String),
+    /// What the terminal itself shows (`^C`).
+    Note(String),
+}
+
+impl Chunk {
+    pub fn text(&self) -> &str {
+        match self {
+            Chunk::Stdout(s) | Chunk::Stderr(s) | Chunk::Note(s) => s,
+        }
+    }
+}
+
+/// One command typed in the kubectl console and what it printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsoleEntry {
+    /// Unique per page (a key for the view).
+    pub id: u64,
+    /// The line as typed.
+    pub line: String,
+    pub chunks: Vec<Chunk>,
+    /// The exit code; `None` while the command still runs (`get -w`, `rollout status`).
+    pub code: Option<i32>,
+    /// Earlier output was dropped to bound memory.
+    pub truncated: bool,
+}
+
+impl ConsoleEntry {
+    /// The output as a terminal shows it.
+    pub fn text(&self) -> String {
+        self.chunks.iter().map(Chunk::text).collect()
+    }
+}
+
+/// The kubectl console: earlier commands (scrollback) and the last one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConsoleView {
+    pub earlier: Rc<Vec<Rc<ConsoleEntry>>>,
+    pub last: Option<Rc<ConsoleEntry>>,
+}
+
 /// The outcome of the last apply.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ApplyOutcome {
@@ -320,6 +365,7 @@ pub struct Snapshot {
     pub detail: Option<Rc<Detail>>,
     pub apply: Rc<ApplyOutcome>,
     pub notice: Option<Rc<str>>,
+    pub console: ConsoleView,
 }
 
 // ---- formatting -------------------------------------------------------------------------------------------------

@@ -301,6 +301,33 @@ export async function screenshot(page, name) {
   return file;
 }
 
+/** The kubectl console's input. */
+export const kubectlInput = (page) => page.locator('[data-testid=kubectl-input]').first();
+
+/** The kubectl console's output: the last command's, as kubectl prints it. */
+export async function kubectlOutput(page) {
+  return (await page.locator('[data-testid=kubectl-output]').first().textContent({ timeout: 10_000 })) ?? '';
+}
+
+/**
+ * Types `line` into the kubectl console, presses Enter, and waits for the output to satisfy `done(text)`
+ * (default: anything). Returns the output text.
+ */
+export async function kubectl(page, line, done = () => true, timeout = 10_000) {
+  const input = kubectlInput(page);
+  await input.fill(line);
+  await input.press('Enter');
+  let out = '';
+  await waitFor(
+    async () => {
+      out = await kubectlOutput(page);
+      return done(out) ? true : null;
+    },
+    { timeout, message: () => `kubectl-output for "${line}" (now ${JSON.stringify(out)})` },
+  );
+  return out;
+}
+
 /** The web Deployment's editor text with its replica count changed (the default manifest has `replicas: 3`). */
 export function withReplicas(text, from, to) {
   const needle = `replicas: ${from}`;

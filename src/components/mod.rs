@@ -2,6 +2,7 @@
 
 pub mod cluster;
 pub mod cluster_canvas;
+pub mod console;
 pub mod control;
 pub mod detail;
 pub mod editor;

@@ -1,0 +1,123 @@
+// The kubectl console: [data-testid=kubectl-input] (Enter runs) and [data-testid=kubectl-output] (the last
+// command's output, as kubectl prints it), driven by keyboard only.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  TEST_TIMEOUT,
+  sharedBrowser,
+  withPage,
+  waitFor,
+  setSpeed,
+  nodes,
+  runningPodNames,
+  waitForRunningPods,
+  screenshot,
+  kubectlInput,
+  kubectlOutput,
+  kubectl,
+} from './lib.mjs';
+
+const browser = sharedBrowser();
+
+test('kubectl console: the shell mechanics (help, unknown commands, history, Tab, clear, focus)', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    const input = kubectlInput(page);
+    assert.equal(await input.count(), 1, 'a [data-testid=kubectl-input]');
+    assert.equal(await input.evaluate((e) => e.tagName.toLowerCase()), 'input', 'kubectl-input is an <input>');
+    await input.focus();
+
+    const help = await kubectl(page, 'kubectl help', (o) => /Commands:/.test(o));
+    assert.match(help, /^\s+get\s+/m, 'help lists get');
+    assert.equal(await input.evaluate((e) => e === document.activeElement), true, 'focus stays in the input after Enter');
+    assert.equal(await input.inputValue(), '', 'the input is emptied after Enter');
+
+    const unknown = await kubectl(page, 'kubectl gte pods', (o) => /unknown command/.test(o));
+    assert.match(unknown, /^error: unknown command "gte" for "kubectl"\n\nDid you mean this\?\n\tget\n?$/, 'cobra message');
+    const logs = await kubectl(page, 'logs web', (o) => /not simulated/.test(o));
+    assert.match(logs, /^error: "kubectl logs" is not simulated by kubeloop/);
+    await kubectl(page, 'kubectl get pods --bogus', (o) => /unknown flag/.test(o));
+
+    // Up recalls the previous command, twice goes further back, Down comes back to the line being typed.
+    await input.fill('half typed');
+    await input.press('ArrowUp');
+    assert.equal(await input.inputValue(), 'kubectl get pods --bogus');
+    await input.press('ArrowUp');
+    assert.equal(await input.inputValue(), 'logs web');
+    await input.press('ArrowDown');
+    await input.press('ArrowDown');
+    assert.equal(await input.inputValue(), 'half typed', 'the draft comes back');
+
+    // Tab: one candidate completes the word; several extend the common prefix and are listed.
+    await input.fill('kubectl get po');
+    await input.press('Tab');
+    assert.match(await input.inputValue(), /^kubectl get pods\s*$/, 'Tab completes po -> pods');
+    assert.equal(await input.evaluate((e) => e === document.activeElement), true, 'Tab keeps focus in the input');
+    await input.fill('kubectl ro');
+    await input.press('Tab');
+    assert.equal(await input.inputValue(), 'kubectl rollout ');
+    // Several candidates (kube-node-lease, kube-public, kube-system): their common prefix, and they are listed in the
+    // console (see the screenshot; the list is no contract hook).
+    await input.fill('kubectl get ns ku');
+    await input.press('Tab');
+    assert.equal(await input.inputValue(), 'kubectl get ns kube-');
+    await input.fill('kubectl rollout ');
+    await input.press('Tab');
+    assert.equal(await input.inputValue(), 'kubectl rollout ', 'four subcommands: nothing in common to add');
+    await screenshot(page, 'kubectl-console-completion');
+    await input.fill('');
+
+    // Ctrl+C with nothing running just drops the line; `clear` and Ctrl+L empty the output.
+    await input.fill('something');
+    await input.press('Control+c');
+    assert.equal(await input.inputValue(), '');
+    await kubectl(page, 'clear', (o) => o === '');
+    await kubectl(page, 'help', (o) => /Commands:/.test(o));
+    await input.press('Control+l');
+    await waitFor(async () => (await kubectlOutput(page)) === '', { timeout: 5_000, message: 'Ctrl+L empties the output' });
+  });
+});
+
+test('kubectl console: get pods, scale, delete pod, and the cluster view follows', { timeout: TEST_TIMEOUT }, async (t) => {
+  await withPage(browser(), '', async (page) => {
+    await setSpeed(page, 10);
+    const running = await waitForRunningPods(page, 3);
+
+    const podsOut = await kubectl(page, 'kubectl get pods', (o) => /NAME/.test(o));
+    t.diagnostic(`kubectl get pods:\n${podsOut}`);
+    assert.match(podsOut, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/m, 'kubectl get pods header');
+    for (const name of running) assert.match(podsOut, new RegExp(`^${name}\\s+1/1\\s+Running\\s`, 'm'), `row for ${name}`);
+    // Columns are aligned: every row's STATUS starts where the header's does.
+    const lines = podsOut.trimEnd().split('\n');
+    const col = lines[0].indexOf('STATUS');
+    for (const l of lines.slice(1)) assert.equal(l.indexOf('Running'), col, `aligned: ${JSON.stringify(l)}`);
+
+    const nodesOut = await kubectl(page, 'kubectl get nodes', (o) => /NAME/.test(o));
+    assert.match(nodesOut, /NAME\s+STATUS/, 'kubectl get nodes header');
+    for (const n of await nodes(page)) assert.match(nodesOut, new RegExp(`^${n.name}\\s+Ready`, 'm'), `row for ${n.name}`);
+
+    const scaled = await kubectl(page, 'kubectl scale deploy web --replicas=5', (o) => o.trim() !== '');
+    assert.equal(scaled.trim(), 'deployment.apps/web scaled');
+    const five = await waitForRunningPods(page, 5);
+
+    const victim = five[0];
+    const deleted = await kubectl(page, `kubectl delete pod ${victim}`, (o) => o.trim() !== '');
+    assert.match(deleted, new RegExp(`^pod "${victim}" deleted`), 'kubectl delete output');
+    await waitFor(
+      async () => {
+        const now = await runningPodNames(page);
+        return now.length === 5 && !now.includes(victim) && now.some((n) => !five.includes(n));
+      },
+      { timeout: 90_000, message: async () => `a replacement for ${victim} (running: ${await runningPodNames(page)})` },
+    );
+
+    await kubectl(page, 'kubectl get pods -o wide', (o) => /NAME/.test(o));
+    await screenshot(page, 'kubectl-console');
+
+    // -f NAME reads an example of the menu; an unknown one gets kubectl's message. -f - reads the editor.
+    const missing = await kubectl(page, 'kubectl apply -f nothing-here.yaml', (o) => o.trim() !== '');
+    assert.match(missing, /^error: the path "nothing-here.yaml" does not exist/);
+    const applied = await kubectl(page, 'kubectl apply -f -', (o) => o.trim() !== '');
+    assert.match(applied, /^deployment\.apps\/web configured/, 'the editor has the 3-replica web Deployment');
+    await waitForRunningPods(page, 3);
+  });
+});
