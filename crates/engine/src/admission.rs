@@ -30,6 +30,12 @@ impl FieldError {
 
 /// Fills in upstream defaults.
 pub fn default_object(obj: &mut Object) {
+    default_object_with(obj, DEFAULT_TOLERATION_SECONDS)
+}
+
+/// Fills in upstream defaults, with DefaultTolerationSeconds' `--default-unreachable-toleration-seconds` and
+/// `--default-not-ready-toleration-seconds` set to `toleration_seconds`.
+pub fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
     match obj {
         Object::Pod(p) => with_spec(&mut p.spec, |spec| {
             default_pod_spec(spec);
@@ -44,7 +50,7 @@ pub fn default_object(obj: &mut Object) {
                         operator: s("Exists"),
                         value: s(""),
                         effect: s("NoExecute"),
-                        toleration_seconds: Some(DEFAULT_TOLERATION_SECONDS),
+                        toleration_seconds: Some(toleration_seconds),
                     });
                 }
             }

@@ -37,9 +37,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::api::selector::parse_selector;
 use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Taint};
+use crate::controller::TriggerMode;
 use crate::kubectl::Follow;
 use crate::kubelet::NodeConfig;
-use crate::controller::TriggerMode;
 use crate::sim::{ObserveMode, Sim, SimConfig, MAX_NODES};
 use crate::store::ApiCounters;
 use crate::time::{parse_duration, Millis, HOUR, MINUTE, SECOND};
@@ -223,7 +223,9 @@ impl fmt::Display for ModeAction {
         }
         match self.observe {
             Some(ObserveMode::Informer) => parts.push("observe with informers".into()),
-            Some(ObserveMode::Polling { period }) => parts.push(format!("observe by polling every {}", human_duration(period))),
+            Some(ObserveMode::Polling { period }) => {
+                parts.push(format!("observe by polling every {}", human_duration(period)))
+            }
             None => {}
         }
         if let Some(p) = self.relist_period {
@@ -612,7 +614,8 @@ struct RawMode {
     resync_period: Option<Dur>,
 }
 
-const CONTROLLERS: [&str; 6] = ["deployment", "replicaset", "nodelifecycle", "taint-eviction", "garbagecollector", "scheduler"];
+const CONTROLLERS: [&str; 6] =
+    ["deployment", "replicaset", "nodelifecycle", "taint-eviction", "garbagecollector", "scheduler"];
 
 fn parse_trigger(v: &str) -> Result<(Option<String>, TriggerMode), String> {
     let (controller, mode) = match v.split_once('=') {
@@ -894,7 +897,10 @@ impl Scenario {
                         if process_index(n).is_none() {
                             return Err(ScenarioError::at(
                                 at(key),
-                                format!("actions[{i}].fault.{key}: no process {n:?}; processes: {}", PROCESSES.join(", ")),
+                                format!(
+                                    "actions[{i}].fault.{key}: no process {n:?}; processes: {}",
+                                    PROCESSES.join(", ")
+                                ),
                             ));
                         }
                     }
@@ -916,7 +922,10 @@ impl Scenario {
             } else if let Some(m) = a.mode {
                 let at = |k: &str| line_of(text, &["actions", &idx, "mode", k]);
                 let trigger = match &m.trigger {
-                    Some(t) => Some(parse_trigger(t).map_err(|e| ScenarioError::at(at("trigger"), format!("actions[{i}].mode.{e}")))?),
+                    Some(t) => Some(
+                        parse_trigger(t)
+                            .map_err(|e| ScenarioError::at(at("trigger"), format!("actions[{i}].mode.{e}")))?,
+                    ),
                     None => None,
                 };
                 let observe = match m.observe.as_deref() {

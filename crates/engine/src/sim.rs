@@ -71,6 +71,43 @@ pub enum ObserveMode {
     Polling { period: Millis },
 }
 
+/// The timings of node failure handling: upstream's, or a shorter explicit demo choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimingProfile {
+    /// node-monitor-grace-period 50 s, eviction 300 s after the taint (upstream defaults).
+    #[default]
+    Real,
+    /// A dead node is noticed after 20 s and its pods evicted 30 s after the taint.
+    FastDemo,
+}
+
+impl TimingProfile {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimingProfile::Real => "real",
+            TimingProfile::FastDemo => "fast-demo",
+        }
+    }
+
+    /// The configuration with this profile's node lifecycle and toleration timings.
+    pub fn apply(self, mut config: SimConfig) -> SimConfig {
+        match self {
+            TimingProfile::Real => {
+                config.node_lifecycle = NodeLifecycleConfig::default();
+                config.store.default_toleration_seconds = crate::admission::DEFAULT_TOLERATION_SECONDS;
+            }
+            TimingProfile::FastDemo => {
+                config.node_lifecycle = NodeLifecycleConfig::fast_demo();
+                config.store.default_toleration_seconds = FAST_DEMO_TOLERATION_SECONDS;
+            }
+        }
+        config
+    }
+}
+
+/// The fast demo's DefaultTolerationSeconds.
+pub const FAST_DEMO_TOLERATION_SECONDS: i64 = 30;
+
 /// The default polling period of [`ObserveMode::Polling`].
 pub const DEFAULT_POLL_PERIOD: Millis = 5 * crate::time::SECOND;
 /// The default relist period.

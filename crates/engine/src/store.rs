@@ -189,6 +189,9 @@ pub struct StoreConfig {
     pub event_ttl: Millis,
     /// Watch delivery latency: each new watcher gets a seeded value in this range.
     pub watch_latency: (Millis, Millis),
+    /// DefaultTolerationSeconds admission: the tolerationSeconds of the not-ready and unreachable tolerations
+    /// added to every pod (300 s).
+    pub default_toleration_seconds: i64,
 }
 
 impl Default for StoreConfig {
@@ -199,6 +202,7 @@ impl Default for StoreConfig {
             watch_history_max: 100 * 1024,
             event_ttl: HOUR,
             watch_latency: (2, 12),
+            default_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
         }
     }
 }
@@ -494,7 +498,7 @@ impl Store {
             Object::ReplicaSet(r) => r.status = Default::default(),
             _ => {}
         }
-        admission::default_object(&mut obj);
+        admission::default_object_with(&mut obj, self.config.default_toleration_seconds);
         let errs = admission::validate(&obj);
         if !errs.is_empty() {
             return self.fail(client, ApiError::Invalid(admission::invalid_message(&obj, &errs)));
@@ -611,7 +615,7 @@ impl Store {
 
     /// Defaulting and validation of an update of the main resource.
     fn admit_update(&mut self, client: ClientId, current: &Object, next: &mut Object) -> Result<(), ApiError> {
-        admission::default_object(next);
+        admission::default_object_with(next, self.config.default_toleration_seconds);
         let errs = admission::validate(next);
         if !errs.is_empty() {
             return self.fail(client, ApiError::Invalid(admission::invalid_message(next, &errs)));

@@ -283,3 +283,25 @@ fn with_both_controller_managers_down_pods_keep_running_but_nothing_heals() {
     assert!(healed.is_some(), "one controller manager back -> healed");
     assert_eq!(sim.controller_manager_leader(), Some(CONTROLLER_MANAGER_2));
 }
+
+#[test]
+fn the_fast_demo_profile_evicts_sooner_and_says_so_in_the_tolerations() {
+    use kubeloop_engine::sim::{SimConfig, TimingProfile};
+    let mut sim = Sim::new(TimingProfile::FastDemo.apply(SimConfig { seed: 1, ..Default::default() }));
+    for _ in 0..3 {
+        sim.add_node(Default::default()).expect("node");
+    }
+    kubeloop_engine::kubectl::apply(&mut sim, common::WEB).expect("apply");
+    sim.run_for(60 * SECOND);
+    let p = pods(&sim)[0].clone();
+    let secs: Vec<Option<i64>> = p.spec.tolerations.iter().map(|t| t.toleration_seconds).collect();
+    assert_eq!(secs, vec![Some(30), Some(30)]);
+    let victim = p.spec.node_name.to_string();
+    sim.kill_node(&victim).expect("kill");
+    let killed = sim.now();
+    let evicted = when(&mut sim, killed + 120 * SECOND, |s| {
+        pods(s).iter().any(|q| *q.spec.node_name == *victim && q.metadata.is_terminating())
+    })
+    .expect("evicted");
+    assert!(evicted - killed <= 75 * SECOND, "grace 20 s + monitor + toleration 30 s: {}", evicted - killed);
+}
