@@ -403,3 +403,60 @@ fn kubectl_example_rolls_out_and_scales() {
     assert_eq!(deploys, [("api", 2), ("web", 5)], "{}", render_summary(&out.summary));
     assert!(out.summary.converged_at_ms.is_some());
 }
+
+#[test]
+fn edge_vs_level_example_never_heals_edge_triggered_and_heals_level_triggered() {
+    let edge = example("edge-vs-level.yaml");
+    let out = run(&edge, RunOptions::default());
+    assert_eq!(out.summary.converged_at_ms, None, "edge: the deleted replicas stay missing");
+    assert_eq!(out.summary.drift, 0, "edge: the relist repaired the caches anyway");
+    let text: Vec<String> = out.timeline.iter().map(|e| e.text.clone()).collect();
+    assert!(text.iter().any(|t| t == "mode: replicaset edge-triggered"), "{text:?}");
+    assert!(text.iter().any(|t| t == "edge-triggered: replicaset"), "{text:?}");
+    assert!(text.iter().any(|t| t == "fault: drop 100% of watch events"), "{text:?}");
+    let level = edge.replace("trigger: replicaset=edge", "trigger: replicaset=level");
+    let out = run(&level, RunOptions::default());
+    let at = out.summary.converged_at_ms.expect("level: healed by the relist");
+    assert!((5 * 60_000..6 * 60_000).contains(&at), "healed after the 5-minute relist: {at}");
+}
+
+#[test]
+fn node_failure_example_evicts_and_replaces_then_recovers() {
+    let out = run(&example("node-failure.yaml"), RunOptions::default());
+    let reasons: Vec<String> = out.timeline.iter().map(|e| e.text.clone()).collect();
+    for r in ["NodeNotReady", "TaintManagerEviction"] {
+        assert!(reasons.iter().any(|t| t.contains(r)), "an event {r}");
+    }
+    assert!(out.summary.converged_at_ms.is_some(), "all replicas back, node revived");
+}
+
+#[test]
+fn fault_and_mode_actions_are_checked_when_read() {
+    let bad = [
+        ("  - {at: 1s, fault: {crash: cp-3}}\n", "actions[0].fault.crash: no process \"cp-3\""),
+        ("  - {at: 1s, fault: {dropWatchEvents: 2}}\n", "not a fraction from 0 to 1"),
+        ("  - {at: 1s, fault: {conflicts: 120%}}\n", "not a percentage from 0% to 100%"),
+        ("  - {at: 1s, fault: {}}\n", "actions[0].fault: name at least one fault"),
+        ("  - {at: 1s, mode: {trigger: sideways}}\n", "not a trigger mode: level or edge"),
+        ("  - {at: 1s, mode: {trigger: foo=edge}}\n", "no controller \"foo\""),
+        ("  - {at: 1s, mode: {observe: psychic}}\n", "not an observe mode: informer or polling"),
+        ("  - {at: 1s, fault: {bogus: 1}}\n", "unknown field `bogus`"),
+    ];
+    for (action, want) in bad {
+        let text = format!("cluster:\n  nodes: 1\nactions:\n{action}");
+        let e = Scenario::parse(&text).expect_err(action);
+        assert!(e.to_string().contains(want), "{action}: {e}");
+        assert!(e.line.is_some_and(|l| l >= 4), "{action}: located: {e}");
+    }
+}
+
+#[test]
+fn faults_replay_exactly_and_stop_when_cleared() {
+    let text = "seed: 4\nuntil: 3m\ncluster:\n  nodes: 2\nmanifests: |\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n  spec:\n    replicas: 4\n    selector:\n      matchLabels: {app: web}\n    template:\n      metadata:\n        labels: {app: web}\n      spec:\n        containers:\n        - {name: c, image: nginx}\nactions:\n  - {at: 10s, fault: {conflicts: 50%, apiLatency: 20ms}}\n  - {at: 11s, scale: {deployment: web, replicas: 8}}\n  - {at: 12s, fault: {crash: cp-1}}\n  - {at: 40s, fault: {conflicts: 0%, apiLatency: 0ms, restart: cp-1}}\n";
+    let a = run(text, RunOptions::default());
+    let b = run(text, RunOptions::default());
+    assert_eq!(a.summary.history_hash, b.summary.history_hash);
+    assert!(a.summary.api.total.counters.conflicts > 0, "conflicts were injected");
+    assert!(a.summary.converged_at_ms.is_some(), "converged once the faults stopped");
+    assert_eq!(a.summary.pods.by_phase.get("Running").copied(), Some(8));
+}

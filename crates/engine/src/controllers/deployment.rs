@@ -409,9 +409,9 @@ impl Sync<'_, '_, '_> {
         let current = sum(&all, spec_replicas);
         let allowed = if replicas > 0 { replicas + max_surge(&self.d) } else { 0 };
         let to_add = allowed - current;
-        if to_add == 0 {
-            return Ok(());
-        }
+        // Nothing to add or remove: every ReplicaSet is still "scaled" to its own size, which brings its
+        // desired/max-replicas annotations up to date (otherwise the next sync would see a scaling event again,
+        // forever, and the rollout would never resume).
         if to_add > 0 {
             all.sort_by(|a, b| spec_replicas(b).cmp(&spec_replicas(a)).then(created(b).cmp(&created(a))));
         } else {
@@ -424,7 +424,7 @@ impl Sync<'_, '_, '_> {
             sizes.push(spec_replicas(rs) + p);
             added += p;
         }
-        if let Some(first) = sizes.first_mut() {
+        if let Some(first) = sizes.first_mut().filter(|_| to_add != 0) {
             *first = (*first + to_add - added).max(0);
         }
         for (rs, size) in all.iter().zip(sizes) {
