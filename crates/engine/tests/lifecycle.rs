@@ -305,3 +305,67 @@ fn the_fast_demo_profile_evicts_sooner_and_says_so_in_the_tolerations() {
     .expect("evicted");
     assert!(evicted - killed <= 75 * SECOND, "grace 20 s + monitor + toleration 30 s: {}", evicted - killed);
 }
+
+mod rollout_bounds {
+    //! RollingUpdate's promise (deployment/rolling.go): during a fault-free rollout, at most replicas + maxSurge
+    //! pods exist (not counting those terminating) and at least replicas - maxUnavailable are available.
+    use super::*;
+    use kubeloop_engine::api::IntOrString;
+    use proptest::prelude::*;
+
+    fn manifest(replicas: i32, surge: &str, unavailable: &str, image: &str) -> String {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n  strategy:\n    rollingUpdate:\n      maxSurge: {surge}\n      maxUnavailable: {unavailable}\n  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n    spec:\n      terminationGracePeriodSeconds: 3\n      containers:\n      - name: c\n        image: {image}\n        resources:\n          requests: {{cpu: 50m}}\n"
+        )
+    }
+
+    fn value(v: &str) -> IntOrString {
+        match v.trim_matches('"').parse::<i32>() {
+            Ok(n) => IntOrString::Int(n),
+            Err(_) => IntOrString::String(v.trim_matches('"').into()),
+        }
+    }
+
+    fn bound() -> impl Strategy<Value = String> {
+        prop_oneof![(0i32..4).prop_map(|n| n.to_string()), (0u32..=100).prop_map(|p| format!("\"{p}%\""))]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn a_rollout_stays_within_surge_and_unavailability(
+            seed in any::<u64>(),
+            replicas in 1i32..12,
+            surge in bound(),
+            unavailable in bound(),
+        ) {
+            // Upstream's resolution (ResolveFenceposts): surge rounds up, unavailability down; both 0 -> 1.
+            let s = value(&surge).scaled_value(replicas, true).unwrap_or(0);
+            let mut u = value(&unavailable).scaled_value(replicas, false).unwrap_or(0);
+            if s == 0 && u == 0 {
+                u = 1;
+            }
+            let mut sim = Sim::new(kubeloop_engine::sim::SimConfig { seed, ..Default::default() });
+            for _ in 0..4 {
+                sim.add_node(Default::default()).expect("node");
+            }
+            if kubeloop_engine::kubectl::apply(&mut sim, &manifest(replicas, &surge, &unavailable, "img:1")).is_err() {
+                return Ok(()); // an invalid combination is refused by validation, as upstream's
+            }
+            sim.run_for(60 * SECOND);
+            prop_assert!(sim.deployments_fulfilled(), "first rollout done");
+            kubeloop_engine::kubectl::apply(&mut sim, &manifest(replicas, &surge, &unavailable, "img:2")).expect("rollout");
+            let end = sim.now() + 5 * 60 * SECOND;
+            while sim.now() < end {
+                sim.run_for(50);
+                let live: Vec<Pod> = pods(&sim).into_iter().filter(|p| !p.metadata.is_terminating()).collect();
+                let available = live.iter().filter(|p| p.is_available(0, sim.now())).count() as i32;
+                prop_assert!(live.len() as i32 <= replicas + s, "at {}: {} pods > {replicas} + surge {s}", sim.now(), live.len());
+                prop_assert!(available >= replicas - u, "at {}: {available} available < {replicas} - maxUnavailable {u}", sim.now());
+            }
+            let images: Vec<String> = pods(&sim).iter().flat_map(|p| p.spec.containers.iter().map(|c| c.image.to_string())).collect();
+            prop_assert!(images.iter().all(|i| i == "img:2") && images.len() == replicas as usize, "rolled out: {images:?}");
+        }
+    }
+}

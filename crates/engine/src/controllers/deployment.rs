@@ -307,8 +307,13 @@ impl Sync<'_, '_, '_> {
             self.scale_rs(rs, target)?;
             cleaned += down;
         }
-        // scaleDownOldReplicaSetsForRollingUpdate: then available ones, down to minAvailable.
-        let available = sum(old, |r| r.status.available_replicas) + new_rs.status.available_replicas;
+        // scaleDownOldReplicaSetsForRollingUpdate: then available ones, down to minAvailable. Upstream sums
+        // status.availableReplicas; a ReplicaSet this controller has just scaled down may not have reported yet
+        // (its status still counts pods it is deleting), and acting on that would take availability below
+        // minAvailable. A ReplicaSet cannot have more available pods than it is scaled to, so its count is capped
+        // at spec.replicas: stricter than upstream, and the rollout invariant then holds whatever the timing.
+        let avail = |r: &ReplicaSet| r.status.available_replicas.min(spec_replicas(r));
+        let available = sum(old, avail) + avail(new_rs);
         let mut scaled = 0;
         if available > min_available {
             let total = available - min_available;
