@@ -171,6 +171,9 @@ pub struct FaultAction {
     pub crash: Option<String>,
     /// Start a crashed process again.
     pub restart: Option<String>,
+    /// Scope `dropWatchEvents`, `disconnectWatches` and `forceRelist` to one informer: `PROCESS/RESOURCE`
+    /// (`cp-1/pods`, `kube-scheduler/nodes`); all control-plane informers when absent.
+    pub informer: Option<(String, Kind)>,
 }
 
 impl fmt::Display for FaultAction {
@@ -200,6 +203,9 @@ impl fmt::Display for FaultAction {
         }
         if let Some(h) = &self.restart {
             parts.push(format!("restart {h}"));
+        }
+        if let Some((p, k)) = &self.informer {
+            parts.push(format!("(informer {p}/{})", k.plural()));
         }
         write!(f, "fault: {}", parts.join(", "))
     }
@@ -572,7 +578,7 @@ impl<'de> Deserialize<'de> for Fraction {
 #[serde(
     deny_unknown_fields,
     rename_all = "camelCase",
-    expecting = "a mapping of faults: dropWatchEvents, conflicts, apiLatency, rejectPodCreates, disconnectWatches, forceRelist, crash, restart"
+    expecting = "a mapping of faults: dropWatchEvents, conflicts, apiLatency, rejectPodCreates, disconnectWatches, forceRelist, crash, restart, informer"
 )]
 struct RawFault {
     #[serde(default)]
@@ -591,6 +597,8 @@ struct RawFault {
     crash: Option<String>,
     #[serde(default)]
     restart: Option<String>,
+    #[serde(default)]
+    informer: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -905,6 +913,24 @@ impl Scenario {
                         }
                     }
                 }
+                let informer = match f.informer.as_deref() {
+                    None => None,
+                    Some(t) => {
+                        let parsed = t.split_once('/').and_then(|(p, r)| {
+                            process_index(p)?;
+                            crate::kubectl::resource::kind_of(r).ok().map(|k| (p.to_string(), k))
+                        });
+                        match parsed {
+                            Some(x) => Some(x),
+                            None => {
+                                return Err(ScenarioError::at(
+                                    at("informer"),
+                                    format!("actions[{i}].fault.informer: {t:?} is not PROCESS/RESOURCE (e.g. cp-1/pods; processes: {})", PROCESSES.join(", ")),
+                                ))
+                            }
+                        }
+                    }
+                };
                 let fa = FaultAction {
                     drop_watch_events: f.drop_watch_events.map(|x| x.0),
                     conflicts: f.conflicts.map(|x| x.0),
@@ -914,6 +940,7 @@ impl Scenario {
                     force_relist: f.force_relist,
                     crash: f.crash,
                     restart: f.restart,
+                    informer,
                 };
                 if fa == FaultAction::default() {
                     return Err(ScenarioError::at(line, format!("actions[{i}].fault: name at least one fault")));
@@ -1765,8 +1792,28 @@ impl Run<'_> {
     }
 
     fn fault(&mut self, f: &FaultAction) {
+        // One informer, or every control-plane informer.
+        let targets: Vec<crate::informer::InformerId> = match &f.informer {
+            None => self.sim.control_plane_informers(),
+            Some((p, kind)) => {
+                let id = process_index(p).and_then(|h| self.sim.hosts.get(h)).and_then(|h| h.informers[kind.index()]);
+                match id {
+                    Some(id) => vec![id],
+                    None => {
+                        self.push(EntryKind::Error, "scenario", format!("{p} has no informer of {}", kind.plural()));
+                        return;
+                    }
+                }
+            }
+        };
         if let Some(v) = f.drop_watch_events {
-            self.sim.set_watch_drop(v);
+            if f.informer.is_none() {
+                self.sim.set_watch_drop(v);
+            } else {
+                for &id in &targets {
+                    self.sim.set_informer_watch_drop(id, v);
+                }
+            }
         }
         let mut faults = self.sim.store.faults.clone();
         if let Some(v) = f.conflicts {
@@ -1780,12 +1827,12 @@ impl Run<'_> {
         }
         self.sim.set_faults(faults);
         if f.disconnect_watches {
-            for id in self.sim.control_plane_informers() {
+            for &id in &targets {
                 self.sim.disconnect_watch(id);
             }
         }
         if f.force_relist {
-            for id in self.sim.control_plane_informers() {
+            for &id in &targets {
                 self.sim.force_relist(id);
             }
         }

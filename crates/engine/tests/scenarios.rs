@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use kubeloop_engine::api::Kind;
 use kubeloop_engine::scenario::{render_summary, render_timeline, EntryKind, Outcome, RunOptions, Scenario};
 use kubeloop_engine::time::SECOND;
 
@@ -441,6 +442,8 @@ fn fault_and_mode_actions_are_checked_when_read() {
         ("  - {at: 1s, mode: {trigger: foo=edge}}\n", "no controller \"foo\""),
         ("  - {at: 1s, mode: {observe: psychic}}\n", "not an observe mode: informer or polling"),
         ("  - {at: 1s, fault: {bogus: 1}}\n", "unknown field `bogus`"),
+        ("  - {at: 1s, fault: {forceRelist: true, informer: cp-9/pods}}\n", "is not PROCESS/RESOURCE"),
+        ("  - {at: 1s, fault: {forceRelist: true, informer: cp-1/widgets}}\n", "is not PROCESS/RESOURCE"),
     ];
     for (action, want) in bad {
         let text = format!("cluster:\n  nodes: 1\nactions:\n{action}");
@@ -459,4 +462,20 @@ fn faults_replay_exactly_and_stop_when_cleared() {
     assert!(a.summary.api.total.counters.conflicts > 0, "conflicts were injected");
     assert!(a.summary.converged_at_ms.is_some(), "converged once the faults stopped");
     assert_eq!(a.summary.pods.by_phase.get("Running").copied(), Some(8));
+}
+
+#[test]
+fn a_fault_can_target_one_informer() {
+    let text = "seed: 2\nuntil: 40s\ncluster:\n  nodes: 1\nactions:\n  - {at: 10s, fault: {dropWatchEvents: 100%, informer: cp-1/pods}}\n  - {at: 10s, fault: {forceRelist: true, informer: kube-scheduler/pods}}\n";
+    let sc = Scenario::parse(text).expect("parses");
+    let mut run = sc.start(RunOptions::default()).expect("starts");
+    run.run_to(20_000);
+    let sim = run.sim();
+    let cm_pods = sim.hosts[kubeloop_engine::sim::CONTROLLER_MANAGER].informers[Kind::Pod.index()].expect("cm pods");
+    let cm_rs = sim.hosts[kubeloop_engine::sim::CONTROLLER_MANAGER].informers[Kind::ReplicaSet.index()].expect("cm rs");
+    let sched = sim.hosts[kubeloop_engine::sim::SCHEDULER].informers[Kind::Pod.index()].expect("scheduler pods");
+    assert_eq!(sim.informers[cm_pods].drop_fraction, 1.0);
+    assert_eq!(sim.informers[cm_rs].drop_fraction, 0.0, "only the named informer");
+    assert_eq!(sim.informers[sched].stats.gone, 1, "410 for the scheduler's pod informer");
+    assert!(sim.informers[sched].stats.relists >= 1, "and it relisted");
 }
