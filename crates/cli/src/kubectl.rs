@@ -119,6 +119,7 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     let input = Input { stdin: stdin.as_deref(), read_file: &read_file };
     let line: Vec<String> = kargs.iter().map(|a| shell_word(a)).collect();
     let out = kubectl::run(run.sim_mut(), &line.join(" "), &input);
+    print("", &out.warnings)?;
     print(&out.stdout, &out.stderr)?;
     let mut code = out.code;
     if let Some(mut follow) = out.follow {
@@ -137,6 +138,7 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
             }
             run.run_to((run.now() + CHECK_INTERVAL).min(end));
             let p = follow.poll(run.sim_mut());
+            print("", &p.warnings)?;
             print(&p.stdout, &p.stderr)?;
             if p.done {
                 code = p.code;

@@ -1651,7 +1651,10 @@ impl Run<'_> {
 
     /// A command's output, one entry a line: stdout as results, then stderr as errors when the command failed
     /// (as results when it succeeded: warnings, `No resources found`).
-    fn output(&mut self, stdout: &str, stderr: &str, failed: bool) {
+    fn output(&mut self, warnings: &str, stdout: &str, stderr: &str, failed: bool) {
+        for l in warnings.lines() {
+            self.push(EntryKind::Result, "kubectl", l);
+        }
         for l in stdout.lines() {
             self.push(EntryKind::Result, "kubectl", l);
         }
@@ -1687,7 +1690,7 @@ impl Run<'_> {
         let mut i = 0;
         while i < self.follows.len() {
             let p = self.follows[i].follow.poll(&mut self.sim);
-            self.output(&p.stdout, &p.stderr, p.done && p.code != 0);
+            self.output(&p.warnings, &p.stdout, &p.stderr, p.done && p.code != 0);
             if p.done {
                 self.follows.remove(i);
             } else {
@@ -1718,7 +1721,7 @@ impl Run<'_> {
         self.push(EntryKind::Action, "scenario", command.clone());
         let input = crate::kubectl::Input { stdin: None, read_file: self.read_file };
         let out = crate::kubectl::run(&mut self.sim, line, &input);
-        self.output(&out.stdout, &out.stderr, out.code != 0);
+        self.output(&out.warnings, &out.stdout, &out.stderr, out.code != 0);
         if out.code != 0 && out.stderr.trim().is_empty() {
             self.push(EntryKind::Error, "kubectl", format!("error: exit status {}", out.code));
         }

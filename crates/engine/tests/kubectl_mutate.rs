@@ -36,6 +36,7 @@ fn follow(sim: &mut Sim, out: &mut Output, limit: u64) -> (String, bool) {
     while sim.now() < end {
         sim.run_for(SECOND);
         let p = f.poll(sim);
+        text.push_str(&p.warnings);
         text.push_str(&p.stdout);
         text.push_str(&p.stderr);
         if p.done {
@@ -303,13 +304,14 @@ fn drain_evicts_and_the_deployment_recovers() {
         .map(|p| p.meta().name.to_string())
         .collect();
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(out.stdout.starts_with(&format!("node/{node} cordoned\n")), "{}", out.stdout);
-    for p in &on_node {
-        assert!(out.stdout.contains(&format!("evicting pod default/{p}\n")), "{}", out.stdout);
-    }
+    assert_eq!(out.stdout, format!("node/{node} cordoned\n"));
     assert!(out.follow.is_some());
     let (text, done) = follow(&mut sim, &mut out, 2 * MINUTE);
     assert!(done, "{text}");
+    // The evictions were issued with the command; their lines come with the first poll, after the cordon line.
+    for p in &on_node {
+        assert!(text.contains(&format!("evicting pod default/{p}\n")), "{text}");
+    }
     for p in &on_node {
         assert!(text.contains(&format!("pod/{p} evicted\n")), "{text}");
     }

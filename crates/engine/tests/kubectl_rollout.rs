@@ -29,6 +29,7 @@ fn follow_until_done(sim: &mut Sim, mut out: Output, step: u64, limit: u64) -> (
     while sim.now() < end {
         sim.run_for(step);
         let p = f.poll(sim);
+        text.push_str(&p.warnings);
         text.push_str(&p.stdout);
         text.push_str(&p.stderr);
         if p.done {

@@ -210,7 +210,7 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
         grace = 0;
     }
     if grace == 0 && force {
-        out.stderr.push_str("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.\n");
+        out.warn("Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
     } else if grace > 0 && force {
         return Err(Output::error("--force and --grace-period greater than 0 cannot be specified together"));
     }

@@ -353,7 +353,7 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Output {
             }
         }
     }
-    let mut out = Output { stdout, stderr, code, follow: None };
+    let mut out = Output { stdout, stderr, code, ..Default::default() };
     if watch {
         let kind = kinds[0];
         let names: Vec<String> = match &targets {

@@ -66,6 +66,8 @@ pub trait Follow {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FollowPoll {
+    /// `Warning: ...` lines, which kubectl prints (on stderr) before what follows them.
+    pub warnings: String,
     pub stdout: String,
     pub stderr: String,
     pub done: bool,
@@ -76,6 +78,8 @@ pub struct FollowPoll {
 /// What a command printed, its exit code, and, for commands that keep running, how to follow them.
 #[derive(Default)]
 pub struct Output {
+    /// `Warning: ...` lines: kubectl prints them on stderr, before its stdout.
+    pub warnings: String,
     pub stdout: String,
     pub stderr: String,
     /// 0 on success, 1 on failure (kubectl's codes).
@@ -86,6 +90,7 @@ pub struct Output {
 impl fmt::Debug for Output {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Output")
+            .field("warnings", &self.warnings)
             .field("stdout", &self.stdout)
             .field("stderr", &self.stderr)
             .field("code", &self.code)
@@ -110,13 +115,19 @@ impl Output {
         Output { stderr: format!("{}\n", api_error_line(e)), code: 1, ..Default::default() }
     }
 
-    /// stdout then stderr, as a terminal shows them when both go to it.
+    /// Warnings, stdout, then stderr, as a terminal shows them when both go to it.
     pub fn text(&self) -> String {
-        format!("{}{}", self.stdout, self.stderr)
+        format!("{}{}{}", self.warnings, self.stdout, self.stderr)
+    }
+
+    /// Adds a `Warning: ...` line.
+    pub fn warn(&mut self, msg: impl fmt::Display) {
+        self.warnings.push_str(&format!("Warning: {msg}\n"));
     }
 
     /// Appends another part of a multi-object command's output; the exit code is 1 if either part failed.
     pub fn push(&mut self, other: Output) {
+        self.warnings.push_str(&other.warnings);
         self.stdout.push_str(&other.stdout);
         self.stderr.push_str(&other.stderr);
         self.code = self.code.max(other.code);

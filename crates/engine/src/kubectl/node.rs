@@ -212,6 +212,9 @@ struct Drain {
     current: Option<Draining>,
     next_check: Millis,
     failed: Vec<(String, String)>,
+    /// What the first pass printed after the cordon lines (kubectl's warning comes after them, so it is handed
+    /// out by the first poll rather than with the command's own output).
+    pending: Option<FollowPoll>,
 }
 
 impl Drain {
@@ -311,7 +314,7 @@ impl Drain {
             return;
         }
         if !unmanaged.is_empty() {
-            poll.stderr
+            poll.warnings
                 .push_str(&format!("Warning: deleting Pods that declare no controller: {}\n", unmanaged.join(", ")));
         }
         let mut waiting = Vec::new();
@@ -368,7 +371,18 @@ fn go_duration(ms: Millis) -> String {
 
 impl Follow for Drain {
     fn poll(&mut self, sim: &mut Sim) -> FollowPoll {
-        self.advance(sim)
+        let p = self.advance(sim);
+        match self.pending.take() {
+            None => p,
+            Some(mut first) => {
+                first.warnings.push_str(&p.warnings);
+                first.stdout.push_str(&p.stdout);
+                first.stderr.push_str(&p.stderr);
+                first.done = p.done;
+                first.code = p.code;
+                first
+            }
+        }
     }
 
     fn stop(&mut self, _sim: &mut Sim) {
@@ -414,13 +428,16 @@ fn run_drain(sim: &mut Sim, args: &Args, _: &Input) -> Output {
         current: None,
         next_check: sim.now(),
         failed: Vec::new(),
+        pending: None,
     };
     let poll = drain.advance(sim);
-    out.stdout.push_str(&poll.stdout);
-    out.stderr.push_str(&poll.stderr);
     if poll.done {
+        out.warnings.push_str(&poll.warnings);
+        out.stdout.push_str(&poll.stdout);
+        out.stderr.push_str(&poll.stderr);
         out.code = poll.code;
     } else {
+        drain.pending = Some(poll);
         out.follow = Some(Box::new(drain));
     }
     out

@@ -305,7 +305,8 @@ fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
     let deadline = (timeout > 0).then(|| sim.now() + timeout);
     let mut follow = StatusFollow { keys, at: 0, revision, last: None, deadline };
     let first = follow.step(sim);
-    let mut out = Output { stdout: first.stdout, stderr: first.stderr, code: first.code, follow: None };
+    let mut out =
+        Output { warnings: first.warnings, stdout: first.stdout, stderr: first.stderr, code: first.code, follow: None };
     if !first.done {
         out.follow = Some(Box::new(follow));
     }
@@ -526,7 +527,7 @@ fn undo(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         let name = d.metadata.name.to_string();
         if d.metadata.annotations.contains_key(super::LAST_APPLIED) {
             let _ = writeln!(
-                out.stderr,
+                out.warnings,
                 "Warning: resource deployments/{name} was previously managed with 'kubectl apply'. Rolling back will not update the {} annotation, which may cause unexpected behavior on future 'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.",
                 super::LAST_APPLIED
             );
