@@ -1161,22 +1161,28 @@ impl Sim {
             .filter(|n| n.ready_status() == "True")
             .map(|n| &*n.metadata.name)
             .collect();
-        self.store.objects(Kind::Deployment).filter_map(|o| o.as_deployment()).all(|d| {
-            let ns = &d.metadata.namespace;
-            let have = self
-                .store
-                .objects(Kind::Pod)
-                .filter_map(|o| o.as_pod())
-                .filter(|p| &p.metadata.namespace == ns && d.spec.selector.matches(&p.metadata.labels))
-                .filter(|p| {
-                    !p.metadata.is_terminating()
-                        && p.status.phase == PodPhase::Running
-                        && p.is_ready()
-                        && ready_nodes.contains(&*p.spec.node_name)
-                })
-                .count();
-            have == d.replicas() as usize
-        })
+        // One pass over pods: pod -> its ReplicaSet -> that ReplicaSet's Deployment.
+        let mut deployment_of_rs: FxHashMap<&str, &str> = FxHashMap::default();
+        for rs in self.store.objects(Kind::ReplicaSet) {
+            if let Some(r) = crate::api::controller_of(rs.meta()).filter(|r| &*r.kind == "Deployment") {
+                deployment_of_rs.insert(&rs.meta().uid, &r.uid);
+            }
+        }
+        let mut healthy: FxHashMap<&str, usize> = FxHashMap::default();
+        for p in self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+            let ok = !p.metadata.is_terminating()
+                && p.status.phase == PodPhase::Running
+                && p.is_ready()
+                && ready_nodes.contains(&*p.spec.node_name);
+            let owner = crate::api::controller_of(&p.metadata).and_then(|r| deployment_of_rs.get(&*r.uid));
+            if let (true, Some(d)) = (ok, owner) {
+                *healthy.entry(d).or_default() += 1;
+            }
+        }
+        self.store
+            .objects(Kind::Deployment)
+            .filter_map(|o| o.as_deployment())
+            .all(|d| healthy.get(&*d.metadata.uid).copied().unwrap_or(0) == d.replicas() as usize)
     }
 
     pub fn deployments_converged(&self) -> bool {
