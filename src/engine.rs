@@ -278,20 +278,14 @@ fn fresh_sim(
 /// The timing profile's name on the page.
 pub fn profile_label(p: TimingProfile) -> &'static str {
     match p {
-        TimingProfile::Real => "real (grace 50 s / tolerations 300 s)",
-        TimingProfile::FastDemo => "fast demo (grace 20 s / tolerations 30 s)",
+        TimingProfile::Real => "real (50 s / 300 s)",
+        TimingProfile::FastDemo => "fast demo (20 s / 30 s)",
     }
 }
 
 /// A control-plane process's name on the page: the controller manager replicas by their identity.
 pub fn process_name(sim: &Sim, h: usize) -> String {
-    match sim.hosts.get(h) {
-        Some(host) => match &host.elector {
-            Some(e) => format!("{} {}", host.name, e.identity),
-            None => host.name.to_string(),
-        },
-        None => format!("process {h}"),
-    }
+    sim.hosts.get(h).map_or_else(|| format!("process {h}"), |host| host.name.to_string())
 }
 
 impl Engine {
@@ -746,7 +740,7 @@ impl Engine {
             Cmd::SetTiming(p) => {
                 self.profile = p;
                 let what = format!(
-                    "Rebuilt the simulation with seed {} and the {} node failure timings: everything before was discarded.",
+                    "Rebuilt the simulation with seed {} and the {} node failure timings (node-monitor-grace-period / default tolerations of not-ready and unreachable): everything before was discarded.",
                     self.seed,
                     profile_label(p)
                 );
@@ -923,7 +917,7 @@ impl Engine {
             loop_cfg: Rc::new(build_loop(&self.sim, self.meter.view())),
             control_plane: Rc::new(build_control_plane(&self.sim)),
             timing: self.profile,
-            lesson: self.lesson.as_ref().map(|r| Rc::new(build_lesson(&self.sim, r))),
+            lesson: self.lesson.as_ref().map(|r| Rc::new(build_lesson(&self.sim, r, self.meter.view()))),
             editor: self.editor.clone(),
             events: self.stream.view(),
             selection: self.selection.clone(),

@@ -506,7 +506,7 @@ pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
             ProcessView {
                 host: h,
                 name: host.elector.as_ref().map_or_else(|| host.name.clone(), |e| e.identity.clone()),
-                component: host.name.clone(),
+                component: host.name.split('/').next().unwrap_or_default().into(),
                 state,
                 controllers: if host.active() { host.controllers.len() } else { 0 },
             }
@@ -540,12 +540,12 @@ pub struct LessonView {
     pub figures: Vec<(String, String)>,
 }
 
-pub fn build_lesson(sim: &Sim, run: &crate::engine::LessonRun) -> LessonView {
+pub fn build_lesson(sim: &Sim, run: &crate::engine::LessonRun, reads: ReadsView) -> LessonView {
     let l = run.lesson;
     let steps = l.steps.iter().enumerate().map(|(i, st)| (st.at, st.label, run.results.get(i).cloned())).collect();
     let mut figures = Vec::new();
     for f in l.figures {
-        lesson_figure(sim, *f, run.start, &mut figures);
+        lesson_figure(sim, *f, run.start, reads, &mut figures);
     }
     LessonView {
         id: l.id,
@@ -558,7 +558,7 @@ pub fn build_lesson(sim: &Sim, run: &crate::engine::LessonRun) -> LessonView {
     }
 }
 
-fn lesson_figure(sim: &Sim, f: Figure, start: Millis, out: &mut Vec<(String, String)>) {
+fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mut Vec<(String, String)>) {
     let big = sim.store.count_of(Kind::Pod) > DOM_MAX_PODS;
     match f {
         Figure::Deployments => {
@@ -617,6 +617,18 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, out: &mut Vec<(String, Str
             out.push(("relist period".into(), fmt_dur(sim.relist_period())));
         }
         Figure::Reads => {
+            let rate = |r: Option<Rate>, now: bool| match (r, now) {
+                (Some(r), true) => {
+                    format!("{}/min now (over the last {})", fmt_thousands(r.per_min), fmt_dur(r.over_ms))
+                }
+                (Some(r), false) => {
+                    format!("{}/min (last measured)", fmt_thousands(r.per_min))
+                }
+                (None, true) => "measuring…".into(),
+                (None, false) => "not measured yet".into(),
+            };
+            out.push(("API reads per minute, informers".into(), rate(reads.informer, !reads.polling_now)));
+            out.push(("API reads per minute, polling".into(), rate(reads.polling, reads.polling_now)));
             out.push(("API reads so far".into(), sim.api_reads().to_string()));
         }
         Figure::Conflicts => {
@@ -726,6 +738,19 @@ pub fn fmt_mem(bytes: i64) -> String {
     } else {
         format!("{v:.1}{unit}")
     }
+}
+
+/// `72914` as `72,914`.
+pub fn fmt_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Simulated time in seconds with one decimal (`12.3 s`).
@@ -940,11 +965,7 @@ pub fn build_summary(sim: &Sim) -> Summary {
 
 /// The host of a process as the page names it: controller manager replicas with their identity.
 fn host_label(sim: &Sim, h: usize) -> Str {
-    let host = &sim.hosts[h];
-    match &host.elector {
-        Some(e) => format!("{} ({})", host.name, e.identity).into(),
-        None => host.name.clone(),
-    }
+    sim.hosts[h].name.clone()
 }
 
 /// One row per controller name (replicas of a component show the active one, the leader; with none active, the
@@ -1285,6 +1306,10 @@ mod tests {
         assert_eq!(fmt_clock(99_900), "99.9 s");
         assert_eq!(fmt_clock(725_000), "12m05s");
         assert_eq!(fmt_clock(190_761_800), "52h59m");
+        assert_eq!(fmt_thousands(0), "0");
+        assert_eq!(fmt_thousands(999), "999");
+        assert_eq!(fmt_thousands(72_914), "72,914");
+        assert_eq!(fmt_thousands(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -53,7 +53,16 @@ fn Row(props: &RowProps) -> Html {
     }
 }
 
-const CONTROLLERS: [&str; 4] = ["deployment", "replicaset", "scheduler", "kubelet"];
+const CONTROLLERS: [&str; 8] = [
+    "deployment",
+    "replicaset",
+    "scheduler",
+    "nodelifecycle",
+    "taint-eviction",
+    "garbagecollector",
+    "kubelet",
+    "kube-controller-manager",
+];
 
 #[component]
 pub fn EventStream(props: &StreamProps) -> Html {
