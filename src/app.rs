@@ -219,7 +219,7 @@ pub fn App() -> Html {
                         loop_cfg={s.loop_cfg.clone()}
                         on_cmd={on_cmd.clone()}
                     />
-                    <EventStream events={s.events.clone()} />
+                    <EventStream events={s.events.clone()} suggest={s.lesson.as_ref().and_then(|l| l.events)} />
                 </div>
             </main>
             <Console view={s.console.clone()} on_cmd={on_cmd.clone()} complete={(*complete).clone()} />

@@ -84,6 +84,8 @@ pub struct Lesson {
     pub offer_fast_demo: bool,
     /// Speed the lesson suggests (it is set when the lesson starts).
     pub speed: u32,
+    /// The event stream's controller filter while the lesson runs (the rows that matter).
+    pub events: Option<&'static str>,
 }
 
 const WEB_FAST_EXIT: &str = "\
@@ -181,6 +183,7 @@ pub const LESSONS: [Lesson; 8] = [
         figures: &[Figure::Deployments, Figure::DeadNodes],
         offer_fast_demo: true,
         speed: 10,
+        events: None,
     },
     Lesson {
         id: "hand-edits",
@@ -193,6 +196,7 @@ pub const LESSONS: [Lesson; 8] = [
         figures: &[Figure::ReplicaSetSpec, Figure::Deployments],
         offer_fast_demo: false,
         speed: 1,
+        events: None,
     },
     Lesson {
         id: "idempotency",
@@ -208,6 +212,7 @@ pub const LESSONS: [Lesson; 8] = [
         figures: &[Figure::ResourceVersions],
         offer_fast_demo: false,
         speed: 1,
+        events: None,
     },
     Lesson {
         id: "edge-vs-level",
@@ -227,6 +232,7 @@ pub const LESSONS: [Lesson; 8] = [
         figures: &[Figure::Deployments, Figure::Drift],
         offer_fast_demo: false,
         speed: 10,
+        events: Some("replicaset"),
     },
     Lesson {
         id: "polling-vs-informers",
@@ -242,6 +248,7 @@ pub const LESSONS: [Lesson; 8] = [
         figures: &[Figure::Reads, Figure::Deployments],
         offer_fast_demo: false,
         speed: 10,
+        events: None,
     },
     Lesson {
         id: "conflicts",
@@ -258,6 +265,7 @@ pub const LESSONS: [Lesson; 8] = [
         figures: &[Figure::Conflicts, Figure::Deployments],
         offer_fast_demo: false,
         speed: 1,
+        events: None,
     },
     Lesson {
         id: "control-plane-down",
@@ -275,6 +283,7 @@ pub const LESSONS: [Lesson; 8] = [
         figures: &[Figure::Leader, Figure::Deployments],
         offer_fast_demo: false,
         speed: 10,
+        events: None,
     },
     Lesson {
         id: "backoff",
@@ -291,6 +300,7 @@ pub const LESSONS: [Lesson; 8] = [
         figures: &[Figure::RetryDelays, Figure::Deployments],
         offer_fast_demo: false,
         speed: 1,
+        events: Some("replicaset"),
     },
 ];
 

@@ -532,6 +532,8 @@ pub struct LessonView {
     pub title: &'static str,
     pub watch: &'static str,
     pub offer_fast_demo: bool,
+    /// The event stream's suggested controller filter.
+    pub events: Option<&'static str>,
     /// `(time since the lesson started, label, what it did once run)`
     pub steps: Vec<(Millis, &'static str, Option<String>)>,
     /// Simulated time since the lesson started.
@@ -552,6 +554,7 @@ pub fn build_lesson(sim: &Sim, run: &crate::engine::LessonRun, reads: ReadsView)
         title: l.title,
         watch: l.watch,
         offer_fast_demo: l.offer_fast_demo,
+        events: l.events,
         steps,
         elapsed: sim.now().saturating_sub(run.start),
         figures,

@@ -64,8 +64,11 @@ pub fn ControlPlanePanel(props: &ControlPlaneProps) -> Html {
     let v = &props.view;
     let lease = match &v.lease {
         Some(l) => {
-            let renewed =
-                l.renewed.map_or("never".to_string(), |t| format!("{} ago", fmt_dur(props.now.saturating_sub(t))));
+            let renewed = l.renewed.map_or("never".to_string(), |t| {
+                let age = props.now.saturating_sub(t);
+                let expired = age > Millis::from(l.duration_s.max(0).unsigned_abs()) * 1000;
+                format!("{} ago{}", fmt_dur(age), if expired { " (expired: any replica may take it)" } else { "" })
+            });
             html! {
                 <p class="lease" title="kube-system/kube-controller-manager: the replica holding it runs the controllers">
                     { "cp-1, cp-2: kube-controller-manager replicas; only the Lease holder runs controllers. Holder " }<b data-testid="lease-holder">{ l.holder.to_string() }</b>

@@ -87,6 +87,16 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                         </button>
                     </p>
                 }
+                if !l.figures.is_empty() {
+                    <dl class="facts figures" data-testid="lesson-figures">
+                        { for l.figures.iter().map(|(k, v)| html! {
+                            <><dt>{ k.clone() }</dt><dd>{ v.clone() }</dd></>
+                        }) }
+                    </dl>
+                }
+                if let Some(c) = l.events {
+                    <p class="muted">{ format!("The event stream shows the {c} controller's rows (change the filter to see all).") }</p>
+                }
                 <ol class="steps">
                     { for l.steps.iter().map(|(at, label, done)| html! {
                         <li class={classes!("step", done.is_some().then_some("done"))} data-testid="lesson-step"
@@ -95,18 +105,11 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                             <span class="step-mark">{ if done.is_some() { "✓" } else { "…" } }</span>
                             <span class="step-label">{ *label }</span>
                             if let Some(r) = done {
-                                <span class="step-result">{ r.clone() }</span>
+                                <span class="step-result" title={r.clone()}>{ r.clone() }</span>
                             }
                         </li>
                     }) }
                 </ol>
-                if !l.figures.is_empty() {
-                    <dl class="facts figures" data-testid="lesson-figures">
-                        { for l.figures.iter().map(|(k, v)| html! {
-                            <><dt>{ k.clone() }</dt><dd>{ v.clone() }</dd></>
-                        }) }
-                    </dl>
-                }
             </div>
         </section>
     }
