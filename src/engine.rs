@@ -233,7 +233,7 @@ impl ReadMeter {
         }
         if let (Some(&(t0, r0)), Some(&(t1, r1))) = (self.samples.front(), self.samples.back()) {
             if t1 >= t0 + 10 * SECOND {
-                let rate = Rate { per_min: (r1.saturating_sub(r0)) * 60_000 / (t1 - t0), over_ms: t1 - t0 };
+                let rate = Rate { per_min: r1.saturating_sub(r0).saturating_mul(60_000) / (t1 - t0), over_ms: t1 - t0 };
                 if polling {
                     self.polling_rate = Some(rate);
                 } else {

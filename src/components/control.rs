@@ -171,7 +171,8 @@ fn Knobs(props: &KnobProps) -> Html {
     };
     let reads = cfg.reads;
     html! {
-        <div class="knobs">
+        <details class="knobs" open=true>
+            <summary title="Collapse to see the queues">{ "Modes, re-observation and faults" }</summary>
             <div class="knob-row">
                 <label class="knob">
                     <span class="knob-label">{ "Trigger mode" }</span>
@@ -245,7 +246,7 @@ fn Knobs(props: &KnobProps) -> Html {
             if cfg.conflicts > 0 {
                 <p class="knob-note">{ "409 Conflicts answered so far: " }<b data-testid="conflicts">{ cfg.conflicts }</b></p>
             }
-        </div>
+        </details>
     }
 }
 
