@@ -10,9 +10,11 @@ use yew::prelude::*;
 use crate::components::cluster::Cluster;
 use crate::components::console::Console;
 use crate::components::control::ControlPanel;
+use crate::components::control_plane::ControlPlanePanel;
 use crate::components::editor::Editor;
 use crate::components::events::EventStream;
 use crate::components::header::Header;
+use crate::components::lessons::{LessonBar, LessonPanel};
 use crate::engine::{parse_seed, Cmd, Engine, DEFAULT_SEED};
 use crate::snapshot::Snapshot;
 
@@ -186,16 +188,25 @@ pub fn App() -> Html {
     html! {
         <div class="app">
             <Header time={s.time.clone()} on_cmd={on_cmd.clone()} />
+            <LessonBar active={s.lesson.as_ref().map(|l| l.id)} timing={s.timing} on_cmd={on_cmd.clone()} />
             { for notice }
             <main class="layout">
-                <Editor apply={s.apply.clone()} on_cmd={on_cmd.clone()} />
-                <Cluster
-                    cluster={s.cluster.clone()}
-                    summary={s.summary}
-                    selection={s.selection.clone()}
-                    detail={s.detail.clone()}
-                    on_cmd={on_cmd.clone()}
-                />
+                <div class="side left">
+                    if let Some(l) = &s.lesson {
+                        <LessonPanel lesson={l.clone()} timing={s.timing} on_cmd={on_cmd.clone()} />
+                    }
+                    <Editor apply={s.apply.clone()} load={s.editor.clone()} on_cmd={on_cmd.clone()} />
+                </div>
+                <div class="center">
+                    <ControlPlanePanel view={s.control_plane.clone()} now={s.time.now} on_cmd={on_cmd.clone()} />
+                    <Cluster
+                        cluster={s.cluster.clone()}
+                        summary={s.summary}
+                        selection={s.selection.clone()}
+                        detail={s.detail.clone()}
+                        on_cmd={on_cmd.clone()}
+                    />
+                </div>
                 <div class="side">
                     <ControlPanel
                         controllers={s.controllers.clone()}
@@ -205,9 +216,10 @@ pub fn App() -> Html {
                         api_reads={s.api_reads}
                         drop_pct={s.drop_pct}
                         resync_ms={s.resync_ms}
+                        loop_cfg={s.loop_cfg.clone()}
                         on_cmd={on_cmd.clone()}
                     />
-                    <EventStream events={s.events.clone()} />
+                    <EventStream events={s.events.clone()} suggest={s.lesson.as_ref().and_then(|l| l.events)} />
                 </div>
             </main>
             <Console view={s.console.clone()} on_cmd={on_cmd.clone()} complete={(*complete).clone()} />

@@ -5,15 +5,19 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use kubeloop_engine::api::{Kind, ObjKey, Object};
+use kubeloop_engine::api::{controller_of, Kind, ObjKey, Object, PodPhase};
+use kubeloop_engine::controller::TriggerMode;
+use kubeloop_engine::faults::Faults;
 use kubeloop_engine::kubectl;
-use kubeloop_engine::sim::{Sim, SimConfig};
+use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile, DEFAULT_POLL_PERIOD};
 use kubeloop_engine::store::{DeleteOptions, Subresource};
 use kubeloop_engine::time::{Millis, SECOND};
 
+use crate::lessons::{Action, Lesson};
 use crate::snapshot::{
-    build_cluster, build_controllers, build_detail, build_informers, build_summary, ApplyOutcome, Chunk, ConsoleEntry,
-    ConsoleView, NodeCache, Selection, Snapshot, Speed, TimeView,
+    build_cluster, build_control_plane, build_controllers, build_detail, build_informers, build_lesson, build_loop,
+    build_summary, ApplyOutcome, Chunk, ConsoleEntry, ConsoleView, EditorLoad, NodeCache, Rate, ReadsView, Selection,
+    Snapshot, Speed, TimeView,
 };
 use crate::stream::Stream;
 
@@ -44,6 +48,32 @@ pub enum Cmd {
     SetWatchDrop(u32),
     /// Seconds, 0 disables.
     SetResync(u64),
+    /// Every controller that has the mode (only the ReplicaSet controller has an edge mode).
+    SetTrigger(TriggerMode),
+    /// Polling (every [`DEFAULT_POLL_PERIOD`]) or informers.
+    SetPolling(bool),
+    /// Relist period in seconds, 0 = only on 410.
+    SetRelist(u64),
+    /// Percent of updates answered 409 Conflict.
+    SetConflicts(u32),
+    /// Extra latency of every API request of a component (ms).
+    SetLatency(u64),
+    /// Pod creates refused with 403 exceeded quota.
+    SetRejectCreates(bool),
+    /// Cuts the watch of every control-plane informer (they re-watch from their last resourceVersion).
+    DisconnectWatches,
+    /// 410 Gone on every control-plane informer: they relist.
+    ForceRelist,
+    /// Crash / restart a control-plane process (host index).
+    CrashHost(usize),
+    RestartHost(usize),
+    /// Rebuilds the simulation (same seed) with these node failure timings.
+    SetTiming(TimingProfile),
+    /// A fresh simulation (same seed) set up as the lesson says, its script run as time passes; with a profile,
+    /// rebuilt with those timings.
+    StartLesson(&'static str, Option<TimingProfile>),
+    /// Stops the lesson's remaining script (the simulation keeps running).
+    StopLesson,
     DismissNotice,
     /// A line typed in the kubectl console (`kubectl` optional; `clear` empties the console). `stdin` is what
     /// `-f -` reads: the editor's text.
@@ -124,6 +154,8 @@ pub fn parse_seed(raw: Option<&str>) -> Result<Option<u64>, String> {
 pub struct Engine {
     pub sim: Sim,
     pub seed: u64,
+    /// The node failure timings the simulation was built with.
+    pub profile: TimingProfile,
     pub playing: bool,
     pub speed: Speed,
     /// The simulated time the clock is chasing (ms, fractional).
@@ -134,7 +166,6 @@ pub struct Engine {
     next_sample: Millis,
     pub selection: Selection,
     apply: Rc<ApplyOutcome>,
-    drop_pct: u32,
     notice: Option<Rc<str>>,
     cache: NodeCache,
     clock: Box<dyn Fn() -> f64>,
@@ -147,12 +178,74 @@ pub struct Engine {
     informers: Rc<Vec<crate::snapshot::InformerView>>,
     drift_at: f64,
     drift_cost: f64,
-    informer_count: usize,
+    informer_count: u64,
     /// The kubectl console: earlier commands, the last one, and the command still printing (`get -w`).
     console_earlier: Rc<Vec<Rc<ConsoleEntry>>>,
     console_last: Option<Rc<ConsoleEntry>>,
     follow: Option<Box<dyn kubectl::Follow>>,
     console_seq: u64,
+    /// The running lesson and its script.
+    lesson: Option<LessonRun>,
+    /// Text the editor is told to show (a lesson's manifests).
+    editor: Rc<EditorLoad>,
+    meter: ReadMeter,
+}
+
+/// A lesson being played: its script's next step and what each step did.
+pub struct LessonRun {
+    pub lesson: &'static Lesson,
+    /// Simulated time the lesson started (its steps' times count from here).
+    pub start: Millis,
+    pub next: usize,
+    /// What each step that ran did (the kubectl line and its output, or the Sim call).
+    pub results: Vec<String>,
+}
+
+/// Simulated seconds ignored after the observe mode changes (the switch itself LISTs everything).
+pub const READS_SETTLE: Millis = 10 * SECOND;
+/// The window API reads per minute are measured over.
+pub const READS_WINDOW: Millis = 60 * SECOND;
+
+/// API reads per simulated minute, measured per observe mode: samples of the store's read counter once per
+/// simulated second since the mode last changed; the other mode keeps its last measured figure.
+#[derive(Default)]
+struct ReadMeter {
+    polling: bool,
+    since: Millis,
+    samples: VecDeque<(Millis, u64)>,
+    informer: Option<Rate>,
+    polling_rate: Option<Rate>,
+}
+
+impl ReadMeter {
+    fn sample(&mut self, t: Millis, polling: bool, reads: u64) {
+        if polling != self.polling {
+            self.polling = polling;
+            self.since = t;
+            self.samples.clear();
+        }
+        if t < self.since + READS_SETTLE {
+            return;
+        }
+        self.samples.push_back((t, reads));
+        while self.samples.front().is_some_and(|(t0, _)| t - *t0 > READS_WINDOW) {
+            self.samples.pop_front();
+        }
+        if let (Some(&(t0, r0)), Some(&(t1, r1))) = (self.samples.front(), self.samples.back()) {
+            if t1 >= t0 + 10 * SECOND {
+                let rate = Rate { per_min: r1.saturating_sub(r0).saturating_mul(60_000) / (t1 - t0), over_ms: t1 - t0 };
+                if polling {
+                    self.polling_rate = Some(rate);
+                } else {
+                    self.informer = Some(rate);
+                }
+            }
+        }
+    }
+
+    fn view(&self) -> ReadsView {
+        ReadsView { polling_now: self.polling, informer: self.informer, polling: self.polling_rate }
+    }
 }
 
 /// Drift is measured at every snapshot while that costs less than this (wall ms)...
@@ -160,25 +253,54 @@ const DRIFT_CHEAP_MS: f64 = 4.0;
 /// ...else at most this often.
 const DRIFT_EVERY_MS: f64 = 2_000.0;
 
+/// A fresh simulation: `nodes` nodes and `manifests` applied, with the timing profile's node lifecycle.
+fn fresh_sim(
+    seed: u64,
+    profile: TimingProfile,
+    nodes: usize,
+    manifests: &str,
+    seq: u64,
+) -> (Sim, ApplyOutcome, Vec<String>) {
+    let mut sim = Sim::new(profile.apply(SimConfig { seed, ..SimConfig::default() }));
+    let mut problems = Vec::new();
+    for _ in 0..nodes {
+        if let Err(e) = sim.add_node(sim.config.node_template.clone()) {
+            problems.push(e);
+        }
+    }
+    let apply = match kubectl::apply(&mut sim, manifests) {
+        Ok(report) => ApplyOutcome { seq, ok: true, text: report.to_string(), error_line: None },
+        Err(e) => ApplyOutcome { seq, ok: false, text: e.to_string(), error_line: Some(e.line) },
+    };
+    (sim, apply, problems)
+}
+
+/// The timing profile's name on the page.
+pub fn profile_label(p: TimingProfile) -> &'static str {
+    match p {
+        TimingProfile::Real => "real (50 s / 300 s)",
+        TimingProfile::FastDemo => "fast demo (20 s / 30 s)",
+    }
+}
+
+/// A control-plane process's name on the page: the controller manager replicas by their identity.
+pub fn process_name(sim: &Sim, h: usize) -> String {
+    sim.hosts.get(h).map_or_else(|| format!("process {h}"), |host| host.name.to_string())
+}
+
 impl Engine {
     /// A cluster of [`START_NODES`] nodes with the web Deployment applied, running. `clock` is the wall clock in
     /// milliseconds (`performance.now()` in the browser).
     pub fn boot(seed: u64, notice: Option<String>, clock: Box<dyn Fn() -> f64>) -> Engine {
-        let mut sim = Sim::new(SimConfig { seed, ..SimConfig::default() });
-        let mut problems: Vec<String> = notice.into_iter().collect();
-        for _ in 0..START_NODES {
-            if let Err(e) = sim.add_node(sim.config.node_template.clone()) {
-                problems.push(e);
-            }
+        let (sim, apply, mut problems) = fresh_sim(seed, TimingProfile::Real, START_NODES, crate::examples::WEB, 1);
+        if let Some(n) = notice {
+            problems.insert(0, n);
         }
-        let apply = match kubectl::apply(&mut sim, crate::examples::WEB) {
-            Ok(report) => ApplyOutcome { seq: 1, ok: true, text: report.to_string(), error_line: None },
-            Err(e) => ApplyOutcome { seq: 1, ok: false, text: e.to_string(), error_line: Some(e.line) },
-        };
         let wall = clock();
         Engine {
             sim,
             seed,
+            profile: TimingProfile::Real,
             playing: true,
             speed: Speed::X(1),
             target: 0.0,
@@ -188,7 +310,6 @@ impl Engine {
             next_sample: 0,
             selection: Selection::None,
             apply: Rc::new(apply),
-            drop_pct: 0,
             notice: if problems.is_empty() { None } else { Some(problems.join(" ").into()) },
             cache: NodeCache::default(),
             clock,
@@ -203,14 +324,210 @@ impl Engine {
             console_last: None,
             follow: None,
             console_seq: 0,
+            lesson: None,
+            editor: Rc::new(EditorLoad::default()),
+            meter: ReadMeter::default(),
         }
+    }
+
+    /// Replaces the simulation by a fresh one with the same seed (the console's running command stops; what the
+    /// view measured of the old one is forgotten). The editor shows `manifests`.
+    fn rebuild(&mut self, nodes: usize, manifests: &'static str) {
+        self.interrupt();
+        let (sim, apply, problems) = fresh_sim(self.seed, self.profile, nodes, manifests, self.apply.seq + 1);
+        self.sim = sim;
+        self.apply = Rc::new(apply);
+        if !problems.is_empty() {
+            self.notice = Some(problems.join(" ").into());
+        }
+        self.target = 0.0;
+        self.lagging = false;
+        self.stream = Stream::default();
+        self.history.clear();
+        self.next_sample = 0;
+        self.selection = Selection::None;
+        self.cache = NodeCache::default();
+        self.rate_window = (self.wall(), 0);
+        self.informers = Rc::new(Vec::new());
+        self.drift_at = f64::NEG_INFINITY;
+        self.informer_count = 0;
+        self.lesson = None;
+        self.meter = ReadMeter::default();
+        self.editor = Rc::new(EditorLoad { seq: self.editor.seq + 1, text: manifests.into() });
+    }
+
+    fn start_lesson(&mut self, id: &str, profile: Option<TimingProfile>) {
+        let Some(lesson) = crate::lessons::find(id) else {
+            self.notice = Some(format!("No lesson \"{id}\".").into());
+            return;
+        };
+        if let Some(p) = profile {
+            self.profile = p;
+        }
+        self.rebuild(lesson.nodes, lesson.manifests);
+        self.lesson = Some(LessonRun { lesson, start: self.sim.now(), next: 0, results: Vec::new() });
+        self.speed = Speed::X(lesson.speed);
+        self.playing = true;
+    }
+
+    /// When the lesson's next step is due.
+    fn next_step_at(&self) -> Option<Millis> {
+        let run = self.lesson.as_ref()?;
+        run.lesson.steps.get(run.next).map(|s| run.start + s.at)
+    }
+
+    /// Runs the lesson's next step (its time has come).
+    fn run_step(&mut self) {
+        let Some(run) = self.lesson.as_mut() else { return };
+        let Some(step) = run.lesson.steps.get(run.next).copied() else { return };
+        run.next += 1;
+        let manifests = run.lesson.manifests;
+        let result = self.run_action(step.action, manifests);
+        if let Some(run) = self.lesson.as_mut() {
+            run.results.push(result);
+        }
+        self.dirty = true;
+    }
+
+    /// A kubectl line against the simulation, as the console runs it: its output, shortened to its first line.
+    fn kubectl_line(&mut self, line: &str, stdin: Option<&str>) -> String {
+        let input = kubectl::Input { stdin, read_file: &example_file };
+        let out = kubectl::run(&mut self.sim, line, &input);
+        let text = if out.stdout.trim().is_empty() { out.stderr } else { out.stdout };
+        let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+        let first = lines.next().unwrap_or("").to_string();
+        let more = lines.count();
+        let shown = if more > 0 { format!("{first} (+{more} more)") } else { first };
+        format!("kubectl {line} → {shown}")
+    }
+
+    /// The first web pod that is running and not terminating (deterministic: the store's order).
+    fn a_web_pod(&self) -> Option<ObjKey> {
+        self.sim
+            .store
+            .objects(Kind::Pod)
+            .filter_map(|o| o.as_pod())
+            .filter(|p| p.metadata.label("app") == Some("web"))
+            .find(|p| !p.metadata.is_terminating() && p.status.phase == PodPhase::Running)
+            .map(|p| ObjKey { namespace: p.metadata.namespace.clone(), name: p.metadata.name.clone() })
+    }
+
+    fn run_action(&mut self, action: Action, manifests: &str) -> String {
+        match action {
+            Action::Kubectl(line) => self.kubectl_line(line, None),
+            Action::DeleteOnePod => match self.a_web_pod() {
+                Some(k) => self.kubectl_line(&format!("delete pod {} --wait=false", k.name), None),
+                None => "no running web pod to delete".into(),
+            },
+            Action::KillNodeOfAPod => {
+                let node = self.a_web_pod().and_then(|k| {
+                    self.sim.store.peek(Kind::Pod, &k).and_then(|o| o.as_pod()).map(|p| p.spec.node_name.to_string())
+                });
+                match node {
+                    Some(n) => match self.sim.kill_node(&n) {
+                        Ok(()) => format!("killed the kubelet of {n}"),
+                        Err(e) => e,
+                    },
+                    None => "no running web pod: no node to kill".into(),
+                }
+            }
+            Action::ReviveNodes => {
+                let dead: Vec<String> =
+                    self.sim.kubelets.iter().filter(|k| !k.alive).map(|k| k.name.to_string()).collect();
+                for n in &dead {
+                    let _ = self.sim.revive_node(n);
+                }
+                format!("revived {}", if dead.is_empty() { "nothing".to_string() } else { dead.join(", ") })
+            }
+            Action::ScaleReplicaSet(n) => {
+                let rs = self
+                    .sim
+                    .store
+                    .objects(Kind::ReplicaSet)
+                    .filter(|o| controller_of(o.meta()).is_some_and(|r| &*r.name == "web"))
+                    .map(|o| o.meta().name.to_string())
+                    .next();
+                match rs {
+                    Some(name) => self.kubectl_line(&format!("scale replicaset {name} --replicas={n}"), None),
+                    None => "web has no ReplicaSet yet".into(),
+                }
+            }
+            Action::ApplyAgain => {
+                let r = self.kubectl_line("apply -f -", Some(manifests));
+                let seq = self.apply.seq + 1;
+                let text = r.split_once(" → ").map_or(r.clone(), |(_, t)| t.to_string());
+                self.apply = Rc::new(ApplyOutcome { seq, ok: true, text, error_line: None });
+                r
+            }
+            Action::Trigger(mode) => {
+                let took = self.sim.set_trigger_mode(None, mode);
+                format!("trigger mode {} for: {}", mode.as_str(), took.join(", "))
+            }
+            Action::Observe(polling) => {
+                self.set_polling(polling);
+                if polling {
+                    format!("observe mode: polling every {}", crate::snapshot::fmt_dur(DEFAULT_POLL_PERIOD))
+                } else {
+                    "observe mode: informers".into()
+                }
+            }
+            Action::DropWatch(p) => {
+                self.sim.set_watch_drop(p.min(100) as f64 / 100.0);
+                format!("control-plane informers lose {}% of watch events", p.min(100))
+            }
+            Action::Conflicts(p) => {
+                self.set_faults(|f| f.conflict_fraction = p.min(100) as f64 / 100.0);
+                format!("{}% of updates answered 409 Conflict", p.min(100))
+            }
+            Action::RejectCreates(on) => {
+                self.set_faults(|f| f.reject_pod_creates = on);
+                if on { "pod creates refused (403 exceeded quota)" } else { "pod creates accepted" }.into()
+            }
+            Action::Crash(h) => {
+                self.sim.crash_host(h);
+                format!("crashed {}", process_name(&self.sim, h))
+            }
+            Action::Restart(h) => {
+                self.sim.restart_host(h);
+                format!("restarted {}", process_name(&self.sim, h))
+            }
+            Action::ForceRelist => {
+                let n = self.force_relist();
+                format!("410 Gone to {n} control-plane informers: they relist")
+            }
+        }
+    }
+
+    fn set_faults(&mut self, f: impl FnOnce(&mut Faults)) {
+        let mut faults = self.sim.store.faults.clone();
+        f(&mut faults);
+        self.sim.set_faults(faults);
+    }
+
+    fn set_polling(&mut self, polling: bool) {
+        let mode = if polling { ObserveMode::Polling { period: DEFAULT_POLL_PERIOD } } else { ObserveMode::Informer };
+        if self.sim.observe_mode() != mode {
+            self.sim.set_observe_mode(mode);
+        }
+    }
+
+    /// 410 Gone to every watching control-plane informer. Returns how many.
+    fn force_relist(&mut self) -> usize {
+        let ids = self.sim.control_plane_informers();
+        let watching: Vec<usize> = ids.into_iter().filter(|&i| self.sim.informers[i].watcher().is_some()).collect();
+        for &i in &watching {
+            self.sim.force_relist(i);
+        }
+        watching.len()
     }
 
     fn wall(&self) -> f64 {
         (self.clock)()
     }
 
-    fn sample(&mut self) {
+    fn sample(&mut self, t: Millis) {
+        let polling = matches!(self.sim.observe_mode(), ObserveMode::Polling { .. });
+        self.meter.sample(t, polling, self.sim.api_reads());
         let depths = self.sim.queue_depths();
         if self.history.len() != depths.len() {
             self.history.resize_with(depths.len(), VecDeque::new);
@@ -231,7 +548,7 @@ impl Engine {
             self.next_sample = (t / SECOND).saturating_sub(HISTORY as Millis) * SECOND;
         }
         while self.next_sample <= t {
-            self.sample();
+            self.sample(self.next_sample);
             self.next_sample += SECOND;
         }
     }
@@ -244,6 +561,13 @@ impl Engine {
             if at as f64 > self.target {
                 break;
             }
+            if let Some(s) = self.next_step_at().filter(|&s| s <= at) {
+                // The lesson's step comes first: the clock moves to it, it runs.
+                self.sample_until(s);
+                self.sim.run_until(s);
+                self.run_step();
+                continue;
+            }
             self.sample_until(at);
             self.sim.step();
             n += 1;
@@ -253,12 +577,22 @@ impl Engine {
         }
         if self.target.is_finite() {
             let t = self.target.max(0.0) as Millis;
-            if t > self.sim.now() {
-                self.sample_until(t);
-                self.sim.run_until(t);
-            }
+            self.run_to(t);
         }
         true
+    }
+
+    /// Moves the clock to `t` (no event is due before it), running the lesson's steps due by then.
+    fn run_to(&mut self, t: Millis) {
+        while let Some(s) = self.next_step_at().filter(|&s| s <= t) {
+            self.sample_until(s);
+            self.sim.run_until(s);
+            self.run_step();
+        }
+        if t > self.sim.now() {
+            self.sample_until(t);
+            self.sim.run_until(t);
+        }
     }
 
     /// One animation frame: `dt` wall milliseconds since the previous one.
@@ -280,8 +614,7 @@ impl Engine {
             // As fast as the budget allows; with nothing left to run, time still moves (1000x).
             if reached {
                 let t = self.sim.now() + (dt * 1000.0) as Millis;
-                self.sample_until(t);
-                self.sim.run_until(t);
+                self.run_to(t);
             }
             self.target = self.sim.now() as f64;
             self.lagging = false;
@@ -307,13 +640,6 @@ impl Engine {
         }
     }
 
-    /// Keeps the watch-drop fault on every informer, including those of nodes added since it was set.
-    fn reapply_drop(&mut self) {
-        if self.drop_pct > 0 {
-            self.sim.set_watch_drop(self.drop_pct as f64 / 100.0);
-        }
-    }
-
     pub fn exec(&mut self, cmd: Cmd) {
         self.dirty = true;
         match cmd {
@@ -330,7 +656,6 @@ impl Engine {
                     Err(e) => ApplyOutcome { seq, ok: false, text: e.to_string(), error_line: Some(e.line) },
                 };
                 self.apply = Rc::new(outcome);
-                self.reapply_drop();
             }
             Cmd::KillNode(name) => {
                 let r = self.sim.kill_node(&name);
@@ -338,7 +663,6 @@ impl Engine {
             }
             Cmd::ReviveNode(name) => {
                 let r = self.sim.revive_node(&name);
-                self.reapply_drop();
                 self.set_notice(r);
             }
             Cmd::Cordon(name, on) => {
@@ -359,7 +683,6 @@ impl Engine {
             Cmd::AddNode => {
                 let template = self.sim.config.node_template.clone();
                 let r = self.sim.add_node(template).map(|_| ());
-                self.reapply_drop();
                 self.set_notice(r);
             }
             Cmd::DeletePod(key) => {
@@ -383,14 +706,52 @@ impl Engine {
                 self.speed = s;
                 self.target = self.sim.now() as f64;
             }
-            Cmd::SetWatchDrop(p) => {
-                self.drop_pct = p.min(100);
-                self.sim.set_watch_drop(self.drop_pct as f64 / 100.0);
-            }
+            Cmd::SetWatchDrop(p) => self.sim.set_watch_drop(p.min(100) as f64 / 100.0),
             Cmd::SetResync(secs) => {
                 let ms = secs.saturating_mul(1000);
                 self.sim.set_resync_period(ms);
             }
+            Cmd::SetTrigger(mode) => {
+                self.sim.set_trigger_mode(None, mode);
+            }
+            Cmd::SetPolling(p) => self.set_polling(p),
+            Cmd::SetRelist(secs) => self.sim.set_relist_period(secs.saturating_mul(1000)),
+            Cmd::SetConflicts(p) => self.set_faults(|f| f.conflict_fraction = p.min(100) as f64 / 100.0),
+            Cmd::SetLatency(ms) => self.set_faults(|f| f.api_latency = ms.min(60_000)),
+            Cmd::SetRejectCreates(on) => self.set_faults(|f| f.reject_pod_creates = on),
+            Cmd::DisconnectWatches => {
+                for id in self.sim.control_plane_informers() {
+                    self.sim.disconnect_watch(id);
+                }
+            }
+            Cmd::ForceRelist => {
+                self.force_relist();
+            }
+            Cmd::CrashHost(h) => {
+                if h < self.sim.hosts.len() {
+                    self.sim.crash_host(h);
+                }
+            }
+            Cmd::RestartHost(h) => {
+                if h < self.sim.hosts.len() {
+                    self.sim.restart_host(h);
+                }
+            }
+            Cmd::SetTiming(p) => {
+                self.profile = p;
+                let what = format!(
+                    "Rebuilt the simulation with seed {} and the {} node failure timings (node-monitor-grace-period / default tolerations of not-ready and unreachable): everything before was discarded.",
+                    self.seed,
+                    profile_label(p)
+                );
+                match self.lesson.as_ref().map(|r| r.lesson.id) {
+                    Some(id) => self.start_lesson(id, None),
+                    None => self.rebuild(START_NODES, crate::examples::WEB),
+                }
+                self.notice = Some(what.into());
+            }
+            Cmd::StartLesson(id, profile) => self.start_lesson(id, profile),
+            Cmd::StopLesson => self.lesson = None,
             Cmd::DismissNotice => self.notice = None,
             Cmd::Kubectl { line, stdin } => self.kubectl(&line, stdin.as_deref()),
             Cmd::KubectlInterrupt => self.interrupt(),
@@ -420,7 +781,6 @@ impl Engine {
         }
         let input = kubectl::Input { stdin, read_file: &example_file };
         let out = kubectl::run(&mut self.sim, line, &input);
-        self.reapply_drop();
         let mut chunks = Vec::new();
         if !out.stdout.is_empty() {
             chunks.push(Chunk::Stdout(out.stdout));
@@ -504,9 +864,17 @@ impl Engine {
         self.follow.is_some()
     }
 
-    /// Informer rows changed shape (a node came or went): measure drift again.
+    /// What decides the informer rows' shape: their number and which processes are active (a standby replica is
+    /// one compact row).
+    fn informer_shape(&self) -> u64 {
+        let active =
+            self.sim.hosts.iter().enumerate().fold(0u64, |acc, (i, h)| acc | ((h.active() as u64) << (i % 32)));
+        (self.sim.informers.len() as u64) | (active << 32)
+    }
+
+    /// Informer rows changed shape (a node came or went, another replica leads): measure drift again.
     fn dirty_drift(&self) -> bool {
-        self.informers.is_empty() || self.sim.informers.len() != self.informer_count
+        self.informers.is_empty() || self.informer_shape() != self.informer_count
     }
 
     pub fn snapshot(&mut self) -> Snapshot {
@@ -524,7 +892,7 @@ impl Engine {
         };
         let informers = Rc::new(informers);
         self.informers = informers.clone();
-        self.informer_count = self.sim.informers.len();
+        self.informer_count = self.informer_shape();
         let drift_age = if measure { 0.0 } else { t0 - self.drift_at };
         let detail = build_detail(&self.sim, &self.selection).map(Rc::new);
         Snapshot {
@@ -544,8 +912,13 @@ impl Engine {
             drift,
             drift_age_ms: drift_age.max(0.0) as u64,
             api_reads: self.sim.api_reads(),
-            drop_pct: self.drop_pct,
+            drop_pct: (self.sim.watch_drop() * 100.0).round() as u32,
             resync_ms: self.sim.resync_period(),
+            loop_cfg: Rc::new(build_loop(&self.sim, self.meter.view())),
+            control_plane: Rc::new(build_control_plane(&self.sim)),
+            timing: self.profile,
+            lesson: self.lesson.as_ref().map(|r| Rc::new(build_lesson(&self.sim, r, self.meter.view()))),
+            editor: self.editor.clone(),
             events: self.stream.view(),
             selection: self.selection.clone(),
             detail,
@@ -650,7 +1023,15 @@ mod tests {
         assert_eq!(nodes.iter().map(|n| n.pods.len()).sum::<usize>(), 3);
         assert!(nodes.iter().all(|n| n.alive && n.ready.attr() == "true"));
         let names: Vec<&str> = s.controllers.iter().map(|c| c.name).collect();
-        assert_eq!(names, ["deployment", "replicaset", "scheduler"]);
+        assert_eq!(
+            names,
+            ["deployment", "replicaset", "nodelifecycle", "taint-eviction", "garbagecollector", "scheduler"],
+            "one row per controller, the leader's (two controller manager replicas)"
+        );
+        assert!(s.controllers[0].host.contains("cp-1"), "{}", s.controllers[0].host);
+        assert!(s.informers.iter().any(|i| i.owner.contains("cp-2") && i.state == "standby"), "{:?}", s.informers);
+        let standby_rows = s.informers.iter().filter(|i| i.owner.contains("cp-2")).count();
+        assert_eq!(standby_rows, 1, "the standby replica is one compact row");
         assert!(s.controllers.iter().all(|c| !c.history.is_empty()));
         assert!(s.informers.iter().any(|i| i.name == "kubelet pods (3 nodes)"));
         let mut keys: Vec<String> = s.informers.iter().map(|i| format!("{}/{}", i.owner, i.name)).collect();
@@ -754,7 +1135,12 @@ mod tests {
         let s = e.snapshot();
         assert_eq!(s.resync_ms, 30_000);
         assert_eq!(s.drop_pct, 100);
-        assert!(e.sim.informers.iter().all(|i| i.drop_fraction == 1.0));
+        let cp = e.sim.control_plane_informers();
+        assert!(!cp.is_empty());
+        for (id, inf) in e.sim.informers.iter().enumerate() {
+            let want = if cp.contains(&id) { 1.0 } else { 0.0 };
+            assert_eq!(inf.drop_fraction, want, "the drop fault is the control plane's (informer {id})");
+        }
         let (nodes, _) = dom(&s);
         assert_eq!(nodes.len(), 4);
         assert!(nodes[1].unschedulable);
@@ -993,5 +1379,174 @@ mod tests {
             e.frame(16.0);
         }
         eprintln!("10 frames at 1x: {:?}", t.elapsed());
+    }
+
+    fn live_web(e: &Engine) -> usize {
+        e.sim
+            .store
+            .objects(Kind::Pod)
+            .filter_map(|o| o.as_pod())
+            .filter(|p| p.metadata.label("app") == Some("web"))
+            .filter(|p| !p.metadata.is_terminating() && p.status.phase == PodPhase::Running)
+            .count()
+    }
+
+    #[test]
+    fn loop_knobs_reach_the_simulation_and_the_view() {
+        let mut e = Engine::boot(2, None, clock());
+        run_secs(&mut e, 5);
+        e.exec(Cmd::SetTrigger(TriggerMode::Edge));
+        e.exec(Cmd::SetRelist(0));
+        e.exec(Cmd::SetConflicts(30));
+        e.exec(Cmd::SetLatency(25));
+        e.exec(Cmd::SetRejectCreates(true));
+        let s = e.snapshot();
+        assert!(s.loop_cfg.edge && s.loop_cfg.edge_capable == ["replicaset"], "{:?}", s.loop_cfg);
+        assert_eq!(s.loop_cfg.relist_ms, 0);
+        assert_eq!((s.loop_cfg.conflict_pct, s.loop_cfg.latency_ms, s.loop_cfg.reject_creates), (30, 25, true));
+        e.exec(Cmd::SetPolling(true));
+        assert_eq!(e.snapshot().loop_cfg.polling, Some(DEFAULT_POLL_PERIOD));
+        e.exec(Cmd::DisconnectWatches);
+        e.exec(Cmd::ForceRelist);
+        e.exec(Cmd::CrashHost(99));
+        e.exec(Cmd::RestartHost(99));
+        run_secs(&mut e, 5);
+    }
+
+    #[test]
+    fn api_reads_per_minute_are_measured_per_observe_mode() {
+        let mut e = Engine::boot(3, None, clock());
+        e.exec(Cmd::SetSpeed(Speed::X(100)));
+        run_secs(&mut e, 1);
+        let informer = e.snapshot().loop_cfg.reads.informer.expect("informer rate after 100 s");
+        e.exec(Cmd::SetPolling(true));
+        run_secs(&mut e, 1);
+        let r = e.snapshot().loop_cfg.reads;
+        assert!(r.polling_now);
+        let polling = r.polling.expect("polling rate");
+        assert_eq!(r.informer, Some(informer), "the other mode keeps its last figure");
+        assert!(polling.per_min > informer.per_min, "{polling:?} vs {informer:?}");
+    }
+
+    #[test]
+    fn control_plane_processes_crash_and_restart() {
+        use kubeloop_engine::sim::{CONTROLLER_MANAGER, CONTROLLER_MANAGER_2};
+        let mut e = Engine::boot(1, None, clock());
+        run_secs(&mut e, 20);
+        let s = e.snapshot();
+        let names: Vec<(&str, &str)> = s.control_plane.processes.iter().map(|p| (&*p.name, p.state.as_str())).collect();
+        assert_eq!(names, [("cp-1", "leader"), ("cp-2", "standby"), ("kube-scheduler", "running")]);
+        assert_eq!(s.control_plane.lease.as_ref().map(|l| &*l.holder), Some("cp-1"));
+        e.exec(Cmd::CrashHost(CONTROLLER_MANAGER));
+        e.exec(Cmd::CrashHost(CONTROLLER_MANAGER_2));
+        let s = e.snapshot();
+        assert!(s.control_plane.processes[..2].iter().all(|p| p.state.as_str() == "crashed"));
+        let names: Vec<&str> = s.controllers.iter().map(|c| c.name).collect();
+        assert_eq!(names.len(), 6, "still one row per controller: {names:?}");
+        e.exec(Cmd::RestartHost(CONTROLLER_MANAGER_2));
+        run_secs(&mut e, 40);
+        assert_eq!(e.sim.controller_manager_leader(), Some(CONTROLLER_MANAGER_2));
+        assert_eq!(e.snapshot().control_plane.processes[1].state.as_str(), "leader");
+    }
+
+    #[test]
+    fn the_timing_profile_rebuilds_with_the_same_seed_and_says_so() {
+        let mut e = Engine::boot(4, None, clock());
+        run_secs(&mut e, 10);
+        e.exec(Cmd::SetTiming(TimingProfile::FastDemo));
+        let s = e.snapshot();
+        assert_eq!(s.timing, TimingProfile::FastDemo);
+        assert!(s.time.now < 1_000, "a fresh simulation");
+        assert!(s.notice.as_deref().is_some_and(|n| n.contains("seed 4") && n.contains("fast demo")), "{:?}", s.notice);
+        assert_eq!(e.sim.config.node_lifecycle.grace_period, 20 * SECOND);
+        assert_eq!(s.editor.seq, 1);
+    }
+
+    /// Runs a lesson at 100x until `secs` simulated seconds after its start.
+    fn play_lesson(e: &mut Engine, id: &'static str, profile: Option<TimingProfile>, secs: u64) {
+        e.exec(Cmd::StartLesson(id, profile));
+        e.exec(Cmd::SetSpeed(Speed::X(100)));
+        while e.sim.now() < secs * SECOND {
+            e.frame(100.0);
+        }
+    }
+
+    #[test]
+    fn every_lesson_runs_its_script() {
+        for l in &crate::lessons::LESSONS {
+            if l.id == "polling-vs-informers" {
+                continue; // below, once (1,000 pods)
+            }
+            let mut e = Engine::boot(1, None, clock());
+            let end = l.steps.last().map_or(0, |s| s.at) / SECOND + 60;
+            play_lesson(&mut e, l.id, None, end);
+            let s = e.snapshot();
+            let v = s.lesson.as_deref().expect("lesson view");
+            assert!(v.steps.iter().all(|(_, _, r)| r.is_some()), "{}: {:?}", l.id, v.steps);
+            assert!(!v.figures.is_empty(), "{}", l.id);
+            assert_eq!(s.editor.text.as_ref(), l.manifests);
+            let results: Vec<&str> = v.steps.iter().filter_map(|(_, _, r)| r.as_deref()).collect();
+            match l.id {
+                "idempotency" => assert!(results.iter().all(|r| r.contains("unchanged")), "{results:?}"),
+                "hand-edits" => {
+                    assert!(results[0].contains("scaled"), "{results:?}");
+                    let rs = e
+                        .sim
+                        .store
+                        .objects(Kind::ReplicaSet)
+                        .next()
+                        .and_then(|o| o.as_replicaset().map(|r| r.replicas()));
+                    assert_eq!(rs, Some(3), "put back by the Deployment controller");
+                }
+                "edge-vs-level" => {
+                    assert!(results[2].contains("deleted"), "{results:?}");
+                    assert_eq!(live_web(&e), 3, "healed after level + relist");
+                }
+                "control-plane-down" => assert_eq!(live_web(&e), 3),
+                "backoff" => {
+                    let f = v.figures.iter().find(|(k, _)| k.contains("retried")).expect("delays");
+                    assert!(f.1.starts_with("5 ms, 10 ms, 20 ms"), "{f:?}");
+                }
+                "conflicts" => {
+                    assert!(s.loop_cfg.conflicts > 0);
+                    assert_eq!(live_web(&e), 6);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn edge_vs_level_stays_short_in_edge_mode_with_no_drift() {
+        let mut e = Engine::boot(1, None, clock());
+        play_lesson(&mut e, "edge-vs-level", None, 6 * 60 + 30);
+        assert_eq!(live_web(&e), 0, "the deletions were never heard");
+        assert_eq!(e.sim.drift(), 0, "the relist repaired the caches");
+        assert!(e.snapshot().loop_cfg.edge);
+    }
+
+    #[test]
+    fn self_healing_with_the_fast_demo_replaces_a_dead_nodes_pods() {
+        let mut e = Engine::boot(1, None, clock());
+        play_lesson(&mut e, "self-healing", Some(TimingProfile::FastDemo), 180);
+        assert_eq!(e.profile, TimingProfile::FastDemo);
+        let s = e.snapshot();
+        let v = s.lesson.as_deref().expect("lesson");
+        let dead = v.figures.iter().find(|(k, _)| k.contains("kubelet down")).expect("a dead node figure");
+        assert!(dead.1.contains("Ready=Unknown") && dead.1.contains("unreachable"), "{dead:?}");
+        assert_eq!(live_web(&e), 3);
+        let reasons: Vec<&str> = s.events.rows.iter().map(|r| &*r.reason).collect();
+        assert!(reasons.contains(&"NodeNotReady") && reasons.contains(&"TaintManagerEviction"), "{reasons:?}");
+    }
+
+    #[test]
+    #[ignore = "1,000 pods: slow in debug builds; cargo test --release -- --ignored polling"]
+    fn polling_lesson_shows_both_figures() {
+        let mut e = Engine::boot(1, None, clock());
+        play_lesson(&mut e, "polling-vs-informers", None, 7 * 60 + 20);
+        let r = e.snapshot().loop_cfg.reads;
+        let (i, p) = (r.informer.expect("informer"), r.polling.expect("polling"));
+        eprintln!("informer {i:?} polling {p:?}");
+        assert!(p.per_min > 50 * i.per_min);
     }
 }

@@ -7,6 +7,7 @@ pub mod components;
 pub mod engine;
 pub mod examples;
 pub mod highlight;
+pub mod lessons;
 pub mod snapshot;
 pub mod stream;
 

@@ -6,12 +6,14 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use kubeloop_engine::api::{controller_of, Kind, ObjKey, Object, Pod, PodPhase, Str};
+use kubeloop_engine::controller::{RecordOutcome, TriggerMode};
 use kubeloop_engine::informer::ReflectorState;
-use kubeloop_engine::sim::Sim;
+use kubeloop_engine::sim::{ObserveMode, Sim, TimingProfile};
 use kubeloop_engine::store::fnv1a;
 use kubeloop_engine::time::Millis;
 use rustc_hash::FxHashMap;
 
+use crate::lessons::Figure;
 use crate::stream::EventsView;
 
 /// Above these sizes the cluster is drawn on a canvas instead of one element per node and pod.
@@ -366,6 +368,346 @@ pub struct Snapshot {
     pub apply: Rc<ApplyOutcome>,
     pub notice: Option<Rc<str>>,
     pub console: ConsoleView,
+    pub loop_cfg: Rc<LoopView>,
+    pub control_plane: Rc<ControlPlaneView>,
+    pub timing: TimingProfile,
+    pub lesson: Option<Rc<LessonView>>,
+    pub editor: Rc<EditorLoad>,
+}
+
+/// Text the editor is told to show; a new `seq` replaces the editor's text.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct EditorLoad {
+    pub seq: u64,
+    pub text: Rc<str>,
+}
+
+/// API reads per simulated minute over a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rate {
+    pub per_min: u64,
+    /// The simulated span measured.
+    pub over_ms: Millis,
+}
+
+/// API reads per minute in the current observe mode and the last measured figure of the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ReadsView {
+    pub polling_now: bool,
+    pub informer: Option<Rate>,
+    pub polling: Option<Rate>,
+}
+
+/// The control loops' modes and the injected faults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopView {
+    /// Some controller runs edge-triggered.
+    pub edge: bool,
+    /// Controllers that have an edge mode.
+    pub edge_capable: Vec<&'static str>,
+    /// The poll period when polling.
+    pub polling: Option<Millis>,
+    pub relist_ms: Millis,
+    pub conflict_pct: u32,
+    pub latency_ms: Millis,
+    pub reject_creates: bool,
+    /// 409s answered so far, over all clients.
+    pub conflicts: u64,
+    pub reads: ReadsView,
+}
+
+pub fn build_loop(sim: &Sim, reads: ReadsView) -> LoopView {
+    let mut edge_capable: Vec<&'static str> = Vec::new();
+    for c in sim.hosts.iter().flat_map(|h| h.controllers.iter()) {
+        if c.reconciler.supports_edge() && !edge_capable.contains(&c.name()) {
+            edge_capable.push(c.name());
+        }
+    }
+    let f = &sim.store.faults;
+    LoopView {
+        edge: sim.trigger_modes().iter().any(|(_, m)| *m == TriggerMode::Edge),
+        edge_capable,
+        polling: match sim.observe_mode() {
+            ObserveMode::Polling { period } => Some(period),
+            ObserveMode::Informer => None,
+        },
+        relist_ms: sim.relist_period(),
+        conflict_pct: (f.conflict_fraction * 100.0).round().clamp(0.0, 100.0) as u32,
+        latency_ms: f.api_latency,
+        reject_creates: f.reject_pod_creates,
+        conflicts: sim.store.clients().iter().map(|c| c.counters.conflicts).sum(),
+        reads,
+    }
+}
+
+/// A control-plane process's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProcState {
+    /// Holds the Lease: its controllers run.
+    Leader,
+    /// Running, waiting for the Lease.
+    Standby,
+    /// Running (no election).
+    Running,
+    Crashed,
+}
+
+impl ProcState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProcState::Leader => "leader",
+            ProcState::Standby => "standby",
+            ProcState::Running => "running",
+            ProcState::Crashed => "crashed",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessView {
+    pub host: usize,
+    /// `cp-1`, `cp-2` (the replicas' identities) or the component's name.
+    pub name: Str,
+    pub component: Str,
+    pub state: ProcState,
+    /// Informers and controllers it runs now.
+    pub controllers: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaseView {
+    pub holder: Str,
+    pub renewed: Option<Millis>,
+    pub duration_s: i32,
+    pub transitions: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ControlPlaneView {
+    pub processes: Vec<ProcessView>,
+    /// The kube-controller-manager Lease.
+    pub lease: Option<LeaseView>,
+}
+
+pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
+    let mut order: Vec<usize> = (0..sim.hosts.len()).collect();
+    // The controller manager replicas first, then the others.
+    order.sort_by_key(|&h| (sim.hosts[h].elector.is_none(), h));
+    let processes = order
+        .into_iter()
+        .map(|h| {
+            let host = &sim.hosts[h];
+            let state = match (&host.elector, host.running) {
+                (_, false) => ProcState::Crashed,
+                (Some(e), true) if e.leading => ProcState::Leader,
+                (Some(_), true) => ProcState::Standby,
+                (None, true) => ProcState::Running,
+            };
+            ProcessView {
+                host: h,
+                name: host.elector.as_ref().map_or_else(|| host.name.clone(), |e| e.identity.clone()),
+                component: host.name.split('/').next().unwrap_or_default().into(),
+                state,
+                controllers: if host.active() { host.controllers.len() } else { 0 },
+            }
+        })
+        .collect();
+    let lease = sim
+        .store
+        .peek(Kind::Lease, &ObjKey::new("kube-system", "kube-controller-manager"))
+        .and_then(|o| o.as_lease())
+        .map(|l| LeaseView {
+            holder: l.spec.holder_identity.clone(),
+            renewed: l.spec.renew_time.map(|t| t.0),
+            duration_s: l.spec.lease_duration_seconds.unwrap_or(0),
+            transitions: l.spec.lease_transitions.unwrap_or(0),
+        });
+    ControlPlaneView { processes, lease }
+}
+
+/// A lesson as the page shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LessonView {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub watch: &'static str,
+    pub offer_fast_demo: bool,
+    /// The event stream's suggested controller filter.
+    pub events: Option<&'static str>,
+    /// `(time since the lesson started, label, what it did once run)`
+    pub steps: Vec<(Millis, &'static str, Option<String>)>,
+    /// Simulated time since the lesson started.
+    pub elapsed: Millis,
+    /// `(what, value)`, read from the simulation.
+    pub figures: Vec<(String, String)>,
+}
+
+pub fn build_lesson(sim: &Sim, run: &crate::engine::LessonRun, reads: ReadsView) -> LessonView {
+    let l = run.lesson;
+    let steps = l.steps.iter().enumerate().map(|(i, st)| (st.at, st.label, run.results.get(i).cloned())).collect();
+    let mut figures = Vec::new();
+    for f in l.figures {
+        lesson_figure(sim, *f, run.start, reads, &mut figures);
+    }
+    LessonView {
+        id: l.id,
+        title: l.title,
+        watch: l.watch,
+        offer_fast_demo: l.offer_fast_demo,
+        events: l.events,
+        steps,
+        elapsed: sim.now().saturating_sub(run.start),
+        figures,
+    }
+}
+
+fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mut Vec<(String, String)>) {
+    let big = sim.store.count_of(Kind::Pod) > DOM_MAX_PODS;
+    match f {
+        Figure::Deployments => {
+            for d in sim.store.objects(Kind::Deployment).filter_map(|o| o.as_deployment()) {
+                let (mut running, mut terminating) = (0, 0);
+                if !big {
+                    for p in sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+                        if p.metadata.namespace != d.metadata.namespace || !d.spec.selector.matches(&p.metadata.labels)
+                        {
+                            continue;
+                        }
+                        if p.metadata.is_terminating() {
+                            terminating += 1;
+                        } else if p.status.phase == PodPhase::Running {
+                            running += 1;
+                        }
+                    }
+                }
+                let mut v = format!("desired {} · running {running}", d.replicas());
+                if terminating > 0 {
+                    v.push_str(&format!(" · terminating {terminating}"));
+                }
+                out.push((format!("deployment/{}", d.metadata.name), v));
+            }
+        }
+        Figure::ReplicaSetSpec => {
+            for d in sim.store.objects(Kind::Deployment).filter_map(|o| o.as_deployment()) {
+                out.push((format!("deployment/{} spec.replicas", d.metadata.name), d.replicas().to_string()));
+            }
+            for r in sim.store.objects(Kind::ReplicaSet).filter_map(|o| o.as_replicaset()) {
+                out.push((
+                    format!("replicaset/{} spec.replicas", r.metadata.name),
+                    format!("{} (status: {} pods)", r.replicas(), r.status.replicas),
+                ));
+            }
+        }
+        Figure::ResourceVersions => {
+            for k in [Kind::Deployment, Kind::ReplicaSet, Kind::Pod] {
+                for o in sim.store.objects(k) {
+                    let m = o.meta();
+                    out.push((
+                        format!("{}/{} resourceVersion", k.name().to_lowercase(), m.name),
+                        m.resource_version.to_string(),
+                    ));
+                }
+            }
+            out.push(("the store's resourceVersion (every write)".into(), sim.store.resource_version().to_string()));
+        }
+        Figure::Drift => {
+            let mode =
+                sim.trigger_modes().iter().find(|(n, _)| *n == "replicaset").map_or("level", |(_, m)| m.as_str());
+            out.push(("replicaset controller trigger mode".into(), mode.to_string()));
+            out.push(("drift (cached objects ≠ store)".into(), sim.drift().to_string()));
+            let relists: u64 = sim.control_plane_informers().iter().map(|&i| sim.informers[i].stats.relists).sum();
+            out.push(("control-plane informer relists".into(), relists.to_string()));
+            out.push(("relist period".into(), fmt_dur(sim.relist_period())));
+        }
+        Figure::Reads => {
+            let rate = |r: Option<Rate>, now: bool| match (r, now) {
+                (Some(r), true) => {
+                    format!("{}/min now (over the last {})", fmt_thousands(r.per_min), fmt_dur(r.over_ms))
+                }
+                (Some(r), false) => {
+                    format!("{}/min (last measured)", fmt_thousands(r.per_min))
+                }
+                (None, true) => "measuring…".into(),
+                (None, false) => "not measured yet".into(),
+            };
+            out.push(("API reads per minute, informers".into(), rate(reads.informer, !reads.polling_now)));
+            out.push(("API reads per minute, polling".into(), rate(reads.polling, reads.polling_now)));
+            out.push(("API reads so far".into(), sim.api_reads().to_string()));
+        }
+        Figure::Conflicts => {
+            let mut total = 0;
+            for c in sim.store.clients() {
+                if c.counters.conflicts > 0 {
+                    total += c.counters.conflicts;
+                    out.push((format!("409 Conflict answered to {}", c.name), c.counters.conflicts.to_string()));
+                }
+            }
+            out.push(("409 Conflicts in all".into(), total.to_string()));
+            if let Some(c) = sim.controller("replicaset") {
+                out.push((
+                    "replicaset reconcile errors / retries".into(),
+                    format!("{} / {}", c.stats.errors, c.queue.metrics(sim.now()).retries_total),
+                ));
+            }
+        }
+        Figure::Leader => {
+            let leader = sim.controller_manager_leader().map(|h| crate::engine::process_name(sim, h));
+            out.push(("controller manager leading".into(), leader.unwrap_or_else(|| "none".into())));
+            if let Some(l) = sim
+                .store
+                .peek(Kind::Lease, &ObjKey::new("kube-system", "kube-controller-manager"))
+                .and_then(|o| o.as_lease())
+            {
+                let renewed = l
+                    .spec
+                    .renew_time
+                    .map_or("never".to_string(), |t| format!("{} ago", fmt_dur(sim.now().saturating_sub(t.0))));
+                out.push((
+                    "Lease kube-system/kube-controller-manager".into(),
+                    format!(
+                        "holder {} · renewed {renewed} · transitions {}",
+                        l.spec.holder_identity,
+                        l.spec.lease_transitions.unwrap_or(0)
+                    ),
+                ));
+            }
+        }
+        Figure::RetryDelays => {
+            let delays: Vec<String> = sim
+                .log
+                .records
+                .iter()
+                .filter(|r| r.controller == "replicaset" && r.start >= start)
+                .filter_map(|r| match &r.outcome {
+                    RecordOutcome::Error { retry_in, .. } => Some(fmt_dur(*retry_in)),
+                    _ => None,
+                })
+                .collect();
+            let shown = if delays.len() > 12 {
+                format!("{}, … ({} in all)", delays[..12].join(", "), delays.len())
+            } else if delays.is_empty() {
+                "none yet".into()
+            } else {
+                delays.join(", ")
+            };
+            out.push(("replicaset: failed reconciles, retried after".into(), shown));
+        }
+        Figure::DeadNodes => {
+            for k in sim.kubelets.iter().filter(|k| !k.alive) {
+                let node = sim.store.peek(Kind::Node, &ObjKey::cluster(&k.name)).and_then(|o| o.as_node());
+                let ready = node.map_or("?", |n| n.ready_status());
+                let taints: Vec<String> =
+                    node.map(|n| n.spec.taints.iter().map(fmt_taint).collect()).unwrap_or_default();
+                out.push((
+                    format!("node {} (kubelet down)", k.name),
+                    format!(
+                        "Ready={ready}{}",
+                        if taints.is_empty() { String::new() } else { format!(" · taints {}", taints.join(", ")) }
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 // ---- formatting -------------------------------------------------------------------------------------------------
@@ -399,6 +741,19 @@ pub fn fmt_mem(bytes: i64) -> String {
     } else {
         format!("{v:.1}{unit}")
     }
+}
+
+/// `72914` as `72,914`.
+pub fn fmt_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Simulated time in seconds with one decimal (`12.3 s`).
@@ -611,17 +966,39 @@ pub fn build_summary(sim: &Sim) -> Summary {
     }
 }
 
-/// Depth samples of each controller, in `queue_depths` order.
+/// The host of a process as the page names it: controller manager replicas with their identity.
+fn host_label(sim: &Sim, h: usize) -> Str {
+    sim.hosts[h].name.clone()
+}
+
+/// One row per controller name (replicas of a component show the active one, the leader; with none active, the
+/// first), in `queue_depths` order, with its depth samples.
 pub fn build_controllers(sim: &Sim, history: &[VecDeque<u32>]) -> Vec<ControllerView> {
     let now = sim.now();
-    let mut out = Vec::new();
-    for h in &sim.hosts {
-        for c in &h.controllers {
+    let mut picked: Vec<(usize, usize)> = Vec::new();
+    for (h, host) in sim.hosts.iter().enumerate() {
+        for (i, c) in host.controllers.iter().enumerate() {
+            match picked.iter_mut().find(|(ph, pi)| sim.hosts[*ph].controllers[*pi].name() == c.name()) {
+                Some(slot) if host.active() && !sim.hosts[slot.0].active() => *slot = (h, i),
+                Some(_) => {}
+                None => picked.push((h, i)),
+            }
+        }
+    }
+    picked
+        .into_iter()
+        .enumerate()
+        .map(|(i, (h, ci))| {
+            let host = &sim.hosts[h];
+            let c = &host.controllers[ci];
             let m = c.queue.metrics(now);
-            let i = out.len();
-            out.push(ControllerView {
+            let mut label = host_label(sim, h);
+            if !host.active() {
+                label = format!("{label}: not running").into();
+            }
+            ControllerView {
                 name: c.name(),
-                host: h.name.clone(),
+                host: label,
                 depth: c.queue.len(),
                 waiting: c.queue.waiting_len(),
                 adds: m.adds_total,
@@ -633,10 +1010,9 @@ pub fn build_controllers(sim: &Sim, history: &[VecDeque<u32>]) -> Vec<Controller
                 requeues: c.stats.requeues,
                 dropped: c.stats.dropped,
                 history: Rc::new(history.get(i).map(|d| d.iter().copied().collect()).unwrap_or_default()),
-            });
-        }
-    }
-    out
+            }
+        })
+        .collect()
 }
 
 fn state_name(s: ReflectorState) -> &'static str {
@@ -656,7 +1032,41 @@ pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<I
     let mut rows = Vec::new();
     let mut owned = vec![false; sim.informers.len()];
     let mut total = 0;
-    for h in &sim.hosts {
+    for (hi, h) in sim.hosts.iter().enumerate() {
+        if h.elector.is_some() && !h.active() {
+            // A standby (or crashed) replica: its informers are stopped; one compact row.
+            let mut row = InformerView {
+                name: format!("{} informers", h.informers.iter().flatten().count()),
+                owner: host_label(sim, hi).to_string(),
+                state: if h.running { "standby" } else { "crashed" },
+                cache: 0,
+                last_rv: 0,
+                received: 0,
+                dropped: 0,
+                drift: 0,
+                relists: 0,
+                resyncs: 0,
+            };
+            for id in h.informers.iter().flatten() {
+                let Some(inf) = sim.informers.get(*id) else { continue };
+                owned[*id] = true;
+                if fresh {
+                    row.drift += inf.drift(&sim.store);
+                }
+                row.cache += inf.cache.len();
+                row.last_rv = row.last_rv.max(inf.last_rv);
+                row.received += inf.stats.events_received;
+                row.dropped += inf.stats.events_dropped;
+                row.relists += inf.stats.relists;
+                row.resyncs += inf.stats.resyncs;
+            }
+            if !fresh {
+                row.drift = reuse(rows.len());
+            }
+            total += row.drift;
+            rows.push(row);
+            continue;
+        }
         for id in h.informers.iter().flatten() {
             let Some(inf) = sim.informers.get(*id) else { continue };
             owned[*id] = true;
@@ -664,7 +1074,7 @@ pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<I
             total += drift;
             rows.push(InformerView {
                 name: inf.kind.plural().to_string(),
-                owner: h.name.to_string(),
+                owner: host_label(sim, hi).to_string(),
                 state: state_name(inf.state),
                 cache: inf.cache.len(),
                 last_rv: inf.last_rv,
@@ -899,6 +1309,10 @@ mod tests {
         assert_eq!(fmt_clock(99_900), "99.9 s");
         assert_eq!(fmt_clock(725_000), "12m05s");
         assert_eq!(fmt_clock(190_761_800), "52h59m");
+        assert_eq!(fmt_thousands(0), "0");
+        assert_eq!(fmt_thousands(999), "999");
+        assert_eq!(fmt_thousands(72_914), "72,914");
+        assert_eq!(fmt_thousands(1_234_567), "1,234,567");
     }
 
     #[test]

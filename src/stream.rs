@@ -104,6 +104,9 @@ fn event_controller(component: &str, involved_kind: &str) -> Str {
     match (component, involved_kind) {
         ("default-scheduler", _) => "scheduler".into(),
         ("kubelet", _) => "kubelet".into(),
+        ("node-controller", _) => "nodelifecycle".into(),
+        ("taint-eviction-controller", _) => "taint-eviction".into(),
+        ("garbage-collector-controller", _) => "garbagecollector".into(),
         (_, "Deployment") => "deployment".into(),
         (_, "ReplicaSet") => "replicaset".into(),
         (c, _) => c.into(),

@@ -16,6 +16,7 @@ import {
   setEditorText,
   clickApply,
   withReplicas,
+  setControl,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
@@ -74,22 +75,6 @@ test('queue-depth per controller, Kubernetes events, drift and api-reads', { tim
   });
 });
 
-/** Sets an <input> (range or number) or picks a <select> option, firing input and change. */
-async function setControl(page, testid, value) {
-  const el = page.locator(`[data-testid=${testid}]`).first();
-  const tag = await el.evaluate((e) => e.tagName.toLowerCase());
-  if (tag === 'select') {
-    await el.selectOption(String(value));
-  } else {
-    await el.evaluate((e, v) => {
-      e.value = v;
-      e.dispatchEvent(new Event('input', { bubbles: true }));
-      e.dispatchEvent(new Event('change', { bubbles: true }));
-    }, String(value));
-  }
-  assert.equal(await el.inputValue(), String(value), `[data-testid=${testid}] keeps ${value}`);
-}
-
 test('drop-watch-events (0..100): at 100 % the informer caches drift from the API store', { timeout: TEST_TIMEOUT }, async (t) => {
   await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
@@ -129,9 +114,7 @@ test('resync-period: an <input> in seconds, 0 disables resync', { timeout: TEST_
   });
 });
 
-// The engine gains edge-triggered controllers and naive polling with issue 5; the page shows no control it cannot
-// back, so these hooks are checked from then on.
-test('trigger-mode and observe-mode controls', { timeout: TEST_TIMEOUT, skip: 'trigger and observe modes arrive with issue 5' }, async () => {
+test('trigger-mode and observe-mode controls', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '', async (page) => {
     for (const [testid, options] of [
       ['trigger-mode', ['level', 'edge']],
@@ -144,5 +127,36 @@ test('trigger-mode and observe-mode controls', { timeout: TEST_TIMEOUT, skip: 't
       for (const v of options) assert.ok(values.includes(v), `${testid} has option ${v} (has ${values})`);
       for (const v of [...options].reverse()) await setControl(page, testid, v);
     }
+  });
+});
+
+test('API reads per minute: the current observe mode next to the last figure of the other', { timeout: TEST_TIMEOUT }, async (t) => {
+  await withPage(browser(), '', async (page) => {
+    await setSpeed(page, 100);
+    const rate = async (mode) => {
+      const text = await page.locator(`[data-testid=api-reads-per-min-${mode}]`).first().textContent();
+      const m = String(text).replace(/,/g, '').match(/^(\d+)\/min$/);
+      return m ? Number(m[1]) : null;
+    };
+    await waitFor(async () => rate('informer'), { timeout: 60_000, message: 'an informer reads/min figure' });
+    await setControl(page, 'observe-mode', 'polling');
+    // From the switch on, the informer figure is the last one measured in that mode; polling is measured anew
+    // (10 s to settle, then at least 10 s of samples).
+    const informer = await rate('informer');
+    assert.ok(informer > 0, `informer reads/min ${informer}`);
+    const polling = await waitFor(async () => rate('polling'), { timeout: 60_000, message: 'a polling reads/min figure' });
+    assert.equal(await rate('informer'), informer, 'the informer figure stays while polling');
+    t.diagnostic(`API reads/min: informer ${informer}, polling ${polling}`);
+    assert.ok(polling > informer, `polling ${polling}/min reads more than informers ${informer}/min`);
+
+    // Fault knobs keep their values.
+    await setControl(page, 'relist-period', 0);
+    await setControl(page, 'conflict-percent', 20);
+    await setControl(page, 'api-latency', 15);
+    await page.locator('[data-testid=reject-pod-creates]').first().check();
+    assert.equal(await page.locator('[data-testid=reject-pod-creates]').first().isChecked(), true);
+    await page.locator('[data-testid=disconnect-watches]').first().click();
+    await page.locator('[data-testid=force-relist]').first().click();
+    await page.locator('[data-testid=reject-pod-creates]').first().uncheck();
   });
 });

@@ -360,3 +360,42 @@ export async function withPage(browser, query, body) {
     await context.close();
   }
 }
+
+/** Sets an <input> (range or number) or picks a <select> option, firing input and change. */
+export async function setControl(page, testid, value) {
+  const el = page.locator(`[data-testid=${testid}]`).first();
+  const tag = await el.evaluate((e) => e.tagName.toLowerCase());
+  if (tag === 'select') {
+    await el.selectOption(String(value));
+  } else {
+    await el.evaluate((e, v) => {
+      e.value = v;
+      e.dispatchEvent(new Event('input', { bubbles: true }));
+      e.dispatchEvent(new Event('change', { bubbles: true }));
+    }, String(value));
+  }
+  assert.equal(await el.inputValue(), String(value), `[data-testid=${testid}] keeps ${value}`);
+}
+
+/** Deletes a pod via [data-testid=pod-delete]: inside the pod's element, or in the panel that clicking it opens. */
+export async function deletePod(page, name) {
+  const pod = page.locator(podByName(name)).first();
+  const inner = pod.locator(sel.podDelete);
+  if ((await inner.count()) > 0) {
+    await pod.hover();
+    await inner.first().click();
+    return 'inside the pod element';
+  }
+  await pod.click();
+  const button = page.locator(`${sel.podDelete}:visible`).first();
+  await button.waitFor({ state: 'visible', timeout: 10_000 });
+  await button.click();
+  return 'in the detail panel';
+}
+
+/** Reasons of the [data-testid=event] rows shown now, added to the set `seen`. */
+export async function collectEventReasons(page, seen = new Set()) {
+  const reasons = await page.$$eval('[data-testid=event]', (els) => els.map((e) => e.getAttribute('data-reason')));
+  for (const r of reasons) if (r) seen.add(r);
+  return seen;
+}

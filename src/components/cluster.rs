@@ -223,7 +223,13 @@ fn NodeCard(props: &NodeCardProps) -> Html {
             </div>
             if !n.taints.is_empty() || !n.labels.is_empty() {
                 <div class="node-tags">
-                    { for n.taints.iter().map(|t| html! { <span class="tag taint" title="taint">{ format!("⚠ {t}") }</span> }) }
+                    { for n.taints.iter().map(|t| {
+                        // The node lifecycle controller's taints (unreachable / not-ready) stand out.
+                        let lifecycle = t.starts_with("node.kubernetes.io/unreachable") || t.starts_with("node.kubernetes.io/not-ready");
+                        let title = if lifecycle { "taint set by the node lifecycle controller: pods that do not tolerate it are evicted after their toleration" } else { "taint" };
+                        let shown = t.strip_prefix("node.kubernetes.io/").unwrap_or(t);
+                        html! { <span class={classes!("tag", "taint", lifecycle.then_some("lifecycle"))} data-testid="node-taint" data-taint={t.clone()} title={format!("{t}: {title}")}>{ format!("⚠ {shown}") }</span> }
+                    }) }
                     { for n.labels.iter().map(|l| html! { <span class="tag label" title="label">{ l.clone() }</span> }) }
                 </div>
             }

@@ -8,7 +8,9 @@ use yew::prelude::*;
 
 use crate::components::sparkline::Sparkline;
 use crate::engine::{Cmd, HISTORY};
-use crate::snapshot::{fmt_dur, ControllerView, InformerView};
+use kubeloop_engine::controller::TriggerMode;
+
+use crate::snapshot::{fmt_dur, fmt_thousands, ControllerView, InformerView, LoopView, Rate};
 
 #[derive(Properties, PartialEq)]
 pub struct ControlProps {
@@ -19,6 +21,7 @@ pub struct ControlProps {
     pub api_reads: u64,
     pub drop_pct: u32,
     pub resync_ms: Millis,
+    pub loop_cfg: Rc<LoopView>,
     pub on_cmd: Callback<Cmd>,
 }
 
@@ -37,7 +40,7 @@ fn ControllerRow(props: &ControllerRowProps) -> Html {
                 <span class="host" title="the process it runs in">{ c.host.to_string() }</span>
             </th>
             <td class="num depth">
-                <span data-testid="queue-depth" data-controller={c.name}>{ c.depth }</span>
+                <span data-testid="queue-depth" data-controller={c.name.replace('-', "")}>{ c.depth }</span>
                 if c.waiting > 0 {
                     <span class="waiting" title="keys waiting for a delay (AddAfter, rate-limited retries)">{ format!("+{} later", c.waiting) }</span>
                 }
@@ -60,71 +63,190 @@ fn ControllerRow(props: &ControllerRowProps) -> Html {
     }
 }
 
+/// A number input that keeps what the user types and follows the engine's value when it changes elsewhere (a
+/// lesson's script).
+#[derive(Properties, PartialEq)]
+struct NumberKnobProps {
+    testid: &'static str,
+    label: &'static str,
+    unit: &'static str,
+    /// The engine's value.
+    value: u64,
+    max: u64,
+    on_set: Callback<u64>,
+    #[prop_or_default]
+    title: &'static str,
+}
+
+#[component]
+fn NumberKnob(props: &NumberKnobProps) -> Html {
+    let text = use_state(|| props.value.to_string());
+    let bad = use_state(|| false);
+    {
+        let text = text.clone();
+        let bad = bad.clone();
+        use_effect_with(props.value, move |v| {
+            if text.trim().parse::<u64>().ok() != Some(*v) {
+                text.set(v.to_string());
+                bad.set(false);
+            }
+        });
+    }
+    let oninput = {
+        let (text, bad, on_set, max) = (text.clone(), bad.clone(), props.on_set.clone(), props.max);
+        Callback::from(move |e: InputEvent| {
+            let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
+            match v.trim().parse::<u64>() {
+                Ok(n) if n <= max => {
+                    bad.set(false);
+                    on_set.emit(n);
+                }
+                _ => bad.set(!v.trim().is_empty()),
+            }
+            text.set(v);
+        })
+    };
+    html! {
+        <label class="knob" title={props.title}>
+            <span class="knob-label">{ props.label }</span>
+            <input type="number" min="0" max={props.max.to_string()} step="1" data-testid={props.testid}
+                class={classes!((*bad).then_some("invalid"))} value={(*text).clone()} {oninput} />
+            <span class="knob-value">{ props.unit }</span>
+        </label>
+    }
+}
+
 #[derive(Properties, PartialEq)]
 struct KnobProps {
     drop_pct: u32,
     resync_ms: Millis,
+    cfg: Rc<LoopView>,
     on_cmd: Callback<Cmd>,
 }
 
 #[component]
 fn Knobs(props: &KnobProps) -> Html {
-    // The inputs keep what the user typed; the engine's value is shown next to them.
-    let drop = use_state(|| props.drop_pct.to_string());
-    let resync = use_state(|| (props.resync_ms / 1000).to_string());
-    let resync_bad = use_state(|| false);
-    let on_drop = {
-        let drop = drop.clone();
-        let on_cmd = props.on_cmd.clone();
-        Callback::from(move |e: InputEvent| {
-            let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
-            if let Ok(p) = v.trim().parse::<f64>() {
-                if p.is_finite() {
-                    on_cmd.emit(Cmd::SetWatchDrop(p.round().clamp(0.0, 100.0) as u32));
-                }
-            }
-            drop.set(v);
-        })
-    };
-    let on_resync = {
-        let resync = resync.clone();
-        let bad = resync_bad.clone();
-        let on_cmd = props.on_cmd.clone();
-        Callback::from(move |e: InputEvent| {
-            let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
-            match v.trim().parse::<u64>() {
-                Ok(s) if s <= 10 * 365 * 24 * 3600 => {
-                    bad.set(false);
-                    on_cmd.emit(Cmd::SetResync(s));
-                }
-                _ => bad.set(!v.trim().is_empty()),
-            }
-            resync.set(v);
-        })
-    };
+    let cfg = &props.cfg;
+    let on_drop = props.on_cmd.reform(|e: InputEvent| {
+        let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
+        let p = v.trim().parse::<f64>().ok().filter(|p| p.is_finite()).unwrap_or(0.0);
+        Cmd::SetWatchDrop(p.round().clamp(0.0, 100.0) as u32)
+    });
+    let on_trigger = props.on_cmd.reform(|e: Event| {
+        let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+        Cmd::SetTrigger(if v == "edge" { TriggerMode::Edge } else { TriggerMode::Level })
+    });
+    let on_observe = props.on_cmd.reform(|e: Event| {
+        Cmd::SetPolling(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value() == "polling")
+    });
+    let on_reject = props
+        .on_cmd
+        .reform(|e: Event| Cmd::SetRejectCreates(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()));
+    let disconnect = props.on_cmd.reform(|_: MouseEvent| Cmd::DisconnectWatches);
+    let relist = props.on_cmd.reform(|_: MouseEvent| Cmd::ForceRelist);
     let secs = props.resync_ms / 1000;
+    let trigger = if cfg.edge { "edge" } else { "level" };
+    let observe = if cfg.polling.is_some() { "polling" } else { "informer" };
+    let edge_note = if cfg.edge_capable.is_empty() {
+        "No controller has an edge-triggered mode.".to_string()
+    } else {
+        format!("Edge mode exists for: {}; every other controller stays level-triggered.", cfg.edge_capable.join(", "))
+    };
+    let rate = |r: Option<Rate>, now: bool, testid: &'static str, mode: &'static str| {
+        let text = match r {
+            Some(r) => format!("{}/min", fmt_thousands(r.per_min)),
+            None if now => "measuring…".to_string(),
+            None => "not measured yet".to_string(),
+        };
+        let title = match (r, now) {
+            (Some(r), true) => format!("{mode}, now: over the last {} of simulated time", fmt_dur(r.over_ms)),
+            (Some(r), false) => format!("{mode}: the last figure measured in that mode (over {})", fmt_dur(r.over_ms)),
+            (None, _) => format!("{mode}: needs 20 s of simulated time in that mode"),
+        };
+        html! {
+            <span class={classes!("rate", now.then_some("now"))} {title}>
+                { format!("{mode}: ") }<b data-testid={testid}>{ text }</b>
+            </span>
+        }
+    };
+    let reads = cfg.reads;
     html! {
-        <div class="knobs">
+        <details class="knobs" open=true>
+            <summary title="Collapse to see the queues">{ "Modes, re-observation and faults" }</summary>
+            <div class="knob-row">
+                <label class="knob">
+                    <span class="knob-label">{ "Trigger mode" }</span>
+                    <select data-testid="trigger-mode" onchange={on_trigger} value={trigger}>
+                        <option value="level" selected={trigger == "level"}>{ "level" }</option>
+                        <option value="edge" selected={trigger == "edge"}>{ "edge" }</option>
+                    </select>
+                </label>
+                <label class="knob">
+                    <span class="knob-label">{ "Observe" }</span>
+                    <select data-testid="observe-mode" onchange={on_observe} value={observe}>
+                        <option value="informer" selected={observe == "informer"}>{ "informer (LIST + WATCH)" }</option>
+                        <option value="polling" selected={observe == "polling"}>
+                            { format!("polling (LIST every {})", fmt_dur(kubeloop_engine::sim::DEFAULT_POLL_PERIOD)) }
+                        </option>
+                    </select>
+                </label>
+            </div>
+            <p class="knob-note" data-testid="edge-note">{ edge_note }</p>
+            <p class="knob-note reads" title="Objects the API store served per simulated minute (LIST items + GETs + watch events), over all clients">
+                { "API reads per minute · " }
+                { rate(reads.informer, !reads.polling_now, "api-reads-per-min-informer", "informer") }
+                { " · " }
+                { rate(reads.polling, reads.polling_now, "api-reads-per-min-polling", "polling") }
+            </p>
+            <div class="knob-row">
+                <NumberKnob testid="relist-period" label="Relist period" unit="s" value={cfg.relist_ms / 1000}
+                    max={10 * 365 * 24 * 3600} on_set={props.on_cmd.reform(Cmd::SetRelist)}
+                    title="Every informer LISTs again this often and replaces its cache; 0 = only after 410 Gone" />
+                <NumberKnob testid="resync-period" label="Resync period" unit="s" value={secs}
+                    max={10 * 365 * 24 * 3600} on_set={props.on_cmd.reform(Cmd::SetResync)}
+                    title="Every informer re-delivers its cache to the handlers this often; 0 = off" />
+            </div>
+            <p class="knob-note">
+                { "relist " }<b>{ if cfg.relist_ms == 0 { "only on 410".to_string() } else { fmt_dur(cfg.relist_ms) } }</b>
+                { ": LISTs again and replaces the cache, so lost events are repaired. resync " }
+                <span data-testid="resync-current">{ secs }</span>
+                { match secs { 0 => " s (off)".to_string(), 1..=99 => " s".to_string(), _ => format!(" s ({})", fmt_dur(props.resync_ms)) } }
+                { ": re-delivers the cache as it is to the handlers, no API call: it repairs nothing (upstream 12–24 h)." }
+            </p>
             <label class="knob">
                 <span class="knob-label">{ "Drop watch events" }</span>
                 <input type="range" min="0" max="100" step="1" data-testid="drop-watch-events"
-                    value={(*drop).clone()} oninput={on_drop}
+                    value={props.drop_pct.to_string()} oninput={on_drop}
                     aria-valuetext={format!("{}% of watch events lost", props.drop_pct)} />
                 <output class="knob-value">{ format!("{}%", props.drop_pct) }</output>
             </label>
-            <label class="knob">
-                <span class="knob-label">{ "Resync period" }</span>
-                <input type="number" min="0" step="1" data-testid="resync-period"
-                    class={classes!((*resync_bad).then_some("invalid"))}
-                    value={(*resync).clone()} oninput={on_resync} />
-                <span class="knob-value">{ "s" }</span>
-            </label>
-            <p class="knob-note">
-                { "now " }<span data-testid="resync-current">{ secs }</span>
-                { match secs { 0 => " s: off. ".to_string(), 1..=99 => " s. ".to_string(), _ => format!(" s ({}). ", fmt_dur(props.resync_ms)) } }
-                { "A resync re-delivers the cache to the handlers, no API call; upstream: 12–24 h; 0 = off." }
-            </p>
-        </div>
+            <p class="knob-note">{ "Lost by the control plane's informers (controllers, scheduler); the kubelets' watches are not affected." }</p>
+            <div class="knob-row">
+                <NumberKnob testid="conflict-percent" label="Conflicts" unit="% of updates" value={u64::from(cfg.conflict_pct)}
+                    max={100} on_set={props.on_cmd.reform(|p: u64| Cmd::SetConflicts(p as u32))}
+                    title="That share of the components' updates fail with 409 Conflict, as if another writer got there first" />
+                <NumberKnob testid="api-latency" label="API latency" unit="ms extra" value={cfg.latency_ms}
+                    max={60_000} on_set={props.on_cmd.reform(Cmd::SetLatency)}
+                    title="Added to every API request of the control plane's components" />
+            </div>
+            <div class="knob-row">
+                <label class="knob check" title="Pod creates fail with 403 exceeded quota, as if a ResourceQuota were used up">
+                    <input type="checkbox" data-testid="reject-pod-creates" checked={cfg.reject_creates} onchange={on_reject} />
+                    <span>{ "reject pod creates (quota)" }</span>
+                </label>
+                <button class="btn small" data-testid="disconnect-watches" onclick={disconnect}
+                    title="Cut the watch of every control-plane informer: they watch again from the last resourceVersion they saw">
+                    { "disconnect watches" }
+                </button>
+                <button class="btn small" data-testid="force-relist" onclick={relist}
+                    title="Answer every control-plane informer's watch with 410 Gone: they LIST again">
+                    { "410: force relist" }
+                </button>
+            </div>
+            if cfg.conflicts > 0 {
+                <p class="knob-note">{ "409 Conflicts answered so far: " }<b data-testid="conflicts">{ cfg.conflicts }</b></p>
+            }
+        </details>
     }
 }
 
@@ -172,7 +294,7 @@ pub fn ControlPanel(props: &ControlProps) -> Html {
                 </span>
             </div>
             <div class="scroll">
-                <Knobs drop_pct={props.drop_pct} resync_ms={props.resync_ms} on_cmd={props.on_cmd.clone()} />
+                <Knobs drop_pct={props.drop_pct} resync_ms={props.resync_ms} cfg={props.loop_cfg.clone()} on_cmd={props.on_cmd.clone()} />
                 <table class="grid ctrl-table">
                     <thead>
                         <tr>

@@ -9,7 +9,7 @@ use yew::prelude::*;
 use crate::engine::Cmd;
 use crate::examples::{self, EXAMPLES};
 use crate::highlight::{highlight, Line};
-use crate::snapshot::ApplyOutcome;
+use crate::snapshot::{ApplyOutcome, EditorLoad};
 
 /// Line height of the editor in pixels (static/style.css: --editor-lh).
 const LINE_HEIGHT: i32 = 18;
@@ -17,6 +17,8 @@ const LINE_HEIGHT: i32 = 18;
 #[derive(Properties, PartialEq)]
 pub struct EditorProps {
     pub apply: Rc<ApplyOutcome>,
+    /// Text to show (a lesson's manifests): a new `seq` replaces the editor's text.
+    pub load: Rc<EditorLoad>,
     pub on_cmd: Callback<Cmd>,
 }
 
@@ -93,6 +95,15 @@ pub fn Editor(props: &EditorProps) -> Html {
     let pre_ref = use_node_ref();
     let gutter_ref = use_node_ref();
     let lines = use_memo((*text).clone(), |t| highlight(t));
+    {
+        let text = text.clone();
+        let load = props.load.clone();
+        use_effect_with(props.load.seq, move |seq| {
+            if *seq > 0 {
+                text.set(load.text.to_string());
+            }
+        });
+    }
 
     {
         let edited = edited.clone();

@@ -13,6 +13,9 @@ pub const SHOWN: usize = 150;
 #[derive(Properties, PartialEq)]
 pub struct StreamProps {
     pub events: Rc<EventsView>,
+    /// A lesson's suggested controller filter: set when it changes (the user can change it afterwards).
+    #[prop_or_default]
+    pub suggest: Option<&'static str>,
 }
 
 #[derive(Properties)]
@@ -53,11 +56,24 @@ fn Row(props: &RowProps) -> Html {
     }
 }
 
-const CONTROLLERS: [&str; 4] = ["deployment", "replicaset", "scheduler", "kubelet"];
+const CONTROLLERS: [&str; 8] = [
+    "deployment",
+    "replicaset",
+    "scheduler",
+    "nodelifecycle",
+    "taint-eviction",
+    "garbagecollector",
+    "kubelet",
+    "kube-controller-manager",
+];
 
 #[component]
 pub fn EventStream(props: &StreamProps) -> Html {
     let controller = use_state(String::new);
+    {
+        let controller = controller.clone();
+        use_effect_with(props.suggest, move |s| controller.set(s.unwrap_or_default().to_string()));
+    }
     let object = use_state(String::new);
     let show_reconciles = use_state(|| true);
     let show_events = use_state(|| true);

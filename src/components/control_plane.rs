@@ -1,0 +1,90 @@
+//! The control plane's processes: the two kube-controller-manager replicas (one leads, holding the Lease), the
+//! scheduler, their state and crash / restart buttons, and the Lease holder.
+
+use std::rc::Rc;
+
+use kubeloop_engine::time::Millis;
+use yew::prelude::*;
+
+use crate::engine::Cmd;
+use crate::snapshot::{fmt_dur, ControlPlaneView, ProcState, ProcessView};
+
+#[derive(Properties, PartialEq)]
+pub struct ControlPlaneProps {
+    pub view: Rc<ControlPlaneView>,
+    pub now: Millis,
+    pub on_cmd: Callback<Cmd>,
+}
+
+#[derive(Properties, PartialEq)]
+struct ProcessRowProps {
+    p: ProcessView,
+    on_cmd: Callback<Cmd>,
+}
+
+#[component]
+fn ProcessRow(props: &ProcessRowProps) -> Html {
+    let p = &props.p;
+    let crash = props.on_cmd.reform({
+        let h = p.host;
+        move |_: MouseEvent| Cmd::CrashHost(h)
+    });
+    let restart = props.on_cmd.reform({
+        let h = p.host;
+        move |_: MouseEvent| Cmd::RestartHost(h)
+    });
+    let crashed = p.state == ProcState::Crashed;
+    let what = match p.state {
+        ProcState::Leader => format!("holds the Lease: its {} controllers run", p.controllers),
+        ProcState::Standby => "waits for the Lease: its informers and controllers are stopped".to_string(),
+        ProcState::Running => format!("runs {} controller{}", p.controllers, if p.controllers == 1 { "" } else { "s" }),
+        ProcState::Crashed => "down: queues, caches and in-memory state lost".to_string(),
+    };
+    html! {
+        <li class={classes!("proc", format!("st-{}", p.state.as_str()))} data-testid="process" data-name={p.name.clone()}
+            data-state={p.state.as_str()}>
+            <span class="proc-name" title={if *p.name != *p.component { format!("{} replica {}", p.component, p.name) } else { p.component.to_string() }}>
+                <b>{ p.name.to_string() }</b>
+            </span>
+            <span class={classes!("badge", format!("b-proc-{}", p.state.as_str()))} title={what}>{ p.state.as_str() }</span>
+            <button class="btn small danger" data-testid="process-crash" data-name={p.name.clone()} disabled={crashed}
+                onclick={crash} title="Kill the process (it loses its queues and caches; a held Lease stays until it expires)">
+                { "Crash" }
+            </button>
+            <button class="btn small" data-testid="process-restart" data-name={p.name.clone()} disabled={!crashed}
+                onclick={restart} title="Start the process again (a controller manager replica runs for the Lease)">
+                { "Restart" }
+            </button>
+        </li>
+    }
+}
+
+#[component]
+pub fn ControlPlanePanel(props: &ControlPlaneProps) -> Html {
+    let v = &props.view;
+    let lease = match &v.lease {
+        Some(l) => {
+            let renewed = l.renewed.map_or("never".to_string(), |t| {
+                let age = props.now.saturating_sub(t);
+                let expired = age > Millis::from(l.duration_s.max(0).unsigned_abs()) * 1000;
+                format!("{} ago{}", fmt_dur(age), if expired { " (expired: any replica may take it)" } else { "" })
+            });
+            html! {
+                <p class="lease" title="kube-system/kube-controller-manager: the replica holding it runs the controllers">
+                    { "cp-1, cp-2: kube-controller-manager replicas; only the Lease holder runs controllers. Holder " }<b data-testid="lease-holder">{ l.holder.to_string() }</b>
+                    { format!(" · renewed {renewed} · duration {} s · transitions {}", l.duration_s, l.transitions) }
+                </p>
+            }
+        }
+        None => html! { <p class="lease">{ "Lease: not acquired yet" }</p> },
+    };
+    html! {
+        <section class="panel cp-panel" aria-label="Control plane">
+            <h2>{ "Control plane" }</h2>
+            <ul class="procs">
+                { for v.processes.iter().map(|p| html! { <ProcessRow key={p.host} p={p.clone()} on_cmd={props.on_cmd.clone()} /> }) }
+            </ul>
+            { lease }
+        </section>
+    }
+}

@@ -1,0 +1,208 @@
+// Failure, healing and the seed's lessons, end to end through the page: edge- vs level-triggered with lost watch
+// events, a dead node's pods evicted and replaced, the control plane down and back, and every lesson preset.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  TEST_TIMEOUT,
+  sharedBrowser,
+  withPage,
+  waitFor,
+  setSpeed,
+  intHook,
+  simTime,
+  pods,
+  nodes,
+  nodeByName,
+  runningPodNames,
+  waitForRunningPods,
+  setControl,
+  deletePod,
+  collectEventReasons,
+  screenshot,
+} from './lib.mjs';
+
+const browser = sharedBrowser();
+const LONG = 300_000;
+
+/** Clicks a button inside a container (hovering first: some show on hover). */
+async function clickInside(container, testid) {
+  await container.hover();
+  const button = container.locator(`[data-testid=${testid}]`).first();
+  await button.waitFor({ state: 'visible', timeout: 10_000 });
+  await button.click();
+}
+
+/** Waits until the simulated clock reaches `secs`. */
+async function waitSimTime(page, secs, timeout = 120_000) {
+  let t = 0;
+  await waitFor(
+    async () => {
+      t = await simTime(page);
+      return t >= secs;
+    },
+    { timeout, interval: 200, message: () => `sim-time >= ${secs} s (now ${t})` },
+  );
+}
+
+test('edge vs level: a deletion lost with the watch events stays missing when edge-triggered, the relist heals it when level-triggered', { timeout: LONG }, async (t) => {
+  await withPage(browser(), '', async (page) => {
+    await setSpeed(page, 10);
+    const before = await waitForRunningPods(page, 3);
+    await setControl(page, 'trigger-mode', 'edge');
+    await setControl(page, 'drop-watch-events', 100);
+    const victim = before[0];
+    t.diagnostic(`deleting ${victim} ${await deletePod(page, victim)} while every control-plane watch event is dropped`);
+    // The kubelet (its watch is not faulted) stops the pod and it goes; the control plane never hears of it.
+    await waitFor(async () => !(await pods(page)).some((p) => p.name === victim), {
+      timeout: 60_000,
+      message: `pod ${victim} gone`,
+    });
+    await setControl(page, 'drop-watch-events', 0);
+    let drift = await intHook(page, 'drift');
+    t.diagnostic(`drift after the lost deletion: ${drift}`);
+    assert.ok(drift > 0, `the control plane's caches still hold the deleted pod (drift ${drift})`);
+    assert.equal((await runningPodNames(page)).length, 2, 'one pod short');
+
+    // Past the relist (every 5 min): the caches are right again, the edge-triggered ReplicaSet does nothing.
+    await setSpeed(page, 100);
+    await waitSimTime(page, 330);
+    await waitFor(
+      async () => {
+        drift = await intHook(page, 'drift');
+        return drift === 0;
+      },
+      { timeout: 30_000, message: () => `drift back to 0 after the relist (now ${drift})` },
+    );
+    assert.deepEqual(await runningPodNames(page), before.filter((n) => n !== victim), 'edge: the replica stays missing');
+    assert.equal(await intHook(page, 'summary-pods-running'), 2);
+    await screenshot(page, 'lesson-edge-stuck');
+
+    // Level-triggered: the next relist makes the ReplicaSet controller look at the whole state; it creates the pod.
+    await setControl(page, 'trigger-mode', 'level');
+    const switched = await simTime(page);
+    await waitForRunningPods(page, 3, 120_000);
+    t.diagnostic(`level: healed between sim-time ${switched} s and ${await simTime(page)} s`);
+    assert.equal(await intHook(page, 'drift'), 0);
+    await screenshot(page, 'lesson-level-healed');
+  });
+});
+
+test('a killed node (fast demo timings): Ready unknown, NodeNotReady, TaintManagerEviction, its pods replaced elsewhere, then revived', { timeout: LONG }, async (t) => {
+  await withPage(browser(), '', async (page) => {
+    await setControl(page, 'timing-profile', 'fast-demo');
+    await waitFor(async () => (await simTime(page)) < 5, { timeout: 10_000, message: 'the simulation rebuilt (clock back near 0)' });
+    const notice = await page.locator('[data-testid=notice]').first().textContent();
+    assert.match(notice ?? '', /Rebuilt the simulation with seed \d+ and the fast demo/, 'the page says it rebuilt');
+    await setSpeed(page, 10);
+    const before = await waitForRunningPods(page, 3);
+    const all = await pods(page);
+    const victimNode = all.find((p) => p.phase === 'Running').node;
+    const onVictim = all.filter((p) => p.node === victimNode).map((p) => p.name);
+    t.diagnostic(`killing ${victimNode} (pods ${onVictim})`);
+    const node = page.locator(nodeByName(victimNode)).first();
+    await clickInside(node, 'node-kill');
+
+    const seen = new Set();
+    await waitFor(
+      async () => {
+        await collectEventReasons(page, seen);
+        return (await node.getAttribute('data-ready')) === 'unknown';
+      },
+      { timeout: 60_000, message: async () => `${victimNode} data-ready=unknown (now ${await node.getAttribute('data-ready')})` },
+    );
+    const taints = await node.locator('[data-testid=node-taint]').evaluateAll((els) => els.map((e) => e.getAttribute('data-taint')));
+    assert.ok(taints.some((x) => x.includes('node.kubernetes.io/unreachable')), `unreachable taint shown: ${taints}`);
+    await screenshot(page, 'node-unknown-tainted');
+
+    await waitFor(
+      async () => {
+        await collectEventReasons(page, seen);
+        const now = await pods(page);
+        const old = now.filter((p) => onVictim.includes(p.name));
+        return seen.has('NodeNotReady') && seen.has('TaintManagerEviction') && old.length > 0 && old.every((p) => p.terminating === 'true');
+      },
+      { timeout: 90_000, message: () => `NodeNotReady + TaintManagerEviction and the pods of ${victimNode} terminating (events seen: ${[...seen]})` },
+    );
+    let running = [];
+    await waitFor(
+      async () => {
+        running = (await pods(page)).filter((p) => p.phase === 'Running' && p.terminating === 'false');
+        return running.length === 3 && running.every((p) => p.node !== victimNode);
+      },
+      { timeout: 90_000, message: () => `3 Running replacements off ${victimNode} (now ${JSON.stringify(running)})` },
+    );
+    assert.ok(running.some((p) => !before.includes(p.name)), 'replacements have new names');
+    await screenshot(page, 'node-killed-pods-replaced');
+
+    await clickInside(node, 'node-revive');
+    await waitFor(async () => (await node.getAttribute('data-ready')) === 'true', {
+      timeout: 60_000,
+      message: async () => `${victimNode} ready again (now ${await node.getAttribute('data-ready')})`,
+    });
+    await waitFor(async () => !(await pods(page)).some((p) => onVictim.includes(p.name)), {
+      timeout: 60_000,
+      message: 'the revived kubelet confirms the evicted pods gone',
+    });
+    for (const n of await nodes(page)) assert.equal(n.alive, 'true');
+  });
+});
+
+test('control plane down: with both controller managers crashed a deleted pod is not replaced; one back and it is', { timeout: LONG }, async (t) => {
+  await withPage(browser(), '', async (page) => {
+    await setSpeed(page, 10);
+    const before = await waitForRunningPods(page, 3);
+    const proc = (name) => page.locator(`[data-testid=process][data-name=${JSON.stringify(name)}]`).first();
+    const state = (name) => proc(name).getAttribute('data-state');
+    await waitFor(async () => (await state('cp-1')) === 'leader', { timeout: 30_000, message: 'cp-1 leads' });
+    assert.equal(await state('cp-2'), 'standby');
+    assert.equal(await page.locator('[data-testid=lease-holder]').first().textContent(), 'cp-1');
+    for (const name of ['cp-1', 'cp-2']) {
+      await page.locator(`[data-testid=process-crash][data-name=${name}]`).first().click();
+      await waitFor(async () => (await state(name)) === 'crashed', { timeout: 10_000, message: `${name} crashed` });
+    }
+    const victim = before[0];
+    await deletePod(page, victim);
+    await waitFor(async () => !(await pods(page)).some((p) => p.name === victim), { timeout: 60_000, message: `${victim} gone` });
+    const t0 = await simTime(page);
+    await waitSimTime(page, t0 + 60);
+    assert.equal((await runningPodNames(page)).length, 2, 'nothing replaced the pod while no controller manager runs');
+    await screenshot(page, 'control-plane-down');
+
+    await page.locator('[data-testid=process-restart][data-name=cp-1]').first().click();
+    await waitForRunningPods(page, 3, 90_000);
+    assert.equal(await state('cp-1'), 'leader', 'the restarted replica won the Lease');
+    assert.equal(await page.locator('[data-testid=lease-holder]').first().textContent(), 'cp-1');
+    t.diagnostic(`healed at sim-time ${await simTime(page)} s`);
+    await screenshot(page, 'control-plane-back');
+  });
+});
+
+test('every lesson preset builds its simulation and runs its script', { timeout: 600_000 }, async (t) => {
+  await withPage(browser(), '', async (page) => {
+    const ids = await page.$$eval('[data-testid=lesson]', (els) => els.map((e) => e.getAttribute('data-lesson')));
+    t.diagnostic(`lessons: ${ids}`);
+    assert.ok(ids.length >= 8, `the lessons menu (${ids})`);
+    for (const id of ids) {
+      await page.locator(`[data-testid=lesson][data-lesson=${JSON.stringify(id)}]`).first().click();
+      const panel = page.locator(`[data-testid=lesson-panel][data-lesson=${JSON.stringify(id)}]`).first();
+      await panel.waitFor({ state: 'visible', timeout: 10_000 });
+      await setSpeed(page, 100);
+      const steps = panel.locator('[data-testid=lesson-step]');
+      const total = await steps.count();
+      let done = 0;
+      await waitFor(
+        async () => {
+          done = await panel.locator('[data-testid=lesson-step][data-done=true]').count();
+          return done === total;
+        },
+        { timeout: 240_000, interval: 250, message: async () => `${id}: all ${total} steps done (${done}; sim-time ${await simTime(page)})` },
+      );
+      // A little more time for the last step's consequences.
+      const at = await simTime(page);
+      await waitSimTime(page, at + 30);
+      const figures = await panel.locator('[data-testid=lesson-figures]').textContent();
+      t.diagnostic(`${id}: ${total} steps done at ${at} s; ${figures.replace(/\s+/g, ' ').slice(0, 300)}`);
+      await screenshot(page, `lesson-${id}`);
+    }
+  });
+});
