@@ -782,6 +782,9 @@ impl Engine {
         let input = kubectl::Input { stdin, read_file: &example_file };
         let out = kubectl::run(&mut self.sim, line, &input);
         let mut chunks = Vec::new();
+        if !out.warnings.is_empty() {
+            chunks.push(Chunk::Stderr(out.warnings));
+        }
         if !out.stdout.is_empty() {
             chunks.push(Chunk::Stdout(out.stdout));
         }
@@ -815,7 +818,7 @@ impl Engine {
     fn poll_follow(&mut self) {
         let Some(f) = self.follow.as_mut() else { return };
         let p = f.poll(&mut self.sim);
-        if p.stdout.is_empty() && p.stderr.is_empty() && !p.done {
+        if p.warnings.is_empty() && p.stdout.is_empty() && p.stderr.is_empty() && !p.done {
             return;
         }
         if p.done {
@@ -823,6 +826,7 @@ impl Engine {
         }
         let Some(last) = &mut self.console_last else { return };
         let e = Rc::make_mut(last);
+        push_chunk(e, p.warnings, Chunk::Stderr);
         push_chunk(e, p.stdout, Chunk::Stdout);
         push_chunk(e, p.stderr, Chunk::Stderr);
         if p.done {
@@ -839,6 +843,7 @@ impl Engine {
         f.stop(&mut self.sim);
         if let Some(last) = &mut self.console_last {
             let e = Rc::make_mut(last);
+            push_chunk(e, p.warnings, Chunk::Stderr);
             push_chunk(e, p.stdout, Chunk::Stdout);
             push_chunk(e, p.stderr, Chunk::Stderr);
             if p.done {
@@ -1025,7 +1030,7 @@ mod tests {
         let names: Vec<&str> = s.controllers.iter().map(|c| c.name).collect();
         assert_eq!(
             names,
-            ["deployment", "replicaset", "nodelifecycle", "taint-eviction", "garbagecollector", "scheduler"],
+            ["deployment", "replicaset", "nodelifecycle", "tainteviction", "garbagecollector", "scheduler"],
             "one row per controller, the leader's (two controller manager replicas)"
         );
         assert!(s.controllers[0].host.contains("cp-1"), "{}", s.controllers[0].host);

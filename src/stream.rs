@@ -105,12 +105,22 @@ fn event_controller(component: &str, involved_kind: &str) -> Str {
         ("default-scheduler", _) => "scheduler".into(),
         ("kubelet", _) => "kubelet".into(),
         ("node-controller", _) => "nodelifecycle".into(),
-        ("taint-eviction-controller", _) => "taint-eviction".into(),
+        ("taint-eviction-controller", _) => "tainteviction".into(),
         ("garbage-collector-controller", _) => "garbagecollector".into(),
         (_, "Deployment") => "deployment".into(),
         (_, "ReplicaSet") => "replicaset".into(),
         (c, _) => c.into(),
     }
+}
+
+/// The node lifecycle controller's periodic health pass when it found nothing to do (no API call, requeued for
+/// the next period): one every 5 s, it would bury everything else in the stream. A pass that wrote something is
+/// shown.
+fn is_quiet_housekeeping(r: &ReconcileRecord) -> bool {
+    r.controller == "nodelifecycle"
+        && r.key == kubeloop_engine::controllers::nodelifecycle::MONITOR_KEY
+        && r.api_calls == 0
+        && matches!(r.outcome, RecordOutcome::Requeue { .. })
 }
 
 impl Stream {
@@ -126,6 +136,7 @@ impl Stream {
                 .iter()
                 .rev()
                 .take_while(|r| r.seq >= self.rec_cursor)
+                .filter(|r| !is_quiet_housekeeping(r))
                 .take(KEEP)
                 .map(|r| Rc::new(reconcile_row(r)))
                 .collect();

@@ -40,7 +40,7 @@ fn ControllerRow(props: &ControllerRowProps) -> Html {
                 <span class="host" title="the process it runs in">{ c.host.to_string() }</span>
             </th>
             <td class="num depth">
-                <span data-testid="queue-depth" data-controller={c.name.replace('-', "")}>{ c.depth }</span>
+                <span data-testid="queue-depth" data-controller={c.name}>{ c.depth }</span>
                 if c.waiting > 0 {
                     <span class="waiting" title="keys waiting for a delay (AddAfter, rate-limited retries)">{ format!("+{} later", c.waiting) }</span>
                 }

@@ -61,7 +61,7 @@ const CONTROLLERS: [&str; 8] = [
     "replicaset",
     "scheduler",
     "nodelifecycle",
-    "taint-eviction",
+    "tainteviction",
     "garbagecollector",
     "kubelet",
     "kube-controller-manager",

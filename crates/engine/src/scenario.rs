@@ -623,7 +623,7 @@ struct RawMode {
 }
 
 const CONTROLLERS: [&str; 6] =
-    ["deployment", "replicaset", "nodelifecycle", "taint-eviction", "garbagecollector", "scheduler"];
+    ["deployment", "replicaset", "nodelifecycle", "tainteviction", "garbagecollector", "scheduler"];
 
 fn parse_trigger(v: &str) -> Result<(Option<String>, TriggerMode), String> {
     let (controller, mode) = match v.split_once('=') {

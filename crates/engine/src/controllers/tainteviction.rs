@@ -62,7 +62,7 @@ fn min_toleration(used: &[&Toleration]) -> Option<Millis> {
 
 impl Reconciler for TaintEvictionController {
     fn name(&self) -> &'static str {
-        "taint-eviction"
+        "tainteviction"
     }
     fn component(&self) -> &'static str {
         "taint-eviction-controller"
