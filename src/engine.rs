@@ -869,15 +869,18 @@ impl Engine {
         self.follow.is_some()
     }
 
-    /// What decides the informer rows' shape: their number and which processes are active (a standby replica is
-    /// one compact row).
+    /// What decides the informer rows' shape: their number, which processes are active (a standby replica is
+    /// one compact row), and how many informers are watching (a list or relist in progress counts everything as
+    /// drift; its end must be measured, not remembered).
     fn informer_shape(&self) -> u64 {
         let active =
-            self.sim.hosts.iter().enumerate().fold(0u64, |acc, (i, h)| acc | ((h.active() as u64) << (i % 32)));
-        (self.sim.informers.len() as u64) | (active << 32)
+            self.sim.hosts.iter().enumerate().fold(0u64, |acc, (i, h)| acc | ((h.active() as u64) << (i % 16)));
+        let watching = self.sim.informers.iter().filter(|i| i.watcher().is_some()).count() as u64;
+        (self.sim.informers.len() as u64 & 0xffff) | (active << 16) | (watching << 32)
     }
 
-    /// Informer rows changed shape (a node came or went, another replica leads): measure drift again.
+    /// Informer rows changed shape (a node came or went, another replica leads, a list started or ended): measure
+    /// drift again.
     fn dirty_drift(&self) -> bool {
         self.informers.is_empty() || self.informer_shape() != self.informer_count
     }
