@@ -62,20 +62,20 @@ spec:
 fn apply_from_stdin_and_files() {
     let mut sim = cluster();
     let out = kubectl_stdin(&mut sim, "apply -f -", &common::WEB.replace("replicas: 3", "replicas: 4"));
-    common::golden("apply_configured", &format!("$ kubectl apply -f -\n{}", out.text()));
+    common::golden("apply-configured", &format!("$ kubectl apply -f -\n{}", out.text()));
     assert_eq!(out.code, 0);
     let out = kubectl_stdin(&mut sim, "apply -f -", BARE);
-    common::golden("apply_created", &format!("$ kubectl apply -f -\n{}", out.text()));
+    common::golden("apply-created", &format!("$ kubectl apply -f -\n{}", out.text()));
     let out = kubectl_stdin(&mut sim, "apply -f - --dry-run=client", &BARE.replace("bare", "dry"));
-    common::golden("apply_dry_run", &format!("$ kubectl apply -f - --dry-run=client\n{}", out.text()));
+    common::golden("apply-dry-run", &format!("$ kubectl apply -f - --dry-run=client\n{}", out.text()));
     let bad = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers: 3\n";
     let before = sim.store.resource_version();
     let out = kubectl_stdin(&mut sim, "apply -f -", bad);
-    common::golden("apply_manifest_error", &format!("$ kubectl apply -f -\n{}", out.text()));
+    common::golden("apply-manifest-error", &format!("$ kubectl apply -f -\n{}", out.text()));
     assert_eq!(out.code, 1);
     assert_eq!(sim.store.resource_version(), before, "nothing applied");
-    check(&mut sim, "apply_no_file", "apply");
-    check(&mut sim, "apply_missing_file", "apply -f web.yaml");
+    check(&mut sim, "apply-no-file", "apply");
+    check(&mut sim, "apply-missing-file", "apply -f web.yaml");
     let files = |name: &str| -> Result<String, String> {
         match name {
             "bare.yaml" => Ok(BARE.replace("bare", "bare2")),
@@ -93,7 +93,7 @@ fn create_commands() {
     let mut sim = cluster();
     check(
         &mut sim,
-        "create_deployment",
+        "create-deployment",
         "create deployment api --image=registry.io/team/api:v2 --replicas=2 --port=8080",
     );
     let d = sim.store.objects(Kind::Deployment).find(|o| &*o.meta().name == "api").cloned();
@@ -101,13 +101,13 @@ fn create_commands() {
     assert_eq!(d.spec.template.spec.containers[0].name.as_ref(), "api");
     assert_eq!(d.spec.template.spec.containers[0].ports[0].container_port, 8080);
     assert_eq!(d.metadata.label("app"), Some("api"));
-    check(&mut sim, "create_deployment_exists", "create deployment web --image=nginx");
-    check(&mut sim, "create_deployment_no_image", "create deployment x");
-    check(&mut sim, "create_deployment_no_name", "create deployment --image=nginx");
-    check(&mut sim, "create_namespace", "create namespace team-a");
-    check(&mut sim, "create_namespace_exists", "create ns team-a");
+    check(&mut sim, "create-deployment-exists", "create deployment web --image=nginx");
+    check(&mut sim, "create-deployment-no-image", "create deployment x");
+    check(&mut sim, "create-deployment-no-name", "create deployment --image=nginx");
+    check(&mut sim, "create-namespace", "create namespace team-a");
+    check(&mut sim, "create-namespace-exists", "create ns team-a");
     let out = kubectl_stdin(&mut sim, "create -f -", common::WEB);
-    common::golden("create_file_exists", &format!("$ kubectl create -f -\n{}", out.text()));
+    common::golden("create-file-exists", &format!("$ kubectl create -f -\n{}", out.text()));
     assert_eq!(out.code, 1);
     let out = kubectl_stdin(&mut sim, "create -f -", BARE);
     assert_eq!(out.stdout, "pod/bare created\n");
@@ -136,24 +136,24 @@ fn delete_pod_is_replaced() {
 fn delete_variants() {
     let mut sim = cluster();
     let pod = first_pod(&sim);
-    let out = check(&mut sim, "delete_pod", &format!("delete pod {pod} --wait=false"));
+    let out = check(&mut sim, "delete-pod", &format!("delete pod {pod} --wait=false"));
     assert!(out.follow.is_none());
-    check(&mut sim, "delete_not_found", "delete pod nope");
-    check(&mut sim, "delete_mixed", &format!("delete pods nope {pod} --wait=false"));
-    check(&mut sim, "delete_no_name", "delete pods");
-    check(&mut sim, "delete_nothing", "delete");
-    check(&mut sim, "delete_selector_none", "delete pods -l app=nothing");
-    check(&mut sim, "delete_bad_cascade", "delete deploy web --cascade=sideways");
-    check(&mut sim, "delete_now_and_grace", "delete pod x --now --grace-period=3");
-    check(&mut sim, "delete_force_grace", "delete pod x --force --grace-period=5");
+    check(&mut sim, "delete-not-found", "delete pod nope");
+    check(&mut sim, "delete-mixed", &format!("delete pods nope {pod} --wait=false"));
+    check(&mut sim, "delete-no-name", "delete pods");
+    check(&mut sim, "delete-nothing", "delete");
+    check(&mut sim, "delete-selector-none", "delete pods -l app=nothing");
+    check(&mut sim, "delete-bad-cascade", "delete deploy web --cascade=sideways");
+    check(&mut sim, "delete-now-and-grace", "delete pod x --now --grace-period=3");
+    check(&mut sim, "delete-force-grace", "delete pod x --force --grace-period=5");
     let pod2 = pods(&sim).iter().map(|p| p.meta().name.to_string()).find(|n| *n != pod).unwrap_or_default();
     let out = kubectl(&mut sim, &format!("delete pod/{pod2} --force --grace-period=0"));
     common::golden(
-        "delete_force",
+        "delete-force",
         &format!("$ kubectl delete pod/POD --force --grace-period=0\n{}", out.text().replace(&pod2, "POD")),
     );
     assert!(sim.store.peek(Kind::Pod, &kubeloop_engine::api::ObjKey::new("default", &pod2)).is_none());
-    check(&mut sim, "delete_cascade_legacy", "delete deploy web --cascade=false --wait=false");
+    check(&mut sim, "delete-cascade-legacy", "delete deploy web --cascade=false --wait=false");
     let web = sim.store.objects(Kind::Deployment).find(|o| &*o.meta().name == "web").cloned();
     assert!(web.is_some_and(|w| w.meta().finalizers.iter().any(|f| &**f == "orphan")), "orphan asked of the GC");
 }
@@ -161,12 +161,12 @@ fn delete_variants() {
 #[test]
 fn delete_by_selector_and_all() {
     let mut sim = cluster();
-    let mut out = check(&mut sim, "delete_selector", "delete pods -l app=web");
+    let mut out = check(&mut sim, "delete-selector", "delete pods -l app=web");
     let (_, done) = follow(&mut sim, &mut out, 2 * MINUTE);
     assert!(done);
     let mut sim = cluster();
     kubectl_stdin(&mut sim, "apply -f -", BARE);
-    check(&mut sim, "delete_all_deploy", "delete deploy --all --wait=false");
+    check(&mut sim, "delete-all-deploy", "delete deploy --all --wait=false");
 }
 
 // ---- scale ------------------------------------------------------------------------------------------------
@@ -174,19 +174,19 @@ fn delete_by_selector_and_all() {
 #[test]
 fn scale_changes_replicas() {
     let mut sim = cluster();
-    check(&mut sim, "scale_deploy", "scale deploy web --replicas=5");
+    check(&mut sim, "scale-deploy", "scale deploy web --replicas=5");
     sim.run_for(2 * MINUTE);
     assert_eq!(running(&sim), 5);
-    check(&mut sim, "scale_slash", "scale deployment.apps/web --replicas=4");
-    check(&mut sim, "scale_precondition", "scale deploy web --current-replicas=2 --replicas=3");
-    check(&mut sim, "scale_precondition_ok", "scale deploy web --current-replicas=4 --replicas=3");
-    check(&mut sim, "scale_no_replicas", "scale deploy web");
-    check(&mut sim, "scale_negative", "scale deploy web --replicas=-1");
-    check(&mut sim, "scale_not_found", "scale deploy nope --replicas=1");
+    check(&mut sim, "scale-slash", "scale deployment.apps/web --replicas=4");
+    check(&mut sim, "scale-precondition", "scale deploy web --current-replicas=2 --replicas=3");
+    check(&mut sim, "scale-precondition-ok", "scale deploy web --current-replicas=4 --replicas=3");
+    check(&mut sim, "scale-no-replicas", "scale deploy web");
+    check(&mut sim, "scale-negative", "scale deploy web --replicas=-1");
+    check(&mut sim, "scale-not-found", "scale deploy nope --replicas=1");
     let pod = first_pod(&sim);
-    check(&mut sim, "scale_pod", &format!("scale pod {pod} --replicas=2"));
-    check(&mut sim, "scale_selector", "scale deploy -l app=web --replicas=2");
-    check(&mut sim, "scale_cap", "scale deploy web --replicas=1000000");
+    check(&mut sim, "scale-pod", &format!("scale pod {pod} --replicas=2"));
+    check(&mut sim, "scale-selector", "scale deploy -l app=web --replicas=2");
+    check(&mut sim, "scale-cap", "scale deploy web --replicas=1000000");
 }
 
 // ---- set image ----------------------------------------------------------------------------------------------
@@ -195,17 +195,17 @@ fn scale_changes_replicas() {
 fn set_image_rolls_out() {
     let mut sim = cluster();
     let rs_before = sim.store.count_of(Kind::ReplicaSet);
-    check(&mut sim, "set_image", "set image deployment/web nginx=nginx:1.28");
+    check(&mut sim, "set-image", "set image deployment/web nginx=nginx:1.28");
     sim.run_for(3 * MINUTE);
     assert_eq!(sim.store.count_of(Kind::ReplicaSet), rs_before + 1, "a new ReplicaSet");
-    check(&mut sim, "set_image_unchanged", "set image deploy web nginx=nginx:1.28");
-    check(&mut sim, "set_image_unknown_container", "set image deploy/web app=nginx:1.29");
-    check(&mut sim, "set_image_star", "set image deploy/web '*=nginx:1.29'");
-    check(&mut sim, "set_image_no_pairs", "set image deploy/web");
+    check(&mut sim, "set-image-unchanged", "set image deploy web nginx=nginx:1.28");
+    check(&mut sim, "set-image-unknown-container", "set image deploy/web app=nginx:1.29");
+    check(&mut sim, "set-image-star", "set image deploy/web '*=nginx:1.29'");
+    check(&mut sim, "set-image-no-pairs", "set image deploy/web");
     let pod = first_pod(&sim);
     let out = kubectl(&mut sim, &format!("set image pod/{pod} nginx=nginx:1.30"));
     assert_eq!(out.stdout, format!("pod/{pod} image updated\n"), "{out:?}");
-    check(&mut sim, "set_image_node", "set image node/node-1 a=b");
+    check(&mut sim, "set-image-node", "set image node/node-1 a=b");
 }
 
 // ---- label, annotate -------------------------------------------------------------------------------------------
@@ -221,26 +221,26 @@ fn label_and_annotate() {
     let after = sim.store.peek(Kind::Pod, &key).cloned().expect("pod");
     assert_eq!(after.meta().label("tier"), Some("frontend"));
     assert_ne!(Some(after.meta().resource_version), rv);
-    check(&mut sim, "label_deploy", "label deploy web team=blue");
-    check(&mut sim, "label_exists", "label deploy web app=other");
-    check(&mut sim, "label_overwrite", "label deploy web app=other --overwrite");
-    check(&mut sim, "label_same", "label deploy web team=blue");
-    check(&mut sim, "label_remove", "label deploy web team-");
-    check(&mut sim, "label_remove_missing", "label deploy web team-");
-    check(&mut sim, "label_list", "label deploy web --list");
-    check(&mut sim, "label_list_many", "label deploy --all --list");
-    check(&mut sim, "label_bad_value", "label deploy web 'x=-bad'");
-    check(&mut sim, "label_bad_spec", "label deploy web a=b=c");
-    check(&mut sim, "label_invalid_key", "label deploy web 'a/b/c=x'");
-    check(&mut sim, "label_no_update", "label deploy web");
-    check(&mut sim, "label_no_resource", "label");
-    check(&mut sim, "label_order", "label app=x deploy web");
-    check(&mut sim, "annotate_deploy", "annotate deploy web owner=ops");
-    check(&mut sim, "annotate_exists", "annotate deploy web owner=dev");
-    check(&mut sim, "annotate_overwrite", "annotate deploy web owner=dev --overwrite");
-    check(&mut sim, "annotate_remove", "annotate deploy web owner-");
-    check(&mut sim, "annotate_selector", "annotate pods -l app=web note=hi");
-    check(&mut sim, "annotate_bad", "annotate deploy web =x");
+    check(&mut sim, "label-deploy", "label deploy web team=blue");
+    check(&mut sim, "label-exists", "label deploy web app=other");
+    check(&mut sim, "label-overwrite", "label deploy web app=other --overwrite");
+    check(&mut sim, "label-same", "label deploy web team=blue");
+    check(&mut sim, "label-remove", "label deploy web team-");
+    check(&mut sim, "label-remove-missing", "label deploy web team-");
+    check(&mut sim, "label-list", "label deploy web --list");
+    check(&mut sim, "label-list-many", "label deploy --all --list");
+    check(&mut sim, "label-bad-value", "label deploy web 'x=-bad'");
+    check(&mut sim, "label-bad-spec", "label deploy web a=b=c");
+    check(&mut sim, "label-invalid-key", "label deploy web 'a/b/c=x'");
+    check(&mut sim, "label-no-update", "label deploy web");
+    check(&mut sim, "label-no-resource", "label");
+    check(&mut sim, "label-order", "label app=x deploy web");
+    check(&mut sim, "annotate-deploy", "annotate deploy web owner=ops");
+    check(&mut sim, "annotate-exists", "annotate deploy web owner=dev");
+    check(&mut sim, "annotate-overwrite", "annotate deploy web owner=dev --overwrite");
+    check(&mut sim, "annotate-remove", "annotate deploy web owner-");
+    check(&mut sim, "annotate-selector", "annotate pods -l app=web note=hi");
+    check(&mut sim, "annotate-bad", "annotate deploy web =x");
 }
 
 // ---- cordon, uncordon, taint ---------------------------------------------------------------------------------------
@@ -249,9 +249,9 @@ fn label_and_annotate() {
 fn cordon_keeps_new_pods_off() {
     let mut sim = cluster();
     check(&mut sim, "cordon", "cordon node-1");
-    check(&mut sim, "cordon_again", "cordon node-1");
-    check(&mut sim, "cordon_missing", "cordon node-9");
-    check(&mut sim, "cordon_usage", "cordon");
+    check(&mut sim, "cordon-again", "cordon node-1");
+    check(&mut sim, "cordon-missing", "cordon node-9");
+    check(&mut sim, "cordon-usage", "cordon");
     kubectl(&mut sim, "scale deploy web --replicas=9");
     sim.run_for(2 * MINUTE);
     let on_1 = pods(&sim).iter().filter(|p| node_of(&sim, &p.meta().name) == "node-1").count();
@@ -260,23 +260,23 @@ fn cordon_keeps_new_pods_off() {
     assert_eq!(on_1, on_1_before, "nothing new on the cordoned node");
     assert_eq!(running(&sim), 9);
     check(&mut sim, "uncordon", "uncordon node-1");
-    check(&mut sim, "uncordon_again", "uncordon node-1");
+    check(&mut sim, "uncordon-again", "uncordon node-1");
 }
 
 #[test]
 fn taint_keeps_new_pods_off() {
     let mut sim = cluster();
     check(&mut sim, "taint", "taint nodes node-2 dedicated=gpu:NoSchedule");
-    check(&mut sim, "taint_exists", "taint nodes node-2 dedicated=db:NoSchedule");
-    check(&mut sim, "taint_overwrite", "taint nodes node-2 dedicated=db:NoSchedule --overwrite");
-    check(&mut sim, "taint_bad_effect", "taint nodes node-2 dedicated=gpu:Sometimes");
-    check(&mut sim, "taint_no_effect", "taint nodes node-2 dedicated=gpu");
-    check(&mut sim, "taint_duplicate", "taint nodes node-2 a=1:NoSchedule a=2:NoSchedule");
-    check(&mut sim, "taint_pods", "taint pods x a=1:NoSchedule");
-    check(&mut sim, "taint_no_name", "taint nodes a=1:NoSchedule");
-    check(&mut sim, "taint_both", "taint nodes node-2 a=1:NoSchedule a-");
-    check(&mut sim, "taint_missing_remove", "taint nodes node-2 nope-");
-    check(&mut sim, "taint_all", "taint nodes --all maintenance:PreferNoSchedule");
+    check(&mut sim, "taint-exists", "taint nodes node-2 dedicated=db:NoSchedule");
+    check(&mut sim, "taint-overwrite", "taint nodes node-2 dedicated=db:NoSchedule --overwrite");
+    check(&mut sim, "taint-bad-effect", "taint nodes node-2 dedicated=gpu:Sometimes");
+    check(&mut sim, "taint-no-effect", "taint nodes node-2 dedicated=gpu");
+    check(&mut sim, "taint-duplicate", "taint nodes node-2 a=1:NoSchedule a=2:NoSchedule");
+    check(&mut sim, "taint-pods", "taint pods x a=1:NoSchedule");
+    check(&mut sim, "taint-no-name", "taint nodes a=1:NoSchedule");
+    check(&mut sim, "taint-both", "taint nodes node-2 a=1:NoSchedule a-");
+    check(&mut sim, "taint-missing-remove", "taint nodes node-2 nope-");
+    check(&mut sim, "taint-all", "taint nodes --all maintenance:PreferNoSchedule");
     kubectl(&mut sim, "taint nodes node-3 dedicated=gpu:NoSchedule");
     let before: Vec<String> = pods(&sim).iter().map(|p| p.meta().name.to_string()).collect();
     kubectl(&mut sim, "scale deploy web --replicas=8");
@@ -287,7 +287,7 @@ fn taint_keeps_new_pods_off() {
         }
     }
     check(&mut sim, "untaint", "taint nodes node-2 dedicated:NoSchedule-");
-    check(&mut sim, "untaint_key", "taint nodes node-3 dedicated-");
+    check(&mut sim, "untaint-key", "taint nodes node-3 dedicated-");
 }
 
 // ---- drain ------------------------------------------------------------------------------------------------------
@@ -329,19 +329,19 @@ fn drain_golden() {
     let pinned = BARE.replace("spec:\n", "spec:\n  nodeName: node-1\n");
     kubectl_stdin(&mut sim, "apply -f -", &pinned);
     sim.run_for(MINUTE);
-    check(&mut sim, "drain_unmanaged", "drain node-1");
-    let mut out = check(&mut sim, "drain_force", "drain node-1 --force --grace-period=5");
+    check(&mut sim, "drain-unmanaged", "drain node-1");
+    let mut out = check(&mut sim, "drain-force", "drain node-1 --force --grace-period=5");
     let (text, done) = follow(&mut sim, &mut out, 2 * MINUTE);
     assert!(done);
-    common::golden("drain_force_follow", &text);
-    check(&mut sim, "drain_empty", "drain node-1");
-    check(&mut sim, "drain_missing", "drain node-9");
-    check(&mut sim, "drain_usage", "drain");
-    check(&mut sim, "drain_bad_timeout", "drain node-2 --timeout=soon");
-    let mut out = check(&mut sim, "drain_delete", "drain node-2 --disable-eviction --timeout=1m");
+    common::golden("drain-force-follow", &text);
+    check(&mut sim, "drain-empty", "drain node-1");
+    check(&mut sim, "drain-missing", "drain node-9");
+    check(&mut sim, "drain-usage", "drain");
+    check(&mut sim, "drain-bad-timeout", "drain node-2 --timeout=soon");
+    let mut out = check(&mut sim, "drain-delete", "drain node-2 --disable-eviction --timeout=1m");
     let (text, done) = follow(&mut sim, &mut out, 2 * MINUTE);
     assert!(done);
-    common::golden("drain_delete_follow", &text);
+    common::golden("drain-delete-follow", &text);
 }
 
 // ---- nothing panics ------------------------------------------------------------------------------------------
