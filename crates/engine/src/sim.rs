@@ -1114,9 +1114,10 @@ impl Sim {
 
     /// The controller of that name on the active replica (else the first one).
     pub fn controller(&self, name: &str) -> Option<&Controller> {
-        let mut all = self.hosts.iter().flat_map(|h| h.controllers.iter().map(move |c| (h.active(), c)));
-        let candidates: Vec<(bool, &Controller)> = all.by_ref().filter(|(_, c)| c.name() == name).collect();
-        candidates.iter().find(|(a, _)| *a).or(candidates.first()).map(|(_, c)| *c)
+        let named = || {
+            self.hosts.iter().flat_map(|h| h.controllers.iter().map(move |c| (h, c))).filter(|(_, c)| c.name() == name)
+        };
+        named().find(|(h, _)| h.active()).or_else(|| named().next()).map(|(_, c)| c)
     }
 
     /// Every queue empty and every worker idle.
