@@ -299,13 +299,7 @@ impl Informer {
                 None => out.push(InformerEvent::Add(o)),
             }
         }
-        let mut vanished: Vec<ObjKey> = self.cache.objects.keys().filter(|k| !seen.contains_key(*k)).cloned().collect();
-        vanished.sort();
-        for k in vanished {
-            if let Some(old) = self.cache.remove(&k) {
-                out.push(InformerEvent::Delete(old, true));
-            }
-        }
+        self.remove_vanished(&seen, true, &mut out);
         self.last_rv = rv;
         self.has_synced = true;
         let id = store.watch(self.client, self.kind, rv, self.filter.clone())?;
@@ -343,17 +337,28 @@ impl Informer {
                 }
             }
         }
-        let mut vanished: Vec<ObjKey> = self.cache.objects.keys().filter(|k| !seen.contains_key(*k)).cloned().collect();
-        vanished.sort();
-        for k in vanished {
-            if let Some(old) = self.cache.remove(&k) {
-                out.push(InformerEvent::Delete(old, false));
-            }
-        }
+        self.remove_vanished(&seen, false, &mut out);
         self.last_rv = store.resource_version();
         self.has_synced = true;
         self.state = ReflectorState::Listing;
         out
+    }
+
+    /// Cached keys a list no longer has leave the cache as deletes, in key order (`final_state_unknown`: a relist's
+    /// `DeletedFinalStateUnknown`; a poll's diff is an ordinary delete).
+    fn remove_vanished(
+        &mut self,
+        seen: &FxHashMap<ObjKey, ()>,
+        final_state_unknown: bool,
+        out: &mut Vec<InformerEvent>,
+    ) {
+        let mut vanished: Vec<ObjKey> = self.cache.objects.keys().filter(|k| !seen.contains_key(*k)).cloned().collect();
+        vanished.sort();
+        for k in vanished {
+            if let Some(old) = self.cache.remove(&k) {
+                out.push(InformerEvent::Delete(old, final_state_unknown));
+            }
+        }
     }
 
     /// Re-opens the watch from the last seen resourceVersion (after a disconnect). `Err(Gone)` means the history is
