@@ -322,9 +322,7 @@ impl Sim {
         if elects {
             self.leader_tick(index);
         } else {
-            for id in ids.into_iter().flatten() {
-                self.start_informer(id);
-            }
+            self.start_host_informers(index);
         }
         index
     }
@@ -351,10 +349,7 @@ impl Sim {
         match transition {
             Transition::StartedLeading => {
                 // OnStartedLeading: informers start (a full LIST each), then the controllers.
-                let ids: Vec<InformerId> = self.hosts[h].informers.iter().flatten().copied().collect();
-                for id in ids {
-                    self.start_informer(id);
-                }
+                self.start_host_informers(h);
             }
             Transition::StoppedLeading => {
                 // kube-controller-manager exits when it loses the lease ("leaderelection lost") and is restarted.
@@ -403,10 +398,7 @@ impl Sim {
         if host.elector.is_some() {
             self.leader_tick(h);
         } else {
-            let ids: Vec<InformerId> = self.hosts[h].informers.iter().flatten().copied().collect();
-            for id in ids {
-                self.start_informer(id);
-            }
+            self.start_host_informers(h);
         }
     }
 
@@ -779,6 +771,14 @@ impl Sim {
         self.deliver(informer, out, Origin::Watch);
         if let Owner::Host(h) = self.informer_owner[informer] {
             self.pump(h);
+        }
+    }
+
+    /// Starts every informer of host `h` (a LIST each, then a WATCH).
+    fn start_host_informers(&mut self, h: usize) {
+        let ids: Vec<InformerId> = self.hosts[h].informers.iter().flatten().copied().collect();
+        for id in ids {
+            self.start_informer(id);
         }
     }
 
