@@ -8,10 +8,12 @@ pub struct Example {
     pub yaml: &'static str,
 }
 
-/// The Deployment applied when the page opens.
-pub const WEB: &str = "\
-# A web tier: 3 nginx replicas.
-# Change replicas, then Apply (Ctrl+Enter).
+/// The web Deployment's document (3 nginx replicas), shared by the page's default manifest and the lessons that
+/// run it next to something else.
+#[macro_export]
+macro_rules! web_deployment {
+    () => {
+        "\
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -35,7 +37,13 @@ spec:
           requests:
             cpu: 250m
             memory: 128Mi
-";
+"
+    };
+}
+
+/// The Deployment applied when the page opens.
+pub const WEB: &str =
+    concat!("# A web tier: 3 nginx replicas.\n# Change replicas, then Apply (Ctrl+Enter).\n", web_deployment!());
 
 const TOO_BIG: &str = "\
 # Each pod requests 6 CPUs; nodes have 4.

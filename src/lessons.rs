@@ -116,31 +116,10 @@ spec:
             memory: 128Mi
 ";
 
-const THOUSAND_PODS: &str = "\
-# 1,000 pods on 10 nodes: web (3) and batch (997 small pods).
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    app: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        resources:
-          requests:
-            cpu: 250m
-            memory: 128Mi
+const THOUSAND_PODS: &str = concat!(
+    "# 1,000 pods on 10 nodes: web (3) and batch (997 small pods).\n",
+    crate::web_deployment!(),
+    "\
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -163,7 +142,8 @@ spec:
           requests:
             cpu: 5m
             memory: 8Mi
-";
+"
+);
 
 use kubeloop_engine::sim::{CONTROLLER_MANAGER as CM1, CONTROLLER_MANAGER_2 as CM2};
 
