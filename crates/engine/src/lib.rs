@@ -12,6 +12,7 @@ pub mod informer;
 pub mod kubectl;
 pub mod kubelet;
 pub mod leaderelection;
+pub mod limits;
 pub mod manifest;
 pub mod recorder;
 pub mod rng;

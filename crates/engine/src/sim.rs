@@ -27,9 +27,7 @@ use crate::store::{fnv1a, ClientId, DeleteOptions, Store, StoreConfig};
 use crate::time::{Millis, HOUR};
 use crate::watch::{WatchFilter, WatcherId};
 
-/// Kubernetes' scalability envelope, enforced as kubeloop's caps.
-pub const MAX_NODES: usize = 5_000;
-pub const MAX_PODS: usize = 150_000;
+pub use crate::limits::{MAX_NODES, MAX_PODS};
 
 /// Everything that can be tuned; defaults are upstream's.
 #[derive(Clone, Debug)]
