@@ -121,6 +121,11 @@ pub trait Reconciler {
     }
     /// Forgets in-memory state: the process restarted.
     fn reset(&mut self) {}
+    /// Entries of in-memory state the controller keeps (expectations, graphs, tables), for the engine's footprint:
+    /// they must shrink again when the objects they are about go away.
+    fn retained(&self) -> usize {
+        0
+    }
     /// Whether the controller has an edge-triggered mode ([`Reconciler::handle_edge`]).
     fn supports_edge(&self) -> bool {
         false
@@ -216,6 +221,11 @@ impl Controller {
         } else {
             TriggerMode::Level
         }
+    }
+
+    /// Entries this controller holds: queue keys and in-memory state (not the recorder's bounded LRU).
+    pub fn footprint(&self) -> usize {
+        self.queue.footprint() + self.reconciler.retained()
     }
 
     pub fn busy_workers(&self) -> usize {

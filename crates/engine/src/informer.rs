@@ -228,6 +228,8 @@ pub struct InformerStats {
 
 /// A shared informer of one kind for one component.
 pub struct Informer {
+    /// Its number in the simulation (what its watches wake).
+    pub id: InformerId,
     pub kind: Kind,
     pub filter: WatchFilter,
     pub client: ClientId,
@@ -260,6 +262,7 @@ pub const RELIST_BACKOFF_MAX: Millis = 30 * SECOND;
 impl Informer {
     pub fn new(kind: Kind, filter: WatchFilter, client: ClientId, owner: usize, label_index: bool) -> Self {
         Informer {
+            id: 0,
             kind,
             filter,
             client,
@@ -302,7 +305,7 @@ impl Informer {
         self.remove_vanished(&seen, true, &mut out);
         self.last_rv = rv;
         self.has_synced = true;
-        let id = store.watch(self.client, self.kind, rv, self.filter.clone())?;
+        let id = store.watch_notify(self.client, self.kind, rv, self.filter.clone(), self.id)?;
         self.stats.watches += 1;
         self.state = ReflectorState::Watching(id);
         self.backoff = RELIST_BACKOFF_INITIAL;
@@ -365,7 +368,7 @@ impl Informer {
     /// gone: the caller relists after [`Informer::next_backoff`].
     pub fn rewatch(&mut self, store: &mut Store) -> Result<(), ApiError> {
         self.close_watch(store);
-        match store.watch(self.client, self.kind, self.last_rv, self.filter.clone()) {
+        match store.watch_notify(self.client, self.kind, self.last_rv, self.filter.clone(), self.id) {
             Ok(id) => {
                 self.stats.watches += 1;
                 self.state = ReflectorState::Watching(id);
@@ -425,6 +428,14 @@ impl Informer {
         if let ReflectorState::Watching(id) = self.state {
             store.stop_watch(id);
         }
+    }
+
+    /// Ends the open watch (if any) and waits for a LIST: the relist path (410 Gone, the relist period, a switch of
+    /// observe mode). The watch is closed here, while the informer still knows it: a relist never leaves the old
+    /// watch open behind it.
+    pub fn begin_list(&mut self, store: &mut Store) {
+        self.close_watch(store);
+        self.state = ReflectorState::Listing;
     }
 
     /// Stops the informer and forgets its cache (the process died).

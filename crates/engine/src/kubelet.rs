@@ -134,6 +134,11 @@ impl Kubelet {
         }
     }
 
+    /// Entries this kubelet holds: pods it runs, images it pulled (not the recorder's bounded LRU).
+    pub fn footprint(&self) -> usize {
+        self.pods.len() + self.images.len()
+    }
+
     fn node_key(&self) -> ObjKey {
         ObjKey::cluster(&self.name)
     }

@@ -8,6 +8,7 @@ pub mod client;
 pub mod controller;
 pub mod controllers;
 pub mod faults;
+pub mod footprint;
 pub mod informer;
 pub mod kubectl;
 pub mod kubelet;

@@ -6,6 +6,12 @@
 pub const MAX_NODES: usize = 5_000;
 pub const MAX_PODS: usize = 150_000;
 
+/// Events a watch may hold undelivered before the API server ends it (the watch cache terminates a watcher that
+/// falls too far behind; its reader re-watches from the last resourceVersion it saw, or relists on 410 Gone). The
+/// cacher's own bound is a short channel and a timeout; this is kubeloop's, sized to the watch cache's capacity so
+/// no normal burst reaches it.
+pub const WATCH_BUFFER_MAX: usize = 100 * 1024;
+
 /// The longest piece of user text an error message repeats (kubeloop's own; longer text is cut with a note).
 pub const ECHO_MAX_CHARS: usize = 120;
 
@@ -14,9 +20,7 @@ pub const ECHO_MAX_CHARS: usize = 120;
 pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(ECHO_MAX_CHARS) {
         None => std::borrow::Cow::Borrowed(text),
-        Some((cut, _)) => {
-            std::borrow::Cow::Owned(format!("{}... ({} more bytes)", &text[..cut], text.len() - cut))
-        }
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}... ({} more bytes)", &text[..cut], text.len() - cut)),
     }
 }
 

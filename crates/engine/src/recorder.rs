@@ -10,7 +10,7 @@ use crate::api::{s, Event, EventBody, EventSource, ObjKey, Object, ObjectReferen
 use crate::client::Api;
 use crate::store::Subresource;
 
-const LRU_SIZE: usize = 4096;
+pub const LRU_SIZE: usize = 4096;
 
 /// `Normal` or `Warning`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +103,15 @@ impl Recorder {
             self.order.push_back(agg.clone());
             self.seen.insert(agg, created.key());
         }
+    }
+
+    /// Entries of the aggregation cache (bounded by its LRU size).
+    pub fn len(&self) -> usize {
+        self.seen.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.seen.is_empty()
     }
 
     /// Forgets the aggregation cache (the process restarted).

@@ -147,7 +147,7 @@ pub enum Owner {
 
 #[derive(Clone, Debug)]
 enum Ev {
-    WatchDrain(WatcherId),
+    WatchDrain { watcher: WatcherId, informer: InformerId },
     InformerList { informer: InformerId, epoch: u64 },
     InformerResync { informer: InformerId, epoch: u64, token: u64 },
     QueueWake { host: usize, ctrl: usize, epoch: u64 },
@@ -161,7 +161,7 @@ enum Ev {
 impl Ev {
     fn tag(&self) -> u8 {
         match self {
-            Ev::WatchDrain(_) => 1,
+            Ev::WatchDrain { .. } => 1,
             Ev::InformerList { .. } => 2,
             Ev::InformerResync { .. } => 3,
             Ev::QueueWake { .. } => 4,
@@ -204,10 +204,12 @@ pub struct Sim {
     seq: u64,
     events: BinaryHeap<Reverse<Scheduled>>,
     pub rng: Rng,
+    /// Randomness on the person's side (kubectl's own name suffixes, the latency of the user's requests): never
+    /// the simulation's stream, so what a person reads cannot change what the cluster does.
+    pub user_rng: Rng,
     pub store: Store,
     pub informers: Vec<Informer>,
     informer_owner: Vec<Owner>,
-    watch_routes: FxHashMap<WatcherId, InformerId>,
     pub hosts: Vec<Host>,
     pub kubelets: Vec<Kubelet>,
     kubelet_by_name: FxHashMap<Str, usize>,
@@ -217,22 +219,31 @@ pub struct Sim {
     /// The watch-drop fault, applied to every informer including those created later.
     watch_drop: f64,
     events_processed: u64,
+    /// The event heap is compacted (timers that can no longer fire dropped) when it grows past this.
+    compact_at: usize,
     hash: u64,
 }
+
+/// Salt of the user's random stream (`kubectl` in ASCII).
+const USER_STREAM: u64 = 0x6b75_6265_6374_6c00;
+
+/// The event heap is never compacted below this many entries.
+const COMPACT_MIN: usize = 4096;
 
 impl Sim {
     pub fn new(config: SimConfig) -> Self {
         let mut rng = Rng::new(config.seed);
+        let user_rng = Rng::new(config.seed ^ USER_STREAM);
         let store = Store::new(config.store.clone(), rng.fork());
         let mut sim = Sim {
             now: 0,
             seq: 0,
             events: BinaryHeap::new(),
             rng,
+            user_rng,
             store,
             informers: Vec::new(),
             informer_owner: Vec::new(),
-            watch_routes: FxHashMap::default(),
             hosts: Vec::new(),
             kubelets: Vec::new(),
             kubelet_by_name: FxHashMap::default(),
@@ -240,6 +251,7 @@ impl Sim {
             log: ReconcileLog::new(20_000),
             watch_drop: 0.0,
             events_processed: 0,
+            compact_at: COMPACT_MIN,
             hash: 0xcbf2_9ce4_8422_2325,
             config,
         };
@@ -412,6 +424,7 @@ impl Sim {
                 inf.polling = Some(period.max(1));
             }
         }
+        inf.id = self.informers.len();
         self.informers.push(inf);
         self.informer_owner.push(owner);
         self.informers.len() - 1
@@ -426,6 +439,45 @@ impl Sim {
     fn schedule(&mut self, at: Millis, ev: Ev) {
         self.seq += 1;
         self.events.push(Reverse(Scheduled { at: at.max(self.now), seq: self.seq, ev }));
+        if self.events.len() > self.compact_at {
+            self.compact_events();
+        }
+    }
+
+    /// Whether a timer can no longer do anything, whenever it fires: its process, informer or kubelet has started
+    /// a new life since (epoch), it was re-armed (token), or its watch is closed (watch ids are never reused).
+    fn is_stale(&self, ev: &Ev) -> bool {
+        let informer = |i: &InformerId| &self.informers[*i];
+        match ev {
+            Ev::WatchDrain { watcher, .. } => self.store.watcher(*watcher).is_none(),
+            Ev::InformerList { informer: i, epoch } => informer(i).epoch != *epoch,
+            Ev::InformerResync { informer: i, epoch, token } => {
+                informer(i).epoch != *epoch || informer(i).resync_token != *token
+            }
+            Ev::InformerRelist { informer: i, epoch, token } => {
+                informer(i).epoch != *epoch || informer(i).relist_token != *token
+            }
+            Ev::QueueWake { host, epoch, .. } | Ev::WorkerDone { host, epoch, .. } | Ev::LeaderTick { host, epoch } => {
+                self.hosts[*host].epoch != *epoch
+            }
+            Ev::KubeletTick { node, epoch } | Ev::KubeletPod { node, epoch, .. } => {
+                self.kubelets[*node].epoch != *epoch
+            }
+        }
+    }
+
+    /// Drops the timers that can no longer fire, so re-armed and orphaned timers do not pile up until they are due.
+    /// Dropping them changes nothing: a stale timer is skipped (and not hashed) when it comes up anyway.
+    fn compact_events(&mut self) {
+        let mut v = std::mem::take(&mut self.events).into_vec();
+        v.retain(|Reverse(s)| !self.is_stale(&s.ev));
+        self.events = BinaryHeap::from(v);
+        self.compact_at = (self.events.len() * 2).max(COMPACT_MIN);
+    }
+
+    /// Timers pending in the event heap (live or not yet compacted away).
+    pub fn pending_timers(&self) -> usize {
+        self.events.len()
     }
 
     /// When the next event is due.
@@ -437,6 +489,9 @@ impl Sim {
     pub fn step(&mut self) -> bool {
         let Some(Reverse(s)) = self.events.pop() else { return false };
         self.now = s.at;
+        if self.is_stale(&s.ev) {
+            return true;
+        }
         self.events_processed += 1;
         self.hash = fnv1a(self.hash, &s.at.to_le_bytes());
         self.hash = fnv1a(self.hash, &[s.ev.tag()]);
@@ -471,10 +526,35 @@ impl Sim {
         self.events_processed
     }
 
+    /// Schedules the deliveries of watches whose events became due, and lets the informers whose watch the server
+    /// ended re-watch.
     fn flush_wakeups(&mut self) {
-        let wakeups = std::mem::take(&mut self.store.wakeups);
-        for (id, at) in wakeups {
-            self.schedule(at, Ev::WatchDrain(id));
+        loop {
+            let wakeups = std::mem::take(&mut self.store.wakeups);
+            let ended = std::mem::take(&mut self.store.ended);
+            if wakeups.is_empty() && ended.is_empty() {
+                return;
+            }
+            for w in wakeups {
+                self.schedule(w.at, Ev::WatchDrain { watcher: w.watcher, informer: w.notify });
+            }
+            for e in ended {
+                self.watch_ended(e.notify, e.watcher);
+            }
+        }
+    }
+
+    /// The server ended the watch of `informer`: the reflector re-watches from the last resourceVersion it saw,
+    /// or relists after its backoff when that history is gone (410).
+    fn watch_ended(&mut self, informer: InformerId, watcher: WatcherId) {
+        let Some(inf) = self.informers.get_mut(informer) else { return };
+        if inf.watcher() != Some(watcher) {
+            return;
+        }
+        if inf.rewatch(&mut self.store).is_err() {
+            let epoch = inf.epoch;
+            let backoff = inf.next_backoff(&mut self.rng);
+            self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
         }
     }
 
@@ -482,14 +562,13 @@ impl Sim {
 
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::WatchDrain(id) => {
-                let Some(&inf) = self.watch_routes.get(&id) else { return };
+            Ev::WatchDrain { watcher: id, informer: inf } => {
                 if self.informers[inf].watcher() != Some(id) {
                     return;
                 }
                 let (evs, next) = self.store.drain_watch(id, self.now);
                 if let Some(at) = next {
-                    self.schedule(at, Ev::WatchDrain(id));
+                    self.schedule(at, Ev::WatchDrain { watcher: id, informer: inf });
                 }
                 let out = self.informers[inf].on_watch_events(evs, &mut self.rng);
                 self.deliver(inf, out, Origin::Watch);
@@ -503,12 +582,13 @@ impl Sim {
                     self.poll(informer);
                     return;
                 }
+                // client-go's resync timer runs from the informer's start; a relist does not re-arm it.
+                let first_sync = !inf.has_synced;
                 match inf.list_and_watch(&mut self.store) {
                     Ok(out) => {
-                        if let Some(w) = self.informers[informer].watcher() {
-                            self.watch_routes.insert(w, informer);
+                        if first_sync {
+                            self.schedule_resync(informer);
                         }
-                        self.schedule_resync(informer);
                         self.schedule_relist(informer);
                         self.deliver(informer, out, Origin::List);
                         // This sync may complete the host's WaitForCacheSync.
@@ -569,8 +649,8 @@ impl Sim {
                 if inf.epoch != epoch || inf.relist_token != token || inf.watcher().is_none() {
                     return;
                 }
-                // Re-observe: a fresh LIST replaces the cache (and a new WATCH starts from it).
-                inf.state = ReflectorState::Listing;
+                // Re-observe: the watch ends, a fresh LIST replaces the cache (and a new WATCH starts from it).
+                inf.begin_list(&mut self.store);
                 self.dispatch(Ev::InformerList { informer, epoch });
             }
             Ev::LeaderTick { host, epoch } => {
@@ -783,7 +863,7 @@ impl Sim {
     fn start_informer(&mut self, id: InformerId) {
         let inf = &mut self.informers[id];
         inf.epoch += 1;
-        inf.state = ReflectorState::Listing;
+        inf.begin_list(&mut self.store);
         let epoch = inf.epoch;
         let delay = self.rng.range(2, 10);
         self.schedule(self.now + delay, Ev::InformerList { informer: id, epoch });
@@ -863,7 +943,7 @@ impl Sim {
     /// Runs `f` with the user's API handle, then lets watchers know.
     pub fn as_user<T>(&mut self, f: impl FnOnce(&mut Api) -> T) -> T {
         let out = {
-            let mut api = Api::new(&mut self.store, self.user, self.now, &mut self.rng);
+            let mut api = Api::new(&mut self.store, self.user, self.now, &mut self.user_rng);
             f(&mut api)
         };
         self.flush_wakeups();
@@ -916,17 +996,10 @@ impl Sim {
         if inf.watcher().is_none() {
             return;
         }
-        match inf.rewatch(&mut self.store) {
-            Ok(()) => {
-                if let Some(w) = inf.watcher() {
-                    self.watch_routes.insert(w, informer);
-                }
-            }
-            Err(_) => {
-                let epoch = inf.epoch;
-                let backoff = inf.next_backoff(&mut self.rng);
-                self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
-            }
+        if inf.rewatch(&mut self.store).is_err() {
+            let epoch = inf.epoch;
+            let backoff = inf.next_backoff(&mut self.rng);
+            self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
         }
         self.flush_wakeups();
     }
@@ -984,9 +1057,6 @@ impl Sim {
             if inf.state == ReflectorState::Stopped {
                 continue;
             }
-            if let Some(w) = inf.watcher() {
-                self.store.stop_watch(w);
-            }
             self.start_informer(id);
         }
     }
@@ -1032,9 +1102,10 @@ impl Sim {
     /// its backoff), replacing its cache.
     pub fn force_relist(&mut self, informer: InformerId) {
         let Some(inf) = self.informers.get_mut(informer) else { return };
-        let Some(w) = inf.watcher() else { return };
-        self.store.stop_watch(w);
-        inf.state = ReflectorState::Listing;
+        if inf.watcher().is_none() {
+            return;
+        }
+        inf.begin_list(&mut self.store);
         inf.stats.gone += 1;
         let epoch = inf.epoch;
         let backoff = inf.next_backoff(&mut self.rng);
@@ -1088,6 +1159,11 @@ impl Sim {
     }
 
     // ---- observation (uncounted) -----------------------------------------------------------------------------
+
+    /// What the engine holds right now, by structure (see [`crate::footprint`]).
+    pub fn footprint(&self) -> crate::footprint::Footprint {
+        crate::footprint::Footprint::of(self)
+    }
 
     /// Cached objects, over all running informers, that differ from the store right now.
     pub fn drift(&self) -> usize {

@@ -192,6 +192,8 @@ pub struct StoreConfig {
     /// DefaultTolerationSeconds admission: the tolerationSeconds of the not-ready and unreachable tolerations
     /// added to every pod (300 s).
     pub default_toleration_seconds: i64,
+    /// Undelivered events a watch may hold before the server ends it ([`crate::limits::WATCH_BUFFER_MAX`]).
+    pub watch_buffer_max: usize,
 }
 
 impl Default for StoreConfig {
@@ -203,6 +205,7 @@ impl Default for StoreConfig {
             event_ttl: HOUR,
             watch_latency: (2, 12),
             default_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
+            watch_buffer_max: crate::limits::WATCH_BUFFER_MAX,
         }
     }
 }
@@ -225,6 +228,14 @@ struct KindStore {
     by_node: FxHashMap<Str, BTreeSet<ObjKey>>,
 }
 
+/// A watch whose reader the simulation must wake (`notify` is the reader's number, e.g. an informer), at `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wakeup {
+    pub watcher: WatcherId,
+    pub notify: usize,
+    pub at: Millis,
+}
+
 /// A client's registration: its name (as it appears in events and the UI) and its counters.
 #[derive(Clone, Debug)]
 pub struct Client {
@@ -237,12 +248,17 @@ pub struct Store {
     pub config: StoreConfig,
     rv: u64,
     kinds: Vec<KindStore>,
-    watchers: Vec<Option<Watcher>>,
+    /// Open watches by id; ids are never reused, so a closed watch's id never names another.
+    watchers: FxHashMap<WatcherId, Watcher>,
+    next_watcher: WatcherId,
     clients: Vec<Client>,
     rng: Rng,
-    /// Watchers whose buffer went from empty to non-empty, with the time they become due; the simulation schedules
-    /// their delivery.
-    pub wakeups: Vec<(WatcherId, Millis)>,
+    /// Watches of simulated components whose buffer went from empty to non-empty, with the time they become due;
+    /// the simulation schedules their delivery.
+    pub wakeups: Vec<Wakeup>,
+    /// Watches of simulated components the server ended (one that fell too far behind); the simulation tells
+    /// their readers, which re-watch as a reflector does.
+    pub ended: Vec<Wakeup>,
     event_expiry: VecDeque<(Millis, ObjKey)>,
     /// The latest Kubernetes Event writes (creates and count bumps), oldest first, for the event stream; an
     /// observer's view, not an API.
@@ -275,10 +291,12 @@ impl Store {
             config,
             rv: 0,
             kinds: Kind::ALL.iter().map(|_| KindStore::default()).collect(),
-            watchers: Vec::new(),
+            watchers: FxHashMap::default(),
+            next_watcher: 0,
             clients: Vec::new(),
             rng,
             wakeups: Vec::new(),
+            ended: Vec::new(),
             event_expiry: VecDeque::new(),
             event_log: VecDeque::new(),
             event_log_total: 0,
@@ -810,14 +828,29 @@ impl Store {
                 }
             }
         }
+        let mut overflowing = Vec::new();
         for id in targets {
-            if let Some(w) = self.watchers[id].as_mut() {
+            if let Some(w) = self.watchers.get_mut(&id) {
                 if let Some(e) = w.filter.translate(&ev, old.as_deref()) {
                     if w.buffer.is_empty() {
-                        self.wakeups.push((id, now + w.latency));
+                        if let Some(notify) = w.notify {
+                            self.wakeups.push(Wakeup { watcher: id, notify, at: now + w.latency });
+                        }
                     }
                     w.buffer.push_back(e);
+                    if w.buffer.len() > self.config.watch_buffer_max {
+                        overflowing.push(id);
+                    }
                 }
+            }
+        }
+        // The watch cache ends a watcher that has fallen too far behind (its buffer is full); its reader re-watches
+        // from the last resourceVersion it saw (or relists on 410).
+        for id in overflowing {
+            let notify = self.watchers.get(&id).and_then(|w| w.notify);
+            self.stop_watch(id);
+            if let Some(notify) = notify {
+                self.ended.push(Wakeup { watcher: id, notify, at: now });
             }
         }
         let ks = &mut self.kinds[kind.index()];
@@ -861,12 +894,38 @@ impl Store {
 
     /// Opens a watch of `kind` from `from_rv`: every later change, in order. A start older than the history the
     /// server keeps is refused with 410 Gone; the client must relist.
+    ///
+    /// This is a reader that polls ([`Store::drain_watch`]): a person's `kubectl get -w`. Its delivery latency is
+    /// drawn from a stream of its own, so opening it changes nothing in the simulation's future.
     pub fn watch(
         &mut self,
         client: ClientId,
         kind: Kind,
         from_rv: u64,
         filter: WatchFilter,
+    ) -> Result<WatcherId, ApiError> {
+        self.open_watch(client, kind, from_rv, filter, None)
+    }
+
+    /// Opens a watch for a simulated component: the simulation is woken (with `notify`) when events become due.
+    pub fn watch_notify(
+        &mut self,
+        client: ClientId,
+        kind: Kind,
+        from_rv: u64,
+        filter: WatchFilter,
+        notify: usize,
+    ) -> Result<WatcherId, ApiError> {
+        self.open_watch(client, kind, from_rv, filter, Some(notify))
+    }
+
+    fn open_watch(
+        &mut self,
+        client: ClientId,
+        kind: Kind,
+        from_rv: u64,
+        filter: WatchFilter,
+        notify: Option<usize>,
     ) -> Result<WatcherId, ApiError> {
         let ks = &self.kinds[kind.index()];
         if from_rv < ks.compacted {
@@ -875,18 +934,25 @@ impl Store {
             return self.fail(client, ApiError::Gone { requested: from_rv, oldest: oldest - 1 });
         }
         let (lo, hi) = self.config.watch_latency;
-        let latency = self.rng.range(lo, hi);
-        let mut w = Watcher { kind, filter: filter.clone(), client, latency, buffer: VecDeque::new() };
-        for h in ks.history.iter().filter(|h| h.ev.rv > from_rv) {
+        let latency = match notify {
+            Some(_) => self.rng.range(lo, hi),
+            // An observer's watch must not draw from the simulation's stream: the shortest latency.
+            None => lo,
+        };
+        let mut w = Watcher { kind, filter: filter.clone(), client, latency, notify, buffer: VecDeque::new() };
+        // Replay from the watch cache, in order (the history is bounded, and so is the buffer).
+        let start = ks.history.partition_point(|h| h.ev.rv <= from_rv);
+        for h in ks.history.range(start..) {
             if let Some(e) = w.filter.translate(&h.ev, h.old.as_deref()) {
                 w.buffer.push_back(e);
             }
         }
-        let id = self.watchers.len();
-        if let Some(due) = w.next_due() {
-            self.wakeups.push((id, due));
+        let id = self.next_watcher;
+        self.next_watcher += 1;
+        if let (Some(due), Some(notify)) = (w.next_due(), notify) {
+            self.wakeups.push(Wakeup { watcher: id, notify, at: due });
         }
-        self.watchers.push(Some(w));
+        self.watchers.insert(id, w);
         let ks = &mut self.kinds[kind.index()];
         match filter {
             WatchFilter::All => ks.watchers.push(id),
@@ -898,7 +964,7 @@ impl Store {
 
     /// Closes a watch; undelivered events are lost.
     pub fn stop_watch(&mut self, id: WatcherId) {
-        let Some(w) = self.watchers.get_mut(id).and_then(Option::take) else { return };
+        let Some(w) = self.watchers.remove(&id) else { return };
         let ks = &mut self.kinds[w.kind.index()];
         match &w.filter {
             WatchFilter::All => ks.watchers.retain(|x| *x != id),
@@ -915,7 +981,7 @@ impl Store {
 
     /// Delivers the events of watcher `id` that are due at `now` (counted as served), and when the next ones are.
     pub fn drain_watch(&mut self, id: WatcherId, now: Millis) -> (Vec<WatchEvent>, Option<Millis>) {
-        let Some(w) = self.watchers.get_mut(id).and_then(Option::as_mut) else { return (Vec::new(), None) };
+        let Some(w) = self.watchers.get_mut(&id) else { return (Vec::new(), None) };
         let evs = w.take_due(now);
         let next = w.next_due();
         let client = w.client;
@@ -924,11 +990,26 @@ impl Store {
     }
 
     pub fn watcher(&self, id: WatcherId) -> Option<&Watcher> {
-        self.watchers.get(id).and_then(Option::as_ref)
+        self.watchers.get(&id)
     }
 
     pub fn open_watchers(&self) -> usize {
-        self.watchers.iter().filter(|w| w.is_some()).count()
+        self.watchers.len()
+    }
+
+    /// Events buffered in open watches, not yet delivered.
+    pub fn buffered_watch_events(&self) -> usize {
+        self.watchers.values().map(|w| w.buffer.len()).sum()
+    }
+
+    /// Entries of the watch cache (history kept per kind for watches that start in the past).
+    pub fn history_len(&self) -> usize {
+        self.kinds.iter().map(|k| k.history.len()).sum()
+    }
+
+    /// Pending Event expirations (one per Event write within the TTL).
+    pub fn expiry_len(&self) -> usize {
+        self.event_expiry.len()
     }
 }
 

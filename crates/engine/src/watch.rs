@@ -84,6 +84,9 @@ pub struct Watcher {
     pub filter: WatchFilter,
     pub client: usize,
     pub latency: Millis,
+    /// Who the simulation wakes when events become due (an informer); `None`: the reader polls (a person's
+    /// `kubectl get -w`).
+    pub notify: Option<usize>,
     /// Events committed but not yet delivered.
     pub buffer: VecDeque<WatchEvent>,
 }
@@ -129,8 +132,14 @@ mod tests {
 
     #[test]
     fn watcher_delivers_only_due_events_in_order() {
-        let mut w =
-            Watcher { kind: Kind::Pod, filter: WatchFilter::All, client: 0, latency: 5, buffer: VecDeque::new() };
+        let mut w = Watcher {
+            kind: Kind::Pod,
+            filter: WatchFilter::All,
+            client: 0,
+            latency: 5,
+            notify: None,
+            buffer: VecDeque::new(),
+        };
         for (rv, at) in [(1, 0), (2, 3), (3, 10)] {
             w.buffer.push_back(WatchEvent { type_: EventType::Added, object: pod_on(""), rv, at });
         }

@@ -318,6 +318,10 @@ pub trait RateLimiter<K> {
     fn forget(&mut self, k: &K);
     /// How many times `k` has been rate limited since it was last forgotten (client-go `NumRequeues`).
     fn num_requeues(&self, k: &K) -> u32;
+    /// Keys the limiter remembers (their failure counts), for the engine's footprint.
+    fn tracked(&self) -> usize {
+        0
+    }
 }
 
 /// client-go `ItemExponentialFailureRateLimiter`: `base * 2^failures` for the key, capped at `max`, where `failures`
@@ -350,6 +354,10 @@ impl<K: Clone + Eq + Hash> RateLimiter<K> for ItemExponentialFailureRateLimiter<
 
     fn num_requeues(&self, k: &K) -> u32 {
         self.failures.get(k).copied().unwrap_or(0)
+    }
+
+    fn tracked(&self) -> usize {
+        self.failures.len()
     }
 }
 
@@ -433,6 +441,10 @@ impl<K> RateLimiter<K> for MaxOfRateLimiter<K> {
     fn num_requeues(&self, k: &K) -> u32 {
         self.limiters.iter().map(|l| l.num_requeues(k)).max().unwrap_or(0)
     }
+
+    fn tracked(&self) -> usize {
+        self.limiters.iter().map(|l| l.tracked()).sum()
+    }
 }
 
 /// client-go `DefaultTypedControllerRateLimiter`: the max of per-key exponential backoff from 5 ms to 1000 s and an
@@ -496,6 +508,13 @@ impl<K: fmt::Debug> fmt::Debug for RateLimitingQueue<K> {
 impl<K: Clone + Eq + Hash> RateLimitingQueue<K> {
     pub fn new(limiter: Box<dyn RateLimiter<K>>) -> Self {
         RateLimitingQueue { queue: DelayingQueue::default(), limiter }
+    }
+
+    /// Keys held anywhere in the queue: queued, processing, waiting for their delay, or remembered by the rate
+    /// limiter (the engine's footprint).
+    pub fn footprint(&self) -> usize {
+        let q = self.queue.queue();
+        q.len() + q.processing_len() + self.queue.waiting_len() + self.limiter.tracked()
     }
 
     /// The underlying delaying queue, for read-only queries.

@@ -25,6 +25,15 @@ pub struct Expectations {
 }
 
 impl Expectations {
+    /// Controllers with expectations recorded.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
     /// `SatisfiedExpectations`: nothing pending, or the expectations expired.
     pub fn satisfied(&self, key: &ObjKey, now: Millis) -> bool {
         match self.map.get(key) {

@@ -281,6 +281,13 @@ impl Reconciler for GarbageCollector {
     fn name(&self) -> &'static str {
         "garbagecollector"
     }
+
+    fn retained(&self) -> usize {
+        self.dependents.values().map(|d| d.len() + 1).sum::<usize>()
+            + self.present.len()
+            + self.deleting_dependents.len()
+            + self.virtual_owners.len()
+    }
     fn component(&self) -> &'static str {
         "garbage-collector-controller"
     }

@@ -435,6 +435,10 @@ impl Reconciler for NodeLifecycleController {
     fn name(&self) -> &'static str {
         "nodelifecycle"
     }
+
+    fn retained(&self) -> usize {
+        self.health.len() + self.buckets.len() + self.zones.len()
+    }
     fn component(&self) -> &'static str {
         "node-controller"
     }

@@ -173,6 +173,10 @@ impl Reconciler for ReplicaSetController {
         "replicaset"
     }
 
+    fn retained(&self) -> usize {
+        self.expectations.len() + self.edge_deleted.len() + self.edge_replaced.len()
+    }
+
     fn component(&self) -> &'static str {
         "replicaset-controller"
     }

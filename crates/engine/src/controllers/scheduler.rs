@@ -293,6 +293,10 @@ impl Reconciler for Scheduler {
         "scheduler"
     }
 
+    fn retained(&self) -> usize {
+        self.nodes.len() + self.placed.len() + self.unschedulable.len() + self.attempts.len()
+    }
+
     fn component(&self) -> &'static str {
         "default-scheduler"
     }

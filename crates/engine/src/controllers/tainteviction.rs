@@ -64,6 +64,10 @@ impl Reconciler for TaintEvictionController {
     fn name(&self) -> &'static str {
         "tainteviction"
     }
+
+    fn retained(&self) -> usize {
+        self.scheduled.len()
+    }
     fn component(&self) -> &'static str {
         "taint-eviction-controller"
     }

@@ -154,7 +154,7 @@ fn container_name(sim: &mut Sim, image: &str) -> String {
     }
     if name.contains(['_', '.']) {
         name = name.replace(['_', '.'], "-");
-        name = format!("{name}-{}", sim.rng.name_suffix(5));
+        name = format!("{name}-{}", sim.user_rng.name_suffix(5));
     }
     name
 }
