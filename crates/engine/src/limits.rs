@@ -2,9 +2,44 @@
 //! do. Kubernetes' scalability envelope bounds the cluster; the rest bound what a hostile or unlucky input can cost
 //! (text, messages, outputs). Anything here that is kubeloop's own (not an upstream limit) says so.
 
+use crate::api::Kind;
+
 /// Kubernetes' scalability envelope, enforced as kubeloop's caps.
 pub const MAX_NODES: usize = 5_000;
 pub const MAX_PODS: usize = 150_000;
+
+/// Objects of each kind the API store holds at most: Kubernetes' scalability envelope where it names one (nodes,
+/// pods, namespaces), kubeloop's own bound for the rest (sized so the envelope's cluster fits: 11 ReplicaSets per
+/// Deployment with the default revision history, five Events per pod within their 1 h TTL). A create beyond it is
+/// refused for every client, a controller's surge included.
+pub fn max_objects(kind: Kind) -> usize {
+    match kind {
+        Kind::Node => MAX_NODES,
+        Kind::Pod => MAX_PODS,
+        Kind::Namespace => MAX_NAMESPACES,
+        Kind::Deployment => MAX_DEPLOYMENTS,
+        Kind::ReplicaSet => MAX_REPLICASETS,
+        Kind::Lease => MAX_NODES + 100,
+        Kind::Event => MAX_EVENTS,
+    }
+}
+
+/// Namespaces (the scalability envelope: 10,000).
+pub const MAX_NAMESPACES: usize = 10_000;
+/// Deployments and ReplicaSets (kubeloop's own bounds).
+pub const MAX_DEPLOYMENTS: usize = 10_000;
+pub const MAX_REPLICASETS: usize = 11 * MAX_DEPLOYMENTS;
+/// Event objects (kubeloop's own bound; Events also expire after their 1 h TTL).
+pub const MAX_EVENTS: usize = 1_000_000;
+
+/// Why a create is refused at [`max_objects`], naming whose bound it is.
+pub fn refusal(kind: Kind, cap: usize) -> String {
+    let what = match kind {
+        Kind::Node | Kind::Pod | Kind::Namespace => "Kubernetes' scalability envelope",
+        _ => "kubeloop's own bound",
+    };
+    format!("kubeloop simulates at most {cap} {} ({what})", kind.plural())
+}
 
 /// Events a watch may hold undelivered before the API server ends it (the watch cache terminates a watcher that
 /// falls too far behind; its reader re-watches from the last resourceVersion it saw, or relists on 410 Gone). The

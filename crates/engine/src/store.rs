@@ -194,6 +194,8 @@ pub struct StoreConfig {
     pub default_toleration_seconds: i64,
     /// Undelivered events a watch may hold before the server ends it ([`crate::limits::WATCH_BUFFER_MAX`]).
     pub watch_buffer_max: usize,
+    /// Objects of each kind (by [`Kind::index`]) the store holds at most ([`crate::limits::max_objects`]).
+    pub caps: [usize; Kind::ALL.len()],
 }
 
 impl Default for StoreConfig {
@@ -206,6 +208,7 @@ impl Default for StoreConfig {
             watch_latency: (2, 12),
             default_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
             watch_buffer_max: crate::limits::WATCH_BUFFER_MAX,
+            caps: Kind::ALL.map(crate::limits::max_objects),
         }
     }
 }
@@ -403,6 +406,11 @@ impl Store {
         (self.event_log.iter().skip(skip).cloned().collect(), self.event_log_total)
     }
 
+    /// Objects of `kind` the store holds at most.
+    pub fn cap(&self, kind: Kind) -> usize {
+        self.config.caps[kind.index()]
+    }
+
     pub fn count_of(&self, kind: Kind) -> usize {
         self.kinds[kind.index()].objects.len()
     }
@@ -508,6 +516,13 @@ impl Store {
         let key = obj.key();
         if self.kinds[kind.index()].objects.contains_key(&key) {
             return self.fail(client, ApiError::AlreadyExists { resource, name: key.name });
+        }
+        // kubeloop's envelope, for every client: a controller's surge, a kubelet's registration, a person's create.
+        let cap = self.cap(kind);
+        if self.kinds[kind.index()].objects.len() >= cap {
+            let why = crate::limits::refusal(kind, cap);
+            let name = crate::limits::echo(&key.name);
+            return self.fail(client, ApiError::Forbidden(format!("{resource} \"{name}\" is forbidden: {why}")));
         }
         // PrepareForCreate: the server owns status (nodes report their own).
         match &mut obj {

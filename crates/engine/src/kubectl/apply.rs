@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::api::{s, Kind, ObjKey, Object};
 use crate::kubelet::NodeConfig;
 use crate::manifest::{self, Manifest, ManifestError, Warning};
-use crate::sim::{Sim, MAX_NODES, MAX_PODS};
+use crate::sim::{Sim, MAX_NODES};
 
 use super::args::{value, Args};
 use super::{Command, Input, Output};
@@ -139,13 +139,16 @@ impl fmt::Display for ApplyReport {
 pub fn apply(sim: &mut Sim, text: &str) -> Result<ApplyReport, ManifestError> {
     let plan = plan(sim, text)?;
     let mut report = ApplyReport { results: Vec::new(), warnings: plan.warnings };
-    for (obj, m, exists) in plan.objects {
+    for (mut obj, m, exists) in plan.objects {
         let kind = obj.kind();
         let key = obj.key();
         let before = sim.store.peek(kind, &key).map(|o| o.meta().resource_version);
         let result = if kind == Kind::Node && !exists {
             create_node(sim, obj)
         } else if exists {
+            // An object named twice in the set was planned against the first document's version: it is written
+            // over what that write left.
+            obj.meta_mut().resource_version = before.unwrap_or(0);
             sim.as_user(|api| api.update(obj)).map_err(|e| e.to_string())
         } else {
             sim.as_user(|api| api.create(obj)).map_err(|e| e.to_string())
@@ -182,7 +185,9 @@ impl Plan {
     }
 }
 
-/// Parses and checks every document and builds each object as it would be written; writes nothing.
+/// Parses and checks every document and builds each object as it would be written; writes nothing. Documents are
+/// planned in order, each against the state the earlier ones leave (an object named twice is created, then
+/// configured, as kubectl applies it), so the whole set is known good before the first write.
 fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
     let (manifests, warnings) = manifest::parse(text)?;
     if manifests.is_empty() {
@@ -193,6 +198,9 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
     let mut namespaces: Vec<String> = sim.store.objects(Kind::Namespace).map(|o| o.meta().name.to_string()).collect();
     let mut new_nodes = 0;
     let mut declared_pods: i64 = declared_pods(sim);
+    // What the earlier documents of the set will have written, by kind and key.
+    let mut planned_state: std::collections::BTreeMap<(Kind, ObjKey), Object> = Default::default();
+    let mut creates = [0usize; Kind::ALL.len()];
     for m in &manifests {
         manifest::validate(m)?;
         let mut obj = m.object.clone();
@@ -203,7 +211,19 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
             }
             let ns = obj.meta().namespace.to_string();
             if !namespaces.contains(&ns) {
+                let ns = crate::limits::echo(&ns);
                 return Err(m.error_at(&["metadata", "namespace"], format!("namespaces \"{ns}\" not found")));
+            }
+            if sim.store.peek(Kind::Namespace, &ObjKey::cluster(&ns)).is_some_and(|n| n.meta().is_terminating()) {
+                return Err(m.error_at(
+                    &["metadata", "namespace"],
+                    format!(
+                        "Error from server (Forbidden): {} \"{}\" is forbidden: unable to create new content in namespace {} because it is being terminated",
+                        kind.resource_ref(),
+                        crate::limits::echo(&obj.meta().name),
+                        crate::limits::echo(&ns)
+                    ),
+                ));
             }
         } else {
             obj.meta_mut().namespace = s("");
@@ -212,7 +232,10 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
             namespaces.push(obj.meta().name.to_string());
         }
         let key = obj.key();
-        let live = sim.store.peek(kind, &key).cloned();
+        let live = match planned_state.get(&(kind, key.clone())) {
+            Some(o) => Some(std::rc::Rc::new(o.clone())),
+            None => sim.store.peek(kind, &key).cloned(),
+        };
         let mut json = m.json.clone();
         if let (Some(meta), true) = (json.get_mut("metadata").and_then(Value::as_object_mut), kind.namespaced()) {
             meta.insert("namespace".into(), Value::String(key.namespace.to_string()));
@@ -225,6 +248,11 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
                 if kind == Kind::Node {
                     new_nodes += 1;
                 }
+                creates[kind.index()] += 1;
+                let cap = sim.store.cap(kind);
+                if sim.store.count_of(kind) + creates[kind.index()] > cap {
+                    return Err(m.error_at(&[], format!("refused: {}", crate::limits::refusal(kind, cap))));
+                }
                 obj
             }
             Some(live) => {
@@ -236,42 +264,53 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
                 next
             }
         };
-        declared_pods += replicas_of(&next) - live.as_deref().map_or(0, replicas_of);
-        if declared_pods > MAX_PODS as i64 {
+        declared_pods += replicas_of(sim, &next) - live.as_deref().map_or(0, |l| replicas_of(sim, l));
+        let max_pods = sim.store.cap(Kind::Pod);
+        if declared_pods > max_pods as i64 {
             return Err(m.error_at(
                 &["spec", "replicas"],
-                format!("refused: the cluster would declare {declared_pods} pods; kubeloop simulates at most {MAX_PODS} (Kubernetes' scalability envelope)"),
+                format!("refused: the cluster would declare {declared_pods} pods; kubeloop simulates at most {max_pods} (Kubernetes' scalability envelope)"),
             ));
         }
-        if sim.kubelets.len() + new_nodes > MAX_NODES {
-            return Err(m.error_at(&[], format!("refused: kubeloop simulates at most {MAX_NODES} nodes")));
+        let max_nodes = sim.store.cap(Kind::Node).min(MAX_NODES);
+        if sim.kubelets.len() + new_nodes > max_nodes {
+            return Err(m.error_at(&[], format!("refused: kubeloop simulates at most {max_nodes} nodes")));
         }
+        planned_state.insert((kind, key), next.clone());
         planned.push((next, m.clone(), exists));
     }
     Ok(Plan { objects: planned, warnings })
 }
 
-/// Pods the Deployments and ReplicaSets in the store declare, plus bare pods (uncounted read).
+/// Pods the workloads in the store declare (uncounted read): the sum of [`replicas_of`] over Deployments,
+/// ReplicaSets and pods.
 pub(super) fn declared_pods(sim: &Sim) -> i64 {
-    let deployments: i64 = sim.store.objects(Kind::Deployment).map(|o| replicas_of(o)).sum();
-    let orphan_rs: i64 = sim
-        .store
-        .objects(Kind::ReplicaSet)
-        .filter(|o| crate::api::controller_of(o.meta()).is_none())
-        .map(|o| replicas_of(o))
-        .sum();
-    let bare: i64 =
-        sim.store.objects(Kind::Pod).filter(|o| crate::api::controller_of(o.meta()).is_none()).count() as i64;
-    deployments + orphan_rs + bare
+    [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
+        .iter()
+        .flat_map(|k| sim.store.objects(*k))
+        .map(|o| replicas_of_in(&sim.store, o))
+        .sum()
 }
 
-pub(super) fn replicas_of(o: &Object) -> i64 {
+/// Pods an object declares, as [`replicas_of_in`] the store of `sim`.
+pub(super) fn replicas_of(sim: &Sim, o: &Object) -> i64 {
+    replicas_of_in(&sim.store, o)
+}
+
+/// Pods an object declares: a Deployment its replicas; a ReplicaSet its replicas unless a live Deployment controls
+/// it (an orphan, or one whose controller is of a kind kubeloop does not serve, or is gone, declares its own); a
+/// pod one unless a live ReplicaSet controls it.
+fn replicas_of_in(store: &crate::store::Store, o: &Object) -> i64 {
+    let controlled_by = |kind: Kind| {
+        crate::api::controller_of(o.meta()).is_some_and(|r| {
+            &*r.kind == kind.name()
+                && store.peek(kind, &ObjKey::new(&o.meta().namespace, &r.name)).is_some_and(|c| c.meta().uid == r.uid)
+        })
+    };
     match o {
-        Object::Deployment(d) => d.spec.replicas.unwrap_or(1) as i64,
-        Object::ReplicaSet(r) if crate::api::controller_of(&r.metadata).is_none() => {
-            r.spec.replicas.unwrap_or(1) as i64
-        }
-        Object::Pod(p) if crate::api::controller_of(&p.metadata).is_none() => 1,
+        Object::Deployment(d) => i64::from(d.spec.replicas.unwrap_or(1)),
+        Object::ReplicaSet(r) if !controlled_by(Kind::Deployment) => i64::from(r.spec.replicas.unwrap_or(1)),
+        Object::Pod(_) if !controlled_by(Kind::ReplicaSet) => 1,
         _ => 0,
     }
 }

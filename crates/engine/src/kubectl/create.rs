@@ -79,7 +79,7 @@ fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Output {
             let obj = m.object.clone();
             let kind = obj.kind();
             let name = obj.meta().name.clone();
-            if super::apply::declared_pods(sim) + super::apply::replicas_of(&obj) > MAX_PODS as i64 {
+            if super::apply::declared_pods(sim) + super::apply::replicas_of(sim, &obj) > MAX_PODS as i64 {
                 out.push(Output::error(format!(
                     "refused: creating {}/{name} would make the cluster declare more than {MAX_PODS} pods (kubeloop's envelope)",
                     kind.resource_ref()
@@ -204,7 +204,7 @@ fn deployment(sim: &mut Sim, args: &Args) -> Output {
     }
     d.spec.template.spec = Rc::new(spec);
     let obj = Object::from(d);
-    if super::apply::declared_pods(sim) + super::apply::replicas_of(&obj) > MAX_PODS as i64 {
+    if super::apply::declared_pods(sim) + super::apply::replicas_of(sim, &obj) > MAX_PODS as i64 {
         return Output::error(format!(
             "refused: the cluster would declare more than {MAX_PODS} pods; kubeloop simulates at most {MAX_PODS}"
         ));

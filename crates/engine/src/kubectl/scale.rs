@@ -100,7 +100,7 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Output {
             }
         }
         // kubeloop's envelope: every pod the cluster declares must fit.
-        let declared = super::apply::declared_pods(sim) - super::apply::replicas_of(obj) + replicas;
+        let declared = super::apply::declared_pods(sim) - super::apply::replicas_of(sim, obj) + replicas;
         let owned = item.kind == Kind::ReplicaSet && crate::api::controller_of(obj.meta()).is_some();
         if !owned && replicas > live && declared > MAX_PODS as i64 {
             out.push(Output::error(format!(
