@@ -14,9 +14,7 @@ pub const ECHO_MAX_CHARS: usize = 120;
 pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(ECHO_MAX_CHARS) {
         None => std::borrow::Cow::Borrowed(text),
-        Some((cut, _)) => {
-            std::borrow::Cow::Owned(format!("{}... ({} more bytes)", &text[..cut], text.len() - cut))
-        }
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}... ({} more bytes)", &text[..cut], text.len() - cut)),
     }
 }
 
