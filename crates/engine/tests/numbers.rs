@@ -313,6 +313,16 @@ fn deployment_numbers_are_validated_like_the_api_server() {
     }
 }
 
+/// IntOrString.UnmarshalJSON: an int must fit an int32 (encoding/json's message), a string is kept.
+#[test]
+fn an_int_max_surge_past_int32_is_a_decoding_error() {
+    let mut sim = sim(15, 1);
+    let err = apply_err(&mut sim, &deployment("3", &rolling("99999999999", "1"), ""));
+    assert!(err.contains("json: cannot unmarshal number 99999999999 into Go value of type int32"), "{err}");
+    let err = apply_err(&mut sim, &deployment("3", &rolling("1.5", "1"), ""));
+    assert!(err.contains("json: cannot unmarshal number 1.5 into Go value of type int32"), "{err}");
+}
+
 /// A huge progressDeadlineSeconds and minReadySeconds: deadlines saturate instead of overflowing.
 #[test]
 fn huge_deadlines_and_min_ready_do_not_overflow() {

@@ -525,11 +525,57 @@ pub struct RollingUpdateDeployment {
 }
 
 /// `intstr.IntOrString`: `3` or `"25%"`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum IntOrString {
     Int(i32),
     String(Str),
+}
+
+impl<'de> Deserialize<'de> for IntOrString {
+    /// `IntOrString.UnmarshalJSON`: a string, or a number that must fit an int32 (with encoding/json's message
+    /// when it does not: `json: cannot unmarshal number 99999999999 into Go value of type int32`).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        fn int<E: serde::de::Error>(v: impl Into<i128> + Copy + std::fmt::Display) -> Result<IntOrString, E> {
+            i32::try_from(v.into())
+                .map(IntOrString::Int)
+                .map_err(|_| E::custom(format!("json: cannot unmarshal number {v} into Go value of type int32")))
+        }
+        impl serde::de::Visitor<'_> for V {
+            type Value = IntOrString;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an integer or a string such as \"25%\"")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<IntOrString, E> {
+                int(v)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<IntOrString, E> {
+                int(v)
+            }
+            fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<IntOrString, E> {
+                int(v)
+            }
+            fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<IntOrString, E> {
+                match i128::try_from(v) {
+                    Ok(v) => int(v),
+                    Err(_) => Err(E::custom(format!("json: cannot unmarshal number {v} into Go value of type int32"))),
+                }
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<IntOrString, E> {
+                // JSON has no integer type: a whole float is the same number (1e3 is 1000).
+                if v.fract() == 0.0 && v >= f64::from(i32::MIN) && v <= f64::from(i32::MAX) {
+                    Ok(IntOrString::Int(v as i32))
+                } else {
+                    Err(E::custom(format!("json: cannot unmarshal number {v} into Go value of type int32")))
+                }
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<IntOrString, E> {
+                Ok(IntOrString::String(Str::from(v)))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl IntOrString {
