@@ -845,11 +845,12 @@ impl NodeCache {
             }
         };
         let mut pods = Vec::new();
-        let (mut cpu, mut mem) = (0, 0);
+        let (mut cpu, mut mem) = (0i64, 0i64);
         for p in sim.store.pods_on_node(name).filter_map(|o| o.as_pod()) {
             if counts_on_node(p) {
-                cpu += p.request("cpu");
-                mem += p.request("memory");
+                // Saturated: a huge request must not wrap the node's total.
+                cpu = cpu.saturating_add(p.request("cpu"));
+                mem = mem.saturating_add(p.request("memory"));
             }
             pods.push(PodView::of(p));
         }

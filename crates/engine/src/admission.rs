@@ -3,7 +3,8 @@
 //! here, on the server side, exactly once, so every client (kubectl, controllers) sees the same objects.
 
 use crate::api::{
-    s, Deployment, IntOrString, Object, PodSpec, PodTemplateSpec, ReplicaSet, RollingUpdateDeployment, Toleration,
+    go_quote, s, Deployment, IntOrString, Object, PodSpec, PodTemplateSpec, ReplicaSet, RollingUpdateDeployment,
+    Toleration,
 };
 
 /// The tolerations DefaultTolerationSeconds adds to every pod (300 s for not-ready and unreachable).
@@ -137,12 +138,35 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
     }
     match obj {
         Object::Pod(p) => validate_pod_spec(&p.spec, "spec", &mut errs),
-        Object::ReplicaSet(rs) => validate_replicas_owner(rs_parts(rs), &mut errs),
+        Object::ReplicaSet(rs) => {
+            validate_replicas_owner(rs_parts(rs), &mut errs);
+            nonnegative("spec.minReadySeconds", rs.spec.min_ready_seconds.into(), &mut errs);
+        }
         Object::Deployment(d) => {
             validate_replicas_owner((d.spec.replicas, &d.spec.selector, &d.spec.template), &mut errs);
             validate_strategy(d, &mut errs);
+            // ValidateDeploymentSpec, after the strategy.
+            nonnegative("spec.minReadySeconds", d.spec.min_ready_seconds.into(), &mut errs);
+            if let Some(limit) = d.spec.revision_history_limit {
+                nonnegative("spec.revisionHistoryLimit", limit.into(), &mut errs);
+            }
+            if let Some(deadline) = d.spec.progress_deadline_seconds {
+                nonnegative("spec.progressDeadlineSeconds", deadline.into(), &mut errs);
+                if deadline <= d.spec.min_ready_seconds {
+                    errs.push(FieldError::new(
+                        "spec.progressDeadlineSeconds",
+                        format!("Invalid value: {deadline}: must be greater than minReadySeconds"),
+                    ));
+                }
+            }
         }
         Object::Node(n) => {
+            // ValidateNode: capacity and allocatable quantities are validated like a container's.
+            for (field, list) in [("capacity", &n.status.capacity), ("allocatable", &n.status.allocatable)] {
+                for (res, q) in list {
+                    nonnegative_quantity(&format!("status.{field}[{res}]"), q, &mut errs);
+                }
+            }
             for (i, t) in n.spec.taints.iter().enumerate() {
                 if !matches!(&*t.effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
                     errs.push(FieldError::new(
@@ -159,6 +183,26 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
     }
     errs
 }
+
+/// `ValidateNonnegativeField`: `Invalid value: -1: must be greater than or equal to 0`.
+fn nonnegative(path: &str, v: i64, errs: &mut Vec<FieldError>) {
+    if v < 0 {
+        errs.push(FieldError::new(path, format!("Invalid value: {v}: {NEGATIVE}")));
+    }
+}
+
+/// `ValidateNonnegativeQuantity`: `Invalid value: "-1": must be greater than or equal to 0`.
+fn nonnegative_quantity(path: &str, q: &crate::api::Quantity, errs: &mut Vec<FieldError>) {
+    if q.is_negative() {
+        errs.push(FieldError::new(
+            path,
+            format!("Invalid value: {}: {NEGATIVE}", go_quote(&crate::limits::echo(q.as_str()))),
+        ));
+    }
+}
+
+/// Upstream's `isNegativeErrorMsg`.
+const NEGATIVE: &str = "must be greater than or equal to 0";
 
 fn rs_parts(rs: &ReplicaSet) -> (Option<i32>, &crate::api::LabelSelector, &PodTemplateSpec) {
     (rs.spec.replicas, &rs.spec.selector, &rs.spec.template)
@@ -196,39 +240,38 @@ fn validate_replicas_owner(
 fn validate_strategy(d: &Deployment, errs: &mut Vec<FieldError>) {
     match &*d.spec.strategy.type_ {
         "" | "RollingUpdate" => {
-            let replicas = d.spec.replicas.unwrap_or(1);
+            // ValidateRollingUpdateDeployment.
             if let Some(ru) = &d.spec.strategy.rolling_update {
                 let field = |name: &str| format!("spec.strategy.rollingUpdate.{name}");
-                let mut values = [0, 0];
-                for (i, (name, v)) in
-                    [("maxUnavailable", &ru.max_unavailable), ("maxSurge", &ru.max_surge)].into_iter().enumerate()
-                {
+                for (name, v) in [("maxUnavailable", &ru.max_unavailable), ("maxSurge", &ru.max_surge)] {
                     let Some(v) = v else { continue };
-                    match v.scaled_value(replicas.max(100), true) {
-                        Ok(x) if x < 0 => errs.push(FieldError::new(
-                            field(name),
-                            format!("Invalid value: {x}: must be greater than or equal to 0"),
-                        )),
-                        Ok(x) => values[i] = x,
-                        Err(_) => errs.push(FieldError::new(
-                            field(name),
-                            format!("Invalid value: {v:?}: a valid percent string must be a numeric string followed by an ending '%'"),
-                        )),
-                    }
-                    if let IntOrString::String(p) = v {
-                        if p.strip_suffix('%').and_then(|n| n.parse::<i64>().ok()).is_some_and(|n| n > 100)
-                            && name == "maxUnavailable"
-                        {
-                            errs.push(FieldError::new(field(name), "Invalid value: must not be greater than 100%"));
+                    // ValidatePositiveIntOrPercent
+                    match v {
+                        IntOrString::Int(x) => nonnegative(&field(name), (*x).into(), errs),
+                        IntOrString::String(_) if !v.is_valid_percent() => {
+                            errs.push(FieldError::new(field(name), format!("Invalid value: {}: {PERCENT}", go_repr(v))))
                         }
+                        IntOrString::String(_) => {}
                     }
                 }
-                let unset_zero = |v: &Option<IntOrString>, x: i32| v.is_some() && x == 0;
-                if unset_zero(&ru.max_unavailable, values[0]) && unset_zero(&ru.max_surge, values[1]) {
-                    errs.push(FieldError::new(
-                        field("maxUnavailable"),
-                        "Invalid value: 0: may not be 0 when `maxSurge` is 0",
-                    ));
+                // Both may not be 0 (getIntOrPercentValue: a percent's number, else the int).
+                let zero = |v: &Option<IntOrString>| v.as_ref().is_some_and(|v| int_or_percent_value(v) == 0);
+                if zero(&ru.max_unavailable) && zero(&ru.max_surge) {
+                    if let Some(v) = &ru.max_unavailable {
+                        errs.push(FieldError::new(
+                            field("maxUnavailable"),
+                            format!("Invalid value: {}: may not be 0 when `maxSurge` is 0", go_repr(v)),
+                        ));
+                    }
+                }
+                // IsNotMoreThan100Percent
+                if let Some(v) = &ru.max_unavailable {
+                    if v.is_valid_percent() && v.percent().is_some_and(|p| p > 100) {
+                        errs.push(FieldError::new(
+                            field("maxUnavailable"),
+                            format!("Invalid value: {}: must not be greater than 100%", go_repr(v)),
+                        ));
+                    }
                 }
             }
         }
@@ -244,6 +287,27 @@ fn validate_strategy(d: &Deployment, errs: &mut Vec<FieldError>) {
             "spec.strategy.type",
             format!("Unsupported value: \"{other}\": supported values: \"Recreate\", \"RollingUpdate\""),
         )),
+    }
+}
+
+/// `validation.IsValidPercent`'s message (a `RegexError`).
+const PERCENT: &str = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%', or '93%', regex used for validation is '[0-9]+%')";
+
+/// An IntOrString as a field error shows it (Go's `%#v`), its text cut like any echoed user text.
+fn go_repr(v: &IntOrString) -> String {
+    match v {
+        IntOrString::String(s) => IntOrString::String(crate::api::s(&crate::limits::echo(s))).go_repr(),
+        IntOrString::Int(_) => v.go_repr(),
+    }
+}
+
+/// `getIntOrPercentValue`: a valid percent's number, else `IntValue()` (an int, or a string's `Atoi`, 0 when it
+/// is not a number).
+fn int_or_percent_value(v: &IntOrString) -> i64 {
+    match v {
+        IntOrString::Int(x) => (*x).into(),
+        IntOrString::String(_) if v.is_valid_percent() => v.percent().unwrap_or(0),
+        IntOrString::String(s) => s.parse().unwrap_or(0),
     }
 }
 
@@ -267,9 +331,14 @@ fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
         if c.image.trim().is_empty() {
             errs.push(FieldError::new(at("image"), "Required value"));
         }
+        // ValidateResourceRequirements: limits, then requests (each non-negative, a request at most its limit).
+        for (res, q) in &c.resources.limits {
+            nonnegative_quantity(&format!("{path}.containers[{i}].resources.limits[{res}]"), q, errs);
+        }
         for (res, q) in &c.resources.requests {
+            nonnegative_quantity(&format!("{path}.containers[{i}].resources.requests[{res}]"), q, errs);
             if let Some(limit) = c.resources.limits.get(res) {
-                if q.milli() > limit.milli() {
+                if q > limit {
                     errs.push(FieldError::new(
                         format!("{path}.containers[{i}].resources.requests"),
                         format!("Invalid value: \"{q}\": must be less than or equal to {res} limit of {limit}"),
@@ -287,6 +356,9 @@ fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
             ),
         ));
     }
+    if let Some(grace) = spec.termination_grace_period_seconds {
+        nonnegative(&format!("{path}.terminationGracePeriodSeconds"), grace, errs);
+    }
     for (i, t) in spec.tolerations.iter().enumerate() {
         if !matches!(&*t.operator, "" | "Equal" | "Exists") {
             errs.push(FieldError::new(
@@ -298,6 +370,25 @@ fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
             errs.push(FieldError::new(
                 format!("{path}.tolerations[{i}].operator"),
                 format!("Invalid value: \"{}\": value must be empty when `operator` is 'Exists'", t.value),
+            ));
+        }
+        if !matches!(&*t.effect, "" | "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+            errs.push(FieldError::new(
+                format!("{path}.tolerations[{i}].effect"),
+                format!(
+                    "Unsupported value: {}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+                    go_quote(&crate::limits::echo(&t.effect))
+                ),
+            ));
+        }
+        // TolerationSeconds only valid for NoExecute.
+        if t.toleration_seconds.is_some() && &*t.effect != "NoExecute" {
+            errs.push(FieldError::new(
+                format!("{path}.tolerations[{i}].effect"),
+                format!(
+                    "Invalid value: {}: effect must be 'NoExecute' when `tolerationSeconds` is set",
+                    go_quote(&crate::limits::echo(&t.effect))
+                ),
             ));
         }
     }

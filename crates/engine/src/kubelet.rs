@@ -147,13 +147,13 @@ impl Kubelet {
         let mut r = crate::api::types::ResourceList::new();
         r.insert(s("cpu"), self.config.cpu.clone());
         r.insert(s("memory"), self.config.memory.clone());
-        r.insert(s("pods"), Quantity::from_milli(self.config.pods * 1000));
+        r.insert(s("pods"), Quantity::from_milli(self.config.pods.saturating_mul(1000)));
         r
     }
 
     fn node_status(&self, now: Millis, previous: Option<&Node>) -> crate::api::NodeStatus {
         let mut allocatable = self.capacity();
-        let mem = (self.config.memory.value() - EVICTION_HARD_MEMORY).max(0);
+        let mem = self.config.memory.value().saturating_sub(EVICTION_HARD_MEMORY).max(0);
         allocatable.insert(s("memory"), Quantity::from_memory_bytes(mem));
         let cond = |type_: &str, status: &str, reason: &str, message: &str| {
             let since = previous
@@ -417,7 +417,7 @@ impl Kubelet {
                     let msg = format!("Stopping container {}", c.name);
                     self.recorder.event(api, obj, EventKind::Normal, "Killing", &msg);
                 }
-                let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(30).max(0) as Millis * SECOND;
+                let grace = crate::time::seconds(pod.metadata.deletion_grace_period_seconds.unwrap_or(30));
                 let stop = api.rng.range(runtime.container_stop.0, runtime.container_stop.1).min(grace);
                 timers.push((stop, key, pod.metadata.uid.clone(), PodStep::Stopped));
             }

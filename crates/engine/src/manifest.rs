@@ -104,7 +104,7 @@ fn yaml_error(doc: &Doc, e: &serde_yaml::Error) -> ManifestError {
 fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, ManifestError> {
     let document = doc.index + 1;
     let at_line = |line: usize, message: String| ManifestError { document, line, column: None, message };
-    let value: serde_yaml::Value = serde_yaml::from_str(doc.text).map_err(|e| yaml_error(doc, &e))?;
+    let value: serde_yaml::Value = value::from_str(doc.text).map_err(|e| yaml_error(doc, &e))?;
     let serde_yaml::Value::Mapping(map) = &value else {
         return Err(at_line(
             doc.first_line,
@@ -384,3 +384,4 @@ pub fn validate(m: &Manifest) -> Result<(), ManifestError> {
 
 #[cfg(test)]
 mod tests;
+mod value;

@@ -514,7 +514,7 @@ impl Sim {
     }
 
     pub fn run_for(&mut self, d: Millis) {
-        self.run_until(self.now + d)
+        self.run_until(self.now.saturating_add(d))
     }
 
     /// Hash of the whole history so far: every event run (time, type) and every store write.

@@ -743,12 +743,12 @@ impl Store {
             let grace = opts.grace_period_seconds.or(p.spec.termination_grace_period_seconds).unwrap_or(30).max(0);
             // CheckGracefulDelete: unbound and terminal pods go at once.
             if grace > 0 && !p.spec.node_name.is_empty() && !p.status.phase.is_terminal() {
-                let current_grace = p.metadata.deletion_grace_period_seconds.unwrap_or(i64::MAX);
-                if grace >= current_grace {
-                    return Ok(current); // already terminating with a shorter or equal grace
+                // BeforeDelete: an already terminating pod's grace may only be shortened.
+                if p.metadata.deletion_grace_period_seconds.is_some_and(|current_grace| grace >= current_grace) {
+                    return Ok(current);
                 }
                 let m = next.meta_mut();
-                m.deletion_timestamp = Some(Time(now + grace as u64 * SECOND));
+                m.deletion_timestamp = Some(Time(now.saturating_add(crate::time::seconds(grace))));
                 m.deletion_grace_period_seconds = Some(grace);
                 graceful = true;
             }

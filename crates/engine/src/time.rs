@@ -11,6 +11,12 @@ pub const SECOND: Millis = 1_000;
 pub const MINUTE: Millis = 60 * SECOND;
 pub const HOUR: Millis = 60 * MINUTE;
 
+/// A user's number of seconds (a grace period, tolerationSeconds, a deadline) as a duration: negative is 0, and
+/// a count too large for the clock saturates at `Millis::MAX` (about 584 million years), never wraps.
+pub fn seconds(secs: i64) -> Millis {
+    Millis::try_from(secs).map_or(0, |s| s.saturating_mul(SECOND))
+}
+
 /// The wall-clock date that simulated time 0 is shown as (timestamps in YAML are RFC 3339 like the real API).
 /// 2026-01-01T00:00:00Z, in seconds since the Unix epoch.
 pub const EPOCH_UNIX_SECONDS: i64 = 1_767_225_600;
@@ -115,12 +121,16 @@ pub fn parse_duration(s: &str) -> Result<Millis, String> {
     if s.is_empty() {
         return Err("empty duration".into());
     }
-    if let Ok(secs) = s.parse::<f64>() {
-        return if secs.is_finite() && secs >= 0.0 {
-            Ok((secs * 1000.0).round() as Millis)
+    // A duration past the clock's range (`Millis::MAX`) is an error rather than a saturated or wrapped one.
+    let to_millis = |ms: f64| {
+        if ms.is_finite() && ms >= 0.0 && ms.round() < Millis::MAX as f64 {
+            Ok(ms.round() as Millis)
         } else {
             Err(format!("invalid duration {s:?}"))
-        };
+        }
+    };
+    if let Ok(secs) = s.parse::<f64>() {
+        return to_millis(secs * 1000.0);
     }
     let mut total: f64 = 0.0;
     let mut rest = s;
@@ -140,7 +150,99 @@ pub fn parse_duration(s: &str) -> Result<Millis, String> {
         total += value * unit;
         rest = &rest[u..];
     }
-    Ok(total.round() as Millis)
+    to_millis(total)
+}
+
+/// Go's `time.ParseDuration`, as kubectl's duration flags parse (`--timeout=1h30m`, `500ms`, `-1s`, `0`), with
+/// its messages (`time: invalid duration "x"`, `time: missing unit in duration "10"`, `time: unknown unit
+/// "d" in duration "1d"`). The result is in nanoseconds, an `i64` like Go's `Duration`: a value past it is
+/// `invalid duration`, as in Go.
+pub fn parse_go_duration(s: &str) -> Result<i64, String> {
+    let invalid = || format!("time: invalid duration {}", crate::api::go_quote(s));
+    let mut rest = s;
+    let mut negative = false;
+    if let Some(r) = rest.strip_prefix('-') {
+        negative = true;
+        rest = r;
+    } else if let Some(r) = rest.strip_prefix('+') {
+        rest = r;
+    }
+    if rest == "0" {
+        return Ok(0);
+    }
+    if rest.is_empty() {
+        return Err(invalid());
+    }
+    // The magnitude in nanoseconds, at most 2^63 (for -2^63).
+    let limit: u128 = 1 << 63;
+    let mut total: u128 = 0;
+    while !rest.is_empty() {
+        let int_len = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let (int_part, after) = rest.split_at(int_len);
+        let (frac_part, after) = match after.strip_prefix('.') {
+            Some(a) => {
+                let n = a.find(|c: char| !c.is_ascii_digit()).unwrap_or(a.len());
+                a.split_at(n)
+            }
+            None => ("", after),
+        };
+        if int_part.is_empty() && frac_part.is_empty() {
+            return Err(invalid());
+        }
+        let unit_len = after.find(|c: char| c == '.' || c.is_ascii_digit()).unwrap_or(after.len());
+        let (unit, after) = after.split_at(unit_len);
+        let per: u128 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            "" => return Err(format!("time: missing unit in duration {}", crate::api::go_quote(s))),
+            u => {
+                return Err(format!(
+                    "time: unknown unit {} in duration {}",
+                    crate::api::go_quote(u),
+                    crate::api::go_quote(s)
+                ))
+            }
+        };
+        let mut whole: u128 = 0;
+        for b in int_part.bytes() {
+            whole = whole * 10 + u128::from(b - b'0');
+            if whole > limit {
+                return Err(invalid());
+            }
+        }
+        let mut v = whole.checked_mul(per).filter(|v| *v <= limit).ok_or_else(invalid)?;
+        // The fraction, truncated to whole nanoseconds like Go.
+        let mut scale: u128 = 1;
+        let mut frac: u128 = 0;
+        for b in frac_part.bytes() {
+            if scale > 1_000_000_000_000_000_000 {
+                break;
+            }
+            frac = frac * 10 + u128::from(b - b'0');
+            scale *= 10;
+        }
+        v += frac * per / scale;
+        total += v;
+        if total > limit {
+            return Err(invalid());
+        }
+        rest = after;
+    }
+    if negative {
+        Ok(i64::try_from(total).map_or(i64::MIN, |t| -t))
+    } else {
+        i64::try_from(total).map_err(|_| invalid())
+    }
+}
+
+/// A Go duration in nanoseconds as simulated time (whole milliseconds, rounded up so a positive duration is
+/// never zero); negative is 0.
+pub fn go_duration_millis(nanos: i64) -> Millis {
+    Millis::try_from(nanos).map_or(0, |n| n.div_ceil(1_000_000))
 }
 
 #[cfg(test)]
@@ -185,5 +287,46 @@ mod tests {
         assert_eq!(parse_duration("2.5"), Ok(2500));
         assert!(parse_duration("10x").is_err());
         assert!(parse_duration("").is_err());
+        for huge in ["1e308", "1e308s", "99999999999999999999h", "18446744073709551616ms", "inf", "-1"] {
+            assert!(parse_duration(huge).is_err(), "{huge}");
+        }
+    }
+
+    #[test]
+    fn seconds_saturate_and_clamp_negative_to_zero() {
+        assert_eq!(seconds(30), 30 * SECOND);
+        assert_eq!(seconds(-1), 0);
+        assert_eq!(seconds(i64::MIN), 0);
+        assert_eq!(seconds(i64::MAX), Millis::MAX);
+    }
+
+    #[test]
+    fn go_durations_parse_like_time_parse_duration() {
+        assert_eq!(parse_go_duration("0"), Ok(0));
+        assert_eq!(parse_go_duration("-0"), Ok(0));
+        assert_eq!(parse_go_duration("1h30m"), Ok(5_400_000_000_000));
+        assert_eq!(parse_go_duration("1.5s"), Ok(1_500_000_000));
+        assert_eq!(parse_go_duration(".5ms"), Ok(500_000));
+        assert_eq!(parse_go_duration("-1s"), Ok(-1_000_000_000));
+        assert_eq!(parse_go_duration("1µs2ns"), Ok(1_002));
+        assert_eq!(parse_go_duration("2562047h47m16.854775807s"), Ok(i64::MAX));
+        assert_eq!(parse_go_duration("-2562047h47m16.854775808s"), Ok(i64::MIN));
+        assert_eq!(
+            parse_go_duration("2562047h47m16.854775808s"),
+            Err("time: invalid duration \"2562047h47m16.854775808s\"".into())
+        );
+        assert_eq!(parse_go_duration("99999999999h"), Err("time: invalid duration \"99999999999h\"".into()));
+        assert_eq!(
+            parse_go_duration("9223372036854775808ns"),
+            Err("time: invalid duration \"9223372036854775808ns\"".into())
+        );
+        assert_eq!(parse_go_duration("10"), Err("time: missing unit in duration \"10\"".into()));
+        assert_eq!(parse_go_duration("1d"), Err("time: unknown unit \"d\" in duration \"1d\"".into()));
+        for bad in ["", "-", "s", ".s", "1.2.3s", "1e3s"] {
+            assert!(parse_go_duration(bad).is_err(), "{bad}");
+        }
+        assert_eq!(go_duration_millis(1), 1);
+        assert_eq!(go_duration_millis(-5), 0);
+        assert_eq!(go_duration_millis(i64::MAX), 9_223_372_036_855);
     }
 }

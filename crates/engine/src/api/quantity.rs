@@ -3,12 +3,16 @@
 //! A [`Quantity`] keeps the text the user wrote (for display and round-tripping) together with its
 //! value in thousandths of the base unit ("milli-units"): `"100m"` CPU is 100, `"1"` is 1000 and
 //! `"128Mi"` of memory is `128 * 2^20 * 1000`. Values that are not a whole number of milli-units
-//! (`"1n"`, `"0.5m"`) are rounded up, like `Quantity.MilliValue()` does.
+//! (`"1n"`, `"0.5m"`) are rounded up (away from zero), like `Quantity.MilliValue()` does.
 //!
-//! Accepted forms are those of the API server: plain and decimal numbers (`"2"`, `"0.5"`, `".5"`),
-//! decimal SI suffixes (`n u m k M G T P E`), binary suffixes (`Ki Mi Gi Ti Pi Ei`) and decimal
-//! exponents (`"1e3"`, `"5E-1"`). Negative quantities, empty strings and values that do not fit in
-//! an `i64` of milli-units are rejected.
+//! Accepted forms are those of the API server's `ParseQuantity`: plain and decimal numbers (`"2"`, `"0.5"`,
+//! `".5"`), with a sign (`"-1"`, `"+3"`: parsing accepts them, validation rejects negative requests),
+//! decimal SI suffixes (`n u m k M G T P E`), binary suffixes (`Ki Mi Gi Ti Pi Ei`) and decimal exponents
+//! (`"1e3"`, `"5E-1"`). Like upstream, any size is accepted: a binary-suffixed value is capped at 2^63-1 base
+//! units (upstream's `maxAllowed`), a decimal one is kept exactly up to about 1.7e35 base units and saturates
+//! beyond (upstream keeps arbitrary precision there; no comparison of real requests can tell the
+//! difference). [`Quantity::milli`] and [`Quantity::value`] saturate at the `i64` bounds where upstream's
+//! `MilliValue()`/`Value()` would overflow, so every sum built from them can be done without wrapping.
 
 use super::Str;
 use serde::de::{self, Deserializer, Visitor};
@@ -30,15 +34,16 @@ pub const ERR_SUFFIX: &str = "unable to parse quantity's suffix";
 /// Equality, ordering and hashing use the value only, so `"1"`, `"1000m"` and `"1.0"` are equal.
 #[derive(Clone)]
 pub struct Quantity {
-    milli: i64,
+    /// The exact value in milli-units, saturated at `±i128::MAX`.
+    milli: i128,
     text: Str,
 }
 
 impl Quantity {
     /// Parses a quantity as the API server does, e.g. `"250m"`, `"2"`, `"0.5"`, `"128Mi"`, `"1e3"`.
     ///
-    /// Errors are human-readable messages: [`ERR_FORMAT`] for malformed text, [`ERR_SUFFIX`] for an
-    /// unknown suffix, and dedicated messages for negative or too-large values.
+    /// Errors are the API server's messages: [`ERR_FORMAT`] for malformed text, [`ERR_SUFFIX`] for an
+    /// unknown suffix. Negative and huge values parse (see the module documentation).
     pub fn parse(s: &str) -> Result<Quantity, String> {
         let milli = parse_milli(s)?;
         Ok(Quantity { milli, text: Str::from(s) })
@@ -50,7 +55,7 @@ impl Quantity {
     /// Unlike [`Quantity::parse`], negative values are accepted here.
     pub fn from_milli(milli: i64) -> Quantity {
         let text = if milli % 1000 == 0 { (milli / 1000).to_string() } else { format!("{milli}m") };
-        Quantity { milli, text: Str::from(text) }
+        Quantity { milli: i128::from(milli), text: Str::from(text) }
     }
 
     /// A CPU quantity of `millicores`, with kubectl's canonical text: `"250m"`, `"2"`.
@@ -61,10 +66,9 @@ impl Quantity {
     /// A memory quantity of `bytes`, with canonical text using the largest binary suffix that
     /// divides it exactly (`"512Mi"`, `"4Gi"`, `"1536Mi"`), or plain bytes (`"1000"`).
     ///
-    /// `bytes` is clamped to the representable range (about ±9.2e15 bytes, a little over 8Pi).
+    /// Every `i64` of bytes is represented exactly.
     pub fn from_memory_bytes(bytes: i64) -> Quantity {
         const SUFFIXES: [(u32, &str); 6] = [(60, "Ei"), (50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki")];
-        let bytes = bytes.clamp(i64::MIN / 1000, i64::MAX / 1000);
         let text = if bytes == 0 {
             "0".to_string()
         } else {
@@ -74,22 +78,29 @@ impl Quantity {
                 .map(|(shift, suffix)| format!("{}{}", bytes / (1i64 << shift), suffix))
                 .unwrap_or_else(|| bytes.to_string())
         };
-        Quantity { milli: bytes * 1000, text: Str::from(text) }
+        Quantity { milli: i128::from(bytes) * 1000, text: Str::from(text) }
     }
 
-    /// The value in thousandths of the base unit (millicores for CPU, milli-bytes for memory).
+    /// The value in thousandths of the base unit (millicores for CPU, milli-bytes for memory), like
+    /// `Quantity.MilliValue()` but saturated at the `i64` bounds instead of overflowing.
     pub fn milli(&self) -> i64 {
-        self.milli
+        saturate(self.milli)
     }
 
-    /// The value in whole base units, rounded up (away from zero), like `Quantity.Value()`.
+    /// The value in whole base units, rounded up (away from zero), like `Quantity.Value()`; saturated at the
+    /// `i64` bounds.
     pub fn value(&self) -> i64 {
         let whole = self.milli / 1000;
-        match self.milli % 1000 {
+        saturate(match self.milli % 1000 {
             0 => whole,
             r if r > 0 => whole + 1,
             _ => whole - 1,
-        }
+        })
+    }
+
+    /// True when the value is below zero (parsing accepts a sign; validation rejects negative requests).
+    pub fn is_negative(&self) -> bool {
+        self.milli < 0
     }
 
     /// True when the value is zero.
@@ -103,8 +114,16 @@ impl Quantity {
     }
 }
 
-/// Parses the text into milli-units, rounding up any remainder below one milli-unit.
-fn parse_milli(s: &str) -> Result<i64, String> {
+fn saturate(v: i128) -> i64 {
+    i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// Upstream's `maxAllowed`: a BinarySI quantity is capped at 2^63-1 base units.
+const MAX_BINARY_MILLI: i128 = i64::MAX as i128 * 1000;
+
+/// Parses the text into milli-units, rounding any remainder below one milli-unit away from zero and
+/// saturating at `±i128::MAX`.
+fn parse_milli(s: &str) -> Result<i128, String> {
     let b = s.as_bytes();
     let len = b.len();
     if len == 0 {
@@ -165,9 +184,6 @@ fn parse_milli(s: &str) -> Result<i64, String> {
     if digits.is_empty() {
         return Ok(0); // "0", "-0", "0.000Gi"
     }
-    if negative {
-        return Err(format!("invalid quantity {s:?}: must be greater than or equal to 0"));
-    }
     if bin_exp > 0 {
         let factor = 1u128 << bin_exp;
         let mut carry: u128 = 0;
@@ -187,20 +203,24 @@ fn parse_milli(s: &str) -> Result<i64, String> {
         digits = prefix;
     }
     point += dec_exp + 3; // in milli-units
-    let too_large = || format!("invalid quantity {s:?}: too large (at most {}m is supported)", i64::MAX);
-    // The leading digit is non-zero, so the integer part is at least 10^(point-1).
-    if point > 19 {
-        return Err(too_large());
-    }
-    let int_len = point.max(0) as usize;
-    let mut int: u128 = 0;
-    for i in 0..int_len {
-        int = int * 10 + u128::from(digits.get(i).copied().unwrap_or(0));
-    }
-    if digits.iter().skip(int_len).any(|&d| d != 0) {
-        int += 1;
-    }
-    i64::try_from(int).map_err(|_| too_large())
+                          // The leading digit is non-zero, so the integer part is at least 10^(point-1): past 39 digits it exceeds
+                          // i128 and saturates.
+    let magnitude = if point > 39 {
+        i128::MAX
+    } else {
+        let int_len = point.max(0) as usize;
+        let mut int: i128 = 0;
+        for i in 0..int_len {
+            let d = i128::from(digits.get(i).copied().unwrap_or(0));
+            int = int.saturating_mul(10).saturating_add(d);
+        }
+        if digits.iter().skip(int_len).any(|&d| d != 0) {
+            int = int.saturating_add(1);
+        }
+        int
+    };
+    let magnitude = if bin_exp > 0 { magnitude.min(MAX_BINARY_MILLI) } else { magnitude };
+    Ok(if negative { -magnitude } else { magnitude })
 }
 
 /// Returns (binary exponent, decimal exponent) for a suffix, or `None` if it is unknown.
@@ -223,8 +243,11 @@ fn interpret_suffix(suffix: &str) -> Option<(u32, i64)> {
         "Pi" => (50, 0),
         "Ei" => (60, 0),
         _ => {
+            // Upstream parses the exponent as an int64 (and then truncates it to int32, wrapping); any exponent
+            // past ±2^31 already saturates the value, so it is clamped there instead of wrapped.
             let rest = suffix.strip_prefix('e').or_else(|| suffix.strip_prefix('E'))?;
-            (0, i64::from(rest.parse::<i32>().ok()?))
+            let exp = rest.parse::<i64>().ok()?;
+            (0, exp.clamp(i64::from(i32::MIN), i64::from(i32::MAX)))
         }
     })
 }
@@ -331,8 +354,10 @@ impl<'de> Visitor<'de> for QuantityVisitor {
         if !v.is_finite() {
             return Err(E::custom(ERR_FORMAT));
         }
-        // Display never uses exponent notation, so this is always in the accepted syntax.
-        Quantity::parse(&v.to_string()).map_err(E::custom)
+        // Like Go's JSON encoding of a float64 (which kubectl sends): exponent notation for large and tiny
+        // values, plain digits otherwise; both are in the accepted syntax.
+        let text = if v != 0.0 && !(1e-6..1e21).contains(&v.abs()) { format!("{v:e}") } else { v.to_string() };
+        Quantity::parse(&text).map_err(E::custom)
     }
 }
 
@@ -342,6 +367,10 @@ mod tests {
 
     fn m(s: &str) -> i64 {
         Quantity::parse(s).unwrap_or_else(|e| panic!("{s}: {e}")).milli()
+    }
+
+    fn exact(s: &str) -> i128 {
+        Quantity::parse(s).unwrap_or_else(|e| panic!("{s}: {e}")).milli
     }
 
     const MI: i64 = 1 << 20;
@@ -441,7 +470,7 @@ mod tests {
             "1\u{0}",
             "١",
             "0x10",
-            "1e99999999999",
+            "1e99999999999999999999",
             "1Gi-1",
             "\t2",
         ] {
@@ -455,30 +484,46 @@ mod tests {
     }
 
     #[test]
-    fn rejects_negative_and_overflow() {
-        for s in ["-1", "-100m", "-0.001n", "-1Gi"] {
-            let err = Quantity::parse(s).unwrap_err();
-            assert!(err.contains("greater than or equal to 0"), "{s}: {err}");
+    fn negative_values_parse_like_parse_quantity() {
+        // ParseQuantity accepts a sign; validation rejects negative requests (admission.rs).
+        assert_eq!(m("-1"), -1000);
+        assert_eq!(m("-100m"), -100);
+        assert_eq!(m("-0.001n"), -1, "rounded away from zero");
+        assert_eq!(m("-1Gi"), -(1 << 30) * 1000);
+        assert!(Quantity::parse("-1").unwrap().is_negative());
+        assert!(!Quantity::parse("-0").unwrap().is_negative());
+    }
+
+    #[test]
+    fn huge_values_parse_and_saturate_the_int64_accessors() {
+        // Decimal quantities of any size are accepted (upstream keeps them in arbitrary precision).
+        assert_eq!(exact("9223372036854776"), 9_223_372_036_854_776_000);
+        assert_eq!(exact("9223372036854775807"), 9_223_372_036_854_775_807_000);
+        assert_eq!(m("9223372036854775807"), i64::MAX, "MilliValue saturates");
+        assert_eq!(Quantity::parse("9223372036854775807").unwrap().value(), i64::MAX);
+        assert_eq!(Quantity::parse("9223372036854775808").unwrap().value(), i64::MAX, "Value saturates");
+        assert_eq!(exact("1e16"), 10i128.pow(19));
+        for s in ["1e2147483647", "1e99999999999", "10000000000000000000000000000000000000000000000", "1e308"] {
+            assert_eq!(exact(s), i128::MAX, "{s}");
+            assert_eq!(m(s), i64::MAX, "{s}");
         }
-        for s in [
-            "9223372036854776",
-            "10000000000000000000000000000000000000000000000",
-            "1Ei",
-            "9Pi",
-            "1e16",
-            "1e2147483647",
-            "9223372036854775807",
-            "99999999999999999999999999999999999999999999999999999999Ei",
-        ] {
-            let err = Quantity::parse(s).unwrap_err();
-            assert!(err.contains("too large"), "{s}: {err}");
-        }
+        assert_eq!(exact("-1e308"), -i128::MAX);
+        assert_eq!(m("-1e308"), i64::MIN);
+        // BinarySI is capped at upstream's maxAllowed, 2^63-1 base units.
+        assert_eq!(exact("1Ei"), (1i128 << 60) * 1000);
+        assert_eq!(exact("8Ei"), i128::from(i64::MAX) * 1000);
+        assert_eq!(exact("99999999999999999999999999999999999999999999999999999999Ei"), i128::from(i64::MAX) * 1000);
+        assert_eq!(Quantity::parse("8Ei").unwrap().value(), i64::MAX);
+        // Exactness below the cap: ordering distinguishes neighbours that the i64 accessors cannot.
+        assert!(Quantity::parse("9223372036854775808").unwrap() > Quantity::parse("9223372036854775807").unwrap());
         assert_eq!(m("9223372036854775807m"), i64::MAX);
         assert_eq!(m("9223372036854775.807"), i64::MAX);
-        assert!(Quantity::parse("9223372036854775.8071").is_err());
-        assert!(Quantity::parse("9223372036854775808m").is_err());
+        assert_eq!(exact("9223372036854775.8071"), i128::from(i64::MAX) + 1);
+        assert_eq!(m("1e-2147483648"), 1);
         let long = format!("0.{}1", "0".repeat(100_000));
         assert_eq!(m(&long), 1);
+        let long = format!("{}1", "9".repeat(100_000));
+        assert_eq!(exact(&long), i128::MAX);
     }
 
     #[test]
@@ -490,6 +535,8 @@ mod tests {
         assert_eq!(Quantity::parse("128Mi").unwrap().value(), 128 * MI);
         assert_eq!(Quantity::from_milli(-1500).value(), -2);
         assert_eq!(Quantity::from_milli(i64::MAX).value(), i64::MAX / 1000 + 1);
+        assert_eq!(Quantity::from_memory_bytes(i64::MAX).value(), i64::MAX);
+        assert_eq!(Quantity::from_memory_bytes(i64::MIN).value(), i64::MIN);
         assert_eq!(Quantity::from_milli(i64::MIN).value(), i64::MIN / 1000 - 1);
     }
 
@@ -509,8 +556,9 @@ mod tests {
         assert_eq!(Quantity::from_memory_bytes(-2048).as_str(), "-2Ki");
         assert_eq!(Quantity::from_memory_bytes(512 * MI).milli(), 512 * MI * 1000);
         let huge = Quantity::from_memory_bytes(i64::MAX);
-        assert_eq!(huge.milli(), i64::MAX / 1000 * 1000);
-        assert_eq!(Quantity::from_memory_bytes(i64::MIN).milli(), i64::MIN / 1000 * 1000);
+        assert_eq!(huge.milli(), i64::MAX, "saturated");
+        assert_eq!(huge.as_str(), i64::MAX.to_string());
+        assert_eq!(Quantity::from_memory_bytes(i64::MIN).milli(), i64::MIN);
         // Canonical text parses back to the same value.
         for q in [
             Quantity::from_memory_bytes(3 * (1 << 30)),
@@ -560,16 +608,16 @@ mod tests {
 
         let err = serde_yaml::from_str::<Res>("cpu: lots\nmemory: 1Gi\n").unwrap_err();
         assert!(err.to_string().contains(ERR_FORMAT), "{err}");
-        let err = serde_yaml::from_str::<Res>("cpu: -1\nmemory: 1Gi\n").unwrap_err();
-        assert!(err.to_string().contains("greater than or equal to 0"), "{err}");
-        let err = serde_yaml::from_str::<Res>("cpu: -0.5\nmemory: 1Gi\n").unwrap_err();
-        assert!(err.to_string().contains("greater than or equal to 0"), "{err}");
+        // Negative and huge numbers parse (validation rejects negative requests).
+        let r: Res = serde_yaml::from_str("cpu: -1\nmemory: -0.5\n").unwrap();
+        assert_eq!((r.cpu.milli(), r.memory.milli()), (-1000, -500));
         let err = serde_yaml::from_str::<Res>("cpu: .nan\nmemory: 1Gi\n").unwrap_err();
         assert!(err.to_string().contains(ERR_FORMAT), "{err}");
-        let err = serde_yaml::from_str::<Res>("cpu: 1e300\nmemory: 1Gi\n").unwrap_err();
-        assert!(err.to_string().contains("too large"), "{err}");
-        let err = serde_yaml::from_str::<Res>("cpu: 18446744073709551615\nmemory: 1\n");
-        assert!(err.unwrap_err().to_string().contains("too large"));
+        let r: Res = serde_yaml::from_str("cpu: 1e300\nmemory: 1.5e-7\n").unwrap();
+        assert_eq!((r.cpu.as_str(), r.cpu.milli()), ("1e300", i64::MAX));
+        assert_eq!((r.memory.as_str(), r.memory.milli()), ("1.5e-7", 1));
+        let r: Res = serde_yaml::from_str("cpu: 18446744073709551615\nmemory: 99999999999999999999\n").unwrap();
+        assert_eq!((r.cpu.milli(), r.memory.value()), (i64::MAX, i64::MAX));
         assert!(serde_yaml::from_str::<Res>("cpu: ~\nmemory: 1Gi\n").is_err());
         assert!(serde_yaml::from_str::<Res>("cpu: [1]\nmemory: 1Gi\n").is_err());
     }

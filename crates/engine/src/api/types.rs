@@ -387,7 +387,8 @@ impl Pod {
         match self.condition("Ready") {
             Some(c) if &*c.status == "True" => {
                 min_ready_seconds <= 0
-                    || c.last_transition_time.is_some_and(|t| t.0 + (min_ready_seconds as u64) * 1000 <= now)
+                    || c.last_transition_time
+                        .is_some_and(|t| t.0.saturating_add(crate::time::seconds(min_ready_seconds.into())) <= now)
             }
             _ => false,
         }
@@ -403,20 +404,21 @@ impl Pod {
         self.spec.request(resource)
     }
 
-    /// Restarts summed over containers.
+    /// Restarts summed over containers (saturated).
     pub fn restarts(&self) -> i32 {
-        self.status.container_statuses.iter().map(|c| c.restart_count).sum()
+        self.status.container_statuses.iter().map(|c| c.restart_count).fold(0i32, i32::saturating_add)
     }
 }
 
 impl PodSpec {
-    /// Total container requests of `resource`, in millicores for cpu and bytes for memory.
+    /// Total container requests of `resource`, in millicores for cpu and bytes for memory; saturated at the
+    /// `i64` bounds (each request is, like upstream's `MilliValue()`/`Value()`, and so is their sum).
     pub fn request(&self, resource: &str) -> i64 {
         self.containers
             .iter()
             .filter_map(|c| c.resources.requests.get(resource))
             .map(|q| if resource == "cpu" { q.milli() } else { q.value() })
-            .sum()
+            .fold(0i64, i64::saturating_add)
     }
 }
 
@@ -523,28 +525,130 @@ pub struct RollingUpdateDeployment {
 }
 
 /// `intstr.IntOrString`: `3` or `"25%"`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum IntOrString {
     Int(i32),
     String(Str),
 }
 
+impl<'de> Deserialize<'de> for IntOrString {
+    /// `IntOrString.UnmarshalJSON`: a string, or a number that must fit an int32 (with encoding/json's message
+    /// when it does not: `json: cannot unmarshal number 99999999999 into Go value of type int32`).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        fn int<E: serde::de::Error>(v: impl Into<i128> + Copy + std::fmt::Display) -> Result<IntOrString, E> {
+            i32::try_from(v.into())
+                .map(IntOrString::Int)
+                .map_err(|_| E::custom(format!("json: cannot unmarshal number {v} into Go value of type int32")))
+        }
+        impl serde::de::Visitor<'_> for V {
+            type Value = IntOrString;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an integer or a string such as \"25%\"")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<IntOrString, E> {
+                int(v)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<IntOrString, E> {
+                int(v)
+            }
+            fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<IntOrString, E> {
+                int(v)
+            }
+            fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<IntOrString, E> {
+                match i128::try_from(v) {
+                    Ok(v) => int(v),
+                    Err(_) => Err(E::custom(format!("json: cannot unmarshal number {v} into Go value of type int32"))),
+                }
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<IntOrString, E> {
+                // JSON has no integer type: a whole float is the same number (1e3 is 1000).
+                if v.fract() == 0.0 && v >= f64::from(i32::MIN) && v <= f64::from(i32::MAX) {
+                    Ok(IntOrString::Int(v as i32))
+                } else {
+                    Err(E::custom(format!("json: cannot unmarshal number {v} into Go value of type int32")))
+                }
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<IntOrString, E> {
+                Ok(IntOrString::String(Str::from(v)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 impl IntOrString {
     /// `intstr.GetScaledValueFromIntOrPercent`: an integer as is, a percentage of `total` rounded up or down.
+    ///
+    /// Upstream computes in float64 and then truncates to int32 (ResolveFenceposts), wrapping, and fails on a
+    /// percentage past int64 (`strconv.Atoi`); here the percentage is read saturating and the result is
+    /// clamped to the `i32` range, so a huge maxSurge means "as many as needed", never a negative number.
+    /// A string that is not digits followed by `%` is an error (validation rejects it first).
     pub fn scaled_value(&self, total: i32, round_up: bool) -> Result<i32, String> {
         match self {
             IntOrString::Int(v) => Ok(*v),
             IntOrString::String(s) => {
-                let pct: i64 = s.strip_suffix('%').and_then(|p| p.parse().ok()).ok_or_else(|| {
+                let pct = self.percent().ok_or_else(|| {
                     format!("invalid value for IntOrString: invalid type: string is not a percentage: {s:?}")
                 })?;
-                let v = pct * total as i64;
+                let v = i128::from(pct) * i128::from(total);
                 let scaled = if round_up { (v + 99).div_euclid(100) } else { v.div_euclid(100) };
-                Ok(scaled.clamp(i32::MIN as i64, i32::MAX as i64) as i32)
+                Ok(scaled.clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i32)
             }
         }
     }
+
+    /// The number of a percent string (`"25%"`: 25), read saturating at `i64::MAX` like `strconv.Atoi`'s
+    /// out-of-range result, with an optional sign; `None` for an int or a string that is not a number and `%`.
+    pub fn percent(&self) -> Option<i64> {
+        let IntOrString::String(s) = self else { return None };
+        let body = s.strip_suffix('%')?;
+        let (negative, digits) = match body.as_bytes().first() {
+            Some(b'-') => (true, &body[1..]),
+            Some(b'+') => (false, &body[1..]),
+            _ => (false, body),
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let magnitude = digits.bytes().fold(0i64, |acc, b| acc.saturating_mul(10).saturating_add(i64::from(b - b'0')));
+        Some(if negative { magnitude.saturating_neg() } else { magnitude })
+    }
+
+    /// `validation.IsValidPercent`: the string matches `^[0-9]+%$`.
+    pub fn is_valid_percent(&self) -> bool {
+        matches!(self, IntOrString::String(s) if s.strip_suffix('%').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())))
+    }
+
+    /// The value as Go's `%#v` prints an `intstr.IntOrString` (how field errors show it):
+    /// `intstr.IntOrString{Type:1, IntVal:0, StrVal:"25%"}`.
+    pub fn go_repr(&self) -> String {
+        match self {
+            IntOrString::Int(v) => format!("intstr.IntOrString{{Type:0, IntVal:{v}, StrVal:\"\"}}"),
+            IntOrString::String(s) => format!("intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}", go_quote(s)),
+        }
+    }
+}
+
+/// Go's `%q` of a string: double-quoted with Go escapes (printable Unicode kept as is).
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x80 && c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -14,7 +14,7 @@ use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconcil
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::DeleteOptions;
-use crate::time::{Millis, SECOND};
+use crate::time::{seconds, Millis, SECOND};
 
 pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
 pub const REVISION: &str = "deployment.kubernetes.io/revision";
@@ -107,8 +107,15 @@ fn max_unavailable(d: &Deployment) -> i32 {
     resolve_fenceposts(d).1.min(d.replicas())
 }
 
+/// Replica counts summed over ReplicaSets, saturated (each is an `i32` a user can set to its maximum).
 fn sum(rss: &[ReplicaSet], f: impl Fn(&ReplicaSet) -> i32) -> i32 {
-    rss.iter().map(f).sum()
+    rss.iter().map(f).fold(0i32, i32::saturating_add)
+}
+
+/// `MaxReplicas`: replicas + maxSurge, saturated (upstream adds int32s, which a huge maxSurge wraps negative
+/// and the Deployment then never scales up).
+fn max_total(d: &Deployment) -> i32 {
+    d.replicas().saturating_add(max_surge(d))
 }
 
 fn spec_replicas(rs: &ReplicaSet) -> i32 {
@@ -130,7 +137,7 @@ impl Sync<'_, '_, '_> {
     /// `scaleReplicaSetAndRecordEvent`: sets replicas and the desired/max annotations.
     fn scale_rs(&mut self, rs: &mut ReplicaSet, new_scale: i32) -> Result<bool, String> {
         let desired = self.d.replicas().to_string();
-        let max = (self.d.replicas() + max_surge(&self.d)).to_string();
+        let max = max_total(&self.d).to_string();
         let size_changed = spec_replicas(rs) != new_scale;
         let annotations_changed = rs.metadata.annotation(DESIRED_REPLICAS) != Some(desired.as_str())
             || rs.metadata.annotation(MAX_REPLICAS) != Some(max.as_str());
@@ -165,10 +172,10 @@ impl Sync<'_, '_, '_> {
         let new_rs = new_idx.map(|i| rss.remove(i));
         let old = rss;
         let max_old = old.iter().map(revision).max().unwrap_or(0);
-        let new_revision = (max_old + 1).to_string();
+        let new_revision = max_old.saturating_add(1).to_string();
         let new_rs = match new_rs {
             Some(mut rs) => {
-                if revision(&rs) < max_old + 1 || rs.metadata.annotation(REVISION).is_none() {
+                if revision(&rs) < max_old.saturating_add(1) || rs.metadata.annotation(REVISION).is_none() {
                     let mut next = rs.clone();
                     next.metadata.annotations.insert(s(REVISION), s(&new_revision));
                     let w = self.cx.api.update(Object::ReplicaSet(next)).map_err(|e| e.to_string())?;
@@ -217,7 +224,7 @@ impl Sync<'_, '_, '_> {
         }
         rs.metadata.annotations.insert(s(REVISION), s(revision));
         rs.metadata.annotations.insert(s(DESIRED_REPLICAS), s(&d.replicas().to_string()));
-        rs.metadata.annotations.insert(s(MAX_REPLICAS), s(&(d.replicas() + max_surge(d)).to_string()));
+        rs.metadata.annotations.insert(s(MAX_REPLICAS), s(&max_total(d).to_string()));
         rs.metadata.owner_references.push(OwnerReference::controller(Kind::Deployment, &d.metadata));
         rs.spec.min_ready_seconds = d.spec.min_ready_seconds;
         rs.spec.selector = selector;
@@ -244,7 +251,7 @@ impl Sync<'_, '_, '_> {
                     }
                 }
                 let mut next = self.d.clone();
-                next.status.collision_count = Some(next.status.collision_count.unwrap_or(0) + 1);
+                next.status.collision_count = Some(next.status.collision_count.unwrap_or(0).saturating_add(1));
                 let _ = self.cx.api.update_status(Object::Deployment(next));
                 Err(format!("hash collision for ReplicaSet {:?}: bumped collisionCount", rs.metadata.name))
             }
@@ -284,10 +291,10 @@ impl Sync<'_, '_, '_> {
         if old_pods == 0 {
             return Ok(false);
         }
-        let all_pods = old_pods + spec_replicas(new_rs);
-        let min_available = self.d.replicas() - max_unavailable(&self.d);
-        let new_unavailable = spec_replicas(new_rs) - new_rs.status.available_replicas;
-        let max_scaled_down = all_pods - min_available - new_unavailable;
+        let all_pods = old_pods.saturating_add(spec_replicas(new_rs));
+        let min_available = self.d.replicas().saturating_sub(max_unavailable(&self.d));
+        let new_unavailable = spec_replicas(new_rs).saturating_sub(new_rs.status.available_replicas);
+        let max_scaled_down = all_pods.saturating_sub(min_available).saturating_sub(new_unavailable);
         if max_scaled_down <= 0 {
             return Ok(false);
         }
@@ -298,14 +305,14 @@ impl Sync<'_, '_, '_> {
             if cleaned >= max_scaled_down {
                 break;
             }
-            let unhealthy = spec_replicas(rs) - rs.status.available_replicas;
+            let unhealthy = spec_replicas(rs).saturating_sub(rs.status.available_replicas);
             if spec_replicas(rs) == 0 || unhealthy <= 0 {
                 continue;
             }
-            let down = (max_scaled_down - cleaned).min(unhealthy);
-            let target = spec_replicas(rs) - down;
+            let down = max_scaled_down.saturating_sub(cleaned).min(unhealthy);
+            let target = spec_replicas(rs).saturating_sub(down);
             self.scale_rs(rs, target)?;
-            cleaned += down;
+            cleaned = cleaned.saturating_add(down);
         }
         // scaleDownOldReplicaSetsForRollingUpdate: then available ones, down to minAvailable. Upstream sums
         // status.availableReplicas; a ReplicaSet this controller has just scaled down may not have reported yet
@@ -313,10 +320,10 @@ impl Sync<'_, '_, '_> {
         // minAvailable. A ReplicaSet cannot have more available pods than it is scaled to, so its count is capped
         // at spec.replicas: stricter than upstream, and the rollout invariant then holds whatever the timing.
         let avail = |r: &ReplicaSet| r.status.available_replicas.min(spec_replicas(r));
-        let available = sum(old, avail) + avail(new_rs);
+        let available = sum(old, avail).saturating_add(avail(new_rs));
         let mut scaled = 0;
         if available > min_available {
-            let total = available - min_available;
+            let total = available.saturating_sub(min_available);
             for rs in old.iter_mut() {
                 if scaled >= total {
                     break;
@@ -324,13 +331,13 @@ impl Sync<'_, '_, '_> {
                 if spec_replicas(rs) == 0 {
                     continue;
                 }
-                let down = spec_replicas(rs).min(total - scaled);
-                let target = spec_replicas(rs) - down;
+                let down = spec_replicas(rs).min(total.saturating_sub(scaled));
+                let target = spec_replicas(rs).saturating_sub(down);
                 self.scale_rs(rs, target)?;
-                scaled += down;
+                scaled = scaled.saturating_add(down);
             }
         }
-        Ok(cleaned + scaled > 0)
+        Ok(cleaned > 0 || scaled > 0)
     }
 
     fn rollout_recreate(&mut self, rss: Vec<ReplicaSet>, pods_of_old: bool) -> ReconcileResult {
@@ -412,8 +419,8 @@ impl Sync<'_, '_, '_> {
             all.push(rs.clone());
         }
         let current = sum(&all, spec_replicas);
-        let allowed = if replicas > 0 { replicas + max_surge(&self.d) } else { 0 };
-        let to_add = allowed - current;
+        let allowed = if replicas > 0 { max_total(&self.d) } else { 0 };
+        let to_add = allowed.saturating_sub(current);
         // Nothing to add or remove: every ReplicaSet is still "scaled" to its own size, which brings its
         // desired/max-replicas annotations up to date (otherwise the next sync would see a scaling event again,
         // forever, and the rollout would never resume).
@@ -426,11 +433,11 @@ impl Sync<'_, '_, '_> {
         let mut sizes: Vec<i32> = Vec::with_capacity(all.len());
         for rs in &all {
             let p = proportion(rs, &self.d, to_add, added);
-            sizes.push(spec_replicas(rs) + p);
-            added += p;
+            sizes.push(spec_replicas(rs).saturating_add(p));
+            added = added.saturating_add(p);
         }
         if let Some(first) = sizes.first_mut().filter(|_| to_add != 0) {
-            *first = (*first + to_add - added).max(0);
+            *first = first.saturating_add(to_add.saturating_sub(added)).max(0);
         }
         for (rs, size) in all.iter().zip(sizes) {
             let target = rs.metadata.name.clone();
@@ -475,12 +482,12 @@ impl Sync<'_, '_, '_> {
             updated_replicas: new_rs.map_or(0, |r| r.status.replicas),
             ready_replicas: sum(&all, |r| r.status.ready_replicas),
             available_replicas: available,
-            unavailable_replicas: (total - available).max(0),
+            unavailable_replicas: total.saturating_sub(available).max(0),
             conditions: self.d.status.conditions.clone(),
             collision_count: self.d.status.collision_count,
         };
         let now = self.cx.now;
-        if available >= self.d.replicas() - max_unavailable(&self.d) {
+        if available >= self.d.replicas().saturating_sub(max_unavailable(&self.d)) {
             set_condition(
                 &mut st.conditions,
                 "Available",
@@ -518,16 +525,16 @@ impl Sync<'_, '_, '_> {
                 let reason = if current.is_none() { "NewReplicaSetCreated" } else { "ReplicaSetUpdated" };
                 let msg = if current.is_none() { format!("Created new replica set \"{rs_name}\"") } else { msg };
                 set_condition(&mut st.conditions, "Progressing", "True", reason, &msg, now);
-                requeue = Some(deadline as Millis * SECOND + SECOND);
+                requeue = Some(seconds(deadline.into()).saturating_add(SECOND));
             } else if let Some(c) = current.filter(|c| &*c.reason != "ProgressDeadlineExceeded") {
                 let since = c.last_update_time.map(|t| t.0).unwrap_or(now);
-                let ends = since + deadline as Millis * SECOND;
+                let ends = since.saturating_add(seconds(deadline.into()));
                 if now >= ends {
                     let msg = format!("ReplicaSet \"{rs_name}\" has timed out progressing.");
                     set_condition(&mut st.conditions, "Progressing", "False", "ProgressDeadlineExceeded", &msg, now);
                     self.event(EventKind::Warning, "ProgressDeadlineExceeded", &msg);
                 } else {
-                    requeue = Some(ends - now + SECOND);
+                    requeue = Some((ends - now).saturating_add(SECOND));
                 }
             }
         }
@@ -561,12 +568,12 @@ fn new_rs_new_replicas(d: &Deployment, all: &[ReplicaSet], new_rs: Option<&Repli
     }
     let current_new = new_rs.map_or(0, spec_replicas);
     let current_total = sum(all, spec_replicas);
-    let max_total = d.replicas() + max_surge(d);
+    let max_total = max_total(d);
     if current_total >= max_total {
         return current_new;
     }
-    let up = (max_total - current_total).min(d.replicas() - current_new).max(0);
-    current_new + up
+    let up = max_total.saturating_sub(current_total).min(d.replicas().saturating_sub(current_new)).max(0);
+    current_new.saturating_add(up)
 }
 
 /// `getProportion` / `getReplicaSetFraction`.
@@ -577,7 +584,7 @@ fn proportion(rs: &ReplicaSet, d: &Deployment, to_add: i32, added: i32) -> i32 {
     let fraction = if d.replicas() == 0 {
         -spec_replicas(rs)
     } else {
-        let deployment_replicas = d.replicas() + max_surge(d);
+        let deployment_replicas = max_total(d);
         let annotated = rs
             .metadata
             .annotation(MAX_REPLICAS)
@@ -585,9 +592,9 @@ fn proportion(rs: &ReplicaSet, d: &Deployment, to_add: i32, added: i32) -> i32 {
             .unwrap_or(d.status.replicas)
             .max(1);
         let new_size = (spec_replicas(rs) as f64 * deployment_replicas as f64 / annotated as f64).round() as i32;
-        new_size - spec_replicas(rs)
+        new_size.saturating_sub(spec_replicas(rs))
     };
-    let allowed = to_add - added;
+    let allowed = to_add.saturating_sub(added);
     if to_add > 0 {
         fraction.min(allowed)
     } else {
@@ -606,8 +613,8 @@ pub fn deployment_complete(d: &Deployment, st: &DeploymentStatus) -> bool {
 /// `DeploymentProgressing`: more updated, ready or available pods, or fewer old ones, than last time.
 fn deployment_progressing(d: &Deployment, st: &DeploymentStatus) -> bool {
     let old = &d.status;
-    let old_old = old.replicas - old.updated_replicas;
-    let new_old = st.replicas - st.updated_replicas;
+    let old_old = old.replicas.saturating_sub(old.updated_replicas);
+    let new_old = st.replicas.saturating_sub(st.updated_replicas);
     st.updated_replicas > old.updated_replicas
         || new_old < old_old
         || st.ready_replicas > old.ready_replicas

@@ -14,7 +14,7 @@ use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconcil
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::{DeleteOptions, Subresource};
-use crate::time::{Millis, SECOND};
+use crate::time::Millis;
 
 /// `BurstReplicas`: at most this many creates or deletes per sync.
 pub const BURST_REPLICAS: usize = 500;
@@ -301,7 +301,7 @@ impl Reconciler for ReplicaSetController {
                             .and_then(|o| o.as_replicaset())
                         {
                             if rs.spec.min_ready_seconds > 0 {
-                                out.push((rs_key(rs), rs.spec.min_ready_seconds as Millis * SECOND));
+                                out.push((rs_key(rs), crate::time::seconds(rs.spec.min_ready_seconds.into())));
                             }
                         }
                     }
@@ -336,7 +336,7 @@ impl Reconciler for ReplicaSetController {
             && r.status.ready_replicas == r.replicas()
             && r.status.available_replicas != r.replicas()
         {
-            return Ok(Outcome::RequeueAfter(r.spec.min_ready_seconds as Millis * SECOND));
+            return Ok(Outcome::RequeueAfter(crate::time::seconds(r.spec.min_ready_seconds.into())));
         }
         Ok(Outcome::Done)
     }

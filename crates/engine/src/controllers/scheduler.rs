@@ -39,19 +39,22 @@ pub struct NodeInfo {
     pub alloc_cpu: i64,
     pub alloc_mem: i64,
     pub alloc_pods: i64,
-    pub req_cpu: i64,
-    pub req_mem: i64,
-    pub nz_cpu: i64,
-    pub nz_mem: i64,
+    /// Sums of the pods' requests (millicores, bytes), in `i128`: each request is an `i64` (a quantity's
+    /// saturated `MilliValue()`/`Value()`), so no number of pods can overflow the sum, and removing a pod
+    /// subtracts exactly what adding it added (upstream sums in `int64`, which a huge request wraps).
+    pub req_cpu: i128,
+    pub req_mem: i128,
+    pub nz_cpu: i128,
+    pub nz_mem: i128,
     pub pods: i64,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Usage {
-    cpu: i64,
-    mem: i64,
-    nz_cpu: i64,
-    nz_mem: i64,
+    cpu: i128,
+    mem: i128,
+    nz_cpu: i128,
+    nz_mem: i128,
 }
 
 fn usage(p: &Pod) -> Usage {
@@ -59,21 +62,22 @@ fn usage(p: &Pod) -> Usage {
     for c in &p.spec.containers {
         let cpu = c.resources.requests.get("cpu").map(|q| q.milli());
         let mem = c.resources.requests.get("memory").map(|q| q.value());
-        u.cpu += cpu.unwrap_or(0);
-        u.mem += mem.unwrap_or(0);
-        u.nz_cpu += cpu.filter(|v| *v > 0).unwrap_or(DEFAULT_MILLI_CPU_REQUEST);
-        u.nz_mem += mem.filter(|v| *v > 0).unwrap_or(DEFAULT_MEMORY_REQUEST);
+        u.cpu += i128::from(cpu.unwrap_or(0));
+        u.mem += i128::from(mem.unwrap_or(0));
+        u.nz_cpu += i128::from(cpu.filter(|v| *v > 0).unwrap_or(DEFAULT_MILLI_CPU_REQUEST));
+        u.nz_mem += i128::from(mem.filter(|v| *v > 0).unwrap_or(DEFAULT_MEMORY_REQUEST));
     }
     u
 }
 
 impl NodeInfo {
     fn apply(&mut self, u: Usage, sign: i64) {
-        self.req_cpu += sign * u.cpu;
-        self.req_mem += sign * u.mem;
-        self.nz_cpu += sign * u.nz_cpu;
-        self.nz_mem += sign * u.nz_mem;
-        self.pods += sign;
+        let s = i128::from(sign);
+        self.req_cpu += s * u.cpu;
+        self.req_mem += s * u.mem;
+        self.nz_cpu += s * u.nz_cpu;
+        self.nz_mem += s * u.nz_mem;
+        self.pods = self.pods.saturating_add(sign);
     }
 }
 
@@ -182,13 +186,13 @@ fn filter(pod: &Pod, u: &Usage, n: &NodeInfo, reasons: &mut Vec<String>) -> bool
     }
     // NodeResourcesFit
     let before = reasons.len();
-    if n.pods + 1 > n.alloc_pods {
+    if n.pods.saturating_add(1) > n.alloc_pods {
         reasons.push("Too many pods".into());
     }
-    if u.cpu > 0 && n.req_cpu + u.cpu > n.alloc_cpu {
+    if u.cpu > 0 && n.req_cpu + u.cpu > i128::from(n.alloc_cpu) {
         reasons.push("Insufficient cpu".into());
     }
-    if u.mem > 0 && n.req_mem + u.mem > n.alloc_mem {
+    if u.mem > 0 && n.req_mem + u.mem > i128::from(n.alloc_mem) {
         reasons.push("Insufficient memory".into());
     }
     reasons.len() == before
@@ -197,10 +201,18 @@ fn filter(pod: &Pod, u: &Usage, n: &NodeInfo, reasons: &mut Vec<String>) -> bool
 /// LeastAllocated + BalancedAllocation + TaintToleration, weighted as the default profile (before normalisation
 /// of TaintToleration across nodes, done by the caller).
 fn resource_score(u: &Usage, n: &NodeInfo) -> i64 {
-    let frac = |req: i64, alloc: i64| if alloc <= 0 { 1.0 } else { (req as f64 / alloc as f64).min(1.0) };
+    let frac = |req: i128, alloc: i64| if alloc <= 0 { 1.0 } else { (req as f64 / alloc as f64).min(1.0) };
     let cpu_req = n.nz_cpu + u.nz_cpu;
     let mem_req = n.nz_mem + u.nz_mem;
-    let least = |req: i64, alloc: i64| if alloc <= 0 || req > alloc { 0 } else { (alloc - req) * 100 / alloc };
+    let least = |req: i128, alloc: i64| {
+        let alloc = i128::from(alloc);
+        if alloc <= 0 || req > alloc {
+            0
+        } else {
+            // In i128: (alloc - req) * 100 overflows an i64 for allocatable past 2^63 / 100.
+            ((alloc - req) * 100 / alloc) as i64
+        }
+    };
     let least_allocated = (least(cpu_req, n.alloc_cpu) + least(mem_req, n.alloc_mem)) / 2;
     let (fc, fm) = (frac(cpu_req, n.alloc_cpu), frac(mem_req, n.alloc_mem));
     let balanced = ((1.0 - (fc - fm).abs() / 2.0) * 100.0) as i64;
@@ -503,7 +515,7 @@ mod tests {
 
     #[test]
     fn balanced_and_least_allocated_prefer_emptier_balanced_nodes() {
-        let node = |cpu: i64, mem: i64| NodeInfo {
+        let node = |cpu: i128, mem: i128| NodeInfo {
             alloc_cpu: 4000,
             alloc_mem: 8 << 30,
             alloc_pods: 110,

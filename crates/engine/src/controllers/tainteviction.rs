@@ -13,7 +13,7 @@ use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconcil
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::{set_pod_condition, DeleteOptions, Subresource};
-use crate::time::{Millis, SECOND};
+use crate::time::Millis;
 
 pub struct TaintEvictionController {
     /// Pods whose eviction is scheduled, with when the controller first saw them tainted (`scheduledEvictions`:
@@ -57,7 +57,8 @@ fn min_toleration(used: &[&Toleration]) -> Option<Millis> {
             min = Some(min.map_or(secs, |m: i64| m.min(secs)));
         }
     }
-    min.map(|s| s as Millis * SECOND)
+    // A huge tolerationSeconds saturates the clock (upstream's `time.Duration(s) * time.Second` wraps).
+    min.map(crate::time::seconds)
 }
 
 impl Reconciler for TaintEvictionController {
@@ -168,7 +169,7 @@ impl Reconciler for TaintEvictionController {
             let msg = format!("Marking for deletion Pod {key}");
             cx.recorder.event(&mut cx.api, &Object::Pod(pod.clone()), EventKind::Normal, "TaintManagerEviction", &msg);
         }
-        let due = start + wait;
+        let due = start.saturating_add(wait);
         if now < due {
             return Ok(Outcome::RequeueAfter(due - now));
         }
@@ -215,6 +216,7 @@ fn evict(cx: &mut Ctx<'_, '_>, key: &ObjKey, pod: &Pod) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::api::s;
+    use crate::time::SECOND;
 
     fn tol(key: &str, secs: Option<i64>) -> Toleration {
         Toleration {

@@ -196,10 +196,14 @@ impl Args {
     pub fn int(&self, long: &str) -> Result<Option<i64>, String> {
         match self.value(long) {
             None => Ok(None),
-            Some(v) => v.parse().map(Some).map_err(|_| {
-                format!(
-                    "invalid argument \"{v}\" for \"--{long}\" flag: strconv.ParseInt: parsing \"{v}\": invalid syntax"
-                )
+            Some(v) => v.parse().map(Some).map_err(|e: std::num::ParseIntError| {
+                // strconv.ParseInt's two errors: a number past int64 is out of range, anything else bad syntax.
+                let why = match e.kind() {
+                    std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => "value out of range",
+                    _ => "invalid syntax",
+                };
+                let v = crate::limits::echo(v);
+                format!("invalid argument \"{v}\" for \"--{long}\" flag: strconv.ParseInt: parsing \"{v}\": {why}")
             }),
         }
     }
@@ -270,5 +274,12 @@ mod tests {
         );
         let a = Args::parse(&words("--replicas=x"), FLAGS).unwrap_or_default();
         assert!(a.int("replicas").is_err());
+        let a = Args::parse(&words("--replicas=-9223372036854775809"), FLAGS).unwrap_or_default();
+        assert_eq!(
+            a.int("replicas"),
+            Err("invalid argument \"-9223372036854775809\" for \"--replicas\" flag: strconv.ParseInt: parsing \"-9223372036854775809\": value out of range".into())
+        );
+        let a = Args::parse(&words("--replicas=9223372036854775807"), FLAGS).unwrap_or_default();
+        assert_eq!(a.int("replicas"), Ok(Some(i64::MAX)));
     }
 }

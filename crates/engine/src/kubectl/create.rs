@@ -172,14 +172,15 @@ fn deployment(sim: &mut Sim, args: &Args) -> Output {
         Ok(r) => r.unwrap_or(1),
         Err(e) => return Output::error(e),
     };
+    // kubectl's --port defaults to -1, "no port"; any negative value means the same. Inside, no port is `None`.
     let port = match args.int("port") {
-        Ok(p) => p.unwrap_or(-1),
+        Ok(p) => p,
         Err(e) => return Output::error(e),
     };
     if replicas > i32::MAX as i64 || replicas < i32::MIN as i64 {
         return Output::error(format!("invalid argument \"{replicas}\" for \"-r, --replicas\" flag: strconv.ParseInt: parsing \"{replicas}\": value out of range"));
     }
-    if port > i32::MAX as i64 || port < i32::MIN as i64 {
+    if let Some(port) = port.filter(|p| i32::try_from(*p).is_err()) {
         return Output::error(format!(
             "invalid argument \"{port}\" for \"--port\" flag: strconv.ParseInt: parsing \"{port}\": value out of range"
         ));
@@ -197,9 +198,9 @@ fn deployment(sim: &mut Sim, args: &Args) -> Output {
         let cname = container_name(sim, image);
         spec.containers.push(Container { name: s(&cname), image: s(image), ..Default::default() });
     }
-    if port >= 0 {
+    if let Some(port) = port.and_then(|p| i32::try_from(p).ok()).filter(|p| *p >= 0) {
         if let Some(c) = spec.containers.first_mut() {
-            c.ports = vec![ContainerPort { container_port: port as i32, ..Default::default() }];
+            c.ports = vec![ContainerPort { container_port: port, ..Default::default() }];
         }
     }
     d.spec.template.spec = Rc::new(spec);

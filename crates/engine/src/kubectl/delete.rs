@@ -194,24 +194,27 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
     if let Some(w) = warning {
         out.stderr.push_str(&w);
     }
-    let mut grace = args.int("grace-period").map_err(Output::error)?.unwrap_or(-1);
+    // kubectl's flag defaults to -1, "ignored if negative": typing -1 is the same as leaving it out, any other
+    // value counts as given (for `--now`). Here an unset grace period is `None`, not a number.
+    let typed = args.int("grace-period").map_err(Output::error)?;
+    let mut grace = typed.filter(|g| *g >= 0);
     let force = args.bool("force");
     if args.bool("now") {
-        if grace != -1 {
+        if typed.is_some_and(|g| g != -1) {
             return Err(Output::error("--now and --grace-period cannot be specified together"));
         }
-        grace = 1;
+        grace = Some(1);
     }
-    if grace == 0 && !force {
+    if grace == Some(0) && !force {
         // kubectl turns --grace-period=0 into 1 unless --force is given.
-        grace = 1;
+        grace = Some(1);
     }
-    if force && grace < 0 {
-        grace = 0;
+    if force && grace.is_none() {
+        grace = Some(0);
     }
-    if grace == 0 && force {
+    if grace == Some(0) && force {
         out.warn("Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
-    } else if grace > 0 && force {
+    } else if grace.is_some_and(|g| g > 0) && force {
         return Err(Output::error("--force and --grace-period greater than 0 cannot be specified together"));
     }
     let output = args.value("output").unwrap_or("");
@@ -280,11 +283,7 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
         out.stdout.push_str("No resources found\n");
         return Ok(out);
     }
-    let opts = DeleteOptions {
-        grace_period_seconds: (grace >= 0).then_some(grace),
-        propagation: Some(propagation),
-        preconditions_uid: None,
-    };
+    let opts = DeleteOptions { grace_period_seconds: grace, propagation: Some(propagation), preconditions_uid: None };
     let mut gone: Vec<(Kind, ObjKey, Str)> = Vec::new();
     let mut errs = errors;
     let mut found = 0;
@@ -294,7 +293,7 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
             if output == "name" {
                 out.stdout.push_str(&format!("{ref_}/{}\n", item.key.name));
             } else {
-                let verb = if grace == 0 { "force deleted" } else { "deleted" };
+                let verb = if grace == Some(0) { "force deleted" } else { "deleted" };
                 let suffix = match args.value("dry-run") {
                     Some("server") => " (server dry run)",
                     _ if dry_run => " (dry run)",

@@ -760,7 +760,7 @@ fn describe_node(api: &mut Api, w: &mut Writer, n: &Node, now: Millis) {
             .iter()
             .filter_map(|c| c.resources.limits.get(r))
             .map(|q| if r == "cpu" { q.milli() } else { q.value() })
-            .sum()
+            .fold(0i64, i64::saturating_add)
     };
     w.write(0, &format!("Non-terminated Pods:\t({} in total)\n", pods.len()));
     w.write(1, "Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n");
@@ -768,10 +768,11 @@ fn describe_node(api: &mut Api, w: &mut Writer, n: &Node, now: Millis) {
     let (mut creq, mut clim, mut mreq, mut mlim) = (0, 0, 0, 0);
     for p in &pods {
         let (cr, cl, mr, ml) = (p.request("cpu"), limit(p, "cpu"), p.request("memory"), limit(p, "memory"));
-        creq += cr;
-        clim += cl;
-        mreq += mr;
-        mlim += ml;
+        // Saturated: a huge request must not wrap the node's total (upstream sums Quantities exactly).
+        creq = i64::saturating_add(creq, cr);
+        clim = i64::saturating_add(clim, cl);
+        mreq = i64::saturating_add(mreq, mr);
+        mlim = i64::saturating_add(mlim, ml);
         w.write(
             1,
             &format!(

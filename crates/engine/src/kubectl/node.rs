@@ -145,48 +145,12 @@ fn cordon(sim: &mut Sim, args: &Args, desired: bool, cmd: &str) -> Output {
 
 // ---- drain ----------------------------------------------------------------------------------------------------
 
-/// Parses a Go duration (`30s`, `2m`, `1h30m`, `500ms`, `0`) into milliseconds.
+/// `--timeout`, a Go duration (`30s`, `2m`, `1h30m`, `500ms`, `0`), in milliseconds (0, and a negative duration,
+/// wait forever as in kubectl, whose drain only sets a deadline for a positive timeout).
 fn duration(v: &str) -> Result<Millis, String> {
-    let bad = || format!("invalid argument \"{v}\" for \"--timeout\" flag: time: invalid duration \"{v}\"");
-    if v == "0" {
-        return Ok(0);
-    }
-    let mut total: f64 = 0.0;
-    let mut rest = v;
-    if rest.is_empty() {
-        return Err(bad());
-    }
-    while !rest.is_empty() {
-        let num_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        if num_len == 0 {
-            return Err(bad());
-        }
-        let n: f64 = rest[..num_len].parse().map_err(|_| bad())?;
-        rest = &rest[num_len..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let factor = match &rest[..unit_len] {
-            "ms" => 1.0,
-            "s" => 1000.0,
-            "m" => 60_000.0,
-            "h" => 3_600_000.0,
-            "" => {
-                return Err(format!(
-                    "invalid argument \"{v}\" for \"--timeout\" flag: time: missing unit in duration \"{v}\""
-                ))
-            }
-            u => {
-                return Err(format!(
-                    "invalid argument \"{v}\" for \"--timeout\" flag: time: unknown unit \"{u}\" in duration \"{v}\""
-                ))
-            }
-        };
-        rest = &rest[unit_len..];
-        total += n * factor;
-    }
-    if !total.is_finite() || total > 1e15 {
-        return Err(bad());
-    }
-    Ok(total as Millis)
+    crate::time::parse_go_duration(v)
+        .map(crate::time::go_duration_millis)
+        .map_err(|e| format!("invalid argument \"{}\" for \"--timeout\" flag: {e}", crate::limits::echo(v)))
 }
 
 #[derive(Clone)]
@@ -237,7 +201,7 @@ impl Drain {
                     }
                 }
                 if !cur.pods.is_empty() {
-                    if self.opts.timeout > 0 && sim.now() >= cur.started + self.opts.timeout {
+                    if self.opts.timeout > 0 && sim.now() >= cur.started.saturating_add(self.opts.timeout) {
                         let (key, _) = &cur.pods[0];
                         let err = format!(
                             "error when waiting for pod {:?} in namespace {:?} to terminate: global timeout reached: {}",

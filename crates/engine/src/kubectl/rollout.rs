@@ -14,7 +14,7 @@ use crate::api::{controller_of, s, Deployment, Kind, LabelSelector, ObjKey, Obje
 use crate::controllers::deployment::{equal_ignore_hash, POD_TEMPLATE_HASH, REVISION};
 use crate::sim::Sim;
 use crate::store::{ApiError, Subresource};
-use crate::time::{parse_duration, rfc3339, Millis};
+use crate::time::{rfc3339, Millis};
 
 pub const COMMAND: Command = Command {
     name: "rollout",
@@ -267,11 +267,13 @@ fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
     };
     let timeout = match args.value("timeout") {
         None => 0,
-        Some(t) => match parse_duration(t) {
-            Ok(ms) => ms,
-            Err(_) => {
+        // A Go duration flag; zero (and a negative duration) means never.
+        Some(t) => match crate::time::parse_go_duration(t) {
+            Ok(ns) => crate::time::go_duration_millis(ns),
+            Err(e) => {
                 return Output::error(format!(
-                    "invalid argument \"{t}\" for \"--timeout\" flag: time: invalid duration \"{t}\""
+                    "invalid argument \"{}\" for \"--timeout\" flag: {e}",
+                    crate::limits::echo(t)
                 ))
             }
         },
@@ -302,7 +304,7 @@ fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         }
         return out;
     }
-    let deadline = (timeout > 0).then(|| sim.now() + timeout);
+    let deadline = (timeout > 0).then(|| sim.now().saturating_add(timeout));
     let mut follow = StatusFollow { keys, at: 0, revision, last: None, deadline };
     let first = follow.step(sim);
     let mut out =

@@ -37,14 +37,17 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Output {
         Ok(None) => -1,
         Err(e) => return Output::error(e),
     };
-    let current = match args.int("current-replicas") {
-        Ok(c) => c.unwrap_or(-1),
+    // kubectl's flag defaults to -1, "no condition": typing -1 is the same as leaving it out. Here no
+    // precondition is `None`, not a number.
+    let typed_current = match args.int("current-replicas") {
+        Ok(c) => c,
         Err(e) => return Output::error(e),
     };
+    let current = typed_current.filter(|c| *c != -1);
     if replicas < 0 {
         return Output::error("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
     }
-    if current < -1 {
+    if typed_current.is_some_and(|c| c < -1) {
         return Output::error("The --current-replicas must specify an integer of -1 or greater");
     }
     if replicas > i32::MAX as i64 {
@@ -80,7 +83,7 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Output {
             out.stdout.push_str(&format!("{}/{} scaled (dry run)\n", item.kind.resource_ref(), item.key.name));
             continue;
         }
-        if current != -1 {
+        if let Some(current) = current {
             // The precondition is checked against the scale subresource's GET.
             let scale = match sim.as_user(|api| api.get(item.kind, &item.key)) {
                 Ok(o) => o,

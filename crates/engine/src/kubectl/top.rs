@@ -157,10 +157,10 @@ fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         h.extend(["NAME", "CPU(cores)", "MEMORY(bytes)"].map(String::from));
         table_rows.push(h);
     }
-    let (mut total_cpu, mut total_mem) = (0, 0);
+    let (mut total_cpu, mut total_mem) = (0i64, 0i64);
     for (p, c, m) in &rows {
-        total_cpu += c;
-        total_mem += m;
+        total_cpu = total_cpu.saturating_add(*c);
+        total_mem = total_mem.saturating_add(*m);
         let lead: Vec<String> = all.then(|| p.metadata.namespace.to_string()).into_iter().collect();
         if containers {
             for ctr in &p.spec.containers {
@@ -231,7 +231,9 @@ fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
             continue;
         }
         let on_node = pods.iter().filter_map(|p| p.as_pod()).filter(|p| *p.spec.node_name == name && measured(sim, p));
-        let (c, m) = on_node.fold((0, 0), |(c, m), p| (c + p.request("cpu"), m + p.request("memory")));
+        let (c, m) = on_node.fold((0i64, 0i64), |(c, m), p| {
+            (c.saturating_add(p.request("cpu")), m.saturating_add(p.request("memory")))
+        });
         let alloc = |r: &str| n.status.allocatable.get(r).map(|q| q.milli());
         measured_rows.push((name, c, m, alloc("cpu"), alloc("memory")));
     }
