@@ -41,6 +41,11 @@ pub fn refusal(kind: Kind, cap: usize) -> String {
     format!("kubeloop simulates at most {cap} {} ({what})", kind.plural())
 }
 
+/// What one kubectl command prints at most (kubeloop's own bound; real kubectl prints everything): the output of
+/// `get -o yaml` or `describe` over a whole large cluster stops here, with a note saying how many objects were
+/// left out, so it is never built whole. A following command's output is bounded the same way per poll.
+pub const OUTPUT_MAX_BYTES: usize = 2 << 20;
+
 /// Events a watch may hold undelivered before the API server ends it (the watch cache terminates a watcher that
 /// falls too far behind; its reader re-watches from the last resourceVersion it saw, or relists on 410 Gone). The
 /// cacher's own bound is a short channel and a timeout; this is kubeloop's, sized to the watch cache's capacity so

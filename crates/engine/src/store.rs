@@ -229,6 +229,24 @@ struct KindStore {
     node_watchers: FxHashMap<Str, Vec<WatcherId>>,
     /// Pods by `spec.nodeName` (the field index the API server keeps for the kubelet's field selector).
     by_node: FxHashMap<Str, BTreeSet<ObjKey>>,
+    /// Events by their involved object's kind and name (the field index `kubectl describe`'s event search uses).
+    by_involved: FxHashMap<(Str, Str), BTreeSet<ObjKey>>,
+}
+
+/// Adds or removes `key` under `index` in a field index, dropping empty entries.
+fn field_index<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, BTreeSet<ObjKey>>, index: K, key: &ObjKey, add: bool) {
+    if add {
+        map.entry(index).or_default().insert(key.clone());
+    } else if let Some(b) = map.get_mut(&index) {
+        b.remove(key);
+        if b.is_empty() {
+            map.remove(&index);
+        }
+    }
+}
+
+fn involved(obj: &Object) -> Option<(Str, Str)> {
+    obj.as_event().map(|e| (e.body.involved_object.kind.clone(), e.body.involved_object.name.clone()))
 }
 
 /// A watch whose reader the simulation must wake (`notify` is the reader's number, e.g. an informer), at `at`.
@@ -389,6 +407,11 @@ impl Store {
     ) -> Box<dyn Iterator<Item = &'a Rc<Object>> + 'a> {
         match filter {
             WatchFilter::NodeName(n) if kind == Kind::Pod => Box::new(self.pods_on_node(n)),
+            WatchFilter::InvolvedObject(k, n) if kind == Kind::Event => {
+                let ks = &self.kinds[Kind::Event.index()];
+                let keys = ks.by_involved.get(&(k.clone(), n.clone()));
+                Box::new(keys.into_iter().flat_map(|b| b.iter()).filter_map(|key| ks.objects.get(key)))
+            }
             _ => Box::new(self.objects(kind).filter(move |o| filter.matches(o))),
         }
     }
@@ -805,18 +828,21 @@ impl Store {
             ks.objects.insert(key.clone(), obj.clone());
         }
         if kind == Kind::Pod {
-            if let Some(n) = old.as_ref().and_then(|o| o.as_pod()).map(|p| &p.spec.node_name) {
-                if let Some(b) = ks.by_node.get_mut(n) {
-                    b.remove(&key);
-                    if b.is_empty() {
-                        ks.by_node.remove(n);
-                    }
-                }
+            if let Some(n) = old.as_ref().and_then(|o| o.as_pod()).map(|p| p.spec.node_name.clone()) {
+                field_index(&mut ks.by_node, n, &key, false);
             }
             if let Some(p) = obj.as_pod().filter(|_| type_ != EventType::Deleted) {
                 if !p.spec.node_name.is_empty() {
-                    ks.by_node.entry(p.spec.node_name.clone()).or_default().insert(key.clone());
+                    field_index(&mut ks.by_node, p.spec.node_name.clone(), &key, true);
                 }
+            }
+        }
+        if kind == Kind::Event {
+            if let Some(i) = old.as_deref().and_then(involved) {
+                field_index(&mut ks.by_involved, i, &key, false);
+            }
+            if let Some(i) = involved(&obj).filter(|_| type_ != EventType::Deleted) {
+                field_index(&mut ks.by_involved, i, &key, true);
             }
         }
         let mut h = self.history_hash;
@@ -970,7 +996,7 @@ impl Store {
         self.watchers.insert(id, w);
         let ks = &mut self.kinds[kind.index()];
         match filter {
-            WatchFilter::All => ks.watchers.push(id),
+            WatchFilter::All | WatchFilter::InvolvedObject(..) => ks.watchers.push(id),
             WatchFilter::NodeName(n) => ks.node_watchers.entry(n).or_default().push(id),
         }
         self.count(client).watches_opened += 1;
@@ -982,7 +1008,7 @@ impl Store {
         let Some(w) = self.watchers.remove(&id) else { return };
         let ks = &mut self.kinds[w.kind.index()];
         match &w.filter {
-            WatchFilter::All => ks.watchers.retain(|x| *x != id),
+            WatchFilter::All | WatchFilter::InvolvedObject(..) => ks.watchers.retain(|x| *x != id),
             WatchFilter::NodeName(n) => {
                 if let Some(v) = ks.node_watchers.get_mut(n) {
                     v.retain(|x| *x != id);

@@ -47,6 +47,9 @@ pub struct WatchEvent {
 pub enum WatchFilter {
     All,
     NodeName(Str),
+    /// Events about one object (`fieldSelector=involvedObject.kind=K,involvedObject.name=N`, in the list's
+    /// namespace), as `kubectl describe` asks for them: `(kind, name)`.
+    InvolvedObject(Str, Str),
 }
 
 impl WatchFilter {
@@ -54,6 +57,9 @@ impl WatchFilter {
         match self {
             WatchFilter::All => true,
             WatchFilter::NodeName(n) => obj.as_pod().is_some_and(|p| &p.spec.node_name == n),
+            WatchFilter::InvolvedObject(kind, name) => obj
+                .as_event()
+                .is_some_and(|e| &e.body.involved_object.kind == kind && &e.body.involved_object.name == name),
         }
     }
 

@@ -107,12 +107,21 @@ fn run(sim: &mut crate::sim::Sim, args: &Args, _: &Input) -> Output {
             }
         }
         let mut out = Output::default();
-        for (i, o) in objects.iter().enumerate() {
-            if i > 0 {
-                out.stdout.push_str("\n\n");
+        let mut budget = super::Budget::new();
+        for o in &objects {
+            if budget.full() {
+                budget.skip();
+                continue;
             }
-            out.stdout.push_str(&describe(api, o, now, show_events));
+            let text = describe(api, o, now, show_events);
+            if budget.take(text.len() + 2) {
+                if !out.stdout.is_empty() {
+                    out.stdout.push_str("\n\n");
+                }
+                out.stdout.push_str(&text);
+            }
         }
+        out.stderr.push_str(&budget.note());
         for e in &errors {
             out.stderr.push_str(e);
             out.stderr.push('\n');
@@ -895,7 +904,9 @@ fn smart_label(field: &str) -> String {
 fn events_for(api: &mut Api, obj: &Object) -> Vec<Event> {
     let m = obj.meta();
     let scope = if obj.kind().namespaced() { Some(&*m.namespace) } else { None };
-    let (items, _) = api.list(Kind::Event, scope, None);
+    // kubectl's event search: a field selector on the involved object, which the API server indexes.
+    let filter = crate::watch::WatchFilter::InvolvedObject(crate::api::s(obj.kind().name()), m.name.clone());
+    let (items, _) = api.list_filtered(Kind::Event, scope, None, &filter);
     let mut evs: Vec<Event> = items
         .iter()
         .filter_map(|o| o.as_event())

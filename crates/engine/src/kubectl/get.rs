@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::args::{switch, value, Args, Flag};
 use super::resource::{kind_of, targets, Targets};
 use super::table::Table;
-use super::{api_error_line, namespace, Command, Follow, FollowPoll, Input, Output};
+use super::{api_error_line, namespace, Budget, Command, Follow, FollowPoll, Input, Output};
 use crate::api::selector::parse_selector;
 use crate::api::{Kind, LabelSelector, ObjKey, Object};
 use crate::sim::Sim;
@@ -123,11 +123,48 @@ pub(crate) fn json_text(v: &Value) -> String {
     s
 }
 
-/// `kind: List` of `objects`, as kubectl wraps several objects for `-o yaml|json`.
-fn list_value(objects: &[&Rc<Object>]) -> Value {
+/// The JSON of each object while `budget` lasts (measured as compact JSON, a little under its printed size).
+pub(crate) fn budgeted_json<'a>(objects: impl IntoIterator<Item = &'a Rc<Object>>, budget: &mut Budget) -> Vec<Value> {
+    let mut out = Vec::new();
+    for o in objects {
+        if budget.full() {
+            budget.skip();
+            continue;
+        }
+        let v = o.to_json();
+        let size = serde_json::to_vec(&v).map_or(0, |b| b.len());
+        if budget.take(size + size / 2) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// Table rows of `objects` while `budget` lasts (a row costs its cells and the padding between them).
+pub(crate) fn budgeted_rows<'a, T: 'a>(
+    objects: impl IntoIterator<Item = &'a T>,
+    budget: &mut Budget,
+    row: impl Fn(&T) -> Vec<String>,
+) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for o in objects {
+        if budget.full() {
+            budget.skip();
+            continue;
+        }
+        let r = row(o);
+        if budget.take(r.iter().map(|c| c.len() + 3).sum()) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// `kind: List` of `items`, as kubectl wraps several objects for `-o yaml|json`.
+fn list_value(items: Vec<Value>) -> Value {
     let mut m = serde_json::Map::new();
     m.insert("apiVersion".into(), "v1".into());
-    m.insert("items".into(), Value::Array(objects.iter().map(|o| o.to_json()).collect()));
+    m.insert("items".into(), Value::Array(items));
     m.insert("kind".into(), "List".into());
     let mut meta = serde_json::Map::new();
     meta.insert("resourceVersion".into(), "".into());
@@ -310,18 +347,26 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Output {
 
     let mut stdout = String::new();
     let mut first_table = Table::new();
+    let mut budget = Budget::new();
     if !args.bool("watch-only") {
         match format {
             Format::Name => {
                 for o in &all {
-                    stdout.push_str(&format!("{}/{}\n", o.kind().resource_ref(), o.meta().name));
+                    let line = format!("{}/{}\n", o.kind().resource_ref(), o.meta().name);
+                    if budget.take(line.len()) {
+                        stdout.push_str(&line);
+                    }
                 }
             }
             Format::Yaml | Format::Json => {
                 if all.is_empty() && named {
                     // Only errors: nothing to print.
                 } else {
-                    let v = if single_item && all.len() == 1 { all[0].to_json() } else { list_value(&all) };
+                    let v = if single_item && all.len() == 1 {
+                        all[0].to_json()
+                    } else {
+                        list_value(budgeted_json(all.iter().copied(), &mut budget))
+                    };
                     stdout = if format == Format::Yaml { yaml_text(&v) } else { json_text(&v) };
                 }
             }
@@ -337,7 +382,7 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Output {
                     if !no_headers {
                         rows.push(printers::header(g.kind, opts));
                     }
-                    rows.extend(g.objects.iter().map(|o| printers::row(o, now, opts)));
+                    rows.extend(budgeted_rows(&g.objects, &mut budget, |o| printers::row(o, now, opts)));
                     let mut t = Table::new();
                     stdout.push_str(&t.render(&rows));
                     first_table = t;
@@ -353,6 +398,7 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Output {
             }
         }
     }
+    stderr.push_str(&budget.note());
     let mut out = Output { stdout, stderr, code, ..Default::default() };
     if watch {
         let kind = kinds[0];
@@ -414,8 +460,13 @@ impl Follow for GetWatch {
         let now = sim.now();
         let mut out = String::new();
         let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut budget = Budget::new();
         for ev in events {
             if ev.type_ == EventType::Bookmark || ev.object.kind() != self.kind || !self.wants(&ev.object) {
+                continue;
+            }
+            if budget.full() {
+                budget.skip();
                 continue;
             }
             match self.format {
@@ -424,25 +475,39 @@ impl Follow for GetWatch {
                         rows.push(printers::header(self.kind, self.opts));
                         self.header_done = true;
                     }
-                    rows.push(printers::row(&ev.object, now, self.opts));
+                    let row = printers::row(&ev.object, now, self.opts);
+                    if budget.take(row.iter().map(|c| c.len() + 3).sum()) {
+                        rows.push(row);
+                    }
                 }
                 Format::Name => {
-                    out.push_str(&format!("{}/{}\n", ev.object.kind().resource_ref(), ev.object.meta().name))
+                    let line = format!("{}/{}\n", ev.object.kind().resource_ref(), ev.object.meta().name);
+                    if budget.take(line.len()) {
+                        out.push_str(&line);
+                    }
                 }
                 Format::Yaml => {
-                    if self.printed {
-                        out.push_str("---\n");
+                    let text = yaml_text(&ev.object.to_json());
+                    if budget.take(text.len() + 4) {
+                        if self.printed {
+                            out.push_str("---\n");
+                        }
+                        out.push_str(&text);
+                        self.printed = true;
                     }
-                    out.push_str(&yaml_text(&ev.object.to_json()));
-                    self.printed = true;
                 }
-                Format::Json => out.push_str(&json_text(&ev.object.to_json())),
+                Format::Json => {
+                    let text = json_text(&ev.object.to_json());
+                    if budget.take(text.len()) {
+                        out.push_str(&text);
+                    }
+                }
             }
         }
         if !rows.is_empty() {
             out.push_str(&self.table.render(&rows));
         }
-        FollowPoll { stdout: out, ..Default::default() }
+        FollowPoll { stdout: out, stderr: budget.note(), ..Default::default() }
     }
 
     fn stop(&mut self, sim: &mut Sim) {
@@ -488,16 +553,20 @@ fn run_events(sim: &mut Sim, args: &Args, _: &Input) -> Output {
     let no_headers = args.bool("no-headers");
     let mut out = Output::default();
     let mut tab = Table::new();
+    let mut budget = Budget::new();
     match format {
         Format::Name => {
             for o in &events {
-                out.stdout.push_str(&format!("event/{}\n", o.meta().name));
+                let line = format!("event/{}\n", o.meta().name);
+                if budget.take(line.len()) {
+                    out.stdout.push_str(&line);
+                }
             }
         }
         Format::Yaml | Format::Json => {
             let mut m = serde_json::Map::new();
             m.insert("apiVersion".into(), "v1".into());
-            m.insert("items".into(), Value::Array(events.iter().map(|o| o.to_json()).collect()));
+            m.insert("items".into(), Value::Array(budgeted_json(events.iter().copied(), &mut budget)));
             m.insert("kind".into(), "EventList".into());
             let mut meta = serde_json::Map::new();
             meta.insert("resourceVersion".into(), rv.to_string().into());
@@ -512,12 +581,14 @@ fn run_events(sim: &mut Sim, args: &Args, _: &Input) -> Output {
             if !events.is_empty() && !no_headers {
                 rows.push(printers::events_header(all_ns));
             }
-            rows.extend(events.iter().filter_map(|o| o.as_event()).map(|e| printers::events_row(e, now, all_ns)));
+            let evs: Vec<&crate::api::Event> = events.iter().filter_map(|o| o.as_event()).collect();
+            rows.extend(budgeted_rows(evs, &mut budget, |e| printers::events_row(e, now, all_ns)));
             if !rows.is_empty() {
                 out.stdout = tab.render(&rows);
             }
         }
     }
+    out.stderr.push_str(&budget.note());
     if events.is_empty() && !args.bool("watch") {
         out.stderr = if all_ns { "No events found.\n".into() } else { format!("No events found in {ns} namespace.\n") };
     }
@@ -568,6 +639,7 @@ impl Follow for EventsWatch {
         let Some(id) = self.id else { return FollowPoll { done: true, ..Default::default() } };
         let now = sim.now();
         let mut rows = Vec::new();
+        let mut budget = Budget::new();
         for ev in sim.drain_user_watch(id) {
             if matches!(ev.type_, EventType::Deleted | EventType::Bookmark) {
                 continue;
@@ -582,10 +654,10 @@ impl Follow for EventsWatch {
                 rows.push(printers::events_header(self.all_ns));
                 self.header_done = true;
             }
-            rows.push(printers::events_row(e, now, self.all_ns));
+            rows.extend(budgeted_rows([e], &mut budget, |e| printers::events_row(e, now, self.all_ns)));
         }
         let stdout = if rows.is_empty() { String::new() } else { self.table.render(&rows) };
-        FollowPoll { stdout, ..Default::default() }
+        FollowPoll { stdout, stderr: budget.note(), ..Default::default() }
     }
 
     fn stop(&mut self, sim: &mut Sim) {

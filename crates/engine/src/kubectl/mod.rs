@@ -137,6 +137,55 @@ impl Output {
     }
 }
 
+/// kubeloop's bound on what one command prints ([`crate::limits::OUTPUT_MAX_BYTES`]): objects are printed while
+/// it lasts, so a large output is never built whole.
+pub(crate) struct Budget {
+    left: usize,
+    shown: usize,
+    left_out: usize,
+}
+
+impl Budget {
+    pub(crate) fn new() -> Budget {
+        Budget { left: crate::limits::OUTPUT_MAX_BYTES, shown: 0, left_out: 0 }
+    }
+
+    /// Whether the bound is reached: every further object is left out (counted with [`Budget::skip`]).
+    pub(crate) fn full(&self) -> bool {
+        self.left_out > 0
+    }
+
+    /// Counts an object left out without measuring it.
+    pub(crate) fn skip(&mut self) {
+        self.left_out += 1;
+    }
+
+    /// Whether one more object of `bytes` may be printed; counts it as shown or left out.
+    pub(crate) fn take(&mut self, bytes: usize) -> bool {
+        if self.left_out == 0 && bytes <= self.left {
+            self.left -= bytes;
+            self.shown += 1;
+            true
+        } else {
+            self.left_out += 1;
+            false
+        }
+    }
+
+    /// The note for stderr when objects were left out (empty otherwise).
+    pub(crate) fn note(&self) -> String {
+        if self.left_out == 0 {
+            return String::new();
+        }
+        format!(
+            "kubeloop: output stopped at {} MiB (kubeloop's bound): {} shown, {} more not printed; narrow it with a name, -l or -n\n",
+            crate::limits::OUTPUT_MAX_BYTES >> 20,
+            self.shown,
+            self.left_out
+        )
+    }
+}
+
 /// `Error from server (Reason): message`.
 pub fn api_error_line(e: &ApiError) -> String {
     format!("Error from server ({}): {e}", e.reason())

@@ -158,9 +158,15 @@ fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         table_rows.push(h);
     }
     let (mut total_cpu, mut total_mem) = (0i64, 0i64);
+    let mut budget = super::Budget::new();
     for (p, c, m) in &rows {
         total_cpu = total_cpu.saturating_add(*c);
         total_mem = total_mem.saturating_add(*m);
+        if budget.full() {
+            budget.skip();
+            continue;
+        }
+        let before = table_rows.len();
         let lead: Vec<String> = all.then(|| p.metadata.namespace.to_string()).into_iter().collect();
         if containers {
             for ctr in &p.spec.containers {
@@ -176,6 +182,10 @@ fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
             row.extend([p.metadata.name.to_string(), cpu(*c), mem(*m)]);
             table_rows.push(row);
         }
+        let bytes: usize = table_rows[before..].iter().flatten().map(|c| c.len() + 3).sum();
+        if !budget.take(bytes) {
+            table_rows.truncate(before);
+        }
     }
     if args.bool("sum") {
         let width = 3 + usize::from(all) + usize::from(containers);
@@ -186,7 +196,9 @@ fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         line.extend([cpu(total_cpu), mem(total_mem)]);
         table_rows.push(line);
     }
-    Output::ok(table::render(&table_rows))
+    let mut out = Output::ok(table::render(&table_rows));
+    out.stderr.push_str(&budget.note());
+    out
 }
 
 fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
@@ -221,6 +233,12 @@ fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
     };
     // What each node's running pods request (one LIST of pods, as metrics-server sums its kubelets' reports).
     let (pods, _) = sim.as_user(|api| api.list(Kind::Pod, None, None));
+    // One pass over the pods: what the measured ones request, by node.
+    let mut by_node: rustc_hash::FxHashMap<&str, (i64, i64)> = rustc_hash::FxHashMap::default();
+    for p in pods.iter().filter_map(|p| p.as_pod()).filter(|p| measured(sim, p)) {
+        let e = by_node.entry(&p.spec.node_name).or_default();
+        *e = (e.0.saturating_add(p.request("cpu")), e.1.saturating_add(p.request("memory")));
+    }
     let mut measured_rows = Vec::new();
     let mut missing = Vec::new();
     for o in &nodes {
@@ -230,10 +248,7 @@ fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
             missing.push(name);
             continue;
         }
-        let on_node = pods.iter().filter_map(|p| p.as_pod()).filter(|p| *p.spec.node_name == name && measured(sim, p));
-        let (c, m) = on_node.fold((0i64, 0i64), |(c, m), p| {
-            (c.saturating_add(p.request("cpu")), m.saturating_add(p.request("memory")))
-        });
+        let (c, m) = by_node.get(name.as_str()).copied().unwrap_or((0, 0));
         let alloc = |r: &str| n.status.allocatable.get(r).map(|q| q.milli());
         measured_rows.push((name, c, m, alloc("cpu"), alloc("memory")));
     }
