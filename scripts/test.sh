@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything the tests need on a fresh machine, then runs every test:
-#   format, clippy, the Rust tests, the wasm32 build of the engine, then the playground: the web toolchain
+#   format, clippy, the Rust tests, the wasm32 build of the engine (and the native-vs-wasm history check), then
+#   the playground: the web toolchain
 #   and chromium (scripts/setup-web.sh --with-browser), the release site build, and the browser tests
 #   (tests/*.test.mjs) against dist/ served from a sub-path.
 #
@@ -33,8 +34,12 @@ if [ "$web_only" = 0 ]; then
   step "tests (engine, runner)"
   cargo test --workspace --locked
 
-  step "the engine builds for wasm32-unknown-unknown unchanged"
+  step "the engine builds for wasm32-unknown-unknown unchanged, and gives the native history there"
   cargo build -p kubeloop-engine --target wasm32-unknown-unknown --locked
+  cargo build -p kubeloop-wasm-check --target wasm32-unknown-unknown --locked
+  cargo build -p kubeloop-cli --locked
+  node scripts/wasm-determinism.mjs target/wasm32-unknown-unknown/debug/kubeloop_wasm_check.wasm target/debug/kubeloop \
+    examples/*.yaml crates/wasm-check/scenarios/*.yaml
 fi
 
 step "web toolchain and browser: trunk, wasm-bindgen-cli, npm packages, chromium"

@@ -6,6 +6,7 @@
 
 mod files;
 mod kubectl;
+mod soak;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -27,6 +28,7 @@ Usage:
   kubeloop run FILE [--seed N] [--until DURATION] [--json] [--quiet]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
   kubeloop bench [--nodes N] [--pods N] [--seed N]
+  kubeloop soak [--nodes N] [--pods N] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION] [--seed N]
   kubeloop help | --help
   kubeloop --version
 
@@ -53,6 +55,17 @@ Commands:
           and peak memory.
             --nodes N         nodes (default 1000)
             --pods N          pods (default 30000)
+            --seed N          seed (default 1)
+  soak    Run a cluster for a long simulated time under a workload and print, every sample, the engine's footprint
+          (entries held by each structure) and the process's resident memory; then judge whether they stayed
+          flat after the warm-up (exit 1 when a structure grew).
+            --nodes N         nodes (default 50)
+            --pods N          pods, over ten Deployments (default 20 per node)
+            --for DURATION    simulated time (default 24h; up to 30 days, e.g. 720h)
+            --workload W      idle | churn (scaling, deletions, rollouts) | faulted (churn and a fault every 20
+                              minutes: dropped events, cut watches, 410s, conflicts, crashes, dead kubelets);
+                              default faulted
+            --sample DURATION how often to sample (default a 48th of the run)
             --seed N          seed (default 1)
 
 Exit status: 0 on success, 2 on a usage error or a bad scenario file; `kubectl`: kubectl's exit code (1 when the
@@ -89,6 +102,7 @@ fn dispatch(args: &[String]) -> Result<u8, Fail> {
         "run" => run(rest).map(|_| 0),
         "kubectl" => kubectl::run(rest),
         "bench" => bench(rest).map(|_| 0),
+        "soak" => soak::run(rest),
         "help" | "--help" | "-h" => output(USAGE).map(|_| 0),
         "version" | "--version" | "-V" => output(&format!("kubeloop {VERSION}\n")).map(|_| 0),
         other => Err(Fail(format!("unknown command {other:?} (try `kubeloop help`)"))),

@@ -267,6 +267,9 @@ impl Host {
     }
 }
 
+/// Reconciles the simulation's log keeps for observers (the page's event stream, the runner's summary).
+pub const RECONCILE_LOG_CAPACITY: usize = 20_000;
+
 /// A bounded log of the most recent reconciles.
 pub struct ReconcileLog {
     pub records: VecDeque<Rc<ReconcileRecord>>,

@@ -25,8 +25,12 @@ pub struct Footprint {
     pub timers: usize,
     /// Controller entries: queued, processing, delayed and rate-limited keys, in-memory state.
     pub controller_entries: usize,
-    /// Kubelet entries: pods, images.
+    /// Kubelet entries: pods.
     pub kubelet_entries: usize,
+    /// Images on the nodes (image garbage collection keeps each node under its bound).
+    pub images: usize,
+    /// Nodes with a kubelet.
+    pub kubelets: usize,
     /// Event aggregation caches of every recorder (client-go's LRU of 4,096 entries per recorder).
     pub recorder_entries: usize,
     /// Recorders (one per controller, process and kubelet): `recorder_entries` stays under 4,096 times this.
@@ -51,6 +55,7 @@ impl Footprint {
             + self.timers
             + self.controller_entries
             + self.kubelet_entries
+            + self.images
             + self.recorder_entries
             + self.event_expirations
             + self.event_log
@@ -75,6 +80,8 @@ impl Footprint {
                 .map(|h| h.controllers.iter().map(|c| c.footprint()).sum::<usize>())
                 .sum(),
             kubelet_entries: sim.kubelets.iter().map(|k| k.footprint()).sum(),
+            images: sim.kubelets.iter().map(|k| k.image_count()).sum(),
+            kubelets: sim.kubelets.len(),
             recorder_entries: sim
                 .hosts
                 .iter()

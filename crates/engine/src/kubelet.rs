@@ -84,6 +84,8 @@ pub struct PodRuntime {
     pub stage: Stage,
     /// Per container, how long its image pull took (`None`: already present).
     pub pulls: Vec<Option<Millis>>,
+    /// The images its containers run (kept from image garbage collection).
+    pub images: Vec<Str>,
 }
 
 /// Steps the simulation schedules for a kubelet.
@@ -108,7 +110,8 @@ pub struct Kubelet {
     pub client: ClientId,
     pub recorder: Recorder,
     pub pods: FxHashMap<ObjKey, PodRuntime>,
-    images: FxHashSet<Str>,
+    /// Images on the node, with when each was last used by a starting container.
+    images: FxHashMap<Str, Millis>,
     lease: Option<Rc<Object>>,
     last_report: Option<(Millis, crate::api::NodeStatus)>,
     next_ip: u32,
@@ -127,16 +130,39 @@ impl Kubelet {
             informer,
             client,
             pods: FxHashMap::default(),
-            images: FxHashSet::default(),
+            images: FxHashMap::default(),
             lease: None,
             last_report: None,
             next_ip: 2,
         }
     }
 
-    /// Entries this kubelet holds: pods it runs, images it pulled (not the recorder's bounded LRU).
+    /// Pods this kubelet runs (its entries besides images and the recorder's bounded LRU).
     pub fn footprint(&self) -> usize {
-        self.pods.len() + self.images.len()
+        self.pods.len()
+    }
+
+    /// Images on the node (bounded by image garbage collection).
+    pub fn image_count(&self) -> usize {
+        self.images.len()
+    }
+
+    /// Image garbage collection: past [`crate::limits::MAX_IMAGES_PER_NODE`] images, those no pod on the node
+    /// uses (the one about to start included) go, least recently used first. It stands in for the kubelet's
+    /// disk-usage thresholds (`--image-gc-high-threshold` 85 %), which kubeloop has no disk for.
+    fn collect_images(&mut self) {
+        let max = crate::limits::MAX_IMAGES_PER_NODE;
+        if self.images.len() < max {
+            return;
+        }
+        let in_use: FxHashSet<&Str> = self.pods.values().flat_map(|r| r.images.iter()).collect();
+        let mut unused: Vec<(Millis, Str)> =
+            self.images.iter().filter(|(i, _)| !in_use.contains(i)).map(|(i, t)| (*t, i.clone())).collect();
+        unused.sort();
+        let excess = (self.images.len() + 1).saturating_sub(max);
+        for (_, image) in unused.into_iter().take(excess) {
+            self.images.remove(&image);
+        }
     }
 
     fn node_key(&self) -> ObjKey {
@@ -347,7 +373,9 @@ impl Kubelet {
             }
             (None, false) => {
                 // Admit: Pending with ContainerCreating, pull what is missing.
-                let mut rt = PodRuntime { uid: pod.metadata.uid.clone(), stage: Stage::Starting, pulls: Vec::new() };
+                let images = pod.spec.containers.iter().map(|c| c.image.clone()).collect();
+                let mut rt =
+                    PodRuntime { uid: pod.metadata.uid.clone(), stage: Stage::Starting, pulls: Vec::new(), images };
                 let ip = format!("10.244.{}.{}", self.index % 256, self.next_ip);
                 self.next_ip = if self.next_ip >= 254 { 2 } else { self.next_ip + 1 };
                 let host_ip = self.node_ip();
@@ -394,7 +422,7 @@ impl Kubelet {
                 });
                 let mut delay = 0;
                 for c in &pod.spec.containers {
-                    let present = self.images.contains(&c.image);
+                    let present = self.images.contains_key(&c.image);
                     if present && &*c.image_pull_policy != "Always" {
                         rt.pulls.push(None);
                         continue;
@@ -438,8 +466,9 @@ impl Kubelet {
                 let Some(obj) = api.store.peek(Kind::Pod, key).cloned() else { return };
                 let Some(pod) = obj.as_pod() else { return };
                 let pulls = rt.pulls.clone();
+                self.collect_images();
                 for (i, c) in pod.spec.containers.iter().enumerate() {
-                    self.images.insert(c.image.clone());
+                    self.images.insert(c.image.clone(), now);
                     let msg = match pulls.get(i).copied().flatten() {
                         Some(ms) => {
                             let secs = ms as f64 / 1000.0;

@@ -19,6 +19,7 @@ pub mod recorder;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod soak;
 pub mod store;
 pub mod time;
 pub mod watch;

@@ -41,6 +41,11 @@ pub fn refusal(kind: Kind, cap: usize) -> String {
     format!("kubeloop simulates at most {cap} {} ({what})", kind.plural())
 }
 
+/// Images a node keeps (kubeloop's stand-in for the kubelet's disk-usage image garbage collection, which starts
+/// at 85 % of the image disk: kubeloop has no disk). Beyond it, images no pod on the node uses go, least recently
+/// used first, and a later pod of such an image pulls it again.
+pub const MAX_IMAGES_PER_NODE: usize = 50;
+
 /// What one kubectl command prints at most (kubeloop's own bound; real kubectl prints everything): the output of
 /// `get -o yaml` or `describe` over a whole large cluster stops here, with a note saying how many objects were
 /// left out, so it is never built whole. A following command's output is bounded the same way per poll.

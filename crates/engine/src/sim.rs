@@ -248,7 +248,7 @@ impl Sim {
             kubelets: Vec::new(),
             kubelet_by_name: FxHashMap::default(),
             user: 0,
-            log: ReconcileLog::new(20_000),
+            log: ReconcileLog::new(crate::controller::RECONCILE_LOG_CAPACITY),
             watch_drop: 0.0,
             events_processed: 0,
             compact_at: COMPACT_MIN,

@@ -94,11 +94,29 @@ proptest! {
 // second, and once the faults stop it must settle within a bound and stay settled. A failing case is written to
 // a file that `kubeloop run` replays exactly (the same scenario code runs it).
 
-/// When the history ends and every fault is stopped.
+/// When the history ends and every fault is stopped (seconds): a short history of the proptest cases.
 const FAULTS_STOP: u32 = 130;
-/// Settled by then (relist period 5 min + the slowest recovery), and still settled at the end.
-const SETTLED_BY: Millis = (FAULTS_STOP as Millis) * SECOND + 10 * MINUTE;
-const RUN_END: Millis = SETTLED_BY + 2 * MINUTE;
+
+/// A history's length: faults until `faults_stop` seconds, then settled within 10 minutes (relist period 5 min +
+/// the slowest recovery), and still settled 2 minutes later.
+#[derive(Clone, Copy, Debug)]
+struct Horizon {
+    faults_stop: u32,
+}
+
+impl Horizon {
+    const SHORT: Horizon = Horizon { faults_stop: FAULTS_STOP };
+
+    fn stop(self) -> Millis {
+        Millis::from(self.faults_stop) * SECOND
+    }
+    fn settled_by(self) -> Millis {
+        self.stop() + 10 * MINUTE
+    }
+    fn end(self) -> Millis {
+        self.settled_by() + 2 * MINUTE
+    }
+}
 
 #[derive(Clone, Debug)]
 enum Step {
@@ -138,9 +156,21 @@ const PROCESSES: [&str; 3] = ["cp-1", "cp-2", "kube-scheduler"];
 
 /// The scenario text of one case.
 fn scenario(seed: u64, nodes: usize, deployments: &[(u32, u32)], steps: &[(u32, Step)], edge: bool) -> String {
+    scenario_over(Horizon::SHORT, seed, nodes, deployments, steps, edge)
+}
+
+fn scenario_over(
+    h: Horizon,
+    seed: u64,
+    nodes: usize,
+    deployments: &[(u32, u32)],
+    steps: &[(u32, Step)],
+    edge: bool,
+) -> String {
+    let faults_stop = h.faults_stop;
     let mut y = format!(
         "# ESR case (tests/properties.rs)\nseed: {seed}\nuntil: {}s\ncluster:\n  nodes: {nodes}\nmanifests: |\n",
-        RUN_END / SECOND
+        h.end() / SECOND
     );
     for (i, (replicas, cpu)) in deployments.iter().enumerate() {
         let _ = write!(
@@ -179,12 +209,12 @@ fn scenario(seed: u64, nodes: usize, deployments: &[(u32, u32)], steps: &[(u32, 
         let _ = writeln!(y, "  - {{at: {at}s, {a}}}");
     }
     // Faults stop: no more drops, conflicts or latency; every process and every kubelet runs.
-    let _ = writeln!(y, "  - {{at: {FAULTS_STOP}s, fault: {{dropWatchEvents: 0%, conflicts: 0%, apiLatency: 0ms}}}}");
+    let _ = writeln!(y, "  - {{at: {faults_stop}s, fault: {{dropWatchEvents: 0%, conflicts: 0%, apiLatency: 0ms}}}}");
     for p in PROCESSES {
-        let _ = writeln!(y, "  - {{at: {FAULTS_STOP}s, fault: {{restart: {p}}}}}");
+        let _ = writeln!(y, "  - {{at: {faults_stop}s, fault: {{restart: {p}}}}}");
     }
     for i in 0..nodes {
-        let _ = writeln!(y, "  - {{at: {FAULTS_STOP}s, reviveNode: node-{}}}", i + 1);
+        let _ = writeln!(y, "  - {{at: {faults_stop}s, reviveNode: node-{}}}", i + 1);
     }
     y
 }
@@ -252,19 +282,22 @@ fn stable(sim: &Sim) -> Result<(), String> {
 
 /// Runs one case; on failure, the error says what and when, and how to replay it.
 fn run_case(text: &str) -> Result<u64, String> {
+    run_case_over(Horizon::SHORT, text)
+}
+
+fn run_case_over(h: Horizon, text: &str) -> Result<u64, String> {
     let sc = Scenario::parse(text).map_err(|e| format!("the generated scenario does not parse: {e}\n{text}"))?;
     let mut run = sc.start(RunOptions::default()).map_err(|e| e.to_string())?;
     let mut last_rv = 0;
     let mut t = 0;
-    while t < SETTLED_BY {
+    while t < h.settled_by() {
         t += SECOND;
         run.run_to(t);
         check_safety(run.sim(), &mut last_rv).map_err(|e| format!("at {t} ms: safety: {e}"))?;
     }
-    stable(run.sim()).map_err(|e| {
-        format!("not settled {} after the faults stopped: {e}", human(SETTLED_BY - FAULTS_STOP as Millis * SECOND))
-    })?;
-    while t < RUN_END {
+    stable(run.sim())
+        .map_err(|e| format!("not settled {} after the faults stopped: {e}", human(h.settled_by() - h.stop())))?;
+    while t < h.end() {
         t += 5 * SECOND;
         run.run_to(t);
         check_safety(run.sim(), &mut last_rv).map_err(|e| format!("at {t} ms: safety: {e}"))?;
@@ -355,4 +388,91 @@ fn a_known_history_replays_identically() {
     let b = run_case(&text);
     assert!(a.is_ok(), "{a:?}");
     assert_eq!(a, b);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ESR at scale: a sweep over numbered cases, each built from its number alone (no shrinking, but any case replays
+// from its number, and ranges split across processes). One case in ten has a history of hours instead of minutes.
+//
+//   KUBELOOP_ESR_SWEEP=0..100000 cargo test --release -p kubeloop-engine --test properties esr_sweep -- --nocapture
+//
+// CI runs its fast share (the default range).
+
+/// One generated case: its horizon, seed, nodes, Deployments `(replicas, cpu millis)` and history.
+struct Case {
+    h: Horizon,
+    seed: u64,
+    nodes: usize,
+    deployments: Vec<(u32, u32)>,
+    steps: Vec<(u32, Step)>,
+}
+
+/// The case of number `n`.
+fn numbered_case(n: u64) -> Case {
+    let mut rng = Rng::new(n ^ 0x4553_5200);
+    let long = n % 10 == 9;
+    let h = if long { Horizon { faults_stop: rng.range(3_600, 3 * 3_600) as u32 } } else { Horizon::SHORT };
+    let seed = rng.next_u64();
+    let nodes = rng.range(2, 5) as usize;
+    let deployments: Vec<(u32, u32)> =
+        (0..rng.range(1, 3)).map(|_| (rng.range(0, 7) as u32, rng.range(10, 199) as u32)).collect();
+    let count = if long { rng.range(10, 120) } else { rng.range(0, 24) };
+    let steps = (0..count)
+        .map(|_| {
+            let at = rng.range(0, u64::from(h.faults_stop) - 1) as u32;
+            let st = match rng.range(0, 11) {
+                0 => Step::Scale(rng.range(0, 2) as usize, rng.range(0, 9) as u32),
+                1 => Step::DeletePods(rng.range(0, 2) as usize),
+                2 => Step::Retemplate(rng.range(0, 2) as usize),
+                3 => Step::KillNode(rng.range(0, 5) as usize),
+                4 => Step::ReviveNode(rng.range(0, 5) as usize),
+                5 => Step::DropWatchEvents([0, 30, 100][rng.range(0, 2) as usize]),
+                6 => Step::Conflicts(rng.range(0, 59) as u8),
+                7 => Step::ApiLatency(rng.range(0, 199) as u16),
+                8 => Step::DisconnectWatches,
+                9 => Step::ForceRelist,
+                10 => Step::Crash(rng.range(0, 2) as usize),
+                _ => Step::Restart(rng.range(0, 2) as usize),
+            };
+            (at, st)
+        })
+        .collect();
+    Case { h, seed, nodes, deployments, steps }
+}
+
+/// The sweep's range: `KUBELOOP_ESR_SWEEP=FROM..TO` (default `0..40`: CI's share, four of them long).
+fn sweep_range() -> std::ops::Range<u64> {
+    let parsed = std::env::var("KUBELOOP_ESR_SWEEP").ok().and_then(|v| {
+        let (a, b) = v.split_once("..")?;
+        Some(a.trim().parse().ok()?..b.trim().parse().ok()?)
+    });
+    parsed.unwrap_or(0..40)
+}
+
+/// ESR over every numbered case of the range; the first violation fails with the case written for `kubeloop run`.
+#[test]
+fn esr_sweep() {
+    let range = sweep_range();
+    let (mut short, mut long, mut simulated) = (0u64, 0u64, 0 as Millis);
+    for n in range.clone() {
+        let Case { h, seed, nodes, deployments, steps } = numbered_case(n);
+        let text = scenario_over(h, seed, nodes, &deployments, &steps, false);
+        if let Err(e) = run_case_over(h, &text) {
+            panic!("ESR case {n} (seed {seed}): {e}\n{}", replay_hint(&format!("sweep-{n}"), &text));
+        }
+        if h.faults_stop > FAULTS_STOP {
+            long += 1;
+        } else {
+            short += 1;
+        }
+        simulated += h.end();
+        if (n + 1) % 1000 == 0 {
+            eprintln!("esr_sweep: through case {n}: {short} short and {long} long histories, no violation");
+        }
+    }
+    eprintln!(
+        "esr_sweep {range:?}: {} cases ({short} short, {long} long histories, {} simulated hours), no violation",
+        short + long,
+        simulated / (60 * MINUTE)
+    );
 }

@@ -196,3 +196,50 @@ fn an_unread_watch_is_ended_when_it_falls_too_far_behind() {
     assert!(sim.deployments_fulfilled(), "the cluster converged through ended watches ({rewatches} watches)");
     assert_watches_accounted(&sim, "after the unread watch ended");
 }
+
+/// CI's share of `kubeloop soak`: 30 nodes under churn and a fault every 20 minutes for 12 simulated hours; every
+/// structure flat after the warm-up, every bounded ring within its bound, every open watch an informer's.
+#[test]
+fn a_faulted_soak_of_half_a_day_is_flat() {
+    use kubeloop_engine::soak::{verdict, Soak, SoakConfig, Workload};
+    let config = SoakConfig {
+        seed: 7,
+        nodes: 30,
+        pods: 300,
+        duration: 12 * HOUR,
+        sample_every: 15 * MINUTE,
+        workload: Workload::Faulted,
+    };
+    let mut soak = Soak::new(config).expect("soak");
+    let samples = soak.run(|_| {});
+    assert_eq!(samples.len(), 49, "a sample every 15 minutes, and one at the start");
+    if let Err(e) = verdict(&samples, 0.1) {
+        let curve: Vec<String> = samples.iter().map(|s| format!("{} {:?}", s.at, s.footprint)).collect();
+        panic!("{e}\n{}", curve.join("\n"));
+    }
+}
+
+/// Image garbage collection: a node that has run more images than its bound keeps only the most recently used
+/// ones (and those in use); a pod of a collected image pulls it again.
+#[test]
+fn a_node_collects_images_past_its_bound() {
+    let max = kubeloop_engine::limits::MAX_IMAGES_PER_NODE;
+    let mut sim = cluster(6, 1, 1);
+    for i in 0..max + 10 {
+        let line = format!("set image deployment/web nginx=nginx:1.{i}");
+        let out = kubectl::run(&mut sim, &line, &kubectl::Input::none());
+        assert_eq!(out.code, 0, "{}", out.text());
+        sim.run_for(20 * SECOND);
+    }
+    let images = sim.footprint().images;
+    assert!(images <= max, "{images} images on the node");
+    let pulls = |sim: &Sim| {
+        sim.store.objects(Kind::Event).filter_map(|o| o.as_event()).filter(|e| &*e.body.reason == "Pulling").count()
+    };
+    let before = pulls(&sim);
+    // The first image was collected long ago: it is pulled again.
+    kubectl::run(&mut sim, "set image deployment/web nginx=nginx:1.0", &kubectl::Input::none());
+    sim.run_for(20 * SECOND);
+    assert_eq!(pulls(&sim), before + 1, "pulled again after collection");
+    assert!(sim.deployments_fulfilled());
+}

@@ -1,0 +1,334 @@
+//! Soak: a cluster run for a long simulated time under a workload (idle, churning, or churning with faults),
+//! sampled as it goes, and a verdict on whether what the engine holds stayed flat. Shared by `kubeloop soak` (the
+//! long runs: days of simulated time, thousands of nodes, with the process's memory) and the soak tests (CI's
+//! short share).
+
+use crate::api::{Kind, ObjKey, PodPhase};
+use crate::footprint::Footprint;
+use crate::kubectl;
+use crate::kubelet::NodeConfig;
+use crate::rng::Rng;
+use crate::sim::{Sim, SimConfig, CONTROLLER_MANAGER};
+use crate::store::DeleteOptions;
+use crate::time::{Millis, HOUR, MINUTE, SECOND};
+
+/// What happens to the cluster while it soaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// Nothing after the start: leases, node status, resyncs and relists only.
+    Idle,
+    /// Every 10 simulated minutes: a Deployment scaled, pods deleted; every hour a rollout.
+    Churn,
+    /// Churn, plus a fault every 20 minutes: dropped watch events, cut watches, 410s, conflicts and latency, the
+    /// leading controller manager crashed and restarted, a node's kubelet killed and revived.
+    Faulted,
+}
+
+impl Workload {
+    pub fn parse(s: &str) -> Result<Workload, String> {
+        match s {
+            "idle" => Ok(Workload::Idle),
+            "churn" => Ok(Workload::Churn),
+            "faulted" => Ok(Workload::Faulted),
+            _ => Err(format!("unknown workload {s:?}: idle, churn or faulted")),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Workload::Idle => "idle",
+            Workload::Churn => "churn",
+            Workload::Faulted => "faulted",
+        }
+    }
+}
+
+/// The shape of a soak.
+#[derive(Clone, Debug)]
+pub struct SoakConfig {
+    pub seed: u64,
+    pub nodes: usize,
+    /// Pods declared in total, over ten Deployments.
+    pub pods: usize,
+    pub duration: Millis,
+    /// How often a sample is taken.
+    pub sample_every: Millis,
+    pub workload: Workload,
+}
+
+/// One look at the engine during a soak.
+#[derive(Clone, Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sample {
+    pub at: Millis,
+    pub footprint: Footprint,
+    pub events_processed: u64,
+    pub pods_running: usize,
+}
+
+const DEPLOYMENTS: usize = 10;
+
+/// A running soak.
+pub struct Soak {
+    pub sim: Sim,
+    pub config: SoakConfig,
+    rng: Rng,
+    next_churn: Millis,
+    next_fault: Millis,
+    /// Faults to undo, and when.
+    undo: Vec<(Millis, Undo)>,
+    image: u32,
+}
+
+#[derive(Clone, Debug)]
+enum Undo {
+    ApiFaults,
+    Drop,
+    Restart(usize),
+    Revive(String),
+}
+
+impl Soak {
+    /// Builds the cluster (nodes, ten Deployments declaring `pods`) and lets it start for a minute.
+    pub fn new(config: SoakConfig) -> Result<Soak, String> {
+        let template = NodeConfig::default();
+        if config.nodes == 0 || config.nodes > crate::limits::MAX_NODES {
+            return Err(format!("--nodes must be between 1 and {}", crate::limits::MAX_NODES));
+        }
+        if config.pods > config.nodes * template.pods as usize / 2 {
+            return Err(format!(
+                "{} pods need at least {} nodes (half full, for churn)",
+                config.pods,
+                config.pods * 2 / 110
+            ));
+        }
+        let mut sim = Sim::new(SimConfig { seed: config.seed, ..SimConfig::default() });
+        for _ in 0..config.nodes {
+            sim.add_node(template.clone())?;
+        }
+        let mut soak = Soak {
+            sim,
+            rng: Rng::new(config.seed ^ 0x50_414b),
+            next_churn: 10 * MINUTE,
+            next_fault: 20 * MINUTE,
+            undo: Vec::new(),
+            image: 1,
+            config,
+        };
+        let manifests: String = (0..DEPLOYMENTS).map(|i| soak.deployment(i, soak.replicas(i))).collect();
+        kubectl::apply(&mut soak.sim, &manifests).map_err(|e| e.to_string())?;
+        soak.sim.run_for(MINUTE);
+        Ok(soak)
+    }
+
+    fn replicas(&self, i: usize) -> usize {
+        let per = self.config.pods / DEPLOYMENTS;
+        if i + 1 == DEPLOYMENTS {
+            self.config.pods - per * (DEPLOYMENTS - 1)
+        } else {
+            per
+        }
+    }
+
+    fn deployment(&self, i: usize, replicas: usize) -> String {
+        format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: app-{i}\n  template:\n    metadata:\n      labels:\n        app: app-{i}\n    spec:\n      terminationGracePeriodSeconds: 10\n      containers:\n      - name: app\n        image: registry.example/app:{}\n        resources:\n          requests:\n            cpu: 10m\n            memory: 16Mi\n",
+            self.image
+        )
+    }
+
+    /// A sample of the engine now.
+    pub fn sample(&self) -> Sample {
+        let pods_running = self
+            .sim
+            .store
+            .objects(Kind::Pod)
+            .filter(|o| o.as_pod().is_some_and(|p| p.status.phase == PodPhase::Running))
+            .count();
+        Sample {
+            at: self.sim.now(),
+            footprint: self.sim.footprint(),
+            events_processed: self.sim.events_processed(),
+            pods_running,
+        }
+    }
+
+    /// Runs to the end, calling `on_sample` every `sample_every` (and at the start and the end).
+    pub fn run(&mut self, mut on_sample: impl FnMut(&Sample)) -> Vec<Sample> {
+        let mut samples = vec![self.sample()];
+        on_sample(&samples[0]);
+        let every = self.config.sample_every.max(MINUTE);
+        let mut next_sample = self.sim.now() + every;
+        let end = self.config.duration;
+        while self.sim.now() < end {
+            let next_action = self.next_action_at();
+            let t = next_sample.min(next_action).min(end);
+            self.sim.run_until(t);
+            self.act();
+            if self.sim.now() >= next_sample || self.sim.now() >= end {
+                let s = self.sample();
+                on_sample(&s);
+                samples.push(s);
+                next_sample += every;
+            }
+        }
+        samples
+    }
+
+    fn next_action_at(&self) -> Millis {
+        let mut t = Millis::MAX;
+        if self.config.workload != Workload::Idle {
+            t = t.min(self.next_churn);
+        }
+        if self.config.workload == Workload::Faulted {
+            t = t.min(self.next_fault);
+        }
+        self.undo.iter().map(|(at, _)| *at).fold(t, Millis::min)
+    }
+
+    /// Performs whatever is due now.
+    fn act(&mut self) {
+        let now = self.sim.now();
+        let due: Vec<Undo> = self.undo.iter().filter(|(at, _)| *at <= now).map(|(_, u)| u.clone()).collect();
+        self.undo.retain(|(at, _)| *at > now);
+        for u in due {
+            match u {
+                Undo::ApiFaults => self.sim.set_faults(crate::faults::Faults::default()),
+                Undo::Drop => self.sim.set_watch_drop(0.0),
+                Undo::Restart(h) => self.sim.restart_host(h),
+                Undo::Revive(n) => {
+                    let _ = self.sim.revive_node(&n);
+                }
+            }
+        }
+        if self.config.workload != Workload::Idle && now >= self.next_churn {
+            self.churn();
+            self.next_churn += 10 * MINUTE;
+        }
+        if self.config.workload == Workload::Faulted && now >= self.next_fault {
+            self.fault();
+            self.next_fault += 20 * MINUTE;
+        }
+    }
+
+    fn churn(&mut self) {
+        let i = self.rng.range(0, DEPLOYMENTS as u64 - 1) as usize;
+        let base = self.replicas(i) as u64;
+        let replicas = self.rng.range(base / 2, base + base / 2 + 1);
+        let key = ObjKey::new("default", &format!("app-{i}"));
+        let _ = self.sim.scale(Kind::Deployment, &key, replicas.min(i32::MAX as u64) as i32);
+        // Delete a few pods of another Deployment.
+        let j = self.rng.range(0, DEPLOYMENTS as u64 - 1);
+        let victims: Vec<ObjKey> = self
+            .sim
+            .store
+            .objects(Kind::Pod)
+            .filter(|o| o.meta().labels.get("app").is_some_and(|a| **a == *format!("app-{j}")))
+            .take(3)
+            .map(|o| o.key())
+            .collect();
+        for k in victims {
+            let _ = self.sim.delete(Kind::Pod, &k, &DeleteOptions::default());
+        }
+        if self.sim.now() % HOUR < 10 * MINUTE {
+            self.image += 1;
+            let d = self.rng.range(0, DEPLOYMENTS as u64 - 1);
+            let line = format!("set image deployment/app-{d} app=registry.example/app:{}", self.image);
+            let _ = kubectl::run(&mut self.sim, &line, &kubectl::Input::none());
+        }
+    }
+
+    fn fault(&mut self) {
+        let now = self.sim.now();
+        match self.rng.range(0, 5) {
+            0 => {
+                self.sim.set_watch_drop(0.2);
+                self.undo.push((now + 2 * MINUTE, Undo::Drop));
+            }
+            1 => self.sim.disconnect_all_watches(),
+            2 => {
+                for id in self.sim.control_plane_informers() {
+                    self.sim.force_relist(id);
+                }
+            }
+            3 => {
+                let faults = crate::faults::Faults { conflict_fraction: 0.1, api_latency: 20, ..Default::default() };
+                self.sim.set_faults(faults);
+                self.undo.push((now + 5 * MINUTE, Undo::ApiFaults));
+            }
+            4 => {
+                let h = self.sim.controller_manager_leader().unwrap_or(CONTROLLER_MANAGER);
+                self.sim.crash_host(h);
+                self.undo.push((now + 30 * SECOND, Undo::Restart(h)));
+            }
+            _ => {
+                let n = self.rng.range(1, self.config.nodes as u64);
+                let name = format!("node-{n}");
+                if self.sim.kill_node(&name).is_ok() {
+                    self.undo.push((now + 3 * MINUTE, Undo::Revive(name)));
+                }
+            }
+        }
+    }
+}
+
+/// Whether a soak stayed flat: after the first quarter (warm-up: caches fill, Events reach their TTL, the event
+/// aggregation caches fill), no structure holds more in the last quarter than its most in the second quarter plus
+/// `slack` (a fraction) and a few entries. `Err` names the structures that grew.
+pub fn verdict(samples: &[Sample], slack: f64) -> Result<(), String> {
+    if samples.len() < 8 {
+        return Err(format!("too few samples ({}) to judge", samples.len()));
+    }
+    let q = samples.len() / 4;
+    let second = &samples[q..2 * q];
+    let last = &samples[samples.len() - q..];
+    type Field = (&'static str, fn(&Footprint) -> usize);
+    let fields: [Field; 9] = [
+        ("objects", |f| f.objects),
+        ("history", |f| f.history),
+        ("open_watches", |f| f.open_watches),
+        ("buffered_events", |f| f.buffered_events),
+        ("cached_objects", |f| f.cached_objects),
+        ("timers", |f| f.timers),
+        ("controller_entries", |f| f.controller_entries),
+        ("kubelet_entries", |f| f.kubelet_entries),
+        ("event_expirations", |f| f.event_expirations),
+    ];
+    // Bounded rings fill for a long time before they plateau: they are held to their bounds instead.
+    for s in samples {
+        let f = &s.footprint;
+        let rings = [
+            ("recorder_entries", f.recorder_entries, crate::recorder::LRU_SIZE * f.recorders),
+            ("event_log", f.event_log, crate::store::EVENT_LOG_CAPACITY),
+            ("reconcile_log", f.reconcile_log, crate::controller::RECONCILE_LOG_CAPACITY),
+            ("images", f.images, (crate::limits::MAX_IMAGES_PER_NODE + 8) * s.footprint.kubelets),
+        ];
+        for (name, n, bound) in rings {
+            if n > bound {
+                return Err(format!("at {} ms: {name} holds {n}, over its bound {bound}", s.at));
+            }
+        }
+    }
+    let mut grew = Vec::new();
+    for (name, get) in fields {
+        let before = second.iter().map(|s| get(&s.footprint)).max().unwrap_or(0);
+        let after = last.iter().map(|s| get(&s.footprint)).max().unwrap_or(0);
+        let bound = (before as f64 * (1.0 + slack)).ceil() as usize + 64;
+        if after > bound {
+            grew.push(format!("{name} {before} -> {after}"));
+        }
+    }
+    for s in samples {
+        if s.footprint.open_watches > s.footprint.watching_informers {
+            return Err(format!(
+                "at {} ms: {} open watches for {} watching informers",
+                s.at, s.footprint.open_watches, s.footprint.watching_informers
+            ));
+        }
+    }
+    if grew.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("grew: {}", grew.join(", ")))
+    }
+}
