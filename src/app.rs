@@ -214,6 +214,7 @@ pub fn App() -> Html {
                         drift={s.drift}
                         drift_age_ms={s.drift_age_ms}
                         api_reads={s.api_reads}
+                        footprint={s.footprint.clone()}
                         drop_pct={s.drop_pct}
                         resync_ms={s.resync_ms}
                         loop_cfg={s.loop_cfg.clone()}

@@ -920,6 +920,7 @@ impl Engine {
             drift,
             drift_age_ms: drift_age.max(0.0) as u64,
             api_reads: self.sim.api_reads(),
+            footprint: Rc::new(self.sim.footprint()),
             drop_pct: (self.sim.watch_drop() * 100.0).round() as u32,
             resync_ms: self.sim.resync_period(),
             loop_cfg: Rc::new(build_loop(&self.sim, self.meter.view())),
@@ -1556,5 +1557,49 @@ mod tests {
         let (i, p) = (r.informer.expect("informer"), r.polling.expect("polling"));
         eprintln!("informer {i:?} polling {p:?}");
         assert!(p.per_min > 50 * i.per_min);
+    }
+
+    /// What the page reads (snapshots every frame, detail panels, Tab completion, read-only kubectl lines) never
+    /// changes the run: the same seed and the same writes give the same history hash as a page nobody looks at.
+    #[test]
+    fn what_the_page_reads_never_changes_the_run() {
+        let run = |look: bool| {
+            let mut e = Engine::boot(21, None, clock());
+            for second in 0..90u32 {
+                if second == 20 {
+                    e.exec(Cmd::Kubectl { line: "scale deploy web --replicas=6".into(), stdin: None });
+                }
+                if second == 40 {
+                    e.exec(Cmd::SetWatchDrop(30));
+                }
+                if second == 60 {
+                    e.exec(Cmd::SetWatchDrop(0));
+                }
+                for _ in 0..10 {
+                    e.frame(100.0);
+                    if look {
+                        let s = e.snapshot();
+                        if let Some(p) = dom(&s).0.iter().flat_map(|n| n.pods.iter()).next() {
+                            e.exec(Cmd::Select(Selection::Pod(p.key.clone())));
+                        }
+                        let _ = e.snapshot();
+                    }
+                }
+                if look && second % 7 == 0 {
+                    let _ = e.complete_line("kubectl get pods w");
+                    let _ = e.complete_line("kubectl describe no");
+                    for line in ["get pods -o wide", "describe deploy web", "events", "top nodes", "get all -A -o yaml"]
+                    {
+                        e.exec(Cmd::Kubectl { line: line.into(), stdin: None });
+                    }
+                    e.exec(Cmd::Kubectl { line: "get pods -w".into(), stdin: None });
+                }
+                if look && second % 7 == 3 {
+                    e.exec(Cmd::KubectlInterrupt);
+                }
+            }
+            e.sim.history_hash()
+        };
+        assert_eq!(run(false), run(true));
     }
 }

@@ -360,6 +360,8 @@ pub struct Snapshot {
     /// How old the drift figures are (0: measured for this snapshot; large clusters measure it every 2 s).
     pub drift_age_ms: u64,
     pub api_reads: u64,
+    /// What the engine holds, by structure (flat over a long run).
+    pub footprint: Rc<kubeloop_engine::footprint::Footprint>,
     pub drop_pct: u32,
     pub resync_ms: Millis,
     pub events: Rc<EventsView>,

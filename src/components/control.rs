@@ -19,6 +19,7 @@ pub struct ControlProps {
     pub drift: usize,
     pub drift_age_ms: u64,
     pub api_reads: u64,
+    pub footprint: Rc<kubeloop_engine::footprint::Footprint>,
     pub drop_pct: u32,
     pub resync_ms: Millis,
     pub loop_cfg: Rc<LoopView>,
@@ -273,6 +274,15 @@ fn InformerRow(props: &InformerRowProps) -> Html {
     }
 }
 
+/// The footprint by structure, for the tooltip: what a long session must keep flat.
+fn footprint_title(f: &kubeloop_engine::footprint::Footprint) -> String {
+    format!(
+        "Entries the simulation holds (flat over a long run): {} objects, {} versions in the watch cache, {} open watches ({} buffered events), {} cached objects, {} timers, {} controller and {} kubelet entries, {} images, {} event aggregation entries, {} Event expirations; the event stream keeps {} Events and {} reconciles",
+        f.objects, f.history, f.open_watches, f.buffered_events, f.cached_objects, f.timers, f.controller_entries,
+        f.kubelet_entries, f.images, f.recorder_entries, f.event_expirations, f.event_log, f.reconcile_log
+    )
+}
+
 #[component]
 pub fn ControlPanel(props: &ControlProps) -> Html {
     html! {
@@ -290,6 +300,9 @@ pub fn ControlPanel(props: &ControlProps) -> Html {
                     </span>
                     <span class="total" title="Objects the API store has served: LIST items + GETs + watch events">
                         { "API reads " }<b data-testid="api-reads">{ props.api_reads }</b>
+                    </span>
+                    <span class="total" title={footprint_title(&props.footprint)}>
+                        { "engine holds " }<b data-testid="footprint">{ fmt_thousands(props.footprint.total() as u64) }</b>
                     </span>
                 </span>
             </div>
