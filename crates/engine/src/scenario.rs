@@ -40,9 +40,12 @@ use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Tai
 use crate::controller::TriggerMode;
 use crate::kubectl::Follow;
 use crate::kubelet::NodeConfig;
+use crate::limits::{bound_message, echo};
+use crate::manifest::ManifestError;
 use crate::sim::{ObserveMode, Sim, SimConfig, MAX_NODES};
 use crate::store::ApiCounters;
 use crate::time::{parse_duration, Millis, HOUR, MINUTE, SECOND};
+use crate::yamlcheck::{self, Subject};
 
 /// Seed of a scenario that names none.
 pub const DEFAULT_SEED: u64 = 1;
@@ -67,12 +70,17 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// An error whose message (which may repeat user text) is bounded ([`bound_message`]).
+    fn located(line: Option<usize>, column: Option<usize>, message: &str) -> Self {
+        ScenarioError { line, column, message: bound_message(message).into_owned() }
+    }
+
     fn new(message: impl Into<String>) -> Self {
-        ScenarioError { line: None, column: None, message: message.into() }
+        Self::located(None, None, &message.into())
     }
 
     fn at(line: usize, message: impl Into<String>) -> Self {
-        ScenarioError { line: Some(line), column: None, message: message.into() }
+        Self::located(Some(line), None, &message.into())
     }
 }
 
@@ -92,12 +100,12 @@ fn yaml_error(e: &serde_yaml::Error) -> ScenarioError {
     // serde_yaml appends " at line L column C"; the location is kept separately.
     let msg = e.to_string();
     let msg = match msg.find(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg,
+        Some(i) => &msg[..i],
+        None => &msg,
     };
     match e.location() {
-        Some(l) => ScenarioError { line: Some(l.line()), column: Some(l.column()), message: msg },
-        None => ScenarioError::new(msg),
+        Some(l) => ScenarioError::located(Some(l.line()), Some(l.column()), msg),
+        None => ScenarioError::located(None, None, msg),
     }
 }
 
@@ -411,7 +419,8 @@ impl<'de> Deserialize<'de> for Effect {
         match v.as_str() {
             "NoSchedule" | "PreferNoSchedule" | "NoExecute" => Ok(Effect(v)),
             _ => Err(de::Error::custom(format!(
-                "unsupported taint effect {v:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""
+                "unsupported taint effect {:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+                echo(&v)
             ))),
         }
     }
@@ -441,7 +450,7 @@ impl<'de> Deserialize<'de> for Sel {
         let v = String::deserialize(d)?;
         match parse_selector(&v) {
             Ok(sel) => Ok(Sel(sel, v)),
-            Err(e) => Err(de::Error::custom(format!("invalid selector {v:?}: {e}"))),
+            Err(e) => Err(de::Error::custom(format!("invalid selector {:?}: {e}", echo(&v)))),
         }
     }
 }
@@ -562,11 +571,11 @@ impl<'de> Deserialize<'de> for Fraction {
                     .trim()
                     .strip_suffix('%')
                     .and_then(|p| p.trim().parse().ok())
-                    .ok_or_else(|| E::custom(format!("{v:?} is not a percentage such as 30%")))?;
+                    .ok_or_else(|| E::custom(format!("{:?} is not a percentage such as 30%", echo(v))))?;
                 if (0.0..=100.0).contains(&p) {
                     Ok(Fraction(p / 100.0))
                 } else {
-                    Err(E::custom(format!("{v} is not a percentage from 0% to 100%")))
+                    Err(E::custom(format!("{} is not a percentage from 0% to 100%", echo(v))))
                 }
             }
         }
@@ -633,11 +642,11 @@ fn parse_trigger(v: &str) -> Result<(Option<String>, TriggerMode), String> {
     let mode = match mode {
         "level" => TriggerMode::Level,
         "edge" => TriggerMode::Edge,
-        other => return Err(format!("trigger: {other:?} is not a trigger mode: level or edge")),
+        other => return Err(format!("trigger: {:?} is not a trigger mode: level or edge", echo(other))),
     };
     if let Some(c) = &controller {
         if !CONTROLLERS.contains(&c.as_str()) {
-            return Err(format!("trigger: no controller {c:?}; controllers: {}", CONTROLLERS.join(", ")));
+            return Err(format!("trigger: no controller {:?}; controllers: {}", echo(c), CONTROLLERS.join(", ")));
         }
     }
     Ok((controller, mode))
@@ -750,6 +759,9 @@ impl Scenario {
         if blank {
             return Err(ScenarioError::new("the scenario is empty: it needs at least `cluster:` with some nodes"));
         }
+        // kubeloop's YAML budgets (size, nesting, no anchors or aliases), before serde_yaml reads the text.
+        yamlcheck::check(text, Subject::Scenario, 1)
+            .map_err(|r| ScenarioError::located(Some(r.line), r.column, &r.message))?;
         let raw: RawScenario = serde_yaml::from_str(text).map_err(|e| yaml_error(&e))?;
 
         let cluster = raw.cluster.unwrap_or_default();
@@ -777,7 +789,7 @@ impl Scenario {
                             let line = line_of(text, &["cluster", "nodes", &idx, "name"]);
                             return Err(ScenarioError::at(
                                 line,
-                                format!("cluster.nodes[{i}]: node name {:?} is used twice", c.name),
+                                format!("cluster.nodes[{i}]: node name {:?} is used twice", echo(&c.name)),
                             ));
                         }
                         seen.push(c.name.clone());
@@ -839,6 +851,10 @@ impl Scenario {
                 return Err(not_one);
             }
             let kind = if let Some(m) = a.apply {
+                // Applied when the action runs (an error then is the timeline's), but held to the budgets now.
+                crate::manifest::check_budgets(&m.0).map_err(|e| {
+                    manifest_error(text, &["actions", &idx, "apply"], Some(line), &format!("actions[{i}].apply"), e)
+                })?;
                 ActionKind::Apply(m.0)
             } else if let Some(k) = a.kubectl {
                 let line = line_of(text, &["actions", &idx, "kubectl"]);
@@ -906,7 +922,8 @@ impl Scenario {
                             return Err(ScenarioError::at(
                                 at(key),
                                 format!(
-                                    "actions[{i}].fault.{key}: no process {n:?}; processes: {}",
+                                    "actions[{i}].fault.{key}: no process {:?}; processes: {}",
+                                    echo(n),
                                     PROCESSES.join(", ")
                                 ),
                             ));
@@ -925,7 +942,7 @@ impl Scenario {
                             None => {
                                 return Err(ScenarioError::at(
                                     at("informer"),
-                                    format!("actions[{i}].fault.informer: {t:?} is not PROCESS/RESOURCE (e.g. cp-1/pods; processes: {})", PROCESSES.join(", ")),
+                                    format!("actions[{i}].fault.informer: {:?} is not PROCESS/RESOURCE (e.g. cp-1/pods; processes: {})", echo(t), PROCESSES.join(", ")),
                                 ))
                             }
                         }
@@ -964,7 +981,10 @@ impl Scenario {
                     Some(o) => {
                         return Err(ScenarioError::at(
                             at("observe"),
-                            format!("actions[{i}].mode.observe: {o:?} is not an observe mode: informer or polling"),
+                            format!(
+                                "actions[{i}].mode.observe: {:?} is not an observe mode: informer or polling",
+                                echo(o)
+                            ),
                         ))
                     }
                 };
@@ -1021,6 +1041,10 @@ fn check_kubectl(written: &str) -> Result<String, String> {
         return Err("a command is required, such as `kubectl: get pods`".into());
     };
     let Some(cmd) = COMMANDS.iter().find(|c| c.name == name) else {
+        if name.chars().nth(crate::limits::ECHO_MAX_CHARS).is_some() {
+            // No command is that long: kubectl's suggestions would compare all of it with every command name.
+            return Err(format!("unknown command \"{}\" for \"kubectl\"", echo(name)));
+        }
         // `help`, or kubectl's own message: an unknown command (with suggestions), one kubeloop does not simulate,
         // a flag. A word that is not a command runs nothing.
         let mut sim = Sim::new(SimConfig::default());
@@ -1040,36 +1064,47 @@ fn check_kubectl(written: &str) -> Result<String, String> {
 }
 
 /// The t=0 manifests must parse and validate: a scenario whose main content is broken is refused before it runs.
-/// Lines are reported in the scenario text when the manifests are a block scalar (`manifests: |`).
 fn check_manifests(scenario: &str, manifests: &str) -> Result<(), ScenarioError> {
     let result = crate::manifest::parse(manifests).and_then(|(ms, _)| {
         if ms.is_empty() {
-            return Err(crate::manifest::ManifestError {
-                document: 0,
-                line: 1,
-                column: None,
-                message: "no objects passed to apply".into(),
-            });
+            return Err(ManifestError::new(0, 1, None, "no objects passed to apply"));
         }
         ms.iter().try_for_each(crate::manifest::validate)
     });
-    let Err(e) = result else { return Ok(()) };
-    let key_line = crate::yamlpos::line_of_path(scenario, &["manifests"]);
+    result.map_err(|e| manifest_error(scenario, &["manifests"], None, "manifests", e))
+}
+
+/// A problem of the manifest text written at `path` in the scenario (`manifests`, `actions.N.apply`). Its lines
+/// are the scenario's when the text is a block scalar (`manifests: |`); otherwise the error is on the key's line
+/// (or `fallback`) and names the line within the text.
+fn manifest_error(
+    scenario: &str,
+    path: &[&str],
+    fallback: Option<usize>,
+    what: &str,
+    e: ManifestError,
+) -> ScenarioError {
+    let key_line = crate::yamlpos::line_of_path(scenario, path);
     let block = key_line.and_then(|l| scenario.lines().nth(l - 1)).is_some_and(|l| {
         let value = l.split_once(':').map_or("", |(_, v)| v.trim_start());
         value.starts_with('|')
     });
+    let document = if e.document == 0 { String::new() } else { format!("document {}", e.document) };
     match (key_line, block) {
-        (Some(l), true) => Err(ScenarioError {
-            line: Some(l + e.line),
-            column: e.column,
-            message: format!("manifests (document {}): {}", e.document, e.message),
-        }),
-        (l, _) => Err(ScenarioError {
-            line: l,
-            column: None,
-            message: format!("manifests: document {}, line {}: {}", e.document, e.line, e.message),
-        }),
+        (Some(l), true) => {
+            let message = match document.as_str() {
+                "" => format!("{what}: {}", e.message),
+                d => format!("{what} ({d}): {}", e.message),
+            };
+            ScenarioError::located(Some(l + e.line), e.column, &message)
+        }
+        (l, _) => {
+            let message = match document.as_str() {
+                "" => format!("{what}: line {}: {}", e.line, e.message),
+                d => format!("{what}: {d}, line {}: {}", e.line, e.message),
+            };
+            ScenarioError::located(l.or(fallback), None, &message)
+        }
     }
 }
 

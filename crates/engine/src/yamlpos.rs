@@ -75,6 +75,11 @@ fn push_document<'a>(docs: &mut Vec<Doc<'a>>, text: &'a str, start: usize, end: 
 /// ends a document. Documents that are empty or hold only comments, whitespace or directives are
 /// skipped; `index` counts only the kept ones, and `first_line` is always exact.
 pub fn split_documents(text: &str) -> Vec<Doc<'_>> {
+    split_documents_at_most(text, usize::MAX)
+}
+
+/// Like [`split_documents`], but stops after the first `max` documents (the text after them is not looked at).
+pub fn split_documents_at_most(text: &str, max: usize) -> Vec<Doc<'_>> {
     let mut docs = Vec::new();
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut offset = text.len() - body.len();
@@ -88,6 +93,9 @@ pub fn split_documents(text: &str) -> Vec<Doc<'_>> {
             Some(rest) => ('\u{feff}'.len_utf8(), rest),
             None => (0, line),
         };
+        if docs.len() >= max {
+            return docs;
+        }
         match marker(line) {
             Some(Marker::Start(content)) => {
                 push_document(&mut docs, text, start, offset, first_line);
@@ -111,7 +119,9 @@ pub fn split_documents(text: &str) -> Vec<Doc<'_>> {
         }
         offset += raw.len();
     }
-    push_document(&mut docs, text, start, text.len(), first_line);
+    if docs.len() < max {
+        push_document(&mut docs, text, start, text.len(), first_line);
+    }
     docs
 }
 
