@@ -11,7 +11,7 @@ use crate::admission;
 use crate::api::{Deployment, Kind, Namespace, Node, Object, Pod, ReplicaSet};
 use crate::limits::{bound_message, echo, MAX_YAML_DOCUMENTS};
 use crate::yamlcheck::{self, Refusal, Subject};
-use crate::yamlpos::{nearest_line_of_path, split_documents_at_most, Doc};
+use crate::yamlpos::{nearest_line_of_path, split_documents_at_most, Doc, LineIndex};
 
 /// A manifest problem, located in the editor's text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -161,7 +161,10 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
     };
     let field = |k: &str| map.get(k).and_then(|v| v.as_str()).map(str::to_string);
     let (api_version, kind_name) = (field("apiVersion"), field("kind"));
-    let line_of = |path: &[&str]| doc.first_line + nearest_line_of_path(doc.text, path) - 1;
+    // Indexed at the first lookup, once for all of them (a document may have thousands of warnings).
+    let index = std::cell::OnceCell::new();
+    let line_of =
+        |path: &[&str]| doc.absolute_line(index.get_or_init(|| LineIndex::new(doc.text)).nearest_line_of_path(path));
     let (api_version, kind_name) = match (api_version, kind_name) {
         (Some(a), Some(k)) => (a, k),
         (a, k) => {

@@ -46,6 +46,7 @@ use crate::sim::{ObserveMode, Sim, SimConfig, MAX_NODES};
 use crate::store::ApiCounters;
 use crate::time::{parse_duration, Millis, HOUR, MINUTE, SECOND};
 use crate::yamlcheck::{self, Subject};
+use crate::yamlpos::LineIndex;
 
 /// Seed of a scenario that names none.
 pub const DEFAULT_SEED: u64 = 1;
@@ -692,13 +693,25 @@ fn null_is_default<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RawNode>, D
 // ---------------------------------------------------------------------------------------------------------------
 // Parsing and checks
 
-/// The line of a path in the scenario text (the nearest ancestor found; flow-style values are not entered).
-fn line_of(text: &str, path: &[&str]) -> usize {
-    crate::yamlpos::nearest_line_of_path(text, path)
+/// The lines of the scenario text: [`Lines::of`] a path is its line (the nearest ancestor found; flow-style
+/// values are not entered). Indexed once, so that a scenario of many actions is read in linear time.
+struct Lines<'a> {
+    text: &'a str,
+    index: LineIndex<'a>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        Lines { text, index: LineIndex::new(text) }
+    }
+
+    fn of(&self, path: &[&str]) -> usize {
+        self.index.nearest_line_of_path(path)
+    }
 }
 
 /// Applies a node entry over a base shape and checks it as the API server would check the Node.
-fn node_config(raw: &RawNode, base: &NodeConfig, text: &str, path: &[&str]) -> Result<NodeConfig, ScenarioError> {
+fn node_config(raw: &RawNode, base: &NodeConfig, lines: &Lines, path: &[&str]) -> Result<NodeConfig, ScenarioError> {
     let mut c = base.clone();
     if let Some(n) = &raw.name {
         c.name = n.clone();
@@ -737,14 +750,14 @@ fn node_config(raw: &RawNode, base: &NodeConfig, text: &str, path: &[&str]) -> R
         };
         let mut p: Vec<&str> = path.to_vec();
         p.push(field);
-        return Err(ScenarioError::at(line_of(text, &p), crate::admission::invalid_message(&obj, &errs)));
+        return Err(ScenarioError::at(lines.of(&p), crate::admission::invalid_message(&obj, &errs)));
     }
     Ok(c)
 }
 
-fn check_name(text: &str, path: &[&str], what: &str, name: &str) -> Result<(), ScenarioError> {
+fn check_name(lines: &Lines, path: &[&str], what: &str, name: &str) -> Result<(), ScenarioError> {
     if name.trim().is_empty() {
-        return Err(ScenarioError::at(line_of(text, path), format!("{what}: a name is required")));
+        return Err(ScenarioError::at(lines.of(path), format!("{what}: a name is required")));
     }
     Ok(())
 }
@@ -763,15 +776,16 @@ impl Scenario {
         yamlcheck::check(text, Subject::Scenario, 1)
             .map_err(|r| ScenarioError::located(Some(r.line), r.column, &r.message))?;
         let raw: RawScenario = serde_yaml::from_str(text).map_err(|e| yaml_error(&e))?;
+        let lines = Lines::new(text);
 
         let cluster = raw.cluster.unwrap_or_default();
         let mut node_template = NodeConfig::default();
         if let Some(t) = &cluster.node_template {
             if t.name.is_some() {
-                let line = line_of(text, &["cluster", "nodeTemplate", "name"]);
+                let line = lines.of(&["cluster", "nodeTemplate", "name"]);
                 return Err(ScenarioError::at(line, "cluster.nodeTemplate: a template has no name"));
             }
-            node_template = node_config(t, &node_template, text, &["cluster", "nodeTemplate"])?;
+            node_template = node_config(t, &node_template, &lines, &["cluster", "nodeTemplate"])?;
         }
         let mut nodes = Vec::new();
         match &cluster.nodes {
@@ -779,20 +793,20 @@ impl Scenario {
                 nodes.extend((0..*n).map(|_| node_template.clone()));
             }
             RawNodes::List(list) => {
-                let mut seen: Vec<String> = Vec::new();
+                let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
                 for (i, n) in list.iter().enumerate() {
                     let idx = i.to_string();
                     let path = ["cluster", "nodes", idx.as_str()];
-                    let c = node_config(n, &node_template, text, &path)?;
+                    let c = node_config(n, &node_template, &lines, &path)?;
                     if !c.name.is_empty() {
                         if seen.contains(&c.name) {
-                            let line = line_of(text, &["cluster", "nodes", &idx, "name"]);
+                            let line = lines.of(&["cluster", "nodes", &idx, "name"]);
                             return Err(ScenarioError::at(
                                 line,
                                 format!("cluster.nodes[{i}]: node name {:?} is used twice", echo(&c.name)),
                             ));
                         }
-                        seen.push(c.name.clone());
+                        seen.insert(c.name.clone());
                     }
                     nodes.push(c);
                 }
@@ -801,7 +815,7 @@ impl Scenario {
 
         let manifests = match raw.manifests {
             Some(m) => {
-                check_manifests(text, &m.0)?;
+                check_manifests(&lines, &m.0)?;
                 Some(m.0)
             }
             None => None,
@@ -811,7 +825,7 @@ impl Scenario {
         let mut node_count = nodes.len();
         for (i, a) in raw.actions.into_iter().enumerate() {
             let idx = i.to_string();
-            let line = line_of(text, &["actions", &idx]);
+            let line = lines.of(&["actions", &idx]);
             let mut given = Vec::new();
             if a.apply.is_some() {
                 given.push("apply");
@@ -853,11 +867,11 @@ impl Scenario {
             let kind = if let Some(m) = a.apply {
                 // Applied when the action runs (an error then is the timeline's), but held to the budgets now.
                 crate::manifest::check_budgets(&m.0).map_err(|e| {
-                    manifest_error(text, &["actions", &idx, "apply"], Some(line), &format!("actions[{i}].apply"), e)
+                    manifest_error(&lines, &["actions", &idx, "apply"], Some(line), &format!("actions[{i}].apply"), e)
                 })?;
                 ActionKind::Apply(m.0)
             } else if let Some(k) = a.kubectl {
-                let line = line_of(text, &["actions", &idx, "kubectl"]);
+                let line = lines.of(&["actions", &idx, "kubectl"]);
                 let command =
                     check_kubectl(&k).map_err(|e| ScenarioError::at(line, format!("actions[{i}].kubectl: {e}")))?;
                 ActionKind::Kubectl(command)
@@ -867,12 +881,12 @@ impl Scenario {
                     (None, Some(r)) => (Kind::ReplicaSet, r),
                     _ => {
                         return Err(ScenarioError::at(
-                            line_of(text, &["actions", &idx, "scale"]),
+                            lines.of(&["actions", &idx, "scale"]),
                             format!("actions[{i}].scale: name exactly one of deployment or replicaset"),
                         ))
                     }
                 };
-                check_name(text, &["actions", &idx, "scale"], &format!("actions[{i}].scale"), &name)?;
+                check_name(&lines, &["actions", &idx, "scale"], &format!("actions[{i}].scale"), &name)?;
                 if sc.replicas > i32::MAX as u32 {
                     return Err(ScenarioError::at(line, format!("actions[{i}].scale: too many replicas")));
                 }
@@ -881,29 +895,29 @@ impl Scenario {
             } else if let Some(d) = a.delete {
                 let target = match (d.name, d.selector) {
                     (Some(n), None) => {
-                        check_name(text, &["actions", &idx, "delete"], &format!("actions[{i}].delete"), &n)?;
+                        check_name(&lines, &["actions", &idx, "delete"], &format!("actions[{i}].delete"), &n)?;
                         DeleteTarget::Name(n)
                     }
                     (None, Some(Sel(sel, t))) => DeleteTarget::Selector(sel, t),
                     _ => {
                         return Err(ScenarioError::at(
-                            line_of(text, &["actions", &idx, "delete"]),
+                            lines.of(&["actions", &idx, "delete"]),
                             format!("actions[{i}].delete: give exactly one of name or selector"),
                         ))
                     }
                 };
                 if d.namespace.is_some() && !d.kind.0.namespaced() {
                     return Err(ScenarioError::at(
-                        line_of(text, &["actions", &idx, "delete", "namespace"]),
+                        lines.of(&["actions", &idx, "delete", "namespace"]),
                         format!("actions[{i}].delete: a {} is not namespaced", d.kind.0.name()),
                     ));
                 }
                 ActionKind::Delete { kind: d.kind.0, namespace: d.namespace, target }
             } else if let Some(n) = a.kill_node {
-                check_name(text, &["actions", &idx], &format!("actions[{i}].killNode"), &n)?;
+                check_name(&lines, &["actions", &idx], &format!("actions[{i}].killNode"), &n)?;
                 ActionKind::KillNode(n)
             } else if let Some(n) = a.revive_node {
-                check_name(text, &["actions", &idx], &format!("actions[{i}].reviveNode"), &n)?;
+                check_name(&lines, &["actions", &idx], &format!("actions[{i}].reviveNode"), &n)?;
                 ActionKind::ReviveNode(n)
             } else if let Some(n) = a.add_node {
                 node_count += 1;
@@ -913,9 +927,9 @@ impl Scenario {
                         format!("actions[{i}].addNode: kubeloop simulates at most {MAX_NODES} nodes"),
                     ));
                 }
-                ActionKind::AddNode(node_config(&n, &node_template, text, &["actions", &idx, "addNode"])?)
+                ActionKind::AddNode(node_config(&n, &node_template, &lines, &["actions", &idx, "addNode"])?)
             } else if let Some(f) = a.fault {
-                let at = |k: &str| line_of(text, &["actions", &idx, "fault", k]);
+                let at = |k: &str| lines.of(&["actions", &idx, "fault", k]);
                 for (name, key) in [(&f.crash, "crash"), (&f.restart, "restart")] {
                     if let Some(n) = name {
                         if process_index(n).is_none() {
@@ -964,7 +978,7 @@ impl Scenario {
                 }
                 ActionKind::Fault(fa)
             } else if let Some(m) = a.mode {
-                let at = |k: &str| line_of(text, &["actions", &idx, "mode", k]);
+                let at = |k: &str| lines.of(&["actions", &idx, "mode", k]);
                 let trigger = match &m.trigger {
                     Some(t) => Some(
                         parse_trigger(t)
@@ -1008,7 +1022,7 @@ impl Scenario {
         let until = raw.until.map(|d| d.0);
         if until.is_some_and(|u| u > MAX_UNTIL) {
             return Err(ScenarioError::at(
-                line_of(text, &["until"]),
+                lines.of(&["until"]),
                 format!("until: a run lasts at most {}", human_duration(MAX_UNTIL)),
             ));
         }
@@ -1064,7 +1078,7 @@ fn check_kubectl(written: &str) -> Result<String, String> {
 }
 
 /// The t=0 manifests must parse and validate: a scenario whose main content is broken is refused before it runs.
-fn check_manifests(scenario: &str, manifests: &str) -> Result<(), ScenarioError> {
+fn check_manifests(scenario: &Lines, manifests: &str) -> Result<(), ScenarioError> {
     let result = crate::manifest::parse(manifests).and_then(|(ms, _)| {
         if ms.is_empty() {
             return Err(ManifestError::new(0, 1, None, "no objects passed to apply"));
@@ -1078,14 +1092,14 @@ fn check_manifests(scenario: &str, manifests: &str) -> Result<(), ScenarioError>
 /// are the scenario's when the text is a block scalar (`manifests: |`); otherwise the error is on the key's line
 /// (or `fallback`) and names the line within the text.
 fn manifest_error(
-    scenario: &str,
+    scenario: &Lines,
     path: &[&str],
     fallback: Option<usize>,
     what: &str,
     e: ManifestError,
 ) -> ScenarioError {
-    let key_line = crate::yamlpos::line_of_path(scenario, path);
-    let block = key_line.and_then(|l| scenario.lines().nth(l - 1)).is_some_and(|l| {
+    let key_line = scenario.index.line_of_path(path);
+    let block = key_line.and_then(|l| scenario.text.lines().nth(l - 1)).is_some_and(|l| {
         let value = l.split_once(':').map_or("", |(_, v)| v.trim_start());
         value.starts_with('|')
     });

@@ -152,3 +152,31 @@ fn messages_do_not_repeat_huge_user_text() {
         assert!(e.message.len() <= MAX_MESSAGE_CHARS + 100, "{}: {start}", e.message.len());
     }
 }
+
+#[test]
+fn thousands_of_warnings_in_one_document_each_have_their_line() {
+    let mut text = String::from("apiVersion: v1\nkind: Pod\nmetadata:\n  name: big\nspec:\n  containers:\n");
+    for i in 0..5000 {
+        text.push_str(&format!("  - name: c{i}\n    image: nginx\n    workingDir: /w\n"));
+    }
+    let (_, warnings) = manifest::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(warnings.len(), 5000);
+    for (i, w) in warnings.iter().enumerate() {
+        assert_eq!(w.path, format!("spec.containers[{i}].workingDir"));
+        assert_eq!(w.line, 9 + 3 * i, "{w}");
+    }
+}
+
+#[test]
+fn a_scenario_of_thousands_of_actions_locates_each() {
+    let mut text = String::from("cluster:\n  nodes: 1\nactions:\n");
+    for i in 0..10_000 {
+        text.push_str(&format!("  - at: {i}s\n    scale:\n      deployment: web\n      replicas: 1\n"));
+    }
+    let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sc.actions.len(), 10_000);
+    assert!(sc.actions.iter().enumerate().all(|(i, a)| a.line == 4 + 4 * i));
+    text.push_str("  - at: 1s\n    scale:\n      deployment: \"\"\n      replicas: 1\n");
+    let e = Scenario::parse(&text).expect_err("a name is required");
+    assert_eq!(e.line, Some(4 + 4 * 10_000 + 1), "{e}");
+}
