@@ -23,6 +23,22 @@ pub const MAX_YAML_DIRECTIVES: usize = 16;
 /// The longest piece of user text an error message repeats (kubeloop's own; longer text is cut with a note).
 pub const ECHO_MAX_CHARS: usize = 120;
 
+/// The longest duration kubeloop reads (`2562047h47m16.854s`): Go's, whose `time.Duration` counts nanoseconds in an
+/// int64, so that kubectl and kubeloop refuse the same durations as too large. Adding it to any simulated instant
+/// of a run (at most 30 days) cannot overflow.
+pub const MAX_DURATION: u64 = i64::MAX as u64 / 1_000_000;
+
+/// The shortest period of a scenario's `mode:` (`pollPeriod`, `relistPeriod`, `resyncPeriod`; 0 turns the last two
+/// off). For `resyncPeriod` it is client-go's `minimumResyncPeriod` (upstream raises a shorter one to 1 s); for the
+/// others it is kubeloop's own: every poll or relist LISTs every resource its informers read, and a shorter period
+/// would flood a run with requests and events.
+pub const MIN_PERIOD: u64 = 1_000;
+/// The longest period of a scenario's `mode:`: the longest run (30 days); a longer one would never come.
+pub const MAX_PERIOD: u64 = 30 * 24 * 3_600_000;
+/// The most latency a scenario's `fault: {apiLatency}` adds to a request: kube-apiserver's default
+/// `--request-timeout` (1 minute); a request that takes longer times out.
+pub const MAX_API_LATENCY: u64 = 60_000;
+
 /// The longest error message about user input (kubeloop's own): a message that would be longer, with several
 /// pieces of user text or a parser's own wording of it, is cut with a note of how much was left out.
 pub const MAX_MESSAGE_CHARS: usize = 1_000;

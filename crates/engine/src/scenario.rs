@@ -40,7 +40,7 @@ use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Tai
 use crate::controller::TriggerMode;
 use crate::kubectl::Follow;
 use crate::kubelet::NodeConfig;
-use crate::limits::{bound_message, echo};
+use crate::limits::{bound_message, echo, MAX_API_LATENCY, MAX_DURATION, MAX_PERIOD, MIN_PERIOD};
 use crate::manifest::ManifestError;
 use crate::sim::{ObserveMode, Sim, SimConfig, MAX_NODES};
 use crate::store::ApiCounters;
@@ -318,12 +318,25 @@ impl<'de> Deserialize<'de> for Dur {
                 parse_duration(v).map(Dur).map_err(E::custom)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dur, E> {
-                Ok(Dur(v.saturating_mul(SECOND)))
+                match v.checked_mul(SECOND) {
+                    Some(ms) if ms <= MAX_DURATION => Ok(Dur(ms)),
+                    _ => Err(E::custom(format!("invalid duration {v}: too large (at most 2562047h47m16.854s)"))),
+                }
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dur, E> {
                 u64::try_from(v)
                     .map_err(|_| E::custom(format!("invalid duration {v}: must not be negative")))
                     .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<Dur, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::custom(format!("invalid duration {v}: too large")))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Dur, E> {
+                u128::try_from(v)
+                    .map_err(|_| E::custom(format!("invalid duration {v}: must not be negative")))
+                    .and_then(|v| self.visit_u128(v))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
                 parse_duration(&v.to_string()).map(Dur).map_err(E::custom)
@@ -965,7 +978,20 @@ impl Scenario {
                 let fa = FaultAction {
                     drop_watch_events: f.drop_watch_events.map(|x| x.0),
                     conflicts: f.conflicts.map(|x| x.0),
-                    api_latency: f.api_latency.map(|d| d.0),
+                    api_latency: match f.api_latency {
+                        Some(Dur(l)) if l > MAX_API_LATENCY => {
+                            return Err(ScenarioError::at(
+                                at("apiLatency"),
+                                format!(
+                                    "actions[{i}].fault.apiLatency: {} is too long: at most {} (kube-apiserver's \
+                                     default --request-timeout: a request that takes longer times out)",
+                                    human_duration(l),
+                                    human_duration(MAX_API_LATENCY)
+                                ),
+                            ))
+                        }
+                        l => l.map(|d| d.0),
+                    },
                     reject_pod_creates: f.reject_pod_creates,
                     disconnect_watches: f.disconnect_watches,
                     force_relist: f.force_relist,
@@ -986,12 +1012,25 @@ impl Scenario {
                     ),
                     None => None,
                 };
+                let period = |key: &str, d: Option<Dur>, off: bool| -> Result<Option<Millis>, ScenarioError> {
+                    let Some(Dur(p)) = d else { return Ok(None) };
+                    check_period(p, off, key == "resyncPeriod")
+                        .map(Some)
+                        .map_err(|e| ScenarioError::at(at(key), format!("actions[{i}].mode.{key}: {e}")))
+                };
+                let poll_period = period("pollPeriod", m.poll_period, false)?;
+                if poll_period.is_some() && m.observe.as_deref() != Some("polling") {
+                    return Err(ScenarioError::at(
+                        at("pollPeriod"),
+                        format!("actions[{i}].mode: pollPeriod needs observe: polling (in the same action)"),
+                    ));
+                }
                 let observe = match m.observe.as_deref() {
                     None => None,
                     Some("informer") => Some(ObserveMode::Informer),
-                    Some("polling") => Some(ObserveMode::Polling {
-                        period: m.poll_period.map_or(crate::sim::DEFAULT_POLL_PERIOD, |d| d.0.max(1)),
-                    }),
+                    Some("polling") => {
+                        Some(ObserveMode::Polling { period: poll_period.unwrap_or(crate::sim::DEFAULT_POLL_PERIOD) })
+                    }
                     Some(o) => {
                         return Err(ScenarioError::at(
                             at("observe"),
@@ -1005,8 +1044,8 @@ impl Scenario {
                 let ma = ModeAction {
                     trigger,
                     observe,
-                    relist_period: m.relist_period.map(|d| d.0),
-                    resync_period: m.resync_period.map(|d| d.0),
+                    relist_period: period("relistPeriod", m.relist_period, true)?,
+                    resync_period: period("resyncPeriod", m.resync_period, true)?,
                 };
                 if ma == ModeAction::default() {
                     return Err(ScenarioError::at(line, format!("actions[{i}].mode: name at least one mode")));
@@ -1028,6 +1067,39 @@ impl Scenario {
         }
         Ok(Scenario { seed: raw.seed, until, node_template, nodes, manifests, actions })
     }
+}
+
+/// A period of a `mode:` action: 0 when `off` allows it (the period is then off), else from [`MIN_PERIOD`] to
+/// [`MAX_PERIOD`]. The error says why (`resync`: client-go's minimum).
+fn check_period(p: Millis, off: bool, resync: bool) -> Result<Millis, String> {
+    if p == 0 && off {
+        return Ok(0);
+    }
+    let zero = if off { ", or 0 to turn it off" } else { "" };
+    if p < MIN_PERIOD {
+        let why = if resync {
+            "client-go's minimum resync period of 1s".to_string()
+        } else {
+            format!(
+                "kubeloop's minimum of {}: every poll or relist LISTs every resource the controllers read, and a \
+                 shorter period would flood the run with requests",
+                human_duration(MIN_PERIOD)
+            )
+        };
+        return Err(format!(
+            "{} is too short: at least {} ({why}){zero}",
+            human_duration(p),
+            human_duration(MIN_PERIOD)
+        ));
+    }
+    if p > MAX_PERIOD {
+        return Err(format!(
+            "{} is too long: at most {} (the longest run){zero}",
+            human_duration(p),
+            human_duration(MAX_PERIOD)
+        ));
+    }
+    Ok(p)
 }
 
 /// `kubectl: "..."` checked as far as it can be without running it: the words split, the command is one kubeloop
