@@ -566,10 +566,12 @@ impl Sim {
             }
             Ev::InformerRelist { informer, epoch, token } => {
                 let inf = &mut self.informers[informer];
-                if inf.epoch != epoch || inf.relist_token != token || inf.watcher().is_none() {
+                let Some(watch) = inf.watcher().filter(|_| inf.epoch == epoch && inf.relist_token == token) else {
                     return;
-                }
-                // Re-observe: a fresh LIST replaces the cache (and a new WATCH starts from it).
+                };
+                // Re-observe: a fresh LIST replaces the cache (and a new WATCH starts from it); the old watch ends
+                // (left open, it would buffer every later change for nobody, for the rest of the run).
+                self.store.stop_watch(watch);
                 inf.state = ReflectorState::Listing;
                 self.dispatch(Ev::InformerList { informer, epoch });
             }

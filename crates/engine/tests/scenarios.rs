@@ -488,6 +488,25 @@ fn periods_and_durations_are_bounded_when_read() {
 }
 
 #[test]
+fn a_long_run_keeps_a_bounded_number_of_watches() {
+    // Every relist (each 5 minutes) starts a new watch; the old one must end, or it buffers every later change
+    // for nobody until the run ends (a 30-day run grew to tens of GB).
+    let text = "cluster:\n  nodes: 2\nactions:\n  - {at: 1s, mode: {relistPeriod: 1m}}\n";
+    let sc = Scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let mut r = sc.start(RunOptions { until: Some(40 * 60 * SECOND), ..RunOptions::default() }).expect("starts");
+    let open =
+        |r: &kubeloop_engine::scenario::Run| (0..10_000).filter(|&id| r.sim().store.watcher(id).is_some()).count();
+    let buffered = |r: &kubeloop_engine::scenario::Run| {
+        (0..10_000).filter_map(|id| r.sim().store.watcher(id)).map(|w| w.buffer.len()).sum::<usize>()
+    };
+    r.run_to(10 * 60 * SECOND);
+    let (watches, events) = (open(&r), buffered(&r));
+    r.run_to(40 * 60 * SECOND);
+    assert_eq!(open(&r), watches);
+    assert!(buffered(&r) <= events + 10, "{} events buffered, {events} at 10m", buffered(&r));
+}
+
+#[test]
 fn faults_replay_exactly_and_stop_when_cleared() {
     let text = "seed: 4\nuntil: 3m\ncluster:\n  nodes: 2\nmanifests: |\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n  spec:\n    replicas: 4\n    selector:\n      matchLabels: {app: web}\n    template:\n      metadata:\n        labels: {app: web}\n      spec:\n        containers:\n        - {name: c, image: nginx}\nactions:\n  - {at: 10s, fault: {conflicts: 50%, apiLatency: 20ms}}\n  - {at: 11s, scale: {deployment: web, replicas: 8}}\n  - {at: 12s, fault: {crash: cp-1}}\n  - {at: 40s, fault: {conflicts: 0%, apiLatency: 0ms, restart: cp-1}}\n";
     let a = run(text, RunOptions::default());
