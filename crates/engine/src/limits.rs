@@ -39,6 +39,15 @@ pub const MAX_PERIOD: u64 = 30 * 24 * 3_600_000;
 /// `--request-timeout` (1 minute); a request that takes longer times out.
 pub const MAX_API_LATENCY: u64 = 60_000;
 
+/// The most entries a run's timeline keeps (kubeloop's own): the first half and the last half, with a note of how
+/// many were left out between them. A long run with a command that keeps printing (`kubectl get pods -w` for 30
+/// days) or a busy cluster's events would otherwise grow without bound.
+pub const MAX_TIMELINE_ENTRIES: usize = 100_000;
+/// The most commands of a scenario that keep printing at once (`get -w`, `rollout status`, `drain`; kubeloop's
+/// own): each is polled every 100 ms of simulated time. A further one prints what it prints at once and is not
+/// followed (the timeline says so).
+pub const MAX_FOLLOWS: usize = 16;
+
 /// The longest error message about user input (kubeloop's own): a message that would be longer, with several
 /// pieces of user text or a parser's own wording of it, is cut with a note of how much was left out.
 pub const MAX_MESSAGE_CHARS: usize = 1_000;

@@ -40,7 +40,9 @@ use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Tai
 use crate::controller::TriggerMode;
 use crate::kubectl::Follow;
 use crate::kubelet::NodeConfig;
-use crate::limits::{bound_message, echo, MAX_API_LATENCY, MAX_DURATION, MAX_PERIOD, MIN_PERIOD};
+use crate::limits::{
+    bound_message, echo, MAX_API_LATENCY, MAX_DURATION, MAX_FOLLOWS, MAX_PERIOD, MAX_TIMELINE_ENTRIES, MIN_PERIOD,
+};
 use crate::manifest::ManifestError;
 use crate::sim::{ObserveMode, Sim, SimConfig, MAX_NODES};
 use crate::store::ApiCounters;
@@ -1213,6 +1215,79 @@ pub enum EntryKind {
     Note,
 }
 
+/// A run's timeline, bounded ([`MAX_TIMELINE_ENTRIES`]): the first `head_cap` entries and the last `tail_cap`;
+/// how many were left out between them becomes a note there.
+struct Timeline {
+    head: Vec<TimelineEntry>,
+    tail: std::collections::VecDeque<TimelineEntry>,
+    head_cap: usize,
+    tail_cap: usize,
+    /// Entries left out, and the times of the first and the last of them.
+    dropped: u64,
+    dropped_span: Option<(Millis, Millis)>,
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline::new(MAX_TIMELINE_ENTRIES / 2, MAX_TIMELINE_ENTRIES - MAX_TIMELINE_ENTRIES / 2)
+    }
+}
+
+impl Timeline {
+    fn new(head_cap: usize, tail_cap: usize) -> Self {
+        Timeline {
+            head: Vec::new(),
+            tail: std::collections::VecDeque::new(),
+            head_cap,
+            tail_cap,
+            dropped: 0,
+            dropped_span: None,
+        }
+    }
+
+    fn push(&mut self, e: TimelineEntry) {
+        if self.head.len() < self.head_cap {
+            self.head.push(e);
+            return;
+        }
+        self.tail.push_back(e);
+        if self.tail.len() > self.tail_cap {
+            if let Some(old) = self.tail.pop_front() {
+                self.dropped += 1;
+                let (first, _) = self.dropped_span.unwrap_or((old.at, old.at));
+                self.dropped_span = Some((first, old.at));
+            }
+        }
+    }
+
+    /// The entries kept so far, in order.
+    fn iter(&self) -> impl Iterator<Item = &TimelineEntry> {
+        self.head.iter().chain(self.tail.iter())
+    }
+
+    /// The timeline: the first entries, a note of those left out (if any), the last entries.
+    fn into_vec(self) -> Vec<TimelineEntry> {
+        let mut out = self.head;
+        if let Some((first, last)) = self.dropped_span {
+            out.push(TimelineEntry {
+                at: first,
+                kind: EntryKind::Note,
+                source: "scenario".into(),
+                text: format!(
+                    "({} timeline entries from {} to {} not kept: kubeloop keeps the first {} and the last {} of a run)",
+                    self.dropped,
+                    human_duration(first),
+                    human_duration(last),
+                    self.head_cap,
+                    self.tail_cap
+                ),
+            });
+        }
+        out.extend(self.tail);
+        out
+    }
+}
+
 /// One line of the timeline.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -1696,7 +1771,7 @@ pub struct Run<'a> {
     scenario: &'a Scenario,
     sim: Sim,
     read_file: ReadFile<'a>,
-    timeline: Vec<TimelineEntry>,
+    timeline: Timeline,
     event_seq: u64,
     follows: Vec<Following>,
     /// The end of the run.
@@ -1846,8 +1921,17 @@ impl Run<'_> {
         if out.code != 0 && out.stderr.trim().is_empty() {
             self.push(EntryKind::Error, "kubectl", format!("error: exit status {}", out.code));
         }
-        if let Some(follow) = out.follow {
-            self.follows.push(Following { command, follow });
+        if let Some(mut follow) = out.follow {
+            if self.follows.len() >= MAX_FOLLOWS {
+                follow.stop(&mut self.sim);
+                self.push(
+                    EntryKind::Note,
+                    "scenario",
+                    format!("{command}: not followed: at most {MAX_FOLLOWS} commands keep printing at once"),
+                );
+            } else {
+                self.follows.push(Following { command, follow });
+            }
         }
     }
 
@@ -2037,9 +2121,9 @@ impl Run<'_> {
         &mut self.sim
     }
 
-    /// The timeline so far.
-    pub fn timeline(&self) -> &[TimelineEntry] {
-        &self.timeline
+    /// The timeline so far (its first and last entries: see [`MAX_TIMELINE_ENTRIES`]).
+    pub fn timeline(&self) -> impl Iterator<Item = &TimelineEntry> {
+        self.timeline.iter()
     }
 
     /// Ends the run where it is: commands still following are stopped, and the summary is taken.
@@ -2065,7 +2149,7 @@ impl Run<'_> {
         summary.last_action_ms = self.last_action_ms;
         summary.converged_at_ms = self.streak;
         summary.actions_not_run = not_run;
-        Outcome { timeline: self.timeline, summary }
+        Outcome { timeline: self.timeline.into_vec(), summary }
     }
 }
 
@@ -2084,7 +2168,7 @@ impl Scenario {
             scenario: self,
             sim: Sim::new(config),
             read_file: opts.read_file.unwrap_or(&no_file),
-            timeline: Vec::new(),
+            timeline: Timeline::default(),
             event_seq: 0,
             follows: Vec::new(),
             until,
@@ -2232,6 +2316,79 @@ mod tests {
             Some(&(SECOND, Note, "kubectl forever: still running at the end of the run, stopped"))
         );
         assert_eq!(stopped.iter().map(|s| s.get()).collect::<Vec<_>>(), [false, false, true]);
+    }
+
+    fn note(at: Millis, text: &str) -> TimelineEntry {
+        TimelineEntry { at, kind: EntryKind::Note, source: "test".into(), text: text.into() }
+    }
+
+    #[test]
+    fn the_timeline_keeps_its_first_and_last_entries_and_counts_the_rest() {
+        let mut t = Timeline::new(3, 2);
+        for i in 0..10 {
+            t.push(note(i, &format!("e{i}")));
+        }
+        assert_eq!(t.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(), ["e0", "e1", "e2", "e8", "e9"]);
+        let v = t.into_vec();
+        let texts: Vec<&str> = v.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(texts[..3], ["e0", "e1", "e2"]);
+        assert_eq!(texts[4..], ["e8", "e9"]);
+        assert_eq!(v[3].at, 3);
+        assert_eq!(v[3].kind, EntryKind::Note);
+        assert_eq!(
+            v[3].text,
+            "(5 timeline entries from 0.003s to 0.007s not kept: kubeloop keeps the first 3 and the last 2 of a run)"
+        );
+        let mut small = Timeline::new(3, 2);
+        small.push(note(0, "only"));
+        assert_eq!(small.into_vec().len(), 1);
+        assert_eq!(crate::limits::MAX_TIMELINE_ENTRIES, Timeline::default().head_cap + Timeline::default().tail_cap);
+    }
+
+    #[test]
+    fn a_command_following_for_days_keeps_the_timeline_bounded() {
+        let sc = Scenario::parse("cluster:\n  nodes: 1\n").unwrap_or_else(|e| panic!("{e}"));
+        let mut r =
+            sc.start(RunOptions { until: Some(HOUR), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+        r.timeline = Timeline::new(100, 50);
+        let stopped = std::rc::Rc::new(std::cell::Cell::new(false));
+        let follow = Ticker { name: "forever", until: Millis::MAX, code: 0, polls: 0, stopped: stopped.clone() };
+        r.follows.push(Following { command: "kubectl forever".into(), follow: Box::new(follow) });
+        r.run_to(r.until());
+        let out = r.finish();
+        assert_eq!(out.timeline.len(), 151, "{}", render_timeline(&out.timeline[95..]));
+        let dropped = &out.timeline[100];
+        assert!(
+            dropped.text.ends_with("not kept: kubeloop keeps the first 100 and the last 50 of a run)"),
+            "{dropped}"
+        );
+        assert_eq!(
+            out.timeline.last().map(|e| e.text.as_str()),
+            Some("kubectl forever: still running at the end of the run, stopped")
+        );
+        assert_eq!(out.timeline[149].text, "forever 36000");
+        assert!(stopped.get());
+    }
+
+    #[test]
+    fn at_most_max_follows_commands_keep_printing() {
+        let mut text = String::from("cluster:\n  nodes: 1\nactions:\n");
+        for _ in 0..crate::limits::MAX_FOLLOWS + 2 {
+            text.push_str("  - {at: 1s, kubectl: get pods -w}\n");
+        }
+        let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        let mut r =
+            sc.start(RunOptions { until: Some(2 * SECOND), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+        r.run_to(r.until());
+        assert_eq!(r.follows.len(), crate::limits::MAX_FOLLOWS);
+        let out = r.finish();
+        let refused: Vec<&TimelineEntry> = out.timeline.iter().filter(|e| e.text.contains("not followed")).collect();
+        assert_eq!(refused.len(), 2, "{}", render_timeline(&out.timeline));
+        assert!(
+            refused[0].text.contains(&format!("at most {} commands", crate::limits::MAX_FOLLOWS)),
+            "{}",
+            refused[0]
+        );
     }
 
     #[test]
