@@ -10,6 +10,10 @@ pub const MAX_PODS: usize = 150_000;
 /// `manifests:` or `apply:`) or a scenario file. kubeloop's own: 4 MiB, above kube-apiserver's 3 MiB request body
 /// limit, so any object a real cluster accepts fits; larger text is refused before it is parsed.
 pub const MAX_YAML_BYTES: usize = 4 * 1024 * 1024;
+/// The most bytes of files `kubeloop run` reads for a scenario's `kubectl -f` actions over one run (kubeloop's
+/// own: 16 texts of [`MAX_YAML_BYTES`]), so that many actions reading the same large file cannot keep a run parsing
+/// for hours.
+pub const MAX_FILE_BYTES_PER_RUN: usize = 16 * MAX_YAML_BYTES;
 /// The most documents (`---`-separated objects) one manifest text may hold. kubeloop's own: twice the node cap,
 /// so a manifest of every node kubeloop simulates and their workloads fits.
 pub const MAX_YAML_DOCUMENTS: usize = 10_000;
