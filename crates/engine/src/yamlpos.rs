@@ -886,4 +886,24 @@ tabbed:\t
             assert_eq!(index.line_of_path(&["items", &s, "image"]), Some(2 * i + 3));
         }
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// On block-ish YAML made of random lines (keys, items, comments, odd indentation, tabs, quotes), the index
+        /// finds what the reference search finds, and nothing panics.
+        #[test]
+        fn the_index_agrees_on_random_documents(
+            lines in proptest::collection::vec(
+                (0usize..7, proptest::sample::select(vec![
+                    "a:", "b:", "a: 1", "- a:", "-", "- x", "- - y", "\"a\":", "'b': 2", "# c", "a: |", "a: &x",
+                    "c: {d: 1}", "-\tz", "\tb:", "e: [1]", "a b: c", "---", "...", "%YAML 1.2", "", "é:", "- b: 1",
+                ])),
+                0..40,
+            )
+        ) {
+            let doc: String = lines.iter().map(|(i, l)| format!("{}{l}\n", " ".repeat(*i))).collect();
+            agrees_with_the_reference(&doc);
+        }
+    }
 }

@@ -180,3 +180,17 @@ fn a_scenario_of_thousands_of_actions_locates_each() {
     let e = Scenario::parse(&text).expect_err("a name is required");
     assert_eq!(e.line, Some(4 + 4 * 10_000 + 1), "{e}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// Garbage made of YAML's own characters: an error or a result, never a panic.
+    #[test]
+    fn nothing_panics_on_yaml_like_garbage(text in "([-:&*!|>{}\\[\\],#'\"%@` \\t\\n.a-z0-9]|\u{feff}|é|---\n|\\.\\.\\.\n){0,200}") {
+        let _ = manifest::parse(&text);
+        let _ = Scenario::parse(&text);
+        let _ = Scenario::parse(&format!("cluster:\n  nodes: 1\nmanifests: |\n  {}", text.replace('\n', "\n  ")));
+        let _ = Scenario::parse(&format!("cluster:\n  nodes: 1\nactions:\n  - {{at: 1s, kubectl: {text}}}\n"));
+        let _ = kubeloop_engine::time::parse_duration(&text);
+    }
+}
