@@ -838,6 +838,7 @@ impl Scenario {
 
         let mut actions = Vec::new();
         let mut node_count = nodes.len();
+        let mut accepted_words = std::collections::BTreeSet::new();
         for (i, a) in raw.actions.into_iter().enumerate() {
             let idx = i.to_string();
             let line = lines.of(&["actions", &idx]);
@@ -887,8 +888,8 @@ impl Scenario {
                 ActionKind::Apply(m.0)
             } else if let Some(k) = a.kubectl {
                 let line = lines.of(&["actions", &idx, "kubectl"]);
-                let command =
-                    check_kubectl(&k).map_err(|e| ScenarioError::at(line, format!("actions[{i}].kubectl: {e}")))?;
+                let command = check_kubectl(&k, &mut accepted_words)
+                    .map_err(|e| ScenarioError::at(line, format!("actions[{i}].kubectl: {e}")))?;
                 ActionKind::Kubectl(command)
             } else if let Some(sc) = a.scale {
                 let (kind, name) = match (sc.deployment, sc.replicaset) {
@@ -1105,8 +1106,9 @@ fn check_period(p: Millis, off: bool, resync: bool) -> Result<Millis, String> {
 }
 
 /// `kubectl: "..."` checked as far as it can be without running it: the words split, the command is one kubeloop
-/// runs, and its flags parse. Returns the command line without the leading `kubectl`.
-fn check_kubectl(written: &str) -> Result<String, String> {
+/// runs, and its flags parse. Returns the command line without the leading `kubectl`. `accepted`: the words that
+/// are not commands but that kubectl ran without an error (`help`), found earlier in the scenario.
+fn check_kubectl(written: &str, accepted: &mut std::collections::BTreeSet<String>) -> Result<String, String> {
     use crate::kubectl::{args, COMMANDS};
     let t = written.trim();
     let command = ["kubectl", "k"]
@@ -1134,10 +1136,14 @@ fn check_kubectl(written: &str) -> Result<String, String> {
             return Err(format!("unknown command \"{}\" for \"kubectl\"", echo(name)));
         }
         // `help`, or kubectl's own message: an unknown command (with suggestions), one kubeloop does not simulate,
-        // a flag. A word that is not a command runs nothing.
+        // a flag. A word that is not a command runs nothing. (Asked once per word: a scenario may repeat it.)
+        if accepted.contains(name.as_str()) {
+            return Ok(command.to_string());
+        }
         let mut sim = Sim::new(SimConfig::default());
         let out = crate::kubectl::run(&mut sim, &quoted(name), &crate::kubectl::Input::none());
         if out.code == 0 {
+            accepted.insert(name.clone());
             return Ok(command.to_string());
         }
         let msg = out.stderr.trim_end();
