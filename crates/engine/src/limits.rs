@@ -21,6 +21,11 @@ pub const MAX_YAML_DOCUMENTS: usize = 10_000;
 /// the deepest Kubernetes objects kubeloop reads nest about a dozen levels (a pod's node affinity); serde_yaml
 /// itself stops at 128.
 pub const MAX_YAML_DEPTH: usize = 64;
+/// The most YAML nodes (scalars, mappings and lists) in one text (kubeloop's own). serde_yaml holds every event of a
+/// document at once and builds a value of each, so this bounds what a text within [`MAX_YAML_BYTES`] costs however
+/// densely it packs its nodes (`[a,a,a,...]` has one every two bytes): a Deployment has a few dozen nodes, and half
+/// a million is a manifest of thousands of objects.
+pub const MAX_YAML_NODES: usize = 500_000;
 /// The most YAML directives (`%YAML`, `%TAG` lines) one text may hold. kubeloop's own: a manifest needs none.
 pub const MAX_YAML_DIRECTIVES: usize = 16;
 

@@ -128,9 +128,9 @@ fn budgeted_documents(text: &str) -> Result<Vec<Doc<'_>>, ManifestError> {
         );
         return Err(ManifestError::new(over.index + 1, over.first_line, None, &message));
     }
+    let mut budget = yamlcheck::Budget::new(Subject::Manifest);
     for doc in &docs {
-        yamlcheck::check(doc.text, Subject::Manifest, MAX_YAML_DOCUMENTS)
-            .map_err(|r| ManifestError::refused(Some(doc), r))?;
+        budget.check(doc.text, MAX_YAML_DOCUMENTS).map_err(|r| ManifestError::refused(Some(doc), r))?;
     }
     Ok(docs)
 }

@@ -19,7 +19,7 @@ use std::mem::MaybeUninit;
 
 use unsafe_libyaml as unsafe_yaml;
 
-use crate::limits::{echo, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_DIRECTIVES, MAX_YAML_DOCUMENTS};
+use crate::limits::{echo, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_DIRECTIVES, MAX_YAML_DOCUMENTS, MAX_YAML_NODES};
 
 /// What the text is, for messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,53 +112,84 @@ fn check_directives(text: &str, subject: Subject) -> Result<(), Refusal> {
 }
 
 /// Checks every budget of a YAML text (one or more documents): its size, the number of its documents
-/// (`max_documents`, at most [`MAX_YAML_DOCUMENTS`]), its directives, the nesting of its collections
-/// ([`MAX_YAML_DEPTH`]), and that it has no anchor (`&name`) or alias (`*name`). The first problem is returned.
+/// (`max_documents`, at most [`MAX_YAML_DOCUMENTS`]), its directives, its nodes ([`MAX_YAML_NODES`]), the nesting of
+/// its collections ([`MAX_YAML_DEPTH`]), and that it has no anchor (`&name`) or alias (`*name`). The first problem
+/// is returned.
 pub fn check(text: &str, subject: Subject, max_documents: usize) -> Result<(), Refusal> {
-    check_size(text, subject)?;
-    check_directives(text, subject)?;
-    let max_documents = max_documents.min(MAX_YAML_DOCUMENTS);
-    let mut events = Events::new(text);
-    let mut depth = 0usize;
-    let mut documents = 0usize;
-    loop {
-        let event = match events.next() {
-            Some(Ok(event)) => event,
-            // serde_yaml fails at the same place, with its own message.
-            Some(Err(())) | None => return Ok(()),
-        };
-        let at = |message: String| Refusal { line: event.line, column: Some(event.column), message };
-        if let Some(name) = &event.anchor {
-            return Err(at(anchor_message(subject, '&', name)));
-        }
-        match event.kind {
-            Kind::StreamEnd => return Ok(()),
-            Kind::DocumentStart => {
-                documents += 1;
-                if documents > max_documents {
-                    return Err(at(if subject == Subject::Scenario && max_documents == 1 {
-                        "a scenario is one YAML document: a second one starts here".to_string()
-                    } else {
-                        format!(
-                            "more than {max_documents} YAML document(s): kubeloop's budget for a {} text",
-                            subject.noun()
-                        )
-                    }));
-                }
+    Budget::new(subject).check(text, max_documents)
+}
+
+/// The budgets of several texts that count as one (the documents of a manifest text, checked one by one): their
+/// nodes add up.
+#[derive(Debug)]
+pub struct Budget {
+    subject: Subject,
+    /// Nodes (scalars, mappings, sequences) seen so far.
+    nodes: usize,
+}
+
+impl Budget {
+    pub fn new(subject: Subject) -> Self {
+        Budget { subject, nodes: 0 }
+    }
+
+    /// [`check`] of one more text.
+    pub fn check(&mut self, text: &str, max_documents: usize) -> Result<(), Refusal> {
+        let subject = self.subject;
+        check_size(text, subject)?;
+        check_directives(text, subject)?;
+        let max_documents = max_documents.min(MAX_YAML_DOCUMENTS);
+        let mut events = Events::new(text);
+        let mut depth = 0usize;
+        let mut documents = 0usize;
+        loop {
+            let event = match events.next() {
+                Some(Ok(event)) => event,
+                // serde_yaml fails at the same place, with its own message.
+                Some(Err(())) | None => return Ok(()),
+            };
+            let at = |message: String| Refusal { line: event.line, column: Some(event.column), message };
+            if let Some(name) = &event.anchor {
+                return Err(at(anchor_message(subject, '&', name)));
             }
-            Kind::Alias(name) => return Err(at(anchor_message(subject, '*', &name))),
-            Kind::CollectionStart => {
-                depth += 1;
-                if depth > MAX_YAML_DEPTH {
+            match event.kind {
+                Kind::StreamEnd => return Ok(()),
+                Kind::DocumentStart => {
+                    documents += 1;
+                    if documents > max_documents {
+                        return Err(at(if subject == Subject::Scenario && max_documents == 1 {
+                            "a scenario is one YAML document: a second one starts here".to_string()
+                        } else {
+                            format!(
+                                "more than {max_documents} YAML document(s): kubeloop's budget for a {} text",
+                                subject.noun()
+                            )
+                        }));
+                    }
+                }
+                Kind::Alias(name) => return Err(at(anchor_message(subject, '*', &name))),
+                Kind::Scalar | Kind::CollectionStart if self.nodes >= MAX_YAML_NODES => {
                     return Err(at(format!(
-                        "collections nested more than {MAX_YAML_DEPTH} levels deep (mappings and lists, block or \
-                         flow `[`/`{{`): kubeloop's nesting budget for a {} text",
-                        subject.noun()
-                    )));
+                    "more than {MAX_YAML_NODES} YAML nodes (scalars, mappings and lists): kubeloop's budget for a {} \
+                     text (a Deployment has a few dozen)",
+                    subject.noun()
+                )));
                 }
+                Kind::Scalar => self.nodes += 1,
+                Kind::CollectionStart => {
+                    self.nodes += 1;
+                    depth += 1;
+                    if depth > MAX_YAML_DEPTH {
+                        return Err(at(format!(
+                            "collections nested more than {MAX_YAML_DEPTH} levels deep (mappings and lists, block or \
+                         flow `[`/`{{`): kubeloop's nesting budget for a {} text",
+                            subject.noun()
+                        )));
+                    }
+                }
+                Kind::CollectionEnd => depth = depth.saturating_sub(1),
+                Kind::Other => {}
             }
-            Kind::CollectionEnd => depth = depth.saturating_sub(1),
-            Kind::Other => {}
         }
     }
 }
@@ -185,6 +216,7 @@ fn anchor_message(subject: Subject, sigil: char, name: &str) -> String {
 
 enum Kind {
     StreamEnd,
+    Scalar,
     DocumentStart,
     Alias(String),
     CollectionStart,
@@ -254,7 +286,7 @@ impl<'a> Events<'a> {
                 unsafe_yaml::YAML_ALIAS_EVENT => {
                     (Kind::Alias(c_string((*e).data.alias.anchor).unwrap_or_default()), None)
                 }
-                unsafe_yaml::YAML_SCALAR_EVENT => (Kind::Other, c_string((*e).data.scalar.anchor)),
+                unsafe_yaml::YAML_SCALAR_EVENT => (Kind::Scalar, c_string((*e).data.scalar.anchor)),
                 unsafe_yaml::YAML_SEQUENCE_START_EVENT => {
                     (Kind::CollectionStart, c_string((*e).data.sequence_start.anchor))
                 }
@@ -392,6 +424,19 @@ plain: x *y &z
         let r = refused(&directives).expect("directives");
         assert_eq!(r.line, MAX_YAML_DIRECTIVES + 1, "{r}");
         assert_eq!(refused("%YAML 1.1\n---\na: 1\n"), None);
+    }
+
+    #[test]
+    fn nodes_are_bounded_over_texts_that_count_as_one() {
+        let flat = format!("[{}]", vec!["a"; MAX_YAML_NODES].join(","));
+        let r = refused(&flat).expect("one node too many");
+        assert_eq!((r.line, r.column), (1, Some(2 * MAX_YAML_NODES)), "{r}");
+        assert!(r.message.contains(&format!("more than {MAX_YAML_NODES} YAML nodes")), "{r}");
+        let half = format!("[{}]", vec!["a"; MAX_YAML_NODES / 2].join(","));
+        assert_eq!(refused(&half), None);
+        let mut budget = Budget::new(Subject::Manifest);
+        assert_eq!(budget.check(&half, 1), Ok(()));
+        assert!(budget.check(&half, 1).is_err_and(|r| r.message.contains("YAML nodes")));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! clear error with its line, never a panic, a hang or runaway memory. The time of each case is bounded by design
 //! (the input is refused before it is parsed, or parsed in linear time); the tests assert the outcome.
 
-use kubeloop_engine::limits::{MAX_MESSAGE_CHARS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_DOCUMENTS};
+use kubeloop_engine::limits::{MAX_MESSAGE_CHARS, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_DOCUMENTS, MAX_YAML_NODES};
 use kubeloop_engine::manifest;
 use kubeloop_engine::scenario::Scenario;
 
@@ -79,6 +79,25 @@ fn text_over_the_byte_budget_is_refused_before_parsing() {
     let scenario = format!("cluster:\n  nodes: 1\nmanifests: |\n  {}", text.replace('\n', "\n  "));
     let e = Scenario::parse(&scenario).expect_err("too big");
     assert!(e.message.contains(&format!("at most {MAX_YAML_BYTES} bytes")), "{e}");
+}
+
+#[test]
+fn densely_packed_nodes_are_refused_over_the_node_budget() {
+    // Within the byte budget, `[[[]]]` or `[a,a,a]` pack a node into every two bytes: each costs serde_yaml an event
+    // and a value.
+    let deep_wide = format!(
+        "{POD_HEAD}    livenessProbe:\n{}",
+        format!("      - {}{}\n", "[".repeat(50), "]".repeat(50)).repeat(20_000)
+    );
+    let e = manifest::parse(&deep_wide).expect_err("too many nodes");
+    assert!(e.message.contains(&format!("more than {MAX_YAML_NODES} YAML nodes")), "{e}");
+    assert!(e.line > 9_000 && e.line < 11_000, "{e}");
+    // Over the documents of one text.
+    let doc =
+        format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels: {{{}}}\n", "a: b, ".repeat(1_000));
+    let text = format!("{doc}---\n").repeat(MAX_YAML_NODES / 2_000 + 1);
+    let e = manifest::parse(&text).expect_err("too many nodes");
+    assert!(e.document > 200 && e.message.contains("YAML nodes"), "{e}");
 }
 
 #[test]
