@@ -1,5 +1,5 @@
-//! The budgets of a YAML text, checked before serde_yaml parses it: its size, its documents, its directives, how
-//! deep its collections nest, and no anchors or aliases.
+//! The budgets of a YAML text, checked before serde_yaml parses it: its size, its documents, its directives, its
+//! nodes, how deep its collections nest, and no anchors or aliases.
 //!
 //! serde_yaml reads a whole document into events before it deserializes anything, and an alias replays its anchor's
 //! events each time it is used: a 70 KB text of aliases expands into gigabytes, and 100,000 nested `[` keep the
@@ -169,21 +169,21 @@ impl Budget {
                 }
                 Kind::Alias(name) => return Err(at(anchor_message(subject, '*', &name))),
                 Kind::Scalar | Kind::CollectionStart if self.nodes >= MAX_YAML_NODES => {
+                    let noun = subject.noun();
                     return Err(at(format!(
-                    "more than {MAX_YAML_NODES} YAML nodes (scalars, mappings and lists): kubeloop's budget for a {} \
-                     text (a Deployment has a few dozen)",
-                    subject.noun()
-                )));
+                        "more than {MAX_YAML_NODES} YAML nodes (scalars, mappings and lists): kubeloop's budget for a \
+                         {noun} text (a Deployment has a few dozen)"
+                    )));
                 }
                 Kind::Scalar => self.nodes += 1,
                 Kind::CollectionStart => {
                     self.nodes += 1;
                     depth += 1;
                     if depth > MAX_YAML_DEPTH {
+                        let noun = subject.noun();
                         return Err(at(format!(
                             "collections nested more than {MAX_YAML_DEPTH} levels deep (mappings and lists, block or \
-                         flow `[`/`{{`): kubeloop's nesting budget for a {} text",
-                            subject.noun()
+                             flow `[`/`{{`): kubeloop's nesting budget for a {noun} text"
                         )));
                     }
                 }
