@@ -1,7 +1,7 @@
 //! `kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...`: one kubectl
 //! command against a scenario's cluster at a simulated time.
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::path::Path;
 
 use kubeloop_engine::kubectl::{self, Input};
@@ -27,9 +27,9 @@ Builds the scenario's cluster (without --scenario: 3 nodes of 4 CPU, 16Gi, 110 p
 --at (default: the scenario's end, its `until:` or 5m; without --scenario 1m), runs `kubectl ARGS...` and prints
 what kubectl prints, exiting with kubectl's exit code. A command that keeps printing (get -w, rollout status, drain)
 is followed as simulated time passes, for at most --for (default 5m); the scenario's later actions happen at their
-times meanwhile. kubeloop's options come before the kubectl command; `--` ends them. -f PATH reads files relative
-to the current directory (-f - reads standard input); the scenario's own kubectl actions read relative to the
-scenario file.
+times meanwhile. kubeloop's options come before the kubectl command; `--` ends them. -f PATH reads a regular file
+(or a directory's .yaml, .yml and .json files) relative to the current directory, -f - reads standard input, at
+most 4 MiB; the scenario's own kubectl actions read only inside the scenario's folder.
 ";
 
 /// Runs the subcommand; returns kubectl's exit code.
@@ -84,7 +84,7 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     let file = value("scenario");
     let sc = match file {
         Some(f) => {
-            let text = std::fs::read_to_string(f).map_err(|e| Fail(format!("{f}: {e}")))?;
+            let text = files::read_scenario(f).map_err(|e| Fail(format!("{f}: {e}")))?;
             Scenario::parse(&text).map_err(|e| Fail(format!("{f}: {e}")))?
         }
         None => Scenario::parse(DEFAULT_CLUSTER).map_err(|e| Fail(format!("the default cluster: {e}")))?,
@@ -103,19 +103,15 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     }
 
     let base = file.map_or(Path::new("."), files::dir_of);
-    let read_scenario_file = |name: &str| files::read(base, name);
+    let scenario_reader = files::Reader::new(files::Scope::Inside(base));
+    let read_scenario_file = |name: &str| scenario_reader.read(name);
     let opts = RunOptions { seed, until: Some(end), read_file: Some(&read_scenario_file) };
     let mut run = sc.start(opts).map_err(|e| Fail(format!("{}: {e}", file.unwrap_or("the default cluster"))))?;
     run.run_to(at);
 
-    let stdin = if reads_stdin(kargs) {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|e| Fail(format!("reading standard input: {e}")))?;
-        Some(text)
-    } else {
-        None
-    };
-    let read_file = |name: &str| files::read(Path::new("."), name);
+    let stdin = if reads_stdin(kargs) { Some(files::read_stdin().map_err(Fail)?) } else { None };
+    let reader = files::Reader::new(files::Scope::From(Path::new(".")));
+    let read_file = |name: &str| reader.read(name);
     let input = Input { stdin: stdin.as_deref(), read_file: &read_file };
     let line: Vec<String> = kargs.iter().map(|a| shell_word(a)).collect();
     let out = kubectl::run(run.sim_mut(), &line.join(" "), &input);

@@ -38,7 +38,10 @@ Commands:
             --until DURATION  simulated run length, e.g. 90s, 10m, 1h30m (overrides `until:`; default 5m)
             --json            print only the summary, as JSON
             --quiet           omit the timeline
-          kubectl `-f PATH` in the scenario's actions reads relative to the scenario file.
+          The scenario is a regular file of at most 4 MiB. kubectl `-f PATH` in its actions reads only inside the
+          scenario's folder: a relative path that stays there (no absolute paths, no `..` or symbolic link out of
+          it), naming a regular file (not a FIFO or a device) or a directory (its .yaml, .yml and .json files); at
+          most 4 MiB a file, 64 MiB in a run.
   kubectl Build a cluster, run it to a simulated time, run one kubectl command there and print its output.
             --scenario FILE   the scenario whose cluster it is (default: 3 nodes of 4 CPU, 16Gi, 110 pods, nothing
                               applied)
@@ -48,7 +51,8 @@ Commands:
             --for DURATION    how long to follow a command that keeps printing (get -w, rollout status, drain)
                               in simulated time (default 5m)
             ARGS              kubectl's arguments (after `--` if they start with one of the options above);
-                              -f PATH reads relative to the current directory, -f - reads standard input.
+                              -f PATH reads a regular file (or a directory's .yaml, .yml and .json files)
+                              relative to the current directory, -f - reads standard input; at most 4 MiB.
                               Exits with kubectl's code; `kubeloop kubectl --help` lists the commands.
   bench   Cold start: add the nodes, apply Deployments for the pods, run until every pod is Running and every
           Deployment converged (at most 30 simulated minutes); print simulated and wall time, events/s, API writes
@@ -203,10 +207,10 @@ fn run(args: &[String]) -> Result<(), Fail> {
             scenario::human_duration(scenario::MAX_UNTIL)
         )));
     }
-    let text = std::fs::read_to_string(file).map_err(|e| Fail(format!("{file}: {e}")))?;
+    let text = files::read_scenario(file).map_err(|e| Fail(format!("{file}: {e}")))?;
     let sc = Scenario::parse(&text).map_err(|e| Fail(format!("{file}: {e}")))?;
-    let dir = files::dir_of(file);
-    let read_file = |name: &str| files::read(dir, name);
+    let reader = files::Reader::new(files::Scope::Inside(files::dir_of(file)));
+    let read_file = |name: &str| reader.read(name);
     let opts = RunOptions { seed, until, read_file: Some(&read_file) };
     let outcome = sc.run(opts).map_err(|e| Fail(format!("{file}: {e}")))?;
     if a.flag("json") {

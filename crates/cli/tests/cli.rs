@@ -183,3 +183,154 @@ fn run_reads_kubectl_files_relative_to_the_scenario() {
     assert!(s.contains("[   1.000s] $ kubectl apply -f m/ns.yaml\n[   1.000s]   namespace/team-a created\n"), "{s}");
     assert!(s.contains("[   2.000s] ! error: the path \"nope.yaml\" does not exist\n"), "{s}");
 }
+
+/// Runs kubeloop with `stdin` as standard input, killed after 60 s (a hang is a failure, not a stuck test).
+fn kubeloop_in(dir: &std::path::Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubeloop"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("running kubeloop: {e}"));
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        // A refused input closes the pipe early: the rest is not written.
+        let _ = pipe.write_all(input);
+    }
+    drop(child.stdin.take());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().ok().flatten().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("kubeloop {args:?} did not end within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap_or_else(|e| panic!("kubeloop output: {e}"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kubeloop-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn namespace(name: &str) -> String {
+    format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n")
+}
+
+/// A FIFO at `path`, if this system makes them (`mkfifo`).
+fn fifo(path: &std::path::Path) -> bool {
+    Command::new("mkfifo").arg(path).status().is_ok_and(|s| s.success())
+}
+
+#[test]
+fn scenario_kubectl_files_are_regular_files_inside_the_scenarios_folder() {
+    let dir = temp_dir("fence");
+    let s = dir.join("s");
+    std::fs::create_dir_all(s.join("sub")).expect("dirs");
+    std::fs::write(dir.join("outside.yaml"), namespace("outside")).expect("write");
+    std::fs::write(s.join("sub/ok.yaml"), namespace("inside")).expect("write");
+    std::fs::write(s.join("big.yaml"), "#".repeat(5_000_000)).expect("write");
+    #[cfg(unix)]
+    let _ = std::os::unix::fs::symlink("../outside.yaml", s.join("link.yaml"));
+    let has_fifo = fifo(&s.join("fifo.yaml"));
+    let actions = [
+        "apply -f /etc/hostname",
+        "apply -f ../outside.yaml",
+        "apply -f link.yaml",
+        "apply -f fifo.yaml",
+        "apply -f big.yaml",
+        "apply -f sub/ok.yaml",
+        "apply -f sub/../sub/ok.yaml",
+        "apply -f /dev/zero",
+        "apply -f sub",
+    ];
+    let mut scenario = String::from("cluster:\n  nodes: 1\nuntil: 20s\nactions:\n");
+    for (i, a) in actions.iter().enumerate() {
+        scenario.push_str(&format!("  - {{at: {}s, kubectl: \"{a}\"}}\n", i + 1));
+    }
+    std::fs::write(s.join("s.yaml"), scenario).expect("write");
+    let out = kubeloop_in(&dir, &["run", "s/s.yaml"], None);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let s = text(&out.stdout);
+    let after = |action: &str| -> String {
+        let i = s.find(&format!("$ kubectl {action}\n")).unwrap_or_else(|| panic!("{action}\n{s}"));
+        s[i..].lines().nth(1).unwrap_or_default().to_string()
+    };
+    assert!(after("apply -f /etc/hostname").contains("is absolute: a scenario reads files in its own folder"), "{s}");
+    assert!(after("apply -f ../outside.yaml").contains("is outside the scenario's folder"), "{s}");
+    #[cfg(unix)]
+    assert!(after("apply -f link.yaml").contains("is outside the scenario's folder"), "{s}");
+    if has_fifo {
+        assert!(after("apply -f fifo.yaml").contains("is not a regular file"), "{s}");
+    }
+    assert!(after("apply -f big.yaml").contains("is 5000000 bytes (4.8 MiB): kubeloop reads at most"), "{s}");
+    assert!(after("apply -f sub/ok.yaml").contains("namespace/inside created"), "{s}");
+    assert!(after("apply -f sub/../sub/ok.yaml").contains("namespace/inside unchanged"), "{s}");
+    assert!(after("apply -f /dev/zero").contains("is absolute"), "{s}");
+    assert!(after("apply -f sub").contains("namespace/inside unchanged"), "{s}");
+    assert!(!s.contains("outside created"), "{s}");
+}
+
+#[test]
+fn a_scenario_file_is_a_regular_file_of_bounded_size() {
+    let dir = temp_dir("scenario-file");
+    std::fs::write(dir.join("big.yaml"), format!("cluster:\n  nodes: 1\n{}", "#".repeat(5_000_000))).expect("write");
+    let has_fifo = fifo(&dir.join("fifo.yaml"));
+    let mut cases = vec![
+        (vec!["run", "/dev/zero"], "not a regular file"),
+        (vec!["run", "."], "not a regular file"),
+        (vec!["run", "big.yaml"], "kubeloop reads at most 4194304 bytes"),
+        (vec!["kubectl", "--scenario", "/dev/zero", "get", "pods"], "not a regular file"),
+        (vec!["kubectl", "--scenario", "big.yaml", "get", "pods"], "kubeloop reads at most 4194304 bytes"),
+    ];
+    if has_fifo {
+        cases.push((vec!["run", "fifo.yaml"], "not a regular file"));
+    }
+    for (args, want) in cases {
+        let out = kubeloop_in(&dir, &args, None);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(want), "{args:?}: {err}");
+        assert!(err.len() < 500, "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kubectl_files_and_standard_input_are_bounded() {
+    let dir = temp_dir("kubectl-files");
+    std::fs::write(dir.join("big.yaml"), "#".repeat(5_000_000)).expect("write");
+    std::fs::write(dir.join("ns.yaml"), namespace("team")).expect("write");
+    let has_fifo = fifo(&dir.join("fifo.yaml"));
+    let mut cases = vec![
+        (vec!["kubectl", "apply", "-f", "/dev/zero"], "is not a regular file"),
+        (vec!["kubectl", "apply", "-f", "big.yaml"], "kubeloop reads at most 4194304 bytes"),
+    ];
+    if has_fifo {
+        cases.push((vec!["kubectl", "apply", "-f", "fifo.yaml"], "is not a regular file"));
+    }
+    for (args, want) in cases {
+        let out = kubeloop_in(&dir, &args, None);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let out = kubeloop_in(&dir, &["kubectl", "apply", "-f", "ns.yaml"], None);
+    assert_eq!(text(&out.stdout), "namespace/team created\n", "{}", text(&out.stderr));
+    let abs = dir.join("ns.yaml");
+    let out = kubeloop_in(&dir, &["kubectl", "apply", "-f", abs.to_str().unwrap_or_default()], None);
+    assert_eq!(text(&out.stdout), "namespace/team created\n", "{}", text(&out.stderr));
+    let big = vec![b'#'; 5_000_000];
+    let out = kubeloop_in(&dir, &["kubectl", "apply", "-f", "-"], Some(&big));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("standard input") && err.contains("at most 4194304 bytes"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -24,4 +24,5 @@ pub mod store;
 pub mod time;
 pub mod watch;
 pub mod workqueue;
+pub mod yamlcheck;
 pub mod yamlpos;

@@ -9,12 +9,14 @@ use serde::de::DeserializeOwned;
 
 use crate::admission;
 use crate::api::{Deployment, Kind, Namespace, Node, Object, Pod, ReplicaSet};
-use crate::yamlpos::{nearest_line_of_path, split_documents, Doc};
+use crate::limits::{bound_message, echo, MAX_YAML_DOCUMENTS};
+use crate::yamlcheck::{self, Refusal, Subject};
+use crate::yamlpos::{nearest_line_of_path, split_documents_at_most, Doc, LineIndex};
 
 /// A manifest problem, located in the editor's text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManifestError {
-    /// 1-based index of the document (among the non-empty ones).
+    /// 1-based index of the document (among the non-empty ones); 0 for a problem of the whole text.
     pub document: usize,
     /// 1-based line in the whole text.
     pub line: usize,
@@ -22,9 +24,28 @@ pub struct ManifestError {
     pub message: String,
 }
 
+impl ManifestError {
+    /// An error whose message (which may repeat user text) is bounded ([`bound_message`]).
+    pub fn new(document: usize, line: usize, column: Option<usize>, message: &str) -> ManifestError {
+        ManifestError { document, line, column, message: bound_message(message).into_owned() }
+    }
+
+    /// A text over one of kubeloop's budgets ([`crate::yamlcheck`]), in document `doc` (`None`: the whole text).
+    fn refused(doc: Option<&Doc>, r: Refusal) -> ManifestError {
+        match doc {
+            Some(d) => ManifestError::new(d.index + 1, d.absolute_line(r.line), r.column, &r.message),
+            None => ManifestError::new(0, r.line, r.column, &r.message),
+        }
+    }
+}
+
 impl fmt::Display for ManifestError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: document {}, line {}", self.document, self.line)?;
+        if self.document == 0 {
+            write!(f, "error: line {}", self.line)?;
+        } else {
+            write!(f, "error: document {}, line {}", self.document, self.line)?;
+        }
         if let Some(c) = self.column {
             write!(f, ", column {c}")?;
         }
@@ -69,7 +90,7 @@ impl Manifest {
     }
 
     pub fn error_at(&self, path: &[&str], message: impl Into<String>) -> ManifestError {
-        ManifestError { document: self.document, line: self.line_of(path), column: None, message: message.into() }
+        ManifestError::new(self.document, self.line_of(path), None, &message.into())
     }
 }
 
@@ -77,14 +98,41 @@ impl Manifest {
 pub const APPLICABLE: [Kind; 5] = [Kind::Namespace, Kind::Node, Kind::Pod, Kind::ReplicaSet, Kind::Deployment];
 
 /// Parses every document. Fails on the first problem; nothing is returned then.
+///
+/// The text is held to kubeloop's YAML budgets first ([`check_budgets`]), before serde_yaml reads any of it: an
+/// over-budget text is refused at the place it crosses the budget, whatever follows.
 pub fn parse(text: &str) -> Result<(Vec<Manifest>, Vec<Warning>), ManifestError> {
+    let docs = budgeted_documents(text)?;
     let mut out = Vec::new();
     let mut warnings = Vec::new();
-    for doc in split_documents(text) {
+    for doc in docs {
         let m = parse_document(&doc, &mut warnings)?;
         out.push(m);
     }
     Ok((out, warnings))
+}
+
+/// Holds a manifest text to kubeloop's YAML budgets ([`crate::yamlcheck`]): its size, at most
+/// [`MAX_YAML_DOCUMENTS`] documents, the nesting of each, no anchors or aliases. [`parse`] does this first.
+pub fn check_budgets(text: &str) -> Result<(), ManifestError> {
+    budgeted_documents(text).map(|_| ())
+}
+
+fn budgeted_documents(text: &str) -> Result<Vec<Doc<'_>>, ManifestError> {
+    yamlcheck::check_size(text, Subject::Manifest).map_err(|r| ManifestError::refused(None, r))?;
+    let docs = split_documents_at_most(text, MAX_YAML_DOCUMENTS + 1);
+    if let Some(over) = docs.get(MAX_YAML_DOCUMENTS) {
+        let message = format!(
+            "more than {MAX_YAML_DOCUMENTS} documents: kubeloop's budget for one manifest text (split it, or apply \
+             it in parts)"
+        );
+        return Err(ManifestError::new(over.index + 1, over.first_line, None, &message));
+    }
+    let mut budget = yamlcheck::Budget::new(Subject::Manifest);
+    for doc in &docs {
+        budget.check(doc.text, MAX_YAML_DOCUMENTS).map_err(|r| ManifestError::refused(Some(doc), r))?;
+    }
+    Ok(docs)
 }
 
 fn yaml_error(doc: &Doc, e: &serde_yaml::Error) -> ManifestError {
@@ -95,15 +143,15 @@ fn yaml_error(doc: &Doc, e: &serde_yaml::Error) -> ManifestError {
     // serde_yaml appends " at line L column C"; the location is reported separately.
     let msg = e.to_string();
     let msg = match msg.find(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg,
+        Some(i) => &msg[..i],
+        None => &msg,
     };
-    ManifestError { document: doc.index + 1, line, column, message: msg }
+    ManifestError::new(doc.index + 1, line, column, msg)
 }
 
 fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, ManifestError> {
     let document = doc.index + 1;
-    let at_line = |line: usize, message: String| ManifestError { document, line, column: None, message };
+    let at_line = |line: usize, message: String| ManifestError::new(document, line, None, &message);
     let value: serde_yaml::Value = value::from_str(doc.text).map_err(|e| yaml_error(doc, &e))?;
     let serde_yaml::Value::Mapping(map) = &value else {
         return Err(at_line(
@@ -113,7 +161,10 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
     };
     let field = |k: &str| map.get(k).and_then(|v| v.as_str()).map(str::to_string);
     let (api_version, kind_name) = (field("apiVersion"), field("kind"));
-    let line_of = |path: &[&str]| doc.first_line + nearest_line_of_path(doc.text, path) - 1;
+    // Indexed at the first lookup, once for all of them (a document may have thousands of warnings).
+    let index = std::cell::OnceCell::new();
+    let line_of =
+        |path: &[&str]| doc.absolute_line(index.get_or_init(|| LineIndex::new(doc.text)).nearest_line_of_path(path));
     let (api_version, kind_name) = match (api_version, kind_name) {
         (Some(a), Some(k)) => (a, k),
         (a, k) => {
@@ -130,6 +181,7 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
     let kind = Kind::from_type(&api_version, &kind_name).filter(|k| APPLICABLE.contains(k));
     let Some(kind) = kind else {
         let known_elsewhere = APPLICABLE.iter().find(|k| k.name() == kind_name);
+        let (kind_name, api_version) = (echo(&kind_name), echo(&api_version));
         let msg = match known_elsewhere {
             Some(k) => format!(
                 "no matches for kind \"{kind_name}\" in version \"{api_version}\" (kubeloop serves {kind_name} as {})",
@@ -158,9 +210,9 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
         let line = line_of(&segments);
         let pretty = pretty_path(&segments);
         if known_field(kind, &segments) {
-            warnings.push(Warning { document, line, path: pretty });
+            warnings.push(Warning { document, line, path: echo(&pretty).into_owned() });
         } else {
-            return Err(at_line(line, format!("strict decoding error: unknown field \"{pretty}\"")));
+            return Err(at_line(line, format!("strict decoding error: unknown field \"{}\"", echo(&pretty))));
         }
     }
     let json = serde_json::to_value(&value).map_err(|e| at_line(doc.first_line, e.to_string()))?;

@@ -40,9 +40,15 @@ use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Tai
 use crate::controller::TriggerMode;
 use crate::kubectl::Follow;
 use crate::kubelet::NodeConfig;
+use crate::limits::{
+    bound_message, echo, MAX_API_LATENCY, MAX_DURATION, MAX_FOLLOWS, MAX_PERIOD, MAX_TIMELINE_ENTRIES, MIN_PERIOD,
+};
+use crate::manifest::ManifestError;
 use crate::sim::{ObserveMode, Sim, SimConfig, MAX_NODES};
 use crate::store::ApiCounters;
 use crate::time::{parse_duration, Millis, HOUR, MINUTE, SECOND};
+use crate::yamlcheck::{self, Subject};
+use crate::yamlpos::LineIndex;
 
 /// Seed of a scenario that names none.
 pub const DEFAULT_SEED: u64 = 1;
@@ -67,12 +73,17 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// An error whose message (which may repeat user text) is bounded ([`bound_message`]).
+    fn located(line: Option<usize>, column: Option<usize>, message: &str) -> Self {
+        ScenarioError { line, column, message: bound_message(message).into_owned() }
+    }
+
     fn new(message: impl Into<String>) -> Self {
-        ScenarioError { line: None, column: None, message: message.into() }
+        Self::located(None, None, &message.into())
     }
 
     fn at(line: usize, message: impl Into<String>) -> Self {
-        ScenarioError { line: Some(line), column: None, message: message.into() }
+        Self::located(Some(line), None, &message.into())
     }
 }
 
@@ -92,12 +103,12 @@ fn yaml_error(e: &serde_yaml::Error) -> ScenarioError {
     // serde_yaml appends " at line L column C"; the location is kept separately.
     let msg = e.to_string();
     let msg = match msg.find(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg,
+        Some(i) => &msg[..i],
+        None => &msg,
     };
     match e.location() {
-        Some(l) => ScenarioError { line: Some(l.line()), column: Some(l.column()), message: msg },
-        None => ScenarioError::new(msg),
+        Some(l) => ScenarioError::located(Some(l.line()), Some(l.column()), msg),
+        None => ScenarioError::located(None, None, msg),
     }
 }
 
@@ -309,12 +320,25 @@ impl<'de> Deserialize<'de> for Dur {
                 parse_duration(v).map(Dur).map_err(E::custom)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dur, E> {
-                Ok(Dur(v.saturating_mul(SECOND)))
+                match v.checked_mul(SECOND) {
+                    Some(ms) if ms <= MAX_DURATION => Ok(Dur(ms)),
+                    _ => Err(E::custom(format!("invalid duration {v}: too large (at most 2562047h47m16.854s)"))),
+                }
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dur, E> {
                 u64::try_from(v)
                     .map_err(|_| E::custom(format!("invalid duration {v}: must not be negative")))
                     .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<Dur, E> {
+                u64::try_from(v)
+                    .map_err(|_| E::custom(format!("invalid duration {v}: too large")))
+                    .and_then(|v| self.visit_u64(v))
+            }
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Dur, E> {
+                u128::try_from(v)
+                    .map_err(|_| E::custom(format!("invalid duration {v}: must not be negative")))
+                    .and_then(|v| self.visit_u128(v))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Dur, E> {
                 parse_duration(&v.to_string()).map(Dur).map_err(E::custom)
@@ -411,7 +435,8 @@ impl<'de> Deserialize<'de> for Effect {
         match v.as_str() {
             "NoSchedule" | "PreferNoSchedule" | "NoExecute" => Ok(Effect(v)),
             _ => Err(de::Error::custom(format!(
-                "unsupported taint effect {v:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""
+                "unsupported taint effect {:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+                echo(&v)
             ))),
         }
     }
@@ -441,7 +466,7 @@ impl<'de> Deserialize<'de> for Sel {
         let v = String::deserialize(d)?;
         match parse_selector(&v) {
             Ok(sel) => Ok(Sel(sel, v)),
-            Err(e) => Err(de::Error::custom(format!("invalid selector {v:?}: {e}"))),
+            Err(e) => Err(de::Error::custom(format!("invalid selector {:?}: {e}", echo(&v)))),
         }
     }
 }
@@ -562,11 +587,11 @@ impl<'de> Deserialize<'de> for Fraction {
                     .trim()
                     .strip_suffix('%')
                     .and_then(|p| p.trim().parse().ok())
-                    .ok_or_else(|| E::custom(format!("{v:?} is not a percentage such as 30%")))?;
+                    .ok_or_else(|| E::custom(format!("{:?} is not a percentage such as 30%", echo(v))))?;
                 if (0.0..=100.0).contains(&p) {
                     Ok(Fraction(p / 100.0))
                 } else {
-                    Err(E::custom(format!("{v} is not a percentage from 0% to 100%")))
+                    Err(E::custom(format!("{} is not a percentage from 0% to 100%", echo(v))))
                 }
             }
         }
@@ -633,11 +658,11 @@ fn parse_trigger(v: &str) -> Result<(Option<String>, TriggerMode), String> {
     let mode = match mode {
         "level" => TriggerMode::Level,
         "edge" => TriggerMode::Edge,
-        other => return Err(format!("trigger: {other:?} is not a trigger mode: level or edge")),
+        other => return Err(format!("trigger: {:?} is not a trigger mode: level or edge", echo(other))),
     };
     if let Some(c) = &controller {
         if !CONTROLLERS.contains(&c.as_str()) {
-            return Err(format!("trigger: no controller {c:?}; controllers: {}", CONTROLLERS.join(", ")));
+            return Err(format!("trigger: no controller {:?}; controllers: {}", echo(c), CONTROLLERS.join(", ")));
         }
     }
     Ok((controller, mode))
@@ -683,13 +708,25 @@ fn null_is_default<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RawNode>, D
 // ---------------------------------------------------------------------------------------------------------------
 // Parsing and checks
 
-/// The line of a path in the scenario text (the nearest ancestor found; flow-style values are not entered).
-fn line_of(text: &str, path: &[&str]) -> usize {
-    crate::yamlpos::nearest_line_of_path(text, path)
+/// The lines of the scenario text: [`Lines::of`] a path is its line (the nearest ancestor found; flow-style
+/// values are not entered). Indexed once, so that a scenario of many actions is read in linear time.
+struct Lines<'a> {
+    text: &'a str,
+    index: LineIndex<'a>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        Lines { text, index: LineIndex::new(text) }
+    }
+
+    fn of(&self, path: &[&str]) -> usize {
+        self.index.nearest_line_of_path(path)
+    }
 }
 
 /// Applies a node entry over a base shape and checks it as the API server would check the Node.
-fn node_config(raw: &RawNode, base: &NodeConfig, text: &str, path: &[&str]) -> Result<NodeConfig, ScenarioError> {
+fn node_config(raw: &RawNode, base: &NodeConfig, lines: &Lines, path: &[&str]) -> Result<NodeConfig, ScenarioError> {
     let mut c = base.clone();
     if let Some(n) = &raw.name {
         c.name = n.clone();
@@ -728,14 +765,14 @@ fn node_config(raw: &RawNode, base: &NodeConfig, text: &str, path: &[&str]) -> R
         };
         let mut p: Vec<&str> = path.to_vec();
         p.push(field);
-        return Err(ScenarioError::at(line_of(text, &p), crate::admission::invalid_message(&obj, &errs)));
+        return Err(ScenarioError::at(lines.of(&p), crate::admission::invalid_message(&obj, &errs)));
     }
     Ok(c)
 }
 
-fn check_name(text: &str, path: &[&str], what: &str, name: &str) -> Result<(), ScenarioError> {
+fn check_name(lines: &Lines, path: &[&str], what: &str, name: &str) -> Result<(), ScenarioError> {
     if name.trim().is_empty() {
-        return Err(ScenarioError::at(line_of(text, path), format!("{what}: a name is required")));
+        return Err(ScenarioError::at(lines.of(path), format!("{what}: a name is required")));
     }
     Ok(())
 }
@@ -750,16 +787,20 @@ impl Scenario {
         if blank {
             return Err(ScenarioError::new("the scenario is empty: it needs at least `cluster:` with some nodes"));
         }
+        // kubeloop's YAML budgets (size, nesting, no anchors or aliases), before serde_yaml reads the text.
+        yamlcheck::check(text, Subject::Scenario, 1)
+            .map_err(|r| ScenarioError::located(Some(r.line), r.column, &r.message))?;
         let raw: RawScenario = serde_yaml::from_str(text).map_err(|e| yaml_error(&e))?;
+        let lines = Lines::new(text);
 
         let cluster = raw.cluster.unwrap_or_default();
         let mut node_template = NodeConfig::default();
         if let Some(t) = &cluster.node_template {
             if t.name.is_some() {
-                let line = line_of(text, &["cluster", "nodeTemplate", "name"]);
+                let line = lines.of(&["cluster", "nodeTemplate", "name"]);
                 return Err(ScenarioError::at(line, "cluster.nodeTemplate: a template has no name"));
             }
-            node_template = node_config(t, &node_template, text, &["cluster", "nodeTemplate"])?;
+            node_template = node_config(t, &node_template, &lines, &["cluster", "nodeTemplate"])?;
         }
         let mut nodes = Vec::new();
         match &cluster.nodes {
@@ -767,20 +808,20 @@ impl Scenario {
                 nodes.extend((0..*n).map(|_| node_template.clone()));
             }
             RawNodes::List(list) => {
-                let mut seen: Vec<String> = Vec::new();
+                let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
                 for (i, n) in list.iter().enumerate() {
                     let idx = i.to_string();
                     let path = ["cluster", "nodes", idx.as_str()];
-                    let c = node_config(n, &node_template, text, &path)?;
+                    let c = node_config(n, &node_template, &lines, &path)?;
                     if !c.name.is_empty() {
                         if seen.contains(&c.name) {
-                            let line = line_of(text, &["cluster", "nodes", &idx, "name"]);
+                            let line = lines.of(&["cluster", "nodes", &idx, "name"]);
                             return Err(ScenarioError::at(
                                 line,
-                                format!("cluster.nodes[{i}]: node name {:?} is used twice", c.name),
+                                format!("cluster.nodes[{i}]: node name {:?} is used twice", echo(&c.name)),
                             ));
                         }
-                        seen.push(c.name.clone());
+                        seen.insert(c.name.clone());
                     }
                     nodes.push(c);
                 }
@@ -789,7 +830,7 @@ impl Scenario {
 
         let manifests = match raw.manifests {
             Some(m) => {
-                check_manifests(text, &m.0)?;
+                check_manifests(&lines, &m.0)?;
                 Some(m.0)
             }
             None => None,
@@ -797,9 +838,10 @@ impl Scenario {
 
         let mut actions = Vec::new();
         let mut node_count = nodes.len();
+        let mut accepted_words = std::collections::BTreeSet::new();
         for (i, a) in raw.actions.into_iter().enumerate() {
             let idx = i.to_string();
-            let line = line_of(text, &["actions", &idx]);
+            let line = lines.of(&["actions", &idx]);
             let mut given = Vec::new();
             if a.apply.is_some() {
                 given.push("apply");
@@ -839,11 +881,15 @@ impl Scenario {
                 return Err(not_one);
             }
             let kind = if let Some(m) = a.apply {
+                // Applied when the action runs (an error then is the timeline's), but held to the budgets now.
+                crate::manifest::check_budgets(&m.0).map_err(|e| {
+                    manifest_error(&lines, &["actions", &idx, "apply"], Some(line), &format!("actions[{i}].apply"), e)
+                })?;
                 ActionKind::Apply(m.0)
             } else if let Some(k) = a.kubectl {
-                let line = line_of(text, &["actions", &idx, "kubectl"]);
-                let command =
-                    check_kubectl(&k).map_err(|e| ScenarioError::at(line, format!("actions[{i}].kubectl: {e}")))?;
+                let line = lines.of(&["actions", &idx, "kubectl"]);
+                let command = check_kubectl(&k, &mut accepted_words)
+                    .map_err(|e| ScenarioError::at(line, format!("actions[{i}].kubectl: {e}")))?;
                 ActionKind::Kubectl(command)
             } else if let Some(sc) = a.scale {
                 let (kind, name) = match (sc.deployment, sc.replicaset) {
@@ -851,12 +897,12 @@ impl Scenario {
                     (None, Some(r)) => (Kind::ReplicaSet, r),
                     _ => {
                         return Err(ScenarioError::at(
-                            line_of(text, &["actions", &idx, "scale"]),
+                            lines.of(&["actions", &idx, "scale"]),
                             format!("actions[{i}].scale: name exactly one of deployment or replicaset"),
                         ))
                     }
                 };
-                check_name(text, &["actions", &idx, "scale"], &format!("actions[{i}].scale"), &name)?;
+                check_name(&lines, &["actions", &idx, "scale"], &format!("actions[{i}].scale"), &name)?;
                 if sc.replicas > i32::MAX as u32 {
                     return Err(ScenarioError::at(line, format!("actions[{i}].scale: too many replicas")));
                 }
@@ -865,29 +911,29 @@ impl Scenario {
             } else if let Some(d) = a.delete {
                 let target = match (d.name, d.selector) {
                     (Some(n), None) => {
-                        check_name(text, &["actions", &idx, "delete"], &format!("actions[{i}].delete"), &n)?;
+                        check_name(&lines, &["actions", &idx, "delete"], &format!("actions[{i}].delete"), &n)?;
                         DeleteTarget::Name(n)
                     }
                     (None, Some(Sel(sel, t))) => DeleteTarget::Selector(sel, t),
                     _ => {
                         return Err(ScenarioError::at(
-                            line_of(text, &["actions", &idx, "delete"]),
+                            lines.of(&["actions", &idx, "delete"]),
                             format!("actions[{i}].delete: give exactly one of name or selector"),
                         ))
                     }
                 };
                 if d.namespace.is_some() && !d.kind.0.namespaced() {
                     return Err(ScenarioError::at(
-                        line_of(text, &["actions", &idx, "delete", "namespace"]),
+                        lines.of(&["actions", &idx, "delete", "namespace"]),
                         format!("actions[{i}].delete: a {} is not namespaced", d.kind.0.name()),
                     ));
                 }
                 ActionKind::Delete { kind: d.kind.0, namespace: d.namespace, target }
             } else if let Some(n) = a.kill_node {
-                check_name(text, &["actions", &idx], &format!("actions[{i}].killNode"), &n)?;
+                check_name(&lines, &["actions", &idx], &format!("actions[{i}].killNode"), &n)?;
                 ActionKind::KillNode(n)
             } else if let Some(n) = a.revive_node {
-                check_name(text, &["actions", &idx], &format!("actions[{i}].reviveNode"), &n)?;
+                check_name(&lines, &["actions", &idx], &format!("actions[{i}].reviveNode"), &n)?;
                 ActionKind::ReviveNode(n)
             } else if let Some(n) = a.add_node {
                 node_count += 1;
@@ -897,16 +943,17 @@ impl Scenario {
                         format!("actions[{i}].addNode: kubeloop simulates at most {MAX_NODES} nodes"),
                     ));
                 }
-                ActionKind::AddNode(node_config(&n, &node_template, text, &["actions", &idx, "addNode"])?)
+                ActionKind::AddNode(node_config(&n, &node_template, &lines, &["actions", &idx, "addNode"])?)
             } else if let Some(f) = a.fault {
-                let at = |k: &str| line_of(text, &["actions", &idx, "fault", k]);
+                let at = |k: &str| lines.of(&["actions", &idx, "fault", k]);
                 for (name, key) in [(&f.crash, "crash"), (&f.restart, "restart")] {
                     if let Some(n) = name {
                         if process_index(n).is_none() {
                             return Err(ScenarioError::at(
                                 at(key),
                                 format!(
-                                    "actions[{i}].fault.{key}: no process {n:?}; processes: {}",
+                                    "actions[{i}].fault.{key}: no process {:?}; processes: {}",
+                                    echo(n),
                                     PROCESSES.join(", ")
                                 ),
                             ));
@@ -925,7 +972,7 @@ impl Scenario {
                             None => {
                                 return Err(ScenarioError::at(
                                     at("informer"),
-                                    format!("actions[{i}].fault.informer: {t:?} is not PROCESS/RESOURCE (e.g. cp-1/pods; processes: {})", PROCESSES.join(", ")),
+                                    format!("actions[{i}].fault.informer: {:?} is not PROCESS/RESOURCE (e.g. cp-1/pods; processes: {})", echo(t), PROCESSES.join(", ")),
                                 ))
                             }
                         }
@@ -934,7 +981,20 @@ impl Scenario {
                 let fa = FaultAction {
                     drop_watch_events: f.drop_watch_events.map(|x| x.0),
                     conflicts: f.conflicts.map(|x| x.0),
-                    api_latency: f.api_latency.map(|d| d.0),
+                    api_latency: match f.api_latency {
+                        Some(Dur(l)) if l > MAX_API_LATENCY => {
+                            return Err(ScenarioError::at(
+                                at("apiLatency"),
+                                format!(
+                                    "actions[{i}].fault.apiLatency: {} is too long: at most {} (kube-apiserver's \
+                                     default --request-timeout: a request that takes longer times out)",
+                                    human_duration(l),
+                                    human_duration(MAX_API_LATENCY)
+                                ),
+                            ))
+                        }
+                        l => l.map(|d| d.0),
+                    },
                     reject_pod_creates: f.reject_pod_creates,
                     disconnect_watches: f.disconnect_watches,
                     force_relist: f.force_relist,
@@ -947,7 +1007,7 @@ impl Scenario {
                 }
                 ActionKind::Fault(fa)
             } else if let Some(m) = a.mode {
-                let at = |k: &str| line_of(text, &["actions", &idx, "mode", k]);
+                let at = |k: &str| lines.of(&["actions", &idx, "mode", k]);
                 let trigger = match &m.trigger {
                     Some(t) => Some(
                         parse_trigger(t)
@@ -955,24 +1015,40 @@ impl Scenario {
                     ),
                     None => None,
                 };
+                let period = |key: &str, d: Option<Dur>, off: bool| -> Result<Option<Millis>, ScenarioError> {
+                    let Some(Dur(p)) = d else { return Ok(None) };
+                    check_period(p, off, key == "resyncPeriod")
+                        .map(Some)
+                        .map_err(|e| ScenarioError::at(at(key), format!("actions[{i}].mode.{key}: {e}")))
+                };
+                let poll_period = period("pollPeriod", m.poll_period, false)?;
+                if poll_period.is_some() && m.observe.as_deref() != Some("polling") {
+                    return Err(ScenarioError::at(
+                        at("pollPeriod"),
+                        format!("actions[{i}].mode: pollPeriod needs observe: polling (in the same action)"),
+                    ));
+                }
                 let observe = match m.observe.as_deref() {
                     None => None,
                     Some("informer") => Some(ObserveMode::Informer),
-                    Some("polling") => Some(ObserveMode::Polling {
-                        period: m.poll_period.map_or(crate::sim::DEFAULT_POLL_PERIOD, |d| d.0.max(1)),
-                    }),
+                    Some("polling") => {
+                        Some(ObserveMode::Polling { period: poll_period.unwrap_or(crate::sim::DEFAULT_POLL_PERIOD) })
+                    }
                     Some(o) => {
                         return Err(ScenarioError::at(
                             at("observe"),
-                            format!("actions[{i}].mode.observe: {o:?} is not an observe mode: informer or polling"),
+                            format!(
+                                "actions[{i}].mode.observe: {:?} is not an observe mode: informer or polling",
+                                echo(o)
+                            ),
                         ))
                     }
                 };
                 let ma = ModeAction {
                     trigger,
                     observe,
-                    relist_period: m.relist_period.map(|d| d.0),
-                    resync_period: m.resync_period.map(|d| d.0),
+                    relist_period: period("relistPeriod", m.relist_period, true)?,
+                    resync_period: period("resyncPeriod", m.resync_period, true)?,
                 };
                 if ma == ModeAction::default() {
                     return Err(ScenarioError::at(line, format!("actions[{i}].mode: name at least one mode")));
@@ -988,7 +1064,7 @@ impl Scenario {
         let until = raw.until.map(|d| d.0);
         if until.is_some_and(|u| u > MAX_UNTIL) {
             return Err(ScenarioError::at(
-                line_of(text, &["until"]),
+                lines.of(&["until"]),
                 format!("until: a run lasts at most {}", human_duration(MAX_UNTIL)),
             ));
         }
@@ -996,9 +1072,43 @@ impl Scenario {
     }
 }
 
+/// A period of a `mode:` action: 0 when `off` allows it (the period is then off), else from [`MIN_PERIOD`] to
+/// [`MAX_PERIOD`]. The error says why (`resync`: client-go's minimum).
+fn check_period(p: Millis, off: bool, resync: bool) -> Result<Millis, String> {
+    if p == 0 && off {
+        return Ok(0);
+    }
+    let zero = if off { ", or 0 to turn it off" } else { "" };
+    if p < MIN_PERIOD {
+        let why = if resync {
+            "client-go's minimum resync period of 1s".to_string()
+        } else {
+            format!(
+                "kubeloop's minimum of {}: every poll or relist LISTs every resource the controllers read, and a \
+                 shorter period would flood the run with requests",
+                human_duration(MIN_PERIOD)
+            )
+        };
+        return Err(format!(
+            "{} is too short: at least {} ({why}){zero}",
+            human_duration(p),
+            human_duration(MIN_PERIOD)
+        ));
+    }
+    if p > MAX_PERIOD {
+        return Err(format!(
+            "{} is too long: at most {} (the longest run){zero}",
+            human_duration(p),
+            human_duration(MAX_PERIOD)
+        ));
+    }
+    Ok(p)
+}
+
 /// `kubectl: "..."` checked as far as it can be without running it: the words split, the command is one kubeloop
-/// runs, and its flags parse. Returns the command line without the leading `kubectl`.
-fn check_kubectl(written: &str) -> Result<String, String> {
+/// runs, and its flags parse. Returns the command line without the leading `kubectl`. `accepted`: the words that
+/// are not commands but that kubectl ran without an error (`help`), found earlier in the scenario.
+fn check_kubectl(written: &str, accepted: &mut std::collections::BTreeSet<String>) -> Result<String, String> {
     use crate::kubectl::{args, COMMANDS};
     let t = written.trim();
     let command = ["kubectl", "k"]
@@ -1021,11 +1131,19 @@ fn check_kubectl(written: &str) -> Result<String, String> {
         return Err("a command is required, such as `kubectl: get pods`".into());
     };
     let Some(cmd) = COMMANDS.iter().find(|c| c.name == name) else {
+        if name.chars().nth(crate::limits::ECHO_MAX_CHARS).is_some() {
+            // No command is that long: kubectl's suggestions would compare all of it with every command name.
+            return Err(format!("unknown command \"{}\" for \"kubectl\"", echo(name)));
+        }
         // `help`, or kubectl's own message: an unknown command (with suggestions), one kubeloop does not simulate,
-        // a flag. A word that is not a command runs nothing.
+        // a flag. A word that is not a command runs nothing. (Asked once per word: a scenario may repeat it.)
+        if accepted.contains(name.as_str()) {
+            return Ok(command.to_string());
+        }
         let mut sim = Sim::new(SimConfig::default());
         let out = crate::kubectl::run(&mut sim, &quoted(name), &crate::kubectl::Input::none());
         if out.code == 0 {
+            accepted.insert(name.clone());
             return Ok(command.to_string());
         }
         let msg = out.stderr.trim_end();
@@ -1040,36 +1158,47 @@ fn check_kubectl(written: &str) -> Result<String, String> {
 }
 
 /// The t=0 manifests must parse and validate: a scenario whose main content is broken is refused before it runs.
-/// Lines are reported in the scenario text when the manifests are a block scalar (`manifests: |`).
-fn check_manifests(scenario: &str, manifests: &str) -> Result<(), ScenarioError> {
+fn check_manifests(scenario: &Lines, manifests: &str) -> Result<(), ScenarioError> {
     let result = crate::manifest::parse(manifests).and_then(|(ms, _)| {
         if ms.is_empty() {
-            return Err(crate::manifest::ManifestError {
-                document: 0,
-                line: 1,
-                column: None,
-                message: "no objects passed to apply".into(),
-            });
+            return Err(ManifestError::new(0, 1, None, "no objects passed to apply"));
         }
         ms.iter().try_for_each(crate::manifest::validate)
     });
-    let Err(e) = result else { return Ok(()) };
-    let key_line = crate::yamlpos::line_of_path(scenario, &["manifests"]);
-    let block = key_line.and_then(|l| scenario.lines().nth(l - 1)).is_some_and(|l| {
+    result.map_err(|e| manifest_error(scenario, &["manifests"], None, "manifests", e))
+}
+
+/// A problem of the manifest text written at `path` in the scenario (`manifests`, `actions.N.apply`). Its lines
+/// are the scenario's when the text is a block scalar (`manifests: |`); otherwise the error is on the key's line
+/// (or `fallback`) and names the line within the text.
+fn manifest_error(
+    scenario: &Lines,
+    path: &[&str],
+    fallback: Option<usize>,
+    what: &str,
+    e: ManifestError,
+) -> ScenarioError {
+    let key_line = scenario.index.line_of_path(path);
+    let block = key_line.and_then(|l| scenario.text.lines().nth(l - 1)).is_some_and(|l| {
         let value = l.split_once(':').map_or("", |(_, v)| v.trim_start());
         value.starts_with('|')
     });
+    let document = if e.document == 0 { String::new() } else { format!("document {}", e.document) };
     match (key_line, block) {
-        (Some(l), true) => Err(ScenarioError {
-            line: Some(l + e.line),
-            column: e.column,
-            message: format!("manifests (document {}): {}", e.document, e.message),
-        }),
-        (l, _) => Err(ScenarioError {
-            line: l,
-            column: None,
-            message: format!("manifests: document {}, line {}: {}", e.document, e.line, e.message),
-        }),
+        (Some(l), true) => {
+            let message = match document.as_str() {
+                "" => format!("{what}: {}", e.message),
+                d => format!("{what} ({d}): {}", e.message),
+            };
+            ScenarioError::located(Some(l + e.line), e.column, &message)
+        }
+        (l, _) => {
+            let message = match document.as_str() {
+                "" => format!("{what}: line {}: {}", e.line, e.message),
+                d => format!("{what}: {d}, line {}: {}", e.line, e.message),
+            };
+            ScenarioError::located(l.or(fallback), None, &message)
+        }
     }
 }
 
@@ -1090,6 +1219,79 @@ pub enum EntryKind {
     Event,
     /// A remark of the runner.
     Note,
+}
+
+/// A run's timeline, bounded ([`MAX_TIMELINE_ENTRIES`]): the first `head_cap` entries and the last `tail_cap`;
+/// how many were left out between them becomes a note there.
+struct Timeline {
+    head: Vec<TimelineEntry>,
+    tail: std::collections::VecDeque<TimelineEntry>,
+    head_cap: usize,
+    tail_cap: usize,
+    /// Entries left out, and the times of the first and the last of them.
+    dropped: u64,
+    dropped_span: Option<(Millis, Millis)>,
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline::new(MAX_TIMELINE_ENTRIES / 2, MAX_TIMELINE_ENTRIES - MAX_TIMELINE_ENTRIES / 2)
+    }
+}
+
+impl Timeline {
+    fn new(head_cap: usize, tail_cap: usize) -> Self {
+        Timeline {
+            head: Vec::new(),
+            tail: std::collections::VecDeque::new(),
+            head_cap,
+            tail_cap,
+            dropped: 0,
+            dropped_span: None,
+        }
+    }
+
+    fn push(&mut self, e: TimelineEntry) {
+        if self.head.len() < self.head_cap {
+            self.head.push(e);
+            return;
+        }
+        self.tail.push_back(e);
+        if self.tail.len() > self.tail_cap {
+            if let Some(old) = self.tail.pop_front() {
+                self.dropped += 1;
+                let (first, _) = self.dropped_span.unwrap_or((old.at, old.at));
+                self.dropped_span = Some((first, old.at));
+            }
+        }
+    }
+
+    /// The entries kept so far, in order.
+    fn iter(&self) -> impl Iterator<Item = &TimelineEntry> {
+        self.head.iter().chain(self.tail.iter())
+    }
+
+    /// The timeline: the first entries, a note of those left out (if any), the last entries.
+    fn into_vec(self) -> Vec<TimelineEntry> {
+        let mut out = self.head;
+        if let Some((first, last)) = self.dropped_span {
+            out.push(TimelineEntry {
+                at: first,
+                kind: EntryKind::Note,
+                source: "scenario".into(),
+                text: format!(
+                    "({} timeline entries from {} to {} not kept: kubeloop keeps the first {} and the last {} of a run)",
+                    self.dropped,
+                    human_duration(first),
+                    human_duration(last),
+                    self.head_cap,
+                    self.tail_cap
+                ),
+            });
+        }
+        out.extend(self.tail);
+        out
+    }
 }
 
 /// One line of the timeline.
@@ -1575,7 +1777,7 @@ pub struct Run<'a> {
     scenario: &'a Scenario,
     sim: Sim,
     read_file: ReadFile<'a>,
-    timeline: Vec<TimelineEntry>,
+    timeline: Timeline,
     event_seq: u64,
     follows: Vec<Following>,
     /// The end of the run.
@@ -1725,8 +1927,17 @@ impl Run<'_> {
         if out.code != 0 && out.stderr.trim().is_empty() {
             self.push(EntryKind::Error, "kubectl", format!("error: exit status {}", out.code));
         }
-        if let Some(follow) = out.follow {
-            self.follows.push(Following { command, follow });
+        if let Some(mut follow) = out.follow {
+            if self.follows.len() >= MAX_FOLLOWS {
+                follow.stop(&mut self.sim);
+                self.push(
+                    EntryKind::Note,
+                    "scenario",
+                    format!("{command}: not followed: at most {MAX_FOLLOWS} commands keep printing at once"),
+                );
+            } else {
+                self.follows.push(Following { command, follow });
+            }
         }
     }
 
@@ -1916,9 +2127,9 @@ impl Run<'_> {
         &mut self.sim
     }
 
-    /// The timeline so far.
-    pub fn timeline(&self) -> &[TimelineEntry] {
-        &self.timeline
+    /// The timeline so far (its first and last entries: see [`MAX_TIMELINE_ENTRIES`]).
+    pub fn timeline(&self) -> impl Iterator<Item = &TimelineEntry> {
+        self.timeline.iter()
     }
 
     /// Ends the run where it is: commands still following are stopped, and the summary is taken.
@@ -1944,7 +2155,7 @@ impl Run<'_> {
         summary.last_action_ms = self.last_action_ms;
         summary.converged_at_ms = self.streak;
         summary.actions_not_run = not_run;
-        Outcome { timeline: self.timeline, summary }
+        Outcome { timeline: self.timeline.into_vec(), summary }
     }
 }
 
@@ -1963,7 +2174,7 @@ impl Scenario {
             scenario: self,
             sim: Sim::new(config),
             read_file: opts.read_file.unwrap_or(&no_file),
-            timeline: Vec::new(),
+            timeline: Timeline::default(),
             event_seq: 0,
             follows: Vec::new(),
             until,
@@ -2111,6 +2322,79 @@ mod tests {
             Some(&(SECOND, Note, "kubectl forever: still running at the end of the run, stopped"))
         );
         assert_eq!(stopped.iter().map(|s| s.get()).collect::<Vec<_>>(), [false, false, true]);
+    }
+
+    fn note(at: Millis, text: &str) -> TimelineEntry {
+        TimelineEntry { at, kind: EntryKind::Note, source: "test".into(), text: text.into() }
+    }
+
+    #[test]
+    fn the_timeline_keeps_its_first_and_last_entries_and_counts_the_rest() {
+        let mut t = Timeline::new(3, 2);
+        for i in 0..10 {
+            t.push(note(i, &format!("e{i}")));
+        }
+        assert_eq!(t.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(), ["e0", "e1", "e2", "e8", "e9"]);
+        let v = t.into_vec();
+        let texts: Vec<&str> = v.iter().map(|e| e.text.as_str()).collect();
+        assert_eq!(texts[..3], ["e0", "e1", "e2"]);
+        assert_eq!(texts[4..], ["e8", "e9"]);
+        assert_eq!(v[3].at, 3);
+        assert_eq!(v[3].kind, EntryKind::Note);
+        assert_eq!(
+            v[3].text,
+            "(5 timeline entries from 0.003s to 0.007s not kept: kubeloop keeps the first 3 and the last 2 of a run)"
+        );
+        let mut small = Timeline::new(3, 2);
+        small.push(note(0, "only"));
+        assert_eq!(small.into_vec().len(), 1);
+        assert_eq!(crate::limits::MAX_TIMELINE_ENTRIES, Timeline::default().head_cap + Timeline::default().tail_cap);
+    }
+
+    #[test]
+    fn a_command_following_for_days_keeps_the_timeline_bounded() {
+        let sc = Scenario::parse("cluster:\n  nodes: 1\n").unwrap_or_else(|e| panic!("{e}"));
+        let mut r =
+            sc.start(RunOptions { until: Some(HOUR), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+        r.timeline = Timeline::new(100, 50);
+        let stopped = std::rc::Rc::new(std::cell::Cell::new(false));
+        let follow = Ticker { name: "forever", until: Millis::MAX, code: 0, polls: 0, stopped: stopped.clone() };
+        r.follows.push(Following { command: "kubectl forever".into(), follow: Box::new(follow) });
+        r.run_to(r.until());
+        let out = r.finish();
+        assert_eq!(out.timeline.len(), 151, "{}", render_timeline(&out.timeline[95..]));
+        let dropped = &out.timeline[100];
+        assert!(
+            dropped.text.ends_with("not kept: kubeloop keeps the first 100 and the last 50 of a run)"),
+            "{dropped}"
+        );
+        assert_eq!(
+            out.timeline.last().map(|e| e.text.as_str()),
+            Some("kubectl forever: still running at the end of the run, stopped")
+        );
+        assert_eq!(out.timeline[149].text, "forever 36000");
+        assert!(stopped.get());
+    }
+
+    #[test]
+    fn at_most_max_follows_commands_keep_printing() {
+        let mut text = String::from("cluster:\n  nodes: 1\nactions:\n");
+        for _ in 0..crate::limits::MAX_FOLLOWS + 2 {
+            text.push_str("  - {at: 1s, kubectl: get pods -w}\n");
+        }
+        let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        let mut r =
+            sc.start(RunOptions { until: Some(2 * SECOND), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+        r.run_to(r.until());
+        assert_eq!(r.follows.len(), crate::limits::MAX_FOLLOWS);
+        let out = r.finish();
+        let refused: Vec<&TimelineEntry> = out.timeline.iter().filter(|e| e.text.contains("not followed")).collect();
+        assert_eq!(refused.len(), 2, "{}", render_timeline(&out.timeline));
+        assert!(
+            refused[0].text.contains(&format!("at most {} commands", crate::limits::MAX_FOLLOWS)),
+            "{}",
+            refused[0]
+        );
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::limits::{echo, MAX_DURATION};
+
 /// An instant or a duration on the virtual clock, in milliseconds.
 pub type Millis = u64;
 
@@ -115,42 +117,82 @@ impl fmt::Display for Age {
     }
 }
 
-/// Parses a duration such as `500ms`, `30s`, `10m`, `1h30m` or a bare number of seconds.
+/// Parses a duration such as `500ms`, `30s`, `10m`, `1h30m`, `1.5h`, `1d` or a bare number of seconds (`2.5`),
+/// exactly (decimal fractions are not rounded until the end, to the millisecond). A duration over
+/// [`MAX_DURATION`] (Go's largest) is an error, as is anything negative or malformed.
 pub fn parse_duration(s: &str) -> Result<Millis, String> {
     let s = s.trim();
     if s.is_empty() {
         return Err("empty duration".into());
     }
-    // A duration past the clock's range (`Millis::MAX`) is an error rather than a saturated or wrapped one.
-    let to_millis = |ms: f64| {
-        if ms.is_finite() && ms >= 0.0 && ms.round() < Millis::MAX as f64 {
-            Ok(ms.round() as Millis)
-        } else {
-            Err(format!("invalid duration {s:?}"))
+    let invalid = |why: &str| format!("invalid duration {:?}{why}", echo(s));
+    let too_large = || invalid(": too large (at most 2562047h47m16.854s)");
+    // The total in units of 10^-FRACTION_DIGITS ms: every component is exact.
+    let mut total: u128 = 0;
+    let bare = s.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+    if !bare {
+        // Numbers such as `1e3` or `+5`, as seconds; nothing else with a sign or an exponent.
+        if let Ok(secs) = s.parse::<f64>() {
+            if !(secs.is_finite() && secs >= 0.0) {
+                return Err(invalid(""));
+            }
+            let ms = (secs * 1000.0).round();
+            return if ms <= MAX_DURATION as f64 { Ok(ms as Millis) } else { Err(too_large()) };
         }
-    };
-    if let Ok(secs) = s.parse::<f64>() {
-        return to_millis(secs * 1000.0);
     }
-    let mut total: f64 = 0.0;
     let mut rest = s;
     while !rest.is_empty() {
         let n = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        let value: f64 = rest[..n].parse().map_err(|_| format!("invalid duration {s:?}"))?;
+        let number = &rest[..n];
         rest = &rest[n..];
         let u = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let unit = match &rest[..u] {
-            "ms" => 1.0,
-            "s" => 1000.0,
-            "m" => 60_000.0,
-            "h" => 3_600_000.0,
-            "d" => 86_400_000.0,
-            other => return Err(format!("invalid duration {s:?}: unknown unit {other:?}")),
-        };
-        total += value * unit;
+        let unit = &rest[..u];
         rest = &rest[u..];
+        let unit_ms: u128 = match unit {
+            "" if bare => 1000,
+            "ms" => 1,
+            "s" => 1000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            other => return Err(invalid(&format!(": unknown unit {:?}", echo(other)))),
+        };
+        let value = scaled(number, unit_ms).ok_or_else(|| invalid(""))?;
+        total = value.and_then(|v| total.checked_add(v)).ok_or_else(too_large)?;
     }
-    to_millis(total)
+    let ms = (total + FRACTION / 2) / FRACTION;
+    match Millis::try_from(ms) {
+        Ok(ms) if ms <= MAX_DURATION => Ok(ms),
+        _ => Err(too_large()),
+    }
+}
+
+/// Decimal digits of a duration's fraction that count (beyond them, digits are dropped: far below a millisecond).
+const FRACTION_DIGITS: u32 = 18;
+const FRACTION: u128 = 10u128.pow(FRACTION_DIGITS);
+
+/// `number` (digits with at most one `.`) times `unit_ms`, in units of 1/[`FRACTION`] ms. `None`: not a number;
+/// `Some(None)`: too large.
+fn scaled(number: &str, unit_ms: u128) -> Option<Option<u128>> {
+    let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
+    if (whole.is_empty() && frac.is_empty()) || frac.contains('.') {
+        return None;
+    }
+    let mut w: u128 = 0;
+    for d in whole.bytes() {
+        match w.checked_mul(10).and_then(|w| w.checked_add(u128::from(d - b'0'))) {
+            Some(v) if v <= u128::from(MAX_DURATION) * 1000 => w = v,
+            _ => return Some(None),
+        }
+    }
+    let mut f: u128 = 0;
+    let mut scale = FRACTION;
+    for d in frac.bytes().take(FRACTION_DIGITS as usize) {
+        scale /= 10;
+        f += u128::from(d - b'0') * scale;
+    }
+    // A product that overflows u128 is far over MAX_DURATION: too large.
+    Some(w.checked_mul(unit_ms).and_then(|v| v.checked_mul(FRACTION)).and_then(|v| v.checked_add(f * unit_ms)))
 }
 
 /// Go's `time.ParseDuration`, as kubectl's duration flags parse (`--timeout=1h30m`, `500ms`, `-1s`, `0`), with
@@ -328,5 +370,39 @@ mod tests {
         assert_eq!(go_duration_millis(1), 1);
         assert_eq!(go_duration_millis(-5), 0);
         assert_eq!(go_duration_millis(i64::MAX), 9_223_372_036_855);
+    }
+
+    #[test]
+    fn huge_durations_are_errors_not_overflows() {
+        for s in ["99999999999999999999h", "18446744073709551616ms", "1e400", "9999999999999999999", "2562048h"] {
+            let e = parse_duration(s).expect_err(s);
+            assert!(e.contains("too large") || e.contains("invalid"), "{s}: {e}");
+        }
+        let e = parse_duration("99999999999999999999h").unwrap_err();
+        assert_eq!(e, "invalid duration \"99999999999999999999h\": too large (at most 2562047h47m16.854s)");
+        let huge = "9".repeat(100_000);
+        assert!(parse_duration(&huge).is_err_and(|e| e.len() < 300));
+        assert!(parse_duration(&format!("{huge}x")).is_err_and(|e| e.len() < 400));
+        assert!(parse_duration(&format!("1{}", "s".repeat(100_000))).is_err_and(|e| e.len() < 400));
+        assert_eq!(parse_duration("2562047h47m16.854s"), Ok(crate::limits::MAX_DURATION));
+        assert_eq!(parse_duration("9223372036854ms"), Ok(crate::limits::MAX_DURATION));
+        assert!(parse_duration("9223372036855ms").is_err());
+    }
+
+    #[test]
+    fn durations_are_exact_decimals() {
+        assert_eq!(parse_duration("1.5h"), Ok(90 * MINUTE));
+        assert_eq!(parse_duration(".5s"), Ok(500));
+        assert_eq!(parse_duration("5.s"), Ok(5000));
+        assert_eq!(parse_duration("0.1s0.2s"), Ok(300));
+        assert_eq!(parse_duration("0.4ms0.4ms"), Ok(1));
+        assert_eq!(parse_duration("0.0004s"), Ok(0));
+        assert_eq!(parse_duration("1.0000000000000000000000001d"), Ok(86_400_000));
+        assert_eq!(parse_duration("1d2h3m4s5ms"), Ok(86_400_000 + 2 * HOUR + 3 * MINUTE + 4005));
+        assert_eq!(parse_duration("1e3"), Ok(1_000_000));
+        assert_eq!(parse_duration(" 7 "), Ok(7000));
+        for bad in ["-5s", "-5", "1..5s", ".s", "s", "1h30", "5 s", "NaN", "inf", "1s-", "1.2.3"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
     }
 }

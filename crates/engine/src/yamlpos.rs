@@ -7,6 +7,8 @@
 
 use std::borrow::Cow;
 
+use rustc_hash::FxHashMap;
+
 /// One non-empty document of a multi-document YAML text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Doc<'a> {
@@ -75,6 +77,11 @@ fn push_document<'a>(docs: &mut Vec<Doc<'a>>, text: &'a str, start: usize, end: 
 /// ends a document. Documents that are empty or hold only comments, whitespace or directives are
 /// skipped; `index` counts only the kept ones, and `first_line` is always exact.
 pub fn split_documents(text: &str) -> Vec<Doc<'_>> {
+    split_documents_at_most(text, usize::MAX)
+}
+
+/// Like [`split_documents`], but stops after the first `max` documents (the text after them is not looked at).
+pub fn split_documents_at_most(text: &str, max: usize) -> Vec<Doc<'_>> {
     let mut docs = Vec::new();
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut offset = text.len() - body.len();
@@ -88,6 +95,9 @@ pub fn split_documents(text: &str) -> Vec<Doc<'_>> {
             Some(rest) => ('\u{feff}'.len_utf8(), rest),
             None => (0, line),
         };
+        if docs.len() >= max {
+            return docs;
+        }
         match marker(line) {
             Some(Marker::Start(content)) => {
                 push_document(&mut docs, text, start, offset, first_line);
@@ -111,7 +121,9 @@ pub fn split_documents(text: &str) -> Vec<Doc<'_>> {
         }
         offset += raw.len();
     }
-    push_document(&mut docs, text, start, text.len(), first_line);
+    if docs.len() < max {
+        push_document(&mut docs, text, start, text.len(), first_line);
+    }
     docs
 }
 
@@ -257,74 +269,175 @@ fn value_opens_block(value: &str) -> bool {
     value.split_whitespace().all(|t| t.starts_with('&') || t.starts_with('!'))
 }
 
-/// The lines of the block nested under the mapping key at `block[i]` (indented `ind`).
-fn block_after<'a>(block: &[Line<'a>], i: usize, ind: usize) -> Vec<Line<'a>> {
-    let rest = block.get(i + 1..).unwrap_or(&[]);
-    match rest.first() {
-        Some(n) if n.indent > ind => rest.iter().take_while(|l| l.indent > ind).copied().collect(),
-        // A sequence may sit at the same indentation as its key.
-        Some(n) if n.indent == ind && is_seq_item(n.text) => {
-            rest.iter().take_while(|l| l.indent > ind || (l.indent == ind && is_seq_item(l.text))).copied().collect()
+/// A block of lines: an optional first line made of what follows a sequence item's dash (`- name: x` gives
+/// `name: x`), then `lines[rest]`.
+#[derive(Clone, Copy)]
+struct Block<'a> {
+    head: Option<Line<'a>>,
+    rest: (usize, usize),
+}
+
+/// A mapping key or sequence item: its line and the node of its nested block (`None` when there is none).
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    line: usize,
+    child: Option<usize>,
+}
+
+#[derive(Debug)]
+enum Node<'a> {
+    /// A block mapping: each key (the first of equal keys) and its entry.
+    Map(FxHashMap<Cow<'a, str>, Entry>),
+    /// A block sequence's items, in order.
+    Seq(Vec<Entry>),
+}
+
+/// The block structure of one YAML document, built once in time linear in the document: every lookup then costs
+/// the length of its path, however many there are (one per warning of a manifest, one per action of a scenario).
+///
+/// It is the line-oriented approximation described in the module documentation: block mappings and sequences,
+/// comments, quoted keys, sequences indented at their key's level and items written `- name: x`; flow
+/// collections and scalars are not descended into.
+#[derive(Debug)]
+pub struct LineIndex<'a> {
+    nodes: Vec<Node<'a>>,
+    /// The node of the whole document (`None`: no content line).
+    root: Option<usize>,
+    /// The first content line.
+    root_line: Option<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Indexes `doc_text` (one document, lines numbered from 1).
+    pub fn new(doc_text: &'a str) -> LineIndex<'a> {
+        let lines = content_lines(doc_text);
+        let mut index = LineIndex { nodes: Vec::new(), root: None, root_line: lines.first().map(|l| l.no) };
+        // Blocks still to index, each with the node it becomes: iterative, so no nesting can exhaust a stack.
+        let mut todo: Vec<(usize, Block<'a>)> = Vec::new();
+        index.root = index.node_for(Block { head: None, rest: (0, lines.len()) }, &lines, &mut todo);
+        while let Some((id, block)) = todo.pop() {
+            let node = index.build(block, &lines, &mut todo);
+            index.nodes[id] = node;
         }
-        _ => Vec::new(),
+        index
     }
-}
 
-/// The `seg`-th item of the sequence `block` (items at indentation `ind`): its dash line and the
-/// lines of its content (the content after the dash becomes a line of its own).
-fn seq_item<'a>(block: &[Line<'a>], ind: usize, seg: &str) -> Option<(Line<'a>, Vec<Line<'a>>)> {
-    if seg.is_empty() || !seg.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let n: usize = seg.parse().ok()?;
-    let (i, dash) = block.iter().enumerate().filter(|(_, l)| l.indent == ind && is_seq_item(l.text)).nth(n)?;
-    let end = block.iter().skip(i + 1).position(|l| l.indent <= ind).map_or(block.len(), |p| i + 1 + p);
-    let after = dash.text[1..].trim_start_matches([' ', '\t']);
-    let mut child = Vec::new();
-    if !after.is_empty() && !after.starts_with('#') {
-        child.push(Line { no: dash.no, indent: ind + (dash.text.len() - after.len()), text: after });
-    }
-    child.extend_from_slice(block.get(i + 1..end).unwrap_or(&[]));
-    Some((*dash, child))
-}
-
-/// The entry `seg` of the mapping `block` (keys at indentation `ind`): its key line and the lines
-/// of its nested block (empty when the value is inline).
-fn map_entry<'a>(block: &[Line<'a>], ind: usize, seg: &str) -> Option<(Line<'a>, Vec<Line<'a>>)> {
-    block.iter().enumerate().find_map(|(i, l)| {
-        if l.indent != ind || is_seq_item(l.text) {
+    /// A node for a non-empty block, indexed later (`None` for an empty block).
+    fn node_for(&mut self, block: Block<'a>, lines: &[Line<'a>], todo: &mut Vec<(usize, Block<'a>)>) -> Option<usize> {
+        if block.head.is_none() && block.rest.0 >= block.rest.1.min(lines.len()) {
             return None;
         }
-        let (key, value) = split_key(l.text)?;
-        if key != seg {
-            return None;
-        }
-        let child = if value_opens_block(value) { block_after(block, i, ind) } else { Vec::new() };
-        Some((*l, child))
-    })
-}
-
-/// Follows `path`; returns (exact line, deepest line found).
-fn search(doc_text: &str, path: &[&str]) -> (Option<usize>, Option<usize>) {
-    let mut block = content_lines(doc_text);
-    if path.is_empty() {
-        let root = block.first().map(|l| l.no);
-        return (root, root);
+        let id = self.nodes.len();
+        self.nodes.push(Node::Seq(Vec::new()));
+        todo.push((id, block));
+        Some(id)
     }
-    let mut deepest = None;
-    for seg in path {
-        let Some(first) = block.first() else {
-            return (None, deepest);
-        };
+
+    /// The entries of a non-empty block; their nested blocks are queued.
+    fn build(&mut self, block: Block<'a>, lines: &[Line<'a>], todo: &mut Vec<(usize, Block<'a>)>) -> Node<'a> {
+        let (start, end) = (block.rest.0, block.rest.1.min(lines.len()));
+        let rest = lines.get(start..end).unwrap_or(&[]);
+        let Some(first) = block.head.or_else(|| rest.first().copied()) else { return Node::Seq(Vec::new()) };
         let ind = first.indent;
-        let found = if is_seq_item(first.text) { seq_item(&block, ind, seg) } else { map_entry(&block, ind, seg) };
-        let Some((line, child)) = found else {
-            return (None, deepest);
+        // Position p in the block: the head (if any) is position 0, then `rest`.
+        let offset = usize::from(block.head.is_some());
+        let len = rest.len() + offset;
+        let at = |p: usize| -> Line<'a> {
+            match (block.head, p) {
+                (Some(h), 0) => h,
+                _ => rest[p - offset],
+            }
         };
-        deepest = Some(line.no);
-        block = child;
+        // The lines of `rest` after position p.
+        let after = |p: usize| start + (p + 1).saturating_sub(offset);
+        if is_seq_item(first.text) {
+            let mut items = Vec::new();
+            let mut p = 0;
+            while p < len {
+                let dash = at(p);
+                if !(dash.indent == ind && is_seq_item(dash.text)) {
+                    p += 1;
+                    continue;
+                }
+                let mut q = p + 1;
+                while q < len && at(q).indent > ind {
+                    q += 1;
+                }
+                let text = dash.text[1..].trim_start_matches([' ', '\t']);
+                let head = (!text.is_empty() && !text.starts_with('#')).then(|| Line {
+                    no: dash.no,
+                    indent: ind + (dash.text.len() - text.len()),
+                    text,
+                });
+                let child = Block { head, rest: (after(p), after(q - 1)) };
+                let child = self.node_for(child, lines, todo);
+                items.push(Entry { line: dash.no, child });
+                p = q;
+            }
+            return Node::Seq(items);
+        }
+        let mut map: FxHashMap<Cow<'a, str>, Entry> = FxHashMap::default();
+        let mut p = 0;
+        while p < len {
+            let l = at(p);
+            p += 1;
+            if l.indent != ind || is_seq_item(l.text) {
+                continue;
+            }
+            let Some((key, value)) = split_key(l.text) else { continue };
+            let mut child = None;
+            if value_opens_block(value) {
+                // The nested block: the more indented lines that follow, or a sequence at the key's indentation.
+                let seq_at_key = p < len && at(p).indent == ind && is_seq_item(at(p).text);
+                let mut q = p;
+                while q < len && (at(q).indent > ind || (seq_at_key && at(q).indent == ind && is_seq_item(at(q).text)))
+                {
+                    q += 1;
+                }
+                if q > p && !map.contains_key(&key) {
+                    child = self.node_for(Block { head: None, rest: (after(p - 1), after(q - 1)) }, lines, todo);
+                }
+                p = q;
+            }
+            map.entry(key).or_insert(Entry { line: l.no, child });
+        }
+        Node::Map(map)
     }
-    (deepest, deepest)
+
+    /// Follows `path`; returns (exact line, deepest line found).
+    fn search(&self, path: &[&str]) -> (Option<usize>, Option<usize>) {
+        if path.is_empty() {
+            return (self.root_line, self.root_line);
+        }
+        let mut node = self.root;
+        let mut deepest = None;
+        for seg in path {
+            let Some(n) = node.and_then(|n| self.nodes.get(n)) else { return (None, deepest) };
+            let entry = match n {
+                Node::Map(map) => map.get(*seg),
+                Node::Seq(items) => {
+                    if seg.is_empty() || !seg.bytes().all(|b| b.is_ascii_digit()) {
+                        return (None, deepest);
+                    }
+                    seg.parse::<usize>().ok().and_then(|i| items.get(i))
+                }
+            };
+            let Some(e) = entry else { return (None, deepest) };
+            deepest = Some(e.line);
+            node = e.child;
+        }
+        (deepest, deepest)
+    }
+
+    /// The 1-based line of the node at `path`, or `None` if it cannot be found: see [`line_of_path`].
+    pub fn line_of_path(&self, path: &[&str]) -> Option<usize> {
+        self.search(path).0
+    }
+
+    /// The line of the node at `path`, or of its deepest ancestor found, or 1: see [`nearest_line_of_path`].
+    pub fn nearest_line_of_path(&self, path: &[&str]) -> usize {
+        self.search(path).1.unwrap_or(1)
+    }
 }
 
 /// The 1-based line (within `doc_text`) of the node at `path` in a block-style YAML document, or
@@ -336,19 +449,100 @@ fn search(doc_text: &str, path: &[&str]) -> (Option<usize>, Option<usize>) {
 /// `image:` line. Comments, quoted keys (`"spec":`, `'spec':`), sequences indented at their key's
 /// level, and items written `- name: x` are understood. Flow collections (`{...}`, `[...]`) and
 /// scalars are not descended into. The empty path gives the first content line.
+///
+/// This indexes the whole document: for more than one lookup, build a [`LineIndex`] once.
 pub fn line_of_path(doc_text: &str, path: &[&str]) -> Option<usize> {
-    search(doc_text, path).0
+    LineIndex::new(doc_text).line_of_path(path)
 }
 
 /// Like [`line_of_path`], but when the full path cannot be found, returns the line of the deepest
 /// ancestor that was found, or 1 if not even the first segment was.
 pub fn nearest_line_of_path(doc_text: &str, path: &[&str]) -> usize {
-    search(doc_text, path).1.unwrap_or(1)
+    LineIndex::new(doc_text).nearest_line_of_path(path)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The search this module did before [`LineIndex`]: path by path, over the lines (quadratic when many paths
+    /// are looked up). Kept as the reference the index must agree with.
+    mod reference {
+        use super::super::*;
+
+        /// The lines of the block nested under the mapping key at `block[i]` (indented `ind`).
+        fn block_after<'a>(block: &[Line<'a>], i: usize, ind: usize) -> Vec<Line<'a>> {
+            let rest = block.get(i + 1..).unwrap_or(&[]);
+            match rest.first() {
+                Some(n) if n.indent > ind => rest.iter().take_while(|l| l.indent > ind).copied().collect(),
+                // A sequence may sit at the same indentation as its key.
+                Some(n) if n.indent == ind && is_seq_item(n.text) => rest
+                    .iter()
+                    .take_while(|l| l.indent > ind || (l.indent == ind && is_seq_item(l.text)))
+                    .copied()
+                    .collect(),
+                _ => Vec::new(),
+            }
+        }
+
+        /// The `seg`-th item of the sequence `block` (items at indentation `ind`): its dash line and the
+        /// lines of its content (the content after the dash becomes a line of its own).
+        fn seq_item<'a>(block: &[Line<'a>], ind: usize, seg: &str) -> Option<(Line<'a>, Vec<Line<'a>>)> {
+            if seg.is_empty() || !seg.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let n: usize = seg.parse().ok()?;
+            let (i, dash) = block.iter().enumerate().filter(|(_, l)| l.indent == ind && is_seq_item(l.text)).nth(n)?;
+            let end = block.iter().skip(i + 1).position(|l| l.indent <= ind).map_or(block.len(), |p| i + 1 + p);
+            let after = dash.text[1..].trim_start_matches([' ', '\t']);
+            let mut child = Vec::new();
+            if !after.is_empty() && !after.starts_with('#') {
+                child.push(Line { no: dash.no, indent: ind + (dash.text.len() - after.len()), text: after });
+            }
+            child.extend_from_slice(block.get(i + 1..end).unwrap_or(&[]));
+            Some((*dash, child))
+        }
+
+        /// The entry `seg` of the mapping `block` (keys at indentation `ind`): its key line and the lines
+        /// of its nested block (empty when the value is inline).
+        fn map_entry<'a>(block: &[Line<'a>], ind: usize, seg: &str) -> Option<(Line<'a>, Vec<Line<'a>>)> {
+            block.iter().enumerate().find_map(|(i, l)| {
+                if l.indent != ind || is_seq_item(l.text) {
+                    return None;
+                }
+                let (key, value) = split_key(l.text)?;
+                if key != seg {
+                    return None;
+                }
+                let child = if value_opens_block(value) { block_after(block, i, ind) } else { Vec::new() };
+                Some((*l, child))
+            })
+        }
+
+        /// Follows `path`; returns (exact line, deepest line found).
+        pub(super) fn search(doc_text: &str, path: &[&str]) -> (Option<usize>, Option<usize>) {
+            let mut block = content_lines(doc_text);
+            if path.is_empty() {
+                let root = block.first().map(|l| l.no);
+                return (root, root);
+            }
+            let mut deepest = None;
+            for seg in path {
+                let Some(first) = block.first() else {
+                    return (None, deepest);
+                };
+                let ind = first.indent;
+                let found =
+                    if is_seq_item(first.text) { seq_item(&block, ind, seg) } else { map_entry(&block, ind, seg) };
+                let Some((line, child)) = found else {
+                    return (None, deepest);
+                };
+                deepest = Some(line.no);
+                block = child;
+            }
+            (deepest, deepest)
+        }
+    }
 
     const MANIFEST: &str = r#"# Web tier
 ---
@@ -619,5 +813,97 @@ tabbed:\t
         }
         assert_eq!(line_of_path("é: ü\n", &["é"]), Some(1));
         assert_eq!(line_of_path("a:\n - c\n", &["a", "0"]), Some(2));
+    }
+
+    /// Every path of a document, and some that are not there: the index finds what the reference search finds.
+    fn agrees_with_the_reference(doc: &str) {
+        let index = LineIndex::new(doc);
+        let mut keys: Vec<String> = vec!["0".into(), "1".into(), "2".into(), "x".into(), "".into()];
+        for l in content_lines(doc) {
+            let t = l.text.trim_start_matches(['-', ' ', '\t']);
+            if let Some((k, _)) = split_key(t) {
+                keys.push(k.into_owned());
+            }
+        }
+        keys.sort();
+        keys.dedup();
+        let mut paths: Vec<Vec<&str>> = vec![vec![]];
+        for _ in 0..8 {
+            let mut next = Vec::new();
+            for p in &paths {
+                for k in &keys {
+                    let mut q = p.clone();
+                    q.push(k.as_str());
+                    let want = reference::search(doc, &q);
+                    assert_eq!(index.search(&q), want, "{q:?} in\n{doc}");
+                    if want.0.is_some() {
+                        next.push(q);
+                    }
+                }
+            }
+            paths = next;
+        }
+    }
+
+    #[test]
+    fn the_index_agrees_with_the_reference_search() {
+        let docs = split_documents(MANIFEST);
+        for d in &docs {
+            agrees_with_the_reference(d.text);
+        }
+        for doc in [
+            "- a: 1\n- b:\n    \"0\": zero\n",
+            "a:\n- x\n- y:\n  - z\nb: 2\n",
+            "a:\n  - x\n  -\n    - y\n  - - p\n    - q\nb:\n   c: 1\n  d: 2\ne: 3\n",
+            "spec: 1\nspec:\n  a: 1\n",
+            "spec:\n  a: 1\nspec:\n  b: 1\n",
+            "   a: 1\nb: 2\n c: 3\n",
+            "a: |\n  b: 1\n  c:\n    d: 2\ne:\n  - -  - f: 1\n        g: 2\n",
+            "- # c\n  a: 1\n-\n- -\n  - b\n",
+            "",
+            "# only\n",
+        ] {
+            agrees_with_the_reference(doc);
+        }
+    }
+
+    #[test]
+    fn deep_and_large_documents_index_without_recursion() {
+        let mut doc = String::new();
+        for i in 0..3000 {
+            doc.push_str(&format!("{}k:\n", " ".repeat(i)));
+        }
+        let index = LineIndex::new(&doc);
+        let path = vec!["k"; 3000];
+        assert_eq!(index.line_of_path(&path), Some(3000));
+        let mut doc = String::from("items:\n");
+        for i in 0..20_000 {
+            doc.push_str(&format!("- name: n{i}\n  image: x\n"));
+        }
+        let index = LineIndex::new(&doc);
+        for i in (0..20_000).step_by(997) {
+            let s = i.to_string();
+            assert_eq!(index.line_of_path(&["items", &s, "image"]), Some(2 * i + 3));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// On block-ish YAML made of random lines (keys, items, comments, odd indentation, tabs, quotes), the index
+        /// finds what the reference search finds, and nothing panics.
+        #[test]
+        fn the_index_agrees_on_random_documents(
+            lines in proptest::collection::vec(
+                (0usize..7, proptest::sample::select(vec![
+                    "a:", "b:", "a: 1", "- a:", "-", "- x", "- - y", "\"a\":", "'b': 2", "# c", "a: |", "a: &x",
+                    "c: {d: 1}", "-\tz", "\tb:", "e: [1]", "a b: c", "---", "...", "%YAML 1.2", "", "é:", "- b: 1",
+                ])),
+                0..40,
+            )
+        ) {
+            let doc: String = lines.iter().map(|(i, l)| format!("{}{l}\n", " ".repeat(*i))).collect();
+            agrees_with_the_reference(&doc);
+        }
     }
 }

@@ -454,6 +454,59 @@ fn fault_and_mode_actions_are_checked_when_read() {
 }
 
 #[test]
+fn periods_and_durations_are_bounded_when_read() {
+    let bad = [
+        ("  - {at: 1s, mode: {observe: polling, pollPeriod: 1ms}}\n", "mode.pollPeriod: 0.001s is too short"),
+        ("  - {at: 1s, mode: {observe: polling, pollPeriod: 0}}\n", "mode.pollPeriod: 0s is too short"),
+        ("  - {at: 1s, mode: {observe: polling, pollPeriod: 721h}}\n", "mode.pollPeriod: 721h is too long"),
+        ("  - {at: 1s, mode: {pollPeriod: 5s}}\n", "pollPeriod needs observe: polling"),
+        ("  - {at: 1s, mode: {relistPeriod: 500ms}}\n", "mode.relistPeriod: 0.5s is too short"),
+        ("  - {at: 1s, mode: {relistPeriod: 9999h}}\n", "mode.relistPeriod: 9999h is too long"),
+        ("  - {at: 1s, mode: {resyncPeriod: 999ms}}\n", "client-go's minimum resync period of 1s"),
+        ("  - {at: 1s, fault: {apiLatency: 61s}}\n", "fault.apiLatency: 1m1s is too long"),
+        ("  - {at: 99999999999999999999h, killNode: a}\n", "too large"),
+        ("  - {at: 99999999999999999999, killNode: a}\n", "too large"),
+        ("  - {at: 18446744073709551615, killNode: a}\n", "too large"),
+        ("  - {at: 1e300, killNode: a}\n", "too large"),
+        ("  - {at: -1, killNode: a}\n", "must not be negative"),
+    ];
+    for (action, want) in bad {
+        let text = format!("cluster:\n  nodes: 1\nactions:\n{action}");
+        let e = Scenario::parse(&text).expect_err(action);
+        assert!(e.to_string().contains(want), "{action}: {e}");
+        assert_eq!(e.line, Some(4), "{action}: located: {e}");
+    }
+    let block =
+        "cluster:\n  nodes: 1\nactions:\n  - at: 1s\n    mode:\n      observe: polling\n      pollPeriod: 10ms\n";
+    let e = Scenario::parse(block).expect_err("too short");
+    assert_eq!(e.line, Some(7), "{e}");
+    assert!(e.message.contains("at least 1s"), "{e}");
+    let good = "cluster:\n  nodes: 1\nactions:\n  - {at: 1s, mode: {observe: polling, pollPeriod: 1s, relistPeriod: 0, resyncPeriod: 0}}\n  - {at: 2s, mode: {relistPeriod: 720h, resyncPeriod: 1s}}\n  - {at: 3s, fault: {apiLatency: 1m}}\n";
+    assert!(Scenario::parse(good).is_ok_and(|sc| sc.actions.len() == 3));
+    let e = Scenario::parse("until: 1e30\ncluster:\n  nodes: 1\n").expect_err("until");
+    assert!(e.message.contains("too large"), "{e}");
+}
+
+#[test]
+fn a_long_run_keeps_a_bounded_number_of_watches() {
+    // Every relist (each 5 minutes) starts a new watch; the old one must end, or it buffers every later change
+    // for nobody until the run ends (a 30-day run grew to tens of GB).
+    let text = "cluster:\n  nodes: 2\nactions:\n  - {at: 1s, mode: {relistPeriod: 1m}}\n";
+    let sc = Scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let mut r = sc.start(RunOptions { until: Some(40 * 60 * SECOND), ..RunOptions::default() }).expect("starts");
+    let open =
+        |r: &kubeloop_engine::scenario::Run| (0..10_000).filter(|&id| r.sim().store.watcher(id).is_some()).count();
+    let buffered = |r: &kubeloop_engine::scenario::Run| {
+        (0..10_000).filter_map(|id| r.sim().store.watcher(id)).map(|w| w.buffer.len()).sum::<usize>()
+    };
+    r.run_to(10 * 60 * SECOND);
+    let (watches, events) = (open(&r), buffered(&r));
+    r.run_to(40 * 60 * SECOND);
+    assert_eq!(open(&r), watches);
+    assert!(buffered(&r) <= events + 10, "{} events buffered, {events} at 10m", buffered(&r));
+}
+
+#[test]
 fn faults_replay_exactly_and_stop_when_cleared() {
     let text = "seed: 4\nuntil: 3m\ncluster:\n  nodes: 2\nmanifests: |\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n  spec:\n    replicas: 4\n    selector:\n      matchLabels: {app: web}\n    template:\n      metadata:\n        labels: {app: web}\n      spec:\n        containers:\n        - {name: c, image: nginx}\nactions:\n  - {at: 10s, fault: {conflicts: 50%, apiLatency: 20ms}}\n  - {at: 11s, scale: {deployment: web, replicas: 8}}\n  - {at: 12s, fault: {crash: cp-1}}\n  - {at: 40s, fault: {conflicts: 0%, apiLatency: 0ms, restart: cp-1}}\n";
     let a = run(text, RunOptions::default());
