@@ -45,10 +45,10 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     let mut rss: Vec<(Option<u64>, Option<u64>)> = Vec::new();
     if !json {
         output(&format!(
-            "soak: {nodes} nodes, {pods} pods, workload {}, {} simulated, seed {seed}\n{:>7} {:>9} {:>10} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8}\n",
+            "soak: {nodes} nodes, {pods} pods, workload {}, {} simulated, seed {seed}\n{:>7} {:>9} {:>10} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8}\n",
             workload.as_str(),
             hours(duration),
-            "TIME", "RSS-MiB", "ENTRIES", "OBJECTS", "HISTORY", "WATCHES", "BUFFER", "CACHED", "TIMERS", "CONTROL", "KUBELET", "EVLOG", "WALL-S"
+            "TIME", "RSS-MiB", "ENTRIES", "OBJECTS", "HISTORY", "WATCHES", "BUFFER", "CACHED", "TIMERS", "CONTROL", "KUBELET", "IMAGES", "AGGR", "EVLOG", "WALL-S"
         ))?;
     }
     let mut failed_output = None;
@@ -60,7 +60,7 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
         }
         let f = &s.footprint;
         let line = format!(
-            "{:>7} {:>9} {:>10} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8.1}\n",
+            "{:>7} {:>9} {:>10} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8.1}\n",
             hours(s.at),
             now.map_or("-".into(), |k| format!("{:.1}", k as f64 / 1024.0)),
             f.total(),
@@ -72,6 +72,8 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
             f.timers,
             f.controller_entries,
             f.kubelet_entries,
+            f.images,
+            f.recorder_entries,
             f.event_log,
             wall.elapsed().as_secs_f64()
         );

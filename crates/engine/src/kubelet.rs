@@ -355,6 +355,8 @@ impl Kubelet {
         let Some(pod) = obj.as_pod() else { return timers };
         if let InformerEvent::Delete(..) = ev {
             self.pods.remove(&key);
+            // The pod is gone from this node for good: its events can no longer aggregate.
+            self.recorder.forget_involved(&pod.metadata.uid);
             return timers;
         }
         if pod.status.phase.is_terminal() {

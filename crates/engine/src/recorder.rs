@@ -114,6 +114,20 @@ impl Recorder {
         self.seen.is_empty()
     }
 
+    /// Forgets what the aggregation cache holds about the object with this uid, once it is gone for good (a uid
+    /// is never reused, so no later event can aggregate with them): the cache of a recorder that sees many
+    /// short-lived objects (a kubelet's pods) then holds only the living ones, not its bound's worth of the dead.
+    pub fn forget_involved(&mut self, uid: &str) {
+        if uid.is_empty() {
+            return;
+        }
+        let before = self.seen.len();
+        self.seen.retain(|k, _| &*k.0.uid != uid);
+        if self.seen.len() != before {
+            self.order.retain(|k| &*k.0.uid != uid);
+        }
+    }
+
     /// Forgets the aggregation cache (the process restarted).
     pub fn reset(&mut self) {
         self.seen.clear();
