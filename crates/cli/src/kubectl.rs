@@ -47,7 +47,9 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (opt, None),
         };
-        let Some(name) = ["scenario", "at", "seed", "for"].into_iter().find(|n| *n == name) else { break };
+        let Some(name) = ["scenario", "at", "seed", "for", "max-events"].into_iter().find(|n| *n == name) else {
+            break;
+        };
         i += 1;
         let value = match inline {
             Some(v) => v,
@@ -72,6 +74,12 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
         Some(v) => {
             Some(v.parse::<u64>().map_err(|_| Fail(format!("kubectl: --seed must be a whole number, not {v:?}")))?)
         }
+    };
+    let max_events = match value("max-events") {
+        None => None,
+        Some(v) => Some(
+            v.parse::<u64>().map_err(|_| Fail(format!("kubectl: --max-events must be a whole number, not {v:?}")))?,
+        ),
     };
     let at = duration("at")?;
     let follow_for = duration("for")?.unwrap_or(DEFAULT_FOR);
@@ -105,9 +113,20 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     let base = file.map_or(Path::new("."), files::dir_of);
     let scenario_reader = files::Reader::new(files::Scope::Inside(base));
     let read_scenario_file = |name: &str| scenario_reader.read(name);
-    let opts = RunOptions { seed, until: Some(end), read_file: Some(&read_scenario_file) };
+    let opts = RunOptions { seed, until: Some(end), read_file: Some(&read_scenario_file), max_events };
     let mut run = sc.start(opts).map_err(|e| Fail(format!("{}: {e}", file.unwrap_or("the default cluster"))))?;
     run.run_to(at);
+    if let Some(t) = run.stopped_at_budget() {
+        print(
+            "",
+            &format!(
+                "kubeloop: the run reached its work budget at {}, before --at {}; set another with --max-events N (0: none)\n",
+                scenario::human_duration(t),
+                scenario::human_duration(at)
+            ),
+        )?;
+        return Ok(3);
+    }
 
     let stdin = if reads_stdin(kargs) { Some(files::read_stdin().map_err(Fail)?) } else { None };
     let reader = files::Reader::new(files::Scope::From(Path::new(".")));
@@ -120,6 +139,18 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     let mut code = out.code;
     if let Some(mut follow) = out.follow {
         loop {
+            if let Some(t) = run.stopped_at_budget() {
+                follow.stop(run.sim_mut());
+                print(
+                    "",
+                    &format!(
+                        "kubeloop: stopped following at {}: the run reached its work budget (--max-events)\n",
+                        scenario::human_duration(t)
+                    ),
+                )?;
+                code = 3;
+                break;
+            }
             if run.now() >= end {
                 follow.stop(run.sim_mut());
                 print(

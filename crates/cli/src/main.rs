@@ -1,7 +1,8 @@
 //! `kubeloop`: runs kubeloop scenarios headless, runs one kubectl command against a scenario's cluster, and
 //! benchmarks the engine.
 //!
-//! Exit codes: 0 success; 2 usage errors, unreadable or invalid scenario files, and output errors;
+//! Exit codes: 0 success; 2 usage errors, unreadable or invalid scenario files (a run over its work budget
+//! included), and output errors; 3 a run that stopped at its work budget;
 //! `kubeloop kubectl` otherwise exits with kubectl's code (1 when the command failed).
 
 mod files;
@@ -25,7 +26,7 @@ const USAGE: &str = "\
 kubeloop: a deterministic simulation of a Kubernetes control plane
 
 Usage:
-  kubeloop run FILE [--seed N] [--until DURATION] [--json] [--quiet]
+  kubeloop run FILE [--seed N] [--until DURATION] [--max-events N] [--json] [--quiet]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
   kubeloop bench [--nodes N] [--pods N] [--seed N]
   kubeloop soak [--nodes N] [--pods N] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION] [--seed N]
@@ -36,6 +37,10 @@ Commands:
   run     Run a scenario file (cluster, manifests, timed actions) and print the timeline and a summary.
             --seed N          seed of the run (overrides the scenario's `seed:`; default 1)
             --until DURATION  simulated run length, e.g. 90s, 10m, 1h30m (overrides `until:`; default 5m)
+            --max-events N    the run's work budget in simulation events (default 10000000, about a minute;
+                              0: none). A scenario whose nodes' Lease renewals alone exceed it is refused
+                              before it starts (exit 2); a run that reaches it stops there, prints what it did
+                              and exits 3. `kubeloop soak` is the command for large clusters over days.
             --json            print only the summary, as JSON
             --quiet           omit the timeline
           The scenario is a regular file of at most 4 MiB. kubectl `-f PATH` in its actions reads only inside the
@@ -72,8 +77,9 @@ Commands:
             --sample DURATION how often to sample (default a 48th of the run)
             --seed N          seed (default 1)
 
-Exit status: 0 on success, 2 on a usage error or a bad scenario file; `kubectl`: kubectl's exit code (1 when the
-command failed).
+Exit status: 0 on success, 2 on a usage error or a bad scenario file (one over the work budget included), 3 when a
+run stopped at its work budget; `kubectl`: kubectl's exit code (1 when the command failed); `soak`: 1 when memory
+did not stay flat.
 ";
 
 /// A failure that ends the program with exit code 2 and `error: ...` on stderr.
@@ -103,7 +109,7 @@ fn dispatch(args: &[String]) -> Result<u8, Fail> {
     };
     let rest = &args[1..];
     match cmd.as_str() {
-        "run" => run(rest).map(|_| 0),
+        "run" => run(rest),
         "kubectl" => kubectl::run(rest),
         "bench" => bench(rest).map(|_| 0),
         "soak" => soak::run(rest),
@@ -189,8 +195,8 @@ impl Args {
     }
 }
 
-fn run(args: &[String]) -> Result<(), Fail> {
-    let a = parse_args(args, &["seed", "until"], &["json", "quiet"], "run")?;
+fn run(args: &[String]) -> Result<u8, Fail> {
+    let a = parse_args(args, &["seed", "until", "max-events"], &["json", "quiet"], "run")?;
     let file = match a.positional.as_slice() {
         [f] => f,
         [] => return Err(Fail(format!("run: a scenario file is required\n\n{USAGE}"))),
@@ -211,12 +217,15 @@ fn run(args: &[String]) -> Result<(), Fail> {
     let sc = Scenario::parse(&text).map_err(|e| Fail(format!("{file}: {e}")))?;
     let reader = files::Reader::new(files::Scope::Inside(files::dir_of(file)));
     let read_file = |name: &str| reader.read(name);
-    let opts = RunOptions { seed, until, read_file: Some(&read_file) };
+    let max_events = a.number("max-events", "run")?;
+    let opts = RunOptions { seed, until, read_file: Some(&read_file), max_events };
     let outcome = sc.run(opts).map_err(|e| Fail(format!("{file}: {e}")))?;
+    // A run stopped at its work budget printed what it did; its exit code says it did not finish.
+    let code = if outcome.summary.stopped_at_budget_ms.is_some() { 3 } else { 0 };
     if a.flag("json") {
         let mut json = serde_json::to_string_pretty(&outcome.summary)?;
         json.push('\n');
-        return output(&json);
+        return output(&json).map(|_| code);
     }
     let mut text = String::new();
     if !a.flag("quiet") {
@@ -224,7 +233,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
         text.push('\n');
     }
     text.push_str(&scenario::render_summary(&outcome.summary));
-    output(&text)
+    output(&text).map(|_| code)
 }
 
 /// Peak resident memory (VmHWM) in KiB, where /proc has it.

@@ -334,3 +334,41 @@ fn kubectl_files_and_standard_input_are_bounded() {
     assert!(err.contains("standard input") && err.contains("at most 4194304 bytes"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The work budget: a scenario whose nodes' Lease renewals alone exceed it is refused at once (nothing runs); one
+/// that reaches it stops there, says so and exits 3; `--max-events 0` lifts it.
+#[test]
+fn runs_are_held_to_their_work_budget() {
+    let dir = std::env::temp_dir().join(format!("kubeloop-cli-budget-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let huge = dir.join("huge.yaml");
+    std::fs::write(&huge, "until: 720h\ncluster:\n  nodes: 5000\n").expect("write");
+    let started = std::time::Instant::now();
+    let out = kubeloop(&["run", huge.to_str().unwrap_or_default()]);
+    let refused_in = started.elapsed();
+    assert_eq!(out.status.code(), Some(2), "stdout: {}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(err.contains("5000 node(s) for 720h") && err.contains("work budget"), "{err}");
+    assert!(refused_in.as_secs() < 20, "refused before anything ran ({refused_in:?})");
+    let small = dir.join("small.yaml");
+    std::fs::write(&small, "until: 1h\ncluster:\n  nodes: 2\n").expect("write");
+    let out = kubeloop(&["run", small.to_str().unwrap_or_default(), "--max-events", "5000"]);
+    assert_eq!(out.status.code(), Some(3), "stderr: {}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("stopped: the run reached its work budget of 5000 simulation events"), "{s}");
+    assert!(s.contains("Stopped at "), "{s}");
+    let out = kubeloop(&[
+        "kubectl",
+        "--scenario",
+        small.to_str().unwrap_or_default(),
+        "--max-events",
+        "5000",
+        "get",
+        "nodes",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(text(&out.stderr).contains("work budget"), "{}", text(&out.stderr));
+    let out = kubeloop(&["run", small.to_str().unwrap_or_default(), "--max-events", "0", "--quiet"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+}

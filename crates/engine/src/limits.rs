@@ -98,6 +98,15 @@ pub const MAX_PERIOD: u64 = 30 * 24 * 3_600_000;
 /// `--request-timeout` (1 minute); a request that takes longer times out.
 pub const MAX_API_LATENCY: u64 = 60_000;
 
+/// The most simulation events one `kubeloop run` (or `kubeloop kubectl`) processes by default (kubeloop's own work
+/// budget, about a minute of a release build; `--max-events` sets another, 0 none): a scenario that asks for more
+/// (thousands of nodes for days) is refused before it starts when even its lease renewals alone would exceed it,
+/// and otherwise stops when it reaches it, saying so. `kubeloop soak` is the command for long, large runs.
+pub const MAX_RUN_EVENTS: u64 = 10_000_000;
+/// The fewest simulation events one node costs per simulated hour: its kubelet's Lease renewals every 10 s
+/// (360) alone; with its status, its pods and the control plane's watch deliveries it is two to three times that.
+pub const EVENTS_PER_NODE_HOUR: u64 = 360;
+
 /// The most entries a run's timeline keeps (kubeloop's own): the first half and the last half, with a note of how
 /// many were left out between them. A long run with a command that keeps printing (`kubectl get pods -w` for 30
 /// days) or a busy cluster's events would otherwise grow without bound.

@@ -282,6 +282,8 @@ pub struct RunOptions<'a> {
     /// Reads the files of `kubectl -f PATH` in `kubectl:` actions (the engine has no file system: the runner
     /// passes one, reading relative to the scenario file). `None`: no files (`the path "x" does not exist`).
     pub read_file: Option<ReadFile<'a>>,
+    /// The work budget in simulation events (`None`: [`crate::limits::MAX_RUN_EVENTS`]; `Some(0)`: none).
+    pub max_events: Option<u64>,
 }
 
 impl fmt::Debug for RunOptions<'_> {
@@ -290,6 +292,7 @@ impl fmt::Debug for RunOptions<'_> {
             .field("seed", &self.seed)
             .field("until", &self.until)
             .field("read_file", &self.read_file.is_some())
+            .field("max_events", &self.max_events)
             .finish()
     }
 }
@@ -1456,6 +1459,9 @@ pub struct Summary {
     pub drift: usize,
     /// Actions scheduled after the end of the run, not run.
     pub actions_not_run: usize,
+    /// When the run stopped at its work budget (`None`: it ran to its end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_at_budget_ms: Option<Millis>,
 }
 
 /// Whether the cluster is settled: Deployments converged, controllers idle, no pod Pending or terminating.
@@ -1549,6 +1555,7 @@ pub fn summarize(sim: &Sim) -> Summary {
         converged_at_ms: None,
         drift: sim.drift(),
         actions_not_run: 0,
+        stopped_at_budget_ms: None,
     }
 }
 
@@ -1643,6 +1650,14 @@ pub fn render_summary(sm: &Summary) -> String {
         None => out.push_str(
             "Not converged at the end (a Deployment not ready, a pod Pending or terminating, or a controller busy)\n",
         ),
+    }
+    if let Some(t) = sm.stopped_at_budget_ms {
+        out.push_str(&format!(
+            "Stopped at {} of {}: the run reached its work budget of {} events (--max-events)\n",
+            human_duration(t),
+            human_duration(sm.sim_time_ms.max(t)),
+            sm.events_processed
+        ));
     }
     if sm.actions_not_run > 0 {
         out.push_str(&format!("{} action(s) scheduled after the end were not run\n", sm.actions_not_run));
@@ -1791,6 +1806,9 @@ pub struct Run<'a> {
     streak: Option<Millis>,
     /// (resourceVersion, store settled) at the previous check.
     last_check: Option<(u64, bool)>,
+    /// The work budget in simulation events (0: none), and when the run stopped at it.
+    max_events: u64,
+    stopped_at: Option<Millis>,
 }
 
 /// Quotes a word for the command line shown in the timeline (and parsed again by kubectl's word splitter).
@@ -2091,10 +2109,24 @@ impl Run<'_> {
     pub fn run_to(&mut self, t: Millis) {
         let t = t.min(self.until);
         loop {
+            if self.stopped_at.is_some() {
+                return;
+            }
             self.check();
             let now = self.sim.now();
             if now >= t {
                 break;
+            }
+            if self.max_events > 0 && self.sim.events_processed() >= self.max_events {
+                self.stopped_at = Some(now);
+                let msg = format!(
+                    "stopped: the run reached its work budget of {} simulation events at {} (of {}); `kubeloop run --max-events N` sets another (0: none), `kubeloop soak` runs large clusters for days",
+                    self.max_events,
+                    human_duration(now),
+                    human_duration(self.until)
+                );
+                self.push(EntryKind::Error, "scenario", msg);
+                return;
             }
             let mut to = (now + CHECK_INTERVAL).min(t);
             if let Some(a) = self.scenario.actions[..self.runnable].get(self.next) {
@@ -2109,6 +2141,11 @@ impl Run<'_> {
     /// The simulated time now.
     pub fn now(&self) -> Millis {
         self.sim.now()
+    }
+
+    /// When the run stopped at its work budget, if it did.
+    pub fn stopped_at_budget(&self) -> Option<Millis> {
+        self.stopped_at
     }
 
     /// The end of the run ([`RunOptions::until`], else the scenario's `until:`, else [`DEFAULT_UNTIL`]).
@@ -2155,6 +2192,7 @@ impl Run<'_> {
         summary.last_action_ms = self.last_action_ms;
         summary.converged_at_ms = self.streak;
         summary.actions_not_run = not_run;
+        summary.stopped_at_budget_ms = self.stopped_at;
         Outcome { timeline: self.timeline.into_vec(), summary }
     }
 }
@@ -2167,6 +2205,17 @@ impl Scenario {
         let until = opts.until.or(self.until).unwrap_or(DEFAULT_UNTIL);
         if until > MAX_UNTIL {
             return Err(ScenarioError::new(format!("a run lasts at most {}", human_duration(MAX_UNTIL))));
+        }
+        let max_events = opts.max_events.unwrap_or(crate::limits::MAX_RUN_EVENTS);
+        let added = self.actions.iter().filter(|a| matches!(a.kind, ActionKind::AddNode(_))).count();
+        let node_hours = ((self.nodes.len() + added) as u64).saturating_mul(until / HOUR);
+        let least = node_hours.saturating_mul(crate::limits::EVENTS_PER_NODE_HOUR);
+        if max_events > 0 && least > max_events {
+            return Err(ScenarioError::new(format!(
+                "{} node(s) for {} is at least {least} simulation events (each node's Lease renewals alone), over the work budget of {max_events}: shorten `until:`, use fewer nodes, or set another budget with `kubeloop run --max-events N` (0: none); `kubeloop soak` runs large clusters for days",
+                self.nodes.len() + added,
+                human_duration(until)
+            )));
         }
         let config = SimConfig { seed, node_template: self.node_template.clone(), ..SimConfig::default() };
         let runnable = self.actions.iter().filter(|a| a.at <= until).count();
@@ -2183,6 +2232,8 @@ impl Scenario {
             last_action_ms: self.actions[..runnable].last().map_or(0, |a| a.at),
             streak: None,
             last_check: None,
+            max_events,
+            stopped_at: None,
         };
 
         let mut names: Vec<String> = Vec::new();
