@@ -2,7 +2,7 @@ import { before, after } from 'node:test';
 // Helpers shared by the browser tests (tests/*.test.mjs).
 //
 // The tests drive the built playground (dist/) served over HTTP, through the hooks of the UI contract
-// (../shared/ui-contract.md) only: data-testid elements and the documented data-* attributes.
+// (docs/ui-contract.md) only: data-testid elements and the documented data-* attributes.
 //
 // Environment:
 //   KUBELOOP_URL       the page, served from a sub-path (default http://127.0.0.1:8080/kubeloop/)
