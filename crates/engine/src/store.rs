@@ -120,21 +120,24 @@ impl ApiError {
 
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Names come from users: a message repeats at most a bounded piece of one.
+        let echo = |n: &Str| crate::limits::echo(n).into_owned();
         match self {
             ApiError::Conflict { resource, name } => write!(
                 f,
-                "Operation cannot be fulfilled on {resource} \"{name}\": the object has been modified; please apply your changes to the latest version and try again"
+                "Operation cannot be fulfilled on {resource} \"{}\": the object has been modified; please apply your changes to the latest version and try again",
+                echo(name)
             ),
             ApiError::ConflictWith { resource, name, detail } => {
-                write!(f, "Operation cannot be fulfilled on {resource} \"{name}\": {detail}")
+                write!(f, "Operation cannot be fulfilled on {resource} \"{}\": {detail}", echo(name))
             }
-            ApiError::NotFound { resource, name } => write!(f, "{resource} \"{name}\" not found"),
-            ApiError::AlreadyExists { resource, name } => write!(f, "{resource} \"{name}\" already exists"),
+            ApiError::NotFound { resource, name } => write!(f, "{resource} \"{}\" not found", echo(name)),
+            ApiError::AlreadyExists { resource, name } => write!(f, "{resource} \"{}\" already exists", echo(name)),
             ApiError::Gone { requested, oldest } => {
                 write!(f, "too old resource version: {requested} ({oldest})")
             }
             ApiError::Invalid(m) | ApiError::BadRequest(m) | ApiError::Internal(m) | ApiError::Forbidden(m) => {
-                f.write_str(m)
+                f.write_str(&crate::limits::bound_message(m))
             }
         }
     }

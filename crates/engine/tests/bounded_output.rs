@@ -79,3 +79,18 @@ fn a_following_get_is_bounded_per_poll() {
     follow.stop(&mut sim);
     assert_eq!(sim.store.count_of(Kind::Pod), 210);
 }
+
+/// Messages repeat a bounded piece of user text: a megabyte name or command word gives a short error.
+#[test]
+fn errors_about_huge_names_and_words_are_short() {
+    let mut sim = cluster_of_big_pods(1, 10);
+    let huge = "a".repeat(1 << 20);
+    for line in
+        [format!("get pods {huge}"), format!("delete pod {huge}"), huge.clone(), format!("describe pod x{huge}")]
+    {
+        let out = run(&mut sim, &line);
+        assert_eq!(out.code, 1, "{}", &out.stderr[..out.stderr.len().min(200)]);
+        assert!(out.stderr.len() < 2_000, "{} bytes of stderr", out.stderr.len());
+        assert!(out.stdout.len() < 2_000, "{} bytes of stdout", out.stdout.len());
+    }
+}

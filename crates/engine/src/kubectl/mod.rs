@@ -318,9 +318,11 @@ fn find(name: &str) -> Option<&'static Command> {
 
 /// cobra's "unknown command" with its suggestions (Levenshtein distance <= 2, or a prefix).
 fn unknown_command(name: &str) -> Output {
-    let mut msg = format!("unknown command \"{name}\" for \"kubectl\"");
+    let mut msg = format!("unknown command \"{}\" for \"kubectl\"", crate::limits::echo(name));
     let all = COMMANDS.iter().map(|c| c.name).chain(NOT_SIMULATED.iter().map(|(n, _)| *n));
-    let suggestions: Vec<&str> = all.filter(|c| levenshtein(name, c) <= 2 || c.starts_with(name)).collect();
+    // No command name is longer than 32 characters: a longer word suggests nothing (and costs no distance).
+    let near = |c: &str| name.len() <= 32 && (levenshtein(name, c) <= 2 || c.starts_with(name));
+    let suggestions: Vec<&str> = all.filter(|c| near(c)).collect();
     if !suggestions.is_empty() {
         msg.push_str("\n\nDid you mean this?\n");
         for s in suggestions {
