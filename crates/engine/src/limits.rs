@@ -121,12 +121,17 @@ pub const MAX_FOLLOWS: usize = 16;
 pub const MAX_MESSAGE_CHARS: usize = 1_000;
 
 /// User text as an error message repeats it: at most [`ECHO_MAX_CHARS`] characters, cut with a note of how much
-/// was left out, so a message never grows with its input.
+/// was left out, so a message never grows with its input. Characters are counted as a quoted message shows them
+/// (`{:?}`: a control character is `\u{1d}`, seven), so the piece stays bounded quoted or not.
 pub fn echo(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(ECHO_MAX_CHARS) {
-        None => std::borrow::Cow::Borrowed(text),
-        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}... ({} more bytes)", &text[..cut], text.len() - cut)),
+    let mut shown = 0;
+    for (i, c) in text.char_indices() {
+        shown += c.escape_debug().count();
+        if shown > ECHO_MAX_CHARS {
+            return std::borrow::Cow::Owned(format!("{}... ({} more bytes)", &text[..i], text.len() - i));
+        }
     }
+    std::borrow::Cow::Borrowed(text)
 }
 
 /// An error message about user input, bounded: every quoted piece of it (`"..."` or `` `...` ``: the way serde,

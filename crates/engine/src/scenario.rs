@@ -2208,8 +2208,11 @@ impl Scenario {
         }
         let max_events = opts.max_events.unwrap_or(crate::limits::MAX_RUN_EVENTS);
         let added = self.actions.iter().filter(|a| matches!(a.kind, ActionKind::AddNode(_))).count();
-        let node_hours = ((self.nodes.len() + added) as u64).saturating_mul(until / HOUR);
-        let least = node_hours.saturating_mul(crate::limits::EVENTS_PER_NODE_HOUR);
+        // Pro rata: a run shorter than an hour renews its Leases too.
+        let least =
+            ((self.nodes.len() + added) as u128 * u128::from(until) * u128::from(crate::limits::EVENTS_PER_NODE_HOUR)
+                / u128::from(HOUR))
+            .min(u128::from(u64::MAX)) as u64;
         if max_events > 0 && least > max_events {
             return Err(ScenarioError::new(format!(
                 "{} node(s) for {} is at least {least} simulation events (each node's Lease renewals alone), over the work budget of {max_events}: shorten `until:`, use fewer nodes, or set another budget with `kubeloop run --max-events N` (0: none); `kubeloop soak` runs large clusters for days",

@@ -213,3 +213,18 @@ proptest::proptest! {
         let _ = kubeloop_engine::time::parse_duration(&text);
     }
 }
+
+/// Found by the fuzzers: a selector's errors repeated every value whole, and a piece of text full of control
+/// characters, cut at 120 characters, still grew sevenfold once quoted (`\u{1d}`).
+#[test]
+fn selector_and_duration_errors_repeat_a_bounded_piece_of_the_input() {
+    use kubeloop_engine::api::selector::parse_selector;
+    use kubeloop_engine::time::parse_duration;
+    let long = "node-1".repeat(200);
+    for text in [format!("app in ({long}-)"), format!("{long}-=x"), format!("app {long}"), format!("app in x{long}")] {
+        let e = parse_selector(&text).expect_err("invalid");
+        assert!(e.chars().count() < 700 && e.contains("more bytes"), "{e}");
+    }
+    let e = parse_duration(&format!("0{}", "\u{1d}".repeat(300))).expect_err("invalid");
+    assert!(e.chars().count() < 400 && e.contains("more bytes"), "{e}");
+}

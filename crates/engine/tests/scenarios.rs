@@ -532,3 +532,14 @@ fn a_fault_can_target_one_informer() {
     assert_eq!(sim.informers[sched].stats.gone, 1, "410 for the scheduler's pod informer");
     assert!(sim.informers[sched].stats.relists >= 1, "and it relisted");
 }
+
+/// The up-front work check counts a run shorter than an hour pro rata (it used to count whole hours, so 5,000
+/// nodes for 59 minutes counted nothing and built every node before the budget stopped them).
+#[test]
+fn a_run_under_an_hour_is_held_to_its_work_budget_up_front() {
+    let s = Scenario::parse("until: 59m\ncluster:\n  nodes: 5000\n").expect("parse");
+    let e = s.start(RunOptions { max_events: Some(100_000), ..Default::default() }).err().expect("refused up front");
+    assert!(e.message.contains("5000 node(s) for 59m") && e.message.contains("at least 1770000"), "{}", e.message);
+    let small = Scenario::parse("until: 10m\ncluster:\n  nodes: 2\n").expect("parse");
+    assert!(small.start(RunOptions { max_events: Some(100_000), ..Default::default() }).is_ok());
+}

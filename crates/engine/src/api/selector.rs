@@ -164,7 +164,7 @@ fn child(path: &str, name: &str) -> String {
 
 /// A `field.Invalid` error message.
 fn invalid(path: &str, value: &str, detail: &str) -> String {
-    format!("{path}: Invalid value: {value:?}: {detail}")
+    format!("{path}: Invalid value: {:?}: {detail}", crate::limits::echo(value))
 }
 
 /// Joins errors like apimachinery's `utilerrors.Aggregate` (deduplicated, `[a, b]` when several).
@@ -338,14 +338,27 @@ impl<'a> Parser<'a> {
                         (Tok::Comma, _) => {
                             let (t2, l2) = self.peek(false);
                             if t2 != Tok::Ident && t2 != Tok::Not {
-                                return Err(format!("found '{l2}', expected: identifier after ','"));
+                                return Err(format!(
+                                    "found '{}', expected: identifier after ','",
+                                    crate::limits::echo(&l2)
+                                ));
                             }
                         }
-                        (_, l) => return Err(format!("found '{l}', expected: ',' or 'end of string'")),
+                        (_, l) => {
+                            return Err(format!(
+                                "found '{}', expected: ',' or 'end of string'",
+                                crate::limits::echo(&l)
+                            ))
+                        }
                     }
                 }
                 Tok::End => return Ok(reqs),
-                _ => return Err(format!("found '{lit}', expected: !, identifier, or 'end of string'")),
+                _ => {
+                    return Err(format!(
+                        "found '{}', expected: !, identifier, or 'end of string'",
+                        crate::limits::echo(&lit)
+                    ))
+                }
             }
         }
     }
@@ -357,7 +370,7 @@ impl<'a> Parser<'a> {
             (t, key) = self.next(false);
         }
         if t != Tok::Ident {
-            return Err(format!("found '{key}', expected: identifier"));
+            return Err(format!("found '{}', expected: identifier", crate::limits::echo(&key)));
         }
         let key_errs = qualified_name_errors(key);
         if !key_errs.is_empty() {
@@ -376,7 +389,9 @@ impl<'a> Parser<'a> {
             (Tok::NotEquals, _) => (ReqOp::NotEquals, self.exact_value()?),
             (Tok::Gt, _) => return Err("\"gt\" isn't supported in label selectors".to_string()),
             (Tok::Lt, _) => return Err("\"lt\" isn't supported in label selectors".to_string()),
-            (_, lit) => return Err(format!("found '{lit}', expected: in, notin, =, ==, !=, gt, lt")),
+            (_, lit) => {
+                return Err(format!("found '{}', expected: in, notin, =, ==, !=, gt, lt", crate::limits::echo(&lit)))
+            }
         };
         let mut errs = Vec::new();
         for (i, v) in values.iter().enumerate() {
@@ -393,7 +408,7 @@ impl<'a> Parser<'a> {
     fn set_values(&mut self) -> Result<Vec<&'a str>, String> {
         let (t, lit) = self.next(false);
         if t != Tok::OpenPar {
-            return Err(format!("found '{lit}' expected: '('"));
+            return Err(format!("found '{}' expected: '('", crate::limits::echo(&lit)));
         }
         let mut values = Vec::new();
         match self.peek(false) {
@@ -421,12 +436,14 @@ impl<'a> Parser<'a> {
                             }
                             break;
                         }
-                        (_, l) if expect_value => return Err(format!("found '{l}', expected: ',', or identifier")),
-                        (_, l) => return Err(format!("found '{l}', expected: ',' or ')'")),
+                        (_, l) if expect_value => {
+                            return Err(format!("found '{}', expected: ',', or identifier", crate::limits::echo(&l)))
+                        }
+                        (_, l) => return Err(format!("found '{}', expected: ',' or ')'", crate::limits::echo(&l))),
                     }
                 }
             }
-            (_, l) => return Err(format!("found '{l}', expected: ',', ')' or identifier")),
+            (_, l) => return Err(format!("found '{}', expected: ',', ')' or identifier", crate::limits::echo(&l))),
         }
         values.sort_unstable();
         values.dedup();
@@ -441,7 +458,7 @@ impl<'a> Parser<'a> {
                 self.next(false);
                 Ok(vec![v])
             }
-            (_, l) => Err(format!("found '{l}', expected: identifier")),
+            (_, l) => Err(format!("found '{}', expected: identifier", crate::limits::echo(&l))),
         }
     }
 }
@@ -455,7 +472,7 @@ impl<'a> Parser<'a> {
 /// equality on a key (`a=b,a=c`) keeps its meaning via an extra `In` expression.
 pub fn parse_selector(s: &str) -> Result<LabelSelector, String> {
     let mut parser = Parser { toks: lex(s), pos: 0 };
-    let mut reqs = parser.parse()?;
+    let mut reqs = parser.parse().map_err(|e| crate::limits::bound_message(&e).into_owned())?;
     reqs.sort_by(|a, b| a.0.cmp(b.0));
     let mut sel = LabelSelector::default();
     for (key, op, values) in reqs {
