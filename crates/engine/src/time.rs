@@ -200,7 +200,7 @@ fn scaled(number: &str, unit_ms: u128) -> Option<Option<u128>> {
 /// "d" in duration "1d"`). The result is in nanoseconds, an `i64` like Go's `Duration`: a value past it is
 /// `invalid duration`, as in Go.
 pub fn parse_go_duration(s: &str) -> Result<i64, String> {
-    let invalid = || format!("time: invalid duration {}", crate::api::go_quote(s));
+    let invalid = || format!("time: invalid duration {}", crate::api::go_quote(&crate::limits::echo(s)));
     let mut rest = s;
     let mut negative = false;
     if let Some(r) = rest.strip_prefix('-') {
@@ -240,12 +240,14 @@ pub fn parse_go_duration(s: &str) -> Result<i64, String> {
             "s" => 1_000_000_000,
             "m" => 60_000_000_000,
             "h" => 3_600_000_000_000,
-            "" => return Err(format!("time: missing unit in duration {}", crate::api::go_quote(s))),
+            "" => {
+                return Err(format!("time: missing unit in duration {}", crate::api::go_quote(&crate::limits::echo(s))))
+            }
             u => {
                 return Err(format!(
                     "time: unknown unit {} in duration {}",
-                    crate::api::go_quote(u),
-                    crate::api::go_quote(s)
+                    crate::api::go_quote(&crate::limits::echo(u)),
+                    crate::api::go_quote(&crate::limits::echo(s))
                 ))
             }
         };

@@ -214,8 +214,9 @@ proptest::proptest! {
     }
 }
 
-/// Found by the fuzzers: a selector's errors repeated every value whole, and a piece of text full of control
-/// characters, cut at 120 characters, still grew sevenfold once quoted (`\u{1d}`).
+/// Found by the fuzzers: a selector's errors repeated every value whole, Go duration errors repeated the whole
+/// text, and a piece of text full of control characters, cut at 120 characters, still grew sevenfold once quoted
+/// (`\u{1d}`).
 #[test]
 fn selector_and_duration_errors_repeat_a_bounded_piece_of_the_input() {
     use kubeloop_engine::api::selector::parse_selector;
@@ -227,4 +228,9 @@ fn selector_and_duration_errors_repeat_a_bounded_piece_of_the_input() {
     }
     let e = parse_duration(&format!("0{}", "\u{1d}".repeat(300))).expect_err("invalid");
     assert!(e.chars().count() < 400 && e.contains("more bytes"), "{e}");
+    // kubectl's duration flags (Go's time.ParseDuration and its quoting).
+    for text in [format!("1{}", "\0".repeat(300)), format!("{}s", "x".repeat(5000)), "9".repeat(5000)] {
+        let e = kubeloop_engine::time::parse_go_duration(&text).expect_err("invalid");
+        assert!(e.chars().count() < 700 && e.contains("more bytes"), "{e}");
+    }
 }
