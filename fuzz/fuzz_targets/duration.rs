@@ -1,0 +1,6 @@
+#![no_main]
+//! The `duration` target: see `kubeloop_hostile` for the input format and the oracles.
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| kubeloop_hostile::check(kubeloop_hostile::Target::Duration, data));
