@@ -284,6 +284,9 @@ pub struct Store {
     /// their readers, which re-watch as a reflector does.
     pub ended: Vec<Wakeup>,
     event_expiry: VecDeque<(Millis, ObjKey)>,
+    /// True while [`Store::expire_events`] runs: the removals it commits do not expire again (no recursion, however
+    /// many Events expire at once).
+    expiring: bool,
     /// The latest Kubernetes Event writes (creates and count bumps), oldest first, for the event stream; an
     /// observer's view, not an API.
     event_log: VecDeque<Rc<Object>>,
@@ -322,6 +325,7 @@ impl Store {
             wakeups: Vec::new(),
             ended: Vec::new(),
             event_expiry: VecDeque::new(),
+            expiring: false,
             event_log: VecDeque::new(),
             event_log_total: 0,
             history_hash: FNV_OFFSET,
@@ -921,6 +925,15 @@ impl Store {
 
     /// Deletes Event objects whose TTL has passed (etcd leases do this for the real API server).
     fn expire_events(&mut self, now: Millis) {
+        if self.expiring {
+            return;
+        }
+        self.expiring = true;
+        self.expire_due_events(now);
+        self.expiring = false;
+    }
+
+    fn expire_due_events(&mut self, now: Millis) {
         while let Some((at, key)) = self.event_expiry.front().cloned() {
             if at > now {
                 break;

@@ -340,15 +340,12 @@ impl<'a> Parser<'a> {
                             if t2 != Tok::Ident && t2 != Tok::Not {
                                 return Err(format!(
                                     "found '{}', expected: identifier after ','",
-                                    crate::limits::echo(&l2)
+                                    crate::limits::echo(l2)
                                 ));
                             }
                         }
                         (_, l) => {
-                            return Err(format!(
-                                "found '{}', expected: ',' or 'end of string'",
-                                crate::limits::echo(&l)
-                            ))
+                            return Err(format!("found '{}', expected: ',' or 'end of string'", crate::limits::echo(l)))
                         }
                     }
                 }
@@ -356,7 +353,7 @@ impl<'a> Parser<'a> {
                 _ => {
                     return Err(format!(
                         "found '{}', expected: !, identifier, or 'end of string'",
-                        crate::limits::echo(&lit)
+                        crate::limits::echo(lit)
                     ))
                 }
             }
@@ -370,7 +367,7 @@ impl<'a> Parser<'a> {
             (t, key) = self.next(false);
         }
         if t != Tok::Ident {
-            return Err(format!("found '{}', expected: identifier", crate::limits::echo(&key)));
+            return Err(format!("found '{}', expected: identifier", crate::limits::echo(key)));
         }
         let key_errs = qualified_name_errors(key);
         if !key_errs.is_empty() {
@@ -390,7 +387,7 @@ impl<'a> Parser<'a> {
             (Tok::Gt, _) => return Err("\"gt\" isn't supported in label selectors".to_string()),
             (Tok::Lt, _) => return Err("\"lt\" isn't supported in label selectors".to_string()),
             (_, lit) => {
-                return Err(format!("found '{}', expected: in, notin, =, ==, !=, gt, lt", crate::limits::echo(&lit)))
+                return Err(format!("found '{}', expected: in, notin, =, ==, !=, gt, lt", crate::limits::echo(lit)))
             }
         };
         let mut errs = Vec::new();
@@ -408,7 +405,7 @@ impl<'a> Parser<'a> {
     fn set_values(&mut self) -> Result<Vec<&'a str>, String> {
         let (t, lit) = self.next(false);
         if t != Tok::OpenPar {
-            return Err(format!("found '{}' expected: '('", crate::limits::echo(&lit)));
+            return Err(format!("found '{}' expected: '('", crate::limits::echo(lit)));
         }
         let mut values = Vec::new();
         match self.peek(false) {
@@ -437,13 +434,13 @@ impl<'a> Parser<'a> {
                             break;
                         }
                         (_, l) if expect_value => {
-                            return Err(format!("found '{}', expected: ',', or identifier", crate::limits::echo(&l)))
+                            return Err(format!("found '{}', expected: ',', or identifier", crate::limits::echo(l)))
                         }
-                        (_, l) => return Err(format!("found '{}', expected: ',' or ')'", crate::limits::echo(&l))),
+                        (_, l) => return Err(format!("found '{}', expected: ',' or ')'", crate::limits::echo(l))),
                     }
                 }
             }
-            (_, l) => return Err(format!("found '{}', expected: ',', ')' or identifier", crate::limits::echo(&l))),
+            (_, l) => return Err(format!("found '{}', expected: ',', ')' or identifier", crate::limits::echo(l))),
         }
         values.sort_unstable();
         values.dedup();
@@ -458,7 +455,7 @@ impl<'a> Parser<'a> {
                 self.next(false);
                 Ok(vec![v])
             }
-            (_, l) => Err(format!("found '{}', expected: identifier", crate::limits::echo(&l))),
+            (_, l) => Err(format!("found '{}', expected: identifier", crate::limits::echo(l))),
         }
     }
 }

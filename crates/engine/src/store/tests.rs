@@ -631,6 +631,21 @@ fn event_objects_expire_after_the_ttl() {
     assert_eq!(evs.iter().map(|e| (e.0, e.1.as_str())).collect::<Vec<_>>(), [(EventType::Deleted, "e1")]);
 }
 
+/// Found by a soak: Events that expire together were removed recursively (each removal's commit expired the
+/// next), one stack frame each, so enough of them at once overflowed the stack.
+#[test]
+fn many_events_expiring_at_once_are_removed_without_recursion() {
+    let (mut st, c) = setup();
+    let n = 30_000;
+    for i in 0..n {
+        create(&mut st, c, event(&format!("e{i}"), 0), 0);
+    }
+    assert_eq!(st.count_of(Kind::Event), n);
+    // On a test thread's 2 MiB stack, 30,000 nested removals overflowed (and aborted the test binary).
+    create(&mut st, c, pod("tick"), HOUR);
+    assert_eq!(st.count_of(Kind::Event), 0, "every Event expired");
+}
+
 #[test]
 fn event_ttl_counts_from_the_last_update() {
     // The event recorder's updates (count++, lastTimestamp) refresh the lease: the TTL restarts.
