@@ -221,7 +221,7 @@ fn Knobs(props: &KnobProps) -> Html {
                     aria-valuetext={format!("{}% of watch events lost", props.drop_pct)} />
                 <output class="knob-value">{ format!("{}%", props.drop_pct) }</output>
             </label>
-            <p class="knob-note">{ "Lost by the control plane's informers (controllers, scheduler); the kubelets' watches are not affected." }</p>
+            <p class="knob-note">{ "Lost by the control plane's informers (controllers, scheduler); the kubelets' watches are not affected. kubeloop's own fault: a real watch loses nothing (it ends, and resumes or relists)." }</p>
             <div class="knob-row">
                 <NumberKnob testid="conflict-percent" label="Conflicts" unit="% of updates" value={u64::from(cfg.conflict_pct)}
                     max={100} on_set={props.on_cmd.reform(|p: u64| Cmd::SetConflicts(p as u32))}
