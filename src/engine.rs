@@ -1509,7 +1509,7 @@ mod tests {
                 }
                 "edge-vs-level" => {
                     assert!(results[2].contains("deleted"), "{results:?}");
-                    assert_eq!(live_web(&e), 3, "healed after level + relist");
+                    assert_eq!(live_web(&e), 3, "healed after level + a 410 relist");
                 }
                 "control-plane-down" => assert_eq!(live_web(&e), 3),
                 "backoff" => {
@@ -1527,10 +1527,16 @@ mod tests {
 
     #[test]
     fn edge_vs_level_stays_short_in_edge_mode_with_no_drift() {
+        // Before the 410 nothing re-observes (upstream's informers have no periodic relist): the caches drift.
+        let mut e = Engine::boot(1, None, clock());
+        play_lesson(&mut e, "edge-vs-level", None, 2 * 60 + 50);
+        assert_eq!(live_web(&e), 0, "the deletions were never heard");
+        assert!(e.sim.drift() > 0, "the caches still hold the deleted pods");
+        assert_eq!(e.snapshot().loop_cfg.relist_ms, 0, "no periodic relist: upstream's default");
         let mut e = Engine::boot(1, None, clock());
         play_lesson(&mut e, "edge-vs-level", None, 6 * 60 + 30);
         assert_eq!(live_web(&e), 0, "the deletions were never heard");
-        assert_eq!(e.sim.drift(), 0, "the relist repaired the caches");
+        assert_eq!(e.sim.drift(), 0, "the 410 relist repaired the caches");
         assert!(e.snapshot().loop_cfg.edge);
     }
 

@@ -197,8 +197,9 @@ pub const LESSONS: [Lesson; 8] = [
     Lesson {
         id: "edge-vs-level",
         title: "Edge vs level",
-        watch: "The ReplicaSet controller runs edge-triggered; the control plane's informers lose every watch event while the pods are deleted, so the deletions are never heard. \
-                After the relist (every 5 min, or press 410) the caches are right again (drift 0) but the replicas stay missing; switched to level, the next relist heals it.",
+        watch: "The ReplicaSet controller runs edge-triggered; the control plane's informers lose every watch event while the pods are deleted (a fault no real watch has), so the deletions are never heard. \
+                As upstream's, the informers never relist on a timer: their watches end every 5 to 10 min and resume where they were, so the caches stay wrong (drift). \
+                At 3 min the API server answers every watch with 410 Gone: the informers LIST again and the caches are right (drift 0), but the replicas stay missing; switched to level, the next 410 relist heals it.",
         nodes: 3,
         manifests: WEB_FAST_EXIT,
         steps: &[
@@ -206,6 +207,7 @@ pub const LESSONS: [Lesson; 8] = [
             Step { at: 30 * SECOND, label: "drop 100% of the control plane's watch events", action: Action::DropWatch(100) },
             Step { at: 31 * SECOND, label: "kubectl delete pods -l app=web --wait=false", action: Action::Kubectl("delete pods -l app=web --wait=false") },
             Step { at: 40 * SECOND, label: "stop dropping watch events", action: Action::DropWatch(0) },
+            Step { at: 3 * MINUTE, label: "410: force every control-plane informer to relist", action: Action::ForceRelist },
             Step { at: 7 * MINUTE, label: "trigger mode: level", action: Action::Trigger(TriggerMode::Level) },
             Step { at: 8 * MINUTE, label: "410: force every control-plane informer to relist", action: Action::ForceRelist },
         ],

@@ -619,7 +619,14 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
             out.push(("drift (cached objects ≠ store)".into(), sim.drift().to_string()));
             let relists: u64 = sim.control_plane_informers().iter().map(|&i| sim.informers[i].stats.relists).sum();
             out.push(("control-plane informer relists".into(), relists.to_string()));
-            out.push(("relist period".into(), fmt_dur(sim.relist_period())));
+            let timeouts: u64 =
+                sim.control_plane_informers().iter().map(|&i| sim.informers[i].stats.watch_timeouts).sum();
+            out.push(("watches ended at their timeout (re-WATCH, no LIST)".into(), timeouts.to_string()));
+            let period = match sim.relist_period() {
+                0 => "off (upstream: LIST only after an error)".to_string(),
+                p => format!("{} (kubeloop's own repair knob)", fmt_dur(p)),
+            };
+            out.push(("periodic relist".into(), period));
         }
         Figure::Reads => {
             let rate = |r: Option<Rate>, now: bool| match (r, now) {

@@ -44,7 +44,7 @@ async function waitSimTime(page, secs, timeout = 120_000) {
   );
 }
 
-test('edge vs level: a deletion lost with the watch events stays missing when edge-triggered, the relist heals it when level-triggered', { timeout: LONG }, async (t) => {
+test('edge vs level: a deletion lost with the watch events stays lost (no periodic relist, as upstream); after a 410 relist it stays missing when edge-triggered and heals when level-triggered', { timeout: LONG }, async (t) => {
   await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
     const before = await waitForRunningPods(page, 3);
@@ -63,23 +63,31 @@ test('edge vs level: a deletion lost with the watch events stays missing when ed
     assert.ok(drift > 0, `the control plane's caches still hold the deleted pod (drift ${drift})`);
     assert.equal((await runningPodNames(page)).length, 2, 'one pod short');
 
-    // Past the relist (every 5 min): the caches are right again, the edge-triggered ReplicaSet does nothing.
+    // As upstream's, nothing relists on a timer: past the watch timeouts (5 to 10 min), the caches are still wrong.
     await setSpeed(page, 100);
-    await waitSimTime(page, 330);
+    await waitSimTime(page, 660);
+    drift = await intHook(page, 'drift');
+    t.diagnostic(`drift at sim-time ${await simTime(page)} s with no periodic relist: ${drift}`);
+    assert.ok(drift > 0, `the watches resumed where they were: the lost deletion stays lost (drift ${drift})`);
+
+    // 410 Gone: every control-plane informer LISTs again; the caches are right, the edge-triggered ReplicaSet does
+    // nothing (a relist is not a notification).
+    await page.locator('[data-testid=force-relist]').first().click();
     await waitFor(
       async () => {
         drift = await intHook(page, 'drift');
         return drift === 0;
       },
-      { timeout: 30_000, message: () => `drift back to 0 after the relist (now ${drift})` },
+      { timeout: 30_000, message: () => `drift back to 0 after the 410 relist (now ${drift})` },
     );
     assert.deepEqual(await runningPodNames(page), before.filter((n) => n !== victim), 'edge: the replica stays missing');
     assert.equal(await intHook(page, 'summary-pods-running'), 2);
     await screenshot(page, 'lesson-edge-stuck');
 
-    // Level-triggered: the next relist makes the ReplicaSet controller look at the whole state; it creates the pod.
+    // Level-triggered: the next 410 relist makes the ReplicaSet controller look at the whole state; it creates the pod.
     await setControl(page, 'trigger-mode', 'level');
     const switched = await simTime(page);
+    await page.locator('[data-testid=force-relist]').first().click();
     await waitForRunningPods(page, 3, 120_000);
     t.diagnostic(`level: healed between sim-time ${switched} s and ${await simTime(page)} s`);
     assert.equal(await intHook(page, 'drift'), 0);

@@ -200,16 +200,16 @@ fn Knobs(props: &KnobProps) -> Html {
                 { rate(reads.polling, reads.polling_now, "api-reads-per-min-polling", "polling") }
             </p>
             <div class="knob-row">
-                <NumberKnob testid="relist-period" label="Relist period" unit="s" value={cfg.relist_ms / 1000}
+                <NumberKnob testid="relist-period" label="Relist period (kubeloop's own)" unit="s" value={cfg.relist_ms / 1000}
                     max={10 * 365 * 24 * 3600} on_set={props.on_cmd.reform(Cmd::SetRelist)}
-                    title="Every informer LISTs again this often and replaces its cache; 0 = only after 410 Gone" />
+                    title="kubeloop's own repair knob, not upstream's: every informer LISTs again this often and replaces its cache. 0 (the default) = as upstream: LIST only after an error such as 410 Gone" />
                 <NumberKnob testid="resync-period" label="Resync period" unit="s" value={secs}
                     max={10 * 365 * 24 * 3600} on_set={props.on_cmd.reform(Cmd::SetResync)}
                     title="Every informer re-delivers its cache to the handlers this often; 0 = off" />
             </div>
             <p class="knob-note">
-                { "relist " }<b>{ if cfg.relist_ms == 0 { "only on 410".to_string() } else { fmt_dur(cfg.relist_ms) } }</b>
-                { ": LISTs again and replaces the cache, so lost events are repaired. resync " }
+                { "relist " }<b>{ if cfg.relist_ms == 0 { "off, as upstream".to_string() } else { format!("{} (kubeloop's repair)", fmt_dur(cfg.relist_ms)) } }</b>
+                { ": upstream's informers LIST once, re-WATCH when the server ends a watch (every 5–10 min) and LIST again only after 410 Gone; a periodic relist replaces the cache, so events lost to the drop fault are repaired. resync " }
                 <span data-testid="resync-current">{ secs }</span>
                 { match secs { 0 => " s (off)".to_string(), 1..=99 => " s".to_string(), _ => format!(" s ({})", fmt_dur(props.resync_ms)) } }
                 { ": re-delivers the cache as it is to the handlers, no API call: it repairs nothing (upstream 12–24 h)." }
@@ -221,7 +221,7 @@ fn Knobs(props: &KnobProps) -> Html {
                     aria-valuetext={format!("{}% of watch events lost", props.drop_pct)} />
                 <output class="knob-value">{ format!("{}%", props.drop_pct) }</output>
             </label>
-            <p class="knob-note">{ "Lost by the control plane's informers (controllers, scheduler); the kubelets' watches are not affected." }</p>
+            <p class="knob-note">{ "Lost by the control plane's informers (controllers, scheduler); the kubelets' watches are not affected. kubeloop's own fault: a real watch loses nothing (it ends, and resumes or relists)." }</p>
             <div class="knob-row">
                 <NumberKnob testid="conflict-percent" label="Conflicts" unit="% of updates" value={u64::from(cfg.conflict_pct)}
                     max={100} on_set={props.on_cmd.reform(|p: u64| Cmd::SetConflicts(p as u32))}

@@ -224,6 +224,10 @@ pub struct InformerStats {
     pub events_dropped: u64,
     pub resyncs: u64,
     pub gone: u64,
+    /// Watches the server ended at their timeout (each followed by a re-WATCH, not a LIST).
+    pub watch_timeouts: u64,
+    /// Bookmarks received: the server's word that nothing of this watch is undelivered up to a resourceVersion.
+    pub bookmarks: u64,
 }
 
 /// A shared informer of one kind for one component.
@@ -253,6 +257,8 @@ pub struct Informer {
     pub relist_token: u64,
     /// Polling mode: LIST every this often instead of watching.
     pub polling: Option<Millis>,
+    /// When the open watch was opened (for the server's bookmarks, once a minute).
+    pub watch_opened_at: Millis,
     pub stats: InformerStats,
 }
 
@@ -278,6 +284,7 @@ impl Informer {
             backoff: RELIST_BACKOFF_INITIAL,
             relist_token: 0,
             polling: None,
+            watch_opened_at: 0,
             stats: InformerStats::default(),
         }
     }
@@ -416,6 +423,13 @@ impl Informer {
             }
         }
         out
+    }
+
+    /// A bookmark: everything of this watch up to `rv` has been delivered, so the next WATCH may start there
+    /// (client-go's reflector records a bookmark's resourceVersion as the last one it synced).
+    pub fn bookmark(&mut self, rv: u64) {
+        self.stats.bookmarks += 1;
+        self.last_rv = self.last_rv.max(rv);
     }
 
     /// Resync: every cached object re-delivered as an update with old == new, in key order. No API call.

@@ -49,9 +49,11 @@ pub struct SimConfig {
     pub node_lifecycle: NodeLifecycleConfig,
     /// The controller manager replicas' leader election.
     pub leader_election: LeaderElectionConfig,
-    /// Re-observation: every informer relists this often (0 = only on 410). A real watch loses nothing, so
-    /// upstream needs no such period; here watches can lose events (a fault), and the relist is what lets a
-    /// level-triggered controller see the truth again.
+    /// kubeloop's own repair knob, not upstream's: every informer relists this often (0, the default = never on
+    /// a timer, as client-go's reflector: it LISTs once, re-WATCHes when the server ends a watch, and LISTs again
+    /// only after an error such as 410 Gone). A real watch loses nothing, so upstream needs no such period; here
+    /// a fault can drop watch events, and a periodic relist is one way to let a level-triggered controller see
+    /// the truth again.
     pub relist_period: Millis,
     /// How controllers observe the store.
     pub observe: ObserveMode,
@@ -108,8 +110,16 @@ pub const FAST_DEMO_TOLERATION_SECONDS: i64 = 30;
 
 /// The default polling period of [`ObserveMode::Polling`].
 pub const DEFAULT_POLL_PERIOD: Millis = 5 * crate::time::SECOND;
-/// The default relist period.
-pub const DEFAULT_RELIST_PERIOD: Millis = 5 * crate::time::MINUTE;
+/// The default relist period: none (upstream's reflector relists only after an error).
+pub const DEFAULT_RELIST_PERIOD: Millis = 0;
+/// A period for kubeloop's relist repair knob when it is switched on (the lessons' and the page's suggestion).
+pub const REPAIR_RELIST_PERIOD: Millis = 5 * crate::time::MINUTE;
+/// client-go's reflector `minWatchTimeout`: each WATCH asks the server to end it after a timeout drawn from
+/// [5 min, 10 min), then the reflector re-WATCHes from the last resourceVersion it saw (no LIST).
+pub const MIN_WATCH_TIMEOUT: Millis = 5 * crate::time::MINUTE;
+/// The API server's bookmark frequency (the watch cache's `defaultBookmarkFrequency`): a watcher that has
+/// caught up is sent the current resourceVersion about once a minute, and just before its timeout.
+pub const BOOKMARK_FREQUENCY: Millis = crate::time::MINUTE;
 
 impl Default for SimConfig {
     fn default() -> Self {
@@ -147,15 +157,55 @@ pub enum Owner {
 
 #[derive(Clone, Debug)]
 enum Ev {
-    WatchDrain { watcher: WatcherId, informer: InformerId },
-    InformerList { informer: InformerId, epoch: u64 },
-    InformerResync { informer: InformerId, epoch: u64, token: u64 },
-    QueueWake { host: usize, ctrl: usize, epoch: u64 },
-    WorkerDone { host: usize, ctrl: usize, worker: usize, epoch: u64 },
-    KubeletTick { node: usize, epoch: u64 },
-    KubeletPod { node: usize, epoch: u64, key: ObjKey, uid: Str, step: PodStep },
-    LeaderTick { host: usize, epoch: u64 },
-    InformerRelist { informer: InformerId, epoch: u64, token: u64 },
+    WatchDrain {
+        watcher: WatcherId,
+        informer: InformerId,
+    },
+    InformerList {
+        informer: InformerId,
+        epoch: u64,
+    },
+    InformerResync {
+        informer: InformerId,
+        epoch: u64,
+        token: u64,
+    },
+    QueueWake {
+        host: usize,
+        ctrl: usize,
+        epoch: u64,
+    },
+    WorkerDone {
+        host: usize,
+        ctrl: usize,
+        worker: usize,
+        epoch: u64,
+    },
+    KubeletTick {
+        node: usize,
+        epoch: u64,
+    },
+    KubeletPod {
+        node: usize,
+        epoch: u64,
+        key: ObjKey,
+        uid: Str,
+        step: PodStep,
+    },
+    LeaderTick {
+        host: usize,
+        epoch: u64,
+    },
+    InformerRelist {
+        informer: InformerId,
+        epoch: u64,
+        token: u64,
+    },
+    /// The server ends an informer's watch at the timeout the reflector asked for.
+    WatchTimeout {
+        informer: InformerId,
+        watcher: WatcherId,
+    },
 }
 
 impl Ev {
@@ -170,6 +220,7 @@ impl Ev {
             Ev::KubeletPod { .. } => 7,
             Ev::LeaderTick { .. } => 8,
             Ev::InformerRelist { .. } => 9,
+            Ev::WatchTimeout { .. } => 10,
         }
     }
 }
@@ -207,6 +258,9 @@ pub struct Sim {
     /// Randomness on the person's side (kubectl's own name suffixes, the latency of the user's requests): never
     /// the simulation's stream, so what a person reads cannot change what the cluster does.
     pub user_rng: Rng,
+    /// The reflectors' watch timeouts, a stream of their own (from the same seed), so that modelling them
+    /// leaves every other draw where it was.
+    watch_rng: Rng,
     pub store: Store,
     pub informers: Vec<Informer>,
     informer_owner: Vec<Owner>,
@@ -226,6 +280,8 @@ pub struct Sim {
 
 /// Salt of the user's random stream (`kubectl` in ASCII).
 const USER_STREAM: u64 = 0x6b75_6265_6374_6c00;
+/// Salt of the watch timeouts' stream (`timeout` in ASCII).
+const WATCH_STREAM: u64 = 0x0074_696d_656f_7574;
 
 /// The event heap is never compacted below this many entries.
 const COMPACT_MIN: usize = 4096;
@@ -234,6 +290,7 @@ impl Sim {
     pub fn new(config: SimConfig) -> Self {
         let mut rng = Rng::new(config.seed);
         let user_rng = Rng::new(config.seed ^ USER_STREAM);
+        let watch_rng = Rng::new(config.seed ^ WATCH_STREAM);
         let store = Store::new(config.store.clone(), rng.fork());
         let mut sim = Sim {
             now: 0,
@@ -241,6 +298,7 @@ impl Sim {
             events: BinaryHeap::new(),
             rng,
             user_rng,
+            watch_rng,
             store,
             informers: Vec::new(),
             informer_owner: Vec::new(),
@@ -449,7 +507,7 @@ impl Sim {
     fn is_stale(&self, ev: &Ev) -> bool {
         let informer = |i: &InformerId| &self.informers[*i];
         match ev {
-            Ev::WatchDrain { watcher, .. } => self.store.watcher(*watcher).is_none(),
+            Ev::WatchDrain { watcher, .. } | Ev::WatchTimeout { watcher, .. } => self.store.watcher(*watcher).is_none(),
             Ev::InformerList { informer: i, epoch } => informer(i).epoch != *epoch,
             Ev::InformerResync { informer: i, epoch, token } => {
                 informer(i).epoch != *epoch || informer(i).resync_token != *token
@@ -551,11 +609,49 @@ impl Sim {
         if inf.watcher() != Some(watcher) {
             return;
         }
-        if inf.rewatch(&mut self.store).is_err() {
+        self.rewatch(informer);
+    }
+
+    /// The reflector re-WATCHes from the last resourceVersion it saw (a bookmark's included), with no LIST; when
+    /// the server no longer has that history (410 Gone) it LISTs after its backoff.
+    fn rewatch(&mut self, informer: InformerId) {
+        let inf = &mut self.informers[informer];
+        if inf.rewatch(&mut self.store).is_ok() {
+            self.arm_watch_timeout(informer);
+        } else {
             let epoch = inf.epoch;
             let backoff = inf.next_backoff(&mut self.rng);
             self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
         }
+    }
+
+    /// Arms the server-side end of the informer's open watch: client-go asks for a timeout drawn from
+    /// [`MIN_WATCH_TIMEOUT`] to twice that.
+    fn arm_watch_timeout(&mut self, informer: InformerId) {
+        if let Some(watcher) = self.informers[informer].watcher() {
+            let timeout = self.watch_rng.range(MIN_WATCH_TIMEOUT, 2 * MIN_WATCH_TIMEOUT - 1);
+            self.informers[informer].watch_opened_at = self.now;
+            self.schedule(self.now + timeout, Ev::WatchTimeout { informer, watcher });
+        }
+    }
+
+    /// The resourceVersion of the last bookmark the server sent the informer's watch: none unless the watcher has
+    /// caught up (nothing undelivered); then the current one when `deadline` (the server bookmarks a watcher just
+    /// before its timeout), else the kind's as of the last whole [`BOOKMARK_FREQUENCY`] since the watch opened.
+    fn bookmark(&self, informer: InformerId, deadline: bool) -> Option<u64> {
+        let inf = &self.informers[informer];
+        let w = self.store.watcher(inf.watcher()?)?;
+        if !w.buffer.is_empty() {
+            return None;
+        }
+        if deadline {
+            return Some(self.store.resource_version());
+        }
+        let open = self.now.saturating_sub(inf.watch_opened_at);
+        if open < BOOKMARK_FREQUENCY {
+            return None;
+        }
+        Some(self.store.kind_resource_version_at(inf.kind, self.now - open % BOOKMARK_FREQUENCY))
     }
 
     // ---- events ---------------------------------------------------------------------------------------------
@@ -589,6 +685,7 @@ impl Sim {
                         if first_sync {
                             self.schedule_resync(informer);
                         }
+                        self.arm_watch_timeout(informer);
                         self.schedule_relist(informer);
                         self.deliver(informer, out, Origin::List);
                         // This sync may complete the host's WaitForCacheSync.
@@ -652,6 +749,16 @@ impl Sim {
                 // Re-observe: the watch ends, a fresh LIST replaces the cache (and a new WATCH starts from it).
                 inf.begin_list(&mut self.store);
                 self.dispatch(Ev::InformerList { informer, epoch });
+            }
+            Ev::WatchTimeout { informer, watcher } => {
+                if self.informers[informer].watcher() != Some(watcher) {
+                    return;
+                }
+                if let Some(rv) = self.bookmark(informer, true) {
+                    self.informers[informer].bookmark(rv);
+                }
+                self.informers[informer].stats.watch_timeouts += 1;
+                self.rewatch(informer);
             }
             Ev::LeaderTick { host, epoch } => {
                 let hs = &self.hosts[host];
@@ -992,15 +1099,13 @@ impl Sim {
     /// Fault: the watch of `informer` is cut. The reflector re-watches from the last resourceVersion it saw; if
     /// the server no longer has that history (410 Gone) it relists after its backoff.
     pub fn disconnect_watch(&mut self, informer: InformerId) {
-        let inf = &mut self.informers[informer];
-        if inf.watcher().is_none() {
+        if self.informers.get(informer).and_then(Informer::watcher).is_none() {
             return;
         }
-        if inf.rewatch(&mut self.store).is_err() {
-            let epoch = inf.epoch;
-            let backoff = inf.next_backoff(&mut self.rng);
-            self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
+        if let Some(rv) = self.bookmark(informer, false) {
+            self.informers[informer].bookmark(rv);
         }
+        self.rewatch(informer);
         self.flush_wakeups();
     }
 

@@ -949,6 +949,17 @@ impl Store {
 
     // ---- watch ----------------------------------------------------------------------------------------------
 
+    /// The resourceVersion of the last change of `kind` at or before `at`, as far as the watch cache remembers
+    /// (what a bookmark sent then would have carried, for that kind's watch cache).
+    pub fn kind_resource_version_at(&self, kind: Kind, at: Millis) -> u64 {
+        let ks = &self.kinds[kind.index()];
+        let newer = ks.history.partition_point(|h| h.ev.at <= at);
+        match newer {
+            0 => ks.compacted,
+            n => ks.history[n - 1].ev.rv,
+        }
+    }
+
     /// Opens a watch of `kind` from `from_rv`: every later change, in order. A start older than the history the
     /// server keeps is refused with 410 Gone; the client must relist.
     ///

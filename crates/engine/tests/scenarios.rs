@@ -410,7 +410,7 @@ fn edge_vs_level_example_never_heals_edge_triggered_and_heals_level_triggered() 
     let edge = example("edge-vs-level.yaml");
     let out = run(&edge, RunOptions::default());
     assert_eq!(out.summary.converged_at_ms, None, "edge: the deleted replicas stay missing");
-    assert_eq!(out.summary.drift, 0, "edge: the relist repaired the caches anyway");
+    assert_eq!(out.summary.drift, 0, "edge: the 410 relist repaired the caches anyway");
     let text: Vec<String> = out.timeline.iter().map(|e| e.text.clone()).collect();
     assert!(text.iter().any(|t| t == "mode: replicaset edge-triggered"), "{text:?}");
     assert!(text.iter().any(|t| t == "edge-triggered: replicaset"), "{text:?}");
@@ -418,7 +418,12 @@ fn edge_vs_level_example_never_heals_edge_triggered_and_heals_level_triggered() 
     let level = edge.replace("trigger: replicaset=edge", "trigger: replicaset=level");
     let out = run(&level, RunOptions::default());
     let at = out.summary.converged_at_ms.expect("level: healed by the relist");
-    assert!((5 * 60_000..6 * 60_000).contains(&at), "healed after the 5-minute relist: {at}");
+    assert!((6 * 60_000..7 * 60_000).contains(&at), "healed after the 410 at 6m, not before: {at}");
+    // Without the 410 nothing re-observes: upstream's reflector has no periodic relist.
+    let never = level.replace("fault: {forceRelist: true}", "fault: {conflicts: 0%}");
+    let out = run(&never, RunOptions::default());
+    assert_eq!(out.summary.converged_at_ms, None, "level, no 410: the lost deletions are never re-observed");
+    assert!(out.summary.drift > 0);
 }
 
 #[test]

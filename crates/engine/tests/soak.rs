@@ -84,12 +84,16 @@ fn assert_flat(early: &Footprint, late: &Footprint, slack: f64) {
 #[test]
 fn a_relist_closes_the_watch_it_replaces() {
     let mut sim = cluster(1, 3, 3);
+    // kubeloop's own repair knob (upstream relists only after errors), and the watch timeouts every 5-10 min.
+    sim.set_relist_period(kubeloop_engine::sim::REPAIR_RELIST_PERIOD);
     let at_start = sim.store.open_watchers();
     sim.run_for(HOUR);
     assert_watches_accounted(&sim, "after an hour of relists every 5 min");
     assert_eq!(sim.store.open_watchers(), at_start, "no watch is left behind by a relist");
     let relists: u64 = sim.informers.iter().map(|i| i.stats.relists).sum();
     assert!(relists >= 12 * 5, "the relists happened ({relists})");
+    let timeouts: u64 = sim.informers.iter().map(|i| i.stats.watch_timeouts).sum();
+    assert!(timeouts > 0, "and watch timeouts ({timeouts}): no re-WATCH leaves a watch behind either");
     assert!(sim.footprint().buffered_events < 1000, "{:?}", sim.footprint());
 }
 
