@@ -262,7 +262,10 @@ pub fn run(sim: &mut Sim, line: &str, input: &Input) -> Output {
         Some("kubectl" | "k") => &words[1..],
         _ => &words,
     };
-    let words = hoist_global_flags(words);
+    let words = match hoist_global_flags(words) {
+        Ok(w) => w,
+        Err(e) => return Output::error(format!("{e}\nSee 'kubectl --help' for usage.")),
+    };
     let Some(name) = words.first() else { return Output::ok(help()) };
     if name == "help" || name == "--help" || name == "-h" {
         return match words.get(1).and_then(|n| find(n)) {
@@ -289,14 +292,23 @@ pub fn run(sim: &mut Sim, line: &str, input: &Input) -> Output {
     (cmd.run)(sim, &parsed, input)
 }
 
-/// `kubectl -n ns get pods`: global flags before the command move after it.
-fn hoist_global_flags(words: &[String]) -> Vec<String> {
+/// `kubectl -n ns get pods`: global flags before the command move after it. A namespace flag with no value
+/// is pflag's error, as the root command gives it.
+fn hoist_global_flags(words: &[String]) -> Result<Vec<String>, String> {
     let mut lead = Vec::new();
     let mut i = 0;
     while i < words.len() {
         let w = words[i].as_str();
         if w == "-n" || w == "--namespace" {
-            lead.extend(words[i..(i + 2).min(words.len())].iter().cloned());
+            let Some(value) = words.get(i + 1) else {
+                return Err(if w == "-n" {
+                    "flag needs an argument: 'n' in -n".to_string()
+                } else {
+                    "flag needs an argument: --namespace".to_string()
+                });
+            };
+            lead.push(w.to_string());
+            lead.push(value.clone());
             i += 2;
         } else if (w.starts_with("-n") && w.len() > 2) || w.starts_with("--namespace=") {
             lead.push(w.to_string());
@@ -309,7 +321,7 @@ fn hoist_global_flags(words: &[String]) -> Vec<String> {
     if !out.is_empty() {
         out.splice(1..1, lead);
     }
-    out
+    Ok(out)
 }
 
 fn find(name: &str) -> Option<&'static Command> {
@@ -402,7 +414,17 @@ mod tests {
         assert!(run(&mut sim, "", &Input::none()).stdout.contains("Commands:"));
         assert!(run(&mut sim, "kubectl --help", &Input::none()).stdout.contains("Commands:"));
         assert!(run(&mut sim, "get --help", &Input::none()).stdout.contains("Usage:"));
-        assert_eq!(hoist_global_flags(&["-n".into(), "a".into(), "get".into(), "po".into()]), ["get", "-n", "a", "po"]);
+        assert_eq!(
+            hoist_global_flags(&["-n".into(), "a".into(), "get".into(), "po".into()]).unwrap(),
+            ["get", "-n", "a", "po"]
+        );
+        // Found by the kubectl fuzzer: a trailing namespace flag with no value indexed past the words.
+        for line in ["-n", "kubectl -n", "--namespace", "-n a -n"] {
+            let out = run(&mut sim, line, &Input::none());
+            assert_eq!(out.code, 1, "{line}");
+            assert!(out.stderr.starts_with("error: flag needs an argument: "), "{line}: {}", out.stderr);
+        }
+        assert!(run(&mut sim, "-n a", &Input::none()).stdout.contains("kubectl controls"));
         assert!(run(&mut sim, "--version", &Input::none()).stderr.starts_with("error: unknown flag: --version"));
     }
 }
