@@ -63,6 +63,7 @@ const CONTROLLERS: [&str; 8] = [
     "nodelifecycle",
     "tainteviction",
     "garbagecollector",
+    "namespace",
     "kubelet",
     "kube-controller-manager",
 ];
