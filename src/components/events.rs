@@ -56,7 +56,7 @@ fn Row(props: &RowProps) -> Html {
     }
 }
 
-const CONTROLLERS: [&str; 8] = [
+const CONTROLLERS: [&str; 9] = [
     "deployment",
     "replicaset",
     "scheduler",

@@ -537,7 +537,7 @@ impl Store {
                         ApiError::Forbidden(format!(
                             "{resource} \"{}\" is forbidden: unable to create new content in namespace {} because it is being terminated",
                             crate::limits::echo(name),
-                            ns_key.name
+                            crate::limits::echo(&ns_key.name)
                         )),
                     );
                 }
