@@ -1034,7 +1034,15 @@ mod tests {
         let names: Vec<&str> = s.controllers.iter().map(|c| c.name).collect();
         assert_eq!(
             names,
-            ["deployment", "replicaset", "nodelifecycle", "tainteviction", "garbagecollector", "scheduler"],
+            [
+                "deployment",
+                "replicaset",
+                "nodelifecycle",
+                "tainteviction",
+                "garbagecollector",
+                "namespace",
+                "scheduler"
+            ],
             "one row per controller, the leader's (two controller manager replicas)"
         );
         assert!(s.controllers[0].host.contains("cp-1"), "{}", s.controllers[0].host);

@@ -107,6 +107,7 @@ fn event_controller(component: &str, involved_kind: &str) -> Str {
         ("node-controller", _) => "nodelifecycle".into(),
         ("taint-eviction-controller", _) => "tainteviction".into(),
         ("garbage-collector-controller", _) => "garbagecollector".into(),
+        ("namespace-controller", _) => "namespace".into(),
         (_, "Deployment") => "deployment".into(),
         (_, "ReplicaSet") => "replicaset".into(),
         (c, _) => c.into(),

@@ -56,13 +56,14 @@ fn Row(props: &RowProps) -> Html {
     }
 }
 
-const CONTROLLERS: [&str; 8] = [
+const CONTROLLERS: [&str; 9] = [
     "deployment",
     "replicaset",
     "scheduler",
     "nodelifecycle",
     "tainteviction",
     "garbagecollector",
+    "namespace",
     "kubelet",
     "kube-controller-manager",
 ];

@@ -95,6 +95,19 @@ impl<'a> Api<'a> {
         self.store.delete(self.client, kind, key, opts, self.now)
     }
 
+    /// DELETECOLLECTION of `kind` in `namespace` (one request).
+    pub fn delete_collection(&mut self, kind: Kind, namespace: &str, opts: &DeleteOptions) -> Result<usize, ApiError> {
+        self.charge();
+        self.store.delete_collection(self.client, kind, namespace, opts, self.now)
+    }
+
+    /// The `finalize` subresource of a namespace: writes its `spec.finalizers` (with the resourceVersion as a
+    /// precondition when set).
+    pub fn finalize(&mut self, obj: Object) -> Result<Rc<Object>, ApiError> {
+        self.charge();
+        self.store.update(self.client, obj, Subresource::Finalize, self.now)
+    }
+
     pub fn bind(&mut self, pod: &ObjKey, uid: &str, node: &str) -> Result<Rc<Object>, ApiError> {
         self.charge();
         self.store.bind(self.client, pod, uid, node, self.now)

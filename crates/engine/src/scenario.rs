@@ -650,8 +650,8 @@ struct RawMode {
     resync_period: Option<Dur>,
 }
 
-const CONTROLLERS: [&str; 6] =
-    ["deployment", "replicaset", "nodelifecycle", "tainteviction", "garbagecollector", "scheduler"];
+const CONTROLLERS: [&str; 7] =
+    ["deployment", "replicaset", "nodelifecycle", "tainteviction", "garbagecollector", "namespace", "scheduler"];
 
 fn parse_trigger(v: &str) -> Result<(Option<String>, TriggerMode), String> {
     let (controller, mode) = match v.split_once('=') {

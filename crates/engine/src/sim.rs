@@ -15,6 +15,7 @@ use crate::controller::{
     Caches, Controller, Ctx, Host, Origin, Outcome, ReconcileLog, ReconcileRecord, RecordOutcome, TriggerMode,
 };
 use crate::controllers::garbagecollector::GarbageCollector;
+use crate::controllers::namespace::NamespaceController;
 use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleController};
 use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
@@ -261,6 +262,10 @@ pub struct Sim {
     /// The reflectors' watch timeouts, a stream of their own (from the same seed), so that modelling them
     /// leaves every other draw where it was.
     watch_rng: Rng,
+    /// Every draw made for the controller managers' namespace informers (list delays, watch timeouts, backoffs,
+    /// dropped events), a stream of its own: the namespace controller came after the others, and adding it left
+    /// every other draw, and so every earlier history, where it was.
+    namespace_rng: Rng,
     pub store: Store,
     pub informers: Vec<Informer>,
     informer_owner: Vec<Owner>,
@@ -282,6 +287,10 @@ pub struct Sim {
 const USER_STREAM: u64 = 0x6b75_6265_6374_6c00;
 /// Salt of the watch timeouts' stream (`timeout` in ASCII).
 const WATCH_STREAM: u64 = 0x0074_696d_656f_7574;
+/// Salt of the namespace informers' stream (`nsinform` in ASCII).
+const NAMESPACE_STREAM: u64 = 0x6e73_696e_666f_726d;
+/// Salt of the namespace watches' latencies, drawn by the store (`nswatch` in ASCII).
+const NAMESPACE_WATCH_STREAM: u64 = 0x006e_7377_6174_6368;
 
 /// The event heap is never compacted below this many entries.
 const COMPACT_MIN: usize = 4096;
@@ -291,7 +300,9 @@ impl Sim {
         let mut rng = Rng::new(config.seed);
         let user_rng = Rng::new(config.seed ^ USER_STREAM);
         let watch_rng = Rng::new(config.seed ^ WATCH_STREAM);
-        let store = Store::new(config.store.clone(), rng.fork());
+        let namespace_rng = Rng::new(config.seed ^ NAMESPACE_STREAM);
+        let mut store = Store::new(config.store.clone(), rng.fork());
+        store.namespace_watch_rng = Rng::new(config.seed ^ NAMESPACE_WATCH_STREAM);
         let mut sim = Sim {
             now: 0,
             seq: 0,
@@ -299,6 +310,7 @@ impl Sim {
             rng,
             user_rng,
             watch_rng,
+            namespace_rng,
             store,
             informers: Vec::new(),
             informer_owner: Vec::new(),
@@ -342,6 +354,7 @@ impl Sim {
             Controller::new(Box::new(NodeLifecycleController::new(self.config.node_lifecycle.clone()))),
             Controller::new(Box::new(TaintEvictionController::new())),
             Controller::new(Box::new(GarbageCollector::new())),
+            Controller::new(Box::new(NamespaceController::new())),
         ]
     }
 
@@ -620,7 +633,8 @@ impl Sim {
             self.arm_watch_timeout(informer);
         } else {
             let epoch = inf.epoch;
-            let backoff = inf.next_backoff(&mut self.rng);
+            let (inf, rng) = self.informer_stream(informer, false);
+            let backoff = inf.next_backoff(rng);
             self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
         }
     }
@@ -629,7 +643,8 @@ impl Sim {
     /// [`MIN_WATCH_TIMEOUT`] to twice that.
     fn arm_watch_timeout(&mut self, informer: InformerId) {
         if let Some(watcher) = self.informers[informer].watcher() {
-            let timeout = self.watch_rng.range(MIN_WATCH_TIMEOUT, 2 * MIN_WATCH_TIMEOUT - 1);
+            let (_, rng) = self.informer_stream(informer, true);
+            let timeout = rng.range(MIN_WATCH_TIMEOUT, 2 * MIN_WATCH_TIMEOUT - 1);
             self.informers[informer].watch_opened_at = self.now;
             self.schedule(self.now + timeout, Ev::WatchTimeout { informer, watcher });
         }
@@ -666,7 +681,8 @@ impl Sim {
                 if let Some(at) = next {
                     self.schedule(at, Ev::WatchDrain { watcher: id, informer: inf });
                 }
-                let out = self.informers[inf].on_watch_events(evs, &mut self.rng);
+                let (informer, rng) = self.informer_stream(inf, false);
+                let out = informer.on_watch_events(evs, rng);
                 self.deliver(inf, out, Origin::Watch);
             }
             Ev::InformerList { informer, epoch } => {
@@ -694,7 +710,8 @@ impl Sim {
                         }
                     }
                     Err(_) => {
-                        let backoff = self.informers[informer].next_backoff(&mut self.rng);
+                        let (inf, rng) = self.informer_stream(informer, false);
+                        let backoff = inf.next_backoff(rng);
                         self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
                     }
                 }
@@ -959,20 +976,54 @@ impl Sim {
         }
     }
 
-    /// Starts every informer of host `h` (a LIST each, then a WATCH).
+    /// Whether the informer draws from the namespace informers' stream (see `namespace_rng`).
+    fn isolated(&self, informer: InformerId) -> bool {
+        self.informers[informer].kind == Kind::Namespace && matches!(self.informer_owner[informer], Owner::Host(_))
+    }
+
+    /// The informer and the stream its draws come from: the namespace informers' own, else the watch timeouts'
+    /// (`timeouts`) or the simulation's.
+    fn informer_stream(&mut self, informer: InformerId, timeouts: bool) -> (&mut Informer, &mut Rng) {
+        let isolated = self.isolated(informer);
+        let Sim { informers, rng, watch_rng, namespace_rng, .. } = self;
+        let r = if isolated {
+            namespace_rng
+        } else if timeouts {
+            watch_rng
+        } else {
+            rng
+        };
+        (&mut informers[informer], r)
+    }
+
+    /// Starts every informer of host `h` (a LIST each, then a WATCH). A namespace informer lists with the last of
+    /// the others (it draws no delay of their stream, and the host's caches sync when they did before it existed).
     fn start_host_informers(&mut self, h: usize) {
         let ids: Vec<InformerId> = self.hosts[h].informers.iter().flatten().copied().collect();
-        for id in ids {
-            self.start_informer(id);
+        let (isolated, shared): (Vec<InformerId>, Vec<InformerId>) = ids.into_iter().partition(|&id| self.isolated(id));
+        let mut last = None;
+        for id in shared {
+            let delay = self.rng.range(2, 10);
+            last = last.max(Some(delay));
+            self.start_informer_after(id, delay);
+        }
+        for id in isolated {
+            let delay = last.unwrap_or_else(|| self.namespace_rng.range(2, 10));
+            self.start_informer_after(id, delay);
         }
     }
 
     fn start_informer(&mut self, id: InformerId) {
+        let (_, rng) = self.informer_stream(id, false);
+        let delay = rng.range(2, 10);
+        self.start_informer_after(id, delay);
+    }
+
+    fn start_informer_after(&mut self, id: InformerId, delay: Millis) {
         let inf = &mut self.informers[id];
         inf.epoch += 1;
         inf.begin_list(&mut self.store);
         let epoch = inf.epoch;
-        let delay = self.rng.range(2, 10);
         self.schedule(self.now + delay, Ev::InformerList { informer: id, epoch });
     }
 
@@ -1213,7 +1264,8 @@ impl Sim {
         inf.begin_list(&mut self.store);
         inf.stats.gone += 1;
         let epoch = inf.epoch;
-        let backoff = inf.next_backoff(&mut self.rng);
+        let (inf, rng) = self.informer_stream(informer, false);
+        let backoff = inf.next_backoff(rng);
         self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
     }
 

@@ -10,7 +10,9 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 
 use crate::admission;
-use crate::api::{s, Kind, LabelSelector, Namespace, ObjKey, Object, PodCondition, Str, Time};
+use crate::api::{
+    s, Kind, LabelSelector, Namespace, NamespaceStatus, ObjKey, Object, PodCondition, Str, Time, FINALIZER_KUBERNETES,
+};
 use crate::faults::Faults;
 use crate::rng::Rng;
 use crate::time::{Millis, HOUR, SECOND};
@@ -177,7 +179,15 @@ pub struct DeleteOptions {
 pub enum Subresource {
     Main,
     Status,
+    /// `namespaces/{name}/finalize`: only `spec.finalizers` of a namespace is taken (the only way to change it).
+    Finalize,
 }
+
+/// The namespaces the NamespaceLifecycle admission plugin refuses to delete (upstream's immortal namespaces are
+/// `default`, `kube-system` and `kube-public`). kubeloop adds `kube-node-lease`: upstream's API server recreates
+/// it within a minute of its removal (its system namespaces controller), which kubeloop does not simulate, so
+/// deleting it would leave the kubelets without their Lease namespace for good.
+pub const IMMORTAL_NAMESPACES: [&str; 4] = ["default", "kube-node-lease", "kube-public", "kube-system"];
 
 /// Tunables of the store. Defaults are upstream's.
 #[derive(Clone, Debug)]
@@ -295,6 +305,8 @@ pub struct Store {
     writes: u64,
     /// Injected faults (conflicts, latency, refused creates).
     pub faults: Faults,
+    /// The delivery latencies of namespace watches, a stream of their own (see `Sim`'s `namespace_rng`).
+    pub namespace_watch_rng: Rng,
 }
 
 /// Kubernetes Event writes kept for observers.
@@ -331,6 +343,7 @@ impl Store {
             history_hash: FNV_OFFSET,
             writes: 0,
             faults: Faults::default(),
+            namespace_watch_rng: Rng::new(0),
         };
         let system = store.register_client("kube-apiserver");
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
@@ -509,6 +522,28 @@ impl Store {
                 m.namespace = s("default");
             }
         }
+        // NamespaceLifecycle admission runs before the name is generated: a refused create names its generateName.
+        if kind.namespaced() {
+            let ns_key = ObjKey::cluster(&obj.meta().namespace);
+            match self.kinds[Kind::Namespace.index()].objects.get(&ns_key) {
+                None => {
+                    return self.fail(client, ApiError::NotFound { resource: "namespaces", name: ns_key.name });
+                }
+                Some(ns) if ns.as_namespace().is_some_and(|n| &*n.status.phase == "Terminating") => {
+                    let m = obj.meta();
+                    let name = if m.name.is_empty() { &m.generate_name } else { &m.name };
+                    return self.fail(
+                        client,
+                        ApiError::Forbidden(format!(
+                            "{resource} \"{}\" is forbidden: unable to create new content in namespace {} because it is being terminated",
+                            crate::limits::echo(name),
+                            crate::limits::echo(&ns_key.name)
+                        )),
+                    );
+                }
+                Some(_) => {}
+            }
+        }
         if obj.meta().name.is_empty() {
             if obj.meta().generate_name.is_empty() {
                 return self.fail(
@@ -528,21 +563,6 @@ impl Store {
             }
             obj.meta_mut().name = s(&name);
         }
-        if kind.namespaced() {
-            let ns_key = ObjKey::cluster(&obj.meta().namespace);
-            match self.kinds[Kind::Namespace.index()].objects.get(&ns_key) {
-                None => {
-                    return self.fail(client, ApiError::NotFound { resource: "namespaces", name: ns_key.name });
-                }
-                Some(ns) if ns.meta().is_terminating() => {
-                    return self.fail(client, ApiError::Invalid(format!(
-                        "{} \"{}\" is forbidden: unable to create new content in namespace {} because it is being terminated",
-                        kind.resource_ref(), obj.meta().name, ns_key.name
-                    )));
-                }
-                Some(_) => {}
-            }
-        }
         let key = obj.key();
         if self.kinds[kind.index()].objects.contains_key(&key) {
             return self.fail(client, ApiError::AlreadyExists { resource, name: key.name });
@@ -559,6 +579,13 @@ impl Store {
             Object::Pod(p) => p.status = Default::default(),
             Object::Deployment(d) => d.status = Default::default(),
             Object::ReplicaSet(r) => r.status = Default::default(),
+            // namespaceStrategy.PrepareForCreate: the namespace is Active and carries the `kubernetes` finalizer.
+            Object::Namespace(n) => {
+                n.status = NamespaceStatus { phase: s("Active"), conditions: Vec::new() };
+                if !n.spec.finalizers.iter().any(|f| &**f == FINALIZER_KUBERNETES) {
+                    n.spec.finalizers.push(s(FINALIZER_KUBERNETES));
+                }
+            }
             _ => {}
         }
         admission::default_object_with(&mut obj, self.config.default_toleration_seconds);
@@ -621,11 +648,17 @@ impl Store {
                 next.take_status_from(&obj);
                 next
             }
+            Subresource::Finalize => {
+                let mut next = (*current).clone();
+                take_finalizers(&mut next, &obj);
+                next
+            }
             Subresource::Main => {
                 let mut next = obj;
                 if kind.has_status_subresource() {
                     next.take_status_from(&current);
                 }
+                keep_namespace_finalizers(&current, &mut next);
                 self.admit_update(client, &current, &mut next)?;
                 let cm = current.meta();
                 let m = next.meta_mut();
@@ -660,18 +693,27 @@ impl Store {
         };
         let mut next = (*current).clone();
         f(&mut next);
-        if sub == Subresource::Main {
-            if kind.has_status_subresource() {
-                next.take_status_from(&current);
+        match sub {
+            Subresource::Main => {
+                if kind.has_status_subresource() {
+                    next.take_status_from(&current);
+                }
+                keep_namespace_finalizers(&current, &mut next);
+                self.admit_update(client, &current, &mut next)?;
+                if current.spec_differs(&next) {
+                    next.meta_mut().generation += 1;
+                }
             }
-            self.admit_update(client, &current, &mut next)?;
-            if current.spec_differs(&next) {
-                next.meta_mut().generation += 1;
+            Subresource::Status => {
+                let mut only_status = (*current).clone();
+                only_status.take_status_from(&next);
+                next = only_status;
             }
-        } else {
-            let mut only_status = (*current).clone();
-            only_status.take_status_from(&next);
-            next = only_status;
+            Subresource::Finalize => {
+                let mut only_finalizers = (*current).clone();
+                take_finalizers(&mut only_finalizers, &next);
+                next = only_finalizers;
+            }
         }
         self.write_if_changed(client, current, next, now)
     }
@@ -701,8 +743,13 @@ impl Store {
             return Ok(current);
         }
         self.count(client).updates += 1;
-        // The last finalizer is gone: the update becomes the delete (one write, one DELETED event).
-        if next.meta().is_terminating() && next.meta().finalizers.is_empty() && !is_graceful_pod(&next) {
+        // The last finalizer is gone: the update becomes the delete (one write, one DELETED event). A namespace
+        // also waits for its `spec.finalizers` (ShouldDeleteNamespaceDuringUpdate).
+        if next.meta().is_terminating()
+            && next.meta().finalizers.is_empty()
+            && !is_graceful_pod(&next)
+            && next.as_namespace().is_none_or(|n| n.spec.finalizers.is_empty())
+        {
             return Ok(self.remove(Rc::new(next), now));
         }
         Ok(self.commit(EventType::Modified, next, Some(current), now))
@@ -756,6 +803,16 @@ impl Store {
         opts: &DeleteOptions,
         now: Millis,
     ) -> Result<Rc<Object>, ApiError> {
+        // NamespaceLifecycle admission: the immortal namespaces are never deleted.
+        if kind == Kind::Namespace && IMMORTAL_NAMESPACES.contains(&&*key.name) {
+            return self.fail(
+                client,
+                ApiError::Forbidden(format!(
+                    "namespaces \"{}\" is forbidden: this namespace may not be deleted",
+                    key.name
+                )),
+            );
+        }
         let Some(current) = self.kinds[kind.index()].objects.get(key).cloned() else {
             return self.fail(client, ApiError::NotFound { resource: group_resource(kind), name: key.name.clone() });
         };
@@ -767,6 +824,21 @@ impl Store {
             }
         }
         self.count(client).deletes += 1;
+        if let Some(ns) = current.as_namespace() {
+            // The namespace registry's Delete: the first request only starts termination (deletionTimestamp,
+            // phase Terminating); the namespace stays until its `spec.finalizers` are gone (the namespace
+            // controller empties it, then finalizes it).
+            if !ns.metadata.is_terminating() {
+                let mut next = ns.clone();
+                next.metadata.deletion_timestamp = Some(Time(now));
+                next.metadata.deletion_grace_period_seconds = Some(0);
+                next.status.phase = s("Terminating");
+                return Ok(self.commit(EventType::Modified, Object::Namespace(next), Some(current), now));
+            }
+            if !ns.spec.finalizers.is_empty() {
+                return Ok(current);
+            }
+        }
         let mut next = (*current).clone();
         let mut graceful = false;
         if let Object::Pod(p) = &next {
@@ -804,6 +876,39 @@ impl Store {
             return Ok(self.commit(EventType::Modified, next, Some(current), now));
         }
         Ok(self.remove(current, now))
+    }
+
+    /// DELETECOLLECTION in one namespace: every object of `kind` in `namespace` is deleted as [`Store::delete`]
+    /// would delete it (graceful pods are only marked; finalizers are respected). One request; the first error,
+    /// if any, after trying them all.
+    pub fn delete_collection(
+        &mut self,
+        client: ClientId,
+        kind: Kind,
+        namespace: &str,
+        opts: &DeleteOptions,
+        now: Millis,
+    ) -> Result<usize, ApiError> {
+        let keys: Vec<ObjKey> = self.kinds[kind.index()]
+            .objects
+            .range(ObjKey::new(namespace, "")..)
+            .take_while(|(k, _)| &*k.namespace == namespace)
+            .map(|(k, _)| k.clone())
+            .collect();
+        let mut first_error = None;
+        for key in &keys {
+            match self.delete(client, kind, key, opts, now) {
+                Ok(_) => {}
+                Err(e) if e.is_not_found() => {}
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(keys.len()),
+        }
     }
 
     fn remove(&mut self, obj: Rc<Object>, now: Millis) -> Rc<Object> {
@@ -1003,6 +1108,7 @@ impl Store {
         }
         let (lo, hi) = self.config.watch_latency;
         let latency = match notify {
+            Some(_) if kind == Kind::Namespace => self.namespace_watch_rng.range(lo, hi),
             Some(_) => self.rng.range(lo, hi),
             // An observer's watch must not draw from the simulation's stream: the shortest latency.
             None => lo,
@@ -1087,6 +1193,21 @@ fn is_graceful_pod(obj: &Object) -> bool {
             && !p.spec.node_name.is_empty()
             && !p.status.phase.is_terminal()
     })
+}
+
+/// A Main update of a namespace keeps its `spec.finalizers` (namespaceStrategy.PrepareForUpdate): only the
+/// `finalize` subresource changes them.
+fn keep_namespace_finalizers(current: &Object, next: &mut Object) {
+    if let (Object::Namespace(c), Object::Namespace(n)) = (current, next) {
+        n.spec.finalizers = c.spec.finalizers.clone();
+    }
+}
+
+/// The `finalize` subresource: `spec.finalizers` from `from`, nothing else.
+fn take_finalizers(next: &mut Object, from: &Object) {
+    if let (Object::Namespace(n), Object::Namespace(f)) = (next, from) {
+        n.spec.finalizers = f.spec.finalizers.clone();
+    }
 }
 
 /// Sets (or adds) a pod condition, moving lastTransitionTime only when the status changes.

@@ -443,8 +443,8 @@ fn api_load_is_counted_per_client() {
     let clients = sim.store.clients();
     let cm = clients.iter().find(|c| &*c.name == "kube-controller-manager/cp-1").expect("cm");
     assert_eq!(
-        cm.counters.list_calls, 5,
-        "one LIST per shared informer (deployments, replicasets, pods, nodes, leases)"
+        cm.counters.list_calls, 6,
+        "one LIST per shared informer (namespaces, deployments, replicasets, pods, nodes, leases)"
     );
     assert!(cm.counters.watch_events > 0);
     assert!(cm.counters.creates >= 4, "a ReplicaSet, three pods (and events)");

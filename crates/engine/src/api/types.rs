@@ -23,7 +23,21 @@ pub struct Namespace {
     #[serde(default)]
     pub metadata: ObjectMeta,
     #[serde(default)]
+    pub spec: NamespaceSpec,
+    #[serde(default)]
     pub status: NamespaceStatus,
+}
+
+/// The finalizer the API server puts on every namespace at creation (`FinalizerKubernetes`); the namespace
+/// controller removes it through the `finalize` subresource once the namespace is empty.
+pub const FINALIZER_KUBERNETES: &str = "kubernetes";
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespaceSpec {
+    /// Unlike `metadata.finalizers`, changed only through the `finalize` subresource.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub finalizers: Vec<Str>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -31,6 +45,29 @@ pub struct Namespace {
 pub struct NamespaceStatus {
     #[serde(default, skip_serializing_if = "is_empty_str")]
     pub phase: Str,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<NamespaceCondition>,
+}
+
+/// `status.conditions[]` of a namespace (the namespace controller's deletion progress).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespaceCondition {
+    #[serde(rename = "type")]
+    pub type_: Str,
+    pub status: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub reason: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub message: Str,
+}
+
+impl Namespace {
+    pub fn condition(&self, type_: &str) -> Option<&NamespaceCondition> {
+        self.status.conditions.iter().find(|c| &*c.type_ == type_)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

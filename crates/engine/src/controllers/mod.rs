@@ -3,6 +3,7 @@
 pub mod deployment;
 pub mod expectations;
 pub mod garbagecollector;
+pub mod namespace;
 pub mod nodelifecycle;
 pub mod replicaset;
 pub mod scheduler;

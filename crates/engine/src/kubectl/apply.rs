@@ -214,12 +214,16 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
                 let ns = crate::limits::echo(&ns);
                 return Err(m.error_at(&["metadata", "namespace"], format!("namespaces \"{ns}\" not found")));
             }
-            if sim.store.peek(Kind::Namespace, &ObjKey::cluster(&ns)).is_some_and(|n| n.meta().is_terminating()) {
+            let terminating =
+                |o: &std::rc::Rc<Object>| o.as_namespace().is_some_and(|n| &*n.status.phase == "Terminating");
+            let creates = sim.store.peek(kind, &obj.key()).is_none();
+            if creates && sim.store.peek(Kind::Namespace, &ObjKey::cluster(&ns)).is_some_and(terminating) {
+                // NamespaceLifecycle refuses creates only; an update of what is still there goes through.
                 return Err(m.error_at(
                     &["metadata", "namespace"],
                     format!(
                         "Error from server (Forbidden): {} \"{}\" is forbidden: unable to create new content in namespace {} because it is being terminated",
-                        kind.resource_ref(),
+                        crate::store::group_resource(kind),
                         crate::limits::echo(&obj.meta().name),
                         crate::limits::echo(&ns)
                     ),

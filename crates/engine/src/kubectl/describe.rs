@@ -815,6 +815,17 @@ fn describe_namespace(w: &mut Writer, n: &Namespace) {
     labels_multiline(w, "", "Labels", &n.metadata.labels);
     annotations_multiline(w, "", "Annotations", &n.metadata.annotations);
     w.write(0, &format!("Status:\t{}\n", n.status.phase));
+    if !n.status.conditions.is_empty() {
+        w.write(0, "Conditions:\n");
+        w.write(1, "Type\tStatus\tLastTransitionTime\tReason\tMessage\n");
+        w.write(1, "----\t------\t------------------\t------\t-------\n");
+        for c in &n.status.conditions {
+            // metav1.Time's zero value formats as Go's zero time.
+            let at =
+                c.last_transition_time.map_or_else(|| "Mon, 01 Jan 0001 00:00:00 +0000".to_string(), |t| rfc1123z(t.0));
+            w.write(1, &format!("{}\t{}\t{at}\t{}\t{}\n", c.type_, c.status, c.reason, c.message));
+        }
+    }
     w.write(0, "\nNo resource quota.\n");
     w.write(0, "\nNo LimitRange resource.\n");
 }

@@ -131,6 +131,44 @@ fn resource_version_is_global_and_strictly_increasing_across_kinds() {
 }
 
 #[test]
+fn a_namespace_is_removed_by_its_finalize_not_by_its_delete() {
+    // pkg/registry/core/namespace/storage: the first DELETE sets deletionTimestamp and phase Terminating; a DELETE
+    // while spec.finalizers is not empty changes nothing; the finalize subresource that empties it removes the
+    // namespace (ShouldDeleteNamespaceDuringUpdate), a status update does not.
+    let (mut st, c) = setup();
+    let mut ns = Namespace::default();
+    ns.metadata.name = s("team");
+    st.create(c, Object::Namespace(ns), 0).expect("create");
+    let key = ObjKey::cluster("team");
+    let marked = st.delete(c, Kind::Namespace, &key, &DeleteOptions::default(), 10).expect("delete");
+    let n = marked.as_namespace().expect("namespace").clone();
+    assert_eq!((&*n.status.phase, n.metadata.deletion_timestamp), ("Terminating", Some(Time(10))));
+    assert_eq!(n.spec.finalizers, vec![s(FINALIZER_KUBERNETES)]);
+    let again = st.delete(c, Kind::Namespace, &key, &DeleteOptions::default(), 20).expect("delete again");
+    assert_eq!(again.meta().resource_version, marked.meta().resource_version, "nothing written");
+    let mut status = n.clone();
+    status.status.conditions.push(crate::api::NamespaceCondition {
+        type_: s("X"),
+        status: s("False"),
+        ..Default::default()
+    });
+    st.update(c, Object::Namespace(status), Subresource::Status, 30).expect("status");
+    assert!(st.peek(Kind::Namespace, &key).is_some(), "a status update does not remove it");
+    let err = st.create(c, pod_in("team", "web", &[]), 40).expect_err("terminating");
+    assert_eq!(err.code(), 403);
+    let mut fin = n.clone();
+    fin.spec.finalizers.clear();
+    fin.metadata.resource_version = 0;
+    st.update(c, Object::Namespace(fin), Subresource::Finalize, 50).expect("finalize");
+    assert!(st.peek(Kind::Namespace, &key).is_none(), "finalized: removed");
+    let err = st.delete(c, Kind::Namespace, &ObjKey::cluster("kube-system"), &DeleteOptions::default(), 60);
+    assert_eq!(
+        err.map(|_| ()).map_err(|e| e.to_string()),
+        Err(r#"namespaces "kube-system" is forbidden: this namespace may not be deleted"#.to_string())
+    );
+}
+
+#[test]
 fn create_in_missing_namespace_is_not_found() {
     // apiserver admission plugin NamespaceLifecycle: `namespaces "x" not found` (404).
     let (mut st, c) = setup();
