@@ -490,3 +490,57 @@ fn a_cut_watch_resumes_or_relists_after_gone() {
     assert_eq!(sim.drift(), 0);
     assert_eq!(running(&sim).len(), 5);
 }
+
+/// ReplicaSet scale-down during a rollout (`getPodsToDelete` ranks by `getIndirectlyRelatedPods`): a pod's rank is
+/// how many active pods of *every* ReplicaSet of its Deployment share its node. The new ReplicaSet has two pods on
+/// node-1 and one on node-2, where the old ReplicaSet has two more: it gives up the pod on node-2 (3 related
+/// pods there), not one of the two on node-1 (which counting only its own pods would pick).
+#[test]
+fn rollout_scale_down_prefers_the_node_shared_with_the_other_replica_sets_pods() {
+    use kubeloop_engine::controller::Controller;
+    use kubeloop_engine::controllers::replicaset::ReplicaSetController;
+    use kubeloop_engine::sim::{CONTROLLER_MANAGER, CONTROLLER_MANAGER_2};
+    let mut sim = cluster(5, 3);
+    // Only a ReplicaSet controller: the Deployment controller must not resize anything by itself.
+    sim.crash_host(CONTROLLER_MANAGER);
+    sim.crash_host(CONTROLLER_MANAGER_2);
+    sim.add_host("replicaset-only", vec![Controller::new(Box::new(ReplicaSetController::new(1)))], 0);
+    apply(&mut sim, &web(3, "nginx:1.27", "100m"));
+    let uid = |sim: &Sim, kind: Kind, name: &str| {
+        sim.store.peek(kind, &ObjKey::new("default", name)).map(|o| o.meta().uid.to_string()).expect("exists")
+    };
+    let dep = uid(&sim, Kind::Deployment, "web");
+    let rs = |name: &str, hash: &str, replicas: i32| {
+        format!(
+            "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: {name}\n  labels: {{app: web, pod-template-hash: {hash}}}\n  ownerReferences:\n  - {{apiVersion: apps/v1, kind: Deployment, name: web, uid: {dep}, controller: true}}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels: {{app: web, pod-template-hash: {hash}}}\n  template:\n    metadata:\n      labels: {{app: web, pod-template-hash: {hash}}}\n    spec:\n      containers:\n      - {{name: nginx, image: nginx:1.27}}\n"
+        )
+    };
+    apply(&mut sim, &rs("web-old", "old", 2));
+    apply(&mut sim, &rs("web-new", "new", 3));
+    let pod = |sim: &Sim, name: &str, owner: &str, hash: &str, node: &str| {
+        let owner_uid = uid(sim, Kind::ReplicaSet, owner);
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  labels: {{app: web, pod-template-hash: {hash}}}\n  ownerReferences:\n  - {{apiVersion: apps/v1, kind: ReplicaSet, name: {owner}, uid: {owner_uid}, controller: true}}\nspec:\n  nodeName: {node}\n  containers:\n  - {{name: nginx, image: nginx:1.27}}\n"
+        )
+    };
+    let mut pods_yaml = String::new();
+    for (name, owner, hash, node) in [
+        ("old-a", "web-old", "old", "node-2"),
+        ("old-b", "web-old", "old", "node-2"),
+        ("new-a", "web-new", "new", "node-1"),
+        ("new-b", "web-new", "new", "node-1"),
+        ("new-c", "web-new", "new", "node-2"),
+    ] {
+        pods_yaml.push_str("---\n");
+        pods_yaml.push_str(&pod(&sim, name, owner, hash, node));
+    }
+    apply(&mut sim, &pods_yaml);
+    sim.run_for(30 * SECOND);
+    assert_eq!(running(&sim).len(), 5, "{:?}", per_node(&running(&sim)));
+    sim.scale(Kind::ReplicaSet, &ObjKey::new("default", "web-new"), 2).expect("scale");
+    sim.run_for(30 * SECOND);
+    let mut left: Vec<String> = pods(&sim).iter().map(|p| p.metadata.name.to_string()).collect();
+    left.sort();
+    assert_eq!(left, ["new-a", "new-b", "old-a", "old-b"], "new-c, on the node shared with web-old, went");
+    assert_eq!(events(&sim, "SuccessfulDelete"), ["Deleted pod: new-c"]);
+}
