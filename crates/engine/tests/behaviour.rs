@@ -544,3 +544,26 @@ fn rollout_scale_down_prefers_the_node_shared_with_the_other_replica_sets_pods()
     assert_eq!(left, ["new-a", "new-b", "old-a", "old-b"], "new-c, on the node shared with web-old, went");
     assert_eq!(events(&sim, "SuccessfulDelete"), ["Deleted pod: new-c"]);
 }
+
+/// PodTopologySpread's system default constraints (kubernetes.io/hostname maxSkew 3, topology.kubernetes.io/zone
+/// maxSkew 5, both ScheduleAnyway, selecting the pods of the same ReplicaSet; weight 2): with two nodes in zone
+/// z1 and one in z2, four replicas go one per node and the fourth to z2's node, the zone with fewer of them.
+/// The resources scores are equal on the three nodes at that point, so only the zone term decides.
+#[test]
+fn system_default_topology_spreading_puts_the_fourth_replica_in_the_emptier_zone() {
+    for seed in [6, 7, 8] {
+        let mut sim = Sim::new(SimConfig { seed, ..Default::default() });
+        for (name, zone) in [("node-a", "z1"), ("node-b", "z1"), ("node-c", "z2")] {
+            let mut cfg = NodeConfig { name: name.into(), ..Default::default() };
+            cfg.labels.insert(s("topology.kubernetes.io/zone"), s(zone));
+            sim.add_node(cfg).expect("node");
+        }
+        apply(&mut sim, &web(3, "nginx:1.27", "100m"));
+        sim.run_for(30 * SECOND);
+        assert_eq!(per_node(&running(&sim)).values().copied().collect::<Vec<_>>(), [1, 1, 1], "seed {seed}");
+        scale(&mut sim, 4);
+        sim.run_for(30 * SECOND);
+        let spread = per_node(&running(&sim));
+        assert_eq!(spread.get("node-c"), Some(&2), "seed {seed}: {spread:?}");
+    }
+}
