@@ -567,3 +567,49 @@ fn system_default_topology_spreading_puts_the_fourth_replica_in_the_emptier_zone
         assert_eq!(spread.get("node-c"), Some(&2), "seed {seed}: {spread:?}");
     }
 }
+
+/// kube-scheduler's leader election (`--leader-elect`, Lease `kube-system/kube-scheduler`, 15 s / 10 s / 2 s): it
+/// schedules only while it holds the lease. When another holder keeps renewing it, the scheduler fails to renew,
+/// gives up after the renew deadline (and exits and restarts, as upstream's does), and new pods stay Pending;
+/// once that holder stops, the scheduler takes the lease over after a lease duration and binds them.
+#[test]
+fn kube_scheduler_schedules_only_while_it_holds_its_lease() {
+    use kubeloop_engine::api::Time;
+    let key = ObjKey::new("kube-system", "kube-scheduler");
+    let lease = |sim: &Sim| {
+        sim.store.peek(Kind::Lease, &key).and_then(|o| o.as_lease().cloned()).expect("the scheduler's lease")
+    };
+    let mut sim = cluster(9, 2);
+    sim.run_for(5 * SECOND);
+    assert_eq!(&*lease(&sim).spec.holder_identity, "cp-1");
+    assert!(sim.hosts[kubeloop_engine::sim::SCHEDULER].active());
+    let steal = |sim: &mut Sim| {
+        let now = Time(sim.now());
+        sim.as_user(|api| {
+            api.patch(Kind::Lease, &key, Subresource::Main, |o| {
+                if let Object::Lease(l) = o {
+                    l.spec.holder_identity = s("impostor");
+                    l.spec.renew_time = Some(now);
+                }
+            })
+        })
+        .expect("patch the lease");
+    };
+    for _ in 0..8 {
+        steal(&mut sim);
+        sim.run_for(2 * SECOND);
+    }
+    assert!(!sim.hosts[kubeloop_engine::sim::SCHEDULER].active(), "past the renew deadline it stopped leading");
+    apply(&mut sim, &web(2, "nginx:1.27", "100m"));
+    for _ in 0..15 {
+        steal(&mut sim);
+        sim.run_for(2 * SECOND);
+    }
+    assert_eq!(pods(&sim).len(), 2);
+    assert!(pods(&sim).iter().all(|p| p.spec.node_name.is_empty()), "nobody schedules without the lease");
+    // The impostor stops renewing: a lease duration later the scheduler holds the lease again and binds.
+    sim.run_for(30 * SECOND);
+    assert_eq!(&*lease(&sim).spec.holder_identity, "cp-1");
+    assert_eq!(running(&sim).len(), 2);
+    assert!(events(&sim, "LeaderElection").iter().filter(|m| m.as_str() == "cp-1 became leader").count() >= 3);
+}

@@ -734,7 +734,7 @@ mod tests {
     #[test]
     fn scale_down_compares_ready_ages_by_log2_bucket_then_uid() {
         let now = 1_000 * 1_000; // 1000 s
-        // Ready 100 s and 110 s ago: 1.0e11 ns and 1.1e11 ns, both in [2^36, 2^37) ns.
+                                 // Ready 100 s and 110 s ago: 1.0e11 ns and 1.1e11 ns, both in [2^36, 2^37) ns.
         let a = with_uid(pod("older", "n1", PodPhase::Running, Some(now - 110_000)), "0000-a");
         let b = with_uid(pod("newer", "n2", PodPhase::Running, Some(now - 100_000)), "ffff-b");
         assert_eq!(log_rank(now - 110_000, now), log_rank(now - 100_000, now));

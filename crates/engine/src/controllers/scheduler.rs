@@ -490,8 +490,11 @@ impl Scheduler {
     fn spread_counts(&mut self, key: &ObjKey, selector: &LabelSelector) -> &SpreadCounts {
         let fresh = self.spread.get(key).is_some_and(|c| c.selector == *selector);
         if !fresh {
-            let mut c =
-                SpreadCounts { namespace: key.namespace.clone(), selector: selector.clone(), per_node: FxHashMap::default() };
+            let mut c = SpreadCounts {
+                namespace: key.namespace.clone(),
+                selector: selector.clone(),
+                per_node: FxHashMap::default(),
+            };
             for p in self.placed.values() {
                 c.add(p, 1);
             }
