@@ -572,6 +572,35 @@ pub fn related_pods_per_node(rs: &ReplicaSet, caches: Caches<'_>) -> FxHashMap<S
     per_node
 }
 
+/// A stable bottom-up merge sort that accepts a comparison which is not a total order. Upstream's `Less` is not
+/// transitive (pods ready in the same second fall through to later rules while pods in one age bucket compare by
+/// UID); Go's `sort.Sort` takes that, whereas `slice::sort_by` may panic on it.
+fn merge_sort_by<T: Copy>(v: &mut [T], cmp: &impl Fn(&T, &T) -> Ordering) {
+    let n = v.len();
+    let mut buf: Vec<T> = v.to_vec();
+    let mut width = 1;
+    while width < n {
+        let mut i = 0;
+        while i < n {
+            let mid = (i + width).min(n);
+            let end = (i + 2 * width).min(n);
+            let (mut l, mut r) = (i, mid);
+            for slot in &mut buf[i..end] {
+                if r < end && (l >= mid || cmp(&v[r], &v[l]) == Ordering::Less) {
+                    *slot = v[r];
+                    r += 1;
+                } else {
+                    *slot = v[l];
+                    l += 1;
+                }
+            }
+            i = end;
+        }
+        v.copy_from_slice(&buf);
+        width = width.saturating_mul(2);
+    }
+}
+
 /// `getPodsToDelete`: the `n` lowest-ranked active pods, ranked by `related` (pods per node, from
 /// [`related_pods_per_node`]) at time `now`.
 pub fn pods_to_delete(active: &[Rc<Object>], related: &FxHashMap<Str, usize>, n: usize, now: Millis) -> Vec<ObjKey> {
@@ -580,7 +609,7 @@ pub fn pods_to_delete(active: &[Rc<Object>], related: &FxHashMap<Str, usize>, n:
         .filter_map(|o| o.as_pod())
         .map(|p| (p, related.get(&p.spec.node_name).copied().unwrap_or(0)))
         .collect();
-    pods.sort_by(|(a, ra), (b, rb)| deletion_order(a, *ra, b, *rb, now));
+    merge_sort_by(&mut pods, &|(a, ra), (b, rb)| deletion_order(a, *ra, b, *rb, now));
     pods.into_iter()
         .take(n)
         .map(|(p, _)| ObjKey { namespace: p.metadata.namespace.clone(), name: p.metadata.name.clone() })
@@ -787,5 +816,22 @@ mod tests {
         a.status.container_statuses = vec![cs(2), cs(2)]; // 4 in total, at most 2
         b.status.container_statuses = vec![cs(3)];
         assert_eq!(order(vec![a, b]), ["b", "a"]);
+    }
+
+    /// Upstream's order is not transitive; sorting by it must not panic (Rust's sort may on such an order).
+    #[test]
+    fn an_intransitive_order_sorts_without_panicking() {
+        let mut pods = Vec::new();
+        for i in 0..300u64 {
+            let mut p = pod(&format!("p{i}"), "n1", PodPhase::Running, Some((i % 7) * 1_000 + (i % 3) * 400));
+            p.metadata.uid = s(&format!("{:04}", (i * 7919) % 1000));
+            p.status.container_statuses =
+                vec![crate::api::ContainerStatus { restart_count: (i % 2) as i32, ..Default::default() }];
+            pods.push(p);
+        }
+        assert_eq!(order_at(pods, 3_600_000).len(), 300);
+        let mut v: Vec<u32> = (0..100).rev().collect();
+        merge_sort_by(&mut v, &|a: &u32, b: &u32| a.cmp(b));
+        assert_eq!(v, (0..100).collect::<Vec<_>>());
     }
 }
