@@ -1452,7 +1452,7 @@ mod tests {
         run_secs(&mut e, 20);
         let s = e.snapshot();
         let names: Vec<(&str, &str)> = s.control_plane.processes.iter().map(|p| (&*p.name, p.state.as_str())).collect();
-        assert_eq!(names, [("cp-1", "leader"), ("cp-2", "standby"), ("kube-scheduler", "running")]);
+        assert_eq!(names, [("cp-1", "leader"), ("cp-2", "standby"), ("kube-scheduler", "leader")]);
         assert_eq!(s.control_plane.lease.as_ref().map(|l| &*l.holder), Some("cp-1"));
         e.exec(Cmd::CrashHost(CONTROLLER_MANAGER));
         e.exec(Cmd::CrashHost(CONTROLLER_MANAGER_2));

@@ -494,7 +494,7 @@ pub struct ControlPlaneView {
 pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
     let mut order: Vec<usize> = (0..sim.hosts.len()).collect();
     // The controller manager replicas first, then the others.
-    order.sort_by_key(|&h| (sim.hosts[h].elector.is_none(), h));
+    order.sort_by_key(|&h| (!sim.hosts[h].name.starts_with("kube-controller-manager/"), h));
     let processes = order
         .into_iter()
         .map(|h| {
@@ -507,7 +507,11 @@ pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
             };
             ProcessView {
                 host: h,
-                name: host.elector.as_ref().map_or_else(|| host.name.clone(), |e| e.identity.clone()),
+                // The controller manager's replicas by their identity; a single-replica process by its component.
+                name: match &host.elector {
+                    Some(e) if host.name.starts_with("kube-controller-manager/") => e.identity.clone(),
+                    _ => host.name.split('/').next().unwrap_or_default().into(),
+                },
                 component: host.name.split('/').next().unwrap_or_default().into(),
                 state,
                 controllers: if host.active() { host.controllers.len() } else { 0 },

@@ -262,7 +262,7 @@ fn process_index(name: &str) -> Option<usize> {
     match name {
         "cp-1" | "kube-controller-manager/cp-1" => Some(crate::sim::CONTROLLER_MANAGER),
         "cp-2" | "kube-controller-manager/cp-2" => Some(crate::sim::CONTROLLER_MANAGER_2),
-        "kube-scheduler" => Some(crate::sim::SCHEDULER),
+        "kube-scheduler" | "kube-scheduler/cp-1" => Some(crate::sim::SCHEDULER),
         _ => None,
     }
 }

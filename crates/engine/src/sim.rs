@@ -333,7 +333,8 @@ impl Sim {
         let cm = sim.controller_manager_controllers();
         let elector = sim.controller_manager_elector(0);
         sim.add_host_with("kube-controller-manager", cm, resync, Some(elector));
-        sim.add_host("kube-scheduler", vec![Controller::new(Box::new(Scheduler::new()))], 0);
+        let elector = sim.scheduler_elector();
+        sim.add_host_with("kube-scheduler", vec![Controller::new(Box::new(Scheduler::new()))], 0, Some(elector));
         let cm = sim.controller_manager_controllers();
         let elector = sim.controller_manager_elector(1);
         sim.add_host_with("kube-controller-manager", cm, resync, Some(elector));
@@ -361,6 +362,13 @@ impl Sim {
     fn controller_manager_elector(&self, replica: usize) -> LeaderElector {
         let id = CONTROLLER_MANAGER_IDS[replica];
         LeaderElector::new("kube-controller-manager", id, self.config.leader_election.clone())
+    }
+
+    /// kube-scheduler's elector (`--leader-elect`, on by default): one replica, on cp-1, holding the Lease
+    /// `kube-system/kube-scheduler` with the same 15 s / 10 s / 2 s as the controller manager. It schedules only
+    /// while it holds the lease, and after a crash waits to acquire it again (its own old record expires first).
+    fn scheduler_elector(&self) -> LeaderElector {
+        LeaderElector::new("kube-scheduler", CONTROLLER_MANAGER_IDS[0], self.config.leader_election.clone())
     }
 
     /// A host that, with an elector, waits to win the election before starting its informers.
@@ -433,7 +441,8 @@ impl Sim {
                 self.start_host_informers(h);
             }
             Transition::StoppedLeading => {
-                // kube-controller-manager exits when it loses the lease ("leaderelection lost") and is restarted.
+                // kube-controller-manager and kube-scheduler exit when they lose the lease ("leaderelection lost")
+                // and are restarted.
                 self.crash_host(h);
                 self.restart_host(h);
                 return;

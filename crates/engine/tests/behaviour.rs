@@ -490,3 +490,126 @@ fn a_cut_watch_resumes_or_relists_after_gone() {
     assert_eq!(sim.drift(), 0);
     assert_eq!(running(&sim).len(), 5);
 }
+
+/// ReplicaSet scale-down during a rollout (`getPodsToDelete` ranks by `getIndirectlyRelatedPods`): a pod's rank is
+/// how many active pods of *every* ReplicaSet of its Deployment share its node. The new ReplicaSet has two pods on
+/// node-1 and one on node-2, where the old ReplicaSet has two more: it gives up the pod on node-2 (3 related
+/// pods there), not one of the two on node-1 (which counting only its own pods would pick).
+#[test]
+fn rollout_scale_down_prefers_the_node_shared_with_the_other_replica_sets_pods() {
+    use kubeloop_engine::controller::Controller;
+    use kubeloop_engine::controllers::replicaset::ReplicaSetController;
+    use kubeloop_engine::sim::{CONTROLLER_MANAGER, CONTROLLER_MANAGER_2};
+    let mut sim = cluster(5, 3);
+    // Only a ReplicaSet controller: the Deployment controller must not resize anything by itself.
+    sim.crash_host(CONTROLLER_MANAGER);
+    sim.crash_host(CONTROLLER_MANAGER_2);
+    sim.add_host("replicaset-only", vec![Controller::new(Box::new(ReplicaSetController::new(1)))], 0);
+    apply(&mut sim, &web(3, "nginx:1.27", "100m"));
+    let uid = |sim: &Sim, kind: Kind, name: &str| {
+        sim.store.peek(kind, &ObjKey::new("default", name)).map(|o| o.meta().uid.to_string()).expect("exists")
+    };
+    let dep = uid(&sim, Kind::Deployment, "web");
+    let rs = |name: &str, hash: &str, replicas: i32| {
+        format!(
+            "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: {name}\n  labels: {{app: web, pod-template-hash: {hash}}}\n  ownerReferences:\n  - {{apiVersion: apps/v1, kind: Deployment, name: web, uid: {dep}, controller: true}}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels: {{app: web, pod-template-hash: {hash}}}\n  template:\n    metadata:\n      labels: {{app: web, pod-template-hash: {hash}}}\n    spec:\n      containers:\n      - {{name: nginx, image: nginx:1.27}}\n"
+        )
+    };
+    apply(&mut sim, &rs("web-old", "old", 2));
+    apply(&mut sim, &rs("web-new", "new", 3));
+    let pod = |sim: &Sim, name: &str, owner: &str, hash: &str, node: &str| {
+        let owner_uid = uid(sim, Kind::ReplicaSet, owner);
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  labels: {{app: web, pod-template-hash: {hash}}}\n  ownerReferences:\n  - {{apiVersion: apps/v1, kind: ReplicaSet, name: {owner}, uid: {owner_uid}, controller: true}}\nspec:\n  nodeName: {node}\n  containers:\n  - {{name: nginx, image: nginx:1.27}}\n"
+        )
+    };
+    let mut pods_yaml = String::new();
+    for (name, owner, hash, node) in [
+        ("old-a", "web-old", "old", "node-2"),
+        ("old-b", "web-old", "old", "node-2"),
+        ("new-a", "web-new", "new", "node-1"),
+        ("new-b", "web-new", "new", "node-1"),
+        ("new-c", "web-new", "new", "node-2"),
+    ] {
+        pods_yaml.push_str("---\n");
+        pods_yaml.push_str(&pod(&sim, name, owner, hash, node));
+    }
+    apply(&mut sim, &pods_yaml);
+    sim.run_for(30 * SECOND);
+    assert_eq!(running(&sim).len(), 5, "{:?}", per_node(&running(&sim)));
+    sim.scale(Kind::ReplicaSet, &ObjKey::new("default", "web-new"), 2).expect("scale");
+    sim.run_for(30 * SECOND);
+    let mut left: Vec<String> = pods(&sim).iter().map(|p| p.metadata.name.to_string()).collect();
+    left.sort();
+    assert_eq!(left, ["new-a", "new-b", "old-a", "old-b"], "new-c, on the node shared with web-old, went");
+    assert_eq!(events(&sim, "SuccessfulDelete"), ["Deleted pod: new-c"]);
+}
+
+/// PodTopologySpread's system default constraints (kubernetes.io/hostname maxSkew 3, topology.kubernetes.io/zone
+/// maxSkew 5, both ScheduleAnyway, selecting the pods of the same ReplicaSet; weight 2): with two nodes in zone
+/// z1 and one in z2, four replicas go one per node and the fourth to z2's node, the zone with fewer of them.
+/// The resources scores are equal on the three nodes at that point, so only the zone term decides.
+#[test]
+fn system_default_topology_spreading_puts_the_fourth_replica_in_the_emptier_zone() {
+    for seed in [6, 7, 8] {
+        let mut sim = Sim::new(SimConfig { seed, ..Default::default() });
+        for (name, zone) in [("node-a", "z1"), ("node-b", "z1"), ("node-c", "z2")] {
+            let mut cfg = NodeConfig { name: name.into(), ..Default::default() };
+            cfg.labels.insert(s("topology.kubernetes.io/zone"), s(zone));
+            sim.add_node(cfg).expect("node");
+        }
+        apply(&mut sim, &web(3, "nginx:1.27", "100m"));
+        sim.run_for(30 * SECOND);
+        assert_eq!(per_node(&running(&sim)).values().copied().collect::<Vec<_>>(), [1, 1, 1], "seed {seed}");
+        scale(&mut sim, 4);
+        sim.run_for(30 * SECOND);
+        let spread = per_node(&running(&sim));
+        assert_eq!(spread.get("node-c"), Some(&2), "seed {seed}: {spread:?}");
+    }
+}
+
+/// kube-scheduler's leader election (`--leader-elect`, Lease `kube-system/kube-scheduler`, 15 s / 10 s / 2 s): it
+/// schedules only while it holds the lease. When another holder keeps renewing it, the scheduler fails to renew,
+/// gives up after the renew deadline (and exits and restarts, as upstream's does), and new pods stay Pending;
+/// once that holder stops, the scheduler takes the lease over after a lease duration and binds them.
+#[test]
+fn kube_scheduler_schedules_only_while_it_holds_its_lease() {
+    use kubeloop_engine::api::Time;
+    let key = ObjKey::new("kube-system", "kube-scheduler");
+    let lease = |sim: &Sim| {
+        sim.store.peek(Kind::Lease, &key).and_then(|o| o.as_lease().cloned()).expect("the scheduler's lease")
+    };
+    let mut sim = cluster(9, 2);
+    sim.run_for(5 * SECOND);
+    assert_eq!(&*lease(&sim).spec.holder_identity, "cp-1");
+    assert!(sim.hosts[kubeloop_engine::sim::SCHEDULER].active());
+    let steal = |sim: &mut Sim| {
+        let now = Time(sim.now());
+        sim.as_user(|api| {
+            api.patch(Kind::Lease, &key, Subresource::Main, |o| {
+                if let Object::Lease(l) = o {
+                    l.spec.holder_identity = s("impostor");
+                    l.spec.renew_time = Some(now);
+                }
+            })
+        })
+        .expect("patch the lease");
+    };
+    for _ in 0..8 {
+        steal(&mut sim);
+        sim.run_for(2 * SECOND);
+    }
+    assert!(!sim.hosts[kubeloop_engine::sim::SCHEDULER].active(), "past the renew deadline it stopped leading");
+    apply(&mut sim, &web(2, "nginx:1.27", "100m"));
+    for _ in 0..15 {
+        steal(&mut sim);
+        sim.run_for(2 * SECOND);
+    }
+    assert_eq!(pods(&sim).len(), 2);
+    assert!(pods(&sim).iter().all(|p| p.spec.node_name.is_empty()), "nobody schedules without the lease");
+    // The impostor stops renewing: a lease duration later the scheduler holds the lease again and binds.
+    sim.run_for(30 * SECOND);
+    assert_eq!(&*lease(&sim).spec.holder_identity, "cp-1");
+    assert_eq!(running(&sim).len(), 2);
+    assert!(events(&sim, "LeaderElection").iter().filter(|m| m.as_str() == "cp-1 became leader").count() >= 3);
+}

@@ -278,6 +278,9 @@ fn taint_keeps_new_pods_off() {
     check(&mut sim, "taint-missing-remove", "taint nodes node-2 nope-");
     check(&mut sim, "taint-all", "taint nodes --all maintenance:PreferNoSchedule");
     kubectl(&mut sim, "taint nodes node-3 dedicated=gpu:NoSchedule");
+    // A taint reaches the scheduler through its Node watch (2-12 ms); pods created within that window could
+    // still be bound to the node, as upstream's could. Let it arrive first.
+    sim.run_for(SECOND);
     let before: Vec<String> = pods(&sim).iter().map(|p| p.meta().name.to_string()).collect();
     kubectl(&mut sim, "scale deploy web --replicas=8");
     sim.run_for(2 * MINUTE);
@@ -296,6 +299,10 @@ fn taint_keeps_new_pods_off() {
 fn drain_evicts_and_the_deployment_recovers() {
     let mut sim = cluster();
     let node = node_of(&sim, &first_pod(&sim));
+    // Cordoned first and given a second: `drain` cordons and evicts at once, and a replacement created before the
+    // scheduler's Node watch delivers the cordon (2-12 ms) could still land on the node, as upstream's could.
+    kubectl(&mut sim, &format!("cordon {node}"));
+    sim.run_for(SECOND);
     let writes = sim.store.counters(sim.user).writes();
     let mut out = kubectl(&mut sim, &format!("drain {node} --ignore-daemonsets"));
     let on_node: Vec<String> = pods(&sim)
@@ -304,7 +311,7 @@ fn drain_evicts_and_the_deployment_recovers() {
         .map(|p| p.meta().name.to_string())
         .collect();
     assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(out.stdout, format!("node/{node} cordoned\n"));
+    assert_eq!(out.stdout, format!("node/{node} already cordoned\n"));
     assert!(out.follow.is_some());
     let (text, done) = follow(&mut sim, &mut out, 2 * MINUTE);
     assert!(done, "{text}");

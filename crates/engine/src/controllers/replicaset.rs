@@ -93,9 +93,48 @@ pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
     pod
 }
 
-/// `ActivePodsWithRanks.Less`: the order in which pods are deleted on scale-down (first = deleted first).
-/// `related` counts pods of this controller per node (more pods on one node: delete there first).
-pub fn deletion_order(a: &Pod, b: &Pod, related: &FxHashMap<Str, usize>) -> Ordering {
+/// A time as the controllers see it: `metav1.Time` travels in whole seconds (RFC 3339), so two pods created or
+/// ready within the same second compare equal upstream.
+fn api_seconds(t: Option<crate::api::Time>) -> Option<Millis> {
+    t.map(|t| t.0 / crate::time::SECOND * crate::time::SECOND)
+}
+
+/// `logarithmicRankDiff`'s rank of one timestamp: `int64(math.Log2(float64(now - t)))` on the duration in
+/// nanoseconds, or -1 when `t` is not in the past. The floor of the base-2 logarithm of the (rounded) float is
+/// read from its exponent bits, which needs no libm and gives the same answer on every platform (Go's `Log2`
+/// agrees except for floats within a few ulps below a power of two).
+fn log_rank(t: Millis, now: Millis) -> i64 {
+    if now <= t {
+        return -1;
+    }
+    let ns = (now - t).saturating_mul(1_000_000).min(i64::MAX as u64) as f64; // a Duration saturates
+    ((ns.to_bits() >> 52) & 0x7ff) as i64 - 1023
+}
+
+/// Steps 6 and 8 of `Less` for two differing timestamps (`None`: the zero time): with LogarithmicScaleDown (GA
+/// since 1.31), the pod whose age falls in the lower power-of-two bucket first, and within one bucket the lower
+/// UID (a pseudo-random order); a zero time first (`afterOrZero`).
+fn compare_times(a: (&Pod, Option<Millis>), b: (&Pod, Option<Millis>), now: Millis) -> Ordering {
+    match (a.1, b.1) {
+        (None, _) => Ordering::Less,
+        (_, None) => Ordering::Greater,
+        (Some(x), Some(y)) => match log_rank(x, now).cmp(&log_rank(y, now)) {
+            Ordering::Equal => a.0.metadata.uid.cmp(&b.0.metadata.uid),
+            o => o,
+        },
+    }
+}
+
+/// `maxContainerRestarts`: the most restarts of any one container.
+fn max_restarts(p: &Pod) -> i32 {
+    p.status.container_statuses.iter().map(|c| c.restart_count).max().unwrap_or(0)
+}
+
+/// `ActivePodsWithRanks.Less` (pkg/controller/controller_utils.go): the order in which pods are deleted on
+/// scale-down (first = deleted first). `rank_a`/`rank_b` are the pods' ranks: how many related pods (of every
+/// ReplicaSet of the same Deployment) are active on their node; `now` is the reference time of the logarithmic
+/// age comparison.
+pub fn deletion_order(a: &Pod, rank_a: usize, b: &Pod, rank_b: usize, now: Millis) -> Ordering {
     // 1. unassigned < assigned
     let assigned = |p: &Pod| !p.spec.node_name.is_empty();
     if assigned(a) != assigned(b) {
@@ -106,7 +145,7 @@ pub fn deletion_order(a: &Pod, b: &Pod, related: &FxHashMap<Str, usize>) -> Orde
         PodPhase::Pending => 0,
         PodPhase::Unknown => 1,
         PodPhase::Running => 2,
-        _ => 3,
+        _ => 0,
     };
     if phase(a) != phase(b) {
         return phase(a).cmp(&phase(b));
@@ -121,29 +160,27 @@ pub fn deletion_order(a: &Pod, b: &Pod, related: &FxHashMap<Str, usize>) -> Orde
         return cost(a).cmp(&cost(b));
     }
     // 5. doubled up: more related pods on the same node first
-    let rank = |p: &Pod| related.get(&p.spec.node_name).copied().unwrap_or(0);
-    if rank(a) != rank(b) {
-        return rank(b).cmp(&rank(a));
+    if rank_a != rank_b {
+        return rank_b.cmp(&rank_a);
     }
-    // 6. ready for less time first (unknown ready time counts as newest)
+    // 6. ready for less time first (logarithmic buckets, then UID; a zero ready time first)
     if a.is_ready() && b.is_ready() {
-        let since = |p: &Pod| p.condition("Ready").and_then(|c| c.last_transition_time).map(|t| t.0);
-        match (since(a), since(b)) {
-            (Some(x), Some(y)) if x != y => return y.cmp(&x),
-            (None, Some(_)) => return Ordering::Less,
-            (Some(_), None) => return Ordering::Greater,
-            _ => {}
+        let since = |p: &Pod| api_seconds(p.condition("Ready").and_then(|c| c.last_transition_time));
+        let (x, y) = (since(a), since(b));
+        if x != y {
+            return compare_times((a, x), (b, y), now);
         }
     }
     // 7. more restarts first
-    if a.restarts() != b.restarts() {
-        return b.restarts().cmp(&a.restarts());
+    if max_restarts(a) != max_restarts(b) {
+        return max_restarts(b).cmp(&max_restarts(a));
     }
-    // 8. newer first
-    let created = |p: &Pod| p.metadata.creation_timestamp.map(|t| t.0).unwrap_or(0);
-    if created(a) != created(b) {
-        return created(b).cmp(&created(a));
+    // 8. newer first (logarithmic buckets, then UID; a zero creation time first)
+    let (x, y) = (api_seconds(a.metadata.creation_timestamp), api_seconds(b.metadata.creation_timestamp));
+    if x != y {
+        return compare_times((a, x), (b, y), now);
     }
+    // Equal for upstream (its sort is not stable either); kubeloop orders by name so that runs replay.
     a.metadata.name.cmp(&b.metadata.name)
 }
 
@@ -410,7 +447,8 @@ impl ReplicaSetController {
             d if d < 0 => {
                 let active: Vec<Rc<Object>> =
                     owned(cx).into_iter().filter(|p| !self.edge_deleted.contains(&p.meta().uid)).collect();
-                if let Some(victim) = pods_to_delete(&active, 1).into_iter().next() {
+                let related = related_pods_per_node(&rs, cx.caches);
+                if let Some(victim) = pods_to_delete(&active, &related, 1, cx.now).into_iter().next() {
                     let uid = active.iter().find(|p| p.key() == victim).map(|p| p.meta().uid.clone());
                     match cx.api.delete(Kind::Pod, &victim, &DeleteOptions::default()) {
                         Ok(_) => {
@@ -478,7 +516,8 @@ impl ReplicaSetController {
             }
         } else if diff > 0 {
             let n = (diff as usize).min(BURST_REPLICAS);
-            let victims = pods_to_delete(active, n);
+            let related = related_pods_per_node(rs, cx.caches);
+            let victims = pods_to_delete(active, &related, n, cx.now);
             self.expectations.expect_deletions(&key, &victims, cx.now);
             let mut error: Option<String> = None;
             let results: Vec<_> = cx.api.parallel(|api| {
@@ -508,17 +547,72 @@ impl ReplicaSetController {
     }
 }
 
-/// `getPodsToDelete`: the `n` lowest-ranked active pods.
-pub fn pods_to_delete(active: &[Rc<Object>], n: usize) -> Vec<ObjKey> {
-    let mut related: FxHashMap<Str, usize> = FxHashMap::default();
-    for p in active.iter().filter_map(|o| o.as_pod()) {
-        *related.entry(p.spec.node_name.clone()).or_default() += 1;
+/// `getIndirectlyRelatedPods` counted per node (`getPodsRankedByRelatedPodsOnSameNode`): the active pods
+/// selected by any ReplicaSet with the same controller (Deployment) as `rs`, each pod once. A ReplicaSet without
+/// a controller has no related pods (upstream logs "ReplicaSet has no controller"), so every rank is 0.
+pub fn related_pods_per_node(rs: &ReplicaSet, caches: Caches<'_>) -> FxHashMap<Str, usize> {
+    let mut per_node: FxHashMap<Str, usize> = FxHashMap::default();
+    let Some(owner) = crate::api::controller_of(&rs.metadata) else { return per_node };
+    let pods = caches.of(Kind::Pod);
+    let mut seen: FxHashSet<Str> = FxHashSet::default();
+    let mut siblings: Vec<&ReplicaSet> =
+        caches.of(Kind::ReplicaSet).by_owner(&owner.uid).filter_map(|o| o.as_replicaset()).collect();
+    siblings.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    for sib in siblings {
+        if sib.metadata.namespace != rs.metadata.namespace {
+            continue;
+        }
+        for p in pods.select(&sib.metadata.namespace, &sib.spec.selector) {
+            let Some(pod) = p.as_pod() else { continue };
+            if seen.insert(pod.metadata.uid.clone()) && pod.is_active() {
+                *per_node.entry(pod.spec.node_name.clone()).or_default() += 1;
+            }
+        }
     }
-    let mut pods: Vec<&Pod> = active.iter().filter_map(|o| o.as_pod()).collect();
-    pods.sort_by(|a, b| deletion_order(a, b, &related));
+    per_node
+}
+
+/// A stable bottom-up merge sort that accepts a comparison which is not a total order. Upstream's `Less` is not
+/// transitive (pods ready in the same second fall through to later rules while pods in one age bucket compare by
+/// UID); Go's `sort.Sort` takes that, whereas `slice::sort_by` may panic on it.
+fn merge_sort_by<T: Copy>(v: &mut [T], cmp: &impl Fn(&T, &T) -> Ordering) {
+    let n = v.len();
+    let mut buf: Vec<T> = v.to_vec();
+    let mut width = 1;
+    while width < n {
+        let mut i = 0;
+        while i < n {
+            let mid = (i + width).min(n);
+            let end = (i + 2 * width).min(n);
+            let (mut l, mut r) = (i, mid);
+            for slot in &mut buf[i..end] {
+                if r < end && (l >= mid || cmp(&v[r], &v[l]) == Ordering::Less) {
+                    *slot = v[r];
+                    r += 1;
+                } else {
+                    *slot = v[l];
+                    l += 1;
+                }
+            }
+            i = end;
+        }
+        v.copy_from_slice(&buf);
+        width = width.saturating_mul(2);
+    }
+}
+
+/// `getPodsToDelete`: the `n` lowest-ranked active pods, ranked by `related` (pods per node, from
+/// [`related_pods_per_node`]) at time `now`.
+pub fn pods_to_delete(active: &[Rc<Object>], related: &FxHashMap<Str, usize>, n: usize, now: Millis) -> Vec<ObjKey> {
+    let mut pods: Vec<(&Pod, usize)> = active
+        .iter()
+        .filter_map(|o| o.as_pod())
+        .map(|p| (p, related.get(&p.spec.node_name).copied().unwrap_or(0)))
+        .collect();
+    merge_sort_by(&mut pods, &|(a, ra), (b, rb)| deletion_order(a, *ra, b, *rb, now));
     pods.into_iter()
         .take(n)
-        .map(|p| ObjKey { namespace: p.metadata.namespace.clone(), name: p.metadata.name.clone() })
+        .map(|(p, _)| ObjKey { namespace: p.metadata.namespace.clone(), name: p.metadata.name.clone() })
         .collect()
 }
 
@@ -591,9 +685,18 @@ mod tests {
         p
     }
 
-    fn order(pods: Vec<Pod>) -> Vec<String> {
+    /// The deletion order of `pods` at `now`, every pod given also counting as a related pod on its node.
+    fn order_at(pods: Vec<Pod>, now: Millis) -> Vec<String> {
         let objs: Vec<Rc<Object>> = pods.into_iter().map(|p| Rc::new(Object::Pod(p))).collect();
-        pods_to_delete(&objs, objs.len()).into_iter().map(|k| k.name.to_string()).collect()
+        let mut related: FxHashMap<Str, usize> = FxHashMap::default();
+        for p in objs.iter().filter_map(|o| o.as_pod()) {
+            *related.entry(p.spec.node_name.clone()).or_default() += 1;
+        }
+        pods_to_delete(&objs, &related, objs.len(), now).into_iter().map(|k| k.name.to_string()).collect()
+    }
+
+    fn order(pods: Vec<Pod>) -> Vec<String> {
+        order_at(pods, 10_000)
     }
 
     #[test]
@@ -648,5 +751,87 @@ mod tests {
         assert_eq!(&*p.metadata.generate_name, "web-abc-");
         assert_eq!(crate::api::controller_of(&p.metadata).map(|r| &*r.uid), Some("u1"));
         assert_eq!(p.metadata.label("app"), Some("web"));
+    }
+
+    fn with_uid(mut p: Pod, uid: &str) -> Pod {
+        p.metadata.uid = s(uid);
+        p
+    }
+
+    /// LogarithmicScaleDown (GA in 1.31; `logarithmicRankDiff`): ages are compared by their power-of-two bucket
+    /// in nanoseconds, and two pods in one bucket by UID, not by which became ready last.
+    #[test]
+    fn scale_down_compares_ready_ages_by_log2_bucket_then_uid() {
+        let now = 1_000 * 1_000; // 1000 s
+                                 // Ready 100 s and 110 s ago: 1.0e11 ns and 1.1e11 ns, both in [2^36, 2^37) ns.
+        let a = with_uid(pod("older", "n1", PodPhase::Running, Some(now - 110_000)), "0000-a");
+        let b = with_uid(pod("newer", "n2", PodPhase::Running, Some(now - 100_000)), "ffff-b");
+        assert_eq!(log_rank(now - 110_000, now), log_rank(now - 100_000, now));
+        // Exact times would delete "newer" first; in one bucket the lower UID goes first.
+        assert_eq!(order_at(vec![a.clone(), b.clone()], now), ["older", "newer"]);
+        let a = with_uid(a, "ffff-a");
+        let b = with_uid(b, "0000-b");
+        assert_eq!(order_at(vec![a.clone(), b.clone()], now), ["newer", "older"]);
+        // Ready 10 s ago (1e10 ns, bucket 33) against 110 s ago (bucket 36): the younger bucket goes first,
+        // whatever the UIDs.
+        let young = with_uid(pod("young", "n3", PodPhase::Running, Some(now - 10_000)), "ffff-y");
+        assert_eq!(order_at(vec![a, young], now), ["young", "older"]);
+    }
+
+    #[test]
+    fn scale_down_compares_creation_ages_by_log2_bucket_then_uid() {
+        let now = 1_000_000;
+        let created = |name: &str, at: Millis, uid: &str| {
+            let mut p = with_uid(pod(name, "n1", PodPhase::Pending, None), uid);
+            p.metadata.creation_timestamp = Some(Time(at));
+            p
+        };
+        // 100 s and 110 s old: one bucket, so the UID decides.
+        let got = order_at(vec![created("old", now - 110_000, "1"), created("new", now - 100_000, "2")], now);
+        assert_eq!(got, ["old", "new"]);
+        // 1 s old against 110 s old: different buckets, the newer first.
+        let got = order_at(vec![created("old", now - 110_000, "1"), created("new", now - 1_000, "2")], now);
+        assert_eq!(got, ["new", "old"]);
+        // No creation time (the zero time) goes first (`afterOrZero`).
+        let mut zero = created("zero", 0, "3");
+        zero.metadata.creation_timestamp = None;
+        let got = order_at(vec![created("old", now - 110_000, "1"), zero], now);
+        assert_eq!(got, ["zero", "old"]);
+    }
+
+    #[test]
+    fn log_rank_is_the_floor_of_log2_of_nanoseconds() {
+        assert_eq!(log_rank(5, 5), -1);
+        assert_eq!(log_rank(6, 5), -1);
+        assert_eq!(log_rank(0, 1), 19); // 1 ms = 1e6 ns, 2^19 <= 1e6 < 2^20
+        assert_eq!(log_rank(0, 1_000), 29); // 1 s = 1e9 ns
+        assert_eq!(log_rank(0, u64::MAX), 63); // saturated, no overflow
+    }
+
+    #[test]
+    fn restarts_rank_by_the_most_restarted_container() {
+        let mut a = pod("a", "n1", PodPhase::Running, Some(0));
+        let mut b = pod("b", "n1", PodPhase::Running, Some(0));
+        let cs = |n: i32| crate::api::ContainerStatus { restart_count: n, ..Default::default() };
+        a.status.container_statuses = vec![cs(2), cs(2)]; // 4 in total, at most 2
+        b.status.container_statuses = vec![cs(3)];
+        assert_eq!(order(vec![a, b]), ["b", "a"]);
+    }
+
+    /// Upstream's order is not transitive; sorting by it must not panic (Rust's sort may on such an order).
+    #[test]
+    fn an_intransitive_order_sorts_without_panicking() {
+        let mut pods = Vec::new();
+        for i in 0..300u64 {
+            let mut p = pod(&format!("p{i}"), "n1", PodPhase::Running, Some((i % 7) * 1_000 + (i % 3) * 400));
+            p.metadata.uid = s(&format!("{:04}", (i * 7919) % 1000));
+            p.status.container_statuses =
+                vec![crate::api::ContainerStatus { restart_count: (i % 2) as i32, ..Default::default() }];
+            pods.push(p);
+        }
+        assert_eq!(order_at(pods, 3_600_000).len(), 300);
+        let mut v: Vec<u32> = (0..100).rev().collect();
+        merge_sort_by(&mut v, &|a: &u32, b: &u32| a.cmp(b));
+        assert_eq!(v, (0..100).collect::<Vec<_>>());
     }
 }

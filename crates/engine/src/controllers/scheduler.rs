@@ -1,13 +1,14 @@
 //! kube-scheduler: one pod at a time, filter the nodes (NodeUnschedulable, NodeName, TaintToleration,
-//! NodeAffinity/nodeSelector, NodeResourcesFit), score the feasible ones (LeastAllocated, BalancedAllocation,
-//! TaintToleration), bind to the best. Unschedulable pods get PodScheduled=False and a FailedScheduling event and
-//! wait (backoff 1 s doubling to 10 s) until the cluster changes, or at most 5 minutes.
+//! NodeAffinity/nodeSelector, NodeResourcesFit), score the feasible ones (NodeResourcesFit's LeastAllocated,
+//! NodeResourcesBalancedAllocation, TaintToleration, PodTopologySpread's system default constraints), bind to the
+//! best. Unschedulable pods get PodScheduled=False and a FailedScheduling event and wait (backoff 1 s doubling to
+//! 10 s) until the cluster changes, or at most 5 minutes.
 
 use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use crate::api::{s, Kind, Labels, ObjKey, Object, Pod, Str, Taint};
+use crate::api::{s, Kind, LabelSelector, Labels, ObjKey, Object, Pod, Str, Taint};
 use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
@@ -28,6 +29,14 @@ pub const DEFAULT_MEMORY_REQUEST: i64 = 200 * 1024 * 1024;
 pub const WEIGHT_FIT: i64 = 1;
 pub const WEIGHT_BALANCED: i64 = 1;
 pub const WEIGHT_TAINT: i64 = 3;
+pub const WEIGHT_SPREAD: i64 = 2;
+/// `MaxNodeScore`.
+pub const MAX_NODE_SCORE: i64 = 100;
+pub const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
+pub const LABEL_ZONE: &str = "topology.kubernetes.io/zone";
+/// PodTopologySpread's `systemDefaultConstraints` (defaultingType: System): topology key and maxSkew, both
+/// `ScheduleAnyway` (scoring only), in upstream's order.
+pub const SYSTEM_DEFAULT_CONSTRAINTS: [(&str, i64); 2] = [(LABEL_HOSTNAME, 3), (LABEL_ZONE, 5)];
 
 /// What the scheduler knows of one node (its cache, kept from the informers plus assumed pods).
 #[derive(Clone, Debug, Default)]
@@ -49,7 +58,10 @@ pub struct NodeInfo {
     pub pods: i64,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+/// What a pod requests: `cpu`/`mem` as requested (a container without a request adds 0, and so does an explicit
+/// request of 0), and `nz_cpu`/`nz_mem` with the non-zero defaults (100m, 200 MiB) for a container that has no
+/// request at all (`NonMissingContainerRequests`: a request explicitly set, even to 0, is kept).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Usage {
     cpu: i128,
     mem: i128,
@@ -64,10 +76,58 @@ fn usage(p: &Pod) -> Usage {
         let mem = c.resources.requests.get("memory").map(|q| q.value());
         u.cpu += i128::from(cpu.unwrap_or(0));
         u.mem += i128::from(mem.unwrap_or(0));
-        u.nz_cpu += i128::from(cpu.filter(|v| *v > 0).unwrap_or(DEFAULT_MILLI_CPU_REQUEST));
-        u.nz_mem += i128::from(mem.filter(|v| *v > 0).unwrap_or(DEFAULT_MEMORY_REQUEST));
+        u.nz_cpu += i128::from(cpu.unwrap_or(DEFAULT_MILLI_CPU_REQUEST));
+        u.nz_mem += i128::from(mem.unwrap_or(DEFAULT_MEMORY_REQUEST));
     }
     u
+}
+
+/// A pod counted on a node: what it requests, and what PodTopologySpread counts it by.
+#[derive(Clone, Debug, PartialEq)]
+struct Placed {
+    node: Str,
+    usage: Usage,
+    namespace: Str,
+    labels: Labels,
+    /// Has a deletionTimestamp: still counted for resources, not by `countPodsMatchSelector`.
+    terminating: bool,
+}
+
+impl Placed {
+    fn of(p: &Pod) -> Placed {
+        Placed {
+            node: p.spec.node_name.clone(),
+            usage: usage(p),
+            namespace: p.metadata.namespace.clone(),
+            labels: p.metadata.labels.clone(),
+            terminating: p.metadata.is_terminating(),
+        }
+    }
+}
+
+/// The pods one ReplicaSet's selector matches, per node: `countPodsMatchSelector` kept up to date as pods are
+/// placed and removed, instead of walking every pod of every node for each pod scheduled.
+#[derive(Debug)]
+struct SpreadCounts {
+    namespace: Str,
+    selector: LabelSelector,
+    per_node: FxHashMap<Str, i64>,
+}
+
+impl SpreadCounts {
+    fn counts(&self, p: &Placed) -> bool {
+        !p.terminating && p.namespace == self.namespace && self.selector.matches(&p.labels)
+    }
+    fn add(&mut self, p: &Placed, sign: i64) {
+        if !self.counts(p) {
+            return;
+        }
+        let n = self.per_node.entry(p.node.clone()).or_default();
+        *n = n.saturating_add(sign);
+        if *n <= 0 {
+            self.per_node.remove(&p.node);
+        }
+    }
 }
 
 impl NodeInfo {
@@ -126,7 +186,10 @@ impl NodeTable {
 pub struct Scheduler {
     pub nodes: NodeTable,
     /// Pods counted on a node (bound, or assumed after our own bind), with what they request.
-    placed: FxHashMap<ObjKey, (Str, Usage)>,
+    placed: FxHashMap<ObjKey, Placed>,
+    /// PodTopologySpread's counts, by the ReplicaSet whose selector they count (built when a pod of it is first
+    /// scored, dropped with the ReplicaSet).
+    spread: FxHashMap<ObjKey, SpreadCounts>,
     /// Pods that failed to schedule, with the end of their backoff.
     unschedulable: FxHashMap<ObjKey, Millis>,
     attempts: FxHashMap<ObjKey, u32>,
@@ -198,25 +261,165 @@ fn filter(pod: &Pod, u: &Usage, n: &NodeInfo, reasons: &mut Vec<String>) -> bool
     reasons.len() == before
 }
 
-/// LeastAllocated + BalancedAllocation + TaintToleration, weighted as the default profile (before normalisation
-/// of TaintToleration across nodes, done by the caller).
-fn resource_score(u: &Usage, n: &NodeInfo) -> i64 {
-    let frac = |req: i128, alloc: i64| if alloc <= 0 { 1.0 } else { (req as f64 / alloc as f64).min(1.0) };
-    let cpu_req = n.nz_cpu + u.nz_cpu;
-    let mem_req = n.nz_mem + u.nz_mem;
+/// NodeResourcesFit's `LeastAllocated` (`leastResourceScorer`, cpu and memory weighted 1): requests with the
+/// non-zero defaults (the node's `NonZeroRequested` plus the pod's); a resource the node has none of is left out.
+fn least_allocated(u: &Usage, n: &NodeInfo) -> i64 {
     let least = |req: i128, alloc: i64| {
         let alloc = i128::from(alloc);
-        if alloc <= 0 || req > alloc {
+        if req > alloc {
             0
         } else {
             // In i128: (alloc - req) * 100 overflows an i64 for allocatable past 2^63 / 100.
-            ((alloc - req) * 100 / alloc) as i64
+            ((alloc - req) * i128::from(MAX_NODE_SCORE) / alloc) as i64
         }
     };
-    let least_allocated = (least(cpu_req, n.alloc_cpu) + least(mem_req, n.alloc_mem)) / 2;
-    let (fc, fm) = (frac(cpu_req, n.alloc_cpu), frac(mem_req, n.alloc_mem));
-    let balanced = ((1.0 - (fc - fm).abs() / 2.0) * 100.0) as i64;
-    least_allocated * WEIGHT_FIT + balanced * WEIGHT_BALANCED
+    let mut sum = 0;
+    let mut weights = 0;
+    for (req, alloc) in [(n.nz_cpu + u.nz_cpu, n.alloc_cpu), (n.nz_mem + u.nz_mem, n.alloc_mem)] {
+        if alloc <= 0 {
+            continue;
+        }
+        sum += least(req, alloc);
+        weights += 1;
+    }
+    if weights == 0 {
+        0
+    } else {
+        sum / weights
+    }
+}
+
+/// NodeResourcesBalancedAllocation (`balancedResourceScorer`, `useRequested: true`): the requests as they are,
+/// without the non-zero defaults (the node's `Requested` plus the pod's); a resource the node has none of is left
+/// out. `None` for a best-effort pod (nothing requested), which the plugin skips since 1.33.
+fn balanced_allocation(u: &Usage, n: &NodeInfo) -> Option<i64> {
+    if u.cpu == 0 && u.mem == 0 {
+        return None;
+    }
+    let mut fractions = Vec::with_capacity(2);
+    for (req, alloc) in [(n.req_cpu + u.cpu, n.alloc_cpu), (n.req_mem + u.mem, n.alloc_mem)] {
+        if alloc <= 0 {
+            continue;
+        }
+        fractions.push((req as f64 / alloc as f64).min(1.0));
+    }
+    let std = match fractions[..] {
+        [a, b] => ((a - b) / 2.0).abs(),
+        _ => 0.0,
+    };
+    Some(((1.0 - std) * MAX_NODE_SCORE as f64) as i64)
+}
+
+/// The resource scores weighted as the default profile (LeastAllocated 1, BalancedAllocation 1).
+fn resource_score(u: &Usage, n: &NodeInfo) -> i64 {
+    least_allocated(u, n) * WEIGHT_FIT + balanced_allocation(u, n).unwrap_or(0) * WEIGHT_BALANCED
+}
+
+/// The natural logarithm from +, -, * and / alone (IEEE-exact on every target), so that the native runner and
+/// the wasm32 build weigh topologies identically (`std`'s `ln` calls the platform's libm). For `x >= 1`:
+/// `x = m * 2^k` with `m` in [1/sqrt 2, sqrt 2), `ln m = 2 atanh((m-1)/(m+1))` as a series.
+fn ln(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        return f64::NAN;
+    }
+    let mut m = x;
+    let mut k = 0i32;
+    while m > std::f64::consts::SQRT_2 {
+        m /= 2.0;
+        k += 1;
+    }
+    while m < std::f64::consts::FRAC_1_SQRT_2 {
+        m *= 2.0;
+        k -= 1;
+    }
+    let t = (m - 1.0) / (m + 1.0);
+    let t2 = t * t;
+    let mut term = t;
+    let mut sum = 0.0;
+    let mut i = 1.0;
+    while i < 60.0 {
+        sum += term / i;
+        term *= t2;
+        i += 2.0;
+    }
+    f64::from(k) * std::f64::consts::LN_2 + 2.0 * sum
+}
+
+/// `topologyNormalizingWeight`: `ln(size + 2)`, so that counts in a topology with few domains weigh less.
+fn topology_normalizing_weight(size: usize) -> f64 {
+    ln(size as f64 + 2.0)
+}
+
+/// `scoreForCount`.
+fn score_for_count(count: i64, max_skew: i64, weight: f64) -> f64 {
+    count as f64 * weight + (max_skew - 1) as f64
+}
+
+/// PodTopologySpread's scores (PreScore, Score, NormalizeScore) for `feasible`, with the system default
+/// constraints and `counts` (the pods the owner's selector matches, per node). Upstream's `requireAllTopologies`
+/// is false for system defaults: a node without the zone label still scores on hostname spreading, and its pods
+/// count towards the domain "" (which no node with a zone is in). Pods on nodes that do not match the pod's
+/// nodeSelector are not counted (nodeAffinityPolicy Honor; nodeTaintsPolicy Ignore).
+fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &SpreadCounts) -> Vec<i64> {
+    let mut raw = Vec::with_capacity(feasible.len());
+    // PreScore: the zones of the feasible nodes, with the matching pods counted over all nodes.
+    let mut zones: BTreeMap<&str, i64> = BTreeMap::new();
+    for n in feasible {
+        zones.entry(n.labels.get(LABEL_ZONE).map_or("", |z| &**z)).or_insert(0);
+    }
+    let zone_weight = topology_normalizing_weight(zones.len());
+    let host_weight = topology_normalizing_weight(feasible.len());
+    let mut per_node: Vec<(&Str, &i64)> = counts.per_node.iter().collect();
+    per_node.sort();
+    for (name, count) in per_node {
+        let Some(n) = nodes.get(name) else { continue };
+        if !pod.spec.node_selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) {
+            continue;
+        }
+        if let Some(c) = zones.get_mut(n.labels.get(LABEL_ZONE).map_or("", |z| &**z)) {
+            *c = c.saturating_add(*count);
+        }
+    }
+    // Score: every constraint whose key the node has.
+    for n in feasible {
+        let mut score = 0.0;
+        for (key, max_skew) in SYSTEM_DEFAULT_CONSTRAINTS {
+            let Some(value) = n.labels.get(key) else { continue };
+            score += if key == LABEL_HOSTNAME {
+                score_for_count(counts.per_node.get(&n.name).copied().unwrap_or(0), max_skew, host_weight)
+            } else {
+                score_for_count(zones.get(&**value).copied().unwrap_or(0), max_skew, zone_weight)
+            };
+        }
+        raw.push(score.round() as i64);
+    }
+    // NormalizeScore: fewer matching pods, higher score.
+    let min = raw.iter().copied().min().unwrap_or(0);
+    let max = raw.iter().copied().max().unwrap_or(0).max(0);
+    raw.iter()
+        .map(|s| {
+            if max == 0 {
+                MAX_NODE_SCORE
+            } else {
+                MAX_NODE_SCORE.saturating_mul(max.saturating_add(min).saturating_sub(*s)) / max
+            }
+        })
+        .collect()
+}
+
+/// `DefaultSelector` for a pod owned by a ReplicaSet (kubeloop has no Services, ReplicationControllers or
+/// StatefulSets): its controller's selector, looked up by name; `None` (no spreading) without one.
+fn default_spread_owner(pod: &Pod, caches: Caches<'_>) -> Option<(ObjKey, LabelSelector)> {
+    let owner = crate::api::controller_of(&pod.metadata)?;
+    if &*owner.kind != Kind::ReplicaSet.name() || &*owner.api_version != Kind::ReplicaSet.api_version() {
+        return None;
+    }
+    let key = ObjKey::new(&pod.metadata.namespace, &owner.name);
+    let rs = caches.get(Kind::ReplicaSet)?.get(&key)?.as_replicaset()?;
+    if rs.spec.selector.is_empty() {
+        return None;
+    }
+    Some((key, rs.spec.selector.clone()))
 }
 
 fn prefer_no_schedule_violations(pod: &Pod, n: &NodeInfo) -> i64 {
@@ -253,29 +456,51 @@ impl Scheduler {
         Scheduler::default()
     }
 
-    fn place(&mut self, key: ObjKey, node: &Str, u: Usage) {
-        if let Some((old, _)) = self.placed.get(&key) {
-            if old == node {
-                return;
-            }
+    fn place(&mut self, key: ObjKey, p: Placed) {
+        if self.placed.get(&key) == Some(&p) {
+            return;
         }
         self.unplace(&key);
-        if let Some(n) = self.nodes.get_mut(node) {
-            n.apply(u, 1);
+        if let Some(n) = self.nodes.get_mut(&p.node) {
+            n.apply(p.usage, 1);
         }
-        self.placed.insert(key, (node.clone(), u));
+        for c in self.spread.values_mut() {
+            c.add(&p, 1);
+        }
+        self.placed.insert(key, p);
     }
 
     fn unplace(&mut self, key: &ObjKey) -> bool {
         match self.placed.remove(key) {
-            Some((node, u)) => {
-                if let Some(n) = self.nodes.get_mut(&node) {
-                    n.apply(u, -1);
+            Some(p) => {
+                if let Some(n) = self.nodes.get_mut(&p.node) {
+                    n.apply(p.usage, -1);
+                }
+                for c in self.spread.values_mut() {
+                    c.add(&p, -1);
                 }
                 true
             }
             None => false,
         }
+    }
+
+    /// The spreading counts of the ReplicaSet `key`, built from the placed pods on first use (and again if its
+    /// selector is not the one counted).
+    fn spread_counts(&mut self, key: &ObjKey, selector: &LabelSelector) -> &SpreadCounts {
+        let fresh = self.spread.get(key).is_some_and(|c| c.selector == *selector);
+        if !fresh {
+            let mut c = SpreadCounts {
+                namespace: key.namespace.clone(),
+                selector: selector.clone(),
+                per_node: FxHashMap::default(),
+            };
+            for p in self.placed.values() {
+                c.add(p, 1);
+            }
+            self.spread.insert(key.clone(), c);
+        }
+        &self.spread[key]
     }
 
     /// A change that may make unschedulable pods fit: retry each once its backoff is over.
@@ -306,7 +531,11 @@ impl Reconciler for Scheduler {
     }
 
     fn retained(&self) -> usize {
-        self.nodes.len() + self.placed.len() + self.unschedulable.len() + self.attempts.len()
+        self.nodes.len()
+            + self.placed.len()
+            + self.unschedulable.len()
+            + self.attempts.len()
+            + self.spread.values().map(|c| 1 + c.per_node.len()).sum::<usize>()
     }
 
     fn component(&self) -> &'static str {
@@ -318,7 +547,7 @@ impl Reconciler for Scheduler {
     }
 
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::Node, Kind::Pod]
+        &[Kind::Node, Kind::Pod, Kind::ReplicaSet]
     }
 
     fn rate_limiter(&self) -> Box<dyn RateLimiter<ObjKey>> {
@@ -358,9 +587,9 @@ impl Reconciler for Scheduler {
                 };
                 if old.is_none() {
                     // Count pods already placed on a node we had not seen.
-                    for (node, u) in self.placed.values() {
-                        if *node == info.name {
-                            info.apply(*u, 1);
+                    for p in self.placed.values() {
+                        if p.node == info.name {
+                            info.apply(p.usage, 1);
                         }
                     }
                 }
@@ -387,12 +616,15 @@ impl Reconciler for Scheduler {
                             self.move_unschedulable(now, out);
                         }
                     } else {
-                        self.place(key, &p.spec.node_name, usage(p));
+                        self.place(key, Placed::of(p));
                     }
                 } else if is_schedulable_candidate(p) && !ev.is_resync() {
                     let delay = self.unschedulable.get(&key).map_or(0, |until| until.saturating_sub(now));
                     out.push((key, delay));
                 }
+            }
+            (Object::ReplicaSet(_), InformerEvent::Delete(..)) => {
+                self.spread.remove(&obj.key());
             }
             _ => {}
         }
@@ -406,6 +638,10 @@ impl Reconciler for Scheduler {
             return Ok(Outcome::Done);
         }
         let u = usage(&pod);
+        let owner = default_spread_owner(&pod, cx.caches);
+        if let Some((key, selector)) = &owner {
+            self.spread_counts(key, selector);
+        }
         let total = self.nodes.len();
         let want = feasible_nodes_to_find(total);
         let mut feasible: Vec<&NodeInfo> = Vec::new();
@@ -451,12 +687,16 @@ impl Reconciler for Scheduler {
         }
         // Score, then pick the best; ties broken at random (selectHost's reservoir sampling).
         let max_taint = feasible.iter().map(|n| prefer_no_schedule_violations(&pod, n)).max().unwrap_or(0);
+        let spread = match owner.as_ref().and_then(|(k, _)| self.spread.get(k)) {
+            Some(counts) => spread_scores(&pod, &feasible, &self.nodes, counts),
+            None => vec![0; feasible.len()], // PreScore returned Skip
+        };
         let mut best: Option<(&NodeInfo, i64)> = None;
         let mut ties = 0u64;
-        for n in &feasible {
+        for (n, spread) in feasible.iter().zip(spread) {
             let taint_score =
                 if max_taint == 0 { 100 } else { 100 - prefer_no_schedule_violations(&pod, n) * 100 / max_taint };
-            let score = resource_score(&u, n) + taint_score * WEIGHT_TAINT;
+            let score = resource_score(&u, n) + taint_score * WEIGHT_TAINT + spread * WEIGHT_SPREAD;
             match best {
                 Some((_, b)) if score < b => {}
                 Some((_, b)) if score == b => {
@@ -476,7 +716,9 @@ impl Reconciler for Scheduler {
         // The binding cycle runs in the background: the scheduler assumes the pod and moves on.
         match cx.api.detached(|api| api.bind(key, &pod.metadata.uid, &node)) {
             Ok(bound) => {
-                self.place(key.clone(), &node, u);
+                let mut p = Placed::of(&pod);
+                p.node = node.clone();
+                self.place(key.clone(), p);
                 self.unschedulable.remove(key);
                 self.attempts.remove(key);
                 let msg = format!("Successfully assigned {key} to {node}");
@@ -519,6 +761,8 @@ mod tests {
             alloc_cpu: 4000,
             alloc_mem: 8 << 30,
             alloc_pods: 110,
+            req_cpu: cpu,
+            req_mem: mem,
             nz_cpu: cpu,
             nz_mem: mem,
             ..Default::default()
@@ -526,5 +770,120 @@ mod tests {
         let u = Usage { cpu: 100, mem: 200 << 20, nz_cpu: 100, nz_mem: 200 << 20 };
         assert!(resource_score(&u, &node(0, 0)) > resource_score(&u, &node(2000, 4 << 30)));
         assert!(resource_score(&u, &node(1000, 2 << 30)) > resource_score(&u, &node(1000, 6 << 30)));
+    }
+
+    fn pod_requesting(cpu: Option<&str>, mem: Option<&str>) -> Pod {
+        let mut p = Pod::default();
+        let mut c = crate::api::Container::default();
+        if let Some(cpu) = cpu {
+            c.resources.requests.insert(s("cpu"), cpu.parse().expect("quantity"));
+        }
+        if let Some(mem) = mem {
+            c.resources.requests.insert(s("memory"), mem.parse().expect("quantity"));
+        }
+        std::rc::Rc::make_mut(&mut p.spec).containers.push(c);
+        p
+    }
+
+    /// `NonMissingContainerRequests`: the 100m / 200 MiB defaults stand in for a request that is absent, never for
+    /// one explicitly set to 0.
+    #[test]
+    fn an_explicit_zero_request_stays_zero_and_only_a_missing_one_is_defaulted() {
+        let u = usage(&pod_requesting(Some("0"), Some("0")));
+        assert_eq!(u, Usage { cpu: 0, mem: 0, nz_cpu: 0, nz_mem: 0 });
+        let u = usage(&pod_requesting(None, None));
+        assert_eq!(u, Usage { cpu: 0, mem: 0, nz_cpu: 100, nz_mem: 200 << 20 });
+        let u = usage(&pod_requesting(Some("250m"), None));
+        assert_eq!(u, Usage { cpu: 250, mem: 0, nz_cpu: 250, nz_mem: 200 << 20 });
+    }
+
+    /// NodeResourcesBalancedAllocation scores the requests as they are (`useRequested: true`), LeastAllocated
+    /// with the non-zero defaults; a best-effort pod is skipped by BalancedAllocation (since 1.33).
+    #[test]
+    fn balanced_allocation_uses_actual_requests_and_least_allocated_the_defaults() {
+        // 10 pods without requests: nothing requested, 1000m / 2000 MiB by the defaults.
+        let n = NodeInfo {
+            alloc_cpu: 4000,
+            alloc_mem: 4 << 30,
+            alloc_pods: 110,
+            nz_cpu: 1000,
+            nz_mem: 2000 << 20,
+            ..Default::default()
+        };
+        // The pod asks for 2 cpus and no memory: actual fractions 0.5 and 0.0, std 0.25, score 75. With the
+        // defaults it would be (2000+1000)/4000 = 0.75 and 2000 MiB/4 GiB = 0.49, score 87.
+        let u = usage(&pod_requesting(Some("2"), Some("0")));
+        assert_eq!(balanced_allocation(&u, &n), Some(75));
+        // LeastAllocated: cpu (4000-3000)*100/4000 = 25, memory (4096-2000)*100/4096 = 51; mean 38.
+        assert_eq!(least_allocated(&u, &n), 38);
+        let best_effort = usage(&pod_requesting(None, None));
+        assert_eq!(balanced_allocation(&best_effort, &n), None);
+        // A resource the node has none of is left out of both.
+        let no_mem = NodeInfo { alloc_mem: 0, ..n.clone() };
+        assert_eq!(balanced_allocation(&u, &no_mem), Some(100));
+        assert_eq!(least_allocated(&u, &no_mem), 25);
+    }
+
+    #[test]
+    fn ln_agrees_with_the_platform_logarithm() {
+        for x in [1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 12.0, 102.0, 1002.0, 5002.0, 0.5, 1e300] {
+            let (a, b) = (ln(x), x.ln());
+            assert!((a - b).abs() <= 4.0 * f64::EPSILON * b.abs().max(1.0), "ln({x}) = {a}, std says {b}");
+        }
+        assert!(ln(0.0).is_nan() && ln(-1.0).is_nan());
+    }
+
+    fn spread_node(name: &str, zone: Option<&str>) -> NodeInfo {
+        let mut labels = Labels::new();
+        labels.insert(s(LABEL_HOSTNAME), s(name));
+        if let Some(z) = zone {
+            labels.insert(s(LABEL_ZONE), s(z));
+        }
+        NodeInfo { name: s(name), labels, alloc_cpu: 4000, alloc_mem: 8 << 30, alloc_pods: 110, ..Default::default() }
+    }
+
+    fn counts(per_node: &[(&str, i64)]) -> SpreadCounts {
+        SpreadCounts {
+            namespace: s("default"),
+            selector: LabelSelector::default(),
+            per_node: per_node.iter().map(|(n, c)| (s(n), *c)).collect(),
+        }
+    }
+
+    /// PodTopologySpread with the system default constraints (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway):
+    /// `scoreForCount` = count * ln(domains + 2) + maxSkew - 1, then NormalizeScore 100 * (max + min - s) / max.
+    #[test]
+    fn system_default_spreading_prefers_nodes_and_zones_with_fewer_matching_pods() {
+        let mut table = NodeTable::default();
+        for (n, z) in [("a", "z1"), ("b", "z1"), ("c", "z2")] {
+            table.insert(spread_node(n, Some(z)));
+        }
+        let feasible: Vec<&NodeInfo> = table.iter().collect();
+        let pod = Pod::default();
+        // Two pods on a, none elsewhere. Hostname weight ln(5) = 1.609, zone weight ln(4) = 1.386:
+        // a: 2*1.609+2 + 2*1.386+4 = 11.99 -> 12; b: 0+2 + 2.77+4 = 8.77 -> 9; c: 2 + 4 = 6.
+        // Normalised over max 12, min 6: a 100*(18-12)/12 = 50, b 100*9/12 = 75, c 100.
+        assert_eq!(spread_scores(&pod, &feasible, &table, &counts(&[("a", 2)])), [50, 75, 100]);
+        // Nothing counted: every node scores the same raw 6, normalised 100*(6+6-6)/6 = 100.
+        assert_eq!(spread_scores(&pod, &feasible, &table, &counts(&[])), [100, 100, 100]);
+        // Pods on nodes the pod's nodeSelector excludes are not counted for the zone (nodeAffinityPolicy Honor).
+        let mut picky = Pod::default();
+        std::rc::Rc::make_mut(&mut picky.spec).node_selector.insert(s(LABEL_HOSTNAME), s("c"));
+        let only_c: Vec<&NodeInfo> = table.iter().filter(|n| &*n.name == "c").collect();
+        assert_eq!(spread_scores(&picky, &only_c, &table, &counts(&[("a", 2)])), [100]);
+    }
+
+    /// A node without the zone label (system defaults do not require every topology key): it scores on hostname
+    /// alone, and its pods count towards the zone "" that no zoned node is in.
+    #[test]
+    fn system_default_spreading_scores_a_node_without_a_zone_on_hostname_alone() {
+        let mut table = NodeTable::default();
+        table.insert(spread_node("a", Some("z1")));
+        table.insert(spread_node("b", None));
+        let feasible: Vec<&NodeInfo> = table.iter().collect();
+        // Weights: hostname ln(4) = 1.386; zones {z1, ""}: ln(4). One pod on b:
+        // a: 0*1.386+2 + 0*1.386+4 = 6; b: 1.386+2 = 3.39 -> 3 (no zone term). max 6, min 3:
+        // a 100*(9-6)/6 = 50, b 100*(9-3)/6 = 100.
+        assert_eq!(spread_scores(&Pod::default(), &feasible, &table, &counts(&[("b", 1)])), [50, 100]);
     }
 }
