@@ -75,10 +75,6 @@ fn pod_count(sim: &Sim) -> usize {
     sim.store.count_of(Kind::Pod)
 }
 
-fn events_with(sim: &Sim, text: &str) -> usize {
-    sim.store.objects(Kind::Event).filter_map(|o| o.as_event()).filter(|e| e.body.message.contains(text)).count()
-}
-
 /// Regression (issue 9): a ReplicaSet whose controller is of a kind kubeloop does not serve was neither counted
 /// by apply (only orphans were) nor collected, so its pods were unbounded.
 #[test]
