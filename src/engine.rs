@@ -1459,7 +1459,7 @@ mod tests {
         let s = e.snapshot();
         assert!(s.control_plane.processes[..2].iter().all(|p| p.state.as_str() == "crashed"));
         let names: Vec<&str> = s.controllers.iter().map(|c| c.name).collect();
-        assert_eq!(names.len(), 6, "still one row per controller: {names:?}");
+        assert_eq!(names.len(), 7, "still one row per controller: {names:?}");
         e.exec(Cmd::RestartHost(CONTROLLER_MANAGER_2));
         run_secs(&mut e, 40);
         assert_eq!(e.sim.controller_manager_leader(), Some(CONTROLLER_MANAGER_2));

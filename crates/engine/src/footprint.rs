@@ -31,9 +31,10 @@ pub struct Footprint {
     pub images: usize,
     /// Nodes with a kubelet.
     pub kubelets: usize,
-    /// Event aggregation caches of every recorder (client-go's LRU of 4,096 entries per recorder).
+    /// Event correlator caches of every recorder (client-go's aggregator, logger and spam filter: an LRU of 4,096
+    /// entries each, per recorder).
     pub recorder_entries: usize,
-    /// Recorders (one per controller, process and kubelet): `recorder_entries` stays under 4,096 times this.
+    /// Recorders (one per controller, process and kubelet): `recorder_entries` stays under 3 x 4,096 times this.
     pub recorders: usize,
     /// Pending Event expirations.
     pub event_expirations: usize,

@@ -29,6 +29,24 @@ pub const NODE_STATUS_REPORT_FREQUENCY: Millis = 5 * MINUTE;
 /// The version the simulated nodes report.
 pub const KUBELET_VERSION: &str = "v1.34.2";
 /// `--eviction-hard memory.available<100Mi`: reserved from allocatable memory.
+/// The size a pulled image reports (the Pulled event's `Image size: N bytes.`): kubeloop's own simulated value,
+/// fixed per image name (a hash of it, between 20 MB and 220 MB), drawn from no random generator.
+pub fn image_size_bytes(image: &str) -> u64 {
+    let h = crate::store::fnv1a(0xcbf2_9ce4_8422_2325, image.as_bytes());
+    20_000_000 + h % 200_000_000
+}
+
+/// The kubelet's condition types, in the order its status manager writes them (pkg/kubelet/kubelet_pods.go
+/// `generateAPIPodStatus`, merged by pkg/kubelet/status/status_manager.go `mergePodStatus`): conditions the
+/// kubelet does not own (DisruptionTarget) first, as they were, then these.
+const KUBELET_CONDITIONS: [&str; 5] =
+    ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
+
+/// Puts a pod's conditions in the kubelet's order (a stable sort: others keep theirs, first).
+pub fn order_conditions(conds: &mut [crate::api::PodCondition]) {
+    conds.sort_by_key(|c| KUBELET_CONDITIONS.iter().position(|t| *t == &*c.type_).map_or(0, |i| i + 1));
+}
+
 pub const EVICTION_HARD_MEMORY: i64 = 100 * 1024 * 1024;
 
 /// The shape of a node: what its kubelet registers.
@@ -402,6 +420,7 @@ impl Kubelet {
                             &msg,
                             now,
                         );
+                        order_conditions(&mut st.conditions);
                         st.container_statuses = p
                             .spec
                             .containers
@@ -473,10 +492,13 @@ impl Kubelet {
                     self.images.insert(c.image.clone(), now);
                     let msg = match pulls.get(i).copied().flatten() {
                         Some(ms) => {
-                            let secs = ms as f64 / 1000.0;
+                            // pkg/kubelet/images/image_manager.go (1.34): the pull time, the time including
+                            // waiting for the puller (the same here: pulls do not queue), and the image's size.
+                            let took = crate::time::go_duration_string(ms);
                             format!(
-                                "Successfully pulled image \"{}\" in {secs:.3}s ({secs:.3}s including waiting)",
-                                c.image
+                                "Successfully pulled image \"{}\" in {took} ({took} including waiting). Image size: {} bytes.",
+                                c.image,
+                                image_size_bytes(&c.image)
                             )
                         }
                         None => format!("Container image \"{}\" already present on machine", c.image),
@@ -522,6 +544,7 @@ impl Kubelet {
                 set_pod_condition(&mut st.conditions, "PodReadyToStartContainers", "True", "", "", now);
                 set_pod_condition(&mut st.conditions, "Ready", "True", "", "", now);
                 set_pod_condition(&mut st.conditions, "ContainersReady", "True", "", "", now);
+                order_conditions(&mut st.conditions);
                 for c in &mut st.container_statuses {
                     c.ready = true;
                     c.started = Some(true);

@@ -1,16 +1,43 @@
-//! The event recorder (client-go tools/record): components report what they did as Kubernetes Event objects.
-//! Repeats of the same (object, type, reason, message) from the same source are aggregated into one Event whose
-//! `count` grows, found through an LRU cache of 4096 keys, as client-go's EventCorrelator does.
+//! The event recorder (client-go tools/record): components report what they did as Kubernetes Event objects,
+//! through client-go's `EventCorrelator` (tools/record/events_cache.go) in full:
+//!
+//! - the **EventAggregator**: events that differ only by message (same source, involved object, type and
+//!   reason) are counted by distinct message within 10 minutes of the previous one; from the 10th distinct
+//!   message on, they are recorded as one aggregate Event whose message is
+//!   `(combined from similar events): <latest message>`;
+//! - the **eventLogger**: a repeat of the same event (or of the same aggregate) patches the Event it recorded
+//!   before (`count` from the logger's own count + 1, `lastTimestamp` now, the message) instead of creating one;
+//! - the **EventSourceObjectSpamFilter**: a token bucket per source + involved object (burst 25, refilled one
+//!   token per 5 minutes); an event over it is dropped (after the logger counted it, as upstream's order is).
+//!
+//! Each of the three caches is an LRU of 4096 entries (`maxLruCacheEntries`), as client-go's are. Event names
+//! are upstream's `<object name>.<hex UnixNano>` (tools/record/event.go `makeEvent`), read from
+//! [`crate::store::Store::wall_nanos`], so `kubectl get events` lists an object's events in time order.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
 
-use crate::api::{s, Event, EventBody, EventSource, ObjKey, Object, ObjectReference, Str, Time};
+use crate::api::{s, Event, EventBody, EventSource, Kind, ObjKey, Object, ObjectReference, Str, Time};
 use crate::client::Api;
 use crate::store::Subresource;
+use crate::time::{Millis, SECOND};
 
+/// Entries of each correlator cache (client-go's `maxLruCacheEntries`).
 pub const LRU_SIZE: usize = 4096;
+/// The correlator's caches: the aggregator's, the logger's and the spam filter's.
+pub const CACHES: usize = 3;
+/// Distinct messages of similar events before they are aggregated (`defaultAggregateMaxEvents`).
+pub const AGGREGATE_MAX_EVENTS: usize = 10;
+/// A similar event older than this starts a fresh aggregation record (`defaultAggregateIntervalInSeconds`).
+pub const AGGREGATE_INTERVAL: Millis = 600 * SECOND;
+/// Events a source may burst about one object (`defaultSpamBurst`).
+pub const SPAM_BURST: u64 = 25;
+/// The spam filter's refill: one token every 5 minutes (`defaultSpamQPS` = 1/300).
+pub const SPAM_REFILL: Millis = 300 * SECOND;
+/// Prefix of an aggregate event's message (`EventAggregatorByReasonMessageFunc`).
+pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
 
 /// `Normal` or `Warning`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,14 +55,126 @@ impl EventKind {
     }
 }
 
-type AggKey = (ObjectReference, &'static str, Str, Str);
+/// A bounded least-recently-used map (groupcache's `lru.Cache`, as client-go uses it): `get` and `add` make an
+/// entry the most recent; adding past the capacity evicts the least recent.
+struct Lru<K, V> {
+    map: FxHashMap<K, (V, u64)>,
+    order: BTreeMap<u64, K>,
+    tick: u64,
+    cap: usize,
+}
 
-/// One component's recorder.
+impl<K: Clone + Eq + Hash, V> Lru<K, V> {
+    fn new(cap: usize) -> Self {
+        Lru { map: FxHashMap::default(), order: BTreeMap::new(), tick: 0, cap }
+    }
+
+    fn touch(&mut self, k: &K) {
+        if let Some((_, stamp)) = self.map.get_mut(k) {
+            self.order.remove(stamp);
+            self.tick += 1;
+            *stamp = self.tick;
+            self.order.insert(self.tick, k.clone());
+        }
+    }
+
+    fn get(&mut self, k: &K) -> Option<&V> {
+        self.touch(k);
+        self.map.get(k).map(|(v, _)| v)
+    }
+
+    fn add(&mut self, k: K, v: V) {
+        if let Some(entry) = self.map.get_mut(&k) {
+            entry.0 = v;
+            self.touch(&k);
+            return;
+        }
+        self.tick += 1;
+        self.order.insert(self.tick, k.clone());
+        self.map.insert(k, (v, self.tick));
+        while self.map.len() > self.cap {
+            let Some((_, oldest)) = self.order.pop_first() else { break };
+            self.map.remove(&oldest);
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&K) -> bool) {
+        let order = &mut self.order;
+        self.map.retain(|k, (_, stamp)| {
+            let kept = keep(k);
+            if !kept {
+                order.remove(stamp);
+            }
+            kept
+        });
+    }
+
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+        self.order.clear();
+    }
+}
+
+/// `EventAggregatorByReasonFunc`'s aggregate key: the involved object, type and reason (the source and the
+/// reporting controller are the recorder's own, the same for all its events).
+type AggregateKey = (ObjectReference, &'static str, Str);
+
+/// The eventLogger's key: `getEventKey` (the aggregate key plus the message) for a plain event, the aggregate
+/// key (`message` None) for an aggregate one, as `EventAggregate` returns them.
+type LogKey = (ObjectReference, &'static str, Str, Option<Str>);
+
+/// `aggregateRecord`: the distinct messages seen, and when the last similar event was.
+struct AggregateRecord {
+    local_keys: BTreeSet<Str>,
+    last: Millis,
+}
+
+/// `eventLog`: how often the event was seen, when first, and the name of the Event recording it.
+#[derive(Clone)]
+struct EventLog {
+    count: i32,
+    first: Millis,
+    name: Str,
+}
+
+/// `spamRecord`: a token bucket, in milliseconds of refill (one token is [`SPAM_REFILL`]), exact integers.
+struct Bucket {
+    credit: Millis,
+    at: Millis,
+}
+
+impl Bucket {
+    fn full(now: Millis) -> Self {
+        Bucket { credit: SPAM_BURST * SPAM_REFILL, at: now }
+    }
+
+    /// `TryAccept`: refill for the time passed, then take a token if there is one.
+    fn try_accept(&mut self, now: Millis) -> bool {
+        let elapsed = now.saturating_sub(self.at);
+        self.credit = self.credit.saturating_add(elapsed).min(SPAM_BURST * SPAM_REFILL);
+        self.at = self.at.max(now);
+        if self.credit >= SPAM_REFILL {
+            self.credit -= SPAM_REFILL;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// One component's recorder and its EventCorrelator.
 pub struct Recorder {
     pub component: Str,
     pub host: Str,
-    seen: FxHashMap<AggKey, ObjKey>,
-    order: VecDeque<AggKey>,
+    aggregator: Lru<AggregateKey, AggregateRecord>,
+    logger: Lru<LogKey, EventLog>,
+    spam: Lru<ObjectReference, Bucket>,
+    /// Events the spam filter dropped (an observation: upstream only logs them).
+    pub dropped: u64,
 }
 
 /// An `involvedObject` reference to `obj`.
@@ -50,9 +189,23 @@ pub fn reference(obj: &Object) -> ObjectReference {
     }
 }
 
+/// What the correlator decided: the event to write, the logger key it is counted under, and whether it
+/// updates an Event recorded before (`count > 1`).
+struct Correlated {
+    event: Event,
+    key: LogKey,
+}
+
 impl Recorder {
     pub fn new(component: &str, host: &str) -> Self {
-        Recorder { component: s(component), host: s(host), seen: FxHashMap::default(), order: VecDeque::new() }
+        Recorder {
+            component: s(component),
+            host: s(host),
+            aggregator: Lru::new(LRU_SIZE),
+            logger: Lru::new(LRU_SIZE),
+            spam: Lru::new(LRU_SIZE),
+            dropped: 0,
+        }
     }
 
     /// Records an event about `obj`. The write happens in the background (the caller does not wait), and failures
@@ -61,29 +214,22 @@ impl Recorder {
         api.detached(|api| self.write(api, obj, kind, reason, message))
     }
 
-    fn write(&mut self, api: &mut Api, obj: &Object, kind: EventKind, reason: &str, message: &str) {
-        let involved = reference(obj);
-        let agg: AggKey = (involved.clone(), kind.as_str(), s(reason), s(message));
+    /// `makeEvent`: a new Event named `<object>.<hex UnixNano>`, in the object's namespace (or `default`).
+    fn make_event(
+        &self,
+        api: &mut Api,
+        involved: &ObjectReference,
+        kind: EventKind,
+        reason: &str,
+        message: &str,
+    ) -> Event {
         let now = api.now;
-        if let Some(key) = self.seen.get(&agg).cloned() {
-            let bumped = api.patch(crate::api::Kind::Event, &key, Subresource::Main, |o| {
-                if let Object::Event(e) = o {
-                    e.body.count += 1;
-                    e.body.last_timestamp = Some(Time(now));
-                }
-            });
-            if bumped.is_ok() {
-                return;
-            }
-            self.seen.remove(&agg);
-        }
-        let ns = if involved.namespace.is_empty() { s("default") } else { involved.namespace.clone() };
+        let nanos = api.store.wall_nanos(now);
         let mut ev = Event::default();
-        // Upstream names events "<object>.<hex unix nanos>"; a seeded suffix keeps names unique and replayable.
-        ev.metadata.name = s(&format!("{}.{:016x}", involved.name, api.rng.next_u64()));
-        ev.metadata.namespace = ns;
+        ev.metadata.name = s(&format!("{}.{nanos:x}", involved.name));
+        ev.metadata.namespace = if involved.namespace.is_empty() { s("default") } else { involved.namespace.clone() };
         ev.body = EventBody {
-            involved_object: involved,
+            involved_object: involved.clone(),
             reason: s(reason),
             message: s(message),
             type_: s(kind.as_str()),
@@ -94,43 +240,298 @@ impl Recorder {
             reporting_component: self.component.clone(),
             reporting_instance: self.host.clone(),
         };
-        if let Ok(created) = api.create(Object::Event(ev)) {
-            if self.order.len() >= LRU_SIZE {
-                if let Some(old) = self.order.pop_front() {
-                    self.seen.remove(&old);
-                }
+        ev
+    }
+
+    /// `EventCorrelate`: aggregate, then observe (dedup), then filter spam. `None`: the event is dropped.
+    fn correlate(&mut self, api: &mut Api, new: Event, kind: EventKind) -> Option<Correlated> {
+        let now = api.now;
+        let involved = new.body.involved_object.clone();
+        // EventAggregate.
+        let agg_key: AggregateKey = (involved.clone(), kind.as_str(), new.body.reason.clone());
+        let mut record = match self.aggregator.map.remove(&agg_key) {
+            Some((r, stamp)) => {
+                self.aggregator.order.remove(&stamp);
+                r
             }
-            self.order.push_back(agg.clone());
-            self.seen.insert(agg, created.key());
+            None => AggregateRecord { local_keys: BTreeSet::new(), last: 0 },
+        };
+        if record.local_keys.is_empty() || now.saturating_sub(record.last) > AGGREGATE_INTERVAL {
+            record = AggregateRecord { local_keys: BTreeSet::new(), last: now };
+        }
+        record.local_keys.insert(new.body.message.clone());
+        record.last = now;
+        let aggregate = record.local_keys.len() >= AGGREGATE_MAX_EVENTS;
+        if aggregate {
+            // Upstream pops an arbitrary key (a Go map's order); kubeloop pops the smallest, deterministically.
+            record.local_keys.pop_first();
+        }
+        self.aggregator.add(agg_key, record);
+        let (mut event, key) = if aggregate {
+            let message = format!("{COMBINED_PREFIX}{}", new.body.message);
+            let mut ev = self.make_event(api, &involved, kind, &new.body.reason, &message);
+            ev.metadata.namespace = new.metadata.namespace.clone();
+            (ev, (involved.clone(), kind.as_str(), new.body.reason.clone(), None))
+        } else {
+            let key = (involved.clone(), kind.as_str(), new.body.reason.clone(), Some(new.body.message.clone()));
+            (new, key)
+        };
+        // eventObserve.
+        if let Some(last) = self.logger.get(&key).filter(|l| l.count > 0).cloned() {
+            event.metadata.name = last.name;
+            event.body.first_timestamp = Some(Time(last.first));
+            event.body.count = last.count.saturating_add(1);
+        }
+        let log = EventLog {
+            count: event.body.count,
+            first: event.body.first_timestamp.map_or(now, |t| t.0),
+            name: event.metadata.name.clone(),
+        };
+        self.logger.add(key.clone(), log);
+        // The spam filter (getSpamKey: source + involved object).
+        let accepted = match self.spam.map.get_mut(&involved) {
+            Some((bucket, _)) => bucket.try_accept(now),
+            None => {
+                let mut bucket = Bucket::full(now);
+                let ok = bucket.try_accept(now);
+                self.spam.add(involved.clone(), bucket);
+                ok
+            }
+        };
+        self.spam.touch(&involved);
+        if !accepted {
+            self.dropped += 1;
+            return None;
+        }
+        Some(Correlated { event, key })
+    }
+
+    fn write(&mut self, api: &mut Api, obj: &Object, kind: EventKind, reason: &str, message: &str) {
+        let involved = reference(obj);
+        let new = self.make_event(api, &involved, kind, reason, message);
+        let Some(Correlated { event, key }) = self.correlate(api, new, kind) else { return };
+        let now = api.now;
+        // recordEvent: patch the Event recorded before (count > 1); create it when there is none (first time, or
+        // the Event expired or was deleted meanwhile: it is created again under its name, with its count).
+        let written = if event.body.count > 1 {
+            let ev_key = ObjKey::new(&event.metadata.namespace, &event.metadata.name);
+            let (count, msg) = (event.body.count, event.body.message.clone());
+            match api.patch(Kind::Event, &ev_key, Subresource::Main, |o| {
+                if let Object::Event(e) = o {
+                    e.body.count = count;
+                    e.body.last_timestamp = Some(Time(now));
+                    e.body.message = msg;
+                }
+            }) {
+                Err(e) if e.is_not_found() => api.create(Object::Event(event)),
+                r => r,
+            }
+        } else {
+            api.create(Object::Event(event))
+        };
+        // UpdateState: the logger learns the server's state, under the written Event's own full key.
+        if let Ok(w) = written {
+            if let Some(e) = w.as_event() {
+                let full = (key.0, key.1, key.2, Some(e.body.message.clone()));
+                let log = EventLog {
+                    count: e.body.count,
+                    first: e.body.first_timestamp.map_or(now, |t| t.0),
+                    name: e.metadata.name.clone(),
+                };
+                self.logger.add(full, log);
+            }
         }
     }
 
-    /// Entries of the aggregation cache (bounded by its LRU size).
+    /// Entries of the correlator's caches (each bounded by its LRU size: at most [`CACHES`] x [`LRU_SIZE`]).
     pub fn len(&self) -> usize {
-        self.seen.len()
+        self.aggregator.len() + self.logger.len() + self.spam.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.seen.is_empty()
+        self.len() == 0
     }
 
-    /// Forgets what the aggregation cache holds about the object with this uid, once it is gone for good (a uid
-    /// is never reused, so no later event can aggregate with them): the cache of a recorder that sees many
-    /// short-lived objects (a kubelet's pods) then holds only the living ones, not its bound's worth of the dead.
+    /// Forgets what the correlator's caches hold about the object with this uid, once it is gone for good (a uid
+    /// is never reused, so no later event can correlate with them): the caches of a recorder that sees many
+    /// short-lived objects (a kubelet's pods) then hold only the living ones, not their bound's worth of the dead.
     pub fn forget_involved(&mut self, uid: &str) {
         if uid.is_empty() {
             return;
         }
-        let before = self.seen.len();
-        self.seen.retain(|k, _| &*k.0.uid != uid);
-        if self.seen.len() != before {
-            self.order.retain(|k| &*k.0.uid != uid);
+        self.aggregator.retain(|k| &*k.0.uid != uid);
+        self.logger.retain(|k| &*k.0.uid != uid);
+        self.spam.retain(|k| &*k.uid != uid);
+    }
+
+    /// Forgets the correlator's caches (the process restarted).
+    pub fn reset(&mut self) {
+        self.aggregator.clear();
+        self.logger.clear();
+        self.spam.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Pod;
+    use crate::rng::Rng;
+    use crate::store::{ClientId, Store, StoreConfig};
+
+    struct World {
+        store: Store,
+        rng: Rng,
+        client: ClientId,
+        rec: Recorder,
+        pod: Object,
+    }
+
+    fn world() -> World {
+        let mut store = Store::new(StoreConfig::default(), Rng::new(1));
+        let client = store.register_client("kubelet");
+        let mut pod = Pod::default();
+        pod.metadata.name = s("web-1");
+        pod.metadata.namespace = s("default");
+        pod.metadata.uid = s("uid-1");
+        World { store, rng: Rng::new(2), client, rec: Recorder::new("kubelet", "node-1"), pod: Object::Pod(pod) }
+    }
+
+    impl World {
+        fn record(&mut self, now: Millis, reason: &str, message: &str) {
+            let mut api = Api::new(&mut self.store, self.client, now, &mut self.rng);
+            self.rec.event(&mut api, &self.pod, EventKind::Normal, reason, message);
+        }
+
+        fn events(&self) -> Vec<Event> {
+            self.store.objects(Kind::Event).filter_map(|o| o.as_event().cloned()).collect()
         }
     }
 
-    /// Forgets the aggregation cache (the process restarted).
-    pub fn reset(&mut self) {
-        self.seen.clear();
-        self.order.clear();
+    #[test]
+    fn event_names_are_the_object_and_hex_unix_nanos_in_time_order() {
+        // client-go tools/record/event.go makeEvent: fmt.Sprintf("%v.%x", ref.Name, t.UnixNano()).
+        let mut w = world();
+        w.record(1500, "Pulling", "a");
+        w.record(1500, "Pulled", "b");
+        w.record(2000, "Started", "c");
+        let names: Vec<String> = w.events().iter().map(|e| e.metadata.name.to_string()).collect();
+        let base = (crate::time::EPOCH_UNIX_SECONDS as u64 * 1000 + 1500) * 1_000_000;
+        assert_eq!(names[0], format!("web-1.{base:x}"));
+        assert_eq!(names[1], format!("web-1.{:x}", base + 1), "a second reading in the same millisecond");
+        assert_eq!(names[2], format!("web-1.{:x}", base + 500 * 1_000_000));
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(sorted, names, "names sort as the events happened");
+    }
+
+    #[test]
+    fn a_repeat_patches_count_and_last_timestamp() {
+        // client-go events_cache.go eventLogger.eventObserve.
+        let mut w = world();
+        w.record(1000, "BackOff", "Back-off restarting failed container");
+        w.record(5000, "BackOff", "Back-off restarting failed container");
+        let evs = w.events();
+        assert_eq!(evs.len(), 1);
+        assert_eq!(evs[0].body.count, 2);
+        assert_eq!(evs[0].body.first_timestamp, Some(Time(1000)));
+        assert_eq!(evs[0].body.last_timestamp, Some(Time(5000)));
+    }
+
+    #[test]
+    fn ten_similar_events_within_ten_minutes_are_combined() {
+        // client-go events_cache.go EventAggregator: defaultAggregateMaxEvents = 10 distinct messages within
+        // defaultAggregateIntervalInSeconds = 600; EventAggregatorByReasonMessageFunc's prefix.
+        let mut w = world();
+        for i in 0..12 {
+            w.record(1000 + i * SECOND, "Created", &format!("Created pod: p{i}"));
+        }
+        let evs = w.events();
+        let plain = evs.iter().filter(|e| !e.body.message.starts_with(COMBINED_PREFIX)).count();
+        assert_eq!(plain, 9, "the first nine messages are events of their own");
+        let combined: Vec<&Event> = evs.iter().filter(|e| e.body.message.starts_with(COMBINED_PREFIX)).collect();
+        assert_eq!(combined.len(), 1, "{evs:#?}");
+        assert_eq!(&*combined[0].body.message, "(combined from similar events): Created pod: p11");
+        assert_eq!(combined[0].body.count, 3, "the 10th, 11th and 12th");
+        // Ten minutes later similar events start a fresh record.
+        w.record(1000 + 11 * SECOND + AGGREGATE_INTERVAL + 1, "Created", "Created pod: late");
+        assert!(w.events().iter().any(|e| &*e.body.message == "Created pod: late"));
+    }
+
+    #[test]
+    fn the_spam_filter_drops_events_past_a_burst_of_25_per_object() {
+        // client-go events_cache.go EventSourceObjectSpamFilter: defaultSpamBurst = 25, defaultSpamQPS = 1/300,
+        // keyed by source and involved object, applied to every event (repeats too).
+        let mut w = world();
+        for i in 0..30 {
+            w.record(1000 + i, "Killing", "Stopping container nginx");
+        }
+        let evs = w.events();
+        assert_eq!(evs.len(), 1);
+        assert_eq!(evs[0].body.count, 25, "the 26th to 30th were dropped");
+        assert_eq!(w.rec.dropped, 5);
+        // One token back after five minutes: the next repeat is written, with the logger's own count.
+        w.record(1000 + SPAM_REFILL, "Killing", "Stopping container nginx");
+        assert_eq!(w.events()[0].body.count, 31);
+        w.record(1001 + SPAM_REFILL, "Killing", "Stopping container nginx");
+        assert_eq!(w.events()[0].body.count, 31, "dropped again");
+    }
+
+    #[test]
+    fn an_expired_event_is_created_again_under_its_name_with_its_count() {
+        // client-go tools/record/event.go recordEvent: a patch answered NotFound is a create.
+        let mut w = world();
+        w.record(1000, "BackOff", "m");
+        w.record(2000, "BackOff", "m");
+        let name = w.events()[0].metadata.name.clone();
+        let key = ObjKey::new("default", &name);
+        w.store.delete(w.client, Kind::Event, &key, &Default::default(), 3000).expect("delete");
+        w.record(4000, "BackOff", "m");
+        let evs = w.events();
+        assert_eq!(evs.len(), 1);
+        assert_eq!((evs[0].metadata.name.clone(), evs[0].body.count), (name, 3));
+    }
+
+    #[test]
+    fn caches_stay_within_their_lru_bounds() {
+        let mut w = world();
+        for i in 0..(LRU_SIZE as u64 + 50) {
+            let mut pod = Pod::default();
+            pod.metadata.name = s(&format!("p{i}"));
+            pod.metadata.namespace = s("default");
+            pod.metadata.uid = s(&format!("u{i}"));
+            let obj = Object::Pod(pod);
+            let mut api = Api::new(&mut w.store, w.client, i, &mut w.rng);
+            w.rec.event(&mut api, &obj, EventKind::Normal, "Scheduled", "m");
+        }
+        assert!(w.rec.len() <= CACHES * LRU_SIZE, "{}", w.rec.len());
+        w.rec.forget_involved("u4100");
+        w.rec.reset();
+        assert!(w.rec.is_empty());
+    }
+
+    #[test]
+    fn lru_evicts_the_least_recently_used() {
+        let mut l: Lru<u32, u32> = Lru::new(2);
+        l.add(1, 10);
+        l.add(2, 20);
+        assert_eq!(l.get(&1), Some(&10));
+        l.add(3, 30);
+        assert_eq!(l.len(), 2);
+        assert!(l.get(&2).is_none(), "2 was the least recently used");
+        assert!(l.get(&1).is_some() && l.get(&3).is_some());
+        l.retain(|k| *k != 1);
+        assert_eq!(l.len(), 1);
+        assert_eq!(l.order.len(), 1);
+    }
+
+    #[test]
+    fn spam_bucket_bursts_25_then_refills_one_per_five_minutes() {
+        // client-go events_cache.go: defaultSpamBurst = 25, defaultSpamQPS = 1/300.
+        let mut b = Bucket::full(0);
+        assert_eq!((0..30).filter(|_| b.try_accept(0)).count(), 25);
+        assert!(!b.try_accept(299 * SECOND));
+        assert!(b.try_accept(300 * SECOND));
+        assert!(!b.try_accept(300 * SECOND));
     }
 }

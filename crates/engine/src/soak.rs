@@ -298,7 +298,7 @@ pub fn verdict(samples: &[Sample], slack: f64) -> Result<(), String> {
     for s in samples {
         let f = &s.footprint;
         let rings = [
-            ("recorder_entries", f.recorder_entries, crate::recorder::LRU_SIZE * f.recorders),
+            ("recorder_entries", f.recorder_entries, crate::recorder::CACHES * crate::recorder::LRU_SIZE * f.recorders),
             ("event_log", f.event_log, crate::store::EVENT_LOG_CAPACITY),
             ("reconcile_log", f.reconcile_log, crate::controller::RECONCILE_LOG_CAPACITY),
             ("images", f.images, (crate::limits::MAX_IMAGES_PER_NODE + 8) * s.footprint.kubelets),

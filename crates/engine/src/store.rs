@@ -303,6 +303,8 @@ pub struct Store {
     event_log_total: u64,
     history_hash: u64,
     writes: u64,
+    /// The last reading of [`Store::wall_nanos`]: its millisecond and the sub-sequence within it.
+    wall_clock: (Millis, u64),
     /// Injected faults (conflicts, latency, refused creates).
     pub faults: Faults,
     /// The delivery latencies of namespace watches, a stream of their own (see `Sim`'s `namespace_rng`).
@@ -340,6 +342,7 @@ impl Store {
             expiring: false,
             event_log: VecDeque::new(),
             event_log_total: 0,
+            wall_clock: (0, 0),
             history_hash: FNV_OFFSET,
             writes: 0,
             faults: Faults::default(),
@@ -494,6 +497,19 @@ impl Store {
         (items, self.rv)
     }
 
+    /// A component's reading of the wall clock in Unix nanoseconds (client-go's recorder names an Event
+    /// `<object>.<hex UnixNano>` from it): the simulated millisecond `now`, mapped to the wall-clock epoch
+    /// ([`crate::time::EPOCH_UNIX_SECONDS`]), plus a sub-sequence counting the readings within that millisecond,
+    /// shared by every component so that no two readings are equal. kubeloop's own: the virtual clock has no
+    /// nanoseconds, and this keeps Event names unique and deterministic without drawing from any random
+    /// generator. The sequence saturates at 999,999 readings in one millisecond (a later reading repeats).
+    pub fn wall_nanos(&mut self, now: Millis) -> u64 {
+        let seq = if self.wall_clock.0 == now { (self.wall_clock.1 + 1).min(999_999) } else { 0 };
+        self.wall_clock = (now, seq);
+        let ms = (crate::time::EPOCH_UNIX_SECONDS as u64).saturating_mul(1000).saturating_add(now);
+        ms.saturating_mul(1_000_000).saturating_add(seq)
+    }
+
     // ---- writes ---------------------------------------------------------------------------------------------
 
     fn new_uid(&mut self) -> Str {
@@ -610,7 +626,9 @@ impl Store {
         let uid = self.new_uid();
         let m = obj.meta_mut();
         m.uid = uid;
-        m.generation = 1;
+        // Only the kinds whose registry strategy sets it have a generation (pods, ReplicaSets, Deployments);
+        // a Lease, Node, Namespace or Event has none (e.g. pkg/registry/coordination/lease/strategy.go).
+        m.generation = if kind.has_generation() { 1 } else { 0 };
         m.creation_timestamp = Some(Time(now));
         m.deletion_timestamp = None;
         m.deletion_grace_period_seconds = None;
@@ -668,7 +686,7 @@ impl Store {
                 m.deletion_grace_period_seconds = cm.deletion_grace_period_seconds;
                 m.generation = cm.generation;
                 m.generate_name = cm.generate_name.clone();
-                if current.spec_differs(&next) {
+                if kind.has_generation() && current.spec_differs(&next) {
                     next.meta_mut().generation += 1;
                 }
                 next
@@ -700,7 +718,7 @@ impl Store {
                 }
                 keep_namespace_finalizers(&current, &mut next);
                 self.admit_update(client, &current, &mut next)?;
-                if current.spec_differs(&next) {
+                if kind.has_generation() && current.spec_differs(&next) {
                     next.meta_mut().generation += 1;
                 }
             }

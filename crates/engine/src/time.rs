@@ -74,6 +74,28 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// A duration as Go's `time.Duration.String()` prints it, at millisecond precision: `0s`, `823ms`, `1.623s`,
+/// `2s`, `1m5.5s`, `1h0m0s`.
+pub fn go_duration_string(ms: Millis) -> String {
+    if ms == 0 {
+        return "0s".into();
+    }
+    if ms < SECOND {
+        return format!("{ms}ms");
+    }
+    let secs = ms / SECOND;
+    let frac = ms % SECOND;
+    let (h, m, sec) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+    let sec = if frac > 0 { format!("{sec}.{frac:03}").trim_end_matches('0').to_string() } else { sec.to_string() };
+    if h > 0 {
+        format!("{h}h{m}m{sec}s")
+    } else if m > 0 {
+        format!("{m}m{sec}s")
+    } else {
+        format!("{sec}s")
+    }
+}
+
 /// A duration printed the way kubectl prints ages: `45s`, `3m20s`, `5h2m`, `3d4h`, `120d`.
 pub struct Age(pub Millis);
 

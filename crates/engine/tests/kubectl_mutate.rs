@@ -123,7 +123,7 @@ fn delete_pod_is_replaced() {
     let pod = first_pod(&sim);
     let writes = sim.store.counters(sim.user).writes();
     let mut out = kubectl(&mut sim, &format!("delete pod {pod}"));
-    assert_eq!(out.stdout, format!("pod \"{pod}\" deleted\n"));
+    assert_eq!(out.stdout, format!("pod \"{pod}\" deleted from default namespace\n"));
     assert!(sim.store.counters(sim.user).writes() > writes);
     let (_, done) = follow(&mut sim, &mut out, 2 * MINUTE);
     assert!(done, "delete waits until the pod is gone");

@@ -200,7 +200,7 @@ fn kubectl_delete_grace_period_extremes() {
     let mut sim = sim(7, 1);
     let name = running_pod(&mut sim, "30");
     let out = kubectl(&mut sim, &format!("delete pod {name} --grace-period=9223372036854775807 --wait=false"));
-    assert_eq!(out.stdout, format!("pod \"{name}\" deleted\n"), "{}", out.text());
+    assert_eq!(out.stdout, format!("pod \"{name}\" deleted from default namespace\n"), "{}", out.text());
     sim.run_for(2 * MINUTE);
     assert!(pods(&sim).is_empty(), "deleted");
     let out = kubectl(&mut sim, "delete pod x --grace-period=9223372036854775808");

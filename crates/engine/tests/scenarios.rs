@@ -95,7 +95,11 @@ fn unschedulable_example_stays_pending() {
 #[test]
 fn self_healing_example_replaces_deleted_pods() {
     let out = run(&example("self-healing.yaml"), RunOptions::default());
-    let deleted = out.timeline.iter().filter(|e| e.kind == EntryKind::Result && e.text.ends_with("deleted")).count();
+    let deleted = out
+        .timeline
+        .iter()
+        .filter(|e| e.kind == EntryKind::Result && e.text.ends_with("deleted from default namespace"))
+        .count();
     assert!(deleted >= 1);
     assert!(out.timeline.iter().any(|e| e.at > 30 * SECOND && e.text.contains("SuccessfulCreate")));
     assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&3));

@@ -74,7 +74,7 @@ fn assert_flat(early: &Footprint, late: &Footprint, slack: f64) {
         let bound = (a as f64 * (1.0 + slack)).ceil() as usize + 16;
         assert!(b <= bound, "{name} grew from {a} to {b} (bound {bound})\nearly {early:?}\nlate  {late:?}");
     }
-    let lru = kubeloop_engine::recorder::LRU_SIZE * late.recorders;
+    let lru = kubeloop_engine::recorder::CACHES * kubeloop_engine::recorder::LRU_SIZE * late.recorders;
     assert!(late.recorder_entries <= lru, "event aggregation over its LRU bound: {late:?}");
 }
 

@@ -48,6 +48,13 @@ impl Kind {
         self as usize
     }
 
+    /// Whether the API server keeps `metadata.generation` for this kind: set to 1 on create and bumped on spec
+    /// changes by the strategies of pods (1.34), ReplicaSets and Deployments; the Lease, Node, Namespace and
+    /// Event strategies leave it unset.
+    pub fn has_generation(self) -> bool {
+        matches!(self, Kind::Pod | Kind::ReplicaSet | Kind::Deployment)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Kind::Namespace => "Namespace",

@@ -499,6 +499,23 @@ pub struct ReplicaSetStatus {
     pub available_replicas: i32,
     #[serde(default, skip_serializing_if = "is_zero_i64_ref")]
     pub observed_generation: i64,
+    /// Only `ReplicaFailure` (the ReplicaSet controller sets it when creating or deleting pods fails).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<ReplicaSetCondition>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicaSetCondition {
+    #[serde(rename = "type")]
+    pub type_: Str,
+    pub status: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transition_time: Option<Time>,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub reason: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub message: Str,
 }
 
 fn is_zero_i64_ref(v: &i64) -> bool {

@@ -1,7 +1,8 @@
 //! The Deployment controller (pkg/controller/deployment): one ReplicaSet per pod template (named by the
 //! `pod-template-hash`), rolled out with RollingUpdate (maxSurge / maxUnavailable) or Recreate, scaled
 //! proportionally, old ReplicaSets pruned to `revisionHistoryLimit`, and status with the Available and
-//! Progressing conditions (ProgressDeadlineExceeded after `progressDeadlineSeconds`).
+//! Progressing conditions (ProgressDeadlineExceeded after `progressDeadlineSeconds`, DeploymentPaused /
+//! DeploymentResumed on pause and resume) and ReplicaFailure (from its ReplicaSets').
 
 use std::rc::Rc;
 
@@ -509,37 +510,97 @@ impl Sync<'_, '_, '_> {
         st
     }
 
-    /// `syncRolloutStatus`: status plus the Progressing condition; requeue to notice a missed deadline.
+    /// `syncRolloutStatus` (pkg/controller/deployment/progress.go): status plus the Progressing condition and
+    /// the ReplicaFailure one; requeue to notice a missed deadline. A timed-out rollout only gets the condition:
+    /// upstream records no event for it.
     fn sync_rollout_status(&mut self, old: &[ReplicaSet], new_rs: Option<&ReplicaSet>) -> ReconcileResult {
         let mut st = self.calculate_status(old, new_rs);
         let now = self.cx.now;
         let mut requeue = None;
-        if let Some(deadline) = self.d.spec.progress_deadline_seconds {
+        let current = self.d.condition("Progressing").cloned();
+        if self.d.spec.progress_deadline_seconds.is_none() {
+            st.conditions.retain(|c| &*c.type_ != "Progressing");
+        }
+        // A resync of a finished rollout estimates no progress.
+        let complete_before = st.replicas == st.updated_replicas
+            && current.as_ref().is_some_and(|c| &*c.reason == "NewReplicaSetAvailable");
+        if let (Some(deadline), false) = (self.d.spec.progress_deadline_seconds, complete_before) {
             let rs_name = new_rs.map(|r| r.metadata.name.to_string()).unwrap_or_default();
-            let current = self.d.condition("Progressing").cloned();
             if deployment_complete(&self.d, &st) {
                 let msg = format!("ReplicaSet \"{rs_name}\" has successfully progressed.");
                 set_condition(&mut st.conditions, "Progressing", "True", "NewReplicaSetAvailable", &msg, now);
             } else if deployment_progressing(&self.d, &st) || current.is_none() {
-                let msg = format!("ReplicaSet \"{rs_name}\" is progressing.");
-                let reason = if current.is_none() { "NewReplicaSetCreated" } else { "ReplicaSetUpdated" };
-                let msg = if current.is_none() { format!("Created new replica set \"{rs_name}\"") } else { msg };
+                let (reason, msg) = if current.is_none() {
+                    ("NewReplicaSetCreated", format!("Created new replica set \"{rs_name}\""))
+                } else {
+                    ("ReplicaSetUpdated", format!("ReplicaSet \"{rs_name}\" is progressing."))
+                };
+                // Progress updates the condition even with the same reason (lastUpdateTime), keeping the
+                // transition time of a condition that was True.
+                let kept = current.as_ref().filter(|c| &*c.status == "True").and_then(|c| c.last_transition_time);
+                st.conditions.retain(|c| &*c.type_ != "Progressing");
                 set_condition(&mut st.conditions, "Progressing", "True", reason, &msg, now);
+                if let (Some(t), Some(c)) = (kept, st.conditions.last_mut()) {
+                    c.last_transition_time = Some(t);
+                }
                 requeue = Some(seconds(deadline.into()).saturating_add(SECOND));
             } else if let Some(c) = current.filter(|c| &*c.reason != "ProgressDeadlineExceeded") {
                 let since = c.last_update_time.map(|t| t.0).unwrap_or(now);
                 let ends = since.saturating_add(seconds(deadline.into()));
-                if now >= ends {
+                if &*c.reason == "NewReplicaSetAvailable" {
+                    // DeploymentTimedOut: a finished rollout never times out.
+                } else if now > ends {
                     let msg = format!("ReplicaSet \"{rs_name}\" has timed out progressing.");
                     set_condition(&mut st.conditions, "Progressing", "False", "ProgressDeadlineExceeded", &msg, now);
-                    self.event(EventKind::Warning, "ProgressDeadlineExceeded", &msg);
                 } else {
                     requeue = Some((ends - now).saturating_add(SECOND));
                 }
             }
         }
+        // getReplicaFailures: the new ReplicaSet's ReplicaFailure condition, else an old one's.
+        let failure = new_rs
+            .into_iter()
+            .chain(old.iter())
+            .find_map(|rs| rs.status.conditions.iter().find(|c| &*c.type_ == "ReplicaFailure"));
+        match failure {
+            Some(f) => {
+                // ReplicaSetToDeploymentCondition: both times are the ReplicaSet condition's transition time.
+                let cond = DeploymentCondition {
+                    type_: f.type_.clone(),
+                    status: f.status.clone(),
+                    last_update_time: f.last_transition_time,
+                    last_transition_time: f.last_transition_time,
+                    reason: f.reason.clone(),
+                    message: f.message.clone(),
+                };
+                put_condition(&mut st.conditions, cond);
+            }
+            None => st.conditions.retain(|c| &*c.type_ != "ReplicaFailure"),
+        }
         self.write_status(st)?;
         Ok(requeue.map_or(Outcome::Done, Outcome::RequeueAfter))
+    }
+
+    /// `checkPausedConditions` (pkg/controller/deployment/sync.go): on pause, Progressing=Unknown
+    /// DeploymentPaused; on resume, Progressing=Unknown DeploymentResumed (so the deadline counts from the
+    /// resume); a timed-out rollout keeps its condition.
+    fn check_paused_conditions(&mut self) -> Result<(), String> {
+        if self.d.spec.progress_deadline_seconds.is_none() {
+            return Ok(());
+        }
+        let cond = self.d.condition("Progressing");
+        if cond.is_some_and(|c| &*c.reason == "ProgressDeadlineExceeded") {
+            return Ok(());
+        }
+        let paused_cond = cond.is_some_and(|c| &*c.reason == "DeploymentPaused");
+        let (reason, msg) = match (self.d.spec.paused, paused_cond) {
+            (true, false) => ("DeploymentPaused", "Deployment is paused"),
+            (false, true) => ("DeploymentResumed", "Deployment is resumed"),
+            _ => return Ok(()),
+        };
+        let mut st = self.d.status.clone();
+        set_condition(&mut st.conditions, "Progressing", "Unknown", reason, msg, self.cx.now);
+        self.write_status(st)
     }
 
     fn write_status(&mut self, st: DeploymentStatus) -> Result<(), String> {
@@ -621,6 +682,7 @@ fn deployment_progressing(d: &Deployment, st: &DeploymentStatus) -> bool {
         || st.available_replicas > old.available_replicas
 }
 
+/// `SetDeploymentCondition` with a new condition (`NewDeploymentCondition`: both times now).
 fn set_condition(
     conds: &mut Vec<DeploymentCondition>,
     type_: &str,
@@ -629,27 +691,31 @@ fn set_condition(
     message: &str,
     now: Millis,
 ) {
-    if let Some(c) = conds.iter_mut().find(|c| &*c.type_ == type_) {
-        if &*c.status == status && &*c.reason == reason && &*c.message == message {
+    let cond = DeploymentCondition {
+        type_: s(type_),
+        status: s(status),
+        last_update_time: Some(Time(now)),
+        last_transition_time: Some(Time(now)),
+        reason: s(reason),
+        message: s(message),
+    };
+    put_condition(conds, cond);
+}
+
+/// `SetDeploymentCondition` (pkg/controller/deployment/util/deployment_util.go): nothing if a condition of the
+/// type has the same status and reason; else it replaces it, moved to the end of the list, keeping its
+/// transition time if the status is the same.
+fn put_condition(conds: &mut Vec<DeploymentCondition>, mut cond: DeploymentCondition) {
+    if let Some(c) = conds.iter().find(|c| c.type_ == cond.type_) {
+        if c.status == cond.status && c.reason == cond.reason {
             return;
         }
-        if &*c.status != status {
-            c.last_transition_time = Some(Time(now));
+        if c.status == cond.status {
+            cond.last_transition_time = c.last_transition_time;
         }
-        c.status = s(status);
-        c.reason = s(reason);
-        c.message = s(message);
-        c.last_update_time = Some(Time(now));
-    } else {
-        conds.push(DeploymentCondition {
-            type_: s(type_),
-            status: s(status),
-            last_update_time: Some(Time(now)),
-            last_transition_time: Some(Time(now)),
-            reason: s(reason),
-            message: s(message),
-        });
     }
+    conds.retain(|c| c.type_ != cond.type_);
+    conds.push(cond);
 }
 
 fn enqueue_deployment_of(rs: &Object, caches: Caches<'_>, out: &mut Enqueue) {
@@ -764,6 +830,7 @@ impl Reconciler for DeploymentController {
             sync.write_status(st)?;
             return Ok(Outcome::Done);
         }
+        sync.check_paused_conditions()?;
         if sync.d.spec.paused || is_scaling_event(&sync.d, &rss) {
             return sync.sync_scale(rss);
         }

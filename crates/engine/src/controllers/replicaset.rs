@@ -9,7 +9,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::expectations::Expectations;
 use super::resolve_controller_ref;
-use crate::api::{s, Kind, ObjKey, Object, OwnerReference, Pod, PodPhase, ReplicaSet, ReplicaSetStatus, Str};
+use crate::api::{
+    s, Kind, ObjKey, Object, OwnerReference, Pod, PodPhase, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus, Str,
+    Time,
+};
 use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
@@ -365,7 +368,7 @@ impl Reconciler for ReplicaSetController {
         let pods = claim_pods(&rs, cx)?;
         let active: Vec<Rc<Object>> = pods.into_iter().filter(|p| p.as_pod().is_some_and(Pod::is_active)).collect();
         let manage = if needs_sync { self.manage_replicas(&rs, &active, cx) } else { Ok(()) };
-        let status = calculate_status(&rs, &active, cx.now);
+        let status = calculate_status(&rs, &active, manage.as_ref().err(), cx.now);
         let updated = update_status(&rs, status, cx)?;
         manage?;
         let r = updated.as_ref().unwrap_or(&rs);
@@ -464,7 +467,9 @@ impl ReplicaSetController {
             _ => {}
         }
         let active = owned(cx);
-        let status = calculate_status(&rs, &active, cx.now);
+        let mut status = calculate_status(&rs, &active, None, cx.now);
+        // Edge work (kubeloop's own mode) never diffs, so it leaves the ReplicaFailure condition as it is.
+        status.conditions = rs.status.conditions.clone();
         update_status(&rs, status, cx)?;
         Ok(Outcome::Done)
     }
@@ -616,10 +621,41 @@ pub fn pods_to_delete(active: &[Rc<Object>], related: &FxHashMap<Str, usize>, n:
         .collect()
 }
 
-/// `calculateStatus`.
-fn calculate_status(rs: &ReplicaSet, active: &[Rc<Object>], now: Millis) -> ReplicaSetStatus {
+/// `calculateStatus` (pkg/controller/replicaset/replica_set_utils.go), with the ReplicaFailure condition: set
+/// (FailedCreate with too few pods, FailedDelete with too many; the error as its message) when managing the
+/// replicas failed and there is none yet, removed when a sync succeeds.
+fn calculate_status(
+    rs: &ReplicaSet,
+    active: &[Rc<Object>],
+    manage_err: Option<&String>,
+    now: Millis,
+) -> ReplicaSetStatus {
     let pods = active.iter().filter_map(|o| o.as_pod());
-    let mut st = ReplicaSetStatus { observed_generation: rs.metadata.generation, ..Default::default() };
+    let mut st = ReplicaSetStatus {
+        observed_generation: rs.metadata.generation,
+        conditions: rs.status.conditions.clone(),
+        ..Default::default()
+    };
+    let failure = st.conditions.iter().any(|c| &*c.type_ == "ReplicaFailure");
+    match manage_err {
+        Some(err) if !failure => {
+            let diff = active.len() as i64 - rs.replicas() as i64;
+            let reason = match diff.cmp(&0) {
+                Ordering::Less => "FailedCreate",
+                Ordering::Greater => "FailedDelete",
+                Ordering::Equal => "",
+            };
+            st.conditions.push(ReplicaSetCondition {
+                type_: s("ReplicaFailure"),
+                status: s("True"),
+                last_transition_time: Some(Time(now)),
+                reason: s(reason),
+                message: s(err),
+            });
+        }
+        None if failure => st.conditions.retain(|c| &*c.type_ != "ReplicaFailure"),
+        _ => {}
+    }
     let template_labels = &rs.spec.template.metadata.labels;
     for p in pods {
         st.replicas += 1;

@@ -299,7 +299,14 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
                     _ if dry_run => " (dry run)",
                     _ => "",
                 };
-                out.stdout.push_str(&format!("{ref_} \"{}\" {verb}{suffix}\n", item.key.name));
+                // kubectl 1.34 (staging/src/k8s.io/kubectl/pkg/cmd/delete/delete.go PrintObj): a namespaced
+                // object's message names its namespace, before the dry-run note.
+                let from = if item.kind.namespaced() {
+                    format!(" from {} namespace", item.key.namespace)
+                } else {
+                    String::new()
+                };
+                out.stdout.push_str(&format!("{ref_} \"{}\" {verb}{from}{suffix}\n", item.key.name));
             }
         };
         if dry_run {

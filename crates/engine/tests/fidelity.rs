@@ -1,0 +1,163 @@
+//! Small fidelity checks against upstream Kubernetes 1.34, each naming the upstream behaviour it holds kubeloop
+//! to (see docs/faithfulness.md).
+
+mod common;
+
+use common::{cluster, kubectl};
+use kubeloop_engine::api::{DeploymentCondition, Kind, ObjKey, Object};
+use kubeloop_engine::sim::Sim;
+use kubeloop_engine::store::Subresource;
+use kubeloop_engine::time::{MINUTE, SECOND};
+
+fn web(sim: &Sim) -> kubeloop_engine::api::Deployment {
+    sim.store
+        .peek(Kind::Deployment, &ObjKey::new("default", "web"))
+        .and_then(|o| o.as_deployment().cloned())
+        .expect("deployment web")
+}
+
+fn progressing(sim: &Sim) -> DeploymentCondition {
+    web(sim).status.conditions.iter().find(|c| &*c.type_ == "Progressing").cloned().expect("Progressing")
+}
+
+/// Every Progressing condition the deployment had while `f` ran, in order (watched, as `kubectl get -w` would).
+fn progressing_history(sim: &mut Sim, f: impl FnOnce(&mut Sim)) -> Vec<(String, String)> {
+    let rv = sim.store.resource_version();
+    let w = sim.user_watch(Kind::Deployment, rv).expect("watch");
+    f(sim);
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for ev in sim.drain_user_watch(w) {
+        if let Some(d) = ev.object.as_deployment() {
+            if let Some(c) = d.status.conditions.iter().find(|c| &*c.type_ == "Progressing") {
+                let entry = (c.status.to_string(), c.reason.to_string());
+                if seen.last() != Some(&entry) {
+                    seen.push(entry);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// pkg/controller/deployment/sync.go checkPausedConditions: pausing sets Progressing=Unknown DeploymentPaused
+/// ("Deployment is paused"); resuming sets Progressing=Unknown DeploymentResumed before the rollout goes on.
+#[test]
+fn pause_and_resume_set_the_progressing_condition() {
+    let mut sim = cluster();
+    assert_eq!(kubectl(&mut sim, "rollout pause deployment/web").code, 0);
+    sim.run_for(5 * SECOND);
+    let c = progressing(&sim);
+    assert_eq!((&*c.status, &*c.reason, &*c.message), ("Unknown", "DeploymentPaused", "Deployment is paused"));
+    assert_eq!(kubectl(&mut sim, "set image deployment/web nginx=nginx:1.28").code, 0);
+    sim.run_for(5 * SECOND);
+    assert_eq!(&*progressing(&sim).reason, "DeploymentPaused", "no rollout while paused");
+    let history = progressing_history(&mut sim, |sim| {
+        assert_eq!(kubectl(sim, "rollout resume deployment/web").code, 0);
+        sim.run_for(MINUTE);
+    });
+    let reasons: Vec<&str> = history.iter().map(|(_, r)| r.as_str()).collect();
+    // The resume patch itself (still paused in status), then the controller's DeploymentResumed.
+    assert_eq!(reasons.get(..2), Some(&["DeploymentPaused", "DeploymentResumed"][..]), "{history:?}");
+    assert_eq!(&*history[1].0, "Unknown");
+    let last = progressing(&sim);
+    assert_eq!((&*last.status, &*last.reason), ("True", "NewReplicaSetAvailable"), "{history:?}");
+}
+
+/// pkg/controller/deployment/progress.go syncRolloutStatus: a rollout past its deadline gets
+/// Progressing=False ProgressDeadlineExceeded, and no event (upstream records none for it).
+#[test]
+fn a_missed_progress_deadline_is_a_condition_and_no_event() {
+    let mut sim = cluster();
+    let patch = |sim: &mut Sim| {
+        sim.as_user(|api| {
+            api.patch(Kind::Deployment, &ObjKey::new("default", "web"), Subresource::Main, |o| {
+                if let Object::Deployment(d) = o {
+                    d.spec.progress_deadline_seconds = Some(10);
+                    std::rc::Rc::make_mut(&mut d.spec.template.spec).node_selector.insert("disk".into(), "none".into());
+                }
+            })
+        })
+        .expect("patch");
+    };
+    patch(&mut sim);
+    sim.run_for(2 * MINUTE);
+    let c = progressing(&sim);
+    assert_eq!((&*c.status, &*c.reason), ("False", "ProgressDeadlineExceeded"));
+    assert!(c.message.ends_with("has timed out progressing."), "{c:?}");
+    let events: Vec<_> = sim
+        .store
+        .objects(Kind::Event)
+        .filter_map(|o| o.as_event())
+        .filter(|e| &*e.body.reason == "ProgressDeadlineExceeded")
+        .collect();
+    assert!(events.is_empty(), "{events:?}");
+}
+
+/// pkg/controller/replicaset/replica_set_utils.go calculateStatus sets ReplicaFailure (FailedCreate, the
+/// error as message) when creating pods fails; progress.go getReplicaFailures copies it to the Deployment and
+/// removes it once the ReplicaSet has none.
+#[test]
+fn a_failed_create_is_a_replica_failure_on_the_replicaset_and_the_deployment() {
+    let mut sim = cluster();
+    sim.store.faults.reject_pod_creates = true;
+    assert_eq!(kubectl(&mut sim, "scale deployment/web --replicas=5").code, 0);
+    sim.run_for(30 * SECOND);
+    let d = web(&sim);
+    let f = d.status.conditions.iter().find(|c| &*c.type_ == "ReplicaFailure").expect("ReplicaFailure");
+    assert_eq!((&*f.status, &*f.reason), ("True", "FailedCreate"));
+    assert!(f.message.contains("exceeded quota"), "{f:?}");
+    assert_eq!(f.last_update_time, f.last_transition_time, "ReplicaSetToDeploymentCondition");
+    let rs = sim
+        .store
+        .objects(Kind::ReplicaSet)
+        .filter_map(|o| o.as_replicaset())
+        .find(|r| r.status.conditions.iter().any(|c| &*c.type_ == "ReplicaFailure"));
+    assert!(rs.is_some(), "the ReplicaSet carries it");
+    sim.store.faults.reject_pod_creates = false;
+    sim.run_for(20 * MINUTE);
+    assert!(web(&sim).status.conditions.iter().all(|c| &*c.type_ != "ReplicaFailure"), "removed when gone");
+    assert_eq!(web(&sim).status.available_replicas, 5);
+}
+
+/// staging/src/k8s.io/kubectl/pkg/cmd/delete/delete.go (1.34): `pod "x" deleted from default namespace`; a
+/// cluster-scoped object's message has no namespace.
+#[test]
+fn delete_names_the_namespace_of_namespaced_objects_only() {
+    let mut sim = cluster();
+    let out = kubectl(&mut sim, "create namespace scratch");
+    assert_eq!(out.code, 0, "{}", out.text());
+    let out = kubectl(&mut sim, "delete namespace scratch --wait=false");
+    assert_eq!(out.stdout, "namespace \"scratch\" deleted\n");
+    let out = kubectl(&mut sim, "delete deployment web --wait=false --dry-run=server");
+    assert_eq!(out.stdout, "deployment.apps \"web\" deleted from default namespace (server dry run)\n");
+}
+
+/// pkg/kubelet/images/image_manager.go (1.34): `Successfully pulled image "nginx:1.27" in 1.234s (1.234s
+/// including waiting). Image size: N bytes.`; pkg/kubelet/status: the kubelet's conditions in its order with
+/// PodScheduled last; pkg/registry/coordination/lease/strategy.go: a Lease has no generation.
+#[test]
+fn kubelet_messages_condition_order_and_lease_generation() {
+    let sim = cluster();
+    let pulled: Vec<_> = sim
+        .store
+        .objects(Kind::Event)
+        .filter_map(|o| o.as_event())
+        .filter(|e| &*e.body.reason == "Pulled")
+        .map(|e| e.body.message.to_string())
+        .collect();
+    assert!(!pulled.is_empty());
+    for m in &pulled {
+        assert!(m.starts_with("Successfully pulled image \"nginx:1.27\" in "), "{m}");
+        assert!(m.contains(" including waiting). Image size: ") && m.ends_with(" bytes."), "{m}");
+    }
+    for p in sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+        let types: Vec<&str> = p.status.conditions.iter().map(|c| &*c.type_).collect();
+        assert_eq!(types, ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]);
+    }
+    for l in sim.store.objects(Kind::Lease) {
+        assert_eq!(l.meta().generation, 0, "{:?}", l.meta().name);
+    }
+    for n in sim.store.objects(Kind::Node) {
+        assert_eq!(n.meta().generation, 0);
+    }
+}
