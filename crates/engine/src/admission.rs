@@ -9,6 +9,8 @@ use crate::api::{
 
 /// The tolerations DefaultTolerationSeconds adds to every pod (300 s for not-ready and unreachable).
 pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
+/// `kubernetes.io/metadata.name`: the label every namespace carries, its own name (v1.LabelMetadataName).
+pub const LABEL_METADATA_NAME: &str = "kubernetes.io/metadata.name";
 
 /// A validation failure on one field, as the API server reports it (`spec.replicas: Invalid value: -1: ...`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,7 +64,17 @@ pub fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
             default_template(&mut rs.spec.template);
         }
         Object::Deployment(d) => default_deployment(d),
-        Object::Namespace(n) if n.status.phase.is_empty() => n.status.phase = s("Active"),
+        Object::Namespace(n) => {
+            if n.status.phase.is_empty() {
+                n.status.phase = s("Active");
+            }
+            // The namespace strategy's Canonicalize (and SetDefaults_Namespace): the label always names the
+            // namespace, whatever a client set (NamespaceDefaultLabelName, GA since 1.22).
+            let name = n.metadata.name.clone();
+            if n.metadata.label(LABEL_METADATA_NAME) != Some(&*name) {
+                n.metadata.labels.insert(s(LABEL_METADATA_NAME), name);
+            }
+        }
         _ => {}
     }
 }

@@ -366,7 +366,8 @@ impl Sim {
 
     /// kube-scheduler's elector (`--leader-elect`, on by default): one replica, on cp-1, holding the Lease
     /// `kube-system/kube-scheduler` with the same 15 s / 10 s / 2 s as the controller manager. It schedules only
-    /// while it holds the lease, and after a crash waits to acquire it again (its own old record expires first).
+    /// while it holds the lease, and after a crash must acquire it again before scheduling (its identity stays cp-1, so it takes its own old
+    /// record back at once; upstream's identity is new per process and waits for the old lease to expire).
     fn scheduler_elector(&self) -> LeaderElector {
         LeaderElector::new("kube-scheduler", CONTROLLER_MANAGER_IDS[0], self.config.leader_election.clone())
     }

@@ -111,6 +111,7 @@ fn a_new_namespace_carries_the_kubernetes_finalizer_and_is_active() {
             if let Object::Namespace(n) = o {
                 n.spec.finalizers.clear();
                 n.metadata.labels.insert("x".into(), "y".into());
+                n.metadata.labels.insert("kubernetes.io/metadata.name".into(), "other".into());
             }
         })
     });
@@ -118,6 +119,11 @@ fn a_new_namespace_carries_the_kubernetes_finalizer_and_is_active() {
     let n = updated.as_namespace().expect("namespace");
     assert_eq!(n.spec.finalizers.iter().map(|f| &**f).collect::<Vec<_>>(), ["kubernetes"]);
     assert_eq!(n.metadata.label("x"), Some("y"));
+    // namespaceStrategy.Canonicalize: the label kubernetes.io/metadata.name always names the namespace
+    // (NamespaceDefaultLabelName), on create and on every update, the built-in namespaces included.
+    assert_eq!(n.metadata.label("kubernetes.io/metadata.name"), Some("team"));
+    let labels = kubectl(&mut sim, "get ns --show-labels");
+    assert!(labels.stdout.contains("kubernetes.io/metadata.name=kube-system"), "{}", labels.stdout);
 }
 
 #[test]
