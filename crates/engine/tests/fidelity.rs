@@ -161,3 +161,98 @@ fn kubelet_messages_condition_order_and_lease_generation() {
         assert_eq!(n.meta().generation, 0);
     }
 }
+
+/// pkg/controller/controller_utils.go ComputeHash: the ReplicaSet of a Deployment is named
+/// `<deployment>-<pod-template-hash>`, and the hash is a real cluster's for the same (defaulted) template. Each
+/// expected value was printed by upstream's own code (k8s.io/api and apimachinery v0.34, go-spew, FNV-32a) for
+/// the template as the controller manager decodes it from the API server's protobuf.
+#[test]
+fn pod_template_hash_is_upstreams() {
+    const TEMPLATES: [(&str, &str, &str, &str); 8] = [
+        // examples/web.yaml's template.
+        ("web", "app: web", "containers:\n        - name: nginx\n          image: nginx:1.27\n          resources:\n            requests: {cpu: 250m, memory: 128Mi}", "895795c88"),
+        // The same amount written otherwise: the API server stores the canonical text ("0.25" is "250m"; a
+        // suffix picks the format, so "134217728" would stay DecimalSI and hash differently from "128Mi").
+        ("web", "app: web", "containers:\n        - name: nginx\n          image: nginx:1.27\n          resources:\n            requests: {cpu: \"0.25\", memory: 131072Ki}", "895795c88"),
+        // No tag: imagePullPolicy Always.
+        ("a", "app: a", "containers:\n        - {name: a, image: busybox}", "9b74bbb8d"),
+        ("a", "app: a", "terminationGracePeriodSeconds: 0\n      containers:\n        - {name: a, image: busybox}", "76db8cc5cf"),
+        // Decimal suffixes, one canonical text cached by ParseQuantity and one not ("1500M", "100M").
+        ("a", "app: a", "containers:\n        - name: a\n          image: busybox\n          resources:\n            limits: {cpu: 2500m, memory: 1500M, ephemeral-storage: 1G}\n            requests: {cpu: \"2.5\", memory: 1G, ephemeral-storage: 100M}", "66758cf4dd"),
+        // An exponent and a plain number ("1e9" stays DecimalExponent).
+        ("a", "app: a", "containers:\n        - name: a\n          image: busybox\n          resources:\n            limits: {cpu: 250m, memory: \"12345\", ephemeral-storage: \"1e9\"}\n            requests: {cpu: 100m, memory: \"12345\", ephemeral-storage: \"1e9\"}", "5576465dbd"),
+        // 8Pi leaves ParseQuantity's int64 path for an inf.Dec.
+        ("a", "app: a", "containers:\n        - name: a\n          image: busybox\n          resources:\n            limits: {cpu: \"2\", memory: 3Mi, ephemeral-storage: 8Pi}\n            requests: {cpu: \"1\", memory: 1Mi, ephemeral-storage: 5Gi}", "75dfb6c97d"),
+        // "1000M" is stored as "1G".
+        ("a", "app: a", "containers:\n        - name: a\n          image: busybox\n          resources:\n            limits: {cpu: \"10\", memory: 1000M}\n            requests: {cpu: \"10\", memory: 100M}", "5bb5c94f69"),
+    ];
+    for (name, labels, spec, hash) in TEMPLATES {
+        let mut sim = Sim::new(Default::default());
+        let manifest = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  replicas: 0\n  selector:\n    matchLabels:\n      {labels}\n  template:\n    metadata:\n      labels:\n        {labels}\n    spec:\n      {spec}\n"
+        );
+        let out = common::kubectl_stdin(&mut sim, "apply -f -", &manifest);
+        assert_eq!(out.code, 0, "{}\n{manifest}", out.stderr);
+        sim.run_for(5 * SECOND);
+        let rs: Vec<String> = sim.store.objects(Kind::ReplicaSet).map(|o| o.meta().name.to_string()).collect();
+        assert_eq!(rs, [format!("{name}-{hash}")], "{manifest}");
+    }
+}
+
+/// The same, for a template with everything kubeloop keeps: annotations (with UTF-8, quotes and a newline),
+/// command, args, named and UDP ports, limits, a digest-only image, a nodeSelector and tolerations; and the
+/// collision count that upstream appends as 8 bytes.
+#[test]
+fn pod_template_hash_of_a_full_template_and_a_collision_count() {
+    use kubeloop_engine::controllers::templatehash::compute_hash;
+    let manifest = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shop
+spec:
+  replicas: 0
+  selector:
+    matchLabels: {app: shop}
+  template:
+    metadata:
+      labels: {app: shop, tier: front}
+      annotations:
+        kubectl.kubernetes.io/restartedAt: "2026-01-02T03:04:05Z"
+        note: "héllo \"quoted\"\n"
+    spec:
+      terminationGracePeriodSeconds: 5
+      nodeSelector: {disktype: ssd, kubernetes.io/os: linux}
+      tolerations:
+      - {key: dedicated, operator: Equal, value: shop, effect: NoSchedule}
+      - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 60}
+      containers:
+      - name: web
+        image: registry.example/shop/web:2.1
+        command: [/bin/web]
+        args: [--port, "8080"]
+        ports:
+        - {name: http, containerPort: 8080}
+        - {containerPort: 9090, protocol: UDP}
+        resources:
+          limits: {cpu: "1", memory: 1Gi}
+          requests: {cpu: 500m, memory: 512Mi}
+      - name: sidecar
+        image: envoy@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+"#;
+    let mut sim = Sim::new(Default::default());
+    let out = common::kubectl_stdin(&mut sim, "apply -f -", manifest);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    sim.run_for(5 * SECOND);
+    let d = web_named(&sim, "shop");
+    assert_eq!(compute_hash(&d.spec.template, None), "657f9d964c");
+    assert_eq!(compute_hash(&d.spec.template, Some(1)), "584db985fd");
+    let rs: Vec<String> = sim.store.objects(Kind::ReplicaSet).map(|o| o.meta().name.to_string()).collect();
+    assert_eq!(rs, ["shop-657f9d964c"]);
+}
+
+fn web_named(sim: &Sim, name: &str) -> kubeloop_engine::api::Deployment {
+    sim.store
+        .peek(Kind::Deployment, &ObjKey::new("default", name))
+        .and_then(|o| o.as_deployment().cloned())
+        .expect("deployment")
+}

@@ -114,6 +114,177 @@ impl Quantity {
     }
 }
 
+/// How a quantity is written (`resource.Format`): chosen by the suffix it was parsed from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `1e3`, `5E-1`.
+    DecimalExponent,
+    /// `Ki`, `Mi`, ... `Ei`.
+    BinarySI,
+    /// No suffix, or `n u m k M G T P E`.
+    DecimalSI,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::DecimalExponent => "DecimalExponent",
+            Format::BinarySI => "BinarySI",
+            Format::DecimalSI => "DecimalSI",
+        }
+    }
+}
+
+/// A quantity as upstream's `ParseQuantity` holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoQuantity {
+    pub amount: GoAmount,
+    /// `s`: the parsed text when upstream reuses it (canonical forms on the fast path only), else empty.
+    pub cached: String,
+    pub format: Format,
+}
+
+/// Where upstream keeps the value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GoAmount {
+    /// The fast path, `int64Amount`: `value x 10^scale`.
+    Int { value: i64, scale: i32 },
+    /// The `inf.Dec` path (more than 18 digits, or a binary value too large for the fast path): the magnitude
+    /// in nano-units as a `big.nat` (64-bit words, least significant first), its sign, scale 9.
+    Dec { negative: bool, nanos: Vec<u64> },
+}
+
+impl Quantity {
+    /// The format upstream gives this quantity from the suffix it was written with.
+    pub fn format(&self) -> Format {
+        let suffix = self.text.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'));
+        match interpret_suffix(suffix) {
+            Some((bin, _)) if bin > 0 => Format::BinarySI,
+            Some(_) if suffix.len() > 1 && (suffix.starts_with('e') || suffix.starts_with('E')) => {
+                Format::DecimalExponent
+            }
+            _ => Format::DecimalSI,
+        }
+    }
+
+    /// The canonical text the API server writes for this quantity once it is stored (`CanonicalizeBytes` of
+    /// the value rounded up to milli-units, as `SetDefaults_ResourceList` leaves requests and limits):
+    /// `"0.5"` is `"500m"`, `"1000"` is `"1k"`, `"1.5Gi"` is `"1536Mi"`, `"0.5Ki"` is `"512"`.
+    pub fn canonical(&self) -> String {
+        if self.milli == 0 {
+            return "0".into();
+        }
+        let mut format = self.format();
+        if format == Format::BinarySI && (self.milli.abs() < 1_024_000 || self.milli % 1000 != 0) {
+            // Below 1024, or not whole: upstream shows it as DecimalSI rather than round it.
+            format = Format::DecimalSI;
+        }
+        if format == Format::BinarySI {
+            let (mut amount, mut exp) = (self.milli / 1000, 0usize);
+            while amount % 1024 == 0 && exp < 6 {
+                amount /= 1024;
+                exp += 1;
+            }
+            return format!("{amount}{}", ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][exp]);
+        }
+        let (mut amount, mut exp) = (self.milli, -3i32);
+        while amount % 10 == 0 {
+            amount /= 10;
+            exp += 1;
+        }
+        // The exponent becomes a multiple of 3 (Go's remainder keeps the sign of the dividend).
+        match exp % 3 {
+            1 | -2 => {
+                amount *= 10;
+                exp -= 1;
+            }
+            2 | -1 => {
+                amount *= 100;
+                exp -= 2;
+            }
+            _ => {}
+        }
+        let suffix = match format {
+            Format::DecimalExponent if exp == 0 => String::new(),
+            Format::DecimalExponent => format!("e{exp}"),
+            // Upstream's table has no suffix past E (and writes none: a known upstream quirk).
+            _ => match exp {
+                -9 => "n",
+                -6 => "u",
+                -3 => "m",
+                3 => "k",
+                6 => "M",
+                9 => "G",
+                12 => "T",
+                15 => "P",
+                18 => "E",
+                _ => "",
+            }
+            .to_string(),
+        };
+        format!("{amount}{suffix}")
+    }
+
+    /// What upstream's `ParseQuantity` makes of [`Quantity::canonical`]: the value a controller decoded from the
+    /// API server holds.
+    pub fn go_parsed(&self) -> GoQuantity {
+        let text = self.canonical();
+        if text == "0" {
+            return GoQuantity {
+                amount: GoAmount::Int { value: 0, scale: 0 },
+                cached: text,
+                format: Format::DecimalSI,
+            };
+        }
+        let body = text.strip_prefix('-').unwrap_or(&text);
+        let digits = body.find(|c: char| !c.is_ascii_digit()).unwrap_or(body.len());
+        let (num, suffix) = body.split_at(digits);
+        let (bin, dec) = interpret_suffix(suffix).unwrap_or((0, 0));
+        let format = if bin > 0 {
+            Format::BinarySI
+        } else if suffix.len() > 1 {
+            Format::DecimalExponent
+        } else {
+            Format::DecimalSI
+        };
+        // The fast path: an int64 of at most 18 digits (binary: a precision estimate), scale at least -9.
+        let number = num.parse::<i64>().ok().filter(|_| num.len() <= 18);
+        let fast = match (number, bin) {
+            (Some(n), 0) if dec >= -9 => Some((n, dec as i32, dec % 3 == 0 && !num.ends_with("000"))),
+            // precision = 15 - len(num) - int32(float32(exponent)*3/10) - 1 must not be negative.
+            (Some(n), _) if (num.len() as i64) + i64::from(bin) * 3 / 10 < 15 => {
+                n.checked_mul(1i64 << bin).map(|v| (v, 0, n & 7 != 0))
+            }
+            _ => None,
+        };
+        match fast {
+            Some((value, scale, reuse)) => GoQuantity {
+                amount: GoAmount::Int { value: if self.milli < 0 { -value } else { value }, scale },
+                cached: if reuse && !num.starts_with('0') { text } else { String::new() },
+                format,
+            },
+            None => GoQuantity {
+                amount: GoAmount::Dec { negative: self.milli < 0, nanos: nano_words(self.milli.unsigned_abs()) },
+                cached: String::new(),
+                format,
+            },
+        }
+    }
+}
+
+/// `milli x 10^6` as 64-bit words, least significant first (a normalised `big.nat`).
+fn nano_words(milli: u128) -> Vec<u64> {
+    const MILLION: u128 = 1_000_000;
+    let (lo, hi) = (milli & u128::from(u64::MAX), milli >> 64);
+    let lo = lo * MILLION;
+    let hi = hi * MILLION + (lo >> 64);
+    let mut words = vec![lo as u64, hi as u64, (hi >> 64) as u64];
+    while words.last() == Some(&0) {
+        words.pop();
+    }
+    words
+}
+
 fn saturate(v: i128) -> i64 {
     i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX })
 }
@@ -363,6 +534,61 @@ impl<'de> Visitor<'de> for QuantityVisitor {
 
 #[cfg(test)]
 mod tests {
+    fn q(text: &str) -> Quantity {
+        Quantity::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    /// CanonicalizeBytes of the value rounded to milli-units, as the API server stores requests and limits.
+    #[test]
+    fn canonical_text_is_the_api_servers() {
+        for (text, canonical) in [
+            ("0", "0"),
+            ("0Mi", "0"),
+            ("0.5", "500m"),
+            ("250m", "250m"),
+            ("2500m", "2500m"),
+            ("1000", "1k"),
+            ("1000M", "1G"),
+            ("1500M", "1500M"),
+            ("12345", "12345"),
+            ("1n", "1m"),
+            ("1e3", "1e3"),
+            ("1000e3", "1e6"),
+            ("1.5Gi", "1536Mi"),
+            ("0.5Ki", "512"),
+            ("1023Ki", "1023Ki"),
+            ("131072Ki", "128Mi"),
+            ("8Pi", "8Pi"),
+            ("-1.5", "-1500m"),
+        ] {
+            assert_eq!(q(text).canonical(), canonical, "{text}");
+        }
+    }
+
+    /// ParseQuantity of the canonical text: the int64 fast path, and the text kept only when it is canonical
+    /// (decimal: no trailing "000"; binary: a number that is not a multiple of 8); 8Pi takes the inf.Dec path.
+    #[test]
+    fn go_representation_is_parse_quantitys() {
+        let int = |text: &str| match q(text).go_parsed() {
+            GoQuantity { amount: GoAmount::Int { value, scale }, cached, format } => (value, scale, cached, format),
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(int("0"), (0, 0, "0".into(), Format::DecimalSI));
+        assert_eq!(int("250m"), (250, -3, "250m".into(), Format::DecimalSI));
+        assert_eq!(int("128Mi"), (134_217_728, 0, String::new(), Format::BinarySI));
+        assert_eq!(int("1Gi"), (1 << 30, 0, "1Gi".into(), Format::BinarySI));
+        assert_eq!(int("1e9"), (1, 9, "1e9".into(), Format::DecimalExponent));
+        assert_eq!(int("1.5Gi"), (1536 << 20, 0, String::new(), Format::BinarySI));
+        assert_eq!(
+            q("8Pi").go_parsed(),
+            GoQuantity {
+                amount: GoAmount::Dec { negative: false, nanos: vec![4_611_686_018_427_387_904, 488_281] },
+                cached: String::new(),
+                format: Format::BinarySI
+            }
+        );
+    }
+
     use super::*;
 
     fn m(s: &str) -> i64 {

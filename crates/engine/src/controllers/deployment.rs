@@ -35,23 +35,7 @@ impl DeploymentController {
     }
 }
 
-/// `ComputeHash`: FNV-32a of the template (and the collision count), encoded with `rand.SafeEncodeString`.
-pub fn compute_hash(template: &PodTemplateSpec, collision_count: Option<i32>) -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let text = serde_json::to_string(template).unwrap_or_default();
-    let mut h: u32 = 0x811c_9dc5;
-    let mut feed = |bytes: &[u8]| {
-        for b in bytes {
-            h ^= *b as u32;
-            h = h.wrapping_mul(0x0100_0193);
-        }
-    };
-    feed(text.as_bytes());
-    if let Some(c) = collision_count {
-        feed(&(c as u32).to_le_bytes());
-    }
-    h.to_string().bytes().map(|b| ALPHABET[b as usize % ALPHABET.len()] as char).collect()
-}
+pub use super::templatehash::compute_hash;
 
 fn without_hash(t: &PodTemplateSpec) -> PodTemplateSpec {
     let mut t = t.clone();

@@ -8,6 +8,7 @@ pub mod nodelifecycle;
 pub mod replicaset;
 pub mod scheduler;
 pub mod tainteviction;
+pub mod templatehash;
 
 use std::rc::Rc;
 

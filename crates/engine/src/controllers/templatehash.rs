@@ -1,0 +1,512 @@
+//! `pod-template-hash`: upstream's `controller.ComputeHash` (kubernetes/pkg/controller/controller_utils.go).
+//!
+//! Upstream hashes the Go value of the Deployment's `v1.PodTemplateSpec`, as its informer decoded it, printed by
+//! go-spew (`hashutil.DeepHashObject`: `%#v` with `SortKeys`, `DisableMethods` and `SpewKeys`), with FNV-32a;
+//! a collision count adds 8 bytes (the count as a little-endian `uint32`, then four zero bytes); the decimal
+//! digits of the sum are mapped through `rand.SafeEncodeString`'s alphabet.
+//!
+//! This module writes the same text from kubeloop's template: every field of the 1.34 structs in their order,
+//! with the type names reflect gives them, and the zero value of every field kubeloop does not keep. So a
+//! template made only of fields kubeloop keeps gets the hash a real cluster gives it (tested against values
+//! upstream's own code printed). The printed value is the object the controller manager decoded from the API
+//! server's protobuf: after defaulting (`SetDefaults_PodSpec`, `SetDefaults_Container`, the ports' TCP), with
+//! empty lists and maps absent (nil) and every quantity parsed again from its canonical text.
+//!
+//! Deviations: a field kubeloop does not keep (volumes, env, probes, affinity, a security context with
+//! content, ...) is printed as its zero value, so such a template hashes as if that field were unset (it is
+//! still hashed stably, and still distinct from every other template kubeloop keeps apart).
+
+use std::fmt;
+
+use crate::api::quantity::GoAmount;
+use crate::api::{Container, ContainerPort, ObjectMeta, PodSpec, PodTemplateSpec, Quantity, ResourceList, Toleration};
+
+/// `rand.SafeEncodeString`'s alphabet (no vowels, no confusable characters).
+const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// `ComputeHash`: the `pod-template-hash` label value of a template, with the Deployment's collision count.
+pub fn compute_hash(template: &PodTemplateSpec, collision_count: Option<i32>) -> String {
+    let mut h = Fnv32a::new();
+    // Writing into the hasher cannot fail.
+    let _ = dump_template(&mut Dump::new(&mut h), template);
+    if let Some(c) = collision_count {
+        let mut bytes = [0u8; 8];
+        bytes[..4].copy_from_slice(&(c as u32).to_le_bytes());
+        h.feed(&bytes);
+    }
+    h.sum().to_string().bytes().map(|b| ALPHABET[b as usize % ALPHABET.len()] as char).collect()
+}
+
+/// The text `ComputeHash` hashes (go-spew's `%#v` of the template), for tests and for anyone comparing with
+/// upstream's own output.
+pub fn spew_template(template: &PodTemplateSpec) -> String {
+    let mut s = String::new();
+    let _ = dump_template(&mut Dump::new(&mut s), template);
+    s
+}
+
+/// FNV-32a (Go's `hash/fnv.New32a`).
+struct Fnv32a(u32);
+
+impl Fnv32a {
+    fn new() -> Self {
+        Fnv32a(0x811c_9dc5)
+    }
+    fn feed(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u32::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0193);
+        }
+    }
+    fn sum(&self) -> u32 {
+        self.0
+    }
+}
+
+impl fmt::Write for Fnv32a {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.feed(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// The zero value of a field kubeloop does not keep, by the kind of its Go type.
+#[derive(Clone, Copy)]
+enum Zero {
+    /// A pointer, slice or map: `<nil>`.
+    Nil,
+    /// A string, or a named string type: nothing after the type.
+    Str,
+    /// An integer: `0`.
+    Int,
+    /// `false`.
+    Bool,
+}
+
+type Fields = &'static [(&'static str, &'static str, Zero)];
+
+// The structs of k8s.io/api core/v1 and apimachinery meta/v1 at v0.34, field by field in declaration order, with
+// the type names reflect prints. A field kubeloop keeps is written by the struct's writer; the others are zero.
+
+const OBJECT_META: Fields = &[
+    ("Name", "string", Zero::Str),
+    ("GenerateName", "string", Zero::Str),
+    ("Namespace", "string", Zero::Str),
+    ("SelfLink", "string", Zero::Str),
+    ("UID", "types.UID", Zero::Str),
+    ("ResourceVersion", "string", Zero::Str),
+    ("Generation", "int64", Zero::Int),
+    ("CreationTimestamp", "v1.Time", Zero::Nil),
+    ("DeletionTimestamp", "*v1.Time", Zero::Nil),
+    ("DeletionGracePeriodSeconds", "*int64", Zero::Nil),
+    ("Labels", "map[string]string", Zero::Nil),
+    ("Annotations", "map[string]string", Zero::Nil),
+    ("OwnerReferences", "[]v1.OwnerReference", Zero::Nil),
+    ("Finalizers", "[]string", Zero::Nil),
+    ("ManagedFields", "[]v1.ManagedFieldsEntry", Zero::Nil),
+];
+
+const POD_SPEC: Fields = &[
+    ("Volumes", "[]v1.Volume", Zero::Nil),
+    ("InitContainers", "[]v1.Container", Zero::Nil),
+    ("Containers", "[]v1.Container", Zero::Nil),
+    ("EphemeralContainers", "[]v1.EphemeralContainer", Zero::Nil),
+    ("RestartPolicy", "v1.RestartPolicy", Zero::Str),
+    ("TerminationGracePeriodSeconds", "*int64", Zero::Nil),
+    ("ActiveDeadlineSeconds", "*int64", Zero::Nil),
+    ("DNSPolicy", "v1.DNSPolicy", Zero::Str),
+    ("NodeSelector", "map[string]string", Zero::Nil),
+    ("ServiceAccountName", "string", Zero::Str),
+    ("DeprecatedServiceAccount", "string", Zero::Str),
+    ("AutomountServiceAccountToken", "*bool", Zero::Nil),
+    ("NodeName", "string", Zero::Str),
+    ("HostNetwork", "bool", Zero::Bool),
+    ("HostPID", "bool", Zero::Bool),
+    ("HostIPC", "bool", Zero::Bool),
+    ("ShareProcessNamespace", "*bool", Zero::Nil),
+    ("SecurityContext", "*v1.PodSecurityContext", Zero::Nil),
+    ("ImagePullSecrets", "[]v1.LocalObjectReference", Zero::Nil),
+    ("Hostname", "string", Zero::Str),
+    ("Subdomain", "string", Zero::Str),
+    ("Affinity", "*v1.Affinity", Zero::Nil),
+    ("SchedulerName", "string", Zero::Str),
+    ("Tolerations", "[]v1.Toleration", Zero::Nil),
+    ("HostAliases", "[]v1.HostAlias", Zero::Nil),
+    ("PriorityClassName", "string", Zero::Str),
+    ("Priority", "*int32", Zero::Nil),
+    ("DNSConfig", "*v1.PodDNSConfig", Zero::Nil),
+    ("ReadinessGates", "[]v1.PodReadinessGate", Zero::Nil),
+    ("RuntimeClassName", "*string", Zero::Nil),
+    ("EnableServiceLinks", "*bool", Zero::Nil),
+    ("PreemptionPolicy", "*v1.PreemptionPolicy", Zero::Nil),
+    ("Overhead", "v1.ResourceList", Zero::Nil),
+    ("TopologySpreadConstraints", "[]v1.TopologySpreadConstraint", Zero::Nil),
+    ("SetHostnameAsFQDN", "*bool", Zero::Nil),
+    ("OS", "*v1.PodOS", Zero::Nil),
+    ("HostUsers", "*bool", Zero::Nil),
+    ("SchedulingGates", "[]v1.PodSchedulingGate", Zero::Nil),
+    ("ResourceClaims", "[]v1.PodResourceClaim", Zero::Nil),
+    ("Resources", "*v1.ResourceRequirements", Zero::Nil),
+    ("HostnameOverride", "*string", Zero::Nil),
+];
+
+const CONTAINER: Fields = &[
+    ("Name", "string", Zero::Str),
+    ("Image", "string", Zero::Str),
+    ("Command", "[]string", Zero::Nil),
+    ("Args", "[]string", Zero::Nil),
+    ("WorkingDir", "string", Zero::Str),
+    ("Ports", "[]v1.ContainerPort", Zero::Nil),
+    ("EnvFrom", "[]v1.EnvFromSource", Zero::Nil),
+    ("Env", "[]v1.EnvVar", Zero::Nil),
+    ("Resources", "v1.ResourceRequirements", Zero::Nil),
+    ("ResizePolicy", "[]v1.ContainerResizePolicy", Zero::Nil),
+    ("RestartPolicy", "*v1.ContainerRestartPolicy", Zero::Nil),
+    ("RestartPolicyRules", "[]v1.ContainerRestartRule", Zero::Nil),
+    ("VolumeMounts", "[]v1.VolumeMount", Zero::Nil),
+    ("VolumeDevices", "[]v1.VolumeDevice", Zero::Nil),
+    ("LivenessProbe", "*v1.Probe", Zero::Nil),
+    ("ReadinessProbe", "*v1.Probe", Zero::Nil),
+    ("StartupProbe", "*v1.Probe", Zero::Nil),
+    ("Lifecycle", "*v1.Lifecycle", Zero::Nil),
+    ("TerminationMessagePath", "string", Zero::Str),
+    ("TerminationMessagePolicy", "v1.TerminationMessagePolicy", Zero::Str),
+    ("ImagePullPolicy", "v1.PullPolicy", Zero::Str),
+    ("SecurityContext", "*v1.SecurityContext", Zero::Nil),
+    ("Stdin", "bool", Zero::Bool),
+    ("StdinOnce", "bool", Zero::Bool),
+    ("TTY", "bool", Zero::Bool),
+];
+
+const CONTAINER_PORT: Fields = &[
+    ("Name", "string", Zero::Str),
+    ("HostPort", "int32", Zero::Int),
+    ("ContainerPort", "int32", Zero::Int),
+    ("Protocol", "v1.Protocol", Zero::Str),
+    ("HostIP", "string", Zero::Str),
+];
+
+const RESOURCE_REQUIREMENTS: Fields = &[
+    ("Limits", "v1.ResourceList", Zero::Nil),
+    ("Requests", "v1.ResourceList", Zero::Nil),
+    ("Claims", "[]v1.ResourceClaim", Zero::Nil),
+];
+
+const TOLERATION: Fields = &[
+    ("Key", "string", Zero::Str),
+    ("Operator", "v1.TolerationOperator", Zero::Str),
+    ("Value", "string", Zero::Str),
+    ("Effect", "v1.TaintEffect", Zero::Str),
+    ("TolerationSeconds", "*int64", Zero::Nil),
+];
+
+const POD_SECURITY_CONTEXT: Fields = &[
+    ("SELinuxOptions", "*v1.SELinuxOptions", Zero::Nil),
+    ("WindowsOptions", "*v1.WindowsSecurityContextOptions", Zero::Nil),
+    ("RunAsUser", "*int64", Zero::Nil),
+    ("RunAsGroup", "*int64", Zero::Nil),
+    ("RunAsNonRoot", "*bool", Zero::Nil),
+    ("SupplementalGroups", "[]int64", Zero::Nil),
+    ("SupplementalGroupsPolicy", "*v1.SupplementalGroupsPolicy", Zero::Nil),
+    ("FSGroup", "*int64", Zero::Nil),
+    ("Sysctls", "[]v1.Sysctl", Zero::Nil),
+    ("FSGroupChangePolicy", "*v1.PodFSGroupChangePolicy", Zero::Nil),
+    ("SeccompProfile", "*v1.SeccompProfile", Zero::Nil),
+    ("AppArmorProfile", "*v1.AppArmorProfile", Zero::Nil),
+    ("SELinuxChangePolicy", "*v1.PodSELinuxChangePolicy", Zero::Nil),
+];
+
+/// go-spew's `%#v` writer: `(type)value`, structs as `{Field:(type)value ...}`, pointers as `(*type)`
+/// followed by the value or `<nil>`; slice elements, map keys and map values without their type.
+struct Dump<'w, W: fmt::Write> {
+    w: &'w mut W,
+    /// No field written yet in the innermost open struct.
+    first: bool,
+}
+
+impl<'w, W: fmt::Write> Dump<'w, W> {
+    fn new(w: &'w mut W) -> Self {
+        Dump { w, first: true }
+    }
+
+    fn raw(&mut self, s: &str) -> fmt::Result {
+        self.w.write_str(s)
+    }
+
+    /// `(type)`.
+    fn ty(&mut self, ty: &str) -> fmt::Result {
+        self.raw("(")?;
+        self.raw(ty)?;
+        self.raw(")")
+    }
+
+    /// Starts the next field of the open struct: `Name:` (after a space unless it is the first).
+    fn field(&mut self, name: &str) -> fmt::Result {
+        if !self.first {
+            self.raw(" ")?;
+        }
+        self.first = false;
+        self.raw(name)?;
+        self.raw(":")
+    }
+
+    fn open(&mut self) -> fmt::Result {
+        self.first = true;
+        self.raw("{")
+    }
+
+    fn close(&mut self) -> fmt::Result {
+        self.first = false;
+        self.raw("}")
+    }
+
+    /// A field kubeloop does not keep, as its zero value.
+    fn zero(&mut self, name: &str, ty: &str, zero: Zero) -> fmt::Result {
+        self.field(name)?;
+        self.ty(ty)?;
+        match zero {
+            Zero::Nil => self.raw("<nil>"),
+            Zero::Str => Ok(()),
+            Zero::Int => self.raw("0"),
+            Zero::Bool => self.raw("false"),
+        }
+    }
+
+    /// Writes every field of a struct in order: `value` writes the ones kubeloop keeps (returning `true`), the
+    /// rest are zero.
+    fn fields(
+        &mut self,
+        fields: Fields,
+        mut value: impl FnMut(&mut Self, &str, &str) -> Result<bool, fmt::Error>,
+    ) -> fmt::Result {
+        self.open()?;
+        for (name, ty, zero) in fields {
+            if !value(self, name, ty)? {
+                self.zero(name, ty, *zero)?;
+            }
+        }
+        self.close()
+    }
+
+    /// A string-typed field (a named string type included), written even when empty.
+    fn string(&mut self, name: &str, ty: &str, v: &str) -> Result<bool, fmt::Error> {
+        self.field(name)?;
+        self.ty(ty)?;
+        self.raw(v)?;
+        Ok(true)
+    }
+
+    /// An integer or boolean field, or a non-nil pointer to one (`ty` starts with `*`).
+    fn display(&mut self, name: &str, ty: &str, v: impl fmt::Display) -> Result<bool, fmt::Error> {
+        self.field(name)?;
+        self.ty(ty)?;
+        write!(self.w, "{v}")?;
+        Ok(true)
+    }
+
+    /// A `map[string]string` field: nil when empty (protobuf does not carry empty maps), else its entries in
+    /// key order.
+    fn string_map<'a>(
+        &mut self,
+        name: &str,
+        ty: &str,
+        entries: impl ExactSizeIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<bool, fmt::Error> {
+        if entries.len() == 0 {
+            return Ok(false);
+        }
+        self.field(name)?;
+        self.ty(ty)?;
+        self.raw("map[")?;
+        for (i, (k, v)) in entries.enumerate() {
+            if i > 0 {
+                self.raw(" ")?;
+            }
+            self.raw(k)?;
+            self.raw(":")?;
+            self.raw(v)?;
+        }
+        self.raw("]").map(|_| true)
+    }
+
+    /// A `[]string` field: nil when empty.
+    fn strings(&mut self, name: &str, ty: &str, items: &[crate::api::Str]) -> Result<bool, fmt::Error> {
+        self.list(name, ty, items, |d, s| d.raw(s))
+    }
+
+    /// A slice field: nil when empty, else its elements (without their type) separated by spaces.
+    fn list<T>(
+        &mut self,
+        name: &str,
+        ty: &str,
+        items: &[T],
+        mut each: impl FnMut(&mut Self, &T) -> fmt::Result,
+    ) -> Result<bool, fmt::Error> {
+        if items.is_empty() {
+            return Ok(false);
+        }
+        self.field(name)?;
+        self.ty(ty)?;
+        self.raw("[")?;
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.raw(" ")?;
+            }
+            each(self, item)?;
+        }
+        self.raw("]").map(|_| true)
+    }
+}
+
+fn dump_template<W: fmt::Write>(d: &mut Dump<'_, W>, t: &PodTemplateSpec) -> fmt::Result {
+    d.ty("v1.PodTemplateSpec")?;
+    d.open()?;
+    d.field("ObjectMeta")?;
+    d.ty("v1.ObjectMeta")?;
+    dump_meta(d, &t.metadata)?;
+    d.field("Spec")?;
+    d.ty("v1.PodSpec")?;
+    dump_spec(d, &t.spec)?;
+    d.close()
+}
+
+fn dump_meta<W: fmt::Write>(d: &mut Dump<'_, W>, m: &ObjectMeta) -> fmt::Result {
+    d.fields(OBJECT_META, |d, name, ty| match name {
+        "Name" => d.string(name, ty, &m.name),
+        "GenerateName" => d.string(name, ty, &m.generate_name),
+        "Namespace" => d.string(name, ty, &m.namespace),
+        // A template's creation time is the zero time (`creationTimestamp: null`).
+        "CreationTimestamp" => {
+            d.field(name)?;
+            d.raw("(v1.Time){Time:(time.Time){wall:(uint64)0 ext:(int64)0 loc:(*time.Location)<nil>}}")?;
+            Ok(true)
+        }
+        "Labels" => d.string_map(name, ty, m.labels.iter().map(|(k, v)| (&**k, &**v))),
+        "Annotations" => d.string_map(name, ty, m.annotations.iter().map(|(k, v)| (&**k, &**v))),
+        _ => Ok(false),
+    })
+}
+
+fn dump_spec<W: fmt::Write>(d: &mut Dump<'_, W>, s: &PodSpec) -> fmt::Result {
+    d.fields(POD_SPEC, |d, name, ty| match name {
+        "Containers" => d.list(name, ty, &s.containers, dump_container),
+        "RestartPolicy" => d.string(name, ty, &s.restart_policy),
+        "TerminationGracePeriodSeconds" => match s.termination_grace_period_seconds {
+            Some(v) => d.display(name, ty, v),
+            None => Ok(false),
+        },
+        "DNSPolicy" => d.string(name, ty, &s.dns_policy),
+        "NodeSelector" => d.string_map(name, ty, s.node_selector.iter().map(|(k, v)| (&**k, &**v))),
+        "NodeName" => d.string(name, ty, &s.node_name),
+        // SetDefaults_PodSpec gives every template an empty security context; kubeloop keeps none of its fields.
+        "SecurityContext" => {
+            d.field(name)?;
+            d.ty(ty)?;
+            d.fields(POD_SECURITY_CONTEXT, |_, _, _| Ok(false))?;
+            Ok(true)
+        }
+        "SchedulerName" => d.string(name, ty, &s.scheduler_name),
+        "Tolerations" => d.list(name, ty, &s.tolerations, dump_toleration),
+        "Priority" => match s.priority {
+            Some(v) => d.display(name, ty, v),
+            None => Ok(false),
+        },
+        _ => Ok(false),
+    })
+}
+
+fn dump_container<W: fmt::Write>(d: &mut Dump<'_, W>, c: &Container) -> fmt::Result {
+    d.fields(CONTAINER, |d, name, ty| match name {
+        "Name" => d.string(name, ty, &c.name),
+        "Image" => d.string(name, ty, &c.image),
+        "Command" => d.strings(name, ty, &c.command),
+        "Args" => d.strings(name, ty, &c.args),
+        "Ports" => d.list(name, ty, &c.ports, dump_port),
+        "Resources" => {
+            d.field(name)?;
+            d.ty(ty)?;
+            d.fields(RESOURCE_REQUIREMENTS, |d, name, ty| match name {
+                "Limits" => dump_resources(d, name, ty, &c.resources.limits),
+                "Requests" => dump_resources(d, name, ty, &c.resources.requests),
+                _ => Ok(false),
+            })?;
+            Ok(true)
+        }
+        // SetDefaults_Container's values; kubeloop does not keep other ones.
+        "TerminationMessagePath" => d.string(name, ty, "/dev/termination-log"),
+        "TerminationMessagePolicy" => d.string(name, ty, "File"),
+        "ImagePullPolicy" => d.string(name, ty, &c.image_pull_policy),
+        _ => Ok(false),
+    })
+}
+
+fn dump_port<W: fmt::Write>(d: &mut Dump<'_, W>, p: &ContainerPort) -> fmt::Result {
+    d.fields(CONTAINER_PORT, |d, name, ty| match name {
+        "Name" => d.string(name, ty, &p.name),
+        "ContainerPort" => d.display(name, ty, p.container_port),
+        "Protocol" => d.string(name, ty, &p.protocol),
+        _ => Ok(false),
+    })
+}
+
+fn dump_toleration<W: fmt::Write>(d: &mut Dump<'_, W>, t: &Toleration) -> fmt::Result {
+    d.fields(TOLERATION, |d, name, ty| match name {
+        "Key" => d.string(name, ty, &t.key),
+        "Operator" => d.string(name, ty, &t.operator),
+        "Value" => d.string(name, ty, &t.value),
+        "Effect" => d.string(name, ty, &t.effect),
+        "TolerationSeconds" => match t.toleration_seconds {
+            Some(v) => d.display(name, ty, v),
+            None => Ok(false),
+        },
+        _ => Ok(false),
+    })
+}
+
+/// A `v1.ResourceList`: nil when empty, else `name:{quantity}` in name order.
+fn dump_resources<W: fmt::Write>(
+    d: &mut Dump<'_, W>,
+    name: &str,
+    ty: &str,
+    list: &ResourceList,
+) -> Result<bool, fmt::Error> {
+    if list.is_empty() {
+        return Ok(false);
+    }
+    d.field(name)?;
+    d.ty(ty)?;
+    d.raw("map[")?;
+    for (i, (k, q)) in list.iter().enumerate() {
+        if i > 0 {
+            d.raw(" ")?;
+        }
+        d.raw(k)?;
+        d.raw(":")?;
+        dump_quantity(d, q)?;
+    }
+    d.raw("]").map(|_| true)
+}
+
+/// A `resource.Quantity` as `ParseQuantity` leaves it when it parses the canonical text the API server sent.
+fn dump_quantity<W: fmt::Write>(d: &mut Dump<'_, W>, q: &Quantity) -> fmt::Result {
+    let p = q.go_parsed();
+    let (value, scale) = match p.amount {
+        GoAmount::Int { value, scale } => (value, scale),
+        GoAmount::Dec { .. } => (0, 0),
+    };
+    write!(d.w, "{{i:(resource.int64Amount){{value:(int64){value} scale:(resource.Scale){scale}}} d:(resource.infDecAmount){{Dec:")?;
+    match &p.amount {
+        GoAmount::Int { .. } => d.raw("(*inf.Dec)<nil>")?,
+        GoAmount::Dec { negative, nanos } => {
+            write!(d.w, "(*inf.Dec){{unscaled:(big.Int){{neg:(bool){negative} abs:(big.nat)[")?;
+            for (i, w) in nanos.iter().enumerate() {
+                if i > 0 {
+                    d.raw(" ")?;
+                }
+                write!(d.w, "{w}")?;
+            }
+            d.raw("]} scale:(inf.Scale)9}")?;
+        }
+    }
+    write!(d.w, "}} s:(string){} Format:(resource.Format){}}}", p.cached, p.format.as_str())
+}
