@@ -106,7 +106,7 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     if end > scenario::MAX_UNTIL {
         return Err(Fail(format!(
             "kubectl: --at plus --for: a run lasts at most {}",
-            scenario::human_duration(scenario::MAX_UNTIL)
+            kubeloop_engine::time::human_duration(scenario::MAX_UNTIL)
         )));
     }
 
@@ -121,8 +121,8 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
             "",
             &format!(
                 "kubeloop: the run reached its work budget at {}, before --at {}; set another with --max-events N (0: none)\n",
-                scenario::human_duration(t),
-                scenario::human_duration(at)
+                kubeloop_engine::time::human_duration(t),
+                kubeloop_engine::time::human_duration(at)
             ),
         )?;
         return Ok(3);
@@ -145,7 +145,7 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
                     "",
                     &format!(
                         "kubeloop: stopped following at {}: the run reached its work budget (--max-events)\n",
-                        scenario::human_duration(t)
+                        kubeloop_engine::time::human_duration(t)
                     ),
                 )?;
                 code = 3;
@@ -157,8 +157,8 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
                     "",
                     &format!(
                         "kubeloop: stopped following at {} after --for {} of simulated time\n",
-                        scenario::human_duration(run.now()),
-                        scenario::human_duration(follow_for)
+                        kubeloop_engine::time::human_duration(run.now()),
+                        kubeloop_engine::time::human_duration(follow_for)
                     ),
                 )?;
                 break;

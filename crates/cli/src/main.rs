@@ -210,7 +210,7 @@ fn run(args: &[String]) -> Result<u8, Fail> {
     if until.is_some_and(|u| u > scenario::MAX_UNTIL) {
         return Err(Fail(format!(
             "run: --until: a run lasts at most {}",
-            scenario::human_duration(scenario::MAX_UNTIL)
+            kubeloop_engine::time::human_duration(scenario::MAX_UNTIL)
         )));
     }
     let text = files::read_scenario(file).map_err(|e| Fail(format!("{file}: {e}")))?;

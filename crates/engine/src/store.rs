@@ -1072,6 +1072,13 @@ impl Store {
 
     // ---- watch ----------------------------------------------------------------------------------------------
 
+    /// The resourceVersion of the last change of `kind` (0 before the first): equal values mean nothing of that
+    /// kind changed in between.
+    pub fn kind_resource_version(&self, kind: Kind) -> u64 {
+        let ks = &self.kinds[kind.index()];
+        ks.history.back().map_or(ks.compacted, |h| h.ev.rv)
+    }
+
     /// The resourceVersion of the last change of `kind` at or before `at`, as far as the watch cache remembers
     /// (what a bookmark sent then would have carried, for that kind's watch cache).
     pub fn kind_resource_version_at(&self, kind: Kind, at: Millis) -> u64 {

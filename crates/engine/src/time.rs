@@ -311,8 +311,52 @@ pub fn go_duration_millis(nanos: i64) -> Millis {
     Millis::try_from(nanos).map_or(0, |n| n.div_ceil(1_000_000))
 }
 
+/// A duration for people (timelines, summaries, the runner): `72.345s`, `4m12.5s`.
+pub fn human_duration(t: Millis) -> String {
+    let secs = |ms: Millis| {
+        let whole = ms / 1000;
+        let frac = ms % 1000;
+        if frac == 0 {
+            format!("{whole}s")
+        } else {
+            format!("{whole}.{}s", format!("{frac:03}").trim_end_matches('0'))
+        }
+    };
+    if t < MINUTE {
+        return secs(t);
+    }
+    let (h, m, rest) = (t / HOUR, (t % HOUR) / MINUTE, t % MINUTE);
+    let mut out = String::new();
+    if h > 0 {
+        out.push_str(&format!("{h}h"));
+    }
+    if m > 0 || (h > 0 && rest > 0) {
+        out.push_str(&format!("{m}m"));
+    }
+    if rest > 0 {
+        out.push_str(&secs(rest));
+    }
+    out
+}
+
+/// A timeline's time column: `  12.345s`.
+pub fn format_time(t: Millis) -> String {
+    format!("{:>8}s", format!("{}.{:03}", t / 1000, t % 1000))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn durations_print_for_people() {
+        assert_eq!(human_duration(72_345), "1m12.345s");
+        assert_eq!(human_duration(12_500), "12.5s");
+        assert_eq!(human_duration(3 * MINUTE), "3m");
+        assert_eq!(human_duration(90 * MINUTE), "1h30m");
+        assert_eq!(human_duration(HOUR + 5 * SECOND), "1h0m5s");
+        assert_eq!(human_duration(720 * HOUR), "720h");
+        assert_eq!(format_time(12_345), "  12.345s");
+    }
+
     use super::*;
 
     #[test]

@@ -1,0 +1,509 @@
+//! Running a scenario: actions at their times, following commands, the convergence check.
+
+use super::*;
+
+/// Reads `-f PATH` for kubectl actions; the error is printed as kubectl prints it (`error: ...`).
+pub type ReadFile<'a> = &'a dyn Fn(&str) -> Result<String, String>;
+
+/// No files: `-f PATH` is kubectl's "does not exist".
+pub(super) fn no_file(name: &str) -> Result<String, String> {
+    Err(format!("the path \"{name}\" does not exist"))
+}
+
+/// A command started by a kubectl action that keeps printing (`rollout status`, `get -w`, `drain`).
+pub(super) struct Following {
+    /// `kubectl rollout status deployment/web`, for the note when the run ends before it does.
+    pub(super) command: String,
+    pub(super) follow: Box<dyn Follow>,
+}
+
+/// A scenario being run, step by step: [`Scenario::start`] builds the cluster and applies the manifests,
+/// [`Run::run_to`] advances simulated time (running the actions that come due, collecting events and following
+/// commands that keep printing), [`Run::sim_mut`] lets a caller act on the cluster in between (`kubeloop kubectl`),
+/// and [`Run::finish`] ends it with the timeline and the summary.
+pub struct Run<'a> {
+    pub(super) scenario: &'a Scenario,
+    pub(super) sim: Sim,
+    pub(super) read_file: ReadFile<'a>,
+    pub(super) timeline: Timeline,
+    pub(super) event_seq: u64,
+    pub(super) follows: Vec<Following>,
+    /// The end of the run.
+    pub(super) until: Millis,
+    /// Actions at or before `until`.
+    pub(super) runnable: usize,
+    /// The next action to run.
+    pub(super) next: usize,
+    pub(super) last_action_ms: Millis,
+    /// Start of the current streak of settled checks.
+    pub(super) streak: Option<Millis>,
+    /// (the versions of the kinds convergence reads, store settled) at the previous check.
+    pub(super) last_check: Option<([u64; 4], bool)>,
+    /// The work budget in simulation events (0: none), and when the run stopped at it.
+    pub(super) max_events: u64,
+    pub(super) stopped_at: Option<Millis>,
+}
+
+/// Quotes a word for the command line shown in the timeline (and parsed again by kubectl's word splitter).
+pub(super) fn shell_word(w: &str) -> String {
+    let plain = !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
+    if plain {
+        w.to_string()
+    } else {
+        quoted(w)
+    }
+}
+
+pub(super) fn quoted(w: &str) -> String {
+    format!("'{}'", w.replace('\'', r"'\''"))
+}
+
+impl ActionKind {
+    /// The kubectl command line an action runs (without the leading `kubectl`), for the actions that are kubectl
+    /// commands: `kubectl`, `scale` and `delete`.
+    pub fn kubectl_line(&self) -> Option<String> {
+        match self {
+            ActionKind::Kubectl(line) => Some(line.clone()),
+            ActionKind::Scale { kind, key, replicas } => {
+                let ns = if &*key.namespace == "default" {
+                    String::new()
+                } else {
+                    format!(" -n {}", shell_word(&key.namespace))
+                };
+                let res = kind.name().to_ascii_lowercase();
+                Some(format!("scale {res} {}{ns} --replicas={replicas}", shell_word(&key.name)))
+            }
+            ActionKind::Delete { kind, namespace, target } => {
+                let ns = match namespace.as_deref() {
+                    Some(n) if kind.namespaced() && n != "default" => format!(" -n {}", shell_word(n)),
+                    _ => String::new(),
+                };
+                let res = kind.name().to_ascii_lowercase();
+                Some(match target {
+                    DeleteTarget::Name(name) => format!("delete {res} {}{ns}", shell_word(name)),
+                    DeleteTarget::Selector(_, text) => format!("delete {res} -l {}{ns}", quoted(text)),
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Run<'_> {
+    fn push(&mut self, kind: EntryKind, source: &str, text: impl Into<String>) {
+        let text = text.into();
+        self.timeline.push(TimelineEntry { at: self.sim.now(), kind, source: source.into(), text });
+    }
+
+    fn result(&mut self, r: Result<String, String>) {
+        match r {
+            Ok(t) => self.push(EntryKind::Result, "kubectl", t),
+            Err(t) => self.push(EntryKind::Error, "kubectl", t),
+        }
+    }
+
+    /// A command's output, one entry a line: stdout as results, then stderr as errors when the command failed
+    /// (as results when it succeeded: warnings, `No resources found`).
+    fn output(&mut self, warnings: &str, stdout: &str, stderr: &str, failed: bool) {
+        for l in warnings.lines() {
+            self.push(EntryKind::Result, "kubectl", l);
+        }
+        for l in stdout.lines() {
+            self.push(EntryKind::Result, "kubectl", l);
+        }
+        let kind = if failed { EntryKind::Error } else { EntryKind::Result };
+        for l in stderr.lines() {
+            self.push(kind, "kubectl", l);
+        }
+    }
+
+    /// Every Kubernetes Event written since the last call.
+    fn collect_events(&mut self) {
+        let (first, _) = self.sim.store.event_log();
+        if self.event_seq < first {
+            let lost = first - self.event_seq;
+            self.push(EntryKind::Note, "scenario", format!("({lost} events not shown: the event log overflowed)"));
+        }
+        let (events, next) = self.sim.store.events_since(self.event_seq);
+        self.event_seq = next;
+        for o in events {
+            let Some(ev) = o.as_event() else { continue };
+            let at = ev.body.last_timestamp.map_or(self.sim.now(), |t| t.0);
+            self.timeline.push(TimelineEntry {
+                at,
+                kind: EntryKind::Event,
+                source: ev.body.source.component.to_string(),
+                text: render_event(ev),
+            });
+        }
+    }
+
+    /// What the following commands printed since the last poll; the finished ones are dropped.
+    fn poll_follows(&mut self) {
+        let mut i = 0;
+        while i < self.follows.len() {
+            let p = self.follows[i].follow.poll(&mut self.sim);
+            self.output(&p.warnings, &p.stdout, &p.stderr, p.done && p.code != 0);
+            if p.done {
+                self.follows.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn apply(&mut self, text: &str, what: &str) {
+        self.push(EntryKind::Action, "scenario", format!("kubectl apply -f {what}"));
+        match crate::kubectl::apply(&mut self.sim, text) {
+            Ok(report) => {
+                for w in &report.warnings {
+                    self.push(EntryKind::Result, "kubectl", w.to_string());
+                }
+                for r in &report.results {
+                    self.push(EntryKind::Result, "kubectl", r.to_string());
+                }
+            }
+            Err(e) => self.push(EntryKind::Error, "kubectl", e.to_string()),
+        }
+    }
+
+    /// Runs one kubectl command line: the command as an action entry, its output as result or error entries; a
+    /// command that keeps printing is followed as time passes.
+    fn kubectl(&mut self, line: &str) {
+        let command = format!("kubectl {line}");
+        self.push(EntryKind::Action, "scenario", command.clone());
+        let input = crate::kubectl::Input { stdin: None, read_file: self.read_file };
+        let out = crate::kubectl::run(&mut self.sim, line, &input);
+        self.output(&out.warnings, &out.stdout, &out.stderr, out.code != 0);
+        if out.code != 0 && out.stderr.trim().is_empty() {
+            self.push(EntryKind::Error, "kubectl", format!("error: exit status {}", out.code));
+        }
+        if let Some(mut follow) = out.follow {
+            if self.follows.len() >= MAX_FOLLOWS {
+                follow.stop(&mut self.sim);
+                self.push(
+                    EntryKind::Note,
+                    "scenario",
+                    format!("{command}: not followed: at most {MAX_FOLLOWS} commands keep printing at once"),
+                );
+            } else {
+                self.follows.push(Following { command, follow });
+            }
+        }
+    }
+
+    fn execute(&mut self, action: &ActionKind) {
+        if let Some(line) = action.kubectl_line() {
+            self.kubectl(&line);
+            return;
+        }
+        match action {
+            ActionKind::Apply(text) => self.apply(text, "-"),
+            ActionKind::KillNode(name) => {
+                self.push(EntryKind::Action, "scenario", format!("kill node {name}"));
+                let r = self
+                    .sim
+                    .kill_node(name)
+                    .map(|_| format!("node/{name}: kubelet stopped (no heartbeats, status updates or pod work)"));
+                self.result(r);
+            }
+            ActionKind::ReviveNode(name) => {
+                self.push(EntryKind::Action, "scenario", format!("revive node {name}"));
+                let r = self.sim.revive_node(name).map(|_| format!("node/{name}: kubelet started"));
+                self.result(r);
+            }
+            ActionKind::AddNode(config) => {
+                let name = if config.name.is_empty() { "(generated name)".to_string() } else { config.name.clone() };
+                self.push(
+                    EntryKind::Action,
+                    "scenario",
+                    format!(
+                        "add node {name} (cpu {}, memory {}, pods {})",
+                        config.cpu.as_str(),
+                        config.memory.as_str(),
+                        config.pods
+                    ),
+                );
+                let r = self.sim.add_node(config.clone()).map(|n| format!("node/{n} added"));
+                self.result(r);
+            }
+            ActionKind::Fault(f) => {
+                self.push(EntryKind::Action, "scenario", f.to_string());
+                self.fault(f);
+            }
+            ActionKind::Mode(m) => {
+                self.push(EntryKind::Action, "scenario", m.to_string());
+                if let Some((c, mode)) = &m.trigger {
+                    let taken = self.sim.set_trigger_mode(c.as_deref(), *mode);
+                    let text = if taken.is_empty() {
+                        format!("no controller has a {}-triggered mode", mode.as_str())
+                    } else {
+                        format!("{}-triggered: {}", mode.as_str(), taken.join(", "))
+                    };
+                    self.push(EntryKind::Result, "scenario", text);
+                }
+                if let Some(o) = m.observe {
+                    self.sim.set_observe_mode(o);
+                }
+                if let Some(p) = m.relist_period {
+                    self.sim.set_relist_period(p);
+                }
+                if let Some(p) = m.resync_period {
+                    self.sim.set_resync_period(p);
+                }
+            }
+            ActionKind::Kubectl(_) | ActionKind::Scale { .. } | ActionKind::Delete { .. } => {}
+        }
+    }
+
+    fn fault(&mut self, f: &FaultAction) {
+        // One informer, or every control-plane informer.
+        let targets: Vec<crate::informer::InformerId> = match &f.informer {
+            None => self.sim.control_plane_informers(),
+            Some((p, kind)) => {
+                let id = process_index(p).and_then(|h| self.sim.hosts.get(h)).and_then(|h| h.informers[kind.index()]);
+                match id {
+                    Some(id) => vec![id],
+                    None => {
+                        self.push(EntryKind::Error, "scenario", format!("{p} has no informer of {}", kind.plural()));
+                        return;
+                    }
+                }
+            }
+        };
+        if let Some(v) = f.drop_watch_events {
+            if f.informer.is_none() {
+                self.sim.set_watch_drop(v);
+            } else {
+                for &id in &targets {
+                    self.sim.set_informer_watch_drop(id, v);
+                }
+            }
+        }
+        let mut faults = self.sim.store.faults.clone();
+        if let Some(v) = f.conflicts {
+            faults.conflict_fraction = v;
+        }
+        if let Some(v) = f.api_latency {
+            faults.api_latency = v;
+        }
+        if let Some(v) = f.reject_pod_creates {
+            faults.reject_pod_creates = v;
+        }
+        self.sim.set_faults(faults);
+        if f.disconnect_watches {
+            for &id in &targets {
+                self.sim.disconnect_watch(id);
+            }
+        }
+        if f.force_relist {
+            for &id in &targets {
+                self.sim.force_relist(id);
+            }
+        }
+        if let Some(h) = f.crash.as_deref().and_then(process_index) {
+            self.sim.crash_host(h);
+        }
+        if let Some(h) = f.restart.as_deref().and_then(process_index) {
+            self.sim.restart_host(h);
+        }
+    }
+
+    /// Runs the actions due now, collects events and looks at convergence.
+    fn check(&mut self) {
+        let scenario = self.scenario;
+        while self.next < self.runnable && scenario.actions[self.next].at <= self.sim.now() {
+            self.execute(&scenario.actions[self.next].kind);
+            self.next += 1;
+            self.last_check = None;
+        }
+        self.collect_events();
+        let now = self.sim.now();
+        if self.next >= self.runnable && now >= self.last_action_ms {
+            // The store part is looked at again only when one of the kinds it reads changed since the last check
+            // (Lease renewals and Events, most of a large cluster's writes, leave it alone).
+            let store = &self.sim.store;
+            let rv =
+                [Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Node].map(|k| store.kind_resource_version(k));
+            let store_ok = match self.last_check {
+                Some((seen, ok)) if seen == rv => ok,
+                _ => store_settled(&self.sim),
+            };
+            self.last_check = Some((rv, store_ok));
+            // A streak starts settled and idle; periodic housekeeping (the node lifecycle controller's 5 s pass,
+            // relists) may keep a worker busy for a moment without unsettling anything, so only the store ends it.
+            if !store_ok {
+                self.streak = None;
+            } else if self.streak.is_none() && self.sim.idle() {
+                self.streak = Some(now);
+            }
+        }
+    }
+
+    /// Advances the run to simulated time `t` (at most its end), looking at the cluster at least every
+    /// [`CHECK_INTERVAL`]: actions run when they come due, events are collected, following commands polled.
+    pub fn run_to(&mut self, t: Millis) {
+        let t = t.min(self.until);
+        loop {
+            if self.stopped_at.is_some() {
+                return;
+            }
+            self.check();
+            let now = self.sim.now();
+            if now >= t {
+                break;
+            }
+            if self.max_events > 0 && self.sim.events_processed() >= self.max_events {
+                self.stopped_at = Some(now);
+                let msg = format!(
+                    "stopped: the run reached its work budget of {} simulation events at {} (of {}); `kubeloop run --max-events N` sets another (0: none), `kubeloop soak` runs large clusters for days",
+                    self.max_events,
+                    human_duration(now),
+                    human_duration(self.until)
+                );
+                self.push(EntryKind::Error, "scenario", msg);
+                return;
+            }
+            let mut to = (now + CHECK_INTERVAL).min(t);
+            if let Some(a) = self.scenario.actions[..self.runnable].get(self.next) {
+                to = to.min(a.at);
+            }
+            self.sim.run_until(to);
+            self.collect_events();
+            self.poll_follows();
+        }
+    }
+
+    /// The simulated time now.
+    pub fn now(&self) -> Millis {
+        self.sim.now()
+    }
+
+    /// When the run stopped at its work budget, if it did.
+    pub fn stopped_at_budget(&self) -> Option<Millis> {
+        self.stopped_at
+    }
+
+    /// The end of the run ([`RunOptions::until`], else the scenario's `until:`, else [`DEFAULT_UNTIL`]).
+    pub fn until(&self) -> Millis {
+        self.until
+    }
+
+    /// The cluster.
+    pub fn sim(&self) -> &Sim {
+        &self.sim
+    }
+
+    /// The cluster, to act on between steps (the runner's own follows and convergence checks see the effects).
+    pub fn sim_mut(&mut self) -> &mut Sim {
+        self.last_check = None;
+        &mut self.sim
+    }
+
+    /// The timeline so far (its first and last entries: see [`MAX_TIMELINE_ENTRIES`]).
+    pub fn timeline(&self) -> impl Iterator<Item = &TimelineEntry> {
+        self.timeline.iter()
+    }
+
+    /// Ends the run where it is: commands still following are stopped, and the summary is taken.
+    pub fn finish(mut self) -> Outcome {
+        for mut f in std::mem::take(&mut self.follows) {
+            f.follow.stop(&mut self.sim);
+            self.push(
+                EntryKind::Note,
+                "scenario",
+                format!("{}: still running at the end of the run, stopped", f.command),
+            );
+        }
+        let not_run = self.scenario.actions.len() - self.next;
+        if not_run > 0 {
+            let now = self.sim.now();
+            self.push(
+                EntryKind::Note,
+                "scenario",
+                format!("{not_run} action(s) after the end of the run ({}) not run", human_duration(now)),
+            );
+        }
+        let mut summary = summarize(&self.sim);
+        summary.last_action_ms = self.last_action_ms;
+        summary.converged_at_ms = self.streak;
+        summary.actions_not_run = not_run;
+        summary.stopped_at_budget_ms = self.stopped_at;
+        Outcome { timeline: self.timeline.into_vec(), summary }
+    }
+}
+
+impl Scenario {
+    /// Builds the cluster, applies the manifests and stands at t=0, ready to [`Run::run_to`]. Only a cluster that
+    /// cannot be built is an error; failed actions are timeline entries.
+    pub fn start<'a>(&'a self, opts: RunOptions<'a>) -> Result<Run<'a>, ScenarioError> {
+        let seed = opts.seed.or(self.seed).unwrap_or(DEFAULT_SEED);
+        let until = opts.until.or(self.until).unwrap_or(DEFAULT_UNTIL);
+        if until > MAX_UNTIL {
+            return Err(ScenarioError::new(format!("a run lasts at most {}", human_duration(MAX_UNTIL))));
+        }
+        let max_events = opts.max_events.unwrap_or(crate::limits::MAX_RUN_EVENTS);
+        let added = self.actions.iter().filter(|a| matches!(a.kind, ActionKind::AddNode(_))).count();
+        // Pro rata: a run shorter than an hour renews its Leases too.
+        let least =
+            ((self.nodes.len() + added) as u128 * u128::from(until) * u128::from(crate::limits::EVENTS_PER_NODE_HOUR)
+                / u128::from(HOUR))
+            .min(u128::from(u64::MAX)) as u64;
+        if max_events > 0 && least > max_events {
+            return Err(ScenarioError::new(format!(
+                "{} node(s) for {} is at least {least} simulation events (each node's Lease renewals alone), over the work budget of {max_events}: shorten `until:`, use fewer nodes, or set another budget with `kubeloop run --max-events N` (0: none); `kubeloop soak` runs large clusters for days",
+                self.nodes.len() + added,
+                human_duration(until)
+            )));
+        }
+        let config = SimConfig { seed, node_template: self.node_template.clone(), ..SimConfig::default() };
+        let runnable = self.actions.iter().filter(|a| a.at <= until).count();
+        let mut r = Run {
+            scenario: self,
+            sim: Sim::new(config),
+            read_file: opts.read_file.unwrap_or(&no_file),
+            timeline: Timeline::default(),
+            event_seq: 0,
+            follows: Vec::new(),
+            until,
+            runnable,
+            next: 0,
+            last_action_ms: self.actions[..runnable].last().map_or(0, |a| a.at),
+            streak: None,
+            last_check: None,
+            max_events,
+            stopped_at: None,
+        };
+
+        let mut names: Vec<String> = Vec::new();
+        for n in &self.nodes {
+            let name = r.sim.add_node(n.clone()).map_err(ScenarioError::new)?;
+            names.push(name);
+        }
+        if !names.is_empty() {
+            let shown: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
+            let more = if names.len() > shown.len() {
+                format!(", ... ({} more)", names.len() - shown.len())
+            } else {
+                String::new()
+            };
+            r.push(
+                EntryKind::Note,
+                "scenario",
+                format!("cluster: {} node(s): {}{more}", names.len(), shown.join(", ")),
+            );
+        }
+        r.collect_events();
+        if let Some(m) = &self.manifests {
+            r.apply(m, "manifests");
+        }
+        Ok(r)
+    }
+
+    /// Runs the scenario from t=0 to its end.
+    pub fn run(&self, opts: RunOptions) -> Result<Outcome, ScenarioError> {
+        let mut r = self.start(opts)?;
+        r.run_to(r.until());
+        Ok(r.finish())
+    }
+}

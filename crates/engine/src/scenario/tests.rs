@@ -1,0 +1,185 @@
+use super::*;
+
+const SMALL: &str = "cluster:\n  nodes: 2\nmanifests: |\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n  spec:\n    replicas: 2\n    selector:\n      matchLabels: {app: web}\n    template:\n      metadata:\n        labels: {app: web}\n      spec:\n        containers:\n        - name: nginx\n          image: nginx:1.27\n";
+
+#[test]
+fn parses_and_runs_a_small_scenario() {
+    let sc = Scenario::parse(SMALL).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sc.nodes.len(), 2);
+    let out = sc
+        .run(RunOptions { seed: Some(3), until: Some(30 * SECOND), ..RunOptions::default() })
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&2));
+    assert!(out.summary.converged_at_ms.is_some());
+}
+
+#[test]
+fn unknown_fields_are_located() {
+    let e = Scenario::parse("cluster:\n  nodes: 1\nactions:\n  - atx: 3s\n").err().map(|e| (e.line, e.message));
+    let (line, msg) = e.unwrap_or_default();
+    assert_eq!(line, Some(4));
+    assert!(msg.contains("unknown field `atx`"), "{msg}");
+}
+
+#[test]
+fn kinds_accept_kubectl_names() {
+    for (n, k) in [("po", Kind::Pod), ("Deployments", Kind::Deployment), ("rs", Kind::ReplicaSet), ("no", Kind::Node)] {
+        assert_eq!(parse_kind(n), Ok(k));
+    }
+    assert!(parse_kind("service").is_err());
+}
+
+/// Prints `NAME N` at each poll until `until`, then ends with `code`; records whether it was stopped.
+struct Ticker {
+    name: &'static str,
+    until: Millis,
+    code: i32,
+    polls: u32,
+    stopped: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+impl Follow for Ticker {
+    fn poll(&mut self, sim: &mut Sim) -> crate::kubectl::FollowPoll {
+        self.polls += 1;
+        let mut p =
+            crate::kubectl::FollowPoll { stdout: format!("{} {}\n", self.name, self.polls), ..Default::default() };
+        if sim.now() >= self.until {
+            p.done = true;
+            p.code = self.code;
+            if self.code != 0 {
+                p.stderr = format!("error: {} failed\n", self.name);
+            }
+        }
+        p
+    }
+    fn stop(&mut self, _: &mut Sim) {
+        self.stopped.set(true);
+    }
+}
+
+#[test]
+fn following_commands_print_as_time_passes_until_done_or_the_end() {
+    let sc = Scenario::parse("cluster:\n  nodes: 1\n").unwrap_or_else(|e| panic!("{e}"));
+    let mut r = sc.start(RunOptions { until: Some(SECOND), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+    let stopped: Vec<std::rc::Rc<std::cell::Cell<bool>>> = (0..3).map(|_| Default::default()).collect();
+    for (i, (name, until, code)) in
+        [("ok", 250, 0), ("bad", 150, 1), ("forever", Millis::MAX, 0)].into_iter().enumerate()
+    {
+        let follow = Ticker { name, until, code, polls: 0, stopped: stopped[i].clone() };
+        r.follows.push(Following { command: format!("kubectl {name}"), follow: Box::new(follow) });
+    }
+    r.run_to(r.until());
+    let out = r.finish();
+    let lines: Vec<(Millis, EntryKind, &str)> = out
+        .timeline
+        .iter()
+        .filter(|e| e.source == "kubectl" || e.kind == EntryKind::Note && e.text.starts_with("kubectl"))
+        .map(|e| (e.at, e.kind, e.text.as_str()))
+        .collect();
+    use EntryKind::{Error, Note, Result as R};
+    assert_eq!(
+        lines[..8],
+        [
+            (100, R, "ok 1"),
+            (100, R, "bad 1"),
+            (100, R, "forever 1"),
+            (200, R, "ok 2"),
+            (200, R, "bad 2"),
+            (200, Error, "error: bad failed"),
+            (200, R, "forever 2"),
+            (300, R, "ok 3"),
+        ]
+    );
+    assert_eq!(lines.iter().filter(|l| l.2.starts_with("ok ") || l.2.starts_with("bad ")).count(), 5);
+    assert_eq!(lines.iter().filter(|l| l.2.starts_with("forever ")).count(), 10);
+    assert_eq!(lines.last(), Some(&(SECOND, Note, "kubectl forever: still running at the end of the run, stopped")));
+    assert_eq!(stopped.iter().map(|s| s.get()).collect::<Vec<_>>(), [false, false, true]);
+}
+
+fn note(at: Millis, text: &str) -> TimelineEntry {
+    TimelineEntry { at, kind: EntryKind::Note, source: "test".into(), text: text.into() }
+}
+
+#[test]
+fn the_timeline_keeps_its_first_and_last_entries_and_counts_the_rest() {
+    let mut t = Timeline::new(3, 2);
+    for i in 0..10 {
+        t.push(note(i, &format!("e{i}")));
+    }
+    assert_eq!(t.iter().map(|e| e.text.as_str()).collect::<Vec<_>>(), ["e0", "e1", "e2", "e8", "e9"]);
+    let v = t.into_vec();
+    let texts: Vec<&str> = v.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(texts[..3], ["e0", "e1", "e2"]);
+    assert_eq!(texts[4..], ["e8", "e9"]);
+    assert_eq!(v[3].at, 3);
+    assert_eq!(v[3].kind, EntryKind::Note);
+    assert_eq!(
+        v[3].text,
+        "(5 timeline entries from 0.003s to 0.007s not kept: kubeloop keeps the first 3 and the last 2 of a run)"
+    );
+    let mut small = Timeline::new(3, 2);
+    small.push(note(0, "only"));
+    assert_eq!(small.into_vec().len(), 1);
+    assert_eq!(crate::limits::MAX_TIMELINE_ENTRIES, Timeline::default().head_cap + Timeline::default().tail_cap);
+}
+
+#[test]
+fn a_command_following_for_days_keeps_the_timeline_bounded() {
+    let sc = Scenario::parse("cluster:\n  nodes: 1\n").unwrap_or_else(|e| panic!("{e}"));
+    let mut r = sc.start(RunOptions { until: Some(HOUR), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+    r.timeline = Timeline::new(100, 50);
+    let stopped = std::rc::Rc::new(std::cell::Cell::new(false));
+    let follow = Ticker { name: "forever", until: Millis::MAX, code: 0, polls: 0, stopped: stopped.clone() };
+    r.follows.push(Following { command: "kubectl forever".into(), follow: Box::new(follow) });
+    r.run_to(r.until());
+    let out = r.finish();
+    assert_eq!(out.timeline.len(), 151, "{}", render_timeline(&out.timeline[95..]));
+    let dropped = &out.timeline[100];
+    assert!(dropped.text.ends_with("not kept: kubeloop keeps the first 100 and the last 50 of a run)"), "{dropped}");
+    assert_eq!(
+        out.timeline.last().map(|e| e.text.as_str()),
+        Some("kubectl forever: still running at the end of the run, stopped")
+    );
+    assert_eq!(out.timeline[149].text, "forever 36000");
+    assert!(stopped.get());
+}
+
+#[test]
+fn at_most_max_follows_commands_keep_printing() {
+    let mut text = String::from("cluster:\n  nodes: 1\nactions:\n");
+    for _ in 0..crate::limits::MAX_FOLLOWS + 2 {
+        text.push_str("  - {at: 1s, kubectl: get pods -w}\n");
+    }
+    let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let mut r =
+        sc.start(RunOptions { until: Some(2 * SECOND), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+    r.run_to(r.until());
+    assert_eq!(r.follows.len(), crate::limits::MAX_FOLLOWS);
+    let out = r.finish();
+    let refused: Vec<&TimelineEntry> = out.timeline.iter().filter(|e| e.text.contains("not followed")).collect();
+    assert_eq!(refused.len(), 2, "{}", render_timeline(&out.timeline));
+    assert!(refused[0].text.contains(&format!("at most {} commands", crate::limits::MAX_FOLLOWS)), "{}", refused[0]);
+}
+
+#[test]
+fn scale_and_delete_are_kubectl_command_lines() {
+    let text = "cluster:\n  nodes: 1\nactions:\n  - {at: 1s, scale: {deployment: web, namespace: team-a, replicas: 4}}\n  - {at: 2s, delete: {kind: po, selector: \"tier in (a, b)\"}}\n  - {at: 3s, delete: {kind: rs, name: web-1, namespace: default}}\n  - {at: 4s, delete: {kind: no, name: node-1}}\n  - {at: 5s, kubectl: \"kubectl  get pods\"}\n  - {at: 6s, kubectl: \"k -n a get po\"}\n";
+    let sc = Scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<Option<String>> = sc.actions.iter().map(|a| a.kind.kubectl_line()).collect();
+    assert_eq!(
+        lines,
+        [
+            Some("scale deployment web -n team-a --replicas=4".to_string()),
+            Some("delete pod -l 'tier in (a, b)'".to_string()),
+            Some("delete replicaset web-1".to_string()),
+            Some("delete node node-1".to_string()),
+            Some("get pods".to_string()),
+            Some("-n a get po".to_string()),
+        ]
+    );
+    for l in lines.iter().flatten() {
+        assert!(crate::kubectl::args::split_words(l).is_ok(), "{l}");
+    }
+    assert_eq!(shell_word("it's"), r"'it'\''s'");
+    assert_eq!(crate::kubectl::args::split_words(&shell_word("it's")), Ok(vec!["it's".to_string()]));
+}
