@@ -192,6 +192,7 @@ impl Run<'_> {
         }
     }
 
+    /// One action: a small function per kind; `kubectl:`, `scale:` and `delete:` are kubectl command lines.
     fn execute(&mut self, action: &ActionKind) {
         if let Some(line) = action.kubectl_line() {
             self.kubectl(&line);
@@ -199,60 +200,65 @@ impl Run<'_> {
         }
         match action {
             ActionKind::Apply(text) => self.apply(text, "-"),
-            ActionKind::KillNode(name) => {
-                self.push(EntryKind::Action, "scenario", format!("kill node {name}"));
-                let r = self
-                    .sim
-                    .kill_node(name)
-                    .map(|_| format!("node/{name}: kubelet stopped (no heartbeats, status updates or pod work)"));
-                self.result(r);
-            }
-            ActionKind::ReviveNode(name) => {
-                self.push(EntryKind::Action, "scenario", format!("revive node {name}"));
-                let r = self.sim.revive_node(name).map(|_| format!("node/{name}: kubelet started"));
-                self.result(r);
-            }
-            ActionKind::AddNode(config) => {
-                let name = if config.name.is_empty() { "(generated name)".to_string() } else { config.name.clone() };
-                self.push(
-                    EntryKind::Action,
-                    "scenario",
-                    format!(
-                        "add node {name} (cpu {}, memory {}, pods {})",
-                        config.cpu.as_str(),
-                        config.memory.as_str(),
-                        config.pods
-                    ),
-                );
-                let r = self.sim.add_node(config.clone()).map(|n| format!("node/{n} added"));
-                self.result(r);
-            }
+            ActionKind::KillNode(name) => self.kill_node(name),
+            ActionKind::ReviveNode(name) => self.revive_node(name),
+            ActionKind::AddNode(config) => self.add_node(config),
             ActionKind::Fault(f) => {
                 self.push(EntryKind::Action, "scenario", f.to_string());
                 self.fault(f);
             }
-            ActionKind::Mode(m) => {
-                self.push(EntryKind::Action, "scenario", m.to_string());
-                if let Some((c, mode)) = &m.trigger {
-                    let taken = self.sim.set_trigger_mode(c.as_deref(), *mode);
-                    let text = if taken.is_empty() {
-                        format!("no controller has a {}-triggered mode", mode.as_str())
-                    } else {
-                        format!("{}-triggered: {}", mode.as_str(), taken.join(", "))
-                    };
-                    self.push(EntryKind::Result, "scenario", text);
-                }
-                if let Some(o) = m.observe {
-                    self.sim.set_observe_mode(o);
-                }
-                if let Some(p) = m.relist_period {
-                    self.sim.set_relist_period(p);
-                }
-                if let Some(p) = m.resync_period {
-                    self.sim.set_resync_period(p);
-                }
-            }
+            ActionKind::Mode(m) => self.mode(m),
             ActionKind::Kubectl(_) | ActionKind::Scale { .. } | ActionKind::Delete { .. } => {}
+        }
+    }
+
+    fn kill_node(&mut self, name: &str) {
+        self.push(EntryKind::Action, "scenario", format!("kill node {name}"));
+        let r = self
+            .sim
+            .kill_node(name)
+            .map(|_| format!("node/{name}: kubelet stopped (no heartbeats, status updates or pod work)"));
+        self.result(r);
+    }
+
+    fn revive_node(&mut self, name: &str) {
+        self.push(EntryKind::Action, "scenario", format!("revive node {name}"));
+        let r = self.sim.revive_node(name).map(|_| format!("node/{name}: kubelet started"));
+        self.result(r);
+    }
+
+    fn add_node(&mut self, config: &NodeConfig) {
+        let name = if config.name.is_empty() { "(generated name)".to_string() } else { config.name.clone() };
+        let text = format!(
+            "add node {name} (cpu {}, memory {}, pods {})",
+            config.cpu.as_str(),
+            config.memory.as_str(),
+            config.pods
+        );
+        self.push(EntryKind::Action, "scenario", text);
+        let r = self.sim.add_node(config.clone()).map(|n| format!("node/{n} added"));
+        self.result(r);
+    }
+
+    fn mode(&mut self, m: &ModeAction) {
+        self.push(EntryKind::Action, "scenario", m.to_string());
+        if let Some((c, mode)) = &m.trigger {
+            let taken = self.sim.set_trigger_mode(c.as_deref(), *mode);
+            let text = if taken.is_empty() {
+                format!("no controller has a {}-triggered mode", mode.as_str())
+            } else {
+                format!("{}-triggered: {}", mode.as_str(), taken.join(", "))
+            };
+            self.push(EntryKind::Result, "scenario", text);
+        }
+        if let Some(o) = m.observe {
+            self.sim.set_observe_mode(o);
+        }
+        if let Some(p) = m.relist_period {
+            self.sim.set_relist_period(p);
+        }
+        if let Some(p) = m.resync_period {
+            self.sim.set_resync_period(p);
         }
     }
 
