@@ -51,24 +51,23 @@ pub(super) fn read_all(args: &Args, input: &Input) -> Result<String, Output> {
     Ok(texts.join("\n---\n"))
 }
 
-fn run(sim: &mut Sim, args: &Args, input: &Input) -> Output {
+fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
     if !args.positional.is_empty() {
-        return Output::error(format!(
+        return Err(Output::error(format!(
             "Unexpected args: [{}]\nSee 'kubectl apply -h' for help and examples",
             args.positional.join(" ")
-        ));
+        )));
     }
     let dry_run = match args.value("dry-run") {
         None | Some("none" | "false") => false,
         Some("client" | "server" | "true") => true,
         Some(v) => {
-            return Output::error(format!("Invalid dry-run value ({v}). Must be \"none\", \"server\", or \"client\"."))
+            return Err(Output::error(format!(
+                "Invalid dry-run value ({v}). Must be \"none\", \"server\", or \"client\"."
+            )))
         }
     };
-    let text = match read_all(args, input) {
-        Ok(t) => t,
-        Err(out) => return out,
-    };
+    let text = read_all(args, input)?;
     let result = if dry_run { plan(sim, &text).map(|p| p.report()) } else { apply(sim, &text) };
     match result {
         Ok(report) => {
@@ -80,9 +79,9 @@ fn run(sim: &mut Sim, args: &Args, input: &Input) -> Output {
                 let suffix = if dry_run { " (dry run)" } else { "" };
                 out.stdout.push_str(&format!("{r}{suffix}\n"));
             }
-            out
+            Ok(out)
         }
-        Err(e) => Output { stderr: format!("{e}\n"), code: 1, ..Default::default() },
+        Err(e) => Ok(Output { stderr: format!("{e}\n"), code: 1, ..Default::default() }),
     }
 }
 

@@ -30,39 +30,36 @@ fn dry_run(args: &Args) -> bool {
     matches!(args.value("dry-run"), Some("client" | "server" | "true"))
 }
 
-fn run(sim: &mut Sim, args: &Args, input: &Input) -> Output {
+fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
     match args.positional.first().map(String::as_str) {
         None => from_files(sim, args, input),
         Some("deployment" | "deploy") => deployment(sim, args),
         Some("namespace" | "ns") => namespace(sim, args),
         Some(other) => {
             if args.has("filename") {
-                return Output::error(format!(
+                return Err(Output::error(format!(
                     "Unexpected args: [{}]\nSee 'kubectl create -h' for help and examples",
                     args.positional.join(" ")
-                ));
+                )));
             }
-            Output::error(format!(
+            Err(Output::error(format!(
                 "unknown command \"{other}\" for \"kubectl create\" (kubeloop creates deployments and namespaces; apply a manifest for the rest)"
-            ))
+            )))
         }
     }
 }
 
-fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Output {
+fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
     let files = args.values("filename");
     if files.is_empty() {
-        return Output::error("must specify one of -f and -k");
+        return Err(Output::error("must specify one of -f and -k"));
     }
     let mut out = Output::default();
     for f in files {
-        let (text, source) = match super::apply::read_input(f, input) {
-            Ok(x) => x,
-            Err(e) => return Output::error(e),
-        };
+        let (text, source) = super::apply::read_input(f, input).map_err(Output::error)?;
         let (manifests, warnings) = match manifest::parse(&text) {
             Ok(x) => x,
-            Err(e) => return Output { stderr: format!("{e}\n"), code: 1, ..out },
+            Err(e) => return Ok(Output { stderr: format!("{e}\n"), code: 1, ..out }),
         };
         for w in warnings {
             out.stderr.push_str(&format!("{w}\n"));
@@ -127,7 +124,7 @@ fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Output {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// One NAME after the subcommand, as `kubectl create SUB NAME` requires.
@@ -159,31 +156,25 @@ fn container_name(sim: &mut Sim, image: &str) -> String {
     name
 }
 
-fn deployment(sim: &mut Sim, args: &Args) -> Output {
-    let name = match one_name(args, "deployment") {
-        Ok(n) => n,
-        Err(out) => return out,
-    };
+fn deployment(sim: &mut Sim, args: &Args) -> Result<Output, Output> {
+    let name = one_name(args, "deployment")?;
     let images = args.values("image");
     if images.is_empty() {
-        return Output::error("required flag(s) \"image\" not set");
+        return Err(Output::error("required flag(s) \"image\" not set"));
     }
     let replicas = match args.int("replicas") {
         Ok(r) => r.unwrap_or(1),
-        Err(e) => return Output::error(e),
+        Err(e) => return Err(Output::error(e)),
     };
     // kubectl's --port defaults to -1, "no port"; any negative value means the same. Inside, no port is `None`.
-    let port = match args.int("port") {
-        Ok(p) => p,
-        Err(e) => return Output::error(e),
-    };
+    let port = args.int("port").map_err(Output::error)?;
     if replicas > i32::MAX as i64 || replicas < i32::MIN as i64 {
-        return Output::error(format!("invalid argument \"{replicas}\" for \"-r, --replicas\" flag: strconv.ParseInt: parsing \"{replicas}\": value out of range"));
+        return Err(Output::error(format!("invalid argument \"{replicas}\" for \"-r, --replicas\" flag: strconv.ParseInt: parsing \"{replicas}\": value out of range")));
     }
     if let Some(port) = port.filter(|p| i32::try_from(*p).is_err()) {
-        return Output::error(format!(
+        return Err(Output::error(format!(
             "invalid argument \"{port}\" for \"--port\" flag: strconv.ParseInt: parsing \"{port}\": value out of range"
-        ));
+        )));
     }
     let ns = super::namespace(args);
     let mut d = Deployment::default();
@@ -206,34 +197,31 @@ fn deployment(sim: &mut Sim, args: &Args) -> Output {
     d.spec.template.spec = Rc::new(spec);
     let obj = Object::from(d);
     if super::apply::declared_pods(sim) + super::apply::replicas_of(sim, &obj) > MAX_PODS as i64 {
-        return Output::error(format!(
+        return Err(Output::error(format!(
             "refused: the cluster would declare more than {MAX_PODS} pods; kubeloop simulates at most {MAX_PODS}"
-        ));
+        )));
     }
     if dry_run(args) {
-        return Output::ok(format!("deployment.apps/{name} created (dry run)\n"));
+        return Ok(Output::ok(format!("deployment.apps/{name} created (dry run)\n")));
     }
     match sim.as_user(|api| api.create(obj)) {
-        Ok(_) => Output::ok(format!("deployment.apps/{name} created\n")),
+        Ok(_) => Ok(Output::ok(format!("deployment.apps/{name} created\n"))),
         Err(e @ crate::store::ApiError::Invalid(_)) => {
-            Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() }
+            Ok(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() })
         }
-        Err(e) => Output::error(format!("failed to create deployment: {e}")),
+        Err(e) => Err(Output::error(format!("failed to create deployment: {e}"))),
     }
 }
 
-fn namespace(sim: &mut Sim, args: &Args) -> Output {
-    let name = match one_name(args, "namespace") {
-        Ok(n) => n,
-        Err(out) => return out,
-    };
+fn namespace(sim: &mut Sim, args: &Args) -> Result<Output, Output> {
+    let name = one_name(args, "namespace")?;
     let mut ns = Namespace::default();
     ns.metadata.name = s(&name);
     if dry_run(args) {
-        return Output::ok(format!("namespace/{name} created (dry run)\n"));
+        return Ok(Output::ok(format!("namespace/{name} created (dry run)\n")));
     }
     match sim.as_user(|api| api.create(Object::from(ns))) {
-        Ok(_) => Output::ok(format!("namespace/{name} created\n")),
-        Err(e) => Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() },
+        Ok(_) => Ok(Output::ok(format!("namespace/{name} created\n"))),
+        Err(e) => Ok(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() }),
     }
 }

@@ -182,9 +182,9 @@ fn cascade(v: Option<&str>) -> Result<(Propagation, Option<String>), String> {
     }
 }
 
-fn run(sim: &mut Sim, args: &Args, input: &Input) -> Output {
+fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
     match delete(sim, args, input) {
-        Ok(out) | Err(out) => out,
+        Ok(out) | Err(out) => Ok(out),
     }
 }
 

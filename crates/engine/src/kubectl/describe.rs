@@ -41,28 +41,25 @@ pub const COMMAND: Command = Command {
     run,
 };
 
-fn run(sim: &mut crate::sim::Sim, args: &Args, _: &Input) -> Output {
-    let targets = match targets(&args.positional) {
-        Ok(t) => t,
-        Err(e) => return Output::error(e),
-    };
+fn run(sim: &mut crate::sim::Sim, args: &Args, _: &Input) -> Result<Output, Output> {
+    let targets = targets(&args.positional).map_err(Output::error)?;
     if matches!(&targets, Targets::ByType { kinds, .. } if kinds.is_empty()) {
-        return Output::error(
+        return Err(Output::error(
             "You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.",
-        );
+        ));
     }
     let selector = match args.value("selector") {
         None => None,
         Some(s) => match parse_selector(s) {
             Ok(sel) => Some(sel),
-            Err(e) => return Output::error(e),
+            Err(e) => return Err(Output::error(e)),
         },
     };
     let all_ns = args.bool("all-namespaces");
     let ns = namespace(args);
     let show_events = args.value("show-events") != Some("false");
     let now = sim.now();
-    sim.as_user(|api| {
+    Ok(sim.as_user(|api| {
         let mut objects: Vec<Rc<Object>> = Vec::new();
         let mut errors: Vec<String> = Vec::new();
         let key =
@@ -135,7 +132,7 @@ fn run(sim: &mut crate::sim::Sim, args: &Args, _: &Input) -> Output {
             }
         }
         out
-    })
+    }))
 }
 
 /// The describer of one object.

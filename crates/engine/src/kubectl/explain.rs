@@ -225,45 +225,42 @@ const SIMULATED: &str = "kubeloop: simulated.";
 const STATUS: &str =
     "kubeloop: written by the simulated controllers and kubelet; ignored when applied. See it with `kubectl get -o yaml`.";
 
-fn run(_: &mut Sim, args: &Args, _: &Input) -> Output {
+fn run(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     if args.positional.is_empty() {
-        return Output::error("You must specify the type of resource to explain. Use \"kubectl api-resources\" for a complete list of supported resources.\n");
+        return Err(Output::error("You must specify the type of resource to explain. Use \"kubectl api-resources\" for a complete list of supported resources.\n"));
     }
     if args.positional.len() > 1 {
-        return Output::error("We accept only this format: explain RESOURCE\n");
+        return Err(Output::error("We accept only this format: explain RESOURCE\n"));
     }
     let max_depth = match args.int("max-depth") {
         Ok(d) => d.unwrap_or(0),
-        Err(e) => return Output::error(e),
+        Err(e) => return Err(Output::error(e)),
     };
     let recursive = args.bool("recursive");
     if max_depth > 0 && !recursive {
-        return Output::error("--max-depth requires --recursive");
+        return Err(Output::error("--max-depth requires --recursive"));
     }
     if max_depth < 0 {
-        return Output::error("--max-depth must be non-negative");
+        return Err(Output::error("--max-depth must be non-negative"));
     }
     if let Some(o) = args.value("output").filter(|o| *o != "plaintext") {
-        return Output::error(format!("unsupported output format: {o}; kubeloop prints plaintext"));
+        return Err(Output::error(format!("unsupported output format: {o}; kubeloop prints plaintext")));
     }
     let arg = &args.positional[0];
     let mut segs = arg.split('.');
     let resource_name = segs.next().unwrap_or_default();
     let path: Vec<&str> = segs.collect();
-    let kind = match resource::kind_of(resource_name) {
-        Ok(k) => k,
-        Err(e) => return Output::error(e),
-    };
+    let kind = resource::kind_of(resource_name).map_err(Output::error)?;
     if let Some(v) = args.value("api-version") {
         if v != kind.api_version() {
-            return Output::error(format!("couldn't find resource for \"{}, Kind={}\"", v, kind.name()));
+            return Err(Output::error(format!("couldn't find resource for \"{}, Kind={}\"", v, kind.name())));
         }
     }
     let Some(root) = manifest::schema_type(kind) else {
-        return Output::error(format!(
+        return Err(Output::error(format!(
             "kubeloop explains the kinds its manifests accept (Namespace, Node, Pod, Deployment, ReplicaSet), not {}",
             kind.name()
-        ));
+        )));
     };
     explain(kind, root, &path, recursive, max_depth as usize)
 }
@@ -275,7 +272,7 @@ struct Step<'a> {
     doc: FieldDoc,
 }
 
-fn explain(kind: Kind, root: &'static str, path: &[&str], recursive: bool, max_depth: usize) -> Output {
+fn explain(kind: Kind, root: &'static str, path: &[&str], recursive: bool, max_depth: usize) -> Result<Output, Output> {
     let r = resource::resource(kind);
     let mut out = String::new();
     if !r.group.is_empty() {
@@ -291,16 +288,16 @@ fn explain(kind: Kind, root: &'static str, path: &[&str], recursive: bool, max_d
             Some(t) if manifest::schema_fields(t).contains(field) => t,
             _ => {
                 if steps.last().is_some_and(|s| s.field == "status") {
-                    return Output::error(format!(
+                    return Err(Output::error(format!(
                         "kubeloop does not explain the fields of status ({}): status is written by the simulated controllers and kubelet and ignored when applied; see it with `kubectl get -o yaml`",
                         path[..=i].join(".")
-                    ));
+                    )));
                 }
-                return Output::error(format!("field \"{field}\" does not exist"));
+                return Err(Output::error(format!("field \"{field}\" does not exist")));
             }
         };
         let Some(doc) = field_doc(parent, field) else {
-            return Output::error(format!("field \"{field}\" does not exist"));
+            return Err(Output::error(format!("field \"{field}\" does not exist")));
         };
         ty = if *field == "status" { None } else { manifest::field_type(parent, field) };
         steps.push(Step { field, parent, doc });
@@ -331,7 +328,7 @@ fn explain(kind: Kind, root: &'static str, path: &[&str], recursive: bool, max_d
         }
     }
     out.push('\n');
-    Output::ok(out)
+    Ok(Output::ok(out))
 }
 
 /// Whether kubeloop simulates the field at the end of `steps` (said in its description).

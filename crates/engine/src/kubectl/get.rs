@@ -222,21 +222,12 @@ fn resolves_to_non_string(s: &str) -> bool {
     WORDS.contains(&s) || s.parse::<f64>().is_ok() || s.parse::<i64>().is_ok()
 }
 
-fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Output {
-    let format = match format_of(args, &["json", "name", "wide", "yaml"]) {
-        Ok(f) => f,
-        Err(o) => return o,
-    };
-    let selector = match selector_of(args) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
-    let targets = match targets(&args.positional) {
-        Ok(t) => t,
-        Err(e) => return Output::error(e),
-    };
+fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
+    let format = format_of(args, &["json", "name", "wide", "yaml"])?;
+    let selector = selector_of(args)?;
+    let targets = targets(&args.positional).map_err(Output::error)?;
     if matches!(&targets, Targets::ByType { kinds, .. } if kinds.is_empty()) {
-        return Output {
+        return Ok(Output {
             stderr: "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\n\
                      error: Required resource not specified.\n\
                      Use \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\n\
@@ -244,17 +235,17 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Output {
                 .into(),
             code: 1,
             ..Default::default()
-        };
+        });
     }
     let named = match &targets {
         Targets::ByType { names, .. } => !names.is_empty(),
         Targets::ByName(_) => true,
     };
     if named && selector.is_some() {
-        return Output::error(match targets {
+        return Err(Output::error(match targets {
             Targets::ByName(_) => "selectors and the all flag cannot be used when passing resource/name arguments",
             Targets::ByType { .. } => "name cannot be provided when a selector is specified",
-        });
+        }));
     }
     let all_ns = args.bool("all-namespaces");
     let ns = namespace(args);
@@ -272,10 +263,10 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Output {
         }
     };
     if watch && kinds.len() > 1 {
-        return Output::error(format!(
+        return Err(Output::error(format!(
             "watch is only supported on individual resources and resource collections, but {} resources were found",
             kinds.len()
-        ));
+        )));
     }
     let ignore_not_found = args.bool("ignore-not-found");
     let key = |kind: Kind, name: &str| {
@@ -427,7 +418,7 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Output {
             Err(e) => out.push(Output::api_error(&e)),
         }
     }
-    out
+    Ok(out)
 }
 
 /// `get -w`: one row per change of the watched objects, aligned with the table printed first.
@@ -517,30 +508,27 @@ impl Follow for GetWatch {
     }
 }
 
-fn run_events(sim: &mut Sim, args: &Args, _: &Input) -> Output {
-    let format = match format_of(args, &["json", "name", "yaml"]) {
-        Ok(f) => f,
-        Err(o) => return o,
-    };
+fn run_events(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
+    let format = format_of(args, &["json", "name", "yaml"])?;
     let for_obj = match args.value("for") {
         None | Some("") => None,
         Some(v) => {
             let Some((t, n)) = v.split_once('/') else {
-                return Output::error("--for must be in resource/name form");
+                return Err(Output::error("--for must be in resource/name form"));
             };
             if n.contains('/') {
-                return Output::error("arguments in resource/name form may not have more than one slash");
+                return Err(Output::error("arguments in resource/name form may not have more than one slash"));
             }
             match kind_of(t) {
                 Ok(k) => Some((k, n.to_string())),
-                Err(e) => return Output::error(e),
+                Err(e) => return Err(Output::error(e)),
             }
         }
     };
     let types: Vec<String> =
         args.values("types").iter().flat_map(|v| v.split(',')).filter(|t| !t.is_empty()).map(String::from).collect();
     if types.iter().any(|t| !t.eq_ignore_ascii_case("Normal") && !t.eq_ignore_ascii_case("Warning")) {
-        return Output::error("valid --types are Normal or Warning");
+        return Err(Output::error("valid --types are Normal or Warning"));
     }
     let all_ns = args.bool("all-namespaces");
     let ns = namespace(args);
@@ -607,7 +595,7 @@ fn run_events(sim: &mut Sim, args: &Args, _: &Input) -> Output {
             Err(e) => out.push(Output::api_error(&e)),
         }
     }
-    out
+    Ok(out)
 }
 
 struct EventFilter {

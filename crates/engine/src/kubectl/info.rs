@@ -100,22 +100,22 @@ fn list(words: Option<&str>) -> Vec<String> {
     words.map(|w| w.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect()).unwrap_or_default()
 }
 
-fn api_resources(_: &mut Sim, args: &Args, _: &Input) -> Output {
+fn api_resources(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     if !args.positional.is_empty() {
-        return Output::error(format!(
+        return Err(Output::error(format!(
             "unexpected arguments: [{}]\nSee 'kubectl api-resources -h' for help and examples",
             args.positional.join(" ")
-        ));
+        )));
     }
     let sort = args.value("sort-by").unwrap_or("");
     if !["", "name", "kind"].contains(&sort) {
-        return Output::error("--sort-by accepts only name or kind");
+        return Err(Output::error("--sort-by accepts only name or kind"));
     }
     let output = args.value("output").unwrap_or("");
     if !["", "wide", "name", "json", "yaml"].contains(&output) {
-        return Output::error(format!(
+        return Err(Output::error(format!(
             "unable to match a printer suitable for the output format \"{output}\", allowed formats are: json,name,wide,yaml"
-        ));
+        )));
     }
     let verbs = list(args.value("verbs"));
     let cats = list(args.value("categories"));
@@ -146,7 +146,7 @@ fn api_resources(_: &mut Sim, args: &Args, _: &Input) -> Output {
                 }
                 out.push('\n');
             }
-            Output::ok(out)
+            Ok(Output::ok(out))
         }
         "json" | "yaml" => {
             let resources: Vec<ApiResource> = rs
@@ -164,7 +164,7 @@ fn api_resources(_: &mut Sim, args: &Args, _: &Input) -> Output {
                 })
                 .collect();
             let doc = ApiResourceList { kind: "APIResourceList", api_version: "v1", group_version: "", resources };
-            Output::ok(render(&doc, output))
+            Ok(Output::ok(render(&doc, output)))
         }
         _ => {
             let wide = output == "wide";
@@ -191,7 +191,7 @@ fn api_resources(_: &mut Sim, args: &Args, _: &Input) -> Output {
                 }
                 rows.push(row);
             }
-            Output::ok(table::render(&rows))
+            Ok(Output::ok(table::render(&rows)))
         }
     }
 }
@@ -269,13 +269,13 @@ fn version_info(git_version: &str, server: bool) -> Info {
     }
 }
 
-fn version(_: &mut Sim, args: &Args, _: &Input) -> Output {
+fn version(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     if !args.positional.is_empty() {
-        return Output::error(format!("extra arguments: [{}]", args.positional.join(" ")));
+        return Err(Output::error(format!("extra arguments: [{}]", args.positional.join(" "))));
     }
     let output = args.value("output").unwrap_or("");
     if !["", "json", "yaml"].contains(&output) {
-        return Output::error("--output must be 'yaml' or 'json'");
+        return Err(Output::error("--output must be 'yaml' or 'json'"));
     }
     let client = args.bool("client");
     let server = server_version();
@@ -285,7 +285,7 @@ fn version(_: &mut Sim, args: &Args, _: &Input) -> Output {
             if !client {
                 out.push_str(&format!("Server Version: {server}\n"));
             }
-            Output::ok(out)
+            Ok(Output::ok(out))
         }
         _ => {
             let doc = VersionDoc {
@@ -295,7 +295,7 @@ fn version(_: &mut Sim, args: &Args, _: &Input) -> Output {
             };
             // kubectl prints the marshalled document with Println: YAML ends with a blank line.
             let text = render(&doc, output);
-            Output::ok(if output == "yaml" { format!("{text}\n") } else { text })
+            Ok(Output::ok(if output == "yaml" { format!("{text}\n") } else { text }))
         }
     }
 }

@@ -43,11 +43,11 @@ enum What {
     Annotations,
 }
 
-fn run_label(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+fn run_label(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     run(sim, args, What::Labels)
 }
 
-fn run_annotate(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+fn run_annotate(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     run(sim, args, What::Annotations)
 }
 
@@ -139,33 +139,24 @@ fn parse_annotations(specs: &[String]) -> Result<Changes, String> {
     Ok((set, remove))
 }
 
-fn run(sim: &mut Sim, args: &Args, what: What) -> Output {
+fn run(sim: &mut Sim, args: &Args, what: What) -> Result<Output, Output> {
     let noun = if what == What::Labels { "label" } else { "annotation" };
-    let (resources, pairs) = match resources_and_pairs(&args.positional, noun) {
-        Ok(x) => x,
-        Err(e) => return Output::error(e),
-    };
+    let (resources, pairs) = resources_and_pairs(&args.positional, noun).map_err(Output::error)?;
     let parsed = if what == What::Labels { parse_labels(&pairs) } else { parse_annotations(&pairs) };
-    let (set, remove) = match parsed {
-        Ok(x) => x,
-        Err(e) => return Output::error(e),
-    };
+    let (set, remove) = parsed.map_err(Output::error)?;
     let list = args.bool("list");
     if args.bool("all") && args.has("selector") {
-        return Output::error("cannot set --all and --selector at the same time");
+        return Err(Output::error("cannot set --all and --selector at the same time"));
     }
     if resources.is_empty() {
-        return Output::error("one or more resources must be specified as <resource> <name> or <resource>/<name>");
+        return Err(Output::error("one or more resources must be specified as <resource> <name> or <resource>/<name>"));
     }
     if set.is_empty() && remove.is_empty() && !list {
-        return Output::error(format!("at least one {noun} update is required"));
+        return Err(Output::error(format!("at least one {noun} update is required")));
     }
     let overwrite = args.bool("overwrite");
     let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
-    let sel = match select(sim, args, &resources, true) {
-        Ok(s) => s,
-        Err(out) => return out,
-    };
+    let sel = select(sim, args, &resources, true)?;
     let mut out = Output::default();
     let mut errors: Vec<String> = Vec::new();
     for item in &sel.items {
@@ -257,5 +248,5 @@ fn run(sim: &mut Sim, args: &Args, what: What) -> Output {
         out.stderr.push('\n');
         out.code = 1;
     }
-    out
+    Ok(out)
 }

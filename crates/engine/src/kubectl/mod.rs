@@ -199,7 +199,9 @@ pub struct Command {
     /// The `Usage:` line of `kubectl CMD --help`.
     pub usage: &'static str,
     pub flags: &'static [Flag],
-    pub run: fn(&mut Sim, &Args, &Input) -> Output,
+    /// Runs the command: `Err` is an early exit (an error, as a rule) that `?` propagates; either is what
+    /// kubectl prints, with its exit code.
+    pub run: fn(&mut Sim, &Args, &Input) -> Result<Output, Output>,
 }
 
 /// Every command kubeloop runs, in `kubectl --help` order.
@@ -289,7 +291,7 @@ pub fn run(sim: &mut Sim, line: &str, input: &Input) -> Output {
     if parsed.bool("help") {
         return Output::ok(command_help(cmd));
     }
-    (cmd.run)(sim, &parsed, input)
+    (cmd.run)(sim, &parsed, input).unwrap_or_else(|o| o)
 }
 
 /// `kubectl -n ns get pods`: global flags before the command move after it. A namespace flag with no value

@@ -76,11 +76,11 @@ const TAINT_FLAGS: &[Flag] = &[
     value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
 ];
 
-fn run_cordon(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+fn run_cordon(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     cordon(sim, args, true, "cordon")
 }
 
-fn run_uncordon(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+fn run_uncordon(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     cordon(sim, args, false, "uncordon")
 }
 
@@ -132,15 +132,12 @@ fn cordon_nodes(sim: &mut Sim, nodes: &[super::delete::Item], desired: bool, out
     }
 }
 
-fn cordon(sim: &mut Sim, args: &Args, desired: bool, cmd: &str) -> Output {
-    let sel = match nodes(sim, args, cmd) {
-        Ok(s) => s,
-        Err(out) => return out,
-    };
+fn cordon(sim: &mut Sim, args: &Args, desired: bool, cmd: &str) -> Result<Output, Output> {
+    let sel = nodes(sim, args, cmd)?;
     let mut out = Output::default();
     cordon_nodes(sim, &sel.items, desired, &mut out);
     out.push(sel.error_output());
-    out
+    Ok(out)
 }
 
 // ---- drain ----------------------------------------------------------------------------------------------------
@@ -355,26 +352,23 @@ impl Follow for Drain {
     }
 }
 
-fn run_drain(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+fn run_drain(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     let grace = match args.int("grace-period") {
         Ok(g) => g.filter(|g| *g >= 0),
-        Err(e) => return Output::error(e),
+        Err(e) => return Err(Output::error(e)),
     };
     let timeout = match args.value("timeout").map(duration).transpose() {
         Ok(t) => t.unwrap_or(0),
-        Err(e) => return Output::error(e),
+        Err(e) => return Err(Output::error(e)),
     };
     let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
     let opts =
         DrainOptions { force: args.bool("force"), grace, timeout, eviction: !args.bool("disable-eviction"), dry_run };
-    let sel = match nodes(sim, args, "drain") {
-        Ok(s) => s,
-        Err(out) => return out,
-    };
+    let sel = nodes(sim, args, "drain")?;
     let mut out = Output::default();
     if !sel.errors.is_empty() {
         // kubectl resolves every node before it cordons any.
-        return sel.error_output();
+        return Ok(sel.error_output());
     }
     if dry_run {
         for item in &sel.items {
@@ -383,7 +377,7 @@ fn run_drain(sim: &mut Sim, args: &Args, _: &Input) -> Output {
     } else {
         cordon_nodes(sim, &sel.items, true, &mut out);
         if out.code != 0 {
-            return out;
+            return Ok(out);
         }
     }
     let mut drain = Drain {
@@ -404,7 +398,7 @@ fn run_drain(sim: &mut Sim, args: &Args, _: &Input) -> Output {
         drain.pending = Some(poll);
         out.follow = Some(Box::new(drain));
     }
-    out
+    Ok(out)
 }
 
 // ---- taint ----------------------------------------------------------------------------------------------------
@@ -494,11 +488,11 @@ fn taint_string(t: &Taint) -> String {
     out
 }
 
-fn usage_error(msg: String) -> Output {
-    Output::error(format!("{msg}\nSee 'kubectl taint -h' for help and examples"))
+fn usage_error(msg: String) -> Result<Output, Output> {
+    Err(Output::error(format!("{msg}\nSee 'kubectl taint -h' for help and examples")))
 }
 
-fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     let mut resources = Vec::new();
     let mut specs = Vec::new();
     for w in &args.positional {
@@ -507,15 +501,15 @@ fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Output {
             (_, true) => specs.push(w.clone()),
             (true, false) => resources.push(w.clone()),
             (false, false) => {
-                return Output::error(format!("all resources must be specified before taint changes: {w}"))
+                return Err(Output::error(format!("all resources must be specified before taint changes: {w}")))
             }
         }
     }
     if resources.is_empty() {
-        return Output::error("one or more resources must be specified as <resource> <name>");
+        return Err(Output::error("one or more resources must be specified as <resource> <name>"));
     }
     if specs.is_empty() {
-        return Output::error("at least one taint update is required");
+        return Err(Output::error("at least one taint update is required"));
     }
     let mut add: Vec<Taint> = Vec::new();
     let mut remove: Vec<Taint> = Vec::new();
@@ -545,12 +539,12 @@ fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Output {
     match kind_of(&resources[0]) {
         Ok(Kind::Node) => {}
         Ok(_) => {
-            return Output::error(format!(
+            return Err(Output::error(format!(
                 "invalid resource type {}, only node types are supported",
                 resources[0].to_ascii_lowercase()
-            ))
+            )))
         }
-        Err(e) => return Output::error(e),
+        Err(e) => return Err(Output::error(e)),
     }
     let conflicts: Vec<String> = remove
         .iter()
@@ -558,23 +552,20 @@ fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Output {
         .map(|r| format!("{}={}", r.key, r.effect))
         .collect();
     if !conflicts.is_empty() {
-        return Output::error(format!(
+        return Err(Output::error(format!(
             "can not both modify and remove the following taint(s) in the same command: {}",
             conflicts.join(", ")
-        ));
+        )));
     }
     let all = args.bool("all");
     let has_selector = args.value("selector").is_some_and(|s| !s.is_empty());
     if all && has_selector {
-        return Output::error("setting 'all' parameter with a non empty selector is prohibited");
+        return Err(Output::error("setting 'all' parameter with a non empty selector is prohibited"));
     }
     if !all && !has_selector && resources.len() < 2 {
-        return Output::error("at least one resource name must be specified since 'all' parameter is not set");
+        return Err(Output::error("at least one resource name must be specified since 'all' parameter is not set"));
     }
-    let sel = match select(sim, args, &resources, true) {
-        Ok(s) => s,
-        Err(out) => return out,
-    };
+    let sel = select(sim, args, &resources, true)?;
     let overwrite = args.bool("overwrite");
     let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
     let mut out = Output::default();
@@ -652,5 +643,5 @@ fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Output {
         }
     }
     out.push(sel.error_output());
-    out
+    Ok(out)
 }

@@ -61,14 +61,19 @@ fn help() -> String {
     out
 }
 
-fn run(sim: &mut Sim, args: &Args, _: &Input) -> Output {
-    let Some(sub) = args.positional.first() else { return Output::ok(help()) };
+fn run(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
+    let Some(sub) = args.positional.first() else { return Ok(Output::ok(help())) };
     let Some((_, _, allowed)) = SUBCOMMANDS.iter().find(|(n, _, _)| n == sub) else {
-        return Output::error(format!("unknown command [\"{sub}\"]\nSee 'kubectl rollout -h' for help and examples"));
+        return Err(Output::error(format!(
+            "unknown command [\"{sub}\"]\nSee 'kubectl rollout -h' for help and examples"
+        )));
     };
     for f in FLAGS {
         if args.has(f.long) && !allowed.contains(&f.long) {
-            return Output::error(format!("unknown flag: --{}\nSee 'kubectl rollout {sub} --help' for usage.", f.long));
+            return Err(Output::error(format!(
+                "unknown flag: --{}\nSee 'kubectl rollout {sub} --help' for usage.",
+                f.long
+            )));
         }
     }
     let rest = &args.positional[1..];
@@ -79,7 +84,7 @@ fn run(sim: &mut Sim, args: &Args, _: &Input) -> Output {
         "restart" => patch_each(sim, args, rest, Action::Restart),
         "pause" => patch_each(sim, args, rest, Action::Pause),
         "resume" => patch_each(sim, args, rest, Action::Resume),
-        _ => Output::ok(help()),
+        _ => Ok(Output::ok(help())),
     }
 }
 
@@ -143,8 +148,11 @@ fn objects(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Vec<Rc<Object>
     Ok(out)
 }
 
-fn no_resources(args: &Args) -> Output {
-    Output { stderr: format!("No resources found in {} namespace.\n", super::namespace(args)), ..Default::default() }
+fn no_resources(args: &Args) -> Result<Output, Output> {
+    Ok(Output {
+        stderr: format!("No resources found in {} namespace.\n", super::namespace(args)),
+        ..Default::default()
+    })
 }
 
 fn revision_flag(args: &Args, long: &str) -> Result<i64, Output> {
@@ -259,34 +267,30 @@ impl Follow for StatusFollow {
     }
 }
 
-fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
-    let revision = match revision_flag(args, "revision") {
-        Ok(r) if r < 0 => return Output::error(format!("revision must be a positive integer: {r}")),
-        Ok(r) => r,
-        Err(o) => return o,
-    };
+fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
+    let revision = revision_flag(args, "revision")?;
+    if revision < 0 {
+        return Err(Output::error(format!("revision must be a positive integer: {revision}")));
+    }
     let timeout = match args.value("timeout") {
         None => 0,
         // A Go duration flag; zero (and a negative duration) means never.
         Some(t) => match crate::time::parse_go_duration(t) {
             Ok(ns) => crate::time::go_duration_millis(ns),
             Err(e) => {
-                return Output::error(format!(
+                return Err(Output::error(format!(
                     "invalid argument \"{}\" for \"--timeout\" flag: {e}",
                     crate::limits::echo(t)
-                ))
+                )))
             }
         },
     };
-    let objs = match objects(sim, args, rest) {
-        Ok(o) => o,
-        Err(out) => return out,
-    };
+    let objs = objects(sim, args, rest)?;
     if objs.is_empty() {
         return no_resources(args);
     }
     if let Some(o) = objs.iter().find(|o| o.kind() != Kind::Deployment) {
-        return Output::error(format!("no status viewer has been implemented for {}", group_kind(o.kind())));
+        return Err(Output::error(format!("no status viewer has been implemented for {}", group_kind(o.kind()))));
     }
     let keys: Vec<ObjKey> = objs.iter().map(|o| o.key()).collect();
     let watch = args.value("watch") != Some("false");
@@ -298,11 +302,11 @@ fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
                 Ok((msg, _)) => out.stdout.push_str(&msg),
                 Err(e) => {
                     out.push(Output::error(e));
-                    return out;
+                    return Ok(out);
                 }
             }
         }
-        return out;
+        return Ok(out);
     }
     let deadline = (timeout > 0).then(|| sim.now().saturating_add(timeout));
     let mut follow = StatusFollow { keys, at: 0, revision, last: None, deadline };
@@ -312,7 +316,7 @@ fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
     if !first.done {
         out.follow = Some(Box::new(follow));
     }
-    out
+    Ok(out)
 }
 
 // ---- history -----------------------------------------------------------------------------------------------
@@ -335,16 +339,12 @@ fn replica_sets_by_revision(sim: &mut Sim, d: &Deployment) -> BTreeMap<i64, Repl
     out
 }
 
-fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
-    let revision = match revision_flag(args, "revision") {
-        Ok(r) if r < 0 => return Output::error(format!("revision must be a positive integer: {r}")),
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    let objs = match objects(sim, args, rest) {
-        Ok(o) => o,
-        Err(out) => return out,
-    };
+fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
+    let revision = revision_flag(args, "revision")?;
+    if revision < 0 {
+        return Err(Output::error(format!("revision must be a positive integer: {revision}")));
+    }
+    let objs = objects(sim, args, rest)?;
     if objs.is_empty() {
         return no_resources(args);
     }
@@ -352,7 +352,7 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
     for o in objs {
         let Some(d) = o.as_deployment() else {
             out.push(Output::error(format!("no history viewer has been implemented for \"{}\"", group_kind(o.kind()))));
-            return out;
+            return Ok(out);
         };
         let name = format!("{}/{}", Kind::Deployment.resource_ref(), d.metadata.name);
         let rss = replica_sets_by_revision(sim, d);
@@ -371,7 +371,7 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
                 Some(t) => describe_template(t),
                 None => {
                     out.push(Output::error("unable to find the specified revision"));
-                    return out;
+                    return Ok(out);
                 }
             }
         } else {
@@ -387,7 +387,7 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         let with = if revision > 0 { format!("with revision #{revision}") } else { String::new() };
         let _ = writeln!(out.stdout, "{name} {with}\n{info}");
     }
-    out
+    Ok(out)
 }
 
 /// `describe.DescribePodTemplate`, as `rollout history --revision` prints it.
@@ -508,15 +508,9 @@ const ANNOTATIONS_TO_SKIP: &[&str] = &[
     "deprecated.deployment.rollback.to",
 ];
 
-fn undo(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
-    let to = match revision_flag(args, "to-revision") {
-        Ok(r) => r,
-        Err(o) => return o,
-    };
-    let objs = match objects(sim, args, rest) {
-        Ok(o) => o,
-        Err(out) => return out,
-    };
+fn undo(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
+    let to = revision_flag(args, "to-revision")?;
+    let objs = objects(sim, args, rest)?;
     if objs.is_empty() {
         return no_resources(args);
     }
@@ -524,7 +518,7 @@ fn undo(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
     for o in objs {
         let Some(d) = o.as_deployment() else {
             out.push(Output::error(format!("no rollbacker has been implemented for \"{}\"", group_kind(o.kind()))));
-            return out;
+            return Ok(out);
         };
         let name = d.metadata.name.to_string();
         if d.metadata.annotations.contains_key(super::LAST_APPLIED) {
@@ -540,11 +534,11 @@ fn undo(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
             }
             Err(e) => {
                 out.push(Output::error(e));
-                return out;
+                return Ok(out);
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// `DeploymentRollbacker.Rollback`: the message on success (`rolled back`, or why it was skipped).
@@ -610,11 +604,8 @@ enum Action {
     Resume,
 }
 
-fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Action) -> Output {
-    let objs = match objects(sim, args, rest) {
-        Ok(o) => o,
-        Err(out) => return out,
-    };
+fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Action) -> Result<Output, Output> {
+    let objs = objects(sim, args, rest)?;
     if objs.is_empty() {
         return no_resources(args);
     }
@@ -672,7 +663,7 @@ fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Action) -> Ou
             Err(e) => out.push(Output::error(format!("failed to patch: {}", patch_error(&e)))),
         }
     }
-    out
+    Ok(out)
 }
 
 fn patch_error(e: &ApiError) -> String {

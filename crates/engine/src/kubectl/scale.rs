@@ -28,40 +28,36 @@ const FLAGS: &[Flag] = &[
     value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
 ];
 
-fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Output {
+fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Result<Output, Output> {
     if !args.has("replicas") {
-        return Output::error("required flag(s) \"replicas\" not set");
+        return Err(Output::error("required flag(s) \"replicas\" not set"));
     }
     let replicas = match args.int("replicas") {
         Ok(Some(r)) => r,
         Ok(None) => -1,
-        Err(e) => return Output::error(e),
+        Err(e) => return Err(Output::error(e)),
     };
     // kubectl's flag defaults to -1, "no condition": typing -1 is the same as leaving it out. Here no
     // precondition is `None`, not a number.
-    let typed_current = match args.int("current-replicas") {
-        Ok(c) => c,
-        Err(e) => return Output::error(e),
-    };
+    let typed_current = args.int("current-replicas").map_err(Output::error)?;
     let current = typed_current.filter(|c| *c != -1);
     if replicas < 0 {
-        return Output::error("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
-    }
-    if typed_current.is_some_and(|c| c < -1) {
-        return Output::error("The --current-replicas must specify an integer of -1 or greater");
-    }
-    if replicas > i32::MAX as i64 {
-        return Output::error(format!(
-            "invalid argument \"{replicas}\" for \"--replicas\" flag: strconv.ParseInt: parsing \"{replicas}\": value out of range"
+        return Err(Output::error(
+            "The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0",
         ));
     }
+    if typed_current.is_some_and(|c| c < -1) {
+        return Err(Output::error("The --current-replicas must specify an integer of -1 or greater"));
+    }
+    if replicas > i32::MAX as i64 {
+        return Err(Output::error(format!(
+            "invalid argument \"{replicas}\" for \"--replicas\" flag: strconv.ParseInt: parsing \"{replicas}\": value out of range"
+        )));
+    }
     let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
-    let sel = match select(sim, args, &args.positional, true) {
-        Ok(s) => s,
-        Err(out) => return out,
-    };
+    let sel = select(sim, args, &args.positional, true)?;
     if sel.items.is_empty() && sel.errors.is_empty() {
-        return Output::error("no objects passed to scale");
+        return Err(Output::error("no objects passed to scale"));
     }
     let mut out = Output::default();
     for item in &sel.items {
@@ -76,7 +72,7 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Output {
                     code: 1,
                     ..Default::default()
                 });
-                return out;
+                return Ok(out);
             }
         };
         if dry_run {
@@ -89,7 +85,7 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Output {
                 Ok(o) => o,
                 Err(e) => {
                     out.push(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() });
-                    return out;
+                    return Ok(out);
                 }
             };
             let now = match &*scale {
@@ -99,7 +95,7 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Output {
             };
             if now != current {
                 out.push(Output::error(format!("Expected replicas to be {current}, was {now}")));
-                return out;
+                return Ok(out);
             }
         }
         // kubeloop's envelope: every pod the cluster declares must fit.
@@ -111,7 +107,7 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Output {
                 item.kind.resource_ref(),
                 item.key.name
             )));
-            return out;
+            return Ok(out);
         }
         let r = replicas as i32;
         let res = sim.as_user(|api| {
@@ -125,10 +121,10 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Output {
             Ok(_) => out.stdout.push_str(&format!("{}/{} scaled\n", item.kind.resource_ref(), item.key.name)),
             Err(e) => {
                 out.push(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() });
-                return out;
+                return Ok(out);
             }
         }
     }
     out.push(sel.error_output());
-    out
+    Ok(out)
 }

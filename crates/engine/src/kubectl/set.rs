@@ -25,16 +25,16 @@ pub const COMMAND: Command = Command {
 
 const SUBCOMMANDS: &str = "Configure application resources.\n\n These commands help you make changes to existing application resources.\n\nAvailable Commands:\n  image            Update the image of a pod template\n\nUsage:\n  kubectl set SUBCOMMAND [options]\n";
 
-fn run(sim: &mut Sim, args: &Args, _: &Input) -> Output {
-    let Some(sub) = args.positional.first() else { return Output::ok(SUBCOMMANDS) };
+fn run(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
+    let Some(sub) = args.positional.first() else { return Ok(Output::ok(SUBCOMMANDS)) };
     match sub.as_str() {
         "image" => image(sim, args, &args.positional[1..]),
         "env" | "resources" | "selector" | "serviceaccount" | "subject" => {
-            Output::error(format!("\"kubectl set {sub}\" is not simulated by kubeloop: use `kubectl set image`, or edit the YAML and apply it"))
+            Err(Output::error(format!("\"kubectl set {sub}\" is not simulated by kubeloop: use `kubectl set image`, or edit the YAML and apply it")))
         }
-        other => Output::error(format!(
+        other => Err(Output::error(format!(
             "unknown command \"{other}\" for \"kubectl set\"\nSee 'kubectl set -h' for help and examples"
-        )),
+        ))),
     }
 }
 
@@ -50,11 +50,8 @@ fn set_image(containers: &mut [Container], name: &str, image: &str) -> bool {
     found
 }
 
-fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Output {
-    let (resources, pairs) = match resources_and_pairs(words, "image") {
-        Ok(x) => x,
-        Err(e) => return Output::error(e),
-    };
+fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Result<Output, Output> {
+    let (resources, pairs) = resources_and_pairs(words, "image").map_err(Output::error)?;
     // ParsePairs(..., "image", false): `NAME=IMAGE` only.
     let mut images: Vec<(String, String)> = Vec::new();
     let mut invalid = Vec::new();
@@ -68,7 +65,7 @@ fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Output {
         }
     }
     if !invalid.is_empty() {
-        return Output::error(format!("invalid image format: {}", invalid.join(", ")));
+        return Err(Output::error(format!("invalid image format: {}", invalid.join(", "))));
     }
     let mut errs = Vec::new();
     if args.bool("all") && args.has("selector") {
@@ -87,14 +84,11 @@ fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Output {
     }
     match errs.len() {
         0 => {}
-        1 => return Output::error(errs[0]),
-        _ => return Output::error(format!("[{}]", errs.join(", "))),
+        1 => return Err(Output::error(errs[0])),
+        _ => return Err(Output::error(format!("[{}]", errs.join(", ")))),
     }
     let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
-    let sel = match select(sim, args, &resources, true) {
-        Ok(s) => s,
-        Err(out) => return out,
-    };
+    let sel = select(sim, args, &resources, true)?;
     let mut out = Output::default();
     let mut errors: Vec<String> = Vec::new();
     for item in &sel.items {
@@ -153,5 +147,5 @@ fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Output {
         out.stderr.push('\n');
         out.code = 1;
     }
-    out
+    Ok(out)
 }

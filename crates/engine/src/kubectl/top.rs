@@ -37,22 +37,24 @@ const FLAGS: &[Flag] = &[
 pub const NOTE: &str =
     "kubeloop: no metrics-server; CPU(cores) and MEMORY(bytes) are the pods' requests, not measured usage\n";
 
-fn run(sim: &mut Sim, args: &Args, _: &Input) -> Output {
+fn run(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     let Some(sub) = args.positional.first() else {
-        return Output::ok("Display resource (CPU/memory) usage.\n\nAvailable Commands:\n  node          Display resource (CPU/memory) usage of nodes\n  pod           Display resource (CPU/memory) usage of pods\n\nUsage:\n  kubectl top [flags] [options]\n");
+        return Ok(Output::ok("Display resource (CPU/memory) usage.\n\nAvailable Commands:\n  node          Display resource (CPU/memory) usage of nodes\n  pod           Display resource (CPU/memory) usage of pods\n\nUsage:\n  kubectl top [flags] [options]\n"));
     };
     let rest = &args.positional[1..];
     let mut out = match sub.as_str() {
-        "pod" | "pods" | "po" => pods(sim, args, rest),
-        "node" | "nodes" | "no" => nodes(sim, args, rest),
+        "pod" | "pods" | "po" => pods(sim, args, rest)?,
+        "node" | "nodes" | "no" => nodes(sim, args, rest)?,
         other => {
-            return Output::error(format!("unknown command [\"{other}\"]\nSee 'kubectl top -h' for help and examples"))
+            return Err(Output::error(format!(
+                "unknown command [\"{other}\"]\nSee 'kubectl top -h' for help and examples"
+            )))
         }
     };
     if out.code == 0 {
         out.stderr.insert_str(0, NOTE);
     }
-    out
+    Ok(out)
 }
 
 fn sort_by(args: &Args) -> Result<Option<&str>, Output> {
@@ -81,27 +83,24 @@ fn measured(sim: &Sim, p: &Pod) -> bool {
     p.status.phase == PodPhase::Running && !p.spec.node_name.is_empty() && kubelet_up(sim, &p.spec.node_name)
 }
 
-fn not_found(resource: &'static str, name: &str) -> Output {
-    Output::api_error(&ApiError::NotFound { resource, name: name.into() })
+fn not_found(resource: &'static str, name: &str) -> Result<Output, Output> {
+    Ok(Output::api_error(&ApiError::NotFound { resource, name: name.into() }))
 }
 
-fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
-    let sort = match sort_by(args) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
+fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
+    let sort = sort_by(args)?;
     if rest.len() > 1 {
-        return Output::error("pod [NAME | -l label]\nSee 'kubectl top pod -h' for help and examples");
+        return Err(Output::error("pod [NAME | -l label]\nSee 'kubectl top pod -h' for help and examples"));
     }
     let selector = match args.value("selector") {
         Some(s) => match parse_selector(s) {
             Ok(s) => Some(s),
-            Err(e) => return Output::error(e),
+            Err(e) => return Err(Output::error(e)),
         },
         None => None,
     };
     if !rest.is_empty() && selector.is_some() {
-        return Output::error("only one of NAME or selector can be provided");
+        return Err(Output::error("only one of NAME or selector can be provided"));
     }
     let all = args.bool("all-namespaces");
     let ns = super::namespace(args);
@@ -109,7 +108,7 @@ fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         match sim.as_user(|api| api.get(Kind::Pod, &ObjKey::new(&ns, name))) {
             Ok(o) => vec![o],
             Err(e) if e.is_not_found() => return not_found("podmetrics.metrics.k8s.io", name),
-            Err(e) => return Output::api_error(&e),
+            Err(e) => return Ok(Output::api_error(&e)),
         }
     } else {
         let namespace = (!all).then_some(ns.as_str());
@@ -125,16 +124,16 @@ fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         let now = sim.now();
         if let Some(p) = pods.first() {
             let age = now.saturating_sub(p.metadata.creation_timestamp.map_or(now, |t| t.0));
-            return Output::error(format!(
+            return Err(Output::error(format!(
                 "Metrics not available for pod {}/{}, age: {}",
                 p.metadata.namespace,
                 p.metadata.name,
                 go_duration(age)
-            ));
+            )));
         }
         let msg =
             if all { "No resources found\n".to_string() } else { format!("No resources found in {ns} namespace.\n") };
-        return Output { stderr: msg, ..Default::default() };
+        return Ok(Output { stderr: msg, ..Default::default() });
     }
     match sort {
         Some("cpu") => rows.sort_by_key(|r| std::cmp::Reverse(r.1)),
@@ -198,26 +197,23 @@ fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
     }
     let mut out = Output::ok(table::render(&table_rows));
     out.stderr.push_str(&budget.note());
-    out
+    Ok(out)
 }
 
-fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
-    let sort = match sort_by(args) {
-        Ok(s) => s,
-        Err(o) => return o,
-    };
+fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
+    let sort = sort_by(args)?;
     if rest.len() > 1 {
-        return Output::error("node [NAME | -l label]\nSee 'kubectl top node -h' for help and examples");
+        return Err(Output::error("node [NAME | -l label]\nSee 'kubectl top node -h' for help and examples"));
     }
     let selector = match args.value("selector") {
         Some(s) => match parse_selector(s) {
             Ok(s) => Some(s),
-            Err(e) => return Output::error(e),
+            Err(e) => return Err(Output::error(e)),
         },
         None => None,
     };
     if !rest.is_empty() && selector.is_some() {
-        return Output::error("only one of NAME or --selector can be provided");
+        return Err(Output::error("only one of NAME or --selector can be provided"));
     }
     let nodes: Vec<Rc<Object>> = if let Some(name) = rest.first() {
         if !kubelet_up(sim, name) {
@@ -226,7 +222,7 @@ fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         match sim.as_user(|api| api.get(Kind::Node, &ObjKey::cluster(name))) {
             Ok(o) => vec![o],
             Err(e) if e.is_not_found() => return not_found("nodemetrics.metrics.k8s.io", name),
-            Err(e) => return Output::api_error(&e),
+            Err(e) => return Ok(Output::api_error(&e)),
         }
     } else {
         sim.as_user(|api| api.list(Kind::Node, None, selector.as_ref())).0
@@ -253,7 +249,7 @@ fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         measured_rows.push((name, c, m, alloc("cpu"), alloc("memory")));
     }
     if measured_rows.is_empty() {
-        return Output::error("metrics not available yet");
+        return Err(Output::error("metrics not available yet"));
     }
     match sort {
         Some("cpu") => measured_rows.sort_by_key(|r| std::cmp::Reverse(r.1)),
@@ -276,7 +272,7 @@ fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Output {
         let u = "<unknown>".to_string();
         rows.push(vec![name, u.clone(), u.clone(), u.clone(), u]);
     }
-    Output::ok(table::render(&rows))
+    Ok(Output::ok(table::render(&rows)))
 }
 
 /// Go's `time.Duration.String()` at second precision (`2m0s`, `1h0m5s`).
