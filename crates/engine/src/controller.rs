@@ -17,14 +17,14 @@ use crate::workqueue::{default_controller_rate_limiter, RateLimiter, RateLimitin
 
 /// How a reconcile ended when it did not fail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum ReconcileAction {
     /// Converged: the key is forgotten (its failure count reset).
     Done,
     /// Look again after this long (e.g. waiting for minReadySeconds).
     RequeueAfter(Millis),
 }
 
-pub type ReconcileResult = Result<Outcome, String>;
+pub type ReconcileResult = Result<ReconcileAction, String>;
 
 /// How a controller turns notifications into work.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]

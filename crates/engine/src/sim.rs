@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 use crate::api::{Kind, ObjKey, Object, PodPhase, Str};
 use crate::client::Api;
 use crate::controller::{
-    Caches, Controller, Ctx, Host, Origin, Outcome, ReconcileLog, ReconcileRecord, RecordOutcome, TriggerMode,
+    Caches, Controller, Ctx, Host, Origin, ReconcileAction, ReconcileLog, ReconcileRecord, RecordOutcome, TriggerMode,
 };
 use crate::controllers::garbagecollector::GarbageCollector;
 use crate::controllers::namespace::NamespaceController;
@@ -905,11 +905,11 @@ impl Sim {
         c.stats.reconciles += 1;
         let mut wake = None;
         let outcome = match busy.result {
-            Ok(Outcome::Done) => {
+            Ok(ReconcileAction::Done) => {
                 c.queue.forget(&busy.key);
                 RecordOutcome::Ok
             }
-            Ok(Outcome::RequeueAfter(d)) => {
+            Ok(ReconcileAction::RequeueAfter(d)) => {
                 c.queue.forget(&busy.key);
                 c.stats.requeues += 1;
                 wake = c.queue.add_after(busy.key.clone(), d, now);

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use kubeloop_engine::api::{Kind, ObjKey};
 use kubeloop_engine::controller::{
-    Caches, Controller, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler, RecordOutcome,
+    Caches, Controller, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler, RecordOutcome,
 };
 use kubeloop_engine::informer::InformerEvent;
 use kubeloop_engine::kubectl;
@@ -47,9 +47,9 @@ impl Reconciler for Flaky {
         }
         if !self.requeued {
             self.requeued = true;
-            return Ok(Outcome::RequeueAfter(30 * SECOND));
+            return Ok(ReconcileAction::RequeueAfter(30 * SECOND));
         }
-        Ok(Outcome::Done)
+        Ok(ReconcileAction::Done)
     }
 }
 

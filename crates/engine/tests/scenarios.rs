@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use kubeloop_engine::api::Kind;
-use kubeloop_engine::scenario::{render_summary, render_timeline, EntryKind, Outcome, RunOptions, Scenario};
+use kubeloop_engine::scenario::{render_summary, render_timeline, EntryKind, RunOptions, RunOutput, Scenario};
 use kubeloop_engine::time::SECOND;
 
 fn examples_dir() -> PathBuf {
@@ -15,7 +15,7 @@ fn example(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn run(text: &str, opts: RunOptions) -> Outcome {
+fn run(text: &str, opts: RunOptions) -> RunOutput {
     let sc = Scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
     sc.run(opts).unwrap_or_else(|e| panic!("{e}"))
 }

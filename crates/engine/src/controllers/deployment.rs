@@ -11,7 +11,7 @@ use crate::api::{
     s, Deployment, DeploymentCondition, DeploymentStatus, Kind, LabelSelector, ObjKey, Object, OwnerReference,
     PodTemplateSpec, ReplicaSet, Time,
 };
-use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler};
+use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::DeleteOptions;
@@ -250,7 +250,7 @@ impl Sync<'_, '_, '_> {
 
     fn rollout_rolling(&mut self, rss: Vec<ReplicaSet>) -> ReconcileResult {
         let (new_rs, mut old) = self.new_and_old(rss, true)?;
-        let Some(mut new_rs) = new_rs else { return Ok(Outcome::Done) };
+        let Some(mut new_rs) = new_rs else { return Ok(ReconcileAction::Done) };
         // reconcileNewReplicaSet
         let all: Vec<ReplicaSet> = old.iter().cloned().chain([new_rs.clone()]).collect();
         let target = if spec_replicas(&new_rs) > self.d.replicas() {
@@ -362,7 +362,7 @@ impl Sync<'_, '_, '_> {
         }
         let status = self.calculate_status(&old, new_rs.as_ref());
         self.write_status(status)?;
-        Ok(Outcome::Done)
+        Ok(ReconcileAction::Done)
     }
 
     fn scale(&mut self, new_rs: &mut Option<ReplicaSet>, old: &mut [ReplicaSet]) -> Result<(), String> {
@@ -562,7 +562,7 @@ impl Sync<'_, '_, '_> {
             None => st.conditions.retain(|c| &*c.type_ != "ReplicaFailure"),
         }
         self.write_status(st)?;
-        Ok(requeue.map_or(Outcome::Done, Outcome::RequeueAfter))
+        Ok(requeue.map_or(ReconcileAction::Done, ReconcileAction::RequeueAfter))
     }
 
     /// `checkPausedConditions` (pkg/controller/deployment/sync.go): on pause, Progressing=Unknown
@@ -772,13 +772,13 @@ impl Reconciler for DeploymentController {
 
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         let Some(d) = cx.caches.of(Kind::Deployment).get(key).and_then(|o| o.as_deployment()).cloned() else {
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         };
         if d.spec.selector.is_empty() {
             let msg = "This deployment is selecting all pods. A non-empty selector is required.";
             let obj = Object::Deployment(d);
             cx.recorder.event(&mut cx.api, &obj, EventKind::Warning, "SelectingAll", msg);
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         }
         // getReplicaSetsForDeployment: owned ones, adopting matching orphans.
         let rs_cache = cx.caches.of(Kind::ReplicaSet);
@@ -812,7 +812,7 @@ impl Reconciler for DeploymentController {
             let (new_rs, old) = sync.new_and_old(rss, false)?;
             let st = sync.calculate_status(&old, new_rs.as_ref());
             sync.write_status(st)?;
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         }
         sync.check_paused_conditions()?;
         if sync.d.spec.paused || is_scaling_event(&sync.d, &rss) {

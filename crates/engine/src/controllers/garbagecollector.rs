@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::api::{Kind, ObjKey, Object, ObjectMeta, Str};
-use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler};
+use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::store::{DeleteOptions, Propagation, Subresource};
 use crate::time::Millis;
@@ -117,13 +117,13 @@ impl GarbageCollector {
         let (kind, key) = item;
         let obj = match cx.api.get(*kind, key) {
             Ok(o) => o,
-            Err(e) if e.is_not_found() => return Ok(Outcome::Done),
+            Err(e) if e.is_not_found() => return Ok(ReconcileAction::Done),
             Err(e) => return Err(e.to_string()),
         };
         let m = obj.meta();
         if m.is_terminating() {
             if !has_finalizer(m, FOREGROUND) {
-                return Ok(Outcome::Done);
+                return Ok(ReconcileAction::Done);
             }
             return self.delete_dependents(&obj, cx);
         }
@@ -152,11 +152,11 @@ impl GarbageCollector {
             }
         }
         if m.owner_references.is_empty() {
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         }
         if solid > 0 {
             if drop_refs.is_empty() {
-                return Ok(Outcome::Done);
+                return Ok(ReconcileAction::Done);
             }
             // Some owners are alive: only the dangling (or waiting) references go.
             cx.api
@@ -164,7 +164,7 @@ impl GarbageCollector {
                     o.meta_mut().owner_references.retain(|r| !drop_refs.contains(&r.uid));
                 })
                 .map_err(|e| e.to_string())?;
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         }
         let policy = if waiting > 0 && !self.dependents_of(&m.uid).is_empty() {
             Propagation::Foreground
@@ -178,8 +178,8 @@ impl GarbageCollector {
         let opts =
             DeleteOptions { propagation: Some(policy), preconditions_uid: Some(m.uid.clone()), ..Default::default() };
         match cx.api.delete(*kind, key, &opts) {
-            Ok(_) => Ok(Outcome::Done),
-            Err(e) if e.is_not_found() => Ok(Outcome::Done),
+            Ok(_) => Ok(ReconcileAction::Done),
+            Err(e) if e.is_not_found() => Ok(ReconcileAction::Done),
             Err(e) => Err(e.to_string()),
         }
     }
@@ -187,11 +187,11 @@ impl GarbageCollector {
     /// A virtual owner: if it exists with the referenced uid its informer will deliver it; if not, every
     /// dependent referencing it is attempted.
     fn check_virtual(&mut self, item: &Item, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
-        let Some(uid) = self.virtual_owners.get(item).cloned() else { return Ok(Outcome::Done) };
+        let Some(uid) = self.virtual_owners.get(item).cloned() else { return Ok(ReconcileAction::Done) };
         match cx.api.get(item.0, &item.1) {
             Ok(o) if o.meta().uid == uid => {
                 self.virtual_owners.remove(item);
-                return Ok(Outcome::Done);
+                return Ok(ReconcileAction::Done);
             }
             Ok(_) => {}
             Err(e) if e.is_not_found() => {}
@@ -201,7 +201,7 @@ impl GarbageCollector {
         for dep in self.dependents_of(&uid) {
             self.attempt_to_delete(&dep, cx)?;
         }
-        Ok(Outcome::Done)
+        Ok(ReconcileAction::Done)
     }
 
     /// `processDeletingDependentsItem`: delete what still depends on a foreground-deleted owner; when nothing is
@@ -244,7 +244,7 @@ impl GarbageCollector {
                 })
                 .map_err(|e| e.to_string())?;
         }
-        Ok(Outcome::Done)
+        Ok(ReconcileAction::Done)
     }
 
     /// `attemptToOrphanWorker`: remove the owner's reference from every dependent, then its `orphan` finalizer.
@@ -252,11 +252,11 @@ impl GarbageCollector {
         let (kind, key) = item;
         let owner = match cx.api.get(*kind, key) {
             Ok(o) => o,
-            Err(e) if e.is_not_found() => return Ok(Outcome::Done),
+            Err(e) if e.is_not_found() => return Ok(ReconcileAction::Done),
             Err(e) => return Err(e.to_string()),
         };
         if !owner.meta().is_terminating() || !has_finalizer(owner.meta(), ORPHAN) {
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         }
         let uid = owner.meta().uid.clone();
         for (dk, dkey) in self.dependents_of(&uid) {
@@ -273,7 +273,7 @@ impl GarbageCollector {
                 o.meta_mut().finalizers.retain(|f| &**f != ORPHAN);
             })
             .map_err(|e| e.to_string())?;
-        Ok(Outcome::Done)
+        Ok(ReconcileAction::Done)
     }
 }
 
@@ -358,7 +358,7 @@ impl Reconciler for GarbageCollector {
     }
 
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
-        let Some((item, work)) = parse_key(key) else { return Ok(Outcome::Done) };
+        let Some((item, work)) = parse_key(key) else { return Ok(ReconcileAction::Done) };
         match work {
             Work::Delete => self.attempt_to_delete(&item, cx),
             Work::Orphan => self.attempt_to_orphan(&item, cx),

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 use crate::api::{s, Kind, NamespaceCondition, ObjKey, Object, Str, Time, FINALIZER_KUBERNETES};
 use crate::client::Api;
-use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler};
+use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::store::{ApiError, DeleteOptions, Propagation};
 use crate::time::{Millis, SECOND};
@@ -372,11 +372,13 @@ impl Reconciler for NamespaceController {
     /// `syncNamespaceFromKey`, and the worker's handling of its result.
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         if cx.caches.of(Kind::Namespace).get(key).is_none() {
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         }
         match self.sync(key, cx) {
-            Ok(()) => Ok(Outcome::Done),
-            Err(SyncError::Remaining(estimate)) => Ok(Outcome::RequeueAfter(crate::time::seconds(estimate / 2 + 1))),
+            Ok(()) => Ok(ReconcileAction::Done),
+            Err(SyncError::Remaining(estimate)) => {
+                Ok(ReconcileAction::RequeueAfter(crate::time::seconds(estimate / 2 + 1)))
+            }
             Err(SyncError::Api(e)) => Err(format!("deletion of namespace {key} failed: {e}")),
             Err(SyncError::Failed(m)) => Err(format!("deletion of namespace {key} failed: {m}")),
         }

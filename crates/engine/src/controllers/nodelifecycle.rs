@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use crate::api::{s, Kind, Node, NodeCondition, ObjKey, Object, Str, Taint, Time};
-use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler};
+use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::{set_pod_condition, Subresource};
@@ -240,7 +240,7 @@ impl NodeLifecycleController {
             }
         }
         if errors.is_empty() {
-            Ok(Outcome::RequeueAfter(self.config.monitor_period))
+            Ok(ReconcileAction::RequeueAfter(self.config.monitor_period))
         } else {
             Err(errors.join("; "))
         }
@@ -270,8 +270,8 @@ impl NodeLifecycleController {
 
     /// `doNoScheduleTaintingPass` for one node.
     fn no_schedule_pass(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
-        let Some(obj) = cx.caches.of(Kind::Node).get(key).cloned() else { return Ok(Outcome::Done) };
-        let Some(node) = obj.as_node() else { return Ok(Outcome::Done) };
+        let Some(obj) = cx.caches.of(Kind::Node).get(key).cloned() else { return Ok(ReconcileAction::Done) };
+        let Some(node) = obj.as_node() else { return Ok(ReconcileAction::Done) };
         let want = no_schedule_taints(node);
         let have: Vec<&str> = node
             .spec
@@ -283,10 +283,10 @@ impl NodeLifecycleController {
         let add: Vec<&str> = want.iter().copied().filter(|k| !have.contains(k)).collect();
         let remove: Vec<&str> = have.iter().copied().filter(|k| !want.contains(k)).collect();
         if add.is_empty() && remove.is_empty() {
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         }
         set_taints(cx, node, &add, &remove, "NoSchedule")?;
-        Ok(Outcome::Done)
+        Ok(ReconcileAction::Done)
     }
 }
 

@@ -13,7 +13,7 @@ use crate::api::{
     s, Kind, ObjKey, Object, OwnerReference, Pod, PodPhase, ReplicaSet, ReplicaSetCondition, ReplicaSetStatus, Str,
     Time,
 };
-use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler};
+use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::{DeleteOptions, Subresource};
@@ -362,7 +362,7 @@ impl Reconciler for ReplicaSetController {
         }
         let Some(rs) = cx.caches.of(Kind::ReplicaSet).get(key).and_then(|o| o.as_replicaset()).cloned() else {
             self.expectations.delete(key);
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         };
         let needs_sync = self.expectations.satisfied(key, cx.now) && !rs.metadata.is_terminating();
         let pods = claim_pods(&rs, cx)?;
@@ -376,9 +376,9 @@ impl Reconciler for ReplicaSetController {
             && r.status.ready_replicas == r.replicas()
             && r.status.available_replicas != r.replicas()
         {
-            return Ok(Outcome::RequeueAfter(crate::time::seconds(r.spec.min_ready_seconds.into())));
+            return Ok(ReconcileAction::RequeueAfter(crate::time::seconds(r.spec.min_ready_seconds.into())));
         }
-        Ok(Outcome::Done)
+        Ok(ReconcileAction::Done)
     }
 }
 
@@ -424,7 +424,7 @@ impl ReplicaSetController {
     /// One unit of edge work: create one pod, delete one pod, or refresh status; never a diff.
     fn reconcile_edge(&mut self, work: &EdgeWork, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         let Some(rs) = cx.caches.of(Kind::ReplicaSet).get(&work.rs).and_then(|o| o.as_replicaset()).cloned() else {
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         };
         let rs_obj = Object::ReplicaSet(rs.clone());
         let owned = |cx: &Ctx<'_, '_>| -> Vec<Rc<Object>> {
@@ -471,7 +471,7 @@ impl ReplicaSetController {
         // Edge work (kubeloop's own mode) never diffs, so it leaves the ReplicaFailure condition as it is.
         status.conditions = rs.status.conditions.clone();
         update_status(&rs, status, cx)?;
-        Ok(Outcome::Done)
+        Ok(ReconcileAction::Done)
     }
 
     /// `manageReplicas`: create or delete pods to make `active` match `spec.replicas`.

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use crate::api::{s, Kind, LabelSelector, Labels, ObjKey, Object, Pod, Str, Taint};
-use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler};
+use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::{set_pod_condition, Subresource};
@@ -632,10 +632,10 @@ impl Reconciler for Scheduler {
 
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         let Some(pod) = cx.caches.of(Kind::Pod).get(key).and_then(|o| o.as_pod()).cloned() else {
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         };
         if !is_schedulable_candidate(&pod) || self.placed.contains_key(key) {
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         }
         let u = usage(&pod);
         let owner = default_spread_owner(&pod, cx.caches);
@@ -683,7 +683,7 @@ impl Reconciler for Scheduler {
             *attempts += 1;
             let backoff = (POD_INITIAL_BACKOFF << (*attempts - 1).min(10)).min(POD_MAX_BACKOFF);
             self.unschedulable.insert(key.clone(), cx.now + backoff);
-            return Ok(Outcome::RequeueAfter(MAX_IN_UNSCHEDULABLE));
+            return Ok(ReconcileAction::RequeueAfter(MAX_IN_UNSCHEDULABLE));
         }
         // Score, then pick the best; ties broken at random (selectHost's reservoir sampling).
         let max_taint = feasible.iter().map(|n| prefer_no_schedule_violations(&pod, n)).max().unwrap_or(0);
@@ -711,7 +711,7 @@ impl Reconciler for Scheduler {
                 }
             }
         }
-        let Some((node, _)) = best else { return Ok(Outcome::Done) };
+        let Some((node, _)) = best else { return Ok(ReconcileAction::Done) };
         let node = node.name.clone();
         // The binding cycle runs in the background: the scheduler assumes the pod and moves on.
         match cx.api.detached(|api| api.bind(key, &pod.metadata.uid, &node)) {
@@ -723,9 +723,9 @@ impl Reconciler for Scheduler {
                 self.attempts.remove(key);
                 let msg = format!("Successfully assigned {key} to {node}");
                 cx.recorder.event(&mut cx.api, &bound, EventKind::Normal, "Scheduled", &msg);
-                Ok(Outcome::Done)
+                Ok(ReconcileAction::Done)
             }
-            Err(e) if e.is_not_found() => Ok(Outcome::Done),
+            Err(e) if e.is_not_found() => Ok(ReconcileAction::Done),
             Err(e) => Err(format!("binding rejected: {e}")),
         }
     }

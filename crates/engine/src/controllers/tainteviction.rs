@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use crate::api::{Kind, Node, ObjKey, Object, Pod, Taint, Toleration};
-use crate::controller::{Caches, Ctx, Enqueue, Outcome, ReconcileResult, Reconciler};
+use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::{set_pod_condition, DeleteOptions, Subresource};
@@ -124,11 +124,11 @@ impl Reconciler for TaintEvictionController {
         let pod_obj = cx.caches.of(Kind::Pod).get(key).cloned();
         let Some(pod) = pod_obj.as_deref().and_then(Object::as_pod) else {
             self.scheduled.remove(key);
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         };
         if pod.metadata.is_terminating() || pod.spec.node_name.is_empty() {
             self.scheduled.remove(key);
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         }
         let node = cx.caches.of(Kind::Node).get(&ObjKey::cluster(&pod.spec.node_name)).cloned();
         let taints: Vec<Taint> = node
@@ -151,7 +151,7 @@ impl Reconciler for TaintEvictionController {
                     &msg,
                 );
             }
-            return Ok(Outcome::Done);
+            return Ok(ReconcileAction::Done);
         }
         let wait = match matching(&taint_refs, &pod.spec.tolerations) {
             None => 0,
@@ -159,7 +159,7 @@ impl Reconciler for TaintEvictionController {
                 None => {
                     // Tolerated forever.
                     self.scheduled.remove(key);
-                    return Ok(Outcome::Done);
+                    return Ok(ReconcileAction::Done);
                 }
                 Some(w) => w,
             },
@@ -171,11 +171,11 @@ impl Reconciler for TaintEvictionController {
         }
         let due = start.saturating_add(wait);
         if now < due {
-            return Ok(Outcome::RequeueAfter(due - now));
+            return Ok(ReconcileAction::RequeueAfter(due - now));
         }
         evict(cx, key, pod)?;
         self.scheduled.remove(key);
-        Ok(Outcome::Done)
+        Ok(ReconcileAction::Done)
     }
 
     fn reset(&mut self) {

@@ -81,9 +81,9 @@ fn run(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
         "status" => status(sim, args, rest),
         "history" => history(sim, args, rest),
         "undo" => undo(sim, args, rest),
-        "restart" => patch_each(sim, args, rest, Action::Restart),
-        "pause" => patch_each(sim, args, rest, Action::Pause),
-        "resume" => patch_each(sim, args, rest, Action::Resume),
+        "restart" => patch_each(sim, args, rest, Patch::Restart),
+        "pause" => patch_each(sim, args, rest, Patch::Pause),
+        "resume" => patch_each(sim, args, rest, Patch::Resume),
         _ => Ok(Output::ok(help())),
     }
 }
@@ -598,13 +598,13 @@ fn rollback(sim: &mut Sim, key: &ObjKey, to: i64) -> Result<String, String> {
 // ---- restart, pause, resume --------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Action {
+enum Patch {
     Restart,
     Pause,
     Resume,
 }
 
-fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Action) -> Result<Output, Output> {
+fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Patch) -> Result<Output, Output> {
     let objs = objects(sim, args, rest)?;
     if objs.is_empty() {
         return no_resources(args);
@@ -616,24 +616,24 @@ fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Action) -> Re
         let prefix = format!("{} \"{name}\"", resource_string(o.kind()));
         let Some(d) = o.as_deployment() else {
             let what = match action {
-                Action::Restart => "restarting",
-                Action::Pause => "pausing",
-                Action::Resume => "resuming",
+                Patch::Restart => "restarting",
+                Patch::Pause => "pausing",
+                Patch::Resume => "resuming",
             };
             out.push(Output::error(format!("{prefix} {what} is not supported")));
             continue;
         };
         let problem = match action {
-            Action::Restart if d.spec.paused => Some("can't restart paused deployment (run rollout resume first)"),
-            Action::Pause if d.spec.paused => Some("is already paused"),
-            Action::Resume if !d.spec.paused => Some("is not paused"),
+            Patch::Restart if d.spec.paused => Some("can't restart paused deployment (run rollout resume first)"),
+            Patch::Pause if d.spec.paused => Some("is already paused"),
+            Patch::Resume if !d.spec.paused => Some("is not paused"),
             _ => None,
         };
         if let Some(p) = problem {
             out.push(Output::error(format!("{prefix} {p}")));
             continue;
         }
-        if action == Action::Restart && d.spec.template.metadata.annotation(RESTARTED_AT) == Some(now.as_str()) {
+        if action == Patch::Restart && d.spec.template.metadata.annotation(RESTARTED_AT) == Some(now.as_str()) {
             out.push(Output::error(format!("failed to create patch for {name}: if restart has already been triggered within the past second, please wait before attempting to trigger another")));
             continue;
         }
@@ -642,11 +642,11 @@ fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Action) -> Re
             api.patch(Kind::Deployment, &o.key(), Subresource::Main, |obj| {
                 if let Object::Deployment(d) = obj {
                     match action {
-                        Action::Restart => {
+                        Patch::Restart => {
                             d.spec.template.metadata.annotations.insert(s(RESTARTED_AT), s(&stamp));
                         }
-                        Action::Pause => d.spec.paused = true,
-                        Action::Resume => d.spec.paused = false,
+                        Patch::Pause => d.spec.paused = true,
+                        Patch::Resume => d.spec.paused = false,
                     }
                 }
             })
@@ -654,9 +654,9 @@ fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Action) -> Re
         match result {
             Ok(_) => {
                 let verb = match action {
-                    Action::Restart => "restarted",
-                    Action::Pause => "paused",
-                    Action::Resume => "resumed",
+                    Patch::Restart => "restarted",
+                    Patch::Pause => "paused",
+                    Patch::Resume => "resumed",
                 };
                 let _ = writeln!(out.stdout, "{}/{name} {verb}", Kind::Deployment.resource_ref());
             }

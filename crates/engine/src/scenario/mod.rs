@@ -299,7 +299,7 @@ impl fmt::Debug for RunOptions<'_> {
 
 /// What a run produced.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct RunOutput {
     pub timeline: Vec<TimelineEntry>,
     pub summary: Summary,
 }

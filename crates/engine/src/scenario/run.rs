@@ -412,7 +412,7 @@ impl Run<'_> {
     }
 
     /// Ends the run where it is: commands still following are stopped, and the summary is taken.
-    pub fn finish(mut self) -> Outcome {
+    pub fn finish(mut self) -> RunOutput {
         for mut f in std::mem::take(&mut self.follows) {
             f.follow.stop(&mut self.sim);
             self.push(
@@ -435,7 +435,7 @@ impl Run<'_> {
         summary.converged_at_ms = self.streak;
         summary.actions_not_run = not_run;
         summary.stopped_at_budget_ms = self.stopped_at;
-        Outcome { timeline: self.timeline.into_vec(), summary }
+        RunOutput { timeline: self.timeline.into_vec(), summary }
     }
 }
 
@@ -507,7 +507,7 @@ impl Scenario {
     }
 
     /// Runs the scenario from t=0 to its end.
-    pub fn run(&self, opts: RunOptions) -> Result<Outcome, ScenarioError> {
+    pub fn run(&self, opts: RunOptions) -> Result<RunOutput, ScenarioError> {
         let mut r = self.start(opts)?;
         r.run_to(r.until());
         Ok(r.finish())
