@@ -517,7 +517,10 @@ impl Sim {
         self.now
     }
 
+    /// Schedules `ev` at `at`. An event in the past is a bug of the caller: debug builds (every test, the
+    /// fuzzers) assert; a release build runs it now rather than stop the page.
     fn schedule(&mut self, at: Millis, ev: Ev) {
+        debug_assert!(at >= self.now, "an event scheduled in the past: at {at} ms, now {} ms: {ev:?}", self.now);
         self.seq += 1;
         self.events.push(Reverse(Scheduled { at: at.max(self.now), seq: self.seq, ev }));
         if self.events.len() > self.compact_at {
@@ -617,7 +620,9 @@ impl Sim {
                 return;
             }
             for w in wakeups {
-                self.schedule(w.at, Ev::WatchDrain { watcher: w.watcher, informer: w.notify });
+                // A watch opened from an older resourceVersion replays events that were already due: at once.
+                let at = w.at.max(self.now);
+                self.schedule(at, Ev::WatchDrain { watcher: w.watcher, informer: w.notify });
             }
             for e in ended {
                 self.watch_ended(e.notify, e.watcher);
