@@ -68,11 +68,6 @@ impl LeaderElector {
         self.last_renew = 0;
     }
 
-    /// When the holder seen last will be considered expired by this replica.
-    pub fn expires_at(&self) -> Option<Millis> {
-        self.observed.as_ref().map(|_| self.observed_at + self.config.lease_duration)
-    }
-
     /// One `tryAcquireOrRenew`, and for a leader the renew-deadline check. Returns whether leadership changed.
     pub fn tick(&mut self, api: &mut Api, now: Millis) -> Transition {
         let ok = self.try_acquire_or_renew(api, now);

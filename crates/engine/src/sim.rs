@@ -592,11 +592,6 @@ impl Sim {
         self.now = self.now.max(t);
     }
 
-    /// Same as [`Sim::run_until`]: the browser calls it from its frame loop.
-    pub fn advance_to(&mut self, t: Millis) {
-        self.run_until(t)
-    }
-
     pub fn run_for(&mut self, d: Millis) {
         self.run_until(self.now.saturating_add(d))
     }

@@ -196,6 +196,11 @@ fn pod_template_hash_is_upstreams() {
         sim.run_for(5 * SECOND);
         let rs: Vec<String> = sim.store.objects(Kind::ReplicaSet).map(|o| o.meta().name.to_string()).collect();
         assert_eq!(rs, [format!("{name}-{hash}")], "{manifest}");
+        if hash == "895795c88" {
+            let d = web_named(&sim, "web");
+            let upstream = include_str!("golden/templatehash/web.spew");
+            assert_eq!(kubeloop_engine::controllers::templatehash::spew_template(&d.spec.template), upstream);
+        }
     }
 }
 
@@ -244,6 +249,9 @@ spec:
     assert_eq!(out.code, 0, "{}", out.stderr);
     sim.run_for(5 * SECOND);
     let d = web_named(&sim, "shop");
+    // Byte for byte the text upstream's DeepHashObject printed for this template.
+    let upstream = include_str!("golden/templatehash/shop.spew");
+    assert_eq!(kubeloop_engine::controllers::templatehash::spew_template(&d.spec.template), upstream);
     assert_eq!(compute_hash(&d.spec.template, None), "657f9d964c");
     assert_eq!(compute_hash(&d.spec.template, Some(1)), "584db985fd");
     let rs: Vec<String> = sim.store.objects(Kind::ReplicaSet).map(|o| o.meta().name.to_string()).collect();

@@ -834,11 +834,6 @@ fn is_scaling_event(d: &Deployment, rss: &[ReplicaSet]) -> bool {
         .any(|r| r.metadata.annotation(DESIRED_REPLICAS).is_some_and(|v| v != want))
 }
 
-/// The hash a Deployment's current template gets (for tests and kubectl).
-pub fn template_hash(d: &Deployment) -> String {
-    compute_hash(&d.spec.template, d.status.collision_count)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -117,11 +117,6 @@ impl NodeLifecycleController {
         }
     }
 
-    /// Zone states as of the last health pass.
-    pub fn zone_states(&self) -> &BTreeMap<Str, ZoneState> {
-        &self.zones
-    }
-
     /// `monitorNodeHealth`: one pass over every node.
     fn monitor(&mut self, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         let now = cx.now;
