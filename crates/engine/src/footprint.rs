@@ -13,6 +13,11 @@ pub struct Footprint {
     pub objects: usize,
     /// Versions the watch cache keeps (bounded by its window and capacity per kind).
     pub history: usize,
+    /// Versions kept past the window (as of each kind's last write) beyond the minimum a kind keeps: always 0.
+    /// A check, not entries: not in the total.
+    pub history_beyond_window: usize,
+    /// The watch cache's capacity over every kind.
+    pub history_capacity: usize,
     /// Watches the API server has open.
     pub open_watches: usize,
     /// Informers whose reflector holds a watch: every open watch but a person's (`kubectl get -w`) is one of these.
@@ -70,6 +75,8 @@ impl Footprint {
         Footprint {
             objects: crate::api::Kind::ALL.iter().map(|k| store.count_of(*k)).sum(),
             history: store.history_len(),
+            history_beyond_window: store.history_beyond_window(),
+            history_capacity: store.history_capacity(),
             open_watches: store.open_watchers(),
             watching_informers: sim.informers.iter().filter(|i| matches!(i.state, ReflectorState::Watching(_))).count(),
             buffered_events: store.buffered_watch_events(),

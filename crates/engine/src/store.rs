@@ -1206,6 +1206,25 @@ impl Store {
         self.kinds.iter().map(|k| k.history.len()).sum()
     }
 
+    /// Watch cache versions a kind still keeps although they are older than the window as of that kind's last
+    /// write, beyond the minimum it always keeps: always 0 (the soak judge holds the watch cache to this, since
+    /// its size follows the write rate of the last window, not time).
+    pub fn history_beyond_window(&self) -> usize {
+        self.kinds
+            .iter()
+            .map(|k| {
+                let Some(newest) = k.history.back().map(|h| h.ev.at) else { return 0 };
+                let old = k.history.iter().take_while(|h| h.ev.at + self.config.watch_history < newest).count();
+                old.min(k.history.len().saturating_sub(self.config.watch_history_min))
+            })
+            .sum()
+    }
+
+    /// The most versions the watch cache keeps, over every kind (its capacity).
+    pub fn history_capacity(&self) -> usize {
+        self.kinds.len() * self.config.watch_history_max
+    }
+
     /// Pending Event expirations (one per Event write within the TTL).
     pub fn expiry_len(&self) -> usize {
         self.event_expiry.len()

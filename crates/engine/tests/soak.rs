@@ -74,6 +74,7 @@ fn assert_flat(early: &Footprint, late: &Footprint, slack: f64) {
         let bound = (a as f64 * (1.0 + slack)).ceil() as usize + 16;
         assert!(b <= bound, "{name} grew from {a} to {b} (bound {bound})\nearly {early:?}\nlate  {late:?}");
     }
+    assert_eq!(late.history_beyond_window, 0, "the watch cache keeps versions past its window: {late:?}");
     let lru = kubeloop_engine::recorder::CACHES * kubeloop_engine::recorder::LRU_SIZE * late.recorders;
     assert!(late.recorder_entries <= lru, "event aggregation over its LRU bound: {late:?}");
 }
@@ -246,4 +247,32 @@ fn a_node_collects_images_past_its_bound() {
     sim.run_for(20 * SECOND);
     assert_eq!(pulls(&sim), before + 1, "pulled again after collection");
     assert!(sim.deployments_fulfilled());
+}
+
+/// Found by the 1,000-node day: the watch cache's size is the last 75 s of writes, so an hourly rollout just before
+/// a sample made the last quarter's peak (74,920) exceed the second's (57,452) by more than the slack. The judge
+/// holds the watch cache to its window and capacity instead of comparing peaks; a structure that really grows, and
+/// a version kept past the window, are still found.
+#[test]
+fn the_soak_judge_holds_the_watch_cache_to_its_window() {
+    use kubeloop_engine::soak::{verdict, Sample};
+    let sample = |i: u64, history: usize, beyond: usize, objects: usize| Sample {
+        at: i * 30 * MINUTE,
+        footprint: Footprint {
+            history,
+            history_beyond_window: beyond,
+            history_capacity: 8 * 100 * 1024,
+            objects,
+            ..Footprint::default()
+        },
+        events_processed: i,
+        pods_running: 0,
+    };
+    let spiky: Vec<Sample> =
+        (0..48).map(|i| sample(i, if i == 38 { 74_920 } else { 40_000 + i as usize }, 0, 5_000)).collect();
+    assert_eq!(verdict(&spiky, 0.1), Ok(()));
+    let stale: Vec<Sample> = (0..48).map(|i| sample(i, 40_000, usize::from(i == 40), 5_000)).collect();
+    assert!(verdict(&stale, 0.1).is_err_and(|e| e.contains("older than its window")));
+    let leak: Vec<Sample> = (0..48).map(|i| sample(i, 40_000, 0, 5_000 + 200 * i as usize)).collect();
+    assert!(verdict(&leak, 0.1).is_err_and(|e| e.contains("objects")));
 }
