@@ -952,6 +952,13 @@ impl Store {
         let key = obj.key();
         let obj = Rc::new(obj);
         let ks = &mut self.kinds[kind.index()];
+        // A watch event carries (old, new): the old must be what the store held, so that every client sees one
+        // consistent sequence of versions.
+        debug_assert_eq!(
+            ks.objects.get(&key).map(|o| o.meta().resource_version),
+            old.as_ref().map(|o| o.meta().resource_version),
+            "commit of {kind} {key}: the old object is not the stored one"
+        );
         if type_ == EventType::Deleted {
             ks.objects.remove(&key);
         } else {

@@ -111,11 +111,26 @@ impl<K: Clone + Eq + Hash> Queue<K> {
         if !self.processing.contains_key(&k) {
             self.queue.push_back(k);
         }
+        self.debug_check();
+    }
+
+    /// The queue's invariants, in O(1), after every operation of a debug build: every queued key is dirty and
+    /// not processing, and every dirty key is queued or processing.
+    fn debug_check(&self) {
+        debug_assert!(
+            self.queue.len() <= self.dirty.len() && self.dirty.len() <= self.queue.len() + self.processing.len(),
+            "work queue: {} queued, {} dirty, {} processing",
+            self.queue.len(),
+            self.dirty.len(),
+            self.processing.len()
+        );
     }
 
     /// client-go `Get` (without blocking): pops the head of the FIFO and moves it from dirty to processing.
     pub fn get(&mut self, now: Millis) -> Option<K> {
+        self.debug_check();
         let k = self.queue.pop_front()?;
+        debug_assert!(self.dirty.contains(&k) && !self.processing.contains_key(&k), "work queue: a key handed out twice");
         self.dirty.remove(&k);
         if let Some(t) = self.added_at.remove(&k) {
             self.queue_duration.observe(now.saturating_sub(t));
@@ -134,6 +149,7 @@ impl<K: Clone + Eq + Hash> Queue<K> {
         if self.dirty.contains(k) {
             self.queue.push_back(k.clone());
         }
+        self.debug_check();
     }
 
     /// Keys waiting in the FIFO (client-go `Len`, the `depth` metric).
