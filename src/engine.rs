@@ -265,7 +265,7 @@ fn fresh_sim(
     let mut problems = Vec::new();
     for _ in 0..nodes {
         if let Err(e) = sim.add_node(sim.config.node_template.clone()) {
-            problems.push(e);
+            problems.push(e.to_string());
         }
     }
     let apply = match kubectl::apply(&mut sim, manifests) {
@@ -426,7 +426,7 @@ impl Engine {
                 match node {
                     Some(n) => match self.sim.kill_node(&n) {
                         Ok(()) => format!("killed the kubelet of {n}"),
-                        Err(e) => e,
+                        Err(e) => e.to_string(),
                     },
                     None => "no running web pod: no node to kill".into(),
                 }
@@ -634,9 +634,9 @@ impl Engine {
         }
     }
 
-    fn set_notice(&mut self, r: Result<(), String>) {
+    fn set_notice<E: std::fmt::Display>(&mut self, r: Result<(), E>) {
         if let Err(e) = r {
-            self.notice = Some(e.into());
+            self.notice = Some(e.to_string().into());
         }
     }
 

@@ -24,7 +24,7 @@ use crate::kubelet::{Kubelet, NodeConfig, PodStep, RuntimeConfig};
 use crate::leaderelection::{LeaderElectionConfig, LeaderElector, Transition};
 use crate::recorder::EventKind;
 use crate::rng::Rng;
-use crate::store::{fnv1a, ClientId, DeleteOptions, Store, StoreConfig};
+use crate::store::{fnv1a, ApiError, ClientId, DeleteOptions, Store, StoreConfig};
 use crate::time::{Millis, HOUR};
 use crate::watch::{WatchFilter, WatcherId};
 
@@ -246,6 +246,33 @@ impl PartialOrd for Scheduled {
 impl Ord for Scheduled {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         (self.at, self.seq).cmp(&(o.at, o.seq))
+    }
+}
+
+/// Why a node operation was refused; kubectl and the page format it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeError {
+    NotFound(String),
+    AlreadyExists(String),
+    /// kubeloop's own envelope: at most [`MAX_NODES`] nodes.
+    AtCapacity,
+}
+
+impl std::fmt::Display for NodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NodeError::NotFound(n) => write!(f, "node \"{n}\" not found"),
+            NodeError::AlreadyExists(n) => write!(f, "node \"{n}\" already exists"),
+            NodeError::AtCapacity => write!(f, "cannot add a node: kubeloop simulates at most {MAX_NODES} nodes"),
+        }
+    }
+}
+
+impl std::error::Error for NodeError {}
+
+impl From<NodeError> for String {
+    fn from(e: NodeError) -> String {
+        e.to_string()
     }
 }
 
@@ -1041,9 +1068,9 @@ impl Sim {
 
     /// Adds a node with a running kubelet (a name is generated when empty). Errors at the node cap or on a
     /// duplicate name.
-    pub fn add_node(&mut self, mut config: NodeConfig) -> Result<String, String> {
+    pub fn add_node(&mut self, mut config: NodeConfig) -> Result<String, NodeError> {
         if self.kubelets.len() >= MAX_NODES {
-            return Err(format!("cannot add a node: kubeloop simulates at most {MAX_NODES} nodes"));
+            return Err(NodeError::AtCapacity);
         }
         if config.name.is_empty() {
             let mut i = self.kubelets.len() + 1;
@@ -1053,7 +1080,7 @@ impl Sim {
             config.name = format!("node-{i}");
         }
         if self.kubelet_by_name.contains_key(config.name.as_str()) {
-            return Err(format!("node \"{}\" already exists", config.name));
+            return Err(NodeError::AlreadyExists(config.name));
         }
         let index = self.kubelets.len();
         let name: Str = config.name.as_str().into();
@@ -1084,8 +1111,8 @@ impl Sim {
     }
 
     /// Stops a node's kubelet: no more heartbeats, status updates or pod work.
-    pub fn kill_node(&mut self, name: &str) -> Result<(), String> {
-        let i = *self.kubelet_by_name.get(name).ok_or_else(|| format!("node \"{name}\" not found"))?;
+    pub fn kill_node(&mut self, name: &str) -> Result<(), NodeError> {
+        let i = *self.kubelet_by_name.get(name).ok_or_else(|| NodeError::NotFound(name.to_string()))?;
         if !self.kubelets[i].alive {
             return Ok(());
         }
@@ -1096,8 +1123,8 @@ impl Sim {
     }
 
     /// Starts a node's kubelet again: it relists its pods, registers and heartbeats.
-    pub fn revive_node(&mut self, name: &str) -> Result<(), String> {
-        let i = *self.kubelet_by_name.get(name).ok_or_else(|| format!("node \"{name}\" not found"))?;
+    pub fn revive_node(&mut self, name: &str) -> Result<(), NodeError> {
+        let i = *self.kubelet_by_name.get(name).ok_or_else(|| NodeError::NotFound(name.to_string()))?;
         if self.kubelets[i].alive {
             return Ok(());
         }
@@ -1132,20 +1159,20 @@ impl Sim {
         evs
     }
 
-    pub fn delete(&mut self, kind: Kind, key: &ObjKey, opts: &DeleteOptions) -> Result<Rc<Object>, String> {
-        self.as_user(|api| api.delete(kind, key, opts)).map_err(|e| format!("Error from server: {e}"))
+    /// Deletes an object as the user (kubectl's client).
+    pub fn delete(&mut self, kind: Kind, key: &ObjKey, opts: &DeleteOptions) -> Result<Rc<Object>, ApiError> {
+        self.as_user(|api| api.delete(kind, key, opts))
     }
 
-    /// `kubectl scale`: patches `spec.replicas` of a Deployment or ReplicaSet.
-    pub fn scale(&mut self, kind: Kind, key: &ObjKey, replicas: i32) -> Result<Rc<Object>, String> {
+    /// `kubectl scale`: patches `spec.replicas` of a Deployment or ReplicaSet, as the user. A negative count is
+    /// invalid; a count that would declare more pods than kubeloop simulates is forbidden.
+    pub fn scale(&mut self, kind: Kind, key: &ObjKey, replicas: i32) -> Result<Rc<Object>, ApiError> {
         if replicas < 0 {
-            return Err(
-                "error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0".into()
-            );
+            return Err(ApiError::Invalid(format!("replicas must be greater than or equal to 0, not {replicas}")));
         }
         let pods = self.store.count_of(Kind::Pod);
         if pods + replicas as usize > MAX_PODS + pods.min(replicas as usize) {
-            return Err(format!("refused: kubeloop simulates at most {MAX_PODS} pods"));
+            return Err(ApiError::Forbidden(format!("kubeloop simulates at most {MAX_PODS} pods")));
         }
         self.as_user(|api| {
             api.patch(kind, key, crate::store::Subresource::Main, |o| match o {
@@ -1154,7 +1181,6 @@ impl Sim {
                 _ => {}
             })
         })
-        .map_err(|e| format!("Error from server: {e}"))
     }
 
     /// Fault: the watch of `informer` is cut. The reflector re-watches from the last resourceVersion it saw; if

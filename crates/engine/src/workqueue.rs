@@ -130,7 +130,10 @@ impl<K: Clone + Eq + Hash> Queue<K> {
     pub fn get(&mut self, now: Millis) -> Option<K> {
         self.debug_check();
         let k = self.queue.pop_front()?;
-        debug_assert!(self.dirty.contains(&k) && !self.processing.contains_key(&k), "work queue: a key handed out twice");
+        debug_assert!(
+            self.dirty.contains(&k) && !self.processing.contains_key(&k),
+            "work queue: a key handed out twice"
+        );
         self.dirty.remove(&k);
         if let Some(t) = self.added_at.remove(&k) {
             self.queue_duration.observe(now.saturating_sub(t));

@@ -95,10 +95,10 @@ impl Run<'_> {
         self.timeline.push(TimelineEntry { at: self.sim.now(), kind, source: source.into(), text });
     }
 
-    fn result(&mut self, r: Result<String, String>) {
+    fn result<E: std::fmt::Display>(&mut self, r: Result<String, E>) {
         match r {
             Ok(t) => self.push(EntryKind::Result, "kubectl", t),
-            Err(t) => self.push(EntryKind::Error, "kubectl", t),
+            Err(e) => self.push(EntryKind::Error, "kubectl", e.to_string()),
         }
     }
 
