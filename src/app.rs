@@ -15,7 +15,7 @@ use crate::components::editor::Editor;
 use crate::components::events::EventStream;
 use crate::components::header::Header;
 use crate::components::lessons::{LessonBar, LessonPanel};
-use crate::engine::{parse_seed, Cmd, Engine, DEFAULT_SEED};
+use crate::liverun::{parse_seed, Cmd, LiveRun, DEFAULT_SEED};
 use crate::snapshot::Snapshot;
 
 /// The wall clock of the browser, in milliseconds.
@@ -60,7 +60,7 @@ fn mark_ready() {
 /// Runs the simulation from requestAnimationFrame: every frame advances the clock within the budget; every
 /// 150 ms or more (longer when building the snapshot is expensive) or right after a command, the view gets a new
 /// snapshot. Returns a flag that stops the loop.
-fn start_loop(engine: Rc<RefCell<Engine>>, dispatcher: UseReducerDispatcher<View>) -> Rc<Cell<bool>> {
+fn start_loop(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<View>) -> Rc<Cell<bool>> {
     let stop = Rc::new(Cell::new(false));
     let Some(window) = web_sys::window() else { return stop };
     type FrameFn = Closure<dyn FnMut(f64)>;
@@ -125,9 +125,9 @@ fn start_loop(engine: Rc<RefCell<Engine>>, dispatcher: UseReducerDispatcher<View
 
 #[component]
 pub fn App() -> Html {
-    let engine: Rc<RefCell<Engine>> = use_memo((), |_| {
+    let engine: Rc<RefCell<LiveRun>> = use_memo((), |_| {
         let (seed, notice) = seed_from_url();
-        RefCell::new(Engine::boot(seed, notice, Box::new(wall_now)))
+        RefCell::new(LiveRun::boot(seed, notice, Box::new(wall_now)))
     });
     let view = {
         let engine = engine.clone();
@@ -135,7 +135,7 @@ pub fn App() -> Html {
             let snap = match engine.try_borrow_mut() {
                 Ok(mut e) => e.snapshot(),
                 // Not reachable: nothing else holds the engine while the app is created.
-                Err(_) => Engine::boot(DEFAULT_SEED, None, Box::new(wall_now)).snapshot(),
+                Err(_) => LiveRun::boot(DEFAULT_SEED, None, Box::new(wall_now)).snapshot(),
             };
             View { snap: Rc::new(snap) }
         })

@@ -1,13 +1,14 @@
 //! kubeloop's playground page: a yew view over the simulation engine. The simulation runs outside yew's state
-//! ([`engine::Engine`] behind an `Rc<RefCell<_>>`), advanced by a requestAnimationFrame loop within a per-frame wall
+//! ([`liverun::LiveRun`] behind an `Rc<RefCell<_>>`), advanced by a requestAnimationFrame loop within a per-frame wall
 //! budget; the view re-renders from a [`snapshot::Snapshot`] built at a bounded rate.
 
 pub mod app;
 pub mod components;
-pub mod engine;
 pub mod examples;
 pub mod highlight;
 pub mod lessons;
+pub mod liverun;
+pub mod readmeter;
 pub mod snapshot;
 pub mod stream;
 

@@ -548,7 +548,7 @@ pub struct LessonView {
     pub figures: Vec<(String, String)>,
 }
 
-pub fn build_lesson(sim: &Sim, run: &crate::engine::LessonRun, reads: ReadsView) -> LessonView {
+pub fn build_lesson(sim: &Sim, run: &crate::liverun::LessonRun, reads: ReadsView) -> LessonView {
     let l = run.lesson;
     let steps = l.steps.iter().enumerate().map(|(i, st)| (st.at, st.label, run.results.get(i).cloned())).collect();
     let mut figures = Vec::new();
@@ -664,7 +664,7 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
             }
         }
         Figure::Leader => {
-            let leader = sim.controller_manager_leader().map(|h| crate::engine::process_name(sim, h));
+            let leader = sim.controller_manager_leader().map(|h| crate::liverun::process_name(sim, h));
             out.push(("controller manager leading".into(), leader.unwrap_or_else(|| "none".into())));
             if let Some(l) = sim
                 .store

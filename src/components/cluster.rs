@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use crate::components::cluster_canvas::ClusterCanvas;
 use crate::components::detail::DetailPanel;
-use crate::engine::Cmd;
+use crate::liverun::Cmd;
 use crate::snapshot::{
     fmt_cpu, fmt_mem, ClusterView, Detail, NodeView, PodView, Selection, Summary, DOM_MAX_NODES, DOM_MAX_PODS,
 };

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
-use crate::engine::Cmd;
+use crate::liverun::Cmd;
 use crate::snapshot::{CompactCluster, CompactNode, Ready, Selection};
 
 #[derive(Properties, PartialEq)]

@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::engine::Cmd;
+use crate::liverun::Cmd;
 use crate::snapshot::{Chunk, ConsoleEntry, ConsoleView};
 
 #[derive(Properties, PartialEq)]

@@ -7,7 +7,7 @@ use kubeloop_engine::time::Millis;
 use yew::prelude::*;
 
 use crate::components::sparkline::Sparkline;
-use crate::engine::{Cmd, HISTORY};
+use crate::liverun::{Cmd, HISTORY};
 use kubeloop_engine::controller::TriggerMode;
 
 use crate::snapshot::{fmt_dur, fmt_thousands, ControllerView, InformerView, LoopView, Rate};

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use kubeloop_engine::time::Millis;
 use yew::prelude::*;
 
-use crate::engine::Cmd;
+use crate::liverun::Cmd;
 use crate::snapshot::{fmt_dur, ControlPlaneView, ProcState, ProcessView};
 
 #[derive(Properties, PartialEq)]

@@ -5,7 +5,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::engine::Cmd;
+use crate::liverun::Cmd;
 use crate::snapshot::{fmt_clock, fmt_dur, fmt_secs, Detail, EventLine, NodeDetail, PodDetail, Selection};
 
 #[derive(Properties, PartialEq)]

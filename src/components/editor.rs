@@ -6,9 +6,9 @@ use std::rc::Rc;
 use web_sys::{HtmlElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::engine::Cmd;
 use crate::examples::{self, EXAMPLES};
 use crate::highlight::{highlight, Line};
+use crate::liverun::Cmd;
 use crate::snapshot::{ApplyOutcome, EditorLoad};
 
 /// Line height of the editor in pixels (static/style.css: --editor-lh).

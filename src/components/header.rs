@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use crate::engine::Cmd;
+use crate::liverun::Cmd;
 use crate::snapshot::{fmt_secs, Speed, TimeView};
 
 #[derive(Properties, PartialEq)]

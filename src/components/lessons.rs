@@ -6,8 +6,8 @@ use std::rc::Rc;
 use kubeloop_engine::sim::TimingProfile;
 use yew::prelude::*;
 
-use crate::engine::{profile_label, Cmd};
 use crate::lessons::LESSONS;
+use crate::liverun::{profile_label, Cmd};
 use crate::snapshot::{fmt_clock, LessonView};
 
 #[derive(Properties, PartialEq)]

@@ -14,10 +14,11 @@ use kubeloop_engine::store::{DeleteOptions, Subresource};
 use kubeloop_engine::time::{Millis, SECOND};
 
 use crate::lessons::{Action, Lesson};
+use crate::readmeter::ReadMeter;
 use crate::snapshot::{
     build_cluster, build_control_plane, build_controllers, build_detail, build_informers, build_lesson, build_loop,
-    build_summary, ApplyOutcome, Chunk, ConsoleEntry, ConsoleView, EditorLoad, NodeCache, Rate, ReadsView, Selection,
-    Snapshot, Speed, TimeView,
+    build_summary, ApplyOutcome, Chunk, ConsoleEntry, ConsoleView, EditorLoad, NodeCache, Selection, Snapshot, Speed,
+    TimeView,
 };
 use crate::stream::Stream;
 
@@ -151,7 +152,7 @@ pub fn parse_seed(raw: Option<&str>) -> Result<Option<u64>, String> {
     }
 }
 
-pub struct Engine {
+pub struct LiveRun {
     pub sim: Sim,
     pub seed: u64,
     /// The node failure timings the simulation was built with.
@@ -201,53 +202,6 @@ pub struct LessonRun {
     pub results: Vec<String>,
 }
 
-/// Simulated seconds ignored after the observe mode changes (the switch itself LISTs everything).
-pub const READS_SETTLE: Millis = 10 * SECOND;
-/// The window API reads per minute are measured over.
-pub const READS_WINDOW: Millis = 60 * SECOND;
-
-/// API reads per simulated minute, measured per observe mode: samples of the store's read counter once per
-/// simulated second since the mode last changed; the other mode keeps its last measured figure.
-#[derive(Default)]
-struct ReadMeter {
-    polling: bool,
-    since: Millis,
-    samples: VecDeque<(Millis, u64)>,
-    informer: Option<Rate>,
-    polling_rate: Option<Rate>,
-}
-
-impl ReadMeter {
-    fn sample(&mut self, t: Millis, polling: bool, reads: u64) {
-        if polling != self.polling {
-            self.polling = polling;
-            self.since = t;
-            self.samples.clear();
-        }
-        if t < self.since + READS_SETTLE {
-            return;
-        }
-        self.samples.push_back((t, reads));
-        while self.samples.front().is_some_and(|(t0, _)| t - *t0 > READS_WINDOW) {
-            self.samples.pop_front();
-        }
-        if let (Some(&(t0, r0)), Some(&(t1, r1))) = (self.samples.front(), self.samples.back()) {
-            if t1 >= t0 + 10 * SECOND {
-                let rate = Rate { per_min: r1.saturating_sub(r0).saturating_mul(60_000) / (t1 - t0), over_ms: t1 - t0 };
-                if polling {
-                    self.polling_rate = Some(rate);
-                } else {
-                    self.informer = Some(rate);
-                }
-            }
-        }
-    }
-
-    fn view(&self) -> ReadsView {
-        ReadsView { polling_now: self.polling, informer: self.informer, polling: self.polling_rate }
-    }
-}
-
 /// Drift is measured at every snapshot while that costs less than this (wall ms)...
 const DRIFT_CHEAP_MS: f64 = 4.0;
 /// ...else at most this often.
@@ -288,16 +242,16 @@ pub fn process_name(sim: &Sim, h: usize) -> String {
     sim.hosts.get(h).map_or_else(|| format!("process {h}"), |host| host.name.to_string())
 }
 
-impl Engine {
+impl LiveRun {
     /// A cluster of [`START_NODES`] nodes with the web Deployment applied, running. `clock` is the wall clock in
     /// milliseconds (`performance.now()` in the browser).
-    pub fn boot(seed: u64, notice: Option<String>, clock: Box<dyn Fn() -> f64>) -> Engine {
+    pub fn boot(seed: u64, notice: Option<String>, clock: Box<dyn Fn() -> f64>) -> LiveRun {
         let (sim, apply, mut problems) = fresh_sim(seed, TimingProfile::Real, START_NODES, crate::examples::WEB, 1);
         if let Some(n) = notice {
             problems.insert(0, n);
         }
         let wall = clock();
-        Engine {
+        LiveRun {
             sim,
             seed,
             profile: TimingProfile::Real,
@@ -993,7 +947,7 @@ mod tests {
         })
     }
 
-    fn run_secs(e: &mut Engine, secs: u32) {
+    fn run_secs(e: &mut LiveRun, secs: u32) {
         for _ in 0..secs * 10 {
             e.frame(100.0);
         }
@@ -1018,7 +972,7 @@ mod tests {
 
     #[test]
     fn the_page_opens_on_three_running_web_pods() {
-        let mut e = Engine::boot(7, None, clock());
+        let mut e = LiveRun::boot(7, None, clock());
         assert!(e.apply.ok, "{}", e.apply.text);
         assert_eq!(e.apply.text.trim(), "deployment.apps/web created");
         run_secs(&mut e, 10);
@@ -1066,7 +1020,7 @@ mod tests {
 
     #[test]
     fn unchanged_nodes_are_the_same_rc() {
-        let mut e = Engine::boot(3, None, clock());
+        let mut e = LiveRun::boot(3, None, clock());
         run_secs(&mut e, 10);
         let a = dom(&e.snapshot()).0;
         let b = dom(&e.snapshot()).0;
@@ -1081,7 +1035,7 @@ mod tests {
 
     #[test]
     fn deleting_a_pod_shows_terminating_then_a_replacement() {
-        let mut e = Engine::boot(5, None, clock());
+        let mut e = LiveRun::boot(5, None, clock());
         run_secs(&mut e, 10);
         let (nodes, _) = dom(&e.snapshot());
         let victim = nodes.iter().flat_map(|n| n.pods.iter()).next().cloned().expect("a pod");
@@ -1104,7 +1058,7 @@ mod tests {
     #[test]
     fn every_example_applies_and_errors_name_their_line() {
         for ex in crate::examples::EXAMPLES {
-            let mut e = Engine::boot(1, None, clock());
+            let mut e = LiveRun::boot(1, None, clock());
             run_secs(&mut e, 5);
             e.exec(Cmd::Apply(ex.yaml.to_string()));
             if ex.id == "typo" {
@@ -1143,7 +1097,7 @@ mod tests {
 
     #[test]
     fn knobs_and_node_actions() {
-        let mut e = Engine::boot(2, None, clock());
+        let mut e = LiveRun::boot(2, None, clock());
         run_secs(&mut e, 5);
         e.exec(Cmd::SetResync(30));
         e.exec(Cmd::SetWatchDrop(100));
@@ -1167,7 +1121,7 @@ mod tests {
 
     #[test]
     fn step_advances_while_paused() {
-        let mut e = Engine::boot(4, None, clock());
+        let mut e = LiveRun::boot(4, None, clock());
         e.exec(Cmd::SetPlaying(false));
         e.frame(100.0);
         let t0 = e.sim.now();
@@ -1182,13 +1136,13 @@ mod tests {
         assert!(e.sim.now() >= t1 + 10_000);
     }
 
-    fn console_text(e: &mut Engine) -> String {
+    fn console_text(e: &mut LiveRun) -> String {
         e.snapshot().console.last.map(|l| l.text()).unwrap_or_default()
     }
 
     #[test]
     fn console_runs_lines_keeps_scrollback_and_clears() {
-        let mut e = Engine::boot(1, None, clock());
+        let mut e = LiveRun::boot(1, None, clock());
         e.exec(Cmd::Kubectl { line: "kubectl gte pods".into(), stdin: None });
         let s = e.snapshot();
         let last = s.console.last.clone().expect("an entry");
@@ -1234,7 +1188,7 @@ mod tests {
         let (line, list) = apply_completion("kubectl d", &v(&["delete", "describe"]));
         assert_eq!((line.as_str(), list.len()), ("kubectl de", 2));
         assert_eq!(apply_completion("kubectl x", &[]), ("kubectl x".into(), vec![]));
-        let mut e = Engine::boot(1, None, clock());
+        let mut e = LiveRun::boot(1, None, clock());
         assert_eq!(e.complete_line("kubectl get po").0, "kubectl get pods ");
         assert_eq!(e.complete_line("ro").0, "rollout ");
     }
@@ -1255,7 +1209,7 @@ mod tests {
         }
     }
 
-    fn start_ticker(e: &mut Engine, left: u32) -> Rc<Cell<bool>> {
+    fn start_ticker(e: &mut LiveRun, left: u32) -> Rc<Cell<bool>> {
         e.exec(Cmd::Kubectl { line: "get pods -w".into(), stdin: None });
         let stopped = Rc::new(Cell::new(false));
         e.follow = Some(Box::new(Ticker { left, stopped: stopped.clone() }));
@@ -1265,7 +1219,7 @@ mod tests {
 
     #[test]
     fn follows_print_as_frames_pass_until_done_interrupted_or_replaced() {
-        let mut e = Engine::boot(1, None, clock());
+        let mut e = LiveRun::boot(1, None, clock());
         start_ticker(&mut e, 3);
         for _ in 0..5 {
             e.frame(16.0);
@@ -1308,7 +1262,7 @@ mod tests {
 
     #[test]
     fn large_clusters_switch_to_the_compact_view() {
-        let mut e = Engine::boot(9, None, clock());
+        let mut e = LiveRun::boot(9, None, clock());
         for _ in 0..200 {
             e.exec(Cmd::AddNode);
         }
@@ -1326,7 +1280,7 @@ mod tests {
         use std::time::Instant;
         let nodes: usize = std::env::var("KL_NODES").ok().and_then(|v| v.parse().ok()).unwrap_or(5_000);
         let pods: usize = std::env::var("KL_PODS").ok().and_then(|v| v.parse().ok()).unwrap_or(150_000) - 3;
-        let mut e = Engine::boot(1, None, clock());
+        let mut e = LiveRun::boot(1, None, clock());
         let t = Instant::now();
         for _ in 3..nodes {
             e.exec(Cmd::AddNode);
@@ -1398,7 +1352,7 @@ mod tests {
         eprintln!("10 frames at 1x: {:?}", t.elapsed());
     }
 
-    fn live_web(e: &Engine) -> usize {
+    fn live_web(e: &LiveRun) -> usize {
         e.sim
             .store
             .objects(Kind::Pod)
@@ -1410,7 +1364,7 @@ mod tests {
 
     #[test]
     fn loop_knobs_reach_the_simulation_and_the_view() {
-        let mut e = Engine::boot(2, None, clock());
+        let mut e = LiveRun::boot(2, None, clock());
         run_secs(&mut e, 5);
         e.exec(Cmd::SetTrigger(TriggerMode::Edge));
         e.exec(Cmd::SetRelist(0));
@@ -1432,7 +1386,7 @@ mod tests {
 
     #[test]
     fn api_reads_per_minute_are_measured_per_observe_mode() {
-        let mut e = Engine::boot(3, None, clock());
+        let mut e = LiveRun::boot(3, None, clock());
         e.exec(Cmd::SetSpeed(Speed::X(100)));
         run_secs(&mut e, 1);
         let informer = e.snapshot().loop_cfg.reads.informer.expect("informer rate after 100 s");
@@ -1448,7 +1402,7 @@ mod tests {
     #[test]
     fn control_plane_processes_crash_and_restart() {
         use kubeloop_engine::sim::{CONTROLLER_MANAGER, CONTROLLER_MANAGER_2};
-        let mut e = Engine::boot(1, None, clock());
+        let mut e = LiveRun::boot(1, None, clock());
         run_secs(&mut e, 20);
         let s = e.snapshot();
         let names: Vec<(&str, &str)> = s.control_plane.processes.iter().map(|p| (&*p.name, p.state.as_str())).collect();
@@ -1468,7 +1422,7 @@ mod tests {
 
     #[test]
     fn the_timing_profile_rebuilds_with_the_same_seed_and_says_so() {
-        let mut e = Engine::boot(4, None, clock());
+        let mut e = LiveRun::boot(4, None, clock());
         run_secs(&mut e, 10);
         e.exec(Cmd::SetTiming(TimingProfile::FastDemo));
         let s = e.snapshot();
@@ -1480,7 +1434,7 @@ mod tests {
     }
 
     /// Runs a lesson at 100x until `secs` simulated seconds after its start.
-    fn play_lesson(e: &mut Engine, id: &'static str, profile: Option<TimingProfile>, secs: u64) {
+    fn play_lesson(e: &mut LiveRun, id: &'static str, profile: Option<TimingProfile>, secs: u64) {
         e.exec(Cmd::StartLesson(id, profile));
         e.exec(Cmd::SetSpeed(Speed::X(100)));
         while e.sim.now() < secs * SECOND {
@@ -1494,7 +1448,7 @@ mod tests {
             if l.id == "polling-vs-informers" {
                 continue; // below, once (1,000 pods)
             }
-            let mut e = Engine::boot(1, None, clock());
+            let mut e = LiveRun::boot(1, None, clock());
             let end = l.steps.last().map_or(0, |s| s.at) / SECOND + 60;
             play_lesson(&mut e, l.id, None, end);
             let s = e.snapshot();
@@ -1536,12 +1490,12 @@ mod tests {
     #[test]
     fn edge_vs_level_stays_short_in_edge_mode_with_no_drift() {
         // Before the 410 nothing re-observes (upstream's informers have no periodic relist): the caches drift.
-        let mut e = Engine::boot(1, None, clock());
+        let mut e = LiveRun::boot(1, None, clock());
         play_lesson(&mut e, "edge-vs-level", None, 2 * 60 + 50);
         assert_eq!(live_web(&e), 0, "the deletions were never heard");
         assert!(e.sim.drift() > 0, "the caches still hold the deleted pods");
         assert_eq!(e.snapshot().loop_cfg.relist_ms, 0, "no periodic relist: upstream's default");
-        let mut e = Engine::boot(1, None, clock());
+        let mut e = LiveRun::boot(1, None, clock());
         play_lesson(&mut e, "edge-vs-level", None, 6 * 60 + 30);
         assert_eq!(live_web(&e), 0, "the deletions were never heard");
         assert_eq!(e.sim.drift(), 0, "the 410 relist repaired the caches");
@@ -1550,7 +1504,7 @@ mod tests {
 
     #[test]
     fn self_healing_with_the_fast_demo_replaces_a_dead_nodes_pods() {
-        let mut e = Engine::boot(1, None, clock());
+        let mut e = LiveRun::boot(1, None, clock());
         play_lesson(&mut e, "self-healing", Some(TimingProfile::FastDemo), 180);
         assert_eq!(e.profile, TimingProfile::FastDemo);
         let s = e.snapshot();
@@ -1565,7 +1519,7 @@ mod tests {
     #[test]
     #[ignore = "1,000 pods: slow in debug builds; cargo test --release -- --ignored polling"]
     fn polling_lesson_shows_both_figures() {
-        let mut e = Engine::boot(1, None, clock());
+        let mut e = LiveRun::boot(1, None, clock());
         play_lesson(&mut e, "polling-vs-informers", None, 7 * 60 + 20);
         let r = e.snapshot().loop_cfg.reads;
         let (i, p) = (r.informer.expect("informer"), r.polling.expect("polling"));
@@ -1578,7 +1532,7 @@ mod tests {
     #[test]
     fn what_the_page_reads_never_changes_the_run() {
         let run = |look: bool| {
-            let mut e = Engine::boot(21, None, clock());
+            let mut e = LiveRun::boot(21, None, clock());
             for second in 0..90u32 {
                 if second == 20 {
                     e.exec(Cmd::Kubectl { line: "scale deploy web --replicas=6".into(), stdin: None });
