@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod components;
+pub mod console;
 pub mod examples;
 pub mod highlight;
 pub mod lessons;

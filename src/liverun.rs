@@ -13,12 +13,12 @@ use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile, DEFAULT_P
 use kubeloop_engine::store::{DeleteOptions, Subresource};
 use kubeloop_engine::time::{Millis, SECOND};
 
+use crate::console::{example_file, Console};
 use crate::lessons::{Action, Lesson};
 use crate::readmeter::ReadMeter;
 use crate::snapshot::{
     build_cluster, build_control_plane, build_controllers, build_detail, build_informers, build_lesson, build_loop,
-    build_summary, ApplyOutcome, Chunk, ConsoleEntry, ConsoleView, EditorLoad, NodeCache, Selection, Snapshot, Speed,
-    TimeView,
+    build_summary, ApplyOutcome, EditorLoad, NodeCache, Selection, Snapshot, Speed, TimeView,
 };
 use crate::stream::Stream;
 
@@ -88,53 +88,6 @@ pub enum Cmd {
     KubectlClear,
 }
 
-/// Earlier commands the console keeps.
-pub const CONSOLE_SCROLLBACK: usize = 50;
-/// Characters of output one console entry keeps (the oldest lines go first).
-pub const CONSOLE_ENTRY_CHARS: usize = 200_000;
-
-/// `kubectl apply -f NAME`: the page has no file system, so NAME is one of the examples, by its menu id or title,
-/// with or without `.yaml` / `examples/`. Otherwise kubectl's message.
-pub fn example_file(name: &str) -> Result<String, String> {
-    let n = name.trim();
-    let base = n.strip_prefix("./").unwrap_or(n);
-    let base = base.strip_prefix("examples/").unwrap_or(base);
-    let stem = base.strip_suffix(".yaml").or_else(|| base.strip_suffix(".yml")).unwrap_or(base);
-    crate::examples::EXAMPLES
-        .iter()
-        .find(|e| e.id.eq_ignore_ascii_case(stem) || e.title.eq_ignore_ascii_case(n))
-        .map(|e| e.yaml.to_string())
-        .ok_or_else(|| format!("the path \"{name}\" does not exist"))
-}
-
-/// Tab: the line with its last word completed as far as the candidates agree, and the candidates when there is
-/// more than one (a shell lists them).
-pub fn apply_completion(line: &str, candidates: &[String]) -> (String, Vec<String>) {
-    let start = if line.ends_with(char::is_whitespace) {
-        line.len()
-    } else {
-        line.rfind(char::is_whitespace).map_or(0, |i| i + line[i..].chars().next().map_or(1, char::len_utf8))
-    };
-    let (head, cur) = line.split_at(start);
-    match candidates {
-        [] => (line.to_string(), Vec::new()),
-        [one] => {
-            let space = if one.ends_with('/') || one.ends_with('=') { "" } else { " " };
-            (format!("{head}{one}{space}"), Vec::new())
-        }
-        [first, rest @ ..] => {
-            let mut prefix = first.as_str();
-            for c in rest {
-                let n = prefix.char_indices().zip(c.chars()).take_while(|((_, a), b)| a == b).count();
-                let end = prefix.char_indices().nth(n).map_or(prefix.len(), |(i, _)| i);
-                prefix = &prefix[..end];
-            }
-            let line = if prefix.len() > cur.len() { format!("{head}{prefix}") } else { line.to_string() };
-            (line, candidates.to_vec())
-        }
-    }
-}
-
 /// Reads a `?seed=` value: `Ok(None)` when absent, `Err(message)` when it is not a seed.
 pub fn parse_seed(raw: Option<&str>) -> Result<Option<u64>, String> {
     match raw {
@@ -180,11 +133,8 @@ pub struct LiveRun {
     drift_at: f64,
     drift_cost: f64,
     informer_count: u64,
-    /// The kubectl console: earlier commands, the last one, and the command still printing (`get -w`).
-    console_earlier: Rc<Vec<Rc<ConsoleEntry>>>,
-    console_last: Option<Rc<ConsoleEntry>>,
-    follow: Option<Box<dyn kubectl::Follow>>,
-    console_seq: u64,
+    /// The kubectl console.
+    pub(crate) console: Console,
     /// The running lesson and its script.
     lesson: Option<LessonRun>,
     /// Text the editor is told to show (a lesson's manifests).
@@ -274,10 +224,7 @@ impl LiveRun {
             drift_at: f64::NEG_INFINITY,
             drift_cost: 0.0,
             informer_count: 0,
-            console_earlier: Rc::new(Vec::new()),
-            console_last: None,
-            follow: None,
-            console_seq: 0,
+            console: Console::default(),
             lesson: None,
             editor: Rc::new(EditorLoad::default()),
             meter: ReadMeter::default(),
@@ -287,7 +234,7 @@ impl LiveRun {
     /// Replaces the simulation by a fresh one with the same seed (the console's running command stops; what the
     /// view measured of the old one is forgotten). The editor shows `manifests`.
     fn rebuild(&mut self, nodes: usize, manifests: &'static str) {
-        self.interrupt();
+        self.console.interrupt(&mut self.sim);
         let (sim, apply, problems) = fresh_sim(self.seed, self.profile, nodes, manifests, self.apply.seq + 1);
         self.sim = sim;
         self.apply = Rc::new(apply);
@@ -579,7 +526,7 @@ impl LiveRun {
         } else {
             self.lagging = false;
         }
-        self.poll_follow();
+        self.console.poll(&mut self.sim);
         let wall = self.wall();
         let (w0, s0) = self.rate_window;
         if wall - w0 >= 1000.0 {
@@ -707,120 +654,18 @@ impl LiveRun {
             Cmd::StartLesson(id, profile) => self.start_lesson(id, profile),
             Cmd::StopLesson => self.lesson = None,
             Cmd::DismissNotice => self.notice = None,
-            Cmd::Kubectl { line, stdin } => self.kubectl(&line, stdin.as_deref()),
-            Cmd::KubectlInterrupt => self.interrupt(),
-            Cmd::KubectlClear => {
-                self.console_earlier = Rc::new(Vec::new());
-                if let Some(last) = &mut self.console_last {
-                    if self.follow.is_some() {
-                        let e = Rc::make_mut(last);
-                        e.chunks.clear();
-                        e.truncated = false;
-                    } else {
-                        self.console_last = None;
-                    }
-                }
-            }
+            Cmd::Kubectl { line, stdin } => self.console.run(&mut self.sim, &line, stdin.as_deref()),
+            Cmd::KubectlInterrupt => self.console.interrupt(&mut self.sim),
+            Cmd::KubectlClear => self.console.clear(),
         }
     }
 
-    /// Runs one console line: stops the command still printing, then runs the line through `kubectl::run`
-    /// against this Sim (`-f -` reads `stdin`, `-f NAME` an example).
-    fn kubectl(&mut self, line: &str, stdin: Option<&str>) {
-        self.interrupt();
-        if line.trim() == "clear" {
-            self.console_earlier = Rc::new(Vec::new());
-            self.console_last = None;
-            return;
-        }
-        let input = kubectl::Input { stdin, read_file: &example_file };
-        let out = kubectl::run(&mut self.sim, line, &input);
-        let mut chunks = Vec::new();
-        if !out.warnings.is_empty() {
-            chunks.push(Chunk::Stderr(out.warnings));
-        }
-        if !out.stdout.is_empty() {
-            chunks.push(Chunk::Stdout(out.stdout));
-        }
-        if !out.stderr.is_empty() {
-            chunks.push(Chunk::Stderr(out.stderr));
-        }
-        let running = out.follow.is_some();
-        self.follow = out.follow;
-        self.console_seq += 1;
-        let mut entry = ConsoleEntry {
-            id: self.console_seq,
-            line: line.to_string(),
-            chunks,
-            code: if running { None } else { Some(out.code) },
-            truncated: false,
-        };
-        bound_entry(&mut entry);
-        if let Some(prev) = self.console_last.replace(Rc::new(entry)) {
-            let earlier = Rc::make_mut(&mut self.console_earlier);
-            earlier.push(prev);
-            if earlier.len() > CONSOLE_SCROLLBACK {
-                let extra = earlier.len() - CONSOLE_SCROLLBACK;
-                earlier.drain(..extra);
-            }
-        }
-        // A command that is done may still have output waiting (nothing here; a follow polls on frames).
-        self.poll_follow();
-    }
-
-    /// Appends what the running command printed since the last poll; ends it when it is done.
-    fn poll_follow(&mut self) {
-        let Some(f) = self.follow.as_mut() else { return };
-        let p = f.poll(&mut self.sim);
-        if p.warnings.is_empty() && p.stdout.is_empty() && p.stderr.is_empty() && !p.done {
-            return;
-        }
-        if p.done {
-            self.follow = None;
-        }
-        let Some(last) = &mut self.console_last else { return };
-        let e = Rc::make_mut(last);
-        push_chunk(e, p.warnings, Chunk::Stderr);
-        push_chunk(e, p.stdout, Chunk::Stdout);
-        push_chunk(e, p.stderr, Chunk::Stderr);
-        if p.done {
-            e.code = Some(p.code);
-        }
-        bound_entry(e);
-    }
-
-    /// Ctrl+C: stops the running command (it releases its watch) and shows `^C` as a terminal does.
-    fn interrupt(&mut self) {
-        let Some(mut f) = self.follow.take() else { return };
-        // What arrived before the interrupt is shown first.
-        let p = f.poll(&mut self.sim);
-        f.stop(&mut self.sim);
-        if let Some(last) = &mut self.console_last {
-            let e = Rc::make_mut(last);
-            push_chunk(e, p.warnings, Chunk::Stderr);
-            push_chunk(e, p.stdout, Chunk::Stdout);
-            push_chunk(e, p.stderr, Chunk::Stderr);
-            if p.done {
-                e.code = Some(p.code);
-            } else {
-                e.chunks.push(Chunk::Note("^C\n".into()));
-                e.code = Some(130);
-            }
-            bound_entry(e);
-        }
-    }
-
-    /// Tab in the console: completes the last word of `line` (see [`apply_completion`]).
+    /// Tab in the console: completes the last word of `line` (see [`crate::console::apply_completion`]).
     pub fn complete_line(&mut self, line: &str) -> (String, Vec<String>) {
         let candidates = kubectl::complete(&mut self.sim, line);
         // The completion LISTed as the user: the API counters changed.
         self.dirty = true;
-        apply_completion(line, &candidates)
-    }
-
-    /// Whether a console command is still printing.
-    pub fn console_running(&self) -> bool {
-        self.follow.is_some()
+        crate::console::apply_completion(line, &candidates)
     }
 
     /// What decides the informer rows' shape: their number, which processes are active (a standby replica is
@@ -887,46 +732,8 @@ impl LiveRun {
             detail,
             apply: self.apply.clone(),
             notice: self.notice.clone(),
-            console: ConsoleView { earlier: self.console_earlier.clone(), last: self.console_last.clone() },
+            console: self.console.view(),
         }
-    }
-}
-
-/// Appends output, joined to the previous chunk when it came from the same stream.
-fn push_chunk(e: &mut ConsoleEntry, text: String, make: fn(String) -> Chunk) {
-    if text.is_empty() {
-        return;
-    }
-    match (e.chunks.last_mut(), make(text)) {
-        (Some(Chunk::Stdout(a)), Chunk::Stdout(b)) | (Some(Chunk::Stderr(a)), Chunk::Stderr(b)) => a.push_str(&b),
-        (_, c) => e.chunks.push(c),
-    }
-}
-
-/// Keeps an entry's output within [`CONSOLE_ENTRY_CHARS`] by dropping its oldest lines.
-fn bound_entry(e: &mut ConsoleEntry) {
-    let mut total: usize = e.chunks.iter().map(|c| c.text().len()).sum();
-    while total > CONSOLE_ENTRY_CHARS && !e.chunks.is_empty() {
-        e.truncated = true;
-        let excess = total - CONSOLE_ENTRY_CHARS;
-        let first = e.chunks[0].text();
-        if first.len() <= excess {
-            total -= first.len();
-            e.chunks.remove(0);
-            continue;
-        }
-        // Cut after the first newline past the excess (or at a char boundary when there is none).
-        let mut cut = excess;
-        while !first.is_char_boundary(cut) {
-            cut += 1;
-        }
-        let cut = first[cut..].find('\n').map_or(cut, |i| cut + i + 1);
-        match &mut e.chunks[0] {
-            Chunk::Stdout(s) | Chunk::Stderr(s) | Chunk::Note(s) => {
-                s.drain(..cut);
-            }
-        }
-        total -= cut;
     }
 }
 
@@ -935,7 +742,8 @@ mod tests {
     use std::cell::Cell;
 
     use super::*;
-    use crate::snapshot::{ClusterView, Detail};
+    use crate::console::CONSOLE_SCROLLBACK;
+    use crate::snapshot::{Chunk, ClusterView, ConsoleView, Detail};
     use crate::stream::RowSource;
 
     /// A wall clock that moves 1 µs per reading, so budgets are never hit in tests.
@@ -1176,23 +984,6 @@ mod tests {
         assert_eq!(example_file("x.yaml"), Err("the path \"x.yaml\" does not exist".into()));
     }
 
-    #[test]
-    fn completion_extends_the_common_prefix() {
-        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert_eq!(apply_completion("kubectl get po", &v(&["pods"])), ("kubectl get pods ".into(), vec![]));
-        assert_eq!(apply_completion("kubectl get ", &v(&["pods"])), ("kubectl get pods ".into(), vec![]));
-        assert_eq!(apply_completion("kubectl scale deploy/w", &v(&["deploy/web"])).0, "kubectl scale deploy/web ");
-        assert_eq!(apply_completion("get --namespace=", &v(&["--namespace="])).0, "get --namespace=");
-        let (line, list) = apply_completion("kubectl get n", &v(&["namespaces", "nodes"]));
-        assert_eq!((line.as_str(), list.len()), ("kubectl get n", 2));
-        let (line, list) = apply_completion("kubectl d", &v(&["delete", "describe"]));
-        assert_eq!((line.as_str(), list.len()), ("kubectl de", 2));
-        assert_eq!(apply_completion("kubectl x", &[]), ("kubectl x".into(), vec![]));
-        let mut e = LiveRun::boot(1, None, clock());
-        assert_eq!(e.complete_line("kubectl get po").0, "kubectl get pods ");
-        assert_eq!(e.complete_line("ro").0, "rollout ");
-    }
-
     /// Prints one line per poll, done after `n` polls.
     struct Ticker {
         left: u32,
@@ -1212,8 +1003,8 @@ mod tests {
     fn start_ticker(e: &mut LiveRun, left: u32) -> Rc<Cell<bool>> {
         e.exec(Cmd::Kubectl { line: "get pods -w".into(), stdin: None });
         let stopped = Rc::new(Cell::new(false));
-        e.follow = Some(Box::new(Ticker { left, stopped: stopped.clone() }));
-        Rc::make_mut(e.console_last.as_mut().expect("entry")).code = None;
+        e.console.follow = Some(Box::new(Ticker { left, stopped: stopped.clone() }));
+        Rc::make_mut(e.console.last.as_mut().expect("entry")).code = None;
         stopped
     }
 
@@ -1227,15 +1018,15 @@ mod tests {
         let last = e.snapshot().console.last.expect("entry");
         assert!(last.text().ends_with("tick 2\ntick 1\ntick 0\n"), "{}", last.text());
         assert_eq!(last.code, Some(0));
-        assert!(!e.console_running());
+        assert!(!e.console.running());
 
         let stopped = start_ticker(&mut e, 100);
         e.frame(16.0);
-        assert!(e.console_running());
+        assert!(e.console.running());
         e.exec(Cmd::KubectlClear);
-        assert!(e.console_running(), "Ctrl+L keeps the command running");
+        assert!(e.console.running(), "Ctrl+L keeps the command running");
         e.exec(Cmd::KubectlInterrupt);
-        assert!(stopped.get() && !e.console_running());
+        assert!(stopped.get() && !e.console.running());
         let last = e.snapshot().console.last.expect("entry");
         assert!(last.text().ends_with("^C\n"), "{}", last.text());
         assert!(!last.text().contains("tick 99"), "cleared before");
@@ -1246,18 +1037,6 @@ mod tests {
         assert!(stopped.get(), "the next command stops the running one");
         let s = e.snapshot();
         assert!(s.console.earlier.last().is_some_and(|p| p.text().ends_with("^C\n")));
-    }
-
-    #[test]
-    fn long_output_keeps_its_newest_lines() {
-        let mut entry = ConsoleEntry { id: 1, line: String::new(), chunks: vec![], code: None, truncated: false };
-        for i in 0..30_000 {
-            push_chunk(&mut entry, format!("line {i:05}\n"), Chunk::Stdout);
-            bound_entry(&mut entry);
-        }
-        let text = entry.text();
-        assert!(text.len() <= CONSOLE_ENTRY_CHARS && entry.truncated);
-        assert!(text.starts_with("line ") && text.ends_with("line 29999\n"), "whole lines kept");
     }
 
     #[test]

@@ -1,0 +1,253 @@
+//! The page's kubectl console: earlier commands and the last one (bounded), the command still printing (`get -w`,
+//! `rollout status`), Ctrl+C and Ctrl+L, and Tab completion's text handling. Every command runs through
+//! `kubectl::run` against the page's Sim, as the runner's do.
+
+use std::rc::Rc;
+
+use kubeloop_engine::kubectl;
+use kubeloop_engine::sim::Sim;
+
+use crate::snapshot::{Chunk, ConsoleEntry, ConsoleView};
+
+/// Earlier commands the console keeps.
+pub const CONSOLE_SCROLLBACK: usize = 50;
+/// Characters of output one console entry keeps (the oldest lines go first).
+pub const CONSOLE_ENTRY_CHARS: usize = 200_000;
+
+/// `kubectl apply -f NAME`: the page has no file system, so NAME is one of the examples, by its menu id or title,
+/// with or without `.yaml` / `examples/`. Otherwise kubectl's message.
+pub fn example_file(name: &str) -> Result<String, String> {
+    let n = name.trim();
+    let base = n.strip_prefix("./").unwrap_or(n);
+    let base = base.strip_prefix("examples/").unwrap_or(base);
+    let stem = base.strip_suffix(".yaml").or_else(|| base.strip_suffix(".yml")).unwrap_or(base);
+    crate::examples::EXAMPLES
+        .iter()
+        .find(|e| e.id.eq_ignore_ascii_case(stem) || e.title.eq_ignore_ascii_case(n))
+        .map(|e| e.yaml.to_string())
+        .ok_or_else(|| format!("the path \"{name}\" does not exist"))
+}
+
+/// Tab: the line with its last word completed as far as the candidates agree, and the candidates when there is
+/// more than one (a shell lists them).
+pub fn apply_completion(line: &str, candidates: &[String]) -> (String, Vec<String>) {
+    let start = if line.ends_with(char::is_whitespace) {
+        line.len()
+    } else {
+        line.rfind(char::is_whitespace).map_or(0, |i| i + line[i..].chars().next().map_or(1, char::len_utf8))
+    };
+    let (head, cur) = line.split_at(start);
+    match candidates {
+        [] => (line.to_string(), Vec::new()),
+        [one] => {
+            let space = if one.ends_with('/') || one.ends_with('=') { "" } else { " " };
+            (format!("{head}{one}{space}"), Vec::new())
+        }
+        [first, rest @ ..] => {
+            let mut prefix = first.as_str();
+            for c in rest {
+                let n = prefix.char_indices().zip(c.chars()).take_while(|((_, a), b)| a == b).count();
+                let end = prefix.char_indices().nth(n).map_or(prefix.len(), |(i, _)| i);
+                prefix = &prefix[..end];
+            }
+            let line = if prefix.len() > cur.len() { format!("{head}{prefix}") } else { line.to_string() };
+            (line, candidates.to_vec())
+        }
+    }
+}
+
+/// The console's state.
+#[derive(Default)]
+pub struct Console {
+    pub(crate) earlier: Rc<Vec<Rc<ConsoleEntry>>>,
+    pub(crate) last: Option<Rc<ConsoleEntry>>,
+    /// The command still printing.
+    pub(crate) follow: Option<Box<dyn kubectl::Follow>>,
+    seq: u64,
+}
+
+impl Console {
+    /// Ctrl+L: the scrollback goes; a command still printing keeps its entry, emptied.
+    pub fn clear(&mut self) {
+        self.earlier = Rc::new(Vec::new());
+        if let Some(last) = &mut self.last {
+            if self.follow.is_some() {
+                let e = Rc::make_mut(last);
+                e.chunks.clear();
+                e.truncated = false;
+            } else {
+                self.last = None;
+            }
+        }
+    }
+
+    /// Runs one console line: stops the command still printing, then runs the line through `kubectl::run`
+    /// against `sim` (`-f -` reads `stdin`, `-f NAME` an example).
+    pub fn run(&mut self, sim: &mut Sim, line: &str, stdin: Option<&str>) {
+        self.interrupt(sim);
+        if line.trim() == "clear" {
+            self.earlier = Rc::new(Vec::new());
+            self.last = None;
+            return;
+        }
+        let input = kubectl::Input { stdin, read_file: &example_file };
+        let out = kubectl::run(sim, line, &input);
+        let mut chunks = Vec::new();
+        if !out.warnings.is_empty() {
+            chunks.push(Chunk::Stderr(out.warnings));
+        }
+        if !out.stdout.is_empty() {
+            chunks.push(Chunk::Stdout(out.stdout));
+        }
+        if !out.stderr.is_empty() {
+            chunks.push(Chunk::Stderr(out.stderr));
+        }
+        let running = out.follow.is_some();
+        self.follow = out.follow;
+        self.seq += 1;
+        let mut entry = ConsoleEntry {
+            id: self.seq,
+            line: line.to_string(),
+            chunks,
+            code: if running { None } else { Some(out.code) },
+            truncated: false,
+        };
+        bound_entry(&mut entry);
+        if let Some(prev) = self.last.replace(Rc::new(entry)) {
+            let earlier = Rc::make_mut(&mut self.earlier);
+            earlier.push(prev);
+            if earlier.len() > CONSOLE_SCROLLBACK {
+                let extra = earlier.len() - CONSOLE_SCROLLBACK;
+                earlier.drain(..extra);
+            }
+        }
+        // A command that is done may still have output waiting (nothing here; a follow polls on frames).
+        self.poll(sim);
+    }
+
+    /// Appends what the running command printed since the last poll; ends it when it is done.
+    pub fn poll(&mut self, sim: &mut Sim) {
+        let Some(f) = self.follow.as_mut() else { return };
+        let p = f.poll(sim);
+        if p.warnings.is_empty() && p.stdout.is_empty() && p.stderr.is_empty() && !p.done {
+            return;
+        }
+        if p.done {
+            self.follow = None;
+        }
+        let Some(last) = &mut self.last else { return };
+        let e = Rc::make_mut(last);
+        push_chunk(e, p.warnings, Chunk::Stderr);
+        push_chunk(e, p.stdout, Chunk::Stdout);
+        push_chunk(e, p.stderr, Chunk::Stderr);
+        if p.done {
+            e.code = Some(p.code);
+        }
+        bound_entry(e);
+    }
+
+    /// Ctrl+C: stops the running command (it releases its watch) and shows `^C` as a terminal does.
+    pub fn interrupt(&mut self, sim: &mut Sim) {
+        let Some(mut f) = self.follow.take() else { return };
+        // What arrived before the interrupt is shown first.
+        let p = f.poll(sim);
+        f.stop(sim);
+        if let Some(last) = &mut self.last {
+            let e = Rc::make_mut(last);
+            push_chunk(e, p.warnings, Chunk::Stderr);
+            push_chunk(e, p.stdout, Chunk::Stdout);
+            push_chunk(e, p.stderr, Chunk::Stderr);
+            if p.done {
+                e.code = Some(p.code);
+            } else {
+                e.chunks.push(Chunk::Note("^C\n".into()));
+                e.code = Some(130);
+            }
+            bound_entry(e);
+        }
+    }
+
+    /// Whether a console command is still printing.
+    /// Whether a command is still printing.
+    pub fn running(&self) -> bool {
+        self.follow.is_some()
+    }
+
+    pub fn view(&self) -> ConsoleView {
+        ConsoleView { earlier: self.earlier.clone(), last: self.last.clone() }
+    }
+}
+
+/// Appends output, joined to the previous chunk when it came from the same stream.
+fn push_chunk(e: &mut ConsoleEntry, text: String, make: fn(String) -> Chunk) {
+    if text.is_empty() {
+        return;
+    }
+    match (e.chunks.last_mut(), make(text)) {
+        (Some(Chunk::Stdout(a)), Chunk::Stdout(b)) | (Some(Chunk::Stderr(a)), Chunk::Stderr(b)) => a.push_str(&b),
+        (_, c) => e.chunks.push(c),
+    }
+}
+
+/// Keeps an entry's output within [`CONSOLE_ENTRY_CHARS`] by dropping its oldest lines.
+fn bound_entry(e: &mut ConsoleEntry) {
+    let mut total: usize = e.chunks.iter().map(|c| c.text().len()).sum();
+    while total > CONSOLE_ENTRY_CHARS && !e.chunks.is_empty() {
+        e.truncated = true;
+        let excess = total - CONSOLE_ENTRY_CHARS;
+        let first = e.chunks[0].text();
+        if first.len() <= excess {
+            total -= first.len();
+            e.chunks.remove(0);
+            continue;
+        }
+        // Cut after the first newline past the excess (or at a char boundary when there is none).
+        let mut cut = excess;
+        while !first.is_char_boundary(cut) {
+            cut += 1;
+        }
+        let cut = first[cut..].find('\n').map_or(cut, |i| cut + i + 1);
+        match &mut e.chunks[0] {
+            Chunk::Stdout(s) | Chunk::Stderr(s) | Chunk::Note(s) => {
+                s.drain(..cut);
+            }
+        }
+        total -= cut;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_extends_the_common_prefix() {
+        let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(apply_completion("kubectl get po", &v(&["pods"])), ("kubectl get pods ".into(), vec![]));
+        assert_eq!(apply_completion("kubectl get ", &v(&["pods"])), ("kubectl get pods ".into(), vec![]));
+        assert_eq!(apply_completion("kubectl scale deploy/w", &v(&["deploy/web"])).0, "kubectl scale deploy/web ");
+        assert_eq!(apply_completion("get --namespace=", &v(&["--namespace="])).0, "get --namespace=");
+        let (line, list) = apply_completion("kubectl get n", &v(&["namespaces", "nodes"]));
+        assert_eq!((line.as_str(), list.len()), ("kubectl get n", 2));
+        let (line, list) = apply_completion("kubectl d", &v(&["delete", "describe"]));
+        assert_eq!((line.as_str(), list.len()), ("kubectl de", 2));
+        assert_eq!(apply_completion("kubectl x", &[]), ("kubectl x".into(), vec![]));
+        let mut sim = Sim::new(Default::default());
+        for (line, completed) in [("kubectl get po", "kubectl get pods "), ("ro", "rollout ")] {
+            let candidates = kubectl::complete(&mut sim, line);
+            assert_eq!(apply_completion(line, &candidates).0, completed);
+        }
+    }
+
+    #[test]
+    fn long_output_keeps_its_newest_lines() {
+        let mut entry = ConsoleEntry { id: 1, line: String::new(), chunks: vec![], code: None, truncated: false };
+        for i in 0..30_000 {
+            push_chunk(&mut entry, format!("line {i:05}\n"), Chunk::Stdout);
+            bound_entry(&mut entry);
+        }
+        let text = entry.text();
+        assert!(text.len() <= CONSOLE_ENTRY_CHARS && entry.truncated);
+        assert!(text.starts_with("line ") && text.ends_with("line 29999\n"), "whole lines kept");
+    }
+}
