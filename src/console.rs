@@ -135,15 +135,9 @@ impl Console {
         if p.done {
             self.follow = None;
         }
-        let Some(last) = &mut self.last else { return };
-        let e = Rc::make_mut(last);
-        push_chunk(e, p.warnings, Chunk::Stderr);
-        push_chunk(e, p.stdout, Chunk::Stdout);
-        push_chunk(e, p.stderr, Chunk::Stderr);
-        if p.done {
-            e.code = Some(p.code);
+        if let Some(last) = &mut self.last {
+            append(Rc::make_mut(last), p, None);
         }
-        bound_entry(e);
     }
 
     /// Ctrl+C: stops the running command (it releases its watch) and shows `^C` as a terminal does.
@@ -153,21 +147,10 @@ impl Console {
         let p = f.poll(sim);
         f.stop(sim);
         if let Some(last) = &mut self.last {
-            let e = Rc::make_mut(last);
-            push_chunk(e, p.warnings, Chunk::Stderr);
-            push_chunk(e, p.stdout, Chunk::Stdout);
-            push_chunk(e, p.stderr, Chunk::Stderr);
-            if p.done {
-                e.code = Some(p.code);
-            } else {
-                e.chunks.push(Chunk::Note("^C\n".into()));
-                e.code = Some(130);
-            }
-            bound_entry(e);
+            append(Rc::make_mut(last), p, Some(130));
         }
     }
 
-    /// Whether a console command is still printing.
     /// Whether a command is still printing.
     pub fn running(&self) -> bool {
         self.follow.is_some()
@@ -176,6 +159,23 @@ impl Console {
     pub fn view(&self) -> ConsoleView {
         ConsoleView { earlier: self.earlier.clone(), last: self.last.clone() }
     }
+}
+
+/// Appends what a follow printed to its entry; when it is done, its exit code, else (an interrupt, `interrupted`
+/// is the code a shell shows) a `^C` line. Keeps the entry within its bound.
+fn append(e: &mut ConsoleEntry, p: kubectl::FollowPoll, interrupted: Option<i32>) {
+    push_chunk(e, p.warnings, Chunk::Stderr);
+    push_chunk(e, p.stdout, Chunk::Stdout);
+    push_chunk(e, p.stderr, Chunk::Stderr);
+    match (p.done, interrupted) {
+        (true, _) => e.code = Some(p.code),
+        (false, Some(code)) => {
+            e.chunks.push(Chunk::Note("^C\n".into()));
+            e.code = Some(code);
+        }
+        (false, None) => {}
+    }
+    bound_entry(e);
 }
 
 /// Appends output, joined to the previous chunk when it came from the same stream.
