@@ -33,8 +33,8 @@ pub enum Action {
     /// Pod creates refused (403 exceeded quota).
     RejectCreates(bool),
     /// Crash / restart a control-plane process by host index.
-    Crash(usize),
-    Restart(usize),
+    Crash(kubeloop_engine::sim::HostId),
+    Restart(kubeloop_engine::sim::HostId),
     /// 410 Gone on every control-plane informer: they relist.
     ForceRelist,
 }

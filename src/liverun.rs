@@ -9,7 +9,7 @@ use kubeloop_engine::api::{controller_of, Kind, ObjKey, Object, PodPhase};
 use kubeloop_engine::controller::TriggerMode;
 use kubeloop_engine::faults::Faults;
 use kubeloop_engine::kubectl;
-use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile, DEFAULT_POLL_PERIOD};
+use kubeloop_engine::sim::{HostId, ObserveMode, Sim, SimConfig, TimingProfile, DEFAULT_POLL_PERIOD};
 use kubeloop_engine::store::{DeleteOptions, Subresource};
 use kubeloop_engine::time::{Millis, SECOND};
 
@@ -66,8 +66,8 @@ pub enum Cmd {
     /// 410 Gone on every control-plane informer: they relist.
     ForceRelist,
     /// Crash / restart a control-plane process (host index).
-    CrashHost(usize),
-    RestartHost(usize),
+    CrashHost(HostId),
+    RestartHost(HostId),
     /// Rebuilds the simulation (same seed) with these node failure timings.
     SetTiming(TimingProfile),
     /// A fresh simulation (same seed) set up as the lesson says, its script run as time passes; with a profile,
@@ -188,8 +188,8 @@ pub fn profile_label(p: TimingProfile) -> &'static str {
 }
 
 /// A control-plane process's name on the page: the controller manager replicas by their identity.
-pub fn process_name(sim: &Sim, h: usize) -> String {
-    sim.hosts.get(h).map_or_else(|| format!("process {h}"), |host| host.name.to_string())
+pub fn process_name(sim: &Sim, h: HostId) -> String {
+    sim.host(h).name.to_string()
 }
 
 impl LiveRun {
@@ -628,16 +628,8 @@ impl LiveRun {
             Cmd::ForceRelist => {
                 self.force_relist();
             }
-            Cmd::CrashHost(h) => {
-                if h < self.sim.hosts.len() {
-                    self.sim.crash_host(h);
-                }
-            }
-            Cmd::RestartHost(h) => {
-                if h < self.sim.hosts.len() {
-                    self.sim.restart_host(h);
-                }
-            }
+            Cmd::CrashHost(h) => self.sim.crash_host(h),
+            Cmd::RestartHost(h) => self.sim.restart_host(h),
             Cmd::SetTiming(p) => {
                 self.profile = p;
                 let what = format!(
@@ -1158,8 +1150,6 @@ mod tests {
         assert_eq!(e.snapshot().loop_cfg.polling, Some(DEFAULT_POLL_PERIOD));
         e.exec(Cmd::DisconnectWatches);
         e.exec(Cmd::ForceRelist);
-        e.exec(Cmd::CrashHost(99));
-        e.exec(Cmd::RestartHost(99));
         run_secs(&mut e, 5);
     }
 

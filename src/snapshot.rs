@@ -467,7 +467,7 @@ impl ProcState {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcessView {
-    pub host: usize,
+    pub host: kubeloop_engine::sim::HostId,
     /// `cp-1`, `cp-2` (the replicas' identities) or the component's name.
     pub name: Str,
     pub component: Str,
@@ -492,13 +492,13 @@ pub struct ControlPlaneView {
 }
 
 pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
-    let mut order: Vec<usize> = (0..sim.hosts.len()).collect();
+    let mut order: Vec<kubeloop_engine::sim::HostId> = sim.host_ids().collect();
     // The controller manager replicas first, then the others.
-    order.sort_by_key(|&h| (!sim.hosts[h].name.starts_with("kube-controller-manager/"), h));
+    order.sort_by_key(|&h| (!sim.host(h).name.starts_with("kube-controller-manager/"), h));
     let processes = order
         .into_iter()
         .map(|h| {
-            let host = &sim.hosts[h];
+            let host = sim.host(h);
             let state = match (&host.elector, host.running) {
                 (_, false) => ProcState::Crashed,
                 (Some(e), true) if e.leading => ProcState::Leader,

@@ -82,7 +82,7 @@ pub fn ControlPlanePanel(props: &ControlPlaneProps) -> Html {
         <section class="panel cp-panel" aria-label="Control plane">
             <h2>{ "Control plane" }</h2>
             <ul class="procs">
-                { for v.processes.iter().map(|p| html! { <ProcessRow key={p.host} p={p.clone()} on_cmd={props.on_cmd.clone()} /> }) }
+                { for v.processes.iter().map(|p| html! { <ProcessRow key={p.host.index()} p={p.clone()} on_cmd={props.on_cmd.clone()} /> }) }
             </ul>
             { lease }
         </section>

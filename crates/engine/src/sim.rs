@@ -141,11 +141,23 @@ impl Default for SimConfig {
     }
 }
 
-/// Indexes of the two hosts.
-pub const CONTROLLER_MANAGER: usize = 0;
-pub const SCHEDULER: usize = 1;
+/// A control-plane process (a host of controllers): only the Sim makes them, so a host id always names one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HostId(usize);
+
+impl HostId {
+    /// Its position among the hosts (for a view's ordering or a bit mask).
+    pub const fn index(self) -> usize {
+        self.0
+    }
+}
+
+/// kube-controller-manager (cp-1).
+pub const CONTROLLER_MANAGER: HostId = HostId(0);
+/// kube-scheduler.
+pub const SCHEDULER: HostId = HostId(1);
 /// The second kube-controller-manager replica (standby until it wins the election).
-pub const CONTROLLER_MANAGER_2: usize = 2;
+pub const CONTROLLER_MANAGER_2: HostId = HostId(2);
 /// The controller manager replicas' identities (`--leader-elect` holder identities).
 pub const CONTROLLER_MANAGER_IDS: [&str; 2] = ["cp-1", "cp-2"];
 
@@ -370,7 +382,7 @@ impl Sim {
 
     /// Starts a process hosting `controllers` with shared informers of the kinds they watch (resync period
     /// `resync`, 0 = off). The controller manager and the scheduler are hosts; tests add their own.
-    pub fn add_host(&mut self, name: &str, controllers: Vec<Controller>, resync: Millis) -> usize {
+    pub fn add_host(&mut self, name: &str, controllers: Vec<Controller>, resync: Millis) -> HostId {
         self.add_host_with(name, controllers, resync, None)
     }
 
@@ -406,7 +418,7 @@ impl Sim {
         controllers: Vec<Controller>,
         resync: Millis,
         elector: Option<LeaderElector>,
-    ) -> usize {
+    ) -> HostId {
         let index = self.hosts.len();
         let client_name = match &elector {
             Some(e) => format!("{name}/{}", e.identity),
@@ -441,7 +453,7 @@ impl Sim {
         } else {
             self.start_host_informers(index);
         }
-        index
+        HostId(index)
     }
 
     /// One leader-election attempt of host `h`, and the next one scheduled.
@@ -471,8 +483,8 @@ impl Sim {
             Transition::StoppedLeading => {
                 // kube-controller-manager and kube-scheduler exit when they lose the lease ("leaderelection lost")
                 // and are restarted.
-                self.crash_host(h);
-                self.restart_host(h);
+                self.crash_host(HostId(h));
+                self.restart_host(HostId(h));
                 return;
             }
             Transition::None => {}
@@ -488,8 +500,8 @@ impl Sim {
 
     /// The process of host `h` dies: queues, in-memory state and caches are lost; a held lease stays until it
     /// expires.
-    pub fn crash_host(&mut self, h: usize) {
-        let Some(host) = self.hosts.get_mut(h) else { return };
+    pub fn crash_host(&mut self, h: HostId) {
+        let Some(host) = self.hosts.get_mut(h.0) else { return };
         host.running = false;
         host.epoch += 1;
         for c in &mut host.controllers {
@@ -506,23 +518,33 @@ impl Sim {
     }
 
     /// The process of host `h` starts again: it runs for the election, or starts its informers at once.
-    pub fn restart_host(&mut self, h: usize) {
-        let Some(host) = self.hosts.get_mut(h) else { return };
+    pub fn restart_host(&mut self, h: HostId) {
+        let Some(host) = self.hosts.get_mut(h.0) else { return };
         if host.running {
             return;
         }
         host.running = true;
         host.epoch += 1;
         if host.elector.is_some() {
-            self.leader_tick(h);
+            self.leader_tick(h.0);
         } else {
-            self.start_host_informers(h);
+            self.start_host_informers(h.0);
         }
     }
 
     /// The controller manager replica holding the lease, if any.
-    pub fn controller_manager_leader(&self) -> Option<usize> {
-        [CONTROLLER_MANAGER, CONTROLLER_MANAGER_2].into_iter().find(|&h| self.hosts.get(h).is_some_and(Host::active))
+    pub fn controller_manager_leader(&self) -> Option<HostId> {
+        [CONTROLLER_MANAGER, CONTROLLER_MANAGER_2].into_iter().find(|&h| self.hosts.get(h.0).is_some_and(Host::active))
+    }
+
+    /// A control-plane process.
+    pub fn host(&self, h: HostId) -> &Host {
+        &self.hosts[h.0]
+    }
+
+    /// Every control-plane process, in the order they were added.
+    pub fn host_ids(&self) -> impl Iterator<Item = HostId> {
+        (0..self.hosts.len()).map(HostId)
     }
 
     fn push_informer(&mut self, mut inf: Informer, owner: Owner) -> InformerId {
@@ -1329,7 +1351,7 @@ impl Sim {
     pub fn set_resync_period(&mut self, period: Millis) {
         let ids: Vec<InformerId> = [CONTROLLER_MANAGER, CONTROLLER_MANAGER_2]
             .iter()
-            .filter_map(|&h| self.hosts.get(h))
+            .filter_map(|&h| self.hosts.get(h.0))
             .flat_map(|h| h.informers.iter().flatten().copied())
             .collect();
         for id in ids {
@@ -1342,7 +1364,7 @@ impl Sim {
 
     /// The controller manager's resync period.
     pub fn resync_period(&self) -> Millis {
-        self.hosts[CONTROLLER_MANAGER]
+        self.hosts[CONTROLLER_MANAGER.0]
             .informers
             .iter()
             .flatten()

@@ -84,7 +84,7 @@ pub struct Soak {
 enum Undo {
     ApiFaults,
     Drop,
-    Restart(usize),
+    Restart(crate::sim::HostId),
     Revive(String),
 }
 

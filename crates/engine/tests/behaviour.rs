@@ -426,7 +426,8 @@ fn dropped_watch_events_make_caches_drift() {
     apply(&mut sim, &web(2, "nginx", "100m"));
     sim.run_for(20 * SECOND);
     assert_eq!(sim.drift(), 0);
-    let cm_pods = sim.hosts[0].informers[Kind::Pod.index()].expect("pod informer");
+    let cm_pods =
+        sim.host(kubeloop_engine::sim::CONTROLLER_MANAGER).informers[Kind::Pod.index()].expect("pod informer");
     sim.informers[cm_pods].drop_fraction = 1.0;
     scale(&mut sim, 4);
     sim.run_for(20 * SECOND);
@@ -465,7 +466,8 @@ fn a_cut_watch_resumes_or_relists_after_gone() {
     }
     apply(&mut sim, &web(2, "nginx", "100m"));
     sim.run_for(20 * SECOND);
-    let cm_pods = sim.hosts[0].informers[Kind::Pod.index()].expect("pod informer");
+    let cm_pods =
+        sim.host(kubeloop_engine::sim::CONTROLLER_MANAGER).informers[Kind::Pod.index()].expect("pod informer");
     sim.disconnect_watch(cm_pods);
     scale(&mut sim, 3);
     sim.run_for(20 * SECOND);
@@ -582,7 +584,7 @@ fn kube_scheduler_schedules_only_while_it_holds_its_lease() {
     let mut sim = cluster(9, 2);
     sim.run_for(5 * SECOND);
     assert_eq!(&*lease(&sim).spec.holder_identity, "cp-1");
-    assert!(sim.hosts[kubeloop_engine::sim::SCHEDULER].active());
+    assert!(sim.host(kubeloop_engine::sim::SCHEDULER).active());
     let steal = |sim: &mut Sim| {
         let now = Time(sim.now());
         sim.as_user(|api| {
@@ -599,7 +601,7 @@ fn kube_scheduler_schedules_only_while_it_holds_its_lease() {
         steal(&mut sim);
         sim.run_for(2 * SECOND);
     }
-    assert!(!sim.hosts[kubeloop_engine::sim::SCHEDULER].active(), "past the renew deadline it stopped leading");
+    assert!(!sim.host(kubeloop_engine::sim::SCHEDULER).active(), "past the renew deadline it stopped leading");
     apply(&mut sim, &web(2, "nginx:1.27", "100m"));
     for _ in 0..15 {
         steal(&mut sim);

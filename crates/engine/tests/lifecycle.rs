@@ -231,8 +231,8 @@ fn the_standby_controller_manager_takes_over_after_the_lease_expires() {
     assert_eq!(&*lease.spec.holder_identity, "cp-1");
     assert_eq!(lease.spec.lease_duration_seconds, Some(15));
     assert_eq!(sim.controller_manager_leader(), Some(CONTROLLER_MANAGER));
-    let cache_sizes = |sim: &Sim, h: usize| -> usize {
-        sim.hosts[h].informers.iter().flatten().map(|&id| sim.informers[id].cache.len()).sum()
+    let cache_sizes = |sim: &Sim, h: kubeloop_engine::sim::HostId| -> usize {
+        sim.host(h).informers.iter().flatten().map(|&id| sim.informers[id].cache.len()).sum()
     };
     assert!(cache_sizes(&sim, CONTROLLER_MANAGER) > 0);
     assert_eq!(cache_sizes(&sim, CONTROLLER_MANAGER_2), 0, "the standby has no caches until it leads");

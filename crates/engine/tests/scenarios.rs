@@ -533,9 +533,9 @@ fn a_fault_can_target_one_informer() {
     let mut run = sc.start(RunOptions::default()).expect("starts");
     run.run_to(20_000);
     let sim = run.sim();
-    let cm_pods = sim.hosts[kubeloop_engine::sim::CONTROLLER_MANAGER].informers[Kind::Pod.index()].expect("cm pods");
-    let cm_rs = sim.hosts[kubeloop_engine::sim::CONTROLLER_MANAGER].informers[Kind::ReplicaSet.index()].expect("cm rs");
-    let sched = sim.hosts[kubeloop_engine::sim::SCHEDULER].informers[Kind::Pod.index()].expect("scheduler pods");
+    let cm_pods = sim.host(kubeloop_engine::sim::CONTROLLER_MANAGER).informers[Kind::Pod.index()].expect("cm pods");
+    let cm_rs = sim.host(kubeloop_engine::sim::CONTROLLER_MANAGER).informers[Kind::ReplicaSet.index()].expect("cm rs");
+    let sched = sim.host(kubeloop_engine::sim::SCHEDULER).informers[Kind::Pod.index()].expect("scheduler pods");
     assert_eq!(sim.informers[cm_pods].drop_fraction, 1.0);
     assert_eq!(sim.informers[cm_rs].drop_fraction, 0.0, "only the named informer");
     assert_eq!(sim.informers[sched].stats.gone, 1, "410 for the scheduler's pod informer");

@@ -258,7 +258,7 @@ impl fmt::Display for ModeAction {
 /// The control-plane processes a fault may crash or restart.
 pub const PROCESSES: [&str; 3] = ["cp-1", "cp-2", "kube-scheduler"];
 
-fn process_index(name: &str) -> Option<usize> {
+fn process_index(name: &str) -> Option<crate::sim::HostId> {
     match name {
         "cp-1" | "kube-controller-manager/cp-1" => Some(crate::sim::CONTROLLER_MANAGER),
         "cp-2" | "kube-controller-manager/cp-2" => Some(crate::sim::CONTROLLER_MANAGER_2),

@@ -267,7 +267,7 @@ impl Run<'_> {
         let targets: Vec<crate::informer::InformerId> = match &f.informer {
             None => self.sim.control_plane_informers(),
             Some((p, kind)) => {
-                let id = process_index(p).and_then(|h| self.sim.hosts.get(h)).and_then(|h| h.informers[kind.index()]);
+                let id = process_index(p).map(|h| self.sim.host(h)).and_then(|h| h.informers[kind.index()]);
                 match id {
                     Some(id) => vec![id],
                     None => {
