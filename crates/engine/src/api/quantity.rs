@@ -157,14 +157,7 @@ pub enum GoAmount {
 impl Quantity {
     /// The format upstream gives this quantity from the suffix it was written with.
     pub fn format(&self) -> Format {
-        let suffix = self.text.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'));
-        match interpret_suffix(suffix) {
-            Some((bin, _)) if bin > 0 => Format::BinarySI,
-            Some(_) if suffix.len() > 1 && (suffix.starts_with('e') || suffix.starts_with('E')) => {
-                Format::DecimalExponent
-            }
-            _ => Format::DecimalSI,
-        }
+        suffix_format(self.text.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.')))
     }
 
     /// The canonical text the API server writes for this quantity once it is stored (`CanonicalizeBytes` of
@@ -185,7 +178,8 @@ impl Quantity {
                 amount /= 1024;
                 exp += 1;
             }
-            return format!("{amount}{}", ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][exp]);
+            let suffix = exp.checked_sub(1).map_or("", |i| BINARY_SUFFIXES[i]);
+            return format!("{amount}{suffix}");
         }
         let (mut amount, mut exp) = (self.milli, -3i32);
         while amount % 10 == 0 {
@@ -208,19 +202,7 @@ impl Quantity {
             Format::DecimalExponent if exp == 0 => String::new(),
             Format::DecimalExponent => format!("e{exp}"),
             // Upstream's table has no suffix past E (and writes none: a known upstream quirk).
-            _ => match exp {
-                -9 => "n",
-                -6 => "u",
-                -3 => "m",
-                3 => "k",
-                6 => "M",
-                9 => "G",
-                12 => "T",
-                15 => "P",
-                18 => "E",
-                _ => "",
-            }
-            .to_string(),
+            _ => DECIMAL_SUFFIXES.iter().find(|(_, e)| *e == exp).map_or("", |(x, _)| *x).to_string(),
         };
         format!("{amount}{suffix}")
     }
@@ -240,13 +222,7 @@ impl Quantity {
         let digits = body.find(|c: char| !c.is_ascii_digit()).unwrap_or(body.len());
         let (num, suffix) = body.split_at(digits);
         let (bin, dec) = interpret_suffix(suffix).unwrap_or((0, 0));
-        let format = if bin > 0 {
-            Format::BinarySI
-        } else if suffix.len() > 1 {
-            Format::DecimalExponent
-        } else {
-            Format::DecimalSI
-        };
+        let format = suffix_format(suffix);
         // The fast path: an int64 of at most 18 digits (binary: a precision estimate), scale at least -9.
         let number = num.parse::<i64>().ok().filter(|_| num.len() <= 18);
         let fast = match (number, bin) {
@@ -394,33 +370,39 @@ fn parse_milli(s: &str) -> Result<i128, String> {
     Ok(if negative { -magnitude } else { magnitude })
 }
 
+/// The decimal SI suffixes and their powers of ten (upstream's `decSuffixes`; none for 10^0).
+const DECIMAL_SUFFIXES: [(&str, i32); 9] =
+    [("n", -9), ("u", -6), ("m", -3), ("k", 3), ("M", 6), ("G", 9), ("T", 12), ("P", 15), ("E", 18)];
+
+/// The binary suffixes, in order: `BINARY_SUFFIXES[i]` is 1024^(i+1) (upstream's `binSuffixes`).
+const BINARY_SUFFIXES: [&str; 6] = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+
 /// Returns (binary exponent, decimal exponent) for a suffix, or `None` if it is unknown.
 fn interpret_suffix(suffix: &str) -> Option<(u32, i64)> {
-    Some(match suffix {
-        "" => (0, 0),
-        "n" => (0, -9),
-        "u" => (0, -6),
-        "m" => (0, -3),
-        "k" => (0, 3),
-        "M" => (0, 6),
-        "G" => (0, 9),
-        "T" => (0, 12),
-        "P" => (0, 15),
-        "E" => (0, 18),
-        "Ki" => (10, 0),
-        "Mi" => (20, 0),
-        "Gi" => (30, 0),
-        "Ti" => (40, 0),
-        "Pi" => (50, 0),
-        "Ei" => (60, 0),
-        _ => {
-            // Upstream parses the exponent as an int64 (and then truncates it to int32, wrapping); any exponent
-            // past ±2^31 already saturates the value, so it is clamped there instead of wrapped.
-            let rest = suffix.strip_prefix('e').or_else(|| suffix.strip_prefix('E'))?;
-            let exp = rest.parse::<i64>().ok()?;
-            (0, exp.clamp(i64::from(i32::MIN), i64::from(i32::MAX)))
-        }
-    })
+    if suffix.is_empty() {
+        return Some((0, 0));
+    }
+    if let Some((_, e)) = DECIMAL_SUFFIXES.iter().find(|(x, _)| *x == suffix) {
+        return Some((0, i64::from(*e)));
+    }
+    if let Some(i) = BINARY_SUFFIXES.iter().position(|x| *x == suffix) {
+        return Some((10 * (i as u32 + 1), 0));
+    }
+    // Upstream parses the exponent as an int64 (and then truncates it to int32, wrapping); any exponent past
+    // ±2^31 already saturates the value, so it is clamped there instead of wrapped.
+    let rest = suffix.strip_prefix('e').or_else(|| suffix.strip_prefix('E'))?;
+    let exp = rest.parse::<i64>().ok()?;
+    Some((0, exp.clamp(i64::from(i32::MIN), i64::from(i32::MAX))))
+}
+
+/// The format a suffix gives a quantity (`quantitySuffixer.interpret`): binary suffixes are BinarySI, an exponent
+/// (`e3`, `E-1`) DecimalExponent, anything else DecimalSI.
+fn suffix_format(suffix: &str) -> Format {
+    match interpret_suffix(suffix) {
+        Some((bin, _)) if bin > 0 => Format::BinarySI,
+        Some(_) if suffix.len() > 1 && (suffix.starts_with('e') || suffix.starts_with('E')) => Format::DecimalExponent,
+        _ => Format::DecimalSI,
+    }
 }
 
 impl Default for Quantity {
