@@ -35,7 +35,7 @@ impl DeploymentController {
     }
 }
 
-pub use super::templatehash::compute_hash;
+use super::templatehash::compute_hash;
 
 fn without_hash(t: &PodTemplateSpec) -> PodTemplateSpec {
     let mut t = t.clone();

@@ -19,7 +19,9 @@
 use std::fmt;
 
 use crate::api::quantity::GoAmount;
-use crate::api::{Container, ContainerPort, ObjectMeta, PodSpec, PodTemplateSpec, Quantity, ResourceList, Toleration};
+use crate::api::{
+    Container, ContainerPort, Labels, ObjectMeta, PodSpec, PodTemplateSpec, Quantity, ResourceList, Toleration,
+};
 
 /// `rand.SafeEncodeString`'s alphabet (no vowels, no confusable characters).
 const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -304,37 +306,49 @@ impl<'w, W: fmt::Write> Dump<'w, W> {
         Ok(true)
     }
 
-    /// A `map[string]string` field: nil when empty (protobuf does not carry empty maps), else its entries in
-    /// key order.
-    fn string_map<'a>(
+    /// An optional integer (a pointer field): nil when absent.
+    fn optional(&mut self, name: &str, ty: &str, v: Option<impl fmt::Display>) -> Result<bool, fmt::Error> {
+        match v {
+            Some(v) => self.display(name, ty, v),
+            None => Ok(false),
+        }
+    }
+
+    /// A slice or map field: nil when empty (protobuf carries no empty list or map), else `open` and the entries
+    /// (without their type) separated by spaces, then `]`.
+    fn entries<T>(
         &mut self,
         name: &str,
         ty: &str,
-        entries: impl ExactSizeIterator<Item = (&'a str, &'a str)>,
+        open: &str,
+        items: impl ExactSizeIterator<Item = T>,
+        mut each: impl FnMut(&mut Self, T) -> fmt::Result,
     ) -> Result<bool, fmt::Error> {
-        if entries.len() == 0 {
+        if items.len() == 0 {
             return Ok(false);
         }
         self.field(name)?;
         self.ty(ty)?;
-        self.raw("map[")?;
-        for (i, (k, v)) in entries.enumerate() {
+        self.raw(open)?;
+        for (i, item) in items.enumerate() {
             if i > 0 {
                 self.raw(" ")?;
             }
-            self.raw(k)?;
-            self.raw(":")?;
-            self.raw(v)?;
+            each(self, item)?;
         }
         self.raw("]").map(|_| true)
     }
 
-    /// A `[]string` field: nil when empty.
-    fn strings(&mut self, name: &str, ty: &str, items: &[crate::api::Str]) -> Result<bool, fmt::Error> {
-        self.list(name, ty, items, |d, s| d.raw(s))
+    /// A `map[string]string` field, in key order.
+    fn string_map(&mut self, name: &str, ty: &str, map: &Labels) -> Result<bool, fmt::Error> {
+        self.entries(name, ty, "map[", map.iter(), |d, (k, v)| {
+            d.raw(k)?;
+            d.raw(":")?;
+            d.raw(v)
+        })
     }
 
-    /// A slice field: nil when empty, else its elements (without their type) separated by spaces.
+    /// A slice field.
     fn list<T>(
         &mut self,
         name: &str,
@@ -342,19 +356,7 @@ impl<'w, W: fmt::Write> Dump<'w, W> {
         items: &[T],
         mut each: impl FnMut(&mut Self, &T) -> fmt::Result,
     ) -> Result<bool, fmt::Error> {
-        if items.is_empty() {
-            return Ok(false);
-        }
-        self.field(name)?;
-        self.ty(ty)?;
-        self.raw("[")?;
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                self.raw(" ")?;
-            }
-            each(self, item)?;
-        }
-        self.raw("]").map(|_| true)
+        self.entries(name, ty, "[", items.iter(), |d, item| each(d, item))
     }
 }
 
@@ -381,8 +383,8 @@ fn dump_meta<W: fmt::Write>(d: &mut Dump<'_, W>, m: &ObjectMeta) -> fmt::Result 
             d.raw("(v1.Time){Time:(time.Time){wall:(uint64)0 ext:(int64)0 loc:(*time.Location)<nil>}}")?;
             Ok(true)
         }
-        "Labels" => d.string_map(name, ty, m.labels.iter().map(|(k, v)| (&**k, &**v))),
-        "Annotations" => d.string_map(name, ty, m.annotations.iter().map(|(k, v)| (&**k, &**v))),
+        "Labels" => d.string_map(name, ty, &m.labels),
+        "Annotations" => d.string_map(name, ty, &m.annotations),
         _ => Ok(false),
     })
 }
@@ -391,12 +393,9 @@ fn dump_spec<W: fmt::Write>(d: &mut Dump<'_, W>, s: &PodSpec) -> fmt::Result {
     d.fields(POD_SPEC, |d, name, ty| match name {
         "Containers" => d.list(name, ty, &s.containers, dump_container),
         "RestartPolicy" => d.string(name, ty, &s.restart_policy),
-        "TerminationGracePeriodSeconds" => match s.termination_grace_period_seconds {
-            Some(v) => d.display(name, ty, v),
-            None => Ok(false),
-        },
+        "TerminationGracePeriodSeconds" => d.optional(name, ty, s.termination_grace_period_seconds),
         "DNSPolicy" => d.string(name, ty, &s.dns_policy),
-        "NodeSelector" => d.string_map(name, ty, s.node_selector.iter().map(|(k, v)| (&**k, &**v))),
+        "NodeSelector" => d.string_map(name, ty, &s.node_selector),
         "NodeName" => d.string(name, ty, &s.node_name),
         // SetDefaults_PodSpec gives every template an empty security context; kubeloop keeps none of its fields.
         "SecurityContext" => {
@@ -407,10 +406,7 @@ fn dump_spec<W: fmt::Write>(d: &mut Dump<'_, W>, s: &PodSpec) -> fmt::Result {
         }
         "SchedulerName" => d.string(name, ty, &s.scheduler_name),
         "Tolerations" => d.list(name, ty, &s.tolerations, dump_toleration),
-        "Priority" => match s.priority {
-            Some(v) => d.display(name, ty, v),
-            None => Ok(false),
-        },
+        "Priority" => d.optional(name, ty, s.priority),
         _ => Ok(false),
     })
 }
@@ -419,8 +415,8 @@ fn dump_container<W: fmt::Write>(d: &mut Dump<'_, W>, c: &Container) -> fmt::Res
     d.fields(CONTAINER, |d, name, ty| match name {
         "Name" => d.string(name, ty, &c.name),
         "Image" => d.string(name, ty, &c.image),
-        "Command" => d.strings(name, ty, &c.command),
-        "Args" => d.strings(name, ty, &c.args),
+        "Command" => d.list(name, ty, &c.command, |d, s| d.raw(s)),
+        "Args" => d.list(name, ty, &c.args, |d, s| d.raw(s)),
         "Ports" => d.list(name, ty, &c.ports, dump_port),
         "Resources" => {
             d.field(name)?;
@@ -455,10 +451,7 @@ fn dump_toleration<W: fmt::Write>(d: &mut Dump<'_, W>, t: &Toleration) -> fmt::R
         "Operator" => d.string(name, ty, &t.operator),
         "Value" => d.string(name, ty, &t.value),
         "Effect" => d.string(name, ty, &t.effect),
-        "TolerationSeconds" => match t.toleration_seconds {
-            Some(v) => d.display(name, ty, v),
-            None => Ok(false),
-        },
+        "TolerationSeconds" => d.optional(name, ty, t.toleration_seconds),
         _ => Ok(false),
     })
 }
@@ -470,21 +463,11 @@ fn dump_resources<W: fmt::Write>(
     ty: &str,
     list: &ResourceList,
 ) -> Result<bool, fmt::Error> {
-    if list.is_empty() {
-        return Ok(false);
-    }
-    d.field(name)?;
-    d.ty(ty)?;
-    d.raw("map[")?;
-    for (i, (k, q)) in list.iter().enumerate() {
-        if i > 0 {
-            d.raw(" ")?;
-        }
+    d.entries(name, ty, "map[", list.iter(), |d, (k, q)| {
         d.raw(k)?;
         d.raw(":")?;
-        dump_quantity(d, q)?;
-    }
-    d.raw("]").map(|_| true)
+        dump_quantity(d, q)
+    })
 }
 
 /// A `resource.Quantity` as `ParseQuantity` leaves it when it parses the canonical text the API server sent.
