@@ -211,6 +211,13 @@ pub struct StoreConfig {
     pub caps: [usize; Kind::ALL.len()],
 }
 
+impl StoreConfig {
+    /// Whether a version written at `at` is older than the watch cache's window at `now`.
+    fn past_window(&self, at: Millis, now: Millis) -> bool {
+        at + self.watch_history < now
+    }
+}
+
 impl Default for StoreConfig {
     fn default() -> Self {
         StoreConfig {
@@ -1035,7 +1042,7 @@ impl Store {
         ks.history.push_back(HistoryEntry { ev, old });
         while ks.history.len() > self.config.watch_history_max
             || (ks.history.len() > self.config.watch_history_min
-                && ks.history.front().is_some_and(|e| e.ev.at + self.config.watch_history < now))
+                && ks.history.front().is_some_and(|e| self.config.past_window(e.ev.at, now)))
         {
             if let Some(e) = ks.history.pop_front() {
                 ks.compacted = e.ev.rv;
@@ -1078,13 +1085,6 @@ impl Store {
     }
 
     // ---- watch ----------------------------------------------------------------------------------------------
-
-    /// The resourceVersion of the last change of `kind` (0 before the first): equal values mean nothing of that
-    /// kind changed in between.
-    pub fn kind_resource_version(&self, kind: Kind) -> u64 {
-        let ks = &self.kinds[kind.index()];
-        ks.history.back().map_or(ks.compacted, |h| h.ev.rv)
-    }
 
     /// The resourceVersion of the last change of `kind` at or before `at`, as far as the watch cache remembers
     /// (what a bookmark sent then would have carried, for that kind's watch cache).
@@ -1221,7 +1221,7 @@ impl Store {
             .iter()
             .map(|k| {
                 let Some(newest) = k.history.back().map(|h| h.ev.at) else { return 0 };
-                let old = k.history.iter().take_while(|h| h.ev.at + self.config.watch_history < newest).count();
+                let old = k.history.iter().take_while(|h| self.config.past_window(h.ev.at, newest)).count();
                 old.min(k.history.len().saturating_sub(self.config.watch_history_min))
             })
             .sum()

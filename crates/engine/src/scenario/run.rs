@@ -329,8 +329,8 @@ impl Run<'_> {
             // The store part is looked at again only when one of the kinds it reads changed since the last check
             // (Lease renewals and Events, most of a large cluster's writes, leave it alone).
             let store = &self.sim.store;
-            let rv =
-                [Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Node].map(|k| store.kind_resource_version(k));
+            let rv = [Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Node]
+                .map(|k| store.kind_resource_version_at(k, now));
             let store_ok = match self.last_check {
                 Some((seen, ok)) if seen == rv => ok,
                 _ => store_settled(&self.sim),
