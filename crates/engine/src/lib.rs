@@ -10,6 +10,7 @@ pub mod controllers;
 pub mod faults;
 pub mod footprint;
 pub mod informer;
+pub mod intervention;
 pub mod kubectl;
 pub mod kubelet;
 pub mod leaderelection;

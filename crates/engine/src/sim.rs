@@ -90,6 +90,11 @@ impl TimingProfile {
         }
     }
 
+    /// The profile [`TimingProfile::as_str`] names.
+    pub fn parse(name: &str) -> Option<TimingProfile> {
+        [TimingProfile::Real, TimingProfile::FastDemo].into_iter().find(|p| p.as_str() == name.trim())
+    }
+
     /// The configuration with this profile's node lifecycle and toleration timings.
     pub fn apply(self, mut config: SimConfig) -> SimConfig {
         match self {

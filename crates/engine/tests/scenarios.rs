@@ -268,7 +268,7 @@ fn kubectl_actions_are_checked_when_the_scenario_is_read() {
         "{WEB}actions:\n  - at: 5s\n    kubectl: kubectl get pods\n  - {{at: 6s, kubectl: \"-n kube-system get po\"}}\n  - {{at: 7s, kubectl: help}}\n"
     ))
     .unwrap_or_else(|e| panic!("{e}"));
-    let lines: Vec<_> = sc.actions.iter().map(|a| a.kind.kubectl_line().unwrap_or_default()).collect();
+    let lines: Vec<_> = sc.actions.iter().map(|a| a.what.kubectl_line().unwrap_or_default()).collect();
     assert_eq!(lines, ["get pods", "-n kube-system get po", "help"]);
 
     // Each error names the action and the line of its `kubectl:` key.

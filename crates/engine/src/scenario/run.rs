@@ -44,62 +44,10 @@ pub struct Run<'a> {
     pub(super) stopped_at: Option<Millis>,
 }
 
-/// Quotes a word for the command line shown in the timeline (and parsed again by kubectl's word splitter).
-pub(super) fn shell_word(w: &str) -> String {
-    let plain = !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
-    if plain {
-        w.to_string()
-    } else {
-        quoted(w)
-    }
-}
-
-pub(super) fn quoted(w: &str) -> String {
-    format!("'{}'", w.replace('\'', r"'\''"))
-}
-
-impl ActionKind {
-    /// The kubectl command line an action runs (without the leading `kubectl`), for the actions that are kubectl
-    /// commands: `kubectl`, `scale` and `delete`.
-    pub fn kubectl_line(&self) -> Option<String> {
-        match self {
-            ActionKind::Kubectl(line) => Some(line.clone()),
-            ActionKind::Scale { kind, key, replicas } => {
-                let ns = if &*key.namespace == "default" {
-                    String::new()
-                } else {
-                    format!(" -n {}", shell_word(&key.namespace))
-                };
-                let res = kind.name().to_ascii_lowercase();
-                Some(format!("scale {res} {}{ns} --replicas={replicas}", shell_word(&key.name)))
-            }
-            ActionKind::Delete { kind, namespace, target } => {
-                let ns = match namespace.as_deref() {
-                    Some(n) if kind.namespaced() && n != "default" => format!(" -n {}", shell_word(n)),
-                    _ => String::new(),
-                };
-                let res = kind.name().to_ascii_lowercase();
-                Some(match target {
-                    DeleteTarget::Name(name) => format!("delete {res} {}{ns}", shell_word(name)),
-                    DeleteTarget::Selector(_, text) => format!("delete {res} -l {}{ns}", quoted(text)),
-                })
-            }
-            _ => None,
-        }
-    }
-}
-
 impl Run<'_> {
     fn push(&mut self, kind: EntryKind, source: &str, text: impl Into<String>) {
         let text = text.into();
         self.timeline.push(TimelineEntry { at: self.sim.now(), kind, source: source.into(), text });
-    }
-
-    fn result<E: std::fmt::Display>(&mut self, r: Result<String, E>) {
-        match r {
-            Ok(t) => self.push(EntryKind::Result, "kubectl", t),
-            Err(e) => self.push(EntryKind::Error, "kubectl", e.to_string()),
-        }
     }
 
     /// A command's output, one entry a line: stdout as results, then stderr as errors when the command failed
@@ -152,33 +100,27 @@ impl Run<'_> {
         }
     }
 
-    fn apply(&mut self, text: &str, what: &str) {
-        self.push(EntryKind::Action, "scenario", format!("kubectl apply -f {what}"));
-        match crate::kubectl::apply(&mut self.sim, text) {
-            Ok(report) => {
-                for w in &report.warnings {
-                    self.push(EntryKind::Result, "kubectl", w.to_string());
-                }
-                for r in &report.results {
-                    self.push(EntryKind::Result, "kubectl", r.to_string());
-                }
-            }
-            Err(e) => self.push(EntryKind::Error, "kubectl", e.to_string()),
+    /// Performs one intervention: what was done as an action entry (after its label, if any), what it printed as
+    /// result or error entries; a command that keeps printing is followed as time passes.
+    fn perform(&mut self, what: &Intervention, label: Option<&str>, shown_as: Option<&str>) {
+        if let Some(l) = label {
+            self.push(EntryKind::Note, "scenario", l);
         }
-    }
-
-    /// Runs one kubectl command line: the command as an action entry, its output as result or error entries; a
-    /// command that keeps printing is followed as time passes.
-    fn kubectl(&mut self, line: &str) {
-        let command = format!("kubectl {line}");
-        self.push(EntryKind::Action, "scenario", command.clone());
         let input = crate::kubectl::Input { stdin: None, read_file: self.read_file };
-        let out = crate::kubectl::run(&mut self.sim, line, &input);
-        self.output(&out.warnings, &out.stdout, &out.stderr, out.code != 0);
-        if out.code != 0 && out.stderr.trim().is_empty() {
-            self.push(EntryKind::Error, "kubectl", format!("error: exit status {}", out.code));
+        let done = self.sim.intervene(what, &input);
+        self.push(EntryKind::Action, "scenario", shown_as.map_or(done.action, str::to_string));
+        for (said, source, text) in done.lines {
+            let kind = match said {
+                Said::Result => EntryKind::Result,
+                Said::Error => EntryKind::Error,
+            };
+            self.push(kind, source, text);
         }
-        if let Some(mut follow) = out.follow {
+        if let Some(mut follow) = done.follow {
+            let command = match what.kubectl_line() {
+                Some(line) => format!("kubectl {line}"),
+                None => what.to_string(),
+            };
             if self.follows.len() >= MAX_FOLLOWS {
                 follow.stop(&mut self.sim);
                 self.push(
@@ -192,134 +134,12 @@ impl Run<'_> {
         }
     }
 
-    /// One action: a small function per kind; `kubectl:`, `scale:` and `delete:` are kubectl command lines.
-    fn execute(&mut self, action: &ActionKind) {
-        if let Some(line) = action.kubectl_line() {
-            self.kubectl(&line);
-            return;
-        }
-        match action {
-            ActionKind::Apply(text) => self.apply(text, "-"),
-            ActionKind::KillNode(name) => self.kill_node(name),
-            ActionKind::ReviveNode(name) => self.revive_node(name),
-            ActionKind::AddNode(config) => self.add_node(config),
-            ActionKind::Fault(f) => {
-                self.push(EntryKind::Action, "scenario", f.to_string());
-                self.fault(f);
-            }
-            ActionKind::Mode(m) => self.mode(m),
-            ActionKind::Kubectl(_) | ActionKind::Scale { .. } | ActionKind::Delete { .. } => {}
-        }
-    }
-
-    fn kill_node(&mut self, name: &str) {
-        self.push(EntryKind::Action, "scenario", format!("kill node {name}"));
-        let r = self
-            .sim
-            .kill_node(name)
-            .map(|_| format!("node/{name}: kubelet stopped (no heartbeats, status updates or pod work)"));
-        self.result(r);
-    }
-
-    fn revive_node(&mut self, name: &str) {
-        self.push(EntryKind::Action, "scenario", format!("revive node {name}"));
-        let r = self.sim.revive_node(name).map(|_| format!("node/{name}: kubelet started"));
-        self.result(r);
-    }
-
-    fn add_node(&mut self, config: &NodeConfig) {
-        let name = if config.name.is_empty() { "(generated name)".to_string() } else { config.name.clone() };
-        let text = format!(
-            "add node {name} (cpu {}, memory {}, pods {})",
-            config.cpu.as_str(),
-            config.memory.as_str(),
-            config.pods
-        );
-        self.push(EntryKind::Action, "scenario", text);
-        let r = self.sim.add_node(config.clone()).map(|n| format!("node/{n} added"));
-        self.result(r);
-    }
-
-    fn mode(&mut self, m: &ModeAction) {
-        self.push(EntryKind::Action, "scenario", m.to_string());
-        if let Some((c, mode)) = &m.trigger {
-            let taken = self.sim.set_trigger_mode(c.as_deref(), *mode);
-            let text = if taken.is_empty() {
-                format!("no controller has a {}-triggered mode", mode.as_str())
-            } else {
-                format!("{}-triggered: {}", mode.as_str(), taken.join(", "))
-            };
-            self.push(EntryKind::Result, "scenario", text);
-        }
-        if let Some(o) = m.observe {
-            self.sim.set_observe_mode(o);
-        }
-        if let Some(p) = m.relist_period {
-            self.sim.set_relist_period(p);
-        }
-        if let Some(p) = m.resync_period {
-            self.sim.set_resync_period(p);
-        }
-    }
-
-    fn fault(&mut self, f: &FaultAction) {
-        // One informer, or every control-plane informer.
-        let targets: Vec<crate::informer::InformerId> = match &f.informer {
-            None => self.sim.control_plane_informers(),
-            Some((p, kind)) => {
-                let id = process_index(p).map(|h| self.sim.host(h)).and_then(|h| h.informers[kind.index()]);
-                match id {
-                    Some(id) => vec![id],
-                    None => {
-                        self.push(EntryKind::Error, "scenario", format!("{p} has no informer of {}", kind.plural()));
-                        return;
-                    }
-                }
-            }
-        };
-        if let Some(v) = f.drop_watch_events {
-            if f.informer.is_none() {
-                self.sim.set_watch_drop(v);
-            } else {
-                for &id in &targets {
-                    self.sim.set_informer_watch_drop(id, v);
-                }
-            }
-        }
-        let mut faults = self.sim.store.faults.clone();
-        if let Some(v) = f.conflicts {
-            faults.conflict_fraction = v;
-        }
-        if let Some(v) = f.api_latency {
-            faults.api_latency = v;
-        }
-        if let Some(v) = f.reject_pod_creates {
-            faults.reject_pod_creates = v;
-        }
-        self.sim.set_faults(faults);
-        if f.disconnect_watches {
-            for &id in &targets {
-                self.sim.disconnect_watch(id);
-            }
-        }
-        if f.force_relist {
-            for &id in &targets {
-                self.sim.force_relist(id);
-            }
-        }
-        if let Some(h) = f.crash.as_deref().and_then(process_index) {
-            self.sim.crash_host(h);
-        }
-        if let Some(h) = f.restart.as_deref().and_then(process_index) {
-            self.sim.restart_host(h);
-        }
-    }
-
     /// Runs the actions due now, collects events and looks at convergence.
     fn check(&mut self) {
         let scenario = self.scenario;
         while self.next < self.runnable && scenario.actions[self.next].at <= self.sim.now() {
-            self.execute(&scenario.actions[self.next].kind);
+            let a = &scenario.actions[self.next];
+            self.perform(&a.what, a.label.as_deref(), None);
             self.next += 1;
             self.last_check = None;
         }
@@ -449,7 +269,7 @@ impl Scenario {
             return Err(ScenarioError::new(format!("a run lasts at most {}", human_duration(MAX_UNTIL))));
         }
         let max_events = opts.max_events.unwrap_or(crate::limits::MAX_RUN_EVENTS);
-        let added = self.actions.iter().filter(|a| matches!(a.kind, ActionKind::AddNode(_))).count();
+        let added = self.actions.iter().filter(|a| matches!(a.what, Intervention::AddNode(_))).count();
         // Pro rata: a run shorter than an hour renews its Leases too.
         let least =
             ((self.nodes.len() + added) as u128 * u128::from(until) * u128::from(crate::limits::EVENTS_PER_NODE_HOUR)
@@ -462,11 +282,11 @@ impl Scenario {
                 human_duration(until)
             )));
         }
-        let config = SimConfig { seed, node_template: self.node_template.clone(), ..SimConfig::default() };
+        let (sim, names) = self.cluster(seed, opts.timing)?;
         let runnable = self.actions.iter().filter(|a| a.at <= until).count();
         let mut r = Run {
             scenario: self,
-            sim: Sim::new(config),
+            sim,
             read_file: opts.read_file.unwrap_or(&no_file),
             timeline: Timeline::default(),
             event_seq: 0,
@@ -481,11 +301,6 @@ impl Scenario {
             stopped_at: None,
         };
 
-        let mut names: Vec<String> = Vec::new();
-        for n in &self.nodes {
-            let name = r.sim.add_node(n.clone()).map_err(ScenarioError::new)?;
-            names.push(name);
-        }
         if !names.is_empty() {
             let shown: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
             let more = if names.len() > shown.len() {
@@ -501,9 +316,22 @@ impl Scenario {
         }
         r.collect_events();
         if let Some(m) = &self.manifests {
-            r.apply(m, "manifests");
+            r.perform(&Intervention::Apply(m.clone()), None, Some("kubectl apply -f manifests"));
         }
         Ok(r)
+    }
+
+    /// The scenario's cluster at t=0, before its manifests: the seed's simulation with the node failure timings
+    /// (`timing`, else the scenario's) and its nodes, and their names. The runner and the page's lessons start
+    /// here.
+    pub fn cluster(&self, seed: u64, timing: Option<TimingProfile>) -> Result<(Sim, Vec<String>), ScenarioError> {
+        let config = SimConfig { seed, node_template: self.node_template.clone(), ..SimConfig::default() };
+        let mut sim = Sim::new(timing.unwrap_or(self.timing).apply(config));
+        let mut names: Vec<String> = Vec::with_capacity(self.nodes.len());
+        for n in &self.nodes {
+            names.push(sim.add_node(n.clone()).map_err(ScenarioError::new)?);
+        }
+        Ok((sim, names))
     }
 
     /// Runs the scenario from t=0 to its end.

@@ -165,7 +165,7 @@ fn at_most_max_follows_commands_keep_printing() {
 fn scale_and_delete_are_kubectl_command_lines() {
     let text = "cluster:\n  nodes: 1\nactions:\n  - {at: 1s, scale: {deployment: web, namespace: team-a, replicas: 4}}\n  - {at: 2s, delete: {kind: po, selector: \"tier in (a, b)\"}}\n  - {at: 3s, delete: {kind: rs, name: web-1, namespace: default}}\n  - {at: 4s, delete: {kind: no, name: node-1}}\n  - {at: 5s, kubectl: \"kubectl  get pods\"}\n  - {at: 6s, kubectl: \"k -n a get po\"}\n";
     let sc = Scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
-    let lines: Vec<Option<String>> = sc.actions.iter().map(|a| a.kind.kubectl_line()).collect();
+    let lines: Vec<Option<String>> = sc.actions.iter().map(|a| a.what.kubectl_line()).collect();
     assert_eq!(
         lines,
         [
@@ -180,6 +180,9 @@ fn scale_and_delete_are_kubectl_command_lines() {
     for l in lines.iter().flatten() {
         assert!(crate::kubectl::args::split_words(l).is_ok(), "{l}");
     }
-    assert_eq!(shell_word("it's"), r"'it'\''s'");
-    assert_eq!(crate::kubectl::args::split_words(&shell_word("it's")), Ok(vec!["it's".to_string()]));
+    assert_eq!(crate::intervention::shell_word("it's"), r"'it'\''s'");
+    assert_eq!(
+        crate::kubectl::args::split_words(&crate::intervention::shell_word("it's")),
+        Ok(vec!["it's".to_string()])
+    );
 }
