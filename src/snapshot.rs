@@ -541,7 +541,7 @@ pub struct LessonView {
     /// The event stream's suggested controller filter.
     pub events: Option<&'static str>,
     /// `(time since the lesson started, label, what it did once run)`
-    pub steps: Vec<(Millis, &'static str, Option<String>)>,
+    pub steps: Vec<(Millis, String, Option<String>)>,
     /// Simulated time since the lesson started.
     pub elapsed: Millis,
     /// `(what, value)`, read from the simulation.
@@ -550,7 +550,16 @@ pub struct LessonView {
 
 pub fn build_lesson(sim: &Sim, run: &crate::liverun::LessonRun, reads: ReadsView) -> LessonView {
     let l = run.lesson;
-    let steps = l.steps.iter().enumerate().map(|(i, st)| (st.at, st.label, run.results.get(i).cloned())).collect();
+    let steps = run
+        .scenario
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let label = a.label.clone().unwrap_or_else(|| a.what.to_string());
+            (a.at, label, run.results.get(i).cloned())
+        })
+        .collect();
     let mut figures = Vec::new();
     for f in l.figures {
         lesson_figure(sim, *f, run.start, reads, &mut figures);

@@ -177,9 +177,9 @@ fn NodeCard(props: &NodeCardProps) -> Html {
             cmd.clone()
         })
     };
-    let kill = stop(Cmd::KillNode(name.clone()), &props.on_cmd);
-    let revive = stop(Cmd::ReviveNode(name.clone()), &props.on_cmd);
-    let cordon = stop(Cmd::Cordon(name.clone(), !n.unschedulable), &props.on_cmd);
+    let kill = stop(Cmd::kill_node(&name), &props.on_cmd);
+    let revive = stop(Cmd::revive_node(&name), &props.on_cmd);
+    let cordon = stop(Cmd::cordon(&name, !n.unschedulable), &props.on_cmd);
     let ready_icon = match n.ready.attr() {
         "true" => "✓",
         "false" => "✕",
@@ -297,7 +297,7 @@ fn Legend() -> Html {
 
 #[component]
 pub fn Cluster(props: &ClusterProps) -> Html {
-    let add = props.on_cmd.reform(|_: MouseEvent| Cmd::AddNode);
+    let add = props.on_cmd.reform(|_: MouseEvent| Cmd::add_node());
     let (sel_node, sel_pod) = match &props.selection {
         Selection::Node(n) => (Some(n.clone()), None),
         Selection::Pod(k) => (None, Some(k.clone())),

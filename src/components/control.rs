@@ -9,6 +9,9 @@ use yew::prelude::*;
 use crate::components::sparkline::Sparkline;
 use crate::liverun::{Cmd, HISTORY};
 use kubeloop_engine::controller::TriggerMode;
+use kubeloop_engine::intervention::{FaultAction, ModeAction};
+use kubeloop_engine::limits::{MAX_API_LATENCY, MAX_PERIOD};
+use kubeloop_engine::sim::{ObserveMode, DEFAULT_POLL_PERIOD};
 
 use crate::snapshot::{fmt_dur, fmt_thousands, ControllerView, InformerView, LoopView, Rate};
 
@@ -131,20 +134,32 @@ fn Knobs(props: &KnobProps) -> Html {
     let on_drop = props.on_cmd.reform(|e: InputEvent| {
         let v = e.target_unchecked_into::<web_sys::HtmlInputElement>().value();
         let p = v.trim().parse::<f64>().ok().filter(|p| p.is_finite()).unwrap_or(0.0);
-        Cmd::SetWatchDrop(p.round().clamp(0.0, 100.0) as u32)
+        Cmd::fault(FaultAction {
+            drop_watch_events: Some(p.round().clamp(0.0, 100.0) / 100.0),
+            ..FaultAction::default()
+        })
     });
     let on_trigger = props.on_cmd.reform(|e: Event| {
         let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
-        Cmd::SetTrigger(if v == "edge" { TriggerMode::Edge } else { TriggerMode::Level })
+        let mode = if v == "edge" { TriggerMode::Edge } else { TriggerMode::Level };
+        Cmd::mode(ModeAction { trigger: Some((None, mode)), ..ModeAction::default() })
     });
     let on_observe = props.on_cmd.reform(|e: Event| {
-        Cmd::SetPolling(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value() == "polling")
+        let observe = match e.target_unchecked_into::<web_sys::HtmlSelectElement>().value().as_str() {
+            "polling" => ObserveMode::Polling { period: DEFAULT_POLL_PERIOD },
+            _ => ObserveMode::Informer,
+        };
+        Cmd::mode(ModeAction { observe: Some(observe), ..ModeAction::default() })
     });
-    let on_reject = props
+    let on_reject = props.on_cmd.reform(|e: Event| {
+        let on = e.target_unchecked_into::<web_sys::HtmlInputElement>().checked();
+        Cmd::fault(FaultAction { reject_pod_creates: Some(on), ..FaultAction::default() })
+    });
+    let disconnect = props
         .on_cmd
-        .reform(|e: Event| Cmd::SetRejectCreates(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()));
-    let disconnect = props.on_cmd.reform(|_: MouseEvent| Cmd::DisconnectWatches);
-    let relist = props.on_cmd.reform(|_: MouseEvent| Cmd::ForceRelist);
+        .reform(|_: MouseEvent| Cmd::fault(FaultAction { disconnect_watches: true, ..FaultAction::default() }));
+    let relist =
+        props.on_cmd.reform(|_: MouseEvent| Cmd::fault(FaultAction { force_relist: true, ..FaultAction::default() }));
     let secs = props.resync_ms / 1000;
     let trigger = if cfg.edge { "edge" } else { "level" };
     let observe = if cfg.polling.is_some() { "polling" } else { "informer" };
@@ -201,10 +216,10 @@ fn Knobs(props: &KnobProps) -> Html {
             </p>
             <div class="knob-row">
                 <NumberKnob testid="relist-period" label="Relist period (kubeloop's own)" unit="s" value={cfg.relist_ms / 1000}
-                    max={10 * 365 * 24 * 3600} on_set={props.on_cmd.reform(Cmd::SetRelist)}
+                    max={MAX_PERIOD / 1000} on_set={props.on_cmd.reform(|s: u64| Cmd::mode(ModeAction { relist_period: Some(s * 1000), ..ModeAction::default() }))}
                     title="kubeloop's own repair knob, not upstream's: every informer LISTs again this often and replaces its cache. 0 (the default) = as upstream: LIST only after an error such as 410 Gone" />
                 <NumberKnob testid="resync-period" label="Resync period" unit="s" value={secs}
-                    max={10 * 365 * 24 * 3600} on_set={props.on_cmd.reform(Cmd::SetResync)}
+                    max={MAX_PERIOD / 1000} on_set={props.on_cmd.reform(|s: u64| Cmd::mode(ModeAction { resync_period: Some(s * 1000), ..ModeAction::default() }))}
                     title="Every informer re-delivers its cache to the handlers this often; 0 = off" />
             </div>
             <p class="knob-note">
@@ -224,10 +239,10 @@ fn Knobs(props: &KnobProps) -> Html {
             <p class="knob-note">{ "Lost by the control plane's informers (controllers, scheduler); the kubelets' watches are not affected. kubeloop's own fault: a real watch loses nothing (it ends, and resumes or relists)." }</p>
             <div class="knob-row">
                 <NumberKnob testid="conflict-percent" label="Conflicts" unit="% of updates" value={u64::from(cfg.conflict_pct)}
-                    max={100} on_set={props.on_cmd.reform(|p: u64| Cmd::SetConflicts(p as u32))}
+                    max={100} on_set={props.on_cmd.reform(|p: u64| Cmd::fault(FaultAction { conflicts: Some(p as f64 / 100.0), ..FaultAction::default() }))}
                     title="That share of the components' updates fail with 409 Conflict, as if another writer got there first" />
                 <NumberKnob testid="api-latency" label="API latency" unit="ms extra" value={cfg.latency_ms}
-                    max={60_000} on_set={props.on_cmd.reform(Cmd::SetLatency)}
+                    max={MAX_API_LATENCY} on_set={props.on_cmd.reform(|ms: u64| Cmd::fault(FaultAction { api_latency: Some(ms), ..FaultAction::default() }))}
                     title="Added to every API request of the control plane's components" />
             </div>
             <div class="knob-row">

@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use kubeloop_engine::intervention::FaultAction;
 use kubeloop_engine::time::Millis;
 use yew::prelude::*;
 
@@ -27,11 +28,11 @@ fn ProcessRow(props: &ProcessRowProps) -> Html {
     let p = &props.p;
     let crash = props.on_cmd.reform({
         let h = p.host;
-        move |_: MouseEvent| Cmd::CrashHost(h)
+        move |_: MouseEvent| Cmd::fault(FaultAction { crash: Some(h), ..FaultAction::default() })
     });
     let restart = props.on_cmd.reform({
         let h = p.host;
-        move |_: MouseEvent| Cmd::RestartHost(h)
+        move |_: MouseEvent| Cmd::fault(FaultAction { restart: Some(h), ..FaultAction::default() })
     });
     let crashed = p.state == ProcState::Crashed;
     let what = match p.state {

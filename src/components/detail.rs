@@ -46,7 +46,7 @@ fn EventTable(props: &EventsProps) -> Html {
 fn pod_actions(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
     let delete = {
         let key = d.key.clone();
-        on_cmd.reform(move |_: MouseEvent| Cmd::DeletePod(key.clone()))
+        on_cmd.reform(move |_: MouseEvent| Cmd::delete_pod(&key))
     };
     html! {
         <button data-testid="pod-delete" class="btn small danger" disabled={!d.exists} onclick={delete}
@@ -155,15 +155,15 @@ fn node_actions(d: &NodeDetail, on_cmd: &Callback<Cmd>) -> Html {
     let name = d.name.to_string();
     let kill = {
         let n = name.clone();
-        on_cmd.reform(move |_: MouseEvent| Cmd::KillNode(n.clone()))
+        on_cmd.reform(move |_: MouseEvent| Cmd::kill_node(&n))
     };
     let revive = {
         let n = name.clone();
-        on_cmd.reform(move |_: MouseEvent| Cmd::ReviveNode(n.clone()))
+        on_cmd.reform(move |_: MouseEvent| Cmd::revive_node(&n))
     };
     let cordon = {
         let (n, on) = (name.clone(), !d.unschedulable);
-        on_cmd.reform(move |_: MouseEvent| Cmd::Cordon(n.clone(), on))
+        on_cmd.reform(move |_: MouseEvent| Cmd::cordon(&n, on))
     };
     html! {
         <>

@@ -153,7 +153,7 @@ pub fn Editor(props: &EditorProps) -> Html {
                 e.prevent_default();
                 let t = current();
                 text.set(t.clone());
-                on_cmd.emit(Cmd::Apply(t));
+                on_cmd.emit(Cmd::apply(t));
             }
         })
     };
@@ -163,7 +163,7 @@ pub fn Editor(props: &EditorProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             let t = current_text();
             text.set(t.clone());
-            on_cmd.emit(Cmd::Apply(t));
+            on_cmd.emit(Cmd::apply(t));
         })
     };
     let onexample = {

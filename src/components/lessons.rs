@@ -103,7 +103,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                             data-done={if done.is_some() { "true" } else { "false" }}>
                             <span class="step-at">{ format!("+{}", fmt_clock(*at)) }</span>
                             <span class="step-mark">{ if done.is_some() { "✓" } else { "…" } }</span>
-                            <span class="step-label">{ *label }</span>
+                            <span class="step-label">{ label.clone() }</span>
                             if let Some(r) = done {
                                 <span class="step-result" title={r.clone()}>{ r.clone() }</span>
                             }

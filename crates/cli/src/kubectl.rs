@@ -113,7 +113,7 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     let base = file.map_or(Path::new("."), files::dir_of);
     let scenario_reader = files::Reader::new(files::Scope::Inside(base));
     let read_scenario_file = |name: &str| scenario_reader.read(name);
-    let opts = RunOptions { seed, until: Some(end), read_file: Some(&read_scenario_file), max_events };
+    let opts = RunOptions { seed, until: Some(end), read_file: Some(&read_scenario_file), max_events, timing: None };
     let mut run = sc.start(opts).map_err(|e| Fail(format!("{}: {e}", file.unwrap_or("the default cluster"))))?;
     run.run_to(at);
     if let Some(t) = run.stopped_at_budget() {

@@ -17,7 +17,7 @@ use std::time::Instant;
 use kubeloop_engine::bench::{ColdStart, CAP};
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::scenario::{self, RunOptions, Scenario};
-use kubeloop_engine::sim::{MAX_NODES, MAX_PODS};
+use kubeloop_engine::sim::{TimingProfile, MAX_NODES, MAX_PODS};
 use kubeloop_engine::time::parse_duration;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -26,7 +26,7 @@ const USAGE: &str = "\
 kubeloop: a deterministic simulation of a Kubernetes control plane
 
 Usage:
-  kubeloop run FILE [--seed N] [--until DURATION] [--max-events N] [--json] [--quiet]
+  kubeloop run FILE [--seed N] [--until DURATION] [--timing real|fast-demo] [--max-events N] [--json] [--quiet]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
   kubeloop bench [--nodes N] [--pods N] [--seed N]
   kubeloop soak [--nodes N] [--pods N] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION] [--seed N]
@@ -37,6 +37,8 @@ Commands:
   run     Run a scenario file (cluster, manifests, timed actions) and print the timeline and a summary.
             --seed N          seed of the run (overrides the scenario's `seed:`; default 1)
             --until DURATION  simulated run length, e.g. 90s, 10m, 1h30m (overrides `until:`; default 5m)
+            --timing PROFILE  node failure timings (overrides `timing:`): real (upstream's 50 s grace period and
+                              300 s tolerations, the default) or fast-demo (kubeloop's own: 20 s and 30 s)
             --max-events N    the run's work budget in simulation events (default 10000000, about a minute;
                               0: none). A scenario whose nodes' Lease renewals alone exceed it is refused
                               before it starts (exit 2); a run that reaches it stops there, prints what it did
@@ -196,7 +198,7 @@ impl Args {
 }
 
 fn run(args: &[String]) -> Result<u8, Fail> {
-    let a = parse_args(args, &["seed", "until", "max-events"], &["json", "quiet"], "run")?;
+    let a = parse_args(args, &["seed", "until", "timing", "max-events"], &["json", "quiet"], "run")?;
     let file = match a.positional.as_slice() {
         [f] => f,
         [] => return Err(Fail(format!("run: a scenario file is required\n\n{USAGE}"))),
@@ -218,7 +220,14 @@ fn run(args: &[String]) -> Result<u8, Fail> {
     let reader = files::Reader::new(files::Scope::Inside(files::dir_of(file)));
     let read_file = |name: &str| reader.read(name);
     let max_events = a.number("max-events", "run")?;
-    let opts = RunOptions { seed, until, read_file: Some(&read_file), max_events };
+    let timing = match a.value("timing") {
+        None => None,
+        Some(v) => Some(
+            TimingProfile::parse(v)
+                .ok_or_else(|| Fail(format!("run: --timing: {v:?} is not a timing profile: real or fast-demo")))?,
+        ),
+    };
+    let opts = RunOptions { seed, until, read_file: Some(&read_file), max_events, timing };
     let outcome = sc.run(opts).map_err(|e| Fail(format!("{file}: {e}")))?;
     // A run stopped at its work budget printed what it did; its exit code says it did not finish.
     let code = if outcome.summary.stopped_at_budget_ms.is_some() { 3 } else { 0 };

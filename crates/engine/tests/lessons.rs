@@ -1,15 +1,28 @@
-//! The seeds' lessons, each a scenario: a cluster, actions and faults, run for simulated time, then assertions on
-//! the store. The page offers the same scenarios as one-click presets.
+//! The seeds' lessons. Each is a scenario file in `examples/lessons/` (the page plays the same files, and
+//! `kubeloop run examples/lessons/ID.yaml` replays them headless): these tests run those files for simulated time and
+//! assert on the store at the moments the lessons are about. Below them, behaviours the lessons lean on.
 
 mod common;
 
+use std::path::PathBuf;
+
 use kubeloop_engine::api::{Kind, ObjKey, Object, Pod, PodPhase};
 use kubeloop_engine::controller::{RecordOutcome, TriggerMode};
-use kubeloop_engine::faults::Faults;
-use kubeloop_engine::kubectl;
-use kubeloop_engine::sim::{ObserveMode, Sim, DEFAULT_POLL_PERIOD};
+use kubeloop_engine::scenario::{EntryKind, Run, RunOptions, Scenario};
+use kubeloop_engine::sim::{ObserveMode, Sim, TimingProfile, CONTROLLER_MANAGER_2, DEFAULT_POLL_PERIOD};
 use kubeloop_engine::store::Subresource;
 use kubeloop_engine::time::{Millis, MINUTE, SECOND};
+
+fn lessons_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/lessons")
+}
+
+/// The lesson's scenario file, parsed.
+fn lesson(id: &str) -> Scenario {
+    let path = lessons_dir().join(format!("{id}.yaml"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Scenario::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
 
 fn pods(sim: &Sim) -> Vec<Pod> {
     sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
@@ -27,10 +40,6 @@ fn first_pod(sim: &Sim) -> ObjKey {
         .unwrap_or_default()
 }
 
-fn rs_key(sim: &Sim) -> ObjKey {
-    sim.store.objects(Kind::ReplicaSet).next().map(|o| o.key()).unwrap_or_default()
-}
-
 fn run_until(sim: &mut Sim, within: Millis, cond: impl Fn(&Sim) -> bool) -> Option<Millis> {
     let until = sim.now() + within;
     while sim.now() < until {
@@ -42,86 +51,182 @@ fn run_until(sim: &mut Sim, within: Millis, cond: impl Fn(&Sim) -> bool) -> Opti
     cond(sim).then(|| sim.now())
 }
 
-#[test]
-fn self_healing_a_deleted_pod_comes_back() {
-    let mut sim = common::cluster();
-    let victim = first_pod(&sim);
-    sim.delete(Kind::Pod, &victim, &Default::default()).expect("delete");
-    sim.run_for(30 * SECOND);
-    assert_eq!(live_running(&sim), 3);
-    assert!(sim.store.peek(Kind::Pod, &victim).is_none(), "the deleted pod is gone, a new one runs");
+/// The action entries of the timeline so far (`$ kubectl ...`, `kill node ...`).
+fn actions(run: &Run) -> Vec<String> {
+    run.timeline().filter(|e| e.kind == EntryKind::Action).map(|e| e.text.clone()).collect()
+}
+
+fn results(run: &Run) -> Vec<String> {
+    run.timeline().filter(|e| e.kind == EntryKind::Result).map(|e| e.text.clone()).collect()
 }
 
 #[test]
-fn hand_edits_are_reverted_scaling_the_replicaset_directly() {
-    // The Deployment owns its ReplicaSet's replicas: a hand edit is put back on its next sync.
-    let mut sim = common::cluster();
-    let rs = rs_key(&sim);
-    sim.scale(Kind::ReplicaSet, &rs, 6).expect("scale rs");
-    sim.run_for(30 * SECOND);
-    let replicas = sim.store.peek(Kind::ReplicaSet, &rs).and_then(|o| o.as_replicaset().map(|r| r.replicas()));
-    assert_eq!(replicas, Some(3), "the Deployment controller put spec.replicas back");
-    assert_eq!(live_running(&sim), 3);
+fn every_lesson_file_runs_to_its_end_without_an_error() {
+    let mut ids: Vec<String> = std::fs::read_dir(lessons_dir())
+        .expect("examples/lessons/")
+        .flatten()
+        .filter_map(|e| e.path().file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    ids.sort();
+    assert_eq!(ids.len(), 8, "{ids:?}");
+    for id in &ids {
+        if id == "polling-vs-informers" {
+            continue; // 1,000 pods: below, once
+        }
+        let sc = lesson(id);
+        assert!(sc.actions.iter().all(|a| a.label.is_some()), "{id}: every step says what it is for");
+        let out = sc.run(RunOptions::default()).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let errors: Vec<_> = out.timeline.iter().filter(|e| e.is_error()).collect();
+        assert!(errors.is_empty(), "{id}: {errors:?}");
+    }
 }
 
 #[test]
-fn idempotency_applying_the_same_manifest_again_changes_nothing() {
-    let mut sim = common::cluster();
-    sim.run_for(MINUTE);
-    let before = sim.store.resource_version();
-    let report = kubectl::apply(&mut sim, common::WEB).expect("apply");
-    assert_eq!(report.to_string(), "deployment.apps/web unchanged\n");
-    // Only the heartbeats (leases, events) move; no object of the app changes.
+fn self_healing_a_deleted_pod_comes_back_and_a_dead_nodes_pods_move() {
+    for (timing, evicted_by) in [(TimingProfile::FastDemo, 3 * MINUTE), (TimingProfile::Real, 8 * MINUTE)] {
+        let sc = lesson("self-healing");
+        let mut run = sc
+            .start(RunOptions { timing: Some(timing), until: Some(evicted_by), ..RunOptions::default() })
+            .expect("start");
+        run.run_to(40 * SECOND);
+        let deleted = actions(&run)
+            .iter()
+            .find_map(|a| a.strip_prefix("kubectl delete pod ").map(|r| r.split(' ').next().unwrap_or("").to_string()));
+        let deleted = ObjKey::new("default", &deleted.expect("one pod deleted"));
+        assert_eq!(live_running(run.sim()), 3, "{timing:?}: replaced");
+        assert!(run.sim().store.peek(Kind::Pod, &deleted).is_none(), "{timing:?}: the deleted pod is gone");
+        run.run_to(evicted_by);
+        let killed =
+            actions(&run).iter().find_map(|a| a.strip_prefix("kill node ").map(str::to_string)).expect("a node killed");
+        let sim = run.sim();
+        let on_killed = |p: &Pod| &*p.spec.node_name == killed.as_str();
+        assert!(
+            pods(sim).iter().filter(|p| on_killed(p)).all(|p| p.metadata.is_terminating()),
+            "{timing:?}: evicted from {killed}"
+        );
+        let elsewhere = pods(sim)
+            .iter()
+            .filter(|p| !on_killed(p) && p.status.phase == PodPhase::Running && !p.metadata.is_terminating())
+            .count();
+        assert_eq!(elsewhere, 3, "{timing:?}: replaced on the other nodes");
+    }
+}
+
+#[test]
+fn hand_edits_the_deployment_puts_its_replicasets_replicas_back() {
+    let sc = lesson("hand-edits");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    run.run_to(45 * SECOND);
+    assert!(results(&run).iter().any(|r| r.ends_with(" scaled")), "{:?}", results(&run));
+    let sim = run.sim();
+    let rs = sim.store.objects(Kind::ReplicaSet).next().and_then(|o| o.as_replicaset().map(|r| r.replicas()));
+    assert_eq!(rs, Some(3), "the Deployment controller put spec.replicas back");
+    assert_eq!(live_running(sim), 3);
+}
+
+#[test]
+fn idempotency_applying_the_same_manifest_again_writes_nothing() {
+    let sc = lesson("idempotency");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    run.run_to(19 * SECOND);
     let rvs = |s: &Sim| -> Vec<u64> {
         [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
             .iter()
             .flat_map(|k| s.store.objects(*k).map(|o| o.meta().resource_version))
             .collect()
     };
-    let app_before = rvs(&sim);
-    sim.run_for(MINUTE);
-    assert_eq!(rvs(&sim), app_before);
-    assert!(sim.store.resource_version() >= before);
-}
-
-/// The edge-vs-level lesson: with every control-plane watch event dropped while a pod is deleted, the ReplicaSet
-/// controller never hears of it. Returns (running right after, drift right after, running and drift a minute
-/// after a 410 made every control-plane informer LIST again).
-fn lose_a_deletion(mode: TriggerMode) -> (usize, usize, usize, usize) {
-    let mut sim = common::cluster();
-    assert!(sim.set_trigger_mode(None, mode).contains(&"replicaset"));
-    sim.set_watch_drop(1.0);
-    let victim = first_pod(&sim);
-    sim.delete(Kind::Pod, &victim, &Default::default()).expect("delete");
-    sim.run_for(10 * SECOND);
-    sim.set_watch_drop(0.0);
-    sim.run_for(20 * SECOND);
-    let (r1, d1) = (live_running(&sim), sim.drift());
-    // Nothing upstream re-observes on a timer: watches end at their timeouts and resume where they were, and
-    // the lost deletion stays lost.
-    sim.run_for(30 * MINUTE);
-    assert_eq!((live_running(&sim), sim.drift()), (r1, d1), "no periodic relist repairs a lost event");
-    // A broken watch whose history is gone: 410 Gone, and the informers LIST again.
-    for i in sim.control_plane_informers() {
-        sim.force_relist(i);
-    }
-    sim.run_for(MINUTE);
-    (r1, d1, live_running(&sim), sim.drift())
+    let (app, store) = (rvs(run.sim()), run.sim().store.resource_version());
+    run.run_to(run.until());
+    let unchanged = results(&run).iter().filter(|r| r.as_str() == "deployment.apps/web unchanged").count();
+    assert_eq!(unchanged, 2, "kubectl says so, twice");
+    assert_eq!(rvs(run.sim()), app, "no object of the app was written");
+    assert!(run.sim().store.resource_version() > store, "only heartbeats and leases moved the store");
 }
 
 #[test]
 fn edge_vs_level_a_lost_deletion_is_repaired_by_a_410_relist_only_when_level_triggered() {
-    let (r1, d1, r2, d2) = lose_a_deletion(TriggerMode::Level);
-    assert_eq!(r1, 2, "level: the replica is missing while the cache is stale");
-    assert!(d1 > 0, "level: the cache drifted from the store");
-    assert_eq!((r2, d2), (3, 0), "level: the relist repaired the cache and the controller converged");
-
-    let (r1, d1, r2, d2) = lose_a_deletion(TriggerMode::Edge);
-    assert_eq!(r1, 2, "edge: the replica is missing");
-    assert!(d1 > 0);
-    assert_eq!(d2, 0, "edge: the relist repaired the cache...");
-    assert_eq!(r2, 2, "...but an edge-triggered controller acts on notifications only: the replica stays missing");
+    let sc = lesson("edge-vs-level");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    run.run_to(2 * MINUTE + 50 * SECOND);
+    assert_eq!(live_running(run.sim()), 0, "edge: the deletions were never heard");
+    assert!(run.sim().drift() > 0, "the caches still hold the deleted pods: no periodic relist, as upstream");
+    run.run_to(6 * MINUTE + 30 * SECOND);
+    assert_eq!(run.sim().drift(), 0, "the 410 relist repaired the caches...");
+    assert_eq!(live_running(run.sim()), 0, "...but an edge-triggered controller acts on notifications only");
+    run.run_to(run.until());
+    assert_eq!((live_running(run.sim()), run.sim().drift()), (3, 0), "level: the next relist heals it");
 }
+
+#[test]
+fn polling_reads_orders_of_magnitude_more_than_informers() {
+    let sc = lesson("polling-vs-informers");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    // Informers from the start; polling from 4 min to 6 min (each minute measured after time to settle).
+    let per_minute = |run: &mut Run, from: Millis| {
+        run.run_to(from);
+        let before = run.sim().api_reads();
+        run.run_to(from + MINUTE);
+        run.sim().api_reads() - before
+    };
+    let informer = per_minute(&mut run, 2 * MINUTE);
+    assert_eq!(live_running(run.sim()), 1000);
+    let polling = per_minute(&mut run, 4 * MINUTE + 30 * SECOND);
+    assert!(matches!(run.sim().observe_mode(), ObserveMode::Polling { period } if period == DEFAULT_POLL_PERIOD));
+    eprintln!("API reads per simulated minute, 1,000 pods on 10 nodes: informers {informer}, polling {polling}");
+    assert!(polling > 100 * informer, "polling {polling}/min vs informers {informer}/min");
+    assert!(polling >= 12 * 1000, "at least one LIST of 1,000 pods every 5 s: {polling}");
+}
+
+#[test]
+fn conflicts_are_retried_and_everything_converges() {
+    // Optimistic concurrency: a 409 makes the writer re-read and retry; nothing is lost.
+    let sc = lesson("conflicts");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    run.run_to(60 * SECOND);
+    let conflicts: u64 = run.sim().store.clients().iter().map(|c| c.counters.conflicts).sum();
+    assert!(conflicts > 0, "conflicts were injected");
+    run.run_to(run.until());
+    assert_eq!(live_running(run.sim()), 6);
+    assert!(run.sim().deployments_converged());
+}
+
+#[test]
+fn control_plane_down_pods_keep_running_and_a_restarted_replica_heals() {
+    let sc = lesson("control-plane-down");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    run.run_to(85 * SECOND);
+    assert_eq!(live_running(run.sim()), 2, "nobody replaces the deleted pod");
+    assert_eq!(run.sim().controller_manager_leader(), None);
+    run.run_to(run.until());
+    assert_eq!(run.sim().controller_manager_leader(), Some(CONTROLLER_MANAGER_2));
+    assert_eq!(live_running(run.sim()), 3);
+}
+
+#[test]
+fn backoff_a_failing_reconcile_is_retried_5_10_20_ms_apart() {
+    // client-go's default controller rate limiter: per item 5 ms * 2^failures (and a 10 qps bucket).
+    let sc = lesson("backoff");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    run.run_to(13 * SECOND);
+    let sim = run.sim();
+    let delays: Vec<Millis> = sim
+        .log
+        .records
+        .iter()
+        .filter(|r| r.controller == "replicaset")
+        .filter_map(|r| match &r.outcome {
+            RecordOutcome::Error { retry_in, message } if message.contains("exceeded quota") => Some(*retry_in),
+            _ => None,
+        })
+        .collect();
+    assert!(delays.len() >= 5, "{delays:?}");
+    assert_eq!(&delays[..5], &[5, 10, 20, 40, 80], "exponential per-item backoff");
+    assert!(sim.store.objects(Kind::Event).filter_map(|o| o.as_event()).any(|e| &*e.body.reason == "FailedCreate"));
+    run.run_to(run.until());
+    assert_eq!(live_running(run.sim()), 5, "converges once the fault is gone");
+}
+
+// ---- behaviours the lessons lean on ----------------------------------------------------------------------------
 
 #[test]
 fn edge_mode_still_works_without_faults() {
@@ -140,36 +245,6 @@ fn edge_mode_still_works_without_faults() {
     assert!(sim.log.records.iter().any(|r| r.controller == "replicaset" && r.key.contains("-1#")), "delta keys");
 }
 
-/// API reads per simulated minute at steady state, over the controllers' clients.
-fn reads_per_minute(mode: ObserveMode) -> u64 {
-    let mut sim = common::cluster();
-    let big = common::WEB
-        .replace("web", "big")
-        .replace("replicas: 3", "replicas: 997")
-        .replace("cpu: 100m", "cpu: 5m")
-        .replace("memory: 64Mi", "memory: 8Mi");
-    for _ in 0..7 {
-        sim.add_node(Default::default()).expect("node");
-    }
-    kubectl::apply(&mut sim, &big).expect("apply");
-    sim.run_for(3 * MINUTE);
-    assert_eq!(live_running(&sim), 1000);
-    sim.set_observe_mode(mode);
-    sim.run_for(MINUTE);
-    let before = sim.api_reads();
-    sim.run_for(MINUTE);
-    sim.api_reads() - before
-}
-
-#[test]
-fn polling_reads_orders_of_magnitude_more_than_informers() {
-    let informer = reads_per_minute(ObserveMode::Informer);
-    let polling = reads_per_minute(ObserveMode::Polling { period: DEFAULT_POLL_PERIOD });
-    eprintln!("API reads per simulated minute, 1,000 pods on 10 nodes: informers {informer}, polling {polling}");
-    assert!(polling > 100 * informer, "polling {polling}/min vs informers {informer}/min");
-    assert!(polling >= 12 * 1000, "at least one LIST of 1,000 pods every 5 s: {polling}");
-}
-
 #[test]
 fn polling_mode_still_reconciles() {
     let mut sim = common::cluster();
@@ -179,21 +254,6 @@ fn polling_mode_still_reconciles() {
     sim.delete(Kind::Pod, &victim, &Default::default()).expect("delete");
     let healed = run_until(&mut sim, MINUTE, |s| live_running(s) == 3 && s.store.peek(Kind::Pod, &victim).is_none());
     assert!(healed.is_some());
-}
-
-#[test]
-fn injected_conflicts_are_retried_and_everything_converges() {
-    // Optimistic concurrency: a 409 makes the writer re-read and retry; nothing is lost.
-    let mut sim = common::cluster();
-    sim.set_faults(Faults { conflict_fraction: 0.5, ..Default::default() });
-    sim.scale(Kind::Deployment, &ObjKey::new("default", "web"), 8).expect("scale");
-    sim.run_for(2 * MINUTE);
-    let conflicts: u64 = sim.store.clients().iter().map(|c| c.counters.conflicts).sum();
-    assert!(conflicts > 0, "conflicts were injected");
-    sim.set_faults(Faults::default());
-    sim.run_for(MINUTE);
-    assert_eq!(live_running(&sim), 8);
-    assert!(sim.deployments_converged());
 }
 
 #[test]
@@ -219,29 +279,4 @@ fn two_writers_on_one_object_one_gets_a_conflict_and_retries() {
     assert_eq!(labels.get("team").map(|v| &**v), Some("a"));
     assert_eq!(labels.get("tier").map(|v| &**v), Some("b"));
     let _ = Object::from(Pod::default());
-}
-
-#[test]
-fn backoff_a_failing_reconcile_is_retried_5_10_20_ms_apart() {
-    // client-go's default controller rate limiter: per item 5 ms * 2^failures (and a 10 qps bucket).
-    let mut sim = common::cluster();
-    sim.set_faults(Faults { reject_pod_creates: true, ..Default::default() });
-    sim.scale(Kind::Deployment, &ObjKey::new("default", "web"), 4).expect("scale");
-    sim.run_for(2 * SECOND);
-    let delays: Vec<Millis> = sim
-        .log
-        .records
-        .iter()
-        .filter(|r| r.controller == "replicaset")
-        .filter_map(|r| match &r.outcome {
-            RecordOutcome::Error { retry_in, message } if message.contains("exceeded quota") => Some(*retry_in),
-            _ => None,
-        })
-        .collect();
-    assert!(delays.len() >= 5, "{delays:?}");
-    assert_eq!(&delays[..5], &[5, 10, 20, 40, 80], "exponential per-item backoff");
-    assert!(sim.store.objects(Kind::Event).filter_map(|o| o.as_event()).any(|e| &*e.body.reason == "FailedCreate"));
-    sim.set_faults(Faults::default());
-    let healed = run_until(&mut sim, MINUTE, |s| live_running(s) == 4);
-    assert!(healed.is_some(), "converges once the fault is gone");
 }

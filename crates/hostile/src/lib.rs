@@ -271,7 +271,13 @@ fn check_scenario(text: &str) {
     };
     let until = scenario.until.unwrap_or(5 * MINUTE).min(2 * MINUTE);
     let max_events = 30_000;
-    match scenario.run(RunOptions { seed: None, until: Some(until), read_file: None, max_events: Some(max_events) }) {
+    match scenario.run(RunOptions {
+        seed: None,
+        until: Some(until),
+        read_file: None,
+        max_events: Some(max_events),
+        timing: None,
+    }) {
         Err(e) => bounded("Scenario::run", &e.message),
         Ok(outcome) => {
             assert!(

@@ -24,7 +24,7 @@ pub fn run_scenario(text: &str, files: &BTreeMap<String, String>) -> String {
         Err(e) => return format!("error: {e}\n"),
     };
     let read = |name: &str| files.get(name).cloned().ok_or_else(|| format!("the path \"{name}\" does not exist"));
-    let opts = RunOptions { seed: None, until: None, read_file: Some(&read), max_events: None };
+    let opts = RunOptions { seed: None, until: None, read_file: Some(&read), max_events: None, timing: None };
     match scenario.run(opts) {
         Ok(outcome) => match serde_json::to_string_pretty(&outcome.summary) {
             Ok(mut json) => {

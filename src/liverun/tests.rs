@@ -1,0 +1,616 @@
+//! The page's live run, tested natively: commands, frames, lessons, and reads that never change a run.
+
+use std::cell::Cell;
+
+use super::*;
+use kubeloop_engine::api::PodPhase;
+use kubeloop_engine::controller::TriggerMode;
+use kubeloop_engine::sim::DEFAULT_POLL_PERIOD;
+
+fn watch_drop(percent: u32) -> Cmd {
+    Cmd::fault(FaultAction { drop_watch_events: Some(f64::from(percent) / 100.0), ..FaultAction::default() })
+}
+
+fn resync(secs: u64) -> Cmd {
+    Cmd::mode(ModeAction { resync_period: Some(secs * 1000), ..ModeAction::default() })
+}
+
+fn polling() -> Cmd {
+    Cmd::mode(ModeAction {
+        observe: Some(ObserveMode::Polling { period: DEFAULT_POLL_PERIOD }),
+        ..ModeAction::default()
+    })
+}
+use crate::console::CONSOLE_SCROLLBACK;
+use crate::snapshot::{Chunk, ClusterView, ConsoleView, Detail};
+use crate::stream::RowSource;
+
+/// A wall clock that moves 1 µs per reading, so budgets are never hit in tests.
+fn clock() -> Box<dyn Fn() -> f64> {
+    let t = Rc::new(Cell::new(0.0));
+    Box::new(move || {
+        t.set(t.get() + 0.001);
+        t.get()
+    })
+}
+
+fn run_secs(e: &mut LiveRun, secs: u32) {
+    for _ in 0..secs * 10 {
+        e.frame(100.0);
+    }
+}
+
+fn dom(s: &Snapshot) -> (Rc<Vec<Rc<crate::snapshot::NodeView>>>, Rc<Vec<crate::snapshot::PodView>>) {
+    match &s.cluster {
+        ClusterView::Dom { nodes, unscheduled } => (nodes.clone(), unscheduled.clone()),
+        ClusterView::Compact(_) => panic!("small clusters are drawn with elements"),
+    }
+}
+
+#[test]
+fn seeds_parse_or_explain() {
+    assert_eq!(parse_seed(None), Ok(None));
+    assert_eq!(parse_seed(Some("42")), Ok(Some(42)));
+    let err = parse_seed(Some("abc")).unwrap_err();
+    assert!(err.contains("\"abc\" is not a seed") && err.contains("default seed 1"), "{err}");
+    assert!(parse_seed(Some("-3")).is_err());
+    assert!(parse_seed(Some("")).is_err());
+}
+
+#[test]
+fn the_page_opens_on_three_running_web_pods() {
+    let mut e = LiveRun::boot(7, None, clock());
+    assert!(e.apply.ok, "{}", e.apply.text);
+    assert_eq!(e.apply.text.trim(), "deployment.apps/web created");
+    run_secs(&mut e, 10);
+    let s = e.snapshot();
+    assert!(s.time.now >= 9_900, "{}", s.time.now);
+    assert_eq!(s.summary.running, 3);
+    assert_eq!(s.summary.nodes_ready, 3);
+    let (nodes, unscheduled) = dom(&s);
+    assert_eq!(nodes.len(), 3);
+    assert!(unscheduled.is_empty());
+    assert_eq!(nodes.iter().map(|n| n.pods.len()).sum::<usize>(), 3);
+    assert!(nodes.iter().all(|n| n.alive && n.ready.attr() == "true"));
+    let names: Vec<&str> = s.controllers.iter().map(|c| c.name).collect();
+    assert_eq!(
+        names,
+        ["deployment", "replicaset", "nodelifecycle", "tainteviction", "garbagecollector", "namespace", "scheduler"],
+        "one row per controller, the leader's (two controller manager replicas)"
+    );
+    assert!(s.controllers[0].host.contains("cp-1"), "{}", s.controllers[0].host);
+    assert!(s.informers.iter().any(|i| i.owner.contains("cp-2") && i.state == "standby"), "{:?}", s.informers);
+    let standby_rows = s.informers.iter().filter(|i| i.owner.contains("cp-2")).count();
+    assert_eq!(standby_rows, 1, "the standby replica is one compact row");
+    assert!(s.controllers.iter().all(|c| !c.history.is_empty()));
+    assert!(s.informers.iter().any(|i| i.name == "kubelet pods (3 nodes)"));
+    let mut keys: Vec<String> = s.informers.iter().map(|i| format!("{}/{}", i.owner, i.name)).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), s.informers.len(), "informer rows have unique keys");
+    assert_eq!(s.drift, e.sim.drift());
+    let reasons: Vec<&str> = s.events.rows.iter().map(|r| &*r.reason).collect();
+    for r in ["ScalingReplicaSet", "SuccessfulCreate", "Scheduled", "Started", "Reconciled"] {
+        assert!(reasons.contains(&r), "{r} missing from {reasons:?}");
+    }
+    assert!(s.events.rows.windows(2).all(|w| w[0].at >= w[1].at), "newest first");
+    assert!(s.events.rows.iter().any(|r| r.source == RowSource::Reconcile("scheduler")));
+}
+
+#[test]
+fn unchanged_nodes_are_the_same_rc() {
+    let mut e = LiveRun::boot(3, None, clock());
+    run_secs(&mut e, 10);
+    let a = dom(&e.snapshot()).0;
+    let b = dom(&e.snapshot()).0;
+    for (x, y) in a.iter().zip(b.iter()) {
+        assert!(Rc::ptr_eq(x, y));
+    }
+    e.exec(Cmd::kill_node("node-1"));
+    let c = dom(&e.snapshot()).0;
+    assert!(!Rc::ptr_eq(&a[0], &c[0]) && !c[0].alive);
+    assert!(Rc::ptr_eq(&a[1], &c[1]));
+}
+
+#[test]
+fn deleting_a_pod_shows_terminating_then_a_replacement() {
+    let mut e = LiveRun::boot(5, None, clock());
+    run_secs(&mut e, 10);
+    let (nodes, _) = dom(&e.snapshot());
+    let victim = nodes.iter().flat_map(|n| n.pods.iter()).next().cloned().expect("a pod");
+    e.exec(Cmd::Select(Selection::Pod(victim.key.clone())));
+    e.exec(Cmd::delete_pod(&victim.key));
+    let s = e.snapshot();
+    let Some(Detail::Pod(d)) = s.detail.as_deref() else { panic!("pod detail") };
+    assert!(d.terminating && d.exists);
+    assert_eq!(d.owners.len(), 2, "{:?}", d.owners);
+    assert_eq!(&*d.owners[1].0, "Deployment");
+    assert!(d.events.iter().any(|ev| &*ev.reason == "Scheduled"));
+    run_secs(&mut e, 40);
+    let s = e.snapshot();
+    assert_eq!(s.summary.running, 3);
+    assert!(dom(&s).0.iter().flat_map(|n| n.pods.iter()).all(|p| p.key != victim.key));
+    let Some(Detail::Pod(d)) = s.detail.as_deref() else { panic!("pod detail") };
+    assert!(!d.exists);
+}
+
+#[test]
+fn every_example_applies_and_errors_name_their_line() {
+    for ex in crate::examples::EXAMPLES {
+        let mut e = LiveRun::boot(1, None, clock());
+        run_secs(&mut e, 5);
+        e.exec(Cmd::apply(ex.yaml.to_string()));
+        if ex.id == "typo" {
+            assert!(!e.apply.ok);
+            let line = ex.yaml.lines().position(|l| l.contains("contianers:")).map(|i| i + 1);
+            assert!(e.apply.text.contains(&format!("line {}", line.unwrap_or(0))), "{}", e.apply.text);
+            assert_eq!(e.apply.error_line, line);
+            continue;
+        }
+        assert!(e.apply.ok, "{}: {}", ex.id, e.apply.text);
+        run_secs(&mut e, 30);
+        let s = e.snapshot();
+        match ex.id {
+            "too-big" => {
+                assert_eq!(dom(&s).1.len(), 2, "two unschedulable pods");
+                assert!(s.events.rows.iter().any(|r| &*r.reason == "FailedScheduling"));
+            }
+            "node-selector" => {
+                let (nodes, _) = dom(&s);
+                let n2 = nodes.iter().find(|n| &*n.name == "node-2").expect("node-2");
+                assert!(n2.labels.contains(&"disktype=ssd".to_string()), "{:?}", n2.labels);
+                assert!(n2.pods.iter().any(|p| &*p.key.name == "cache"));
+            }
+            "taints" => {
+                let (nodes, unscheduled) = dom(&s);
+                let gpu = nodes.iter().find(|n| &*n.name == "gpu-1").expect("gpu-1");
+                assert_eq!(gpu.taints, vec!["dedicated=gpu:NoSchedule".to_string()]);
+                assert!(gpu.pods.iter().all(|p| &*p.app == "tolerant") && gpu.pods.len() == 2);
+                assert_eq!(unscheduled.iter().filter(|p| &*p.app == "plain").count(), 2);
+            }
+            "scale" => assert_eq!(s.summary.running, 10),
+            _ => assert_eq!(s.summary.running, 3),
+        }
+    }
+}
+
+#[test]
+fn knobs_and_node_actions() {
+    let mut e = LiveRun::boot(2, None, clock());
+    run_secs(&mut e, 5);
+    e.exec(resync(30));
+    e.exec(watch_drop(100));
+    e.exec(Cmd::add_node());
+    e.exec(Cmd::cordon("node-2", true));
+    let s = e.snapshot();
+    assert_eq!(s.resync_ms, 30_000);
+    assert_eq!(s.drop_pct, 100);
+    let cp = e.sim.control_plane_informers();
+    assert!(!cp.is_empty());
+    for (id, inf) in e.sim.informers.iter().enumerate() {
+        let want = if cp.contains(&id) { 1.0 } else { 0.0 };
+        assert_eq!(inf.drop_fraction, want, "the drop fault is the control plane's (informer {id})");
+    }
+    let (nodes, _) = dom(&s);
+    assert_eq!(nodes.len(), 4);
+    assert!(nodes[1].unschedulable);
+    e.exec(Cmd::kill_node("nope"));
+    assert!(e.snapshot().notice.is_some_and(|n| n.contains("not found")));
+}
+
+#[test]
+fn step_advances_while_paused() {
+    let mut e = LiveRun::boot(4, None, clock());
+    e.exec(Cmd::SetPlaying(false));
+    e.frame(100.0);
+    let t0 = e.sim.now();
+    e.exec(Cmd::Step);
+    assert!(e.sim.now() >= t0 + 100);
+    let t1 = e.sim.now();
+    e.frame(100.0);
+    assert_eq!(e.sim.now(), t1, "paused");
+    e.exec(Cmd::SetSpeed(Speed::X(100)));
+    e.exec(Cmd::SetPlaying(true));
+    e.frame(100.0);
+    assert!(e.sim.now() >= t1 + 10_000);
+}
+
+fn console_text(e: &mut LiveRun) -> String {
+    e.snapshot().console.last.map(|l| l.text()).unwrap_or_default()
+}
+
+#[test]
+fn console_runs_lines_keeps_scrollback_and_clears() {
+    let mut e = LiveRun::boot(1, None, clock());
+    e.exec(Cmd::Kubectl { line: "kubectl gte pods".into(), stdin: None });
+    let s = e.snapshot();
+    let last = s.console.last.clone().expect("an entry");
+    assert_eq!(last.line, "kubectl gte pods");
+    assert_eq!(last.code, Some(1));
+    assert!(matches!(&last.chunks[..], [Chunk::Stderr(t)] if t.contains("Did you mean this?\n\tget")), "{last:?}");
+    e.exec(Cmd::Kubectl { line: "help".into(), stdin: None });
+    assert!(console_text(&mut e).contains("Commands:"));
+    let s = e.snapshot();
+    assert_eq!(s.console.earlier.len(), 1);
+    assert_eq!(s.console.earlier[0].line, "kubectl gte pods");
+    e.exec(Cmd::KubectlClear);
+    let s = e.snapshot();
+    assert!(s.console.last.is_none() && s.console.earlier.is_empty());
+    for i in 0..CONSOLE_SCROLLBACK + 5 {
+        e.exec(Cmd::Kubectl { line: format!("logs x{i}"), stdin: None });
+    }
+    assert_eq!(e.snapshot().console.earlier.len(), CONSOLE_SCROLLBACK);
+    assert!(console_text(&mut e).contains("not simulated"));
+    e.exec(Cmd::Kubectl { line: "  clear ".into(), stdin: None });
+    assert_eq!(e.snapshot().console, ConsoleView::default());
+}
+
+#[test]
+fn apply_minus_f_reads_examples_by_name() {
+    assert_eq!(example_file("web").as_deref(), Ok(crate::examples::WEB));
+    assert_eq!(example_file("web.yaml").as_deref(), Ok(crate::examples::WEB));
+    assert_eq!(example_file("./examples/web.yaml").as_deref(), Ok(crate::examples::WEB));
+    assert!(example_file("too-big.yml").is_ok());
+    assert!(example_file("web: 3-replica Deployment").is_ok(), "the title in the menu");
+    assert_eq!(example_file("x.yaml"), Err("the path \"x.yaml\" does not exist".into()));
+}
+
+/// Prints one line per poll, done after `n` polls.
+struct Ticker {
+    left: u32,
+    stopped: Rc<Cell<bool>>,
+}
+
+impl kubectl::Follow for Ticker {
+    fn poll(&mut self, _: &mut Sim) -> kubectl::FollowPoll {
+        self.left = self.left.saturating_sub(1);
+        kubectl::FollowPoll { stdout: format!("tick {}\n", self.left), done: self.left == 0, ..Default::default() }
+    }
+    fn stop(&mut self, _: &mut Sim) {
+        self.stopped.set(true);
+    }
+}
+
+fn start_ticker(e: &mut LiveRun, left: u32) -> Rc<Cell<bool>> {
+    e.exec(Cmd::Kubectl { line: "get pods -w".into(), stdin: None });
+    let stopped = Rc::new(Cell::new(false));
+    e.console.follow = Some(Box::new(Ticker { left, stopped: stopped.clone() }));
+    Rc::make_mut(e.console.last.as_mut().expect("entry")).code = None;
+    stopped
+}
+
+#[test]
+fn follows_print_as_frames_pass_until_done_interrupted_or_replaced() {
+    let mut e = LiveRun::boot(1, None, clock());
+    start_ticker(&mut e, 3);
+    for _ in 0..5 {
+        e.frame(16.0);
+    }
+    let last = e.snapshot().console.last.expect("entry");
+    assert!(last.text().ends_with("tick 2\ntick 1\ntick 0\n"), "{}", last.text());
+    assert_eq!(last.code, Some(0));
+    assert!(!e.console.running());
+
+    let stopped = start_ticker(&mut e, 100);
+    e.frame(16.0);
+    assert!(e.console.running());
+    e.exec(Cmd::KubectlClear);
+    assert!(e.console.running(), "Ctrl+L keeps the command running");
+    e.exec(Cmd::KubectlInterrupt);
+    assert!(stopped.get() && !e.console.running());
+    let last = e.snapshot().console.last.expect("entry");
+    assert!(last.text().ends_with("^C\n"), "{}", last.text());
+    assert!(!last.text().contains("tick 99"), "cleared before");
+    assert_eq!(last.code, Some(130));
+
+    let stopped = start_ticker(&mut e, 100);
+    e.exec(Cmd::Kubectl { line: "help".into(), stdin: None });
+    assert!(stopped.get(), "the next command stops the running one");
+    let s = e.snapshot();
+    assert!(s.console.earlier.last().is_some_and(|p| p.text().ends_with("^C\n")));
+}
+
+#[test]
+fn large_clusters_switch_to_the_compact_view() {
+    let mut e = LiveRun::boot(9, None, clock());
+    for _ in 0..200 {
+        e.exec(Cmd::add_node());
+    }
+    let s = e.snapshot();
+    let ClusterView::Compact(c) = &s.cluster else { panic!("compact") };
+    assert_eq!(c.nodes.len(), 203);
+    assert_eq!(s.summary.nodes, 203);
+}
+
+/// The cost of the page's work at Kubernetes' envelope (5,000 nodes, 150,000 pods). Run by hand:
+/// `cargo test --release -p kubeloop-web -- --ignored --nocapture scale`
+#[test]
+#[ignore]
+fn scale_snapshot_cost() {
+    use std::time::Instant;
+    let nodes: usize = std::env::var("KL_NODES").ok().and_then(|v| v.parse().ok()).unwrap_or(5_000);
+    let pods: usize = std::env::var("KL_PODS").ok().and_then(|v| v.parse().ok()).unwrap_or(150_000) - 3;
+    let mut e = LiveRun::boot(1, None, clock());
+    let t = Instant::now();
+    for _ in 3..nodes {
+        e.exec(Cmd::add_node());
+    }
+    let per = 10_000;
+    let mut text = String::new();
+    for i in 0..pods.div_ceil(per) {
+        let replicas = (pods - i * per).min(per);
+        text.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: app-{i}\n  template:\n    metadata:\n      labels:\n        app: app-{i}\n    spec:\n      containers:\n      - name: app\n        image: app:{i}\n        resources:\n          requests:\n            cpu: 10m\n            memory: 16Mi\n"
+        ));
+    }
+    e.exec(Cmd::apply(text));
+    assert!(e.apply.ok, "{}", e.apply.text);
+    eprintln!("build: {:?}", t.elapsed());
+    let t = Instant::now();
+    let mut secs = 0;
+    let mut worst = (std::time::Duration::ZERO, 0);
+    let mut snap_worst = std::time::Duration::ZERO;
+    while e.sim.pod_counts().0 < pods + 3 && secs < 900 {
+        let until = e.sim.now() + 10 * SECOND;
+        let mut n = 0;
+        while e.sim.next_event_at().is_some_and(|at| at <= until) {
+            let s = Instant::now();
+            e.sim.step();
+            n += 1;
+            if s.elapsed() > worst.0 {
+                worst = (s.elapsed(), e.sim.now());
+            }
+            if n % 2000 == 0 {
+                let s = Instant::now();
+                let _ = e.snapshot();
+                snap_worst = snap_worst.max(s.elapsed());
+            }
+        }
+        e.sim.run_until(until);
+        secs += 10;
+        eprintln!(
+            "  t={secs}s running {} after {:?}; worst step {:?} at {}, worst snapshot {:?}",
+            e.sim.pod_counts().0,
+            t.elapsed(),
+            worst.0,
+            worst.1,
+            snap_worst
+        );
+    }
+    eprintln!("converge: {secs} simulated s in {:?}; running {}", t.elapsed(), e.sim.pod_counts().0);
+    for _ in 0..3 {
+        let t = Instant::now();
+        let s = e.snapshot();
+        eprintln!("snapshot: {:?} (drift {}, events {})", t.elapsed(), s.drift, s.events.rows.len());
+    }
+    let t = Instant::now();
+    let c = build_cluster(&e.sim, &mut e.cache);
+    eprintln!("  cluster: {:?} compact={}", t.elapsed(), matches!(c, crate::snapshot::ClusterView::Compact(_)));
+    let t = Instant::now();
+    let _ = build_informers(&e.sim, None);
+    eprintln!("  informers+drift: {:?}", t.elapsed());
+    let t = Instant::now();
+    let _ = build_summary(&e.sim);
+    eprintln!("  summary: {:?}", t.elapsed());
+    let t = Instant::now();
+    e.stream.ingest(&e.sim);
+    eprintln!("  stream: {:?}", t.elapsed());
+    let t = Instant::now();
+    for _ in 0..10 {
+        e.frame(16.0);
+    }
+    eprintln!("10 frames at 1x: {:?}", t.elapsed());
+}
+
+fn live_web(e: &LiveRun) -> usize {
+    e.sim
+        .store
+        .objects(Kind::Pod)
+        .filter_map(|o| o.as_pod())
+        .filter(|p| p.metadata.label("app") == Some("web"))
+        .filter(|p| !p.metadata.is_terminating() && p.status.phase == PodPhase::Running)
+        .count()
+}
+
+#[test]
+fn loop_knobs_reach_the_simulation_and_the_view() {
+    let mut e = LiveRun::boot(2, None, clock());
+    run_secs(&mut e, 5);
+    e.exec(Cmd::mode(ModeAction { trigger: Some((None, TriggerMode::Edge)), ..ModeAction::default() }));
+    e.exec(Cmd::mode(ModeAction { relist_period: Some(0), ..ModeAction::default() }));
+    e.exec(Cmd::fault(FaultAction { conflicts: Some(0.3), ..FaultAction::default() }));
+    e.exec(Cmd::fault(FaultAction { api_latency: Some(25), ..FaultAction::default() }));
+    e.exec(Cmd::fault(FaultAction { reject_pod_creates: Some(true), ..FaultAction::default() }));
+    let s = e.snapshot();
+    assert!(s.loop_cfg.edge && s.loop_cfg.edge_capable == ["replicaset"], "{:?}", s.loop_cfg);
+    assert_eq!(s.loop_cfg.relist_ms, 0);
+    assert_eq!((s.loop_cfg.conflict_pct, s.loop_cfg.latency_ms, s.loop_cfg.reject_creates), (30, 25, true));
+    e.exec(polling());
+    assert_eq!(e.snapshot().loop_cfg.polling, Some(DEFAULT_POLL_PERIOD));
+    e.exec(Cmd::fault(FaultAction { disconnect_watches: true, ..FaultAction::default() }));
+    e.exec(Cmd::fault(FaultAction { force_relist: true, ..FaultAction::default() }));
+    run_secs(&mut e, 5);
+}
+
+#[test]
+fn api_reads_per_minute_are_measured_per_observe_mode() {
+    let mut e = LiveRun::boot(3, None, clock());
+    e.exec(Cmd::SetSpeed(Speed::X(100)));
+    run_secs(&mut e, 1);
+    let informer = e.snapshot().loop_cfg.reads.informer.expect("informer rate after 100 s");
+    e.exec(polling());
+    run_secs(&mut e, 1);
+    let r = e.snapshot().loop_cfg.reads;
+    assert!(r.polling_now);
+    let polling = r.polling.expect("polling rate");
+    assert_eq!(r.informer, Some(informer), "the other mode keeps its last figure");
+    assert!(polling.per_min > informer.per_min, "{polling:?} vs {informer:?}");
+}
+
+#[test]
+fn control_plane_processes_crash_and_restart() {
+    use kubeloop_engine::sim::{CONTROLLER_MANAGER, CONTROLLER_MANAGER_2};
+    let mut e = LiveRun::boot(1, None, clock());
+    run_secs(&mut e, 20);
+    let s = e.snapshot();
+    let names: Vec<(&str, &str)> = s.control_plane.processes.iter().map(|p| (&*p.name, p.state.as_str())).collect();
+    assert_eq!(names, [("cp-1", "leader"), ("cp-2", "standby"), ("kube-scheduler", "leader")]);
+    assert_eq!(s.control_plane.lease.as_ref().map(|l| &*l.holder), Some("cp-1"));
+    e.exec(Cmd::fault(FaultAction { crash: Some(CONTROLLER_MANAGER), ..FaultAction::default() }));
+    e.exec(Cmd::fault(FaultAction { crash: Some(CONTROLLER_MANAGER_2), ..FaultAction::default() }));
+    let s = e.snapshot();
+    assert!(s.control_plane.processes[..2].iter().all(|p| p.state.as_str() == "crashed"));
+    let names: Vec<&str> = s.controllers.iter().map(|c| c.name).collect();
+    assert_eq!(names.len(), 7, "still one row per controller: {names:?}");
+    e.exec(Cmd::fault(FaultAction { restart: Some(CONTROLLER_MANAGER_2), ..FaultAction::default() }));
+    run_secs(&mut e, 40);
+    assert_eq!(e.sim.controller_manager_leader(), Some(CONTROLLER_MANAGER_2));
+    assert_eq!(e.snapshot().control_plane.processes[1].state.as_str(), "leader");
+}
+
+#[test]
+fn the_timing_profile_rebuilds_with_the_same_seed_and_says_so() {
+    let mut e = LiveRun::boot(4, None, clock());
+    run_secs(&mut e, 10);
+    e.exec(Cmd::SetTiming(TimingProfile::FastDemo));
+    let s = e.snapshot();
+    assert_eq!(s.timing, TimingProfile::FastDemo);
+    assert!(s.time.now < 1_000, "a fresh simulation");
+    assert!(s.notice.as_deref().is_some_and(|n| n.contains("seed 4") && n.contains("fast demo")), "{:?}", s.notice);
+    assert_eq!(e.sim.config.node_lifecycle.grace_period, 20 * SECOND);
+    assert_eq!(s.editor.seq, 1);
+}
+
+/// Runs a lesson at 100x until `secs` simulated seconds after its start.
+fn play_lesson(e: &mut LiveRun, id: &'static str, profile: Option<TimingProfile>, secs: u64) {
+    e.exec(Cmd::StartLesson(id, profile));
+    e.exec(Cmd::SetSpeed(Speed::X(100)));
+    while e.sim.now() < secs * SECOND {
+        e.frame(100.0);
+    }
+}
+
+#[test]
+fn every_lesson_runs_its_script() {
+    for l in &crate::lessons::LESSONS {
+        if l.id == "polling-vs-informers" {
+            continue; // below, once (1,000 pods)
+        }
+        let mut e = LiveRun::boot(1, None, clock());
+        let sc = l.parse().expect("lesson");
+        let end = sc.actions.last().map_or(0, |a| a.at) / SECOND + 60;
+        play_lesson(&mut e, l.id, None, end);
+        let s = e.snapshot();
+        let v = s.lesson.as_deref().expect("lesson view");
+        assert!(v.steps.iter().all(|(_, _, r)| r.is_some()), "{}: {:?}", l.id, v.steps);
+        assert!(!v.figures.is_empty(), "{}", l.id);
+        assert_eq!(Some(s.editor.text.as_ref()), sc.manifests.as_deref());
+        let results: Vec<&str> = v.steps.iter().filter_map(|(_, _, r)| r.as_deref()).collect();
+        match l.id {
+            "idempotency" => assert!(results.iter().all(|r| r.contains("unchanged")), "{results:?}"),
+            "hand-edits" => {
+                assert!(results[0].contains("scaled"), "{results:?}");
+                let rs =
+                    e.sim.store.objects(Kind::ReplicaSet).next().and_then(|o| o.as_replicaset().map(|r| r.replicas()));
+                assert_eq!(rs, Some(3), "put back by the Deployment controller");
+            }
+            "edge-vs-level" => {
+                assert!(results[2].contains("deleted"), "{results:?}");
+                assert_eq!(live_web(&e), 3, "healed after level + a 410 relist");
+            }
+            "control-plane-down" => assert_eq!(live_web(&e), 3),
+            "backoff" => {
+                let f = v.figures.iter().find(|(k, _)| k.contains("retried")).expect("delays");
+                assert!(f.1.starts_with("5 ms, 10 ms, 20 ms"), "{f:?}");
+            }
+            "conflicts" => {
+                assert!(s.loop_cfg.conflicts > 0);
+                assert_eq!(live_web(&e), 6);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn edge_vs_level_stays_short_in_edge_mode_with_no_drift() {
+    // Before the 410 nothing re-observes (upstream's informers have no periodic relist): the caches drift.
+    let mut e = LiveRun::boot(1, None, clock());
+    play_lesson(&mut e, "edge-vs-level", None, 2 * 60 + 50);
+    assert_eq!(live_web(&e), 0, "the deletions were never heard");
+    assert!(e.sim.drift() > 0, "the caches still hold the deleted pods");
+    assert_eq!(e.snapshot().loop_cfg.relist_ms, 0, "no periodic relist: upstream's default");
+    let mut e = LiveRun::boot(1, None, clock());
+    play_lesson(&mut e, "edge-vs-level", None, 6 * 60 + 30);
+    assert_eq!(live_web(&e), 0, "the deletions were never heard");
+    assert_eq!(e.sim.drift(), 0, "the 410 relist repaired the caches");
+    assert!(e.snapshot().loop_cfg.edge);
+}
+
+#[test]
+fn self_healing_with_the_fast_demo_replaces_a_dead_nodes_pods() {
+    let mut e = LiveRun::boot(1, None, clock());
+    play_lesson(&mut e, "self-healing", Some(TimingProfile::FastDemo), 180);
+    assert_eq!(e.profile, TimingProfile::FastDemo);
+    let s = e.snapshot();
+    let v = s.lesson.as_deref().expect("lesson");
+    let dead = v.figures.iter().find(|(k, _)| k.contains("kubelet down")).expect("a dead node figure");
+    assert!(dead.1.contains("Ready=Unknown") && dead.1.contains("unreachable"), "{dead:?}");
+    assert_eq!(live_web(&e), 3);
+    let reasons: Vec<&str> = s.events.rows.iter().map(|r| &*r.reason).collect();
+    assert!(reasons.contains(&"NodeNotReady") && reasons.contains(&"TaintManagerEviction"), "{reasons:?}");
+}
+
+#[test]
+#[ignore = "1,000 pods: slow in debug builds; cargo test --release -- --ignored polling"]
+fn polling_lesson_shows_both_figures() {
+    let mut e = LiveRun::boot(1, None, clock());
+    play_lesson(&mut e, "polling-vs-informers", None, 7 * 60 + 20);
+    let r = e.snapshot().loop_cfg.reads;
+    let (i, p) = (r.informer.expect("informer"), r.polling.expect("polling"));
+    eprintln!("informer {i:?} polling {p:?}");
+    assert!(p.per_min > 50 * i.per_min);
+}
+
+/// What the page reads (snapshots every frame, detail panels, Tab completion, read-only kubectl lines) never
+/// changes the run: the same seed and the same writes give the same history hash as a page nobody looks at.
+#[test]
+fn what_the_page_reads_never_changes_the_run() {
+    let run = |look: bool| {
+        let mut e = LiveRun::boot(21, None, clock());
+        for second in 0..90u32 {
+            if second == 20 {
+                e.exec(Cmd::Kubectl { line: "scale deploy web --replicas=6".into(), stdin: None });
+            }
+            if second == 40 {
+                e.exec(watch_drop(30));
+            }
+            if second == 60 {
+                e.exec(watch_drop(0));
+            }
+            for _ in 0..10 {
+                e.frame(100.0);
+                if look {
+                    let s = e.snapshot();
+                    if let Some(p) = dom(&s).0.iter().flat_map(|n| n.pods.iter()).next() {
+                        e.exec(Cmd::Select(Selection::Pod(p.key.clone())));
+                    }
+                    let _ = e.snapshot();
+                }
+            }
+            if look && second % 7 == 0 {
+                let _ = e.complete_line("kubectl get pods w");
+                let _ = e.complete_line("kubectl describe no");
+                for line in ["get pods -o wide", "describe deploy web", "events", "top nodes", "get all -A -o yaml"] {
+                    e.exec(Cmd::Kubectl { line: line.into(), stdin: None });
+                }
+                e.exec(Cmd::Kubectl { line: "get pods -w".into(), stdin: None });
+            }
+            if look && second % 7 == 3 {
+                e.exec(Cmd::KubectlInterrupt);
+            }
+        }
+        e.sim.history_hash()
+    };
+    assert_eq!(run(false), run(true));
+}
