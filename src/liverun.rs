@@ -514,9 +514,9 @@ impl LiveRun {
     /// drift; its end must be measured, not remembered).
     fn informer_shape(&self) -> u64 {
         let active =
-            self.sim.hosts.iter().enumerate().fold(0u64, |acc, (i, h)| acc | ((h.active() as u64) << (i % 16)));
-        let watching = self.sim.informers.iter().filter(|i| i.watcher().is_some()).count() as u64;
-        (self.sim.informers.len() as u64 & 0xffff) | (active << 16) | (watching << 32)
+            self.sim.hosts().iter().enumerate().fold(0u64, |acc, (i, h)| acc | ((h.active() as u64) << (i % 16)));
+        let watching = self.sim.informers().iter().filter(|i| i.watcher().is_some()).count() as u64;
+        (self.sim.informers().len() as u64 & 0xffff) | (active << 16) | (watching << 32)
     }
 
     /// Informer rows changed shape (a node came or went, another replica leads, a list started or ended): measure

@@ -420,12 +420,12 @@ pub struct LoopView {
 
 pub fn build_loop(sim: &Sim, reads: ReadsView) -> LoopView {
     let mut edge_capable: Vec<&'static str> = Vec::new();
-    for c in sim.hosts.iter().flat_map(|h| h.controllers.iter()) {
+    for c in sim.hosts().iter().flat_map(|h| h.controllers.iter()) {
         if c.reconciler.supports_edge() && !edge_capable.contains(&c.name()) {
             edge_capable.push(c.name());
         }
     }
-    let f = &sim.store.faults;
+    let f = &sim.store().faults;
     LoopView {
         edge: sim.trigger_modes().iter().any(|(_, m)| *m == TriggerMode::Edge),
         edge_capable,
@@ -437,7 +437,7 @@ pub fn build_loop(sim: &Sim, reads: ReadsView) -> LoopView {
         conflict_pct: (f.conflict_fraction * 100.0).round().clamp(0.0, 100.0) as u32,
         latency_ms: f.api_latency,
         reject_creates: f.reject_pod_creates,
-        conflicts: sim.store.clients().iter().map(|c| c.counters.conflicts).sum(),
+        conflicts: sim.store().clients().iter().map(|c| c.counters.conflicts).sum(),
         reads,
     }
 }
@@ -519,7 +519,7 @@ pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
         })
         .collect();
     let lease = sim
-        .store
+        .store()
         .peek(Kind::Lease, &ObjKey::new("kube-system", "kube-controller-manager"))
         .and_then(|o| o.as_lease())
         .map(|l| LeaseView {
@@ -577,13 +577,13 @@ pub fn build_lesson(sim: &Sim, run: &crate::liverun::LessonRun, reads: ReadsView
 }
 
 fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mut Vec<(String, String)>) {
-    let big = sim.store.count_of(Kind::Pod) > DOM_MAX_PODS;
+    let big = sim.store().count_of(Kind::Pod) > DOM_MAX_PODS;
     match f {
         Figure::Deployments => {
-            for d in sim.store.objects(Kind::Deployment).filter_map(|o| o.as_deployment()) {
+            for d in sim.store().objects(Kind::Deployment).filter_map(|o| o.as_deployment()) {
                 let (mut running, mut terminating) = (0, 0);
                 if !big {
-                    for p in sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+                    for p in sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod()) {
                         if p.metadata.namespace != d.metadata.namespace || !d.spec.selector.matches(&p.metadata.labels)
                         {
                             continue;
@@ -603,10 +603,10 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
             }
         }
         Figure::ReplicaSetSpec => {
-            for d in sim.store.objects(Kind::Deployment).filter_map(|o| o.as_deployment()) {
+            for d in sim.store().objects(Kind::Deployment).filter_map(|o| o.as_deployment()) {
                 out.push((format!("deployment/{} spec.replicas", d.metadata.name), d.replicas().to_string()));
             }
-            for r in sim.store.objects(Kind::ReplicaSet).filter_map(|o| o.as_replicaset()) {
+            for r in sim.store().objects(Kind::ReplicaSet).filter_map(|o| o.as_replicaset()) {
                 out.push((
                     format!("replicaset/{} spec.replicas", r.metadata.name),
                     format!("{} (status: {} pods)", r.replicas(), r.status.replicas),
@@ -615,7 +615,7 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
         }
         Figure::ResourceVersions => {
             for k in [Kind::Deployment, Kind::ReplicaSet, Kind::Pod] {
-                for o in sim.store.objects(k) {
+                for o in sim.store().objects(k) {
                     let m = o.meta();
                     out.push((
                         format!("{}/{} resourceVersion", k.name().to_lowercase(), m.name),
@@ -623,17 +623,17 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
                     ));
                 }
             }
-            out.push(("the store's resourceVersion (every write)".into(), sim.store.resource_version().to_string()));
+            out.push(("the store's resourceVersion (every write)".into(), sim.store().resource_version().to_string()));
         }
         Figure::Drift => {
             let mode =
                 sim.trigger_modes().iter().find(|(n, _)| *n == "replicaset").map_or("level", |(_, m)| m.as_str());
             out.push(("replicaset controller trigger mode".into(), mode.to_string()));
             out.push(("drift (cached objects ≠ store)".into(), sim.drift().to_string()));
-            let relists: u64 = sim.control_plane_informers().iter().map(|&i| sim.informers[i].stats.relists).sum();
+            let relists: u64 = sim.control_plane_informers().iter().map(|&i| sim.informers()[i].stats().relists).sum();
             out.push(("control-plane informer relists".into(), relists.to_string()));
             let timeouts: u64 =
-                sim.control_plane_informers().iter().map(|&i| sim.informers[i].stats.watch_timeouts).sum();
+                sim.control_plane_informers().iter().map(|&i| sim.informers()[i].stats().watch_timeouts).sum();
             out.push(("watches ended at their timeout (re-WATCH, no LIST)".into(), timeouts.to_string()));
             let period = match sim.relist_period() {
                 0 => "off (upstream: LIST only after an error)".to_string(),
@@ -658,7 +658,7 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
         }
         Figure::Conflicts => {
             let mut total = 0;
-            for c in sim.store.clients() {
+            for c in sim.store().clients() {
                 if c.counters.conflicts > 0 {
                     total += c.counters.conflicts;
                     out.push((format!("409 Conflict answered to {}", c.name), c.counters.conflicts.to_string()));
@@ -676,7 +676,7 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
             let leader = sim.controller_manager_leader().map(|h| crate::liverun::process_name(sim, h));
             out.push(("controller manager leading".into(), leader.unwrap_or_else(|| "none".into())));
             if let Some(l) = sim
-                .store
+                .store()
                 .peek(Kind::Lease, &ObjKey::new("kube-system", "kube-controller-manager"))
                 .and_then(|o| o.as_lease())
             {
@@ -696,7 +696,7 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
         }
         Figure::RetryDelays => {
             let delays: Vec<String> = sim
-                .log
+                .log()
                 .records
                 .iter()
                 .filter(|r| r.controller == "replicaset" && r.start >= start)
@@ -715,8 +715,8 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
             out.push(("replicaset: failed reconciles, retried after".into(), shown));
         }
         Figure::DeadNodes => {
-            for k in sim.kubelets.iter().filter(|k| !k.alive) {
-                let node = sim.store.peek(Kind::Node, &ObjKey::cluster(&k.name)).and_then(|o| o.as_node());
+            for k in sim.kubelets().iter().filter(|k| !k.alive) {
+                let node = sim.store().peek(Kind::Node, &ObjKey::cluster(&k.name)).and_then(|o| o.as_node());
                 let ready = node.map_or("?", |n| n.ready_status());
                 let taints: Vec<String> =
                     node.map(|n| n.spec.taints.iter().map(fmt_taint).collect()).unwrap_or_default();
@@ -841,10 +841,10 @@ fn counts_on_node(p: &Pod) -> bool {
 
 impl NodeCache {
     fn card(&mut self, sim: &Sim, name: &Str, alive: bool) -> Rc<NodeView> {
-        let node_obj = sim.store.peek(Kind::Node, &ObjKey::cluster(name));
+        let node_obj = sim.store().peek(Kind::Node, &ObjKey::cluster(name));
         let mut fp = fnv1a(0xcbf2_9ce4_8422_2325, &[alive as u8]);
         fp = fnv1a(fp, &node_obj.map_or(0, |o| o.meta().resource_version).to_le_bytes());
-        for p in sim.store.pods_on_node(name) {
+        for p in sim.store().pods_on_node(name) {
             fp = fnv1a(fp, &p.meta().resource_version.to_le_bytes());
         }
         if let Some((old, card)) = self.cards.get(name) {
@@ -868,7 +868,7 @@ impl NodeCache {
         };
         let mut pods = Vec::new();
         let (mut cpu, mut mem) = (0i64, 0i64);
-        for p in sim.store.pods_on_node(name).filter_map(|o| o.as_pod()) {
+        for p in sim.store().pods_on_node(name).filter_map(|o| o.as_pod()) {
             if counts_on_node(p) {
                 // Saturated: a huge request must not wrap the node's total.
                 cpu = cpu.saturating_add(p.request("cpu"));
@@ -898,9 +898,9 @@ impl NodeCache {
 /// Every node name with whether its kubelet runs: kubelets in the order they were added, then Node objects that
 /// have no simulated kubelet.
 fn node_names(sim: &Sim) -> Vec<(Str, bool)> {
-    let mut out: Vec<(Str, bool)> = sim.kubelets.iter().map(|k| (k.name.clone(), k.alive)).collect();
-    if sim.store.count_of(Kind::Node) > out.len() {
-        for o in sim.store.objects(Kind::Node) {
+    let mut out: Vec<(Str, bool)> = sim.kubelets().iter().map(|k| (k.name.clone(), k.alive)).collect();
+    if sim.store().count_of(Kind::Node) > out.len() {
+        for o in sim.store().objects(Kind::Node) {
             if sim.kubelet(&o.meta().name).is_none() {
                 out.push((o.meta().name.clone(), false));
             }
@@ -911,7 +911,7 @@ fn node_names(sim: &Sim) -> Vec<(Str, bool)> {
 
 pub fn build_cluster(sim: &Sim, cache: &mut NodeCache) -> ClusterView {
     let names = node_names(sim);
-    let pods = sim.store.count_of(Kind::Pod);
+    let pods = sim.store().count_of(Kind::Pod);
     if names.len() > DOM_MAX_NODES || pods > DOM_MAX_PODS {
         cache.cards.clear();
         return ClusterView::Compact(Rc::new(build_compact(sim, &names)));
@@ -921,7 +921,7 @@ pub fn build_cluster(sim: &Sim, cache: &mut NodeCache) -> ClusterView {
     }
     let nodes: Vec<Rc<NodeView>> = names.iter().map(|(n, alive)| cache.card(sim, n, *alive)).collect();
     let unscheduled: Vec<PodView> = sim
-        .store
+        .store()
         .objects(Kind::Pod)
         .filter_map(|o| o.as_pod())
         .filter(|p| p.spec.node_name.is_empty())
@@ -938,7 +938,7 @@ fn build_compact(sim: &Sim, names: &[(Str, bool)]) -> CompactCluster {
         .enumerate()
         .map(|(i, (name, alive))| {
             index.insert(name, i);
-            let node = sim.store.peek(Kind::Node, &ObjKey::cluster(name)).and_then(|o| o.as_node());
+            let node = sim.store().peek(Kind::Node, &ObjKey::cluster(name)).and_then(|o| o.as_node());
             let capacity = node
                 .and_then(|n| n.status.allocatable.get("pods"))
                 .map(|q| q.value())
@@ -958,7 +958,7 @@ fn build_compact(sim: &Sim, names: &[(Str, bool)]) -> CompactCluster {
         })
         .collect();
     let mut unscheduled = 0;
-    for p in sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+    for p in sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod()) {
         let Some(&i) = index.get(&*p.spec.node_name) else {
             unscheduled += 1;
             continue;
@@ -983,15 +983,15 @@ pub fn build_summary(sim: &Sim) -> Summary {
         running,
         pending,
         terminating,
-        pods: sim.store.count_of(Kind::Pod),
+        pods: sim.store().count_of(Kind::Pod),
         nodes_ready: sim.nodes_ready(),
-        nodes: sim.store.count_of(Kind::Node).max(sim.kubelets.len()),
+        nodes: sim.store().count_of(Kind::Node).max(sim.kubelets().len()),
     }
 }
 
 /// The host of a process as the page names it: controller manager replicas with their identity.
 fn host_label(sim: &Sim, h: usize) -> Str {
-    sim.hosts[h].name.clone()
+    sim.hosts()[h].name.clone()
 }
 
 /// One row per controller name (replicas of a component show the active one, the leader; with none active, the
@@ -999,10 +999,10 @@ fn host_label(sim: &Sim, h: usize) -> Str {
 pub fn build_controllers(sim: &Sim, history: &[VecDeque<u32>]) -> Vec<ControllerView> {
     let now = sim.now();
     let mut picked: Vec<(usize, usize)> = Vec::new();
-    for (h, host) in sim.hosts.iter().enumerate() {
+    for (h, host) in sim.hosts().iter().enumerate() {
         for (i, c) in host.controllers.iter().enumerate() {
-            match picked.iter_mut().find(|(ph, pi)| sim.hosts[*ph].controllers[*pi].name() == c.name()) {
-                Some(slot) if host.active() && !sim.hosts[slot.0].active() => *slot = (h, i),
+            match picked.iter_mut().find(|(ph, pi)| sim.hosts()[*ph].controllers[*pi].name() == c.name()) {
+                Some(slot) if host.active() && !sim.hosts()[slot.0].active() => *slot = (h, i),
                 Some(_) => {}
                 None => picked.push((h, i)),
             }
@@ -1012,7 +1012,7 @@ pub fn build_controllers(sim: &Sim, history: &[VecDeque<u32>]) -> Vec<Controller
         .into_iter()
         .enumerate()
         .map(|(i, (h, ci))| {
-            let host = &sim.hosts[h];
+            let host = &sim.hosts()[h];
             let c = &host.controllers[ci];
             let m = c.queue.metrics(now);
             let mut label = host_label(sim, h);
@@ -1053,9 +1053,9 @@ pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<I
     let reuse = |i: usize| prev_drift.and_then(|p| p.get(i)).map(|r| r.drift).unwrap_or(0);
     let fresh = prev_drift.is_none();
     let mut rows = Vec::new();
-    let mut owned = vec![false; sim.informers.len()];
+    let mut owned = vec![false; sim.informers().len()];
     let mut total = 0;
-    for (hi, h) in sim.hosts.iter().enumerate() {
+    for (hi, h) in sim.hosts().iter().enumerate() {
         if h.elector.is_some() && !h.active() {
             // A standby (or crashed) replica: its informers are stopped; one compact row.
             let mut row = InformerView {
@@ -1071,17 +1071,17 @@ pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<I
                 resyncs: 0,
             };
             for id in h.informers.iter().flatten() {
-                let Some(inf) = sim.informers.get(*id) else { continue };
+                let Some(inf) = sim.informers().get(*id) else { continue };
                 owned[*id] = true;
                 if fresh {
-                    row.drift += inf.drift(&sim.store);
+                    row.drift += inf.drift(sim.store());
                 }
                 row.cache += inf.cache.len();
-                row.last_rv = row.last_rv.max(inf.last_rv);
-                row.received += inf.stats.events_received;
-                row.dropped += inf.stats.events_dropped;
-                row.relists += inf.stats.relists;
-                row.resyncs += inf.stats.resyncs;
+                row.last_rv = row.last_rv.max(inf.last_rv());
+                row.received += inf.stats().events_received;
+                row.dropped += inf.stats().events_dropped;
+                row.relists += inf.stats().relists;
+                row.resyncs += inf.stats().resyncs;
             }
             if !fresh {
                 row.drift = reuse(rows.len());
@@ -1091,21 +1091,21 @@ pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<I
             continue;
         }
         for id in h.informers.iter().flatten() {
-            let Some(inf) = sim.informers.get(*id) else { continue };
+            let Some(inf) = sim.informers().get(*id) else { continue };
             owned[*id] = true;
-            let drift = if fresh { inf.drift(&sim.store) } else { reuse(rows.len()) };
+            let drift = if fresh { inf.drift(sim.store()) } else { reuse(rows.len()) };
             total += drift;
             rows.push(InformerView {
                 name: inf.kind.plural().to_string(),
                 owner: host_label(sim, hi).to_string(),
-                state: state_name(inf.state),
+                state: state_name(inf.state()),
                 cache: inf.cache.len(),
-                last_rv: inf.last_rv,
-                received: inf.stats.events_received,
-                dropped: inf.stats.events_dropped,
+                last_rv: inf.last_rv(),
+                received: inf.stats().events_received,
+                dropped: inf.stats().events_dropped,
                 drift,
-                relists: inf.stats.relists,
-                resyncs: inf.stats.resyncs,
+                relists: inf.stats().relists,
+                resyncs: inf.stats().resyncs,
             });
         }
     }
@@ -1122,23 +1122,23 @@ pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<I
         resyncs: 0,
     };
     let (mut n, mut watching) = (0, 0);
-    for (id, inf) in sim.informers.iter().enumerate() {
+    for (id, inf) in sim.informers().iter().enumerate() {
         if owned[id] {
             continue;
         }
         n += 1;
-        if matches!(inf.state, ReflectorState::Watching(_)) {
+        if matches!(inf.state(), ReflectorState::Watching(_)) {
             watching += 1;
         }
-        let drift = if fresh { inf.drift(&sim.store) } else { 0 };
+        let drift = if fresh { inf.drift(sim.store()) } else { 0 };
         total += drift;
         agg.cache += inf.cache.len();
-        agg.last_rv = agg.last_rv.max(inf.last_rv);
-        agg.received += inf.stats.events_received;
-        agg.dropped += inf.stats.events_dropped;
+        agg.last_rv = agg.last_rv.max(inf.last_rv());
+        agg.received += inf.stats().events_received;
+        agg.dropped += inf.stats().events_dropped;
         agg.drift += drift;
-        agg.relists += inf.stats.relists;
-        agg.resyncs += inf.stats.resyncs;
+        agg.relists += inf.stats().relists;
+        agg.resyncs += inf.stats().resyncs;
     }
     if !fresh {
         agg.drift = reuse(rows.len());
@@ -1162,7 +1162,7 @@ pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<I
 fn event_lines(sim: &Sim, kind: &str, key: &ObjKey) -> Vec<EventLine> {
     let ns: &str = if key.namespace.is_empty() { "default" } else { &key.namespace };
     let mut v: Vec<EventLine> = sim
-        .store
+        .store()
         .objects(Kind::Event)
         .filter_map(|o| o.as_event())
         .filter(|e| {
@@ -1184,7 +1184,7 @@ fn event_lines(sim: &Sim, kind: &str, key: &ObjKey) -> Vec<EventLine> {
 }
 
 fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
-    let Some(p) = sim.store.peek(Kind::Pod, key).and_then(|o| o.as_pod()) else {
+    let Some(p) = sim.store().peek(Kind::Pod, key).and_then(|o| o.as_pod()) else {
         return PodDetail {
             key: key.clone(),
             exists: false,
@@ -1214,7 +1214,7 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
             _ => None,
         };
         let owner_key = ObjKey { namespace: p.metadata.namespace.clone(), name: r.name.clone() };
-        let found = kind.and_then(|k| sim.store.peek(k, &owner_key));
+        let found = kind.and_then(|k| sim.store().peek(k, &owner_key));
         owners.push((r.kind.clone(), r.name.clone(), found.is_some()));
         next = found.and_then(|o| controller_of(o.meta()).cloned());
     }
@@ -1271,7 +1271,7 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
 
 fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {
     let key = ObjKey::cluster(name);
-    let obj = sim.store.peek(Kind::Node, &key);
+    let obj = sim.store().peek(Kind::Node, &key);
     let node = obj.and_then(|o| o.as_node());
     let kubelet = sim.kubelet(name);
     let capacity = match node {
@@ -1282,7 +1282,7 @@ fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {
         None => String::new(),
     };
     let lease_renewed = sim
-        .store
+        .store()
         .peek(Kind::Lease, &ObjKey::new("kube-node-lease", name))
         .and_then(|o| o.as_lease())
         .and_then(|l| l.spec.renew_time)
@@ -1303,7 +1303,7 @@ fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {
         taints: node.map(|n| n.spec.taints.iter().map(fmt_taint).collect()).unwrap_or_default(),
         capacity,
         lease_renewed,
-        pods: sim.store.pods_on_node(name).count(),
+        pods: sim.store().pods_on_node(name).count(),
         events: event_lines(sim, "Node", &key),
     }
 }

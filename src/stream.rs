@@ -129,10 +129,10 @@ impl Stream {
     pub fn ingest(&mut self, sim: &Sim) -> bool {
         let mut changed = false;
         // Reconciles: records numbered by `seq`, the newest at the back.
-        let total = sim.log.total;
+        let total = sim.log().total;
         if total > self.rec_cursor {
             let mut fresh: Vec<Rc<EventRow>> = sim
-                .log
+                .log()
                 .records
                 .iter()
                 .rev()
@@ -150,7 +150,7 @@ impl Stream {
             changed = true;
         }
         // Kubernetes Event writes, numbered from 0.
-        let (first, log) = sim.store.event_log();
+        let (first, log) = sim.store().event_log();
         let end = first + log.len() as u64;
         if end > self.ev_cursor {
             let from = self.ev_cursor.max(first).max(end.saturating_sub(KEEP as u64));

@@ -187,9 +187,9 @@ fn knobs_and_node_actions() {
     assert_eq!(s.drop_pct, 100);
     let cp = e.sim.control_plane_informers();
     assert!(!cp.is_empty());
-    for (id, inf) in e.sim.informers.iter().enumerate() {
+    for (id, inf) in e.sim.informers().iter().enumerate() {
         let want = if cp.contains(&id) { 1.0 } else { 0.0 };
-        assert_eq!(inf.drop_fraction, want, "the drop fault is the control plane's (informer {id})");
+        assert_eq!(inf.drop_fraction(), want, "the drop fault is the control plane's (informer {id})");
     }
     let (nodes, _) = dom(&s);
     assert_eq!(nodes.len(), 4);
@@ -404,7 +404,7 @@ fn scale_snapshot_cost() {
 
 fn live_web(e: &LiveRun) -> usize {
     e.sim
-        .store
+        .store()
         .objects(Kind::Pod)
         .filter_map(|o| o.as_pod())
         .filter(|p| p.metadata.label("app") == Some("web"))
@@ -477,7 +477,7 @@ fn the_timing_profile_rebuilds_with_the_same_seed_and_says_so() {
     assert_eq!(s.timing, TimingProfile::FastDemo);
     assert!(s.time.now < 1_000, "a fresh simulation");
     assert!(s.notice.as_deref().is_some_and(|n| n.contains("seed 4") && n.contains("fast demo")), "{:?}", s.notice);
-    assert_eq!(e.sim.config.node_lifecycle.grace_period, 20 * SECOND);
+    assert_eq!(e.sim.config().node_lifecycle.grace_period, 20 * SECOND);
     assert_eq!(s.editor.seq, 1);
 }
 
@@ -510,8 +510,12 @@ fn every_lesson_runs_its_script() {
             "idempotency" => assert!(results.iter().all(|r| r.contains("unchanged")), "{results:?}"),
             "hand-edits" => {
                 assert!(results[0].contains("scaled"), "{results:?}");
-                let rs =
-                    e.sim.store.objects(Kind::ReplicaSet).next().and_then(|o| o.as_replicaset().map(|r| r.replicas()));
+                let rs = e
+                    .sim
+                    .store()
+                    .objects(Kind::ReplicaSet)
+                    .next()
+                    .and_then(|o| o.as_replicaset().map(|r| r.replicas()));
                 assert_eq!(rs, Some(3), "put back by the Deployment controller");
             }
             "edge-vs-level" => {

@@ -278,7 +278,7 @@ fn bench(args: &[String]) -> Result<(), Fail> {
     let converged_at = shape.converge(&mut sim, CAP);
     let wall_s = wall.elapsed().as_secs_f64();
     let events = sim.events_processed();
-    let api = sim.store.total_counters();
+    let api = sim.store().total_counters();
     let mut text = String::new();
     let _ = writeln!(text, "nodes:              {nodes}");
     let _ = writeln!(text, "pods:               {pods} in {} Deployment(s)", shape.deployments());

@@ -9,9 +9,11 @@ use std::rc::Rc;
 use crate::api::{Kind, ObjKey, Str};
 use crate::client::Api;
 use crate::informer::{Cache, Informer, InformerEvent, InformerId};
-use crate::leaderelection::LeaderElector;
+use crate::leaderelection::{LeaderElector, Transition};
+use crate::recorder::EventKind;
 use crate::recorder::Recorder;
-use crate::store::ClientId;
+use crate::rng::Rng;
+use crate::store::{ClientId, Store};
 use crate::time::Millis;
 use crate::workqueue::{default_controller_rate_limiter, RateLimiter, RateLimitingQueue};
 
@@ -81,7 +83,7 @@ impl<'a> Caches<'a> {
     }
 
     pub fn synced(&self) -> bool {
-        self.ids.iter().flatten().all(|id| self.informers[*id].has_synced)
+        self.ids.iter().flatten().all(|id| self.informers[*id].has_synced())
     }
 }
 
@@ -264,6 +266,180 @@ impl Host {
 
     pub fn caches<'a>(&'a self, informers: &'a [Informer]) -> Caches<'a> {
         Caches { informers, ids: &self.informers }
+    }
+
+    /// Hands an informer's notifications of `kind` to the handlers of the controllers that watch it (level: every
+    /// notification; edge: only the watch's, each for its own delta) and queues the keys they ask for. Returns the
+    /// delayed keys' wake-ups: `(when, controller index)`.
+    pub fn deliver(
+        &mut self,
+        informers: &[Informer],
+        kind: Kind,
+        evs: &[InformerEvent],
+        origin: Origin,
+        now: Millis,
+    ) -> Vec<(Millis, usize)> {
+        let caches = Caches { informers, ids: &self.informers };
+        let mut wakes = Vec::new();
+        let mut out = Vec::new();
+        for (ci, c) in self.controllers.iter_mut().enumerate() {
+            if !c.reconciler.watches().contains(&kind) {
+                continue;
+            }
+            if c.effective_trigger() == TriggerMode::Edge {
+                if origin == Origin::Watch {
+                    for ev in evs {
+                        c.reconciler.handle_edge(ev, caches, now, &mut out);
+                    }
+                }
+            } else {
+                for ev in evs {
+                    c.reconciler.handle(ev, caches, now, &mut out);
+                }
+            }
+            for (key, delay) in out.drain(..) {
+                if delay == 0 {
+                    c.queue.add(key, now);
+                } else if let Some(at) = c.queue.add_after(key, delay, now) {
+                    wakes.push((at, ci));
+                }
+            }
+        }
+        wakes
+    }
+
+    /// Gives queued keys to idle workers, when the process is active and its caches have synced
+    /// (WaitForCacheSync). A reconcile reads the cache and writes the store now; the worker stays busy (and the key
+    /// in processing) for the simulated time it took: `cost` plus its API round trips. Returns when each started
+    /// worker is done: `(when, controller index, worker index)`.
+    pub fn pump(
+        &mut self,
+        informers: &[Informer],
+        store: &mut Store,
+        rng: &mut Rng,
+        cost: Millis,
+        now: Millis,
+    ) -> Vec<(Millis, usize, usize)> {
+        let mut done_at = Vec::new();
+        if !self.active() {
+            return done_at;
+        }
+        let Host { controllers, informers: ids, client, .. } = self;
+        let caches = Caches { informers, ids };
+        if !caches.synced() {
+            return done_at;
+        }
+        for (ci, c) in controllers.iter_mut().enumerate() {
+            while let Some(w) = c.workers.iter().position(Option::is_none) {
+                let Some(key) = c.queue.get(now) else { break };
+                let recorder = &mut c.recorder;
+                let mut cx = Ctx { now, caches, api: Api::new(store, *client, now, rng), recorder };
+                let result = c.reconciler.reconcile(&key, &mut cx);
+                let (calls, elapsed) = (cx.api.calls, cx.api.elapsed);
+                let until = now + cost + elapsed;
+                c.stats.api_calls += calls as u64;
+                c.workers[w] = Some(Busy { key, started: now, until, result, api_calls: calls });
+                done_at.push((until, ci, w));
+            }
+        }
+        done_at
+    }
+}
+
+impl Host {
+    /// One leader-election attempt ([`LeaderElector::tick`]) through the host's client; winning is recorded as a
+    /// `LeaderElection` event on the Lease. `None` when the host does not elect.
+    pub fn leader_tick(&mut self, store: &mut Store, rng: &mut Rng, now: Millis) -> Option<Transition> {
+        let elector = self.elector.as_mut()?;
+        let mut api = Api::new(store, self.client, now, rng);
+        let t = elector.tick(&mut api, now);
+        if t == Transition::StartedLeading {
+            if let Some(lease) = api.store.peek(Kind::Lease, &elector.lock).cloned() {
+                let msg = format!("{} became leader", elector.identity);
+                self.recorder.event(&mut api, &lease, EventKind::Normal, "LeaderElection", &msg);
+            }
+        }
+        Some(t)
+    }
+
+    /// When the next election attempt is due: `wait.JitterUntil(retryPeriod, 1.2)` for a candidate, every retry
+    /// period for the leader's renewal. `None` when the host does not elect.
+    pub fn next_leader_tick(&self, rng: &mut Rng) -> Option<Millis> {
+        let e = self.elector.as_ref()?;
+        let period = e.config.retry_period;
+        Some(if e.leading { period } else { period + rng.range(0, period * 6 / 5) })
+    }
+
+    /// The process dies: queues, in-memory state and the election's state are lost (a held Lease stays until it
+    /// expires). Returns its informers, for their watches to be closed.
+    pub fn crash(&mut self) -> Vec<InformerId> {
+        self.running = false;
+        self.epoch += 1;
+        for c in &mut self.controllers {
+            c.crash();
+        }
+        self.recorder.reset();
+        if let Some(e) = self.elector.as_mut() {
+            e.reset();
+        }
+        self.informers.iter().flatten().copied().collect()
+    }
+
+    /// The process starts again (a new life: timers of the last one are ignored). `false` if it was running.
+    pub fn restart(&mut self) -> bool {
+        if self.running {
+            return false;
+        }
+        self.running = true;
+        self.epoch += 1;
+        true
+    }
+}
+
+impl Controller {
+    /// Worker `w` is done with its key: the queue is told (Done), and by the reconcile's result the key is
+    /// forgotten, requeued after a delay, retried with the rate limiter's backoff, or dropped after the
+    /// controller's last retry. The reconcile is recorded in `log`. Returns the key's wake-up, if it was requeued.
+    pub fn finish_work(&mut self, w: usize, now: Millis, rng: &mut Rng, log: &mut ReconcileLog) -> Option<Millis> {
+        let busy = self.workers.get_mut(w)?.take()?;
+        self.queue.done(&busy.key, now);
+        self.stats.reconciles += 1;
+        let mut wake = None;
+        let outcome = match busy.result {
+            Ok(ReconcileAction::Done) => {
+                self.queue.forget(&busy.key);
+                RecordOutcome::Ok
+            }
+            Ok(ReconcileAction::RequeueAfter(d)) => {
+                self.queue.forget(&busy.key);
+                self.stats.requeues += 1;
+                wake = self.queue.add_after(busy.key.clone(), d, now);
+                RecordOutcome::Requeue { after: d }
+            }
+            Err(message) => {
+                self.stats.errors += 1;
+                let retries = self.queue.num_requeues(&busy.key);
+                if self.reconciler.max_retries().is_some_and(|max| retries >= max) {
+                    self.queue.forget(&busy.key);
+                    self.stats.dropped += 1;
+                    RecordOutcome::Dropped { message }
+                } else {
+                    let (retry_in, w) = self.queue.add_rate_limited_with_delay(busy.key.clone(), now, rng);
+                    wake = w;
+                    RecordOutcome::Error { message, retry_in }
+                }
+            }
+        };
+        log.push(ReconcileRecord {
+            seq: 0,
+            controller: self.name(),
+            key: busy.key.to_string(),
+            start: busy.started,
+            duration: busy.until - busy.started,
+            api_calls: busy.api_calls,
+            outcome,
+        });
+        wake
     }
 }
 

@@ -78,7 +78,11 @@ impl Footprint {
             history_beyond_window: store.history_beyond_window(),
             history_capacity: store.history_capacity(),
             open_watches: store.open_watchers(),
-            watching_informers: sim.informers.iter().filter(|i| matches!(i.state, ReflectorState::Watching(_))).count(),
+            watching_informers: sim
+                .informers
+                .iter()
+                .filter(|i| matches!(i.state(), ReflectorState::Watching(_)))
+                .count(),
             buffered_events: store.buffered_watch_events(),
             cached_objects: sim.informers.iter().map(|i| i.cache.len()).sum(),
             timers: sim.pending_timers(),

@@ -239,33 +239,83 @@ pub struct Informer {
     pub client: ClientId,
     pub owner: usize,
     pub cache: Cache,
-    pub state: ReflectorState,
+    state: ReflectorState,
     /// The resourceVersion of the last event (or list) observed.
-    pub last_rv: u64,
-    pub has_synced: bool,
+    last_rv: u64,
+    has_synced: bool,
     /// Periodic resync (0 = off).
-    pub resync_period: Millis,
+    resync_period: Millis,
     /// Bumped when the resync timer is re-armed (a period change), so older timers are ignored.
-    pub resync_token: u64,
+    resync_token: u64,
     /// Fault: the fraction of watch events this informer silently loses.
-    pub drop_fraction: f64,
+    drop_fraction: f64,
     /// Bumped whenever the informer is stopped or restarted, so stale timers are ignored.
-    pub epoch: u64,
+    epoch: u64,
     /// Current relist backoff (800 ms doubling to 30 s).
-    pub backoff: Millis,
+    backoff: Millis,
     /// Bumped when the periodic relist is re-armed, so older timers are ignored.
-    pub relist_token: u64,
+    relist_token: u64,
     /// Polling mode: LIST every this often instead of watching.
-    pub polling: Option<Millis>,
+    polling: Option<Millis>,
     /// When the open watch was opened (for the server's bookmarks, once a minute).
-    pub watch_opened_at: Millis,
-    pub stats: InformerStats,
+    watch_opened_at: Millis,
+    stats: InformerStats,
 }
 
 pub const RELIST_BACKOFF_INITIAL: Millis = 800;
 pub const RELIST_BACKOFF_MAX: Millis = 30 * SECOND;
 
 impl Informer {
+    // ---- its state, read (only the informer writes it) ----
+
+    pub fn state(&self) -> ReflectorState {
+        self.state
+    }
+
+    pub fn last_rv(&self) -> u64 {
+        self.last_rv
+    }
+
+    pub fn has_synced(&self) -> bool {
+        self.has_synced
+    }
+
+    pub fn resync_period(&self) -> Millis {
+        self.resync_period
+    }
+
+    pub fn resync_token(&self) -> u64 {
+        self.resync_token
+    }
+
+    pub fn drop_fraction(&self) -> f64 {
+        self.drop_fraction
+    }
+
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    pub fn backoff(&self) -> Millis {
+        self.backoff
+    }
+
+    pub fn relist_token(&self) -> u64 {
+        self.relist_token
+    }
+
+    pub fn polling(&self) -> Option<Millis> {
+        self.polling
+    }
+
+    pub fn watch_opened_at(&self) -> Millis {
+        self.watch_opened_at
+    }
+
+    pub fn stats(&self) -> &InformerStats {
+        &self.stats
+    }
+
     pub fn new(kind: Kind, filter: WatchFilter, client: ClientId, owner: usize, label_index: bool) -> Self {
         Informer {
             id: 0,
@@ -450,6 +500,58 @@ impl Informer {
     pub fn begin_list(&mut self, store: &mut Store) {
         self.close_watch(store);
         self.state = ReflectorState::Listing;
+    }
+
+    /// Starts (over): a new life whose timers are the only ones that count, waiting for its first LIST. Returns
+    /// the new epoch.
+    pub fn start(&mut self, store: &mut Store) -> u64 {
+        self.epoch += 1;
+        self.begin_list(store);
+        self.epoch
+    }
+
+    /// The server answered 410 Gone: the watch ends and the informer waits to LIST again.
+    pub fn gone(&mut self, store: &mut Store) {
+        self.begin_list(store);
+        self.stats.gone += 1;
+    }
+
+    /// The server ended the watch at the timeout the reflector asked for.
+    pub fn watch_timed_out(&mut self) {
+        self.stats.watch_timeouts += 1;
+    }
+
+    /// A watch was opened now (the server's bookmarks count from here).
+    pub fn watch_opened(&mut self, now: Millis) {
+        self.watch_opened_at = now;
+    }
+
+    /// Re-arms the resync timer: `(period, epoch, token)` of the new timer (none when the period is 0); earlier
+    /// timers become stale.
+    pub fn rearm_resync(&mut self) -> Option<(Millis, u64, u64)> {
+        self.resync_token += 1;
+        (self.resync_period > 0).then_some((self.resync_period, self.epoch, self.resync_token))
+    }
+
+    /// Re-arms the periodic relist at `period` (0: none): `(epoch, token)` of the new timer.
+    pub fn rearm_relist(&mut self, period: Millis) -> Option<(u64, u64)> {
+        self.relist_token += 1;
+        (period > 0).then_some((self.epoch, self.relist_token))
+    }
+
+    /// Sets the resync period (0: off); the caller re-arms it.
+    pub fn set_resync_period(&mut self, period: Millis) {
+        self.resync_period = period;
+    }
+
+    /// Polling mode: LIST every `period` instead of watching (`None`: watch).
+    pub fn set_polling(&mut self, period: Option<Millis>) {
+        self.polling = period.map(|p| p.max(1));
+    }
+
+    /// Fault: the fraction (0..=1; anything else is 0) of watch events this informer loses.
+    pub fn set_drop_fraction(&mut self, fraction: f64) {
+        self.drop_fraction = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
     }
 
     /// Stops the informer and forgets its cache (the process died).

@@ -53,7 +53,7 @@ fn apply(sim: &mut Sim, yaml: &str) -> kubectl::ApplyReport {
 }
 
 fn pods(sim: &Sim) -> Vec<Pod> {
-    sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
+    sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
 }
 
 fn running(sim: &Sim) -> Vec<Pod> {
@@ -69,14 +69,14 @@ fn per_node(pods: &[Pod]) -> BTreeMap<String, usize> {
 }
 
 fn deployment(sim: &Sim) -> kubeloop_engine::api::Deployment {
-    sim.store
+    sim.store()
         .peek(Kind::Deployment, &ObjKey::new("default", "web"))
         .and_then(|o| o.as_deployment().cloned())
         .expect("deployment exists")
 }
 
 fn events(sim: &Sim, reason: &str) -> Vec<String> {
-    sim.store
+    sim.store()
         .objects(Kind::Event)
         .filter_map(|o| o.as_event())
         .filter(|e| &*e.body.reason == reason)
@@ -99,7 +99,7 @@ fn a_three_replica_deployment_runs_spread_over_three_nodes() {
     let run = running(&sim);
     assert_eq!(run.len(), 3);
     assert_eq!(per_node(&run).values().copied().collect::<Vec<_>>(), vec![1, 1, 1]);
-    let rs: Vec<_> = sim.store.objects(Kind::ReplicaSet).filter_map(|o| o.as_replicaset().cloned()).collect();
+    let rs: Vec<_> = sim.store().objects(Kind::ReplicaSet).filter_map(|o| o.as_replicaset().cloned()).collect();
     assert_eq!(rs.len(), 1);
     let hash = rs[0].metadata.label("pod-template-hash").expect("hash label").to_string();
     assert_eq!(&*rs[0].metadata.name, format!("web-{hash}"));
@@ -230,21 +230,21 @@ fn applying_the_same_yaml_twice_changes_no_resource_version() {
     sim.run_for(30 * SECOND);
     let before: Vec<(String, u64)> = [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
         .iter()
-        .flat_map(|k| sim.store.objects(*k))
+        .flat_map(|k| sim.store().objects(*k))
         .map(|o| (o.key().to_string(), o.meta().resource_version))
         .collect();
-    let writes = sim.store.counters(sim.user).writes();
+    let writes = sim.store().counters(sim.user()).writes();
     let report = apply(&mut sim, &yaml);
     assert_eq!(report.results[0].action, ApplyAction::Unchanged);
     assert_eq!(report.to_string().trim(), "deployment.apps/web unchanged");
     sim.run_for(10 * SECOND);
     let after: Vec<(String, u64)> = [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
         .iter()
-        .flat_map(|k| sim.store.objects(*k))
+        .flat_map(|k| sim.store().objects(*k))
         .map(|o| (o.key().to_string(), o.meta().resource_version))
         .collect();
     assert_eq!(before, after);
-    assert_eq!(sim.store.counters(sim.user).writes(), writes);
+    assert_eq!(sim.store().counters(sim.user()).writes(), writes);
 }
 
 /// Hand edits are reverted and apply is a three-way merge: a field removed from the manifest goes back to its
@@ -277,7 +277,7 @@ fn a_template_change_rolls_out_a_new_replica_set() {
     assert_eq!(run.len(), 4);
     assert!(run.iter().all(|p| &*p.spec.containers[0].image == "nginx:1.28"));
     let mut sets: Vec<(String, i32)> = sim
-        .store
+        .store()
         .objects(Kind::ReplicaSet)
         .filter_map(|o| o.as_replicaset())
         .map(|r| {
@@ -298,7 +298,7 @@ fn a_template_change_rolls_out_a_new_replica_set() {
 fn broken_yaml_is_refused_whole_with_its_line() {
     let mut sim = cluster(10, 1);
     sim.run_for(SECOND);
-    let rv = sim.store.resource_version();
+    let rv = sim.store().resource_version();
     let text = format!(
         "{}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers: oops\n",
         web(3, "nginx", "100m")
@@ -306,8 +306,8 @@ fn broken_yaml_is_refused_whole_with_its_line() {
     let e = kubectl::apply(&mut sim, &text).expect_err("broken");
     assert_eq!(e.line, 28, "{e}");
     assert!(e.to_string().contains("line 28"));
-    assert_eq!(sim.store.resource_version(), rv);
-    assert!(sim.store.objects(Kind::Deployment).next().is_none());
+    assert_eq!(sim.store().resource_version(), rv);
+    assert!(sim.store().objects(Kind::Deployment).next().is_none());
 }
 
 /// A manifest declaring more pods than Kubernetes' scalability envelope is refused.
@@ -326,29 +326,28 @@ fn two_racing_writers_one_conflict_then_both_changes_land() {
     let mut sim = cluster(12, 1);
     apply(&mut sim, &web(1, "nginx", "100m"));
     sim.run_for(10 * SECOND);
-    let a = sim.store.register_client("writer-a");
-    let b = sim.store.register_client("writer-b");
+    let a = sim.register_client("writer-a");
+    let b = sim.register_client("writer-b");
     let key = ObjKey::new("default", "web");
-    let now = sim.now();
-    let read_a = sim.store.get(a, Kind::Deployment, &key).expect("get");
-    let read_b = sim.store.get(b, Kind::Deployment, &key).expect("get");
+    let read_a = sim.as_client(a, |api| api.get(Kind::Deployment, &key)).expect("get");
+    let read_b = sim.as_client(b, |api| api.get(Kind::Deployment, &key)).expect("get");
     let mut edit_a = (*read_a).clone();
     edit_a.meta_mut().labels.insert(s("team"), s("a"));
-    sim.store.update(a, edit_a, Subresource::Main, now).expect("first writer wins");
+    sim.as_client(a, |api| api.update(edit_a)).expect("first writer wins");
     let mut edit_b = (*read_b).clone();
     edit_b.meta_mut().annotations.insert(s("owner"), s("b"));
-    let err = sim.store.update(b, edit_b, Subresource::Main, now).expect_err("stale");
+    let err = sim.as_client(b, |api| api.update(edit_b)).expect_err("stale");
     assert_eq!(err.code(), 409);
     assert_eq!(err.to_string(), "Operation cannot be fulfilled on deployments.apps \"web\": the object has been modified; please apply your changes to the latest version and try again");
-    let fresh = sim.store.get(b, Kind::Deployment, &key).expect("re-read");
+    let fresh = sim.as_client(b, |api| api.get(Kind::Deployment, &key)).expect("re-read");
     let mut retry = (*fresh).clone();
     retry.meta_mut().annotations.insert(s("owner"), s("b"));
-    sim.store.update(b, retry, Subresource::Main, now).expect("retry lands");
+    sim.as_client(b, |api| api.update(retry)).expect("retry lands");
     let d = deployment(&sim);
     assert_eq!(d.metadata.label("team"), Some("a"));
     assert_eq!(d.metadata.annotation("owner"), Some("b"));
-    assert_eq!(sim.store.counters(b).conflicts, 1);
-    assert_eq!(sim.store.counters(a).conflicts, 0);
+    assert_eq!(sim.store().counters(b).conflicts, 1);
+    assert_eq!(sim.store().counters(a).conflicts, 0);
 }
 
 /// `kubectl delete pod`: the pod terminates (Killing, then gone) and the ReplicaSet creates a replacement.
@@ -359,10 +358,10 @@ fn a_deleted_pod_is_replaced() {
     sim.run_for(30 * SECOND);
     let victim = running(&sim)[0].metadata.name.clone();
     sim.delete(Kind::Pod, &ObjKey::new("default", &victim), &DeleteOptions::default()).expect("delete");
-    let p = sim.store.peek(Kind::Pod, &ObjKey::new("default", &victim)).expect("still there, terminating");
+    let p = sim.store().peek(Kind::Pod, &ObjKey::new("default", &victim)).expect("still there, terminating");
     assert!(p.meta().is_terminating());
     sim.run_for(30 * SECOND);
-    assert!(sim.store.peek(Kind::Pod, &ObjKey::new("default", &victim)).is_none());
+    assert!(sim.store().peek(Kind::Pod, &ObjKey::new("default", &victim)).is_none());
     assert_eq!(running(&sim).len(), 3);
     assert!(!events(&sim, "Killing").is_empty());
 }
@@ -375,7 +374,7 @@ fn kubelet_leases_are_renewed_and_stop_when_killed() {
     apply(&mut sim, &web(2, "nginx", "100m"));
     sim.run_for(60 * SECOND);
     let lease = |sim: &Sim, n: &str| -> Millis {
-        let l = sim.store.peek(Kind::Lease, &ObjKey::new("kube-node-lease", n)).expect("lease");
+        let l = sim.store().peek(Kind::Lease, &ObjKey::new("kube-node-lease", n)).expect("lease");
         let l = l.as_lease().expect("lease");
         assert_eq!(l.spec.lease_duration_seconds, Some(40));
         l.spec.renew_time.expect("renewed").0
@@ -390,10 +389,10 @@ fn kubelet_leases_are_renewed_and_stop_when_killed() {
     let key = ObjKey::new("default", &victim.metadata.name);
     sim.delete(Kind::Pod, &key, &DeleteOptions::default()).expect("delete");
     sim.run_for(60 * SECOND);
-    assert!(sim.store.peek(Kind::Pod, &key).is_some_and(|p| p.meta().is_terminating()), "stuck Terminating");
+    assert!(sim.store().peek(Kind::Pod, &key).is_some_and(|p| p.meta().is_terminating()), "stuck Terminating");
     sim.revive_node("node-1").expect("revive");
     sim.run_for(30 * SECOND);
-    assert!(sim.store.peek(Kind::Pod, &key).is_none(), "the revived kubelet confirms the delete");
+    assert!(sim.store().peek(Kind::Pod, &key).is_none(), "the revived kubelet confirms the delete");
     assert_eq!(running(&sim).len(), 2);
 }
 
@@ -412,7 +411,7 @@ fn same_seed_same_history() {
         sim.run_for(MINUTE);
         let names: Vec<String> =
             pods(&sim).iter().map(|p| format!("{}@{}", p.metadata.name, p.spec.node_name)).collect();
-        (sim.history_hash(), sim.store.resource_version(), names, sim.events_processed())
+        (sim.history_hash(), sim.store().resource_version(), names, sim.events_processed())
     };
     let a = run(42);
     assert_eq!(a, run(42));
@@ -428,11 +427,11 @@ fn dropped_watch_events_make_caches_drift() {
     assert_eq!(sim.drift(), 0);
     let cm_pods =
         sim.host(kubeloop_engine::sim::CONTROLLER_MANAGER).informers[Kind::Pod.index()].expect("pod informer");
-    sim.informers[cm_pods].drop_fraction = 1.0;
+    sim.set_informer_watch_drop(cm_pods, 1.0);
     scale(&mut sim, 4);
     sim.run_for(20 * SECOND);
     assert!(sim.drift() > 0);
-    assert!(sim.informers[cm_pods].stats.events_dropped > 0);
+    assert!(sim.informers()[cm_pods].stats().events_dropped > 0);
 }
 
 /// What the API served is counted per client: informers LIST once then WATCH, so reads stay small.
@@ -441,7 +440,7 @@ fn api_load_is_counted_per_client() {
     let mut sim = cluster(16, 3);
     apply(&mut sim, &web(3, "nginx", "100m"));
     sim.run_for(MINUTE);
-    let clients = sim.store.clients();
+    let clients = sim.store().clients();
     let cm = clients.iter().find(|c| &*c.name == "kube-controller-manager/cp-1").expect("cm");
     assert_eq!(
         cm.counters.list_calls, 6,
@@ -449,7 +448,7 @@ fn api_load_is_counted_per_client() {
     );
     assert!(cm.counters.watch_events > 0);
     assert!(cm.counters.creates >= 4, "a ReplicaSet, three pods (and events)");
-    let total = sim.store.total_counters();
+    let total = sim.store().total_counters();
     assert_eq!(total.reads(), total.list_items + total.gets + total.watch_events);
     let _ = Object::Pod(Pod::default());
 }
@@ -471,7 +470,7 @@ fn a_cut_watch_resumes_or_relists_after_gone() {
     sim.disconnect_watch(cm_pods);
     scale(&mut sim, 3);
     sim.run_for(20 * SECOND);
-    let st = sim.informers[cm_pods].stats.clone();
+    let st = sim.informers()[cm_pods].stats().clone();
     assert_eq!((st.lists, st.relists, st.gone), (1, 0, 0), "resumed: {st:?}");
     assert_eq!(running(&sim).len(), 3);
     // An informer whose last seen resourceVersion is older than the watch history (as after a long outage):
@@ -484,10 +483,10 @@ fn a_cut_watch_resumes_or_relists_after_gone() {
     // first minute.
     sim.disconnect_watch(cm_pods);
     sim.run_for(10 * SECOND);
-    sim.informers[cm_pods].last_rv = 1;
-    sim.disconnect_watch(cm_pods);
+    // The server no longer has the history this informer would resume from: 410 Gone.
+    sim.force_relist(cm_pods);
     sim.run_for(MINUTE);
-    let st = sim.informers[cm_pods].stats.clone();
+    let st = sim.informers()[cm_pods].stats().clone();
     assert_eq!((st.gone, st.relists), (1, 1), "{st:?}");
     assert_eq!(sim.drift(), 0);
     assert_eq!(running(&sim).len(), 5);
@@ -509,7 +508,7 @@ fn rollout_scale_down_prefers_the_node_shared_with_the_other_replica_sets_pods()
     sim.add_host("replicaset-only", vec![Controller::new(Box::new(ReplicaSetController::new(1)))], 0);
     apply(&mut sim, &web(3, "nginx:1.27", "100m"));
     let uid = |sim: &Sim, kind: Kind, name: &str| {
-        sim.store.peek(kind, &ObjKey::new("default", name)).map(|o| o.meta().uid.to_string()).expect("exists")
+        sim.store().peek(kind, &ObjKey::new("default", name)).map(|o| o.meta().uid.to_string()).expect("exists")
     };
     let dep = uid(&sim, Kind::Deployment, "web");
     let rs = |name: &str, hash: &str, replicas: i32| {
@@ -579,7 +578,7 @@ fn kube_scheduler_schedules_only_while_it_holds_its_lease() {
     use kubeloop_engine::api::Time;
     let key = ObjKey::new("kube-system", "kube-scheduler");
     let lease = |sim: &Sim| {
-        sim.store.peek(Kind::Lease, &key).and_then(|o| o.as_lease().cloned()).expect("the scheduler's lease")
+        sim.store().peek(Kind::Lease, &key).and_then(|o| o.as_lease().cloned()).expect("the scheduler's lease")
     };
     let mut sim = cluster(9, 2);
     sim.run_for(5 * SECOND);

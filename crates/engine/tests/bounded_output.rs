@@ -77,7 +77,7 @@ fn a_following_get_is_bounded_per_poll() {
     assert!(p.stdout.len() <= OUTPUT_MAX_BYTES + 64 * 1024, "{} bytes", p.stdout.len());
     assert!(p.stderr.contains("more not printed"), "{}", p.stderr);
     follow.stop(&mut sim);
-    assert_eq!(sim.store.count_of(Kind::Pod), 210);
+    assert_eq!(sim.store().count_of(Kind::Pod), 210);
 }
 
 /// Messages repeat a bounded piece of user text: a megabyte name or command word gives a short error.

@@ -114,7 +114,7 @@ fn write_at(sim: &mut Sim, t: Millis) {
             assert_eq!(out.code, 0, "{}", out.text());
         }
         t if t == 90 * SECOND => {
-            let victim = sim.store.objects(Kind::Pod).next().map(|p| p.key()).expect("a pod");
+            let victim = sim.store().objects(Kind::Pod).next().map(|p| p.key()).expect("a pod");
             sim.delete(Kind::Pod, &victim, &DeleteOptions::default()).expect("delete");
             sim.set_watch_drop(0.2);
         }
@@ -155,7 +155,7 @@ fn run(seed: u64, until: Millis, reads: &[Millis]) -> (u64, Vec<String>) {
     let digest = Kind::ALL
         .iter()
         .flat_map(|k| {
-            sim.store.objects(*k).map(|o| format!("{}/{} rv={}", o.kind(), o.key(), o.meta().resource_version))
+            sim.store().objects(*k).map(|o| format!("{}/{} rv={}", o.kind(), o.key(), o.meta().resource_version))
         })
         .collect();
     (sim.history_hash(), digest)

@@ -72,7 +72,7 @@ spec:
 }
 
 fn pod_count(sim: &Sim) -> usize {
-    sim.store.count_of(Kind::Pod)
+    sim.store().count_of(Kind::Pod)
 }
 
 /// Regression (issue 9): a ReplicaSet whose controller is of a kind kubeloop does not serve was neither counted
@@ -82,7 +82,7 @@ fn apply_counts_a_replicaset_whose_controller_kubeloop_does_not_serve() {
     let mut sim = cluster_with_pod_cap(MAX_PODS);
     let err = kubectl::apply(&mut sim, &rs_owned_by("Foo", 200_000)).expect_err("over the envelope");
     assert!(err.message.contains("kubeloop simulates at most 150000"), "{err}");
-    assert_eq!(sim.store.count_of(Kind::ReplicaSet), 0, "nothing written");
+    assert_eq!(sim.store().count_of(Kind::ReplicaSet), 0, "nothing written");
     // A Deployment controller that does not exist (a made-up uid) does not hide the replicas either.
     let err = kubectl::apply(&mut sim, &rs_owned_by("Deployment", 200_000)).expect_err("over the envelope");
     assert!(err.message.contains("would declare 200000 pods"), "{err}");
@@ -113,12 +113,12 @@ fn the_store_refuses_pods_beyond_its_cap_for_every_client() {
     // The ReplicaSet's ReplicaFailure condition says why (replica_set_utils.go calculateStatus). Its
     // FailedCreate events may not: the SuccessfulCreate ones spent the recorder's spam budget for the ReplicaSet
     // (client-go's EventSourceObjectSpamFilter: 25, then one per 5 minutes).
-    let rs = sim.store.peek(Kind::ReplicaSet, &key).and_then(|o| o.as_replicaset().cloned()).expect("rs");
+    let rs = sim.store().peek(Kind::ReplicaSet, &key).and_then(|o| o.as_replicaset().cloned()).expect("rs");
     let failure = rs.status.conditions.iter().find(|c| &*c.type_ == "ReplicaFailure").expect("ReplicaFailure");
     assert_eq!(&*failure.reason, "FailedCreate");
     assert!(failure.message.contains("kubeloop simulates at most 30 pods"), "{failure:?}");
     let about_rs = sim
-        .store
+        .store()
         .objects(Kind::Event)
         .filter_map(|o| o.as_event())
         .filter(|e| &*e.body.involved_object.name == "stray")
@@ -148,7 +148,7 @@ fn a_rollout_at_the_cap_surges_within_it_and_completes() {
     // Creates refused at the cap are errors, retried with the controllers' rate limiter (5 ms doubling up to
     // 1000 s, as upstream's are with quota errors): the rollout completes, but may wait out a backoff.
     let updated = |sim: &Sim| {
-        sim.store
+        sim.store()
             .objects(Kind::Pod)
             .filter_map(|o| o.as_pod())
             .filter(|p| p.status.phase == PodPhase::Running && &*p.spec.containers[0].image == "nginx:1.28")
@@ -176,7 +176,7 @@ fn apply_of_an_object_named_twice_creates_then_configures_it() {
     let text = format!("{}---\n{}", web(2), web(4));
     let report = kubectl::apply(&mut sim, &text).expect("apply");
     assert_eq!(report.to_string(), "deployment.apps/web created\ndeployment.apps/web configured\n");
-    let d = sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).expect("web");
+    let d = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).expect("web");
     assert_eq!(d.as_deployment().and_then(|d| d.spec.replicas), Some(4));
     // The same document twice: created, then unchanged.
     let mut sim = cluster_with_pod_cap(MAX_PODS);
@@ -189,7 +189,7 @@ fn apply_of_an_object_named_twice_creates_then_configures_it() {
 #[test]
 fn apply_with_a_bad_document_after_a_duplicate_writes_nothing() {
     let mut sim = cluster_with_pod_cap(MAX_PODS);
-    let writes = sim.store.total_writes();
+    let writes = sim.store().total_writes();
     let changed_selector = web(2)
         .replace("app: web\n  template", "app: other\n  template")
         .replace("labels:\n        app: web", "labels:\n        app: other");
@@ -200,6 +200,6 @@ fn apply_with_a_bad_document_after_a_duplicate_writes_nothing() {
     let bad = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: []\n";
     let err = kubectl::apply(&mut sim, &format!("{}---\n{}---\n{bad}", web(2), web(3))).expect_err("invalid pod");
     assert_eq!(err.document, 3, "{err}");
-    assert_eq!(sim.store.total_writes(), writes, "nothing was written");
-    assert_eq!(sim.store.count_of(Kind::Deployment), 0);
+    assert_eq!(sim.store().total_writes(), writes, "nothing was written");
+    assert_eq!(sim.store().count_of(Kind::Deployment), 0);
 }

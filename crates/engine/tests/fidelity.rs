@@ -5,12 +5,13 @@ mod common;
 
 use common::{cluster, kubectl};
 use kubeloop_engine::api::{DeploymentCondition, Kind, ObjKey, Object};
+use kubeloop_engine::faults::Faults;
 use kubeloop_engine::sim::Sim;
 use kubeloop_engine::store::Subresource;
 use kubeloop_engine::time::{MINUTE, SECOND};
 
 fn web(sim: &Sim) -> kubeloop_engine::api::Deployment {
-    sim.store
+    sim.store()
         .peek(Kind::Deployment, &ObjKey::new("default", "web"))
         .and_then(|o| o.as_deployment().cloned())
         .expect("deployment web")
@@ -22,7 +23,7 @@ fn progressing(sim: &Sim) -> DeploymentCondition {
 
 /// Every Progressing condition the deployment had while `f` ran, in order (watched, as `kubectl get -w` would).
 fn progressing_history(sim: &mut Sim, f: impl FnOnce(&mut Sim)) -> Vec<(String, String)> {
-    let rv = sim.store.resource_version();
+    let rv = sim.store().resource_version();
     let w = sim.user_watch(Kind::Deployment, rv).expect("watch");
     f(sim);
     let mut seen: Vec<(String, String)> = Vec::new();
@@ -85,7 +86,7 @@ fn a_missed_progress_deadline_is_a_condition_and_no_event() {
     assert_eq!((&*c.status, &*c.reason), ("False", "ProgressDeadlineExceeded"));
     assert!(c.message.ends_with("has timed out progressing."), "{c:?}");
     let events: Vec<_> = sim
-        .store
+        .store()
         .objects(Kind::Event)
         .filter_map(|o| o.as_event())
         .filter(|e| &*e.body.reason == "ProgressDeadlineExceeded")
@@ -99,7 +100,7 @@ fn a_missed_progress_deadline_is_a_condition_and_no_event() {
 #[test]
 fn a_failed_create_is_a_replica_failure_on_the_replicaset_and_the_deployment() {
     let mut sim = cluster();
-    sim.store.faults.reject_pod_creates = true;
+    sim.set_faults(Faults { reject_pod_creates: true, ..Faults::default() });
     assert_eq!(kubectl(&mut sim, "scale deployment/web --replicas=5").code, 0);
     sim.run_for(30 * SECOND);
     let d = web(&sim);
@@ -108,12 +109,12 @@ fn a_failed_create_is_a_replica_failure_on_the_replicaset_and_the_deployment() {
     assert!(f.message.contains("exceeded quota"), "{f:?}");
     assert_eq!(f.last_update_time, f.last_transition_time, "ReplicaSetToDeploymentCondition");
     let rs = sim
-        .store
+        .store()
         .objects(Kind::ReplicaSet)
         .filter_map(|o| o.as_replicaset())
         .find(|r| r.status.conditions.iter().any(|c| &*c.type_ == "ReplicaFailure"));
     assert!(rs.is_some(), "the ReplicaSet carries it");
-    sim.store.faults.reject_pod_creates = false;
+    sim.set_faults(Faults::default());
     sim.run_for(20 * MINUTE);
     assert!(web(&sim).status.conditions.iter().all(|c| &*c.type_ != "ReplicaFailure"), "removed when gone");
     assert_eq!(web(&sim).status.available_replicas, 5);
@@ -139,7 +140,7 @@ fn delete_names_the_namespace_of_namespaced_objects_only() {
 fn kubelet_messages_condition_order_and_lease_generation() {
     let sim = cluster();
     let pulled: Vec<_> = sim
-        .store
+        .store()
         .objects(Kind::Event)
         .filter_map(|o| o.as_event())
         .filter(|e| &*e.body.reason == "Pulled")
@@ -150,14 +151,14 @@ fn kubelet_messages_condition_order_and_lease_generation() {
         assert!(m.starts_with("Successfully pulled image \"nginx:1.27\" in "), "{m}");
         assert!(m.contains(" including waiting). Image size: ") && m.ends_with(" bytes."), "{m}");
     }
-    for p in sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+    for p in sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod()) {
         let types: Vec<&str> = p.status.conditions.iter().map(|c| &*c.type_).collect();
         assert_eq!(types, ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]);
     }
-    for l in sim.store.objects(Kind::Lease) {
+    for l in sim.store().objects(Kind::Lease) {
         assert_eq!(l.meta().generation, 0, "{:?}", l.meta().name);
     }
-    for n in sim.store.objects(Kind::Node) {
+    for n in sim.store().objects(Kind::Node) {
         assert_eq!(n.meta().generation, 0);
     }
 }
@@ -194,7 +195,7 @@ fn pod_template_hash_is_upstreams() {
         let out = common::kubectl_stdin(&mut sim, "apply -f -", &manifest);
         assert_eq!(out.code, 0, "{}\n{manifest}", out.stderr);
         sim.run_for(5 * SECOND);
-        let rs: Vec<String> = sim.store.objects(Kind::ReplicaSet).map(|o| o.meta().name.to_string()).collect();
+        let rs: Vec<String> = sim.store().objects(Kind::ReplicaSet).map(|o| o.meta().name.to_string()).collect();
         assert_eq!(rs, [format!("{name}-{hash}")], "{manifest}");
         if hash == "895795c88" {
             let d = web_named(&sim, "web");
@@ -254,12 +255,12 @@ spec:
     assert_eq!(kubeloop_engine::controllers::templatehash::spew_template(&d.spec.template), upstream);
     assert_eq!(compute_hash(&d.spec.template, None), "657f9d964c");
     assert_eq!(compute_hash(&d.spec.template, Some(1)), "584db985fd");
-    let rs: Vec<String> = sim.store.objects(Kind::ReplicaSet).map(|o| o.meta().name.to_string()).collect();
+    let rs: Vec<String> = sim.store().objects(Kind::ReplicaSet).map(|o| o.meta().name.to_string()).collect();
     assert_eq!(rs, ["shop-657f9d964c"]);
 }
 
 fn web_named(sim: &Sim, name: &str) -> kubeloop_engine::api::Deployment {
-    sim.store
+    sim.store()
         .peek(Kind::Deployment, &ObjKey::new("default", name))
         .and_then(|o| o.as_deployment().cloned())
         .expect("deployment")

@@ -7,7 +7,7 @@ use kubeloop_engine::store::DeleteOptions;
 use kubeloop_engine::time::SECOND;
 
 fn first(sim: &kubeloop_engine::sim::Sim, kind: Kind) -> String {
-    sim.store.objects(kind).next().map(|o| o.meta().name.to_string()).unwrap_or_default()
+    sim.store().objects(kind).next().map(|o| o.meta().name.to_string()).unwrap_or_default()
 }
 
 #[test]
@@ -46,7 +46,7 @@ fn describe_pending_and_terminating_pods() {
     for _ in 0..50 {
         sim.run_for(SECOND / 10);
         fresh = sim
-            .store
+            .store()
             .objects(Kind::Pod)
             .find(|o| o.as_pod().is_some_and(|p| !p.is_ready() && !p.spec.node_name.is_empty()))
             .map(|o| o.meta().name.to_string())

@@ -8,7 +8,7 @@ use kubeloop_engine::store::{DeleteOptions, Subresource};
 use kubeloop_engine::time::{MINUTE, SECOND};
 
 fn first_pod(sim: &kubeloop_engine::sim::Sim) -> String {
-    sim.store.objects(Kind::Pod).next().map(|o| o.meta().name.to_string()).unwrap_or_default()
+    sim.store().objects(Kind::Pod).next().map(|o| o.meta().name.to_string()).unwrap_or_default()
 }
 
 #[test]
@@ -100,14 +100,14 @@ fn watch_prints_rows_as_objects_change() {
     let pod = first_pod(&sim);
     let mut out = kubectl(&mut sim, "get pods -w");
     let mut follow = out.follow.take().expect("get -w follows");
-    let watches = sim.store.open_watchers();
+    let watches = sim.store().open_watchers();
     sim.delete(Kind::Pod, &ObjKey::new("default", &pod), &DeleteOptions::default()).expect("delete");
     sim.run_for(40 * SECOND);
     let polled = follow.poll(&mut sim);
     assert!(!polled.done);
     common::golden("get-pods-watch", &format!("$ kubectl get pods -w\n{}{}", out.stdout, polled.stdout));
     follow.stop(&mut sim);
-    assert_eq!(sim.store.open_watchers(), watches - 1, "stop closes the watch");
+    assert_eq!(sim.store().open_watchers(), watches - 1, "stop closes the watch");
     assert!(follow.poll(&mut sim).done);
 
     let mut out = kubectl(&mut sim, "get deploy --watch-only");
@@ -125,12 +125,12 @@ fn watch_prints_rows_as_objects_change() {
 #[test]
 fn reads_are_api_calls_of_the_user() {
     let mut sim = cluster();
-    let before = sim.store.counters(sim.user).reads();
+    let before = sim.store().counters(sim.user()).reads();
     kubectl(&mut sim, "get pods");
-    let after = sim.store.counters(sim.user).reads();
+    let after = sim.store().counters(sim.user()).reads();
     assert_eq!(after - before, 3, "one LIST of three pods");
     kubectl(&mut sim, "get deploy web");
-    assert_eq!(sim.store.counters(sim.user).gets, 1);
+    assert_eq!(sim.store().counters(sim.user()).gets, 1);
 }
 
 #[test]

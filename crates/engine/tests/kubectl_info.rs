@@ -28,7 +28,7 @@ fn top_reports_requests_as_usage() {
 #[test]
 fn top_shows_unknown_for_a_dead_kubelet() {
     let mut sim = common::cluster();
-    let first = sim.kubelets[0].name.to_string();
+    let first = sim.kubelets()[0].name.to_string();
     sim.kill_node(&first).expect("kill");
     sim.run_for(5_000);
     let out = check(&mut sim, "top-nodes-dead", "top node");
@@ -86,7 +86,7 @@ fn api_resources_lists_what_kubeloop_serves() {
 fn version_matches_the_simulated_kubelets() {
     let mut sim = common::cluster();
     let out = check(&mut sim, "version", "version");
-    let node = sim.store.objects(kubeloop_engine::api::Kind::Node).next().and_then(|o| o.as_node().cloned());
+    let node = sim.store().objects(kubeloop_engine::api::Kind::Node).next().and_then(|o| o.as_node().cloned());
     let kubelet = node.and_then(|n| n.status.node_info).map(|i| i.kubelet_version.to_string()).unwrap_or_default();
     assert!(out.stdout.contains(&format!("Server Version: {kubelet}-kubeloop\n")), "{}", out.stdout);
     check(&mut sim, "version-client", "version --client");

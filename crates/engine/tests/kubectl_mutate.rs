@@ -9,7 +9,7 @@ use kubeloop_engine::sim::Sim;
 use kubeloop_engine::time::{MINUTE, SECOND};
 
 fn pods(sim: &Sim) -> Vec<std::rc::Rc<Object>> {
-    sim.store.objects(Kind::Pod).cloned().collect()
+    sim.store().objects(Kind::Pod).cloned().collect()
 }
 
 fn running(sim: &Sim) -> usize {
@@ -69,11 +69,11 @@ fn apply_from_stdin_and_files() {
     let out = kubectl_stdin(&mut sim, "apply -f - --dry-run=client", &BARE.replace("bare", "dry"));
     common::golden("apply-dry-run", &format!("$ kubectl apply -f - --dry-run=client\n{}", out.text()));
     let bad = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers: 3\n";
-    let before = sim.store.resource_version();
+    let before = sim.store().resource_version();
     let out = kubectl_stdin(&mut sim, "apply -f -", bad);
     common::golden("apply-manifest-error", &format!("$ kubectl apply -f -\n{}", out.text()));
     assert_eq!(out.code, 1);
-    assert_eq!(sim.store.resource_version(), before, "nothing applied");
+    assert_eq!(sim.store().resource_version(), before, "nothing applied");
     check(&mut sim, "apply-no-file", "apply");
     check(&mut sim, "apply-missing-file", "apply -f web.yaml");
     let files = |name: &str| -> Result<String, String> {
@@ -96,7 +96,7 @@ fn create_commands() {
         "create-deployment",
         "create deployment api --image=registry.io/team/api:v2 --replicas=2 --port=8080",
     );
-    let d = sim.store.objects(Kind::Deployment).find(|o| &*o.meta().name == "api").cloned();
+    let d = sim.store().objects(Kind::Deployment).find(|o| &*o.meta().name == "api").cloned();
     let d = d.and_then(|o| o.as_deployment().cloned()).expect("api created");
     assert_eq!(d.spec.template.spec.containers[0].name.as_ref(), "api");
     assert_eq!(d.spec.template.spec.containers[0].ports[0].container_port, 8080);
@@ -121,13 +121,13 @@ fn create_commands() {
 fn delete_pod_is_replaced() {
     let mut sim = cluster();
     let pod = first_pod(&sim);
-    let writes = sim.store.counters(sim.user).writes();
+    let writes = sim.store().counters(sim.user()).writes();
     let mut out = kubectl(&mut sim, &format!("delete pod {pod}"));
     assert_eq!(out.stdout, format!("pod \"{pod}\" deleted from default namespace\n"));
-    assert!(sim.store.counters(sim.user).writes() > writes);
+    assert!(sim.store().counters(sim.user()).writes() > writes);
     let (_, done) = follow(&mut sim, &mut out, 2 * MINUTE);
     assert!(done, "delete waits until the pod is gone");
-    assert!(sim.store.peek(Kind::Pod, &kubeloop_engine::api::ObjKey::new("default", &pod)).is_none());
+    assert!(sim.store().peek(Kind::Pod, &kubeloop_engine::api::ObjKey::new("default", &pod)).is_none());
     sim.run_for(MINUTE);
     assert_eq!(running(&sim), 3, "the ReplicaSet replaced it");
 }
@@ -152,9 +152,9 @@ fn delete_variants() {
         "delete-force",
         &format!("$ kubectl delete pod/POD --force --grace-period=0\n{}", out.text().replace(&pod2, "POD")),
     );
-    assert!(sim.store.peek(Kind::Pod, &kubeloop_engine::api::ObjKey::new("default", &pod2)).is_none());
+    assert!(sim.store().peek(Kind::Pod, &kubeloop_engine::api::ObjKey::new("default", &pod2)).is_none());
     check(&mut sim, "delete-cascade-legacy", "delete deploy web --cascade=false --wait=false");
-    let web = sim.store.objects(Kind::Deployment).find(|o| &*o.meta().name == "web").cloned();
+    let web = sim.store().objects(Kind::Deployment).find(|o| &*o.meta().name == "web").cloned();
     assert!(web.is_some_and(|w| w.meta().finalizers.iter().any(|f| &**f == "orphan")), "orphan asked of the GC");
 }
 
@@ -194,10 +194,10 @@ fn scale_changes_replicas() {
 #[test]
 fn set_image_rolls_out() {
     let mut sim = cluster();
-    let rs_before = sim.store.count_of(Kind::ReplicaSet);
+    let rs_before = sim.store().count_of(Kind::ReplicaSet);
     check(&mut sim, "set-image", "set image deployment/web nginx=nginx:1.28");
     sim.run_for(3 * MINUTE);
-    assert_eq!(sim.store.count_of(Kind::ReplicaSet), rs_before + 1, "a new ReplicaSet");
+    assert_eq!(sim.store().count_of(Kind::ReplicaSet), rs_before + 1, "a new ReplicaSet");
     check(&mut sim, "set-image-unchanged", "set image deploy web nginx=nginx:1.28");
     check(&mut sim, "set-image-unknown-container", "set image deploy/web app=nginx:1.29");
     check(&mut sim, "set-image-star", "set image deploy/web '*=nginx:1.29'");
@@ -215,10 +215,10 @@ fn label_and_annotate() {
     let mut sim = cluster();
     let pod = first_pod(&sim);
     let key = kubeloop_engine::api::ObjKey::new("default", &pod);
-    let rv = sim.store.peek(Kind::Pod, &key).map(|o| o.meta().resource_version);
+    let rv = sim.store().peek(Kind::Pod, &key).map(|o| o.meta().resource_version);
     let out = kubectl(&mut sim, &format!("label pod {pod} tier=frontend"));
     assert_eq!(out.stdout, format!("pod/{pod} labeled\n"));
-    let after = sim.store.peek(Kind::Pod, &key).cloned().expect("pod");
+    let after = sim.store().peek(Kind::Pod, &key).cloned().expect("pod");
     assert_eq!(after.meta().label("tier"), Some("frontend"));
     assert_ne!(Some(after.meta().resource_version), rv);
     check(&mut sim, "label-deploy", "label deploy web team=blue");
@@ -303,7 +303,7 @@ fn drain_evicts_and_the_deployment_recovers() {
     // scheduler's Node watch delivers the cordon (2-12 ms) could still land on the node, as upstream's could.
     kubectl(&mut sim, &format!("cordon {node}"));
     sim.run_for(SECOND);
-    let writes = sim.store.counters(sim.user).writes();
+    let writes = sim.store().counters(sim.user()).writes();
     let mut out = kubectl(&mut sim, &format!("drain {node} --ignore-daemonsets"));
     let on_node: Vec<String> = pods(&sim)
         .iter()
@@ -323,9 +323,9 @@ fn drain_evicts_and_the_deployment_recovers() {
         assert!(text.contains(&format!("pod/{p} evicted\n")), "{text}");
     }
     assert!(text.ends_with(&format!("node/{node} drained\n")), "{text}");
-    assert!(sim.store.counters(sim.user).writes() > writes);
+    assert!(sim.store().counters(sim.user()).writes() > writes);
     sim.run_for(2 * MINUTE);
-    assert!(sim.store.pods_on_node(&node).next().is_none(), "the node is empty");
+    assert!(sim.store().pods_on_node(&node).next().is_none(), "the node is empty");
     assert_eq!(running(&sim), 3);
 }
 

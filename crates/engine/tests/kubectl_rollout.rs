@@ -12,12 +12,12 @@ fn web_with(image: &str) -> String {
 }
 
 fn image_of(sim: &Sim) -> String {
-    let d = sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
+    let d = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
     d.map(|d| d.spec.template.spec.containers[0].image.to_string()).unwrap_or_default()
 }
 
 fn replica_sets(sim: &Sim) -> usize {
-    sim.store.count_of(Kind::ReplicaSet)
+    sim.store().count_of(Kind::ReplicaSet)
 }
 
 /// Polls a followed command every `step` of simulated time until it is done (or `limit` passes); the whole
@@ -148,7 +148,7 @@ fn restart_makes_a_new_replica_set() {
     assert_eq!(out.code, 1, "a second restart within the same second is refused");
     sim.run_for(2 * MINUTE);
     assert_eq!(replica_sets(&sim), 2);
-    let d = sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
+    let d = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
     let stamp =
         d.and_then(|d| d.spec.template.metadata.annotation("kubectl.kubernetes.io/restartedAt").map(str::to_string));
     assert_eq!(stamp.as_deref(), Some("2026-01-01T00:02:00Z"));

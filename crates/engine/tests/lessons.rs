@@ -25,7 +25,7 @@ fn lesson(id: &str) -> Scenario {
 }
 
 fn pods(sim: &Sim) -> Vec<Pod> {
-    sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
+    sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
 }
 
 fn live_running(sim: &Sim) -> usize {
@@ -94,7 +94,7 @@ fn self_healing_a_deleted_pod_comes_back_and_a_dead_nodes_pods_move() {
             .find_map(|a| a.strip_prefix("kubectl delete pod ").map(|r| r.split(' ').next().unwrap_or("").to_string()));
         let deleted = ObjKey::new("default", &deleted.expect("one pod deleted"));
         assert_eq!(live_running(run.sim()), 3, "{timing:?}: replaced");
-        assert!(run.sim().store.peek(Kind::Pod, &deleted).is_none(), "{timing:?}: the deleted pod is gone");
+        assert!(run.sim().store().peek(Kind::Pod, &deleted).is_none(), "{timing:?}: the deleted pod is gone");
         run.run_to(evicted_by);
         let killed =
             actions(&run).iter().find_map(|a| a.strip_prefix("kill node ").map(str::to_string)).expect("a node killed");
@@ -119,7 +119,7 @@ fn hand_edits_the_deployment_puts_its_replicasets_replicas_back() {
     run.run_to(45 * SECOND);
     assert!(results(&run).iter().any(|r| r.ends_with(" scaled")), "{:?}", results(&run));
     let sim = run.sim();
-    let rs = sim.store.objects(Kind::ReplicaSet).next().and_then(|o| o.as_replicaset().map(|r| r.replicas()));
+    let rs = sim.store().objects(Kind::ReplicaSet).next().and_then(|o| o.as_replicaset().map(|r| r.replicas()));
     assert_eq!(rs, Some(3), "the Deployment controller put spec.replicas back");
     assert_eq!(live_running(sim), 3);
 }
@@ -132,15 +132,15 @@ fn idempotency_applying_the_same_manifest_again_writes_nothing() {
     let rvs = |s: &Sim| -> Vec<u64> {
         [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
             .iter()
-            .flat_map(|k| s.store.objects(*k).map(|o| o.meta().resource_version))
+            .flat_map(|k| s.store().objects(*k).map(|o| o.meta().resource_version))
             .collect()
     };
-    let (app, store) = (rvs(run.sim()), run.sim().store.resource_version());
+    let (app, store) = (rvs(run.sim()), run.sim().store().resource_version());
     run.run_to(run.until());
     let unchanged = results(&run).iter().filter(|r| r.as_str() == "deployment.apps/web unchanged").count();
     assert_eq!(unchanged, 2, "kubectl says so, twice");
     assert_eq!(rvs(run.sim()), app, "no object of the app was written");
-    assert!(run.sim().store.resource_version() > store, "only heartbeats and leases moved the store");
+    assert!(run.sim().store().resource_version() > store, "only heartbeats and leases moved the store");
 }
 
 #[test]
@@ -183,7 +183,7 @@ fn conflicts_are_retried_and_everything_converges() {
     let sc = lesson("conflicts");
     let mut run = sc.start(RunOptions::default()).expect("start");
     run.run_to(60 * SECOND);
-    let conflicts: u64 = run.sim().store.clients().iter().map(|c| c.counters.conflicts).sum();
+    let conflicts: u64 = run.sim().store().clients().iter().map(|c| c.counters.conflicts).sum();
     assert!(conflicts > 0, "conflicts were injected");
     run.run_to(run.until());
     assert_eq!(live_running(run.sim()), 6);
@@ -210,7 +210,7 @@ fn backoff_a_failing_reconcile_is_retried_5_10_20_ms_apart() {
     run.run_to(13 * SECOND);
     let sim = run.sim();
     let delays: Vec<Millis> = sim
-        .log
+        .log()
         .records
         .iter()
         .filter(|r| r.controller == "replicaset")
@@ -221,7 +221,7 @@ fn backoff_a_failing_reconcile_is_retried_5_10_20_ms_apart() {
         .collect();
     assert!(delays.len() >= 5, "{delays:?}");
     assert_eq!(&delays[..5], &[5, 10, 20, 40, 80], "exponential per-item backoff");
-    assert!(sim.store.objects(Kind::Event).filter_map(|o| o.as_event()).any(|e| &*e.body.reason == "FailedCreate"));
+    assert!(sim.store().objects(Kind::Event).filter_map(|o| o.as_event()).any(|e| &*e.body.reason == "FailedCreate"));
     run.run_to(run.until());
     assert_eq!(live_running(run.sim()), 5, "converges once the fault is gone");
 }
@@ -242,7 +242,7 @@ fn edge_mode_still_works_without_faults() {
     sim.scale(Kind::Deployment, &ObjKey::new("default", "web"), 2).expect("scale");
     sim.run_for(60 * SECOND);
     assert_eq!(live_running(&sim), 2);
-    assert!(sim.log.records.iter().any(|r| r.controller == "replicaset" && r.key.contains("-1#")), "delta keys");
+    assert!(sim.log().records.iter().any(|r| r.controller == "replicaset" && r.key.contains("-1#")), "delta keys");
 }
 
 #[test]
@@ -252,7 +252,7 @@ fn polling_mode_still_reconciles() {
     sim.run_for(10 * SECOND);
     let victim = first_pod(&sim);
     sim.delete(Kind::Pod, &victim, &Default::default()).expect("delete");
-    let healed = run_until(&mut sim, MINUTE, |s| live_running(s) == 3 && s.store.peek(Kind::Pod, &victim).is_none());
+    let healed = run_until(&mut sim, MINUTE, |s| live_running(s) == 3 && s.store().peek(Kind::Pod, &victim).is_none());
     assert!(healed.is_some());
 }
 
@@ -260,7 +260,7 @@ fn polling_mode_still_reconciles() {
 fn two_writers_on_one_object_one_gets_a_conflict_and_retries() {
     let mut sim = common::cluster();
     let key = ObjKey::new("default", "web");
-    let a = sim.store.peek(Kind::Deployment, &key).cloned().expect("web");
+    let a = sim.store().peek(Kind::Deployment, &key).cloned().expect("web");
     let mut b = (*a).clone();
     let mut a = (*a).clone();
     a.meta_mut().labels.insert("team".into(), "a".into());
@@ -275,7 +275,7 @@ fn two_writers_on_one_object_one_gets_a_conflict_and_retries() {
         })
     })
     .expect("retry");
-    let labels = sim.store.peek(Kind::Deployment, &key).map(|o| o.meta().labels.clone()).unwrap_or_default();
+    let labels = sim.store().peek(Kind::Deployment, &key).map(|o| o.meta().labels.clone()).unwrap_or_default();
     assert_eq!(labels.get("team").map(|v| &**v), Some("a"));
     assert_eq!(labels.get("tier").map(|v| &**v), Some("b"));
     let _ = Object::from(Pod::default());

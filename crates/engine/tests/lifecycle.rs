@@ -8,11 +8,11 @@ use kubeloop_engine::sim::Sim;
 use kubeloop_engine::time::{Millis, SECOND};
 
 fn pods(sim: &Sim) -> Vec<Pod> {
-    sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
+    sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
 }
 
 fn node(sim: &Sim, name: &str) -> kubeloop_engine::api::Node {
-    sim.store.peek(Kind::Node, &ObjKey::cluster(name)).and_then(|o| o.as_node().cloned()).unwrap_or_default()
+    sim.store().peek(Kind::Node, &ObjKey::cluster(name)).and_then(|o| o.as_node().cloned()).unwrap_or_default()
 }
 
 fn taints(sim: &Sim, name: &str) -> Vec<String> {
@@ -31,7 +31,7 @@ fn when(sim: &mut Sim, until: Millis, mut cond: impl FnMut(&Sim) -> bool) -> Opt
 }
 
 fn events(sim: &Sim, reason: &str) -> Vec<String> {
-    sim.store
+    sim.store()
         .objects(Kind::Event)
         .filter_map(|o| o.as_event())
         .filter(|e| &*e.body.reason == reason)
@@ -123,7 +123,7 @@ fn all_nodes_down_is_master_disruption_and_nothing_is_evicted() {
     // handleDisruption: every zone fully disrupted -> the controller assumes its own connectivity is the problem
     // and taints nothing with NoExecute.
     let mut sim = common::cluster();
-    let names: Vec<String> = sim.store.objects(Kind::Node).map(|o| o.meta().name.to_string()).collect();
+    let names: Vec<String> = sim.store().objects(Kind::Node).map(|o| o.meta().name.to_string()).collect();
     for n in &names {
         sim.kill_node(n).expect("kill");
     }
@@ -162,10 +162,10 @@ fn deleting_a_deployment_collects_its_replicasets_and_pods_in_the_background() {
     // garbagecollector.go: background propagation (the default): the owner goes at once, then its dependents.
     let mut sim = common::cluster();
     delete_web(&mut sim, None);
-    assert!(sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).is_none(), "deployment gone at once");
+    assert!(sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).is_none(), "deployment gone at once");
     sim.run_for(60 * SECOND);
-    assert_eq!(sim.store.count_of(Kind::ReplicaSet), 0);
-    assert_eq!(sim.store.count_of(Kind::Pod), 0, "pods terminated and gone");
+    assert_eq!(sim.store().count_of(Kind::ReplicaSet), 0);
+    assert_eq!(sim.store().count_of(Kind::Pod), 0, "pods terminated and gone");
 }
 
 #[test]
@@ -174,14 +174,14 @@ fn foreground_deletion_waits_for_the_dependents() {
     // dependents are gone, then the collector removes the finalizer and the API server deletes it.
     let mut sim = common::cluster();
     delete_web(&mut sim, Some(kubeloop_engine::store::Propagation::Foreground));
-    let d = sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).cloned().expect("still there");
+    let d = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).cloned().expect("still there");
     assert!(d.meta().is_terminating());
     assert!(d.meta().finalizers.iter().any(|f| &**f == "foregroundDeletion"));
     let until = sim.now() + 120 * SECOND;
-    let gone = when(&mut sim, until, |s| s.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).is_none());
+    let gone = when(&mut sim, until, |s| s.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).is_none());
     assert!(gone.is_some(), "deployment deleted once its dependents are");
-    assert_eq!(sim.store.count_of(Kind::ReplicaSet), 0);
-    assert_eq!(sim.store.count_of(Kind::Pod), 0);
+    assert_eq!(sim.store().count_of(Kind::ReplicaSet), 0);
+    assert_eq!(sim.store().count_of(Kind::Pod), 0);
 }
 
 #[test]
@@ -190,8 +190,8 @@ fn orphan_deletion_keeps_the_dependents_without_owner() {
     let mut sim = common::cluster();
     delete_web(&mut sim, Some(kubeloop_engine::store::Propagation::Orphan));
     sim.run_for(30 * SECOND);
-    assert!(sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).is_none());
-    let rs: Vec<_> = sim.store.objects(Kind::ReplicaSet).cloned().collect();
+    assert!(sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).is_none());
+    let rs: Vec<_> = sim.store().objects(Kind::ReplicaSet).cloned().collect();
     assert_eq!(rs.len(), 1);
     assert!(rs[0].meta().owner_references.is_empty(), "orphaned");
     assert_eq!(pods(&sim).iter().filter(|p| p.status.phase == PodPhase::Running).count(), 3, "pods keep running");
@@ -201,7 +201,7 @@ fn orphan_deletion_keeps_the_dependents_without_owner() {
 }
 
 fn cm_lease(sim: &Sim) -> kubeloop_engine::api::Lease {
-    sim.store
+    sim.store()
         .peek(Kind::Lease, &ObjKey::new("kube-system", "kube-controller-manager"))
         .and_then(|o| o.as_lease().cloned())
         .unwrap_or_default()
@@ -232,7 +232,7 @@ fn the_standby_controller_manager_takes_over_after_the_lease_expires() {
     assert_eq!(lease.spec.lease_duration_seconds, Some(15));
     assert_eq!(sim.controller_manager_leader(), Some(CONTROLLER_MANAGER));
     let cache_sizes = |sim: &Sim, h: kubeloop_engine::sim::HostId| -> usize {
-        sim.host(h).informers.iter().flatten().map(|&id| sim.informers[id].cache.len()).sum()
+        sim.host(h).informers.iter().flatten().map(|&id| sim.informers()[id].cache.len()).sum()
     };
     assert!(cache_sizes(&sim, CONTROLLER_MANAGER) > 0);
     assert_eq!(cache_sizes(&sim, CONTROLLER_MANAGER_2), 0, "the standby has no caches until it leads");

@@ -55,11 +55,16 @@ fn kubectl(sim: &mut Sim, line: &str) -> Output {
 }
 
 fn namespace(sim: &Sim, name: &str) -> Option<kubeloop_engine::api::Namespace> {
-    sim.store.peek(Kind::Namespace, &ObjKey::cluster(name)).and_then(|o| o.as_namespace().cloned())
+    sim.store().peek(Kind::Namespace, &ObjKey::cluster(name)).and_then(|o| o.as_namespace().cloned())
 }
 
 fn pods_in(sim: &Sim, ns: &str) -> Vec<Pod> {
-    sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod()).filter(|p| &*p.metadata.namespace == ns).cloned().collect()
+    sim.store()
+        .objects(Kind::Pod)
+        .filter_map(|o| o.as_pod())
+        .filter(|p| &*p.metadata.namespace == ns)
+        .cloned()
+        .collect()
 }
 
 fn running(sim: &Sim, ns: &str) -> usize {
@@ -72,7 +77,7 @@ fn content(sim: &Sim, ns: &str) -> Vec<String> {
         .into_iter()
         .filter(|k| k.namespaced())
         .flat_map(|k| {
-            sim.store.objects(k).filter(|o| &*o.meta().namespace == ns).map(move |o| format!("{k}/{}", o.key()))
+            sim.store().objects(k).filter(|o| &*o.meta().namespace == ns).map(move |o| format!("{k}/{}", o.key()))
         })
         .collect()
 }
@@ -184,8 +189,8 @@ fn deleting_a_namespace_terminates_its_pods_gracefully_then_removes_everything()
         Some(("False".into(), "ContentHasNoFinalizers".into(), "All content-preserving finalizers finished".into()))
     );
     // The Deployment and its ReplicaSet went at once; the pods terminate gracefully, none is replaced.
-    assert!(sim.store.objects(Kind::Deployment).all(|o| &*o.meta().namespace != "team"));
-    assert!(sim.store.objects(Kind::ReplicaSet).all(|o| &*o.meta().namespace != "team"));
+    assert!(sim.store().objects(Kind::Deployment).all(|o| &*o.meta().namespace != "team"));
+    assert!(sim.store().objects(Kind::ReplicaSet).all(|o| &*o.meta().namespace != "team"));
     let pods = pods_in(&sim, "team");
     assert!(!pods.is_empty() && pods.len() <= 3, "no replacement pod, creates are refused: {pods:?}");
     assert!(pods.iter().all(|p| p.metadata.deletion_grace_period_seconds == Some(30)), "{pods:?}");
@@ -305,7 +310,7 @@ fn a_namespace_deleted_while_the_controller_manager_is_down_stays_terminating_un
     assert_eq!(&*n.status.phase, "Terminating");
     assert!(n.status.conditions.is_empty(), "no controller reported anything: {:?}", n.status.conditions);
     assert_eq!(running(&sim, "team"), 3, "its pods still run");
-    assert!(sim.store.objects(Kind::Deployment).any(|o| &*o.meta().namespace == "team"));
+    assert!(sim.store().objects(Kind::Deployment).any(|o| &*o.meta().namespace == "team"));
     sim.restart_host(CONTROLLER_MANAGER);
     let gone = run_until(&mut sim, 3 * MINUTE, |s| namespace(s, "team").is_none());
     assert!(gone.is_some(), "the restarted controller manager finishes the deletion");

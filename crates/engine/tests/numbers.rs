@@ -21,11 +21,11 @@ fn sim(seed: u64, nodes: usize) -> Sim {
 }
 
 fn pods(sim: &Sim) -> Vec<Pod> {
-    sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
+    sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
 }
 
 fn events(sim: &Sim, reason: &str) -> Vec<String> {
-    sim.store
+    sim.store()
         .objects(Kind::Event)
         .filter_map(|o| o.as_event())
         .filter(|e| &*e.body.reason == reason)
@@ -189,7 +189,7 @@ fn a_huge_grace_period_deletion_is_honoured() {
         assert!(m.deletion_timestamp.is_some_and(|t| t.0 >= before));
         assert_eq!(m.deletion_grace_period_seconds, Some(opt_grace.unwrap_or(i64::MAX)));
         sim.run_for(2 * MINUTE);
-        assert!(sim.store.peek(Kind::Pod, &key).is_none(), "{spec_grace}/{opt_grace:?}: the pod is gone");
+        assert!(sim.store().peek(Kind::Pod, &key).is_none(), "{spec_grace}/{opt_grace:?}: the pod is gone");
     }
 }
 
@@ -250,7 +250,7 @@ fn huge_and_negative_toleration_seconds() {
         let out = kubectl(&mut sim, "taint node node-1 k=v:NoExecute");
         assert_eq!(out.code, 0, "{}", out.text());
         sim.run_for(2 * MINUTE);
-        let gone = sim.store.peek(Kind::Pod, &ObjKey::new("default", "t")).is_none_or(|o| o.meta().is_terminating());
+        let gone = sim.store().peek(Kind::Pod, &ObjKey::new("default", "t")).is_none_or(|o| o.meta().is_terminating());
         assert_eq!(gone, evicted, "tolerationSeconds {secs}");
     }
 }
@@ -258,7 +258,7 @@ fn huge_and_negative_toleration_seconds() {
 // ---- Deployments -----------------------------------------------------------------------------------------------
 
 fn deploy_status(sim: &Sim) -> (i32, i32) {
-    let d = sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
+    let d = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
     d.map(|d| (d.status.replicas, d.status.available_replicas)).unwrap_or_default()
 }
 
@@ -494,9 +494,9 @@ proptest! {
             if !applied {
                 continue;
             }
-            let Some(Object::Deployment(d)) = sim.store.peek(Kind::Deployment, &ObjKey::new("default", "web")).map(|o| (**o).clone()) else { continue };
+            let Some(Object::Deployment(d)) = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).map(|o| (**o).clone()) else { continue };
             let surge = kubeloop_engine::controllers::deployment::resolve_fenceposts(&d).0;
-            let owned = sim.store.objects(Kind::Pod).filter(|o| o.meta().name.starts_with("web-") && !o.meta().is_terminating()).count();
+            let owned = sim.store().objects(Kind::Pod).filter(|o| o.meta().name.starts_with("web-") && !o.meta().is_terminating()).count();
             let max = i64::from(d.replicas().saturating_add(surge));
             prop_assert!(owned as i64 <= max, "{owned} pods > replicas {} + maxSurge {surge}", d.replicas());
         }

@@ -229,14 +229,14 @@ fn scenario_over(
 
 /// Safety invariants that must hold at every observation.
 fn check_safety(sim: &Sim, last_rv: &mut u64) -> Result<(), String> {
-    let rv = sim.store.resource_version();
+    let rv = sim.store().resource_version();
     if rv < *last_rv {
         return Err(format!("resourceVersion went back from {last_rv} to {rv}"));
     }
     *last_rv = rv;
-    let nodes: BTreeSet<String> = sim.store.objects(Kind::Node).map(|o| o.meta().name.to_string()).collect();
+    let nodes: BTreeSet<String> = sim.store().objects(Kind::Node).map(|o| o.meta().name.to_string()).collect();
     let mut seen = BTreeSet::new();
-    for o in Kind::ALL.iter().flat_map(|k| sim.store.objects(*k)) {
+    for o in Kind::ALL.iter().flat_map(|k| sim.store().objects(*k)) {
         let m = o.meta();
         if m.resource_version > rv || !seen.insert(m.resource_version) {
             return Err(format!(
@@ -253,7 +253,7 @@ fn check_safety(sim: &Sim, last_rv: &mut u64) -> Result<(), String> {
     }
     // No two live copies of one pod: a pod runs on at most one kubelet.
     let mut running: BTreeSet<&ObjKey> = BTreeSet::new();
-    for k in &sim.kubelets {
+    for k in sim.kubelets() {
         for (key, rt) in &k.pods {
             if rt.stage == Stage::Running && !running.insert(key) {
                 return Err(format!("pod {key} runs on two nodes"));
@@ -280,7 +280,7 @@ fn stable(sim: &Sim) -> Result<(), String> {
     if drift != 0 {
         return Err(format!("{drift} cached objects differ from the store"));
     }
-    for p in sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+    for p in sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod()) {
         if p.metadata.is_terminating() || p.status.phase != PodPhase::Running {
             return Err(format!("pod {} not settled: {:?}", p.metadata.name, p.status.phase));
         }

@@ -45,7 +45,7 @@ fn kubectl(sim: &mut Sim, line: &str) {
 fn control_plane(sim: &Sim) -> InformerStats {
     let mut total = InformerStats::default();
     for i in sim.control_plane_informers() {
-        let s = &sim.informers[i].stats;
+        let s = &sim.informers()[i].stats();
         if s.lists == 0 {
             continue; // a standby controller manager's informers have not started
         }
@@ -73,7 +73,7 @@ fn an_informer_lists_once_then_rewatches_at_each_watch_timeout() {
     kubectl::apply(&mut sim, WEB).expect("apply");
     sim.run_for(2 * HOUR);
     for i in sim.control_plane_informers() {
-        let s = &sim.informers[i].stats;
+        let s = &sim.informers()[i].stats();
         if s.lists == 0 {
             continue;
         }
@@ -86,15 +86,15 @@ fn an_informer_lists_once_then_rewatches_at_each_watch_timeout() {
     }
     // The kubelets' informers too.
     let kubelet_informers: Vec<usize> =
-        (0..sim.informers.len()).filter(|&i| matches!(sim.informer_owner(i), Some(Owner::Kubelet(_)))).collect();
+        (0..sim.informers().len()).filter(|&i| matches!(sim.informer_owner(i), Some(Owner::Kubelet(_)))).collect();
     assert!(!kubelet_informers.is_empty());
     for i in kubelet_informers {
-        let s = &sim.informers[i].stats;
+        let s = &sim.informers()[i].stats();
         assert_eq!((s.lists, s.relists), (1, 0), "kubelet informer {i}: {s:?}");
         assert!(s.watch_timeouts >= 12, "kubelet informer {i}: {s:?}");
     }
     let timeouts_by_informer: Vec<u64> =
-        sim.control_plane_informers().iter().map(|&i| sim.informers[i].stats.watch_timeouts).collect();
+        sim.control_plane_informers().iter().map(|&i| sim.informers()[i].stats().watch_timeouts).collect();
     assert!(
         timeouts_by_informer.windows(2).any(|w| w[0] != w[1]),
         "each reflector draws its own timeouts: {timeouts_by_informer:?}"
@@ -117,18 +117,19 @@ fn bookmarks_keep_a_quiet_filtered_watch_from_410() {
         sim.run_for(2 * MINUTE);
     }
     sim.run_for(30 * MINUTE);
-    let quiet = (0..sim.informers.len())
+    let quiet = (0..sim.informers().len())
         .find(|&i| {
-            sim.informer_owner(i) == Some(Owner::Kubelet(2)) && sim.informers[i].kind == kubeloop_engine::api::Kind::Pod
+            sim.informer_owner(i) == Some(Owner::Kubelet(2))
+                && sim.informers()[i].kind == kubeloop_engine::api::Kind::Pod
         })
         .expect("node-3's pod informer");
-    let s = sim.informers[quiet].stats.clone();
+    let s = sim.informers()[quiet].stats().clone();
     assert!(s.watch_timeouts >= 3, "{s:?}");
     assert_eq!((s.lists, s.gone), (1, 0), "re-WATCHed from its bookmarks, never 410: {s:?}");
     assert!(
-        sim.informers[quiet].last_rv > 100,
+        sim.informers()[quiet].last_rv() > 100,
         "its resourceVersion moved with the bookmarks: {}",
-        sim.informers[quiet].last_rv
+        sim.informers()[quiet].last_rv()
     );
 
     // A cut watch resumes from the last bookmark; one cut before its first bookmark resumes from the last event it
@@ -138,14 +139,15 @@ fn bookmarks_keep_a_quiet_filtered_watch_from_410() {
     kubectl::apply(&mut sim, WEB).expect("apply");
     kubectl(&mut sim, "scale deployment web --replicas=40");
     sim.run_for(20 * kubeloop_engine::time::SECOND);
-    let quiet = (0..sim.informers.len())
+    let quiet = (0..sim.informers().len())
         .find(|&i| {
-            sim.informer_owner(i) == Some(Owner::Kubelet(2)) && sim.informers[i].kind == kubeloop_engine::api::Kind::Pod
+            sim.informer_owner(i) == Some(Owner::Kubelet(2))
+                && sim.informers()[i].kind == kubeloop_engine::api::Kind::Pod
         })
         .expect("node-3's pod informer");
     sim.disconnect_watch(quiet);
     sim.run_for(MINUTE);
-    let s = &sim.informers[quiet].stats;
+    let s = &sim.informers()[quiet].stats();
     assert_eq!((s.gone, s.lists), (1, 2), "410, then a LIST: {s:?}");
 }
 

@@ -64,7 +64,7 @@ fn sim_with(flaky: Flaky) -> Sim {
 }
 
 fn records(sim: &Sim) -> Vec<RecordOutcome> {
-    sim.log.records.iter().filter(|r| r.controller == "flaky").map(|r| r.outcome.clone()).collect()
+    sim.log().records.iter().filter(|r| r.controller == "flaky").map(|r| r.outcome.clone()).collect()
 }
 
 /// Err -> AddRateLimited with the per-item exponential backoff (5 ms, 10 ms, 20 ms ...); Ok -> Forget;
@@ -91,7 +91,7 @@ fn failures_back_off_exponentially_then_succeed() {
     // A new watch event re-adds the key at once (the Deployment controller writes status meanwhile), as Add
     // ignores the rate limiter; the RequeueAfter waits its full 30 s.
     assert!(gaps[4] >= 30 * SECOND, "{gaps:?}");
-    let r = sim.log.records.iter().find(|r| r.controller == "flaky").expect("a record");
+    let r = sim.log().records.iter().find(|r| r.controller == "flaky").expect("a record");
     assert_eq!(r.key, "default/web");
     assert_eq!(r.api_calls, 1);
     assert!(r.duration >= 1, "a reconcile takes simulated time");
@@ -123,5 +123,5 @@ fn worker_counts_and_cache_sync() {
     assert_eq!(workers("deployment"), Some(5));
     assert_eq!(workers("replicaset"), Some(5));
     assert_eq!(workers("scheduler"), Some(1));
-    assert!(sim.log.records.is_empty());
+    assert!(sim.log().records.is_empty());
 }

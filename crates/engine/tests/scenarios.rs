@@ -504,9 +504,9 @@ fn a_long_run_keeps_a_bounded_number_of_watches() {
     let sc = Scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
     let mut r = sc.start(RunOptions { until: Some(40 * 60 * SECOND), ..RunOptions::default() }).expect("starts");
     let open =
-        |r: &kubeloop_engine::scenario::Run| (0..10_000).filter(|&id| r.sim().store.watcher(id).is_some()).count();
+        |r: &kubeloop_engine::scenario::Run| (0..10_000).filter(|&id| r.sim().store().watcher(id).is_some()).count();
     let buffered = |r: &kubeloop_engine::scenario::Run| {
-        (0..10_000).filter_map(|id| r.sim().store.watcher(id)).map(|w| w.buffer.len()).sum::<usize>()
+        (0..10_000).filter_map(|id| r.sim().store().watcher(id)).map(|w| w.buffer.len()).sum::<usize>()
     };
     r.run_to(10 * 60 * SECOND);
     let (watches, events) = (open(&r), buffered(&r));
@@ -536,10 +536,10 @@ fn a_fault_can_target_one_informer() {
     let cm_pods = sim.host(kubeloop_engine::sim::CONTROLLER_MANAGER).informers[Kind::Pod.index()].expect("cm pods");
     let cm_rs = sim.host(kubeloop_engine::sim::CONTROLLER_MANAGER).informers[Kind::ReplicaSet.index()].expect("cm rs");
     let sched = sim.host(kubeloop_engine::sim::SCHEDULER).informers[Kind::Pod.index()].expect("scheduler pods");
-    assert_eq!(sim.informers[cm_pods].drop_fraction, 1.0);
-    assert_eq!(sim.informers[cm_rs].drop_fraction, 0.0, "only the named informer");
-    assert_eq!(sim.informers[sched].stats.gone, 1, "410 for the scheduler's pod informer");
-    assert!(sim.informers[sched].stats.relists >= 1, "and it relisted");
+    assert_eq!(sim.informers()[cm_pods].drop_fraction(), 1.0);
+    assert_eq!(sim.informers()[cm_rs].drop_fraction(), 0.0, "only the named informer");
+    assert_eq!(sim.informers()[sched].stats().gone, 1, "410 for the scheduler's pod informer");
+    assert!(sim.informers()[sched].stats().relists >= 1, "and it relisted");
 }
 
 /// The up-front work check counts a run shorter than an hour pro rata (it used to count whole hours, so 5,000

@@ -87,13 +87,13 @@ fn a_relist_closes_the_watch_it_replaces() {
     let mut sim = cluster(1, 3, 3);
     // kubeloop's own repair knob (upstream relists only after errors), and the watch timeouts every 5-10 min.
     sim.set_relist_period(kubeloop_engine::sim::REPAIR_RELIST_PERIOD);
-    let at_start = sim.store.open_watchers();
+    let at_start = sim.store().open_watchers();
     sim.run_for(HOUR);
     assert_watches_accounted(&sim, "after an hour of relists every 5 min");
-    assert_eq!(sim.store.open_watchers(), at_start, "no watch is left behind by a relist");
-    let relists: u64 = sim.informers.iter().map(|i| i.stats.relists).sum();
+    assert_eq!(sim.store().open_watchers(), at_start, "no watch is left behind by a relist");
+    let relists: u64 = sim.informers().iter().map(|i| i.stats().relists).sum();
     assert!(relists >= 12 * 5, "the relists happened ({relists})");
-    let timeouts: u64 = sim.informers.iter().map(|i| i.stats.watch_timeouts).sum();
+    let timeouts: u64 = sim.informers().iter().map(|i| i.stats().watch_timeouts).sum();
     assert!(timeouts > 0, "and watch timeouts ({timeouts}): no re-WATCH leaves a watch behind either");
     assert!(sim.footprint().buffered_events < 1000, "{:?}", sim.footprint());
 }
@@ -120,7 +120,7 @@ fn a_churning_faulted_cluster_stays_flat() {
         let key = ObjKey::new("default", "web");
         sim.scale(Kind::Deployment, &key, if i.is_multiple_of(2) { 12 } else { 4 }).expect("scale");
         sim.run_for(20 * SECOND);
-        let victim = sim.store.objects(Kind::Pod).next().map(|p| p.key());
+        let victim = sim.store().objects(Kind::Pod).next().map(|p| p.key());
         if let Some(k) = victim {
             let _ = sim.delete(Kind::Pod, &k, &DeleteOptions::default());
         }
@@ -188,16 +188,16 @@ fn an_unread_watch_is_ended_when_it_falls_too_far_behind() {
     }
     kubectl::apply(&mut sim, &web(3)).expect("apply");
     sim.run_for(MINUTE);
-    let id = sim.user_watch(Kind::Pod, sim.store.resource_version()).expect("watch");
+    let id = sim.user_watch(Kind::Pod, sim.store().resource_version()).expect("watch");
     let key = ObjKey::new("default", "web");
     for replicas in [40, 0, 40] {
         sim.scale(Kind::Deployment, &key, replicas).expect("scale");
         sim.run_for(2 * MINUTE);
-        let buffered = sim.store.watcher(id).map_or(0, |w| w.buffer.len());
+        let buffered = sim.store().watcher(id).map_or(0, |w| w.buffer.len());
         assert!(buffered <= 100, "buffered {buffered}");
     }
-    assert!(sim.store.watcher(id).is_none(), "the unread watch was ended");
-    let rewatches: u64 = sim.informers.iter().map(|i| i.stats.watches).sum();
+    assert!(sim.store().watcher(id).is_none(), "the unread watch was ended");
+    let rewatches: u64 = sim.informers().iter().map(|i| i.stats().watches).sum();
     assert!(sim.deployments_fulfilled(), "the cluster converged through ended watches ({rewatches} watches)");
     assert_watches_accounted(&sim, "after the unread watch ended");
 }
@@ -239,7 +239,7 @@ fn a_node_collects_images_past_its_bound() {
     let images = sim.footprint().images;
     assert!(images <= max, "{images} images on the node");
     let pulls = |sim: &Sim| {
-        sim.store.objects(Kind::Event).filter_map(|o| o.as_event()).filter(|e| &*e.body.reason == "Pulling").count()
+        sim.store().objects(Kind::Event).filter_map(|o| o.as_event()).filter(|e| &*e.body.reason == "Pulling").count()
     };
     let before = pulls(&sim);
     // The first image was collected long ago: it is pulled again.

@@ -145,7 +145,7 @@ fn run_bounded(sim: &mut Sim, d: Millis, max_events: usize) {
 /// Caps hold at the store, whoever wrote.
 fn within_caps(sim: &Sim) {
     for kind in [Kind::Node, Kind::Pod, Kind::Namespace, Kind::Deployment, Kind::ReplicaSet] {
-        let n = sim.store.count_of(kind);
+        let n = sim.store().count_of(kind);
         assert!(n <= limits::max_objects(kind), "{kind:?}: {n} objects, over the cap");
     }
 }
@@ -172,11 +172,11 @@ fn check_manifest(text: &str) {
     let mut sim = Sim::new(SimConfig { seed: 1, ..Default::default() });
     sim.add_node(NodeConfig::default()).expect("a default node");
     run_bounded(&mut sim, SECOND, 1_000);
-    let before = sim.store.resource_version();
+    let before = sim.store().resource_version();
     match kubectl::apply(&mut sim, text) {
         Err(e) => {
             bounded("apply", &e.message);
-            assert_eq!(sim.store.resource_version(), before, "a refused apply wrote: {e}");
+            assert_eq!(sim.store().resource_version(), before, "a refused apply wrote: {e}");
         }
         Ok(report) => {
             for w in &report.warnings {
@@ -203,7 +203,7 @@ const READS: &[&str] = &["get", "describe", "top", "events", "explain", "api-res
 
 /// What a read must leave as it was.
 fn future(sim: &Sim) -> (u64, u64, usize, u64) {
-    (sim.history_hash(), sim.rng.clone().next_u64(), sim.pending_timers(), sim.store.resource_version())
+    (sim.history_hash(), sim.rng_peek(), sim.pending_timers(), sim.store().resource_version())
 }
 
 /// A small running cluster: two nodes, Deployment `web` with two pods, a minute in.

@@ -1,0 +1,159 @@
+//! Observation: read-only questions about the cluster, uncounted by the API (drift, queue depths, the active replica, idleness, pod counts, convergence). The page, the runner's summary and the tests read here.
+
+use super::*;
+
+impl Sim {
+    /// The configuration the simulation runs with (the knobs change it as they are turned).
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+
+    /// The API server's store, to read (a read here is not an API request and changes nothing).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Every informer, by id.
+    pub fn informers(&self) -> &[Informer] {
+        &self.informers
+    }
+
+    /// The control-plane processes, in the order of their [`HostId`]s.
+    pub fn hosts(&self) -> &[Host] {
+        &self.hosts
+    }
+
+    /// One kubelet per node, in the order the nodes were added.
+    pub fn kubelets(&self) -> &[Kubelet] {
+        &self.kubelets
+    }
+
+    /// The most recent reconciles.
+    pub fn log(&self) -> &ReconcileLog {
+        &self.log
+    }
+
+    /// The simulation generator's next draw, without drawing it: a fingerprint of where the run is.
+    pub fn rng_peek(&self) -> u64 {
+        self.rng.clone().next_u64()
+    }
+
+    /// The client of people: kubectl, the page, scenario actions.
+    pub fn user(&self) -> ClientId {
+        self.user
+    }
+
+    // ---- observation (uncounted) -----------------------------------------------------------------------------
+
+    /// What the engine holds right now, by structure (see [`crate::footprint`]).
+    pub fn footprint(&self) -> crate::footprint::Footprint {
+        crate::footprint::Footprint::of(self)
+    }
+
+    /// Cached objects, over all running informers, that differ from the store right now.
+    pub fn drift(&self) -> usize {
+        self.informers.iter().map(|i| i.drift(&self.store)).sum()
+    }
+
+    /// Current queue depth of each controller, by name.
+    /// One entry per controller name: replicas of a component show the active one (the leader).
+    pub fn queue_depths(&self) -> Vec<(&'static str, usize)> {
+        let mut out: Vec<(&'static str, usize)> = Vec::new();
+        for h in &self.hosts {
+            for c in &h.controllers {
+                match out.iter_mut().find(|(n, _)| *n == c.name()) {
+                    Some(entry) if h.active() => entry.1 = c.queue.len(),
+                    Some(_) => {}
+                    None => out.push((c.name(), c.queue.len())),
+                }
+            }
+        }
+        out
+    }
+
+    /// The controller of that name on the active replica (else the first one).
+    pub fn controller(&self, name: &str) -> Option<&Controller> {
+        let named = || {
+            self.hosts.iter().flat_map(|h| h.controllers.iter().map(move |c| (h, c))).filter(|(_, c)| c.name() == name)
+        };
+        named().find(|(h, _)| h.active()).or_else(|| named().next()).map(|(_, c)| c)
+    }
+
+    /// Every queue empty and every worker idle.
+    pub fn idle(&self) -> bool {
+        self.hosts.iter().flat_map(|h| h.controllers.iter()).all(|c| c.queue.is_empty() && c.busy_workers() == 0)
+    }
+
+    /// Objects the API store has served so far, over all clients: LIST items + GETs + watch events.
+    pub fn api_reads(&self) -> u64 {
+        self.store.total_counters().reads()
+    }
+
+    /// Nodes whose Ready condition is True, as the control plane sees them.
+    pub fn nodes_ready(&self) -> usize {
+        self.store.objects(Kind::Node).filter_map(|o| o.as_node()).filter(|n| n.ready_status() == "True").count()
+    }
+
+    /// Pods by phase: (running, pending, terminating).
+    pub fn pod_counts(&self) -> (usize, usize, usize) {
+        let mut r = (0, 0, 0);
+        for p in self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+            if p.metadata.is_terminating() {
+                r.2 += 1;
+            } else if p.status.phase == PodPhase::Running {
+                r.0 += 1;
+            } else if p.status.phase == PodPhase::Pending {
+                r.1 += 1;
+            }
+        }
+        r
+    }
+
+    /// Every Deployment has its desired replicas updated, ready and available, observed at its generation.
+    /// Every Deployment has exactly its desired replicas as pods that are Running, Ready, not terminating and on a
+    /// Ready node: the truth, whatever the statuses say (an edge-triggered controller can leave a status that
+    /// claims what is not there).
+    pub fn deployments_fulfilled(&self) -> bool {
+        let ready_nodes: rustc_hash::FxHashSet<&str> = self
+            .store
+            .objects(Kind::Node)
+            .filter_map(|o| o.as_node())
+            .filter(|n| n.ready_status() == "True")
+            .map(|n| &*n.metadata.name)
+            .collect();
+        // One pass over pods: pod -> its ReplicaSet -> that ReplicaSet's Deployment.
+        let mut deployment_of_rs: FxHashMap<&str, &str> = FxHashMap::default();
+        for rs in self.store.objects(Kind::ReplicaSet) {
+            if let Some(r) = crate::api::controller_of(rs.meta()).filter(|r| &*r.kind == "Deployment") {
+                deployment_of_rs.insert(&rs.meta().uid, &r.uid);
+            }
+        }
+        let mut healthy: FxHashMap<&str, usize> = FxHashMap::default();
+        for p in self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+            let ok = !p.metadata.is_terminating()
+                && p.status.phase == PodPhase::Running
+                && p.is_ready()
+                && ready_nodes.contains(&*p.spec.node_name);
+            let owner = crate::api::controller_of(&p.metadata).and_then(|r| deployment_of_rs.get(&*r.uid));
+            if let (true, Some(d)) = (ok, owner) {
+                *healthy.entry(d).or_default() += 1;
+            }
+        }
+        self.store
+            .objects(Kind::Deployment)
+            .filter_map(|o| o.as_deployment())
+            .all(|d| healthy.get(&*d.metadata.uid).copied().unwrap_or(0) == d.replicas() as usize)
+    }
+
+    pub fn deployments_converged(&self) -> bool {
+        self.store.objects(Kind::Deployment).filter_map(|o| o.as_deployment()).all(|d| {
+            let r = d.replicas();
+            let st = &d.status;
+            st.observed_generation >= d.metadata.generation
+                && st.replicas == r
+                && st.updated_replicas == r
+                && st.ready_replicas == r
+                && st.available_replicas == r
+        })
+    }
+}
