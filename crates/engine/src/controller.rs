@@ -347,7 +347,7 @@ impl Host {
 }
 
 impl Host {
-    /// One leader-election attempt ([`LeaderElector::tick`]) through the host's client; winning is recorded as a
+    /// One leader-election attempt (the elector's tick) through the host's client; winning is recorded as a
     /// `LeaderElection` event on the Lease. `None` when the host does not elect.
     pub fn leader_tick(&mut self, store: &mut Store, rng: &mut Rng, now: Millis) -> Option<Transition> {
         let elector = self.elector.as_mut()?;

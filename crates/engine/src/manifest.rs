@@ -112,7 +112,7 @@ pub fn parse(text: &str) -> Result<(Vec<Manifest>, Vec<Warning>), ManifestError>
     Ok((out, warnings))
 }
 
-/// Holds a manifest text to kubeloop's YAML budgets ([`crate::yamlcheck`]): its size, at most
+/// Holds a manifest text to kubeloop's YAML budgets (the YAML checks): its size, at most
 /// [`MAX_YAML_DOCUMENTS`] documents, the nesting of each, no anchors or aliases. [`parse`] does this first.
 pub fn check_budgets(text: &str) -> Result<(), ManifestError> {
     budgeted_documents(text).map(|_| ())

@@ -76,11 +76,12 @@ fn push_document<'a>(docs: &mut Vec<Doc<'a>>, text: &'a str, start: usize, end: 
 /// `# comment`, or by `--- ` and content (which then belongs to the new document); a `...` line
 /// ends a document. Documents that are empty or hold only comments, whitespace or directives are
 /// skipped; `index` counts only the kept ones, and `first_line` is always exact.
+#[cfg(test)]
 pub fn split_documents(text: &str) -> Vec<Doc<'_>> {
     split_documents_at_most(text, usize::MAX)
 }
 
-/// Like [`split_documents`], but stops after the first `max` documents (the text after them is not looked at).
+/// Like `split_documents`, but stops after the first `max` documents (the text after them is not looked at).
 pub fn split_documents_at_most(text: &str, max: usize) -> Vec<Doc<'_>> {
     let mut docs = Vec::new();
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -451,11 +452,12 @@ impl<'a> LineIndex<'a> {
 /// scalars are not descended into. The empty path gives the first content line.
 ///
 /// This indexes the whole document: for more than one lookup, build a [`LineIndex`] once.
+#[cfg(test)]
 pub fn line_of_path(doc_text: &str, path: &[&str]) -> Option<usize> {
     LineIndex::new(doc_text).line_of_path(path)
 }
 
-/// Like [`line_of_path`], but when the full path cannot be found, returns the line of the deepest
+/// Like `line_of_path`, but when the full path cannot be found, returns the line of the deepest
 /// ancestor that was found, or 1 if not even the first segment was.
 pub fn nearest_line_of_path(doc_text: &str, path: &[&str]) -> usize {
     LineIndex::new(doc_text).nearest_line_of_path(path)

@@ -5,10 +5,10 @@ mod common;
 
 use common::{cluster, kubectl};
 use kubeloop_engine::api::{DeploymentCondition, Kind, ObjKey, Object};
-use kubeloop_engine::faults::Faults;
 use kubeloop_engine::sim::Sim;
 use kubeloop_engine::store::Subresource;
 use kubeloop_engine::time::{MINUTE, SECOND};
+use kubeloop_engine::Faults;
 
 fn web(sim: &Sim) -> kubeloop_engine::api::Deployment {
     sim.store()
