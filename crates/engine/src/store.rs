@@ -961,6 +961,10 @@ impl Store {
         let ks = &mut self.kinds[kind.index()];
         // A watch event carries (old, new): the old must be what the store held, so that every client sees one
         // consistent sequence of versions.
+        debug_assert!(
+            old.as_ref().is_none_or(|o| o.meta().resource_version < self.rv),
+            "commit of {kind} {key}: the new resourceVersion is not after the old one"
+        );
         debug_assert_eq!(
             ks.objects.get(&key).map(|o| o.meta().resource_version),
             old.as_ref().map(|o| o.meta().resource_version),
@@ -1013,6 +1017,15 @@ impl Store {
                 }
             }
         }
+        debug_assert!(
+            {
+                let mut t = targets.clone();
+                t.sort_unstable();
+                t.dedup();
+                t.len() == targets.len()
+            },
+            "commit of {kind} {key}: a watcher would get the event twice"
+        );
         let mut overflowing = Vec::new();
         for id in targets {
             if let Some(w) = self.watchers.get_mut(&id) {

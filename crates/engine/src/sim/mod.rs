@@ -28,6 +28,7 @@ use crate::watch::{WatchFilter, WatcherId};
 pub use crate::limits::{MAX_NODES, MAX_PODS};
 
 mod config;
+mod invariants;
 mod knobs;
 mod nodes;
 mod observe;
@@ -491,8 +492,15 @@ impl Sim {
         self.events_processed += 1;
         self.hash = fnv1a(self.hash, &s.at.to_le_bytes());
         self.hash = fnv1a(self.hash, &[s.ev.tag()]);
-        self.dispatch(s.ev);
-        self.flush_wakeups();
+        if cfg!(debug_assertions) {
+            let (ev, rv) = (s.ev.clone(), self.store.resource_version());
+            self.dispatch(s.ev);
+            self.flush_wakeups();
+            self.check_invariants(&ev, rv);
+        } else {
+            self.dispatch(s.ev);
+            self.flush_wakeups();
+        }
         true
     }
 
