@@ -16,7 +16,7 @@ use crate::components::events::EventStream;
 use crate::components::header::Header;
 use crate::components::lessons::{LessonBar, LessonPanel};
 use crate::liverun::{parse_seed, Cmd, LiveRun, DEFAULT_SEED};
-use crate::snapshot::Snapshot;
+use crate::view::Snapshot;
 
 /// The wall clock of the browser, in milliseconds.
 pub fn wall_now() -> f64 {

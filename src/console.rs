@@ -7,7 +7,7 @@ use std::rc::Rc;
 use kubeloop_engine::kubectl;
 use kubeloop_engine::sim::Sim;
 
-use crate::snapshot::{Chunk, ConsoleEntry, ConsoleView};
+use crate::view::{Chunk, ConsoleEntry, ConsoleView};
 
 /// Earlier commands the console keeps.
 pub const CONSOLE_SCROLLBACK: usize = 50;

@@ -5,6 +5,7 @@
 //! (`crates/engine/tests/lessons.rs`) run the same files.
 
 use kubeloop_engine::scenario::{Scenario, ScenarioError};
+use kubeloop_engine::time::Millis;
 
 /// Live figures a lesson shows next to its explanation (all read from the simulation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,6 +139,17 @@ pub const LESSONS: [Lesson; 8] = [
         events: Some("replicaset"),
     },
 ];
+
+/// A lesson being played: its scenario, the next of its actions and what each action that ran did.
+pub struct LessonRun {
+    pub lesson: &'static Lesson,
+    pub scenario: Scenario,
+    /// Simulated time the lesson started (its actions' times count from here).
+    pub start: Millis,
+    pub next: usize,
+    /// What each action that ran did, in one line (the action and the first line it printed).
+    pub results: Vec<String>,
+}
 
 pub fn find(id: &str) -> Option<&'static Lesson> {
     LESSONS.iter().find(|l| l.id == id)

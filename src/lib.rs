@@ -6,12 +6,14 @@ pub mod app;
 pub mod components;
 pub mod console;
 pub mod examples;
+pub mod format;
 pub mod highlight;
 pub mod lessons;
 pub mod liverun;
 pub mod readmeter;
 pub mod snapshot;
 pub mod stream;
+pub mod view;
 
 /// Mounts the page on `<body>`.
 pub fn start() {

@@ -14,13 +14,14 @@ use kubeloop_engine::sim::{HostId, ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};
 
 use crate::console::{example_file, Console};
-use crate::lessons::Lesson;
+use crate::lessons::LessonRun;
 use crate::readmeter::ReadMeter;
 use crate::snapshot::{
     build_cluster, build_control_plane, build_controllers, build_detail, build_informers, build_lesson, build_loop,
-    build_summary, ApplyOutcome, EditorLoad, NodeCache, Selection, Snapshot, Speed, TimeView,
+    build_summary, NodeCache,
 };
 use crate::stream::Stream;
+use crate::view::{ApplyOutcome, EditorLoad, Selection, Snapshot, Speed, TimeView};
 
 pub const DEFAULT_SEED: u64 = 1;
 /// Nodes the page starts with.
@@ -142,7 +143,7 @@ pub struct LiveRun {
     /// Set by commands: the view should refresh now.
     pub dirty: bool,
     /// The informer rows of the last snapshot, and when (wall) and at what cost their drift was measured.
-    informers: Rc<Vec<crate::snapshot::InformerView>>,
+    informers: Rc<Vec<crate::view::InformerView>>,
     drift_at: f64,
     drift_cost: f64,
     informer_count: u64,
@@ -153,17 +154,6 @@ pub struct LiveRun {
     /// Text the editor is told to show (a lesson's manifests).
     editor: Rc<EditorLoad>,
     meter: ReadMeter,
-}
-
-/// A lesson being played: its scenario, the next of its actions and what each action that ran did.
-pub struct LessonRun {
-    pub lesson: &'static Lesson,
-    pub scenario: Scenario,
-    /// Simulated time the lesson started (its actions' times count from here).
-    pub start: Millis,
-    pub next: usize,
-    /// What each action that ran did, in one line (the action and the first line it printed).
-    pub results: Vec<String>,
 }
 
 /// Drift is measured at every snapshot while that costs less than this (wall ms)...

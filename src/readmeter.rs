@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use kubeloop_engine::time::{Millis, SECOND};
 
-use crate::snapshot::{Rate, ReadsView};
+use crate::view::{Rate, ReadsView};
 
 /// Simulated seconds ignored after the observe mode changes (the switch itself LISTs everything).
 pub const READS_SETTLE: Millis = 10 * SECOND;

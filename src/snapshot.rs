@@ -1,422 +1,21 @@
-//! What the page shows, as plain data built from the simulation at a bounded rate. Building it is linear in the
+//! Builds what the page shows (the view types of `view.rs`) from the simulation, at a bounded rate. Building it is linear in the
 //! size of the cluster (one pass over pods, the store's pods-by-node index per node) and node cards whose node and
 //! pods did not change are reused as the same `Rc`, so their components do not re-render.
 
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use kubeloop_engine::api::{controller_of, Kind, ObjKey, Object, Pod, PodPhase, Str};
+use kubeloop_engine::api::{controller_of, Kind, ObjKey, Pod, PodPhase, Str};
 use kubeloop_engine::controller::{RecordOutcome, TriggerMode};
-use kubeloop_engine::informer::ReflectorState;
-use kubeloop_engine::sim::{ObserveMode, Sim, TimingProfile};
+use kubeloop_engine::informer::{InformerId, InformerTotals, ReflectorState};
+use kubeloop_engine::sim::{ObserveMode, Sim};
 use kubeloop_engine::store::fnv1a;
 use kubeloop_engine::time::Millis;
 use rustc_hash::FxHashMap;
 
+use crate::format::*;
 use crate::lessons::Figure;
-use crate::stream::EventsView;
-
-/// Above these sizes the cluster is drawn on a canvas instead of one element per node and pod.
-pub const DOM_MAX_NODES: usize = 200;
-pub const DOM_MAX_PODS: usize = 2_000;
-
-/// The Ready condition of a node as the control plane sees it (the Node object in the store).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ready {
-    True,
-    False,
-    Unknown,
-}
-
-impl Ready {
-    pub fn from_status(s: &str) -> Ready {
-        match s {
-            "True" => Ready::True,
-            "False" => Ready::False,
-            _ => Ready::Unknown,
-        }
-    }
-    /// The `data-ready` value.
-    pub fn attr(self) -> &'static str {
-        match self {
-            Ready::True => "true",
-            Ready::False => "false",
-            Ready::Unknown => "unknown",
-        }
-    }
-    pub fn label(self) -> &'static str {
-        match self {
-            Ready::True => "Ready",
-            Ready::False => "NotReady",
-            Ready::Unknown => "Unknown",
-        }
-    }
-}
-
-/// One pod chip.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PodView {
-    pub key: ObjKey,
-    pub uid: Str,
-    pub phase: PodPhase,
-    pub terminating: bool,
-    pub ready: bool,
-    /// Bound node; empty when unscheduled.
-    pub node: Str,
-    /// The `app` label (or the owner's name), for the tooltip and colour hint.
-    pub app: Str,
-}
-
-impl PodView {
-    pub fn of(p: &Pod) -> PodView {
-        let m = &p.metadata;
-        let app = m
-            .label("app")
-            .map(Str::from)
-            .or_else(|| controller_of(m).map(|r| r.name.clone()))
-            .unwrap_or_else(|| m.name.clone());
-        PodView {
-            key: ObjKey { namespace: m.namespace.clone(), name: m.name.clone() },
-            uid: m.uid.clone(),
-            phase: p.status.phase,
-            terminating: m.is_terminating(),
-            ready: p.is_ready(),
-            node: p.spec.node_name.clone(),
-            app,
-        }
-    }
-
-    /// A one-letter cue for the phase (colour is not the only signal).
-    pub fn glyph(&self) -> &'static str {
-        phase_glyph(self.phase)
-    }
-}
-
-pub fn phase_glyph(p: PodPhase) -> &'static str {
-    match p {
-        PodPhase::Pending => "P",
-        PodPhase::Running => "R",
-        PodPhase::Succeeded => "S",
-        PodPhase::Failed => "F",
-        PodPhase::Unknown => "?",
-    }
-}
-
-/// One node card (`Eq`, so comparing two `Rc`s of it checks the pointer first).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NodeView {
-    pub name: Str,
-    pub ready: Ready,
-    pub alive: bool,
-    pub unschedulable: bool,
-    /// `key=value:Effect`
-    pub taints: Vec<String>,
-    /// Labels a user set (the kubelet's well-known labels left out).
-    pub labels: Vec<String>,
-    pub cpu_req: i64,
-    pub cpu_alloc: i64,
-    pub mem_req: i64,
-    pub mem_alloc: i64,
-    pub pods_alloc: i64,
-    pub pods: Vec<PodView>,
-}
-
-/// A node in the compact (canvas) drawing.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompactNode {
-    pub name: Str,
-    pub ready: Ready,
-    pub alive: bool,
-    pub unschedulable: bool,
-    pub running: u32,
-    pub pending: u32,
-    pub terminating: u32,
-    pub other: u32,
-    pub capacity: u32,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct CompactCluster {
-    pub nodes: Vec<CompactNode>,
-    pub unscheduled: usize,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ClusterView {
-    Dom { nodes: Rc<Vec<Rc<NodeView>>>, unscheduled: Rc<Vec<PodView>> },
-    Compact(Rc<CompactCluster>),
-}
-
-/// The whole-cluster counters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Summary {
-    pub running: usize,
-    pub pending: usize,
-    pub terminating: usize,
-    pub pods: usize,
-    pub nodes_ready: usize,
-    pub nodes: usize,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ControllerView {
-    pub name: &'static str,
-    pub host: Str,
-    pub depth: usize,
-    /// Keys waiting for a delay (AddAfter / rate-limited retries).
-    pub waiting: usize,
-    pub adds: u64,
-    pub retries: u64,
-    pub busy: usize,
-    pub workers: usize,
-    pub reconciles: u64,
-    pub errors: u64,
-    pub requeues: u64,
-    pub dropped: u64,
-    /// Depth sampled every simulated second, oldest first.
-    pub history: Rc<Vec<u32>>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InformerView {
-    /// What it watches (`pods`, `kubelet pods (3 nodes)`).
-    pub name: String,
-    /// The process it lives in.
-    pub owner: String,
-    pub state: &'static str,
-    pub cache: usize,
-    pub last_rv: u64,
-    pub received: u64,
-    pub dropped: u64,
-    pub drift: usize,
-    pub relists: u64,
-    pub resyncs: u64,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EventLine {
-    /// The Event's resourceVersion: orders events written at the same moment.
-    pub rv: u64,
-    pub at: Millis,
-    pub type_: Str,
-    pub reason: Str,
-    pub message: Str,
-    pub count: i32,
-    pub source: Str,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PodDetail {
-    pub key: ObjKey,
-    pub exists: bool,
-    pub uid: Str,
-    pub phase: PodPhase,
-    pub terminating: bool,
-    pub node: Str,
-    pub rv: u64,
-    pub created: Option<Millis>,
-    pub deletion: Option<Millis>,
-    /// `(kind, name, exists)` from the pod up: ReplicaSet, then Deployment.
-    pub owners: Vec<(Str, Str, bool)>,
-    /// `(type, status, reason / message)`
-    pub conditions: Vec<(Str, Str, String)>,
-    pub containers: Vec<String>,
-    pub requests: String,
-    pub events: Vec<EventLine>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NodeDetail {
-    pub name: Str,
-    pub exists: bool,
-    pub ready: Ready,
-    pub alive: bool,
-    pub unschedulable: bool,
-    pub rv: u64,
-    pub conditions: Vec<(Str, Str, Str)>,
-    pub labels: Vec<String>,
-    pub taints: Vec<String>,
-    pub capacity: String,
-    pub lease_renewed: Option<Millis>,
-    pub pods: usize,
-    pub events: Vec<EventLine>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Detail {
-    Pod(PodDetail),
-    Node(NodeDetail),
-}
-
-/// What is selected in the cluster view.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub enum Selection {
-    #[default]
-    None,
-    Pod(ObjKey),
-    Node(Str),
-}
-
-/// One piece of a console command's output, in the order it was printed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Chunk {
-    Stdout(String),
-    Stderr(String),
-    /// What the terminal itself shows (`^C`).
-    Note(String),
-}
-
-impl Chunk {
-    pub fn text(&self) -> &str {
-        match self {
-            Chunk::Stdout(s) | Chunk::Stderr(s) | Chunk::Note(s) => s,
-        }
-    }
-}
-
-/// One command typed in the kubectl console and what it printed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConsoleEntry {
-    /// Unique per page (a key for the view).
-    pub id: u64,
-    /// The line as typed.
-    pub line: String,
-    pub chunks: Vec<Chunk>,
-    /// The exit code; `None` while the command still runs (`get -w`, `rollout status`).
-    pub code: Option<i32>,
-    /// Earlier output was dropped to bound memory.
-    pub truncated: bool,
-}
-
-impl ConsoleEntry {
-    /// The output as a terminal shows it.
-    pub fn text(&self) -> String {
-        self.chunks.iter().map(Chunk::text).collect()
-    }
-}
-
-/// The kubectl console: earlier commands (scrollback) and the last one.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ConsoleView {
-    pub earlier: Rc<Vec<Rc<ConsoleEntry>>>,
-    pub last: Option<Rc<ConsoleEntry>>,
-}
-
-/// The outcome of the last apply.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct ApplyOutcome {
-    /// Bumped on every apply (0: none yet).
-    pub seq: u64,
-    pub ok: bool,
-    pub text: String,
-    /// 1-based line of the error in the editor text.
-    pub error_line: Option<usize>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Speed {
-    X(u32),
-    Max,
-}
-
-impl Speed {
-    pub fn value(self) -> String {
-        match self {
-            Speed::X(k) => k.to_string(),
-            Speed::Max => "max".into(),
-        }
-    }
-    pub fn parse(v: &str) -> Option<Speed> {
-        match v {
-            "max" => Some(Speed::Max),
-            _ => v.parse::<u32>().ok().filter(|k| (1..=10_000).contains(k)).map(Speed::X),
-        }
-    }
-}
-
-/// The header's time state.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TimeView {
-    pub now: Millis,
-    pub playing: bool,
-    pub speed: Speed,
-    /// The frame budget ran out before the clock reached its target: the simulation runs slower than asked.
-    pub lagging: bool,
-    /// Simulated milliseconds per wall millisecond over the last second.
-    pub effective: f64,
-    pub seed: u64,
-    pub events_processed: u64,
-}
-
-/// Everything the page shows.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Snapshot {
-    pub time: TimeView,
-    pub summary: Summary,
-    pub cluster: ClusterView,
-    pub controllers: Rc<Vec<ControllerView>>,
-    pub informers: Rc<Vec<InformerView>>,
-    pub drift: usize,
-    /// How old the drift figures are (0: measured for this snapshot; large clusters measure it every 2 s).
-    pub drift_age_ms: u64,
-    pub api_reads: u64,
-    /// What the engine holds, by structure (flat over a long run).
-    pub footprint: Rc<kubeloop_engine::footprint::Footprint>,
-    pub drop_pct: u32,
-    pub resync_ms: Millis,
-    pub events: Rc<EventsView>,
-    pub selection: Selection,
-    pub detail: Option<Rc<Detail>>,
-    pub apply: Rc<ApplyOutcome>,
-    pub notice: Option<Rc<str>>,
-    pub console: ConsoleView,
-    pub loop_cfg: Rc<LoopView>,
-    pub control_plane: Rc<ControlPlaneView>,
-    pub timing: TimingProfile,
-    pub lesson: Option<Rc<LessonView>>,
-    pub editor: Rc<EditorLoad>,
-}
-
-/// Text the editor is told to show; a new `seq` replaces the editor's text.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct EditorLoad {
-    pub seq: u64,
-    pub text: Rc<str>,
-}
-
-/// API reads per simulated minute over a window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Rate {
-    pub per_min: u64,
-    /// The simulated span measured.
-    pub over_ms: Millis,
-}
-
-/// API reads per minute in the current observe mode and the last measured figure of the other.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct ReadsView {
-    pub polling_now: bool,
-    pub informer: Option<Rate>,
-    pub polling: Option<Rate>,
-}
-
-/// The control loops' modes and the injected faults.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LoopView {
-    /// Some controller runs edge-triggered.
-    pub edge: bool,
-    /// Controllers that have an edge mode.
-    pub edge_capable: Vec<&'static str>,
-    /// The poll period when polling.
-    pub polling: Option<Millis>,
-    pub relist_ms: Millis,
-    pub conflict_pct: u32,
-    pub latency_ms: Millis,
-    pub reject_creates: bool,
-    /// 409s answered so far, over all clients.
-    pub conflicts: u64,
-    pub reads: ReadsView,
-}
+use crate::view::*;
 
 pub fn build_loop(sim: &Sim, reads: ReadsView) -> LoopView {
     let mut edge_capable: Vec<&'static str> = Vec::new();
@@ -440,55 +39,6 @@ pub fn build_loop(sim: &Sim, reads: ReadsView) -> LoopView {
         conflicts: sim.store().clients().iter().map(|c| c.counters.conflicts).sum(),
         reads,
     }
-}
-
-/// A control-plane process's state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProcState {
-    /// Holds the Lease: its controllers run.
-    Leader,
-    /// Running, waiting for the Lease.
-    Standby,
-    /// Running (no election).
-    Running,
-    Crashed,
-}
-
-impl ProcState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProcState::Leader => "leader",
-            ProcState::Standby => "standby",
-            ProcState::Running => "running",
-            ProcState::Crashed => "crashed",
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProcessView {
-    pub host: kubeloop_engine::sim::HostId,
-    /// `cp-1`, `cp-2` (the replicas' identities) or the component's name.
-    pub name: Str,
-    pub component: Str,
-    pub state: ProcState,
-    /// Informers and controllers it runs now.
-    pub controllers: usize,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LeaseView {
-    pub holder: Str,
-    pub renewed: Option<Millis>,
-    pub duration_s: i32,
-    pub transitions: i32,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct ControlPlaneView {
-    pub processes: Vec<ProcessView>,
-    /// The kube-controller-manager Lease.
-    pub lease: Option<LeaseView>,
 }
 
 pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
@@ -531,24 +81,7 @@ pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
     ControlPlaneView { processes, lease }
 }
 
-/// A lesson as the page shows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LessonView {
-    pub id: &'static str,
-    pub title: &'static str,
-    pub watch: &'static str,
-    pub offer_fast_demo: bool,
-    /// The event stream's suggested controller filter.
-    pub events: Option<&'static str>,
-    /// `(time since the lesson started, label, what it did once run)`
-    pub steps: Vec<(Millis, String, Option<String>)>,
-    /// Simulated time since the lesson started.
-    pub elapsed: Millis,
-    /// `(what, value)`, read from the simulation.
-    pub figures: Vec<(String, String)>,
-}
-
-pub fn build_lesson(sim: &Sim, run: &crate::liverun::LessonRun, reads: ReadsView) -> LessonView {
+pub fn build_lesson(sim: &Sim, run: &crate::lessons::LessonRun, reads: ReadsView) -> LessonView {
     let l = run.lesson;
     let steps = run
         .scenario
@@ -732,102 +265,6 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
     }
 }
 
-// ---- formatting -------------------------------------------------------------------------------------------------
-
-/// Millicores as Kubernetes prints them (`250m`, `4`, `1.5`).
-pub fn fmt_cpu(milli: i64) -> String {
-    if milli % 1000 == 0 {
-        format!("{}", milli / 1000)
-    } else if milli < 1000 {
-        format!("{milli}m")
-    } else {
-        format!("{:.2}", milli as f64 / 1000.0).trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
-
-/// Bytes in binary units (`128Mi`, `15.9Gi`).
-pub fn fmt_mem(bytes: i64) -> String {
-    const KI: f64 = 1024.0;
-    let b = bytes as f64;
-    let (v, unit) = if b >= KI * KI * KI {
-        (b / (KI * KI * KI), "Gi")
-    } else if b >= KI * KI {
-        (b / (KI * KI), "Mi")
-    } else if b >= KI {
-        (b / KI, "Ki")
-    } else {
-        (b, "")
-    };
-    if (v - v.round()).abs() < 0.05 {
-        format!("{}{unit}", v.round() as i64)
-    } else {
-        format!("{v:.1}{unit}")
-    }
-}
-
-/// `72914` as `72,914`.
-pub fn fmt_thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Simulated time in seconds with one decimal (`12.3 s`).
-pub fn fmt_secs(t: Millis) -> String {
-    format!("{}.{} s", t / 1000, (t % 1000) / 100)
-}
-
-/// A compact clock for narrow columns: `12.3 s` up to 100 s, then `12m05s`, then `52h59m`.
-pub fn fmt_clock(t: Millis) -> String {
-    if t < 100_000 {
-        fmt_secs(t)
-    } else if t < 3_600_000 {
-        format!("{}m{:02}s", t / 60_000, (t % 60_000) / 1000)
-    } else {
-        format!("{}h{:02}m", t / 3_600_000, (t % 3_600_000) / 60_000)
-    }
-}
-
-/// A duration for people (`350 ms`, `4.2 s`, `3m10s`, `17.2 h`).
-pub fn fmt_dur(ms: Millis) -> String {
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else if ms < 60_000 {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    } else if ms < 3_600_000 {
-        format!("{}m{:02}s", ms / 60_000, (ms % 60_000) / 1000)
-    } else {
-        format!("{:.1} h", ms as f64 / 3_600_000.0)
-    }
-}
-
-const WELL_KNOWN_LABEL_PREFIXES: [&str; 2] = ["kubernetes.io/", "beta.kubernetes.io/"];
-
-fn user_labels(o: &Object) -> Vec<String> {
-    o.meta()
-        .labels
-        .iter()
-        .filter(|(k, _)| !WELL_KNOWN_LABEL_PREFIXES.iter().any(|p| k.starts_with(p)))
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect()
-}
-
-fn fmt_taint(t: &kubeloop_engine::api::Taint) -> String {
-    if t.value.is_empty() {
-        format!("{}:{}", t.key, t.effect)
-    } else {
-        format!("{}={}:{}", t.key, t.value, t.effect)
-    }
-}
-
-// ---- building -----------------------------------------------------------------------------------------------------
-
 /// Reuses node cards across snapshots.
 #[derive(Default)]
 pub struct NodeCache {
@@ -989,33 +426,17 @@ pub fn build_summary(sim: &Sim) -> Summary {
     }
 }
 
-/// The host of a process as the page names it: controller manager replicas with their identity.
-fn host_label(sim: &Sim, h: usize) -> Str {
-    sim.hosts()[h].name.clone()
-}
-
-/// One row per controller name (replicas of a component show the active one, the leader; with none active, the
-/// first), in `queue_depths` order, with its depth samples.
+/// One row per controller name (the engine's [`Sim::controllers_by_name`]: replicas of a component show the
+/// active one, the leader; with none active, the first), with its depth samples.
 pub fn build_controllers(sim: &Sim, history: &[VecDeque<u32>]) -> Vec<ControllerView> {
     let now = sim.now();
-    let mut picked: Vec<(usize, usize)> = Vec::new();
-    for (h, host) in sim.hosts().iter().enumerate() {
-        for (i, c) in host.controllers.iter().enumerate() {
-            match picked.iter_mut().find(|(ph, pi)| sim.hosts()[*ph].controllers[*pi].name() == c.name()) {
-                Some(slot) if host.active() && !sim.hosts()[slot.0].active() => *slot = (h, i),
-                Some(_) => {}
-                None => picked.push((h, i)),
-            }
-        }
-    }
-    picked
+    sim.controllers_by_name()
         .into_iter()
         .enumerate()
-        .map(|(i, (h, ci))| {
-            let host = &sim.hosts()[h];
-            let c = &host.controllers[ci];
+        .map(|(i, (h, c))| {
+            let host = sim.host(h);
             let m = c.queue.metrics(now);
-            let mut label = host_label(sim, h);
+            let mut label = host.name.clone();
             if !host.active() {
                 label = format!("{label}: not running").into();
             }
@@ -1046,116 +467,70 @@ fn state_name(s: ReflectorState) -> &'static str {
     }
 }
 
-/// One row per informer of a host, and one aggregated row for the kubelets' pod informers. Returns the rows and
-/// the total drift (the same figure as `Sim::drift`, computed once). Drift compares every cached object with the
-/// store, the one costly figure at scale: with `prev_drift`, the drift of the previous rows is reused instead.
+/// An informer row of summed figures ([`Sim::informer_totals`]).
+fn totals_row(name: String, owner: String, state: &'static str, t: InformerTotals, drift: usize) -> InformerView {
+    InformerView {
+        name,
+        owner,
+        state,
+        cache: t.cached,
+        last_rv: t.last_rv,
+        received: t.received,
+        dropped: t.dropped,
+        drift,
+        relists: t.relists,
+        resyncs: t.resyncs,
+    }
+}
+
+/// One row per informer of a host (a standby or crashed replica: one compact row), and one aggregated row for the
+/// kubelets' pod informers. Returns the rows and the total drift (the same figure as `Sim::drift`, computed once).
+/// Drift compares every cached object with the store, the one costly figure at scale: with `prev_drift`, the drift
+/// of the previous rows is reused instead.
 pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<InformerView>, usize) {
-    let reuse = |i: usize| prev_drift.and_then(|p| p.get(i)).map(|r| r.drift).unwrap_or(0);
-    let fresh = prev_drift.is_none();
-    let mut rows = Vec::new();
-    let mut owned = vec![false; sim.informers().len()];
-    let mut total = 0;
-    for (hi, h) in sim.hosts().iter().enumerate() {
-        if h.elector.is_some() && !h.active() {
-            // A standby (or crashed) replica: its informers are stopped; one compact row.
-            let mut row = InformerView {
-                name: format!("{} informers", h.informers.iter().flatten().count()),
-                owner: host_label(sim, hi).to_string(),
-                state: if h.running { "standby" } else { "crashed" },
-                cache: 0,
-                last_rv: 0,
-                received: 0,
-                dropped: 0,
-                drift: 0,
-                relists: 0,
-                resyncs: 0,
-            };
-            for id in h.informers.iter().flatten() {
-                let Some(inf) = sim.informers().get(*id) else { continue };
-                owned[*id] = true;
-                if fresh {
-                    row.drift += inf.drift(sim.store());
-                }
-                row.cache += inf.cache.len();
-                row.last_rv = row.last_rv.max(inf.last_rv());
-                row.received += inf.stats().events_received;
-                row.dropped += inf.stats().events_dropped;
-                row.relists += inf.stats().relists;
-                row.resyncs += inf.stats().resyncs;
-            }
-            if !fresh {
-                row.drift = reuse(rows.len());
-            }
-            total += row.drift;
-            rows.push(row);
-            continue;
+    let mut rows: Vec<InformerView> = Vec::new();
+    // The drift of these informers, measured or reused from the previous row at this position.
+    let drift_of = |ids: &[InformerId], row: usize| -> usize {
+        match prev_drift {
+            None => ids.iter().filter_map(|id| sim.informers().get(*id)).map(|i| i.drift(sim.store())).sum(),
+            Some(p) => p.get(row).map_or(0, |r| r.drift),
         }
-        for id in h.informers.iter().flatten() {
-            let Some(inf) = sim.informers().get(*id) else { continue };
-            owned[*id] = true;
-            let drift = if fresh { inf.drift(sim.store()) } else { reuse(rows.len()) };
-            total += drift;
-            rows.push(InformerView {
-                name: inf.kind.plural().to_string(),
-                owner: host_label(sim, hi).to_string(),
-                state: state_name(inf.state()),
-                cache: inf.cache.len(),
-                last_rv: inf.last_rv(),
-                received: inf.stats().events_received,
-                dropped: inf.stats().events_dropped,
-                drift,
-                relists: inf.stats().relists,
-                resyncs: inf.stats().resyncs,
-            });
-        }
-    }
-    let mut agg = InformerView {
-        name: String::new(),
-        owner: "kubelet (one per node, pods bound to it)".into(),
-        state: "stopped",
-        cache: 0,
-        last_rv: 0,
-        received: 0,
-        dropped: 0,
-        drift: 0,
-        relists: 0,
-        resyncs: 0,
     };
-    let (mut n, mut watching) = (0, 0);
-    for (id, inf) in sim.informers().iter().enumerate() {
-        if owned[id] {
+    for h in sim.host_ids() {
+        let host = sim.host(h);
+        let ids: Vec<InformerId> = host.informers.iter().flatten().copied().collect();
+        if host.elector.is_some() && !host.active() {
+            // A standby (or crashed) replica: its informers are stopped; one compact row.
+            let drift = drift_of(&ids, rows.len());
+            let state = if host.running { "standby" } else { "crashed" };
+            let name = format!("{} informers", ids.len());
+            rows.push(totals_row(name, host.name.to_string(), state, sim.informer_totals(ids), drift));
             continue;
         }
-        n += 1;
-        if matches!(inf.state(), ReflectorState::Watching(_)) {
-            watching += 1;
+        for id in ids {
+            let Some(inf) = sim.informers().get(id) else { continue };
+            let drift = drift_of(&[id], rows.len());
+            let name = inf.kind.plural().to_string();
+            let t = sim.informer_totals([id]);
+            rows.push(totals_row(name, host.name.to_string(), state_name(inf.state()), t, drift));
         }
-        let drift = if fresh { inf.drift(sim.store()) } else { 0 };
-        total += drift;
-        agg.cache += inf.cache.len();
-        agg.last_rv = agg.last_rv.max(inf.last_rv());
-        agg.received += inf.stats().events_received;
-        agg.dropped += inf.stats().events_dropped;
-        agg.drift += drift;
-        agg.relists += inf.stats().relists;
-        agg.resyncs += inf.stats().resyncs;
     }
-    if !fresh {
-        agg.drift = reuse(rows.len());
-        total += agg.drift;
-    }
+    let kubelets: Vec<InformerId> = sim.kubelet_informers().collect();
+    let n = kubelets.len();
     if n > 0 {
-        agg.name = format!("kubelet pods ({n} node{})", if n == 1 { "" } else { "s" });
-        agg.owner = format!("{n} kubelet{}, field-selected watches", if n == 1 { "" } else { "s" });
-        agg.state = if watching == n {
-            "watching"
-        } else if watching == 0 {
-            "stopped"
-        } else {
-            "partly watching"
+        let drift = drift_of(&kubelets, rows.len());
+        let t = sim.informer_totals(kubelets);
+        let plural = if n == 1 { "" } else { "s" };
+        let state = match t.watching {
+            w if w == n => "watching",
+            0 => "stopped",
+            _ => "partly watching",
         };
-        rows.push(agg);
+        let (name, owner) =
+            (format!("kubelet pods ({n} node{plural})"), format!("{n} kubelet{plural}, field-selected watches"));
+        rows.push(totals_row(name, owner, state, t, drift));
     }
+    let total = rows.iter().map(|r| r.drift).sum();
     (rows, total)
 }
 

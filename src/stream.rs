@@ -7,46 +7,14 @@ use std::rc::Rc;
 
 use kubeloop_engine::api::Str;
 use kubeloop_engine::controller::{ReconcileRecord, RecordOutcome};
+use kubeloop_engine::controllers::controller_of_component;
 use kubeloop_engine::sim::Sim;
-use kubeloop_engine::time::Millis;
 
-use crate::snapshot::fmt_dur;
+use crate::format::fmt_dur;
+use crate::view::{EventRow, EventsView, RowSource};
 
 /// Rows kept per buffer.
 pub const KEEP: usize = 500;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RowSource {
-    /// A reconcile by this controller.
-    Reconcile(&'static str),
-    /// A Kubernetes Event from this component (`source.component`).
-    Event(Str),
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EventRow {
-    /// Unique, for list keys: reconciles `r<seq>`, Event writes `e<number>`.
-    pub id: String,
-    pub at: Millis,
-    pub source: RowSource,
-    /// The controller this row is about, for the filter: the reconciling controller, or for Events the controller
-    /// that reported it (`deployment`, `replicaset`, `scheduler`, `kubelet`...).
-    pub controller: Str,
-    pub reason: Str,
-    /// `kind/name`
-    pub object: String,
-    pub namespace: Str,
-    pub message: String,
-    pub warning: bool,
-    pub count: i32,
-}
-
-/// The rows at one moment, newest first.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct EventsView {
-    pub version: u64,
-    pub rows: Vec<Rc<EventRow>>,
-}
 
 #[derive(Default)]
 pub struct Stream {
@@ -101,16 +69,12 @@ fn reconcile_row(r: &ReconcileRecord) -> EventRow {
 
 /// The controller an Event comes from, for the filter.
 fn event_controller(component: &str, involved_kind: &str) -> Str {
-    match (component, involved_kind) {
-        ("default-scheduler", _) => "scheduler".into(),
-        ("kubelet", _) => "kubelet".into(),
-        ("node-controller", _) => "nodelifecycle".into(),
-        ("taint-eviction-controller", _) => "tainteviction".into(),
-        ("garbage-collector-controller", _) => "garbagecollector".into(),
-        ("namespace-controller", _) => "namespace".into(),
-        (_, "Deployment") => "deployment".into(),
-        (_, "ReplicaSet") => "replicaset".into(),
-        (c, _) => c.into(),
+    match (controller_of_component(component), involved_kind) {
+        (Some(c), _) => c.into(),
+        // Events of a Deployment or ReplicaSet written by someone else (kubectl's rollout) go with its controller.
+        (None, "Deployment") => "deployment".into(),
+        (None, "ReplicaSet") => "replicaset".into(),
+        (None, _) => component.into(),
     }
 }
 

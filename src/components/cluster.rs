@@ -8,10 +8,9 @@ use yew::prelude::*;
 
 use crate::components::cluster_canvas::ClusterCanvas;
 use crate::components::detail::DetailPanel;
+use crate::format::{fmt_cpu, fmt_mem};
 use crate::liverun::Cmd;
-use crate::snapshot::{
-    fmt_cpu, fmt_mem, ClusterView, Detail, NodeView, PodView, Selection, Summary, DOM_MAX_NODES, DOM_MAX_PODS,
-};
+use crate::view::{ClusterView, Detail, NodeView, PodView, Selection, Summary, DOM_MAX_NODES, DOM_MAX_PODS};
 
 #[derive(Properties, PartialEq)]
 pub struct ClusterProps {

@@ -9,7 +9,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
 use crate::liverun::Cmd;
-use crate::snapshot::{CompactCluster, CompactNode, Ready, Selection};
+use crate::view::{CompactCluster, CompactNode, Ready, Selection};
 
 #[derive(Properties, PartialEq)]
 pub struct CanvasProps {

@@ -10,7 +10,7 @@ use web_sys::{HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::liverun::Cmd;
-use crate::snapshot::{Chunk, ConsoleEntry, ConsoleView};
+use crate::view::{Chunk, ConsoleEntry, ConsoleView};
 
 #[derive(Properties, PartialEq)]
 pub struct ConsoleProps {

@@ -13,7 +13,8 @@ use kubeloop_engine::intervention::{FaultAction, ModeAction};
 use kubeloop_engine::limits::{MAX_API_LATENCY, MAX_PERIOD};
 use kubeloop_engine::sim::{ObserveMode, DEFAULT_POLL_PERIOD};
 
-use crate::snapshot::{fmt_dur, fmt_thousands, ControllerView, InformerView, LoopView, Rate};
+use crate::format::{fmt_dur, fmt_thousands};
+use crate::view::{ControllerView, InformerView, LoopView, Rate};
 
 #[derive(Properties, PartialEq)]
 pub struct ControlProps {

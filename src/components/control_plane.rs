@@ -7,8 +7,9 @@ use kubeloop_engine::intervention::FaultAction;
 use kubeloop_engine::time::Millis;
 use yew::prelude::*;
 
+use crate::format::fmt_dur;
 use crate::liverun::Cmd;
-use crate::snapshot::{fmt_dur, ControlPlaneView, ProcState, ProcessView};
+use crate::view::{ControlPlaneView, ProcState, ProcessView};
 
 #[derive(Properties, PartialEq)]
 pub struct ControlPlaneProps {

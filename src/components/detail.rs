@@ -5,8 +5,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::format::{fmt_clock, fmt_dur, fmt_secs};
 use crate::liverun::Cmd;
-use crate::snapshot::{fmt_clock, fmt_dur, fmt_secs, Detail, EventLine, NodeDetail, PodDetail, Selection};
+use crate::view::{Detail, EventLine, NodeDetail, PodDetail, Selection};
 
 #[derive(Properties, PartialEq)]
 pub struct DetailProps {

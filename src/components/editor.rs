@@ -9,7 +9,7 @@ use yew::prelude::*;
 use crate::examples::{self, EXAMPLES};
 use crate::highlight::{highlight, Line};
 use crate::liverun::Cmd;
-use crate::snapshot::{ApplyOutcome, EditorLoad};
+use crate::view::{ApplyOutcome, EditorLoad};
 
 /// Line height of the editor in pixels (static/style.css: --editor-lh).
 const LINE_HEIGHT: i32 = 18;

@@ -2,10 +2,11 @@
 
 use std::rc::Rc;
 
+use kubeloop_engine::controllers::CONTROLLERS;
 use yew::prelude::*;
 
-use crate::snapshot::fmt_clock;
-use crate::stream::{EventRow, EventsView, RowSource};
+use crate::format::fmt_clock;
+use crate::view::{EventRow, EventsView, RowSource};
 
 /// Rows rendered at most (the stream keeps more; the filter looks at all of them).
 pub const SHOWN: usize = 150;
@@ -44,7 +45,7 @@ fn Row(props: &RowProps) -> Html {
     html! {
         <li class={classes!("ev", kind_class, r.warning.then_some("warn"))}
             data-testid="event" data-controller={controller} data-source={source} data-reason={r.reason.clone()}>
-            <span class="ev-time" title={crate::snapshot::fmt_secs(r.at)}>{ fmt_clock(r.at) }</span>
+            <span class="ev-time" title={crate::format::fmt_secs(r.at)}>{ fmt_clock(r.at) }</span>
             <span class="ev-kind" title={if kind_class == "k8s" { "Kubernetes Event" } else { "reconcile" }}>
                 { if kind_class == "k8s" { "E" } else { "⟳" } }
             </span>
@@ -56,17 +57,11 @@ fn Row(props: &RowProps) -> Html {
     }
 }
 
-const CONTROLLERS: [&str; 9] = [
-    "deployment",
-    "replicaset",
-    "scheduler",
-    "nodelifecycle",
-    "tainteviction",
-    "garbagecollector",
-    "namespace",
-    "kubelet",
-    "kube-controller-manager",
-];
+/// The filter's choices: the engine's controllers, then the other writers of rows (the kubelets' Events, the
+/// controller manager's own `LeaderElection`).
+fn filter_choices() -> impl Iterator<Item = &'static str> {
+    CONTROLLERS.iter().map(|(name, _)| *name).chain(["kubelet", "kube-controller-manager"])
+}
 
 #[component]
 pub fn EventStream(props: &StreamProps) -> Html {
@@ -110,8 +105,8 @@ pub fn EventStream(props: &StreamProps) -> Html {
                 <h2>{ "Events" }</h2>
                 <select data-testid="event-filter-controller" aria-label="Filter by controller" onchange={on_controller}>
                     <option value="" selected={controller.is_empty()}>{ "all controllers" }</option>
-                    { for CONTROLLERS.iter().map(|c| html! {
-                        <option key={*c} value={*c} selected={**controller == **c}>{ *c }</option>
+                    { for filter_choices().map(|c| html! {
+                        <option key={c} value={c} selected={**controller == *c}>{ c }</option>
                     }) }
                 </select>
                 <input type="search" data-testid="event-filter-object" placeholder="object, e.g. web"

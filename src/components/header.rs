@@ -2,8 +2,9 @@
 
 use yew::prelude::*;
 
+use crate::format::fmt_secs;
 use crate::liverun::Cmd;
-use crate::snapshot::{fmt_secs, Speed, TimeView};
+use crate::view::{Speed, TimeView};
 
 #[derive(Properties, PartialEq)]
 pub struct HeaderProps {

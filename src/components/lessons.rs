@@ -6,9 +6,10 @@ use std::rc::Rc;
 use kubeloop_engine::sim::TimingProfile;
 use yew::prelude::*;
 
+use crate::format::fmt_clock;
 use crate::lessons::LESSONS;
 use crate::liverun::{profile_label, Cmd};
-use crate::snapshot::{fmt_clock, LessonView};
+use crate::view::LessonView;
 
 #[derive(Properties, PartialEq)]
 pub struct LessonBarProps {

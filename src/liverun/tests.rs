@@ -22,8 +22,8 @@ fn polling() -> Cmd {
     })
 }
 use crate::console::CONSOLE_SCROLLBACK;
-use crate::snapshot::{Chunk, ClusterView, ConsoleView, Detail};
-use crate::stream::RowSource;
+use crate::view::RowSource;
+use crate::view::{Chunk, ClusterView, ConsoleView, Detail};
 
 /// A wall clock that moves 1 µs per reading, so budgets are never hit in tests.
 fn clock() -> Box<dyn Fn() -> f64> {
@@ -40,7 +40,7 @@ fn run_secs(e: &mut LiveRun, secs: u32) {
     }
 }
 
-fn dom(s: &Snapshot) -> (Rc<Vec<Rc<crate::snapshot::NodeView>>>, Rc<Vec<crate::snapshot::PodView>>) {
+fn dom(s: &Snapshot) -> (Rc<Vec<Rc<crate::view::NodeView>>>, Rc<Vec<crate::view::PodView>>) {
     match &s.cluster {
         ClusterView::Dom { nodes, unscheduled } => (nodes.clone(), unscheduled.clone()),
         ClusterView::Compact(_) => panic!("small clusters are drawn with elements"),
@@ -385,7 +385,7 @@ fn scale_snapshot_cost() {
     }
     let t = Instant::now();
     let c = build_cluster(&e.sim, &mut e.cache);
-    eprintln!("  cluster: {:?} compact={}", t.elapsed(), matches!(c, crate::snapshot::ClusterView::Compact(_)));
+    eprintln!("  cluster: {:?} compact={}", t.elapsed(), matches!(c, crate::view::ClusterView::Compact(_)));
     let t = Instant::now();
     let _ = build_informers(&e.sim, None);
     eprintln!("  informers+drift: {:?}", t.elapsed());

@@ -262,6 +262,35 @@ pub struct Informer {
     stats: InformerStats,
 }
 
+/// What a set of informers holds and has seen, summed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InformerTotals {
+    pub informers: usize,
+    /// Those with an open watch.
+    pub watching: usize,
+    /// Objects in their caches.
+    pub cached: usize,
+    /// The newest resourceVersion any of them has seen.
+    pub last_rv: u64,
+    pub received: u64,
+    pub dropped: u64,
+    pub relists: u64,
+    pub resyncs: u64,
+}
+
+impl InformerTotals {
+    pub fn add(&mut self, inf: &Informer) {
+        self.informers += 1;
+        self.watching += usize::from(inf.watcher().is_some());
+        self.cached += inf.cache.len();
+        self.last_rv = self.last_rv.max(inf.last_rv);
+        self.received += inf.stats.events_received;
+        self.dropped += inf.stats.events_dropped;
+        self.relists += inf.stats.relists;
+        self.resyncs += inf.stats.resyncs;
+    }
+}
+
 pub const RELIST_BACKOFF_INITIAL: Millis = 800;
 pub const RELIST_BACKOFF_MAX: Millis = 30 * SECOND;
 

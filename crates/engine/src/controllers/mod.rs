@@ -12,6 +12,23 @@ pub mod templatehash;
 
 use std::rc::Rc;
 
+/// The controllers kubeloop runs: each one's name (the UI contract's, `mode: {trigger: NAME=edge}`'s) and the
+/// component that writes its Events (`source.component`), in the order the page lists them.
+pub const CONTROLLERS: [(&str, &str); 7] = [
+    ("deployment", "deployment-controller"),
+    ("replicaset", "replicaset-controller"),
+    ("scheduler", "default-scheduler"),
+    ("nodelifecycle", "node-controller"),
+    ("tainteviction", "taint-eviction-controller"),
+    ("garbagecollector", "garbage-collector-controller"),
+    ("namespace", "namespace-controller"),
+];
+
+/// The controller whose Events carry this `source.component`.
+pub fn controller_of_component(component: &str) -> Option<&'static str> {
+    CONTROLLERS.iter().find(|(_, c)| *c == component).map(|(n, _)| *n)
+}
+
 use crate::api::{controller_of, Kind, ObjKey, Object, ObjectMeta, OwnerReference};
 use crate::client::Api;
 use crate::informer::Cache;
@@ -40,4 +57,24 @@ pub fn adopt(api: &mut Api, kind: Kind, key: &ObjKey, owner_kind: Kind, owner: &
         })
         .ok()?;
     controller_of(adopted.meta()).is_some_and(|r| r.uid == owner.uid).then_some(adopted)
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    /// The table names every controller the simulation runs, by its own name and component, and nothing else.
+    #[test]
+    fn the_controllers_table_is_the_simulations() {
+        let sim = crate::sim::Sim::new(Default::default());
+        let running: Vec<(&str, &str)> =
+            sim.controllers_by_name().iter().map(|(_, c)| (c.name(), c.reconciler.component())).collect();
+        let mut table = CONTROLLERS.to_vec();
+        let mut seen = running.clone();
+        table.sort_unstable();
+        seen.sort_unstable();
+        assert_eq!(seen, table);
+        assert_eq!(controller_of_component("default-scheduler"), Some("scheduler"));
+        assert_eq!(controller_of_component("kubelet"), None);
+    }
 }

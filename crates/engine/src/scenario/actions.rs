@@ -1,6 +1,7 @@
 //! Actions: each `actions:` entry read into the [`Intervention`] it serialises, one small function per kind.
 
 use super::*;
+use crate::controllers::CONTROLLERS;
 
 #[derive(Deserialize)]
 #[serde(
@@ -126,9 +127,6 @@ pub(super) struct RawMode {
     resync_period: Option<Dur>,
 }
 
-pub(super) const CONTROLLERS: [&str; 7] =
-    ["deployment", "replicaset", "nodelifecycle", "tainteviction", "garbagecollector", "namespace", "scheduler"];
-
 pub(super) fn parse_trigger(v: &str) -> Result<(Option<String>, TriggerMode), String> {
     let (controller, mode) = match v.split_once('=') {
         Some((c, m)) => (Some(c.trim().to_string()), m.trim()),
@@ -140,8 +138,9 @@ pub(super) fn parse_trigger(v: &str) -> Result<(Option<String>, TriggerMode), St
         other => return Err(format!("trigger: {:?} is not a trigger mode: level or edge", echo(other))),
     };
     if let Some(c) = &controller {
-        if !CONTROLLERS.contains(&c.as_str()) {
-            return Err(format!("trigger: no controller {:?}; controllers: {}", echo(c), CONTROLLERS.join(", ")));
+        if !CONTROLLERS.iter().any(|(n, _)| n == c) {
+            let names: Vec<&str> = CONTROLLERS.iter().map(|(n, _)| *n).collect();
+            return Err(format!("trigger: no controller {:?}; controllers: {}", echo(c), names.join(", ")));
         }
     }
     Ok((controller, mode))

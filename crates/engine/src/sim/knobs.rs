@@ -23,13 +23,7 @@ impl Sim {
 
     /// The trigger mode in effect per controller (one entry per name).
     pub fn trigger_modes(&self) -> Vec<(&'static str, TriggerMode)> {
-        let mut out: Vec<(&'static str, TriggerMode)> = Vec::new();
-        for c in self.hosts.iter().flat_map(|h| h.controllers.iter()) {
-            if !out.iter().any(|(n, _)| *n == c.name()) {
-                out.push((c.name(), c.effective_trigger()));
-            }
-        }
-        out
+        self.controllers_by_name().into_iter().map(|(_, c)| (c.name(), c.effective_trigger())).collect()
     }
 
     /// Switches how the controllers (not the kubelets) observe the store. Each of their running informers

@@ -17,7 +17,7 @@ use crate::controllers::namespace::NamespaceController;
 use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleController};
 use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
-use crate::informer::{Informer, InformerEvent, InformerId, ReflectorState};
+use crate::informer::{Informer, InformerEvent, InformerId, InformerTotals, ReflectorState};
 use crate::kubelet::{Kubelet, NodeConfig, PodStep, RuntimeConfig};
 use crate::leaderelection::{LeaderElectionConfig, LeaderElector, Transition};
 use crate::rng::Rng;

@@ -55,28 +55,46 @@ impl Sim {
         self.informers.iter().map(|i| i.drift(&self.store)).sum()
     }
 
-    /// Current queue depth of each controller, by name.
-    /// One entry per controller name: replicas of a component show the active one (the leader).
-    pub fn queue_depths(&self) -> Vec<(&'static str, usize)> {
-        let mut out: Vec<(&'static str, usize)> = Vec::new();
-        for h in &self.hosts {
-            for c in &h.controllers {
-                match out.iter_mut().find(|(n, _)| *n == c.name()) {
-                    Some(entry) if h.active() => entry.1 = c.queue.len(),
+    /// One entry per controller name, in the order the hosts run them: replicas of a component show the active
+    /// one (the leader), else the first.
+    pub fn controllers_by_name(&self) -> Vec<(HostId, &Controller)> {
+        let mut out: Vec<(HostId, &Controller)> = Vec::new();
+        for (h, host) in self.hosts.iter().enumerate() {
+            for c in &host.controllers {
+                match out.iter_mut().find(|(_, seen)| seen.name() == c.name()) {
+                    Some(slot) if host.active() && !self.hosts[slot.0 .0].active() => *slot = (HostId(h), c),
                     Some(_) => {}
-                    None => out.push((c.name(), c.queue.len())),
+                    None => out.push((HostId(h), c)),
                 }
             }
         }
         out
     }
 
+    /// Current queue depth of each controller, by name ([`Sim::controllers_by_name`]).
+    pub fn queue_depths(&self) -> Vec<(&'static str, usize)> {
+        self.controllers_by_name().into_iter().map(|(_, c)| (c.name(), c.queue.len())).collect()
+    }
+
     /// The controller of that name on the active replica (else the first one).
     pub fn controller(&self, name: &str) -> Option<&Controller> {
-        let named = || {
-            self.hosts.iter().flat_map(|h| h.controllers.iter().map(move |c| (h, c))).filter(|(_, c)| c.name() == name)
-        };
-        named().find(|(h, _)| h.active()).or_else(|| named().next()).map(|(_, c)| c)
+        self.controllers_by_name().into_iter().find(|(_, c)| c.name() == name).map(|(_, c)| c)
+    }
+
+    /// What a set of informers holds and has seen, summed (the kubelets' pod informers as one figure).
+    pub fn informer_totals(&self, ids: impl IntoIterator<Item = InformerId>) -> InformerTotals {
+        let mut t = InformerTotals::default();
+        for id in ids {
+            if let Some(inf) = self.informers.get(id) {
+                t.add(inf);
+            }
+        }
+        t
+    }
+
+    /// The kubelets' informers (one per node: its pods).
+    pub fn kubelet_informers(&self) -> impl Iterator<Item = InformerId> + '_ {
+        self.kubelets.iter().map(|k| k.informer)
     }
 
     /// Every queue empty and every worker idle.

@@ -1,0 +1,501 @@
+//! What the page shows, as plain data: the view types the components render, built by `snapshot.rs` and
+//! `stream.rs` from the simulation. A leaf (as yew's todomvc `state.rs`): of the page it imports only `format.rs`.
+
+use std::rc::Rc;
+
+use kubeloop_engine::api::{controller_of, ObjKey, Pod, PodPhase, Str};
+use kubeloop_engine::sim::TimingProfile;
+use kubeloop_engine::time::Millis;
+
+use crate::format::phase_glyph;
+
+/// Above these sizes the cluster is drawn on a canvas instead of one element per node and pod.
+pub const DOM_MAX_NODES: usize = 200;
+pub const DOM_MAX_PODS: usize = 2_000;
+
+/// The Ready condition of a node as the control plane sees it (the Node object in the store).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ready {
+    True,
+    False,
+    Unknown,
+}
+
+impl Ready {
+    pub fn from_status(s: &str) -> Ready {
+        match s {
+            "True" => Ready::True,
+            "False" => Ready::False,
+            _ => Ready::Unknown,
+        }
+    }
+    /// The `data-ready` value.
+    pub fn attr(self) -> &'static str {
+        match self {
+            Ready::True => "true",
+            Ready::False => "false",
+            Ready::Unknown => "unknown",
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            Ready::True => "Ready",
+            Ready::False => "NotReady",
+            Ready::Unknown => "Unknown",
+        }
+    }
+}
+
+/// One pod chip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodView {
+    pub key: ObjKey,
+    pub uid: Str,
+    pub phase: PodPhase,
+    pub terminating: bool,
+    pub ready: bool,
+    /// Bound node; empty when unscheduled.
+    pub node: Str,
+    /// The `app` label (or the owner's name), for the tooltip and colour hint.
+    pub app: Str,
+}
+
+impl PodView {
+    pub fn of(p: &Pod) -> PodView {
+        let m = &p.metadata;
+        let app = m
+            .label("app")
+            .map(Str::from)
+            .or_else(|| controller_of(m).map(|r| r.name.clone()))
+            .unwrap_or_else(|| m.name.clone());
+        PodView {
+            key: ObjKey { namespace: m.namespace.clone(), name: m.name.clone() },
+            uid: m.uid.clone(),
+            phase: p.status.phase,
+            terminating: m.is_terminating(),
+            ready: p.is_ready(),
+            node: p.spec.node_name.clone(),
+            app,
+        }
+    }
+
+    /// A one-letter cue for the phase (colour is not the only signal).
+    pub fn glyph(&self) -> &'static str {
+        phase_glyph(self.phase)
+    }
+}
+
+/// One node card (`Eq`, so comparing two `Rc`s of it checks the pointer first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeView {
+    pub name: Str,
+    pub ready: Ready,
+    pub alive: bool,
+    pub unschedulable: bool,
+    /// `key=value:Effect`
+    pub taints: Vec<String>,
+    /// Labels a user set (the kubelet's well-known labels left out).
+    pub labels: Vec<String>,
+    pub cpu_req: i64,
+    pub cpu_alloc: i64,
+    pub mem_req: i64,
+    pub mem_alloc: i64,
+    pub pods_alloc: i64,
+    pub pods: Vec<PodView>,
+}
+
+/// A node in the compact (canvas) drawing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompactNode {
+    pub name: Str,
+    pub ready: Ready,
+    pub alive: bool,
+    pub unschedulable: bool,
+    pub running: u32,
+    pub pending: u32,
+    pub terminating: u32,
+    pub other: u32,
+    pub capacity: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct CompactCluster {
+    pub nodes: Vec<CompactNode>,
+    pub unscheduled: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClusterView {
+    Dom { nodes: Rc<Vec<Rc<NodeView>>>, unscheduled: Rc<Vec<PodView>> },
+    Compact(Rc<CompactCluster>),
+}
+
+/// The whole-cluster counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Summary {
+    pub running: usize,
+    pub pending: usize,
+    pub terminating: usize,
+    pub pods: usize,
+    pub nodes_ready: usize,
+    pub nodes: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControllerView {
+    pub name: &'static str,
+    pub host: Str,
+    pub depth: usize,
+    /// Keys waiting for a delay (AddAfter / rate-limited retries).
+    pub waiting: usize,
+    pub adds: u64,
+    pub retries: u64,
+    pub busy: usize,
+    pub workers: usize,
+    pub reconciles: u64,
+    pub errors: u64,
+    pub requeues: u64,
+    pub dropped: u64,
+    /// Depth sampled every simulated second, oldest first.
+    pub history: Rc<Vec<u32>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InformerView {
+    /// What it watches (`pods`, `kubelet pods (3 nodes)`).
+    pub name: String,
+    /// The process it lives in.
+    pub owner: String,
+    pub state: &'static str,
+    pub cache: usize,
+    pub last_rv: u64,
+    pub received: u64,
+    pub dropped: u64,
+    pub drift: usize,
+    pub relists: u64,
+    pub resyncs: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventLine {
+    /// The Event's resourceVersion: orders events written at the same moment.
+    pub rv: u64,
+    pub at: Millis,
+    pub type_: Str,
+    pub reason: Str,
+    pub message: Str,
+    pub count: i32,
+    pub source: Str,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodDetail {
+    pub key: ObjKey,
+    pub exists: bool,
+    pub uid: Str,
+    pub phase: PodPhase,
+    pub terminating: bool,
+    pub node: Str,
+    pub rv: u64,
+    pub created: Option<Millis>,
+    pub deletion: Option<Millis>,
+    /// `(kind, name, exists)` from the pod up: ReplicaSet, then Deployment.
+    pub owners: Vec<(Str, Str, bool)>,
+    /// `(type, status, reason / message)`
+    pub conditions: Vec<(Str, Str, String)>,
+    pub containers: Vec<String>,
+    pub requests: String,
+    pub events: Vec<EventLine>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeDetail {
+    pub name: Str,
+    pub exists: bool,
+    pub ready: Ready,
+    pub alive: bool,
+    pub unschedulable: bool,
+    pub rv: u64,
+    pub conditions: Vec<(Str, Str, Str)>,
+    pub labels: Vec<String>,
+    pub taints: Vec<String>,
+    pub capacity: String,
+    pub lease_renewed: Option<Millis>,
+    pub pods: usize,
+    pub events: Vec<EventLine>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Detail {
+    Pod(PodDetail),
+    Node(NodeDetail),
+}
+
+/// What is selected in the cluster view.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Selection {
+    #[default]
+    None,
+    Pod(ObjKey),
+    Node(Str),
+}
+
+/// One piece of a console command's output, in the order it was printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Chunk {
+    Stdout(String),
+    Stderr(String),
+    /// What the terminal itself shows (`^C`).
+    Note(String),
+}
+
+impl Chunk {
+    pub fn text(&self) -> &str {
+        match self {
+            Chunk::Stdout(s) | Chunk::Stderr(s) | Chunk::Note(s) => s,
+        }
+    }
+}
+
+/// One command typed in the kubectl console and what it printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsoleEntry {
+    /// Unique per page (a key for the view).
+    pub id: u64,
+    /// The line as typed.
+    pub line: String,
+    pub chunks: Vec<Chunk>,
+    /// The exit code; `None` while the command still runs (`get -w`, `rollout status`).
+    pub code: Option<i32>,
+    /// Earlier output was dropped to bound memory.
+    pub truncated: bool,
+}
+
+impl ConsoleEntry {
+    /// The output as a terminal shows it.
+    pub fn text(&self) -> String {
+        self.chunks.iter().map(Chunk::text).collect()
+    }
+}
+
+/// The kubectl console: earlier commands (scrollback) and the last one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConsoleView {
+    pub earlier: Rc<Vec<Rc<ConsoleEntry>>>,
+    pub last: Option<Rc<ConsoleEntry>>,
+}
+
+/// The outcome of the last apply.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ApplyOutcome {
+    /// Bumped on every apply (0: none yet).
+    pub seq: u64,
+    pub ok: bool,
+    pub text: String,
+    /// 1-based line of the error in the editor text.
+    pub error_line: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Speed {
+    X(u32),
+    Max,
+}
+
+impl Speed {
+    pub fn value(self) -> String {
+        match self {
+            Speed::X(k) => k.to_string(),
+            Speed::Max => "max".into(),
+        }
+    }
+    pub fn parse(v: &str) -> Option<Speed> {
+        match v {
+            "max" => Some(Speed::Max),
+            _ => v.parse::<u32>().ok().filter(|k| (1..=10_000).contains(k)).map(Speed::X),
+        }
+    }
+}
+
+/// The header's time state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeView {
+    pub now: Millis,
+    pub playing: bool,
+    pub speed: Speed,
+    /// The frame budget ran out before the clock reached its target: the simulation runs slower than asked.
+    pub lagging: bool,
+    /// Simulated milliseconds per wall millisecond over the last second.
+    pub effective: f64,
+    pub seed: u64,
+    pub events_processed: u64,
+}
+
+/// Everything the page shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub time: TimeView,
+    pub summary: Summary,
+    pub cluster: ClusterView,
+    pub controllers: Rc<Vec<ControllerView>>,
+    pub informers: Rc<Vec<InformerView>>,
+    pub drift: usize,
+    /// How old the drift figures are (0: measured for this snapshot; large clusters measure it every 2 s).
+    pub drift_age_ms: u64,
+    pub api_reads: u64,
+    /// What the engine holds, by structure (flat over a long run).
+    pub footprint: Rc<kubeloop_engine::footprint::Footprint>,
+    pub drop_pct: u32,
+    pub resync_ms: Millis,
+    pub events: Rc<EventsView>,
+    pub selection: Selection,
+    pub detail: Option<Rc<Detail>>,
+    pub apply: Rc<ApplyOutcome>,
+    pub notice: Option<Rc<str>>,
+    pub console: ConsoleView,
+    pub loop_cfg: Rc<LoopView>,
+    pub control_plane: Rc<ControlPlaneView>,
+    pub timing: TimingProfile,
+    pub lesson: Option<Rc<LessonView>>,
+    pub editor: Rc<EditorLoad>,
+}
+
+/// Text the editor is told to show; a new `seq` replaces the editor's text.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct EditorLoad {
+    pub seq: u64,
+    pub text: Rc<str>,
+}
+
+/// API reads per simulated minute over a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rate {
+    pub per_min: u64,
+    /// The simulated span measured.
+    pub over_ms: Millis,
+}
+
+/// API reads per minute in the current observe mode and the last measured figure of the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ReadsView {
+    pub polling_now: bool,
+    pub informer: Option<Rate>,
+    pub polling: Option<Rate>,
+}
+
+/// The control loops' modes and the injected faults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopView {
+    /// Some controller runs edge-triggered.
+    pub edge: bool,
+    /// Controllers that have an edge mode.
+    pub edge_capable: Vec<&'static str>,
+    /// The poll period when polling.
+    pub polling: Option<Millis>,
+    pub relist_ms: Millis,
+    pub conflict_pct: u32,
+    pub latency_ms: Millis,
+    pub reject_creates: bool,
+    /// 409s answered so far, over all clients.
+    pub conflicts: u64,
+    pub reads: ReadsView,
+}
+
+/// A control-plane process's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProcState {
+    /// Holds the Lease: its controllers run.
+    Leader,
+    /// Running, waiting for the Lease.
+    Standby,
+    /// Running (no election).
+    Running,
+    Crashed,
+}
+
+impl ProcState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProcState::Leader => "leader",
+            ProcState::Standby => "standby",
+            ProcState::Running => "running",
+            ProcState::Crashed => "crashed",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessView {
+    pub host: kubeloop_engine::sim::HostId,
+    /// `cp-1`, `cp-2` (the replicas' identities) or the component's name.
+    pub name: Str,
+    pub component: Str,
+    pub state: ProcState,
+    /// Informers and controllers it runs now.
+    pub controllers: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaseView {
+    pub holder: Str,
+    pub renewed: Option<Millis>,
+    pub duration_s: i32,
+    pub transitions: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ControlPlaneView {
+    pub processes: Vec<ProcessView>,
+    /// The kube-controller-manager Lease.
+    pub lease: Option<LeaseView>,
+}
+
+/// A lesson as the page shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LessonView {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub watch: &'static str,
+    pub offer_fast_demo: bool,
+    /// The event stream's suggested controller filter.
+    pub events: Option<&'static str>,
+    /// `(time since the lesson started, label, what it did once run)`
+    pub steps: Vec<(Millis, String, Option<String>)>,
+    /// Simulated time since the lesson started.
+    pub elapsed: Millis,
+    /// `(what, value)`, read from the simulation.
+    pub figures: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RowSource {
+    /// A reconcile by this controller.
+    Reconcile(&'static str),
+    /// A Kubernetes Event from this component (`source.component`).
+    Event(Str),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventRow {
+    /// Unique, for list keys: reconciles `r<seq>`, Event writes `e<number>`.
+    pub id: String,
+    pub at: Millis,
+    pub source: RowSource,
+    /// The controller this row is about, for the filter: the reconciling controller, or for Events the controller
+    /// that reported it (`deployment`, `replicaset`, `scheduler`, `kubelet`...).
+    pub controller: Str,
+    pub reason: Str,
+    /// `kind/name`
+    pub object: String,
+    pub namespace: Str,
+    pub message: String,
+    pub warning: bool,
+    pub count: i32,
+}
+
+/// The rows at one moment, newest first.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct EventsView {
+    pub version: u64,
+    pub rows: Vec<Rc<EventRow>>,
+}
