@@ -414,9 +414,9 @@ fn build_compact(sim: &Sim, names: &[(Str, bool)]) -> CompactCluster {
     CompactCluster { nodes, unscheduled }
 }
 
-pub fn build_summary(sim: &Sim) -> Summary {
+pub fn build_summary(sim: &Sim) -> CountsView {
     let (running, pending, terminating) = sim.pod_counts();
-    Summary {
+    CountsView {
         running,
         pending,
         terminating,

@@ -132,7 +132,7 @@ pub enum ClusterView {
 
 /// The whole-cluster counters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Summary {
+pub struct CountsView {
     pub running: usize,
     pub pending: usize,
     pub terminating: usize,
@@ -335,7 +335,7 @@ pub struct TimeView {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     pub time: TimeView,
-    pub summary: Summary,
+    pub summary: CountsView,
     pub cluster: ClusterView,
     pub controllers: Rc<Vec<ControllerView>>,
     pub informers: Rc<Vec<InformerView>>,

@@ -10,12 +10,12 @@ use crate::components::cluster_canvas::ClusterCanvas;
 use crate::components::detail::DetailPanel;
 use crate::format::{fmt_cpu, fmt_mem};
 use crate::liverun::Cmd;
-use crate::view::{ClusterView, Detail, NodeView, PodView, Selection, Summary, DOM_MAX_NODES, DOM_MAX_PODS};
+use crate::view::{ClusterView, CountsView, Detail, NodeView, PodView, Selection, DOM_MAX_NODES, DOM_MAX_PODS};
 
 #[derive(Properties, PartialEq)]
 pub struct ClusterProps {
     pub cluster: ClusterView,
-    pub summary: Summary,
+    pub summary: CountsView,
     pub selection: Selection,
     pub detail: Option<Rc<Detail>>,
     pub on_cmd: Callback<Cmd>,
@@ -23,7 +23,7 @@ pub struct ClusterProps {
 
 #[derive(Properties, PartialEq)]
 struct SummaryProps {
-    summary: Summary,
+    summary: CountsView,
 }
 
 #[component]

@@ -1,0 +1,526 @@
+//! The API store: the API server and etcd as one. It is the single source of truth and the single entry point:
+//! every read and write of every component goes through it and is counted per client, every write gets a new
+//! global resourceVersion and produces exactly one watch event, and an update carrying a stale resourceVersion is
+//! refused with 409 Conflict (optimistic concurrency).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::fmt;
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+
+use crate::admission;
+use crate::api::{
+    s, Kind, LabelSelector, Namespace, NamespaceStatus, ObjKey, Object, PodCondition, Str, Time, FINALIZER_KUBERNETES,
+};
+use crate::faults::Faults;
+use crate::rng::Rng;
+use crate::time::{Millis, HOUR, SECOND};
+use crate::watch::{EventType, WatchEvent, WatchFilter, Watcher, WatcherId};
+
+/// Who is calling: an index into the store's client table (one per component: the controller manager, the
+/// scheduler, each kubelet, kubectl...).
+pub type ClientId = usize;
+
+/// What the store served to and accepted from one client. This is the API load.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiCounters {
+    pub list_calls: u64,
+    /// Objects returned by LISTs.
+    pub list_items: u64,
+    pub gets: u64,
+    pub watches_opened: u64,
+    /// Watch events delivered.
+    pub watch_events: u64,
+    pub creates: u64,
+    pub updates: u64,
+    pub deletes: u64,
+    pub conflicts: u64,
+    pub errors: u64,
+}
+
+impl ApiCounters {
+    /// Objects served: LIST items + GETs + watch events (the `api-reads` figure of the page).
+    pub fn reads(&self) -> u64 {
+        self.list_items + self.gets + self.watch_events
+    }
+    pub fn writes(&self) -> u64 {
+        self.creates + self.updates + self.deletes
+    }
+    pub fn add(&mut self, o: &ApiCounters) {
+        self.list_calls += o.list_calls;
+        self.list_items += o.list_items;
+        self.gets += o.gets;
+        self.watches_opened += o.watches_opened;
+        self.watch_events += o.watch_events;
+        self.creates += o.creates;
+        self.updates += o.updates;
+        self.deletes += o.deletes;
+        self.conflicts += o.conflicts;
+        self.errors += o.errors;
+    }
+}
+
+/// The API server's errors, with upstream's status codes and messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApiError {
+    /// 409: the update carried a stale resourceVersion.
+    Conflict { resource: &'static str, name: Str },
+    /// 409 with a reason of its own (`pods/binding`: already assigned).
+    ConflictWith { resource: &'static str, name: Str, detail: String },
+    /// 404
+    NotFound { resource: &'static str, name: Str },
+    /// 409
+    AlreadyExists { resource: &'static str, name: Str },
+    /// 410: the watch asked for history the server no longer keeps.
+    Gone { requested: u64, oldest: u64 },
+    /// 422 with the validation message.
+    Invalid(String),
+    /// 400
+    BadRequest(String),
+    /// 500 injected by a fault.
+    Internal(String),
+    /// 403 (the "exceeded quota" fault of the backoff lesson).
+    Forbidden(String),
+}
+
+impl ApiError {
+    pub fn code(&self) -> u16 {
+        match self {
+            ApiError::Conflict { .. } | ApiError::ConflictWith { .. } | ApiError::AlreadyExists { .. } => 409,
+            ApiError::NotFound { .. } => 404,
+            ApiError::Gone { .. } => 410,
+            ApiError::Invalid(_) => 422,
+            ApiError::BadRequest(_) => 400,
+            ApiError::Internal(_) => 500,
+            ApiError::Forbidden(_) => 403,
+        }
+    }
+    /// The `reason` of the API's Status (`Conflict`, `NotFound`...), as kubectl prints it:
+    /// `Error from server (NotFound): pods "x" not found`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ApiError::Conflict { .. } | ApiError::ConflictWith { .. } => "Conflict",
+            ApiError::NotFound { .. } => "NotFound",
+            ApiError::AlreadyExists { .. } => "AlreadyExists",
+            ApiError::Gone { .. } => "Expired",
+            ApiError::Invalid(_) => "Invalid",
+            ApiError::BadRequest(_) => "BadRequest",
+            ApiError::Internal(_) => "InternalError",
+            ApiError::Forbidden(_) => "Forbidden",
+        }
+    }
+
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, ApiError::Conflict { .. } | ApiError::ConflictWith { .. })
+    }
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, ApiError::NotFound { .. })
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Names come from users: a message repeats at most a bounded piece of one.
+        let echo = |n: &Str| crate::limits::echo(n).into_owned();
+        match self {
+            ApiError::Conflict { resource, name } => write!(
+                f,
+                "Operation cannot be fulfilled on {resource} \"{}\": the object has been modified; please apply your changes to the latest version and try again",
+                echo(name)
+            ),
+            ApiError::ConflictWith { resource, name, detail } => {
+                write!(f, "Operation cannot be fulfilled on {resource} \"{}\": {detail}", echo(name))
+            }
+            ApiError::NotFound { resource, name } => write!(f, "{resource} \"{}\" not found", echo(name)),
+            ApiError::AlreadyExists { resource, name } => write!(f, "{resource} \"{}\" already exists", echo(name)),
+            ApiError::Gone { requested, oldest } => {
+                write!(f, "too old resource version: {requested} ({oldest})")
+            }
+            ApiError::Invalid(m) | ApiError::BadRequest(m) | ApiError::Internal(m) | ApiError::Forbidden(m) => {
+                f.write_str(&crate::limits::bound_message(m))
+            }
+        }
+    }
+}
+
+/// `resource.group` as the API server names a resource in its errors (`deployments.apps`, `pods`).
+pub fn group_resource(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Namespace => "namespaces",
+        Kind::Node => "nodes",
+        Kind::Pod => "pods",
+        Kind::ReplicaSet => "replicasets.apps",
+        Kind::Deployment => "deployments.apps",
+        Kind::Lease => "leases.coordination.k8s.io",
+        Kind::Event => "events",
+    }
+}
+
+/// Deletion propagation (`DeleteOptions.propagationPolicy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Propagation {
+    #[default]
+    Background,
+    Foreground,
+    Orphan,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DeleteOptions {
+    pub grace_period_seconds: Option<i64>,
+    pub propagation: Option<Propagation>,
+    pub preconditions_uid: Option<Str>,
+}
+
+/// Which part of an object a write may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subresource {
+    Main,
+    Status,
+    /// `namespaces/{name}/finalize`: only `spec.finalizers` of a namespace is taken (the only way to change it).
+    Finalize,
+}
+
+/// The namespaces the NamespaceLifecycle admission plugin refuses to delete (upstream's immortal namespaces are
+/// `default`, `kube-system` and `kube-public`). kubeloop adds `kube-node-lease`: upstream's API server recreates
+/// it within a minute of its removal (its system namespaces controller), which kubeloop does not simulate, so
+/// deleting it would leave the kubelets without their Lease namespace for good.
+pub const IMMORTAL_NAMESPACES: [&str; 4] = ["default", "kube-node-lease", "kube-public", "kube-system"];
+
+/// Tunables of the store. Defaults are upstream's.
+#[derive(Clone, Debug)]
+pub struct StoreConfig {
+    /// How long the watch cache keeps history (apiserver `eventFreshDuration`, 75 s).
+    pub watch_history: Millis,
+    /// Events always kept per kind, however old (the watch cache's lower capacity bound, 100).
+    pub watch_history_min: usize,
+    /// Events kept at most per kind (the watch cache's upper capacity bound, 100 * 1024).
+    pub watch_history_max: usize,
+    /// Event objects expire this long after their last update (`--event-ttl`, 1 h).
+    pub event_ttl: Millis,
+    /// Watch delivery latency: each new watcher gets a seeded value in this range.
+    pub watch_latency: (Millis, Millis),
+    /// DefaultTolerationSeconds admission: the tolerationSeconds of the not-ready and unreachable tolerations
+    /// added to every pod (300 s).
+    pub default_toleration_seconds: i64,
+    /// Undelivered events a watch may hold before the server ends it ([`crate::limits::WATCH_BUFFER_MAX`]).
+    pub watch_buffer_max: usize,
+    /// Objects of each kind (by [`Kind::index`]) the store holds at most ([`crate::limits::max_objects`]).
+    pub caps: [usize; Kind::ALL.len()],
+}
+
+impl StoreConfig {
+    /// Whether a version written at `at` is older than the watch cache's window at `now`.
+    fn past_window(&self, at: Millis, now: Millis) -> bool {
+        at + self.watch_history < now
+    }
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            watch_history: 75 * SECOND,
+            watch_history_min: 100,
+            watch_history_max: 100 * 1024,
+            event_ttl: HOUR,
+            watch_latency: (2, 12),
+            default_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
+            watch_buffer_max: crate::limits::WATCH_BUFFER_MAX,
+            caps: Kind::ALL.map(crate::limits::max_objects),
+        }
+    }
+}
+
+struct HistoryEntry {
+    ev: WatchEvent,
+    old: Option<Rc<Object>>,
+}
+
+#[derive(Default)]
+struct KindStore {
+    objects: BTreeMap<ObjKey, Rc<Object>>,
+    history: VecDeque<HistoryEntry>,
+    /// Highest resourceVersion dropped from `history`: a watch must start at or after it.
+    compacted: u64,
+    watchers: Vec<WatcherId>,
+    /// Pod watchers filtered by node name.
+    node_watchers: FxHashMap<Str, Vec<WatcherId>>,
+    /// Pods by `spec.nodeName` (the field index the API server keeps for the kubelet's field selector).
+    by_node: FxHashMap<Str, BTreeSet<ObjKey>>,
+    /// Events by their involved object's kind and name (the field index `kubectl describe`'s event search uses).
+    by_involved: FxHashMap<(Str, Str), BTreeSet<ObjKey>>,
+}
+
+/// Adds or removes `key` under `index` in a field index, dropping empty entries.
+fn field_index<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, BTreeSet<ObjKey>>, index: K, key: &ObjKey, add: bool) {
+    if add {
+        map.entry(index).or_default().insert(key.clone());
+    } else if let Some(b) = map.get_mut(&index) {
+        b.remove(key);
+        if b.is_empty() {
+            map.remove(&index);
+        }
+    }
+}
+
+fn involved(obj: &Object) -> Option<(Str, Str)> {
+    obj.as_event().map(|e| (e.body.involved_object.kind.clone(), e.body.involved_object.name.clone()))
+}
+
+/// A watch whose reader the simulation must wake (`notify` is the reader's number, e.g. an informer), at `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wakeup {
+    pub watcher: WatcherId,
+    pub notify: usize,
+    pub at: Millis,
+}
+
+/// A client's registration: its name (as it appears in events and the UI) and its counters.
+#[derive(Clone, Debug)]
+pub struct Client {
+    pub name: Str,
+    pub counters: ApiCounters,
+}
+
+/// The API server and etcd.
+pub struct Store {
+    pub config: StoreConfig,
+    rv: u64,
+    kinds: Vec<KindStore>,
+    /// Open watches by id; ids are never reused, so a closed watch's id never names another.
+    watchers: FxHashMap<WatcherId, Watcher>,
+    next_watcher: WatcherId,
+    clients: Vec<Client>,
+    rng: Rng,
+    /// Watches of simulated components whose buffer went from empty to non-empty, with the time they become due;
+    /// the simulation schedules their delivery.
+    pub wakeups: Vec<Wakeup>,
+    /// Watches of simulated components the server ended (one that fell too far behind); the simulation tells
+    /// their readers, which re-watch as a reflector does.
+    pub ended: Vec<Wakeup>,
+    event_expiry: VecDeque<(Millis, ObjKey)>,
+    /// True while [`Store::expire_events`] runs: the removals it commits do not expire again (no recursion, however
+    /// many Events expire at once).
+    expiring: bool,
+    /// The latest Kubernetes Event writes (creates and count bumps), oldest first, for the event stream; an
+    /// observer's view, not an API.
+    event_log: VecDeque<Rc<Object>>,
+    event_log_total: u64,
+    history_hash: u64,
+    writes: u64,
+    /// The last reading of [`Store::wall_nanos`]: its millisecond and the sub-sequence within it.
+    wall_clock: (Millis, u64),
+    /// Injected faults (conflicts, latency, refused creates).
+    pub faults: Faults,
+    /// The delivery latencies of namespace watches, a stream of their own (see `Sim`'s `namespace_rng`).
+    pub namespace_watch_rng: Rng,
+}
+
+/// Kubernetes Event writes kept for observers.
+pub const EVENT_LOG_CAPACITY: usize = 10_000;
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a, for the determinism hash (stable across runs and platforms).
+pub fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+impl Store {
+    pub fn new(config: StoreConfig, rng: Rng) -> Self {
+        let mut store = Store {
+            config,
+            rv: 0,
+            kinds: Kind::ALL.iter().map(|_| KindStore::default()).collect(),
+            watchers: FxHashMap::default(),
+            next_watcher: 0,
+            clients: Vec::new(),
+            rng,
+            wakeups: Vec::new(),
+            ended: Vec::new(),
+            event_expiry: VecDeque::new(),
+            expiring: false,
+            event_log: VecDeque::new(),
+            event_log_total: 0,
+            wall_clock: (0, 0),
+            history_hash: FNV_OFFSET,
+            writes: 0,
+            faults: Faults::default(),
+            namespace_watch_rng: Rng::new(0),
+        };
+        let system = store.register_client("kube-apiserver");
+        for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
+            let mut n = Namespace::default();
+            n.metadata.name = s(ns);
+            n.status.phase = s("Active");
+            // Built in: cannot fail on an empty store.
+            let _ = store.create(system, Object::Namespace(n), 0);
+        }
+        store
+    }
+
+    // ---- clients and counters -------------------------------------------------------------------------------
+
+    pub fn register_client(&mut self, name: &str) -> ClientId {
+        self.clients.push(Client { name: s(name), counters: ApiCounters::default() });
+        self.clients.len() - 1
+    }
+
+    /// Whether faults apply to this client (every component; not the user).
+    fn faulted(&self, client: ClientId) -> bool {
+        self.clients.get(client).is_some_and(|c| &*c.name != crate::faults::EXEMPT_CLIENT)
+    }
+
+    pub fn clients(&self) -> &[Client] {
+        &self.clients
+    }
+
+    pub fn counters(&self, client: ClientId) -> &ApiCounters {
+        &self.clients[client].counters
+    }
+
+    /// Counters summed over every client.
+    pub fn total_counters(&self) -> ApiCounters {
+        let mut t = ApiCounters::default();
+        for c in &self.clients {
+            t.add(&c.counters);
+        }
+        t
+    }
+
+    fn count(&mut self, client: ClientId) -> &mut ApiCounters {
+        &mut self.clients[client].counters
+    }
+
+    /// The current (latest) resourceVersion.
+    pub fn resource_version(&self) -> u64 {
+        self.rv
+    }
+
+    /// Hash of every write so far (resourceVersion, time, type, kind, key): equal histories hash equal.
+    pub fn history_hash(&self) -> u64 {
+        self.history_hash
+    }
+
+    pub fn total_writes(&self) -> u64 {
+        self.writes
+    }
+
+    // ---- uncounted reads: the simulation's omniscient view (tests, UI, drift), not an API call ---------------
+
+    pub fn peek(&self, kind: Kind, key: &ObjKey) -> Option<&Rc<Object>> {
+        self.kinds[kind.index()].objects.get(key)
+    }
+
+    pub fn objects(&self, kind: Kind) -> impl Iterator<Item = &Rc<Object>> + '_ {
+        self.kinds[kind.index()].objects.values()
+    }
+
+    /// Pods bound to `node`, in key order (uncounted).
+    pub fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+        let ks = &self.kinds[Kind::Pod.index()];
+        ks.by_node.get(node).into_iter().flat_map(|b| b.iter()).filter_map(|k| ks.objects.get(k))
+    }
+
+    /// Objects a watch with `filter` would see (uncounted).
+    pub fn filtered<'a>(
+        &'a self,
+        kind: Kind,
+        filter: &'a WatchFilter,
+    ) -> Box<dyn Iterator<Item = &'a Rc<Object>> + 'a> {
+        match filter {
+            WatchFilter::NodeName(n) if kind == Kind::Pod => Box::new(self.pods_on_node(n)),
+            WatchFilter::InvolvedObject(k, n) if kind == Kind::Event => {
+                let ks = &self.kinds[Kind::Event.index()];
+                let keys = ks.by_involved.get(&(k.clone(), n.clone()));
+                Box::new(keys.into_iter().flat_map(|b| b.iter()).filter_map(|key| ks.objects.get(key)))
+            }
+            _ => Box::new(self.objects(kind).filter(move |o| filter.matches(o))),
+        }
+    }
+
+    /// Kubernetes Event writes numbered from 0, newest last: `(number of the first kept, events)`. Read the ones
+    /// after a number you saw with [`Store::events_since`].
+    pub fn event_log(&self) -> (u64, &VecDeque<Rc<Object>>) {
+        (self.event_log_total - self.event_log.len() as u64, &self.event_log)
+    }
+
+    /// Event writes numbered `seq` and later (as many as are still kept), and the number to ask for next time.
+    pub fn events_since(&self, seq: u64) -> (Vec<Rc<Object>>, u64) {
+        let first = self.event_log_total - self.event_log.len() as u64;
+        let skip = seq.saturating_sub(first) as usize;
+        (self.event_log.iter().skip(skip).cloned().collect(), self.event_log_total)
+    }
+
+    /// Objects of `kind` the store holds at most.
+    pub fn cap(&self, kind: Kind) -> usize {
+        self.config.caps[kind.index()]
+    }
+
+    pub fn count_of(&self, kind: Kind) -> usize {
+        self.kinds[kind.index()].objects.len()
+    }
+
+    // ---- reads ----------------------------------------------------------------------------------------------
+
+    pub fn get(&mut self, client: ClientId, kind: Kind, key: &ObjKey) -> Result<Rc<Object>, ApiError> {
+        self.count(client).gets += 1;
+        match self.kinds[kind.index()].objects.get(key) {
+            Some(o) => Ok(o.clone()),
+            None => {
+                self.count(client).errors += 1;
+                Err(ApiError::NotFound { resource: group_resource(kind), name: key.name.clone() })
+            }
+        }
+    }
+
+    /// LIST: every object of the kind (in `namespace` if given) matching `selector`, and the resourceVersion the
+    /// list is consistent with. The API server pages by 500 (the reflector's page size): each page is one call.
+    /// Filtering happens server-side but the server still reads everything, as etcd has no label index.
+    pub fn list(
+        &mut self,
+        client: ClientId,
+        kind: Kind,
+        namespace: Option<&str>,
+        selector: Option<&LabelSelector>,
+        filter: &WatchFilter,
+    ) -> (Vec<Rc<Object>>, u64) {
+        let items: Vec<Rc<Object>> = self
+            .filtered(kind, filter)
+            .filter(|o| namespace.is_none_or(|ns| &*o.meta().namespace == ns))
+            .filter(|o| selector.is_none_or(|sel| sel.matches(&o.meta().labels)))
+            .cloned()
+            .collect();
+        let c = self.count(client);
+        c.list_calls += (items.len() as u64).div_ceil(500).max(1);
+        c.list_items += items.len() as u64;
+        (items, self.rv)
+    }
+
+    /// A component's reading of the wall clock in Unix nanoseconds (client-go's recorder names an Event
+    /// `<object>.<hex UnixNano>` from it): the simulated millisecond `now`, mapped to the wall-clock epoch
+    /// ([`crate::time::EPOCH_UNIX_SECONDS`]), plus a sub-sequence counting the readings within that millisecond,
+    /// shared by every component so that no two readings are equal. kubeloop's own: the virtual clock has no
+    /// nanoseconds, and this keeps Event names unique and deterministic without drawing from any random
+    /// generator. The sequence saturates at 999,999 readings in one millisecond (a later reading repeats).
+    pub fn wall_nanos(&mut self, now: Millis) -> u64 {
+        let seq = if self.wall_clock.0 == now { (self.wall_clock.1 + 1).min(999_999) } else { 0 };
+        self.wall_clock = (now, seq);
+        let ms = (crate::time::EPOCH_UNIX_SECONDS as u64).saturating_mul(1000).saturating_add(now);
+        ms.saturating_mul(1_000_000).saturating_add(seq)
+    }
+}
+mod watches;
+mod write;
+
+pub use write::{set_pod_condition, validate_update};
+
+#[cfg(test)]
+mod tests;
