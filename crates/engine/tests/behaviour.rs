@@ -1,6 +1,8 @@
 //! Behaviour of the whole control plane: a scenario in (nodes, manifests, actions, seed), simulated time,
 //! assertions on the store out. Each test names the upstream behaviour it reproduces.
 
+mod common;
+
 use std::collections::BTreeMap;
 
 use kubeloop_engine::api::{s, Kind, ObjKey, Object, Pod, PodPhase};
@@ -11,30 +13,7 @@ use kubeloop_engine::store::{DeleteOptions, Subresource};
 use kubeloop_engine::time::{Millis, MINUTE, SECOND};
 
 fn web(replicas: i32, image: &str, cpu: &str) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: {image}
-        resources:
-          requests:
-            cpu: {cpu}
-            memory: 64Mi
-"
-    )
+    common::web(replicas).image(image).cpu(cpu).memory("64Mi").yaml()
 }
 
 fn cluster(seed: u64, nodes: usize) -> Sim {

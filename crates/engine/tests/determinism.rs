@@ -3,6 +3,8 @@
 //! measurements (drift, footprint, convergence checks) are observers: they may be counted by the API server, but
 //! they never draw from the simulation's random stream nor schedule anything in it.
 
+mod common;
+
 use kubeloop_engine::api::{Kind, ObjKey};
 use kubeloop_engine::kubectl::{self, Follow, Input};
 use kubeloop_engine::kubelet::NodeConfig;
@@ -11,27 +13,7 @@ use kubeloop_engine::store::DeleteOptions;
 use kubeloop_engine::time::{Millis, MINUTE, SECOND};
 use proptest::prelude::*;
 
-const WEB: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 6
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        resources:
-          requests:
-            cpu: 100m
-";
+static WEB: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| common::web(6).cpu("100m").yaml());
 
 /// The reads a person (or the page) can make: none of them may change the future.
 const READS: &[&str] = &[
@@ -104,7 +86,7 @@ fn write_at(sim: &mut Sim, t: Millis) {
     let web = ObjKey::new("default", "web");
     match t {
         0 => {
-            kubectl::apply(sim, WEB).expect("apply");
+            kubectl::apply(sim, &WEB).expect("apply");
         }
         t if t == 30 * SECOND => {
             sim.scale(Kind::Deployment, &web, 10).expect("scale");

@@ -2,6 +2,8 @@
 //! (a controller's surge, a kubelet, a person), apply counts what every workload declares (whoever owns it), and
 //! apply is all or nothing, a document naming an object already named earlier in the set included.
 
+mod common;
+
 use kubeloop_engine::api::{Kind, ObjKey, Object, PodPhase};
 use kubeloop_engine::kubectl::{self, Input};
 use kubeloop_engine::kubelet::NodeConfig;
@@ -49,26 +51,7 @@ spec:
 }
 
 fn web(replicas: i32) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-"
-    )
+    common::web(replicas).yaml()
 }
 
 fn pod_count(sim: &Sim) -> usize {

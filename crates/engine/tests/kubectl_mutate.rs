@@ -106,7 +106,7 @@ fn create_commands() {
     check(&mut sim, "create-deployment-no-name", "create deployment --image=nginx");
     check(&mut sim, "create-namespace", "create namespace team-a");
     check(&mut sim, "create-namespace-exists", "create ns team-a");
-    let out = kubectl_stdin(&mut sim, "create -f -", common::WEB);
+    let out = kubectl_stdin(&mut sim, "create -f -", &common::WEB);
     common::golden("create-file-exists", &format!("$ kubectl create -f -\n{}", out.text()));
     assert_eq!(out.code, 1);
     let out = kubectl_stdin(&mut sim, "create -f -", BARE);

@@ -291,7 +291,7 @@ fn the_fast_demo_profile_evicts_sooner_and_says_so_in_the_tolerations() {
     for _ in 0..3 {
         sim.add_node(Default::default()).expect("node");
     }
-    kubeloop_engine::kubectl::apply(&mut sim, common::WEB).expect("apply");
+    kubeloop_engine::kubectl::apply(&mut sim, &common::WEB).expect("apply");
     sim.run_for(60 * SECOND);
     let p = pods(&sim)[0].clone();
     let secs: Vec<Option<i64>> = p.spec.tolerations.iter().map(|t| t.toleration_seconds).collect();

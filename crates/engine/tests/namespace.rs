@@ -11,30 +11,13 @@ use kubeloop_engine::sim::{Sim, SimConfig, CONTROLLER_MANAGER, CONTROLLER_MANAGE
 use kubeloop_engine::store::Subresource;
 use kubeloop_engine::time::{Millis, MINUTE, SECOND};
 
-const TEAM: &str = "apiVersion: v1
-kind: Namespace
-metadata:
-  name: team
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: team
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-";
+/// Namespace `team` and the 3-replica Deployment `web` in it.
+static TEAM: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team\n---\n{}",
+        common::web(3).namespace("team").yaml()
+    )
+});
 
 /// Seed 1, three nodes, namespace `team` with the 3-replica Deployment `web`, run until its pods run.
 fn team() -> Sim {
@@ -42,7 +25,7 @@ fn team() -> Sim {
     for _ in 0..3 {
         sim.add_node(NodeConfig::default()).expect("node");
     }
-    if let Err(e) = kubectl::apply(&mut sim, TEAM) {
+    if let Err(e) = kubectl::apply(&mut sim, &TEAM) {
         panic!("apply: {e}");
     }
     sim.run_for(2 * MINUTE);

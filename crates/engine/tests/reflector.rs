@@ -3,6 +3,8 @@
 //! resourceVersion it saw (bookmarks keep that fresh) and no LIST; a LIST again only after an error such as
 //! 410 Gone. Nothing relists on a timer unless kubeloop's own repair knob (`relist_period`) is switched on.
 
+mod common;
+
 use kubeloop_engine::informer::InformerStats;
 use kubeloop_engine::kubectl::{self, Input};
 use kubeloop_engine::kubelet::NodeConfig;
@@ -10,24 +12,7 @@ use kubeloop_engine::sim::{Owner, Sim, SimConfig, DEFAULT_RELIST_PERIOD, MIN_WAT
 use kubeloop_engine::store::StoreConfig;
 use kubeloop_engine::time::{HOUR, MINUTE};
 
-const WEB: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: 6
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-";
+static WEB: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| common::web(6).yaml());
 
 fn cluster(config: SimConfig, nodes: usize) -> Sim {
     let mut sim = Sim::new(config);
@@ -70,7 +55,7 @@ fn nothing_relists_on_a_timer_by_default() {
 #[test]
 fn an_informer_lists_once_then_rewatches_at_each_watch_timeout() {
     let mut sim = cluster(SimConfig { seed: 3, ..Default::default() }, 3);
-    kubectl::apply(&mut sim, WEB).expect("apply");
+    kubectl::apply(&mut sim, &WEB).expect("apply");
     sim.run_for(2 * HOUR);
     for i in sim.control_plane_informers() {
         let s = &sim.informers()[i].stats();
@@ -109,7 +94,7 @@ fn bookmarks_keep_a_quiet_filtered_watch_from_410() {
     let store = || StoreConfig { watch_history_min: 10, watch_history_max: 50, ..Default::default() };
     let mut sim = cluster(SimConfig { seed: 5, store: store(), ..Default::default() }, 3);
     kubectl(&mut sim, "cordon node-3");
-    kubectl::apply(&mut sim, WEB).expect("apply");
+    kubectl::apply(&mut sim, &WEB).expect("apply");
     sim.run_for(MINUTE);
     for round in 0..12 {
         let replicas = if round % 2 == 0 { 12 } else { 4 };
@@ -136,7 +121,7 @@ fn bookmarks_keep_a_quiet_filtered_watch_from_410() {
     // saw, which the cache has compacted away: 410, then a LIST.
     let mut sim = cluster(SimConfig { seed: 5, store: store(), ..Default::default() }, 3);
     kubectl(&mut sim, "cordon node-3");
-    kubectl::apply(&mut sim, WEB).expect("apply");
+    kubectl::apply(&mut sim, &WEB).expect("apply");
     kubectl(&mut sim, "scale deployment web --replicas=40");
     sim.run_for(20 * kubeloop_engine::time::SECOND);
     let quiet = (0..sim.informers().len())
@@ -156,7 +141,7 @@ fn bookmarks_keep_a_quiet_filtered_watch_from_410() {
 #[test]
 fn a_lost_event_stays_lost_until_a_relist_and_the_repair_knob_is_opt_in() {
     let mut sim = cluster(SimConfig { seed: 7, ..Default::default() }, 3);
-    kubectl::apply(&mut sim, WEB).expect("apply");
+    kubectl::apply(&mut sim, &WEB).expect("apply");
     sim.run_for(MINUTE);
     sim.set_watch_drop(1.0);
     kubectl(&mut sim, "delete pods -l app=web --wait=false");

@@ -3,6 +3,8 @@
 //! ([`kubeloop_engine::footprint::Footprint`]) early and late. CI runs these short soaks; the long ones (30
 //! simulated days, 1,000 nodes) are `kubeloop soak` (docs/hardening.md).
 
+mod common;
+
 use kubeloop_engine::api::{Kind, ObjKey};
 use kubeloop_engine::footprint::Footprint;
 use kubeloop_engine::kubectl;
@@ -12,29 +14,7 @@ use kubeloop_engine::store::DeleteOptions;
 use kubeloop_engine::time::{HOUR, MINUTE, SECOND};
 
 fn web(replicas: i32) -> String {
-    format!(
-        "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        resources:
-          requests:
-            cpu: 100m
-"
-    )
+    common::web(replicas).cpu("100m").yaml()
 }
 
 fn cluster(seed: u64, nodes: usize, replicas: i32) -> Sim {

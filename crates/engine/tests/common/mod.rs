@@ -11,30 +11,72 @@ use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::sim::{Sim, SimConfig};
 use kubeloop_engine::time::MINUTE;
 
-pub const WEB: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    app: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        resources:
-          requests:
-            cpu: 100m
-            memory: 64Mi
-";
+/// The web Deployment the tests build on: `name: web`, selector and pod labels `app: web`, one `nginx` container.
+/// [`Web::yaml`] writes it; what varies between tests (replicas, image, requests, the Deployment's own labels) is
+/// set with the builder.
+#[derive(Clone, Copy, Debug)]
+pub struct Web<'a> {
+    pub replicas: i32,
+    pub image: &'a str,
+    pub cpu: Option<&'a str>,
+    pub memory: Option<&'a str>,
+    /// `metadata.labels: {app: web}` on the Deployment itself.
+    pub labelled: bool,
+    /// `metadata.namespace` (none: the default namespace).
+    pub namespace: Option<&'a str>,
+}
+
+/// `web(3)`: 3 replicas of `nginx:1.27`, no requests, no labels of its own.
+pub fn web<'a>(replicas: i32) -> Web<'a> {
+    Web { replicas, image: "nginx:1.27", cpu: None, memory: None, labelled: false, namespace: None }
+}
+
+impl<'a> Web<'a> {
+    pub fn image(self, image: &'a str) -> Self {
+        Web { image, ..self }
+    }
+
+    pub fn cpu(self, cpu: &'a str) -> Self {
+        Web { cpu: Some(cpu), ..self }
+    }
+
+    pub fn memory(self, memory: &'a str) -> Self {
+        Web { memory: Some(memory), ..self }
+    }
+
+    pub fn labelled(self) -> Self {
+        Web { labelled: true, ..self }
+    }
+
+    pub fn namespace(self, namespace: &'a str) -> Self {
+        Web { namespace: Some(namespace), ..self }
+    }
+
+    pub fn yaml(&self) -> String {
+        let mut labels = self.namespace.map(|n| format!("  namespace: {n}\n")).unwrap_or_default();
+        if self.labelled {
+            labels.push_str("  labels:\n    app: web\n");
+        }
+        let mut requests = String::new();
+        if self.cpu.is_some() || self.memory.is_some() {
+            requests.push_str("        resources:\n          requests:\n");
+        }
+        if let Some(c) = self.cpu {
+            requests.push_str(&format!("            cpu: {c}\n"));
+        }
+        if let Some(m) = self.memory {
+            requests.push_str(&format!("            memory: {m}\n"));
+        }
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n{labels}spec:\n  replicas: {}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: nginx\n        image: {}\n{requests}",
+            self.replicas, self.image
+        )
+    }
+}
+
+/// The golden tests' Deployment: `web(3).labelled().cpu("100m").memory("64Mi")`.
+pub static WEB: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| web(3).labelled().cpu("100m").memory("64Mi").yaml());
 
 /// Seed 1, three default nodes, Deployment `web` (3 replicas of nginx:1.27, 100m/64Mi) applied at t=0, run
 /// for 2 simulated minutes: every pod Running.
@@ -43,7 +85,7 @@ pub fn cluster() -> Sim {
     for _ in 0..3 {
         sim.add_node(NodeConfig::default()).expect("node");
     }
-    kubectl::apply(&mut sim, WEB).expect("apply web");
+    kubectl::apply(&mut sim, &WEB).expect("apply web");
     sim.run_for(2 * MINUTE);
     sim
 }
