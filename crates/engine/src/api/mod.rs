@@ -2,6 +2,7 @@
 //! field names (camelCase in YAML/JSON). One typed struct per API type; strings that repeat across many objects
 //! (names, labels, images) are shared `Rc<str>`.
 
+pub mod conditions;
 pub mod meta;
 pub mod quantity;
 pub mod selector;
@@ -13,6 +14,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
+pub use conditions::{set_condition, Placement};
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use quantity::Quantity;
 pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};

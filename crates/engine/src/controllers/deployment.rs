@@ -686,20 +686,9 @@ fn set_condition(
     put_condition(conds, cond);
 }
 
-/// `SetDeploymentCondition` (pkg/controller/deployment/util/deployment_util.go): nothing if a condition of the
-/// type has the same status and reason; else it replaces it, moved to the end of the list, keeping its
-/// transition time if the status is the same.
-fn put_condition(conds: &mut Vec<DeploymentCondition>, mut cond: DeploymentCondition) {
-    if let Some(c) = conds.iter().find(|c| c.type_ == cond.type_) {
-        if c.status == cond.status && c.reason == cond.reason {
-            return;
-        }
-        if c.status == cond.status {
-            cond.last_transition_time = c.last_transition_time;
-        }
-    }
-    conds.retain(|c| c.type_ != cond.type_);
-    conds.push(cond);
+/// `SetDeploymentCondition` (pkg/controller/deployment/util/deployment_util.go): [`Placement::Latest`].
+fn put_condition(conds: &mut Vec<DeploymentCondition>, cond: DeploymentCondition) {
+    crate::api::set_condition(conds, cond, crate::api::Placement::Latest);
 }
 
 fn enqueue_deployment_of(rs: &Object, caches: Caches<'_>, out: &mut Enqueue) {

@@ -645,13 +645,14 @@ fn calculate_status(
                 Ordering::Greater => "FailedDelete",
                 Ordering::Equal => "",
             };
-            st.conditions.push(ReplicaSetCondition {
+            let cond = ReplicaSetCondition {
                 type_: s("ReplicaFailure"),
                 status: s("True"),
                 last_transition_time: Some(Time(now)),
                 reason: s(reason),
                 message: s(err),
-            });
+            };
+            crate::api::set_condition(&mut st.conditions, cond, crate::api::Placement::Latest);
         }
         None if failure => st.conditions.retain(|c| &*c.type_ != "ReplicaFailure"),
         _ => {}

@@ -607,7 +607,8 @@ fn take_finalizers(next: &mut Object, from: &Object) {
     }
 }
 
-/// Sets (or adds) a pod condition, moving lastTransitionTime only when the status changes.
+/// Sets (or adds) a pod condition in place ([`Placement::InPlace`]): lastTransitionTime moves only when the status
+/// changes.
 pub fn set_pod_condition(
     conds: &mut Vec<PodCondition>,
     type_: &str,
@@ -616,22 +617,14 @@ pub fn set_pod_condition(
     message: &str,
     now: Millis,
 ) {
-    if let Some(c) = conds.iter_mut().find(|c| &*c.type_ == type_) {
-        if &*c.status != status {
-            c.status = s(status);
-            c.last_transition_time = Some(Time(now));
-        }
-        c.reason = s(reason);
-        c.message = s(message);
-    } else {
-        conds.push(PodCondition {
-            type_: s(type_),
-            status: s(status),
-            last_transition_time: Some(Time(now)),
-            reason: s(reason),
-            message: s(message),
-        });
-    }
+    let new = PodCondition {
+        type_: s(type_),
+        status: s(status),
+        last_transition_time: Some(Time(now)),
+        reason: s(reason),
+        message: s(message),
+    };
+    crate::api::set_condition(conds, new, crate::api::Placement::InPlace);
 }
 
 /// Validation the API server applies to updates: immutable fields.
