@@ -243,10 +243,6 @@ fn run(sim: &mut Sim, args: &Args, what: What) -> Result<Output, Output> {
         }
     }
     errors.extend(sel.errors.iter().cloned());
-    for e in errors {
-        out.stderr.push_str(&e);
-        out.stderr.push('\n');
-        out.code = 1;
-    }
+    out.fail_with(errors);
     Ok(out)
 }

@@ -126,6 +126,15 @@ impl Output {
     }
 
     /// Appends another part of a multi-object command's output; the exit code is 1 if either part failed.
+    /// Error lines on stderr, each failing the command.
+    pub fn fail_with(&mut self, errors: impl IntoIterator<Item = String>) {
+        for e in errors {
+            self.stderr.push_str(&e);
+            self.stderr.push('\n');
+            self.code = 1;
+        }
+    }
+
     pub fn push(&mut self, other: Output) {
         self.warnings.push_str(&other.warnings);
         self.stdout.push_str(&other.stdout);

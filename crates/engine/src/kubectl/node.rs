@@ -204,7 +204,7 @@ impl Drain {
                             "error when waiting for pod {:?} in namespace {:?} to terminate: global timeout reached: {}",
                             key.name,
                             key.namespace,
-                            go_duration(self.opts.timeout)
+                            crate::time::go_duration_string(self.opts.timeout)
                         );
                         poll.stderr.push_str(&format!(
                             "There are pending pods in node {:?} when an error occurred: {err}\n",
@@ -312,21 +312,6 @@ impl Drain {
         }
         self.next_check = sim.now();
         self.current = Some(Draining { node, pods: waiting, started: sim.now() });
-    }
-}
-
-/// A duration as Go prints it (`30s`, `2m0s`, `1h0m0s`).
-fn go_duration(ms: Millis) -> String {
-    let secs = ms / 1000;
-    let frac = ms % 1000;
-    let (h, m, sec) = (secs / 3600, (secs % 3600) / 60, secs % 60);
-    let sec = if frac > 0 { format!("{sec}.{:03}", frac).trim_end_matches('0').to_string() } else { sec.to_string() };
-    if h > 0 {
-        format!("{h}h{m}m{sec}s")
-    } else if m > 0 {
-        format!("{m}m{sec}s")
-    } else {
-        format!("{sec}s")
     }
 }
 

@@ -142,10 +142,6 @@ fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Result<Output, Output>
         }
     }
     errors.extend(sel.errors.iter().cloned());
-    for e in errors {
-        out.stderr.push_str(&e);
-        out.stderr.push('\n');
-        out.code = 1;
-    }
+    out.fail_with(errors);
     Ok(out)
 }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::args::{switch, value, Args, Flag};
 use super::{table, Command, Input, Output};
 use crate::api::selector::parse_selector;
-use crate::api::{Kind, ObjKey, Object, Pod, PodPhase};
+use crate::api::{Kind, LabelSelector, ObjKey, Object, Pod, PodPhase};
 use crate::sim::Sim;
 use crate::store::ApiError;
 
@@ -87,21 +87,32 @@ fn not_found(resource: &'static str, name: &str) -> Result<Output, Output> {
     Ok(Output::api_error(&ApiError::NotFound { resource, name: name.into() }))
 }
 
-fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
+/// The arguments `top pod` and `top node` share: `--sort-by`, at most one NAME, or a selector (not both; kubectl's
+/// two messages name the selector as `selector` and `--selector`).
+fn name_or_selector<'a>(
+    args: &'a Args,
+    rest: &[String],
+    resource: &str,
+    selector_flag: &str,
+) -> Result<(Option<&'a str>, Option<LabelSelector>), Output> {
     let sort = sort_by(args)?;
     if rest.len() > 1 {
-        return Err(Output::error("pod [NAME | -l label]\nSee 'kubectl top pod -h' for help and examples"));
+        return Err(Output::error(format!(
+            "{resource} [NAME | -l label]\nSee 'kubectl top {resource} -h' for help and examples"
+        )));
     }
     let selector = match args.value("selector") {
-        Some(s) => match parse_selector(s) {
-            Ok(s) => Some(s),
-            Err(e) => return Err(Output::error(e)),
-        },
+        Some(s) => Some(parse_selector(s).map_err(Output::error)?),
         None => None,
     };
     if !rest.is_empty() && selector.is_some() {
-        return Err(Output::error("only one of NAME or selector can be provided"));
+        return Err(Output::error(format!("only one of NAME or {selector_flag} can be provided")));
     }
+    Ok((sort, selector))
+}
+
+fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
+    let (sort, selector) = name_or_selector(args, rest, "pod", "selector")?;
     let all = args.bool("all-namespaces");
     let ns = super::namespace(args);
     let items: Vec<Rc<Object>> = if let Some(name) = rest.first() {
@@ -201,20 +212,7 @@ fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
 }
 
 fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
-    let sort = sort_by(args)?;
-    if rest.len() > 1 {
-        return Err(Output::error("node [NAME | -l label]\nSee 'kubectl top node -h' for help and examples"));
-    }
-    let selector = match args.value("selector") {
-        Some(s) => match parse_selector(s) {
-            Ok(s) => Some(s),
-            Err(e) => return Err(Output::error(e)),
-        },
-        None => None,
-    };
-    if !rest.is_empty() && selector.is_some() {
-        return Err(Output::error("only one of NAME or --selector can be provided"));
-    }
+    let (sort, selector) = name_or_selector(args, rest, "node", "--selector")?;
     let nodes: Vec<Rc<Object>> = if let Some(name) = rest.first() {
         if !kubelet_up(sim, name) {
             return not_found("nodemetrics.metrics.k8s.io", name);
