@@ -3,6 +3,8 @@
 
 mod common;
 
+use common::{events, pods};
+
 use std::collections::BTreeMap;
 
 use kubeloop_engine::api::{s, Kind, ObjKey, Object, Pod, PodPhase};
@@ -31,10 +33,6 @@ fn apply(sim: &mut Sim, yaml: &str) -> kubectl::ApplyReport {
     }
 }
 
-fn pods(sim: &Sim) -> Vec<Pod> {
-    sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
-}
-
 fn running(sim: &Sim) -> Vec<Pod> {
     pods(sim).into_iter().filter(|p| p.status.phase == PodPhase::Running && !p.metadata.is_terminating()).collect()
 }
@@ -52,15 +50,6 @@ fn deployment(sim: &Sim) -> kubeloop_engine::api::Deployment {
         .peek(Kind::Deployment, &ObjKey::new("default", "web"))
         .and_then(|o| o.as_deployment().cloned())
         .expect("deployment exists")
-}
-
-fn events(sim: &Sim, reason: &str) -> Vec<String> {
-    sim.store()
-        .objects(Kind::Event)
-        .filter_map(|o| o.as_event())
-        .filter(|e| &*e.body.reason == reason)
-        .map(|e| e.body.message.to_string())
-        .collect()
 }
 
 fn scale(sim: &mut Sim, n: i32) {

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::{live_running, pods};
+
 use std::path::PathBuf;
 
 use kubeloop_engine::api::{Kind, ObjKey, Object, Pod, PodPhase};
@@ -22,14 +24,6 @@ fn lesson(id: &str) -> Scenario {
     let path = lessons_dir().join(format!("{id}.yaml"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Scenario::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn pods(sim: &Sim) -> Vec<Pod> {
-    sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
-}
-
-fn live_running(sim: &Sim) -> usize {
-    pods(sim).iter().filter(|p| !p.metadata.is_terminating() && p.status.phase == PodPhase::Running).count()
 }
 
 fn first_pod(sim: &Sim) -> ObjKey {

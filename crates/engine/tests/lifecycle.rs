@@ -3,13 +3,11 @@
 
 mod common;
 
+use common::{live_running, pods};
+
 use kubeloop_engine::api::{Kind, ObjKey, Object, Pod, PodPhase};
 use kubeloop_engine::sim::Sim;
 use kubeloop_engine::time::{Millis, SECOND};
-
-fn pods(sim: &Sim) -> Vec<Pod> {
-    sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
-}
 
 fn node(sim: &Sim, name: &str) -> kubeloop_engine::api::Node {
     sim.store().peek(Kind::Node, &ObjKey::cluster(name)).and_then(|o| o.as_node().cloned()).unwrap_or_default()
@@ -215,10 +213,6 @@ fn delete_a_pod(sim: &mut Sim) -> String {
         .unwrap_or_default();
     sim.delete(Kind::Pod, &ObjKey::new("default", &name), &Default::default()).expect("delete pod");
     name
-}
-
-fn live_running(sim: &Sim) -> usize {
-    pods(sim).iter().filter(|p| !p.metadata.is_terminating() && p.status.phase == PodPhase::Running).count()
 }
 
 #[test]

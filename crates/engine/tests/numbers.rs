@@ -3,8 +3,10 @@
 //! upstream rule it follows; none may panic (debug builds check overflow), and no number may wrap.
 mod common;
 
+use common::{events, pods};
+
 use common::kubectl;
-use kubeloop_engine::api::{IntOrString, Kind, ObjKey, Object, Pod, PodPhase, Quantity};
+use kubeloop_engine::api::{IntOrString, Kind, ObjKey, Object, PodPhase, Quantity};
 use kubeloop_engine::kubectl as kctl;
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::sim::{Sim, SimConfig};
@@ -18,19 +20,6 @@ fn sim(seed: u64, nodes: usize) -> Sim {
         sim.add_node(NodeConfig::default()).expect("node");
     }
     sim
-}
-
-fn pods(sim: &Sim) -> Vec<Pod> {
-    sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
-}
-
-fn events(sim: &Sim, reason: &str) -> Vec<String> {
-    sim.store()
-        .objects(Kind::Event)
-        .filter_map(|o| o.as_event())
-        .filter(|e| &*e.body.reason == reason)
-        .map(|e| e.body.message.to_string())
-        .collect()
 }
 
 /// A Pod `p` whose one container (or two, with `second`) requests `cpu` and `memory` (YAML scalars, as written).

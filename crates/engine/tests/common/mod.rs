@@ -121,3 +121,26 @@ pub fn check(sim: &mut Sim, name: &str, line: &str) -> Output {
     golden(name, &format!("$ kubectl {line}\n{}", out.text()));
     out
 }
+
+/// Every pod in the store.
+pub fn pods(sim: &Sim) -> Vec<kubeloop_engine::api::Pod> {
+    sim.store().objects(kubeloop_engine::api::Kind::Pod).filter_map(|o| o.as_pod().cloned()).collect()
+}
+
+/// Pods Running and not being deleted.
+pub fn live_running(sim: &Sim) -> usize {
+    pods(sim)
+        .iter()
+        .filter(|p| !p.metadata.is_terminating() && p.status.phase == kubeloop_engine::api::PodPhase::Running)
+        .count()
+}
+
+/// The messages of the Events with this reason.
+pub fn events(sim: &Sim, reason: &str) -> Vec<String> {
+    sim.store()
+        .objects(kubeloop_engine::api::Kind::Event)
+        .filter_map(|o| o.as_event())
+        .filter(|e| &*e.body.reason == reason)
+        .map(|e| e.body.message.to_string())
+        .collect()
+}
