@@ -58,7 +58,8 @@ pub const CONTROLLER_MANAGER_IDS: [&str; 2] = ["cp-1", "cp-2"];
 /// Who owns an informer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Owner {
-    Host(usize),
+    Host(HostId),
+    /// A node's kubelet, by the node's position among the nodes added.
     Kubelet(usize),
 }
 
@@ -325,7 +326,7 @@ impl Sim {
                 if ids[k.index()].is_none() {
                     let mut inf = Informer::new(*k, WatchFilter::All, client, index, true);
                     inf.set_resync_period(resync);
-                    ids[k.index()] = Some(self.push_informer(inf, Owner::Host(index)));
+                    ids[k.index()] = Some(self.push_informer(inf, Owner::Host(HostId(index))));
                 }
             }
         }
@@ -636,7 +637,7 @@ impl Sim {
                         self.deliver(informer, out, Origin::List);
                         // This sync may complete the host's WaitForCacheSync.
                         if let Owner::Host(h) = self.informer_owner[informer] {
-                            self.pump(h);
+                            self.pump(h.0);
                         }
                     }
                     Err(_) => {
@@ -724,7 +725,7 @@ impl Sim {
             return;
         }
         match self.informer_owner[informer] {
-            Owner::Host(h) => {
+            Owner::Host(HostId(h)) => {
                 let kind = self.informers[informer].kind;
                 let wakes = self.hosts[h].deliver(&self.informers, kind, &evs, origin, self.now);
                 let epoch = self.hosts[h].epoch;
@@ -796,7 +797,7 @@ impl Sim {
     fn poll(&mut self, informer: InformerId) {
         let Some(period) = self.informers[informer].polling() else { return };
         let listers = match self.informer_owner[informer] {
-            Owner::Host(h) => {
+            Owner::Host(HostId(h)) => {
                 let kind = self.informers[informer].kind;
                 self.hosts[h].controllers.iter().filter(|c| c.reconciler.watches().contains(&kind)).count().max(1)
             }
@@ -807,7 +808,7 @@ impl Sim {
         self.schedule(self.now + period, Ev::InformerList { informer, epoch });
         self.deliver(informer, out, Origin::Watch);
         if let Owner::Host(h) = self.informer_owner[informer] {
-            self.pump(h);
+            self.pump(h.0);
         }
     }
 
