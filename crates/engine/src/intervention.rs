@@ -61,6 +61,9 @@ pub enum NodeRef {
     /// The node of the first running pod (not being deleted, in the store's order) the selector matches, chosen
     /// when the intervention runs (the selector, and its text as written).
     OfPod(LabelSelector, String),
+    /// Every node it applies to when it runs: a kill stops every running kubelet (the node lifecycle controller's
+    /// full disruption), a revive starts every stopped one.
+    Every,
 }
 
 /// `fault:`: any of these at once. Fractions are 0..=1.
@@ -284,6 +287,7 @@ impl fmt::Display for NodeRef {
         match self {
             NodeRef::Name(n) => f.write_str(n),
             NodeRef::OfPod(_, sel) => write!(f, "of a running pod of {sel}"),
+            NodeRef::Every => f.write_str("(every one)"),
         }
     }
 }
@@ -446,26 +450,39 @@ impl Sim {
 
     fn intervene_node(&mut self, node: &NodeRef, kill: bool) -> Performed {
         let verb = if kill { "kill" } else { "revive" };
-        let name = match node {
-            NodeRef::Name(n) => Some(n.clone()),
-            NodeRef::OfPod(sel, _) => self.one_running(Kind::Pod, "default", sel).and_then(|pod| {
-                let key = ObjKey::new("default", &pod);
-                self.store.peek(Kind::Pod, &key).and_then(|o| o.as_pod()).map(|p| p.spec.node_name.to_string())
-            }),
+        let names: Vec<String> = match node {
+            NodeRef::Name(n) => vec![n.clone()],
+            NodeRef::OfPod(sel, _) => {
+                let name = self.one_running(Kind::Pod, "default", sel).and_then(|pod| {
+                    let key = ObjKey::new("default", &pod);
+                    self.store.peek(Kind::Pod, &key).and_then(|o| o.as_pod()).map(|p| p.spec.node_name.to_string())
+                });
+                let Some(name) = name.filter(|n| !n.is_empty()) else {
+                    let mut p = Performed::new(format!("{verb} node {node}"));
+                    p.say(Said::Error, "kubectl", format!("no running pod matches: no node to {verb}"));
+                    return p;
+                };
+                vec![name]
+            }
+            NodeRef::Every => self.kubelets.iter().filter(|k| k.alive == kill).map(|k| k.name.to_string()).collect(),
         };
-        let Some(name) = name.filter(|n| !n.is_empty()) else {
-            let mut p = Performed::new(format!("{verb} node {node}"));
-            p.say(Said::Error, "kubectl", format!("no running pod matches: no node to {verb}"));
-            return p;
-        };
-        let mut p = Performed::new(format!("{verb} node {name}"));
-        let r = if kill {
-            self.kill_node(&name)
-                .map(|_| format!("node/{name}: kubelet stopped (no heartbeats, status updates or pod work)"))
-        } else {
-            self.revive_node(&name).map(|_| format!("node/{name}: kubelet started"))
-        };
-        p.result(r);
+        let mut p = Performed::new(match node {
+            NodeRef::Every => format!("{verb} every node"),
+            _ => format!("{verb} node {}", names.join(", ")),
+        });
+        if names.is_empty() {
+            let state = if kill { "running" } else { "stopped" };
+            p.say(Said::Result, "kubectl", format!("no node's kubelet is {state}"));
+        }
+        for name in names {
+            let r = if kill {
+                self.kill_node(&name)
+                    .map(|_| format!("node/{name}: kubelet stopped (no heartbeats, status updates or pod work)"))
+            } else {
+                self.revive_node(&name).map(|_| format!("node/{name}: kubelet started"))
+            };
+            p.result(r);
+        }
         p
     }
 

@@ -552,3 +552,39 @@ fn a_run_under_an_hour_is_held_to_its_work_budget_up_front() {
     let small = Scenario::parse("until: 10m\ncluster:\n  nodes: 2\n").expect("parse");
     assert!(small.start(RunOptions { max_events: Some(100_000), ..Default::default() }).is_ok());
 }
+
+/// `killNode: {every: true}` stops every kubelet: the node lifecycle controller sees a full disruption (every node
+/// Unknown) and evicts nothing; `reviveNode: {every: true}` starts them all again and the nodes are Ready.
+#[test]
+fn every_node_killed_and_revived_at_once() {
+    let text = format!(
+        "until: 8m\ncluster:\n  nodes: 3\nmanifests: |\n{}actions:\n  - {{at: 30s, killNode: {{every: true}}}}\n  - {{at: 7m, reviveNode: {{every: true}}}}\n  - {{at: 7m, reviveNode: {{every: true}}}}\n",
+        SMALL_WEB.lines().map(|l| format!("  {l}\n")).collect::<String>()
+    );
+    let sc = Scenario::parse(&text).expect("parses");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    run.run_to(6 * 60 * SECOND);
+    let sim = run.sim();
+    assert!(sim.kubelets().iter().all(|k| !k.alive));
+    let unknown = sim.store().objects(Kind::Node).filter_map(|o| o.as_node()).filter(|n| n.ready_status() == "Unknown");
+    assert_eq!(unknown.count(), 3, "every node Unknown");
+    let evicted = sim.store().objects(Kind::Pod).filter(|o| o.meta().is_terminating()).count();
+    assert_eq!(evicted, 0, "a full disruption evicts nothing, whatever the tolerations say");
+    run.run_to(run.until());
+    assert_eq!(run.sim().nodes_ready(), 3);
+    let out = run.finish();
+    let text = render_timeline(&out.timeline);
+    assert!(text.contains("kill every node"), "{text}");
+    assert!(text.contains("node/node-3: kubelet stopped"), "{text}");
+    assert!(text.contains("no node's kubelet is stopped"), "the second revive finds none: {text}");
+    assert!(out.timeline.iter().all(|e| !e.is_error()), "{text}");
+
+    for (bad, says) in [("{every: false}", "only `every: true`"), ("{all: true}", "expected one of `nodeOf`, `every`")]
+    {
+        let text = format!("cluster:\n  nodes: 1\nactions:\n  - {{at: 1s, killNode: {bad}}}\n");
+        let e = Scenario::parse(&text).expect_err(bad);
+        assert!(e.to_string().contains(says) && e.line == Some(4), "{bad}: {e}");
+    }
+}
+
+const SMALL_WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - {name: nginx, image: nginx:1.27}\n";

@@ -184,10 +184,12 @@ pub(super) struct RawDelete {
     wait: Option<bool>,
 }
 
-/// `killNode:` / `reviveNode:`: a node's name, or `{nodeOf: SELECTOR}` (the node of a running pod it matches).
+/// `killNode:` / `reviveNode:`: a node's name, `{nodeOf: SELECTOR}` (the node of a running pod it matches) or
+/// `{every: true}`.
 pub(super) enum RawNodeRef {
     Name(String),
     OfPod(Sel),
+    Every,
 }
 
 impl<'de> Deserialize<'de> for RawNodeRef {
@@ -196,7 +198,9 @@ impl<'de> Deserialize<'de> for RawNodeRef {
         impl<'de> Visitor<'de> for V {
             type Value = RawNodeRef;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a node's name, or a mapping with nodeOf (a label selector of a running pod)")
+                f.write_str(
+                    "a node's name, or a mapping with nodeOf (a label selector of a running pod) or every: true",
+                )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<RawNodeRef, E> {
                 Ok(RawNodeRef::Name(v.to_string()))
@@ -204,15 +208,21 @@ impl<'de> Deserialize<'de> for RawNodeRef {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawNodeRef, A::Error> {
                 let mut found = None;
                 while let Some(key) = map.next_key::<String>()? {
-                    if key != "nodeOf" || found.is_some() {
-                        return Err(de::Error::custom(format!(
-                            "unknown or repeated field `{}`, expected `nodeOf`",
-                            echo(&key)
-                        )));
+                    let node = match key.as_str() {
+                        _ if found.is_some() => None,
+                        "nodeOf" => Some(RawNodeRef::OfPod(map.next_value::<Sel>()?)),
+                        "every" if map.next_value::<bool>()? => Some(RawNodeRef::Every),
+                        "every" => return Err(de::Error::custom("every: only `every: true` names nodes")),
+                        _ => None,
+                    };
+                    if node.is_none() {
+                        let msg =
+                            format!("unknown or repeated field `{}`, expected one of `nodeOf`, `every`", echo(&key));
+                        return Err(de::Error::custom(msg));
                     }
-                    found = Some(map.next_value::<Sel>()?);
+                    found = node;
                 }
-                found.map(RawNodeRef::OfPod).ok_or_else(|| de::Error::missing_field("nodeOf"))
+                found.ok_or_else(|| de::Error::missing_field("nodeOf"))
             }
         }
         d.deserialize_any(V)
@@ -470,6 +480,7 @@ impl<'a> ActionParser<'a> {
                 NodeRef::Name(n)
             }
             RawNodeRef::OfPod(Sel(sel, text)) => NodeRef::OfPod(sel, text),
+            RawNodeRef::Every => NodeRef::Every,
         })
     }
 
