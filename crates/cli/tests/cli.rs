@@ -372,3 +372,23 @@ fn runs_are_held_to_their_work_budget() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
 }
+
+/// A lesson replays headless; `--timing fast-demo` gives it the page's fast demo node failure timings (the node is
+/// noticed 20 s after its kubelet stops, not 50 s), and a profile that does not exist is a usage error.
+#[test]
+fn run_replays_a_lesson_with_the_timing_asked_for() {
+    let not_ready_at = |timing: &str| -> String {
+        let out = kubeloop(&["run", "examples/lessons/self-healing.yaml", "--until", "2m", "--timing", timing]);
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+        let s = text(&out.stdout);
+        assert!(s.contains("delete one web pod") && s.contains("$ kill node "), "{s}");
+        let line = s.lines().find(|l| l.contains("Normal   NodeNotReady")).unwrap_or_else(|| panic!("{s}"));
+        line.split(']').next().unwrap_or_default().trim_start_matches('[').trim().to_string()
+    };
+    // Killed at 45 s; noticed at the node lifecycle controller's first 5 s pass after the grace period.
+    assert!(not_ready_at("fast-demo").starts_with("65."), "{}", not_ready_at("fast-demo"));
+    assert!(not_ready_at("real").starts_with("95."), "{}", not_ready_at("real"));
+    let out = kubeloop(&["run", "examples/lessons/self-healing.yaml", "--timing", "slow"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not a timing profile: real or fast-demo"), "{}", text(&out.stderr));
+}
