@@ -21,11 +21,6 @@ impl Sim {
         taken
     }
 
-    /// The trigger mode in effect per controller (one entry per name).
-    pub fn trigger_modes(&self) -> Vec<(&'static str, TriggerMode)> {
-        self.controllers_by_name().into_iter().map(|(_, c)| (c.name(), c.effective_trigger())).collect()
-    }
-
     /// Switches how the controllers (not the kubelets) observe the store. Each of their running informers
     /// starts over: a LIST and then a WATCH, or a LIST every poll period.
     pub fn set_observe_mode(&mut self, mode: ObserveMode) {
@@ -47,10 +42,6 @@ impl Sim {
         }
     }
 
-    pub fn observe_mode(&self) -> ObserveMode {
-        self.config.observe
-    }
-
     /// The relist period (0 = only on 410); re-arms every running informer.
     pub fn set_relist_period(&mut self, period: Millis) {
         self.config.relist_period = period;
@@ -59,10 +50,6 @@ impl Sim {
                 self.schedule_relist(id);
             }
         }
-    }
-
-    pub fn relist_period(&self) -> Millis {
-        self.config.relist_period
     }
 
     /// Fault: every informer of the control plane (the controllers' and the scheduler's, not the kubelets')
@@ -98,24 +85,9 @@ impl Sim {
         self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
     }
 
-    /// The informers of the control plane's processes (not the kubelets').
-    pub fn control_plane_informers(&self) -> Vec<InformerId> {
-        (0..self.informers.len()).filter(|&i| matches!(self.informer_owner[i], Owner::Host(_))).collect()
-    }
-
     /// Injected API faults (conflicts, latency, refused pod creates).
     pub fn set_faults(&mut self, faults: crate::faults::Faults) {
         self.store.faults = faults;
-    }
-
-    /// The fraction of watch events informers lose.
-    pub fn watch_drop(&self) -> f64 {
-        self.watch_drop
-    }
-
-    /// Who owns an informer.
-    pub fn informer_owner(&self, id: InformerId) -> Option<Owner> {
-        self.informer_owner.get(id).copied()
     }
 
     /// The resync period of the controller manager's informers (0 disables resync). Takes effect now.
@@ -131,16 +103,5 @@ impl Sim {
                 self.schedule_resync(id);
             }
         }
-    }
-
-    /// The controller manager's resync period.
-    pub fn resync_period(&self) -> Millis {
-        self.hosts[CONTROLLER_MANAGER.0]
-            .informers
-            .iter()
-            .flatten()
-            .map(|id| self.informers[*id].resync_period())
-            .next()
-            .unwrap_or(0)
     }
 }

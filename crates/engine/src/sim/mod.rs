@@ -397,21 +397,6 @@ impl Sim {
         }
     }
 
-    /// The controller manager replica holding the lease, if any.
-    pub fn controller_manager_leader(&self) -> Option<HostId> {
-        [CONTROLLER_MANAGER, CONTROLLER_MANAGER_2].into_iter().find(|&h| self.hosts.get(h.0).is_some_and(Host::active))
-    }
-
-    /// A control-plane process.
-    pub fn host(&self, h: HostId) -> &Host {
-        &self.hosts[h.0]
-    }
-
-    /// Every control-plane process, in the order they were added.
-    pub fn host_ids(&self) -> impl Iterator<Item = HostId> {
-        (0..self.hosts.len()).map(HostId)
-    }
-
     fn push_informer(&mut self, mut inf: Informer, owner: Owner) -> InformerId {
         if matches!(owner, Owner::Host(_)) {
             inf.set_drop_fraction(self.watch_drop);

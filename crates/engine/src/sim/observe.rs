@@ -38,6 +38,23 @@ impl Sim {
         self.rng.clone().next_u64()
     }
 
+    // ---- the control plane's processes ----
+
+    /// The controller manager replica holding the lease, if any.
+    pub fn controller_manager_leader(&self) -> Option<HostId> {
+        [CONTROLLER_MANAGER, CONTROLLER_MANAGER_2].into_iter().find(|&h| self.hosts.get(h.0).is_some_and(Host::active))
+    }
+
+    /// A control-plane process.
+    pub fn host(&self, h: HostId) -> &Host {
+        &self.hosts[h.0]
+    }
+
+    /// Every control-plane process, in the order they were added.
+    pub fn host_ids(&self) -> impl Iterator<Item = HostId> {
+        (0..self.hosts.len()).map(HostId)
+    }
+
     /// The client of people: kubectl, the page, scenario actions.
     pub fn user(&self) -> ClientId {
         self.user
@@ -173,5 +190,46 @@ impl Sim {
                 && st.ready_replicas == r
                 && st.available_replicas == r
         })
+    }
+
+    // ---- the knobs as they are set ----
+
+    /// The trigger mode in effect per controller (one entry per name).
+    pub fn trigger_modes(&self) -> Vec<(&'static str, TriggerMode)> {
+        self.controllers_by_name().into_iter().map(|(_, c)| (c.name(), c.effective_trigger())).collect()
+    }
+
+    pub fn observe_mode(&self) -> ObserveMode {
+        self.config.observe
+    }
+
+    pub fn relist_period(&self) -> Millis {
+        self.config.relist_period
+    }
+
+    /// The informers of the control plane's processes (not the kubelets').
+    pub fn control_plane_informers(&self) -> Vec<InformerId> {
+        (0..self.informers.len()).filter(|&i| matches!(self.informer_owner[i], Owner::Host(_))).collect()
+    }
+
+    /// The fraction of watch events informers lose.
+    pub fn watch_drop(&self) -> f64 {
+        self.watch_drop
+    }
+
+    /// Who owns an informer.
+    pub fn informer_owner(&self, id: InformerId) -> Option<Owner> {
+        self.informer_owner.get(id).copied()
+    }
+
+    /// The controller manager's resync period.
+    pub fn resync_period(&self) -> Millis {
+        self.hosts[CONTROLLER_MANAGER.0]
+            .informers
+            .iter()
+            .flatten()
+            .map(|id| self.informers[*id].resync_period())
+            .next()
+            .unwrap_or(0)
     }
 }
