@@ -39,7 +39,7 @@ if [ "$web_only" = 0 ]; then
   cargo build -p kubeloop-wasm-check --target wasm32-unknown-unknown --locked
   cargo build -p kubeloop-cli --locked
   node scripts/wasm-determinism.mjs target/wasm32-unknown-unknown/debug/kubeloop_wasm_check.wasm target/debug/kubeloop \
-    examples/*.yaml crates/wasm-check/scenarios/*.yaml
+    examples/*.yaml examples/lessons/*.yaml crates/wasm-check/scenarios/*.yaml
 fi
 
 step "web toolchain and browser: trunk, wasm-bindgen-cli, npm packages, chromium"
