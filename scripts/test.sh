@@ -2,7 +2,8 @@
 # Sets up everything the tests need on a fresh machine, then runs every test:
 #   format, clippy, the Rust tests, the wasm32 build of the engine (and the native-vs-wasm history check), then
 #   the playground: the web toolchain
-#   and chromium (scripts/setup-web.sh --with-browser), the release site build, and the browser tests
+#   and chromium (scripts/setup-web.sh --with-browser), the release site build held to its size budget
+#   (scripts/size-budget.json: wasm+js gzipped), and the browser tests
 #   (tests/*.test.mjs) against dist/ served from a sub-path.
 #
 #   bash scripts/test.sh          # everything (CI runs this)
@@ -49,6 +50,9 @@ export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 step "the playground's release build (trunk build --release --offline)"
 trunk build --release --offline
 test -f dist/index.html || { echo "test.sh: trunk build left no dist/index.html" >&2; exit 1; }
+
+step "the page's size budget (wasm+js gzipped, scripts/size-budget.json)"
+node scripts/size-budget.mjs dist target/wasm32-unknown-unknown/web/kubeloop-web.wasm
 
 step "browser tests: dist/ served from a sub-path"
 site=$(mktemp -d)

@@ -151,7 +151,7 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
                 for o in sim.store().objects(k) {
                     let m = o.meta();
                     out.push((
-                        format!("{}/{} resourceVersion", k.name().to_lowercase(), m.name),
+                        format!("{}/{} resourceVersion", k.name().to_ascii_lowercase(), m.name),
                         m.resource_version.to_string(),
                     ));
                 }

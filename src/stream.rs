@@ -128,7 +128,7 @@ impl Stream {
                     source: RowSource::Event(b.source.component.clone()),
                     controller: event_controller(&b.source.component, &io.kind),
                     reason: b.reason.clone(),
-                    object: format!("{}/{}", io.kind.to_lowercase(), io.name),
+                    object: format!("{}/{}", io.kind.to_ascii_lowercase(), io.name),
                     namespace: io.namespace.clone(),
                     message: b.message.to_string(),
                     warning: &*b.type_ == "Warning",

@@ -85,7 +85,7 @@ pub fn EventStream(props: &StreamProps) -> Html {
         let h = h.clone();
         Callback::from(move |_: Event| h.set(!*h))
     };
-    let needle = object.trim().to_lowercase();
+    let needle = object.trim().to_ascii_lowercase();
     let rows: Vec<&Rc<EventRow>> = props
         .events
         .rows
@@ -95,7 +95,7 @@ pub fn EventStream(props: &StreamProps) -> Html {
             RowSource::Event(_) => *show_events,
         })
         .filter(|r| controller.is_empty() || *r.controller == **controller)
-        .filter(|r| needle.is_empty() || r.object.to_lowercase().contains(&needle))
+        .filter(|r| needle.is_empty() || r.object.to_ascii_lowercase().contains(&needle))
         .take(SHOWN)
         .collect();
     let total = props.events.rows.len();

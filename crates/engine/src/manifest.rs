@@ -224,8 +224,30 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
 }
 
 fn typed<T: DeserializeOwned>(doc: &Doc, ignored: &mut Vec<String>) -> Result<T, ManifestError> {
-    let de = serde_yaml::Deserializer::from_str(doc.text);
-    serde_ignored::deserialize(de, |p| ignored.push(p.to_string())).map_err(|e| yaml_error(doc, &e))
+    typed_text(doc.text, ignored).map_err(|e| yaml_error(doc, &e))
+}
+
+/// The one typed decode of an API object: serde_yaml over the text, through serde_ignored.
+fn typed_text<T: DeserializeOwned>(text: &str, ignored: &mut Vec<String>) -> Result<T, serde_yaml::Error> {
+    let de = serde_yaml::Deserializer::from_str(text);
+    serde_ignored::deserialize(de, |p| ignored.push(p.to_string()))
+}
+
+/// An object of an applicable kind from its JSON form (apply's merged object), through the same typed decode as a
+/// manifest (so no second decoder is compiled per API type). Fields it does not know are dropped, as a manifest's
+/// are after their warnings.
+pub fn decode_json(kind: Kind, v: &serde_json::Value) -> Result<Object, String> {
+    let text = serde_yaml::to_string(v).map_err(|e| e.to_string())?;
+    let mut ignored = Vec::new();
+    let err = |e: serde_yaml::Error| e.to_string();
+    Ok(match kind {
+        Kind::Namespace => Object::Namespace(typed_text(&text, &mut ignored).map_err(err)?),
+        Kind::Node => Object::Node(typed_text(&text, &mut ignored).map_err(err)?),
+        Kind::Pod => Object::Pod(typed_text(&text, &mut ignored).map_err(err)?),
+        Kind::ReplicaSet => Object::ReplicaSet(typed_text(&text, &mut ignored).map_err(err)?),
+        Kind::Deployment => Object::Deployment(typed_text(&text, &mut ignored).map_err(err)?),
+        other => return Err(format!("kubeloop does not apply {} objects", other.name())),
+    })
 }
 
 /// `spec.template.spec.containers.0.image` -> `spec.template.spec.containers[0].image`

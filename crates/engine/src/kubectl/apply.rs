@@ -390,20 +390,9 @@ fn merge(live: &mut Value, last: &Value, new: &Value) {
     }
 }
 
-/// Decodes a JSON object of `kind`.
+/// Decodes a JSON object of `kind` (an applicable kind: see [`crate::manifest::decode_json`]).
 pub fn from_json(kind: Kind, v: Value) -> Result<Object, String> {
-    fn de<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, String> {
-        serde_json::from_value(v).map_err(|e| e.to_string())
-    }
-    Ok(match kind {
-        Kind::Namespace => Object::Namespace(de(v)?),
-        Kind::Node => Object::Node(de(v)?),
-        Kind::Pod => Object::Pod(de(v)?),
-        Kind::ReplicaSet => Object::ReplicaSet(de(v)?),
-        Kind::Deployment => Object::Deployment(de(v)?),
-        Kind::Lease => Object::Lease(de(v)?),
-        Kind::Event => Object::Event(de(v)?),
-    })
+    crate::manifest::decode_json(kind, &v)
 }
 
 /// The server-side checks of an update, run before anything is written.

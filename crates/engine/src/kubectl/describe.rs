@@ -870,9 +870,10 @@ fn unstructured(w: &mut Writer, level: usize, content: &serde_json::Map<String, 
     }
 }
 
-/// `smartLabelFor`: `holderIdentity` -> `Holder Identity`, `apiVersion` -> `API Version`.
+/// `smartLabelFor`: `holderIdentity` -> `Holder Identity`, `apiVersion` -> `API Version`. Field names are ASCII;
+/// a name with anything else is printed as it is (ASCII case mapping only: no Unicode tables in the page).
 fn smart_label(field: &str) -> String {
-    if field.chars().any(|c| !c.is_alphabetic() && c != '-') {
+    if field.chars().any(|c| !c.is_ascii_alphabetic() && c != '-') {
         return field.to_string();
     }
     let mut parts: Vec<String> = Vec::new();
@@ -881,8 +882,8 @@ fn smart_label(field: &str) -> String {
     for (i, &c) in chars.iter().enumerate() {
         // camelcase.Split: a new word at a lower-to-upper change, or before the last upper of an upper run.
         let starts = i > 0
-            && c.is_uppercase()
-            && (chars[i - 1].is_lowercase() || chars.get(i + 1).is_some_and(|n| n.is_lowercase()));
+            && c.is_ascii_uppercase()
+            && (chars[i - 1].is_ascii_lowercase() || chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase()));
         if starts && !cur.is_empty() {
             parts.push(std::mem::take(&mut cur));
         }
@@ -894,12 +895,12 @@ fn smart_label(field: &str) -> String {
     parts
         .iter()
         .map(|p| {
-            let up = p.to_uppercase();
+            let up = p.to_ascii_uppercase();
             if ["API", "URL", "UID", "OSB", "GUID"].contains(&up.as_str()) {
                 up
             } else {
                 let mut c = p.chars();
-                c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+                c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
             }
         })
         .collect::<Vec<_>>()

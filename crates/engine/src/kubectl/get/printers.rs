@@ -266,9 +266,9 @@ fn lease_cells(l: &Lease, name: String, now: Millis, cells: &mut Vec<String>) {
 fn event_target(e: &Event) -> String {
     let o = &e.body.involved_object;
     if o.name.is_empty() {
-        o.kind.to_lowercase()
+        o.kind.to_ascii_lowercase()
     } else {
-        format!("{}/{}", o.kind.to_lowercase(), o.name)
+        format!("{}/{}", o.kind.to_ascii_lowercase(), o.name)
     }
 }
 
