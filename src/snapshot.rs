@@ -44,7 +44,7 @@ pub fn build_loop(sim: &Sim, reads: ReadsView) -> LoopView {
 pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
     let mut order: Vec<kubeloop_engine::sim::HostId> = sim.host_ids().collect();
     // The controller manager replicas first, then the others.
-    order.sort_by_key(|&h| (!sim.host(h).name.starts_with("kube-controller-manager/"), h));
+    kubeloop_engine::sort::sort_by_key(&mut order, |&h| (!sim.host(h).name.starts_with("kube-controller-manager/"), h));
     let processes = order
         .into_iter()
         .map(|h| {
@@ -554,7 +554,7 @@ fn event_lines(sim: &Sim, kind: &str, key: &ObjKey) -> Vec<EventLine> {
             source: e.body.source.component.clone(),
         })
         .collect();
-    v.sort_by_key(|e| (e.at, e.rv));
+    kubeloop_engine::sort::sort_by_key(&mut v, |e| (e.at, e.rv));
     v
 }
 

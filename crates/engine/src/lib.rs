@@ -21,6 +21,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sim;
 pub mod soak;
+pub mod sort;
 pub mod store;
 pub mod time;
 pub(crate) mod watch;

@@ -200,7 +200,7 @@ impl fmt::Display for LabelSelector {
             };
             parts.push((&r.key, s));
         }
-        parts.sort_by(|a, b| a.0.cmp(b.0));
+        crate::sort::sort_by(&mut parts, |a, b| a.0.cmp(b.0));
         for (i, (_, s)) in parts.iter().enumerate() {
             if i > 0 {
                 f.write_str(",")?;
@@ -470,7 +470,7 @@ impl<'a> Parser<'a> {
 pub fn parse_selector(s: &str) -> Result<LabelSelector, String> {
     let mut parser = Parser { toks: lex(s), pos: 0 };
     let mut reqs = parser.parse().map_err(|e| crate::limits::bound_message(&e).into_owned())?;
-    reqs.sort_by(|a, b| a.0.cmp(b.0));
+    crate::sort::sort_by(&mut reqs, |a, b| a.0.cmp(b.0));
     let mut sel = LabelSelector::default();
     for (key, op, values) in reqs {
         let mut key = Str::from(key);

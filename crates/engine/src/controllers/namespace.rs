@@ -215,7 +215,7 @@ impl NamespaceController {
             let mut next = n.clone();
             let mut rest: Vec<Str> =
                 n.spec.finalizers.iter().filter(|f| &***f != FINALIZER_KUBERNETES).cloned().collect();
-            rest.sort();
+            crate::sort::sort(&mut rest);
             rest.dedup();
             next.spec.finalizers = rest;
             api.finalize(Object::Namespace(next))
@@ -254,20 +254,20 @@ impl NamespaceController {
         let now = cx.now;
         let mut failed: Vec<NamespaceCondition> = Vec::new();
         if !remaining.is_empty() {
-            remaining.sort();
+            crate::sort::sort(&mut remaining);
             let msg = format!("Some resources are remaining: {}", remaining.join(", "));
             failed.push(failing("NamespaceContentRemaining", "SomeResourcesRemain", msg, now));
         }
         if !finalizers.is_empty() {
             let mut by: Vec<String> =
                 finalizers.iter().map(|(f, count)| format!("{f} in {count} resource instances")).collect();
-            by.sort();
+            crate::sort::sort(&mut by);
             let msg = format!("Some content in the namespace has finalizers remaining: {}", by.join(", "));
             failed.push(failing("NamespaceFinalizersRemaining", "SomeFinalizersRemain", msg, now));
         }
         if !errs.is_empty() {
             let mut msgs = errs.clone();
-            msgs.sort();
+            crate::sort::sort(&mut msgs);
             let msg = format!("Failed to delete all resource types, {} remaining: {}", msgs.len(), msgs.join(", "));
             failed.push(failing("NamespaceDeletionContentFailure", "ContentDeletionFailed", msg, now));
         }

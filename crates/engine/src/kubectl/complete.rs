@@ -17,7 +17,7 @@ pub fn complete(sim: &mut Sim, line: &str) -> Vec<String> {
         words.push(String::new());
     }
     let mut out = candidates(sim, &words);
-    out.sort();
+    crate::sort::sort(&mut out);
     out.dedup();
     out
 }

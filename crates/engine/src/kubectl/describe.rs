@@ -346,7 +346,7 @@ fn tolerations_multiline(w: &mut Writer, indent: &str, title: &str, tolerations:
         return;
     }
     let mut sorted: Vec<&Toleration> = tolerations.iter().collect();
-    sorted.sort_by(|a, b| a.key.cmp(&b.key));
+    crate::sort::sort_by(&mut sorted, |a, b| a.key.cmp(&b.key));
     for (i, t) in sorted.iter().enumerate() {
         if i > 0 {
             w.write(0, &format!("{indent}\t"));
@@ -478,7 +478,7 @@ fn sorted_resources(list: &crate::api::types::ResourceList) -> Vec<(&str, &Quant
         "memory" => 1,
         _ => 2,
     };
-    v.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then(a.0.cmp(b.0)));
+    crate::sort::sort_by(&mut v, |a, b| rank(a.0).cmp(&rank(b.0)).then(a.0.cmp(b.0)));
     v
 }
 
@@ -928,7 +928,7 @@ fn events_for(api: &mut Api, obj: &Object) -> Vec<Event> {
         })
         .cloned()
         .collect();
-    evs.sort_by_key(|e| (event_time(e), e.metadata.resource_version));
+    crate::sort::sort_by_key(&mut evs, |e| (event_time(e), e.metadata.resource_version));
     evs
 }
 

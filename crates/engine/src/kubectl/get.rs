@@ -536,7 +536,9 @@ fn run_events(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     let scope = if all_ns { None } else { Some(ns.as_str()) };
     let (items, rv) = sim.as_user(|api| api.list(Kind::Event, scope, None));
     let mut events: Vec<&Rc<Object>> = items.iter().filter(|o| filter.wants(o)).collect();
-    events.sort_by_key(|o| (o.as_event().map_or(0, printers::event_time), o.meta().resource_version));
+    crate::sort::sort_by_key(&mut events, |o| {
+        (o.as_event().map_or(0, printers::event_time), o.meta().resource_version)
+    });
     let now = sim.now();
     let no_headers = args.bool("no-headers");
     let mut out = Output::default();

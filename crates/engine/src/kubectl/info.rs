@@ -127,7 +127,7 @@ fn api_resources(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> 
         .filter(|r| cats.iter().all(|c| categories(r).contains(&c.as_str())))
         .collect();
     // Stable sort by group (or name, or kind), ties by name: kubectl's sortableResource.
-    rs.sort_by(|a, b| {
+    crate::sort::sort_by(&mut rs, |a, b| {
         let key = |r: &Resource| match sort {
             "name" => r.kind.plural().to_string(),
             "kind" => r.kind.name().to_string(),

@@ -454,7 +454,7 @@ pub fn describe_template(t: &PodTemplateSpec) -> String {
     w.push_str("  Volumes:\t<none>\n");
     multiline(&mut w, "  Node-Selectors", spec.node_selector.iter().map(|(k, v)| format!("{k}={v}")));
     let mut tolerations = spec.tolerations.clone();
-    tolerations.sort_by(|a, b| a.key.cmp(&b.key));
+    crate::sort::sort_by(&mut tolerations, |a, b| a.key.cmp(&b.key));
     multiline(
         &mut w,
         "  Tolerations",

@@ -147,9 +147,9 @@ fn pods(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
         return Ok(Output { stderr: msg, ..Default::default() });
     }
     match sort {
-        Some("cpu") => rows.sort_by_key(|r| std::cmp::Reverse(r.1)),
-        Some(_) => rows.sort_by_key(|r| std::cmp::Reverse(r.2)),
-        None => rows.sort_by(|a, b| {
+        Some("cpu") => crate::sort::sort_by_key(&mut rows, |r| std::cmp::Reverse(r.1)),
+        Some(_) => crate::sort::sort_by_key(&mut rows, |r| std::cmp::Reverse(r.2)),
+        None => crate::sort::sort_by(&mut rows, |a, b| {
             (all.then_some(&a.0.metadata.namespace), &a.0.metadata.name)
                 .cmp(&(all.then_some(&b.0.metadata.namespace), &b.0.metadata.name))
         }),
@@ -250,11 +250,11 @@ fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> 
         return Err(Output::error("metrics not available yet"));
     }
     match sort {
-        Some("cpu") => measured_rows.sort_by_key(|r| std::cmp::Reverse(r.1)),
-        Some(_) => measured_rows.sort_by_key(|r| std::cmp::Reverse(r.2)),
-        None => measured_rows.sort_by(|a, b| a.0.cmp(&b.0)),
+        Some("cpu") => crate::sort::sort_by_key(&mut measured_rows, |r| std::cmp::Reverse(r.1)),
+        Some(_) => crate::sort::sort_by_key(&mut measured_rows, |r| std::cmp::Reverse(r.2)),
+        None => crate::sort::sort_by(&mut measured_rows, |a, b| a.0.cmp(&b.0)),
     }
-    missing.sort();
+    crate::sort::sort(&mut missing);
     let mut rows = Vec::new();
     if !args.bool("no-headers") {
         rows.push(["NAME", "CPU(cores)", "CPU(%)", "MEMORY(bytes)", "MEMORY(%)"].map(String::from).to_vec());

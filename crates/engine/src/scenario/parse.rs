@@ -371,7 +371,7 @@ impl Scenario {
         for (i, a) in raw.actions.into_iter().enumerate() {
             actions.push(parser.action(i, a)?);
         }
-        actions.sort_by_key(|a| a.at); // stable: same-time actions keep their order
+        crate::sort::sort_by_key(&mut actions, |a| a.at); // stable: same-time actions keep their order
 
         let until = raw.until.map(|d| d.0);
         if until.is_some_and(|u| u > MAX_UNTIL) {

@@ -138,7 +138,7 @@ pub fn summarize(sim: &Sim) -> Summary {
             nodes.push(NodeSummary { name: k.name.to_string(), ready: "Unknown".into(), alive: k.alive });
         }
     }
-    nodes.sort_by(|a, b| natural_cmp(&a.name, &b.name));
+    crate::sort::sort_by(&mut nodes, |a, b| natural_cmp(&a.name, &b.name));
     for p in sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
         pods.total += 1;
         *pods.by_phase.entry(p.status.phase.as_str().to_string()).or_default() += 1;

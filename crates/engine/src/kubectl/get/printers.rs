@@ -207,7 +207,7 @@ pub(crate) fn node_roles(n: &Node) -> Vec<String> {
             roles.push(v.to_string());
         }
     }
-    roles.sort();
+    crate::sort::sort(&mut roles);
     roles.dedup();
     roles
 }
