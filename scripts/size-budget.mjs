@@ -50,6 +50,12 @@ function leb(buf, pos) {
   }
 }
 
+// A length-prefixed UTF-8 string at `pos`, and the position after it.
+function str(buf, pos) {
+  const [len, p] = leb(buf, pos);
+  return [buf.subarray(p, p + len).toString('utf8'), p + len];
+}
+
 function contributors(path) {
   const buf = readFileSync(path);
   let pos = 8;
@@ -67,11 +73,8 @@ function contributors(path) {
       let p = pos;
       [n, p] = leb(buf, p);
       for (let i = 0; i < n; i++) {
-        let len;
-        [len, p] = leb(buf, p);
-        p += len;
-        [len, p] = leb(buf, p);
-        p += len;
+        [, p] = str(buf, p);
+        [, p] = str(buf, p);
         const kind = buf[p++];
         if (kind === 0) {
           imported++;
@@ -102,11 +105,7 @@ function contributors(path) {
         p += len;
       }
     } else if (id === 0) {
-      let len;
-      let p = pos;
-      [len, p] = leb(buf, p);
-      const name = buf.subarray(p, p + len).toString('utf8');
-      p += len;
+      let [name, p] = str(buf, pos);
       if (name === 'name') {
         while (p < end) {
           const sub = buf[p++];
@@ -118,11 +117,10 @@ function contributors(path) {
             [n, p] = leb(buf, p);
             for (let i = 0; i < n; i++) {
               let idx;
-              let l;
+              let fname;
               [idx, p] = leb(buf, p);
-              [l, p] = leb(buf, p);
-              names.set(idx, buf.subarray(p, p + l).toString('utf8'));
-              p += l;
+              [fname, p] = str(buf, p);
+              names.set(idx, fname);
             }
           }
           p = subEnd;
