@@ -588,3 +588,64 @@ fn every_node_killed_and_revived_at_once() {
 }
 
 const SMALL_WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - {name: nginx, image: nginx:1.27}\n";
+
+/// Every scenario written back ([`Scenario::to_yaml`]) reads as the same scenario: the examples, the lessons, and
+/// one with every kind of action.
+#[test]
+fn scenarios_are_written_back_as_they_read() {
+    let every_kind = r#"seed: 9
+until: 1h30m
+timing: fast-demo
+cluster:
+  nodeTemplate: {cpu: "8", memory: 32Gi, pods: 50}
+  nodes:
+  - {name: a, labels: {zone: z1, "example.com/tier": front-end}, taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}
+  - {}
+manifests: |
+  apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: team
+    annotations: {note: "caf\u00e9 \u2603"}
+actions:
+  - {at: 1s, label: "a label with \"quotes\"\nand a newline", apply: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n"}
+  - {at: 1.5s, kubectl: "get pods -o wide"}
+  - {at: 2s, scale: {deployment: web, replicas: 4}}
+  - {at: 2s, scale: {replicaset: web-1, namespace: team, replicas: 0}}
+  - {at: 3s, delete: {kind: po, name: p-1, namespace: team, wait: false}}
+  - {at: 3s, delete: {kind: deployments.apps, selector: "app in (a,b),!canary"}}
+  - {at: 3s, delete: {kind: pod, oneOf: "app=web"}}
+  - {at: 4s, cordon: a}
+  - {at: 4s, uncordon: a}
+  - {at: 5s, killNode: a}
+  - {at: 5s, killNode: {nodeOf: "app=web"}}
+  - {at: 5s, reviveNode: {every: true}}
+  - {at: 6s, addNode: {name: c, cpu: 500m}}
+  - {at: 6s, addNode: }
+  - {at: 7s, fault: {dropWatchEvents: 30%, conflicts: 0.125, apiLatency: 50ms, rejectPodCreates: true}}
+  - {at: 7s, fault: {disconnectWatches: true, forceRelist: true, informer: kube-scheduler/nodes}}
+  - {at: 7s, fault: {crash: cp-2, restart: kube-scheduler}}
+  - {at: 8s, mode: {trigger: replicaset=edge, observe: polling, pollPeriod: 7s}}
+  - {at: 8s, mode: {trigger: level, observe: informer, relistPeriod: 0, resyncPeriod: 1h1m1.5s}}
+"#;
+    let mut texts = vec![("every kind".to_string(), every_kind.to_string())];
+    for dir in [examples_dir(), examples_dir().join("lessons")] {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).expect("examples").flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries.into_iter().filter(|p| p.extension().is_some_and(|e| e == "yaml")) {
+            texts.push((p.display().to_string(), std::fs::read_to_string(&p).expect("read")));
+        }
+    }
+    for (name, text) in texts {
+        let a = Scenario::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let written = a.to_yaml();
+        let b = Scenario::parse(&written).unwrap_or_else(|e| panic!("{name}: {e}\n{written}"));
+        assert_eq!((a.seed, a.until, a.timing), (b.seed, b.until, b.timing), "{name}");
+        assert_eq!((&a.node_template, &a.nodes, &a.manifests), (&b.node_template, &b.nodes, &b.manifests), "{name}");
+        assert_eq!(a.actions.len(), b.actions.len(), "{name}");
+        for (x, y) in a.actions.iter().zip(&b.actions) {
+            assert_eq!((x.at, &x.what, &x.label), (y.at, &y.what, &y.label), "{name}\n{written}");
+        }
+        assert_eq!(b.to_yaml(), written, "{name}: writing is stable");
+    }
+}

@@ -189,9 +189,11 @@ mod summary;
 #[cfg(test)]
 mod tests;
 mod timeline;
+mod write;
 
 use actions::*;
 pub use parse::*;
 pub use run::*;
 pub use summary::*;
 pub use timeline::*;
+pub use write::action_yaml;

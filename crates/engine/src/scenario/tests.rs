@@ -186,3 +186,16 @@ fn scale_and_delete_are_kubectl_command_lines() {
         Ok(vec!["it's".to_string()])
     );
 }
+
+#[test]
+fn a_written_scenario_reads_like_the_format() {
+    let sc = Scenario::parse(
+        "seed: 3\ncluster:\n  nodes: 1\nactions:\n  - {at: 90s, label: crash, fault: {crash: cp-1}}\n  - {at: 2m, kubectl: get pods}\n",
+    )
+    .expect("parses");
+    let text = sc.to_yaml();
+    assert_eq!(
+        text,
+        "seed: 3\ntiming: real\ncluster:\n  nodeTemplate: {cpu: \"4\", memory: \"16Gi\", pods: 110}\n  nodes:\n  - {cpu: \"4\", memory: \"16Gi\", pods: 110}\nactions:\n  - {at: 1m30s, label: \"crash\", fault: {crash: \"cp-1\"}}\n  - {at: 2m0s, kubectl: \"get pods\"}\n"
+    );
+}

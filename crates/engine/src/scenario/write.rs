@@ -1,0 +1,166 @@
+//! Writing a scenario back as the YAML it is read from: every intervention has one serialised form, and
+//! [`Scenario::parse`] of what [`Scenario::to_yaml`] writes is the same scenario. Strings are written as
+//! double-quoted YAML (JSON's escapes), so any text, manifests included, comes back exactly.
+
+use std::fmt::Write as _;
+
+use super::*;
+use crate::time::go_duration_string;
+
+/// A string as a double-quoted YAML scalar.
+fn q(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+fn node_yaml(n: &NodeConfig) -> String {
+    let mut out = String::from("{");
+    if !n.name.is_empty() {
+        let _ = write!(out, "name: {}, ", q(&n.name));
+    }
+    let _ = write!(out, "cpu: {}, memory: {}, pods: {}", q(n.cpu.as_str()), q(n.memory.as_str()), n.pods);
+    if !n.labels.is_empty() {
+        let labels: Vec<String> = n.labels.iter().map(|(k, v)| format!("{}: {}", q(k), q(v))).collect();
+        let _ = write!(out, ", labels: {{{}}}", labels.join(", "));
+    }
+    if !n.taints.is_empty() {
+        let taints: Vec<String> = n
+            .taints
+            .iter()
+            .map(|t| format!("{{key: {}, value: {}, effect: {}}}", q(&t.key), q(&t.value), q(&t.effect)))
+            .collect();
+        let _ = write!(out, ", taints: [{}]", taints.join(", "));
+    }
+    out.push('}');
+    out
+}
+
+fn fault_yaml(f: &FaultAction) -> String {
+    let mut parts = Vec::new();
+    if let Some(v) = f.drop_watch_events {
+        parts.push(format!("dropWatchEvents: {v:?}"));
+    }
+    if let Some(v) = f.conflicts {
+        parts.push(format!("conflicts: {v:?}"));
+    }
+    if let Some(v) = f.api_latency {
+        parts.push(format!("apiLatency: {}", go_duration_string(v)));
+    }
+    if let Some(v) = f.reject_pod_creates {
+        parts.push(format!("rejectPodCreates: {v}"));
+    }
+    if f.disconnect_watches {
+        parts.push("disconnectWatches: true".into());
+    }
+    if f.force_relist {
+        parts.push("forceRelist: true".into());
+    }
+    if let Some(h) = f.crash {
+        parts.push(format!("crash: {}", q(&crate::intervention::process_name(h))));
+    }
+    if let Some(h) = f.restart {
+        parts.push(format!("restart: {}", q(&crate::intervention::process_name(h))));
+    }
+    if let Some((h, k)) = f.informer {
+        parts.push(format!("informer: {}", q(&format!("{}/{}", crate::intervention::process_name(h), k.plural()))));
+    }
+    format!("{{{}}}", parts.join(", "))
+}
+
+fn mode_yaml(m: &ModeAction) -> String {
+    let mut parts = Vec::new();
+    if let Some((c, mode)) = &m.trigger {
+        let t = match c {
+            Some(c) => format!("{c}={}", mode.as_str()),
+            None => mode.as_str().to_string(),
+        };
+        parts.push(format!("trigger: {}", q(&t)));
+    }
+    match m.observe {
+        Some(ObserveMode::Informer) => parts.push("observe: informer".into()),
+        Some(ObserveMode::Polling { period }) => {
+            parts.push(format!("observe: polling, pollPeriod: {}", go_duration_string(period)))
+        }
+        None => {}
+    }
+    if let Some(p) = m.relist_period {
+        parts.push(format!("relistPeriod: {}", go_duration_string(p)));
+    }
+    if let Some(p) = m.resync_period {
+        parts.push(format!("resyncPeriod: {}", go_duration_string(p)));
+    }
+    format!("{{{}}}", parts.join(", "))
+}
+
+fn node_ref_yaml(n: &NodeRef) -> String {
+    match n {
+        NodeRef::Name(name) => q(name),
+        NodeRef::OfPod(_, sel) => format!("{{nodeOf: {}}}", q(sel)),
+        NodeRef::Every => "{every: true}".into(),
+    }
+}
+
+/// The `actions:` entry of an intervention at `at` (one line, flow style).
+pub fn action_yaml(at: Millis, what: &Intervention, label: Option<&str>) -> String {
+    let body = match what {
+        Intervention::Apply(text) => format!("apply: {}", q(text)),
+        Intervention::Kubectl(line) => format!("kubectl: {}", q(line)),
+        Intervention::Scale { kind, key, replicas } => {
+            let res = if *kind == Kind::ReplicaSet { "replicaset" } else { "deployment" };
+            format!("scale: {{{res}: {}, namespace: {}, replicas: {replicas}}}", q(&key.name), q(&key.namespace))
+        }
+        Intervention::Delete { kind, namespace, target, wait } => {
+            let mut d = format!("delete: {{kind: {}", kind.name().to_ascii_lowercase());
+            match target {
+                DeleteTarget::Name(n) => d.push_str(&format!(", name: {}", q(n))),
+                DeleteTarget::Selector(_, s) => d.push_str(&format!(", selector: {}", q(s))),
+                DeleteTarget::OneOf(_, s) => d.push_str(&format!(", oneOf: {}", q(s))),
+            }
+            if let Some(ns) = namespace {
+                d.push_str(&format!(", namespace: {}", q(ns)));
+            }
+            d.push_str(&format!(", wait: {wait}}}"));
+            d
+        }
+        Intervention::Cordon { node, on } => format!("{}: {}", if *on { "cordon" } else { "uncordon" }, q(node)),
+        Intervention::KillNode(n) => format!("killNode: {}", node_ref_yaml(n)),
+        Intervention::ReviveNode(n) => format!("reviveNode: {}", node_ref_yaml(n)),
+        Intervention::AddNode(n) => format!("addNode: {}", node_yaml(n)),
+        Intervention::Fault(f) => format!("fault: {}", fault_yaml(f)),
+        Intervention::Mode(m) => format!("mode: {}", mode_yaml(m)),
+    };
+    let label = label.map(|l| format!(", label: {}", q(l))).unwrap_or_default();
+    format!("- {{at: {}{label}, {body}}}", go_duration_string(at))
+}
+
+impl Scenario {
+    /// The scenario as a file [`Scenario::parse`] reads back to the same scenario.
+    pub fn to_yaml(&self) -> String {
+        let mut out = String::new();
+        if let Some(s) = self.seed {
+            let _ = writeln!(out, "seed: {s}");
+        }
+        if let Some(u) = self.until {
+            let _ = writeln!(out, "until: {}", go_duration_string(u));
+        }
+        let _ = writeln!(out, "timing: {}", self.timing.as_str());
+        let _ = writeln!(out, "cluster:\n  nodeTemplate: {}", node_yaml(&self.node_template));
+        if self.nodes.is_empty() {
+            let _ = writeln!(out, "  nodes: 0");
+        } else {
+            let _ = writeln!(out, "  nodes:");
+            for n in &self.nodes {
+                let _ = writeln!(out, "  - {}", node_yaml(n));
+            }
+        }
+        if let Some(m) = &self.manifests {
+            let _ = writeln!(out, "manifests: {}", q(m));
+        }
+        if !self.actions.is_empty() {
+            let _ = writeln!(out, "actions:");
+            for a in &self.actions {
+                let _ = writeln!(out, "  {}", action_yaml(a.at, &a.what, a.label.as_deref()));
+            }
+        }
+        out
+    }
+}
