@@ -10,7 +10,7 @@ use kubeloop_engine::intervention::{DeleteTarget, FaultAction, Intervention, Mod
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::scenario::Scenario;
-use kubeloop_engine::sim::{HostId, ObserveMode, Sim, SimConfig, TimingProfile};
+use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};
 
 use crate::console::{example_file, Console};
@@ -203,11 +203,6 @@ pub fn profile_label(p: TimingProfile) -> &'static str {
         TimingProfile::Real => "real (50 s / 300 s)",
         TimingProfile::FastDemo => "fast demo (20 s / 30 s)",
     }
-}
-
-/// A control-plane process's name on the page: the controller manager replicas by their identity.
-pub fn process_name(sim: &Sim, h: HostId) -> String {
-    sim.host(h).name.to_string()
 }
 
 impl LiveRun {

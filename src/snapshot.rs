@@ -206,7 +206,7 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
             }
         }
         Figure::Leader => {
-            let leader = sim.controller_manager_leader().map(|h| crate::liverun::process_name(sim, h));
+            let leader = sim.controller_manager_leader().map(|h| sim.host(h).name.to_string());
             out.push(("controller manager leading".into(), leader.unwrap_or_else(|| "none".into())));
             if let Some(l) = sim
                 .store()

@@ -8,8 +8,9 @@
 //! as it is.
 
 use std::fmt;
+use std::rc::Rc;
 
-use crate::api::{Kind, LabelSelector, ObjKey, PodPhase};
+use crate::api::{Kind, LabelSelector, ObjKey, Object, PodPhase};
 use crate::controller::TriggerMode;
 use crate::informer::InformerId;
 use crate::kubectl::{self, Follow};
@@ -367,7 +368,7 @@ impl Sim {
             Intervention::Apply(text) => self.intervene_apply(text),
             Intervention::Delete { kind, namespace, target: DeleteTarget::OneOf(sel, text), wait } => {
                 let ns = namespace.as_deref().unwrap_or("default");
-                match self.one_running(*kind, ns, sel) {
+                match self.one_running(*kind, ns, sel).map(|o| o.meta().name.to_string()) {
                     Some(name) => {
                         let target = DeleteTarget::Name(name);
                         let resolved =
@@ -439,13 +440,12 @@ impl Sim {
 
     /// The first object of `kind` in `namespace` the selector matches that is not being deleted (a pod: and
     /// Running), in the store's order.
-    fn one_running(&self, kind: Kind, namespace: &str, sel: &LabelSelector) -> Option<String> {
+    fn one_running(&self, kind: Kind, namespace: &str, sel: &LabelSelector) -> Option<&Rc<Object>> {
         self.store
             .objects(kind)
             .filter(|o| !kind.namespaced() || &*o.meta().namespace == namespace)
             .filter(|o| !o.meta().is_terminating() && sel.matches(&o.meta().labels))
             .find(|o| o.as_pod().is_none_or(|p| p.status.phase == PodPhase::Running))
-            .map(|o| o.meta().name.to_string())
     }
 
     fn intervene_node(&mut self, node: &NodeRef, kill: bool) -> Performed {
@@ -453,10 +453,8 @@ impl Sim {
         let names: Vec<String> = match node {
             NodeRef::Name(n) => vec![n.clone()],
             NodeRef::OfPod(sel, _) => {
-                let name = self.one_running(Kind::Pod, "default", sel).and_then(|pod| {
-                    let key = ObjKey::new("default", &pod);
-                    self.store.peek(Kind::Pod, &key).and_then(|o| o.as_pod()).map(|p| p.spec.node_name.to_string())
-                });
+                let pod = self.one_running(Kind::Pod, "default", sel).and_then(|o| o.as_pod());
+                let name = pod.map(|p| p.spec.node_name.to_string());
                 let Some(name) = name.filter(|n| !n.is_empty()) else {
                     let mut p = Performed::new(format!("{verb} node {node}"));
                     p.say(Said::Error, "kubectl", format!("no running pod matches: no node to {verb}"));
@@ -514,16 +512,14 @@ impl Sim {
         // One informer, or every control-plane informer.
         let targets: Vec<InformerId> = match f.informer {
             None => self.control_plane_informers(),
-            Some((h, kind)) => {
-                match self.host_ids().find(|&id| id == h).and_then(|h| self.host(h).informers[kind.index()]) {
-                    Some(id) => vec![id],
-                    None => {
-                        let text = format!("{} has no informer of {}", process_name(h), kind.plural());
-                        p.say(Said::Error, "scenario", text);
-                        return p;
-                    }
+            Some((h, kind)) => match self.hosts.get(h.index()).and_then(|host| host.informers[kind.index()]) {
+                Some(id) => vec![id],
+                None => {
+                    let text = format!("{} has no informer of {}", process_name(h), kind.plural());
+                    p.say(Said::Error, "scenario", text);
+                    return p;
                 }
-            }
+            },
         };
         if let Some(v) = f.drop_watch_events {
             if f.informer.is_none() {

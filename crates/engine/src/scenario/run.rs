@@ -108,7 +108,7 @@ impl Run<'_> {
         }
         let input = crate::kubectl::Input { stdin: None, read_file: self.read_file };
         let done = self.sim.intervene(what, &input);
-        self.push(EntryKind::Action, "scenario", shown_as.map_or(done.action, str::to_string));
+        self.push(EntryKind::Action, "scenario", shown_as.unwrap_or(&done.action).to_string());
         for (said, source, text) in done.lines {
             let kind = match said {
                 Said::Result => EntryKind::Result,
@@ -117,10 +117,8 @@ impl Run<'_> {
             self.push(kind, source, text);
         }
         if let Some(mut follow) = done.follow {
-            let command = match what.kubectl_line() {
-                Some(line) => format!("kubectl {line}"),
-                None => what.to_string(),
-            };
+            // The command as it ran (`kubectl ...`, references resolved).
+            let command = done.action;
             if self.follows.len() >= MAX_FOLLOWS {
                 follow.stop(&mut self.sim);
                 self.push(
