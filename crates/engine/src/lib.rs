@@ -14,6 +14,7 @@ pub mod intervention;
 pub mod kubectl;
 pub mod kubelet;
 pub(crate) mod leaderelection;
+pub(crate) mod libyaml;
 pub mod limits;
 pub mod manifest;
 pub mod recorder;
@@ -28,6 +29,7 @@ pub(crate) mod watch;
 pub mod workqueue;
 pub(crate) mod yamlcheck;
 pub(crate) mod yamlpos;
+pub(crate) mod yamltree;
 
 // The deliberate public API at the root: the types a front end (the page, the runner, a test) builds a run with.
 // The concept modules stay public for reading and testing one concept at a time (`store`, `informer`,

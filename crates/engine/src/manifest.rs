@@ -5,13 +5,12 @@
 
 use std::fmt;
 
-use serde::de::DeserializeOwned;
-
 use crate::admission;
-use crate::api::{Deployment, Kind, Namespace, Node, Object, Pod, ReplicaSet};
+use crate::api::{Kind, Object};
 use crate::limits::{bound_message, echo, MAX_YAML_DOCUMENTS};
 use crate::yamlcheck::{self, Refusal, Subject};
 use crate::yamlpos::{nearest_line_of_path, split_documents_at_most, Doc, LineIndex};
+use crate::yamltree::{self, Node};
 
 /// A manifest problem, located in the editor's text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,31 +134,79 @@ fn budgeted_documents(text: &str) -> Result<Vec<Doc<'_>>, ManifestError> {
     Ok(docs)
 }
 
-fn yaml_error(doc: &Doc, e: &serde_yaml::Error) -> ManifestError {
-    let (line, column) = match e.location() {
-        Some(l) => (doc.absolute_line(l.line()), Some(l.column())),
+/// A problem libyaml or the typed reading found, located in the whole text.
+fn located(doc: &Doc, location: Option<(usize, usize)>, message: &str) -> ManifestError {
+    let (line, column) = match location {
+        Some((line, column)) => (doc.absolute_line(line), Some(column)),
         None => (doc.first_line, None),
     };
-    // serde_yaml appends " at line L column C"; the location is reported separately.
-    let msg = e.to_string();
-    let msg = match msg.find(" at line ") {
-        Some(i) => &msg[..i],
-        None => &msg,
+    // Messages end with " at line L column C" (as serde_yaml's did); the location is reported separately.
+    let message = match message.find(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
     };
-    ManifestError::new(doc.index + 1, line, column, msg)
+    ManifestError::new(doc.index + 1, line, column, message)
+}
+
+fn decode_error(doc: &Doc, e: &decode::Error) -> ManifestError {
+    located(doc, Some((e.line, e.column)), &e.message)
+}
+
+/// The last value of text key `name` of a mapping, when it is text (`kind: Pod`, or a locally tagged `!x Pod`).
+fn text_field<'a>(map: &'a Node, name: &str) -> Option<&'a str> {
+    let yamltree::Value::Map(entries) = &map.value else { return None };
+    let key = |n: &'a Node| match &n.value {
+        yamltree::Value::Scalar(s) if yamltree::local_tag(n).is_none() => match yamltree::scalar(n, s) {
+            Ok(yamltree::Scalar::Str(s)) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    };
+    let value = |n: &'a Node| match &n.value {
+        yamltree::Value::Scalar(s) if yamltree::local_tag(n).is_some() => match n.style {
+            crate::libyaml::Style::Plain => match yamltree::untagged(s) {
+                yamltree::Scalar::Str(s) => Some(s),
+                _ => None,
+            },
+            _ => Some(s.as_str()),
+        },
+        _ => key(n),
+    };
+    entries.iter().rev().find(|(k, _)| key(k) == Some(name)).and_then(|(_, v)| value(v))
 }
 
 fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, ManifestError> {
     let document = doc.index + 1;
     let at_line = |line: usize, message: String| ManifestError::new(document, line, None, &message);
-    let value: serde_yaml::Value = value::from_str(doc.text).map_err(|e| yaml_error(doc, &e))?;
-    let serde_yaml::Value::Mapping(map) = &value else {
-        return Err(at_line(
-            doc.first_line,
-            "a manifest must be a YAML mapping with apiVersion, kind and metadata".into(),
-        ));
+    let tree = match yamltree::parse(doc.text) {
+        Ok(tree) => tree,
+        Err(stopped) => {
+            // What was read before the error is read first: a scalar there that its tag does not match is found
+            // before the error is reached.
+            if let Some(Err(decode::JsonError::Value(v))) = stopped.read.as_ref().map(decode::to_json) {
+                return Err(decode_error(doc, &v));
+            }
+            return Err(located(doc, stopped.error.location(), &stopped.error.to_string()));
+        }
     };
-    let field = |k: &str| map.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    // The document's JSON form: a scalar whose standard tag it does not match is an error now, a key JSON cannot
+    // have once the object is read.
+    let (json, key_error) = match tree.as_ref().map(decode::to_json) {
+        None => (serde_json::Value::Null, None),
+        Some(Ok(json)) => (json, None),
+        Some(Err(decode::JsonError::Value(e))) => return Err(decode_error(doc, &e)),
+        Some(Err(decode::JsonError::Key(e))) => (serde_json::Value::Null, Some(e)),
+    };
+    let tree = match tree {
+        Some(t) if matches!(t.value, yamltree::Value::Map(_)) && yamltree::local_tag(&t).is_none() => t,
+        _ => {
+            return Err(at_line(
+                doc.first_line,
+                "a manifest must be a YAML mapping with apiVersion, kind and metadata".into(),
+            ))
+        }
+    };
+    let field = |k: &str| text_field(&tree, k).map(str::to_string);
     let (api_version, kind_name) = (field("apiVersion"), field("kind"));
     // Indexed at the first lookup, once for all of them (a document may have thousands of warnings).
     let index = std::cell::OnceCell::new();
@@ -193,16 +240,9 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
         };
         return Err(at_line(line_of(&["kind"]), msg));
     };
-    let mut ignored: Vec<String> = Vec::new();
-    let object = match kind {
-        Kind::Namespace => Object::Namespace(typed::<Namespace>(doc, &mut ignored)?),
-        Kind::Node => Object::Node(typed::<Node>(doc, &mut ignored)?),
-        Kind::Pod => Object::Pod(typed::<Pod>(doc, &mut ignored)?),
-        Kind::ReplicaSet => Object::ReplicaSet(typed::<ReplicaSet>(doc, &mut ignored)?),
-        Kind::Deployment => Object::Deployment(typed::<Deployment>(doc, &mut ignored)?),
-        _ => unreachable!("filtered by APPLICABLE"),
-    };
-    for path in ignored {
+    let mut cx = decode::Cx::new();
+    let object = decode_object(kind, &mut cx, &tree).map_err(|e| decode_error(doc, &e))?;
+    for path in cx.ignored {
         let segments: Vec<&str> = path.split('.').collect();
         if matches!(segments.as_slice(), ["apiVersion"] | ["kind"]) {
             continue;
@@ -215,7 +255,9 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
             return Err(at_line(line, format!("strict decoding error: unknown field \"{}\"", echo(&pretty))));
         }
     }
-    let json = serde_json::to_value(&value).map_err(|e| at_line(doc.first_line, e.to_string()))?;
+    if let Some(e) = key_error {
+        return Err(at_line(doc.first_line, e.to_string()));
+    }
     let m = Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string() };
     if m.object.meta().name.is_empty() {
         return Err(m.error_at(&["metadata"], "resource name may not be empty"));
@@ -223,31 +265,23 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
     Ok(m)
 }
 
-fn typed<T: DeserializeOwned>(doc: &Doc, ignored: &mut Vec<String>) -> Result<T, ManifestError> {
-    typed_text(doc.text, ignored).map_err(|e| yaml_error(doc, &e))
-}
-
-/// The one typed decode of an API object: serde_yaml over the text, through serde_ignored.
-fn typed_text<T: DeserializeOwned>(text: &str, ignored: &mut Vec<String>) -> Result<T, serde_yaml::Error> {
-    let de = serde_yaml::Deserializer::from_str(text);
-    serde_ignored::deserialize(de, |p| ignored.push(p.to_string()))
-}
-
-/// An object of an applicable kind from its JSON form (apply's merged object), through the same typed decode as a
-/// manifest (so no second decoder is compiled per API type). Fields it does not know are dropped, as a manifest's
-/// are after their warnings.
-pub fn decode_json(kind: Kind, v: &serde_json::Value) -> Result<Object, String> {
-    let text = serde_yaml::to_string(v).map_err(|e| e.to_string())?;
-    let mut ignored = Vec::new();
-    let err = |e: serde_yaml::Error| e.to_string();
+/// The one typed reading of an object of an applicable kind, through its field table ([`objects`]).
+fn decode_object<'n>(kind: Kind, cx: &mut decode::Cx<'n>, n: &'n Node) -> Result<Object, decode::Error> {
     Ok(match kind {
-        Kind::Namespace => Object::Namespace(typed_text(&text, &mut ignored).map_err(err)?),
-        Kind::Node => Object::Node(typed_text(&text, &mut ignored).map_err(err)?),
-        Kind::Pod => Object::Pod(typed_text(&text, &mut ignored).map_err(err)?),
-        Kind::ReplicaSet => Object::ReplicaSet(typed_text(&text, &mut ignored).map_err(err)?),
-        Kind::Deployment => Object::Deployment(typed_text(&text, &mut ignored).map_err(err)?),
-        other => return Err(format!("kubeloop does not apply {} objects", other.name())),
+        Kind::Namespace => Object::Namespace(objects::namespace(cx, n)?),
+        Kind::Node => Object::Node(objects::node(cx, n)?),
+        Kind::Pod => Object::Pod(objects::pod(cx, n)?),
+        Kind::ReplicaSet => Object::ReplicaSet(objects::replica_set(cx, n)?),
+        Kind::Deployment => Object::Deployment(objects::deployment(cx, n)?),
+        other => return Err(cx.error(n, format_args!("kubeloop does not apply {} objects", other.name()))),
     })
+}
+
+/// An object of an applicable kind from its JSON form (apply's merged object), through the same typed reading as
+/// a manifest. Fields it does not know are dropped, as a manifest's are after their warnings.
+pub fn decode_json(kind: Kind, v: &serde_json::Value) -> Result<Object, String> {
+    let tree = decode::from_json(v);
+    decode_object(kind, &mut decode::Cx::new(), &tree).map_err(|e| e.to_string())
 }
 
 /// `spec.template.spec.containers.0.image` -> `spec.template.spec.containers[0].image`
@@ -456,6 +490,11 @@ pub fn validate(m: &Manifest) -> Result<(), ManifestError> {
     }
 }
 
+mod decode;
+#[cfg(test)]
+mod legacy;
+mod objects;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
 mod value;

@@ -15,10 +15,8 @@
 //! The budgets are in [`crate::limits`].
 
 use std::fmt;
-use std::mem::MaybeUninit;
 
-use unsafe_libyaml as unsafe_yaml;
-
+use crate::libyaml::{Events, Kind};
 use crate::limits::{echo, MAX_YAML_BYTES, MAX_YAML_DEPTH, MAX_YAML_DIRECTIVES, MAX_YAML_DOCUMENTS, MAX_YAML_NODES};
 
 /// What the text is, for messages.
@@ -145,8 +143,8 @@ impl Budget {
         loop {
             let event = match events.next() {
                 Some(Ok(event)) => event,
-                // serde_yaml fails at the same place, with its own message.
-                Some(Err(())) | None => return Ok(()),
+                // The decode fails at the same place, with libyaml's message.
+                Some(Err(_)) | None => return Ok(()),
             };
             let at = |message: String| Refusal { line: event.line, column: Some(event.column), message };
             if let Some(name) = &event.anchor {
@@ -168,7 +166,7 @@ impl Budget {
                     }
                 }
                 Kind::Alias(name) => return Err(at(anchor_message(subject, '*', &name))),
-                Kind::Scalar | Kind::CollectionStart if self.nodes >= MAX_YAML_NODES => {
+                Kind::Scalar | Kind::SequenceStart | Kind::MappingStart if self.nodes >= MAX_YAML_NODES => {
                     let noun = subject.noun();
                     return Err(at(format!(
                         "more than {MAX_YAML_NODES} YAML nodes (scalars, mappings and lists): kubeloop's budget for a \
@@ -176,7 +174,7 @@ impl Budget {
                     )));
                 }
                 Kind::Scalar => self.nodes += 1,
-                Kind::CollectionStart => {
+                Kind::SequenceStart | Kind::MappingStart => {
                     self.nodes += 1;
                     depth += 1;
                     if depth > MAX_YAML_DEPTH {
@@ -187,8 +185,8 @@ impl Budget {
                         )));
                     }
                 }
-                Kind::CollectionEnd => depth = depth.saturating_sub(1),
-                Kind::Other => {}
+                Kind::SequenceEnd | Kind::MappingEnd => depth = depth.saturating_sub(1),
+                Kind::DocumentEnd | Kind::Other => {}
             }
         }
     }
@@ -209,126 +207,6 @@ fn anchor_message(subject: Subject, sigil: char, name: &str) -> String {
         msg.push_str(&format!("; if `{sigil}{}` is meant as text, quote it", echo(name)));
     }
     msg
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// libyaml's events, safely
-
-enum Kind {
-    StreamEnd,
-    Scalar,
-    DocumentStart,
-    Alias(String),
-    CollectionStart,
-    CollectionEnd,
-    Other,
-}
-
-struct Event {
-    kind: Kind,
-    /// The anchor a node defines (`&name`).
-    anchor: Option<String>,
-    /// 1-based line and column of the event's start.
-    line: usize,
-    column: usize,
-}
-
-/// libyaml's parser over a string, giving its events one at a time and freeing each.
-struct Events<'a> {
-    parser: Box<MaybeUninit<unsafe_yaml::yaml_parser_t>>,
-    /// Whether `parser` was initialized (and must be deleted).
-    live: bool,
-    /// Whether the parser failed or ended: it is not called again.
-    done: bool,
-    /// The parser reads from this string: it must outlive the parser.
-    _input: std::marker::PhantomData<&'a str>,
-}
-
-impl<'a> Events<'a> {
-    fn new(input: &'a str) -> Events<'a> {
-        let mut parser: Box<MaybeUninit<unsafe_yaml::yaml_parser_t>> = Box::new(MaybeUninit::uninit());
-        let p = parser.as_mut_ptr();
-        // SAFETY: `p` points to memory for a parser, which yaml_parser_initialize initializes (it fails only when
-        // it cannot allocate, and then the parser is not used). The input string outlives the parser: `Events`
-        // borrows it for 'a.
-        let live = unsafe {
-            if unsafe_yaml::yaml_parser_initialize(p).fail {
-                false
-            } else {
-                unsafe_yaml::yaml_parser_set_encoding(p, unsafe_yaml::YAML_UTF8_ENCODING);
-                unsafe_yaml::yaml_parser_set_input_string(p, input.as_ptr(), input.len() as u64);
-                true
-            }
-        };
-        Events { parser, live, done: !live, _input: std::marker::PhantomData }
-    }
-
-    /// The next event; `Err` when the text is not YAML libyaml can parse; `None` after the end or an error.
-    fn next(&mut self) -> Option<Result<Event, ()>> {
-        if self.done {
-            return None;
-        }
-        let p = self.parser.as_mut_ptr();
-        let mut raw = MaybeUninit::<unsafe_yaml::yaml_event_t>::uninit();
-        // SAFETY: the parser is initialized (`done` is false only then) and has not failed; on success
-        // yaml_parser_parse initializes `raw`, which is read and then freed once with yaml_event_delete. The anchor
-        // strings it points to are NUL-terminated and copied before that.
-        unsafe {
-            if unsafe_yaml::yaml_parser_parse(p, raw.as_mut_ptr()).fail {
-                self.done = true;
-                return Some(Err(()));
-            }
-            let e = raw.as_mut_ptr();
-            let mark = (*e).start_mark;
-            let (kind, anchor) = match (*e).type_ {
-                unsafe_yaml::YAML_STREAM_END_EVENT => (Kind::StreamEnd, None),
-                unsafe_yaml::YAML_DOCUMENT_START_EVENT => (Kind::DocumentStart, None),
-                unsafe_yaml::YAML_ALIAS_EVENT => {
-                    (Kind::Alias(c_string((*e).data.alias.anchor).unwrap_or_default()), None)
-                }
-                unsafe_yaml::YAML_SCALAR_EVENT => (Kind::Scalar, c_string((*e).data.scalar.anchor)),
-                unsafe_yaml::YAML_SEQUENCE_START_EVENT => {
-                    (Kind::CollectionStart, c_string((*e).data.sequence_start.anchor))
-                }
-                unsafe_yaml::YAML_MAPPING_START_EVENT => {
-                    (Kind::CollectionStart, c_string((*e).data.mapping_start.anchor))
-                }
-                unsafe_yaml::YAML_SEQUENCE_END_EVENT | unsafe_yaml::YAML_MAPPING_END_EVENT => {
-                    (Kind::CollectionEnd, None)
-                }
-                _ => (Kind::Other, None),
-            };
-            unsafe_yaml::yaml_event_delete(e);
-            if matches!(kind, Kind::StreamEnd) {
-                self.done = true;
-            }
-            let line = usize::try_from(mark.line).unwrap_or(usize::MAX).saturating_add(1);
-            let column = usize::try_from(mark.column).unwrap_or(usize::MAX).saturating_add(1);
-            Some(Ok(Event { kind, anchor, line, column }))
-        }
-    }
-}
-
-/// A copy of a NUL-terminated string of libyaml (`None` for a null pointer).
-///
-/// # Safety
-/// `p` is null or points to a NUL-terminated string.
-unsafe fn c_string(p: *const u8) -> Option<String> {
-    if p.is_null() {
-        return None;
-    }
-    // SAFETY: per this function's contract.
-    let s = unsafe { std::ffi::CStr::from_ptr(p.cast()) };
-    Some(String::from_utf8_lossy(s.to_bytes()).into_owned())
-}
-
-impl Drop for Events<'_> {
-    fn drop(&mut self) {
-        if self.live {
-            // SAFETY: the parser was initialized and is deleted once.
-            unsafe { unsafe_yaml::yaml_parser_delete(self.parser.as_mut_ptr()) }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,13 @@
 //! `metadata`: ObjectMeta, owner references and timestamps (apimachinery meta/v1).
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+#[cfg(test)]
+use serde::{Deserialize, Deserializer};
+use serde::{Serialize, Serializer};
 
 use super::{Labels, Str};
-use crate::time::{parse_rfc3339, rfc3339, Millis};
+#[cfg(test)]
+use crate::time::parse_rfc3339;
+use crate::time::{rfc3339, Millis};
 
 /// A point in simulated time, serialized as an RFC 3339 timestamp like `metav1.Time`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -15,6 +19,7 @@ impl Serialize for Time {
     }
 }
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for Time {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
@@ -38,12 +43,15 @@ pub(crate) fn is_false(v: &bool) -> bool {
 }
 
 mod resource_version {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::Serializer;
+    #[cfg(test)]
+    use serde::{Deserialize, Deserializer};
 
     pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&v.to_string())
     }
 
+    #[cfg(test)]
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
         let text = Option::<String>::deserialize(d)?.unwrap_or_default();
         if text.is_empty() {
@@ -56,7 +64,8 @@ mod resource_version {
 }
 
 /// `metadata` of every object.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -107,7 +116,8 @@ impl ObjectMeta {
 }
 
 /// `metadata.ownerReferences[]`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
     pub api_version: Str,

@@ -2,14 +2,17 @@
 //! (`labels.Selector`), kubectl's `-l` string syntax, and label key/value validation.
 
 use super::{Labels, Str};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::Serialize;
+#[cfg(test)]
+use serde::{Deserialize, Deserializer};
 use std::collections::btree_map::Entry;
 use std::fmt;
 
 /// A label selector as written in manifests (`spec.selector` of a Deployment, ReplicaSet, ...).
 ///
 /// All `match_labels` pairs and all `match_expressions` must hold for a set of labels to match.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelector {
     /// `matchLabels`: each key must be present with exactly this value.
@@ -21,7 +24,8 @@ pub struct LabelSelector {
 }
 
 /// One set-based requirement of a [`LabelSelector`] (`matchExpressions[i]`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 pub struct LabelSelectorRequirement {
     /// The label key the requirement applies to.
     pub key: Str,
@@ -33,7 +37,8 @@ pub struct LabelSelectorRequirement {
 }
 
 /// A [`LabelSelectorRequirement`] operator, serialized exactly as in the API (`"In"`, ...).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 pub enum Operator {
     /// The key is present and its value is one of `values`.
     In,
@@ -64,6 +69,7 @@ impl fmt::Display for Operator {
 }
 
 /// Accepts an explicit `null` (as the API server does) in place of an empty list or map.
+#[cfg(test)]
 fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,

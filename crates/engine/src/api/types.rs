@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use serde::{Deserialize, Serialize};
+#[cfg(test)]
+use serde::Deserialize;
+use serde::Serialize;
 
 use super::meta::{is_empty_str, is_false, ObjectMeta, Time};
 use super::{LabelSelector, Labels, Quantity, Str};
@@ -17,7 +19,8 @@ fn is_zero_i32(v: &i32) -> bool {
 // ---------------------------------------------------------------------------------------------------------------
 // Namespace
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Namespace {
     #[serde(default)]
@@ -32,7 +35,8 @@ pub struct Namespace {
 /// controller removes it through the `finalize` subresource once the namespace is empty.
 pub const FINALIZER_KUBERNETES: &str = "kubernetes";
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NamespaceSpec {
     /// Unlike `metadata.finalizers`, changed only through the `finalize` subresource.
@@ -40,7 +44,8 @@ pub struct NamespaceSpec {
     pub finalizers: Vec<Str>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NamespaceStatus {
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -50,7 +55,8 @@ pub struct NamespaceStatus {
 }
 
 /// `status.conditions[]` of a namespace (the namespace controller's deletion progress).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NamespaceCondition {
     #[serde(rename = "type")]
@@ -73,7 +79,8 @@ impl Namespace {
 // ---------------------------------------------------------------------------------------------------------------
 // Node
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
     #[serde(default)]
@@ -84,7 +91,8 @@ pub struct Node {
     pub status: NodeStatus,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeSpec {
     #[serde(default, skip_serializing_if = "is_false")]
@@ -95,7 +103,8 @@ pub struct NodeSpec {
     pub pod_cidr: Str,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Taint {
     pub key: Str,
@@ -106,7 +115,8 @@ pub struct Taint {
     pub time_added: Option<Time>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeStatus {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -121,7 +131,8 @@ pub struct NodeStatus {
     pub node_info: Option<NodeSystemInfo>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeCondition {
     #[serde(rename = "type")]
@@ -137,7 +148,8 @@ pub struct NodeCondition {
     pub message: Str,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeAddress {
     #[serde(rename = "type")]
@@ -145,7 +157,8 @@ pub struct NodeAddress {
     pub address: Str,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeSystemInfo {
     #[serde(default)]
@@ -173,7 +186,8 @@ impl Node {
 // ---------------------------------------------------------------------------------------------------------------
 // Pod
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Pod {
     #[serde(default)]
@@ -186,7 +200,8 @@ pub struct Pod {
     pub status: PodStatus,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodTemplateSpec {
     #[serde(default)]
@@ -195,7 +210,8 @@ pub struct PodTemplateSpec {
     pub spec: Rc<PodSpec>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodSpec {
     #[serde(default)]
@@ -218,7 +234,8 @@ pub struct PodSpec {
     pub priority: Option<i32>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Container {
     #[serde(default)]
@@ -237,7 +254,8 @@ pub struct Container {
     pub args: Vec<Str>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRequirements {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -252,7 +270,8 @@ impl ResourceRequirements {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerPort {
     pub container_port: i32,
@@ -262,7 +281,8 @@ pub struct ContainerPort {
     pub protocol: Str,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Toleration {
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -295,7 +315,8 @@ impl Toleration {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 pub enum PodPhase {
     #[default]
     Pending,
@@ -320,7 +341,8 @@ impl PodPhase {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodStatus {
     #[serde(default)]
@@ -341,7 +363,8 @@ pub struct PodStatus {
     pub container_statuses: Vec<ContainerStatus>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodCondition {
     #[serde(rename = "type")]
@@ -355,7 +378,8 @@ pub struct PodCondition {
     pub message: Str,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStatus {
     pub name: Str,
@@ -371,7 +395,8 @@ pub struct ContainerStatus {
     pub started: Option<bool>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -382,7 +407,8 @@ pub struct ContainerState {
     pub terminated: Option<ContainerStateTerminated>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateWaiting {
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -391,14 +417,16 @@ pub struct ContainerStateWaiting {
     pub message: Str,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateRunning {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<Time>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateTerminated {
     #[serde(default)]
@@ -462,7 +490,8 @@ impl PodSpec {
 // ---------------------------------------------------------------------------------------------------------------
 // ReplicaSet and Deployment
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSet {
     #[serde(default)]
@@ -473,7 +502,8 @@ pub struct ReplicaSet {
     pub status: ReplicaSetStatus,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -486,7 +516,8 @@ pub struct ReplicaSetSpec {
     pub template: PodTemplateSpec,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetStatus {
     #[serde(default)]
@@ -504,7 +535,8 @@ pub struct ReplicaSetStatus {
     pub conditions: Vec<ReplicaSetCondition>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetCondition {
     #[serde(rename = "type")]
@@ -528,7 +560,8 @@ impl ReplicaSet {
     }
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Deployment {
     #[serde(default)]
@@ -539,7 +572,8 @@ pub struct Deployment {
     pub status: DeploymentStatus,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -560,7 +594,8 @@ pub struct DeploymentSpec {
     pub progress_deadline_seconds: Option<i32>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentStrategy {
     #[serde(default, rename = "type", skip_serializing_if = "is_empty_str")]
@@ -569,7 +604,8 @@ pub struct DeploymentStrategy {
     pub rolling_update: Option<RollingUpdateDeployment>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct RollingUpdateDeployment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -586,6 +622,7 @@ pub enum IntOrString {
     String(Str),
 }
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for IntOrString {
     /// `IntOrString.UnmarshalJSON`: a string, or a number that must fit an int32 (with encoding/json's message
     /// when it does not: `json: cannot unmarshal number 99999999999 into Go value of type int32`).
@@ -705,7 +742,8 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentStatus {
     #[serde(default, skip_serializing_if = "is_zero_i64_ref")]
@@ -726,7 +764,8 @@ pub struct DeploymentStatus {
     pub collision_count: Option<i32>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentCondition {
     #[serde(rename = "type")]
@@ -754,7 +793,8 @@ impl Deployment {
 // ---------------------------------------------------------------------------------------------------------------
 // Lease (coordination.k8s.io/v1)
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Lease {
     #[serde(default)]
@@ -763,7 +803,8 @@ pub struct Lease {
     pub spec: LeaseSpec,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseSpec {
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -781,7 +822,8 @@ pub struct LeaseSpec {
 // ---------------------------------------------------------------------------------------------------------------
 // Event (core/v1)
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     #[serde(default)]
@@ -790,7 +832,8 @@ pub struct Event {
     pub body: EventBody,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct EventBody {
     #[serde(default)]
@@ -815,7 +858,8 @@ pub struct EventBody {
     pub reporting_instance: Str,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectReference {
     #[serde(default)]
@@ -830,7 +874,8 @@ pub struct ObjectReference {
     pub api_version: Str,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct EventSource {
     #[serde(default, skip_serializing_if = "is_empty_str")]

@@ -124,3 +124,355 @@ fn nothing_in_garbage_panics() {
         let _ = parse(text);
     }
 }
+
+/// Objects of every applicable kind with most of the fields kubeloop reads, statuses included.
+const BASES: [&str; 5] = [
+    WEB,
+    "apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  namespace: team
+  uid: u-1
+  resourceVersion: \"12\"
+  generation: 2
+  creationTimestamp: 2026-01-01T00:00:00Z
+  deletionGracePeriodSeconds: 30
+  annotations: {a: b}
+  finalizers: [x]
+  ownerReferences:
+  - {apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: u-0, controller: true, blockOwnerDeletion: true}
+spec:
+  nodeName: n1
+  nodeSelector: {disk: ssd}
+  restartPolicy: Always
+  terminationGracePeriodSeconds: 30
+  schedulerName: default-scheduler
+  dnsPolicy: ClusterFirst
+  priority: 0
+  tolerations:
+  - {key: k, operator: Exists, effect: NoExecute, tolerationSeconds: 300}
+  containers:
+  - name: c
+    image: nginx
+    imagePullPolicy: IfNotPresent
+    command: [sh]
+    args: [-c, echo]
+    resources:
+      requests: {cpu: 250m, memory: 64Mi}
+      limits: {cpu: 1, memory: 128Mi}
+    ports:
+    - {containerPort: 80, name: http, protocol: TCP}
+status:
+  phase: Running
+  hostIP: 10.0.0.1
+  podIP: 10.244.0.5
+  startTime: 2026-01-01T00:00:01Z
+  conditions:
+  - {type: Ready, status: \"True\", lastTransitionTime: 2026-01-01T00:00:02Z, reason: r, message: m}
+  containerStatuses:
+  - name: c
+    ready: true
+    restartCount: 0
+    image: nginx
+    started: true
+    state:
+      running: {startedAt: 2026-01-01T00:00:01Z}
+      waiting: {reason: w, message: m}
+      terminated: {exitCode: 1, reason: Error, finishedAt: 2026-01-01T00:00:03Z}
+",
+    "apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+  labels: {kubernetes.io/hostname: n1}
+spec:
+  unschedulable: false
+  podCIDR: 10.244.0.0/24
+  taints:
+  - {key: k, value: v, effect: NoSchedule, timeAdded: 2026-01-01T00:00:00Z}
+status:
+  capacity: {cpu: \"4\", memory: 16Gi, pods: \"110\"}
+  allocatable: {cpu: 4, memory: 16Gi, pods: 110}
+  conditions:
+  - {type: Ready, status: \"True\", lastHeartbeatTime: 2026-01-01T00:00:00Z, lastTransitionTime: 2026-01-01T00:00:00Z}
+  addresses:
+  - {type: InternalIP, address: 10.0.0.1}
+  nodeInfo: {kubeletVersion: v1.34.0, containerRuntimeVersion: containerd, osImage: linux, architecture: amd64, operatingSystem: linux}
+",
+    "apiVersion: v1
+kind: Namespace
+metadata:
+  name: team
+spec:
+  finalizers: [kubernetes]
+status:
+  phase: Terminating
+  conditions:
+  - {type: NamespaceDeletionContentFailure, status: \"False\", reason: r, message: m}
+",
+    "apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: rs
+spec:
+  replicas: 2
+  minReadySeconds: 5
+  selector:
+    matchExpressions:
+    - {key: app, operator: In, values: [web]}
+    - key: tier
+      operator: DoesNotExist
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: x}]
+status:
+  replicas: 2
+  fullyLabeledReplicas: 2
+  readyReplicas: 1
+  availableReplicas: 1
+  observedGeneration: 1
+  conditions: [{type: ReplicaFailure, status: \"True\"}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d
+spec:
+  paused: true
+  revisionHistoryLimit: 3
+  progressDeadlineSeconds: 600
+  minReadySeconds: 1
+  strategy:
+    type: RollingUpdate
+    rollingUpdate: {maxSurge: 25%, maxUnavailable: 1}
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+      containers: [{name: c, image: x}]
+status:
+  observedGeneration: 1
+  replicas: 1
+  updatedReplicas: 1
+  readyReplicas: 1
+  availableReplicas: 1
+  unavailableReplicas: 0
+  collisionCount: 0
+  conditions:
+  - {type: Available, status: \"True\", lastUpdateTime: 2026-01-01T00:00:00Z, lastTransitionTime: 2026-01-01T00:00:00Z}
+",
+];
+
+/// Values a mutation writes in place of a field's value: every kind of YAML scalar, tag and collection.
+const VALUES: &[&str] = &[
+    "~",
+    "null",
+    "",
+    "\"\"",
+    "''",
+    "\"3\"",
+    "'x'",
+    "3",
+    "-3",
+    "+3",
+    "0",
+    "-0",
+    "0x1F",
+    "-0x10",
+    "0o17",
+    "0b101",
+    "010",
+    "+010",
+    "3000000000",
+    "-3000000000",
+    "99999999999999999999",
+    "-99999999999999999999",
+    "999999999999999999999999999999999999999999",
+    "1.5",
+    "-2.0",
+    "1e3",
+    "1e300",
+    "1e-7",
+    ".inf",
+    "-.inf",
+    ".nan",
+    "+.inf",
+    "true",
+    "False",
+    "yes",
+    "[a, b]",
+    "[]",
+    "{}",
+    "{a: b}",
+    "[1, {x: y}]",
+    "!!str 3",
+    "!!int 3",
+    "!!int \"3\"",
+    "!!int x",
+    "!!bool yes",
+    "!!bool true",
+    "!!float 1",
+    "!!float x",
+    "!!null ~",
+    "!!null x",
+    "!!str",
+    "!foo bar",
+    "!foo {a: 1}",
+    "!foo [1]",
+    "! x",
+    "\"2026-01-01T00:00:00Z\"",
+    "2026-01-01T00:00:00Z",
+    "2026-13-01T00:00:00Z",
+    "250m",
+    "\"25%\"",
+    "25%",
+    "128Mi",
+    "1Gi",
+    "lots",
+    "-1",
+    "In",
+    "Exists",
+    "Gt",
+    "in",
+    "Running",
+    "Pending",
+    "abc",
+    "\" a b \"",
+    "\"line\\nbreak\"",
+    "[[[]]]",
+    "{a: [b, {c: ~}]}",
+    "é",
+    "\"\\u00e9\"",
+    "0.5",
+    "2147483647",
+    "2147483648",
+    "-2147483649",
+    "9223372036854775808",
+    "18446744073709551615",
+    "'12'",
+    "\"abc\"",
+    "1_000",
+    "0x",
+    "-",
+    "*",
+    "&a x",
+    "|",
+    ">",
+    "{a: 1, a: 2}",
+    "[a: b]",
+    "\"\\t\"",
+];
+
+/// Keys a mutation adds: unknown, real but unsimulated, a duplicate, not text, or oddly written.
+const KEYS: &[&str] = &[
+    "foo",
+    "livenessProbe",
+    "affinity",
+    "hostNetwork",
+    "managedFields",
+    "selfLink",
+    "status",
+    "name",
+    "type",
+    "1",
+    "true",
+    "~",
+    "\"quoted\"",
+    "'name'",
+    "[a]",
+    "{a: b}",
+    "!!str name",
+    "!x name",
+    "? k",
+    "podCIDRs",
+    "claims",
+    "volumes",
+    "replicas",
+    "image",
+    "metadata",
+    "spec",
+    "kind",
+    "apiVersion",
+    "rollingUpdate",
+    "values",
+    "key",
+];
+
+/// One seeded edit of `base`: a value replaced, a key added, a line removed or repeated, or an indent changed.
+fn mutate(base: &str, rng: &mut crate::rng::Rng) -> String {
+    let mut lines: Vec<String> = base.lines().map(str::to_string).collect();
+    for _ in 0..=rng.range(0, 2) {
+        let i = rng.range(0, lines.len() as u64 - 1) as usize;
+        let line = lines[i].clone();
+        let indent = line.len() - line.trim_start_matches([' ', '-']).len();
+        let pick =
+            |rng: &mut crate::rng::Rng, from: &[&str]| from[rng.range(0, from.len() as u64 - 1) as usize].to_string();
+        match rng.range(0, 7) {
+            0..=2 => {
+                if let Some(colon) = line.find(": ").or_else(|| line.ends_with(':').then(|| line.len() - 1)) {
+                    lines[i] = format!("{}: {}", &line[..colon], pick(rng, VALUES));
+                }
+            }
+            3 | 4 => {
+                let key = pick(rng, KEYS);
+                let value = pick(rng, VALUES);
+                lines.insert(i + 1, format!("{}{key}: {value}", " ".repeat(indent)));
+            }
+            5 => {
+                lines.remove(i);
+            }
+            6 => lines.insert(i, line),
+            _ => {
+                let shift = rng.range(0, 3) as usize;
+                lines[i] = format!("{}{}", " ".repeat(shift), line);
+            }
+        }
+        if lines.is_empty() {
+            break;
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+#[test]
+fn the_field_tables_read_every_document_as_serde_yaml_did() {
+    for base in BASES {
+        legacy::compare(base).unwrap_or_else(|e| panic!("{e}"));
+        assert!(parse(base).is_ok(), "{base}");
+    }
+    let cases: u64 = std::env::var("KUBELOOP_DECODE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let seed = std::env::var("KUBELOOP_DECODE_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(7);
+    let mut rng = crate::rng::Rng::new(seed);
+    let mut failures = Vec::new();
+    for case in 0..cases {
+        let base = BASES[(case % BASES.len() as u64) as usize];
+        let text = mutate(base, &mut rng);
+        if let Err(e) = legacy::compare(&text) {
+            failures.push(format!("case {case}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {cases} differ; the first:\n{}", failures.len(), failures[0]);
+}
+
+#[test]
+fn unknown_fields_below_optional_objects_are_named_as_kubectl_names_them() {
+    let text = WEB.replace(
+        "  replicas: 3\n",
+        "  replicas: 3\n  strategy:\n    rollingUpdate:\n      maxSurge: 1\n      foo: 2\n",
+    );
+    let e = parse(&text).expect_err("unknown field");
+    assert_eq!(e.message, "strict decoding error: unknown field \"spec.strategy.rollingUpdate.foo\"");
+    assert_eq!(e.line, 12, "{e}");
+}
+
+#[test]
+fn a_bad_timestamp_is_reported_at_its_own_line() {
+    let text = WEB.replace("  name: web\n", "  name: web\n  creationTimestamp: yesterday\n");
+    let e = parse(&text).expect_err("bad timestamp");
+    assert_eq!((e.line, e.column), (5, Some(22)), "{e}");
+    assert!(e.message.starts_with("metadata.creationTimestamp: invalid timestamp \"yesterday\""), "{e}");
+}

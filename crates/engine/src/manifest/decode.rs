@@ -1,0 +1,523 @@
+//! The typed reading of a YAML tree ([`crate::yamltree`]): the primitives every API type is read with (strings,
+//! integers, booleans, lists, maps, optional values, structs), each compiled once, with serde_yaml's errors: the
+//! same messages (`spec.replicas: invalid type: string "many", expected i32`) at the same line and column. A struct
+//! is read by one function ([`Cx::fields`]) that hands each key to the type's own small table of fields
+//! ([`super::objects`]); keys the table does not read are collected by path, and the manifest module's schema
+//! tables then say which are real-but-unsimulated (a warning) and which are unknown (an error).
+//!
+//! The same reading serves a document's JSON form ([`to_json`]) and apply's merged JSON ([`from_json`]).
+
+use std::fmt;
+
+use crate::api::Str;
+use crate::libyaml::Style;
+use crate::yamltree::{self, local_tag, Node, Scalar, Value};
+
+/// A decoding error at a node: serde_yaml's message (its path first) and the node's 1-based line and column
+/// (0 when the node was not read from text).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Error {
+    pub message: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if self.line != 0 || self.column != 0 {
+            write!(f, " at line {} column {}", self.line, self.column)?;
+        }
+        Ok(())
+    }
+}
+
+pub(crate) type Result<T> = std::result::Result<T, Error>;
+
+/// One step of a path: a mapping key, a list index, or a key that is not text.
+#[derive(Clone, Copy, Debug)]
+enum Seg<'n> {
+    Key(&'n str),
+    Index(usize),
+    Unknown,
+}
+
+/// The decoding context: where in the tree the reader is, and the keys no table read.
+pub(crate) struct Cx<'n> {
+    path: Vec<Seg<'n>>,
+    /// Paths of the keys no field table read, dot-separated with list indices as numbers
+    /// (`spec.template.spec.containers.0.livenessProbe`), in document order.
+    pub ignored: Vec<String>,
+}
+
+/// What a node is, as serde names an unexpected value.
+enum Unexpected<'a> {
+    Scalar(Scalar<'a>),
+    Seq,
+    Map,
+    Enum,
+}
+
+impl fmt::Display for Unexpected<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unexpected::Scalar(s) => write!(f, "{s}"),
+            Unexpected::Seq => f.write_str("sequence"),
+            Unexpected::Map => f.write_str("map"),
+            Unexpected::Enum => f.write_str("enum"),
+        }
+    }
+}
+
+/// A plain scalar that stands for an empty list or map (`spec:` with nothing after it).
+fn is_empty_plain(n: &Node) -> bool {
+    matches!(&n.value, Value::Scalar(s) if s.is_empty() && n.style == Style::Plain)
+}
+
+impl<'n> Cx<'n> {
+    pub(crate) fn new() -> Self {
+        Cx { path: Vec::new(), ignored: Vec::new() }
+    }
+
+    /// The path as serde_yaml prints it: `.` at the root, `spec.containers[0].image` below.
+    fn path_text(&self) -> String {
+        let mut out = String::new();
+        for seg in &self.path {
+            match seg {
+                Seg::Index(i) => {
+                    if out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(&format!("[{i}]"));
+                }
+                Seg::Key(k) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(k);
+                }
+                Seg::Unknown => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push('?');
+                }
+            }
+        }
+        if out.is_empty() {
+            out.push('.');
+        }
+        out
+    }
+
+    /// An error at `n`, with the current path.
+    pub(crate) fn error(&self, n: &Node, message: impl fmt::Display) -> Error {
+        let path = self.path_text();
+        let message = if path == "." { message.to_string() } else { format!("{path}: {message}") };
+        Error { message, line: n.line, column: n.column }
+    }
+
+    /// What `n` holds as an unexpected value (or the error of a standard tag whose text is not of its type).
+    fn unexpected<'a>(&self, n: &'a Node) -> std::result::Result<Unexpected<'a>, Error> {
+        match &n.value {
+            Value::Seq(_) => Ok(Unexpected::Seq),
+            Value::Map(_) => Ok(Unexpected::Map),
+            Value::Scalar(s) => yamltree::scalar(n, s).map(Unexpected::Scalar).map_err(|m| self.error(n, m)),
+        }
+    }
+
+    /// serde's "invalid type: X, expected Y" at `n`.
+    pub(crate) fn invalid_type(&self, n: &Node, expected: &str) -> Error {
+        match self.unexpected(n) {
+            Ok(u) => self.error(n, format_args!("invalid type: {u}, expected {expected}")),
+            Err(e) => e,
+        }
+    }
+
+    pub(crate) fn invalid_value(&self, n: &Node, what: impl fmt::Display, expected: &str) -> Error {
+        self.error(n, format_args!("invalid value: {what}, expected {expected}"))
+    }
+
+    /// Runs `f` one step below the current path.
+    fn at<T>(&mut self, seg: Seg<'n>, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.path.push(seg);
+        let out = f(self);
+        self.path.pop();
+        out
+    }
+
+    /// Any scalar's text (a string field reads `3` as "3"); lists and maps are errors.
+    pub(crate) fn text(&self, n: &'n Node, expected: &str) -> Result<&'n str> {
+        match &n.value {
+            Value::Scalar(s) => Ok(s),
+            _ => Err(self.invalid_type(n, expected)),
+        }
+    }
+
+    pub(crate) fn string(&mut self, n: &'n Node) -> Result<Str> {
+        self.text(n, "a string").map(Str::from)
+    }
+
+    pub(crate) fn bool(&mut self, n: &'n Node) -> Result<bool> {
+        if let Value::Scalar(s) = &n.value {
+            let typed =
+                n.style == Style::Plain || (n.style == Style::Literal && n.tag.as_deref() == Some(yamltree::TAG_BOOL));
+            if let Some(b) = typed.then(|| yamltree::bool_word(s)).flatten() {
+                return Ok(b);
+            }
+        }
+        Err(self.invalid_type(n, "a boolean"))
+    }
+
+    /// A signed integer of at most 64 bits, checked against `[min, max]` (`expected` names the Rust type, as
+    /// serde's messages do).
+    fn int(&mut self, n: &'n Node, min: i64, max: i64, expected: &str) -> Result<i64> {
+        if let Value::Scalar(s) = &n.value {
+            let typed =
+                n.style == Style::Plain || (n.style == Style::Literal && n.tag.as_deref() == Some(yamltree::TAG_INT));
+            if let Some(v) = typed.then(|| yamltree::signed(s, yamltree::parse_i64)).flatten() {
+                if v < min || v > max {
+                    return Err(self.invalid_value(n, format_args!("integer `{v}`"), expected));
+                }
+                return Ok(v);
+            }
+        }
+        Err(self.invalid_type(n, expected))
+    }
+
+    pub(crate) fn i32(&mut self, n: &'n Node) -> Result<i32> {
+        self.int(n, i32::MIN.into(), i32::MAX.into(), "i32").map(|v| v as i32)
+    }
+
+    pub(crate) fn i64(&mut self, n: &'n Node) -> Result<i64> {
+        self.int(n, i64::MIN, i64::MAX, "i64")
+    }
+
+    /// `null` (and `~`, or nothing) is `None`; anything else is read by `f`.
+    pub(crate) fn option<T>(&mut self, n: &'n Node, f: fn(&mut Self, &'n Node) -> Result<T>) -> Result<Option<T>> {
+        if self.is_null(n)? {
+            Ok(None)
+        } else {
+            f(self, n).map(Some)
+        }
+    }
+
+    /// Whether an optional value is absent, as serde_yaml decides it.
+    fn is_null(&self, n: &Node) -> Result<bool> {
+        let Value::Scalar(s) = &n.value else { return Ok(false) };
+        if n.style != Style::Plain {
+            return Ok(false);
+        }
+        match n.tag.as_deref() {
+            Some(yamltree::TAG_NULL) if yamltree::is_null_word(s) => Ok(true),
+            Some(yamltree::TAG_NULL) => Err(self.invalid_value(n, format_args!("string {s:?}"), "null")),
+            Some(_) => Ok(false),
+            None => Ok(s.is_empty() || yamltree::is_null_word(s)),
+        }
+    }
+
+    /// A list, each item read by `f` (nothing after the key is an empty list).
+    pub(crate) fn seq<T>(&mut self, n: &'n Node, f: fn(&mut Self, &'n Node) -> Result<T>) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        self.each(n, &mut |cx, item| {
+            out.push(f(cx, item)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    fn each(&mut self, n: &'n Node, f: &mut dyn FnMut(&mut Self, &'n Node) -> Result<()>) -> Result<()> {
+        let items = match &n.value {
+            Value::Seq(items) => items.as_slice(),
+            _ if is_empty_plain(n) => &[],
+            _ => return Err(self.invalid_type(n, "a sequence")),
+        };
+        for (i, item) in items.iter().enumerate() {
+            self.at(Seg::Index(i), |cx| f(cx, item))?;
+        }
+        Ok(())
+    }
+
+    /// A list of strings.
+    pub(crate) fn strings(&mut self, n: &'n Node) -> Result<Vec<Str>> {
+        self.seq(n, Self::string)
+    }
+
+    /// A map with text keys, each value read by `f` (a later duplicate key wins, as in a `BTreeMap`).
+    pub(crate) fn map<T>(
+        &mut self,
+        n: &'n Node,
+        f: fn(&mut Self, &'n Node) -> Result<T>,
+    ) -> Result<std::collections::BTreeMap<Str, T>> {
+        let mut out = std::collections::BTreeMap::new();
+        self.entries(n, "a map", "a string", &mut |cx, key, value| {
+            out.insert(Str::from(key), f(cx, value)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Labels and annotations.
+    pub(crate) fn labels(&mut self, n: &'n Node) -> Result<crate::api::Labels> {
+        self.map(n, Self::string)
+    }
+
+    /// The entries of a mapping (`expected` names it in a type error), each key's text (`key_expected` names a
+    /// key that is a list or a map) handed to `f` with the value, one path step below.
+    fn entries(
+        &mut self,
+        n: &'n Node,
+        expected: &str,
+        key_expected: &str,
+        f: &mut dyn FnMut(&mut Self, &'n str, &'n Node) -> Result<()>,
+    ) -> Result<()> {
+        let entries = match &n.value {
+            Value::Map(entries) => entries.as_slice(),
+            _ if is_empty_plain(n) => &[],
+            _ => return Err(self.invalid_type(n, expected)),
+        };
+        for (k, v) in entries {
+            let key = self.text(k, key_expected)?;
+            self.at(Seg::Key(key), |cx| f(cx, key, v))?;
+        }
+        Ok(())
+    }
+
+    /// A struct whose fields are `names` (its field table): each key of `n` that is one of them goes to `read`
+    /// with its value; any other key is recorded in [`Cx::ignored`]. `required` are the fields serde requires, in
+    /// their declaration order. A field given twice is an error at the mapping, as is a missing required one.
+    pub(crate) fn fields(
+        &mut self,
+        n: &'n Node,
+        name: &str,
+        names: &[&str],
+        required: &[&str],
+        read: &mut dyn FnMut(&mut Self, &'n str, &'n Node) -> Result<()>,
+    ) -> Result<()> {
+        let entries = match &n.value {
+            Value::Map(entries) => entries.as_slice(),
+            _ if is_empty_plain(n) => &[],
+            _ => return Err(self.invalid_type(n, &format!("struct {name}"))),
+        };
+        let mut seen: Vec<&'n str> = Vec::new();
+        for (k, v) in entries {
+            let key = self.text(k, "field identifier")?;
+            if names.contains(&key) {
+                if seen.contains(&key) {
+                    return Err(self.error(n, format_args!("duplicate field `{key}`")));
+                }
+                seen.push(key);
+                self.at(Seg::Key(key), |cx| read(cx, key, v))?;
+            } else {
+                self.at(Seg::Key(key), |cx| {
+                    let path = cx.ignored_path();
+                    cx.ignored.push(path);
+                });
+            }
+        }
+        if let Some(missing) = required.iter().find(|r| !seen.contains(r)) {
+            return Err(self.error(n, format_args!("missing field `{missing}`")));
+        }
+        Ok(())
+    }
+
+    /// The current path as an ignored key's path (`spec.template.spec.containers.0.foo`).
+    fn ignored_path(&self) -> String {
+        let mut out = String::new();
+        for seg in &self.path {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            match seg {
+                Seg::Key(k) => out.push_str(k),
+                Seg::Index(i) => out.push_str(&i.to_string()),
+                Seg::Unknown => out.push('?'),
+            }
+        }
+        out
+    }
+
+    /// A unit enum written as its variant's name (`Running`).
+    pub(crate) fn variant(&mut self, n: &'n Node, variants: &[&'static str]) -> Result<usize> {
+        let name = match &n.value {
+            Value::Scalar(_) if local_tag(n).is_some() => local_tag(n).unwrap_or_default(),
+            Value::Scalar(s) => s.as_str(),
+            Value::Seq(_) if local_tag(n).is_none() => {
+                return Err(self.invalid_type(n, "a YAML tag starting with '!'"));
+            }
+            Value::Map(_) if local_tag(n).is_none() => {
+                return Err(self.invalid_type(n, "a YAML tag starting with '!'"));
+            }
+            _ => local_tag(n).unwrap_or_default(),
+        };
+        if let Some(i) = variants.iter().position(|v| *v == name) {
+            return Ok(i);
+        }
+        let message = match variants {
+            [] => format!("unknown variant `{name}`, there are no variants"),
+            [one] => format!("unknown variant `{name}`, expected `{one}`"),
+            many => format!(
+                "unknown variant `{name}`, expected one of {}",
+                many.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        Err(self.error(n, message))
+    }
+
+    /// A value read "as it comes" (serde's `deserialize_any`): a scalar as what it is, or `Err` with serde's
+    /// invalid-type error (`expected` names what the reader wanted) for a list, a map or a locally tagged node.
+    pub(crate) fn any(&self, n: &'n Node, expected: &str) -> Result<Scalar<'n>> {
+        let unexpected = match &n.value {
+            _ if local_tag(n).is_some() => Unexpected::Enum,
+            Value::Scalar(s) => return yamltree::scalar(n, s).map_err(|m| self.error(n, m)),
+            Value::Seq(_) => Unexpected::Seq,
+            Value::Map(_) => Unexpected::Map,
+        };
+        Err(self.error(n, format_args!("invalid type: {unexpected}, expected {expected}")))
+    }
+
+    /// A scalar read "as it comes" that is not what the reader takes: serde's invalid-type error.
+    pub(crate) fn not_expected(&self, n: &Node, s: Scalar<'_>, expected: &str) -> Error {
+        self.error(n, format_args!("invalid type: {s}, expected {expected}"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON
+
+/// A document's JSON form, as serde_yaml's `Value` converts to serde_json's: numbers as numbers (integers past
+/// 64 bits as floats, as kubectl reads them), a locally tagged node as `{"!tag": value}`. A standard tag whose
+/// text is not of its type (`!!int x`) is an error at its node; so is a mapping key that JSON cannot have (a list,
+/// a map or null), reported as serde_json reports it.
+pub(crate) fn to_json(n: &Node) -> std::result::Result<serde_json::Value, JsonError> {
+    let mut cx = Cx::new();
+    let mut key_error = None;
+    let v = json_value(&mut cx, n, false, &mut key_error).map_err(JsonError::Value)?;
+    match key_error {
+        Some(e) => Err(JsonError::Key(e)),
+        None => Ok(v),
+    }
+}
+
+/// Why a document has no JSON form.
+#[derive(Debug)]
+pub(crate) enum JsonError {
+    /// A scalar with a standard tag that its text does not match (found while reading the document).
+    Value(Error),
+    /// A key JSON cannot have (found when converting, after the whole document was read).
+    Key(&'static str),
+}
+
+/// The JSON of `n`; the first key JSON cannot have (in the order a serializer meets keys) goes to `key_error`,
+/// and its entry is left out.
+fn json_value<'n>(
+    cx: &mut Cx<'n>,
+    n: &'n Node,
+    tagged: bool,
+    key_error: &mut Option<&'static str>,
+) -> Result<serde_json::Value> {
+    use serde_json::Value as J;
+    if !tagged {
+        if let Some(tag) = local_tag(n) {
+            let tag = format!("!{tag}");
+            let inner = json_value(cx, n, true, key_error)?;
+            return Ok(J::Object([(tag, inner)].into_iter().collect()));
+        }
+    }
+    Ok(match &n.value {
+        Value::Scalar(s) => {
+            let scalar = if tagged {
+                if n.style == Style::Plain {
+                    yamltree::untagged(s)
+                } else {
+                    Scalar::Str(s)
+                }
+            } else {
+                yamltree::scalar(n, s).map_err(|m| cx.error(n, m))?
+            };
+            match scalar {
+                Scalar::Null => J::Null,
+                Scalar::Bool(b) => J::Bool(b),
+                Scalar::U64(v) => J::from(v),
+                Scalar::I64(v) => J::from(v),
+                Scalar::U128(v) => J::from(v as f64),
+                Scalar::I128(v) => J::from(v as f64),
+                Scalar::F64(v) => J::from(v),
+                Scalar::Str(s) => J::String(s.to_string()),
+            }
+        }
+        Value::Seq(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                out.push(cx.at(Seg::Index(i), |cx| json_value(cx, item, false, key_error))?);
+            }
+            J::Array(out)
+        }
+        Value::Map(entries) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in entries {
+                let key = json_value(cx, k, false, key_error)?;
+                let non_finite = matches!(&k.value, Value::Scalar(s) if local_tag(k).is_none()
+                    && matches!(yamltree::scalar(k, s), Ok(Scalar::F64(f)) if !f.is_finite()));
+                let key = if non_finite {
+                    Err("float key must be finite (got NaN or +/-inf)")
+                } else {
+                    json_key(key, local_tag(k).is_some())
+                };
+                let key = match key {
+                    Ok(key) => Some(key),
+                    Err(e) => {
+                        key_error.get_or_insert(e);
+                        None
+                    }
+                };
+                let seg = match &k.value {
+                    Value::Scalar(s) => Seg::Key(s),
+                    _ => Seg::Unknown,
+                };
+                let value = cx.at(seg, |cx| json_value(cx, v, false, key_error))?;
+                if let Some(key) = key {
+                    out.insert(key, value);
+                }
+            }
+            J::Object(out)
+        }
+    })
+}
+
+/// A mapping key as serde_json writes it: text as is, numbers and booleans as their text.
+fn json_key(key: serde_json::Value, tagged: bool) -> std::result::Result<String, &'static str> {
+    use serde_json::Value as J;
+    const NOT_A_STRING: &str = "key must be a string";
+    match key {
+        _ if tagged => Err(NOT_A_STRING),
+        J::String(s) => Ok(s),
+        J::Bool(b) => Ok(b.to_string()),
+        J::Number(n) => Ok(n.to_string()),
+        J::Null | J::Array(_) | J::Object(_) => Err(NOT_A_STRING),
+    }
+}
+
+/// A tree for a JSON value (apply's merged object), to be read by the same decoders as a document. Its nodes have
+/// no position; strings are quoted (so `"3"` stays text) and numbers plain.
+pub(crate) fn from_json(v: &serde_json::Value) -> Node {
+    use serde_json::Value as J;
+    let node = |style: Style, value: Value| Node { line: 0, column: 0, tag: None, style, value };
+    match v {
+        J::Null => node(Style::Plain, Value::Scalar("null".into())),
+        J::Bool(b) => node(Style::Plain, Value::Scalar(b.to_string())),
+        // Floats as YAML writes them (`1e42`, `1000.0`), so a number read as text reads as it did.
+        J::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() => node(Style::Plain, Value::Scalar(format!("{f:?}"))),
+            _ => node(Style::Plain, Value::Scalar(n.to_string())),
+        },
+        J::String(s) => node(Style::DoubleQuoted, Value::Scalar(s.clone())),
+        J::Array(items) => node(Style::Plain, Value::Seq(items.iter().map(from_json).collect())),
+        J::Object(m) => node(
+            Style::Plain,
+            Value::Map(
+                m.iter().map(|(k, v)| (node(Style::DoubleQuoted, Value::Scalar(k.clone())), from_json(v))).collect(),
+            ),
+        ),
+    }
+}

@@ -1,0 +1,167 @@
+//! The decoder kubeloop had before its own (serde_yaml's typed deserializer through serde_ignored, with
+//! `#[derive(Deserialize)]` on the API types), kept only in tests as the oracle the table-driven decoder is
+//! compared with ([`super::tests`]). One deliberate difference is applied to it: serde_ignored names a key below
+//! an optional struct with a `?` step (`spec.strategy.rollingUpdate.?.foo`), which kubectl does not; that step
+//! is dropped here as the new decoder never writes it.
+
+use serde::de::DeserializeOwned;
+
+use super::*;
+use crate::api::{Deployment, Namespace, Node as ApiNode, Pod, ReplicaSet};
+
+fn yaml_error(doc: &Doc, e: &serde_yaml::Error) -> ManifestError {
+    let location = e.location().map(|l| (l.line(), l.column()));
+    located(doc, location, &e.to_string())
+}
+
+pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, ManifestError> {
+    let document = doc.index + 1;
+    let at_line = |line: usize, message: String| ManifestError::new(document, line, None, &message);
+    let value: serde_yaml::Value = value::from_str(doc.text).map_err(|e| yaml_error(doc, &e))?;
+    let serde_yaml::Value::Mapping(map) = &value else {
+        return Err(at_line(
+            doc.first_line,
+            "a manifest must be a YAML mapping with apiVersion, kind and metadata".into(),
+        ));
+    };
+    let field = |k: &str| map.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let (api_version, kind_name) = (field("apiVersion"), field("kind"));
+    let index = std::cell::OnceCell::new();
+    let line_of =
+        |path: &[&str]| doc.absolute_line(index.get_or_init(|| LineIndex::new(doc.text)).nearest_line_of_path(path));
+    let (api_version, kind_name) = match (api_version, kind_name) {
+        (Some(a), Some(k)) => (a, k),
+        (a, k) => {
+            let mut missing = Vec::new();
+            if a.is_none() {
+                missing.push("apiVersion not set");
+            }
+            if k.is_none() {
+                missing.push("kind not set");
+            }
+            return Err(at_line(doc.first_line, format!("error validating data: [{}]", missing.join(", "))));
+        }
+    };
+    let kind = Kind::from_type(&api_version, &kind_name).filter(|k| APPLICABLE.contains(k));
+    let Some(kind) = kind else {
+        let known_elsewhere = APPLICABLE.iter().find(|k| k.name() == kind_name);
+        let (kind_name, api_version) = (echo(&kind_name), echo(&api_version));
+        let msg = match known_elsewhere {
+            Some(k) => format!(
+                "no matches for kind \"{kind_name}\" in version \"{api_version}\" (kubeloop serves {kind_name} as {})",
+                k.api_version()
+            ),
+            None => format!(
+                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop simulates Namespace, Node and Pod (v1), Deployment and ReplicaSet (apps/v1)"
+            ),
+        };
+        return Err(at_line(line_of(&["kind"]), msg));
+    };
+    let mut ignored: Vec<String> = Vec::new();
+    let object = match kind {
+        Kind::Namespace => Object::Namespace(typed::<Namespace>(doc, &mut ignored)?),
+        Kind::Node => Object::Node(typed::<ApiNode>(doc, &mut ignored)?),
+        Kind::Pod => Object::Pod(typed::<Pod>(doc, &mut ignored)?),
+        Kind::ReplicaSet => Object::ReplicaSet(typed::<ReplicaSet>(doc, &mut ignored)?),
+        Kind::Deployment => Object::Deployment(typed::<Deployment>(doc, &mut ignored)?),
+        _ => unreachable!("filtered by APPLICABLE"),
+    };
+    for path in ignored {
+        let segments: Vec<&str> = path.split('.').filter(|s| *s != "?").collect();
+        if matches!(segments.as_slice(), ["apiVersion"] | ["kind"]) {
+            continue;
+        }
+        let line = line_of(&segments);
+        let pretty = pretty_path(&segments);
+        if known_field(kind, &segments) {
+            warnings.push(Warning { document, line, path: echo(&pretty).into_owned() });
+        } else {
+            return Err(at_line(line, format!("strict decoding error: unknown field \"{}\"", echo(&pretty))));
+        }
+    }
+    let json = serde_json::to_value(&value).map_err(|e| at_line(doc.first_line, e.to_string()))?;
+    let m = Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string() };
+    if m.object.meta().name.is_empty() {
+        return Err(m.error_at(&["metadata"], "resource name may not be empty"));
+    }
+    Ok(m)
+}
+
+fn typed<T: DeserializeOwned>(doc: &Doc, ignored: &mut Vec<String>) -> Result<T, ManifestError> {
+    let de = serde_yaml::Deserializer::from_str(doc.text);
+    serde_ignored::deserialize(de, |p| ignored.push(p.to_string())).map_err(|e| yaml_error(doc, &e))
+}
+
+/// Whether `new` is `old` located at the value rather than at the object holding it: serde_yaml placed an error
+/// raised after a value was read (a timestamp or a resourceVersion that does not parse) at the enclosing mapping;
+/// the field tables place it at the value, one path step further down.
+///
+fn sharper(old: &ManifestError, new: &ManifestError) -> bool {
+    let Some((old_path, tail)) = old.message.split_once(": ") else { return false };
+    let Some((new_path, new_tail)) = new.message.split_once(": ") else { return false };
+    // And a locally tagged enum value (`operator: !x In`), whose variant serde_yaml read from the tag.
+    let raised_after = tail.starts_with("invalid timestamp")
+        || tail.starts_with("invalid resourceVersion")
+        || tail.starts_with("unknown variant");
+    let below = new_path.strip_prefix(old_path).is_some_and(|rest| rest.starts_with('.') && !rest[1..].contains('.'))
+        || (old_path == "." && !new_path.contains('.'));
+    raised_after && tail == new_tail && below && old.document == new.document && new.line >= old.line
+}
+
+/// Both decoders over every document of `text`: the same objects, JSON and warnings, or the same error.
+pub(super) fn compare(text: &str) -> Result<(), String> {
+    let Ok(docs) = budgeted_documents(text) else { return Ok(()) };
+    for doc in &docs {
+        let (mut old_warnings, mut new_warnings) = (Vec::new(), Vec::new());
+        let old = parse_document(doc, &mut old_warnings);
+        let new = super::parse_document(doc, &mut new_warnings);
+        let same = match (&old, &new) {
+            (Ok(a), Ok(b)) => a.object == b.object && a.json == b.json && old_warnings == new_warnings,
+            (Err(a), Err(b)) => a == b || sharper(a, b),
+            _ => false,
+        };
+        // Apply's merged object is decoded from JSON: the same object as serde_yaml's reading of that JSON.
+        if let (true, Ok(m)) = (same, &new) {
+            let kind = m.object.kind();
+            let (old, new) = (decode_json(kind, &m.json), super::decode_json(kind, &m.json));
+            match (old, new) {
+                (Ok(a), Ok(b)) if a == b => {}
+                (Err(_), Err(_)) => {}
+                (a, b) => return Err(format!("decode_json of {}:\n{a:?}\n{b:?}", m.json)),
+            }
+        }
+        if !same {
+            let show = |r: &Result<Manifest, ManifestError>, w: &[Warning]| match r {
+                Ok(m) => format!("Ok({:?}, json {}, warnings {w:?})", m.object, m.json),
+                Err(e) => format!("Err({e:?})"),
+            };
+            return Err(format!(
+                "document {}:\n{}\n--- serde_yaml: {}\n--- tables:     {}",
+                doc.index + 1,
+                doc.text,
+                show(&old, &old_warnings),
+                show(&new, &new_warnings)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Apply's decode of a merged JSON object as it was: the JSON written as YAML and read by serde_yaml.
+fn decode_json(kind: Kind, v: &serde_json::Value) -> Result<Object, String> {
+    let text = serde_yaml::to_string(v).map_err(|e| e.to_string())?;
+    let mut ignored = Vec::new();
+    Ok(match kind {
+        Kind::Namespace => Object::Namespace(typed_text(&text, &mut ignored)?),
+        Kind::Node => Object::Node(typed_text(&text, &mut ignored)?),
+        Kind::Pod => Object::Pod(typed_text(&text, &mut ignored)?),
+        Kind::ReplicaSet => Object::ReplicaSet(typed_text(&text, &mut ignored)?),
+        Kind::Deployment => Object::Deployment(typed_text(&text, &mut ignored)?),
+        other => return Err(format!("kubeloop does not apply {} objects", other.name())),
+    })
+}
+
+fn typed_text<T: DeserializeOwned>(text: &str, ignored: &mut Vec<String>) -> Result<T, String> {
+    let de = serde_yaml::Deserializer::from_str(text);
+    serde_ignored::deserialize(de, |p| ignored.push(p.to_string())).map_err(|e: serde_yaml::Error| e.to_string())
+}

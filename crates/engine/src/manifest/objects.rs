@@ -1,0 +1,658 @@
+//! The API types' field tables: for each type, the fields kubeloop reads (their names as written in YAML) and the
+//! small function that reads each one into the typed object, over the shared primitives of [`super::decode`].
+//! A field Kubernetes has but kubeloop does not simulate is not here: it is left unread, and the schema tables
+//! ([`super::schema_fields`]) make it a warning. Adding a kind costs a table like these, not a tree of generated
+//! code.
+
+use std::rc::Rc;
+
+use super::decode::{Cx, Result};
+use crate::api::*;
+use crate::yamltree::{Node, Scalar};
+
+type Read<'n, 'a> = &'a mut dyn FnMut(&mut Cx<'n>, &'n str, &'n Node) -> Result<()>;
+
+/// Reads a struct of type `name` with the field table `names` (and the serde-required fields `required`).
+fn object<'n, T: Default>(
+    cx: &mut Cx<'n>,
+    n: &'n Node,
+    name: &str,
+    names: &[&str],
+    required: &[&str],
+    read: impl FnMut(&mut T, &mut Cx<'n>, &'n str, &'n Node) -> Result<()>,
+) -> Result<T> {
+    let mut out = T::default();
+    let mut read = read;
+    let read: Read<'n, '_> = &mut |cx, key, v| read(&mut out, cx, key, v);
+    cx.fields(n, name, names, required, read)?;
+    Ok(out)
+}
+
+pub(crate) fn namespace<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Namespace> {
+    object(cx, n, "Namespace", &["metadata", "spec", "status"], &[], |o: &mut Namespace, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "spec" => {
+                o.spec = object(cx, v, "NamespaceSpec", &["finalizers"], &[], |s: &mut NamespaceSpec, cx, _, v| {
+                    s.finalizers = cx.strings(v)?;
+                    Ok(())
+                })?
+            }
+            _ => o.status = namespace_status(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn namespace_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<NamespaceStatus> {
+    object(cx, n, "NamespaceStatus", &["phase", "conditions"], &[], |s: &mut NamespaceStatus, cx, key, v| {
+        match key {
+            "phase" => s.phase = cx.string(v)?,
+            _ => s.conditions = cx.seq(v, namespace_condition)?,
+        }
+        Ok(())
+    })
+}
+
+const CONDITION: &[&str] = &["type", "status", "lastTransitionTime", "reason", "message"];
+const CONDITION_REQUIRED: &[&str] = &["type", "status"];
+
+fn namespace_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<NamespaceCondition> {
+    object(cx, n, "NamespaceCondition", CONDITION, CONDITION_REQUIRED, |c: &mut NamespaceCondition, cx, key, v| {
+        match key {
+            "type" => c.type_ = cx.string(v)?,
+            "status" => c.status = cx.string(v)?,
+            "lastTransitionTime" => c.last_transition_time = cx.option(v, time)?,
+            "reason" => c.reason = cx.string(v)?,
+            _ => c.message = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// metadata
+
+fn time<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Time> {
+    let text = cx.text(n, "a string")?;
+    crate::time::parse_rfc3339(text).map(Time).ok_or_else(|| {
+        cx.error(n, format_args!("invalid timestamp {text:?}: expected RFC 3339 like 2026-01-01T00:00:00Z"))
+    })
+}
+
+fn resource_version<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<u64> {
+    let text = cx.option(n, |cx, n| cx.text(n, "a string"))?.unwrap_or_default();
+    if text.is_empty() {
+        return Ok(0);
+    }
+    text.parse().map_err(|_| cx.error(n, format_args!("invalid resourceVersion {text:?}: not issued by this server")))
+}
+
+pub(crate) fn meta<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ObjectMeta> {
+    const NAMES: &[&str] = &[
+        "name",
+        "generateName",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "generation",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "labels",
+        "annotations",
+        "ownerReferences",
+        "finalizers",
+    ];
+    object(cx, n, "ObjectMeta", NAMES, &[], |m: &mut ObjectMeta, cx, key, v| {
+        match key {
+            "name" => m.name = cx.string(v)?,
+            "generateName" => m.generate_name = cx.string(v)?,
+            "namespace" => m.namespace = cx.string(v)?,
+            "uid" => m.uid = cx.string(v)?,
+            "resourceVersion" => m.resource_version = resource_version(cx, v)?,
+            "generation" => m.generation = cx.i64(v)?,
+            "creationTimestamp" => m.creation_timestamp = cx.option(v, time)?,
+            "deletionTimestamp" => m.deletion_timestamp = cx.option(v, time)?,
+            "deletionGracePeriodSeconds" => m.deletion_grace_period_seconds = cx.option(v, Cx::i64)?,
+            "labels" => m.labels = cx.labels(v)?,
+            "annotations" => m.annotations = cx.labels(v)?,
+            "ownerReferences" => m.owner_references = cx.seq(v, owner_reference)?,
+            _ => m.finalizers = cx.strings(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn owner_reference<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<OwnerReference> {
+    const NAMES: &[&str] = &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"];
+    const REQUIRED: &[&str] = &["apiVersion", "kind", "name", "uid"];
+    object(cx, n, "OwnerReference", NAMES, REQUIRED, |r: &mut OwnerReference, cx, key, v| {
+        match key {
+            "apiVersion" => r.api_version = cx.string(v)?,
+            "kind" => r.kind = cx.string(v)?,
+            "name" => r.name = cx.string(v)?,
+            "uid" => r.uid = cx.string(v)?,
+            "controller" => r.controller = cx.option(v, Cx::bool)?,
+            _ => r.block_owner_deletion = cx.option(v, Cx::bool)?,
+        }
+        Ok(())
+    })
+}
+
+fn selector<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<LabelSelector> {
+    const NAMES: &[&str] = &["matchLabels", "matchExpressions"];
+    object(cx, n, "LabelSelector", NAMES, &[], |s: &mut LabelSelector, cx, key, v| {
+        match key {
+            "matchLabels" => s.match_labels = cx.option(v, Cx::labels)?.unwrap_or_default(),
+            _ => s.match_expressions = cx.option(v, |cx, v| cx.seq(v, requirement))?.unwrap_or_default(),
+        }
+        Ok(())
+    })
+}
+
+fn requirement<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<LabelSelectorRequirement> {
+    const NAMES: &[&str] = &["key", "operator", "values"];
+    const OPERATORS: [Operator; 4] = [Operator::In, Operator::NotIn, Operator::Exists, Operator::DoesNotExist];
+    let mut key_ = None;
+    let mut operator = None;
+    let mut values = Vec::new();
+    cx.fields(n, "LabelSelectorRequirement", NAMES, &["key", "operator"], &mut |cx, key, v| {
+        match key {
+            "key" => key_ = Some(cx.string(v)?),
+            "operator" => {
+                let names = OPERATORS.map(Operator::as_str);
+                operator = Some(OPERATORS[cx.variant(v, &names)?]);
+            }
+            _ => values = cx.option(v, Cx::strings)?.unwrap_or_default(),
+        }
+        Ok(())
+    })?;
+    match (key_, operator) {
+        (Some(key), Some(operator)) => Ok(LabelSelectorRequirement { key, operator, values }),
+        // `fields` has checked both.
+        _ => Err(cx.error(n, "missing field `key`")),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Node
+
+pub(crate) fn node<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<crate::api::Node> {
+    object(cx, n, "Node", &["metadata", "spec", "status"], &[], |o: &mut crate::api::Node, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "spec" => o.spec = node_spec(cx, v)?,
+            _ => o.status = node_status(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn node_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<NodeSpec> {
+    object(cx, n, "NodeSpec", &["unschedulable", "taints", "podCIDR"], &[], |s: &mut NodeSpec, cx, key, v| {
+        match key {
+            "unschedulable" => s.unschedulable = cx.bool(v)?,
+            "taints" => s.taints = cx.seq(v, taint)?,
+            _ => s.pod_cidr = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn taint<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Taint> {
+    const NAMES: &[&str] = &["key", "value", "effect", "timeAdded"];
+    object(cx, n, "Taint", NAMES, &["key", "effect"], |t: &mut Taint, cx, key, v| {
+        match key {
+            "key" => t.key = cx.string(v)?,
+            "value" => t.value = cx.string(v)?,
+            "effect" => t.effect = cx.string(v)?,
+            _ => t.time_added = cx.option(v, time)?,
+        }
+        Ok(())
+    })
+}
+
+fn node_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<NodeStatus> {
+    const NAMES: &[&str] = &["capacity", "allocatable", "conditions", "addresses", "nodeInfo"];
+    object(cx, n, "NodeStatus", NAMES, &[], |s: &mut NodeStatus, cx, key, v| {
+        match key {
+            "capacity" => s.capacity = cx.map(v, quantity)?,
+            "allocatable" => s.allocatable = cx.map(v, quantity)?,
+            "conditions" => s.conditions = cx.seq(v, node_condition)?,
+            "addresses" => s.addresses = cx.seq(v, node_address)?,
+            _ => s.node_info = cx.option(v, node_info)?,
+        }
+        Ok(())
+    })
+}
+
+fn node_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<NodeCondition> {
+    const NAMES: &[&str] = &["type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message"];
+    object(cx, n, "NodeCondition", NAMES, CONDITION_REQUIRED, |c: &mut NodeCondition, cx, key, v| {
+        match key {
+            "type" => c.type_ = cx.string(v)?,
+            "status" => c.status = cx.string(v)?,
+            "lastHeartbeatTime" => c.last_heartbeat_time = cx.option(v, time)?,
+            "lastTransitionTime" => c.last_transition_time = cx.option(v, time)?,
+            "reason" => c.reason = cx.string(v)?,
+            _ => c.message = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn node_address<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<NodeAddress> {
+    object(cx, n, "NodeAddress", &["type", "address"], &["type", "address"], |a: &mut NodeAddress, cx, key, v| {
+        match key {
+            "type" => a.type_ = cx.string(v)?,
+            _ => a.address = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn node_info<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<NodeSystemInfo> {
+    const NAMES: &[&str] = &["kubeletVersion", "containerRuntimeVersion", "osImage", "architecture", "operatingSystem"];
+    object(cx, n, "NodeSystemInfo", NAMES, &[], |i: &mut NodeSystemInfo, cx, key, v| {
+        let s = cx.string(v)?;
+        match key {
+            "kubeletVersion" => i.kubelet_version = s,
+            "containerRuntimeVersion" => i.container_runtime_version = s,
+            "osImage" => i.os_image = s,
+            "architecture" => i.architecture = s,
+            _ => i.operating_system = s,
+        }
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pod
+
+pub(crate) fn pod<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Pod> {
+    object(cx, n, "Pod", &["metadata", "spec", "status"], &[], |o: &mut Pod, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "spec" => o.spec = Rc::new(pod_spec(cx, v)?),
+            _ => o.status = pod_status(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn template<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodTemplateSpec> {
+    object(cx, n, "PodTemplateSpec", &["metadata", "spec"], &[], |t: &mut PodTemplateSpec, cx, key, v| {
+        match key {
+            "metadata" => t.metadata = meta(cx, v)?,
+            _ => t.spec = Rc::new(pod_spec(cx, v)?),
+        }
+        Ok(())
+    })
+}
+
+fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
+    const NAMES: &[&str] = &[
+        "containers",
+        "nodeName",
+        "nodeSelector",
+        "tolerations",
+        "restartPolicy",
+        "terminationGracePeriodSeconds",
+        "schedulerName",
+        "dnsPolicy",
+        "priority",
+    ];
+    object(cx, n, "PodSpec", NAMES, &[], |s: &mut PodSpec, cx, key, v| {
+        match key {
+            "containers" => s.containers = cx.seq(v, container)?,
+            "nodeName" => s.node_name = cx.string(v)?,
+            "nodeSelector" => s.node_selector = cx.labels(v)?,
+            "tolerations" => s.tolerations = cx.seq(v, toleration)?,
+            "restartPolicy" => s.restart_policy = cx.string(v)?,
+            "terminationGracePeriodSeconds" => s.termination_grace_period_seconds = cx.option(v, Cx::i64)?,
+            "schedulerName" => s.scheduler_name = cx.string(v)?,
+            "dnsPolicy" => s.dns_policy = cx.string(v)?,
+            _ => s.priority = cx.option(v, Cx::i32)?,
+        }
+        Ok(())
+    })
+}
+
+fn container<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Container> {
+    const NAMES: &[&str] = &["name", "image", "imagePullPolicy", "resources", "ports", "command", "args"];
+    object(cx, n, "Container", NAMES, &[], |c: &mut Container, cx, key, v| {
+        match key {
+            "name" => c.name = cx.string(v)?,
+            "image" => c.image = cx.string(v)?,
+            "imagePullPolicy" => c.image_pull_policy = cx.string(v)?,
+            "resources" => c.resources = resources(cx, v)?,
+            "ports" => c.ports = cx.seq(v, container_port)?,
+            "command" => c.command = cx.strings(v)?,
+            _ => c.args = cx.strings(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn resources<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ResourceRequirements> {
+    object(cx, n, "ResourceRequirements", &["limits", "requests"], &[], |r: &mut ResourceRequirements, cx, key, v| {
+        match key {
+            "limits" => r.limits = cx.map(v, quantity)?,
+            _ => r.requests = cx.map(v, quantity)?,
+        }
+        Ok(())
+    })
+}
+
+/// A quantity: a string (`"250m"`) or a number (`2`, `0.5`), as manifests often write `cpu: 2` unquoted.
+fn quantity<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Quantity> {
+    const EXPECTED: &str = "a quantity such as \"250m\", \"2\" or \"128Mi\"";
+    let text = match cx.any(n, EXPECTED)? {
+        Scalar::Str(s) => s.to_string(),
+        Scalar::U64(v) => v.to_string(),
+        Scalar::I64(v) => v.to_string(),
+        Scalar::U128(v) => v.to_string(),
+        Scalar::I128(v) => v.to_string(),
+        Scalar::F64(v) if !v.is_finite() => return Err(cx.error(n, crate::api::quantity::ERR_FORMAT)),
+        // Like Go's JSON encoding of a float64 (which kubectl sends): exponent notation for large and tiny
+        // values, plain digits otherwise; both are in the accepted syntax.
+        Scalar::F64(v) if v != 0.0 && !(1e-6..1e21).contains(&v.abs()) => format!("{v:e}"),
+        Scalar::F64(v) => v.to_string(),
+        other => return Err(cx.not_expected(n, other, EXPECTED)),
+    };
+    Quantity::parse(&text).map_err(|e| cx.error(n, e))
+}
+
+fn container_port<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ContainerPort> {
+    const NAMES: &[&str] = &["containerPort", "name", "protocol"];
+    object(cx, n, "ContainerPort", NAMES, &["containerPort"], |p: &mut ContainerPort, cx, key, v| {
+        match key {
+            "containerPort" => p.container_port = cx.i32(v)?,
+            "name" => p.name = cx.string(v)?,
+            _ => p.protocol = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn toleration<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Toleration> {
+    const NAMES: &[&str] = &["key", "operator", "value", "effect", "tolerationSeconds"];
+    object(cx, n, "Toleration", NAMES, &[], |t: &mut Toleration, cx, key, v| {
+        match key {
+            "key" => t.key = cx.string(v)?,
+            "operator" => t.operator = cx.string(v)?,
+            "value" => t.value = cx.string(v)?,
+            "effect" => t.effect = cx.string(v)?,
+            _ => t.toleration_seconds = cx.option(v, Cx::i64)?,
+        }
+        Ok(())
+    })
+}
+
+fn pod_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodStatus> {
+    const NAMES: &[&str] =
+        &["phase", "conditions", "message", "reason", "hostIP", "podIP", "startTime", "containerStatuses"];
+    const PHASES: [PodPhase; 5] =
+        [PodPhase::Pending, PodPhase::Running, PodPhase::Succeeded, PodPhase::Failed, PodPhase::Unknown];
+    object(cx, n, "PodStatus", NAMES, &[], |s: &mut PodStatus, cx, key, v| {
+        match key {
+            "phase" => s.phase = PHASES[cx.variant(v, &PHASES.map(PodPhase::as_str))?],
+            "conditions" => s.conditions = cx.seq(v, pod_condition)?,
+            "message" => s.message = cx.string(v)?,
+            "reason" => s.reason = cx.string(v)?,
+            "hostIP" => s.host_ip = cx.string(v)?,
+            "podIP" => s.pod_ip = cx.string(v)?,
+            "startTime" => s.start_time = cx.option(v, time)?,
+            _ => s.container_statuses = cx.seq(v, container_status)?,
+        }
+        Ok(())
+    })
+}
+
+fn pod_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodCondition> {
+    object(cx, n, "PodCondition", CONDITION, CONDITION_REQUIRED, |c: &mut PodCondition, cx, key, v| {
+        match key {
+            "type" => c.type_ = cx.string(v)?,
+            "status" => c.status = cx.string(v)?,
+            "lastTransitionTime" => c.last_transition_time = cx.option(v, time)?,
+            "reason" => c.reason = cx.string(v)?,
+            _ => c.message = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn container_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ContainerStatus> {
+    const NAMES: &[&str] = &["name", "state", "ready", "restartCount", "image", "started"];
+    object(cx, n, "ContainerStatus", NAMES, &["name"], |c: &mut ContainerStatus, cx, key, v| {
+        match key {
+            "name" => c.name = cx.string(v)?,
+            "state" => c.state = container_state(cx, v)?,
+            "ready" => c.ready = cx.bool(v)?,
+            "restartCount" => c.restart_count = cx.i32(v)?,
+            "image" => c.image = cx.string(v)?,
+            _ => c.started = cx.option(v, Cx::bool)?,
+        }
+        Ok(())
+    })
+}
+
+fn container_state<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ContainerState> {
+    const NAMES: &[&str] = &["waiting", "running", "terminated"];
+    object(cx, n, "ContainerState", NAMES, &[], |s: &mut ContainerState, cx, key, v| {
+        match key {
+            "waiting" => s.waiting = cx.option(v, waiting)?,
+            "running" => s.running = cx.option(v, running)?,
+            _ => s.terminated = cx.option(v, terminated)?,
+        }
+        Ok(())
+    })
+}
+
+fn waiting<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ContainerStateWaiting> {
+    object(cx, n, "ContainerStateWaiting", &["reason", "message"], &[], |w: &mut ContainerStateWaiting, cx, key, v| {
+        match key {
+            "reason" => w.reason = cx.string(v)?,
+            _ => w.message = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn running<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ContainerStateRunning> {
+    object(cx, n, "ContainerStateRunning", &["startedAt"], &[], |r: &mut ContainerStateRunning, cx, _, v| {
+        r.started_at = cx.option(v, time)?;
+        Ok(())
+    })
+}
+
+fn terminated<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ContainerStateTerminated> {
+    const NAMES: &[&str] = &["exitCode", "reason", "finishedAt"];
+    object(cx, n, "ContainerStateTerminated", NAMES, &[], |t: &mut ContainerStateTerminated, cx, key, v| {
+        match key {
+            "exitCode" => t.exit_code = cx.i32(v)?,
+            "reason" => t.reason = cx.string(v)?,
+            _ => t.finished_at = cx.option(v, time)?,
+        }
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ReplicaSet and Deployment
+
+pub(crate) fn replica_set<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ReplicaSet> {
+    object(cx, n, "ReplicaSet", &["metadata", "spec", "status"], &[], |o: &mut ReplicaSet, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "spec" => o.spec = replica_set_spec(cx, v)?,
+            _ => o.status = replica_set_status(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn replica_set_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ReplicaSetSpec> {
+    const NAMES: &[&str] = &["replicas", "minReadySeconds", "selector", "template"];
+    object(cx, n, "ReplicaSetSpec", NAMES, &[], |s: &mut ReplicaSetSpec, cx, key, v| {
+        match key {
+            "replicas" => s.replicas = cx.option(v, Cx::i32)?,
+            "minReadySeconds" => s.min_ready_seconds = cx.i32(v)?,
+            "selector" => s.selector = selector(cx, v)?,
+            _ => s.template = template(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn replica_set_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ReplicaSetStatus> {
+    const NAMES: &[&str] =
+        &["replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration", "conditions"];
+    object(cx, n, "ReplicaSetStatus", NAMES, &[], |s: &mut ReplicaSetStatus, cx, key, v| {
+        match key {
+            "replicas" => s.replicas = cx.i32(v)?,
+            "fullyLabeledReplicas" => s.fully_labeled_replicas = cx.i32(v)?,
+            "readyReplicas" => s.ready_replicas = cx.i32(v)?,
+            "availableReplicas" => s.available_replicas = cx.i32(v)?,
+            "observedGeneration" => s.observed_generation = cx.i64(v)?,
+            _ => s.conditions = cx.seq(v, replica_set_condition)?,
+        }
+        Ok(())
+    })
+}
+
+fn replica_set_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ReplicaSetCondition> {
+    object(cx, n, "ReplicaSetCondition", CONDITION, CONDITION_REQUIRED, |c: &mut ReplicaSetCondition, cx, key, v| {
+        match key {
+            "type" => c.type_ = cx.string(v)?,
+            "status" => c.status = cx.string(v)?,
+            "lastTransitionTime" => c.last_transition_time = cx.option(v, time)?,
+            "reason" => c.reason = cx.string(v)?,
+            _ => c.message = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+pub(crate) fn deployment<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Deployment> {
+    object(cx, n, "Deployment", &["metadata", "spec", "status"], &[], |o: &mut Deployment, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "spec" => o.spec = deployment_spec(cx, v)?,
+            _ => o.status = deployment_status(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn deployment_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<DeploymentSpec> {
+    const NAMES: &[&str] = &[
+        "replicas",
+        "selector",
+        "template",
+        "strategy",
+        "minReadySeconds",
+        "revisionHistoryLimit",
+        "paused",
+        "progressDeadlineSeconds",
+    ];
+    object(cx, n, "DeploymentSpec", NAMES, &[], |s: &mut DeploymentSpec, cx, key, v| {
+        match key {
+            "replicas" => s.replicas = cx.option(v, Cx::i32)?,
+            "selector" => s.selector = selector(cx, v)?,
+            "template" => s.template = template(cx, v)?,
+            "strategy" => s.strategy = strategy(cx, v)?,
+            "minReadySeconds" => s.min_ready_seconds = cx.i32(v)?,
+            "revisionHistoryLimit" => s.revision_history_limit = cx.option(v, Cx::i32)?,
+            "paused" => s.paused = cx.bool(v)?,
+            _ => s.progress_deadline_seconds = cx.option(v, Cx::i32)?,
+        }
+        Ok(())
+    })
+}
+
+fn strategy<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<DeploymentStrategy> {
+    object(cx, n, "DeploymentStrategy", &["type", "rollingUpdate"], &[], |s: &mut DeploymentStrategy, cx, key, v| {
+        match key {
+            "type" => s.type_ = cx.string(v)?,
+            _ => s.rolling_update = cx.option(v, rolling_update)?,
+        }
+        Ok(())
+    })
+}
+
+fn rolling_update<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<RollingUpdateDeployment> {
+    const NAMES: &[&str] = &["maxUnavailable", "maxSurge"];
+    object(cx, n, "RollingUpdateDeployment", NAMES, &[], |r: &mut RollingUpdateDeployment, cx, key, v| {
+        match key {
+            "maxUnavailable" => r.max_unavailable = cx.option(v, int_or_string)?,
+            _ => r.max_surge = cx.option(v, int_or_string)?,
+        }
+        Ok(())
+    })
+}
+
+/// `IntOrString.UnmarshalJSON`: a string, or a number that must fit an int32 (with encoding/json's message when it
+/// does not: `json: cannot unmarshal number 99999999999 into Go value of type int32`).
+fn int_or_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<IntOrString> {
+    const EXPECTED: &str = "an integer or a string such as \"25%\"";
+    let too_big = |cx: &Cx<'n>, v: &dyn std::fmt::Display| {
+        cx.error(n, format_args!("json: cannot unmarshal number {v} into Go value of type int32"))
+    };
+    let int = |cx: &Cx<'n>, v: i128| i32::try_from(v).map(IntOrString::Int).map_err(|_| too_big(cx, &v));
+    match cx.any(n, EXPECTED)? {
+        Scalar::Str(s) => Ok(IntOrString::String(Str::from(s))),
+        Scalar::U64(v) => int(cx, v.into()),
+        Scalar::I64(v) => int(cx, v.into()),
+        Scalar::I128(v) => int(cx, v),
+        Scalar::U128(v) => i128::try_from(v).map_err(|_| too_big(cx, &v)).and_then(|v| int(cx, v)),
+        // JSON has no integer type: a whole float is the same number (1e3 is 1000).
+        Scalar::F64(v) if v.fract() == 0.0 && v >= f64::from(i32::MIN) && v <= f64::from(i32::MAX) => {
+            Ok(IntOrString::Int(v as i32))
+        }
+        Scalar::F64(v) => Err(too_big(cx, &v)),
+        other => Err(cx.not_expected(n, other, EXPECTED)),
+    }
+}
+
+fn deployment_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<DeploymentStatus> {
+    const NAMES: &[&str] = &[
+        "observedGeneration",
+        "replicas",
+        "updatedReplicas",
+        "readyReplicas",
+        "availableReplicas",
+        "unavailableReplicas",
+        "conditions",
+        "collisionCount",
+    ];
+    object(cx, n, "DeploymentStatus", NAMES, &[], |s: &mut DeploymentStatus, cx, key, v| {
+        match key {
+            "observedGeneration" => s.observed_generation = cx.i64(v)?,
+            "replicas" => s.replicas = cx.i32(v)?,
+            "updatedReplicas" => s.updated_replicas = cx.i32(v)?,
+            "readyReplicas" => s.ready_replicas = cx.i32(v)?,
+            "availableReplicas" => s.available_replicas = cx.i32(v)?,
+            "unavailableReplicas" => s.unavailable_replicas = cx.i32(v)?,
+            "conditions" => s.conditions = cx.seq(v, deployment_condition)?,
+            _ => s.collision_count = cx.option(v, Cx::i32)?,
+        }
+        Ok(())
+    })
+}
+
+fn deployment_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<DeploymentCondition> {
+    const NAMES: &[&str] = &["type", "status", "lastUpdateTime", "lastTransitionTime", "reason", "message"];
+    object(cx, n, "DeploymentCondition", NAMES, CONDITION_REQUIRED, |c: &mut DeploymentCondition, cx, key, v| {
+        match key {
+            "type" => c.type_ = cx.string(v)?,
+            "status" => c.status = cx.string(v)?,
+            "lastUpdateTime" => c.last_update_time = cx.option(v, time)?,
+            "lastTransitionTime" => c.last_transition_time = cx.option(v, time)?,
+            "reason" => c.reason = cx.string(v)?,
+            _ => c.message = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
