@@ -7,6 +7,7 @@ pub mod bench;
 pub(crate) mod client;
 pub mod controller;
 pub mod controllers;
+pub(crate) mod decode;
 pub(crate) mod faults;
 pub mod footprint;
 pub mod informer;
@@ -24,6 +25,8 @@ pub mod sim;
 pub mod soak;
 pub mod sort;
 pub mod store;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod time;
 pub(crate) mod watch;
 pub mod workqueue;

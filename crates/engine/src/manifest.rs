@@ -7,6 +7,7 @@ use std::fmt;
 
 use crate::admission;
 use crate::api::{Kind, Object};
+use crate::decode;
 use crate::limits::{bound_message, echo, MAX_YAML_DOCUMENTS};
 use crate::yamlcheck::{self, Refusal, Subject};
 use crate::yamlpos::{nearest_line_of_path, split_documents_at_most, Doc, LineIndex};
@@ -490,10 +491,9 @@ pub fn validate(m: &Manifest) -> Result<(), ManifestError> {
     }
 }
 
-mod decode;
 #[cfg(test)]
 mod legacy;
-mod objects;
+pub(crate) mod objects;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -19,6 +19,16 @@ pub(crate) struct Node {
     pub tag: Option<Box<str>>,
     pub style: Style,
     pub value: Value,
+    /// Whether the reading stopped inside this node (a collection not closed, or a value not given), before an
+    /// error: what needs its end (a required field) is not known.
+    pub open: bool,
+}
+
+impl Node {
+    /// An empty plain scalar (what a document with no content reads as).
+    pub(crate) fn empty() -> Node {
+        Node { line: 0, column: 0, tag: None, style: Style::Plain, value: Value::Scalar(String::new()), open: false }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -101,6 +111,7 @@ pub(crate) fn parse(text: &str) -> Result<Option<Node>, Box<Stopped>> {
             tag: event.tag.clone().map(String::into_boxed_str),
             style: event.style,
             value,
+            open: false,
         };
         let done = match event.kind {
             Kind::DocumentStart => {
@@ -135,8 +146,10 @@ pub(crate) fn parse(text: &str) -> Result<Option<Node>, Box<Stopped>> {
     let Some(error) = error else { return Ok(root) };
     // Close what was open, a key without its value given an empty one.
     while let Some((mut n, pending)) = open.pop() {
+        n.open = true;
         if let (Value::Map(entries), Some(key)) = (&mut n.value, pending) {
-            let empty = Node { value: Value::Scalar(String::new()), tag: None, style: Style::Plain, ..key.clone() };
+            let empty =
+                Node { value: Value::Scalar(String::new()), tag: None, style: Style::Plain, open: true, ..key.clone() };
             entries.push((key, empty));
         }
         attach(&mut open, &mut root, n);

@@ -593,41 +593,7 @@ const SMALL_WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  nam
 /// one with every kind of action.
 #[test]
 fn scenarios_are_written_back_as_they_read() {
-    let every_kind = r#"seed: 9
-until: 1h30m
-timing: fast-demo
-cluster:
-  nodeTemplate: {cpu: "8", memory: 32Gi, pods: 50}
-  nodes:
-  - {name: a, labels: {zone: z1, "example.com/tier": front-end}, taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}
-  - {}
-manifests: |
-  apiVersion: v1
-  kind: Namespace
-  metadata:
-    name: team
-    annotations: {note: "caf\u00e9 \u2603"}
-actions:
-  - {at: 1s, label: "a label with \"quotes\"\nand a newline", apply: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n"}
-  - {at: 1.5s, kubectl: "get pods -o wide"}
-  - {at: 2s, scale: {deployment: web, replicas: 4}}
-  - {at: 2s, scale: {replicaset: web-1, namespace: team, replicas: 0}}
-  - {at: 3s, delete: {kind: po, name: p-1, namespace: team, wait: false}}
-  - {at: 3s, delete: {kind: deployments.apps, selector: "app in (a,b),!canary"}}
-  - {at: 3s, delete: {kind: pod, oneOf: "app=web"}}
-  - {at: 4s, cordon: a}
-  - {at: 4s, uncordon: a}
-  - {at: 5s, killNode: a}
-  - {at: 5s, killNode: {nodeOf: "app=web"}}
-  - {at: 5s, reviveNode: {every: true}}
-  - {at: 6s, addNode: {name: c, cpu: 500m}}
-  - {at: 6s, addNode: }
-  - {at: 7s, fault: {dropWatchEvents: 30%, conflicts: 0.125, apiLatency: 50ms, rejectPodCreates: true}}
-  - {at: 7s, fault: {disconnectWatches: true, forceRelist: true, informer: kube-scheduler/nodes}}
-  - {at: 7s, fault: {crash: cp-2, restart: kube-scheduler}}
-  - {at: 8s, mode: {trigger: replicaset=edge, observe: polling, pollPeriod: 7s}}
-  - {at: 8s, mode: {trigger: level, observe: informer, relistPeriod: 0, resyncPeriod: 1h1m1.5s}}
-"#;
+    let every_kind = include_str!("../testdata/every-action.yaml");
     let mut texts = vec![("every kind".to_string(), every_kind.to_string())];
     for dir in [examples_dir(), examples_dir().join("lessons")] {
         let mut entries: Vec<_> = std::fs::read_dir(dir).expect("examples").flatten().map(|e| e.path()).collect();

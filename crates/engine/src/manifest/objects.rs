@@ -6,8 +6,8 @@
 
 use std::rc::Rc;
 
-use super::decode::{Cx, Result};
 use crate::api::*;
+use crate::decode::{Any, Cx, Result, Shape};
 use crate::yamltree::{Node, Scalar};
 
 type Read<'n, 'a> = &'a mut dyn FnMut(&mut Cx<'n>, &'n str, &'n Node) -> Result<()>;
@@ -24,7 +24,8 @@ fn object<'n, T: Default>(
     let mut out = T::default();
     let mut read = read;
     let read: Read<'n, '_> = &mut |cx, key, v| read(&mut out, cx, key, v);
-    cx.fields(n, name, names, required, read)?;
+    let expected = format!("struct {name}");
+    cx.fields(n, &Shape { expected: &expected, names, required, strict: false }, read)?;
     Ok(out)
 }
 
@@ -157,7 +158,13 @@ fn requirement<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<LabelSelectorRequirem
     let mut key_ = None;
     let mut operator = None;
     let mut values = Vec::new();
-    cx.fields(n, "LabelSelectorRequirement", NAMES, &["key", "operator"], &mut |cx, key, v| {
+    let shape = Shape {
+        expected: "struct LabelSelectorRequirement",
+        names: NAMES,
+        required: &["key", "operator"],
+        strict: false,
+    };
+    cx.fields(n, &shape, &mut |cx, key, v| {
         match key {
             "key" => key_ = Some(cx.string(v)?),
             "operator" => {
@@ -346,19 +353,19 @@ fn resources<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ResourceRequirements> {
 }
 
 /// A quantity: a string (`"250m"`) or a number (`2`, `0.5`), as manifests often write `cpu: 2` unquoted.
-fn quantity<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Quantity> {
+pub(crate) fn quantity<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Quantity> {
     const EXPECTED: &str = "a quantity such as \"250m\", \"2\" or \"128Mi\"";
-    let text = match cx.any(n, EXPECTED)? {
-        Scalar::Str(s) => s.to_string(),
-        Scalar::U64(v) => v.to_string(),
-        Scalar::I64(v) => v.to_string(),
-        Scalar::U128(v) => v.to_string(),
-        Scalar::I128(v) => v.to_string(),
-        Scalar::F64(v) if !v.is_finite() => return Err(cx.error(n, crate::api::quantity::ERR_FORMAT)),
+    let text = match cx.any(n)? {
+        Any::Scalar(Scalar::Str(s)) => s.to_string(),
+        Any::Scalar(Scalar::U64(v)) => v.to_string(),
+        Any::Scalar(Scalar::I64(v)) => v.to_string(),
+        Any::Scalar(Scalar::U128(v)) => v.to_string(),
+        Any::Scalar(Scalar::I128(v)) => v.to_string(),
+        Any::Scalar(Scalar::F64(v)) if !v.is_finite() => return Err(cx.error(n, crate::api::quantity::ERR_FORMAT)),
         // Like Go's JSON encoding of a float64 (which kubectl sends): exponent notation for large and tiny
         // values, plain digits otherwise; both are in the accepted syntax.
-        Scalar::F64(v) if v != 0.0 && !(1e-6..1e21).contains(&v.abs()) => format!("{v:e}"),
-        Scalar::F64(v) => v.to_string(),
+        Any::Scalar(Scalar::F64(v)) if v != 0.0 && !(1e-6..1e21).contains(&v.abs()) => format!("{v:e}"),
+        Any::Scalar(Scalar::F64(v)) => v.to_string(),
         other => return Err(cx.not_expected(n, other, EXPECTED)),
     };
     Quantity::parse(&text).map_err(|e| cx.error(n, e))
@@ -601,17 +608,17 @@ fn int_or_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<IntOrString> {
         cx.error(n, format_args!("json: cannot unmarshal number {v} into Go value of type int32"))
     };
     let int = |cx: &Cx<'n>, v: i128| i32::try_from(v).map(IntOrString::Int).map_err(|_| too_big(cx, &v));
-    match cx.any(n, EXPECTED)? {
-        Scalar::Str(s) => Ok(IntOrString::String(Str::from(s))),
-        Scalar::U64(v) => int(cx, v.into()),
-        Scalar::I64(v) => int(cx, v.into()),
-        Scalar::I128(v) => int(cx, v),
-        Scalar::U128(v) => i128::try_from(v).map_err(|_| too_big(cx, &v)).and_then(|v| int(cx, v)),
+    match cx.any(n)? {
+        Any::Scalar(Scalar::Str(s)) => Ok(IntOrString::String(Str::from(s))),
+        Any::Scalar(Scalar::U64(v)) => int(cx, v.into()),
+        Any::Scalar(Scalar::I64(v)) => int(cx, v.into()),
+        Any::Scalar(Scalar::I128(v)) => int(cx, v),
+        Any::Scalar(Scalar::U128(v)) => i128::try_from(v).map_err(|_| too_big(cx, &v)).and_then(|v| int(cx, v)),
         // JSON has no integer type: a whole float is the same number (1e3 is 1000).
-        Scalar::F64(v) if v.fract() == 0.0 && v >= f64::from(i32::MIN) && v <= f64::from(i32::MAX) => {
+        Any::Scalar(Scalar::F64(v)) if v.fract() == 0.0 && v >= f64::from(i32::MIN) && v <= f64::from(i32::MAX) => {
             Ok(IntOrString::Int(v as i32))
         }
-        Scalar::F64(v) => Err(too_big(cx, &v)),
+        Any::Scalar(Scalar::F64(v)) => Err(too_big(cx, &v)),
         other => Err(cx.not_expected(n, other, EXPECTED)),
     }
 }

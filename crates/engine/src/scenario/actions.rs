@@ -2,38 +2,43 @@
 
 use super::*;
 use crate::controllers::CONTROLLERS;
+use crate::decode::{Any, Cx, Shape};
+use crate::yamltree::{Node, Scalar};
 
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    rename_all = "camelCase",
-    expecting = "an action: a mapping with at, label and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode"
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "an action: a mapping with at, label and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode"
+    )
 )]
 pub(super) struct RawAction {
     at: Dur,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     label: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     apply: Option<ManifestText>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     kubectl: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     scale: Option<RawScale>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     delete: Option<RawDelete>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     cordon: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     uncordon: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     kill_node: Option<RawNodeRef>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     revive_node: Option<RawNodeRef>,
-    #[serde(default, deserialize_with = "null_is_default")]
+    #[cfg_attr(test, serde(default, deserialize_with = "null_is_default"))]
     add_node: Option<RawNode>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     fault: Option<RawFault>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     mode: Option<RawMode>,
 }
 
@@ -41,6 +46,7 @@ pub(super) struct RawAction {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Fraction(f64);
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for Fraction {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -79,51 +85,57 @@ impl<'de> Deserialize<'de> for Fraction {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    rename_all = "camelCase",
-    expecting = "a mapping of faults: dropWatchEvents, conflicts, apiLatency, rejectPodCreates, disconnectWatches, forceRelist, crash, restart, informer"
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "a mapping of faults: dropWatchEvents, conflicts, apiLatency, rejectPodCreates, disconnectWatches, forceRelist, crash, restart, informer"
+    )
 )]
 pub(super) struct RawFault {
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     drop_watch_events: Option<Fraction>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     conflicts: Option<Fraction>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     api_latency: Option<Dur>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     reject_pod_creates: Option<bool>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     disconnect_watches: bool,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     force_relist: bool,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     crash: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     restart: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     informer: Option<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    rename_all = "camelCase",
-    expecting = "a mapping of modes: trigger, observe, pollPeriod, relistPeriod, resyncPeriod"
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "a mapping of modes: trigger, observe, pollPeriod, relistPeriod, resyncPeriod"
+    )
 )]
 pub(super) struct RawMode {
     /// `level`, `edge`, or `CONTROLLER=edge`.
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     trigger: Option<String>,
     /// `informer` or `polling`.
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     observe: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     poll_period: Option<Dur>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     relist_period: Option<Dur>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     resync_period: Option<Dur>,
 }
 
@@ -146,41 +158,47 @@ pub(super) fn parse_trigger(v: &str) -> Result<(Option<String>, TriggerMode), St
     Ok((controller, mode))
 }
 
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    rename_all = "camelCase",
-    expecting = "a mapping with deployment or replicaset, replicas and namespace"
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "a mapping with deployment or replicaset, replicas and namespace"
+    )
 )]
 pub(super) struct RawScale {
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     deployment: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     replicaset: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     namespace: Option<String>,
     replicas: u32,
 }
 
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    rename_all = "camelCase",
-    expecting = "a mapping with kind, one of name, selector or oneOf, namespace and wait"
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "a mapping with kind, one of name, selector or oneOf, namespace and wait"
+    )
 )]
 pub(super) struct RawDelete {
     kind: KindName,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     name: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     selector: Option<Sel>,
     /// One running object the selector matches, chosen when the action runs.
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     one_of: Option<Sel>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     namespace: Option<String>,
     /// kubectl's `--wait` (default true).
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     wait: Option<bool>,
 }
 
@@ -192,6 +210,7 @@ pub(super) enum RawNodeRef {
     Every,
 }
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for RawNodeRef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -230,8 +249,221 @@ impl<'de> Deserialize<'de> for RawNodeRef {
 }
 
 /// `addNode:` with no value adds a node of the template's shape, like `addNode: {}`.
+#[cfg(test)]
 pub(super) fn null_is_default<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RawNode>, D::Error> {
     Option::<RawNode>::deserialize(d).map(|n| Some(n.unwrap_or_default()))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading: an `actions:` entry's YAML tree into its raw form, with serde_yaml's messages
+
+type Read<T> = crate::decode::Result<T>;
+
+fn opt_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Option<String>> {
+    cx.option(n, |cx, n| cx.text(n, "a string").map(str::to_string))
+}
+
+pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
+    let shape = Shape {
+        expected: "an action: a mapping with at, label and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode",
+        names: &[
+            "at", "label", "apply", "kubectl", "scale", "delete", "cordon", "uncordon", "killNode", "reviveNode",
+            "addNode", "fault", "mode",
+        ],
+        required: &["at"],
+        strict: true,
+    };
+    let mut a = RawAction {
+        at: Dur(0),
+        label: None,
+        apply: None,
+        kubectl: None,
+        scale: None,
+        delete: None,
+        cordon: None,
+        uncordon: None,
+        kill_node: None,
+        revive_node: None,
+        add_node: None,
+        fault: None,
+        mode: None,
+    };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "at" => a.at = dur(cx, v)?,
+            "label" => a.label = opt_string(cx, v)?,
+            "apply" => a.apply = cx.option(v, manifest_text)?,
+            "kubectl" => a.kubectl = opt_string(cx, v)?,
+            "scale" => a.scale = cx.option(v, scale)?,
+            "delete" => a.delete = cx.option(v, delete)?,
+            "cordon" => a.cordon = opt_string(cx, v)?,
+            "uncordon" => a.uncordon = opt_string(cx, v)?,
+            "killNode" => a.kill_node = cx.option(v, node_ref)?,
+            "reviveNode" => a.revive_node = cx.option(v, node_ref)?,
+            // `addNode:` with no value adds a node of the template's shape, like `addNode: {}`.
+            "addNode" => a.add_node = Some(cx.option(v, node)?.unwrap_or_default()),
+            "fault" => a.fault = cx.option(v, fault)?,
+            _ => a.mode = cx.option(v, mode)?,
+        }
+        Ok(())
+    })?;
+    Ok(a)
+}
+
+fn fraction<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Fraction> {
+    let of = |cx: &Cx<'n>, v: f64| {
+        if (0.0..=1.0).contains(&v) {
+            Ok(Fraction(v))
+        } else {
+            Err(cx.error(n, format!("{v} is not a fraction from 0 to 1 (write 30% for a percentage)")))
+        }
+    };
+    match cx.any(n)? {
+        Any::Scalar(Scalar::F64(v)) => of(cx, v),
+        Any::Scalar(Scalar::U64(v)) => of(cx, v as f64),
+        Any::Scalar(Scalar::I64(v)) => of(cx, v as f64),
+        Any::Scalar(Scalar::Str(v)) => {
+            let p: f64 = v
+                .trim()
+                .strip_suffix('%')
+                .and_then(|p| p.trim().parse().ok())
+                .ok_or_else(|| cx.error(n, format!("{:?} is not a percentage such as 30%", echo(v))))?;
+            if (0.0..=100.0).contains(&p) {
+                Ok(Fraction(p / 100.0))
+            } else {
+                Err(cx.error(n, format!("{} is not a percentage from 0% to 100%", echo(v))))
+            }
+        }
+        other => Err(cx.not_expected(n, other, "a fraction from 0 to 1, or a percentage such as 30%")),
+    }
+}
+
+fn fault<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawFault> {
+    let shape = Shape {
+        expected: "a mapping of faults: dropWatchEvents, conflicts, apiLatency, rejectPodCreates, disconnectWatches, forceRelist, crash, restart, informer",
+        names: &[
+            "dropWatchEvents", "conflicts", "apiLatency", "rejectPodCreates", "disconnectWatches", "forceRelist",
+            "crash", "restart", "informer",
+        ],
+        required: &[],
+        strict: true,
+    };
+    let mut f = RawFault {
+        drop_watch_events: None,
+        conflicts: None,
+        api_latency: None,
+        reject_pod_creates: None,
+        disconnect_watches: false,
+        force_relist: false,
+        crash: None,
+        restart: None,
+        informer: None,
+    };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "dropWatchEvents" => f.drop_watch_events = cx.option(v, fraction)?,
+            "conflicts" => f.conflicts = cx.option(v, fraction)?,
+            "apiLatency" => f.api_latency = cx.option(v, dur)?,
+            "rejectPodCreates" => f.reject_pod_creates = cx.option(v, Cx::bool)?,
+            "disconnectWatches" => f.disconnect_watches = cx.bool(v)?,
+            "forceRelist" => f.force_relist = cx.bool(v)?,
+            "crash" => f.crash = opt_string(cx, v)?,
+            "restart" => f.restart = opt_string(cx, v)?,
+            _ => f.informer = opt_string(cx, v)?,
+        }
+        Ok(())
+    })?;
+    Ok(f)
+}
+
+fn mode<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawMode> {
+    let shape = Shape {
+        expected: "a mapping of modes: trigger, observe, pollPeriod, relistPeriod, resyncPeriod",
+        names: &["trigger", "observe", "pollPeriod", "relistPeriod", "resyncPeriod"],
+        required: &[],
+        strict: true,
+    };
+    let mut m = RawMode { trigger: None, observe: None, poll_period: None, relist_period: None, resync_period: None };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "trigger" => m.trigger = opt_string(cx, v)?,
+            "observe" => m.observe = opt_string(cx, v)?,
+            "pollPeriod" => m.poll_period = cx.option(v, dur)?,
+            "relistPeriod" => m.relist_period = cx.option(v, dur)?,
+            _ => m.resync_period = cx.option(v, dur)?,
+        }
+        Ok(())
+    })?;
+    Ok(m)
+}
+
+fn scale<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawScale> {
+    let shape = Shape {
+        expected: "a mapping with deployment or replicaset, replicas and namespace",
+        names: &["deployment", "replicaset", "namespace", "replicas"],
+        required: &["replicas"],
+        strict: true,
+    };
+    let mut sc = RawScale { deployment: None, replicaset: None, namespace: None, replicas: 0 };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "deployment" => sc.deployment = opt_string(cx, v)?,
+            "replicaset" => sc.replicaset = opt_string(cx, v)?,
+            "namespace" => sc.namespace = opt_string(cx, v)?,
+            _ => sc.replicas = cx.unsigned(v, u32::MAX.into(), "u32")? as u32,
+        }
+        Ok(())
+    })?;
+    Ok(sc)
+}
+
+fn delete<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawDelete> {
+    let shape = Shape {
+        expected: "a mapping with kind, one of name, selector or oneOf, namespace and wait",
+        names: &["kind", "name", "selector", "oneOf", "namespace", "wait"],
+        required: &["kind"],
+        strict: true,
+    };
+    let mut d =
+        RawDelete { kind: KindName(Kind::Pod), name: None, selector: None, one_of: None, namespace: None, wait: None };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "kind" => d.kind = kind_name(cx, v)?,
+            "name" => d.name = opt_string(cx, v)?,
+            "selector" => d.selector = cx.option(v, sel)?,
+            "oneOf" => d.one_of = cx.option(v, sel)?,
+            "namespace" => d.namespace = opt_string(cx, v)?,
+            _ => d.wait = cx.option(v, Cx::bool)?,
+        }
+        Ok(())
+    })?;
+    Ok(d)
+}
+
+fn node_ref<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawNodeRef> {
+    const EXPECTED: &str = "a node's name, or a mapping with nodeOf (a label selector of a running pod) or every: true";
+    let entries = match cx.any(n)? {
+        Any::Scalar(Scalar::Str(v)) => return Ok(RawNodeRef::Name(v.to_string())),
+        Any::Map(entries) => entries,
+        other => return Err(cx.not_expected(n, other, EXPECTED)),
+    };
+    let mut found = None;
+    for (k, v) in entries {
+        let key = cx.text(k, "a string")?;
+        let node = match key {
+            _ if found.is_some() => None,
+            "nodeOf" => Some(RawNodeRef::OfPod(cx.below(key, |cx| sel(cx, v))?)),
+            "every" if cx.below(key, |cx| cx.bool(v))? => Some(RawNodeRef::Every),
+            "every" => return Err(cx.error(n, "every: only `every: true` names nodes")),
+            _ => None,
+        };
+        if node.is_none() {
+            let msg = format!("unknown or repeated field `{}`, expected one of `nodeOf`, `every`", echo(key));
+            return Err(cx.error(n, msg));
+        }
+        found = node;
+    }
+    found.ok_or_else(|| cx.error(n, "missing field `nodeOf`"))
 }
 
 /// A period of a `mode:` action: 0 when `off` allows it (the period is then off), else from [`MIN_PERIOD`] to

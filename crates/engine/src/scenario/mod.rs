@@ -32,8 +32,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+#[cfg(test)]
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
+#[cfg(test)]
+use serde::Deserialize;
+use serde::Serialize;
 
 use crate::api::selector::parse_selector;
 use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Taint};
@@ -102,6 +105,7 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
+#[cfg(test)]
 fn yaml_error(e: &serde_yaml::Error) -> ScenarioError {
     // serde_yaml appends " at line L column C"; the location is kept separately.
     let msg = e.to_string();

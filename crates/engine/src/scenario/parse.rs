@@ -1,11 +1,14 @@
 //! Parsing: the raw (serde) form, then checks with lines.
 
 use super::*;
+use crate::decode::{Any, Cx, Shape};
+use crate::yamltree::{Node, Scalar};
 
 /// A duration: `500ms`, `30s`, `2m`, `1h30m`, or a number of seconds.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Dur(pub(super) Millis);
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -50,6 +53,7 @@ impl<'de> Deserialize<'de> for Dur {
 #[derive(Clone, Debug)]
 pub(super) struct ManifestText(pub(super) String);
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for ManifestText {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -89,6 +93,7 @@ impl Default for RawNodes {
     }
 }
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for RawNodes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -127,6 +132,7 @@ impl<'de> Deserialize<'de> for RawNodes {
 /// A taint effect, checked.
 pub(super) struct Effect(pub(super) String);
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for Effect {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = String::deserialize(d)?;
@@ -143,6 +149,7 @@ impl<'de> Deserialize<'de> for Effect {
 /// A kind as kubectl names it: `pod`, `pods`, `po`, `Deployment`, `deploy`, `rs`, `no`, `ns`...
 pub(super) struct KindName(pub(super) Kind);
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for KindName {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = String::deserialize(d)?;
@@ -159,6 +166,7 @@ pub fn parse_kind(name: &str) -> Result<Kind, String> {
 /// A label selector in kubectl's `-l` syntax, checked.
 pub(super) struct Sel(pub(super) LabelSelector, pub(super) String);
 
+#[cfg(test)]
 impl<'de> Deserialize<'de> for Sel {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = String::deserialize(d)?;
@@ -169,65 +177,366 @@ impl<'de> Deserialize<'de> for Sel {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    rename_all = "camelCase",
-    expecting = "a scenario: a mapping with seed, until, timing, cluster, manifests and actions"
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "a scenario: a mapping with seed, until, timing, cluster, manifests and actions"
+    )
 )]
 pub(super) struct RawScenario {
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     seed: Option<u64>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     until: Option<Dur>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     cluster: Option<RawCluster>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     manifests: Option<ManifestText>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     actions: Vec<RawAction>,
     /// `real` (upstream's, the default) or `fast-demo` (kubeloop's own shorter node failure timings).
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     timing: Option<String>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, rename_all = "camelCase", expecting = "a cluster: a mapping with nodes and nodeTemplate")]
+#[derive(Default)]
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "a cluster: a mapping with nodes and nodeTemplate"
+    )
+)]
 pub(super) struct RawCluster {
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     nodes: RawNodes,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     node_template: Option<RawNode>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(
-    deny_unknown_fields,
-    rename_all = "camelCase",
-    expecting = "a node: a mapping with name, cpu, memory, pods, labels and taints"
+#[derive(Default)]
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "a node: a mapping with name, cpu, memory, pods, labels and taints"
+    )
 )]
 pub(super) struct RawNode {
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     name: Option<String>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     cpu: Option<Quantity>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     memory: Option<Quantity>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     pods: Option<u32>,
-    #[serde(default)]
-    labels: Option<BTreeMap<String, String>>,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
+    labels: Option<crate::api::Labels>,
+    #[cfg_attr(test, serde(default))]
     taints: Option<Vec<RawTaint>>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a taint: a mapping with key, value and effect")]
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(test, serde(deny_unknown_fields, expecting = "a taint: a mapping with key, value and effect"))]
 pub(super) struct RawTaint {
     key: String,
-    #[serde(default)]
+    #[cfg_attr(test, serde(default))]
     value: String,
     effect: Effect,
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading: the scenario's YAML tree into the raw form, one small function per part, with serde_yaml's messages
+
+type Read<T> = crate::decode::Result<T>;
+
+fn opt_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Option<String>> {
+    cx.option(n, |cx, n| cx.text(n, "a string").map(str::to_string))
+}
+
+pub(super) fn dur<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Dur> {
+    const EXPECTED: &str = "a duration such as 500ms, 30s, 2m or 1h30m";
+    let negative =
+        |cx: &Cx<'n>, v: &dyn fmt::Display| cx.error(n, format!("invalid duration {v}: must not be negative"));
+    let too_large = |cx: &Cx<'n>, v: &dyn fmt::Display| cx.error(n, format!("invalid duration {v}: too large"));
+    let seconds = |cx: &Cx<'n>, v: u64| match v.checked_mul(SECOND) {
+        Some(ms) if ms <= MAX_DURATION => Ok(Dur(ms)),
+        _ => Err(cx.error(n, format!("invalid duration {v}: too large (at most 2562047h47m16.854s)"))),
+    };
+    match cx.any(n)? {
+        Any::Scalar(Scalar::Str(v)) => parse_duration(v).map(Dur).map_err(|e| cx.error(n, e)),
+        Any::Scalar(Scalar::U64(v)) => seconds(cx, v),
+        Any::Scalar(Scalar::I64(v)) => u64::try_from(v).map_err(|_| negative(cx, &v)).and_then(|v| seconds(cx, v)),
+        Any::Scalar(Scalar::U128(v)) => u64::try_from(v).map_err(|_| too_large(cx, &v)).and_then(|v| seconds(cx, v)),
+        Any::Scalar(Scalar::I128(v)) => u128::try_from(v)
+            .map_err(|_| negative(cx, &v))
+            .and_then(|v| u64::try_from(v).map_err(|_| too_large(cx, &v)))
+            .and_then(|v| seconds(cx, v)),
+        Any::Scalar(Scalar::F64(v)) => parse_duration(&v.to_string()).map(Dur).map_err(|e| cx.error(n, e)),
+        other => Err(cx.not_expected(n, other, EXPECTED)),
+    }
+}
+
+/// A YAML value written inline in a scenario (an object under `apply:`), as serde_yaml's `Value` reads it
+/// (`tagged`: the node's local tag has been read, and its value is read as untagged).
+fn yaml_value<'n>(cx: &mut Cx<'n>, n: &'n Node, tagged: bool) -> Read<serde_yaml::Value> {
+    use crate::yamltree::{local_tag, untagged, Value as V};
+    use serde_yaml::Value as Y;
+    if let (Some(tag), false) = (local_tag(n), tagged) {
+        let value = yaml_value(cx, n, true)?;
+        let tag = serde_yaml::value::Tag::new(tag);
+        return Ok(Y::Tagged(Box::new(serde_yaml::value::TaggedValue { tag, value })));
+    }
+    let got = match &n.value {
+        V::Scalar(s) if tagged && n.style == crate::libyaml::Style::Plain => Any::Scalar(untagged(s)),
+        V::Scalar(s) if tagged => Any::Scalar(Scalar::Str(s)),
+        V::Seq(items) => Any::Seq(items),
+        V::Map(entries) => Any::Map(entries),
+        V::Scalar(_) => cx.any(n)?,
+    };
+    match got {
+        Any::Scalar(v) => scalar_value(cx, n, v),
+        Any::Seq(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                out.push(cx.item(i, |cx| yaml_value(cx, item, false))?);
+            }
+            Ok(Y::Sequence(out))
+        }
+        Any::Map(entries) => {
+            let mut out = serde_yaml::Mapping::new();
+            for (k, v) in entries {
+                let key = yaml_value(cx, k, false)?;
+                if out.contains_key(&key) {
+                    let which = match &key {
+                        Y::Null => "with null key".to_string(),
+                        Y::Bool(b) => format!("with key `{b}`"),
+                        Y::Number(x) => format!("with key {x}"),
+                        Y::String(s) => format!("with key {s:?}"),
+                        _ => "in YAML map".to_string(),
+                    };
+                    return Err(cx.error(n, format!("duplicate entry {which}")));
+                }
+                let value = match &k.value {
+                    V::Scalar(s) => cx.below(s, |cx| yaml_value(cx, v, false))?,
+                    _ => cx.unknown_below(|cx| yaml_value(cx, v, false))?,
+                };
+                out.insert(key, value);
+            }
+            Ok(Y::Mapping(out))
+        }
+        // A tagged node was read above.
+        Any::Tagged => Ok(Y::Null),
+    }
+}
+
+fn scalar_value<'n>(cx: &Cx<'n>, n: &'n Node, v: Scalar<'_>) -> Read<serde_yaml::Value> {
+    use serde_yaml::Value as Y;
+    Ok(match v {
+        Scalar::Null => Y::Null,
+        Scalar::Bool(b) => Y::Bool(b),
+        Scalar::U64(v) => Y::Number(v.into()),
+        Scalar::I64(v) => Y::Number(v.into()),
+        Scalar::F64(v) => Y::Number(v.into()),
+        Scalar::Str(s) => Y::String(s.to_string()),
+        big @ (Scalar::U128(_) | Scalar::I128(_)) => {
+            return Err(cx.not_expected(n, Any::Scalar(big), "any YAML value"));
+        }
+    })
+}
+
+pub(super) fn manifest_text<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<ManifestText> {
+    const EXPECTED: &str = "manifest text (a YAML string such as `apply: |`), an object or a list of objects";
+    let text = |cx: &Cx<'n>, v: &serde_yaml::Value| serde_yaml::to_string(v).map_err(|e| cx.error(n, e));
+    match cx.any(n)? {
+        Any::Scalar(Scalar::Str(v)) => Ok(ManifestText(v.to_string())),
+        Any::Map(_) => {
+            let v = yaml_value(cx, n, false)?;
+            text(cx, &v).map(ManifestText)
+        }
+        Any::Seq(items) => {
+            let mut docs = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                let v = cx.item(i, |cx| yaml_value(cx, item, false))?;
+                docs.push(text(cx, &v)?);
+            }
+            Ok(ManifestText(docs.join("---\n")))
+        }
+        other => Err(cx.not_expected(n, other, EXPECTED)),
+    }
+}
+
+fn nodes<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawNodes> {
+    let count = |cx: &Cx<'n>, v: u64| {
+        if v > MAX_NODES as u64 {
+            return Err(cx.error(n, format!("{v} nodes: kubeloop simulates at most {MAX_NODES} nodes")));
+        }
+        Ok(RawNodes::Count(v))
+    };
+    match cx.any(n)? {
+        Any::Scalar(Scalar::U64(v)) => count(cx, v),
+        Any::Scalar(Scalar::I64(v)) => match u64::try_from(v) {
+            Ok(v) => count(cx, v),
+            Err(_) => Err(cx.error(n, format!("invalid number of nodes {v}"))),
+        },
+        Any::Seq(items) => {
+            let mut out = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                out.push(cx.item(i, |cx| node(cx, item))?);
+                if out.len() > MAX_NODES {
+                    return Err(cx.error(n, format!("kubeloop simulates at most {MAX_NODES} nodes")));
+                }
+            }
+            Ok(RawNodes::List(out))
+        }
+        other => Err(cx.not_expected(n, other, "a number of nodes or a list of nodes")),
+    }
+}
+
+fn effect<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Effect> {
+    let v = cx.text(n, "a string")?;
+    match v {
+        "NoSchedule" | "PreferNoSchedule" | "NoExecute" => Ok(Effect(v.to_string())),
+        _ => Err(cx.error(
+            n,
+            format!(
+                "unsupported taint effect {:?}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+                echo(v)
+            ),
+        )),
+    }
+}
+
+pub(super) fn kind_name<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<KindName> {
+    let v = cx.text(n, "a string")?;
+    parse_kind(v).map(KindName).map_err(|e| cx.error(n, e))
+}
+
+pub(super) fn sel<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Sel> {
+    let v = cx.text(n, "a string")?;
+    match parse_selector(v) {
+        Ok(sel) => Ok(Sel(sel, v.to_string())),
+        Err(e) => Err(cx.error(n, format!("invalid selector {:?}: {e}", echo(v)))),
+    }
+}
+
+fn scenario<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawScenario> {
+    let shape = Shape {
+        expected: "a scenario: a mapping with seed, until, timing, cluster, manifests and actions",
+        names: &["seed", "until", "cluster", "manifests", "actions", "timing"],
+        required: &[],
+        strict: true,
+    };
+    let mut r =
+        RawScenario { seed: None, until: None, cluster: None, manifests: None, actions: Vec::new(), timing: None };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "seed" => r.seed = cx.option(v, |cx, v| cx.unsigned(v, u64::MAX, "u64"))?,
+            "until" => r.until = cx.option(v, dur)?,
+            "cluster" => r.cluster = cx.option(v, cluster)?,
+            "manifests" => r.manifests = cx.option(v, manifest_text)?,
+            "actions" => r.actions = cx.seq(v, action)?,
+            _ => r.timing = opt_string(cx, v)?,
+        }
+        Ok(())
+    })?;
+    Ok(r)
+}
+
+fn cluster<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawCluster> {
+    let shape = Shape {
+        expected: "a cluster: a mapping with nodes and nodeTemplate",
+        names: &["nodes", "nodeTemplate"],
+        required: &[],
+        strict: true,
+    };
+    let mut c = RawCluster::default();
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "nodes" => c.nodes = nodes(cx, v)?,
+            _ => c.node_template = cx.option(v, node)?,
+        }
+        Ok(())
+    })?;
+    Ok(c)
+}
+
+pub(super) fn node<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawNode> {
+    let shape = Shape {
+        expected: "a node: a mapping with name, cpu, memory, pods, labels and taints",
+        names: &["name", "cpu", "memory", "pods", "labels", "taints"],
+        required: &[],
+        strict: true,
+    };
+    let mut r = RawNode::default();
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "name" => r.name = opt_string(cx, v)?,
+            "cpu" => r.cpu = cx.option(v, crate::manifest::objects::quantity)?,
+            "memory" => r.memory = cx.option(v, crate::manifest::objects::quantity)?,
+            "pods" => r.pods = cx.option(v, |cx, v| cx.unsigned(v, u32::MAX.into(), "u32").map(|p| p as u32))?,
+            "labels" => r.labels = cx.option(v, Cx::labels)?,
+            _ => r.taints = cx.option(v, |cx, v| cx.seq(v, taint))?,
+        }
+        Ok(())
+    })?;
+    Ok(r)
+}
+
+fn taint<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawTaint> {
+    let shape = Shape {
+        expected: "a taint: a mapping with key, value and effect",
+        names: &["key", "value", "effect"],
+        required: &["key", "effect"],
+        strict: true,
+    };
+    let (mut key_, mut value, mut effect_) = (String::new(), String::new(), None);
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "key" => key_ = cx.text(v, "a string")?.to_string(),
+            "value" => value = cx.text(v, "a string")?.to_string(),
+            _ => effect_ = Some(effect(cx, v)?),
+        }
+        Ok(())
+    })?;
+    // `fields` has checked that the effect is given.
+    let effect = effect_.unwrap_or_else(|| Effect(String::new()));
+    Ok(RawTaint { key: key_, value, effect })
+}
+
+/// Reads a scenario text into its raw form. A text libyaml stops reading is refused at the place it stops,
+/// unless what was read before that place is already wrong (as serde_yaml reported it).
+fn read(text: &str) -> Result<RawScenario, ScenarioError> {
+    let located =
+        |e: &crate::decode::Error| ScenarioError::located(Some(e.line), Some(e.column), strip_location(&e.message));
+    match crate::yamltree::parse(text) {
+        Ok(root) => {
+            let empty = Node::empty();
+            scenario(&mut Cx::new(), root.as_ref().unwrap_or(&empty)).map_err(|e| located(&e))
+        }
+        Err(stopped) => {
+            if let Some(Err(e)) = stopped.read.as_ref().map(|root| scenario(&mut Cx::new(), root)) {
+                if !e.needs_end {
+                    return Err(located(&e));
+                }
+            }
+            let (line, column) = stopped.error.location().map_or((None, None), |(l, c)| (Some(l), Some(c)));
+            Err(ScenarioError::located(line, column, strip_location(&stopped.error.to_string())))
+        }
+    }
+}
+
+/// A message without the " at line L column C" serde_yaml and libyaml append (the location is kept apart).
+fn strip_location(message: &str) -> &str {
+    message.find(" at line ").map_or(message, |i| &message[..i])
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -271,7 +580,7 @@ pub(super) fn node_config(
         c.pods = p as i64;
     }
     if let Some(labels) = &raw.labels {
-        c.labels = labels.iter().map(|(k, v)| (s(k), s(v))).collect();
+        c.labels = labels.clone();
     }
     if let Some(taints) = &raw.taints {
         c.taints = taints
@@ -310,6 +619,14 @@ pub(super) fn check_name(lines: &Lines, path: &[&str], what: &str, name: &str) -
 impl Scenario {
     /// Parses and checks a scenario.
     pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        Self::parse_with(text, read)
+    }
+
+    /// Parses and checks a scenario, its text read into the raw form by `reader`.
+    pub(super) fn parse_with(
+        text: &str,
+        reader: fn(&str) -> Result<RawScenario, ScenarioError>,
+    ) -> Result<Scenario, ScenarioError> {
         let blank = text.lines().all(|l| {
             let t = l.trim();
             t.is_empty() || t.starts_with('#') || t == "---"
@@ -320,7 +637,7 @@ impl Scenario {
         // kubeloop's YAML budgets (size, nesting, no anchors or aliases), before serde_yaml reads the text.
         yamlcheck::check(text, Subject::Scenario, 1)
             .map_err(|r| ScenarioError::located(Some(r.line), r.column, &r.message))?;
-        let raw: RawScenario = serde_yaml::from_str(text).map_err(|e| yaml_error(&e))?;
+        let raw = reader(text)?;
         let lines = Lines::new(text);
 
         let cluster = raw.cluster.unwrap_or_default();

@@ -199,3 +199,123 @@ fn a_written_scenario_reads_like_the_format() {
         "seed: 3\ntiming: real\ncluster:\n  nodeTemplate: {cpu: \"4\", memory: \"16Gi\", pods: 110}\n  nodes:\n  - {cpu: \"4\", memory: \"16Gi\", pods: 110}\nactions:\n  - {at: 1m30s, label: \"crash\", fault: {crash: \"cp-1\"}}\n  - {at: 2m0s, kubectl: \"get pods\"}\n"
     );
 }
+
+/// The scenario as serde_yaml read it before the field tables: the oracle of the differential test below.
+fn serde_reader(text: &str) -> Result<RawScenario, ScenarioError> {
+    serde_yaml::from_str(text).map_err(|e| yaml_error(&e))
+}
+
+/// A message's path and the rest (`actions[0].at: invalid ...`); the root has no path.
+fn path_and_tail(message: &str) -> (&str, &str) {
+    match message.split_once(": ") {
+        Some((path, tail)) if !path.contains(' ') => (path, tail),
+        _ => ("", message),
+    }
+}
+
+/// Whether `new` is `old` located at the value rather than at the mapping holding it: serde_yaml placed an error
+/// raised after a value was read (a kind, a selector or a taint effect that does not parse, a `!!null` that is
+/// not null) at the enclosing mapping; the field tables place it at the value, on the same line or below.
+fn sharper(old: &ScenarioError, new: &ScenarioError) -> bool {
+    let ((old_path, tail), (new_path, new_tail)) = (path_and_tail(&old.message), path_and_tail(&new.message));
+    let step = if old_path.is_empty() {
+        Some(new_path)
+    } else {
+        new_path.strip_prefix(old_path).and_then(|r| r.strip_prefix('.'))
+    };
+    let below = step.is_some_and(|s| !s.is_empty() && !s.contains('.') && !s.contains('['));
+    tail == new_tail && below && new.line >= old.line
+}
+
+/// Both readers over `text`: the same scenario or the same error.
+fn compare(text: &str) -> Result<(), String> {
+    let old = Scenario::parse_with(text, serde_reader);
+    let new = Scenario::parse(text);
+    let same = match (&old, &new) {
+        (Ok(a), Ok(b)) => format!("{a:?}") == format!("{b:?}"),
+        (Err(a), Err(b)) => a == b || sharper(a, b),
+        _ => false,
+    };
+    if same {
+        return Ok(());
+    }
+    let show = |r: &Result<Scenario, ScenarioError>| match r {
+        Ok(s) => format!("Ok({s:?})"),
+        Err(e) => format!("Err({e:?})"),
+    };
+    Err(format!("{text}\n--- serde_yaml: {}\n--- tables:     {}", show(&old), show(&new)))
+}
+
+#[test]
+fn the_field_tables_read_every_scenario_as_serde_yaml_did() {
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut bases = vec![include_str!("../../testdata/every-action.yaml").to_string(), SMALL.to_string()];
+    for dir in [examples.clone(), examples.join("lessons")] {
+        let mut paths: Vec<_> = std::fs::read_dir(dir).expect("examples").flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "yaml")) {
+            bases.push(std::fs::read_to_string(p).expect("read"));
+        }
+    }
+    for base in &bases {
+        compare(base).unwrap_or_else(|e| panic!("{e}"));
+    }
+    const SCENARIO_KEYS: &[&str] = &[
+        "at",
+        "label",
+        "apply",
+        "kubectl",
+        "scale",
+        "delete",
+        "cordon",
+        "uncordon",
+        "killNode",
+        "reviveNode",
+        "addNode",
+        "fault",
+        "mode",
+        "nodes",
+        "nodeTemplate",
+        "cpu",
+        "memory",
+        "pods",
+        "labels",
+        "taints",
+        "effect",
+        "seed",
+        "until",
+        "timing",
+        "cluster",
+        "manifests",
+        "actions",
+        "nodeOf",
+        "every",
+        "oneOf",
+        "selector",
+        "wait",
+        "namespace",
+        "deployment",
+        "replicaset",
+        "replicas",
+        "dropWatchEvents",
+        "apiLatency",
+        "trigger",
+        "observe",
+        "pollPeriod",
+        "resyncPeriod",
+        "informer",
+        "crash",
+    ];
+    let cases: u64 = std::env::var("KUBELOOP_DECODE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3_000);
+    let seed = std::env::var("KUBELOOP_DECODE_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(11);
+    let mut rng = crate::rng::Rng::new(seed);
+    let mut failures = Vec::new();
+    for case in 0..cases {
+        let base = &bases[(case % bases.len() as u64) as usize];
+        let text = crate::testing::mutate(base, &mut rng, SCENARIO_KEYS);
+        if let Err(e) = compare(&text) {
+            failures.push(format!("case {case}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {cases} differ; the first:\n{}", failures.len(), failures[0]);
+}

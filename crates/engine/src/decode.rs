@@ -2,8 +2,9 @@
 //! integers, booleans, lists, maps, optional values, structs), each compiled once, with serde_yaml's errors: the
 //! same messages (`spec.replicas: invalid type: string "many", expected i32`) at the same line and column. A struct
 //! is read by one function ([`Cx::fields`]) that hands each key to the type's own small table of fields
-//! ([`super::objects`]); keys the table does not read are collected by path, and the manifest module's schema
-//! tables then say which are real-but-unsimulated (a warning) and which are unknown (an error).
+//! ([`crate::manifest`]'s `objects`, the scenario's `read`); keys the table does not read are collected by path
+//! (the manifest module's schema tables then say which are real-but-unsimulated, a warning, and which are unknown,
+//! an error), or refused at once (a scenario's).
 //!
 //! The same reading serves a document's JSON form ([`to_json`]) and apply's merged JSON ([`from_json`]).
 
@@ -20,6 +21,9 @@ pub(crate) struct Error {
     pub message: String,
     pub line: usize,
     pub column: usize,
+    /// Whether the error needs what a syntax error kept the reading from reaching: a required field of a mapping
+    /// not closed, or a value not given ([`Node::open`]). The syntax error is then the one to report.
+    pub needs_end: bool,
 }
 
 impl fmt::Display for Error {
@@ -114,7 +118,8 @@ impl<'n> Cx<'n> {
     pub(crate) fn error(&self, n: &Node, message: impl fmt::Display) -> Error {
         let path = self.path_text();
         let message = if path == "." { message.to_string() } else { format!("{path}: {message}") };
-        Error { message, line: n.line, column: n.column }
+        let needs_end = n.open && (matches!(n.value, Value::Scalar(_)) || message.contains("missing field `"));
+        Error { message, line: n.line, column: n.column, needs_end }
     }
 
     /// What `n` holds as an unexpected value (or the error of a standard tag whose text is not of its type).
@@ -283,31 +288,32 @@ impl<'n> Cx<'n> {
         Ok(())
     }
 
-    /// A struct whose fields are `names` (its field table): each key of `n` that is one of them goes to `read`
-    /// with its value; any other key is recorded in [`Cx::ignored`]. `required` are the fields serde requires, in
-    /// their declaration order. A field given twice is an error at the mapping, as is a missing required one.
+    /// A struct of `shape`: each key of `n` that is one of its fields goes to `read` with its value; any other key
+    /// is recorded in [`Cx::ignored`], or refused when the shape is strict. A field given twice is an error at the
+    /// mapping, as is a missing required one.
     pub(crate) fn fields(
         &mut self,
         n: &'n Node,
-        name: &str,
-        names: &[&str],
-        required: &[&str],
+        shape: &Shape,
         read: &mut dyn FnMut(&mut Self, &'n str, &'n Node) -> Result<()>,
     ) -> Result<()> {
         let entries = match &n.value {
             Value::Map(entries) => entries.as_slice(),
             _ if is_empty_plain(n) => &[],
-            _ => return Err(self.invalid_type(n, &format!("struct {name}"))),
+            _ => return Err(self.invalid_type(n, shape.expected)),
         };
         let mut seen: Vec<&'n str> = Vec::new();
         for (k, v) in entries {
             let key = self.text(k, "field identifier")?;
-            if names.contains(&key) {
+            if shape.names.contains(&key) {
                 if seen.contains(&key) {
                     return Err(self.error(n, format_args!("duplicate field `{key}`")));
                 }
                 seen.push(key);
                 self.at(Seg::Key(key), |cx| read(cx, key, v))?;
+            } else if shape.strict {
+                let expected = expected_one_of(shape.names, "there are no fields");
+                return Err(self.error(k, format_args!("unknown field `{key}`, {expected}")));
             } else {
                 self.at(Seg::Key(key), |cx| {
                     let path = cx.ignored_path();
@@ -315,7 +321,7 @@ impl<'n> Cx<'n> {
                 });
             }
         }
-        if let Some(missing) = required.iter().find(|r| !seen.contains(r)) {
+        if let Some(missing) = shape.required.iter().find(|r| !seen.contains(r)) {
             return Err(self.error(n, format_args!("missing field `{missing}`")));
         }
         Ok(())
@@ -353,33 +359,93 @@ impl<'n> Cx<'n> {
         if let Some(i) = variants.iter().position(|v| *v == name) {
             return Ok(i);
         }
-        let message = match variants {
-            [] => format!("unknown variant `{name}`, there are no variants"),
-            [one] => format!("unknown variant `{name}`, expected `{one}`"),
-            many => format!(
-                "unknown variant `{name}`, expected one of {}",
-                many.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
-            ),
-        };
-        Err(self.error(n, message))
+        let expected = expected_one_of(variants, "there are no variants");
+        Err(self.error(n, format_args!("unknown variant `{name}`, {expected}")))
     }
 
-    /// A value read "as it comes" (serde's `deserialize_any`): a scalar as what it is, or `Err` with serde's
-    /// invalid-type error (`expected` names what the reader wanted) for a list, a map or a locally tagged node.
-    pub(crate) fn any(&self, n: &'n Node, expected: &str) -> Result<Scalar<'n>> {
-        let unexpected = match &n.value {
-            _ if local_tag(n).is_some() => Unexpected::Enum,
-            Value::Scalar(s) => return yamltree::scalar(n, s).map_err(|m| self.error(n, m)),
-            Value::Seq(_) => Unexpected::Seq,
-            Value::Map(_) => Unexpected::Map,
-        };
-        Err(self.error(n, format_args!("invalid type: {unexpected}, expected {expected}")))
+    /// A value read "as it comes" (serde's `deserialize_any`): a scalar as what it is, a list, a map, or a locally
+    /// tagged node (which serde_yaml reads as an enum). `Err` only for a standard tag its text does not match.
+    pub(crate) fn any(&self, n: &'n Node) -> Result<Any<'n>> {
+        Ok(match &n.value {
+            _ if local_tag(n).is_some() => Any::Tagged,
+            Value::Scalar(s) => Any::Scalar(yamltree::scalar(n, s).map_err(|m| self.error(n, m))?),
+            Value::Seq(items) => Any::Seq(items),
+            Value::Map(entries) => Any::Map(entries),
+        })
     }
 
-    /// A scalar read "as it comes" that is not what the reader takes: serde's invalid-type error.
-    pub(crate) fn not_expected(&self, n: &Node, s: Scalar<'_>, expected: &str) -> Error {
-        self.error(n, format_args!("invalid type: {s}, expected {expected}"))
+    /// A value read "as it comes" that is not what the reader takes: serde's invalid-type error.
+    pub(crate) fn not_expected(&self, n: &Node, got: Any<'_>, expected: &str) -> Error {
+        let unexpected = match got {
+            Any::Scalar(s) => Unexpected::Scalar(s),
+            Any::Seq(_) => Unexpected::Seq,
+            Any::Map(_) => Unexpected::Map,
+            Any::Tagged => Unexpected::Enum,
+        };
+        self.error(n, format_args!("invalid type: {unexpected}, expected {expected}"))
     }
+
+    /// A non-negative integer that fits `max` (`expected` names the Rust type).
+    pub(crate) fn unsigned(&mut self, n: &'n Node, max: u64, expected: &str) -> Result<u64> {
+        if let Value::Scalar(s) = &n.value {
+            let typed =
+                n.style == Style::Plain || (n.style == Style::Literal && n.tag.as_deref() == Some(yamltree::TAG_INT));
+            if let Some(v) = typed.then(|| yamltree::unsigned(s, yamltree::parse_u64)).flatten() {
+                if v > max {
+                    return Err(self.invalid_value(n, format_args!("integer `{v}`"), expected));
+                }
+                return Ok(v);
+            }
+        }
+        Err(self.invalid_type(n, expected))
+    }
+
+    /// Runs `f` on the value of key `key` (a path step), for readers that walk a mapping themselves.
+    pub(crate) fn below<T>(&mut self, key: &'n str, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.at(Seg::Key(key), f)
+    }
+
+    /// Runs `f` on the value of a key that is not text (a path step serde_yaml writes `?`).
+    pub(crate) fn unknown_below<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.at(Seg::Unknown, f)
+    }
+
+    /// Runs `f` on item `i` of a list (a path step).
+    pub(crate) fn item<T>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.at(Seg::Index(i), f)
+    }
+}
+
+/// serde's list of what was expected: `expected `a``, `expected `a` or `b``, `expected one of `a`, `b`, `c``.
+fn expected_one_of(names: &[&str], none: &str) -> String {
+    match names {
+        [] => none.to_string(),
+        [one] => format!("expected `{one}`"),
+        [a, b] => format!("expected `{a}` or `{b}`"),
+        many => format!("expected one of {}", many.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+/// A struct's field table, as serde's derive would see it.
+pub(crate) struct Shape<'a> {
+    /// What a type error says was expected (`struct Pod`, or a scenario's own words).
+    pub expected: &'a str,
+    /// The fields read, as written in YAML.
+    pub names: &'a [&'a str],
+    /// The fields that must be given, in declaration order.
+    pub required: &'a [&'a str],
+    /// Whether a key that is not a field is an error (serde's `deny_unknown_fields`), not recorded as ignored.
+    pub strict: bool,
+}
+
+/// A value as it comes.
+#[derive(Clone, Copy)]
+pub(crate) enum Any<'n> {
+    Scalar(Scalar<'n>),
+    Seq(&'n [Node]),
+    Map(&'n [(Node, Node)]),
+    /// A locally tagged node (`!x ...`).
+    Tagged,
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -502,7 +568,7 @@ fn json_key(key: serde_json::Value, tagged: bool) -> std::result::Result<String,
 /// no position; strings are quoted (so `"3"` stays text) and numbers plain.
 pub(crate) fn from_json(v: &serde_json::Value) -> Node {
     use serde_json::Value as J;
-    let node = |style: Style, value: Value| Node { line: 0, column: 0, tag: None, style, value };
+    let node = |style: Style, value: Value| Node { line: 0, column: 0, tag: None, style, value, open: false };
     match v {
         J::Null => node(Style::Plain, Value::Scalar("null".into())),
         J::Bool(b) => node(Style::Plain, Value::Scalar(b.to_string())),
