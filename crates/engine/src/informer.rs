@@ -442,7 +442,7 @@ impl Informer {
         out: &mut Vec<InformerEvent>,
     ) {
         let mut vanished: Vec<ObjKey> = self.cache.objects.keys().filter(|k| !seen.contains_key(*k)).cloned().collect();
-        vanished.sort();
+        crate::sort::sort(&mut vanished);
         for k in vanished {
             if let Some(old) = self.cache.remove(&k) {
                 out.push(InformerEvent::Delete(old, final_state_unknown));

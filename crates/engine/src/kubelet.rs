@@ -44,7 +44,7 @@ const KUBELET_CONDITIONS: [&str; 5] =
 
 /// Puts a pod's conditions in the kubelet's order (a stable sort: others keep theirs, first).
 pub fn order_conditions(conds: &mut [crate::api::PodCondition]) {
-    conds.sort_by_key(|c| KUBELET_CONDITIONS.iter().position(|t| *t == &*c.type_).map_or(0, |i| i + 1));
+    crate::sort::sort_by_key(conds, |c| KUBELET_CONDITIONS.iter().position(|t| *t == &*c.type_).map_or(0, |i| i + 1));
 }
 
 pub const EVICTION_HARD_MEMORY: i64 = 100 * 1024 * 1024;
@@ -176,7 +176,7 @@ impl Kubelet {
         let in_use: FxHashSet<&Str> = self.pods.values().flat_map(|r| r.images.iter()).collect();
         let mut unused: Vec<(Millis, Str)> =
             self.images.iter().filter(|(i, _)| !in_use.contains(i)).map(|(i, t)| (*t, i.clone())).collect();
-        unused.sort();
+        crate::sort::sort(&mut unused);
         let excess = (self.images.len() + 1).saturating_sub(max);
         for (_, image) in unused.into_iter().take(excess) {
             self.images.remove(&image);

@@ -827,7 +827,7 @@ tabbed:\t
                 keys.push(k.into_owned());
             }
         }
-        keys.sort();
+        crate::sort::sort(&mut keys);
         keys.dedup();
         let mut paths: Vec<Vec<&str>> = vec![vec![]];
         for _ in 0..8 {

@@ -197,7 +197,7 @@ impl fmt::Display for LabelSelector {
             self.match_labels.iter().map(|(k, v)| (&**k, format!("{k}={v}"))).collect();
         for r in &self.match_expressions {
             let mut values: Vec<&str> = r.values.iter().map(|v| &**v).collect();
-            values.sort_unstable();
+            crate::sort::sort(&mut values);
             let s = match r.operator {
                 Operator::In => format!("{} in ({})", r.key, values.join(",")),
                 Operator::NotIn => format!("{} notin ({})", r.key, values.join(",")),
@@ -448,7 +448,7 @@ impl<'a> Parser<'a> {
             }
             (_, l) => return Err(format!("found '{}', expected: ',', ')' or identifier", crate::limits::echo(l))),
         }
-        values.sort_unstable();
+        crate::sort::sort(&mut values);
         values.dedup();
         Ok(values)
     }

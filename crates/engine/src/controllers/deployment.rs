@@ -152,7 +152,7 @@ impl Sync<'_, '_, '_> {
         mut rss: Vec<ReplicaSet>,
         create: bool,
     ) -> Result<(Option<ReplicaSet>, Vec<ReplicaSet>), String> {
-        rss.sort_by_key(created);
+        crate::sort::sort_by_key(&mut rss, created);
         let new_idx = rss.iter().position(|rs| equal_ignore_hash(&rs.spec.template, &self.d.spec.template));
         let new_rs = new_idx.map(|i| rss.remove(i));
         let old = rss;
@@ -284,7 +284,7 @@ impl Sync<'_, '_, '_> {
             return Ok(false);
         }
         // cleanupUnhealthyReplicas: first scale down old pods that are not available anyway.
-        old.sort_by_key(created);
+        crate::sort::sort_by_key(old, created);
         let mut cleaned = 0;
         for rs in old.iter_mut() {
             if cleaned >= max_scaled_down {
@@ -410,9 +410,13 @@ impl Sync<'_, '_, '_> {
         // desired/max-replicas annotations up to date (otherwise the next sync would see a scaling event again,
         // forever, and the rollout would never resume).
         if to_add > 0 {
-            all.sort_by(|a, b| spec_replicas(b).cmp(&spec_replicas(a)).then(created(b).cmp(&created(a))));
+            crate::sort::sort_by(&mut all, |a, b| {
+                spec_replicas(b).cmp(&spec_replicas(a)).then(created(b).cmp(&created(a)))
+            });
         } else {
-            all.sort_by(|a, b| spec_replicas(b).cmp(&spec_replicas(a)).then(created(a).cmp(&created(b))));
+            crate::sort::sort_by(&mut all, |a, b| {
+                spec_replicas(b).cmp(&spec_replicas(a)).then(created(a).cmp(&created(b)))
+            });
         }
         let mut added = 0;
         let mut sizes: Vec<i32> = Vec::with_capacity(all.len());
@@ -446,7 +450,7 @@ impl Sync<'_, '_, '_> {
         if diff <= 0 {
             return Ok(());
         }
-        cleanable.sort_by_key(|r| (revision(r), created(r)));
+        crate::sort::sort_by_key(&mut cleanable, |r| (revision(r), created(r)));
         for rs in cleanable.into_iter().take(diff as usize) {
             match self.cx.api.delete(Kind::ReplicaSet, &key_of(&rs.metadata), &DeleteOptions::default()) {
                 Ok(_) => {}

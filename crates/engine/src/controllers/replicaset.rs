@@ -562,7 +562,7 @@ pub fn related_pods_per_node(rs: &ReplicaSet, caches: Caches<'_>) -> FxHashMap<S
     let mut seen: FxHashSet<Str> = FxHashSet::default();
     let mut siblings: Vec<&ReplicaSet> =
         caches.of(Kind::ReplicaSet).by_owner(&owner.uid).filter_map(|o| o.as_replicaset()).collect();
-    siblings.sort_by(|a, b| a.metadata.name.cmp(&b.metadata.name));
+    crate::sort::sort_by(&mut siblings, |a, b| a.metadata.name.cmp(&b.metadata.name));
     for sib in siblings {
         if sib.metadata.namespace != rs.metadata.namespace {
             continue;

@@ -435,7 +435,7 @@ pub fn fit_error(total: usize, reasons: &BTreeMap<String, usize>, resource_only_
         return "no nodes available to schedule pods".into();
     }
     let mut parts: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
-    parts.sort();
+    crate::sort::sort(&mut parts);
     let mut preempt = Vec::new();
     if resource_only_nodes > 0 {
         preempt.push(format!("{resource_only_nodes} No preemption victims found for incoming pod"));
@@ -443,7 +443,7 @@ pub fn fit_error(total: usize, reasons: &BTreeMap<String, usize>, resource_only_
     if total > resource_only_nodes {
         preempt.push(format!("{} Preemption is not helpful for scheduling", total - resource_only_nodes));
     }
-    preempt.sort();
+    crate::sort::sort(&mut preempt);
     format!(
         "0/{total} nodes are available: {}. preemption: 0/{total} nodes are available: {}.",
         parts.join(", "),
@@ -506,7 +506,7 @@ impl Scheduler {
     /// A change that may make unschedulable pods fit: retry each once its backoff is over.
     fn move_unschedulable(&mut self, now: Millis, out: &mut Enqueue) {
         let mut keys: Vec<(&ObjKey, &Millis)> = self.unschedulable.iter().collect();
-        keys.sort();
+        crate::sort::sort(&mut keys);
         out.extend(keys.into_iter().map(|(k, until)| (k.clone(), until.saturating_sub(now))));
     }
 

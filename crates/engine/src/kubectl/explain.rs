@@ -418,7 +418,7 @@ fn field_list(
     max_depth: usize,
 ) -> String {
     let mut fields: Vec<&str> = manifest::schema_fields(ty).to_vec();
-    fields.sort_unstable();
+    crate::sort::sort(&mut fields);
     let pad = " ".repeat(level * 2);
     let mut out = String::new();
     for field in fields {
