@@ -6,7 +6,9 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use kubeloop_engine::api::{Kind, ObjKey};
-use kubeloop_engine::intervention::{DeleteTarget, FaultAction, Intervention, ModeAction, NodeRef, Performed};
+use kubeloop_engine::intervention::{
+    DeleteTarget, FaultAction, Intervene, Intervention, ModeAction, NodeRef, Performed,
+};
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::scenario::Scenario;

@@ -61,7 +61,7 @@ impl ColdStart {
         while sim.now() < cap {
             sim.run_for(SECOND);
             let running = sim
-                .store
+                .store()
                 .objects(Kind::Pod)
                 .filter_map(|o| o.as_pod())
                 .filter(|p| p.status.phase == PodPhase::Running && !p.metadata.is_terminating())

@@ -356,11 +356,19 @@ impl fmt::Display for ModeAction {
     }
 }
 
-impl Sim {
+/// Interventions on a [`Sim`] (kubeloop-core's): `sim.intervene(...)` with this trait in scope.
+pub trait Intervene {
     /// Performs an intervention as the user (kubectl's client): the one way in for everything a person or a
     /// script does. `input` is what kubectl's `-f` reads. Nothing here panics on what it is given: a refused or
     /// impossible intervention is said as an error, as kubectl would print it, and changes nothing.
-    pub fn intervene(&mut self, what: &Intervention, input: &kubectl::Input) -> Performed {
+    fn intervene(&mut self, what: &Intervention, input: &kubectl::Input) -> Performed;
+}
+
+impl Intervene for Sim {
+    /// Performs an intervention as the user (kubectl's client): the one way in for everything a person or a
+    /// script does. `input` is what kubectl's `-f` reads. Nothing here panics on what it is given: a refused or
+    /// impossible intervention is said as an error, as kubectl would print it, and changes nothing.
+    fn intervene(&mut self, what: &Intervention, input: &kubectl::Input) -> Performed {
         if let Some(line) = what.kubectl_line() {
             return self.intervene_kubectl(&line, input);
         }
@@ -399,7 +407,19 @@ impl Sim {
             | Intervention::Cordon { .. } => Performed::new(what.to_string()),
         }
     }
+}
 
+/// The steps of [`Intervene::intervene`], one per kind of intervention.
+trait Steps {
+    fn intervene_kubectl(&mut self, line: &str, input: &kubectl::Input) -> Performed;
+    fn intervene_apply(&mut self, text: &str) -> Performed;
+    fn one_running(&self, kind: Kind, namespace: &str, sel: &LabelSelector) -> Option<&Rc<Object>>;
+    fn intervene_node(&mut self, node: &NodeRef, kill: bool) -> Performed;
+    fn intervene_mode(&mut self, m: &ModeAction) -> Performed;
+    fn intervene_fault(&mut self, f: &FaultAction) -> Performed;
+}
+
+impl Steps for Sim {
     fn intervene_kubectl(&mut self, line: &str, input: &kubectl::Input) -> Performed {
         let mut p = Performed::new(format!("kubectl {line}"));
         let out = kubectl::run(self, line, input);
@@ -441,7 +461,7 @@ impl Sim {
     /// The first object of `kind` in `namespace` the selector matches that is not being deleted (a pod: and
     /// Running), in the store's order.
     fn one_running(&self, kind: Kind, namespace: &str, sel: &LabelSelector) -> Option<&Rc<Object>> {
-        self.store
+        self.store()
             .objects(kind)
             .filter(|o| !kind.namespaced() || &*o.meta().namespace == namespace)
             .filter(|o| !o.meta().is_terminating() && sel.matches(&o.meta().labels))
@@ -462,7 +482,7 @@ impl Sim {
                 };
                 vec![name]
             }
-            NodeRef::Every => self.kubelets.iter().filter(|k| k.alive == kill).map(|k| k.name.to_string()).collect(),
+            NodeRef::Every => self.kubelets().iter().filter(|k| k.alive == kill).map(|k| k.name.to_string()).collect(),
         };
         let mut p = Performed::new(match node {
             NodeRef::Every => format!("{verb} every node"),
@@ -512,7 +532,7 @@ impl Sim {
         // One informer, or every control-plane informer.
         let targets: Vec<InformerId> = match f.informer {
             None => self.control_plane_informers(),
-            Some((h, kind)) => match self.hosts.get(h.index()).and_then(|host| host.informers[kind.index()]) {
+            Some((h, kind)) => match self.hosts().get(h.index()).and_then(|host| host.informers[kind.index()]) {
                 Some(id) => vec![id],
                 None => {
                     let text = format!("{} has no informer of {}", process_name(h), kind.plural());
@@ -530,7 +550,7 @@ impl Sim {
                 }
             }
         }
-        let mut faults = self.store.faults.clone();
+        let mut faults = self.store().faults.clone();
         if let Some(v) = f.conflicts {
             faults.conflict_fraction = v;
         }

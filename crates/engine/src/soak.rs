@@ -141,7 +141,7 @@ impl Soak {
     pub fn sample(&self) -> Sample {
         let pods_running = self
             .sim
-            .store
+            .store()
             .objects(Kind::Pod)
             .filter(|o| o.as_pod().is_some_and(|p| p.status.phase == PodPhase::Running))
             .count();
@@ -221,7 +221,7 @@ impl Soak {
         let j = self.rng.range(0, DEPLOYMENTS as u64 - 1);
         let victims: Vec<ObjKey> = self
             .sim
-            .store
+            .store()
             .objects(Kind::Pod)
             .filter(|o| o.meta().labels.get("app").is_some_and(|a| **a == *format!("app-{j}")))
             .take(3)

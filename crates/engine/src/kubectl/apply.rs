@@ -141,7 +141,7 @@ pub fn apply(sim: &mut Sim, text: &str) -> Result<ApplyReport, ManifestError> {
     for (mut obj, m, exists) in plan.objects {
         let kind = obj.kind();
         let key = obj.key();
-        let before = sim.store.peek(kind, &key).map(|o| o.meta().resource_version);
+        let before = sim.store().peek(kind, &key).map(|o| o.meta().resource_version);
         let result = if kind == Kind::Node && !exists {
             create_node(sim, obj)
         } else if exists {
@@ -194,7 +194,7 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
     }
     // Build every object as it would be written, and check it, before writing anything.
     let mut planned: Vec<(Object, Manifest, bool)> = Vec::new();
-    let mut namespaces: Vec<String> = sim.store.objects(Kind::Namespace).map(|o| o.meta().name.to_string()).collect();
+    let mut namespaces: Vec<String> = sim.store().objects(Kind::Namespace).map(|o| o.meta().name.to_string()).collect();
     let mut new_nodes = 0;
     let mut declared_pods: i64 = declared_pods(sim);
     // What the earlier documents of the set will have written, by kind and key.
@@ -215,8 +215,8 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
             }
             let terminating =
                 |o: &std::rc::Rc<Object>| o.as_namespace().is_some_and(|n| &*n.status.phase == "Terminating");
-            let creates = sim.store.peek(kind, &obj.key()).is_none();
-            if creates && sim.store.peek(Kind::Namespace, &ObjKey::cluster(&ns)).is_some_and(terminating) {
+            let creates = sim.store().peek(kind, &obj.key()).is_none();
+            if creates && sim.store().peek(Kind::Namespace, &ObjKey::cluster(&ns)).is_some_and(terminating) {
                 // NamespaceLifecycle refuses creates only; an update of what is still there goes through.
                 return Err(m.error_at(
                     &["metadata", "namespace"],
@@ -237,7 +237,7 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
         let key = obj.key();
         let live = match planned_state.get(&(kind, key.clone())) {
             Some(o) => Some(std::rc::Rc::new(o.clone())),
-            None => sim.store.peek(kind, &key).cloned(),
+            None => sim.store().peek(kind, &key).cloned(),
         };
         let mut json = m.json.clone();
         if let (Some(meta), true) = (json.get_mut("metadata").and_then(Value::as_object_mut), kind.namespaced()) {
@@ -252,8 +252,8 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
                     new_nodes += 1;
                 }
                 creates[kind.index()] += 1;
-                let cap = sim.store.cap(kind);
-                if sim.store.count_of(kind) + creates[kind.index()] > cap {
+                let cap = sim.store().cap(kind);
+                if sim.store().count_of(kind) + creates[kind.index()] > cap {
                     return Err(m.error_at(&[], format!("refused: {}", crate::limits::refusal(kind, cap))));
                 }
                 obj
@@ -268,15 +268,15 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
             }
         };
         declared_pods += replicas_of(sim, &next) - live.as_deref().map_or(0, |l| replicas_of(sim, l));
-        let max_pods = sim.store.cap(Kind::Pod);
+        let max_pods = sim.store().cap(Kind::Pod);
         if declared_pods > max_pods as i64 {
             return Err(m.error_at(
                 &["spec", "replicas"],
                 format!("refused: the cluster would declare {declared_pods} pods; kubeloop simulates at most {max_pods} (Kubernetes' scalability envelope)"),
             ));
         }
-        let max_nodes = sim.store.cap(Kind::Node).min(MAX_NODES);
-        if sim.kubelets.len() + new_nodes > max_nodes {
+        let max_nodes = sim.store().cap(Kind::Node).min(MAX_NODES);
+        if sim.kubelets().len() + new_nodes > max_nodes {
             return Err(m.error_at(&[], format!("refused: kubeloop simulates at most {max_nodes} nodes")));
         }
         planned_state.insert((kind, key), next.clone());
@@ -290,14 +290,14 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
 pub(super) fn declared_pods(sim: &Sim) -> i64 {
     [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
         .iter()
-        .flat_map(|k| sim.store.objects(*k))
-        .map(|o| replicas_of_in(&sim.store, o))
+        .flat_map(|k| sim.store().objects(*k))
+        .map(|o| replicas_of_in(sim.store(), o))
         .sum()
 }
 
 /// Pods an object declares, as [`replicas_of_in`] the store of `sim`.
 pub(super) fn replicas_of(sim: &Sim, o: &Object) -> i64 {
-    replicas_of_in(&sim.store, o)
+    replicas_of_in(sim.store(), o)
 }
 
 /// Pods an object declares: a Deployment its replicas; a ReplicaSet its replicas unless a live Deployment controls
@@ -321,7 +321,7 @@ fn replicas_of_in(store: &crate::store::Store, o: &Object) -> i64 {
 /// An applied Node gets a simulated kubelet with the node's shape (capacity, labels, taints).
 pub(super) fn create_node(sim: &mut Sim, obj: Object) -> Result<std::rc::Rc<Object>, String> {
     let Object::Node(n) = obj else { return Err("not a node".into()) };
-    let mut config = NodeConfig { name: n.metadata.name.to_string(), ..sim.config.node_template.clone() };
+    let mut config = NodeConfig { name: n.metadata.name.to_string(), ..sim.config().node_template.clone() };
     let cap = |r: &str| n.status.capacity.get(r).cloned();
     if let Some(q) = cap("cpu") {
         config.cpu = q;

@@ -260,7 +260,7 @@ mod tests {
     fn cluster() -> Sim {
         let mut sim = empty();
         for _ in 0..2 {
-            let t = sim.config.node_template.clone();
+            let t = sim.config().node_template.clone();
             sim.add_node(t).expect("node");
         }
         let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: nginx\n        image: nginx\n";

@@ -89,9 +89,9 @@ fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Outpu
             }
             let res = if kind == Kind::Node {
                 // A Node comes with a simulated kubelet; an existing name is the API's AlreadyExists.
-                if sim.store.peek(Kind::Node, &obj.key()).is_some() {
+                if sim.store().peek(Kind::Node, &obj.key()).is_some() {
                     Err(format!("nodes {name:?} already exists"))
-                } else if sim.kubelets.len() >= MAX_NODES {
+                } else if sim.kubelets().len() >= MAX_NODES {
                     Err(format!("refused: kubeloop simulates at most {MAX_NODES} nodes"))
                 } else {
                     super::apply::create_node(sim, obj).map(|_| ())
@@ -151,7 +151,7 @@ fn container_name(sim: &mut Sim, image: &str) -> String {
     }
     if name.contains(['_', '.']) {
         name = name.replace(['_', '.'], "-");
-        name = format!("{name}-{}", sim.user_rng.name_suffix(5));
+        name = format!("{name}-{}", sim.user_name_suffix(5));
     }
     name
 }

@@ -398,7 +398,7 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
             Targets::ByName(pairs) => pairs.iter().map(|(_, n)| n.clone()).collect(),
         };
         let from = if named { all.iter().map(|o| o.meta().resource_version).max().unwrap_or(list_rv) } else { list_rv };
-        let from = if named && from == 0 { sim.store.resource_version() } else { from };
+        let from = if named && from == 0 { sim.store().resource_version() } else { from };
         match sim.user_watch(kind, from) {
             Ok(id) => {
                 let header_done = no_headers || !out.stdout.is_empty();
@@ -503,7 +503,7 @@ impl Follow for GetWatch {
 
     fn stop(&mut self, sim: &mut Sim) {
         if let Some(id) = self.id.take() {
-            sim.store.stop_watch(id);
+            sim.stop_user_watch(id);
         }
     }
 }
@@ -652,7 +652,7 @@ impl Follow for EventsWatch {
 
     fn stop(&mut self, sim: &mut Sim) {
         if let Some(id) = self.id.take() {
-            sim.store.stop_watch(id);
+            sim.stop_user_watch(id);
         }
     }
 }

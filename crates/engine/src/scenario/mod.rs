@@ -42,7 +42,7 @@ use crate::api::selector::parse_selector;
 use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Taint};
 use crate::controller::TriggerMode;
 use crate::intervention::{
-    process_id, quoted, DeleteTarget, FaultAction, Intervention, ModeAction, NodeRef, Said, PROCESSES,
+    process_id, quoted, DeleteTarget, FaultAction, Intervene, Intervention, ModeAction, NodeRef, Said, PROCESSES,
 };
 use crate::kubectl::Follow;
 use crate::kubelet::NodeConfig;

@@ -67,12 +67,12 @@ impl Run<'_> {
 
     /// Every Kubernetes Event written since the last call.
     fn collect_events(&mut self) {
-        let (first, _) = self.sim.store.event_log();
+        let (first, _) = self.sim.store().event_log();
         if self.event_seq < first {
             let lost = first - self.event_seq;
             self.push(EntryKind::Note, "scenario", format!("({lost} events not shown: the event log overflowed)"));
         }
-        let (events, next) = self.sim.store.events_since(self.event_seq);
+        let (events, next) = self.sim.store().events_since(self.event_seq);
         self.event_seq = next;
         for o in events {
             let Some(ev) = o.as_event() else { continue };
@@ -146,7 +146,7 @@ impl Run<'_> {
         if self.next >= self.runnable && now >= self.last_action_ms {
             // The store part is looked at again only when one of the kinds it reads changed since the last check
             // (Lease renewals and Events, most of a large cluster's writes, leave it alone).
-            let store = &self.sim.store;
+            let store = &self.sim.store();
             let rv = [Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Node]
                 .map(|k| store.kind_resource_version_at(k, now));
             let store_ok = match self.last_check {

@@ -115,7 +115,7 @@ pub(super) fn store_settled(sim: &Sim) -> bool {
     sim.deployments_converged()
         && sim.deployments_fulfilled()
         && sim
-            .store
+            .store()
             .objects(Kind::Pod)
             .filter_map(|o| o.as_pod())
             .all(|p| !p.metadata.is_terminating() && p.status.phase != PodPhase::Pending)
@@ -125,13 +125,13 @@ pub(super) fn store_settled(sim: &Sim) -> bool {
 pub fn summarize(sim: &Sim) -> Summary {
     let mut pods = PodSummary::default();
     let mut nodes = Vec::new();
-    for n in sim.store.objects(Kind::Node).filter_map(|o| o.as_node()) {
+    for n in sim.store().objects(Kind::Node).filter_map(|o| o.as_node()) {
         let name = n.metadata.name.to_string();
         pods.by_node.insert(name.clone(), 0);
         let alive = sim.kubelet(&name).is_some_and(|k| k.alive);
         nodes.push(NodeSummary { name, ready: n.ready_status().to_string(), alive });
     }
-    for k in &sim.kubelets {
+    for k in sim.kubelets() {
         if !pods.by_node.contains_key(&*k.name) {
             // A kubelet whose Node object is gone.
             pods.by_node.insert(k.name.to_string(), 0);
@@ -139,7 +139,7 @@ pub fn summarize(sim: &Sim) -> Summary {
         }
     }
     crate::sort::sort_by(&mut nodes, |a, b| natural_cmp(&a.name, &b.name));
-    for p in sim.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
+    for p in sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod()) {
         pods.total += 1;
         *pods.by_phase.entry(p.status.phase.as_str().to_string()).or_default() += 1;
         if p.metadata.is_terminating() {
@@ -152,7 +152,7 @@ pub fn summarize(sim: &Sim) -> Summary {
         }
     }
     let deployments = sim
-        .store
+        .store()
         .objects(Kind::Deployment)
         .filter_map(|o| o.as_deployment())
         .map(|d| DeploymentSummary {
@@ -164,16 +164,16 @@ pub fn summarize(sim: &Sim) -> Summary {
             available: d.status.available_replicas,
         })
         .collect();
-    let mut api = ApiSummary { total: ApiLoad::from(&sim.store.total_counters()), by_client: BTreeMap::new() };
+    let mut api = ApiSummary { total: ApiLoad::from(&sim.store().total_counters()), by_client: BTreeMap::new() };
     let mut by_client: BTreeMap<String, ApiCounters> = BTreeMap::new();
-    for c in sim.store.clients() {
+    for c in sim.store().clients() {
         let name = if c.name.starts_with("kubelet/") { "kubelet".to_string() } else { c.name.to_string() };
         by_client.entry(name).or_default().add(&c.counters);
     }
     api.by_client = by_client.iter().map(|(k, v)| (k.clone(), ApiLoad::from(v))).collect();
     // Replicas of a controller (two controller managers) add up: the run's work, whoever was leading.
     let mut reconciles: BTreeMap<String, ReconcileSummary> = BTreeMap::new();
-    for c in sim.hosts.iter().flat_map(|h| h.controllers.iter()) {
+    for c in sim.hosts().iter().flat_map(|h| h.controllers.iter()) {
         let r = reconciles.entry(c.name().to_string()).or_default();
         r.reconciles += c.stats.reconciles;
         r.errors += c.stats.errors;
@@ -183,7 +183,7 @@ pub fn summarize(sim: &Sim) -> Summary {
         r.queue_depth += c.queue.len();
     }
     Summary {
-        seed: sim.config.seed,
+        seed: sim.config().seed,
         sim_time_ms: sim.now(),
         history_hash: format!("{:016x}", sim.history_hash()),
         events_processed: sim.events_processed(),

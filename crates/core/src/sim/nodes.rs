@@ -96,7 +96,7 @@ impl Sim {
     }
 
     /// Opens a watch of `kind` for the user (`kubectl get -w`) from `from_rv`; the caller drains it with
-    /// [`Sim::drain_user_watch`] and closes it with `store.stop_watch`.
+    /// [`Sim::drain_user_watch`] and closes it with [`Sim::stop_user_watch`].
     pub fn user_watch(&mut self, kind: Kind, from_rv: u64) -> Result<WatcherId, crate::store::ApiError> {
         let w = self.store.watch(self.user, kind, from_rv, crate::watch::WatchFilter::All);
         self.flush_wakeups();
@@ -107,6 +107,17 @@ impl Sim {
     pub fn drain_user_watch(&mut self, id: WatcherId) -> Vec<crate::watch::WatchEvent> {
         let (evs, _) = self.store.drain_watch(id, self.now);
         evs
+    }
+
+    /// Closes a watch the user opened.
+    pub fn stop_user_watch(&mut self, id: WatcherId) {
+        self.store.stop_watch(id);
+    }
+
+    /// A random name suffix of `n` characters from the user's own stream (kubectl's generated names), which leaves
+    /// the simulation's stream as it was.
+    pub fn user_name_suffix(&mut self, n: usize) -> String {
+        self.user_rng.name_suffix(n)
     }
 
     /// Deletes an object as the user (kubectl's client).

@@ -3,7 +3,7 @@
 
 use super::{Labels, Str};
 use serde::Serialize;
-#[cfg(test)]
+#[cfg(any(test, feature = "oracle"))]
 use serde::{Deserialize, Deserializer};
 use std::collections::btree_map::Entry;
 use std::fmt;
@@ -12,7 +12,7 @@ use std::fmt;
 ///
 /// All `match_labels` pairs and all `match_expressions` must hold for a set of labels to match.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelSelector {
     /// `matchLabels`: each key must be present with exactly this value.
@@ -25,7 +25,7 @@ pub struct LabelSelector {
 
 /// One set-based requirement of a [`LabelSelector`] (`matchExpressions[i]`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 pub struct LabelSelectorRequirement {
     /// The label key the requirement applies to.
     pub key: Str,
@@ -38,7 +38,7 @@ pub struct LabelSelectorRequirement {
 
 /// A [`LabelSelectorRequirement`] operator, serialized exactly as in the API (`"In"`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 pub enum Operator {
     /// The key is present and its value is one of `values`.
     In,
@@ -69,7 +69,7 @@ impl fmt::Display for Operator {
 }
 
 /// Accepts an explicit `null` (as the API server does) in place of an empty list or map.
-#[cfg(test)]
+#[cfg(any(test, feature = "oracle"))]
 fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,

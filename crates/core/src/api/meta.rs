@@ -1,11 +1,11 @@
 //! `metadata`: ObjectMeta, owner references and timestamps (apimachinery meta/v1).
 
-#[cfg(test)]
+#[cfg(any(test, feature = "oracle"))]
 use serde::{Deserialize, Deserializer};
 use serde::{Serialize, Serializer};
 
 use super::{Labels, Str};
-#[cfg(test)]
+#[cfg(any(test, feature = "oracle"))]
 use crate::time::parse_rfc3339;
 use crate::time::{rfc3339, Millis};
 
@@ -19,7 +19,7 @@ impl Serialize for Time {
     }
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "oracle"))]
 impl<'de> Deserialize<'de> for Time {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
@@ -44,14 +44,14 @@ pub(crate) fn is_false(v: &bool) -> bool {
 
 mod resource_version {
     use serde::Serializer;
-    #[cfg(test)]
+    #[cfg(any(test, feature = "oracle"))]
     use serde::{Deserialize, Deserializer};
 
     pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&v.to_string())
     }
 
-    #[cfg(test)]
+    #[cfg(any(test, feature = "oracle"))]
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
         let text = Option::<String>::deserialize(d)?.unwrap_or_default();
         if text.is_empty() {
@@ -65,7 +65,7 @@ mod resource_version {
 
 /// `metadata` of every object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -117,7 +117,7 @@ impl ObjectMeta {
 
 /// `metadata.ownerReferences[]`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
     pub api_version: Str,

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-#[cfg(test)]
+#[cfg(any(test, feature = "oracle"))]
 use serde::Deserialize;
 use serde::Serialize;
 
@@ -20,7 +20,7 @@ fn is_zero_i32(v: &i32) -> bool {
 // Namespace
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Namespace {
     #[serde(default)]
@@ -36,7 +36,7 @@ pub struct Namespace {
 pub const FINALIZER_KUBERNETES: &str = "kubernetes";
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NamespaceSpec {
     /// Unlike `metadata.finalizers`, changed only through the `finalize` subresource.
@@ -45,7 +45,7 @@ pub struct NamespaceSpec {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NamespaceStatus {
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -56,7 +56,7 @@ pub struct NamespaceStatus {
 
 /// `status.conditions[]` of a namespace (the namespace controller's deletion progress).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NamespaceCondition {
     #[serde(rename = "type")]
@@ -80,7 +80,7 @@ impl Namespace {
 // Node
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
     #[serde(default)]
@@ -92,7 +92,7 @@ pub struct Node {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeSpec {
     #[serde(default, skip_serializing_if = "is_false")]
@@ -104,7 +104,7 @@ pub struct NodeSpec {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Taint {
     pub key: Str,
@@ -116,7 +116,7 @@ pub struct Taint {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeStatus {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -132,7 +132,7 @@ pub struct NodeStatus {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeCondition {
     #[serde(rename = "type")]
@@ -149,7 +149,7 @@ pub struct NodeCondition {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeAddress {
     #[serde(rename = "type")]
@@ -158,7 +158,7 @@ pub struct NodeAddress {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct NodeSystemInfo {
     #[serde(default)]
@@ -187,7 +187,7 @@ impl Node {
 // Pod
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Pod {
     #[serde(default)]
@@ -201,7 +201,7 @@ pub struct Pod {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodTemplateSpec {
     #[serde(default)]
@@ -211,7 +211,7 @@ pub struct PodTemplateSpec {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodSpec {
     #[serde(default)]
@@ -235,7 +235,7 @@ pub struct PodSpec {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Container {
     #[serde(default)]
@@ -255,7 +255,7 @@ pub struct Container {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRequirements {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -271,7 +271,7 @@ impl ResourceRequirements {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerPort {
     pub container_port: i32,
@@ -282,7 +282,7 @@ pub struct ContainerPort {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Toleration {
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -316,7 +316,7 @@ impl Toleration {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 pub enum PodPhase {
     #[default]
     Pending,
@@ -342,7 +342,7 @@ impl PodPhase {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodStatus {
     #[serde(default)]
@@ -364,7 +364,7 @@ pub struct PodStatus {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodCondition {
     #[serde(rename = "type")]
@@ -379,7 +379,7 @@ pub struct PodCondition {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStatus {
     pub name: Str,
@@ -396,7 +396,7 @@ pub struct ContainerStatus {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -408,7 +408,7 @@ pub struct ContainerState {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateWaiting {
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -418,7 +418,7 @@ pub struct ContainerStateWaiting {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateRunning {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -426,7 +426,7 @@ pub struct ContainerStateRunning {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerStateTerminated {
     #[serde(default)]
@@ -491,7 +491,7 @@ impl PodSpec {
 // ReplicaSet and Deployment
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSet {
     #[serde(default)]
@@ -503,7 +503,7 @@ pub struct ReplicaSet {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -517,7 +517,7 @@ pub struct ReplicaSetSpec {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetStatus {
     #[serde(default)]
@@ -536,7 +536,7 @@ pub struct ReplicaSetStatus {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ReplicaSetCondition {
     #[serde(rename = "type")]
@@ -561,7 +561,7 @@ impl ReplicaSet {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Deployment {
     #[serde(default)]
@@ -573,7 +573,7 @@ pub struct Deployment {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -595,7 +595,7 @@ pub struct DeploymentSpec {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentStrategy {
     #[serde(default, rename = "type", skip_serializing_if = "is_empty_str")]
@@ -605,7 +605,7 @@ pub struct DeploymentStrategy {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct RollingUpdateDeployment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -622,7 +622,7 @@ pub enum IntOrString {
     String(Str),
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "oracle"))]
 impl<'de> Deserialize<'de> for IntOrString {
     /// `IntOrString.UnmarshalJSON`: a string, or a number that must fit an int32 (with encoding/json's message
     /// when it does not: `json: cannot unmarshal number 99999999999 into Go value of type int32`).
@@ -743,7 +743,7 @@ pub fn go_quote(s: &str) -> String {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentStatus {
     #[serde(default, skip_serializing_if = "is_zero_i64_ref")]
@@ -765,7 +765,7 @@ pub struct DeploymentStatus {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct DeploymentCondition {
     #[serde(rename = "type")]
@@ -794,7 +794,7 @@ impl Deployment {
 // Lease (coordination.k8s.io/v1)
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Lease {
     #[serde(default)]
@@ -804,7 +804,7 @@ pub struct Lease {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseSpec {
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -823,7 +823,7 @@ pub struct LeaseSpec {
 // Event (core/v1)
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     #[serde(default)]
@@ -833,7 +833,7 @@ pub struct Event {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct EventBody {
     #[serde(default)]
@@ -859,7 +859,7 @@ pub struct EventBody {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectReference {
     #[serde(default)]
@@ -875,7 +875,7 @@ pub struct ObjectReference {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct EventSource {
     #[serde(default, skip_serializing_if = "is_empty_str")]

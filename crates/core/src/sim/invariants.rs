@@ -51,8 +51,21 @@ mod tests {
         for _ in 0..2 {
             sim.add_node(NodeConfig::default()).expect("node");
         }
-        let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: nginx}]}\n";
-        crate::kubectl::apply(&mut sim, web).expect("apply");
+        let app = crate::api::Labels::from([(crate::api::s("app"), crate::api::s("web"))]);
+        let container = crate::api::Container { name: "c".into(), image: "nginx".into(), ..Default::default() };
+        let template = crate::api::PodTemplateSpec {
+            metadata: crate::api::ObjectMeta { labels: app.clone(), ..Default::default() },
+            spec: std::rc::Rc::new(crate::api::PodSpec { containers: vec![container], ..Default::default() }),
+        };
+        let spec = crate::api::DeploymentSpec {
+            replicas: Some(1),
+            selector: crate::api::LabelSelector::from_labels(app),
+            template,
+            ..Default::default()
+        };
+        let metadata = crate::api::ObjectMeta::named("default", "web");
+        let web = crate::api::Deployment { metadata, spec, ..Default::default() };
+        sim.as_user(|api| api.create(Object::Deployment(web))).expect("create");
         sim.run_for(30 * crate::time::SECOND);
         let (key, uid) = sim
             .kubelets
