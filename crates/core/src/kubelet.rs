@@ -49,6 +49,27 @@ pub fn order_conditions(conds: &mut [crate::api::PodCondition]) {
 
 pub const EVICTION_HARD_MEMORY: i64 = 100 * 1024 * 1024;
 
+/// The Node a kubelet of `config` registers (before its status): the name, the configured labels with the
+/// well-known ones the kubelet adds (`kubernetes.io/hostname` and the OS and architecture), and the taints. Whoever
+/// adds a node checks this object first, so that a name the API server would refuse (a hostname label longer than
+/// 63 characters) is refused before anything is written.
+pub fn registered_node(config: &NodeConfig) -> Node {
+    let mut node = Node::default();
+    node.metadata.name = s(&config.name);
+    node.metadata.labels = config.labels.clone();
+    for (k, v) in [
+        ("kubernetes.io/hostname", config.name.as_str()),
+        ("kubernetes.io/os", "linux"),
+        ("kubernetes.io/arch", "amd64"),
+        ("beta.kubernetes.io/os", "linux"),
+        ("beta.kubernetes.io/arch", "amd64"),
+    ] {
+        node.metadata.labels.entry(s(k)).or_insert_with(|| s(v));
+    }
+    node.spec.taints = config.taints.clone();
+    node
+}
+
 /// The shape of a node: what its kubelet registers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeConfig {
@@ -248,19 +269,7 @@ impl Kubelet {
 
     /// Registers the node (creates it, or takes over an existing Node object) and renews the lease.
     pub fn register(&mut self, api: &mut Api, now: Millis) {
-        let mut node = Node::default();
-        node.metadata.name = self.name.clone();
-        node.metadata.labels = self.config.labels.clone();
-        for (k, v) in [
-            ("kubernetes.io/hostname", &*self.name),
-            ("kubernetes.io/os", "linux"),
-            ("kubernetes.io/arch", "amd64"),
-            ("beta.kubernetes.io/os", "linux"),
-            ("beta.kubernetes.io/arch", "amd64"),
-        ] {
-            node.metadata.labels.entry(s(k)).or_insert_with(|| s(v));
-        }
-        node.spec.taints = self.config.taints.clone();
+        let mut node = registered_node(&self.config);
         node.spec.pod_cidr = s(&format!("10.244.{}.0/24", self.index % 256));
         node.status = self.node_status(now, None);
         let written = match api.create(Object::Node(node.clone())) {

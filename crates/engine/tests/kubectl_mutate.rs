@@ -423,3 +423,24 @@ fn odd_inputs_never_panic() {
         }
     }
 }
+
+/// A Node whose kubelet could not register it (its name is longer than the 63 characters of the hostname label the
+/// kubelet adds) is refused before anything is written: no kubelet, no Lease, no Node (a fuzzer's finding: the
+/// kubelet used to start, fail to register and renew its Lease, under a refused apply).
+#[test]
+fn a_node_its_kubelet_could_not_register_is_refused_and_writes_nothing() {
+    let mut sim = cluster();
+    let (before, kubelets) = (sim.store().resource_version(), sim.kubelets().len());
+    let node = format!("apiVersion: v1\nkind: Node\nmetadata:\n  name: {}\n", "a".repeat(64));
+    let out = kubectl_stdin(&mut sim, "apply -f -", &node);
+    assert_eq!(out.code, 1, "{}", out.text());
+    assert!(
+        out.stderr.contains("metadata.labels: Invalid value") && out.stderr.contains("no more than 63"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!((sim.store().resource_version(), sim.kubelets().len()), (before, kubelets), "nothing written");
+    let err = sim.add_node(kubeloop_engine::kubelet::NodeConfig { name: "b".repeat(64), ..Default::default() });
+    assert!(err.is_err_and(|e| e.to_string().contains("no more than 63")));
+    assert_eq!((sim.store().resource_version(), sim.kubelets().len()), (before, kubelets), "nothing written");
+}

@@ -163,6 +163,8 @@ pub enum NodeError {
     AlreadyExists(String),
     /// kubeloop's own envelope: at most [`MAX_NODES`] nodes.
     AtCapacity,
+    /// The Node its kubelet would register is one the API server refuses (the validation message).
+    Invalid(String),
 }
 
 impl std::fmt::Display for NodeError {
@@ -171,6 +173,7 @@ impl std::fmt::Display for NodeError {
             NodeError::NotFound(n) => write!(f, "node \"{n}\" not found"),
             NodeError::AlreadyExists(n) => write!(f, "node \"{n}\" already exists"),
             NodeError::AtCapacity => write!(f, "cannot add a node: kubeloop simulates at most {MAX_NODES} nodes"),
+            NodeError::Invalid(message) => f.write_str(message),
         }
     }
 }

@@ -21,6 +21,12 @@ impl Sim {
         if self.kubelet_by_name.contains_key(config.name.as_str()) {
             return Err(NodeError::AlreadyExists(config.name));
         }
+        // Nothing is written for a node whose registration the API server would refuse.
+        let node = Object::Node(crate::kubelet::registered_node(&config));
+        let errs = crate::admission::validate(&node);
+        if !errs.is_empty() {
+            return Err(NodeError::Invalid(crate::admission::invalid_message(&node, &errs)));
+        }
         let index = self.kubelets.len();
         let name: Str = config.name.as_str().into();
         let client = self.store.register_client(&format!("kubelet/{}", config.name));

@@ -248,8 +248,16 @@ fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
         let next = match &live {
             None => {
                 obj.meta_mut().annotations.insert(s(LAST_APPLIED), s(&last_applied));
-                if kind == Kind::Node {
+                if let Object::Node(n) = &obj {
                     new_nodes += 1;
+                    // The Node its kubelet will register (with the hostname label) must be one the API server
+                    // takes, or nothing is written.
+                    let node = Object::Node(crate::kubelet::registered_node(&node_config_of(sim, n)));
+                    let errs = crate::admission::validate(&node);
+                    if !errs.is_empty() {
+                        let message = crate::admission::invalid_message(&node, &errs);
+                        return Err(m.error_at(&["metadata", "name"], message));
+                    }
                 }
                 creates[kind.index()] += 1;
                 let cap = sim.store().cap(kind);
@@ -318,9 +326,9 @@ fn replicas_of_in(store: &crate::store::Store, o: &Object) -> i64 {
     }
 }
 
-/// An applied Node gets a simulated kubelet with the node's shape (capacity, labels, taints).
-pub(super) fn create_node(sim: &mut Sim, obj: Object) -> Result<std::rc::Rc<Object>, String> {
-    let Object::Node(n) = obj else { return Err("not a node".into()) };
+/// The shape of the simulated kubelet an applied Node gets: the node template, with the Node's capacity, labels
+/// and taints.
+fn node_config_of(sim: &Sim, n: &crate::api::Node) -> NodeConfig {
     let mut config = NodeConfig { name: n.metadata.name.to_string(), ..sim.config().node_template.clone() };
     let cap = |r: &str| n.status.capacity.get(r).cloned();
     if let Some(q) = cap("cpu") {
@@ -334,6 +342,13 @@ pub(super) fn create_node(sim: &mut Sim, obj: Object) -> Result<std::rc::Rc<Obje
     }
     config.labels = n.metadata.labels.clone();
     config.taints = n.spec.taints.clone();
+    config
+}
+
+/// An applied Node gets a simulated kubelet with the node's shape (capacity, labels, taints).
+pub(super) fn create_node(sim: &mut Sim, obj: Object) -> Result<std::rc::Rc<Object>, String> {
+    let Object::Node(n) = obj else { return Err("not a node".into()) };
+    let config = node_config_of(sim, &n);
     let name = n.metadata.name.clone();
     sim.add_node(config)?;
     // The kubelet registered the node; record the manifest's annotations and spec like an update would.

@@ -588,12 +588,13 @@ pub(super) fn node_config(
             .map(|t| Taint { key: s(&t.key), value: s(&t.value), effect: s(&t.effect.0), time_added: None })
             .collect();
     }
-    // The Node the kubelet will register, checked now so that a bad name or label is a scenario error.
-    let mut node = crate::api::Node::default();
-    node.metadata.name = s(if c.name.is_empty() { "node-1" } else { &c.name });
-    node.metadata.labels = c.labels.clone();
-    node.spec.taints = c.taints.clone();
-    let obj = Object::Node(node);
+    // The Node the kubelet will register (with the labels it adds), checked now so that a bad name or label is a
+    // scenario error.
+    let mut named = c.clone();
+    if named.name.is_empty() {
+        named.name = "node-1".into();
+    }
+    let obj = Object::Node(crate::kubelet::registered_node(&named));
     let errs = crate::admission::validate(&obj);
     if let Some(first) = errs.first() {
         let seg = first.segments();

@@ -319,3 +319,11 @@ fn the_field_tables_read_every_scenario_as_serde_yaml_did() {
     }
     assert!(failures.is_empty(), "{} of {cases} differ; the first:\n{}", failures.len(), failures[0]);
 }
+
+#[test]
+fn a_node_name_its_kubelet_could_not_register_is_a_scenario_error() {
+    let text = format!("cluster:\n  nodes:\n  - name: {}\n", "a".repeat(64));
+    let e = Scenario::parse(&text).expect_err("hostname label too long");
+    assert_eq!(e.line, Some(3), "{e}");
+    assert!(e.message.contains("metadata.labels: Invalid value") && e.message.contains("no more than 63"), "{e}");
+}
