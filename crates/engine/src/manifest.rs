@@ -213,6 +213,29 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
     let index = std::cell::OnceCell::new();
     let line_of =
         |path: &[&str]| doc.absolute_line(index.get_or_init(|| LineIndex::new(doc.text)).nearest_line_of_path(path));
+    let kind = applicable_kind(doc, api_version, kind_name, &line_of)?;
+    let mut cx = decode::Cx::new();
+    let object = decode_object(kind, &mut cx, &tree).map_err(|e| decode_error(doc, &e))?;
+    unread_fields(doc, kind, cx.ignored, &line_of, warnings)?;
+    if let Some(e) = key_error {
+        return Err(at_line(doc.first_line, e.to_string()));
+    }
+    let m = Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string() };
+    if m.object.meta().name.is_empty() {
+        return Err(m.error_at(&["metadata"], "resource name may not be empty"));
+    }
+    Ok(m)
+}
+
+/// The applicable kind a document's `apiVersion` and `kind` name, or the error kubectl gives (both are required;
+/// a kind kubeloop does not serve is an error on the `kind` line).
+fn applicable_kind(
+    doc: &Doc,
+    api_version: Option<String>,
+    kind_name: Option<String>,
+    line_of: &dyn Fn(&[&str]) -> usize,
+) -> Result<Kind, ManifestError> {
+    let at_line = |line: usize, message: String| ManifestError::new(doc.index + 1, line, None, &message);
     let (api_version, kind_name) = match (api_version, kind_name) {
         (Some(a), Some(k)) => (a, k),
         (a, k) => {
@@ -227,7 +250,7 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
         }
     };
     let kind = Kind::from_type(&api_version, &kind_name).filter(|k| APPLICABLE.contains(k));
-    let Some(kind) = kind else {
+    kind.ok_or_else(|| {
         let known_elsewhere = APPLICABLE.iter().find(|k| k.name() == kind_name);
         let (kind_name, api_version) = (echo(&kind_name), echo(&api_version));
         let msg = match known_elsewhere {
@@ -239,11 +262,21 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
                 "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop simulates Namespace, Node and Pod (v1), Deployment and ReplicaSet (apps/v1)"
             ),
         };
-        return Err(at_line(line_of(&["kind"]), msg));
-    };
-    let mut cx = decode::Cx::new();
-    let object = decode_object(kind, &mut cx, &tree).map_err(|e| decode_error(doc, &e))?;
-    for path in cx.ignored {
+        at_line(line_of(&["kind"]), msg)
+    })
+}
+
+/// The keys no field table read (`spec.template.spec.containers.0.livenessProbe`), in document order: a field
+/// Kubernetes has is a warning, anything else is a strict decoding error (the first one).
+fn unread_fields(
+    doc: &Doc,
+    kind: Kind,
+    unread: Vec<String>,
+    line_of: &dyn Fn(&[&str]) -> usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<(), ManifestError> {
+    let document = doc.index + 1;
+    for path in unread {
         let segments: Vec<&str> = path.split('.').collect();
         if matches!(segments.as_slice(), ["apiVersion"] | ["kind"]) {
             continue;
@@ -253,17 +286,11 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
         if known_field(kind, &segments) {
             warnings.push(Warning { document, line, path: echo(&pretty).into_owned() });
         } else {
-            return Err(at_line(line, format!("strict decoding error: unknown field \"{}\"", echo(&pretty))));
+            let message = format!("strict decoding error: unknown field \"{}\"", echo(&pretty));
+            return Err(ManifestError::new(document, line, None, &message));
         }
     }
-    if let Some(e) = key_error {
-        return Err(at_line(doc.first_line, e.to_string()));
-    }
-    let m = Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string() };
-    if m.object.meta().name.is_empty() {
-        return Err(m.error_at(&["metadata"], "resource name may not be empty"));
-    }
-    Ok(m)
+    Ok(())
 }
 
 /// The one typed reading of an object of an applicable kind, through its field table ([`objects`]).

@@ -29,34 +29,7 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
     let index = std::cell::OnceCell::new();
     let line_of =
         |path: &[&str]| doc.absolute_line(index.get_or_init(|| LineIndex::new(doc.text)).nearest_line_of_path(path));
-    let (api_version, kind_name) = match (api_version, kind_name) {
-        (Some(a), Some(k)) => (a, k),
-        (a, k) => {
-            let mut missing = Vec::new();
-            if a.is_none() {
-                missing.push("apiVersion not set");
-            }
-            if k.is_none() {
-                missing.push("kind not set");
-            }
-            return Err(at_line(doc.first_line, format!("error validating data: [{}]", missing.join(", "))));
-        }
-    };
-    let kind = Kind::from_type(&api_version, &kind_name).filter(|k| APPLICABLE.contains(k));
-    let Some(kind) = kind else {
-        let known_elsewhere = APPLICABLE.iter().find(|k| k.name() == kind_name);
-        let (kind_name, api_version) = (echo(&kind_name), echo(&api_version));
-        let msg = match known_elsewhere {
-            Some(k) => format!(
-                "no matches for kind \"{kind_name}\" in version \"{api_version}\" (kubeloop serves {kind_name} as {})",
-                k.api_version()
-            ),
-            None => format!(
-                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop simulates Namespace, Node and Pod (v1), Deployment and ReplicaSet (apps/v1)"
-            ),
-        };
-        return Err(at_line(line_of(&["kind"]), msg));
-    };
+    let kind = applicable_kind(doc, api_version, kind_name, &line_of)?;
     let mut ignored: Vec<String> = Vec::new();
     let object = match kind {
         Kind::Namespace => Object::Namespace(typed::<Namespace>(doc, &mut ignored)?),
@@ -66,19 +39,9 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
         Kind::Deployment => Object::Deployment(typed::<Deployment>(doc, &mut ignored)?),
         _ => unreachable!("filtered by APPLICABLE"),
     };
-    for path in ignored {
-        let segments: Vec<&str> = path.split('.').filter(|s| *s != "?").collect();
-        if matches!(segments.as_slice(), ["apiVersion"] | ["kind"]) {
-            continue;
-        }
-        let line = line_of(&segments);
-        let pretty = pretty_path(&segments);
-        if known_field(kind, &segments) {
-            warnings.push(Warning { document, line, path: echo(&pretty).into_owned() });
-        } else {
-            return Err(at_line(line, format!("strict decoding error: unknown field \"{}\"", echo(&pretty))));
-        }
-    }
+    // serde_ignored's `?` step below an optional struct is dropped (see the module's note).
+    let unread = ignored.iter().map(|p| p.split('.').filter(|s| *s != "?").collect::<Vec<_>>().join(".")).collect();
+    unread_fields(doc, kind, unread, &line_of, warnings)?;
     let json = serde_json::to_value(&value).map_err(|e| at_line(doc.first_line, e.to_string()))?;
     let m = Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string() };
     if m.object.meta().name.is_empty() {
