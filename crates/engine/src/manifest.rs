@@ -99,7 +99,7 @@ pub const APPLICABLE: [Kind; 5] = [Kind::Namespace, Kind::Node, Kind::Pod, Kind:
 
 /// Parses every document. Fails on the first problem; nothing is returned then.
 ///
-/// The text is held to kubeloop's YAML budgets first ([`check_budgets`]), before serde_yaml reads any of it: an
+/// The text is held to kubeloop's YAML budgets first ([`check_budgets`]), before any of it is read into a tree: an
 /// over-budget text is refused at the place it crosses the budget, whatever follows.
 pub fn parse(text: &str) -> Result<(Vec<Manifest>, Vec<Warning>), ManifestError> {
     let docs = budgeted_documents(text)?;

@@ -1,15 +1,15 @@
-//! The budgets of a YAML text, checked before serde_yaml parses it: its size, its documents, its directives, its
-//! nodes, how deep its collections nest, and no anchors or aliases.
+//! The budgets of a YAML text, checked before the text is read into a tree ([`crate::yamltree`]): its size, its
+//! documents, its directives, its nodes, how deep its collections nest, and no anchors or aliases.
 //!
-//! serde_yaml reads a whole document into events before it deserializes anything, and an alias replays its anchor's
-//! events each time it is used: a 70 KB text of aliases expands into gigabytes, and 100,000 nested `[` keep the
-//! scanner busy for a minute before serde_yaml's own depth limit is reached. So the text is first walked here with
-//! the same YAML parser (libyaml, through `unsafe-libyaml`, which serde_yaml uses), one event at a time and keeping
-//! nothing, and refused at the first event over a budget: the cost of a refused text is bounded by the budget, not
-//! by the text. What is inside quoted strings, block scalars (`|`, `>`) and comments is text to this parser, exactly
-//! as to serde_yaml: `image: foo*bar` or `command: ["sh", "-c", "a && b"]` is not an alias.
+//! A reader that keeps a whole document (a tree, or serde_yaml's events) pays for every node, and an alias would
+//! replay its anchor each time it is used: a 70 KB text of aliases expands into gigabytes, and 100,000 nested `[`
+//! keep the scanner busy for a minute. So the text is first walked here with the same parser ([`crate::libyaml`]),
+//! one event at a time and keeping nothing, and refused at the first event over a budget: the cost of a refused
+//! text is bounded by the budget, not by the text. What is inside quoted strings, block scalars (`|`, `>`) and
+//! comments is text to this parser, exactly as to the reader: `image: foo*bar` or `command: ["sh", "-c", "a && b"]`
+//! is not an alias.
 //!
-//! A text libyaml cannot parse is not refused here: serde_yaml then fails at the same place with its own message
+//! A text libyaml cannot parse is not refused here: the reader then fails at the same place with libyaml's message
 //! (every event before that place has been checked).
 //!
 //! The budgets are in [`crate::limits`].
@@ -223,7 +223,7 @@ mod tests {
         assert_eq!((r.line, r.column), (2, Some(4)), "{r}");
         assert!(r.message.contains("YAML anchor `&base`") && r.message.contains("Kubernetes manifests"), "{r}");
         let r = refused("a: [x, *y]\n").expect("alias");
-        // An alias to nothing is an alias all the same: refused before serde_yaml's "unknown anchor".
+        // An alias to nothing is an alias all the same: refused before any "unknown anchor".
         assert_eq!((r.line, r.column), (1, Some(8)), "{r}");
         assert!(r.message.contains("YAML alias `*y`") && r.message.contains("quote it"), "{r}");
         for text in [
@@ -233,7 +233,7 @@ mod tests {
             "a:\n  <<: *base\n",
             "!!map &m {a: 1}\n",
             "--- &doc\na: 1\n",
-            "a: - x\n", // not YAML: no refusal, serde_yaml reports it
+            "a: - x\n", // not YAML: no refusal, the reader reports it
         ] {
             let r = refused(text);
             if text.starts_with("a: - x") {
