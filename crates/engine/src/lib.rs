@@ -22,4 +22,5 @@ pub(crate) mod yamlpos;
 pub(crate) mod yamltree;
 
 pub use intervention::{DeleteTarget, FaultAction, Intervene, Intervention, ModeAction, NodeRef, Performed, Said};
+pub use manifest::ObjectText;
 pub use scenario::{Run, RunOptions, RunOutput, Scenario, ScenarioError};

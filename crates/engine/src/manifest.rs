@@ -94,6 +94,39 @@ impl Manifest {
     }
 }
 
+/// An object's text forms, as kubectl prints them (`-o json`, `-o yaml`, the last-applied configuration).
+pub trait ObjectText {
+    /// The object as JSON with `apiVersion` and `kind` first, as `kubectl get -o json` prints it.
+    fn to_json(&self) -> serde_json::Value;
+    /// The object as YAML, as `kubectl get -o yaml` prints it.
+    fn to_yaml(&self) -> String;
+}
+
+impl ObjectText for Object {
+    fn to_json(&self) -> serde_json::Value {
+        let body = match self {
+            Object::Namespace(v) => serde_json::to_value(v),
+            Object::Node(v) => serde_json::to_value(v),
+            Object::Pod(v) => serde_json::to_value(v),
+            Object::ReplicaSet(v) => serde_json::to_value(v),
+            Object::Deployment(v) => serde_json::to_value(v),
+            Object::Lease(v) => serde_json::to_value(v),
+            Object::Event(v) => serde_json::to_value(v),
+        };
+        let mut out = serde_json::Map::new();
+        out.insert("apiVersion".into(), self.kind().api_version().into());
+        out.insert("kind".into(), self.kind().name().into());
+        if let Ok(serde_json::Value::Object(fields)) = body {
+            out.extend(fields);
+        }
+        serde_json::Value::Object(out)
+    }
+
+    fn to_yaml(&self) -> String {
+        serde_yaml::to_string(&self.to_json()).unwrap_or_default()
+    }
+}
+
 /// Kinds a manifest may hold.
 pub const APPLICABLE: [Kind; 5] = [Kind::Namespace, Kind::Node, Kind::Pod, Kind::ReplicaSet, Kind::Deployment];
 

@@ -268,23 +268,6 @@ impl Object {
             _ => {}
         }
     }
-
-    /// The object as JSON with `apiVersion` and `kind` first, as `kubectl get -o json` prints it.
-    pub fn to_json(&self) -> serde_json::Value {
-        let body = each_kind!(self, v => serde_json::to_value(v));
-        let mut out = serde_json::Map::new();
-        out.insert("apiVersion".into(), self.kind().api_version().into());
-        out.insert("kind".into(), self.kind().name().into());
-        if let Ok(serde_json::Value::Object(fields)) = body {
-            out.extend(fields);
-        }
-        serde_json::Value::Object(out)
-    }
-
-    /// The object as YAML, as `kubectl get -o yaml` prints it.
-    pub fn to_yaml(&self) -> String {
-        serde_yaml::to_string(&self.to_json()).unwrap_or_default()
-    }
 }
 
 /// A reference to the object that controls this one (`ownerReferences[]` with `controller: true`).
@@ -306,19 +289,5 @@ mod tests {
         for (i, k) in Kind::ALL.iter().enumerate() {
             assert_eq!(k.index(), i);
         }
-    }
-
-    #[test]
-    fn object_json_starts_with_type_meta() {
-        let mut pod = Pod::default();
-        pod.metadata.name = s("web");
-        pod.metadata.namespace = s("default");
-        let obj = Object::from(pod);
-        let v = obj.to_json();
-        assert_eq!(v["apiVersion"], "v1");
-        assert_eq!(v["kind"], "Pod");
-        assert_eq!(v["metadata"]["name"], "web");
-        assert!(obj.to_yaml().starts_with("apiVersion: v1\nkind: Pod\n"));
-        assert_eq!(obj.key().to_string(), "default/web");
     }
 }

@@ -1,5 +1,6 @@
 //! `kubectl apply`: client-side apply with the last-applied-configuration three-way merge.
 
+use crate::manifest::ObjectText;
 use std::fmt;
 
 use serde_json::Value;

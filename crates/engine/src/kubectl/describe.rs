@@ -3,6 +3,7 @@
 //! object's Events at the bottom. Fields kubeloop does not model are left out; where upstream prints `<none>` or
 //! `<unset>` for an empty field, so does this.
 
+use crate::manifest::ObjectText;
 use std::rc::Rc;
 
 use serde_json::Value;

@@ -3,6 +3,7 @@
 
 pub(crate) mod printers;
 
+use crate::manifest::ObjectText;
 use std::rc::Rc;
 
 use serde_json::Value;

@@ -303,3 +303,16 @@ fn a_bad_timestamp_is_reported_at_its_own_line() {
     assert_eq!((e.line, e.column), (5, Some(22)), "{e}");
     assert!(e.message.starts_with("metadata.creationTimestamp: invalid timestamp \"yesterday\""), "{e}");
 }
+
+#[test]
+fn object_json_starts_with_type_meta() {
+    let mut pod = crate::api::Pod::default();
+    pod.metadata.name = crate::api::s("web");
+    pod.metadata.namespace = crate::api::s("default");
+    let obj = Object::from(pod);
+    let v = obj.to_json();
+    assert_eq!(v["apiVersion"], "v1");
+    assert_eq!(v["kind"], "Pod");
+    assert_eq!(v["metadata"]["name"], "web");
+    assert!(obj.to_yaml().starts_with("apiVersion: v1\nkind: Pod\n"));
+}
