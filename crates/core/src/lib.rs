@@ -3,6 +3,8 @@
 //! dependencies, no wall clock, no unseeded randomness. What a person does to it (kubectl, manifests, scenarios,
 //! interventions) is `kubeloop-engine`, which re-exports this crate: front ends use that one.
 
+#![forbid(unsafe_code)]
+
 #[doc(hidden)]
 pub mod admission;
 pub mod api;
