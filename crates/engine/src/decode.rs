@@ -54,22 +54,14 @@ pub(crate) struct Cx<'n> {
     pub ignored: Vec<String>,
 }
 
-/// What a node is, as serde names an unexpected value.
-enum Unexpected<'a> {
-    Scalar(Scalar<'a>),
-    Seq,
-    Map,
-    Enum,
-}
-
-impl fmt::Display for Unexpected<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Unexpected::Scalar(s) => write!(f, "{s}"),
-            Unexpected::Seq => f.write_str("sequence"),
-            Unexpected::Map => f.write_str("map"),
-            Unexpected::Enum => f.write_str("enum"),
+/// The text of a scalar a typed field (a boolean, an integer) reads: plain, or a literal block with that type's
+/// standard tag (`tag`); anything else is an invalid type.
+fn typed_text<'n>(n: &'n Node, tag: &str) -> Option<&'n str> {
+    match &n.value {
+        Value::Scalar(s) if n.style == Style::Plain || (n.style == Style::Literal && n.tag.as_deref() == Some(tag)) => {
+            Some(s)
         }
+        _ => None,
     }
 }
 
@@ -114,29 +106,27 @@ impl<'n> Cx<'n> {
         out
     }
 
-    /// An error at `n`, with the current path.
+    /// An error at `n`, with the current path. An error at a value the reading never reached (an open scalar:
+    /// the reading stopped before it) needs the end.
     pub(crate) fn error(&self, n: &Node, message: impl fmt::Display) -> Error {
         let path = self.path_text();
         let message = if path == "." { message.to_string() } else { format!("{path}: {message}") };
-        let needs_end = n.open && (matches!(n.value, Value::Scalar(_)) || message.contains("missing field `"));
+        let needs_end = n.open && matches!(n.value, Value::Scalar(_));
         Error { message, line: n.line, column: n.column, needs_end }
     }
 
-    /// What `n` holds as an unexpected value (or the error of a standard tag whose text is not of its type).
-    fn unexpected<'a>(&self, n: &'a Node) -> std::result::Result<Unexpected<'a>, Error> {
-        match &n.value {
-            Value::Seq(_) => Ok(Unexpected::Seq),
-            Value::Map(_) => Ok(Unexpected::Map),
-            Value::Scalar(s) => yamltree::scalar(n, s).map(Unexpected::Scalar).map_err(|m| self.error(n, m)),
-        }
-    }
-
-    /// serde's "invalid type: X, expected Y" at `n`.
+    /// serde's "invalid type: X, expected Y" at `n`, X being what `n` holds (a locally tagged scalar as its
+    /// text reads; the error of a standard tag whose text is not of its type instead, if it is one).
     pub(crate) fn invalid_type(&self, n: &Node, expected: &str) -> Error {
-        match self.unexpected(n) {
-            Ok(u) => self.error(n, format_args!("invalid type: {u}, expected {expected}")),
-            Err(e) => e,
-        }
+        let got = match &n.value {
+            Value::Seq(items) => Any::Seq(items),
+            Value::Map(entries) => Any::Map(entries),
+            Value::Scalar(s) => match yamltree::scalar(n, s) {
+                Ok(scalar) => Any::Scalar(scalar),
+                Err(m) => return self.error(n, m),
+            },
+        };
+        self.not_expected(n, got, expected)
     }
 
     pub(crate) fn invalid_value(&self, n: &Node, what: impl fmt::Display, expected: &str) -> Error {
@@ -164,30 +154,18 @@ impl<'n> Cx<'n> {
     }
 
     pub(crate) fn bool(&mut self, n: &'n Node) -> Result<bool> {
-        if let Value::Scalar(s) = &n.value {
-            let typed =
-                n.style == Style::Plain || (n.style == Style::Literal && n.tag.as_deref() == Some(yamltree::TAG_BOOL));
-            if let Some(b) = typed.then(|| yamltree::bool_word(s)).flatten() {
-                return Ok(b);
-            }
-        }
-        Err(self.invalid_type(n, "a boolean"))
+        typed_text(n, yamltree::TAG_BOOL).and_then(yamltree::bool_word).ok_or_else(|| self.invalid_type(n, "a boolean"))
     }
 
     /// A signed integer of at most 64 bits, checked against `[min, max]` (`expected` names the Rust type, as
     /// serde's messages do).
     fn int(&mut self, n: &'n Node, min: i64, max: i64, expected: &str) -> Result<i64> {
-        if let Value::Scalar(s) = &n.value {
-            let typed =
-                n.style == Style::Plain || (n.style == Style::Literal && n.tag.as_deref() == Some(yamltree::TAG_INT));
-            if let Some(v) = typed.then(|| yamltree::signed(s, yamltree::parse_i64)).flatten() {
-                if v < min || v > max {
-                    return Err(self.invalid_value(n, format_args!("integer `{v}`"), expected));
-                }
-                return Ok(v);
-            }
+        let v = typed_text(n, yamltree::TAG_INT).and_then(|s| yamltree::signed(s, yamltree::parse_i64));
+        match v {
+            Some(v) if v < min || v > max => Err(self.invalid_value(n, format_args!("integer `{v}`"), expected)),
+            Some(v) => Ok(v),
+            None => Err(self.invalid_type(n, expected)),
         }
-        Err(self.invalid_type(n, expected))
     }
 
     pub(crate) fn i32(&mut self, n: &'n Node) -> Result<i32> {
@@ -322,9 +300,17 @@ impl<'n> Cx<'n> {
             }
         }
         if let Some(missing) = shape.required.iter().find(|r| !seen.contains(r)) {
-            return Err(self.error(n, format_args!("missing field `{missing}`")));
+            return Err(self.missing_field(n, missing));
         }
         Ok(())
+    }
+
+    /// serde's "missing field" of mapping `n`. A mapping whose reading stopped early may have the field after the
+    /// stop: the error then needs the end.
+    pub(crate) fn missing_field(&self, n: &Node, field: &str) -> Error {
+        let mut e = self.error(n, format_args!("missing field `{field}`"));
+        e.needs_end |= n.open;
+        e
     }
 
     /// The current path as an ignored key's path (`spec.template.spec.containers.0.foo`).
@@ -345,16 +331,11 @@ impl<'n> Cx<'n> {
 
     /// A unit enum written as its variant's name (`Running`).
     pub(crate) fn variant(&mut self, n: &'n Node, variants: &[&'static str]) -> Result<usize> {
-        let name = match &n.value {
-            Value::Scalar(_) if local_tag(n).is_some() => local_tag(n).unwrap_or_default(),
-            Value::Scalar(s) => s.as_str(),
-            Value::Seq(_) if local_tag(n).is_none() => {
-                return Err(self.invalid_type(n, "a YAML tag starting with '!'"));
-            }
-            Value::Map(_) if local_tag(n).is_none() => {
-                return Err(self.invalid_type(n, "a YAML tag starting with '!'"));
-            }
-            _ => local_tag(n).unwrap_or_default(),
+        // A locally tagged node names its variant with the tag, as serde_yaml reads an enum.
+        let name = match (local_tag(n), &n.value) {
+            (Some(tag), _) => tag,
+            (None, Value::Scalar(s)) => s.as_str(),
+            (None, _) => return Err(self.invalid_type(n, "a YAML tag starting with '!'")),
         };
         if let Some(i) = variants.iter().position(|v| *v == name) {
             return Ok(i);
@@ -376,28 +357,16 @@ impl<'n> Cx<'n> {
 
     /// A value read "as it comes" that is not what the reader takes: serde's invalid-type error.
     pub(crate) fn not_expected(&self, n: &Node, got: Any<'_>, expected: &str) -> Error {
-        let unexpected = match got {
-            Any::Scalar(s) => Unexpected::Scalar(s),
-            Any::Seq(_) => Unexpected::Seq,
-            Any::Map(_) => Unexpected::Map,
-            Any::Tagged => Unexpected::Enum,
-        };
-        self.error(n, format_args!("invalid type: {unexpected}, expected {expected}"))
+        self.error(n, format_args!("invalid type: {got}, expected {expected}"))
     }
 
     /// A non-negative integer that fits `max` (`expected` names the Rust type).
     pub(crate) fn unsigned(&mut self, n: &'n Node, max: u64, expected: &str) -> Result<u64> {
-        if let Value::Scalar(s) = &n.value {
-            let typed =
-                n.style == Style::Plain || (n.style == Style::Literal && n.tag.as_deref() == Some(yamltree::TAG_INT));
-            if let Some(v) = typed.then(|| yamltree::unsigned(s, yamltree::parse_u64)).flatten() {
-                if v > max {
-                    return Err(self.invalid_value(n, format_args!("integer `{v}`"), expected));
-                }
-                return Ok(v);
-            }
+        match typed_text(n, yamltree::TAG_INT).and_then(|s| yamltree::unsigned(s, yamltree::parse_u64)) {
+            Some(v) if v > max => Err(self.invalid_value(n, format_args!("integer `{v}`"), expected)),
+            Some(v) => Ok(v),
+            None => Err(self.invalid_type(n, expected)),
         }
-        Err(self.invalid_type(n, expected))
     }
 
     /// Runs `f` on the value of key `key` (a path step), for readers that walk a mapping themselves.
@@ -448,6 +417,18 @@ pub(crate) enum Any<'n> {
     Tagged,
 }
 
+impl fmt::Display for Any<'_> {
+    /// As serde names an unexpected value: `integer `3``, `sequence`, `map`, `enum`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Any::Scalar(s) => write!(f, "{s}"),
+            Any::Seq(_) => f.write_str("sequence"),
+            Any::Map(_) => f.write_str("map"),
+            Any::Tagged => f.write_str("enum"),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // JSON
 
@@ -493,11 +474,7 @@ fn json_value<'n>(
     Ok(match &n.value {
         Value::Scalar(s) => {
             let scalar = if tagged {
-                if n.style == Style::Plain {
-                    yamltree::untagged(s)
-                } else {
-                    Scalar::Str(s)
-                }
+                yamltree::below_local_tag(n, s)
             } else {
                 yamltree::scalar(n, s).map_err(|m| cx.error(n, m))?
             };

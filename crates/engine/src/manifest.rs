@@ -197,12 +197,9 @@ fn text_field<'a>(map: &'a Node, name: &str) -> Option<&'a str> {
         _ => None,
     };
     let value = |n: &'a Node| match &n.value {
-        yamltree::Value::Scalar(s) if yamltree::local_tag(n).is_some() => match n.style {
-            crate::libyaml::Style::Plain => match yamltree::untagged(s) {
-                yamltree::Scalar::Str(s) => Some(s),
-                _ => None,
-            },
-            _ => Some(s.as_str()),
+        yamltree::Value::Scalar(s) if yamltree::local_tag(n).is_some() => match yamltree::below_local_tag(n, s) {
+            yamltree::Scalar::Str(s) => Some(s),
+            _ => None,
         },
         _ => key(n),
     };

@@ -370,6 +370,16 @@ pub(crate) fn scalar<'a>(node: &'a Node, text: &'a str) -> Result<Scalar<'a>, St
     }
 }
 
+/// What a locally tagged scalar holds below its tag: serde_yaml reads it as if untagged (plain text by the core
+/// schema, quoted text as text).
+pub(crate) fn below_local_tag<'a>(node: &Node, text: &'a str) -> Scalar<'a> {
+    if node.style == Style::Plain {
+        untagged(text)
+    } else {
+        Scalar::Str(text)
+    }
+}
+
 /// The name of a local tag (`!foo` is `foo`, a lone `!` is `!`); `None` for standard and untagged nodes.
 pub(crate) fn local_tag(node: &Node) -> Option<&str> {
     let tag = node.tag.as_deref()?;

@@ -178,7 +178,7 @@ fn requirement<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<LabelSelectorRequirem
     match (key_, operator) {
         (Some(key), Some(operator)) => Ok(LabelSelectorRequirement { key, operator, values }),
         // `fields` has checked both.
-        _ => Err(cx.error(n, "missing field `key`")),
+        _ => Err(cx.missing_field(n, "key")),
     }
 }
 

@@ -463,7 +463,7 @@ fn node_ref<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawNodeRef> {
         }
         found = node;
     }
-    found.ok_or_else(|| cx.error(n, "missing field `nodeOf`"))
+    found.ok_or_else(|| cx.missing_field(n, "nodeOf"))
 }
 
 /// A period of a `mode:` action: 0 when `off` allows it (the period is then off), else from [`MIN_PERIOD`] to

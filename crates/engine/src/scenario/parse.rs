@@ -288,30 +288,27 @@ pub(super) fn dur<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Dur> {
 /// A YAML value written inline in a scenario (an object under `apply:`), as serde_yaml's `Value` reads it
 /// (`tagged`: the node's local tag has been read, and its value is read as untagged).
 fn yaml_value<'n>(cx: &mut Cx<'n>, n: &'n Node, tagged: bool) -> Read<serde_yaml::Value> {
-    use crate::yamltree::{local_tag, untagged, Value as V};
+    use crate::yamltree::{below_local_tag, local_tag, Value as V};
     use serde_yaml::Value as Y;
     if let (Some(tag), false) = (local_tag(n), tagged) {
         let value = yaml_value(cx, n, true)?;
         let tag = serde_yaml::value::Tag::new(tag);
         return Ok(Y::Tagged(Box::new(serde_yaml::value::TaggedValue { tag, value })));
     }
-    let got = match &n.value {
-        V::Scalar(s) if tagged && n.style == crate::libyaml::Style::Plain => Any::Scalar(untagged(s)),
-        V::Scalar(s) if tagged => Any::Scalar(Scalar::Str(s)),
-        V::Seq(items) => Any::Seq(items),
-        V::Map(entries) => Any::Map(entries),
-        V::Scalar(_) => cx.any(n)?,
-    };
-    match got {
-        Any::Scalar(v) => scalar_value(cx, n, v),
-        Any::Seq(items) => {
+    match &n.value {
+        V::Scalar(s) if tagged => scalar_value(cx, n, below_local_tag(n, s)),
+        V::Scalar(s) => {
+            let v = crate::yamltree::scalar(n, s).map_err(|m| cx.error(n, m))?;
+            scalar_value(cx, n, v)
+        }
+        V::Seq(items) => {
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
                 out.push(cx.item(i, |cx| yaml_value(cx, item, false))?);
             }
             Ok(Y::Sequence(out))
         }
-        Any::Map(entries) => {
+        V::Map(entries) => {
             let mut out = serde_yaml::Mapping::new();
             for (k, v) in entries {
                 let key = yaml_value(cx, k, false)?;
@@ -333,8 +330,6 @@ fn yaml_value<'n>(cx: &mut Cx<'n>, n: &'n Node, tagged: bool) -> Read<serde_yaml
             }
             Ok(Y::Mapping(out))
         }
-        // A tagged node was read above.
-        Any::Tagged => Ok(Y::Null),
     }
 }
 
