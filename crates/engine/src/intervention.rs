@@ -365,18 +365,15 @@ pub trait Intervene {
 }
 
 impl Intervene for Sim {
-    /// Performs an intervention as the user (kubectl's client): the one way in for everything a person or a
-    /// script does. `input` is what kubectl's `-f` reads. Nothing here panics on what it is given: a refused or
-    /// impossible intervention is said as an error, as kubectl would print it, and changes nothing.
     fn intervene(&mut self, what: &Intervention, input: &kubectl::Input) -> Performed {
         if let Some(line) = what.kubectl_line() {
-            return self.intervene_kubectl(&line, input);
+            return intervene_kubectl(self, &line, input);
         }
         match what {
-            Intervention::Apply(text) => self.intervene_apply(text),
+            Intervention::Apply(text) => intervene_apply(self, text),
             Intervention::Delete { kind, namespace, target: DeleteTarget::OneOf(sel, text), wait } => {
                 let ns = namespace.as_deref().unwrap_or("default");
-                match self.one_running(*kind, ns, sel).map(|o| o.meta().name.to_string()) {
+                match one_running(self, *kind, ns, sel).map(|o| o.meta().name.to_string()) {
                     Some(name) => {
                         let target = DeleteTarget::Name(name);
                         let resolved =
@@ -391,16 +388,16 @@ impl Intervene for Sim {
                     }
                 }
             }
-            Intervention::KillNode(node) => self.intervene_node(node, true),
-            Intervention::ReviveNode(node) => self.intervene_node(node, false),
+            Intervention::KillNode(node) => intervene_node(self, node, true),
+            Intervention::ReviveNode(node) => intervene_node(self, node, false),
             Intervention::AddNode(config) => {
                 let mut p = Performed::new(what.to_string());
                 let r = self.add_node(config.clone()).map(|n| format!("node/{n} added"));
                 p.result(r);
                 p
             }
-            Intervention::Fault(f) => self.intervene_fault(f),
-            Intervention::Mode(m) => self.intervene_mode(m),
+            Intervention::Fault(f) => intervene_fault(self, f),
+            Intervention::Mode(m) => intervene_mode(self, m),
             Intervention::Kubectl(_)
             | Intervention::Scale { .. }
             | Intervention::Delete { .. }
@@ -409,174 +406,162 @@ impl Intervene for Sim {
     }
 }
 
-/// The steps of [`Intervene::intervene`], one per kind of intervention.
-trait Steps {
-    fn intervene_kubectl(&mut self, line: &str, input: &kubectl::Input) -> Performed;
-    fn intervene_apply(&mut self, text: &str) -> Performed;
-    fn one_running(&self, kind: Kind, namespace: &str, sel: &LabelSelector) -> Option<&Rc<Object>>;
-    fn intervene_node(&mut self, node: &NodeRef, kill: bool) -> Performed;
-    fn intervene_mode(&mut self, m: &ModeAction) -> Performed;
-    fn intervene_fault(&mut self, f: &FaultAction) -> Performed;
+fn intervene_kubectl(sim: &mut Sim, line: &str, input: &kubectl::Input) -> Performed {
+    let mut p = Performed::new(format!("kubectl {line}"));
+    let out = kubectl::run(sim, line, input);
+    let failed = out.code != 0;
+    for l in out.warnings.lines().chain(out.stdout.lines()) {
+        p.say(Said::Result, "kubectl", l);
+    }
+    // stderr is an error when the command failed, else warnings and notes (`No resources found`).
+    let said = if failed { Said::Error } else { Said::Result };
+    for l in out.stderr.lines() {
+        p.say(said, "kubectl", l);
+    }
+    if failed && out.stderr.trim().is_empty() {
+        p.say(Said::Error, "kubectl", format!("error: exit status {}", out.code));
+    }
+    p.follow = out.follow;
+    p
 }
 
-impl Steps for Sim {
-    fn intervene_kubectl(&mut self, line: &str, input: &kubectl::Input) -> Performed {
-        let mut p = Performed::new(format!("kubectl {line}"));
-        let out = kubectl::run(self, line, input);
-        let failed = out.code != 0;
-        for l in out.warnings.lines().chain(out.stdout.lines()) {
-            p.say(Said::Result, "kubectl", l);
-        }
-        // stderr is an error when the command failed, else warnings and notes (`No resources found`).
-        let said = if failed { Said::Error } else { Said::Result };
-        for l in out.stderr.lines() {
-            p.say(said, "kubectl", l);
-        }
-        if failed && out.stderr.trim().is_empty() {
-            p.say(Said::Error, "kubectl", format!("error: exit status {}", out.code));
-        }
-        p.follow = out.follow;
-        p
-    }
-
-    fn intervene_apply(&mut self, text: &str) -> Performed {
-        let mut p = Performed::new("kubectl apply -f -");
-        match kubectl::apply(self, text) {
-            Ok(report) => {
-                for w in &report.warnings {
-                    p.say(Said::Result, "kubectl", w.to_string());
-                }
-                for r in &report.results {
-                    p.say(Said::Result, "kubectl", r.to_string());
-                }
+fn intervene_apply(sim: &mut Sim, text: &str) -> Performed {
+    let mut p = Performed::new("kubectl apply -f -");
+    match kubectl::apply(sim, text) {
+        Ok(report) => {
+            for w in &report.warnings {
+                p.say(Said::Result, "kubectl", w.to_string());
             }
-            Err(e) => {
-                p.error_line = Some(e.line);
-                p.say(Said::Error, "kubectl", e.to_string());
+            for r in &report.results {
+                p.say(Said::Result, "kubectl", r.to_string());
             }
         }
-        p
-    }
-
-    /// The first object of `kind` in `namespace` the selector matches that is not being deleted (a pod: and
-    /// Running), in the store's order.
-    fn one_running(&self, kind: Kind, namespace: &str, sel: &LabelSelector) -> Option<&Rc<Object>> {
-        self.store()
-            .objects(kind)
-            .filter(|o| !kind.namespaced() || &*o.meta().namespace == namespace)
-            .filter(|o| !o.meta().is_terminating() && sel.matches(&o.meta().labels))
-            .find(|o| o.as_pod().is_none_or(|p| p.status.phase == PodPhase::Running))
-    }
-
-    fn intervene_node(&mut self, node: &NodeRef, kill: bool) -> Performed {
-        let verb = if kill { "kill" } else { "revive" };
-        let names: Vec<String> = match node {
-            NodeRef::Name(n) => vec![n.clone()],
-            NodeRef::OfPod(sel, _) => {
-                let pod = self.one_running(Kind::Pod, "default", sel).and_then(|o| o.as_pod());
-                let name = pod.map(|p| p.spec.node_name.to_string());
-                let Some(name) = name.filter(|n| !n.is_empty()) else {
-                    let mut p = Performed::new(format!("{verb} node {node}"));
-                    p.say(Said::Error, "kubectl", format!("no running pod matches: no node to {verb}"));
-                    return p;
-                };
-                vec![name]
-            }
-            NodeRef::Every => self.kubelets().iter().filter(|k| k.alive == kill).map(|k| k.name.to_string()).collect(),
-        };
-        let mut p = Performed::new(match node {
-            NodeRef::Every => format!("{verb} every node"),
-            _ => format!("{verb} node {}", names.join(", ")),
-        });
-        if names.is_empty() {
-            let state = if kill { "running" } else { "stopped" };
-            p.say(Said::Result, "kubectl", format!("no node's kubelet is {state}"));
+        Err(e) => {
+            p.error_line = Some(e.line);
+            p.say(Said::Error, "kubectl", e.to_string());
         }
-        for name in names {
-            let r = if kill {
-                self.kill_node(&name)
-                    .map(|_| format!("node/{name}: kubelet stopped (no heartbeats, status updates or pod work)"))
-            } else {
-                self.revive_node(&name).map(|_| format!("node/{name}: kubelet started"))
+    }
+    p
+}
+
+/// The first object of `kind` in `namespace` the selector matches that is not being deleted (a pod: and
+/// Running), in the store's order.
+fn one_running<'s>(sim: &'s Sim, kind: Kind, namespace: &str, sel: &LabelSelector) -> Option<&'s Rc<Object>> {
+    sim.store()
+        .objects(kind)
+        .filter(|o| !kind.namespaced() || &*o.meta().namespace == namespace)
+        .filter(|o| !o.meta().is_terminating() && sel.matches(&o.meta().labels))
+        .find(|o| o.as_pod().is_none_or(|p| p.status.phase == PodPhase::Running))
+}
+
+fn intervene_node(sim: &mut Sim, node: &NodeRef, kill: bool) -> Performed {
+    let verb = if kill { "kill" } else { "revive" };
+    let names: Vec<String> = match node {
+        NodeRef::Name(n) => vec![n.clone()],
+        NodeRef::OfPod(sel, _) => {
+            let pod = one_running(sim, Kind::Pod, "default", sel).and_then(|o| o.as_pod());
+            let name = pod.map(|p| p.spec.node_name.to_string());
+            let Some(name) = name.filter(|n| !n.is_empty()) else {
+                let mut p = Performed::new(format!("{verb} node {node}"));
+                p.say(Said::Error, "kubectl", format!("no running pod matches: no node to {verb}"));
+                return p;
             };
-            p.result(r);
+            vec![name]
         }
-        p
+        NodeRef::Every => sim.kubelets().iter().filter(|k| k.alive == kill).map(|k| k.name.to_string()).collect(),
+    };
+    let mut p = Performed::new(match node {
+        NodeRef::Every => format!("{verb} every node"),
+        _ => format!("{verb} node {}", names.join(", ")),
+    });
+    if names.is_empty() {
+        let state = if kill { "running" } else { "stopped" };
+        p.say(Said::Result, "kubectl", format!("no node's kubelet is {state}"));
     }
-
-    fn intervene_mode(&mut self, m: &ModeAction) -> Performed {
-        let mut p = Performed::new(m.to_string());
-        if let Some((c, mode)) = &m.trigger {
-            let taken = self.set_trigger_mode(c.as_deref(), *mode);
-            let text = if taken.is_empty() {
-                format!("no controller has a {}-triggered mode", mode.as_str())
-            } else {
-                format!("{}-triggered: {}", mode.as_str(), taken.join(", "))
-            };
-            p.say(Said::Result, "scenario", text);
-        }
-        if let Some(o) = m.observe {
-            self.set_observe_mode(o);
-        }
-        if let Some(period) = m.relist_period {
-            self.set_relist_period(period);
-        }
-        if let Some(period) = m.resync_period {
-            self.set_resync_period(period);
-        }
-        p
-    }
-
-    fn intervene_fault(&mut self, f: &FaultAction) -> Performed {
-        let mut p = Performed::new(f.to_string());
-        // One informer, or every control-plane informer.
-        let targets: Vec<InformerId> = match f.informer {
-            None => self.control_plane_informers(),
-            Some((h, kind)) => match self.hosts().get(h.index()).and_then(|host| host.informers[kind.index()]) {
-                Some(id) => vec![id],
-                None => {
-                    let text = format!("{} has no informer of {}", process_name(h), kind.plural());
-                    p.say(Said::Error, "scenario", text);
-                    return p;
-                }
-            },
+    for name in names {
+        let r = if kill {
+            sim.kill_node(&name)
+                .map(|_| format!("node/{name}: kubelet stopped (no heartbeats, status updates or pod work)"))
+        } else {
+            sim.revive_node(&name).map(|_| format!("node/{name}: kubelet started"))
         };
-        if let Some(v) = f.drop_watch_events {
-            if f.informer.is_none() {
-                self.set_watch_drop(v);
-            } else {
-                for &id in &targets {
-                    self.set_informer_watch_drop(id, v);
-                }
-            }
-        }
-        let mut faults = self.store().faults.clone();
-        if let Some(v) = f.conflicts {
-            faults.conflict_fraction = v;
-        }
-        if let Some(v) = f.api_latency {
-            faults.api_latency = v;
-        }
-        if let Some(v) = f.reject_pod_creates {
-            faults.reject_pod_creates = v;
-        }
-        self.set_faults(faults);
-        if f.disconnect_watches {
-            for &id in &targets {
-                self.disconnect_watch(id);
-            }
-        }
-        if f.force_relist {
-            for &id in &targets {
-                self.force_relist(id);
-            }
-        }
-        if let Some(h) = f.crash {
-            self.crash_host(h);
-        }
-        if let Some(h) = f.restart {
-            self.restart_host(h);
-        }
-        p
+        p.result(r);
     }
+    p
+}
+
+fn intervene_mode(sim: &mut Sim, m: &ModeAction) -> Performed {
+    let mut p = Performed::new(m.to_string());
+    if let Some((c, mode)) = &m.trigger {
+        let taken = sim.set_trigger_mode(c.as_deref(), *mode);
+        let text = if taken.is_empty() {
+            format!("no controller has a {}-triggered mode", mode.as_str())
+        } else {
+            format!("{}-triggered: {}", mode.as_str(), taken.join(", "))
+        };
+        p.say(Said::Result, "scenario", text);
+    }
+    if let Some(o) = m.observe {
+        sim.set_observe_mode(o);
+    }
+    if let Some(period) = m.relist_period {
+        sim.set_relist_period(period);
+    }
+    if let Some(period) = m.resync_period {
+        sim.set_resync_period(period);
+    }
+    p
+}
+
+fn intervene_fault(sim: &mut Sim, f: &FaultAction) -> Performed {
+    let mut p = Performed::new(f.to_string());
+    // One informer, or every control-plane informer.
+    let targets: Vec<InformerId> = match f.informer {
+        None => sim.control_plane_informers(),
+        Some((h, kind)) => match sim.hosts().get(h.index()).and_then(|host| host.informers[kind.index()]) {
+            Some(id) => vec![id],
+            None => {
+                let text = format!("{} has no informer of {}", process_name(h), kind.plural());
+                p.say(Said::Error, "scenario", text);
+                return p;
+            }
+        },
+    };
+    if let Some(v) = f.drop_watch_events {
+        if f.informer.is_none() {
+            sim.set_watch_drop(v);
+        } else {
+            for &id in &targets {
+                sim.set_informer_watch_drop(id, v);
+            }
+        }
+    }
+    let mut faults = sim.store().faults.clone();
+    if let Some(v) = f.conflicts {
+        faults.conflict_fraction = v;
+    }
+    if let Some(v) = f.api_latency {
+        faults.api_latency = v;
+    }
+    if let Some(v) = f.reject_pod_creates {
+        faults.reject_pod_creates = v;
+    }
+    sim.set_faults(faults);
+    if f.disconnect_watches {
+        for &id in &targets {
+            sim.disconnect_watch(id);
+        }
+    }
+    if f.force_relist {
+        for &id in &targets {
+            sim.force_relist(id);
+        }
+    }
+    if let Some(h) = f.crash {
+        sim.crash_host(h);
+    }
+    if let Some(h) = f.restart {
+        sim.restart_host(h);
+    }
+    p
 }
