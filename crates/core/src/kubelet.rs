@@ -64,7 +64,9 @@ pub fn registered_node(config: &NodeConfig) -> Node {
         ("beta.kubernetes.io/os", "linux"),
         ("beta.kubernetes.io/arch", "amd64"),
     ] {
-        node.metadata.labels.entry(s(k)).or_insert_with(|| s(v));
+        if !node.metadata.labels.contains_key(k) {
+            node.metadata.labels.insert(s(k), s(v));
+        }
     }
     node.spec.taints = config.taints.clone();
     node

@@ -52,7 +52,13 @@ pub(crate) struct Cx<'n> {
     /// Paths of the keys no field table read, dot-separated with list indices as numbers
     /// (`spec.template.spec.containers.0.livenessProbe`), in document order.
     pub ignored: Vec<String>,
+    /// Label and annotation texts already read, each shared by every later use of the same text (see
+    /// [`Cx::labels`]); at most [`SHARED_TEXTS`].
+    shared: Vec<Str>,
 }
+
+/// How many distinct label texts a document shares (the rest are read as separate strings).
+const SHARED_TEXTS: usize = 256;
 
 /// The text of a scalar a typed field (a boolean, an integer) reads: plain, or a literal block with that type's
 /// standard tag (`tag`); anything else is an invalid type.
@@ -72,7 +78,7 @@ fn is_empty_plain(n: &Node) -> bool {
 
 impl<'n> Cx<'n> {
     pub(crate) fn new() -> Self {
-        Cx { path: Vec::new(), ignored: Vec::new() }
+        Cx { path: Vec::new(), ignored: Vec::new(), shared: Vec::new() }
     }
 
     /// The path as serde_yaml prints it: `.` at the root, `spec.containers[0].image` below.
@@ -226,23 +232,48 @@ impl<'n> Cx<'n> {
         self.seq(n, Self::string)
     }
 
+    /// The entries of a map with text keys, in the document's order, each value read by `f`.
+    fn pairs<T>(&mut self, n: &'n Node, f: fn(&mut Self, &'n Node) -> Result<T>) -> Result<Vec<(Str, T)>> {
+        let mut out = Vec::new();
+        self.entries(n, "a map", "a string", &mut |cx, key, value| {
+            out.push((Str::from(key), f(cx, value)?));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
     /// A map with text keys, each value read by `f` (a later duplicate key wins, as in a `BTreeMap`).
     pub(crate) fn map<T>(
         &mut self,
         n: &'n Node,
         f: fn(&mut Self, &'n Node) -> Result<T>,
     ) -> Result<std::collections::BTreeMap<Str, T>> {
-        let mut out = std::collections::BTreeMap::new();
-        self.entries(n, "a map", "a string", &mut |cx, key, value| {
-            out.insert(Str::from(key), f(cx, value)?);
-            Ok(())
-        })?;
-        Ok(out)
+        Ok(self.pairs(n, f)?.into_iter().collect())
     }
 
-    /// Labels and annotations.
+    /// Labels and annotations (a later duplicate key wins). A text read before in the document is the same shared
+    /// string: a selector's `app: api` and its template's are then one string each, and comparing them (which the
+    /// control plane does for every pod it matches) stops at the pointer.
     pub(crate) fn labels(&mut self, n: &'n Node) -> Result<crate::api::Labels> {
-        self.map(n, Self::string)
+        let mut pairs = Vec::new();
+        self.entries(n, "a map", "a string", &mut |cx, key, value| {
+            let value = cx.text(value, "a string")?;
+            pairs.push((cx.share(key), cx.share(value)));
+            Ok(())
+        })?;
+        Ok(crate::api::Labels::from_pairs(pairs))
+    }
+
+    /// `text` as a shared string: the one read before, if any.
+    fn share(&mut self, text: &str) -> Str {
+        if let Some(s) = self.shared.iter().find(|s| crate::api::text_eq(s, text)) {
+            return s.clone();
+        }
+        let s = Str::from(text);
+        if self.shared.len() < SHARED_TEXTS {
+            self.shared.push(s.clone());
+        }
+        s
     }
 
     /// The entries of a mapping (`expected` names it in a type error), each key's text (`key_expected` names a

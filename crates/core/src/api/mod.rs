@@ -3,18 +3,19 @@
 //! (names, labels, images) are shared `Rc<str>`.
 
 pub mod conditions;
+pub mod labels;
 pub mod meta;
 pub mod quantity;
 pub mod selector;
 pub mod types;
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
 pub use conditions::{set_condition, Placement};
+pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use quantity::Quantity;
 pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};
@@ -22,8 +23,14 @@ pub use types::*;
 
 /// A shared, immutable string.
 pub type Str = Rc<str>;
-/// Labels or annotations: sorted, so iteration (and every output) is deterministic.
-pub type Labels = BTreeMap<Str, Str>;
+
+/// Whether two texts are equal: a shared string compared with itself, or texts of different lengths, answer
+/// without reading them. Always inlined, so the control plane's hot comparisons (labels, condition types) cost the
+/// same whatever the crate is optimised for.
+#[inline(always)]
+pub fn text_eq(a: &str, b: &str) -> bool {
+    a.len() == b.len() && (std::ptr::eq(a.as_ptr(), b.as_ptr()) || a.as_bytes() == b.as_bytes())
+}
 
 /// Makes a shared string.
 pub fn s(v: &str) -> Str {

@@ -5,7 +5,6 @@ use super::{Labels, Str};
 use serde::Serialize;
 #[cfg(any(test, feature = "oracle"))]
 use serde::{Deserialize, Deserializer};
-use std::collections::btree_map::Entry;
 use std::fmt;
 
 /// A label selector as written in manifests (`spec.selector` of a Deployment, ReplicaSet, ...).
@@ -103,7 +102,7 @@ impl LabelSelector {
     /// apps/v1 workloads forbid an empty `spec.selector` at validation time; rejecting it is the
     /// caller's job (see [`LabelSelector::is_empty`]).
     pub fn matches(&self, labels: &Labels) -> bool {
-        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
+        self.match_labels.iter().all(|(k, v)| labels.get(k).is_some_and(|l| super::text_eq(l, v)))
             && self.match_expressions.iter().all(|r| r.matches(labels))
     }
 
@@ -479,17 +478,14 @@ pub fn parse_selector(s: &str) -> Result<LabelSelector, String> {
     crate::sort::sort_by(&mut reqs, |a, b| a.0.cmp(b.0));
     let mut sel = LabelSelector::default();
     for (key, op, values) in reqs {
-        let mut key = Str::from(key);
+        let key = Str::from(key);
         let mut values: Vec<Str> = values.into_iter().map(Str::from).collect();
         let operator = match op {
             ReqOp::Equals => {
                 let value = values.pop().unwrap_or_else(|| Str::from(""));
-                match sel.match_labels.entry(key) {
-                    Entry::Vacant(e) => {
-                        e.insert(value);
-                        continue;
-                    }
-                    Entry::Occupied(e) => key = e.key().clone(),
+                if !sel.match_labels.contains_key(&key) {
+                    sel.match_labels.insert(key, value);
+                    continue;
                 }
                 values = vec![value];
                 Operator::In

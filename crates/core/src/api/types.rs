@@ -72,7 +72,7 @@ pub struct NamespaceCondition {
 
 impl Namespace {
     pub fn condition(&self, type_: &str) -> Option<&NamespaceCondition> {
-        self.status.conditions.iter().find(|c| &*c.type_ == type_)
+        self.status.conditions.iter().find(|c| super::text_eq(&c.type_, type_))
     }
 }
 
@@ -179,7 +179,7 @@ impl Node {
         self.status.conditions.iter().find(|c| &*c.type_ == "Ready").map(|c| &*c.status).unwrap_or("Unknown")
     }
     pub fn condition(&self, type_: &str) -> Option<&NodeCondition> {
-        self.status.conditions.iter().find(|c| &*c.type_ == type_)
+        self.status.conditions.iter().find(|c| super::text_eq(&c.type_, type_))
     }
 }
 
@@ -439,7 +439,7 @@ pub struct ContainerStateTerminated {
 
 impl Pod {
     pub fn condition(&self, type_: &str) -> Option<&PodCondition> {
-        self.status.conditions.iter().find(|c| &*c.type_ == type_)
+        self.status.conditions.iter().find(|c| super::text_eq(&c.type_, type_))
     }
 
     /// `podutil.IsPodReady`: the Ready condition is True.
@@ -786,7 +786,7 @@ impl Deployment {
         self.spec.replicas.unwrap_or(1)
     }
     pub fn condition(&self, type_: &str) -> Option<&DeploymentCondition> {
-        self.status.conditions.iter().find(|c| &*c.type_ == type_)
+        self.status.conditions.iter().find(|c| super::text_eq(&c.type_, type_))
     }
 }
 

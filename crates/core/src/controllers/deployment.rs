@@ -193,9 +193,11 @@ impl Sync<'_, '_, '_> {
         let d = &self.d;
         let hash = compute_hash(&d.spec.template, d.status.collision_count);
         let mut template = d.spec.template.clone();
-        template.metadata.labels.insert(s(POD_TEMPLATE_HASH), s(&hash));
+        // One shared string for the label in both (the ReplicaSet compares them for every pod it owns).
+        let (key, value) = (s(POD_TEMPLATE_HASH), s(&hash));
+        template.metadata.labels.insert(key.clone(), value.clone());
         let mut selector: LabelSelector = d.spec.selector.clone();
-        selector.match_labels.insert(s(POD_TEMPLATE_HASH), s(&hash));
+        selector.match_labels.insert(key, value);
         let mut rs = ReplicaSet::default();
         rs.metadata.name = s(&format!("{}-{hash}", d.metadata.name));
         rs.metadata.namespace = d.metadata.namespace.clone();

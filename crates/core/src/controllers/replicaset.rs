@@ -660,7 +660,7 @@ fn calculate_status(
     let template_labels = &rs.spec.template.metadata.labels;
     for p in pods {
         st.replicas += 1;
-        if template_labels.iter().all(|(k, v)| p.metadata.labels.get(k) == Some(v)) {
+        if p.metadata.labels.contains_all(template_labels) {
             st.fully_labeled_replicas += 1;
         }
         if p.is_ready() {

@@ -574,7 +574,7 @@ fn rollback(sim: &mut Sim, key: &ObjKey, to: i64) -> Result<String, String> {
     template.metadata.labels.remove(POD_TEMPLATE_HASH);
     let mut annotations = crate::api::Labels::new();
     for k in ANNOTATIONS_TO_SKIP {
-        if let Some(v) = d.metadata.annotations.get(*k) {
+        if let Some(v) = d.metadata.annotations.get(k) {
             annotations.insert(s(k), v.clone());
         }
     }
