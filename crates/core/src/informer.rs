@@ -185,11 +185,49 @@ impl Cache {
     pub fn upsert(&mut self, o: Rc<Object>) -> Option<Rc<Object>> {
         let key = o.key();
         let old = self.objects.insert(key.clone(), o.clone());
-        if let Some(old) = &old {
-            self.unindex(&key, old);
+        match &old {
+            // Most writes change a status: the new version goes where the old one was, in every bucket.
+            Some(old) if self.same_buckets(old, &o) => self.replace(&key, &o),
+            Some(old) => {
+                self.unindex(&key, old);
+                self.index(&key, &o);
+            }
+            None => self.index(&key, &o),
         }
-        self.index(&key, &o);
         old
+    }
+
+    /// Whether two versions of an object belong in the same index buckets.
+    fn same_buckets(&self, a: &Object, b: &Object) -> bool {
+        let (ma, mb) = (a.meta(), b.meta());
+        controller_of(ma).map(|r| &r.uid) == controller_of(mb).map(|r| &r.uid)
+            && a.as_pod().map(|p| &p.spec.node_name) == b.as_pod().map(|p| &p.spec.node_name)
+            && (!self.label_index || ma.labels == mb.labels)
+    }
+
+    /// Puts `o` in place of its previous version in the buckets that hold it (the same as [`Cache::index`]'s).
+    fn replace(&mut self, key: &ObjKey, o: &Rc<Object>) {
+        fn put(b: Option<&mut Bucket>, key: &ObjKey, o: &Rc<Object>) {
+            if let Some(slot) = b.and_then(|b| b.get_mut(key)) {
+                *slot = o.clone();
+            }
+        }
+        let m = o.meta();
+        put(self.by_namespace.get_mut(&m.namespace), key, o);
+        match controller_of(m) {
+            Some(r) => put(self.by_owner.get_mut(&r.uid), key, o),
+            None => put(self.orphans.get_mut(&m.namespace), key, o),
+        }
+        if let Some(p) = o.as_pod() {
+            if !p.spec.node_name.is_empty() {
+                put(self.by_node.get_mut(&p.spec.node_name), key, o);
+            }
+        }
+        if self.label_index {
+            for (k, v) in &m.labels {
+                put(self.by_label.get_mut(&(k.clone(), v.clone())), key, o);
+            }
+        }
     }
 
     pub fn remove(&mut self, key: &ObjKey) -> Option<Rc<Object>> {
