@@ -21,14 +21,8 @@ pub struct ClusterProps {
     pub on_cmd: Callback<Cmd>,
 }
 
-#[derive(Properties, PartialEq)]
-struct SummaryProps {
-    summary: CountsView,
-}
-
-#[component]
-fn SummaryBar(props: &SummaryProps) -> Html {
-    let s = props.summary;
+/// The pod and node counts (a plain function: it changes with every frame, so a component would not save work).
+fn summary_bar(s: CountsView) -> Html {
     html! {
         <div class="summary" aria-label="Cluster summary">
             <span class="stat running" title="Pods Running (not terminating)">
@@ -51,17 +45,9 @@ fn SummaryBar(props: &SummaryProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-struct BarProps {
-    label: &'static str,
-    used: i64,
-    total: i64,
-    text: String,
-}
-
-#[component]
-fn Bar(props: &BarProps) -> Html {
-    let pct = if props.total > 0 { (props.used as f64 * 100.0 / props.total as f64).clamp(0.0, 100.0) } else { 0.0 };
+/// A node's requested share of one resource.
+fn bar(label: &'static str, used: i64, total: i64, text: String) -> Html {
+    let pct = if total > 0 { (used as f64 * 100.0 / total as f64).clamp(0.0, 100.0) } else { 0.0 };
     let level = if pct >= 90.0 {
         "hot"
     } else if pct >= 70.0 {
@@ -70,13 +56,13 @@ fn Bar(props: &BarProps) -> Html {
         "cool"
     };
     html! {
-        <div class="bar" title={format!("{} requested: {}", props.label, props.text)}>
-            <span class="bar-label">{ props.label }</span>
-            <span class="bar-track" role="meter" aria-label={props.label} aria-valuemin="0" aria-valuemax="100"
+        <div class="bar" title={format!("{label} requested: {text}")}>
+            <span class="bar-label">{ label }</span>
+            <span class="bar-track" role="meter" aria-label={label} aria-valuemin="0" aria-valuemax="100"
                 aria-valuenow={format!("{pct:.0}")}>
                 <span class={classes!("bar-fill", level)} style={format!("width:{pct:.1}%")}></span>
             </span>
-            <span class="bar-text">{ props.text.clone() }</span>
+            <span class="bar-text">{ text }</span>
         </div>
     }
 }
@@ -215,10 +201,8 @@ fn NodeCard(props: &NodeCardProps) -> Html {
                 }
             </header>
             <div class="bars">
-                <Bar label="cpu" used={n.cpu_req} total={n.cpu_alloc}
-                    text={format!("{} / {}", fmt_cpu(n.cpu_req), fmt_cpu(n.cpu_alloc))} />
-                <Bar label="mem" used={n.mem_req} total={n.mem_alloc}
-                    text={format!("{} / {}", fmt_mem(n.mem_req), fmt_mem(n.mem_alloc))} />
+                { bar("cpu", n.cpu_req, n.cpu_alloc, format!("{} / {}", fmt_cpu(n.cpu_req), fmt_cpu(n.cpu_alloc))) }
+                { bar("mem", n.mem_req, n.mem_alloc, format!("{} / {}", fmt_mem(n.mem_req), fmt_mem(n.mem_alloc))) }
             </div>
             if !n.taints.is_empty() || !n.labels.is_empty() {
                 <div class="node-tags">
@@ -280,8 +264,8 @@ fn Unscheduled(props: &UnscheduledProps) -> Html {
     }
 }
 
-#[component]
-fn Legend() -> Html {
+/// What the pod chips' colours and letters mean.
+fn legend() -> Html {
     html! {
         <div class="legend" aria-label="Legend">
             <span><span class="pod ph-running demo"><span class="glyph">{ "R" }</span></span>{ "Running" }</span>
@@ -340,12 +324,12 @@ pub fn Cluster(props: &ClusterProps) -> Html {
         <section class="panel cluster-panel" aria-label="Cluster">
             <div class="panel-head">
                 <h2>{ "Cluster" }</h2>
-                <SummaryBar summary={props.summary} />
+                { summary_bar(props.summary) }
                 <button data-testid="add-node" class="btn" onclick={add} title="Add one more node like the others">
                     { "+ Add node" }
                 </button>
             </div>
-            <Legend />
+            { legend() }
             <div class="cluster-body">
                 { body }
             </div>
