@@ -64,6 +64,13 @@ pub fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
             default_template(&mut rs.spec.template);
         }
         Object::Deployment(d) => default_deployment(d),
+        Object::Secret(sec) => {
+            // SetDefaults_Secret, and the conversion that merges the write-only stringData into data.
+            if sec.type_.is_empty() {
+                sec.type_ = s("Opaque");
+            }
+            sec.merge_string_data();
+        }
         Object::Namespace(n) => {
             if n.status.phase.is_empty() {
                 n.status.phase = s("Active");
@@ -172,6 +179,35 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
                 }
             }
         }
+        Object::ConfigMap(cm) => {
+            // ValidateConfigMap: keys, a key in both maps, and 1 MiB in all.
+            let mut size = 0usize;
+            for (k, v) in &cm.data {
+                config_key("data", k, &mut errs);
+                size = size.saturating_add(k.len() + v.len());
+            }
+            for (k, v) in &cm.binary_data {
+                config_key("binaryData", k, &mut errs);
+                if cm.data.contains_key(k) {
+                    errs.push(FieldError::new(
+                        format!("data[{k}]"),
+                        format!("Invalid value: {}: duplicate of key present in binaryData", go_quote(k)),
+                    ));
+                }
+                // The bytes, not their base64 text.
+                size = size.saturating_add(k.len() + v.len() / 4 * 3);
+            }
+            data_size(size, &mut errs);
+        }
+        Object::Secret(sec) => {
+            let mut size = 0usize;
+            for (k, v) in &sec.data {
+                config_key("data", k, &mut errs);
+                size = size.saturating_add(k.len() + v.len() / 4 * 3);
+            }
+            data_size(size, &mut errs);
+            validate_secret_type(sec, &mut errs);
+        }
         Object::Node(n) => {
             // ValidateNode: capacity and allocatable quantities are validated like a container's.
             for (field, list) in [("capacity", &n.status.capacity), ("allocatable", &n.status.allocatable)] {
@@ -194,6 +230,64 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
         _ => {}
     }
     errs
+}
+
+/// `IsConfigMapKey`, for a key of a ConfigMap's or a Secret's `field`.
+fn config_key(field: &str, key: &str, errs: &mut Vec<FieldError>) {
+    let why = if key.len() > 253 {
+        "must be no more than 253 characters"
+    } else if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')) {
+        "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"
+    } else if key == "." {
+        "must not be '.'"
+    } else if key == ".." {
+        "must not be '..'"
+    } else if key.starts_with("..") {
+        "must not start with '..'"
+    } else {
+        return;
+    };
+    errs.push(FieldError::new(format!("{field}[{key}]"), format!("Invalid value: {}: {why}", go_quote(key))));
+}
+
+/// A ConfigMap or a Secret holds at most 1 MiB (`MaxSecretSize`).
+fn data_size(size: usize, errs: &mut Vec<FieldError>) {
+    const MAX: usize = 1 << 20;
+    if size > MAX {
+        errs.push(FieldError::new("", format!("Too long: may not be more than {MAX} bytes")));
+    }
+}
+
+/// The keys each built-in Secret type requires (`ValidateSecret`).
+fn validate_secret_type(sec: &crate::api::Secret, errs: &mut Vec<FieldError>) {
+    let required: &[&str] = match &*sec.type_ {
+        "kubernetes.io/dockercfg" => &[".dockercfg"],
+        "kubernetes.io/dockerconfigjson" => &[".dockerconfigjson"],
+        "kubernetes.io/ssh-auth" => &["ssh-privatekey"],
+        "kubernetes.io/tls" => &["tls.crt", "tls.key"],
+        "kubernetes.io/basic-auth" => {
+            if !sec.data.contains_key("username") && !sec.data.contains_key("password") {
+                errs.push(FieldError::new("data[username]", "Required value"));
+                errs.push(FieldError::new("data[password]", "Required value"));
+            }
+            &[]
+        }
+        "kubernetes.io/service-account-token" => {
+            if sec.metadata.annotations.get("kubernetes.io/service-account.name").is_none_or(|v| v.is_empty()) {
+                errs.push(FieldError::new(
+                    "metadata.annotations[kubernetes.io/service-account.name]",
+                    "Required value",
+                ));
+            }
+            &[]
+        }
+        _ => &[],
+    };
+    for key in required {
+        if !sec.data.contains_key(key) {
+            errs.push(FieldError::new(format!("data[{key}]"), "Required value"));
+        }
+    }
 }
 
 /// `ValidateNonnegativeField`: `Invalid value: -1: must be greater than or equal to 0`.

@@ -21,8 +21,14 @@ pub fn max_objects(kind: Kind) -> usize {
         Kind::ReplicaSet => MAX_REPLICASETS,
         Kind::Lease => MAX_NODES + 100,
         Kind::Event => MAX_EVENTS,
+        Kind::ConfigMap | Kind::Secret => MAX_CONFIG_OBJECTS,
+        // One `default` per namespace, and as many more as ConfigMaps.
+        Kind::ServiceAccount => MAX_NAMESPACES + MAX_CONFIG_OBJECTS,
     }
 }
+
+/// ConfigMaps, and Secrets (kubeloop's own bound for each; each holds at most 1 MiB of data, upstream's limit).
+pub const MAX_CONFIG_OBJECTS: usize = 10_000;
 
 /// Namespaces (the scalability envelope: 10,000).
 pub const MAX_NAMESPACES: usize = 10_000;

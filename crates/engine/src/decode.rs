@@ -264,6 +264,21 @@ impl<'n> Cx<'n> {
         Ok(crate::api::Labels::from_pairs(pairs))
     }
 
+    /// A map of base64 texts (a Secret's `data`, a ConfigMap's `binaryData`), each checked as the API server
+    /// decodes it: `illegal base64 data at input byte N`, at the value.
+    pub(crate) fn base64_values(&mut self, n: &'n Node) -> Result<crate::api::Labels> {
+        let mut pairs = Vec::new();
+        self.entries(n, "a map", "a string", &mut |cx, key, value| {
+            let text = cx.text(value, "a string")?;
+            if let Err(e) = crate::api::config::base64_decode(text) {
+                return Err(cx.error(value, e));
+            }
+            pairs.push((Str::from(key), Str::from(text)));
+            Ok(())
+        })?;
+        Ok(crate::api::Labels::from_pairs(pairs))
+    }
+
     /// `text` as a shared string: the one read before, if any.
     fn share(&mut self, text: &str) -> Str {
         if let Some(s) = self.shared.iter().find(|s| crate::api::text_eq(s, text)) {

@@ -60,15 +60,21 @@ pub struct Warning {
     pub line: usize,
     /// `spec.template.spec.containers[0].livenessProbe`
     pub path: String,
+    /// For a kind kubeloop stores without simulating what it is for: what it does with it (the path then names
+    /// the kind).
+    pub stored_only: Option<&'static str>,
 }
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Warning: {} (line {}) is accepted but not simulated by kubeloop; it is ignored",
-            self.path, self.line
-        )
+        match self.stored_only {
+            Some(what) => write!(f, "Warning: {} (line {}): {what}", self.path, self.line),
+            None => write!(
+                f,
+                "Warning: {} (line {}) is accepted but not simulated by kubeloop; it is ignored",
+                self.path, self.line
+            ),
+        }
     }
 }
 
@@ -81,12 +87,16 @@ pub struct Manifest {
     pub document: usize,
     pub first_line: usize,
     pub text: String,
+    /// Where the object is in its document: nothing, or `items.N` for an item of a `kind: List`.
+    pub prefix: Vec<String>,
 }
 
 impl Manifest {
     /// The line of a field path (`["spec", "replicas"]`) in the whole text, or the document's first line.
     pub fn line_of(&self, path: &[&str]) -> usize {
-        self.first_line + nearest_line_of_path(&self.text, path) - 1
+        let mut full: Vec<&str> = self.prefix.iter().map(String::as_str).collect();
+        full.extend_from_slice(path);
+        self.first_line + nearest_line_of_path(&self.text, &full) - 1
     }
 
     pub fn error_at(&self, path: &[&str], message: impl Into<String>) -> ManifestError {
@@ -112,6 +122,9 @@ impl ObjectText for Object {
             Object::Deployment(v) => serde_json::to_value(v),
             Object::Lease(v) => serde_json::to_value(v),
             Object::Event(v) => serde_json::to_value(v),
+            Object::ConfigMap(v) => serde_json::to_value(v),
+            Object::Secret(v) => serde_json::to_value(v),
+            Object::ServiceAccount(v) => serde_json::to_value(v),
         };
         let mut out = serde_json::Map::new();
         out.insert("apiVersion".into(), self.kind().api_version().into());
@@ -128,7 +141,16 @@ impl ObjectText for Object {
 }
 
 /// Kinds a manifest may hold.
-pub const APPLICABLE: [Kind; 5] = [Kind::Namespace, Kind::Node, Kind::Pod, Kind::ReplicaSet, Kind::Deployment];
+pub const APPLICABLE: [Kind; 8] = [
+    Kind::Namespace,
+    Kind::Node,
+    Kind::Pod,
+    Kind::ReplicaSet,
+    Kind::Deployment,
+    Kind::ConfigMap,
+    Kind::Secret,
+    Kind::ServiceAccount,
+];
 
 /// Parses every document. Fails on the first problem; nothing is returned then.
 ///
@@ -139,10 +161,32 @@ pub fn parse(text: &str) -> Result<(Vec<Manifest>, Vec<Warning>), ManifestError>
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     for doc in docs {
-        let m = parse_document(&doc, &mut warnings)?;
-        out.push(m);
+        out.extend(parse_document(&doc, &mut warnings)?);
+    }
+    // Once per kind: what kubeloop does with a kind it only stores.
+    for kind in APPLICABLE {
+        let Some(what) = stored_only(kind) else { continue };
+        if let Some(m) = out.iter().find(|m| m.object.kind() == kind) {
+            let (document, line) = (m.document, m.line_of(&["kind"]));
+            warnings.push(Warning { document, line, path: kind.name().to_string(), stored_only: Some(what) });
+        }
     }
     Ok((out, warnings))
+}
+
+/// What kubeloop does with a kind it stores and serves without simulating what it is for (`None`: simulated).
+pub fn stored_only(kind: Kind) -> Option<&'static str> {
+    match kind {
+        Kind::ConfigMap | Kind::Secret => Some(
+            "kubeloop stores and serves it (kubectl get, describe, delete), but its simulated containers do not read \
+             ConfigMaps or Secrets yet",
+        ),
+        Kind::ServiceAccount => Some(
+            "kubeloop stores and serves it (kubectl get, describe, delete); its API server has no authentication, so \
+             nothing uses it",
+        ),
+        _ => None,
+    }
 }
 
 /// Holds a manifest text to kubeloop's YAML budgets (the YAML checks): its size, at most
@@ -206,7 +250,7 @@ fn text_field<'a>(map: &'a Node, name: &str) -> Option<&'a str> {
     entries.iter().rev().find(|(k, _)| key(k) == Some(name)).and_then(|(_, v)| value(v))
 }
 
-fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, ManifestError> {
+fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Vec<Manifest>, ManifestError> {
     let document = doc.index + 1;
     let at_line = |line: usize, message: String| ManifestError::new(document, line, None, &message);
     let tree = match yamltree::parse(doc.text) {
@@ -237,20 +281,98 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
             ))
         }
     };
-    let field = |k: &str| text_field(&tree, k).map(str::to_string);
-    let (api_version, kind_name) = (field("apiVersion"), field("kind"));
     // Indexed at the first lookup, once for all of them (a document may have thousands of warnings).
     let index = std::cell::OnceCell::new();
-    let line_of =
+    let lines =
         |path: &[&str]| doc.absolute_line(index.get_or_init(|| LineIndex::new(doc.text)).nearest_line_of_path(path));
-    let kind = applicable_kind(doc, api_version, kind_name, &line_of)?;
+    let key_error = key_error.map(|e| at_line(doc.first_line, e.to_string()));
+    let field = |k: &str| text_field(&tree, k);
+    if field("kind") == Some("List") && field("apiVersion") == Some("v1") {
+        if let Some(e) = key_error {
+            return Err(e);
+        }
+        return list_items(doc, &tree, &json, &lines, warnings);
+    }
+    parse_object(doc, &tree, json, &[], &lines, warnings, key_error).map(|m| vec![m])
+}
+
+/// The objects of a `kind: List` document (what `kubectl get -o yaml` prints for several objects), each read as a
+/// document of its own, its lines and paths those of `items[i]`.
+fn list_items(
+    doc: &Doc,
+    tree: &Node,
+    json: &serde_json::Value,
+    lines: &dyn Fn(&[&str]) -> usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Manifest>, ManifestError> {
+    let document = doc.index + 1;
+    let items = match &tree.value {
+        yamltree::Value::Map(entries) => entries.iter().rev().find(|(k, _)| text_field_key(k) == Some("items")),
+        _ => None,
+    };
+    let items: &[Node] = match items.map(|(_, v)| &v.value) {
+        None => &[],
+        Some(yamltree::Value::Seq(items)) => items,
+        Some(_) => return Err(ManifestError::new(document, lines(&["items"]), None, "a List's items must be a list")),
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let prefix = ["items".to_string(), i.to_string()];
+        if !matches!(item.value, yamltree::Value::Map(_)) {
+            let message = "a manifest must be a YAML mapping with apiVersion, kind and metadata";
+            return Err(ManifestError::new(document, lines(&["items", &prefix[1]]), None, message));
+        }
+        let item_json = json.get("items").and_then(|v| v.get(i)).cloned().unwrap_or_default();
+        out.push(parse_object(doc, item, item_json, &prefix, lines, warnings, None)?);
+    }
+    Ok(out)
+}
+
+/// The text of a mapping key that is plain text.
+fn text_field_key(n: &Node) -> Option<&str> {
+    match &n.value {
+        yamltree::Value::Scalar(s) if yamltree::local_tag(n).is_none() => match yamltree::scalar(n, s) {
+            Ok(yamltree::Scalar::Str(s)) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// One object of a document: the document itself, or an item of a List (`prefix` is then its path, `items.N`).
+fn parse_object(
+    doc: &Doc,
+    tree: &Node,
+    json: serde_json::Value,
+    prefix: &[String],
+    lines: &dyn Fn(&[&str]) -> usize,
+    warnings: &mut Vec<Warning>,
+    key_error: Option<ManifestError>,
+) -> Result<Manifest, ManifestError> {
+    let document = doc.index + 1;
+    let line_of = |path: &[&str]| {
+        let mut full: Vec<&str> = prefix.iter().map(String::as_str).collect();
+        full.extend_from_slice(path);
+        lines(&full)
+    };
+    let field = |k: &str| text_field(tree, k).map(str::to_string);
+    let (api_version, kind_name) = (field("apiVersion"), field("kind"));
+    let first_line = if prefix.is_empty() { doc.first_line } else { line_of(&[]) };
+    let kind = applicable_kind(doc, first_line, api_version, kind_name, &line_of)?;
     let mut cx = decode::Cx::new();
-    let object = decode_object(kind, &mut cx, &tree).map_err(|e| decode_error(doc, &e))?;
+    let object = decode_object(kind, &mut cx, tree).map_err(|e| decode_error(doc, &e))?;
     unread_fields(doc, kind, cx.ignored, &line_of, warnings)?;
     if let Some(e) = key_error {
-        return Err(at_line(doc.first_line, e.to_string()));
+        return Err(e);
     }
-    let m = Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string() };
+    let m = Manifest {
+        object,
+        json,
+        document,
+        first_line: doc.first_line,
+        text: doc.text.to_string(),
+        prefix: prefix.to_vec(),
+    };
     if m.object.meta().name.is_empty() {
         return Err(m.error_at(&["metadata"], "resource name may not be empty"));
     }
@@ -261,6 +383,7 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, Ma
 /// a kind kubeloop does not serve is an error on the `kind` line).
 fn applicable_kind(
     doc: &Doc,
+    first_line: usize,
     api_version: Option<String>,
     kind_name: Option<String>,
     line_of: &dyn Fn(&[&str]) -> usize,
@@ -276,7 +399,7 @@ fn applicable_kind(
             if k.is_none() {
                 missing.push("kind not set");
             }
-            return Err(at_line(doc.first_line, format!("error validating data: [{}]", missing.join(", "))));
+            return Err(at_line(first_line, format!("error validating data: [{}]", missing.join(", "))));
         }
     };
     let kind = Kind::from_type(&api_version, &kind_name).filter(|k| APPLICABLE.contains(k));
@@ -289,7 +412,7 @@ fn applicable_kind(
                 k.api_version()
             ),
             None => format!(
-                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop simulates Namespace, Node and Pod (v1), Deployment and ReplicaSet (apps/v1)"
+                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop serves Namespace, Node, Pod, ConfigMap, Secret and ServiceAccount (v1), Deployment and ReplicaSet (apps/v1)"
             ),
         };
         at_line(line_of(&["kind"]), msg)
@@ -314,7 +437,7 @@ fn unread_fields(
         let line = line_of(&segments);
         let pretty = pretty_path(&segments);
         if known_field(kind, &segments) {
-            warnings.push(Warning { document, line, path: echo(&pretty).into_owned() });
+            warnings.push(Warning { document, line, path: echo(&pretty).into_owned(), stored_only: None });
         } else {
             let message = format!("strict decoding error: unknown field \"{}\"", echo(&pretty));
             return Err(ManifestError::new(document, line, None, &message));
@@ -331,6 +454,9 @@ fn decode_object<'n>(kind: Kind, cx: &mut decode::Cx<'n>, n: &'n Node) -> Result
         Kind::Pod => Object::Pod(objects::pod(cx, n)?),
         Kind::ReplicaSet => Object::ReplicaSet(objects::replica_set(cx, n)?),
         Kind::Deployment => Object::Deployment(objects::deployment(cx, n)?),
+        Kind::ConfigMap => Object::ConfigMap(objects::config_map(cx, n)?),
+        Kind::Secret => Object::Secret(objects::secret(cx, n)?),
+        Kind::ServiceAccount => Object::ServiceAccount(objects::service_account(cx, n)?),
         other => return Err(cx.error(n, format_args!("kubeloop does not apply {} objects", other.name()))),
     })
 }
@@ -386,6 +512,9 @@ pub fn schema_type(kind: Kind) -> Option<&'static str> {
         Kind::Pod => "Pod",
         Kind::ReplicaSet => "ReplicaSet",
         Kind::Deployment => "Deployment",
+        Kind::ConfigMap => "ConfigMap",
+        Kind::Secret => "Secret",
+        Kind::ServiceAccount => "ServiceAccount",
         _ => return None,
     })
 }
@@ -411,6 +540,8 @@ pub fn field_type(ty: &str, seg: &str) -> Option<&'static str> {
         ("NodeSpec", "taints") => "Taint",
         ("LabelSelector", "matchExpressions") => "LabelSelectorRequirement",
         ("ObjectMeta", "ownerReferences") => "OwnerReference",
+        ("ServiceAccount", "secrets") => "ObjectReference",
+        ("ServiceAccount", "imagePullSecrets") => "LocalObjectReference",
         _ => return None,
     })
 }
@@ -420,6 +551,11 @@ pub fn schema_fields(ty: &str) -> &'static [&'static str] {
     match ty {
         "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" => {
             &["apiVersion", "kind", "metadata", "spec", "status"]
+        }
+        "ConfigMap" => &["apiVersion", "kind", "metadata", "immutable", "data", "binaryData"],
+        "Secret" => &["apiVersion", "kind", "metadata", "immutable", "data", "stringData", "type"],
+        "ServiceAccount" => {
+            &["apiVersion", "kind", "metadata", "secrets", "imagePullSecrets", "automountServiceAccountToken"]
         }
         "ObjectMeta" => &[
             "name",
@@ -529,6 +665,8 @@ pub fn schema_fields(ty: &str) -> &'static [&'static str] {
         "Taint" => &["key", "value", "effect", "timeAdded"],
         "NamespaceSpec" => &["finalizers"],
         "OwnerReference" => &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"],
+        "ObjectReference" => &["kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"],
+        "LocalObjectReference" => &["name"],
         _ => &[],
     }
 }

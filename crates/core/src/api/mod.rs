@@ -3,6 +3,7 @@
 //! (names, labels, images) are shared `Rc<str>`.
 
 pub mod conditions;
+pub mod config;
 pub mod labels;
 pub mod meta;
 pub mod quantity;
@@ -15,6 +16,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 pub use conditions::{set_condition, Placement};
+pub use config::{ConfigMap, LocalObjectReference, Secret, ServiceAccount};
 pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use quantity::Quantity;
@@ -47,11 +49,24 @@ pub enum Kind {
     Deployment,
     Lease,
     Event,
+    ConfigMap,
+    Secret,
+    ServiceAccount,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] =
-        [Kind::Namespace, Kind::Node, Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Lease, Kind::Event];
+    pub const ALL: [Kind; 10] = [
+        Kind::Namespace,
+        Kind::Node,
+        Kind::Pod,
+        Kind::ReplicaSet,
+        Kind::Deployment,
+        Kind::Lease,
+        Kind::Event,
+        Kind::ConfigMap,
+        Kind::Secret,
+        Kind::ServiceAccount,
+    ];
 
     pub fn index(self) -> usize {
         self as usize
@@ -73,12 +88,21 @@ impl Kind {
             Kind::Deployment => "Deployment",
             Kind::Lease => "Lease",
             Kind::Event => "Event",
+            Kind::ConfigMap => "ConfigMap",
+            Kind::Secret => "Secret",
+            Kind::ServiceAccount => "ServiceAccount",
         }
     }
 
     pub fn api_version(self) -> &'static str {
         match self {
-            Kind::Namespace | Kind::Node | Kind::Pod | Kind::Event => "v1",
+            Kind::Namespace
+            | Kind::Node
+            | Kind::Pod
+            | Kind::Event
+            | Kind::ConfigMap
+            | Kind::Secret
+            | Kind::ServiceAccount => "v1",
             Kind::ReplicaSet | Kind::Deployment => "apps/v1",
             Kind::Lease => "coordination.k8s.io/v1",
         }
@@ -94,6 +118,9 @@ impl Kind {
             Kind::Deployment => "deployments",
             Kind::Lease => "leases",
             Kind::Event => "events",
+            Kind::ConfigMap => "configmaps",
+            Kind::Secret => "secrets",
+            Kind::ServiceAccount => "serviceaccounts",
         }
     }
 
@@ -107,6 +134,9 @@ impl Kind {
             Kind::Deployment => "deployment.apps",
             Kind::Lease => "lease.coordination.k8s.io",
             Kind::Event => "event",
+            Kind::ConfigMap => "configmap",
+            Kind::Secret => "secret",
+            Kind::ServiceAccount => "serviceaccount",
         }
     }
 
@@ -205,6 +235,9 @@ pub enum Object {
     Deployment(Deployment),
     Lease(Lease),
     Event(Event),
+    ConfigMap(ConfigMap),
+    Secret(Secret),
+    ServiceAccount(ServiceAccount),
 }
 
 macro_rules! each_kind {
@@ -217,6 +250,9 @@ macro_rules! each_kind {
             Object::Deployment($v) => $body,
             Object::Lease($v) => $body,
             Object::Event($v) => $body,
+            Object::ConfigMap($v) => $body,
+            Object::Secret($v) => $body,
+            Object::ServiceAccount($v) => $body,
         }
     };
 }
@@ -252,6 +288,9 @@ accessors! {
     Deployment, Deployment, as_deployment, as_deployment_mut, into_deployment;
     Lease, Lease, as_lease, as_lease_mut, into_lease;
     Event, Event, as_event, as_event_mut, into_event;
+    ConfigMap, ConfigMap, as_configmap, as_configmap_mut, into_configmap;
+    Secret, Secret, as_secret, as_secret_mut, into_secret;
+    ServiceAccount, ServiceAccount, as_serviceaccount, as_serviceaccount_mut, into_serviceaccount;
 }
 
 impl Object {
@@ -264,6 +303,9 @@ impl Object {
             Object::Deployment(_) => Kind::Deployment,
             Object::Lease(_) => Kind::Lease,
             Object::Event(_) => Kind::Event,
+            Object::ConfigMap(_) => Kind::ConfigMap,
+            Object::Secret(_) => Kind::Secret,
+            Object::ServiceAccount(_) => Kind::ServiceAccount,
         }
     }
 
@@ -291,6 +333,16 @@ impl Object {
             (Object::Deployment(a), Object::Deployment(b)) => a.spec != b.spec,
             (Object::Lease(a), Object::Lease(b)) => a.spec != b.spec,
             (Object::Event(a), Object::Event(b)) => a.body != b.body,
+            (Object::ConfigMap(a), Object::ConfigMap(b)) => {
+                (&a.data, &a.binary_data, a.immutable) != (&b.data, &b.binary_data, b.immutable)
+            }
+            (Object::Secret(a), Object::Secret(b)) => {
+                (&a.data, &a.type_, a.immutable) != (&b.data, &b.type_, b.immutable)
+            }
+            (Object::ServiceAccount(a), Object::ServiceAccount(b)) => {
+                (&a.secrets, &a.image_pull_secrets, a.automount_service_account_token)
+                    != (&b.secrets, &b.image_pull_secrets, b.automount_service_account_token)
+            }
             _ => true,
         }
     }

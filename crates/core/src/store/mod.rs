@@ -155,6 +155,9 @@ pub fn group_resource(kind: Kind) -> &'static str {
         Kind::Deployment => "deployments.apps",
         Kind::Lease => "leases.coordination.k8s.io",
         Kind::Event => "events",
+        Kind::ConfigMap => "configmaps",
+        Kind::Secret => "secrets",
+        Kind::ServiceAccount => "serviceaccounts",
     }
 }
 

@@ -14,8 +14,9 @@ use super::resource::{targets, Targets};
 use super::{api_error_line, namespace, Command, Input, Output};
 use crate::api::selector::parse_selector;
 use crate::api::{
-    controller_of, Container, ContainerStatus, Deployment, Event, Kind, Labels, Namespace, Node, ObjKey, Object, Pod,
-    PodSpec, PodTemplateSpec, Quantity, ReplicaSet, Taint, Time, Toleration,
+    controller_of, ConfigMap, Container, ContainerStatus, Deployment, Event, Kind, Labels, Namespace, Node, ObjKey,
+    Object, ObjectMeta, Pod, PodSpec, PodTemplateSpec, Quantity, ReplicaSet, Secret, ServiceAccount, Str, Taint, Time,
+    Toleration,
 };
 use crate::client::Api;
 use crate::time::{rfc3339, Millis, EPOCH_UNIX_SECONDS};
@@ -149,6 +150,13 @@ fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> Stri
             describe_namespace(&mut w, n);
             return w.finish();
         }
+        Object::ConfigMap(c) => describe_configmap(&mut w, c),
+        Object::Secret(s) => {
+            // describeSecret prints no events.
+            describe_secret(&mut w, s);
+            return w.finish();
+        }
+        Object::ServiceAccount(sa) => describe_serviceaccount(api, &mut w, sa),
         Object::Lease(_) | Object::Event(_) => describe_generic(&mut w, obj),
     }
     if let Some(evs) = events {
@@ -826,6 +834,78 @@ fn describe_namespace(w: &mut Writer, n: &Namespace) {
     }
     w.write(0, "\nNo resource quota.\n");
     w.write(0, "\nNo LimitRange resource.\n");
+}
+
+/// The head every describer of a namespaced object starts with.
+fn name_namespace_labels(w: &mut Writer, m: &ObjectMeta) {
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    labels_multiline(w, "", "Labels", &m.labels);
+    annotations_multiline(w, "", "Annotations", &m.annotations);
+}
+
+/// `ConfigMapDescriber`: each data value whole, each binary value by its size (keys in order).
+fn describe_configmap(w: &mut Writer, c: &ConfigMap) {
+    name_namespace_labels(w, &c.metadata);
+    w.write(0, "\nData\n====\n");
+    for (k, v) in &c.data {
+        w.write(0, &format!("{k}:\n----\n"));
+        w.write(0, &format!("{v}\n"));
+        w.write(0, "\n");
+    }
+    w.write(0, "\nBinaryData\n====\n");
+    for (k, v) in &c.binary_data {
+        w.write(0, &format!("{k}: {} bytes\n", decoded_len(v)));
+    }
+    w.write(0, "\n");
+}
+
+/// The number of bytes base64 text stands for.
+fn decoded_len(b64: &str) -> usize {
+    crate::api::config::base64_decode(b64).map_or(0, |b| b.len())
+}
+
+/// `SecretDescriber`: the type, and each value's size only (a service account token's is shown).
+fn describe_secret(w: &mut Writer, s: &Secret) {
+    name_namespace_labels(w, &s.metadata);
+    w.write(0, &format!("\nType:\t{}\n", s.type_));
+    w.write(0, "\nData\n====\n");
+    for (k, v) in &s.data {
+        if &**k == "token" && &*s.type_ == "kubernetes.io/service-account-token" {
+            let token = crate::api::config::base64_decode(v).unwrap_or_default();
+            w.write(0, &format!("{k}:\t{}\n", String::from_utf8_lossy(&token)));
+        } else {
+            w.write(0, &format!("{k}:\t{} bytes\n", decoded_len(v)));
+        }
+    }
+}
+
+/// `ServiceAccountDescriber`: its image pull secrets and mountable secrets (each marked when it does not exist)
+/// and its token Secrets (none: since 1.24 no controller creates them).
+fn describe_serviceaccount(api: &mut Api, w: &mut Writer, sa: &ServiceAccount) {
+    name_namespace_labels(w, &sa.metadata);
+    let missing = |api: &mut Api, name: &str| {
+        let key = ObjKey { namespace: sa.metadata.namespace.clone(), name: Str::from(name) };
+        if api.get(Kind::Secret, &key).is_ok() {
+            String::new()
+        } else {
+            " (not found)".to_string()
+        }
+    };
+    let pull: Vec<String> =
+        sa.image_pull_secrets.iter().map(|r| format!("{}{}", r.name, missing(api, &r.name))).collect();
+    let mountable: Vec<String> = sa.secrets.iter().map(|r| format!("{}{}", r.name, missing(api, &r.name))).collect();
+    for (title, names) in [("Image pull secrets", pull), ("Mountable secrets", mountable), ("Tokens", Vec::new())] {
+        match names.split_first() {
+            None => w.write(0, &format!("{title}:\t<none>\n")),
+            Some((first, rest)) => {
+                w.write(0, &format!("{title}:\t{first}\n"));
+                for n in rest {
+                    w.write(0, &format!("\t{n}\n"));
+                }
+            }
+        }
+    }
 }
 
 /// The generic describer (kinds without their own, such as Lease): name, namespace, labels, annotations, then

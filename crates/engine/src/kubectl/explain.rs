@@ -55,9 +55,27 @@ const EFFECTS: &[&str] = &["NoExecute", "NoSchedule", "PreferNoSchedule"];
 /// The documentation of field `field` of schema type `ty`.
 fn field_doc(ty: &str, field: &str) -> Option<FieldDoc> {
     Some(match (ty, field) {
-        (_, "apiVersion") if ty != "OwnerReference" => f("string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values."),
-        (_, "kind") if ty != "OwnerReference" => f("string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase."),
-        ("Pod" | "Deployment" | "ReplicaSet" | "Node" | "Namespace" | "PodTemplateSpec", "metadata") => f("ObjectMeta", "Standard object's metadata."),
+        (_, "apiVersion") if !matches!(ty, "OwnerReference" | "ObjectReference") => f("string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values."),
+        (_, "kind") if !matches!(ty, "OwnerReference" | "ObjectReference") => f("string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase."),
+        ("Pod" | "Deployment" | "ReplicaSet" | "Node" | "Namespace" | "PodTemplateSpec" | "ConfigMap" | "Secret" | "ServiceAccount", "metadata") => f("ObjectMeta", "Standard object's metadata."),
+        ("ConfigMap", "immutable") => f("boolean", "Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil."),
+        ("ConfigMap", "data") => f("map[string]string", "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process."),
+        ("ConfigMap", "binaryData") => f("map[string]string", "BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process."),
+        ("Secret", "immutable") => f("boolean", "Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil."),
+        ("Secret", "data") => f("map[string]string", "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here."),
+        ("Secret", "stringData") => f("map[string]string", "stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API."),
+        ("Secret", "type") => f("string", "Used to facilitate programmatic handling of secret data."),
+        ("ServiceAccount", "secrets") => f("[]ObjectReference", "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\"."),
+        ("ServiceAccount", "imagePullSecrets") => f("[]LocalObjectReference", "ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount."),
+        ("ServiceAccount", "automountServiceAccountToken") => f("boolean", "AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted. Can be overridden at the pod level."),
+        ("ObjectReference", "apiVersion") => f("string", "API version of the referent."),
+        ("ObjectReference", "kind") => f("string", "Kind of the referent."),
+        ("ObjectReference", "namespace") => f("string", "Namespace of the referent."),
+        ("ObjectReference", "name") => f("string", "Name of the referent."),
+        ("ObjectReference", "uid") => f("string", "UID of the referent."),
+        ("ObjectReference", "resourceVersion") => f("string", "Specific resourceVersion to which this reference is made, if any."),
+        ("ObjectReference", "fieldPath") => f("string", "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]."),
+        ("LocalObjectReference", "name") => f("string", "Name of the referent."),
         ("Pod", "spec") => f("PodSpec", "Specification of the desired behavior of the pod."),
         ("Pod", "status") => f("PodStatus", "Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only."),
         ("Deployment", "spec") => f("DeploymentSpec", "Specification of the desired behavior of the Deployment."),
@@ -216,12 +234,16 @@ fn kind_doc(kind: Kind) -> &'static str {
         Kind::ReplicaSet => "ReplicaSet ensures that a specified number of pod replicas are running at any given time.",
         Kind::Node => "Node is a worker node in Kubernetes. Each node will have a unique identifier in the cache (i.e. in etcd).",
         Kind::Namespace => "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
+        Kind::ConfigMap => "ConfigMap holds configuration data for pods to consume.",
+        Kind::Secret => "Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.",
+        Kind::ServiceAccount => "ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets",
         _ => "",
     }
 }
 
 const NOT_SIMULATED: &str = "kubeloop: accepted, not simulated (kubectl apply drops it with a warning).";
 const SIMULATED: &str = "kubeloop: simulated.";
+const STORED: &str = "kubeloop: stored and served by kubectl, not simulated further (kubectl apply says so).";
 const STATUS: &str =
     "kubeloop: written by the simulated controllers and kubelet; ignored when applied. See it with `kubectl get -o yaml`.";
 
@@ -258,7 +280,7 @@ fn run(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     }
     let Some(root) = manifest::schema_type(kind) else {
         return Err(Output::error(format!(
-            "kubeloop explains the kinds its manifests accept (Namespace, Node, Pod, Deployment, ReplicaSet), not {}",
+            "kubeloop explains the kinds its manifests accept (Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount, Deployment, ReplicaSet), not {}",
             kind.name()
         )));
     };
@@ -333,6 +355,9 @@ fn explain(kind: Kind, root: &'static str, path: &[&str], recursive: bool, max_d
 
 /// Whether kubeloop simulates the field at the end of `steps` (said in its description).
 fn note(kind: Kind, steps: &[Step]) -> &'static str {
+    if manifest::stored_only(kind).is_some() {
+        return STORED;
+    }
     if steps.is_empty() {
         return SIMULATED;
     }
@@ -491,10 +516,7 @@ mod tests {
     /// Every field the manifests accept is documented here: the two tables cannot drift apart.
     #[test]
     fn every_accepted_field_is_documented() {
-        let mut todo: Vec<&str> = [Kind::Namespace, Kind::Node, Kind::Pod, Kind::ReplicaSet, Kind::Deployment]
-            .iter()
-            .filter_map(|k| manifest::schema_type(*k))
-            .collect();
+        let mut todo: Vec<&str> = manifest::APPLICABLE.iter().filter_map(|k| manifest::schema_type(*k)).collect();
         let mut seen = Vec::new();
         while let Some(ty) = todo.pop() {
             if seen.contains(&ty) {

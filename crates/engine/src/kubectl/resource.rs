@@ -20,6 +20,14 @@ const RW: &[&str] = &["create", "delete", "deletecollection", "get", "list", "pa
 
 /// Every resource kubeloop serves, in `kubectl api-resources` order (core group first, then by group).
 pub const RESOURCES: &[Resource] = &[
+    Resource {
+        kind: Kind::ConfigMap,
+        singular: "configmap",
+        short_names: &["cm"],
+        group: "",
+        version: "v1",
+        verbs: RW,
+    },
     Resource { kind: Kind::Event, singular: "event", short_names: &["ev"], group: "", version: "v1", verbs: RW },
     Resource {
         kind: Kind::Namespace,
@@ -31,6 +39,15 @@ pub const RESOURCES: &[Resource] = &[
     },
     Resource { kind: Kind::Node, singular: "node", short_names: &["no"], group: "", version: "v1", verbs: RW },
     Resource { kind: Kind::Pod, singular: "pod", short_names: &["po"], group: "", version: "v1", verbs: RW },
+    Resource { kind: Kind::Secret, singular: "secret", short_names: &[], group: "", version: "v1", verbs: RW },
+    Resource {
+        kind: Kind::ServiceAccount,
+        singular: "serviceaccount",
+        short_names: &["sa"],
+        group: "",
+        version: "v1",
+        verbs: RW,
+    },
     Resource {
         kind: Kind::Deployment,
         singular: "deployment",
@@ -157,6 +174,10 @@ mod tests {
             ("ns", Kind::Namespace),
             ("ev", Kind::Event),
             ("leases.coordination.k8s.io", Kind::Lease),
+            ("cm", Kind::ConfigMap),
+            ("secrets", Kind::Secret),
+            ("sa", Kind::ServiceAccount),
+            ("ServiceAccount", Kind::ServiceAccount),
         ] {
             assert_eq!(kind_of(n), Ok(k), "{n}");
         }

@@ -7,7 +7,7 @@
 use serde::de::DeserializeOwned;
 
 use super::*;
-use crate::api::{Deployment, Namespace, Node as ApiNode, Pod, ReplicaSet};
+use crate::api::{ConfigMap, Deployment, Namespace, Node as ApiNode, Pod, ReplicaSet, Secret, ServiceAccount};
 
 fn yaml_error(doc: &Doc, e: &serde_yaml::Error) -> ManifestError {
     let location = e.location().map(|l| (l.line(), l.column()));
@@ -29,7 +29,7 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
     let index = std::cell::OnceCell::new();
     let line_of =
         |path: &[&str]| doc.absolute_line(index.get_or_init(|| LineIndex::new(doc.text)).nearest_line_of_path(path));
-    let kind = applicable_kind(doc, api_version, kind_name, &line_of)?;
+    let kind = applicable_kind(doc, doc.first_line, api_version, kind_name, &line_of)?;
     let mut ignored: Vec<String> = Vec::new();
     let object = match kind {
         Kind::Namespace => Object::Namespace(typed::<Namespace>(doc, &mut ignored)?),
@@ -37,13 +37,17 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
         Kind::Pod => Object::Pod(typed::<Pod>(doc, &mut ignored)?),
         Kind::ReplicaSet => Object::ReplicaSet(typed::<ReplicaSet>(doc, &mut ignored)?),
         Kind::Deployment => Object::Deployment(typed::<Deployment>(doc, &mut ignored)?),
+        Kind::ConfigMap => Object::ConfigMap(typed::<ConfigMap>(doc, &mut ignored)?),
+        Kind::Secret => Object::Secret(typed::<Secret>(doc, &mut ignored)?),
+        Kind::ServiceAccount => Object::ServiceAccount(typed::<ServiceAccount>(doc, &mut ignored)?),
         _ => unreachable!("filtered by APPLICABLE"),
     };
     // serde_ignored's `?` step below an optional struct is dropped (see the module's note).
     let unread = ignored.iter().map(|p| p.split('.').filter(|s| *s != "?").collect::<Vec<_>>().join(".")).collect();
     unread_fields(doc, kind, unread, &line_of, warnings)?;
     let json = serde_json::to_value(&value).map_err(|e| at_line(doc.first_line, e.to_string()))?;
-    let m = Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string() };
+    let m =
+        Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string(), prefix: Vec::new() };
     if m.object.meta().name.is_empty() {
         return Err(m.error_at(&["metadata"], "resource name may not be empty"));
     }
@@ -77,7 +81,12 @@ pub(super) fn compare(text: &str) -> Result<(), String> {
     for doc in &docs {
         let (mut old_warnings, mut new_warnings) = (Vec::new(), Vec::new());
         let old = parse_document(doc, &mut old_warnings);
-        let new = super::parse_document(doc, &mut new_warnings);
+        let new = match super::parse_document(doc, &mut new_warnings) {
+            Ok(mut objects) if objects.len() == 1 => Ok(objects.remove(0)),
+            // A `kind: List` (the serde derive reader had none).
+            Ok(_) => continue,
+            Err(e) => Err(e),
+        };
         let same = match (&old, &new) {
             (Ok(a), Ok(b)) => a.object == b.object && a.json == b.json && old_warnings == new_warnings,
             (Err(a), Err(b)) => a == b || sharper(a, b),
@@ -120,6 +129,9 @@ fn decode_json(kind: Kind, v: &serde_json::Value) -> Result<Object, String> {
         Kind::Pod => Object::Pod(typed_text(&text, &mut ignored)?),
         Kind::ReplicaSet => Object::ReplicaSet(typed_text(&text, &mut ignored)?),
         Kind::Deployment => Object::Deployment(typed_text(&text, &mut ignored)?),
+        Kind::ConfigMap => Object::ConfigMap(typed_text(&text, &mut ignored)?),
+        Kind::Secret => Object::Secret(typed_text(&text, &mut ignored)?),
+        Kind::ServiceAccount => Object::ServiceAccount(typed_text(&text, &mut ignored)?),
         other => return Err(format!("kubeloop does not apply {} objects", other.name())),
     })
 }

@@ -72,6 +72,71 @@ fn namespace_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<NamespaceCond
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// ConfigMap, Secret, ServiceAccount
+
+pub(crate) fn config_map<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ConfigMap> {
+    const NAMES: &[&str] = &["metadata", "immutable", "data", "binaryData"];
+    object(cx, n, "ConfigMap", NAMES, &[], |o: &mut ConfigMap, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "immutable" => o.immutable = cx.option(v, Cx::bool)?,
+            "data" => o.data = cx.labels(v)?,
+            _ => o.binary_data = cx.base64_values(v)?,
+        }
+        Ok(())
+    })
+}
+
+pub(crate) fn secret<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Secret> {
+    const NAMES: &[&str] = &["metadata", "immutable", "data", "stringData", "type"];
+    object(cx, n, "Secret", NAMES, &[], |o: &mut Secret, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "immutable" => o.immutable = cx.option(v, Cx::bool)?,
+            "data" => o.data = cx.base64_values(v)?,
+            "stringData" => o.string_data = cx.labels(v)?,
+            _ => o.type_ = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+pub(crate) fn service_account<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ServiceAccount> {
+    const NAMES: &[&str] = &["metadata", "secrets", "imagePullSecrets", "automountServiceAccountToken"];
+    object(cx, n, "ServiceAccount", NAMES, &[], |o: &mut ServiceAccount, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "secrets" => o.secrets = cx.seq(v, object_reference)?,
+            "imagePullSecrets" => o.image_pull_secrets = cx.seq(v, local_object_reference)?,
+            _ => o.automount_service_account_token = cx.option(v, Cx::bool)?,
+        }
+        Ok(())
+    })
+}
+
+fn object_reference<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ObjectReference> {
+    const NAMES: &[&str] = &["kind", "namespace", "name", "uid", "apiVersion"];
+    object(cx, n, "ObjectReference", NAMES, &[], |r: &mut ObjectReference, cx, key, v| {
+        let s = cx.string(v)?;
+        match key {
+            "kind" => r.kind = s,
+            "namespace" => r.namespace = s,
+            "name" => r.name = s,
+            "uid" => r.uid = s,
+            _ => r.api_version = s,
+        }
+        Ok(())
+    })
+}
+
+fn local_object_reference<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<LocalObjectReference> {
+    object(cx, n, "LocalObjectReference", &["name"], &[], |r: &mut LocalObjectReference, cx, _, v| {
+        r.name = cx.string(v)?;
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // metadata
 
 fn time<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Time> {

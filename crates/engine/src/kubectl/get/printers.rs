@@ -44,6 +44,9 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::Namespace => &["NAME", "STATUS", "AGE"],
         Kind::Lease => &["NAME", "HOLDER", "AGE"],
         Kind::Event => &["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"],
+        Kind::ConfigMap => &["NAME", "DATA", "AGE"],
+        Kind::Secret => &["NAME", "TYPE", "DATA", "AGE"],
+        Kind::ServiceAccount => &["NAME", "SECRETS", "AGE"],
     };
     let wide: &[&str] = match kind {
         Kind::Pod => &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
@@ -89,6 +92,21 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
         Object::Namespace(n) => namespace_cells(n, name, now, &mut cells),
         Object::Lease(l) => lease_cells(l, name, now, &mut cells),
         Object::Event(e) => event_cells(e, name, now, opts.wide, &mut cells),
+        Object::ConfigMap(c) => {
+            let data = c.data.len() + c.binary_data.len();
+            cells.extend([name, data.to_string(), since(c.metadata.creation_timestamp, now)]);
+        }
+        Object::Secret(s) => {
+            cells.extend([
+                name,
+                s.type_.to_string(),
+                s.data.len().to_string(),
+                since(s.metadata.creation_timestamp, now),
+            ]);
+        }
+        Object::ServiceAccount(sa) => {
+            cells.extend([name, sa.secrets.len().to_string(), since(sa.metadata.creation_timestamp, now)]);
+        }
     }
     if opts.show_labels {
         cells.push(format_labels(&m.labels));
