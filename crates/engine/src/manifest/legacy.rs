@@ -75,6 +75,10 @@ fn sharper(old: &ManifestError, new: &ManifestError) -> bool {
     raised_after && tail == new_tail && below && old.document == new.document && new.line >= old.line
 }
 
+fn base64_error(e: &ManifestError) -> bool {
+    e.message.contains("illegal base64 data at input byte")
+}
+
 /// Both decoders over every document of `text`: the same objects, JSON and warnings, or the same error.
 pub(super) fn compare(text: &str) -> Result<(), String> {
     let Ok(docs) = budgeted_documents(text) else { return Ok(()) };
@@ -89,7 +93,12 @@ pub(super) fn compare(text: &str) -> Result<(), String> {
         };
         let same = match (&old, &new) {
             (Ok(a), Ok(b)) => a.object == b.object && a.json == b.json && old_warnings == new_warnings,
+            // The serde derive read base64 as text; the tables check it as the API server decodes it, so they may
+            // stop at a value before the place serde_yaml stopped (which it may place at the mapping's start), or
+            // where it read on.
+            (Err(_), Err(b)) if base64_error(b) => true,
             (Err(a), Err(b)) => a == b || sharper(a, b),
+            (Ok(_), Err(b)) => base64_error(b),
             _ => false,
         };
         // Apply's merged object is decoded from JSON: the same object as serde_yaml's reading of that JSON.

@@ -126,7 +126,7 @@ fn nothing_in_garbage_panics() {
 }
 
 /// Objects of every applicable kind with most of the fields kubeloop reads, statuses included.
-const BASES: [&str; 5] = [
+const BASES: [&str; 6] = [
     WEB,
     "apiVersion: v1
 kind: Pod
@@ -262,6 +262,40 @@ status:
   collisionCount: 0
   conditions:
   - {type: Available, status: \"True\", lastUpdateTime: 2026-01-01T00:00:00Z, lastTransitionTime: 2026-01-01T00:00:00Z}
+",
+    "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+  labels: {app: web}
+immutable: false
+data:
+  LOG_LEVEL: info
+  app.properties: |
+    color=blue
+binaryData:
+  logo.png: iVBORw0KGgo=
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: s
+type: kubernetes.io/basic-auth
+immutable: true
+data:
+  username: YWRtaW4=
+stringData:
+  password: hunter2
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: sa
+automountServiceAccountToken: false
+secrets:
+- {name: s, namespace: default, kind: Secret, apiVersion: v1, uid: u-2}
+imagePullSecrets:
+- name: registry
 ",
 ];
 
