@@ -65,7 +65,7 @@ pub enum Origin {
 #[derive(Clone, Copy)]
 pub struct Caches<'a> {
     pub informers: &'a [Informer],
-    pub ids: &'a [Option<InformerId>; 7],
+    pub ids: &'a [Option<InformerId>; Kind::ALL.len()],
 }
 
 impl<'a> Caches<'a> {
@@ -247,7 +247,7 @@ impl Controller {
 pub struct Host {
     pub name: Str,
     pub client: ClientId,
-    pub informers: [Option<InformerId>; 7],
+    pub informers: [Option<InformerId>; Kind::ALL.len()],
     pub controllers: Vec<Controller>,
     pub running: bool,
     /// Bumped on every crash/restart: timers of an earlier life are ignored.

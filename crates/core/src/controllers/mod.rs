@@ -7,6 +7,7 @@ pub mod namespace;
 pub mod nodelifecycle;
 pub mod replicaset;
 pub mod scheduler;
+pub mod serviceaccount;
 pub mod tainteviction;
 pub mod templatehash;
 
@@ -14,7 +15,7 @@ use std::rc::Rc;
 
 /// The controllers kubeloop runs: each one's name (the UI contract's, `mode: {trigger: NAME=edge}`'s) and the
 /// component that writes its Events (`source.component`), in the order the page lists them.
-pub const CONTROLLERS: [(&str, &str); 7] = [
+pub const CONTROLLERS: [(&str, &str); 8] = [
     ("deployment", "deployment-controller"),
     ("replicaset", "replicaset-controller"),
     ("scheduler", "default-scheduler"),
@@ -22,6 +23,7 @@ pub const CONTROLLERS: [(&str, &str); 7] = [
     ("tainteviction", "taint-eviction-controller"),
     ("garbagecollector", "garbage-collector-controller"),
     ("namespace", "namespace-controller"),
+    ("serviceaccount", "serviceaccount-controller"),
 ];
 
 /// The controller whose Events carry this `source.component`.

@@ -15,6 +15,7 @@ use crate::controller::{Controller, Host, Origin, ReconcileLog, TriggerMode};
 use crate::controllers::garbagecollector::GarbageCollector;
 use crate::controllers::namespace::NamespaceController;
 use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleController};
+use crate::controllers::serviceaccount::ServiceAccountsController;
 use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
 use crate::informer::{Informer, InformerEvent, InformerId, InformerTotals, ReflectorState};
@@ -293,6 +294,7 @@ impl Sim {
             Controller::new(Box::new(TaintEvictionController::new())),
             Controller::new(Box::new(GarbageCollector::new())),
             Controller::new(Box::new(NamespaceController::new())),
+            Controller::new(Box::new(ServiceAccountsController::new())),
         ]
     }
 
@@ -323,7 +325,7 @@ impl Sim {
             None => name.to_string(),
         };
         let client = self.store.register_client(&client_name);
-        let mut ids = [None; 7];
+        let mut ids = [None; Kind::ALL.len()];
         for c in &controllers {
             for k in c.reconciler.watches() {
                 if ids[k.index()].is_none() {
