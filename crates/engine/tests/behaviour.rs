@@ -411,11 +411,11 @@ fn api_load_is_counted_per_client() {
     let clients = sim.store().clients();
     let cm = clients.iter().find(|c| &*c.name == "kube-controller-manager/cp-1").expect("cm");
     assert_eq!(
-        cm.counters.list_calls, 6,
-        "one LIST per shared informer (namespaces, deployments, replicasets, pods, nodes, leases)"
+        cm.counters.list_calls, 7,
+        "one LIST per shared informer (namespaces, deployments, replicasets, pods, nodes, leases, serviceaccounts)"
     );
     assert!(cm.counters.watch_events > 0);
-    assert!(cm.counters.creates >= 4, "a ReplicaSet, three pods (and events)");
+    assert!(cm.counters.creates >= 8, "four default ServiceAccounts, a ReplicaSet, three pods (and events)");
     let total = sim.store().total_counters();
     assert_eq!(total.reads(), total.list_items + total.gets + total.watch_events);
     let _ = Object::Pod(Pod::default());
