@@ -21,7 +21,7 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         FieldError { path: path.into(), message: message.into() }
     }
 
@@ -64,6 +64,7 @@ pub fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
             default_template(&mut rs.spec.template);
         }
         Object::Deployment(d) => default_deployment(d),
+        Object::Service(svc) => default_service(svc),
         Object::Secret(sec) => {
             // SetDefaults_Secret, and the conversion that merges the write-only stringData into data.
             if sec.type_.is_empty() {
@@ -83,6 +84,43 @@ pub fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
             }
         }
         _ => {}
+    }
+}
+
+/// SetDefaults_Service (and the registry's IP family defaults; the cluster IP and node ports are allocated by the
+/// store, which knows which are taken).
+fn default_service(svc: &mut crate::api::Service) {
+    let spec = &mut svc.spec;
+    if spec.type_.is_empty() {
+        spec.type_ = s("ClusterIP");
+    }
+    if spec.session_affinity.is_empty() {
+        spec.session_affinity = s("None");
+    }
+    for p in &mut spec.ports {
+        if p.protocol.is_empty() {
+            p.protocol = s("TCP");
+        }
+        if matches!(&p.target_port, None | Some(IntOrString::Int(0)))
+            || p.target_port == Some(IntOrString::String(s("")))
+        {
+            p.target_port = Some(IntOrString::Int(p.port));
+        }
+    }
+    let external_name = &*spec.type_ == "ExternalName";
+    if matches!(&*spec.type_, "NodePort" | "LoadBalancer") && spec.external_traffic_policy.is_empty() {
+        spec.external_traffic_policy = s("Cluster");
+    }
+    if !external_name {
+        if spec.internal_traffic_policy.is_empty() {
+            spec.internal_traffic_policy = s("Cluster");
+        }
+        if spec.ip_family_policy.is_empty() {
+            spec.ip_family_policy = s("SingleStack");
+        }
+        if spec.ip_families.is_empty() {
+            spec.ip_families = vec![s("IPv4")];
+        }
     }
 }
 
@@ -199,6 +237,7 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
             }
             data_size(size, &mut errs);
         }
+        Object::Service(svc) => validate_service(svc, &mut errs),
         Object::Secret(sec) => {
             let mut size = 0usize;
             for (k, v) in &sec.data {
@@ -230,6 +269,61 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
         _ => {}
     }
     errs
+}
+
+/// ValidateService: the type, the ports (range, protocol, names), ExternalName's name, node ports only where the
+/// type has them.
+fn validate_service(svc: &crate::api::Service, errs: &mut Vec<FieldError>) {
+    let spec = &svc.spec;
+    let ty = &*spec.type_;
+    if !matches!(ty, "ClusterIP" | "NodePort" | "LoadBalancer" | "ExternalName") {
+        errs.push(FieldError::new(
+            "spec.type",
+            format!("Unsupported value: {}: supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"", go_quote(ty)),
+        ));
+    }
+    if ty == "ExternalName" {
+        if spec.external_name.is_empty() {
+            errs.push(FieldError::new("spec.externalName", "Required value"));
+        }
+    } else if spec.ports.is_empty() {
+        errs.push(FieldError::new("spec.ports", "Required value"));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for (i, p) in spec.ports.iter().enumerate() {
+        let at = |f: &str| format!("spec.ports[{i}].{f}");
+        if spec.ports.len() > 1 && p.name.is_empty() {
+            errs.push(FieldError::new(at("name"), "Required value"));
+        } else if !p.name.is_empty() {
+            if names.contains(&&*p.name) {
+                errs.push(FieldError::new(at("name"), format!("Duplicate value: {}", go_quote(&p.name))));
+            }
+            names.push(&p.name);
+        }
+        if !(1..=65535).contains(&p.port) {
+            errs.push(FieldError::new(
+                at("port"),
+                format!("Invalid value: {}: must be between 1 and 65535, inclusive", p.port),
+            ));
+        }
+        if !matches!(&*p.protocol, "TCP" | "UDP" | "SCTP") {
+            errs.push(FieldError::new(
+                at("protocol"),
+                format!("Unsupported value: {}: supported values: \"SCTP\", \"TCP\", \"UDP\"", go_quote(&p.protocol)),
+            ));
+        }
+        if let Some(IntOrString::Int(t)) = p.target_port {
+            if !(1..=65535).contains(&t) {
+                errs.push(FieldError::new(
+                    at("targetPort"),
+                    format!("Invalid value: {t}: must be between 1 and 65535, inclusive"),
+                ));
+            }
+        }
+        if p.node_port != 0 && ty == "ClusterIP" {
+            errs.push(FieldError::new(at("nodePort"), "Forbidden: may not be used when `type` is 'ClusterIP'"));
+        }
+    }
 }
 
 /// `IsConfigMapKey`, for a key of a ConfigMap's or a Secret's `field`.

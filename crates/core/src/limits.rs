@@ -24,9 +24,12 @@ pub fn max_objects(kind: Kind) -> usize {
         Kind::ConfigMap | Kind::Secret => MAX_CONFIG_OBJECTS,
         // One `default` per namespace, and as many more as ConfigMaps.
         Kind::ServiceAccount => MAX_NAMESPACES + MAX_CONFIG_OBJECTS,
+        Kind::Service => MAX_SERVICES,
     }
 }
 
+/// Services (the scalability envelope: 10,000).
+pub const MAX_SERVICES: usize = 10_000;
 /// ConfigMaps, and Secrets (kubeloop's own bound for each; each holds at most 1 MiB of data, upstream's limit).
 pub const MAX_CONFIG_OBJECTS: usize = 10_000;
 
@@ -41,7 +44,7 @@ pub const MAX_EVENTS: usize = 1_000_000;
 /// Why a create is refused at [`max_objects`], naming whose bound it is.
 pub fn refusal(kind: Kind, cap: usize) -> String {
     let what = match kind {
-        Kind::Node | Kind::Pod | Kind::Namespace => "Kubernetes' scalability envelope",
+        Kind::Node | Kind::Pod | Kind::Namespace | Kind::Service => "Kubernetes' scalability envelope",
         _ => "kubeloop's own bound",
     };
     format!("kubeloop simulates at most {cap} {} ({what})", kind.plural())

@@ -125,6 +125,7 @@ impl ObjectText for Object {
             Object::ConfigMap(v) => serde_json::to_value(v),
             Object::Secret(v) => serde_json::to_value(v),
             Object::ServiceAccount(v) => serde_json::to_value(v),
+            Object::Service(v) => serde_json::to_value(v),
         };
         let mut out = serde_json::Map::new();
         out.insert("apiVersion".into(), self.kind().api_version().into());
@@ -141,7 +142,7 @@ impl ObjectText for Object {
 }
 
 /// Kinds a manifest may hold.
-pub const APPLICABLE: [Kind; 8] = [
+pub const APPLICABLE: [Kind; 9] = [
     Kind::Namespace,
     Kind::Node,
     Kind::Pod,
@@ -150,6 +151,7 @@ pub const APPLICABLE: [Kind; 8] = [
     Kind::ConfigMap,
     Kind::Secret,
     Kind::ServiceAccount,
+    Kind::Service,
 ];
 
 /// Parses every document. Fails on the first problem; nothing is returned then.
@@ -180,6 +182,10 @@ pub fn stored_only(kind: Kind) -> Option<&'static str> {
         Kind::ConfigMap | Kind::Secret => Some(
             "kubeloop stores and serves it (kubectl get, describe, delete), but its simulated containers do not read \
              ConfigMaps or Secrets yet",
+        ),
+        Kind::Service => Some(
+            "kubeloop allocates its cluster IP and node ports and serves it (kubectl get, describe, delete), but \
+             routes no traffic and keeps no EndpointSlices for it yet",
         ),
         Kind::ServiceAccount => Some(
             "kubeloop stores and serves it (kubectl get, describe, delete); its API server has no authentication, so \
@@ -412,7 +418,7 @@ fn applicable_kind(
                 k.api_version()
             ),
             None => format!(
-                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop serves Namespace, Node, Pod, ConfigMap, Secret and ServiceAccount (v1), Deployment and ReplicaSet (apps/v1)"
+                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop serves Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount and Service (v1), Deployment and ReplicaSet (apps/v1)"
             ),
         };
         at_line(line_of(&["kind"]), msg)
@@ -457,6 +463,7 @@ fn decode_object<'n>(kind: Kind, cx: &mut decode::Cx<'n>, n: &'n Node) -> Result
         Kind::ConfigMap => Object::ConfigMap(objects::config_map(cx, n)?),
         Kind::Secret => Object::Secret(objects::secret(cx, n)?),
         Kind::ServiceAccount => Object::ServiceAccount(objects::service_account(cx, n)?),
+        Kind::Service => Object::Service(objects::service(cx, n)?),
         other => return Err(cx.error(n, format_args!("kubeloop does not apply {} objects", other.name()))),
     })
 }
@@ -515,6 +522,7 @@ pub fn schema_type(kind: Kind) -> Option<&'static str> {
         Kind::ConfigMap => "ConfigMap",
         Kind::Secret => "Secret",
         Kind::ServiceAccount => "ServiceAccount",
+        Kind::Service => "Service",
         _ => return None,
     })
 }
@@ -529,6 +537,8 @@ pub fn field_type(ty: &str, seg: &str) -> Option<&'static str> {
         ("Pod" | "PodTemplateSpec", "spec") => "PodSpec",
         ("Node", "spec") => "NodeSpec",
         ("Namespace", "spec") => "NamespaceSpec",
+        ("Service", "spec") => "ServiceSpec",
+        ("ServiceSpec", "ports") => "ServicePort",
         ("DeploymentSpec" | "ReplicaSetSpec", "template") => "PodTemplateSpec",
         ("DeploymentSpec" | "ReplicaSetSpec", "selector") => "LabelSelector",
         ("DeploymentSpec", "strategy") => "DeploymentStrategy",
@@ -549,7 +559,7 @@ pub fn field_type(ty: &str, seg: &str) -> Option<&'static str> {
 /// The fields Kubernetes accepts in schema type `ty` (kubeloop simulates some of them; see [`parse`]).
 pub fn schema_fields(ty: &str) -> &'static [&'static str] {
     match ty {
-        "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" => {
+        "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" | "Service" => {
             &["apiVersion", "kind", "metadata", "spec", "status"]
         }
         "ConfigMap" => &["apiVersion", "kind", "metadata", "immutable", "data", "binaryData"],
@@ -667,6 +677,29 @@ pub fn schema_fields(ty: &str) -> &'static [&'static str] {
         "OwnerReference" => &["apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"],
         "ObjectReference" => &["kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"],
         "LocalObjectReference" => &["name"],
+        "ServiceSpec" => &[
+            "ports",
+            "selector",
+            "clusterIP",
+            "clusterIPs",
+            "type",
+            "externalIPs",
+            "sessionAffinity",
+            "loadBalancerIP",
+            "loadBalancerSourceRanges",
+            "externalName",
+            "externalTrafficPolicy",
+            "healthCheckNodePort",
+            "publishNotReadyAddresses",
+            "sessionAffinityConfig",
+            "ipFamilies",
+            "ipFamilyPolicy",
+            "allocateLoadBalancerNodePorts",
+            "loadBalancerClass",
+            "internalTrafficPolicy",
+            "trafficDistribution",
+        ],
+        "ServicePort" => &["name", "protocol", "appProtocol", "port", "targetPort", "nodePort"],
         _ => &[],
     }
 }

@@ -116,10 +116,92 @@ items:
 ";
     apply(&mut sim, "config-list-apply", list);
     assert!(sim.store().peek(Kind::ServiceAccount, &ObjKey::new("default", "two")).is_some());
-    let bad = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ok\n- apiVersion: v1\n  kind: Service\n  metadata:\n    name: svc\n";
+    let bad = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ok\n- apiVersion: networking.k8s.io/v1\n  kind: Ingress\n  metadata:\n    name: web\n";
     apply(&mut sim, "config-list-unknown-kind", bad);
     // A listed object comes back as a List: applying what `get -o yaml` prints gives the same objects.
     let yaml = kubectl(&mut sim, "get cm,sa -o yaml").stdout;
     let out = kubectl_stdin(&mut sim, "apply -f -", &yaml);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
+
+const SERVICES: &str = "\
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector: {app: web}
+  ports:
+  - name: http
+    port: 80
+    targetPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web-np
+spec:
+  type: NodePort
+  selector: {app: web}
+  ports:
+  - port: 443
+    targetPort: https
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: db
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports:
+  - port: 5432
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: search
+spec:
+  type: ExternalName
+  externalName: search.example.com
+";
+
+#[test]
+fn services_get_their_addresses_and_upstreams_defaults() {
+    let mut sim = cluster();
+    apply(&mut sim, "service-apply", SERVICES);
+    check(&mut sim, "service-get", "get services -o wide");
+    check(&mut sim, "service-describe", "describe svc web web-np");
+    check(&mut sim, "service-yaml", "get svc web -o yaml");
+    let svc = |name: &str| {
+        sim.store()
+            .peek(Kind::Service, &ObjKey::new("default", name))
+            .and_then(|o| o.as_service().cloned())
+            .expect(name)
+    };
+    let web = svc("web");
+    let ip = kubeloop_engine::api::service::parse_ipv4(&web.spec.cluster_ip).expect("an address");
+    let (base, size) = kubeloop_engine::api::service::SERVICE_CIDR;
+    assert!(ip > base + 255 && ip < base + size - 1, "from the range's dynamic part: {}", web.spec.cluster_ip);
+    assert_eq!(web.spec.ports[0].protocol.as_ref(), "TCP");
+    let np = svc("web-np");
+    assert!((30000..=32767).contains(&np.spec.ports[0].node_port), "{:?}", np.spec.ports);
+    assert_eq!(svc("db").spec.cluster_ip.as_ref(), "None", "headless");
+    assert!(svc("search").spec.cluster_ip.is_empty(), "an ExternalName Service has no address");
+}
+
+#[test]
+fn services_are_refused_with_upstreams_messages() {
+    let mut sim = cluster();
+    let head = "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n";
+    apply(&mut sim, "service-no-ports", &format!("{head}  selector: {{app: web}}\n"));
+    apply(&mut sim, "service-bad-port", &format!("{head}  ports:\n  - port: 70000\n"));
+    apply(&mut sim, "service-unnamed-ports", &format!("{head}  ports:\n  - port: 80\n  - port: 443\n"));
+    apply(&mut sim, "service-bad-type", &format!("{head}  type: Ingress\n  ports:\n  - port: 80\n"));
+    apply(&mut sim, "service-ip-out-of-range", &format!("{head}  clusterIP: 10.0.0.1\n  ports:\n  - port: 80\n"));
+    apply(&mut sim, "service-node-port-on-cluster-ip", &format!("{head}  ports:\n  - port: 80\n    nodePort: 30080\n"));
+    let first = format!("{head}  clusterIP: 10.96.0.10\n  ports:\n  - port: 53\n");
+    assert_eq!(kubectl_stdin(&mut sim, "apply -f -", &first).code, 0);
+    let taken = first.replace("name: s", "name: t");
+    apply(&mut sim, "service-ip-taken", &taken);
 }

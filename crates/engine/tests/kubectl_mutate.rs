@@ -337,6 +337,9 @@ fn drain_golden() {
     kubectl_stdin(&mut sim, "apply -f -", &pinned);
     sim.run_for(MINUTE);
     check(&mut sim, "drain-unmanaged", "drain node-1");
+    // A person types the next command a moment later: the scheduler has seen the cordon by then (at once, a
+    // replacement could still land on node-1, as its informer may not have caught up).
+    sim.run_for(SECOND);
     let mut out = check(&mut sim, "drain-force", "drain node-1 --force --grace-period=5");
     let (text, done) = follow(&mut sim, &mut out, 2 * MINUTE);
     assert!(done);

@@ -275,7 +275,11 @@ fn creates_into_a_terminating_namespace_are_forbidden() {
         panic!("recreate: {e}");
     }
     sim.run_for(MINUTE);
-    assert_eq!(content(&sim, "team"), Vec::<String>::new(), "a new namespace of the same name starts empty");
+    assert_eq!(
+        content(&sim, "team"),
+        vec!["ServiceAccount/team/default".to_string()],
+        "a new namespace of the same name starts empty but for the default ServiceAccount made for it"
+    );
 }
 
 #[test]

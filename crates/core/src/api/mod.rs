@@ -8,6 +8,7 @@ pub mod labels;
 pub mod meta;
 pub mod quantity;
 pub mod selector;
+pub mod service;
 pub mod types;
 
 use std::fmt;
@@ -21,6 +22,7 @@ pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use quantity::Quantity;
 pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};
+pub use service::{Service, ServicePort, ServiceSpec};
 pub use types::*;
 
 /// A shared, immutable string.
@@ -52,10 +54,11 @@ pub enum Kind {
     ConfigMap,
     Secret,
     ServiceAccount,
+    Service,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -66,6 +69,7 @@ impl Kind {
         Kind::ConfigMap,
         Kind::Secret,
         Kind::ServiceAccount,
+        Kind::Service,
     ];
 
     pub fn index(self) -> usize {
@@ -91,6 +95,7 @@ impl Kind {
             Kind::ConfigMap => "ConfigMap",
             Kind::Secret => "Secret",
             Kind::ServiceAccount => "ServiceAccount",
+            Kind::Service => "Service",
         }
     }
 
@@ -102,7 +107,8 @@ impl Kind {
             | Kind::Event
             | Kind::ConfigMap
             | Kind::Secret
-            | Kind::ServiceAccount => "v1",
+            | Kind::ServiceAccount
+            | Kind::Service => "v1",
             Kind::ReplicaSet | Kind::Deployment => "apps/v1",
             Kind::Lease => "coordination.k8s.io/v1",
         }
@@ -121,6 +127,7 @@ impl Kind {
             Kind::ConfigMap => "configmaps",
             Kind::Secret => "secrets",
             Kind::ServiceAccount => "serviceaccounts",
+            Kind::Service => "services",
         }
     }
 
@@ -137,6 +144,7 @@ impl Kind {
             Kind::ConfigMap => "configmap",
             Kind::Secret => "secret",
             Kind::ServiceAccount => "serviceaccount",
+            Kind::Service => "service",
         }
     }
 
@@ -147,7 +155,7 @@ impl Kind {
     /// Whether the kind has a `/status` subresource: then a main-resource update never changes status and a status
     /// update never changes anything else.
     pub fn has_status_subresource(self) -> bool {
-        matches!(self, Kind::Namespace | Kind::Node | Kind::Pod | Kind::ReplicaSet | Kind::Deployment)
+        matches!(self, Kind::Namespace | Kind::Node | Kind::Pod | Kind::ReplicaSet | Kind::Deployment | Kind::Service)
     }
 
     pub fn from_type(api_version: &str, kind: &str) -> Option<Kind> {
@@ -238,6 +246,7 @@ pub enum Object {
     ConfigMap(ConfigMap),
     Secret(Secret),
     ServiceAccount(ServiceAccount),
+    Service(Service),
 }
 
 macro_rules! each_kind {
@@ -253,6 +262,7 @@ macro_rules! each_kind {
             Object::ConfigMap($v) => $body,
             Object::Secret($v) => $body,
             Object::ServiceAccount($v) => $body,
+            Object::Service($v) => $body,
         }
     };
 }
@@ -291,6 +301,7 @@ accessors! {
     ConfigMap, ConfigMap, as_configmap, as_configmap_mut, into_configmap;
     Secret, Secret, as_secret, as_secret_mut, into_secret;
     ServiceAccount, ServiceAccount, as_serviceaccount, as_serviceaccount_mut, into_serviceaccount;
+    Service, Service, as_service, as_service_mut, into_service;
 }
 
 impl Object {
@@ -306,6 +317,7 @@ impl Object {
             Object::ConfigMap(_) => Kind::ConfigMap,
             Object::Secret(_) => Kind::Secret,
             Object::ServiceAccount(_) => Kind::ServiceAccount,
+            Object::Service(_) => Kind::Service,
         }
     }
 
@@ -339,6 +351,7 @@ impl Object {
             (Object::Secret(a), Object::Secret(b)) => {
                 (&a.data, &a.type_, a.immutable) != (&b.data, &b.type_, b.immutable)
             }
+            (Object::Service(a), Object::Service(b)) => a.spec != b.spec,
             (Object::ServiceAccount(a), Object::ServiceAccount(b)) => {
                 (&a.secrets, &a.image_pull_secrets, a.automount_service_account_token)
                     != (&b.secrets, &b.image_pull_secrets, b.automount_service_account_token)
@@ -355,6 +368,7 @@ impl Object {
             (Object::Pod(a), Object::Pod(b)) => a.status = b.status.clone(),
             (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.status = b.status.clone(),
             (Object::Deployment(a), Object::Deployment(b)) => a.status = b.status.clone(),
+            (Object::Service(a), Object::Service(b)) => a.status = b.status.clone(),
             _ => {}
         }
     }

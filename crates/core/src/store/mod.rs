@@ -158,6 +158,7 @@ pub fn group_resource(kind: Kind) -> &'static str {
         Kind::ConfigMap => "configmaps",
         Kind::Secret => "secrets",
         Kind::ServiceAccount => "serviceaccounts",
+        Kind::Service => "services",
     }
 }
 

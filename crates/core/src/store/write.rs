@@ -18,6 +18,104 @@ impl Store {
         ))
     }
 
+    /// The service registry's allocations: a cluster IP from the service range (given, `None` for a headless
+    /// Service, or a free one at random from the range's upper part, as upstream's allocator prefers), and a node
+    /// port from 30000-32767 for each port of a NodePort or LoadBalancer Service that has none.
+    fn allocate(&mut self, svc: &mut crate::api::Service) -> Result<(), admission::FieldError> {
+        use crate::api::service::{ipv4, parse_ipv4, NODE_PORTS, SERVICE_CIDR};
+        let services = &self.kinds[Kind::Service.index()].objects;
+        let taken_ip = |ip: &str| services.values().any(|o| o.as_service().is_some_and(|s| &*s.spec.cluster_ip == ip));
+        if &*svc.spec.type_ != "ExternalName" {
+            let given = svc.spec.cluster_ip.to_string();
+            let ip = if given == "None" {
+                given
+            } else if given.is_empty() {
+                let (base, size) = SERVICE_CIDR;
+                // The lower band (the first min(max(16, size/16), 256) addresses) is left to static allocation.
+                let low = (size / 16).clamp(16, 256);
+                let span = size - 1 - low;
+                let start = self.rng.range(0, u64::from(span) - 1) as u32;
+                let free = (0..span).map(|i| base + low + (start + i) % span).find(|a| !taken_ip(&ipv4(*a)));
+                match free {
+                    Some(a) => ipv4(a),
+                    None => {
+                        return Err(admission::FieldError::new(
+                            "spec.clusterIPs",
+                            "Internal error: failed to allocate a serviceIP: range is full",
+                        ))
+                    }
+                }
+            } else {
+                let refuse = |why: String| {
+                    admission::FieldError::new(
+                        "spec.clusterIPs",
+                        format!(
+                            "Invalid value: []string{{{}}}: failed to allocate IP {given}: {why}",
+                            crate::api::go_quote(&given)
+                        ),
+                    )
+                };
+                match parse_ipv4(&given) {
+                    None => {
+                        return Err(admission::FieldError::new(
+                            "spec.clusterIPs[0]",
+                            format!("Invalid value: {}: must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)", crate::api::go_quote(&given)),
+                        ))
+                    }
+                    Some(a) if a <= SERVICE_CIDR.0 || a >= SERVICE_CIDR.0 + SERVICE_CIDR.1 - 1 => {
+                        return Err(refuse(format!("the provided IP ({given}) is not in the valid range. The range of valid IPs is 10.96.0.0/12")))
+                    }
+                    Some(_) if taken_ip(&given) => return Err(refuse("provided IP is already allocated".into())),
+                    Some(_) => given.clone(),
+                }
+            };
+            svc.spec.cluster_ip = s(&ip);
+            svc.spec.cluster_ips = vec![s(&ip)];
+        }
+        if svc.has_node_ports() {
+            let taken_port = |p: i32| {
+                services.values().any(|o| o.as_service().is_some_and(|s| s.spec.ports.iter().any(|x| x.node_port == p)))
+            };
+            let (lo, hi) = NODE_PORTS;
+            let mut mine: Vec<i32> = Vec::new();
+            for (i, port) in svc.spec.ports.iter_mut().enumerate() {
+                if port.node_port != 0 {
+                    if !(lo..=hi).contains(&port.node_port) {
+                        return Err(admission::FieldError::new(
+                            format!("spec.ports[{i}].nodePort"),
+                            format!("Invalid value: {}: provided port is not in the valid range. The range of valid ports is {lo}-{hi}", port.node_port),
+                        ));
+                    }
+                    if taken_port(port.node_port) {
+                        return Err(admission::FieldError::new(
+                            format!("spec.ports[{i}].nodePort"),
+                            format!("Invalid value: {}: provided port is already allocated", port.node_port),
+                        ));
+                    }
+                    mine.push(port.node_port);
+                    continue;
+                }
+                let span = (hi - lo + 1) as u32;
+                let start = self.rng.range(0, u64::from(span) - 1) as u32;
+                let free =
+                    (0..span).map(|k| lo + ((start + k) % span) as i32).find(|p| !taken_port(*p) && !mine.contains(p));
+                match free {
+                    Some(p) => {
+                        port.node_port = p;
+                        mine.push(p);
+                    }
+                    None => {
+                        return Err(admission::FieldError::new(
+                            format!("spec.ports[{i}].nodePort"),
+                            "Internal error: failed to allocate a nodePort: range is full",
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Creates `obj`. The server sets uid, resourceVersion, generation and creationTimestamp, and turns
     /// `generateName` into a name with a random 5-character suffix.
     pub fn create(&mut self, client: ClientId, mut obj: Object, now: Millis) -> Result<Rc<Object>, ApiError> {
@@ -101,6 +199,12 @@ impl Store {
         let errs = admission::validate(&obj);
         if !errs.is_empty() {
             return self.fail(client, ApiError::Invalid(admission::invalid_message(&obj, &errs)));
+        }
+        if let Object::Service(svc) = &mut obj {
+            if let Err(e) = self.allocate(svc) {
+                let errs = [e];
+                return self.fail(client, ApiError::Invalid(admission::invalid_message(&obj, &errs)));
+            }
         }
         if kind == Kind::Pod && self.faults.reject_pod_creates && self.faulted(client) {
             let used = self.kinds[kind.index()]

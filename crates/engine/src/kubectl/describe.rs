@@ -14,9 +14,9 @@ use super::resource::{targets, Targets};
 use super::{api_error_line, namespace, Command, Input, Output};
 use crate::api::selector::parse_selector;
 use crate::api::{
-    controller_of, ConfigMap, Container, ContainerStatus, Deployment, Event, Kind, Labels, Namespace, Node, ObjKey,
-    Object, ObjectMeta, Pod, PodSpec, PodTemplateSpec, Quantity, ReplicaSet, Secret, ServiceAccount, Str, Taint, Time,
-    Toleration,
+    controller_of, ConfigMap, Container, ContainerStatus, Deployment, Event, IntOrString, Kind, Labels, Namespace,
+    Node, ObjKey, Object, ObjectMeta, Pod, PodSpec, PodTemplateSpec, Quantity, ReplicaSet, Secret, Service,
+    ServiceAccount, Str, Taint, Time, Toleration,
 };
 use crate::client::Api;
 use crate::time::{rfc3339, Millis, EPOCH_UNIX_SECONDS};
@@ -157,6 +157,7 @@ fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> Stri
             return w.finish();
         }
         Object::ServiceAccount(sa) => describe_serviceaccount(api, &mut w, sa),
+        Object::Service(svc) => describe_service(&mut w, svc),
         Object::Lease(_) | Object::Event(_) => describe_generic(&mut w, obj),
     }
     if let Some(evs) = events {
@@ -905,6 +906,48 @@ fn describe_serviceaccount(api: &mut Api, w: &mut Writer, sa: &ServiceAccount) {
                 }
             }
         }
+    }
+}
+
+/// `describeService`. No EndpointSlice controller runs yet, so every port's endpoints are `<none>`.
+fn describe_service(w: &mut Writer, svc: &Service) {
+    let spec = &svc.spec;
+    name_namespace_labels(w, &svc.metadata);
+    w.write(0, &format!("Selector:\t{}\n", super::get::printers::format_labels(&spec.selector)));
+    w.write(0, &format!("Type:\t{}\n", spec.type_));
+    if !spec.ip_family_policy.is_empty() {
+        w.write(0, &format!("IP Family Policy:\t{}\n", spec.ip_family_policy));
+    }
+    let families: Vec<&str> = spec.ip_families.iter().map(|f| &**f).collect();
+    w.write(0, &format!("IP Families:\t{}\n", if families.is_empty() { "<none>".into() } else { families.join(",") }));
+    w.write(0, &format!("IP:\t{}\n", spec.cluster_ip));
+    let ips: Vec<&str> = spec.cluster_ips.iter().map(|f| &**f).collect();
+    w.write(0, &format!("IPs:\t{}\n", if ips.is_empty() { "<none>".into() } else { ips.join(",") }));
+    if !spec.external_name.is_empty() {
+        w.write(0, &format!("External Name:\t{}\n", spec.external_name));
+    }
+    for p in &spec.ports {
+        let name = if p.name.is_empty() { "<unset>" } else { &p.name };
+        w.write(0, &format!("Port:\t{name}\t{}/{}\n", p.port, p.protocol));
+        match &p.target_port {
+            Some(IntOrString::String(t)) => w.write(0, &format!("TargetPort:\t{t}/{}\n", p.protocol)),
+            Some(IntOrString::Int(t)) => w.write(0, &format!("TargetPort:\t{t}/{}\n", p.protocol)),
+            None => w.write(0, &format!("TargetPort:\t0/{}\n", p.protocol)),
+        }
+        if p.node_port != 0 {
+            w.write(0, &format!("NodePort:\t{name}\t{}/{}\n", p.node_port, p.protocol));
+        }
+        w.write(0, "Endpoints:\t<none>\n");
+    }
+    if spec.ports.is_empty() {
+        w.write(0, "Endpoints:\t<none>\n");
+    }
+    w.write(0, &format!("Session Affinity:\t{}\n", spec.session_affinity));
+    if !spec.external_traffic_policy.is_empty() {
+        w.write(0, &format!("External Traffic Policy:\t{}\n", spec.external_traffic_policy));
+    }
+    if !spec.internal_traffic_policy.is_empty() {
+        w.write(0, &format!("Internal Traffic Policy:\t{}\n", spec.internal_traffic_policy));
     }
 }
 

@@ -57,7 +57,7 @@ fn field_doc(ty: &str, field: &str) -> Option<FieldDoc> {
     Some(match (ty, field) {
         (_, "apiVersion") if !matches!(ty, "OwnerReference" | "ObjectReference") => f("string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values."),
         (_, "kind") if !matches!(ty, "OwnerReference" | "ObjectReference") => f("string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase."),
-        ("Pod" | "Deployment" | "ReplicaSet" | "Node" | "Namespace" | "PodTemplateSpec" | "ConfigMap" | "Secret" | "ServiceAccount", "metadata") => f("ObjectMeta", "Standard object's metadata."),
+        ("Pod" | "Deployment" | "ReplicaSet" | "Node" | "Namespace" | "PodTemplateSpec" | "ConfigMap" | "Secret" | "ServiceAccount" | "Service", "metadata") => f("ObjectMeta", "Standard object's metadata."),
         ("ConfigMap", "immutable") => f("boolean", "Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil."),
         ("ConfigMap", "data") => f("map[string]string", "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process."),
         ("ConfigMap", "binaryData") => f("map[string]string", "BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process."),
@@ -76,6 +76,34 @@ fn field_doc(ty: &str, field: &str) -> Option<FieldDoc> {
         ("ObjectReference", "resourceVersion") => f("string", "Specific resourceVersion to which this reference is made, if any."),
         ("ObjectReference", "fieldPath") => f("string", "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]."),
         ("LocalObjectReference", "name") => f("string", "Name of the referent."),
+        ("Service", "spec") => f("ServiceSpec", "Spec defines the behavior of a service."),
+        ("Service", "status") => f("ServiceStatus", "Most recently observed status of the service. Populated by the system. Read-only."),
+        ("ServiceSpec", "ports") => f("[]ServicePort", "The list of ports that are exposed by this service."),
+        ("ServiceSpec", "selector") => f("map[string]string", "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName."),
+        ("ServiceSpec", "clusterIP") => f("string", "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName. Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP)."),
+        ("ServiceSpec", "clusterIPs") => f("[]string", "ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly."),
+        ("ServiceSpec", "type") => en(&["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"], "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer."),
+        ("ServiceSpec", "externalIPs") => f("[]string", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service."),
+        ("ServiceSpec", "sessionAffinity") => en(&["ClientIP", "None"], "Supports \"ClientIP\" and \"None\". Used to maintain session affinity. Enable client IP based session affinity. Must be ClientIP or None. Defaults to None."),
+        ("ServiceSpec", "loadBalancerIP") => f("string", "Only applies to Service Type: LoadBalancer. This feature depends on whether the underlying cloud-provider supports specifying the loadBalancerIP when a load balancer is created. Deprecated."),
+        ("ServiceSpec", "loadBalancerSourceRanges") => f("[]string", "If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs."),
+        ("ServiceSpec", "externalName") => f("string", "externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g. a DNS CNAME record). Must be a lowercase RFC-1123 hostname and requires `type` to be \"ExternalName\"."),
+        ("ServiceSpec", "externalTrafficPolicy") => en(&["Cluster", "Local"], "externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's \"externally-facing\" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs)."),
+        ("ServiceSpec", "healthCheckNodePort") => f("integer", "healthCheckNodePort specifies the healthcheck nodePort for the service. This only applies when type is set to LoadBalancer and externalTrafficPolicy is set to Local."),
+        ("ServiceSpec", "publishNotReadyAddresses") => f("boolean", "publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready."),
+        ("ServiceSpec", "sessionAffinityConfig") => f("SessionAffinityConfig", "sessionAffinityConfig contains the configurations of session affinity."),
+        ("ServiceSpec", "ipFamilies") => f("[]string", "IPFamilies is a list of IP families (e.g. IPv4, IPv6) assigned to this service."),
+        ("ServiceSpec", "ipFamilyPolicy") => en(&["PreferDualStack", "RequireDualStack", "SingleStack"], "IPFamilyPolicy represents the dual-stack-ness requested or required by this Service. If there is no value provided, then this field will be set to SingleStack."),
+        ("ServiceSpec", "allocateLoadBalancerNodePorts") => f("boolean", "allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer. Default is \"true\"."),
+        ("ServiceSpec", "loadBalancerClass") => f("string", "loadBalancerClass is the class of the load balancer implementation this Service belongs to."),
+        ("ServiceSpec", "internalTrafficPolicy") => en(&["Cluster", "Local"], "InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP. If set to \"Local\", the proxy will assume that pods only want to talk to endpoints of the service on the same node as the pod. The default value is \"Cluster\"."),
+        ("ServiceSpec", "trafficDistribution") => f("string", "TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints."),
+        ("ServicePort", "name") => f("string", "The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names."),
+        ("ServicePort", "protocol") => en(&["SCTP", "TCP", "UDP"], "The IP protocol for this port. Supports \"TCP\", \"UDP\", and \"SCTP\". Default is TCP."),
+        ("ServicePort", "appProtocol") => f("string", "The application protocol for this port. This is used as a hint for implementations to offer richer behavior for protocols that they understand."),
+        ("ServicePort", "port") => req("integer", "The port that will be exposed by this service."),
+        ("ServicePort", "targetPort") => f("IntOrString", "Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. If this is not specified, the value of the 'port' field is used (an identity map)."),
+        ("ServicePort", "nodePort") => f("integer", "The port on each node on which this service is exposed when type is NodePort or LoadBalancer. Usually assigned by the system."),
         ("Pod", "spec") => f("PodSpec", "Specification of the desired behavior of the pod."),
         ("Pod", "status") => f("PodStatus", "Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only."),
         ("Deployment", "spec") => f("DeploymentSpec", "Specification of the desired behavior of the Deployment."),
@@ -236,6 +264,7 @@ fn kind_doc(kind: Kind) -> &'static str {
         Kind::Namespace => "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
         Kind::ConfigMap => "ConfigMap holds configuration data for pods to consume.",
         Kind::Secret => "Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.",
+        Kind::Service => "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.",
         Kind::ServiceAccount => "ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets",
         _ => "",
     }
@@ -280,7 +309,7 @@ fn run(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     }
     let Some(root) = manifest::schema_type(kind) else {
         return Err(Output::error(format!(
-            "kubeloop explains the kinds its manifests accept (Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount, Deployment, ReplicaSet), not {}",
+            "kubeloop explains the kinds its manifests accept (Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount, Service, Deployment, ReplicaSet), not {}",
             kind.name()
         )));
     };

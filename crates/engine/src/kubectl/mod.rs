@@ -244,7 +244,7 @@ const NOT_SIMULATED: &[(&str, &str)] = &[
     ("cp", "containers in kubeloop have no file systems"),
     ("port-forward", "kubeloop simulates no network"),
     ("proxy", "kubeloop simulates no network"),
-    ("expose", "kubeloop does not simulate Services"),
+    ("expose", "write the Service in the editor (or a file) and apply it"),
     ("run", "use `kubectl create deployment NAME --image=IMAGE`, or apply a Pod from the editor"),
     ("edit", "edit the YAML in the editor and apply it, or use `kubectl set image` / `kubectl scale`"),
     ("patch", "edit the YAML in the editor and apply it, or use `kubectl set image`, `scale`, `label`"),

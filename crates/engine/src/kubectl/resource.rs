@@ -49,6 +49,14 @@ pub const RESOURCES: &[Resource] = &[
         verbs: RW,
     },
     Resource {
+        kind: Kind::Service,
+        singular: "service",
+        short_names: &["svc"],
+        group: "",
+        version: "v1",
+        verbs: &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+    },
+    Resource {
         kind: Kind::Deployment,
         singular: "deployment",
         short_names: &["deploy"],
@@ -181,7 +189,8 @@ mod tests {
         ] {
             assert_eq!(kind_of(n), Ok(k), "{n}");
         }
-        assert_eq!(kind_of("svc"), Err("the server doesn't have a resource type \"svc\"".into()));
+        assert_eq!(kind_of("svc"), Ok(Kind::Service));
+        assert_eq!(kind_of("pvc"), Err("the server doesn't have a resource type \"pvc\"".into()));
         assert!(kind_of("deployments.batch").is_err());
     }
 

@@ -7,7 +7,7 @@
 use serde::de::DeserializeOwned;
 
 use super::*;
-use crate::api::{ConfigMap, Deployment, Namespace, Node as ApiNode, Pod, ReplicaSet, Secret, ServiceAccount};
+use crate::api::{ConfigMap, Deployment, Namespace, Node as ApiNode, Pod, ReplicaSet, Secret, Service, ServiceAccount};
 
 fn yaml_error(doc: &Doc, e: &serde_yaml::Error) -> ManifestError {
     let location = e.location().map(|l| (l.line(), l.column()));
@@ -40,6 +40,7 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
         Kind::ConfigMap => Object::ConfigMap(typed::<ConfigMap>(doc, &mut ignored)?),
         Kind::Secret => Object::Secret(typed::<Secret>(doc, &mut ignored)?),
         Kind::ServiceAccount => Object::ServiceAccount(typed::<ServiceAccount>(doc, &mut ignored)?),
+        Kind::Service => Object::Service(typed::<Service>(doc, &mut ignored)?),
         _ => unreachable!("filtered by APPLICABLE"),
     };
     // serde_ignored's `?` step below an optional struct is dropped (see the module's note).
@@ -142,6 +143,7 @@ fn decode_json(kind: Kind, v: &serde_json::Value) -> Result<Object, String> {
         Kind::ConfigMap => Object::ConfigMap(typed_text(&text, &mut ignored)?),
         Kind::Secret => Object::Secret(typed_text(&text, &mut ignored)?),
         Kind::ServiceAccount => Object::ServiceAccount(typed_text(&text, &mut ignored)?),
+        Kind::Service => Object::Service(typed_text(&text, &mut ignored)?),
         other => return Err(format!("kubeloop does not apply {} objects", other.name())),
     })
 }

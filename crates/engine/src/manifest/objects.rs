@@ -136,6 +136,66 @@ fn local_object_reference<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<LocalObjec
     })
 }
 
+pub(crate) fn service<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Service> {
+    object(cx, n, "Service", &["metadata", "spec", "status"], &[], |o: &mut Service, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "spec" => o.spec = service_spec(cx, v)?,
+            // Written by the API server (no load balancer here): read as empty.
+            _ => {}
+        }
+        Ok(())
+    })
+}
+
+fn service_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ServiceSpec> {
+    const NAMES: &[&str] = &[
+        "ports",
+        "selector",
+        "clusterIP",
+        "clusterIPs",
+        "type",
+        "externalName",
+        "sessionAffinity",
+        "ipFamilies",
+        "ipFamilyPolicy",
+        "internalTrafficPolicy",
+        "externalTrafficPolicy",
+        "publishNotReadyAddresses",
+    ];
+    object(cx, n, "ServiceSpec", NAMES, &[], |s: &mut ServiceSpec, cx, key, v| {
+        match key {
+            "ports" => s.ports = cx.seq(v, service_port)?,
+            "selector" => s.selector = cx.labels(v)?,
+            "clusterIP" => s.cluster_ip = cx.string(v)?,
+            "clusterIPs" => s.cluster_ips = cx.strings(v)?,
+            "type" => s.type_ = cx.string(v)?,
+            "externalName" => s.external_name = cx.string(v)?,
+            "sessionAffinity" => s.session_affinity = cx.string(v)?,
+            "ipFamilies" => s.ip_families = cx.strings(v)?,
+            "ipFamilyPolicy" => s.ip_family_policy = cx.option(v, Cx::string)?.unwrap_or_default(),
+            "internalTrafficPolicy" => s.internal_traffic_policy = cx.option(v, Cx::string)?.unwrap_or_default(),
+            "externalTrafficPolicy" => s.external_traffic_policy = cx.string(v)?,
+            _ => s.publish_not_ready_addresses = cx.option(v, Cx::bool)?,
+        }
+        Ok(())
+    })
+}
+
+fn service_port<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ServicePort> {
+    const NAMES: &[&str] = &["name", "protocol", "port", "targetPort", "nodePort"];
+    object(cx, n, "ServicePort", NAMES, &["port"], |p: &mut ServicePort, cx, key, v| {
+        match key {
+            "name" => p.name = cx.string(v)?,
+            "protocol" => p.protocol = cx.string(v)?,
+            "port" => p.port = cx.i32(v)?,
+            "targetPort" => p.target_port = cx.option(v, int_or_string)?,
+            _ => p.node_port = cx.i32(v)?,
+        }
+        Ok(())
+    })
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // metadata
 

@@ -67,9 +67,9 @@ fn errors_in_later_documents_count_lines_from_the_top() {
 
 #[test]
 fn unknown_kind_and_api_version_are_errors_on_the_kind_line() {
-    let e = parse("apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n").expect_err("not simulated");
+    let e = parse("apiVersion: v1\nkind: Ingress\nmetadata:\n  name: web\n").expect_err("not served");
     assert_eq!(e.line, 2);
-    assert!(e.message.contains("no matches for kind \"Service\" in version \"v1\""), "{e}");
+    assert!(e.message.contains("no matches for kind \"Ingress\" in version \"v1\""), "{e}");
     let e = parse("apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata:\n  name: web\n").expect_err("old");
     assert!(e.message.contains("apps/v1"), "{e}");
     let e = parse("metadata:\n  name: web\n").expect_err("no type");

@@ -26,7 +26,8 @@ fn kinds_accept_kubectl_names() {
     for (n, k) in [("po", Kind::Pod), ("Deployments", Kind::Deployment), ("rs", Kind::ReplicaSet), ("no", Kind::Node)] {
         assert_eq!(parse_kind(n), Ok(k));
     }
-    assert!(parse_kind("service").is_err());
+    assert_eq!(parse_kind("svc"), Ok(Kind::Service));
+    assert!(parse_kind("ingress").is_err());
 }
 
 /// Prints `NAME N` at each poll until `until`, then ends with `code`; records whether it was stopped.

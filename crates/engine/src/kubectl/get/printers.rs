@@ -2,7 +2,7 @@
 //! (k8s.io/kubernetes pkg/printers/internalversion), and the row of the newer `kubectl events` command. Other
 //! commands (`-w` followers, `rollout status`, the page) reuse them.
 
-use crate::api::{Deployment, Event, Kind, Labels, Lease, Namespace, Node, Object, Pod, ReplicaSet, Time};
+use crate::api::{Deployment, Event, Kind, Labels, Lease, Namespace, Node, Object, Pod, ReplicaSet, Service, Time};
 use crate::time::{Age, Millis};
 
 /// How a table is laid out: the flags of `kubectl get` that add columns or change the name cell.
@@ -47,10 +47,12 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::ConfigMap => &["NAME", "DATA", "AGE"],
         Kind::Secret => &["NAME", "TYPE", "DATA", "AGE"],
         Kind::ServiceAccount => &["NAME", "SECRETS", "AGE"],
+        Kind::Service => &["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"],
     };
     let wide: &[&str] = match kind {
         Kind::Pod => &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
         Kind::Deployment | Kind::ReplicaSet => &["CONTAINERS", "IMAGES", "SELECTOR"],
+        Kind::Service => &["SELECTOR"],
         Kind::Node => &["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"],
         _ => &[],
     };
@@ -104,6 +106,7 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
                 since(s.metadata.creation_timestamp, now),
             ]);
         }
+        Object::Service(svc) => service_cells(svc, name, now, opts.wide, &mut cells),
         Object::ServiceAccount(sa) => {
             cells.extend([name, sa.secrets.len().to_string(), since(sa.metadata.creation_timestamp, now)]);
         }
@@ -274,6 +277,38 @@ fn node_cells(n: &Node, name: String, now: Millis, wide: bool, cells: &mut Vec<S
 
 fn namespace_cells(n: &Namespace, name: String, now: Millis, cells: &mut Vec<String>) {
     cells.extend([name, n.status.phase.to_string(), since(n.metadata.creation_timestamp, now)]);
+}
+
+/// `printService`: the first cluster IP, the external address (`<pending>` for a load balancer nobody provides),
+/// each port as `port[:nodePort]/protocol`.
+fn service_cells(svc: &Service, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    let spec = &svc.spec;
+    let cluster_ip = spec.cluster_ips.first().map_or_else(|| "<none>".to_string(), |ip| ip.to_string());
+    let external = match svc.type_name() {
+        "ExternalName" => spec.external_name.to_string(),
+        "LoadBalancer" => "<pending>".to_string(),
+        _ => "<none>".to_string(),
+    };
+    let ports: Vec<String> = spec
+        .ports
+        .iter()
+        .map(|p| match p.node_port {
+            0 => format!("{}/{}", p.port, p.protocol),
+            n => format!("{}:{n}/{}", p.port, p.protocol),
+        })
+        .collect();
+    let ports = if ports.is_empty() { "<none>".to_string() } else { ports.join(",") };
+    cells.extend([
+        name,
+        svc.type_name().to_string(),
+        cluster_ip,
+        external,
+        ports,
+        since(svc.metadata.creation_timestamp, now),
+    ]);
+    if wide {
+        cells.push(format_labels(&spec.selector));
+    }
 }
 
 fn lease_cells(l: &Lease, name: String, now: Millis, cells: &mut Vec<String>) {
