@@ -25,6 +25,8 @@ pub fn max_objects(kind: Kind) -> usize {
         // One `default` per namespace, and as many more as ConfigMaps.
         Kind::ServiceAccount => MAX_NAMESPACES + MAX_CONFIG_OBJECTS,
         Kind::Service => MAX_SERVICES,
+        // One slice per 100 pods of a Service, and one per Service without any.
+        Kind::EndpointSlice => MAX_SERVICES + MAX_PODS / 100,
     }
 }
 

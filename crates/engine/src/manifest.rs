@@ -126,6 +126,7 @@ impl ObjectText for Object {
             Object::Secret(v) => serde_json::to_value(v),
             Object::ServiceAccount(v) => serde_json::to_value(v),
             Object::Service(v) => serde_json::to_value(v),
+            Object::EndpointSlice(v) => serde_json::to_value(v),
         };
         let mut out = serde_json::Map::new();
         out.insert("apiVersion".into(), self.kind().api_version().into());
@@ -184,8 +185,8 @@ pub fn stored_only(kind: Kind) -> Option<&'static str> {
              ConfigMaps or Secrets yet",
         ),
         Kind::Service => Some(
-            "kubeloop allocates its cluster IP and node ports and serves it (kubectl get, describe, delete), but \
-             routes no traffic and keeps no EndpointSlices for it yet",
+            "kubeloop allocates its cluster IP and node ports, and its EndpointSlice controller keeps the pods it \
+             selects as endpoints, but no traffic is routed",
         ),
         Kind::ServiceAccount => Some(
             "kubeloop stores and serves it (kubectl get, describe, delete); its API server has no authentication, so \

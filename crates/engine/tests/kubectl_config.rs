@@ -5,6 +5,7 @@ mod common;
 use common::{check, cluster, golden, kubectl, kubectl_stdin};
 use kubeloop_engine::api::{Kind, ObjKey};
 use kubeloop_engine::kubectl::Output;
+use kubeloop_engine::time::SECOND;
 
 const APP: &str = "\
 apiVersion: v1
@@ -170,7 +171,17 @@ spec:
 fn services_get_their_addresses_and_upstreams_defaults() {
     let mut sim = cluster();
     apply(&mut sim, "service-apply", SERVICES);
+    // The EndpointSlice controller has a moment to see them.
+    sim.run_for(2 * SECOND);
     check(&mut sim, "service-get", "get services -o wide");
+    check(&mut sim, "service-endpointslices", "get endpointslices");
+    let slice = sim
+        .store()
+        .objects(Kind::EndpointSlice)
+        .find(|o| o.meta().label("kubernetes.io/service-name") == Some("web"))
+        .map(|o| o.meta().name.to_string())
+        .expect("web's slice");
+    check(&mut sim, "service-endpointslice-yaml", &format!("get endpointslice {slice} -o yaml"));
     check(&mut sim, "service-describe", "describe svc web web-np");
     check(&mut sim, "service-yaml", "get svc web -o yaml");
     let svc = |name: &str| {

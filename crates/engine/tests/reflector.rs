@@ -66,8 +66,9 @@ fn an_informer_lists_once_then_rewatches_at_each_watch_timeout() {
         // Two hours of watches of 5 to 10 minutes each.
         assert!((12..=24).contains(&s.watch_timeouts), "informer {i}: {s:?}");
         assert_eq!(s.watches, 1 + s.watch_timeouts, "every timeout is followed by one re-WATCH: {s:?}");
-        // The server bookmarks a caught-up watcher before its deadline.
-        assert_eq!(s.bookmarks, s.watch_timeouts, "{s:?}");
+        // The server bookmarks a caught-up watcher before its deadline; one whose events are in flight at that
+        // moment gets none, which a busy informer meets now and then.
+        assert!(s.bookmarks <= s.watch_timeouts && s.bookmarks + 2 >= s.watch_timeouts, "{s:?}");
     }
     // The kubelets' informers too.
     let kubelet_informers: Vec<usize> =

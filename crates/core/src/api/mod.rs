@@ -4,6 +4,7 @@
 
 pub mod conditions;
 pub mod config;
+pub mod endpointslice;
 pub mod labels;
 pub mod meta;
 pub mod quantity;
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use conditions::{set_condition, Placement};
 pub use config::{ConfigMap, LocalObjectReference, Secret, ServiceAccount};
+pub use endpointslice::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
 pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use quantity::Quantity;
@@ -55,10 +57,11 @@ pub enum Kind {
     Secret,
     ServiceAccount,
     Service,
+    EndpointSlice,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -70,6 +73,7 @@ impl Kind {
         Kind::Secret,
         Kind::ServiceAccount,
         Kind::Service,
+        Kind::EndpointSlice,
     ];
 
     pub fn index(self) -> usize {
@@ -96,6 +100,7 @@ impl Kind {
             Kind::Secret => "Secret",
             Kind::ServiceAccount => "ServiceAccount",
             Kind::Service => "Service",
+            Kind::EndpointSlice => "EndpointSlice",
         }
     }
 
@@ -111,6 +116,7 @@ impl Kind {
             | Kind::Service => "v1",
             Kind::ReplicaSet | Kind::Deployment => "apps/v1",
             Kind::Lease => "coordination.k8s.io/v1",
+            Kind::EndpointSlice => "discovery.k8s.io/v1",
         }
     }
 
@@ -128,6 +134,7 @@ impl Kind {
             Kind::Secret => "secrets",
             Kind::ServiceAccount => "serviceaccounts",
             Kind::Service => "services",
+            Kind::EndpointSlice => "endpointslices",
         }
     }
 
@@ -145,6 +152,7 @@ impl Kind {
             Kind::Secret => "secret",
             Kind::ServiceAccount => "serviceaccount",
             Kind::Service => "service",
+            Kind::EndpointSlice => "endpointslice.discovery.k8s.io",
         }
     }
 
@@ -247,6 +255,7 @@ pub enum Object {
     Secret(Secret),
     ServiceAccount(ServiceAccount),
     Service(Service),
+    EndpointSlice(EndpointSlice),
 }
 
 macro_rules! each_kind {
@@ -263,6 +272,7 @@ macro_rules! each_kind {
             Object::Secret($v) => $body,
             Object::ServiceAccount($v) => $body,
             Object::Service($v) => $body,
+            Object::EndpointSlice($v) => $body,
         }
     };
 }
@@ -302,6 +312,7 @@ accessors! {
     Secret, Secret, as_secret, as_secret_mut, into_secret;
     ServiceAccount, ServiceAccount, as_serviceaccount, as_serviceaccount_mut, into_serviceaccount;
     Service, Service, as_service, as_service_mut, into_service;
+    EndpointSlice, EndpointSlice, as_endpointslice, as_endpointslice_mut, into_endpointslice;
 }
 
 impl Object {
@@ -318,6 +329,7 @@ impl Object {
             Object::Secret(_) => Kind::Secret,
             Object::ServiceAccount(_) => Kind::ServiceAccount,
             Object::Service(_) => Kind::Service,
+            Object::EndpointSlice(_) => Kind::EndpointSlice,
         }
     }
 
@@ -352,6 +364,9 @@ impl Object {
                 (&a.data, &a.type_, a.immutable) != (&b.data, &b.type_, b.immutable)
             }
             (Object::Service(a), Object::Service(b)) => a.spec != b.spec,
+            (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
+                (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
+            }
             (Object::ServiceAccount(a), Object::ServiceAccount(b)) => {
                 (&a.secrets, &a.image_pull_secrets, a.automount_service_account_token)
                     != (&b.secrets, &b.image_pull_secrets, b.automount_service_account_token)

@@ -296,7 +296,19 @@ impl Reconciler for GarbageCollector {
         20
     }
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::Deployment, Kind::ReplicaSet, Kind::Pod, Kind::Node, Kind::Lease]
+        // Every kind whose objects have owners here: upstream's graph builder watches every resource.
+        &[
+            Kind::Deployment,
+            Kind::ReplicaSet,
+            Kind::Pod,
+            Kind::Node,
+            Kind::Lease,
+            Kind::Service,
+            Kind::EndpointSlice,
+            Kind::ConfigMap,
+            Kind::Secret,
+            Kind::ServiceAccount,
+        ]
     }
 
     /// `processGraphChanges`.

@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 use crate::api::{Kind, ObjKey, Object, PodPhase, Str};
 use crate::client::Api;
 use crate::controller::{Controller, Host, Origin, ReconcileLog, TriggerMode};
+use crate::controllers::endpointslice::EndpointSliceController;
 use crate::controllers::garbagecollector::GarbageCollector;
 use crate::controllers::namespace::NamespaceController;
 use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleController};
@@ -295,6 +296,7 @@ impl Sim {
             Controller::new(Box::new(GarbageCollector::new())),
             Controller::new(Box::new(NamespaceController::new())),
             Controller::new(Box::new(ServiceAccountsController::new())),
+            Controller::new(Box::new(EndpointSliceController::new())),
         ]
     }
 

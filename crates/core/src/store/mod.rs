@@ -159,6 +159,7 @@ pub fn group_resource(kind: Kind) -> &'static str {
         Kind::Secret => "secrets",
         Kind::ServiceAccount => "serviceaccounts",
         Kind::Service => "services",
+        Kind::EndpointSlice => "endpointslices.discovery.k8s.io",
     }
 }
 

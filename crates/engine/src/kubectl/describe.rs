@@ -157,7 +157,8 @@ fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> Stri
             return w.finish();
         }
         Object::ServiceAccount(sa) => describe_serviceaccount(api, &mut w, sa),
-        Object::Service(svc) => describe_service(&mut w, svc),
+        Object::Service(svc) => describe_service(api, &mut w, svc),
+        Object::EndpointSlice(_) => describe_generic(&mut w, obj),
         Object::Lease(_) | Object::Event(_) => describe_generic(&mut w, obj),
     }
     if let Some(evs) = events {
@@ -909,9 +910,36 @@ fn describe_serviceaccount(api: &mut Api, w: &mut Writer, sa: &ServiceAccount) {
     }
 }
 
-/// `describeService`. No EndpointSlice controller runs yet, so every port's endpoints are `<none>`.
-fn describe_service(w: &mut Writer, svc: &Service) {
+/// `describeService`, each port's endpoints read from the Service's EndpointSlices (ready ones, `ip:port`).
+fn describe_service(api: &mut Api, w: &mut Writer, svc: &Service) {
     let spec = &svc.spec;
+    let selector = crate::api::LabelSelector::from_labels(crate::api::Labels::from([(
+        Str::from(crate::api::endpointslice::LABEL_SERVICE_NAME),
+        svc.metadata.name.clone(),
+    )]));
+    let (slices, _) = api.list(Kind::EndpointSlice, Some(&svc.metadata.namespace), Some(&selector));
+    let endpoints = |port: Option<&str>| -> String {
+        if slices.is_empty() {
+            return "<none>".to_string();
+        }
+        let mut out = Vec::new();
+        for e in slices.iter().filter_map(|o| o.as_endpointslice()) {
+            let ready = e.endpoints().iter().filter(|x| x.conditions.ready != Some(false));
+            let ports: Vec<i32> =
+                e.ports().iter().filter(|p| port.is_none_or(|n| *p.name == *n)).filter_map(|p| p.port).collect();
+            for x in ready {
+                let Some(a) = x.addresses.first() else { continue };
+                if e.ports().is_empty() {
+                    out.push(a.to_string());
+                }
+                out.extend(ports.iter().map(|p| format!("{a}:{p}")));
+            }
+        }
+        if out.is_empty() {
+            return "<none>".to_string();
+        }
+        super::get::printers::list_with_more(out.into_iter())
+    };
     name_namespace_labels(w, &svc.metadata);
     w.write(0, &format!("Selector:\t{}\n", super::get::printers::format_labels(&spec.selector)));
     w.write(0, &format!("Type:\t{}\n", spec.type_));
@@ -937,10 +965,10 @@ fn describe_service(w: &mut Writer, svc: &Service) {
         if p.node_port != 0 {
             w.write(0, &format!("NodePort:\t{name}\t{}/{}\n", p.node_port, p.protocol));
         }
-        w.write(0, "Endpoints:\t<none>\n");
+        w.write(0, &format!("Endpoints:\t{}\n", endpoints(Some(&p.name))));
     }
     if spec.ports.is_empty() {
-        w.write(0, "Endpoints:\t<none>\n");
+        w.write(0, &format!("Endpoints:\t{}\n", endpoints(None)));
     }
     w.write(0, &format!("Session Affinity:\t{}\n", spec.session_affinity));
     if !spec.external_traffic_policy.is_empty() {

@@ -80,6 +80,14 @@ pub const RESOURCES: &[Resource] = &[
         version: "v1",
         verbs: RW,
     },
+    Resource {
+        kind: Kind::EndpointSlice,
+        singular: "endpointslice",
+        short_names: &[],
+        group: "discovery.k8s.io",
+        version: "v1",
+        verbs: RW,
+    },
 ];
 
 /// The discovery entry of `kind`.

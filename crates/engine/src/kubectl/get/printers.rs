@@ -48,6 +48,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::Secret => &["NAME", "TYPE", "DATA", "AGE"],
         Kind::ServiceAccount => &["NAME", "SECRETS", "AGE"],
         Kind::Service => &["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"],
+        Kind::EndpointSlice => &["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"],
     };
     let wide: &[&str] = match kind {
         Kind::Pod => &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
@@ -107,6 +108,21 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
             ]);
         }
         Object::Service(svc) => service_cells(svc, name, now, opts.wide, &mut cells),
+        Object::EndpointSlice(e) => {
+            let ports = e.ports().iter().map(|p| match (p.port, p.name.is_empty()) {
+                (Some(n), _) => n.to_string(),
+                (None, false) => p.name.to_string(),
+                (None, true) => "*".to_string(),
+            });
+            let addresses = e.endpoints().iter().flat_map(|x| x.addresses.iter().map(|a| a.to_string()));
+            cells.extend([
+                name,
+                e.address_type.to_string(),
+                list_with_more(ports),
+                list_with_more(addresses),
+                since(e.metadata.creation_timestamp, now),
+            ]);
+        }
         Object::ServiceAccount(sa) => {
             cells.extend([name, sa.secrets.len().to_string(), since(sa.metadata.creation_timestamp, now)]);
         }
@@ -277,6 +293,23 @@ fn node_cells(n: &Node, name: String, now: Millis, wide: bool, cells: &mut Vec<S
 
 fn namespace_cells(n: &Namespace, name: String, now: Millis, cells: &mut Vec<String>) {
     cells.extend([name, n.status.phase.to_string(), since(n.metadata.creation_timestamp, now)]);
+}
+
+/// `listWithMoreString`: the first three, `+ N more...`, or `<unset>` for none.
+pub(crate) fn list_with_more(items: impl Iterator<Item = String>) -> String {
+    let mut list = Vec::new();
+    let mut count = 0;
+    for i in items {
+        if list.len() < 3 {
+            list.push(i);
+        }
+        count += 1;
+    }
+    match count {
+        0 => "<unset>".to_string(),
+        n if n > 3 => format!("{} + {} more...", list.join(","), n - 3),
+        _ => list.join(","),
+    }
 }
 
 /// `printService`: the first cluster IP, the external address (`<pending>` for a load balancer nobody provides),

@@ -1,0 +1,312 @@
+//! The EndpointSlice controller (pkg/controller/endpointslice): for each Service with a selector, the pods it
+//! selects as endpoints (address, ready / serving / terminating, node, zone, the pod), grouped by their resolved
+//! ports into slices of at most 100, owned by the Service. A Service with no endpoints keeps one empty placeholder
+//! slice. Pod, Service and slice changes queue the Service; 5 workers, 1 s doubling to 1000 s retries under a
+//! 10 qps / 100 bucket, 15 retries.
+
+use std::collections::BTreeMap;
+
+use crate::api::endpointslice::{LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MANAGED_BY_CONTROLLER, MAX_ENDPOINTS_PER_SLICE};
+use crate::api::{
+    s, Endpoint, EndpointConditions, EndpointPort, EndpointSlice, IntOrString, Kind, LabelSelector, ObjKey, Object,
+    ObjectReference, OwnerReference, Pod, Service,
+};
+use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
+use crate::informer::InformerEvent;
+use crate::store::{ApiError, DeleteOptions, Subresource};
+use crate::time::{Millis, SECOND};
+use crate::workqueue::{BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter, RateLimiter};
+
+#[derive(Default)]
+pub struct EndpointSliceController;
+
+impl EndpointSliceController {
+    pub fn new() -> Self {
+        EndpointSliceController
+    }
+}
+
+/// `podutil.ShouldPodBeInEndpoints` with terminating pods included (they are endpoints with `terminating`): an
+/// address, and not finished for good by its restart policy.
+fn in_endpoints(p: &Pod) -> bool {
+    if p.status.pod_ip.is_empty() {
+        return false;
+    }
+    match &*p.spec.restart_policy {
+        "Never" => !p.status.phase.is_terminal(),
+        "OnFailure" => p.status.phase != crate::api::PodPhase::Succeeded,
+        _ => true,
+    }
+}
+
+/// A Service port's target on `pod`: its number, or the number of the container port of that name (`None`: the
+/// pod has no such port, and is no endpoint for it).
+fn target(pod: &Pod, port: &crate::api::ServicePort) -> Option<i32> {
+    match &port.target_port {
+        None => Some(port.port),
+        Some(IntOrString::Int(n)) => Some(*n),
+        Some(IntOrString::String(name)) => pod
+            .spec
+            .containers
+            .iter()
+            .flat_map(|c| c.ports.iter())
+            .find(|cp| cp.name == *name && (cp.protocol.is_empty() || cp.protocol == port.protocol))
+            .map(|cp| cp.container_port),
+    }
+}
+
+/// A pod as an endpoint.
+fn endpoint(pod: &Pod, zone: Option<&str>) -> Endpoint {
+    let ready = pod.is_ready();
+    let terminating = pod.metadata.deletion_timestamp.is_some();
+    Endpoint {
+        addresses: vec![pod.status.pod_ip.clone()],
+        conditions: EndpointConditions {
+            ready: Some(ready && !terminating),
+            serving: Some(ready),
+            terminating: Some(terminating),
+        },
+        node_name: pod.spec.node_name.clone(),
+        zone: s(zone.unwrap_or_default()),
+        target_ref: Some(ObjectReference {
+            kind: s("Pod"),
+            namespace: pod.metadata.namespace.clone(),
+            name: pod.metadata.name.clone(),
+            uid: pod.metadata.uid.clone(),
+            api_version: s(""),
+        }),
+    }
+}
+
+/// The Services of `namespace` whose selector matches `labels`.
+fn services_selecting(caches: Caches<'_>, namespace: &str, labels: &crate::api::Labels, out: &mut Enqueue) {
+    for o in caches.of(Kind::Service).by_namespace(namespace) {
+        if let Some(svc) = o.as_service() {
+            if !svc.spec.selector.is_empty() && labels.contains_all(&svc.spec.selector) {
+                out.push((o.key(), 0));
+            }
+        }
+    }
+}
+
+impl Reconciler for EndpointSliceController {
+    fn name(&self) -> &'static str {
+        "endpointslice"
+    }
+    fn component(&self) -> &'static str {
+        "endpoint-slice-controller"
+    }
+    fn workers(&self) -> usize {
+        // `--concurrent-service-endpoint-syncs`
+        5
+    }
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::Service, Kind::Pod, Kind::EndpointSlice, Kind::Node]
+    }
+    fn max_retries(&self) -> Option<u32> {
+        Some(15)
+    }
+    fn rate_limiter(&self) -> Box<dyn RateLimiter<ObjKey>> {
+        Box::new(MaxOfRateLimiter::new(vec![
+            Box::new(ItemExponentialFailureRateLimiter::new(SECOND, 1000 * SECOND)),
+            Box::new(BucketRateLimiter::new(10.0, 100)),
+        ]))
+    }
+
+    fn handle(&mut self, ev: &InformerEvent, caches: Caches<'_>, _now: Millis, out: &mut Enqueue) {
+        let obj = ev.object();
+        match &**obj {
+            Object::Service(_) => out.push((obj.key(), 0)),
+            Object::Pod(p) => {
+                services_selecting(caches, &p.metadata.namespace, &p.metadata.labels, out);
+                // A relabelled pod leaves the Services its old labels matched.
+                if let Some(old) = ev.old().and_then(|o| o.as_pod()) {
+                    if old.metadata.labels != p.metadata.labels {
+                        services_selecting(caches, &old.metadata.namespace, &old.metadata.labels, out);
+                    }
+                }
+            }
+            Object::EndpointSlice(e) if e.metadata.label(LABEL_MANAGED_BY) == Some(MANAGED_BY_CONTROLLER) => {
+                if let Some(svc) = e.metadata.label(LABEL_SERVICE_NAME) {
+                    out.push((ObjKey::new(&e.metadata.namespace, svc), 0));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `syncService`: the desired endpoints, then the slices changed to hold them with as few writes as it can.
+    fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
+        let Some(svc) = cx.caches.of(Kind::Service).get(key).and_then(|o| o.as_service()).cloned() else {
+            // Its slices go with it (the garbage collector follows their owner reference).
+            return Ok(ReconcileAction::Done);
+        };
+        if svc.spec.selector.is_empty() || svc.type_name() == "ExternalName" || svc.metadata.is_terminating() {
+            return Ok(ReconcileAction::Done);
+        }
+        let desired = desired_endpoints(&svc, cx.caches);
+        let existing: Vec<EndpointSlice> = cx
+            .caches
+            .of(Kind::EndpointSlice)
+            .by_owner(&svc.metadata.uid)
+            .filter_map(|o| o.as_endpointslice())
+            .filter(|e| e.metadata.label(LABEL_MANAGED_BY) == Some(MANAGED_BY_CONTROLLER))
+            .cloned()
+            .collect();
+        let plan = plan(&svc, desired, existing);
+        apply(plan, cx).map_err(|e| format!("Error syncing endpoint slices for service \"{key}\": {e}"))?;
+        Ok(ReconcileAction::Done)
+    }
+}
+
+/// The endpoints the Service's pods make, by resolved port set (in a stable order), each set in pod order.
+fn desired_endpoints(svc: &Service, caches: Caches<'_>) -> BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> {
+    let selector = LabelSelector::from_labels(svc.spec.selector.clone());
+    let nodes = caches.of(Kind::Node);
+    let mut out: BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> = BTreeMap::new();
+    for o in caches.of(Kind::Pod).select(&svc.metadata.namespace, &selector) {
+        let Some(pod) = o.as_pod() else { continue };
+        if !in_endpoints(pod) {
+            continue;
+        }
+        let ports: Vec<(String, String, i32)> = svc
+            .spec
+            .ports
+            .iter()
+            .filter_map(|p| target(pod, p).map(|t| (p.name.to_string(), p.protocol.to_string(), t)))
+            .collect();
+        let zone = nodes
+            .get(&ObjKey::cluster(&pod.spec.node_name))
+            .and_then(|n| n.meta().label("topology.kubernetes.io/zone").map(str::to_string));
+        out.entry(ports).or_default().push(endpoint(pod, zone.as_deref()));
+    }
+    out
+}
+
+fn slice_ports(ports: &[(String, String, i32)]) -> Option<Vec<EndpointPort>> {
+    Some(
+        ports
+            .iter()
+            .map(|(name, protocol, port)| EndpointPort { name: s(name), protocol: s(protocol), port: Some(*port) })
+            .collect(),
+    )
+}
+
+fn ports_key(e: &EndpointSlice) -> Vec<(String, String, i32)> {
+    e.ports().iter().map(|p| (p.name.to_string(), p.protocol.to_string(), p.port.unwrap_or(0))).collect()
+}
+
+/// What to write: slices to create, to change, to delete.
+#[derive(Default)]
+struct Plan {
+    create: Vec<EndpointSlice>,
+    update: Vec<EndpointSlice>,
+    delete: Vec<EndpointSlice>,
+}
+
+/// `reconciler.reconcileByAddressType`, simplified: slices of a port set keep the endpoints still desired (with
+/// their current conditions) and lose the rest; new endpoints fill the slices with room, then new slices of at
+/// most 100; slices of port sets no longer desired, or left empty, go. With no endpoints at all one placeholder
+/// slice (no ports, no endpoints) stays.
+fn plan(
+    svc: &Service,
+    desired: BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>>,
+    existing: Vec<EndpointSlice>,
+) -> Plan {
+    let mut plan = Plan::default();
+    let addr = |e: &Endpoint| e.addresses.first().cloned().unwrap_or_default();
+    let mut by_ports: BTreeMap<Vec<(String, String, i32)>, Vec<EndpointSlice>> = BTreeMap::new();
+    for e in existing {
+        by_ports.entry(ports_key(&e)).or_default().push(e);
+    }
+    let total: usize = desired.values().map(Vec::len).sum();
+    if total == 0 {
+        // The placeholder: keep one slice without ports and endpoints.
+        let mut kept = false;
+        for e in by_ports.into_values().flatten() {
+            if !kept && e.endpoints.is_none() && e.ports.is_none() {
+                kept = true;
+            } else {
+                plan.delete.push(e);
+            }
+        }
+        if !kept {
+            plan.create.push(new_slice(svc, None, None));
+        }
+        return plan;
+    }
+    for (ports, mut wanted) in desired {
+        let mut slices = by_ports.remove(&ports).unwrap_or_default();
+        let mut changed = vec![false; slices.len()];
+        for (slice, changed) in slices.iter_mut().zip(&mut changed) {
+            let kept: Vec<Endpoint> = slice
+                .endpoints()
+                .iter()
+                .filter_map(|e| {
+                    let a = addr(e);
+                    wanted.iter().position(|w| addr(w) == a).map(|i| wanted.remove(i))
+                })
+                .collect();
+            *changed = kept.as_slice() != slice.endpoints();
+            slice.endpoints = Some(kept);
+        }
+        // Fill the slices with room, then new ones.
+        for (slice, changed) in slices.iter_mut().zip(&mut changed) {
+            let room = MAX_ENDPOINTS_PER_SLICE.saturating_sub(slice.endpoints().len());
+            if room > 0 && !wanted.is_empty() {
+                let take = room.min(wanted.len());
+                slice.endpoints.get_or_insert_with(Vec::new).extend(wanted.drain(..take));
+                *changed = true;
+            }
+        }
+        while !wanted.is_empty() {
+            let take = MAX_ENDPOINTS_PER_SLICE.min(wanted.len());
+            plan.create.push(new_slice(svc, slice_ports(&ports), Some(wanted.drain(..take).collect())));
+        }
+        for (slice, changed) in slices.into_iter().zip(changed) {
+            if slice.endpoints().is_empty() {
+                plan.delete.push(slice);
+            } else if changed {
+                plan.update.push(slice);
+            }
+        }
+    }
+    // Port sets no endpoint has any more (the placeholder among them).
+    plan.delete.extend(by_ports.into_values().flatten());
+    plan
+}
+
+fn new_slice(svc: &Service, ports: Option<Vec<EndpointPort>>, endpoints: Option<Vec<Endpoint>>) -> EndpointSlice {
+    let mut e = EndpointSlice { address_type: s("IPv4"), ports, endpoints, ..Default::default() };
+    let m = &mut e.metadata;
+    m.generate_name = s(&format!("{}-", svc.metadata.name));
+    m.namespace = svc.metadata.namespace.clone();
+    m.labels = svc.metadata.labels.clone();
+    m.labels.insert(s(LABEL_SERVICE_NAME), svc.metadata.name.clone());
+    m.labels.insert(s(LABEL_MANAGED_BY), s(MANAGED_BY_CONTROLLER));
+    m.owner_references.push(OwnerReference::controller(Kind::Service, &svc.metadata));
+    e
+}
+
+fn apply(plan: Plan, cx: &mut Ctx<'_, '_>) -> Result<(), ApiError> {
+    for e in plan.create {
+        cx.api.create(Object::EndpointSlice(e))?;
+    }
+    for e in plan.update {
+        let (endpoints, key) =
+            (e.endpoints.clone(), ObjKey { namespace: e.metadata.namespace.clone(), name: e.metadata.name.clone() });
+        cx.api.patch(Kind::EndpointSlice, &key, Subresource::Main, |o| {
+            if let Object::EndpointSlice(x) = o {
+                x.endpoints = endpoints;
+            }
+        })?;
+    }
+    for e in plan.delete {
+        let key = ObjKey { namespace: e.metadata.namespace.clone(), name: e.metadata.name.clone() };
+        match cx.api.delete(Kind::EndpointSlice, &key, &DeleteOptions::default()) {
+            Ok(_) | Err(ApiError::NotFound { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! The EndpointSlice controller (pkg/controller/endpointslice): a Service's slices follow its pods: ready pods are
+//! ready endpoints, a pod that turns not ready stays with `ready: false`, a terminating pod is `terminating`,
+//! slices hold at most 100 endpoints, a Service without endpoints keeps one placeholder slice, and its slices go
+//! with it.
+
+mod common;
+
+use kubeloop_engine::api::{EndpointSlice, Kind, ObjKey};
+use kubeloop_engine::kubectl;
+use kubeloop_engine::kubelet::NodeConfig;
+use kubeloop_engine::sim::{Sim, SimConfig};
+use kubeloop_engine::store::DeleteOptions;
+use kubeloop_engine::time::{MINUTE, SECOND};
+
+const SVC: &str =
+    "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n";
+
+fn sim_with(replicas: i32, nodes: usize) -> Sim {
+    let mut sim = Sim::new(SimConfig { seed: 5, ..Default::default() });
+    for _ in 0..nodes {
+        sim.add_node(NodeConfig::default()).expect("node");
+    }
+    kubectl::apply(&mut sim, &common::web(replicas).cpu("10m").yaml()).expect("apply web");
+    kubectl::apply(&mut sim, SVC).expect("apply service");
+    sim.run_for(2 * MINUTE);
+    sim
+}
+
+fn slices(sim: &Sim) -> Vec<EndpointSlice> {
+    sim.store()
+        .objects(Kind::EndpointSlice)
+        .filter_map(|o| o.as_endpointslice())
+        .filter(|e| e.metadata.label("kubernetes.io/service-name") == Some("web"))
+        .cloned()
+        .collect()
+}
+
+fn ready_endpoints(sim: &Sim) -> usize {
+    slices(sim).iter().flat_map(|s| s.endpoints().iter()).filter(|e| e.conditions.ready == Some(true)).count()
+}
+
+#[test]
+fn ready_pods_are_ready_endpoints_owned_by_the_service() {
+    let sim = sim_with(3, 3);
+    let s = slices(&sim);
+    assert_eq!(s.len(), 1, "one slice");
+    let slice = &s[0];
+    assert_eq!(&*slice.address_type, "IPv4");
+    assert_eq!(slice.ports().len(), 1);
+    assert_eq!(slice.ports()[0].port, Some(80), "targetPort defaults to the port");
+    assert_eq!(ready_endpoints(&sim), 3);
+    assert!(slice.metadata.name.starts_with("web-"), "generateName: {}", slice.metadata.name);
+    assert_eq!(slice.metadata.label("endpointslice.kubernetes.io/managed-by"), Some("endpointslice-controller.k8s.io"));
+    let owner = &slice.metadata.owner_references[0];
+    assert_eq!((&*owner.kind, owner.controller), ("Service", Some(true)));
+    for e in slice.endpoints() {
+        let pod = e.target_ref.as_ref().expect("targetRef");
+        assert_eq!(&*pod.kind, "Pod");
+        assert!(!e.node_name.is_empty());
+        assert_eq!(e.conditions.serving, Some(true));
+        assert_eq!(e.conditions.terminating, Some(false));
+    }
+}
+
+#[test]
+fn a_terminating_pod_stays_as_terminating_until_it_is_gone() {
+    let mut sim = sim_with(3, 3);
+    let name = sim.store().objects(Kind::Pod).next().map(|o| o.meta().name.to_string()).expect("a pod");
+    sim.delete(Kind::Pod, &ObjKey::new("default", &name), &DeleteOptions::default()).expect("delete");
+    sim.run_for(SECOND / 2);
+    let terminating: Vec<_> = slices(&sim)
+        .iter()
+        .flat_map(|s| s.endpoints().to_vec())
+        .filter(|e| e.target_ref.as_ref().is_some_and(|r| *r.name == *name))
+        .collect();
+    assert_eq!(terminating.len(), 1, "still listed while it terminates");
+    assert_eq!(terminating[0].conditions.terminating, Some(true));
+    assert_eq!(terminating[0].conditions.ready, Some(false), "ready is serving and not terminating");
+    sim.run_for(MINUTE);
+    assert_eq!(ready_endpoints(&sim), 3, "the replacement is an endpoint and the old pod is gone");
+    let all: usize = slices(&sim).iter().map(|s| s.endpoints().len()).sum();
+    assert_eq!(all, 3);
+}
+
+#[test]
+fn a_hundred_endpoints_per_slice() {
+    let sim = sim_with(150, 3);
+    let s = slices(&sim);
+    let mut sizes: Vec<usize> = s.iter().map(|x| x.endpoints().len()).collect();
+    sizes.sort_unstable();
+    assert_eq!(sizes.iter().sum::<usize>(), 150, "{sizes:?}");
+    assert!(sizes.iter().all(|n| *n <= 100), "{sizes:?}");
+    assert_eq!(s.len(), 2, "{sizes:?}");
+}
+
+#[test]
+fn no_endpoints_keep_a_placeholder_and_the_slices_go_with_the_service() {
+    let mut sim = sim_with(2, 1);
+    common::kubectl(&mut sim, "scale deploy web --replicas=0");
+    sim.run_for(MINUTE);
+    let s = slices(&sim);
+    assert_eq!(s.len(), 1, "one placeholder");
+    assert!(s[0].endpoints.is_none() && s[0].ports.is_none(), "{:?}", s[0]);
+    common::kubectl(&mut sim, "delete svc web");
+    sim.run_for(MINUTE);
+    assert!(slices(&sim).is_empty(), "garbage collected with their owner");
+}
