@@ -6,10 +6,12 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::api::endpointslice::{LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MANAGED_BY_CONTROLLER, MAX_ENDPOINTS_PER_SLICE};
 use crate::api::{
     s, Endpoint, EndpointConditions, EndpointPort, EndpointSlice, IntOrString, Kind, LabelSelector, ObjKey, Object,
-    ObjectReference, OwnerReference, Pod, Service,
+    ObjectReference, OwnerReference, Pod, Service, Str,
 };
 use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
@@ -235,21 +237,18 @@ fn plan(
         }
         return plan;
     }
-    for (ports, mut wanted) in desired {
+    for (ports, wanted) in desired {
         let mut slices = by_ports.remove(&ports).unwrap_or_default();
+        // The desired endpoints by address (a lookup per kept endpoint), and their order for the new ones.
+        let order: Vec<Str> = wanted.iter().map(addr).collect();
+        let mut pending: FxHashMap<Str, Endpoint> = wanted.into_iter().map(|e| (addr(&e), e)).collect();
         let mut changed = vec![false; slices.len()];
         for (slice, changed) in slices.iter_mut().zip(&mut changed) {
-            let kept: Vec<Endpoint> = slice
-                .endpoints()
-                .iter()
-                .filter_map(|e| {
-                    let a = addr(e);
-                    wanted.iter().position(|w| addr(w) == a).map(|i| wanted.remove(i))
-                })
-                .collect();
+            let kept: Vec<Endpoint> = slice.endpoints().iter().filter_map(|e| pending.remove(&addr(e))).collect();
             *changed = kept.as_slice() != slice.endpoints();
             slice.endpoints = Some(kept);
         }
+        let mut wanted: Vec<Endpoint> = order.into_iter().filter_map(|a| pending.remove(&a)).collect();
         // Fill the slices with room, then new ones.
         for (slice, changed) in slices.iter_mut().zip(&mut changed) {
             let room = MAX_ENDPOINTS_PER_SLICE.saturating_sub(slice.endpoints().len());
