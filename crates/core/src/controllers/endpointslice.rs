@@ -57,8 +57,16 @@ fn target(pod: &Pod, port: &crate::api::ServicePort) -> Option<i32> {
     }
 }
 
+/// Texts every endpoint of a sync shares (made once per sync, not once per pod).
+struct Shared {
+    pod: Str,
+    empty: Str,
+    /// Zones by node name.
+    zones: FxHashMap<Str, Str>,
+}
+
 /// A pod as an endpoint.
-fn endpoint(pod: &Pod, zone: Option<&str>) -> Endpoint {
+fn endpoint(pod: &Pod, shared: &Shared) -> Endpoint {
     let ready = pod.is_ready();
     let terminating = pod.metadata.deletion_timestamp.is_some();
     Endpoint {
@@ -69,13 +77,13 @@ fn endpoint(pod: &Pod, zone: Option<&str>) -> Endpoint {
             terminating: Some(terminating),
         },
         node_name: pod.spec.node_name.clone(),
-        zone: s(zone.unwrap_or_default()),
+        zone: shared.zones.get(&pod.spec.node_name).cloned().unwrap_or_else(|| shared.empty.clone()),
         target_ref: Some(ObjectReference {
-            kind: s("Pod"),
+            kind: shared.pod.clone(),
             namespace: pod.metadata.namespace.clone(),
             name: pod.metadata.name.clone(),
             uid: pod.metadata.uid.clone(),
-            api_version: s(""),
+            api_version: shared.empty.clone(),
         }),
     }
 }
@@ -164,6 +172,7 @@ impl Reconciler for EndpointSliceController {
 /// The endpoints the Service's pods make, by resolved port set (in a stable order), each set in pod order.
 fn desired_endpoints(svc: &Service, caches: Caches<'_>) -> BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> {
     let selector = LabelSelector::from_labels(svc.spec.selector.clone());
+    let mut shared = Shared { pod: s("Pod"), empty: s(""), zones: FxHashMap::default() };
     let nodes = caches.of(Kind::Node);
     let mut out: BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> = BTreeMap::new();
     for o in caches.of(Kind::Pod).select(&svc.metadata.namespace, &selector) {
@@ -177,10 +186,15 @@ fn desired_endpoints(svc: &Service, caches: Caches<'_>) -> BTreeMap<Vec<(String,
             .iter()
             .filter_map(|p| target(pod, p).map(|t| (p.name.to_string(), p.protocol.to_string(), t)))
             .collect();
-        let zone = nodes
-            .get(&ObjKey::cluster(&pod.spec.node_name))
-            .and_then(|n| n.meta().label("topology.kubernetes.io/zone").map(str::to_string));
-        out.entry(ports).or_default().push(endpoint(pod, zone.as_deref()));
+        // The zone of each node the pods run on, looked up once per sync.
+        if !shared.zones.contains_key(&pod.spec.node_name) {
+            let zone = nodes
+                .get(&ObjKey { namespace: shared.empty.clone(), name: pod.spec.node_name.clone() })
+                .and_then(|n| n.meta().labels.get("topology.kubernetes.io/zone").cloned())
+                .unwrap_or_else(|| shared.empty.clone());
+            shared.zones.insert(pod.spec.node_name.clone(), zone);
+        }
+        out.entry(ports).or_default().push(endpoint(pod, &shared));
     }
     out
 }
