@@ -31,6 +31,9 @@ fn kind_of_controller(c: &str) -> &'static str {
         "deployment" => "deployment",
         "replicaset" => "replicaset",
         "scheduler" => "pod",
+        // Both sync a namespace by its name.
+        "namespace" | "serviceaccount" => "namespace",
+        "endpointslice" => "service",
         _ => "object",
     }
 }

@@ -15,6 +15,8 @@ import {
   kubectlInput,
   kubectlOutput,
   kubectl,
+  setEditorText,
+  clickApply,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
@@ -119,5 +121,82 @@ test('kubectl console: get pods, scale, delete pod, and the cluster view follows
     const applied = await kubectl(page, 'kubectl apply -f -', (o) => o.trim() !== '');
     assert.match(applied, /^deployment\.apps\/web configured/, 'the editor has the 3-replica web Deployment');
     await waitForRunningPods(page, 3);
+  });
+});
+
+// A real-looking application (ServiceAccount, ConfigMap, Secret, Deployment, Service in one text) applies from the
+// editor; the Service gets a cluster IP and its EndpointSlice lists the pods once they are ready.
+const APP = `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: shop
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: shop-config
+data:
+  LOG_LEVEL: info
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: shop-secret
+stringData:
+  password: hunter2
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shop
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: shop}
+  template:
+    metadata:
+      labels: {app: shop}
+    spec:
+      containers:
+      - name: shop
+        image: nginx:1.27
+        ports:
+        - name: http
+          containerPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: shop
+spec:
+  selector: {app: shop}
+  ports:
+  - name: http
+    port: 80
+    targetPort: http
+`;
+
+test('a real application applies: its Service has a cluster IP and its ready pods as endpoints', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    await setSpeed(page, 10);
+    await setEditorText(page, APP);
+    const result = await clickApply(page);
+    for (const created of ['serviceaccount/shop', 'configmap/shop-config', 'secret/shop-secret', 'deployment.apps/shop', 'service/shop']) {
+      assert.match(result, new RegExp(`${created} created`), `${created} in ${JSON.stringify(result)}`);
+    }
+    assert.match(result, /Warning: ConfigMap \(line 7\)/, 'apply says once what kubeloop does not simulate about a kind');
+    const svc = await kubectl(page, 'kubectl get svc shop', (o) => /shop/.test(o));
+    assert.match(svc, /^shop\s+ClusterIP\s+10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+\s+<none>\s+80\/TCP\s+/m, svc);
+    let slices = '';
+    await waitFor(
+      async () => {
+        slices = await kubectl(page, 'kubectl get endpointslices -l kubernetes.io/service-name=shop', (o) => /NAME|No resources/.test(o));
+        return /\s8080\s+10\.244\.\d+\.\d+,10\.244\.\d+\.\d+\s/.test(slices);
+      },
+      { timeout: 60_000, message: () => `two ready endpoints on 8080 (now ${JSON.stringify(slices)})` },
+    );
+    const described = await kubectl(page, 'kubectl describe svc shop', (o) => /Endpoints:/.test(o));
+    assert.match(described, /^Endpoints:\s+10\.244\.\d+\.\d+:8080,10\.244\.\d+\.\d+:8080$/m, described);
+    await screenshot(page, 'kubectl-real-app');
   });
 });

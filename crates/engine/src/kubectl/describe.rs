@@ -982,11 +982,7 @@ fn describe_service(api: &mut Api, w: &mut Writer, svc: &Service) {
 /// The generic describer (kinds without their own, such as Lease): name, namespace, labels, annotations, then
 /// every other field of the object with smart labels.
 fn describe_generic(w: &mut Writer, obj: &Object) {
-    let m = obj.meta();
-    w.write(0, &format!("Name:\t{}\n", m.name));
-    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
-    labels_multiline(w, "", "Labels", &m.labels);
-    annotations_multiline(w, "", "Annotations", &m.annotations);
+    name_namespace_labels(w, obj.meta());
     if let Value::Object(map) = obj.to_json() {
         unstructured(w, 0, &map, "");
     }
