@@ -24,7 +24,7 @@ pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use quantity::Quantity;
 pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};
-pub use service::{Service, ServicePort, ServiceSpec};
+pub use service::{LoadBalancerStatus, Service, ServicePort, ServiceSpec, ServiceStatus};
 pub use types::*;
 
 /// A shared, immutable string.

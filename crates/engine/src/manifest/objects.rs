@@ -141,8 +141,13 @@ pub(crate) fn service<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Service> {
         match key {
             "metadata" => o.metadata = meta(cx, v)?,
             "spec" => o.spec = service_spec(cx, v)?,
-            // Written by the API server (no load balancer here): read as empty.
-            _ => {}
+            // Written by the API server (no load balancer here): checked for its shape, read as empty.
+            _ => {
+                o.status = object(cx, v, "ServiceStatus", &["loadBalancer"], &[], |_: &mut ServiceStatus, cx, _, v| {
+                    object(cx, v, "LoadBalancerStatus", &[], &[], |_: &mut LoadBalancerStatus, _, _, _| Ok(()))?;
+                    Ok(())
+                })?
+            }
         }
         Ok(())
     })
@@ -173,8 +178,8 @@ fn service_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ServiceSpec> {
             "externalName" => s.external_name = cx.string(v)?,
             "sessionAffinity" => s.session_affinity = cx.string(v)?,
             "ipFamilies" => s.ip_families = cx.strings(v)?,
-            "ipFamilyPolicy" => s.ip_family_policy = cx.option(v, Cx::string)?.unwrap_or_default(),
-            "internalTrafficPolicy" => s.internal_traffic_policy = cx.option(v, Cx::string)?.unwrap_or_default(),
+            "ipFamilyPolicy" => s.ip_family_policy = cx.string(v)?,
+            "internalTrafficPolicy" => s.internal_traffic_policy = cx.string(v)?,
             "externalTrafficPolicy" => s.external_traffic_policy = cx.string(v)?,
             _ => s.publish_not_ready_addresses = cx.option(v, Cx::bool)?,
         }

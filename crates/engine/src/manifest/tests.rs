@@ -296,6 +296,25 @@ secrets:
 - {name: s, namespace: default, kind: Secret, apiVersion: v1, uid: u-2}
 imagePullSecrets:
 - name: registry
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  type: NodePort
+  selector: {app: web}
+  clusterIP: 10.96.0.20
+  clusterIPs: [10.96.0.20]
+  sessionAffinity: None
+  ipFamilies: [IPv4]
+  ipFamilyPolicy: SingleStack
+  internalTrafficPolicy: Cluster
+  externalTrafficPolicy: Local
+  publishNotReadyAddresses: true
+  ports:
+  - {name: http, protocol: TCP, port: 80, targetPort: http, nodePort: 30080}
+  - {name: metrics, port: 9090, targetPort: 9090}
 ",
 ];
 
