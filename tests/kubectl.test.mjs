@@ -187,16 +187,24 @@ test('a real application applies: its Service has a cluster IP and its ready pod
     assert.match(result, /Warning: ConfigMap \(line 7\)/, 'apply says once what kubeloop does not simulate about a kind');
     const svc = await kubectl(page, 'kubectl get svc shop', (o) => /shop/.test(o));
     assert.match(svc, /^shop\s+ClusterIP\s+10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+\s+<none>\s+80\/TCP\s+/m, svc);
+    // The slice lists the pods once they have addresses (not ready ones with ready: false); describe shows the
+    // ready ones with the resolved port.
     let slices = '';
     await waitFor(
       async () => {
         slices = await kubectl(page, 'kubectl get endpointslices -l kubernetes.io/service-name=shop', (o) => /NAME|No resources/.test(o));
         return /\s8080\s+10\.244\.\d+\.\d+,10\.244\.\d+\.\d+\s/.test(slices);
       },
-      { timeout: 60_000, message: () => `two ready endpoints on 8080 (now ${JSON.stringify(slices)})` },
+      { timeout: 60_000, message: () => `two endpoints on 8080 (now ${JSON.stringify(slices)})` },
     );
-    const described = await kubectl(page, 'kubectl describe svc shop', (o) => /Endpoints:/.test(o));
-    assert.match(described, /^Endpoints:\s+10\.244\.\d+\.\d+:8080,10\.244\.\d+\.\d+:8080$/m, described);
+    let described = '';
+    await waitFor(
+      async () => {
+        described = await kubectl(page, 'kubectl describe svc shop', (o) => /Endpoints:/.test(o));
+        return /^Endpoints:\s+10\.244\.\d+\.\d+:8080,10\.244\.\d+\.\d+:8080$/m.test(described);
+      },
+      { timeout: 60_000, message: () => `two ready endpoints in describe (now ${JSON.stringify(described)})` },
+    );
     await screenshot(page, 'kubectl-real-app');
   });
 });
