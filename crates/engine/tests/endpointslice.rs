@@ -105,3 +105,22 @@ fn no_endpoints_keep_a_placeholder_and_the_slices_go_with_the_service() {
     sim.run_for(MINUTE);
     assert!(slices(&sim).is_empty(), "garbage collected with their owner");
 }
+
+/// `endpointSliceTracker`: a sync whose slice cache has not caught up with the controller's own writes waits (and
+/// is retried) rather than writing duplicates: a Service applied with its pods ends with one slice, whatever the
+/// watch latencies of the seed.
+#[test]
+fn a_stale_slice_cache_writes_no_duplicates() {
+    for seed in 1..=20 {
+        let mut sim = Sim::new(SimConfig { seed, ..Default::default() });
+        for _ in 0..3 {
+            sim.add_node(NodeConfig::default()).expect("node");
+        }
+        let text = format!("{}---\n{SVC}", common::web(4).yaml());
+        kubectl::apply(&mut sim, &text).expect("apply");
+        sim.run_for(MINUTE);
+        let s = slices(&sim);
+        assert_eq!(s.len(), 1, "seed {seed}: {:?}", s.iter().map(|x| x.endpoints().len()).collect::<Vec<_>>());
+        assert_eq!(ready_endpoints(&sim), 4, "seed {seed}");
+    }
+}

@@ -19,12 +19,36 @@ use crate::store::{ApiError, DeleteOptions, Subresource};
 use crate::time::{Millis, SECOND};
 use crate::workqueue::{BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter, RateLimiter};
 
+/// `endpointSliceTracker`: the slices this controller last wrote for each Service (name -> the resourceVersion it
+/// wrote, 0 once deleted). A sync whose cache has not caught up with them would write duplicates, so it waits.
 #[derive(Default)]
-pub struct EndpointSliceController;
+pub struct EndpointSliceController {
+    written: FxHashMap<ObjKey, FxHashMap<Str, u64>>,
+}
 
 impl EndpointSliceController {
     pub fn new() -> Self {
-        EndpointSliceController
+        EndpointSliceController::default()
+    }
+
+    /// `StaleSlices`: whether the cache has not yet seen one of the writes made for `svc`. When it has seen them
+    /// all, they are forgotten.
+    fn stale(&mut self, svc: &ObjKey, caches: Caches<'_>) -> bool {
+        let Some(written) = self.written.get(svc) else { return false };
+        let slices = caches.of(Kind::EndpointSlice);
+        let behind = written.iter().any(|(name, rv)| {
+            let cached = slices.get(&ObjKey { namespace: svc.namespace.clone(), name: name.clone() });
+            match (cached, *rv) {
+                (Some(_), 0) => true,
+                (None, 0) => false,
+                (None, _) => true,
+                (Some(o), rv) => o.meta().resource_version < rv,
+            }
+        });
+        if !behind {
+            self.written.remove(svc);
+        }
+        behind
     }
 }
 
@@ -116,6 +140,12 @@ impl Reconciler for EndpointSliceController {
     fn max_retries(&self) -> Option<u32> {
         Some(15)
     }
+    fn reset(&mut self) {
+        self.written.clear();
+    }
+    fn retained(&self) -> usize {
+        self.written.values().map(|w| w.len()).sum()
+    }
     fn rate_limiter(&self) -> Box<dyn RateLimiter<ObjKey>> {
         Box::new(MaxOfRateLimiter::new(vec![
             Box::new(ItemExponentialFailureRateLimiter::new(SECOND, 1000 * SECOND)),
@@ -149,8 +179,14 @@ impl Reconciler for EndpointSliceController {
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         let Some(svc) = cx.caches.of(Kind::Service).get(key).and_then(|o| o.as_service()).cloned() else {
             // Its slices go with it (the garbage collector follows their owner reference).
+            self.written.remove(key);
             return Ok(ReconcileAction::Done);
         };
+        if self.stale(key, cx.caches) {
+            return Err(format!(
+                "Error syncing endpoint slices for service \"{key}\": EndpointSlice informer cache is out of date"
+            ));
+        }
         if svc.spec.selector.is_empty() || svc.type_name() == "ExternalName" || svc.metadata.is_terminating() {
             return Ok(ReconcileAction::Done);
         }
@@ -164,7 +200,12 @@ impl Reconciler for EndpointSliceController {
             .cloned()
             .collect();
         let plan = plan(&svc, desired, existing);
-        apply(plan, cx).map_err(|e| format!("Error syncing endpoint slices for service \"{key}\": {e}"))?;
+        let written = self.written.entry(key.clone()).or_default();
+        let result = apply(plan, cx, written);
+        if written.is_empty() {
+            self.written.remove(key);
+        }
+        result.map_err(|e| format!("Error syncing endpoint slices for service \"{key}\": {e}"))?;
         Ok(ReconcileAction::Done)
     }
 }
@@ -301,23 +342,28 @@ fn new_slice(svc: &Service, ports: Option<Vec<EndpointPort>>, endpoints: Option<
     e
 }
 
-fn apply(plan: Plan, cx: &mut Ctx<'_, '_>) -> Result<(), ApiError> {
+/// Writes the plan, recording each write in `written`.
+fn apply(plan: Plan, cx: &mut Ctx<'_, '_>, written: &mut FxHashMap<Str, u64>) -> Result<(), ApiError> {
     for e in plan.create {
-        cx.api.create(Object::EndpointSlice(e))?;
+        let made = cx.api.create(Object::EndpointSlice(e))?;
+        written.insert(made.meta().name.clone(), made.meta().resource_version);
     }
     for e in plan.update {
         let (endpoints, key) =
             (e.endpoints.clone(), ObjKey { namespace: e.metadata.namespace.clone(), name: e.metadata.name.clone() });
-        cx.api.patch(Kind::EndpointSlice, &key, Subresource::Main, |o| {
+        let updated = cx.api.patch(Kind::EndpointSlice, &key, Subresource::Main, |o| {
             if let Object::EndpointSlice(x) = o {
                 x.endpoints = endpoints;
             }
         })?;
+        written.insert(key.name, updated.meta().resource_version);
     }
     for e in plan.delete {
         let key = ObjKey { namespace: e.metadata.namespace.clone(), name: e.metadata.name.clone() };
         match cx.api.delete(Kind::EndpointSlice, &key, &DeleteOptions::default()) {
-            Ok(_) | Err(ApiError::NotFound { .. }) => {}
+            Ok(_) | Err(ApiError::NotFound { .. }) => {
+                written.insert(key.name, 0);
+            }
             Err(e) => return Err(e),
         }
     }
