@@ -44,8 +44,9 @@ impl Labels {
     /// From pairs in any order; a later pair wins over an earlier one with the same key, as when inserting them
     /// one by one (the cost is one sort, whatever the number of pairs).
     pub fn from_pairs(mut pairs: Vec<(Str, Str)>) -> Labels {
-        // Stable, so that among equal keys the last one given is the last one here.
-        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        // Stable, so that among equal keys the last one given is the last one here; the project's one stable sort
+        // (labels are short), not a copy of the standard library's for these pairs.
+        crate::sort::sort_by(&mut pairs, |a, b| a.0.cmp(&b.0));
         let mut out: Vec<(Str, Str)> = Vec::with_capacity(pairs.len());
         for p in pairs {
             match out.last_mut() {

@@ -102,8 +102,7 @@ impl LabelSelector {
     /// apps/v1 workloads forbid an empty `spec.selector` at validation time; rejecting it is the
     /// caller's job (see [`LabelSelector::is_empty`]).
     pub fn matches(&self, labels: &Labels) -> bool {
-        self.match_labels.iter().all(|(k, v)| labels.get(k).is_some_and(|l| super::text_eq(l, v)))
-            && self.match_expressions.iter().all(|r| r.matches(labels))
+        labels.contains_all(&self.match_labels) && self.match_expressions.iter().all(|r| r.matches(labels))
     }
 
     /// True when there are neither `matchLabels` nor `matchExpressions` (matches everything).
