@@ -161,6 +161,9 @@ fn default_pod_spec(spec: &mut PodSpec) {
         for p in &mut c.ports {
             set(&mut p.protocol, "TCP");
         }
+        for probe in [&mut c.liveness_probe, &mut c.readiness_probe, &mut c.startup_probe].into_iter().flatten() {
+            probe.set_defaults();
+        }
     }
 }
 
@@ -324,6 +327,98 @@ fn validate_service(svc: &crate::api::Service, errs: &mut Vec<FieldError>) {
             errs.push(FieldError::new(at("nodePort"), "Forbidden: may not be used when `type` is 'ClusterIP'"));
         }
     }
+}
+
+/// validateLivenessProbe / validateReadinessProbe / validateStartupProbe and validateProbe, with the handler's
+/// checks (validateHandler: exactly one handler type; ports 1-65535; HTTP or HTTPS).
+fn validate_probe(p: &crate::api::Probe, t: crate::api::ProbeType, path: &str, errs: &mut Vec<FieldError>) {
+    use crate::api::ProbeType;
+    let handlers = p.handlers();
+    match handlers.as_slice() {
+        [] => errs.push(FieldError::new(path, "Required value: must specify a handler type")),
+        [_, second, ..] => errs
+            .push(FieldError::new(format!("{path}.{second}"), "Forbidden: may not specify more than 1 handler type")),
+        [_] => {}
+    }
+    let port = |field: &str, v: &IntOrString, errs: &mut Vec<FieldError>| match v {
+        IntOrString::Int(n) if !(1..=65535).contains(n) => errs.push(FieldError::new(
+            format!("{path}.{field}.port"),
+            format!("Invalid value: {n}: must be between 1 and 65535, inclusive"),
+        )),
+        IntOrString::String(n) if !valid_port_name(n) => errs.push(FieldError::new(
+            format!("{path}.{field}.port"),
+            format!(
+                "Invalid value: {}: must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)",
+                go_quote(&crate::limits::echo(n))
+            ),
+        )),
+        _ => {}
+    };
+    if let Some(e) = &p.exec {
+        if e.command.is_empty() {
+            errs.push(FieldError::new(format!("{path}.exec.command"), "Required value"));
+        }
+    }
+    if let Some(h) = &p.http_get {
+        if h.path.is_empty() {
+            errs.push(FieldError::new(format!("{path}.httpGet.path"), "Required value"));
+        }
+        port("httpGet", &h.port, errs);
+        if !matches!(&*h.scheme, "HTTP" | "HTTPS") {
+            errs.push(FieldError::new(
+                format!("{path}.httpGet.scheme"),
+                format!(
+                    "Unsupported value: {}: supported values: \"HTTP\", \"HTTPS\"",
+                    go_quote(&crate::limits::echo(&h.scheme))
+                ),
+            ));
+        }
+    }
+    if let Some(tcp) = &p.tcp_socket {
+        port("tcpSocket", &tcp.port, errs);
+    }
+    if let Some(g) = &p.grpc {
+        port("grpc", &IntOrString::Int(g.port), errs);
+    }
+    for (field, v) in [
+        ("initialDelaySeconds", p.initial_delay_seconds),
+        ("timeoutSeconds", p.timeout_seconds),
+        ("periodSeconds", p.period_seconds),
+        ("successThreshold", p.success_threshold),
+        ("failureThreshold", p.failure_threshold),
+    ] {
+        nonnegative(&format!("{path}.{field}"), v.into(), errs);
+    }
+    if let Some(g) = p.termination_grace_period_seconds {
+        if t == ProbeType::Readiness {
+            errs.push(FieldError::new(
+                format!("{path}.terminationGracePeriodSeconds"),
+                format!("Invalid value: {g}: must not be set for readinessProbes"),
+            ));
+        } else if g <= 0 {
+            errs.push(FieldError::new(
+                format!("{path}.terminationGracePeriodSeconds"),
+                format!("Invalid value: {g}: must be greater than 0"),
+            ));
+        }
+    }
+    if t != ProbeType::Readiness && p.success_threshold != 1 {
+        errs.push(FieldError::new(
+            format!("{path}.successThreshold"),
+            format!("Invalid value: {}: must be 1", p.success_threshold),
+        ));
+    }
+}
+
+/// `IsValidPortName`: at most 15 characters, lower-case letters, digits and single inner hyphens, with a letter.
+fn valid_port_name(n: &str) -> bool {
+    n.len() <= 15
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && n.bytes().any(|b| b.is_ascii_lowercase())
+        && !n.starts_with('-')
+        && !n.ends_with('-')
+        && !n.contains("--")
 }
 
 /// `IsConfigMapKey`, for a key of a ConfigMap's or a Secret's `field`.
@@ -544,6 +639,13 @@ fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
                         format!("Invalid value: \"{q}\": must be less than or equal to {res} limit of {limit}"),
                     ));
                 }
+            }
+        }
+    }
+    for (i, c) in spec.containers.iter().enumerate() {
+        for t in [crate::api::ProbeType::Liveness, crate::api::ProbeType::Readiness, crate::api::ProbeType::Startup] {
+            if let Some(p) = c.probe(t) {
+                validate_probe(p, t, &format!("{path}.containers[{i}].{}Probe", t.lower()), errs);
             }
         }
     }

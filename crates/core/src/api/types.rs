@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::meta::{is_empty_str, is_false, ObjectMeta, Time};
-use super::{LabelSelector, Labels, Quantity, Str};
+use super::{LabelSelector, Labels, Probe, ProbeType, Quantity, Str};
 
 pub type ResourceList = BTreeMap<Str, Quantity>;
 
@@ -252,6 +252,23 @@ pub struct Container {
     pub command: Vec<Str>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<Str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liveness_probe: Option<Probe>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readiness_probe: Option<Probe>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_probe: Option<Probe>,
+}
+
+impl Container {
+    /// The container's probe of a type.
+    pub fn probe(&self, t: ProbeType) -> Option<&Probe> {
+        match t {
+            ProbeType::Startup => self.startup_probe.as_ref(),
+            ProbeType::Liveness => self.liveness_probe.as_ref(),
+            ProbeType::Readiness => self.readiness_probe.as_ref(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -385,6 +402,9 @@ pub struct ContainerStatus {
     pub name: Str,
     #[serde(default)]
     pub state: ContainerState,
+    /// The last termination (`lastState`): what the container's previous run ended with.
+    #[serde(default, skip_serializing_if = "ContainerState::is_empty")]
+    pub last_state: ContainerState,
     #[serde(default)]
     pub ready: bool,
     #[serde(default)]
@@ -405,6 +425,12 @@ pub struct ContainerState {
     pub running: Option<ContainerStateRunning>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminated: Option<ContainerStateTerminated>,
+}
+
+impl ContainerState {
+    pub fn is_empty(&self) -> bool {
+        self.waiting.is_none() && self.running.is_none() && self.terminated.is_none()
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -433,6 +459,8 @@ pub struct ContainerStateTerminated {
     pub exit_code: i32,
     #[serde(default, skip_serializing_if = "is_empty_str")]
     pub reason: Str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<Time>,
 }
@@ -620,6 +648,13 @@ pub struct RollingUpdateDeployment {
 pub enum IntOrString {
     Int(i32),
     String(Str),
+}
+
+/// The zero value (`0`), as a field read before its value is known.
+impl Default for IntOrString {
+    fn default() -> Self {
+        IntOrString::Int(0)
+    }
 }
 
 #[cfg(any(test, feature = "oracle"))]

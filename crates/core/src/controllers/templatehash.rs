@@ -12,7 +12,7 @@
 //! server's protobuf: after defaulting (`SetDefaults_PodSpec`, `SetDefaults_Container`, the ports' TCP), with
 //! empty lists and maps absent (nil) and every quantity parsed again from its canonical text.
 //!
-//! Deviations: a field kubeloop does not keep (volumes, env, probes, affinity, a security context with
+//! Deviations: a field kubeloop does not keep (volumes, env, affinity, a security context with
 //! content, ...) is printed as its zero value, so such a template hashes as if that field were unset (it is
 //! still hashed stably, and still distinct from every other template kubeloop keeps apart).
 
@@ -20,7 +20,8 @@ use std::fmt;
 
 use crate::api::quantity::GoAmount;
 use crate::api::{
-    Container, ContainerPort, Labels, ObjectMeta, PodSpec, PodTemplateSpec, Quantity, ResourceList, Toleration,
+    Container, ContainerPort, IntOrString, Labels, ObjectMeta, PodSpec, PodTemplateSpec, Probe, Quantity, ResourceList,
+    Toleration,
 };
 
 /// `rand.SafeEncodeString`'s alphabet (no vowels, no confusable characters).
@@ -179,6 +180,42 @@ const CONTAINER: Fields = &[
     ("StdinOnce", "bool", Zero::Bool),
     ("TTY", "bool", Zero::Bool),
 ];
+
+const PROBE: Fields = &[
+    ("ProbeHandler", "v1.ProbeHandler", Zero::Nil),
+    ("InitialDelaySeconds", "int32", Zero::Int),
+    ("TimeoutSeconds", "int32", Zero::Int),
+    ("PeriodSeconds", "int32", Zero::Int),
+    ("SuccessThreshold", "int32", Zero::Int),
+    ("FailureThreshold", "int32", Zero::Int),
+    ("TerminationGracePeriodSeconds", "*int64", Zero::Nil),
+];
+
+const PROBE_HANDLER: Fields = &[
+    ("Exec", "*v1.ExecAction", Zero::Nil),
+    ("HTTPGet", "*v1.HTTPGetAction", Zero::Nil),
+    ("TCPSocket", "*v1.TCPSocketAction", Zero::Nil),
+    ("GRPC", "*v1.GRPCAction", Zero::Nil),
+];
+
+const HTTP_GET_ACTION: Fields = &[
+    ("Path", "string", Zero::Str),
+    ("Port", "intstr.IntOrString", Zero::Nil),
+    ("Host", "string", Zero::Str),
+    ("Scheme", "v1.URIScheme", Zero::Str),
+    ("HTTPHeaders", "[]v1.HTTPHeader", Zero::Nil),
+];
+
+const HTTP_HEADER: Fields = &[("Name", "string", Zero::Str), ("Value", "string", Zero::Str)];
+
+const TCP_SOCKET_ACTION: Fields = &[("Port", "intstr.IntOrString", Zero::Nil), ("Host", "string", Zero::Str)];
+
+const EXEC_ACTION: Fields = &[("Command", "[]string", Zero::Nil)];
+
+const GRPC_ACTION: Fields = &[("Port", "int32", Zero::Int), ("Service", "*string", Zero::Nil)];
+
+const INT_OR_STRING: Fields =
+    &[("Type", "intstr.Type", Zero::Int), ("IntVal", "int32", Zero::Int), ("StrVal", "string", Zero::Str)];
 
 const CONTAINER_PORT: Fields = &[
     ("Name", "string", Zero::Str),
@@ -348,6 +385,35 @@ impl<'w, W: fmt::Write> Dump<'w, W> {
         })
     }
 
+    /// A struct field (or a non-nil pointer to one: `ty` starts with `*`), written with its own field table.
+    fn nested(
+        &mut self,
+        name: &str,
+        ty: &str,
+        fields: Fields,
+        value: impl FnMut(&mut Self, &str, &str) -> Result<bool, fmt::Error>,
+    ) -> Result<bool, fmt::Error> {
+        self.field(name)?;
+        self.ty(ty)?;
+        self.fields(fields, value)?;
+        Ok(true)
+    }
+
+    /// A pointer-to-struct field: nil when absent.
+    fn nested_opt<T>(
+        &mut self,
+        name: &str,
+        ty: &str,
+        v: Option<&T>,
+        fields: Fields,
+        mut value: impl FnMut(&mut Self, &T, &str, &str) -> Result<bool, fmt::Error>,
+    ) -> Result<bool, fmt::Error> {
+        match v {
+            Some(v) => self.nested(name, ty, fields, |d, name, ty| value(d, v, name, ty)),
+            None => Ok(false),
+        }
+    }
+
     /// A slice field.
     fn list<T>(
         &mut self,
@@ -418,6 +484,9 @@ fn dump_container<W: fmt::Write>(d: &mut Dump<'_, W>, c: &Container) -> fmt::Res
         "Command" => d.list(name, ty, &c.command, |d, s| d.raw(s)),
         "Args" => d.list(name, ty, &c.args, |d, s| d.raw(s)),
         "Ports" => d.list(name, ty, &c.ports, dump_port),
+        "LivenessProbe" => dump_probe(d, name, ty, c.liveness_probe.as_ref()),
+        "ReadinessProbe" => dump_probe(d, name, ty, c.readiness_probe.as_ref()),
+        "StartupProbe" => dump_probe(d, name, ty, c.startup_probe.as_ref()),
         "Resources" => {
             d.field(name)?;
             d.ty(ty)?;
@@ -432,6 +501,65 @@ fn dump_container<W: fmt::Write>(d: &mut Dump<'_, W>, c: &Container) -> fmt::Res
         "TerminationMessagePath" => d.string(name, ty, "/dev/termination-log"),
         "TerminationMessagePolicy" => d.string(name, ty, "File"),
         "ImagePullPolicy" => d.string(name, ty, &c.image_pull_policy),
+        _ => Ok(false),
+    })
+}
+
+/// A `*v1.Probe` field: nil when absent.
+fn dump_probe<W: fmt::Write>(d: &mut Dump<'_, W>, name: &str, ty: &str, p: Option<&Probe>) -> Result<bool, fmt::Error> {
+    let Some(p) = p else { return Ok(false) };
+    d.nested(name, ty, PROBE, |d, name, ty| match name {
+        "ProbeHandler" => d.nested(name, ty, PROBE_HANDLER, |d, name, ty| match name {
+            "Exec" => d.nested_opt(name, ty, p.exec.as_ref(), EXEC_ACTION, |d, e, name, ty| match name {
+                "Command" => d.list(name, ty, &e.command, |d, s| d.raw(s)),
+                _ => Ok(false),
+            }),
+            "HTTPGet" => d.nested_opt(name, ty, p.http_get.as_ref(), HTTP_GET_ACTION, |d, h, name, ty| match name {
+                "Path" => d.string(name, ty, &h.path),
+                "Port" => dump_int_or_string(d, name, ty, &h.port),
+                "Host" => d.string(name, ty, &h.host),
+                "Scheme" => d.string(name, ty, &h.scheme),
+                "HTTPHeaders" => d.list(name, ty, &h.http_headers, |d, hh| {
+                    d.fields(HTTP_HEADER, |d, name, ty| match name {
+                        "Name" => d.string(name, ty, &hh.name),
+                        _ => d.string(name, ty, &hh.value),
+                    })
+                }),
+                _ => Ok(false),
+            }),
+            "TCPSocket" => {
+                d.nested_opt(name, ty, p.tcp_socket.as_ref(), TCP_SOCKET_ACTION, |d, t, name, ty| match name {
+                    "Port" => dump_int_or_string(d, name, ty, &t.port),
+                    _ => d.string(name, ty, &t.host),
+                })
+            }
+            "GRPC" => d.nested_opt(name, ty, p.grpc.as_ref(), GRPC_ACTION, |d, g, name, ty| match name {
+                "Port" => d.display(name, ty, g.port),
+                _ => d.optional(name, ty, g.service.as_deref()),
+            }),
+            _ => Ok(false),
+        }),
+        "InitialDelaySeconds" => d.display(name, ty, p.initial_delay_seconds),
+        "TimeoutSeconds" => d.display(name, ty, p.timeout_seconds),
+        "PeriodSeconds" => d.display(name, ty, p.period_seconds),
+        "SuccessThreshold" => d.display(name, ty, p.success_threshold),
+        "FailureThreshold" => d.display(name, ty, p.failure_threshold),
+        _ => d.optional(name, ty, p.termination_grace_period_seconds),
+    })
+}
+
+/// An `intstr.IntOrString` value field.
+fn dump_int_or_string<W: fmt::Write>(
+    d: &mut Dump<'_, W>,
+    name: &str,
+    ty: &str,
+    v: &IntOrString,
+) -> Result<bool, fmt::Error> {
+    d.nested(name, ty, INT_OR_STRING, |d, name, ty| match (name, v) {
+        ("Type", IntOrString::Int(_)) => d.display(name, ty, 0),
+        ("Type", IntOrString::String(_)) => d.display(name, ty, 1),
+        ("IntVal", IntOrString::Int(i)) => d.display(name, ty, i),
+        ("StrVal", IntOrString::String(s)) => d.string(name, ty, s),
         _ => Ok(false),
     })
 }

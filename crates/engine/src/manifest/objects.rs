@@ -457,7 +457,18 @@ fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
 }
 
 fn container<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Container> {
-    const NAMES: &[&str] = &["name", "image", "imagePullPolicy", "resources", "ports", "command", "args"];
+    const NAMES: &[&str] = &[
+        "name",
+        "image",
+        "imagePullPolicy",
+        "resources",
+        "ports",
+        "command",
+        "args",
+        "livenessProbe",
+        "readinessProbe",
+        "startupProbe",
+    ];
     object(cx, n, "Container", NAMES, &[], |c: &mut Container, cx, key, v| {
         match key {
             "name" => c.name = cx.string(v)?,
@@ -466,7 +477,98 @@ fn container<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Container> {
             "resources" => c.resources = resources(cx, v)?,
             "ports" => c.ports = cx.seq(v, container_port)?,
             "command" => c.command = cx.strings(v)?,
-            _ => c.args = cx.strings(v)?,
+            "args" => c.args = cx.strings(v)?,
+            "livenessProbe" => c.liveness_probe = cx.option(v, probe)?,
+            "readinessProbe" => c.readiness_probe = cx.option(v, probe)?,
+            _ => c.startup_probe = cx.option(v, probe)?,
+        }
+        Ok(())
+    })
+}
+
+fn probe<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Probe> {
+    const NAMES: &[&str] = &[
+        "exec",
+        "httpGet",
+        "tcpSocket",
+        "grpc",
+        "initialDelaySeconds",
+        "timeoutSeconds",
+        "periodSeconds",
+        "successThreshold",
+        "failureThreshold",
+        "terminationGracePeriodSeconds",
+    ];
+    object(cx, n, "Probe", NAMES, &[], |p: &mut Probe, cx, key, v| {
+        match key {
+            "exec" => {
+                p.exec = cx.option(v, |cx, v| {
+                    object(cx, v, "ExecAction", &["command"], &[], |e: &mut ExecAction, cx, _, v| {
+                        e.command = cx.strings(v)?;
+                        Ok(())
+                    })
+                })?
+            }
+            "httpGet" => p.http_get = cx.option(v, http_get)?,
+            "tcpSocket" => {
+                p.tcp_socket = cx.option(v, |cx, v| {
+                    object(
+                        cx,
+                        v,
+                        "TcpSocketAction",
+                        &["port", "host"],
+                        &["port"],
+                        |t: &mut TcpSocketAction, cx, k, v| {
+                            match k {
+                                "port" => t.port = int_or_string(cx, v)?,
+                                _ => t.host = cx.string(v)?,
+                            }
+                            Ok(())
+                        },
+                    )
+                })?
+            }
+            "grpc" => {
+                p.grpc = cx.option(v, |cx, v| {
+                    object(cx, v, "GrpcAction", &["port", "service"], &["port"], |g: &mut GrpcAction, cx, k, v| {
+                        match k {
+                            "port" => g.port = cx.i32(v)?,
+                            _ => g.service = cx.option(v, Cx::string)?,
+                        }
+                        Ok(())
+                    })
+                })?
+            }
+            "initialDelaySeconds" => p.initial_delay_seconds = cx.i32(v)?,
+            "timeoutSeconds" => p.timeout_seconds = cx.i32(v)?,
+            "periodSeconds" => p.period_seconds = cx.i32(v)?,
+            "successThreshold" => p.success_threshold = cx.i32(v)?,
+            "failureThreshold" => p.failure_threshold = cx.i32(v)?,
+            _ => p.termination_grace_period_seconds = cx.option(v, Cx::i64)?,
+        }
+        Ok(())
+    })
+}
+
+fn http_get<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<HttpGetAction> {
+    const NAMES: &[&str] = &["path", "port", "host", "scheme", "httpHeaders"];
+    object(cx, n, "HttpGetAction", NAMES, &["port"], |h: &mut HttpGetAction, cx, key, v| {
+        match key {
+            "path" => h.path = cx.string(v)?,
+            "port" => h.port = int_or_string(cx, v)?,
+            "host" => h.host = cx.string(v)?,
+            "scheme" => h.scheme = cx.string(v)?,
+            _ => {
+                h.http_headers = cx.seq(v, |cx, v| {
+                    object(cx, v, "HttpHeader", &["name", "value"], &[], |h: &mut HttpHeader, cx, k, v| {
+                        match k {
+                            "name" => h.name = cx.string(v)?,
+                            _ => h.value = cx.string(v)?,
+                        }
+                        Ok(())
+                    })
+                })?
+            }
         }
         Ok(())
     })
@@ -561,11 +663,12 @@ fn pod_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodCondition> {
 }
 
 fn container_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ContainerStatus> {
-    const NAMES: &[&str] = &["name", "state", "ready", "restartCount", "image", "started"];
+    const NAMES: &[&str] = &["name", "state", "lastState", "ready", "restartCount", "image", "started"];
     object(cx, n, "ContainerStatus", NAMES, &["name"], |c: &mut ContainerStatus, cx, key, v| {
         match key {
             "name" => c.name = cx.string(v)?,
             "state" => c.state = container_state(cx, v)?,
+            "lastState" => c.last_state = container_state(cx, v)?,
             "ready" => c.ready = cx.bool(v)?,
             "restartCount" => c.restart_count = cx.i32(v)?,
             "image" => c.image = cx.string(v)?,
@@ -605,11 +708,12 @@ fn running<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ContainerStateRunning> {
 }
 
 fn terminated<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ContainerStateTerminated> {
-    const NAMES: &[&str] = &["exitCode", "reason", "finishedAt"];
+    const NAMES: &[&str] = &["exitCode", "reason", "startedAt", "finishedAt"];
     object(cx, n, "ContainerStateTerminated", NAMES, &[], |t: &mut ContainerStateTerminated, cx, key, v| {
         match key {
             "exitCode" => t.exit_code = cx.i32(v)?,
             "reason" => t.reason = cx.string(v)?,
+            "startedAt" => t.started_at = cx.option(v, time)?,
             _ => t.finished_at = cx.option(v, time)?,
         }
         Ok(())

@@ -80,11 +80,11 @@ fn unknown_kind_and_api_version_are_errors_on_the_kind_line() {
 fn real_but_unsimulated_fields_warn_with_their_path_and_line() {
     let text = WEB.replace(
         "        ports:\n",
-        "        livenessProbe:\n          httpGet: {path: /, port: 80}\n        ports:\n",
+        "        lifecycle:\n          preStop: {exec: {command: [sleep, '5']}}\n        ports:\n",
     );
     let (_, warnings) = parse(&text).expect("accepted");
     assert_eq!(warnings.len(), 1);
-    assert_eq!(warnings[0].path, "spec.template.spec.containers[0].livenessProbe");
+    assert_eq!(warnings[0].path, "spec.template.spec.containers[0].lifecycle");
     assert_eq!(warnings[0].line, 20);
     assert!(warnings[0].to_string().contains("not simulated"));
 }
@@ -163,6 +163,19 @@ spec:
       limits: {cpu: 1, memory: 128Mi}
     ports:
     - {containerPort: 80, name: http, protocol: TCP}
+    livenessProbe:
+      httpGet: {path: /healthz, port: 80, host: h, scheme: HTTP, httpHeaders: [{name: X, value: y}]}
+      initialDelaySeconds: 5
+      timeoutSeconds: 2
+      periodSeconds: 7
+      successThreshold: 1
+      failureThreshold: 4
+      terminationGracePeriodSeconds: 9
+    readinessProbe:
+      tcpSocket: {port: http, host: h}
+      exec: {command: [cat, /tmp/ready]}
+    startupProbe:
+      grpc: {port: 9000, service: s}
 status:
   phase: Running
   hostIP: 10.0.0.1
@@ -180,6 +193,8 @@ status:
       running: {startedAt: 2026-01-01T00:00:01Z}
       waiting: {reason: w, message: m}
       terminated: {exitCode: 1, reason: Error, finishedAt: 2026-01-01T00:00:03Z}
+    lastState:
+      terminated: {exitCode: 137, reason: Error, startedAt: 2026-01-01T00:00:00Z, finishedAt: 2026-01-01T00:00:01Z}
 ",
     "apiVersion: v1
 kind: Node
