@@ -7,6 +7,7 @@
 
 #[doc(hidden)]
 pub mod admission;
+pub mod behaviour;
 pub mod api;
 #[doc(hidden)]
 pub mod client;

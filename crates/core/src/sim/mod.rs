@@ -20,7 +20,7 @@ use crate::controllers::serviceaccount::ServiceAccountsController;
 use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
 use crate::informer::{Informer, InformerEvent, InformerId, InformerTotals, ReflectorState};
-use crate::kubelet::{Kubelet, NodeConfig, PodStep, RuntimeConfig};
+use crate::kubelet::{Kubelet, NodeConfig, PodStep, PodTimer, RuntimeConfig};
 use crate::leaderelection::{LeaderElectionConfig, LeaderElector, Transition};
 use crate::rng::Rng;
 use crate::store::{fnv1a, ApiError, ClientId, DeleteOptions, Store, StoreConfig};
@@ -32,6 +32,7 @@ pub use crate::limits::{MAX_NODES, MAX_PODS};
 mod config;
 mod invariants;
 mod knobs;
+mod apps;
 mod nodes;
 mod observe;
 
@@ -216,6 +217,8 @@ pub struct Sim {
     pub(crate) log: ReconcileLog,
     /// The watch-drop fault, applied to every informer including those created later.
     watch_drop: f64,
+    /// What the simulated applications of each image do (kubeloop's own input; see [`crate::behaviour`]).
+    pub(crate) behaviours: crate::behaviour::Behaviours,
     events_processed: u64,
     /// The event heap is compacted (timers that can no longer fire dropped) when it grows past this.
     compact_at: usize,
@@ -259,6 +262,7 @@ impl Sim {
             user: 0,
             log: ReconcileLog::new(crate::controller::RECONCILE_LOG_CAPACITY),
             watch_drop: 0.0,
+            behaviours: Default::default(),
             events_processed: 0,
             compact_at: COMPACT_MIN,
             hash: 0xcbf2_9ce4_8422_2325,
@@ -677,7 +681,10 @@ impl Sim {
                     return;
                 }
                 let mut api = Api::new(&mut self.store, k.client, now, &mut self.rng);
-                k.step(&mut api, &key, &uid, step, now);
+                let timers = k.step(&mut api, &key, &uid, step, &self.config.runtime, &self.behaviours, now);
+                for (delay, key, uid, step) in timers {
+                    self.schedule(now + delay, Ev::KubeletPod { node, epoch, key, uid, step });
+                }
             }
             Ev::InformerRelist { informer, epoch, token } => {
                 let inf = &mut self.informers[informer];

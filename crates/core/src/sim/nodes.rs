@@ -75,6 +75,8 @@ impl Sim {
         }
         self.kubelets[i].revive();
         self.boot_kubelet(i);
+        let timers = self.kubelets[i].resume(self.now);
+        self.schedule_pod_timers(i, timers);
         Ok(())
     }
 

@@ -1,0 +1,109 @@
+//! What the simulated applications do: kubeloop's own input, since no real process runs in a container. A
+//! behaviour says whether a container's readiness, liveness and startup checks pass, whether and when its process
+//! exits, and whether its image can be pulled. It is set for every container of an image (a new version that
+//! crashes is a property of the image), or for one pod's container (a click on the page); the pod's setting wins.
+//! Nothing here is random: the same inputs at the same simulated times replay the same run.
+
+use std::collections::BTreeMap;
+
+use crate::api::Str;
+use crate::time::Millis;
+
+/// The exit code a simulated process ends with when told to crash and no other code is given (kubeloop's own).
+pub const DEFAULT_EXIT_CODE: i32 = 1;
+
+/// Image rules kept at most (kubeloop's own bound).
+pub const MAX_IMAGE_RULES: usize = 1_000;
+
+/// How a container's process behaves. The default is a healthy process that runs until it is stopped.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Behaviour {
+    /// Its readiness check answers with an error.
+    pub readiness_fails: bool,
+    /// Its liveness check answers with an error.
+    pub liveness_fails: bool,
+    /// Its startup check fails until the process has run this long (`None`: passes at once).
+    pub starts_after: Option<Millis>,
+    /// The process exits this long after every start (`None`: it runs until stopped).
+    pub crash_after: Option<Millis>,
+    /// The code it exits with when it crashes ([`DEFAULT_EXIT_CODE`] when unset).
+    pub exit_code: Option<i32>,
+    /// Pulling its image fails (the registry answers "not found").
+    pub unpullable: bool,
+}
+
+impl Behaviour {
+    pub fn exit_code(&self) -> i32 {
+        self.exit_code.unwrap_or(DEFAULT_EXIT_CODE)
+    }
+}
+
+/// A change to a behaviour: the fields given replace the current ones.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct BehaviourPatch {
+    pub readiness_fails: Option<bool>,
+    pub liveness_fails: Option<bool>,
+    pub starts_after: Option<Option<Millis>>,
+    pub crash_after: Option<Option<Millis>>,
+    pub exit_code: Option<Option<i32>>,
+    pub unpullable: Option<bool>,
+}
+
+impl BehaviourPatch {
+    pub fn apply(&self, b: &mut Behaviour) {
+        if let Some(v) = self.readiness_fails {
+            b.readiness_fails = v;
+        }
+        if let Some(v) = self.liveness_fails {
+            b.liveness_fails = v;
+        }
+        if let Some(v) = self.starts_after {
+            b.starts_after = v;
+        }
+        if let Some(v) = self.crash_after {
+            b.crash_after = v;
+        }
+        if let Some(v) = self.exit_code {
+            b.exit_code = v;
+        }
+        if let Some(v) = self.unpullable {
+            b.unpullable = v;
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == BehaviourPatch::default()
+    }
+}
+
+/// The behaviours set for images (the per-pod ones live with the kubelet that runs the pod, and go with it).
+#[derive(Clone, Debug, Default)]
+pub struct Behaviours {
+    by_image: BTreeMap<Str, Behaviour>,
+}
+
+impl Behaviours {
+    /// The behaviour of an image's containers (healthy unless a rule says otherwise).
+    pub fn of_image(&self, image: &str) -> Behaviour {
+        self.by_image.get(image).cloned().unwrap_or_default()
+    }
+
+    /// Changes the rule of an image; a rule back at the default is forgotten. Errors past [`MAX_IMAGE_RULES`].
+    pub fn patch_image(&mut self, image: &str, patch: &BehaviourPatch) -> Result<(), String> {
+        let mut b = self.of_image(image);
+        patch.apply(&mut b);
+        if b == Behaviour::default() {
+            self.by_image.remove(image);
+        } else if self.by_image.contains_key(image) || self.by_image.len() < MAX_IMAGE_RULES {
+            self.by_image.insert(Str::from(image), b);
+        } else {
+            return Err(format!("kubeloop keeps at most {MAX_IMAGE_RULES} image behaviours (kubeloop's own bound)"));
+        }
+        Ok(())
+    }
+
+    /// The images with a rule, and their rules.
+    pub fn images(&self) -> impl Iterator<Item = (&Str, &Behaviour)> {
+        self.by_image.iter()
+    }
+}

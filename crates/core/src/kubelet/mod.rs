@@ -1,0 +1,1142 @@
+//! The kubelet of one simulated node: it registers its Node, renews its Lease in `kube-node-lease` every 10 s,
+//! reports node status, watches the pods bound to it (field selector `spec.nodeName`), pulls images and starts
+//! containers after seeded delays, reports pod status, and on deletion stops the containers and confirms the
+//! delete. The kubelet is the only writer of pod status after scheduling.
+
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::api::{
+    s, ContainerState, ContainerStateWaiting, ContainerStatus, Kind, Labels, Lease, Node, NodeAddress, NodeCondition,
+    NodeSystemInfo, ObjKey, Object, ObjectMeta, OwnerReference, PodPhase, ProbeType, Quantity, Str, Taint, Time,
+};
+use crate::behaviour::{Behaviour, BehaviourPatch, Behaviours};
+use crate::client::Api;
+use crate::informer::{InformerEvent, InformerId};
+use crate::recorder::{EventKind, Recorder};
+use crate::store::{set_pod_condition, ClientId, DeleteOptions, Subresource};
+use crate::time::{Millis, MINUTE, SECOND};
+
+mod containers;
+
+pub use containers::{
+    apply_status, Backoff, ContainerRun, Due, ProbeRun, Run, Termination, BACKOFF_INITIAL, BACKOFF_MAX,
+    PLEG_RELIST_PERIOD, SIGTERM_EXIT_CODE,
+};
+
+/// `nodeLeaseDurationSeconds`.
+pub const LEASE_DURATION_SECONDS: i32 = 40;
+/// Lease renew interval (0.25 x the duration).
+pub const LEASE_RENEW_INTERVAL: Millis = 10 * SECOND;
+/// `nodeStatusUpdateFrequency`: status is computed this often...
+pub const NODE_STATUS_UPDATE_FREQUENCY: Millis = 10 * SECOND;
+/// ...and written when it changed, or at least this often (`nodeStatusReportFrequency`).
+pub const NODE_STATUS_REPORT_FREQUENCY: Millis = 5 * MINUTE;
+/// The version the simulated nodes report.
+pub const KUBELET_VERSION: &str = "v1.34.2";
+/// `--eviction-hard memory.available<100Mi`: reserved from allocatable memory.
+/// The size a pulled image reports (the Pulled event's `Image size: N bytes.`): kubeloop's own simulated value,
+/// fixed per image name (a hash of it, between 20 MB and 220 MB), drawn from no random generator.
+pub fn image_size_bytes(image: &str) -> u64 {
+    let h = crate::store::fnv1a(0xcbf2_9ce4_8422_2325, image.as_bytes());
+    20_000_000 + h % 200_000_000
+}
+
+/// The kubelet's condition types, in the order its status manager writes them (pkg/kubelet/kubelet_pods.go
+/// `generateAPIPodStatus`, merged by pkg/kubelet/status/status_manager.go `mergePodStatus`): conditions the
+/// kubelet does not own (DisruptionTarget) first, as they were, then these.
+const KUBELET_CONDITIONS: [&str; 5] =
+    ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
+
+/// Puts a pod's conditions in the kubelet's order (a stable sort: others keep theirs, first).
+pub fn order_conditions(conds: &mut [crate::api::PodCondition]) {
+    crate::sort::sort_by_key(conds, |c| KUBELET_CONDITIONS.iter().position(|t| *t == &*c.type_).map_or(0, |i| i + 1));
+}
+
+pub const EVICTION_HARD_MEMORY: i64 = 100 * 1024 * 1024;
+
+/// The Node a kubelet of `config` registers (before its status): the name, the configured labels with the
+/// well-known ones the kubelet adds (`kubernetes.io/hostname` and the OS and architecture), and the taints. Whoever
+/// adds a node checks this object first, so that a name the API server would refuse (a hostname label longer than
+/// 63 characters) is refused before anything is written.
+pub fn registered_node(config: &NodeConfig) -> Node {
+    let mut node = Node::default();
+    node.metadata.name = s(&config.name);
+    node.metadata.labels = config.labels.clone();
+    for (k, v) in [
+        ("kubernetes.io/hostname", config.name.as_str()),
+        ("kubernetes.io/os", "linux"),
+        ("kubernetes.io/arch", "amd64"),
+        ("beta.kubernetes.io/os", "linux"),
+        ("beta.kubernetes.io/arch", "amd64"),
+    ] {
+        if !node.metadata.labels.contains_key(k) {
+            node.metadata.labels.insert(s(k), s(v));
+        }
+    }
+    node.spec.taints = config.taints.clone();
+    node
+}
+
+/// The shape of a node: what its kubelet registers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeConfig {
+    pub name: String,
+    pub cpu: Quantity,
+    pub memory: Quantity,
+    /// `maxPods`.
+    pub pods: i64,
+    pub labels: Labels,
+    pub taints: Vec<Taint>,
+}
+
+impl Default for NodeConfig {
+    fn default() -> Self {
+        NodeConfig {
+            name: String::new(),
+            cpu: Quantity::from_cpu_millis(4000),
+            memory: Quantity::from_memory_bytes(16 << 30),
+            pods: 110,
+            labels: Labels::new(),
+            taints: Vec::new(),
+        }
+    }
+}
+
+/// Timings of the container runtime (seeded ranges, milliseconds).
+#[derive(Clone, Debug)]
+pub struct RuntimeConfig {
+    pub image_pull: (Millis, Millis),
+    pub container_start: (Millis, Millis),
+    pub container_stop: (Millis, Millis),
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        RuntimeConfig { image_pull: (800, 4000), container_start: (200, 900), container_stop: (100, 1500) }
+    }
+}
+
+/// What the kubelet is doing with one pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Starting,
+    Running,
+    Stopping,
+}
+
+#[derive(Clone, Debug)]
+pub struct PodRuntime {
+    pub uid: Str,
+    pub stage: Stage,
+    /// Per container, how long its image pull took (`None`: already present).
+    pub pulls: Vec<Option<Millis>>,
+    /// The images its containers run (kept from image garbage collection).
+    pub images: Vec<Str>,
+    /// When the kubelet admitted the pod: its probe workers tick from here.
+    pub admitted: Millis,
+    pub containers: Vec<ContainerRun>,
+}
+
+/// Steps the simulation schedules for a kubelet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PodStep {
+    /// Images pulled, containers created and started.
+    Started,
+    /// Containers stopped after a deletion: confirm it.
+    Stopped,
+    /// A timer of one container (a probe tick, its process's exit, a sync after an exit or a failed pull, the end
+    /// of a pull).
+    Container { index: u16, due: Due },
+}
+
+/// A timer the kubelet asks the simulation for: `(delay, key, uid, step)`.
+pub type PodTimer = (Millis, ObjKey, Str, PodStep);
+
+pub struct Kubelet {
+    pub name: Str,
+    pub index: usize,
+    pub config: NodeConfig,
+    pub alive: bool,
+    pub epoch: u64,
+    pub informer: InformerId,
+    pub client: ClientId,
+    pub recorder: Recorder,
+    pub pods: FxHashMap<ObjKey, PodRuntime>,
+    /// Images on the node, with when each was last used by a starting container.
+    images: FxHashMap<Str, Millis>,
+    lease: Option<Rc<Object>>,
+    last_report: Option<(Millis, crate::api::NodeStatus)>,
+    next_ip: u32,
+}
+
+impl Kubelet {
+    pub fn new(index: usize, config: NodeConfig, informer: InformerId, client: ClientId) -> Self {
+        let name = s(&config.name);
+        Kubelet {
+            recorder: Recorder::new("kubelet", &config.name),
+            name,
+            index,
+            config,
+            alive: true,
+            epoch: 0,
+            informer,
+            client,
+            pods: FxHashMap::default(),
+            images: FxHashMap::default(),
+            lease: None,
+            last_report: None,
+            next_ip: 2,
+        }
+    }
+
+    /// Pods this kubelet runs (its entries besides images and the recorder's bounded LRU).
+    pub fn footprint(&self) -> usize {
+        self.pods.len()
+    }
+
+    /// Images on the node (bounded by image garbage collection).
+    pub fn image_count(&self) -> usize {
+        self.images.len()
+    }
+
+    /// Image garbage collection: past [`crate::limits::MAX_IMAGES_PER_NODE`] images, those no pod on the node
+    /// uses (the one about to start included) go, least recently used first. It stands in for the kubelet's
+    /// disk-usage thresholds (`--image-gc-high-threshold` 85 %), which kubeloop has no disk for.
+    fn collect_images(&mut self) {
+        let max = crate::limits::MAX_IMAGES_PER_NODE;
+        if self.images.len() < max {
+            return;
+        }
+        let in_use: FxHashSet<&Str> = self.pods.values().flat_map(|r| r.images.iter()).collect();
+        let mut unused: Vec<(Millis, Str)> =
+            self.images.iter().filter(|(i, _)| !in_use.contains(i)).map(|(i, t)| (*t, i.clone())).collect();
+        crate::sort::sort(&mut unused);
+        let excess = (self.images.len() + 1).saturating_sub(max);
+        for (_, image) in unused.into_iter().take(excess) {
+            self.images.remove(&image);
+        }
+    }
+
+    fn node_key(&self) -> ObjKey {
+        ObjKey::cluster(&self.name)
+    }
+
+    fn capacity(&self) -> crate::api::types::ResourceList {
+        let mut r = crate::api::types::ResourceList::new();
+        r.insert(s("cpu"), self.config.cpu.clone());
+        r.insert(s("memory"), self.config.memory.clone());
+        r.insert(s("pods"), Quantity::from_milli(self.config.pods.saturating_mul(1000)));
+        r
+    }
+
+    fn node_status(&self, now: Millis, previous: Option<&Node>) -> crate::api::NodeStatus {
+        let mut allocatable = self.capacity();
+        let mem = self.config.memory.value().saturating_sub(EVICTION_HARD_MEMORY).max(0);
+        allocatable.insert(s("memory"), Quantity::from_memory_bytes(mem));
+        let cond = |type_: &str, status: &str, reason: &str, message: &str| {
+            let since = previous
+                .and_then(|n| n.condition(type_))
+                .filter(|c| &*c.status == status)
+                .and_then(|c| c.last_transition_time)
+                .unwrap_or(Time(now));
+            NodeCondition {
+                type_: s(type_),
+                status: s(status),
+                last_heartbeat_time: Some(Time(now)),
+                last_transition_time: Some(since),
+                reason: s(reason),
+                message: s(message),
+            }
+        };
+        crate::api::NodeStatus {
+            capacity: self.capacity(),
+            allocatable,
+            conditions: vec![
+                cond(
+                    "MemoryPressure",
+                    "False",
+                    "KubeletHasSufficientMemory",
+                    "kubelet has sufficient memory available",
+                ),
+                cond("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+                cond("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+                cond("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+            ],
+            addresses: vec![
+                NodeAddress { type_: s("InternalIP"), address: s(&self.node_ip()) },
+                NodeAddress { type_: s("Hostname"), address: self.name.clone() },
+            ],
+            node_info: Some(NodeSystemInfo {
+                kubelet_version: s(KUBELET_VERSION),
+                container_runtime_version: s("containerd://2.1.4"),
+                os_image: s("kubeloop simulated node"),
+                architecture: s("amd64"),
+                operating_system: s("linux"),
+            }),
+        }
+    }
+
+    fn node_ip(&self) -> String {
+        format!("10.0.{}.{}", (self.index / 250) % 256, self.index % 250 + 2)
+    }
+
+    /// Registers the node (creates it, or takes over an existing Node object) and renews the lease.
+    pub fn register(&mut self, api: &mut Api, now: Millis) {
+        let mut node = registered_node(&self.config);
+        node.spec.pod_cidr = s(&format!("10.244.{}.0/24", self.index % 256));
+        node.status = self.node_status(now, None);
+        let written = match api.create(Object::Node(node.clone())) {
+            Ok(o) => Some(o),
+            Err(crate::store::ApiError::AlreadyExists { .. }) => {
+                let status = node.status.clone();
+                api.patch(Kind::Node, &self.node_key(), Subresource::Status, |o| {
+                    if let Object::Node(n) = o {
+                        n.status = status;
+                    }
+                })
+                .ok()
+            }
+            Err(_) => None,
+        };
+        if let Some(Object::Node(n)) = written.as_deref() {
+            self.last_report = Some((now, n.status.clone()));
+            if self.lease.is_none() {
+                self.recorder.event(api, &Object::Node(n.clone()), EventKind::Normal, "Starting", "Starting kubelet.");
+            }
+            let msg = format!("Node {} status is now: NodeReady", self.name);
+            self.recorder.event(api, &Object::Node(n.clone()), EventKind::Normal, "NodeReady", &msg);
+        }
+        self.renew_lease(api, now);
+    }
+
+    /// The lease heartbeat: update the Lease's renewTime (create it the first time).
+    pub fn renew_lease(&mut self, api: &mut Api, now: Millis) {
+        let key = ObjKey::new("kube-node-lease", &self.name);
+        let build = |base: Option<&Lease>, node_uid: Option<Str>| {
+            let mut l = base.cloned().unwrap_or_else(|| {
+                let mut l = Lease { metadata: ObjectMeta::named("kube-node-lease", &key.name), ..Default::default() };
+                if let Some(uid) = node_uid {
+                    l.metadata.owner_references.push(OwnerReference {
+                        api_version: s("v1"),
+                        kind: s("Node"),
+                        name: key.name.clone(),
+                        uid,
+                        controller: None,
+                        block_owner_deletion: None,
+                    });
+                }
+                l
+            });
+            l.spec.holder_identity = key.name.clone();
+            l.spec.lease_duration_seconds = Some(LEASE_DURATION_SECONDS);
+            l.spec.renew_time = Some(Time(now));
+            l
+        };
+        let result = match self.lease.as_deref().and_then(|o| o.as_lease()) {
+            Some(l) => api.update(Object::Lease(build(Some(l), None))),
+            None => {
+                Err(crate::store::ApiError::NotFound { resource: "leases.coordination.k8s.io", name: key.name.clone() })
+            }
+        };
+        let result = match result {
+            Ok(o) => Ok(o),
+            Err(_) => match api.get(Kind::Lease, &key) {
+                Ok(current) => api.update(Object::Lease(build(current.as_lease(), None))),
+                Err(_) => {
+                    let node_uid = api.store.peek(Kind::Node, &self.node_key()).map(|n| n.meta().uid.clone());
+                    api.create(Object::Lease(build(None, node_uid)))
+                }
+            },
+        };
+        self.lease = result.ok();
+    }
+
+    /// Every 10 s: renew the lease; write node status if it changed or 5 minutes passed.
+    pub fn tick(&mut self, api: &mut Api, now: Millis) {
+        self.renew_lease(api, now);
+        let current = api.store.peek(Kind::Node, &self.node_key()).cloned();
+        let Some(node) = current.as_deref().and_then(|o| o.as_node()) else {
+            // Our Node object was deleted: register again, as the kubelet does.
+            self.register(api, now);
+            return;
+        };
+        let status = self.node_status(now, Some(node));
+        let strip = |st: &crate::api::NodeStatus| {
+            let mut st = st.clone();
+            for c in &mut st.conditions {
+                c.last_heartbeat_time = None;
+            }
+            st
+        };
+        let due = match &self.last_report {
+            Some((at, last)) => strip(last) != strip(&status) || now >= at + NODE_STATUS_REPORT_FREQUENCY,
+            None => true,
+        };
+        if due {
+            let st = status.clone();
+            if api
+                .patch(Kind::Node, &self.node_key(), Subresource::Status, |o| {
+                    if let Object::Node(n) = o {
+                        n.status = st;
+                    }
+                })
+                .is_ok()
+            {
+                self.last_report = Some((now, status));
+            }
+        }
+    }
+
+    /// A pod bound to this node changed: admit and start it, or stop it when it is being deleted.
+    pub fn handle(&mut self, ev: &InformerEvent, api: &mut Api, runtime: &RuntimeConfig, now: Millis) -> Vec<PodTimer> {
+        let mut timers = Vec::new();
+        let obj = ev.object();
+        let key = obj.key();
+        let Some(pod) = obj.as_pod() else { return timers };
+        if let InformerEvent::Delete(..) = ev {
+            self.pods.remove(&key);
+            // The pod is gone from this node for good: its events can no longer aggregate.
+            self.recorder.forget_involved(&pod.metadata.uid);
+            return timers;
+        }
+        if pod.status.phase.is_terminal() && !pod.metadata.is_terminating() {
+            return timers;
+        }
+        let known = self.pods.get(&key).filter(|r| r.uid == pod.metadata.uid).map(|r| r.stage);
+        match (known, pod.metadata.is_terminating()) {
+            (None, true) => {
+                // Deleted while we were away: nothing runs, confirm at once.
+                let opts = DeleteOptions {
+                    grace_period_seconds: Some(0),
+                    preconditions_uid: Some(pod.metadata.uid.clone()),
+                    ..Default::default()
+                };
+                let _ = api.delete(Kind::Pod, &key, &opts);
+            }
+            (None, false) => {
+                // Admit: Pending with ContainerCreating, pull what is missing.
+                let images = pod.spec.containers.iter().map(|c| c.image.clone()).collect();
+                let containers =
+                    pod.spec.containers.iter().map(|c| ContainerRun::new(c.name.clone(), c.image.clone())).collect();
+                let mut rt = PodRuntime {
+                    uid: pod.metadata.uid.clone(),
+                    stage: Stage::Starting,
+                    pulls: Vec::new(),
+                    images,
+                    admitted: now,
+                    containers,
+                };
+                let ip = format!("10.244.{}.{}", self.index % 256, self.next_ip);
+                self.next_ip = if self.next_ip >= 254 { 2 } else { self.next_ip + 1 };
+                let host_ip = self.node_ip();
+                let names: Vec<String> = pod.spec.containers.iter().map(|c| c.name.to_string()).collect();
+                let msg = format!("containers with unready status: [{}]", names.join(" "));
+                let pod_obj = obj.clone();
+                let _ = api.patch(Kind::Pod, &key, Subresource::Status, |o| {
+                    if let Object::Pod(p) = o {
+                        let st = &mut p.status;
+                        st.phase = PodPhase::Pending;
+                        st.host_ip = s(&host_ip);
+                        st.pod_ip = s(&ip);
+                        st.start_time = Some(Time(now));
+                        set_pod_condition(&mut st.conditions, "PodReadyToStartContainers", "False", "", "", now);
+                        set_pod_condition(&mut st.conditions, "Initialized", "True", "", "", now);
+                        set_pod_condition(&mut st.conditions, "Ready", "False", "ContainersNotReady", &msg, now);
+                        set_pod_condition(
+                            &mut st.conditions,
+                            "ContainersReady",
+                            "False",
+                            "ContainersNotReady",
+                            &msg,
+                            now,
+                        );
+                        order_conditions(&mut st.conditions);
+                        st.container_statuses = p
+                            .spec
+                            .containers
+                            .iter()
+                            .map(|c| ContainerStatus {
+                                name: c.name.clone(),
+                                image: c.image.clone(),
+                                state: ContainerState {
+                                    waiting: Some(ContainerStateWaiting {
+                                        reason: s("ContainerCreating"),
+                                        message: s(""),
+                                    }),
+                                    ..Default::default()
+                                },
+                                started: Some(false),
+                                ..Default::default()
+                            })
+                            .collect();
+                    }
+                });
+                let mut delay = 0;
+                for c in &pod.spec.containers {
+                    let present = self.images.contains_key(&c.image);
+                    if present && &*c.image_pull_policy != "Always" {
+                        rt.pulls.push(None);
+                        continue;
+                    }
+                    let msg = format!("Pulling image \"{}\"", c.image);
+                    self.recorder.event(api, &pod_obj, EventKind::Normal, "Pulling", &msg);
+                    let pull = api.rng.range(runtime.image_pull.0, runtime.image_pull.1);
+                    rt.pulls.push(Some(pull));
+                    delay += pull;
+                }
+                self.pods.insert(key.clone(), rt);
+                delay += api.rng.range(runtime.container_start.0, runtime.container_start.1);
+                timers.push((delay, key, pod.metadata.uid.clone(), PodStep::Started));
+            }
+            (Some(Stage::Starting | Stage::Running), true) => {
+                if let Some(r) = self.pods.get_mut(&key) {
+                    r.stage = Stage::Stopping;
+                }
+                for c in &pod.spec.containers {
+                    let msg = format!("Stopping container {}", c.name);
+                    self.recorder.event(api, obj, EventKind::Normal, "Killing", &msg);
+                }
+                let grace = crate::time::seconds(pod.metadata.deletion_grace_period_seconds.unwrap_or(30));
+                let stop = api.rng.range(runtime.container_stop.0, runtime.container_stop.1).min(grace);
+                timers.push((stop, key, pod.metadata.uid.clone(), PodStep::Stopped));
+            }
+            (Some(Stage::Running), false) => {
+                // Our status was lost or overwritten (e.g. after a restart): report again.
+                if self.pods.get(&key).is_some_and(|rt| containers::drifted(pod, &rt.containers)) {
+                    self.write_status(api, &key, now);
+                }
+            }
+            _ => {}
+        }
+        timers
+    }
+
+    /// A scheduled step for a pod.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        api: &mut Api,
+        key: &ObjKey,
+        uid: &Str,
+        step: PodStep,
+        runtime: &RuntimeConfig,
+        behaviours: &Behaviours,
+        now: Millis,
+    ) -> Vec<PodTimer> {
+        let mut due = Vec::new();
+        let Some(rt) = self.pods.get(key).filter(|r| &r.uid == uid) else { return Vec::new() };
+        match (step, rt.stage) {
+            (PodStep::Started, Stage::Starting) => {
+                let Some(obj) = api.store.peek(Kind::Pod, key).cloned() else { return Vec::new() };
+                let Some(pod) = obj.as_pod() else { return Vec::new() };
+                let pulls = rt.pulls.clone();
+                self.collect_images();
+                for (i, c) in pod.spec.containers.iter().enumerate() {
+                    let b = self.behaviour(key, i, behaviours);
+                    if b.unpullable {
+                        self.pull_failed(api, &obj, key, i, now, &mut due);
+                        continue;
+                    }
+                    self.images.insert(c.image.clone(), now);
+                    let msg = match pulls.get(i).copied().flatten() {
+                        Some(ms) => pulled_message(&c.image, ms),
+                        None => format!("Container image \"{}\" already present on machine", c.image),
+                    };
+                    self.recorder.event(api, &obj, EventKind::Normal, "Pulled", &msg);
+                    self.start_container(api, &obj, key, i, behaviours, now, &mut due);
+                }
+                if let Some(r) = self.pods.get_mut(key) {
+                    r.stage = Stage::Running;
+                }
+                self.write_status(api, key, now);
+            }
+            (PodStep::Stopped, Stage::Stopping) => {
+                let opts = DeleteOptions {
+                    grace_period_seconds: Some(0),
+                    preconditions_uid: Some(uid.clone()),
+                    ..Default::default()
+                };
+                let _ = api.delete(Kind::Pod, key, &opts);
+            }
+            (PodStep::Container { index, due: what }, Stage::Running) => {
+                self.container_step(api, key, usize::from(index), what, runtime, behaviours, now, &mut due);
+            }
+            _ => {}
+        }
+        self.timers(key, now, due)
+    }
+
+    /// The timers for `(container, due, at)` entries of a pod.
+    fn timers(&self, key: &ObjKey, now: Millis, due: Vec<(usize, Due, Millis)>) -> Vec<PodTimer> {
+        let Some(rt) = self.pods.get(key) else { return Vec::new() };
+        due.into_iter()
+            .map(|(i, d, at)| {
+                let index = u16::try_from(i).unwrap_or(u16::MAX);
+                (at.saturating_sub(now), key.clone(), rt.uid.clone(), PodStep::Container { index, due: d })
+            })
+            .collect()
+    }
+
+    /// The behaviour of a pod's container: the pod's own setting, else its image's.
+    fn behaviour(&self, key: &ObjKey, i: usize, behaviours: &Behaviours) -> Behaviour {
+        match self.pods.get(key).and_then(|r| r.containers.get(i)) {
+            Some(c) => c.behaviour.clone().unwrap_or_else(|| behaviours.of_image(&c.image)),
+            None => Behaviour::default(),
+        }
+    }
+
+    /// Writes the pod status the containers' states give.
+    fn write_status(&mut self, api: &mut Api, key: &ObjKey, now: Millis) {
+        let Some(rt) = self.pods.get(key) else { return };
+        let containers = &rt.containers;
+        let _ = api.patch(Kind::Pod, key, Subresource::Status, |o| {
+            if let Object::Pod(p) = o {
+                let policy = p.spec.restart_policy.clone();
+                apply_status(&mut p.status, &policy, containers, now);
+            }
+        });
+    }
+
+    /// A container's process starts (its image is there): probes and its own exit are armed.
+    #[allow(clippy::too_many_arguments)]
+    fn start_container(
+        &mut self,
+        api: &mut Api,
+        obj: &Object,
+        key: &ObjKey,
+        i: usize,
+        behaviours: &Behaviours,
+        now: Millis,
+        due: &mut Vec<(usize, Due, Millis)>,
+    ) {
+        let b = self.behaviour(key, i, behaviours);
+        let Some(pod) = obj.as_pod() else { return };
+        let Some(spec) = pod.spec.containers.get(i) else { return };
+        self.recorder.event(api, obj, EventKind::Normal, "Created", &format!("Created container: {}", spec.name));
+        self.recorder.event(api, obj, EventKind::Normal, "Started", &format!("Started container {}", spec.name));
+        let Some(rt) = self.pods.get_mut(key) else { return };
+        let admitted = rt.admitted;
+        let Some(c) = rt.containers.get_mut(i) else { return };
+        c.run = Run::Running { since: now };
+        c.started = spec.startup_probe.is_none();
+        c.ready = c.started && spec.readiness_probe.is_none();
+        c.probes = [ProbeRun::default(); 3];
+        c.sync_at = None;
+        c.start_at = None;
+        c.exit_at = b.crash_after.map(|d| now.saturating_add(d));
+        if let Some(at) = c.exit_at {
+            due.push((i, Due::Exit, at));
+        }
+        arm_probes(c, spec, admitted, &b, now, i, due);
+    }
+
+    /// One container timer.
+    #[allow(clippy::too_many_arguments)]
+    fn container_step(
+        &mut self,
+        api: &mut Api,
+        key: &ObjKey,
+        i: usize,
+        what: Due,
+        runtime: &RuntimeConfig,
+        behaviours: &Behaviours,
+        now: Millis,
+        due: &mut Vec<(usize, Due, Millis)>,
+    ) {
+        let Some(obj) = api.store.peek(Kind::Pod, key).cloned() else { return };
+        let Some(pod) = obj.as_pod() else { return };
+        let Some(spec) = pod.spec.containers.get(i) else { return };
+        let b = self.behaviour(key, i, behaviours);
+        let Some(rt) = self.pods.get_mut(key) else { return };
+        let admitted = rt.admitted;
+        let Some(c) = rt.containers.get_mut(i) else { return };
+        match what {
+            Due::Probe(t) => {
+                let slot = containers::probe_index(t);
+                if c.probes[slot].next != Some(now) {
+                    return;
+                }
+                c.probes[slot].next = None;
+                let (Some(since), Some(p)) = (c.running_since(), spec.probe(t)) else { return };
+                let applies = match t {
+                    ProbeType::Startup => !c.started,
+                    _ => c.started,
+                };
+                if !applies || c.probes[slot].hold {
+                    return;
+                }
+                if now < since.saturating_add(containers::initial_delay(p)) {
+                    arm_probes(c, spec, admitted, &b, now, i, due);
+                    return;
+                }
+                let ok = containers::passes(t, &b, since, now);
+                let run = &mut c.probes[slot];
+                if ok {
+                    run.successes = run.successes.saturating_add(1);
+                    run.failures = 0;
+                } else {
+                    run.failures = run.failures.saturating_add(1);
+                    run.successes = 0;
+                }
+                let (successes, failures) = (run.successes, run.failures);
+                let period = containers::period(p);
+                let mut changed = false;
+                let mut kill = false;
+                match t {
+                    ProbeType::Readiness => {
+                        if ok && successes >= p.success_threshold && !c.ready {
+                            c.ready = true;
+                            changed = true;
+                        } else if !ok && failures >= p.failure_threshold && c.ready {
+                            c.ready = false;
+                            changed = true;
+                        }
+                        if !(ok && c.ready) {
+                            c.probes[slot].next = Some(now + period);
+                        }
+                    }
+                    ProbeType::Liveness => {
+                        if !ok && failures >= p.failure_threshold {
+                            kill = true;
+                        } else if !ok || b.liveness_fails {
+                            c.probes[slot].next = Some(now + period);
+                        }
+                    }
+                    ProbeType::Startup => {
+                        if ok && successes >= p.success_threshold {
+                            c.started = true;
+                            c.ready = spec.readiness_probe.is_none();
+                            changed = true;
+                            arm_probes(c, spec, admitted, &b, now, i, due);
+                        } else if !ok && failures >= p.failure_threshold {
+                            kill = true;
+                        } else {
+                            c.probes[slot].next = Some(now + period);
+                        }
+                    }
+                }
+                if let Some(at) = c.probes[slot].next {
+                    due.push((i, Due::Probe(t), at));
+                }
+                if !ok {
+                    let pod_ip = pod.status.pod_ip.clone();
+                    let msg = format!("{} probe failed: {}", t.as_str(), p.failure_output(&pod_ip));
+                    self.recorder.event(api, &obj, EventKind::Warning, "Unhealthy", &msg);
+                }
+                if kill {
+                    let msg = format!("Container {} failed {} probe, will be restarted", spec.name, t.lower());
+                    self.recorder.event(api, &obj, EventKind::Normal, "Killing", &msg);
+                    self.exit_container(key, i, SIGTERM_EXIT_CODE, &pod.spec.restart_policy, now, due);
+                    changed = true;
+                }
+                if changed {
+                    self.write_status(api, key, now);
+                }
+            }
+            Due::Exit => {
+                if c.exit_at != Some(now) || c.running_since().is_none() {
+                    return;
+                }
+                self.exit_container(key, i, b.exit_code(), &pod.spec.restart_policy, now, due);
+                self.write_status(api, key, now);
+            }
+            Due::Start => {
+                if c.start_at != Some(now) {
+                    return;
+                }
+                let took = c.pull_took;
+                self.images.insert(spec.image.clone(), now);
+                let msg = pulled_message(&spec.image, took);
+                self.recorder.event(api, &obj, EventKind::Normal, "Pulled", &msg);
+                self.start_container(api, &obj, key, i, behaviours, now, due);
+                self.write_status(api, key, now);
+            }
+            Due::Sync => {
+                if c.sync_at != Some(now) {
+                    return;
+                }
+                c.sync_at = None;
+                match &c.run {
+                    Run::Waiting { reason: "ErrImagePull" | "ImagePullBackOff", .. } => {
+                        let last = c.pull_backoff.map_or(now, |e| e.last_update);
+                        if Backoff::active(c.pull_backoff.as_ref(), last, now) {
+                            let delay = c.pull_backoff.map_or(BACKOFF_INITIAL, |e| e.delay);
+                            let msg = format!("Back-off pulling image \"{}\"", spec.image);
+                            c.run = Run::Waiting { reason: "ImagePullBackOff", message: msg.clone() };
+                            c.sync_at = Some(last + delay);
+                            due.push((i, Due::Sync, last + delay));
+                            self.recorder.event(api, &obj, EventKind::Normal, "BackOff", &msg);
+                            self.recorder.event(api, &obj, EventKind::Warning, "Failed", "Error: ImagePullBackOff");
+                            self.write_status(api, key, now);
+                        } else {
+                            let msg = format!("Pulling image \"{}\"", spec.image);
+                            self.recorder.event(api, &obj, EventKind::Normal, "Pulling", &msg);
+                            if b.unpullable {
+                                self.pull_failed(api, &obj, key, i, now, due);
+                                self.write_status(api, key, now);
+                            } else {
+                                let took = api.rng.range(runtime.image_pull.0, runtime.image_pull.1);
+                                c.pull_took = took;
+                                c.start_at = Some(now + took);
+                                due.push((i, Due::Start, now + took));
+                            }
+                        }
+                    }
+                    Run::Exited(t) => {
+                        let t = t.clone();
+                        self.restart_or_back_off(api, &obj, key, i, t, runtime, behaviours, now, due);
+                    }
+                    Run::Waiting { reason: "CrashLoopBackOff", .. } => {
+                        if let Some(t) = c.last.clone() {
+                            self.restart_or_back_off(api, &obj, key, i, t, runtime, behaviours, now, due);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// A stopped container's sync: still in its back-off (`CrashLoopBackOff`), or restarted now.
+    #[allow(clippy::too_many_arguments)]
+    fn restart_or_back_off(
+        &mut self,
+        api: &mut Api,
+        obj: &Object,
+        key: &ObjKey,
+        i: usize,
+        ended: Termination,
+        runtime: &RuntimeConfig,
+        behaviours: &Behaviours,
+        now: Millis,
+        due: &mut Vec<(usize, Due, Millis)>,
+    ) {
+        let Some(pod) = obj.as_pod() else { return };
+        let Some(spec) = pod.spec.containers.get(i) else { return };
+        let present = self.images.contains_key(&spec.image);
+        let Some(c) = self.pods.get_mut(key).and_then(|rt| rt.containers.get_mut(i)) else { return };
+        if Backoff::active(c.crash_backoff.as_ref(), ended.finished, now) {
+            let delay = c.crash_backoff.map_or(BACKOFF_INITIAL, |e| e.delay);
+            let (name, ns, uid) = (&pod.metadata.name, &pod.metadata.namespace, &pod.metadata.uid);
+            let message = format!(
+                "back-off {} restarting failed container={} pod={name}_{ns}({uid})",
+                crate::time::go_duration_string(delay),
+                spec.name
+            );
+            c.run = Run::Waiting { reason: "CrashLoopBackOff", message };
+            c.last = Some(ended.clone());
+            let at = ended.finished.saturating_add(delay);
+            c.sync_at = Some(at);
+            due.push((i, Due::Sync, at));
+            let msg = format!("Back-off restarting failed container {} in pod {name}_{ns}({uid})", spec.name);
+            self.recorder.event(api, obj, EventKind::Warning, "BackOff", &msg);
+            self.write_status(api, key, now);
+            return;
+        }
+        Backoff::next(&mut c.crash_backoff, ended.finished, now);
+        c.last = Some(ended);
+        c.restarts = c.restarts.saturating_add(1);
+        if present && &*spec.image_pull_policy != "Always" {
+            let msg = format!("Container image \"{}\" already present on machine", spec.image);
+            self.recorder.event(api, obj, EventKind::Normal, "Pulled", &msg);
+            self.start_container(api, obj, key, i, behaviours, now, due);
+            self.write_status(api, key, now);
+        } else {
+            let msg = format!("Pulling image \"{}\"", spec.image);
+            self.recorder.event(api, obj, EventKind::Normal, "Pulling", &msg);
+            let took = api.rng.range(runtime.image_pull.0, runtime.image_pull.1);
+            c.run = Run::Waiting { reason: "ContainerCreating", message: String::new() };
+            c.pull_took = took;
+            c.start_at = Some(now + took);
+            due.push((i, Due::Start, now + took));
+            self.write_status(api, key, now);
+        }
+    }
+
+    /// A container's image pull failed: `ErrImagePull`, and the pull back-off advances.
+    fn pull_failed(
+        &mut self,
+        api: &mut Api,
+        obj: &Object,
+        key: &ObjKey,
+        i: usize,
+        now: Millis,
+        due: &mut Vec<(usize, Due, Millis)>,
+    ) {
+        let Some(c) = self.pods.get_mut(key).and_then(|rt| rt.containers.get_mut(i)) else { return };
+        let err = containers::pull_error(&c.image);
+        let msg = format!("Failed to pull image \"{}\": {err}", c.image);
+        c.run = Run::Waiting { reason: "ErrImagePull", message: err };
+        Backoff::next(&mut c.pull_backoff, now, now);
+        c.sync_at = Some(now + PLEG_RELIST_PERIOD);
+        due.push((i, Due::Sync, now + PLEG_RELIST_PERIOD));
+        self.recorder.event(api, obj, EventKind::Warning, "Failed", &msg);
+        self.recorder.event(api, obj, EventKind::Warning, "Failed", "Error: ErrImagePull");
+    }
+
+    /// A container's process ended (it exited, or the kubelet killed it): restarted after the next relist if
+    /// its pod's restart policy says so.
+    fn exit_container(
+        &mut self,
+        key: &ObjKey,
+        i: usize,
+        exit_code: i32,
+        policy: &str,
+        now: Millis,
+        due: &mut Vec<(usize, Due, Millis)>,
+    ) {
+        let Some(c) = self.pods.get_mut(key).and_then(|rt| rt.containers.get_mut(i)) else { return };
+        let Some(since) = c.running_since() else { return };
+        let reason = if exit_code == 0 { "Completed" } else { "Error" };
+        c.run = Run::Exited(Termination { exit_code, reason, started: since, finished: now });
+        c.ready = false;
+        c.started = false;
+        c.probes = [ProbeRun::default(); 3];
+        c.exit_at = None;
+        let restart = match policy {
+            "Never" => false,
+            "OnFailure" => exit_code != 0,
+            _ => true,
+        };
+        if restart {
+            let at = now + PLEG_RELIST_PERIOD;
+            c.sync_at = Some(at);
+            due.push((i, Due::Sync, at));
+        }
+    }
+
+    /// The containers of a pod that `container` names (all when `None`), by index; an error names what is wrong.
+    fn select(&self, key: &ObjKey, container: Option<&str>) -> Result<Vec<usize>, String> {
+        let rt = self.pods.get(key).filter(|r| r.stage == Stage::Running).ok_or_else(|| {
+            format!("pod \"{}\" has no running containers on node \"{}\"", key.name, self.name)
+        })?;
+        let picked: Vec<usize> = rt
+            .containers
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| container.is_none_or(|n| &*c.name == n))
+            .map(|(i, _)| i)
+            .collect();
+        match (picked.is_empty(), container) {
+            (true, Some(n)) => Err(format!("container {n} is not valid for pod {}", key.name)),
+            _ => Ok(picked),
+        }
+    }
+
+    /// Changes the behaviour of a pod's containers (kubeloop's own input) from now on.
+    pub fn patch_behaviour(
+        &mut self,
+        api: &mut Api,
+        key: &ObjKey,
+        container: Option<&str>,
+        patch: &BehaviourPatch,
+        behaviours: &Behaviours,
+        now: Millis,
+    ) -> Result<Vec<PodTimer>, String> {
+        let picked = self.select(key, container)?;
+        for &i in &picked {
+            let mut b = self.behaviour(key, i, behaviours);
+            patch.apply(&mut b);
+            if let Some(c) = self.pods.get_mut(key).and_then(|rt| rt.containers.get_mut(i)) {
+                c.behaviour = Some(b);
+            }
+        }
+        Ok(self.rearm(api, key, &picked, behaviours, now))
+    }
+
+    /// An image's behaviour changed: the containers that follow it act on it from now on.
+    pub fn image_behaviour_changed(
+        &mut self,
+        api: &mut Api,
+        image: &str,
+        behaviours: &Behaviours,
+        now: Millis,
+    ) -> Vec<PodTimer> {
+        let mut keys: Vec<(ObjKey, Vec<usize>)> = self
+            .pods
+            .iter()
+            .filter(|(_, rt)| rt.stage == Stage::Running)
+            .map(|(k, rt)| {
+                let picked = rt
+                    .containers
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.behaviour.is_none() && &*c.image == image)
+                    .map(|(i, _)| i)
+                    .collect();
+                (k.clone(), picked)
+            })
+            .filter(|(_, v): &(ObjKey, Vec<usize>)| !v.is_empty())
+            .collect();
+        crate::sort::sort_by_key(&mut keys, |(k, _)| k.clone());
+        let mut timers = Vec::new();
+        for (key, picked) in keys {
+            timers.extend(self.rearm(api, &key, &picked, behaviours, now));
+        }
+        timers
+    }
+
+    /// After a behaviour change: the probes that may now change something tick again, a running process's exit
+    /// follows its new `crash_after`.
+    fn rearm(
+        &mut self,
+        _api: &mut Api,
+        key: &ObjKey,
+        picked: &[usize],
+        behaviours: &Behaviours,
+        now: Millis,
+    ) -> Vec<PodTimer> {
+        let Some(obj) = _api.store.peek(Kind::Pod, key).cloned() else { return Vec::new() };
+        let Some(pod) = obj.as_pod() else { return Vec::new() };
+        let mut due = Vec::new();
+        for &i in picked {
+            let b = self.behaviour(key, i, behaviours);
+            let Some(spec) = pod.spec.containers.get(i) else { continue };
+            let Some(rt) = self.pods.get_mut(key) else { break };
+            let admitted = rt.admitted;
+            let Some(c) = rt.containers.get_mut(i) else { continue };
+            if let Some(since) = c.running_since() {
+                let exit = b.crash_after.map(|d| since.saturating_add(d).max(now));
+                if exit != c.exit_at {
+                    c.exit_at = exit;
+                    if let Some(at) = exit {
+                        due.push((i, Due::Exit, at));
+                    }
+                }
+                arm_probes(c, spec, admitted, &b, now, i, &mut due);
+            }
+        }
+        self.timers(key, now, due)
+    }
+
+    /// Crashes a pod's containers now (kubeloop's own input): each running process exits with its behaviour's
+    /// exit code, and its restart policy and back-off decide what follows.
+    pub fn crash(
+        &mut self,
+        api: &mut Api,
+        key: &ObjKey,
+        container: Option<&str>,
+        behaviours: &Behaviours,
+        now: Millis,
+    ) -> Result<Vec<PodTimer>, String> {
+        let picked = self.select(key, container)?;
+        let policy = match api.store.peek(Kind::Pod, key).and_then(|o| o.as_pod().map(|p| p.spec.restart_policy.clone())) {
+            Some(p) => p,
+            None => return Err(format!("pods \"{}\" not found", key.name)),
+        };
+        let mut due = Vec::new();
+        let mut any = false;
+        for &i in &picked {
+            let code = self.behaviour(key, i, behaviours).exit_code();
+            let running = self.pods.get(key).and_then(|rt| rt.containers.get(i)).is_some_and(|c| c.running_since().is_some());
+            if running {
+                self.exit_container(key, i, code, &policy, now, &mut due);
+                any = true;
+            }
+        }
+        if !any {
+            return Err(format!("pod \"{}\" has no running container to crash", key.name));
+        }
+        self.write_status(api, key, now);
+        Ok(self.timers(key, now, due))
+    }
+
+    /// After the kubelet starts again: every container timer still pending is armed again (those that fell due
+    /// while it was down run now).
+    pub fn resume(&mut self, now: Millis) -> Vec<PodTimer> {
+        let mut keys: Vec<ObjKey> =
+            self.pods.iter().filter(|(_, r)| r.stage == Stage::Running).map(|(k, _)| k.clone()).collect();
+        crate::sort::sort(&mut keys);
+        let mut timers = Vec::new();
+        for key in keys {
+            let mut due = Vec::new();
+            if let Some(rt) = self.pods.get_mut(&key) {
+                for (i, c) in rt.containers.iter_mut().enumerate() {
+                    for (at, d) in c.due() {
+                        let at = at.max(now);
+                        c.set_due(d, at);
+                        due.push((i, d, at));
+                    }
+                }
+            }
+            timers.extend(self.timers(&key, now, due));
+        }
+        timers
+    }
+
+    /// The kubelet stops (process killed / node down): no more heartbeats, status or pod work. Containers keep
+    /// running on the node.
+    pub fn kill(&mut self) {
+        self.alive = false;
+        self.epoch += 1;
+        self.recorder.reset();
+        self.lease = None;
+        self.last_report = None;
+    }
+
+    /// The kubelet starts again; the caller restarts its informer, registers it and arms its pods' timers again
+    /// ([`Kubelet::resume`]).
+    pub fn revive(&mut self) {
+        self.alive = true;
+        self.epoch += 1;
+        // Running containers survived; work in flight (starting, stopping) is redone from the relist.
+        self.pods.retain(|_, r| r.stage == Stage::Running);
+    }
+
+    /// Pods the kubelet considers running, by key (for the UI).
+    pub fn running(&self) -> usize {
+        self.pods.values().filter(|r| r.stage == Stage::Running).count()
+    }
+}
+
+/// The `Pulled` event of a pull that took `ms` (pkg/kubelet/images/image_manager.go, 1.34): the pull time, the time
+/// including waiting for the puller (the same here: pulls do not queue), and the image's size.
+fn pulled_message(image: &str, ms: Millis) -> String {
+    let took = crate::time::go_duration_string(ms);
+    format!(
+        "Successfully pulled image \"{image}\" in {took} ({took} including waiting). Image size: {} bytes.",
+        image_size_bytes(image)
+    )
+}
+
+/// Schedules the probe ticks of a running container that can change something now: the startup probe until it
+/// passes, readiness while the container is not ready or its check fails (at once when it has not been probed
+/// yet: the status manager's manual trigger), liveness while its check fails. A tick already pending stays.
+fn arm_probes(
+    c: &mut ContainerRun,
+    spec: &crate::api::Container,
+    admitted: Millis,
+    b: &Behaviour,
+    now: Millis,
+    i: usize,
+    due: &mut Vec<(usize, Due, Millis)>,
+) {
+    let Some(since) = c.running_since() else { return };
+    for t in ProbeType::ALL {
+        let Some(p) = spec.probe(t) else { continue };
+        let slot = containers::probe_index(t);
+        let run = c.probes[slot];
+        if run.next.is_some() || run.hold {
+            continue;
+        }
+        let wanted = match t {
+            ProbeType::Startup => !c.started,
+            ProbeType::Readiness => c.started && (!c.ready || b.readiness_fails),
+            ProbeType::Liveness => c.started && b.liveness_fails,
+        };
+        if !wanted {
+            continue;
+        }
+        let earliest = since.saturating_add(containers::initial_delay(p)).max(now);
+        let fresh = run.successes == 0 && run.failures == 0;
+        let at = if t == ProbeType::Readiness && fresh && earliest == now {
+            now
+        } else {
+            containers::next_tick(admitted, containers::period(p), earliest)
+        };
+        c.probes[slot].next = Some(at);
+        due.push((i, Due::Probe(t), at));
+    }
+}

@@ -1,0 +1,80 @@
+//! The simulated applications' behaviour (kubeloop's own input, see [`crate::behaviour`]): set for an image or
+//! for one pod's containers, and crashes on demand. Each change lands at the simulated time it is made.
+
+use super::*;
+use crate::behaviour::BehaviourPatch;
+
+impl Sim {
+    /// Changes what every container of `image` does (those with a setting of their own excepted).
+    pub fn set_image_behaviour(&mut self, image: &str, patch: &BehaviourPatch) -> Result<(), String> {
+        self.behaviours.patch_image(image, patch)?;
+        let now = self.now;
+        for n in 0..self.kubelets.len() {
+            let Sim { kubelets, store, rng, behaviours, .. } = self;
+            let k = &mut kubelets[n];
+            if !k.alive {
+                continue;
+            }
+            let mut api = Api::new(store, k.client, now, rng);
+            let timers = k.image_behaviour_changed(&mut api, image, behaviours, now);
+            self.schedule_pod_timers(n, timers);
+        }
+        self.flush_wakeups();
+        Ok(())
+    }
+
+    /// Changes what a pod's containers do (one container, or all when `container` is `None`).
+    pub fn set_pod_behaviour(
+        &mut self,
+        key: &ObjKey,
+        container: Option<&str>,
+        patch: &BehaviourPatch,
+    ) -> Result<(), String> {
+        self.on_pod_kubelet(key, |k, api, behaviours, now| k.patch_behaviour(api, key, container, patch, behaviours, now))
+    }
+
+    /// Crashes a pod's running containers now (one, or all when `container` is `None`).
+    pub fn crash_pod(&mut self, key: &ObjKey, container: Option<&str>) -> Result<(), String> {
+        self.on_pod_kubelet(key, |k, api, behaviours, now| k.crash(api, key, container, behaviours, now))
+    }
+
+    /// The image behaviours set (for the page and for exports).
+    pub fn image_behaviours(&self) -> impl Iterator<Item = (&Str, &crate::behaviour::Behaviour)> {
+        self.behaviours.images()
+    }
+
+    /// Runs `f` on the kubelet of the node a pod is bound to, and schedules the timers it returns.
+    fn on_pod_kubelet(
+        &mut self,
+        key: &ObjKey,
+        f: impl FnOnce(&mut Kubelet, &mut Api, &crate::behaviour::Behaviours, Millis) -> Result<Vec<PodTimer>, String>,
+    ) -> Result<(), String> {
+        let Some(obj) = self.store.peek(Kind::Pod, key).cloned() else {
+            return Err(format!("pods \"{}\" not found", key.name));
+        };
+        let node = obj.as_pod().map(|p| p.spec.node_name.clone()).unwrap_or_default();
+        let Some(&n) = self.kubelet_by_name.get(&*node) else {
+            return Err(format!("pod \"{}\" is not bound to a node yet", key.name));
+        };
+        let now = self.now;
+        let Sim { kubelets, store, rng, behaviours, .. } = self;
+        let k = &mut kubelets[n];
+        if !k.alive {
+            return Err(format!("the kubelet of node \"{node}\" is not running"));
+        }
+        let mut api = Api::new(store, k.client, now, rng);
+        let timers = f(k, &mut api, behaviours, now)?;
+        self.schedule_pod_timers(n, timers);
+        self.flush_wakeups();
+        Ok(())
+    }
+
+    /// Schedules timers a kubelet asked for.
+    pub(crate) fn schedule_pod_timers(&mut self, node: usize, timers: Vec<PodTimer>) {
+        let epoch = self.kubelets[node].epoch;
+        let now = self.now;
+        for (delay, key, uid, step) in timers {
+            self.schedule(now + delay, Ev::KubeletPod { node, epoch, key, uid, step });
+        }
+    }
+}
