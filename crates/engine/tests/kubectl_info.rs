@@ -60,7 +60,8 @@ fn explain_covers_the_fields_kubeloop_accepts() {
             .unwrap_or_default()
     };
     assert!(block("image").contains("kubeloop: simulated."), "{}", block("image"));
-    assert!(block("livenessProbe").contains("kubeloop: accepted, not simulated"), "{}", block("livenessProbe"));
+    assert!(block("livenessProbe").contains("kubeloop: simulated."), "{}", block("livenessProbe"));
+    assert!(block("lifecycle").contains("kubeloop: accepted, not simulated"), "{}", block("lifecycle"));
     check(&mut sim, "explain-strategy-type", "explain deploy.spec.strategy.type");
     check(&mut sim, "explain-deployment-recursive", "explain deployment --recursive");
     let out = check(&mut sim, "explain-unknown-field", "explain pod.spec.bogus");
