@@ -11,6 +11,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::api::{Kind, LabelSelector, ObjKey, Object, PodPhase};
+use crate::behaviour::BehaviourPatch;
 use crate::controller::TriggerMode;
 use crate::informer::InformerId;
 use crate::kubectl::{self, Follow};
@@ -42,6 +43,36 @@ pub enum Intervention {
     Fault(FaultAction),
     /// How the control loops observe and trigger.
     Mode(ModeAction),
+    /// What simulated applications do (kubeloop's own input: no real process runs).
+    App(AppAction),
+}
+
+/// `app:`: the behaviour of an image's containers or of one pod's, and crashes on demand.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AppAction {
+    pub target: AppTarget,
+    /// One container of the pod (every one when absent).
+    pub container: Option<String>,
+    pub patch: BehaviourPatch,
+    /// Crash the running containers now.
+    pub crash: bool,
+}
+
+/// Whose containers an `app:` action is about.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AppTarget {
+    /// Every container running this image (those with a setting of their own excepted).
+    Image(String),
+    /// A pod by name.
+    Pod { namespace: String, name: String },
+    /// One running pod the selector matches, chosen when the action runs (the selector, and its text).
+    PodOf { namespace: String, selector: LabelSelector, text: String },
+}
+
+impl Default for AppTarget {
+    fn default() -> Self {
+        AppTarget::Image(String::new())
+    }
 }
 
 /// What a delete is about.
@@ -277,6 +308,7 @@ impl fmt::Display for Intervention {
             }
             Intervention::Fault(a) => a.fmt(f),
             Intervention::Mode(a) => a.fmt(f),
+            Intervention::App(a) => a.fmt(f),
             Intervention::Kubectl(_) | Intervention::Scale { .. } | Intervention::Delete { .. } => Ok(()),
             Intervention::Cordon { .. } => Ok(()),
         }
@@ -329,6 +361,55 @@ impl fmt::Display for FaultAction {
             parts.push(format!("(informer {}/{})", process_name(*p), k.plural()));
         }
         write!(f, "fault: {}", parts.join(", "))
+    }
+}
+
+impl fmt::Display for AppTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ns = |n: &str| if n == "default" { String::new() } else { format!(" -n {n}") };
+        match self {
+            AppTarget::Image(i) => write!(f, "image {i}"),
+            AppTarget::Pod { namespace, name } => write!(f, "pod {name}{}", ns(namespace)),
+            AppTarget::PodOf { namespace, text, .. } => write!(f, "a running pod of {text}{}", ns(namespace)),
+        }
+    }
+}
+
+impl fmt::Display for AppAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "app: {}", self.target)?;
+        if let Some(c) = &self.container {
+            write!(f, " (container {c})")?;
+        }
+        let p = &self.patch;
+        let mut parts = Vec::new();
+        let fails = |v: bool| if v { "fails" } else { "passes" };
+        if let Some(v) = p.readiness_fails {
+            parts.push(format!("readiness {}", fails(v)));
+        }
+        if let Some(v) = p.liveness_fails {
+            parts.push(format!("liveness {}", fails(v)));
+        }
+        match p.starts_after {
+            Some(Some(d)) => parts.push(format!("starts after {}", human_duration(d))),
+            Some(None) => parts.push("starts at once".into()),
+            None => {}
+        }
+        match p.crash_after {
+            Some(Some(d)) => parts.push(format!("crashes {} after each start", human_duration(d))),
+            Some(None) => parts.push("never crashes".into()),
+            None => {}
+        }
+        if let Some(Some(c)) = p.exit_code {
+            parts.push(format!("exit code {c}"));
+        }
+        if let Some(v) = p.unpullable {
+            parts.push(if v { "image cannot be pulled".into() } else { "image can be pulled".into() });
+        }
+        if self.crash {
+            parts.push("crash now".into());
+        }
+        write!(f, ": {}", parts.join(", "))
     }
 }
 
@@ -398,6 +479,7 @@ impl Intervene for Sim {
             }
             Intervention::Fault(f) => intervene_fault(self, f),
             Intervention::Mode(m) => intervene_mode(self, m),
+            Intervention::App(a) => intervene_app(self, a),
             Intervention::Kubectl(_)
             | Intervention::Scale { .. }
             | Intervention::Delete { .. }
@@ -485,6 +567,43 @@ fn intervene_node(sim: &mut Sim, node: &NodeRef, kill: bool) -> Performed {
         } else {
             sim.revive_node(&name).map(|_| format!("node/{name}: kubelet started"))
         };
+        p.result(r);
+    }
+    p
+}
+
+fn intervene_app(sim: &mut Sim, a: &AppAction) -> Performed {
+    let mut p = Performed::new(a.to_string());
+    let key = match &a.target {
+        AppTarget::Image(image) => {
+            if !a.patch.is_empty() {
+                let r = sim.set_image_behaviour(image, &a.patch).map(|_| format!("image {image}: behaviour set"));
+                p.result(r);
+            }
+            if a.crash {
+                p.say(Said::Error, "scenario", "crash: name a pod (pod or podOf), not an image");
+            }
+            return p;
+        }
+        AppTarget::Pod { namespace, name } => ObjKey::new(namespace, name),
+        AppTarget::PodOf { namespace, selector, text } => {
+            match one_running(sim, Kind::Pod, namespace, selector).map(|o| o.key()) {
+                Some(k) => k,
+                None => {
+                    p.say(Said::Error, "scenario", format!("no running pod matches {text}"));
+                    return p;
+                }
+            }
+        }
+    };
+    p.action = format!("{}", AppAction { target: AppTarget::Pod { namespace: key.namespace.to_string(), name: key.name.to_string() }, ..a.clone() });
+    let container = a.container.as_deref();
+    if !a.patch.is_empty() {
+        let r = sim.set_pod_behaviour(&key, container, &a.patch).map(|_| format!("pod/{}: behaviour set", key.name));
+        p.result(r);
+    }
+    if a.crash {
+        let r = sim.crash_pod(&key, container).map(|_| format!("pod/{}: crashed", key.name));
         p.result(r);
     }
     p

@@ -444,25 +444,9 @@ fn describe_containers(
             }
         }
         if let Some(s) = status {
-            let st = &s.state;
-            if let Some(r) = &st.running {
-                w.write(2, "State:\tRunning\n");
-                w.write(3, &format!("Started:\t{}\n", time_or_zero(r.started_at)));
-            } else if let Some(wt) = &st.waiting {
-                w.write(2, "State:\tWaiting\n");
-                if !wt.reason.is_empty() {
-                    w.write(3, &format!("Reason:\t{}\n", wt.reason));
-                }
-            } else if let Some(t) = &st.terminated {
-                w.write(2, "State:\tTerminated\n");
-                if !t.reason.is_empty() {
-                    w.write(3, &format!("Reason:\t{}\n", t.reason));
-                }
-                w.write(3, &format!("Exit Code:\t{}\n", t.exit_code));
-                w.write(3, &format!("Started:\t{}\n", time_or_zero(None)));
-                w.write(3, &format!("Finished:\t{}\n", time_or_zero(t.finished_at)));
-            } else {
-                w.write(2, "State:\tWaiting\n");
+            describe_state(w, "State", &s.state);
+            if s.last_state.terminated.is_some() {
+                describe_state(w, "Last State", &s.last_state);
             }
             w.write(2, &format!("Ready:\t{}\n", if s.ready { "True" } else { "False" }));
             w.write(2, &format!("Restart Count:\t{}\n", s.restart_count));
@@ -476,8 +460,38 @@ fn describe_containers(
                 w.write(3, &format!("{name}:\t{}\n", quantity_string(q, name)));
             }
         }
+        for (title, probe) in
+            [("Liveness", &c.liveness_probe), ("Readiness", &c.readiness_probe), ("Startup", &c.startup_probe)]
+        {
+            if let Some(p) = probe {
+                w.write(2, &format!("{title}:\t{}\n", p.describe()));
+            }
+        }
         w.write(2, "Environment:\t<none>\n");
         w.write(2, "Mounts:\t<none>\n");
+    }
+}
+
+/// `describeStatus`: a container state under `name` (`State`, `Last State`).
+fn describe_state(w: &mut Writer, name: &str, st: &crate::api::ContainerState) {
+    if let Some(r) = &st.running {
+        w.write(2, &format!("{name}:\tRunning\n"));
+        w.write(3, &format!("Started:\t{}\n", time_or_zero(r.started_at)));
+    } else if let Some(wt) = &st.waiting {
+        w.write(2, &format!("{name}:\tWaiting\n"));
+        if !wt.reason.is_empty() {
+            w.write(3, &format!("Reason:\t{}\n", wt.reason));
+        }
+    } else if let Some(t) = &st.terminated {
+        w.write(2, &format!("{name}:\tTerminated\n"));
+        if !t.reason.is_empty() {
+            w.write(3, &format!("Reason:\t{}\n", t.reason));
+        }
+        w.write(3, &format!("Exit Code:\t{}\n", t.exit_code));
+        w.write(3, &format!("Started:\t{}\n", time_or_zero(t.started_at)));
+        w.write(3, &format!("Finished:\t{}\n", time_or_zero(t.finished_at)));
+    } else {
+        w.write(2, &format!("{name}:\tWaiting\n"));
     }
 }
 

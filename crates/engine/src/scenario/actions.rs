@@ -11,7 +11,7 @@ use crate::yamltree::{Node, Scalar};
     serde(
         deny_unknown_fields,
         rename_all = "camelCase",
-        expecting = "an action: a mapping with at, label and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode"
+        expecting = "an action: a mapping with at, label and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode, app"
     )
 )]
 pub(super) struct RawAction {
@@ -40,6 +40,45 @@ pub(super) struct RawAction {
     fault: Option<RawFault>,
     #[cfg_attr(test, serde(default))]
     mode: Option<RawMode>,
+    #[cfg_attr(test, serde(default))]
+    app: Option<RawApp>,
+}
+
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "a mapping with one of image, pod or podOf, and namespace, container, readiness, liveness, startsAfter, crashAfter, exitCode, pullable, crash"
+    )
+)]
+pub(super) struct RawApp {
+    #[cfg_attr(test, serde(default))]
+    image: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    pod: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    pod_of: Option<Sel>,
+    #[cfg_attr(test, serde(default))]
+    namespace: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    container: Option<String>,
+    /// `fail` or `pass`.
+    #[cfg_attr(test, serde(default))]
+    readiness: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    liveness: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    starts_after: Option<Dur>,
+    #[cfg_attr(test, serde(default))]
+    crash_after: Option<Dur>,
+    #[cfg_attr(test, serde(default))]
+    exit_code: Option<i32>,
+    #[cfg_attr(test, serde(default))]
+    pullable: Option<bool>,
+    #[cfg_attr(test, serde(default))]
+    crash: Option<bool>,
 }
 
 /// A fraction: `0.3` or `"30%"`.
@@ -265,10 +304,10 @@ fn opt_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Option<String>> {
 
 pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
     let shape = Shape {
-        expected: "an action: a mapping with at, label and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode",
+        expected: "an action: a mapping with at, label and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode, app",
         names: &[
             "at", "label", "apply", "kubectl", "scale", "delete", "cordon", "uncordon", "killNode", "reviveNode",
-            "addNode", "fault", "mode",
+            "addNode", "fault", "mode", "app",
         ],
         required: &["at"],
         strict: true,
@@ -287,6 +326,7 @@ pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
         add_node: None,
         fault: None,
         mode: None,
+        app: None,
     };
     cx.fields(n, &shape, &mut |cx, key, v| {
         match key {
@@ -303,6 +343,7 @@ pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
             // `addNode:` with no value adds a node of the template's shape, like `addNode: {}`.
             "addNode" => a.add_node = Some(cx.option(v, node)?.unwrap_or_default()),
             "fault" => a.fault = cx.option(v, fault)?,
+            "app" => a.app = cx.option(v, app)?,
             _ => a.mode = cx.option(v, mode)?,
         }
         Ok(())
@@ -374,6 +415,50 @@ fn fault<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawFault> {
         Ok(())
     })?;
     Ok(f)
+}
+
+fn app<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawApp> {
+    let shape = Shape {
+        expected: "a mapping with one of image, pod or podOf, and namespace, container, readiness, liveness, startsAfter, crashAfter, exitCode, pullable, crash",
+        names: &[
+            "image", "pod", "podOf", "namespace", "container", "readiness", "liveness", "startsAfter", "crashAfter",
+            "exitCode", "pullable", "crash",
+        ],
+        required: &[],
+        strict: true,
+    };
+    let mut a = RawApp {
+        image: None,
+        pod: None,
+        pod_of: None,
+        namespace: None,
+        container: None,
+        readiness: None,
+        liveness: None,
+        starts_after: None,
+        crash_after: None,
+        exit_code: None,
+        pullable: None,
+        crash: None,
+    };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "image" => a.image = opt_string(cx, v)?,
+            "pod" => a.pod = opt_string(cx, v)?,
+            "podOf" => a.pod_of = cx.option(v, sel)?,
+            "namespace" => a.namespace = opt_string(cx, v)?,
+            "container" => a.container = opt_string(cx, v)?,
+            "readiness" => a.readiness = opt_string(cx, v)?,
+            "liveness" => a.liveness = opt_string(cx, v)?,
+            "startsAfter" => a.starts_after = cx.option(v, dur)?,
+            "crashAfter" => a.crash_after = cx.option(v, dur)?,
+            "exitCode" => a.exit_code = cx.option(v, Cx::i32)?,
+            "pullable" => a.pullable = cx.option(v, Cx::bool)?,
+            _ => a.crash = cx.option(v, Cx::bool)?,
+        }
+        Ok(())
+    })?;
+    Ok(a)
 }
 
 fn mode<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawMode> {
@@ -608,6 +693,7 @@ impl<'a> ActionParser<'a> {
             ("addNode", a.add_node.is_some()),
             ("fault", a.fault.is_some()),
             ("mode", a.mode.is_some()),
+            ("app", a.app.is_some()),
         ]
         .into_iter()
         .filter_map(|(k, given)| given.then_some(k))
@@ -617,7 +703,7 @@ impl<'a> ActionParser<'a> {
             return Err(ScenarioError::at(
                 line,
                 format!(
-                    "actions[{i}]: an action needs exactly one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode (found {found})"
+                    "actions[{i}]: an action needs exactly one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode, app (found {found})"
                 ),
             ));
         }
@@ -643,6 +729,8 @@ impl<'a> ActionParser<'a> {
             self.fault(&at, f)?
         } else if let Some(m) = a.mode {
             self.mode(&at, m)?
+        } else if let Some(x) = a.app {
+            self.app(&at, x)?
         } else {
             unreachable!("exactly one action kind was given")
         };
@@ -792,6 +880,64 @@ impl<'a> ActionParser<'a> {
             return Err(ScenarioError::at(at.line, format!("{}: name at least one fault", at.what("fault"))));
         }
         Ok(Intervention::Fault(fa))
+    }
+
+    fn app(&self, at: &At, a: RawApp) -> Result<Intervention, ScenarioError> {
+        let namespace = a.namespace.clone().unwrap_or_else(|| "default".into());
+        let target = match (a.image, a.pod, a.pod_of) {
+            (Some(i), None, None) => {
+                if a.namespace.is_some() || a.container.is_some() {
+                    let msg = format!("{}: an image rule has no namespace or container", at.what("app"));
+                    return Err(self.err(at, &["app"], msg));
+                }
+                if i.trim().is_empty() {
+                    return Err(self.err(at, &["app", "image"], format!("{}: an image is required", at.what("app"))));
+                }
+                AppTarget::Image(i)
+            }
+            (None, Some(name), None) => {
+                check_name(self.lines, &at.path(&["app"]), &at.what("app"), &name)?;
+                AppTarget::Pod { namespace, name }
+            }
+            (None, None, Some(Sel(selector, text))) => AppTarget::PodOf { namespace, selector, text },
+            _ => {
+                let msg = format!("{}: give exactly one of image, pod or podOf", at.what("app"));
+                return Err(self.err(at, &["app"], msg));
+            }
+        };
+        let check = |key: &str, v: Option<String>| -> Result<Option<bool>, ScenarioError> {
+            match v.as_deref() {
+                None => Ok(None),
+                Some("fail") => Ok(Some(true)),
+                Some("pass") => Ok(Some(false)),
+                Some(o) => {
+                    let msg = format!("{}: {:?} is not fail or pass", at.what(&format!("app.{key}")), echo(o));
+                    Err(self.err(at, &["app", key], msg))
+                }
+            }
+        };
+        let nonzero = |d: Option<Dur>| d.map(|Dur(v)| (v > 0).then_some(v));
+        let patch = BehaviourPatch {
+            readiness_fails: check("readiness", a.readiness)?,
+            liveness_fails: check("liveness", a.liveness)?,
+            starts_after: nonzero(a.starts_after),
+            crash_after: nonzero(a.crash_after),
+            exit_code: a.exit_code.map(Some),
+            unpullable: a.pullable.map(|p| !p),
+        };
+        let crash = a.crash.unwrap_or(false);
+        if patch.is_empty() && !crash {
+            let msg = format!(
+                "{}: say what the application does: readiness, liveness, startsAfter, crashAfter, exitCode, pullable or crash",
+                at.what("app")
+            );
+            return Err(ScenarioError::at(at.line, msg));
+        }
+        if crash && matches!(target, AppTarget::Image(_)) {
+            let msg = format!("{}: crash needs a pod (pod or podOf), not an image", at.what("app"));
+            return Err(self.err(at, &["app", "crash"], msg));
+        }
+        Ok(Intervention::App(AppAction { target, container: a.container, patch, crash }))
     }
 
     fn period(&self, at: &At, key: &str, d: Option<Dur>, off: bool) -> Result<Option<Millis>, ScenarioError> {

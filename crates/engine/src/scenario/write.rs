@@ -99,6 +99,48 @@ fn node_ref_yaml(n: &NodeRef) -> String {
     }
 }
 
+fn app_yaml(a: &AppAction) -> String {
+    let mut parts = Vec::new();
+    match &a.target {
+        AppTarget::Image(i) => parts.push(format!("image: {}", q(i))),
+        AppTarget::Pod { namespace, name } => {
+            parts.push(format!("pod: {}", q(name)));
+            parts.push(format!("namespace: {}", q(namespace)));
+        }
+        AppTarget::PodOf { namespace, text, .. } => {
+            parts.push(format!("podOf: {}", q(text)));
+            parts.push(format!("namespace: {}", q(namespace)));
+        }
+    }
+    if let Some(c) = &a.container {
+        parts.push(format!("container: {}", q(c)));
+    }
+    let p = &a.patch;
+    let fails = |v: bool| if v { "fail" } else { "pass" };
+    if let Some(v) = p.readiness_fails {
+        parts.push(format!("readiness: {}", fails(v)));
+    }
+    if let Some(v) = p.liveness_fails {
+        parts.push(format!("liveness: {}", fails(v)));
+    }
+    if let Some(v) = p.starts_after {
+        parts.push(format!("startsAfter: {}", go_duration_string(v.unwrap_or(0))));
+    }
+    if let Some(v) = p.crash_after {
+        parts.push(format!("crashAfter: {}", go_duration_string(v.unwrap_or(0))));
+    }
+    if let Some(Some(c)) = p.exit_code {
+        parts.push(format!("exitCode: {c}"));
+    }
+    if let Some(v) = p.unpullable {
+        parts.push(format!("pullable: {}", !v));
+    }
+    if a.crash {
+        parts.push("crash: true".into());
+    }
+    format!("{{{}}}", parts.join(", "))
+}
+
 /// The `actions:` entry of an intervention at `at` (one line, flow style).
 pub fn action_yaml(at: Millis, what: &Intervention, label: Option<&str>) -> String {
     let body = match what {
@@ -127,6 +169,7 @@ pub fn action_yaml(at: Millis, what: &Intervention, label: Option<&str>) -> Stri
         Intervention::AddNode(n) => format!("addNode: {}", node_yaml(n)),
         Intervention::Fault(f) => format!("fault: {}", fault_yaml(f)),
         Intervention::Mode(m) => format!("mode: {}", mode_yaml(m)),
+        Intervention::App(a) => format!("app: {}", app_yaml(a)),
     };
     let label = label.map(|l| format!(", label: {}", q(l))).unwrap_or_default();
     format!("- {{at: {}{label}, {body}}}", go_duration_string(at))

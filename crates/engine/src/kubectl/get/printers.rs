@@ -152,7 +152,7 @@ pub(crate) fn pod_status(p: &Pod) -> String {
         }
     }
     if reason == "Completed" && has_running {
-        reason = if p.condition("Ready").is_some() { "Running".into() } else { "NotReady".into() };
+        reason = if p.is_ready() { "Running".into() } else { "NotReady".into() };
     }
     if p.metadata.deletion_timestamp.is_some() && &*p.status.reason == "NodeLost" {
         reason = "Unknown".into();
@@ -160,6 +160,22 @@ pub(crate) fn pod_status(p: &Pod) -> String {
         reason = "Terminating".into();
     }
     reason
+}
+
+/// RESTARTS of a pod: the containers' restart counts, with how long ago the latest previous run ended
+/// (`3 (42s ago)`), as printPod writes it.
+pub(crate) fn pod_restarts(p: &Pod, now: Millis) -> String {
+    let restarts = p.restarts();
+    let last = p
+        .status
+        .container_statuses
+        .iter()
+        .filter_map(|c| c.last_state.terminated.as_ref().and_then(|t| t.finished_at))
+        .max_by_key(|t| t.0);
+    match last {
+        Some(t) if restarts != 0 => format!("{restarts} ({} ago)", since(Some(t), now)),
+        _ => restarts.to_string(),
+    }
 }
 
 /// READY of a pod: ready running containers / containers.
@@ -182,15 +198,7 @@ fn or_none(s: &str) -> String {
 }
 
 fn pod_cells(p: &Pod, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
-    // kubeloop keeps no lastTerminationState, so a restart count prints without "(AGE ago)", as kubectl does
-    // when it knows no date.
-    cells.extend([
-        name,
-        pod_ready(p),
-        pod_status(p),
-        p.restarts().to_string(),
-        since(p.metadata.creation_timestamp, now),
-    ]);
+    cells.extend([name, pod_ready(p), pod_status(p), pod_restarts(p, now), since(p.metadata.creation_timestamp, now)]);
     if wide {
         cells.extend([or_none(&p.status.pod_ip), or_none(&p.spec.node_name), "<none>".into(), "<none>".into()]);
     }
