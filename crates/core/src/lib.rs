@@ -7,8 +7,8 @@
 
 #[doc(hidden)]
 pub mod admission;
-pub mod behaviour;
 pub mod api;
+pub mod behaviour;
 #[doc(hidden)]
 pub mod client;
 pub mod controller;

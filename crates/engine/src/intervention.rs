@@ -596,7 +596,13 @@ fn intervene_app(sim: &mut Sim, a: &AppAction) -> Performed {
             }
         }
     };
-    p.action = format!("{}", AppAction { target: AppTarget::Pod { namespace: key.namespace.to_string(), name: key.name.to_string() }, ..a.clone() });
+    p.action = format!(
+        "{}",
+        AppAction {
+            target: AppTarget::Pod { namespace: key.namespace.to_string(), name: key.name.to_string() },
+            ..a.clone()
+        }
+    );
     let container = a.container.as_deref();
     if !a.patch.is_empty() {
         let r = sim.set_pod_behaviour(&key, container, &a.patch).map(|_| format!("pod/{}: behaviour set", key.name));

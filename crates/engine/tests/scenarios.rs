@@ -615,3 +615,35 @@ fn scenarios_are_written_back_as_they_read() {
         assert_eq!(b.to_yaml(), written, "{name}: writing is stable");
     }
 }
+
+/// `app:` (kubeloop's own input) in a scenario: an image rule and a crash land at their times and the timeline
+/// says what they did; a malformed one is refused with its line.
+#[test]
+fn app_actions_set_behaviour_and_crash_at_their_times() {
+    let text = format!(
+        "until: 3m\ncluster:\n  nodes: 2\nmanifests: |\n{}actions:\n  - {{at: 1m, app: {{image: \"nginx:1.27\", readiness: fail}}}}\n  - {{at: 2m, app: {{podOf: \"app=web\", crash: true}}}}\n  - {{at: 2m, app: {{pod: nope, crash: true}}}}\n",
+        SMALL_WEB.lines().map(|l| format!("  {l}\n")).collect::<String>()
+    );
+    let sc = Scenario::parse(&text).expect("parses");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    run.run_to(run.until());
+    let out = run.finish();
+    let rendered = render_timeline(&out.timeline);
+    assert!(rendered.contains("app: image nginx:1.27: readiness fails"), "{rendered}");
+    assert!(rendered.contains("image nginx:1.27: behaviour set"), "{rendered}");
+    assert!(rendered.contains("app: pod web-") && rendered.contains(": crashed"), "{rendered}");
+    assert!(rendered.contains("pods \"nope\" not found"), "{rendered}");
+
+    for (bad, says) in [
+        ("{image: x}", "say what the application does"),
+        ("{image: x, pod: y, readiness: fail}", "exactly one of image, pod or podOf"),
+        ("{image: x, readiness: maybe}", "\"maybe\" is not fail or pass"),
+        ("{image: x, crash: true}", "crash needs a pod"),
+        ("{image: x, container: c, liveness: fail}", "an image rule has no namespace or container"),
+        ("{pod: y, readyness: fail}", "unknown field `readyness`"),
+    ] {
+        let text = format!("cluster:\n  nodes: 1\nactions:\n  - {{at: 1s, app: {bad}}}\n");
+        let e = Scenario::parse(&text).expect_err(bad);
+        assert!(e.to_string().contains(says) && e.line == Some(4), "{bad}: {e}");
+    }
+}

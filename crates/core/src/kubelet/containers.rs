@@ -17,8 +17,8 @@
 //! - The kubelet notices an exit at its next PLEG relist (1 s).
 
 use crate::api::{
-    s, ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStateWaiting, ContainerStatus,
-    Pod, PodPhase, PodStatus, Probe, ProbeType, Str, Time,
+    s, ContainerState, ContainerStateRunning, ContainerStateTerminated, ContainerStateWaiting, ContainerStatus, Pod,
+    PodPhase, PodStatus, Probe, ProbeType, Str, Time,
 };
 use crate::behaviour::Behaviour;
 use crate::store::set_pod_condition;
@@ -308,8 +308,7 @@ pub fn apply_status(st: &mut PodStatus, policy: &str, containers: &[ContainerRun
     set_pod_condition(&mut st.conditions, "PodReadyToStartContainers", ready_to_start, "", "", now);
     super::order_conditions(&mut st.conditions);
     let previous = std::mem::take(&mut st.container_statuses);
-    st.container_statuses =
-        containers.iter().map(|c| c.status(previous.iter().find(|p| p.name == c.name))).collect();
+    st.container_statuses = containers.iter().map(|c| c.status(previous.iter().find(|p| p.name == c.name))).collect();
 }
 
 /// Whether the status in the store says something else than the kubelet's containers (it was lost or

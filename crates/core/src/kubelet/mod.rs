@@ -909,9 +909,11 @@ impl Kubelet {
 
     /// The containers of a pod that `container` names (all when `None`), by index; an error names what is wrong.
     fn select(&self, key: &ObjKey, container: Option<&str>) -> Result<Vec<usize>, String> {
-        let rt = self.pods.get(key).filter(|r| r.stage == Stage::Running).ok_or_else(|| {
-            format!("pod \"{}\" has no running containers on node \"{}\"", key.name, self.name)
-        })?;
+        let rt = self
+            .pods
+            .get(key)
+            .filter(|r| r.stage == Stage::Running)
+            .ok_or_else(|| format!("pod \"{}\" has no running containers on node \"{}\"", key.name, self.name))?;
         let picked: Vec<usize> = rt
             .containers
             .iter()
@@ -1022,15 +1024,17 @@ impl Kubelet {
         now: Millis,
     ) -> Result<Vec<PodTimer>, String> {
         let picked = self.select(key, container)?;
-        let policy = match api.store.peek(Kind::Pod, key).and_then(|o| o.as_pod().map(|p| p.spec.restart_policy.clone())) {
-            Some(p) => p,
-            None => return Err(format!("pods \"{}\" not found", key.name)),
-        };
+        let policy =
+            match api.store.peek(Kind::Pod, key).and_then(|o| o.as_pod().map(|p| p.spec.restart_policy.clone())) {
+                Some(p) => p,
+                None => return Err(format!("pods \"{}\" not found", key.name)),
+            };
         let mut due = Vec::new();
         let mut any = false;
         for &i in &picked {
             let code = self.behaviour(key, i, behaviours).exit_code();
-            let running = self.pods.get(key).and_then(|rt| rt.containers.get(i)).is_some_and(|c| c.running_since().is_some());
+            let running =
+                self.pods.get(key).and_then(|rt| rt.containers.get(i)).is_some_and(|c| c.running_since().is_some());
             if running {
                 self.exit_container(key, i, code, &policy, now, &mut due);
                 any = true;

@@ -30,7 +30,9 @@ impl Sim {
         container: Option<&str>,
         patch: &BehaviourPatch,
     ) -> Result<(), String> {
-        self.on_pod_kubelet(key, |k, api, behaviours, now| k.patch_behaviour(api, key, container, patch, behaviours, now))
+        self.on_pod_kubelet(key, |k, api, behaviours, now| {
+            k.patch_behaviour(api, key, container, patch, behaviours, now)
+        })
     }
 
     /// Crashes a pod's running containers now (one, or all when `container` is `None`).

@@ -29,10 +29,10 @@ use crate::watch::{WatchFilter, WatcherId};
 
 pub use crate::limits::{MAX_NODES, MAX_PODS};
 
+mod apps;
 mod config;
 mod invariants;
 mod knobs;
-mod apps;
 mod nodes;
 mod observe;
 

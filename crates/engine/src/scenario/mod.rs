@@ -40,8 +40,8 @@ use serde::Serialize;
 
 use crate::api::selector::parse_selector;
 use crate::api::{s, Kind, LabelSelector, ObjKey, Object, PodPhase, Quantity, Taint};
-use crate::controller::TriggerMode;
 use crate::behaviour::BehaviourPatch;
+use crate::controller::TriggerMode;
 use crate::intervention::{
     process_id, quoted, AppAction, AppTarget, DeleteTarget, FaultAction, Intervene, Intervention, ModeAction, NodeRef,
     Said, PROCESSES,
