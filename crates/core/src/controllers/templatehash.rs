@@ -621,3 +621,40 @@ fn dump_quantity<W: fmt::Write>(d: &mut Dump<'_, W>, q: &Quantity) -> fmt::Resul
     }
     write!(d.w, "}} s:(string){} Format:(resource.Format){}}}", p.cached, p.format.as_str())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{HttpGetAction, Str};
+
+    /// A probe is printed as go-spew prints `*v1.Probe` (the embedded ProbeHandler by its type name, pointers to
+    /// the handler that is set, the IntOrString as its three fields); a template with a probe hashes apart from
+    /// the same one without, and a changed threshold changes the hash.
+    #[test]
+    fn probes_are_hashed_as_go_spew_prints_them() {
+        let mut t = PodTemplateSpec::default();
+        let mut c = Container { name: Str::from("web"), image: Str::from("nginx"), ..Default::default() };
+        let mut probe = Probe {
+            http_get: Some(HttpGetAction { port: IntOrString::Int(8080), ..Default::default() }),
+            ..Default::default()
+        };
+        probe.set_defaults();
+        c.readiness_probe = Some(probe.clone());
+        std::rc::Rc::make_mut(&mut t.spec).containers.push(c.clone());
+        let text = spew_template(&t);
+        let want = "ReadinessProbe:(*v1.Probe){ProbeHandler:(v1.ProbeHandler){Exec:(*v1.ExecAction)<nil> \
+HTTPGet:(*v1.HTTPGetAction){Path:(string)/ Port:(intstr.IntOrString){Type:(intstr.Type)0 IntVal:(int32)8080 \
+StrVal:(string)} Host:(string) Scheme:(v1.URIScheme)HTTP HTTPHeaders:([]v1.HTTPHeader)<nil>} \
+TCPSocket:(*v1.TCPSocketAction)<nil> GRPC:(*v1.GRPCAction)<nil>} InitialDelaySeconds:(int32)0 \
+TimeoutSeconds:(int32)1 PeriodSeconds:(int32)10 SuccessThreshold:(int32)1 FailureThreshold:(int32)3 \
+TerminationGracePeriodSeconds:(*int64)<nil>} StartupProbe:(*v1.Probe)<nil>";
+        assert!(text.contains(want), "{text}");
+        assert!(text.contains("LivenessProbe:(*v1.Probe)<nil> ReadinessProbe:"), "{text}");
+        let with = compute_hash(&t, None);
+        probe.failure_threshold = 5;
+        std::rc::Rc::make_mut(&mut t.spec).containers[0].readiness_probe = Some(probe);
+        assert_ne!(compute_hash(&t, None), with);
+        std::rc::Rc::make_mut(&mut t.spec).containers[0].readiness_probe = None;
+        assert_ne!(compute_hash(&t, None), with);
+    }
+}
