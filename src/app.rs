@@ -201,6 +201,7 @@ pub fn App() -> Html {
                     <ControlPlanePanel view={s.control_plane.clone()} now={s.time.now} on_cmd={on_cmd.clone()} />
                     <Cluster
                         cluster={s.cluster.clone()}
+                        services={s.services.clone()}
                         summary={s.summary}
                         selection={s.selection.clone()}
                         detail={s.detail.clone()}

@@ -6,8 +6,9 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use kubeloop_engine::api::{Kind, ObjKey};
+use kubeloop_engine::behaviour::BehaviourPatch;
 use kubeloop_engine::intervention::{
-    DeleteTarget, FaultAction, Intervene, Intervention, ModeAction, NodeRef, Performed,
+    AppAction, AppTarget, DeleteTarget, FaultAction, Intervene, Intervention, ModeAction, NodeRef, Performed,
 };
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
@@ -20,7 +21,7 @@ use crate::lessons::LessonRun;
 use crate::readmeter::ReadMeter;
 use crate::snapshot::{
     build_cluster, build_control_plane, build_controllers, build_detail, build_informers, build_lesson, build_loop,
-    build_summary, NodeCache,
+    build_services, build_summary, NodeCache,
 };
 use crate::stream::Stream;
 use crate::view::{ApplyOutcome, EditorLoad, Selection, Snapshot, Speed, TimeView};
@@ -93,6 +94,12 @@ impl Cmd {
         let target = DeleteTarget::Name(key.name.to_string());
         let namespace = Some(key.namespace.to_string());
         Cmd::Intervene(Intervention::Delete { kind: Kind::Pod, namespace, target, wait: false })
+    }
+
+    /// What a pod's simulated application does (kubeloop's own input): a behaviour change, or a crash now.
+    pub fn app_pod(key: &ObjKey, patch: BehaviourPatch, crash: bool) -> Cmd {
+        let target = AppTarget::Pod { namespace: key.namespace.to_string(), name: key.name.to_string() };
+        Cmd::Intervene(Intervention::App(AppAction { target, container: None, patch, crash }))
     }
 
     pub fn fault(f: FaultAction) -> Cmd {
@@ -542,6 +549,7 @@ impl LiveRun {
             },
             summary: build_summary(&self.sim),
             cluster: build_cluster(&self.sim, &mut self.cache),
+            services: Rc::new(build_services(&self.sim)),
             controllers: Rc::new(build_controllers(&self.sim, &self.history)),
             informers,
             drift,

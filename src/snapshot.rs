@@ -575,6 +575,7 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
             containers: Vec::new(),
             requests: String::new(),
             events: event_lines(sim, "Pod", key),
+            app: None,
         };
     };
     let mut owners = Vec::new();
@@ -614,18 +615,30 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
         .map(|c| {
             let st = p.status.container_statuses.iter().find(|s| s.name == c.name);
             let state = match st {
-                Some(s) if s.state.running.is_some() => "running".to_string(),
+                Some(s) if s.state.running.is_some() => {
+                    if s.ready {
+                        "running, ready".to_string()
+                    } else {
+                        "running, not ready".to_string()
+                    }
+                }
                 Some(s) => match (&s.state.waiting, &s.state.terminated) {
                     (Some(w), _) => format!("waiting: {}", w.reason),
-                    (_, Some(t)) => format!("terminated: {}", t.reason),
+                    (_, Some(t)) => format!("terminated: {} (exit code {})", t.reason, t.exit_code),
                     _ => "waiting".into(),
                 },
                 None => "not created".into(),
             };
-            format!("{} ({}) {state}", c.name, c.image)
+            let restarts = st.map_or(0, |s| s.restart_count);
+            let restarts = if restarts > 0 { format!(" · {restarts} restart(s)") } else { String::new() };
+            format!("{} ({}) {state}{restarts}", c.name, c.image)
         })
         .collect();
     let requests = format!("cpu {} · memory {}", fmt_cpu(p.request("cpu")), fmt_mem(p.request("memory")));
+    let app = sim.pod_behaviour(key).map(|v| AppState {
+        readiness_fails: v.iter().any(|(_, b)| b.readiness_fails),
+        liveness_fails: v.iter().any(|(_, b)| b.liveness_fails),
+    });
     PodDetail {
         key: key.clone(),
         exists: true,
@@ -641,7 +654,57 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
         containers,
         requests,
         events: event_lines(sim, "Pod", key),
+        app,
     }
+}
+
+/// Services shown at most (the rest are counted).
+pub const MAX_SERVICE_VIEWS: usize = 50;
+/// Pods named per Service.
+const MAX_SERVICE_PODS: usize = 12;
+
+/// The Services and the pods behind their endpoints now, from their EndpointSlices (one pass over the slices).
+pub fn build_services(sim: &Sim) -> Vec<ServiceView> {
+    let store = sim.store();
+    let mut views: Vec<ServiceView> = store
+        .objects(Kind::Service)
+        .filter_map(|o| o.as_service())
+        .take(MAX_SERVICE_VIEWS)
+        .map(|svc| ServiceView {
+            key: ObjKey { namespace: svc.metadata.namespace.clone(), name: svc.metadata.name.clone() },
+            type_: svc.spec.type_.clone(),
+            cluster_ip: svc.spec.cluster_ip.clone(),
+            ready: 0,
+            not_ready: 0,
+            ready_pods: Vec::new(),
+        })
+        .collect();
+    if views.is_empty() {
+        return views;
+    }
+    let index: FxHashMap<ObjKey, usize> = views.iter().enumerate().map(|(i, v)| (v.key.clone(), i)).collect();
+    for slice in store.objects(Kind::EndpointSlice).filter_map(|o| o.as_endpointslice()) {
+        let Some(svc) = slice.metadata.label("kubernetes.io/service-name") else { continue };
+        let key = ObjKey { namespace: slice.metadata.namespace.clone(), name: Str::from(svc) };
+        let Some(&i) = index.get(&key) else { continue };
+        let v = &mut views[i];
+        for e in slice.endpoints() {
+            if e.conditions.ready == Some(true) {
+                v.ready += 1;
+                if v.ready_pods.len() < MAX_SERVICE_PODS {
+                    if let Some(r) = &e.target_ref {
+                        v.ready_pods.push(r.name.clone());
+                    }
+                }
+            } else {
+                v.not_ready += 1;
+            }
+        }
+    }
+    for v in &mut views {
+        kubeloop_engine::sort::sort(&mut v.ready_pods);
+    }
+    views
 }
 
 fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {

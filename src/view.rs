@@ -54,6 +54,8 @@ pub struct PodView {
     pub phase: PodPhase,
     pub terminating: bool,
     pub ready: bool,
+    /// The sum of its containers' restart counts.
+    pub restarts: i32,
     /// Bound node; empty when unscheduled.
     pub node: Str,
     /// The `app` label (or the owner's name), for the tooltip and colour hint.
@@ -74,6 +76,7 @@ impl PodView {
             phase: p.status.phase,
             terminating: m.is_terminating(),
             ready: p.is_ready(),
+            restarts: p.restarts(),
             node: p.spec.node_name.clone(),
             app,
         }
@@ -206,6 +209,28 @@ pub struct PodDetail {
     pub containers: Vec<String>,
     pub requests: String,
     pub events: Vec<EventLine>,
+    /// What its simulated application does now (kubeloop's own input), while a running kubelet runs it.
+    pub app: Option<AppState>,
+}
+
+/// The simulated application of a pod: whether any of its containers fails its checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AppState {
+    pub readiness_fails: bool,
+    pub liveness_fails: bool,
+}
+
+/// A Service and the pods that back it now (from its EndpointSlices).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceView {
+    pub key: ObjKey,
+    pub type_: Str,
+    pub cluster_ip: Str,
+    /// Ready endpoints, and the others (not ready, or terminating).
+    pub ready: usize,
+    pub not_ready: usize,
+    /// The pods behind the ready endpoints (the first few).
+    pub ready_pods: Vec<Str>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -337,6 +362,7 @@ pub struct Snapshot {
     pub time: TimeView,
     pub summary: CountsView,
     pub cluster: ClusterView,
+    pub services: Rc<Vec<ServiceView>>,
     pub controllers: Rc<Vec<ControllerView>>,
     pub informers: Rc<Vec<InformerView>>,
     pub drift: usize,

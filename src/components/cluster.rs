@@ -10,11 +10,14 @@ use crate::components::cluster_canvas::ClusterCanvas;
 use crate::components::detail::DetailPanel;
 use crate::format::{fmt_cpu, fmt_mem};
 use crate::liverun::Cmd;
-use crate::view::{ClusterView, CountsView, Detail, NodeView, PodView, Selection, DOM_MAX_NODES, DOM_MAX_PODS};
+use crate::view::{
+    ClusterView, CountsView, Detail, NodeView, PodView, Selection, ServiceView, DOM_MAX_NODES, DOM_MAX_PODS,
+};
 
 #[derive(Properties, PartialEq)]
 pub struct ClusterProps {
     pub cluster: ClusterView,
+    pub services: Rc<Vec<ServiceView>>,
     pub summary: CountsView,
     pub selection: Selection,
     pub detail: Option<Rc<Detail>>,
@@ -86,7 +89,13 @@ fn PodChip(props: &PodChipProps) -> Html {
             Cmd::Select(if selected { Selection::None } else { Selection::Pod(key.clone()) })
         })
     };
-    let state = if p.terminating { format!("{phase}, Terminating") } else { phase.to_string() };
+    let mut state = if p.terminating { format!("{phase}, Terminating") } else { phase.to_string() };
+    if p.phase == kubeloop_engine::api::PodPhase::Running && !p.ready {
+        state.push_str(", not ready");
+    }
+    if p.restarts > 0 {
+        state.push_str(&format!(", {} restart(s)", p.restarts));
+    }
     let title = format!(
         "pod/{} · {state}{}",
         p.key.name,
@@ -105,6 +114,8 @@ fn PodChip(props: &PodChipProps) -> Html {
             data-name={p.key.name.clone()}
             data-namespace={p.key.namespace.clone()}
             data-phase={phase}
+            data-ready={if p.ready { "true" } else { "false" }}
+            data-restarts={p.restarts.to_string()}
             data-terminating={if p.terminating { "true" } else { "false" }}
             data-node={p.node.clone()}
             aria-label={title.clone()}
@@ -113,6 +124,9 @@ fn PodChip(props: &PodChipProps) -> Html {
             {onclick}
         >
             <span class="glyph" aria-hidden="true">{ p.glyph() }</span>
+            if p.restarts > 0 {
+                <span class="restarts" aria-hidden="true">{ p.restarts.min(99) }</span>
+            }
         </button>
     }
 }
@@ -278,6 +292,50 @@ fn legend() -> Html {
     }
 }
 
+#[derive(Properties, PartialEq)]
+struct ServicesProps {
+    services: Rc<Vec<ServiceView>>,
+}
+
+/// The Services and the pods behind their ready endpoints now (a pod that turns not ready leaves the list).
+#[component]
+fn Services(props: &ServicesProps) -> Html {
+    if props.services.is_empty() {
+        return html! {};
+    }
+    html! {
+        <section class="services" aria-label="Services">
+            <h3>{ "Services" }</h3>
+            <ul class="plain svc-list">
+                { for props.services.iter().map(|v| {
+                    let ns = if &*v.key.namespace == "default" { String::new() } else { format!("{}/", v.key.namespace) };
+                    let more = v.ready.saturating_sub(v.ready_pods.len());
+                    let title = format!(
+                        "svc/{}{} · {} {} · {} ready endpoint(s){}",
+                        ns, v.key.name, v.type_, v.cluster_ip, v.ready,
+                        if v.not_ready > 0 { format!(", {} not ready or terminating", v.not_ready) } else { String::new() }
+                    );
+                    html! {
+                        <li class={classes!("svc", (v.ready == 0).then_some("empty"))} data-testid="service"
+                            data-name={v.key.name.to_string()} data-namespace={v.key.namespace.to_string()}
+                            data-endpoints={v.ready.to_string()} {title}>
+                            <span class="svc-name">{ format!("svc/{ns}{}", v.key.name) }</span>
+                            <span class="svc-count">{ format!("{} ready", v.ready) }
+                                if v.not_ready > 0 { { format!(" · {} not", v.not_ready) } }
+                            </span>
+                            <span class="svc-pods">
+                                { for v.ready_pods.iter().map(|p| html! { <span class="svc-pod">{ p.to_string() }</span> }) }
+                                if more > 0 { <span class="muted">{ format!("+{more}") }</span> }
+                                if v.ready == 0 { <span class="muted">{ "no ready pods" }</span> }
+                            </span>
+                        </li>
+                    }
+                }) }
+            </ul>
+        </section>
+    }
+}
+
 #[component]
 pub fn Cluster(props: &ClusterProps) -> Html {
     let add = props.on_cmd.reform(|_: MouseEvent| Cmd::add_node());
@@ -331,6 +389,7 @@ pub fn Cluster(props: &ClusterProps) -> Html {
             </div>
             { legend() }
             <div class="cluster-body">
+                <Services services={props.services.clone()} />
                 { body }
             </div>
             if let Some(d) = &props.detail {

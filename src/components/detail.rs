@@ -8,6 +8,7 @@ use yew::prelude::*;
 use crate::format::{fmt_clock, fmt_dur, fmt_secs};
 use crate::liverun::Cmd;
 use crate::view::{Detail, EventLine, NodeDetail, PodDetail, Selection};
+use kubeloop_engine::behaviour::BehaviourPatch;
 
 #[derive(Properties, PartialEq)]
 pub struct DetailProps {
@@ -49,11 +50,49 @@ fn pod_actions(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
         let key = d.key.clone();
         on_cmd.reform(move |_: MouseEvent| Cmd::delete_pod(&key))
     };
+    let app = d.app;
+    let toggle = |readiness: bool| {
+        let key = d.key.clone();
+        on_cmd.reform(move |_: MouseEvent| {
+            let mut patch = BehaviourPatch::default();
+            let now = app.is_some_and(|a| if readiness { a.readiness_fails } else { a.liveness_fails });
+            if readiness {
+                patch.readiness_fails = Some(!now);
+            } else {
+                patch.liveness_fails = Some(!now);
+            }
+            Cmd::app_pod(&key, patch, false)
+        })
+    };
+    let crash = {
+        let key = d.key.clone();
+        on_cmd.reform(move |_: MouseEvent| Cmd::app_pod(&key, BehaviourPatch::default(), true))
+    };
+    let (ready_fails, live_fails) = app.map_or((false, false), |a| (a.readiness_fails, a.liveness_fails));
+    let pressed = |b: bool| if b { "true" } else { "false" };
     html! {
-        <button data-testid="pod-delete" class="btn small danger" disabled={!d.exists} onclick={delete}
-            title="kubectl delete pod (graceful: 30 s unless the pod says otherwise)">
-            { "Delete pod" }
-        </button>
+        <>
+            <button data-testid="pod-delete" class="btn small danger" disabled={!d.exists} onclick={delete}
+                title="kubectl delete pod (graceful: 30 s unless the pod says otherwise)">
+                { "Delete pod" }
+            </button>
+            <span class="app-actions" role="group" aria-label="Simulated application (kubeloop's own)">
+                <button data-testid="pod-fail-readiness" class={classes!("btn", "small", ready_fails.then_some("on"))}
+                    disabled={app.is_none()} aria-pressed={pressed(ready_fails)} onclick={toggle(true)}
+                    title="kubeloop's own: the simulated application answers its readiness check with an error (or answers it again)">
+                    { if ready_fails { "Pass readiness" } else { "Fail readiness" } }
+                </button>
+                <button data-testid="pod-fail-liveness" class={classes!("btn", "small", live_fails.then_some("on"))}
+                    disabled={app.is_none()} aria-pressed={pressed(live_fails)} onclick={toggle(false)}
+                    title="kubeloop's own: the simulated application answers its liveness check with an error (or answers it again)">
+                    { if live_fails { "Pass liveness" } else { "Fail liveness" } }
+                </button>
+                <button data-testid="pod-crash" class="btn small" disabled={app.is_none()} onclick={crash}
+                    title="kubeloop's own: the containers' processes exit now (code 1); the restart policy and back-off decide what follows">
+                    { "Crash now" }
+                </button>
+            </span>
+        </>
     }
 }
 

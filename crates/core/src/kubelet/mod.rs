@@ -502,11 +502,11 @@ impl Kubelet {
                 let stop = api.rng.range(runtime.container_stop.0, runtime.container_stop.1).min(grace);
                 timers.push((stop, key, pod.metadata.uid.clone(), PodStep::Stopped));
             }
-            (Some(Stage::Running), false) => {
-                // Our status was lost or overwritten (e.g. after a restart): report again.
-                if self.pods.get(&key).is_some_and(|rt| containers::drifted(pod, &rt.containers)) {
-                    self.write_status(api, &key, now);
-                }
+            // Our status was lost or overwritten (e.g. after a restart): report again.
+            (Some(Stage::Running), false)
+                if self.pods.get(&key).is_some_and(|rt| containers::drifted(pod, &rt.containers)) =>
+            {
+                self.write_status(api, &key, now);
             }
             _ => {}
         }

@@ -80,3 +80,22 @@ impl Sim {
         }
     }
 }
+
+impl Sim {
+    /// The behaviour each container of a pod follows now, by container name, while a running kubelet runs the
+    /// pod (for the page's toggles); `None` otherwise.
+    pub fn pod_behaviour(&self, key: &ObjKey) -> Option<Vec<(Str, crate::behaviour::Behaviour)>> {
+        let pod = self.store.peek(Kind::Pod, key)?.as_pod()?;
+        let k = self.kubelet(&pod.spec.node_name).filter(|k| k.alive)?;
+        let rt = k.pods.get(key).filter(|r| r.uid == pod.metadata.uid && r.stage == crate::kubelet::Stage::Running)?;
+        Some(
+            rt.containers
+                .iter()
+                .map(|c| {
+                    let b = c.behaviour.clone().unwrap_or_else(|| self.behaviours.of_image(&c.image));
+                    (c.name.clone(), b)
+                })
+                .collect(),
+        )
+    }
+}
