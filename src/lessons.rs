@@ -28,6 +28,12 @@ pub enum Figure {
     RetryDelays,
     /// Killed nodes: Ready condition and taints.
     DeadNodes,
+    /// Per Service: its ready endpoints and the others.
+    Endpoints,
+    /// Pods that are not ready or have restarted: their containers' state and restart counts.
+    Restarts,
+    /// Per Deployment: its Progressing condition and the new ReplicaSet's ready pods.
+    Rollout,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,7 +53,7 @@ pub struct Lesson {
     pub events: Option<&'static str>,
 }
 
-pub const LESSONS: [Lesson; 8] = [
+pub const LESSONS: [Lesson; 10] = [
     Lesson {
         id: "self-healing",
         title: "Self-healing",
@@ -137,6 +143,28 @@ pub const LESSONS: [Lesson; 8] = [
         offer_fast_demo: false,
         speed: 1,
         events: Some("replicaset"),
+    },
+    Lesson {
+        id: "probes",
+        title: "Readiness and liveness",
+        watch: "One pod's readiness check fails (kubeloop's simulated app): after 3 failures 5 s apart it is not ready and the EndpointSlice controller takes it out of the Service; it comes back when the check passes. \
+                Then its liveness check fails: after 3 failures 10 s apart the kubelet kills and restarts it, and as it keeps failing the restarts wait in CrashLoopBackOff (10 s, 20 s, 40 s...) until the check passes again.",
+        scenario: include_str!("../examples/lessons/probes.yaml"),
+        figures: &[Figure::Endpoints, Figure::Restarts],
+        offer_fast_demo: false,
+        speed: 5,
+        events: None,
+    },
+    Lesson {
+        id: "crashing-rollout",
+        title: "A crashing version stalls the rollout",
+        watch: "The new version crashes 3 s after it starts (kubeloop's simulated app), before its readiness check: its one surge pod never becomes ready, so the Deployment removes no old pod (maxUnavailable 25% of 3 is 0) and the old pods keep serving. \
+                After progressDeadlineSeconds (120 s) without progress the Deployment says ProgressDeadlineExceeded; kubectl rollout undo brings the old template back and the crashing pod goes.",
+        scenario: include_str!("../examples/lessons/crashing-rollout.yaml"),
+        figures: &[Figure::Rollout, Figure::Endpoints, Figure::Restarts],
+        offer_fast_demo: false,
+        speed: 5,
+        events: None,
     },
 ];
 

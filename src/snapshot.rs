@@ -247,6 +247,7 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
             };
             out.push(("replicaset: failed reconciles, retried after".into(), shown));
         }
+        Figure::Endpoints | Figure::Restarts | Figure::Rollout => app_figure(sim, f, out),
         Figure::DeadNodes => {
             for k in sim.kubelets().iter().filter(|k| !k.alive) {
                 let node = sim.store().peek(Kind::Node, &ObjKey::cluster(&k.name)).and_then(|o| o.as_node());
@@ -262,6 +263,47 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
                 ));
             }
         }
+    }
+}
+
+/// The figures of the lessons about Services, probes and rollouts.
+fn app_figure(sim: &Sim, f: Figure, out: &mut Vec<(String, String)>) {
+    match f {
+        Figure::Endpoints => {
+            for v in build_services(sim) {
+                let others = if v.not_ready > 0 { format!(" · {} not ready", v.not_ready) } else { String::new() };
+                out.push((format!("service/{} endpoints", v.key.name), format!("{} ready{others}", v.ready)));
+            }
+        }
+        Figure::Restarts => {
+            let pods = sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod());
+            for p in pods.filter(|p| !p.metadata.is_terminating() && (!p.is_ready() || p.restarts() > 0)).take(6) {
+                let state = p
+                    .status
+                    .container_statuses
+                    .iter()
+                    .map(|c| match (&c.state.waiting, &c.state.terminated) {
+                        (Some(w), _) => w.reason.to_string(),
+                        (_, Some(t)) => t.reason.to_string(),
+                        _ if c.ready => "Running".to_string(),
+                        _ => "Running, not ready".to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                out.push((format!("pod/{}", p.metadata.name), format!("{state} · restarts {}", p.restarts())));
+            }
+        }
+        Figure::Rollout => {
+            for d in sim.store().objects(Kind::Deployment).filter_map(|o| o.as_deployment()) {
+                let cond = d.status.conditions.iter().find(|c| &*c.type_ == "Progressing");
+                let progressing = cond.map_or("-".to_string(), |c| format!("{} ({})", c.status, c.reason));
+                out.push((
+                    format!("deployment/{} Progressing", d.metadata.name),
+                    format!("{progressing} · updated {} · available {}", d.status.updated_replicas, d.status.available_replicas),
+                ));
+            }
+        }
+        _ => {}
     }
 }
 

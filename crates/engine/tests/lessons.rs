@@ -62,7 +62,7 @@ fn every_lesson_file_runs_to_its_end_without_an_error() {
         .filter_map(|e| e.path().file_stem().map(|s| s.to_string_lossy().into_owned()))
         .collect();
     ids.sort();
-    assert_eq!(ids.len(), 8, "{ids:?}");
+    assert_eq!(ids.len(), 10, "{ids:?}");
     for id in &ids {
         if id == "polling-vs-informers" {
             continue; // 1,000 pods: below, once
@@ -218,6 +218,78 @@ fn backoff_a_failing_reconcile_is_retried_5_10_20_ms_apart() {
     assert!(sim.store().objects(Kind::Event).filter_map(|o| o.as_event()).any(|e| &*e.body.reason == "FailedCreate"));
     run.run_to(run.until());
     assert_eq!(live_running(run.sim()), 5, "converges once the fault is gone");
+}
+
+/// Ready endpoints of the Service `web`.
+fn web_endpoints(sim: &Sim) -> usize {
+    sim.store()
+        .objects(Kind::EndpointSlice)
+        .filter_map(|o| o.as_endpointslice())
+        .filter(|s| s.metadata.label("kubernetes.io/service-name") == Some("web"))
+        .flat_map(|s| s.endpoints().iter())
+        .filter(|e| e.conditions.ready == Some(true))
+        .count()
+}
+
+/// The pod the lesson's `podOf: app=web` actions picked (the first in the store's order).
+fn picked(sim: &Sim) -> Pod {
+    pods(sim).into_iter().find(|p| !p.metadata.is_terminating()).expect("a pod")
+}
+
+#[test]
+fn probes_lesson_readiness_leaves_the_endpoints_and_liveness_restarts_with_back_off() {
+    let sc = lesson("probes");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    run.run_to(29 * SECOND);
+    assert_eq!(web_endpoints(run.sim()), 3, "three ready pods behind the Service");
+    // Readiness fails at 30 s: three failures 5 s apart, then out of the endpoints.
+    run.run_to(60 * SECOND);
+    assert!(!picked(run.sim()).is_ready());
+    assert_eq!(web_endpoints(run.sim()), 2);
+    assert_eq!(picked(run.sim()).restarts(), 0, "readiness never restarts a container");
+    // Passing again at 70 s: back within a period.
+    run.run_to(80 * SECOND);
+    assert_eq!(web_endpoints(run.sim()), 3);
+    // Liveness fails at 2 min: killed after three failures 10 s apart, restarted at once, then again into
+    // CrashLoopBackOff.
+    run.run_to(3 * MINUTE);
+    let p = picked(run.sim());
+    assert!(p.restarts() >= 1, "{:?}", p.status.container_statuses);
+    let waiting = p.status.container_statuses[0].state.waiting.as_ref().map(|w| w.reason.to_string());
+    assert_eq!(waiting.as_deref(), Some("CrashLoopBackOff"));
+    assert_eq!(web_endpoints(run.sim()), 2, "a container in back-off is not ready");
+    // Passing again at 5 min: the next restart stays up.
+    run.run_to(run.until());
+    let p = picked(run.sim());
+    assert!(p.is_ready());
+    assert_eq!(web_endpoints(run.sim()), 3);
+    let restarts = p.restarts();
+    assert!(restarts >= 2, "{restarts}");
+}
+
+#[test]
+fn crashing_rollout_lesson_stalls_at_the_progress_deadline_while_the_old_pods_serve() {
+    let sc = lesson("crashing-rollout");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    let progressing = |sim: &Sim| {
+        let d = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
+        d.and_then(|d| d.status.conditions.iter().find(|c| &*c.type_ == "Progressing").map(|c| c.reason.to_string()))
+    };
+    run.run_to(2 * MINUTE);
+    assert_eq!(progressing(run.sim()).as_deref(), Some("ReplicaSetUpdated"), "still within its 120 s");
+    assert_eq!(web_endpoints(run.sim()), 3, "the old pods serve");
+    run.run_to(3 * MINUTE);
+    assert_eq!(progressing(run.sim()).as_deref(), Some("ProgressDeadlineExceeded"));
+    assert_eq!(web_endpoints(run.sim()), 3);
+    let crashing: Vec<Pod> =
+        pods(run.sim()).into_iter().filter(|p| p.spec.containers[0].image.as_ref() == "nginx:1.28").collect();
+    assert_eq!(crashing.len(), 1, "one surge pod, never more");
+    assert!(crashing[0].restarts() >= 3, "{:?}", crashing[0].status);
+    // rollout undo at 4 min: the old template is the new one again, the crashing pod goes.
+    run.run_to(run.until());
+    assert!(pods(run.sim()).iter().all(|p| p.spec.containers[0].image.as_ref() == "nginx:1.27"));
+    assert_eq!(live_running(run.sim()), 3);
+    assert_eq!(progressing(run.sim()).as_deref(), Some("NewReplicaSetAvailable"));
 }
 
 // ---- behaviours the lessons lean on ----------------------------------------------------------------------------
