@@ -233,7 +233,9 @@ mod tests {
         assert_eq!((line.as_str(), list.len()), ("kubectl de", 2));
         assert_eq!(apply_completion("kubectl x", &[]), ("kubectl x".into(), vec![]));
         let mut sim = Sim::new(Default::default());
-        for (line, completed) in [("kubectl get po", "kubectl get pods "), ("ro", "rollout ")] {
+        for (line, completed) in
+            [("kubectl get pods", "kubectl get pods "), ("kubectl get po", "kubectl get pod"), ("ro", "rollout ")]
+        {
             let candidates = kubectl::complete(&mut sim, line);
             assert_eq!(apply_completion(line, &candidates).0, completed);
         }

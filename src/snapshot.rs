@@ -299,7 +299,10 @@ fn app_figure(sim: &Sim, f: Figure, out: &mut Vec<(String, String)>) {
                 let progressing = cond.map_or("-".to_string(), |c| format!("{} ({})", c.status, c.reason));
                 out.push((
                     format!("deployment/{} Progressing", d.metadata.name),
-                    format!("{progressing} · updated {} · available {}", d.status.updated_replicas, d.status.available_replicas),
+                    format!(
+                        "{progressing} · updated {} · available {}",
+                        d.status.updated_replicas, d.status.available_replicas
+                    ),
                 ));
             }
         }

@@ -34,6 +34,7 @@ fn kind_of_controller(c: &str) -> &'static str {
         // Both sync a namespace by its name.
         "namespace" | "serviceaccount" => "namespace",
         "endpointslice" => "service",
+        "disruption" => "poddisruptionbudget",
         _ => "object",
     }
 }

@@ -241,6 +241,7 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
             data_size(size, &mut errs);
         }
         Object::Service(svc) => validate_service(svc, &mut errs),
+        Object::PodDisruptionBudget(pdb) => validate_pdb(pdb, &mut errs),
         Object::Secret(sec) => {
             let mut size = 0usize;
             for (k, v) in &sec.data {
@@ -582,6 +583,51 @@ fn validate_strategy(d: &Deployment, errs: &mut Vec<FieldError>) {
             "spec.strategy.type",
             format!("Unsupported value: \"{other}\": supported values: \"Recreate\", \"RollingUpdate\""),
         )),
+    }
+}
+
+/// ValidatePodDisruptionBudgetSpec: not both minAvailable and maxUnavailable, each a non-negative number or a
+/// percentage of at most 100%, a valid selector, a known unhealthy pod eviction policy.
+fn validate_pdb(pdb: &crate::api::PodDisruptionBudget, errs: &mut Vec<FieldError>) {
+    let spec = &pdb.spec;
+    if spec.min_available.is_some() && spec.max_unavailable.is_some() {
+        // Upstream prints the whole spec (Go's %#v, with pointer addresses); kubeloop names it.
+        errs.push(FieldError::new(
+            "spec",
+            "Invalid value: policy.PodDisruptionBudgetSpec{...}: minAvailable and maxUnavailable cannot be both set",
+        ));
+    }
+    for (name, v) in [("minAvailable", &spec.min_available), ("maxUnavailable", &spec.max_unavailable)] {
+        let Some(v) = v else { continue };
+        let field = format!("spec.{name}");
+        match v {
+            IntOrString::Int(x) => nonnegative(&field, (*x).into(), errs),
+            IntOrString::String(_) if !v.is_valid_percent() => {
+                errs.push(FieldError::new(field, format!("Invalid value: {}: {PERCENT}", go_repr(v))))
+            }
+            IntOrString::String(_) => {
+                if v.percent().is_some_and(|p| p > 100) {
+                    errs.push(FieldError::new(
+                        field,
+                        format!("Invalid value: {}: must not be greater than 100%", go_repr(v)),
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(sel) = &spec.selector {
+        if let Err(e) = sel.validate() {
+            errs.push(FieldError::new("spec.selector", e));
+        }
+    }
+    if !matches!(&*spec.unhealthy_pod_eviction_policy, "" | "IfHealthyBudget" | "AlwaysAllow") {
+        errs.push(FieldError::new(
+            "spec.unhealthyPodEvictionPolicy",
+            format!(
+                "Unsupported value: {}: supported values: \"AlwaysAllow\", \"IfHealthyBudget\"",
+                go_quote(&crate::limits::echo(&spec.unhealthy_pod_eviction_policy))
+            ),
+        ));
     }
 }
 

@@ -13,6 +13,7 @@ pub mod behaviour;
 pub mod client;
 pub mod controller;
 pub mod controllers;
+pub mod eviction;
 #[doc(hidden)]
 pub mod faults;
 pub mod footprint;

@@ -27,6 +27,8 @@ pub fn max_objects(kind: Kind) -> usize {
         Kind::Service => MAX_SERVICES,
         // One slice per 100 pods of a Service, and one per Service without any.
         Kind::EndpointSlice => MAX_SERVICES + MAX_PODS / 100,
+        // As many as Deployments (kubeloop's own bound).
+        Kind::PodDisruptionBudget => MAX_DEPLOYMENTS,
     }
 }
 

@@ -127,6 +127,7 @@ impl ObjectText for Object {
             Object::ServiceAccount(v) => serde_json::to_value(v),
             Object::Service(v) => serde_json::to_value(v),
             Object::EndpointSlice(v) => serde_json::to_value(v),
+            Object::PodDisruptionBudget(v) => serde_json::to_value(v),
         };
         let mut out = serde_json::Map::new();
         out.insert("apiVersion".into(), self.kind().api_version().into());
@@ -143,7 +144,7 @@ impl ObjectText for Object {
 }
 
 /// Kinds a manifest may hold.
-pub const APPLICABLE: [Kind; 9] = [
+pub const APPLICABLE: [Kind; 10] = [
     Kind::Namespace,
     Kind::Node,
     Kind::Pod,
@@ -153,6 +154,7 @@ pub const APPLICABLE: [Kind; 9] = [
     Kind::Secret,
     Kind::ServiceAccount,
     Kind::Service,
+    Kind::PodDisruptionBudget,
 ];
 
 /// Parses every document. Fails on the first problem; nothing is returned then.
@@ -419,7 +421,7 @@ fn applicable_kind(
                 k.api_version()
             ),
             None => format!(
-                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop serves Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount and Service (v1), Deployment and ReplicaSet (apps/v1)"
+                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop serves Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount and Service (v1), Deployment and ReplicaSet (apps/v1), PodDisruptionBudget (policy/v1)"
             ),
         };
         at_line(line_of(&["kind"]), msg)
@@ -465,6 +467,7 @@ fn decode_object<'n>(kind: Kind, cx: &mut decode::Cx<'n>, n: &'n Node) -> Result
         Kind::Secret => Object::Secret(objects::secret(cx, n)?),
         Kind::ServiceAccount => Object::ServiceAccount(objects::service_account(cx, n)?),
         Kind::Service => Object::Service(objects::service(cx, n)?),
+        Kind::PodDisruptionBudget => Object::PodDisruptionBudget(objects::pdb(cx, n)?),
         other => return Err(cx.error(n, format_args!("kubeloop does not apply {} objects", other.name()))),
     })
 }
@@ -524,6 +527,7 @@ pub fn schema_type(kind: Kind) -> Option<&'static str> {
         Kind::Secret => "Secret",
         Kind::ServiceAccount => "ServiceAccount",
         Kind::Service => "Service",
+        Kind::PodDisruptionBudget => "PodDisruptionBudget",
         _ => return None,
     })
 }
@@ -539,6 +543,8 @@ pub fn field_type(ty: &str, seg: &str) -> Option<&'static str> {
         ("Node", "spec") => "NodeSpec",
         ("Namespace", "spec") => "NamespaceSpec",
         ("Service", "spec") => "ServiceSpec",
+        ("PodDisruptionBudget", "spec") => "PodDisruptionBudgetSpec",
+        ("PodDisruptionBudgetSpec", "selector") => "LabelSelector",
         ("ServiceSpec", "ports") => "ServicePort",
         ("DeploymentSpec" | "ReplicaSetSpec", "template") => "PodTemplateSpec",
         ("DeploymentSpec" | "ReplicaSetSpec", "selector") => "LabelSelector",
@@ -566,7 +572,7 @@ pub fn field_type(ty: &str, seg: &str) -> Option<&'static str> {
 /// The fields Kubernetes accepts in schema type `ty` (kubeloop simulates some of them; see [`parse`]).
 pub fn schema_fields(ty: &str) -> &'static [&'static str] {
     match ty {
-        "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" | "Service" => {
+        "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" | "Service" | "PodDisruptionBudget" => {
             &["apiVersion", "kind", "metadata", "spec", "status"]
         }
         "ConfigMap" => &["apiVersion", "kind", "metadata", "immutable", "data", "binaryData"],
@@ -707,6 +713,7 @@ pub fn schema_fields(ty: &str) -> &'static [&'static str] {
             "trafficDistribution",
         ],
         "ServicePort" => &["name", "protocol", "appProtocol", "port", "targetPort", "nodePort"],
+        "PodDisruptionBudgetSpec" => &["minAvailable", "selector", "maxUnavailable", "unhealthyPodEvictionPolicy"],
         "Probe" => &[
             "exec",
             "httpGet",

@@ -272,7 +272,8 @@ fn crashing_rollout_lesson_stalls_at_the_progress_deadline_while_the_old_pods_se
     let sc = lesson("crashing-rollout");
     let mut run = sc.start(RunOptions::default()).expect("start");
     let progressing = |sim: &Sim| {
-        let d = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
+        let d =
+            sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
         d.and_then(|d| d.status.conditions.iter().find(|c| &*c.type_ == "Progressing").map(|c| c.reason.to_string()))
     };
     run.run_to(2 * MINUTE);

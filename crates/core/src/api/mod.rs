@@ -7,6 +7,7 @@ pub mod config;
 pub mod endpointslice;
 pub mod labels;
 pub mod meta;
+pub mod poddisruptionbudget;
 pub mod probe;
 pub mod quantity;
 pub mod selector;
@@ -23,6 +24,7 @@ pub use config::{ConfigMap, LocalObjectReference, Secret, ServiceAccount};
 pub use endpointslice::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
 pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
+pub use poddisruptionbudget::{PdbCondition, PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus};
 pub use probe::{ExecAction, GrpcAction, HttpGetAction, HttpHeader, Probe, ProbeType, TcpSocketAction};
 pub use quantity::Quantity;
 pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};
@@ -60,10 +62,11 @@ pub enum Kind {
     ServiceAccount,
     Service,
     EndpointSlice,
+    PodDisruptionBudget,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -76,6 +79,7 @@ impl Kind {
         Kind::ServiceAccount,
         Kind::Service,
         Kind::EndpointSlice,
+        Kind::PodDisruptionBudget,
     ];
 
     pub fn index(self) -> usize {
@@ -86,7 +90,7 @@ impl Kind {
     /// changes by the strategies of pods (1.34), ReplicaSets and Deployments; the Lease, Node, Namespace and
     /// Event strategies leave it unset.
     pub fn has_generation(self) -> bool {
-        matches!(self, Kind::Pod | Kind::ReplicaSet | Kind::Deployment)
+        matches!(self, Kind::Pod | Kind::ReplicaSet | Kind::Deployment | Kind::PodDisruptionBudget)
     }
 
     pub fn name(self) -> &'static str {
@@ -103,6 +107,7 @@ impl Kind {
             Kind::ServiceAccount => "ServiceAccount",
             Kind::Service => "Service",
             Kind::EndpointSlice => "EndpointSlice",
+            Kind::PodDisruptionBudget => "PodDisruptionBudget",
         }
     }
 
@@ -119,6 +124,7 @@ impl Kind {
             Kind::ReplicaSet | Kind::Deployment => "apps/v1",
             Kind::Lease => "coordination.k8s.io/v1",
             Kind::EndpointSlice => "discovery.k8s.io/v1",
+            Kind::PodDisruptionBudget => "policy/v1",
         }
     }
 
@@ -137,6 +143,7 @@ impl Kind {
             Kind::ServiceAccount => "serviceaccounts",
             Kind::Service => "services",
             Kind::EndpointSlice => "endpointslices",
+            Kind::PodDisruptionBudget => "poddisruptionbudgets",
         }
     }
 
@@ -155,6 +162,7 @@ impl Kind {
             Kind::ServiceAccount => "serviceaccount",
             Kind::Service => "service",
             Kind::EndpointSlice => "endpointslice.discovery.k8s.io",
+            Kind::PodDisruptionBudget => "poddisruptionbudget.policy",
         }
     }
 
@@ -165,7 +173,16 @@ impl Kind {
     /// Whether the kind has a `/status` subresource: then a main-resource update never changes status and a status
     /// update never changes anything else.
     pub fn has_status_subresource(self) -> bool {
-        matches!(self, Kind::Namespace | Kind::Node | Kind::Pod | Kind::ReplicaSet | Kind::Deployment | Kind::Service)
+        matches!(
+            self,
+            Kind::Namespace
+                | Kind::Node
+                | Kind::Pod
+                | Kind::ReplicaSet
+                | Kind::Deployment
+                | Kind::Service
+                | Kind::PodDisruptionBudget
+        )
     }
 
     pub fn from_type(api_version: &str, kind: &str) -> Option<Kind> {
@@ -258,6 +275,7 @@ pub enum Object {
     ServiceAccount(ServiceAccount),
     Service(Service),
     EndpointSlice(EndpointSlice),
+    PodDisruptionBudget(PodDisruptionBudget),
 }
 
 macro_rules! each_kind {
@@ -275,6 +293,7 @@ macro_rules! each_kind {
             Object::ServiceAccount($v) => $body,
             Object::Service($v) => $body,
             Object::EndpointSlice($v) => $body,
+            Object::PodDisruptionBudget($v) => $body,
         }
     };
 }
@@ -315,6 +334,7 @@ accessors! {
     ServiceAccount, ServiceAccount, as_serviceaccount, as_serviceaccount_mut, into_serviceaccount;
     Service, Service, as_service, as_service_mut, into_service;
     EndpointSlice, EndpointSlice, as_endpointslice, as_endpointslice_mut, into_endpointslice;
+    PodDisruptionBudget, PodDisruptionBudget, as_pdb, as_pdb_mut, into_pdb;
 }
 
 impl Object {
@@ -332,6 +352,7 @@ impl Object {
             Object::ServiceAccount(_) => Kind::ServiceAccount,
             Object::Service(_) => Kind::Service,
             Object::EndpointSlice(_) => Kind::EndpointSlice,
+            Object::PodDisruptionBudget(_) => Kind::PodDisruptionBudget,
         }
     }
 
@@ -366,6 +387,7 @@ impl Object {
                 (&a.data, &a.type_, a.immutable) != (&b.data, &b.type_, b.immutable)
             }
             (Object::Service(a), Object::Service(b)) => a.spec != b.spec,
+            (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
             (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
                 (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
             }
@@ -386,6 +408,7 @@ impl Object {
             (Object::ReplicaSet(a), Object::ReplicaSet(b)) => a.status = b.status.clone(),
             (Object::Deployment(a), Object::Deployment(b)) => a.status = b.status.clone(),
             (Object::Service(a), Object::Service(b)) => a.status = b.status.clone(),
+            (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.status = b.status.clone(),
             _ => {}
         }
     }

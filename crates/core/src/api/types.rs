@@ -704,6 +704,16 @@ impl<'de> Deserialize<'de> for IntOrString {
     }
 }
 
+impl std::fmt::Display for IntOrString {
+    /// `IntOrString.String()`: the number, or the text.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IntOrString::Int(i) => write!(f, "{i}"),
+            IntOrString::String(s) => f.write_str(s),
+        }
+    }
+}
+
 impl IntOrString {
     /// `intstr.GetScaledValueFromIntOrPercent`: an integer as is, a percentage of `total` rounded up or down.
     ///

@@ -1,6 +1,7 @@
 //! The controllers: many small, single-purpose control loops, each owning one kind of decision.
 
 pub mod deployment;
+pub mod disruption;
 pub mod endpointslice;
 pub mod expectations;
 pub mod garbagecollector;
@@ -16,7 +17,7 @@ use std::rc::Rc;
 
 /// The controllers kubeloop runs: each one's name (the UI contract's, `mode: {trigger: NAME=edge}`'s) and the
 /// component that writes its Events (`source.component`), in the order the page lists them.
-pub const CONTROLLERS: [(&str, &str); 9] = [
+pub const CONTROLLERS: [(&str, &str); 10] = [
     ("deployment", "deployment-controller"),
     ("replicaset", "replicaset-controller"),
     ("scheduler", "default-scheduler"),
@@ -26,6 +27,7 @@ pub const CONTROLLERS: [(&str, &str); 9] = [
     ("namespace", "namespace-controller"),
     ("serviceaccount", "serviceaccount-controller"),
     ("endpointslice", "endpoint-slice-controller"),
+    ("disruption", "controllermanager"),
 ];
 
 /// The controller whose Events carry this `source.component`.

@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 use crate::api::{Kind, ObjKey, Object, PodPhase, Str};
 use crate::client::Api;
 use crate::controller::{Controller, Host, Origin, ReconcileLog, TriggerMode};
+use crate::controllers::disruption::DisruptionController;
 use crate::controllers::endpointslice::EndpointSliceController;
 use crate::controllers::garbagecollector::GarbageCollector;
 use crate::controllers::namespace::NamespaceController;
@@ -206,6 +207,8 @@ pub struct Sim {
     /// dropped events), a stream of its own: the namespace controller came after the others, and adding it left
     /// every other draw, and so every earlier history, where it was.
     namespace_rng: Rng,
+    /// The same for the disruption controller's PodDisruptionBudget informers (they came later still).
+    policy_rng: Rng,
     pub(crate) store: Store,
     pub(crate) informers: Vec<Informer>,
     informer_owner: Vec<Owner>,
@@ -234,6 +237,11 @@ const NAMESPACE_STREAM: u64 = 0x6e73_696e_666f_726d;
 /// Salt of the namespace watches' latencies, drawn by the store (`nswatch` in ASCII).
 const NAMESPACE_WATCH_STREAM: u64 = 0x006e_7377_6174_6368;
 
+/// Salt of the PodDisruptionBudget informers' stream (`policy` in ASCII).
+const POLICY_STREAM: u64 = 0x0000_706f_6c69_6379;
+/// Salt of the PodDisruptionBudget watches' latencies (`pdbwatch` in ASCII).
+const POLICY_WATCH_STREAM: u64 = 0x7064_6277_6174_6368;
+
 /// The event heap is never compacted below this many entries.
 const COMPACT_MIN: usize = 4096;
 
@@ -243,8 +251,10 @@ impl Sim {
         let user_rng = Rng::new(config.seed ^ USER_STREAM);
         let watch_rng = Rng::new(config.seed ^ WATCH_STREAM);
         let namespace_rng = Rng::new(config.seed ^ NAMESPACE_STREAM);
+        let policy_rng = Rng::new(config.seed ^ POLICY_STREAM);
         let mut store = Store::new(config.store.clone(), rng.fork());
         store.namespace_watch_rng = Rng::new(config.seed ^ NAMESPACE_WATCH_STREAM);
+        store.policy_watch_rng = Rng::new(config.seed ^ POLICY_WATCH_STREAM);
         let mut sim = Sim {
             now: 0,
             seq: 0,
@@ -253,6 +263,7 @@ impl Sim {
             user_rng,
             watch_rng,
             namespace_rng,
+            policy_rng,
             store,
             informers: Vec::new(),
             informer_owner: Vec::new(),
@@ -301,6 +312,7 @@ impl Sim {
             Controller::new(Box::new(NamespaceController::new())),
             Controller::new(Box::new(ServiceAccountsController::new())),
             Controller::new(Box::new(EndpointSliceController::new())),
+            Controller::new(Box::new(DisruptionController::new())),
         ]
     }
 
@@ -393,6 +405,9 @@ impl Sim {
         for id in host.crash() {
             self.informers[id].stop(&mut self.store);
         }
+        // Every timer of the process (its informers' resyncs are up to a day away) can no longer fire: drop them
+        // now rather than when the heap next grows past its compaction mark.
+        self.compact_events();
     }
 
     /// The process of host `h` starts again: it runs for the election, or starts its informers at once.
@@ -809,17 +824,21 @@ impl Sim {
         }
     }
 
-    /// Whether the informer draws from the namespace informers' stream (see `namespace_rng`).
+    /// Whether the informer draws from a stream of its own (see `namespace_rng` and `policy_rng`).
     fn isolated(&self, informer: InformerId) -> bool {
-        self.informers[informer].kind == Kind::Namespace && matches!(self.informer_owner[informer], Owner::Host(_))
+        matches!(self.informers[informer].kind, Kind::Namespace | Kind::PodDisruptionBudget)
+            && matches!(self.informer_owner[informer], Owner::Host(_))
     }
 
     /// The informer and the stream its draws come from: the namespace informers' own, else the watch timeouts'
     /// (`timeouts`) or the simulation's.
     fn informer_stream(&mut self, informer: InformerId, timeouts: bool) -> (&mut Informer, &mut Rng) {
         let isolated = self.isolated(informer);
-        let Sim { informers, rng, watch_rng, namespace_rng, .. } = self;
-        let r = if isolated {
+        let policy = self.informers[informer].kind == Kind::PodDisruptionBudget;
+        let Sim { informers, rng, watch_rng, namespace_rng, policy_rng, .. } = self;
+        let r = if isolated && policy {
+            policy_rng
+        } else if isolated {
             namespace_rng
         } else if timeouts {
             watch_rng
@@ -841,7 +860,8 @@ impl Sim {
             self.start_informer_after(id, delay);
         }
         for id in isolated {
-            let delay = last.unwrap_or_else(|| self.namespace_rng.range(2, 10));
+            let (_, stream) = self.informer_stream(id, false);
+            let delay = last.unwrap_or_else(|| stream.range(2, 10));
             self.start_informer_after(id, delay);
         }
     }

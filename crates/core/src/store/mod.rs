@@ -83,6 +83,8 @@ pub enum ApiError {
     Internal(String),
     /// 403 (the "exceeded quota" fault of the backoff lesson).
     Forbidden(String),
+    /// 429 (an eviction a disruption budget refuses).
+    TooManyRequests(String),
 }
 
 impl ApiError {
@@ -95,6 +97,7 @@ impl ApiError {
             ApiError::BadRequest(_) => 400,
             ApiError::Internal(_) => 500,
             ApiError::Forbidden(_) => 403,
+            ApiError::TooManyRequests(_) => 429,
         }
     }
     /// The `reason` of the API's Status (`Conflict`, `NotFound`...), as kubectl prints it:
@@ -109,6 +112,7 @@ impl ApiError {
             ApiError::BadRequest(_) => "BadRequest",
             ApiError::Internal(_) => "InternalError",
             ApiError::Forbidden(_) => "Forbidden",
+            ApiError::TooManyRequests(_) => "TooManyRequests",
         }
     }
 
@@ -138,7 +142,11 @@ impl fmt::Display for ApiError {
             ApiError::Gone { requested, oldest } => {
                 write!(f, "too old resource version: {requested} ({oldest})")
             }
-            ApiError::Invalid(m) | ApiError::BadRequest(m) | ApiError::Internal(m) | ApiError::Forbidden(m) => {
+            ApiError::Invalid(m)
+            | ApiError::BadRequest(m)
+            | ApiError::Internal(m)
+            | ApiError::Forbidden(m)
+            | ApiError::TooManyRequests(m) => {
                 f.write_str(&crate::limits::bound_message(m))
             }
         }
@@ -160,6 +168,7 @@ pub fn group_resource(kind: Kind) -> &'static str {
         Kind::ServiceAccount => "serviceaccounts",
         Kind::Service => "services",
         Kind::EndpointSlice => "endpointslices.discovery.k8s.io",
+        Kind::PodDisruptionBudget => "poddisruptionbudgets.policy",
     }
 }
 
@@ -321,6 +330,8 @@ pub struct Store {
     pub faults: Faults,
     /// The delivery latencies of namespace watches, a stream of their own (see `Sim`'s `namespace_rng`).
     pub namespace_watch_rng: Rng,
+    /// The same for PodDisruptionBudget watches.
+    pub policy_watch_rng: Rng,
 }
 
 /// Kubernetes Event writes kept for observers.
@@ -359,6 +370,7 @@ impl Store {
             writes: 0,
             faults: Faults::default(),
             namespace_watch_rng: Rng::new(0),
+            policy_watch_rng: Rng::new(0),
         };
         let system = store.register_client("kube-apiserver");
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {

@@ -292,7 +292,8 @@ mod tests {
     #[test]
     fn resource_types() {
         let mut sim = empty();
-        assert_eq!(c(&mut sim, "kubectl get po"), ["pods"]);
+        assert_eq!(c(&mut sim, "kubectl get po"), ["poddisruptionbudgets", "pods"]);
+        assert_eq!(c(&mut sim, "kubectl get pd"), ["pdb"], "no plural: the short name");
         assert_eq!(c(&mut sim, "kubectl get n"), ["namespaces", "nodes"]);
         assert_eq!(c(&mut sim, "kubectl get de"), ["deployments"]);
         assert_eq!(c(&mut sim, "kubectl get rs"), ["rs"], "no plural: the short name");
@@ -301,7 +302,11 @@ mod tests {
         assert_eq!(c(&mut sim, "kubectl scale "), ["deployments", "replicasets"]);
         assert_eq!(c(&mut sim, "kubectl rollout status "), ["deployments"]);
         assert_eq!(c(&mut sim, "kubectl explain re"), ["replicasets"]);
-        assert_eq!(c(&mut sim, "kubectl get -n default p"), ["pods"], "flag values are skipped");
+        assert_eq!(
+            c(&mut sim, "kubectl get -n default p"),
+            ["poddisruptionbudgets", "pods"],
+            "flag values are skipped"
+        );
     }
 
     #[test]

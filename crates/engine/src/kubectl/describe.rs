@@ -159,6 +159,7 @@ fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> Stri
         Object::ServiceAccount(sa) => describe_serviceaccount(api, &mut w, sa),
         Object::Service(svc) => describe_service(api, &mut w, svc),
         Object::EndpointSlice(_) => describe_generic(&mut w, obj),
+        Object::PodDisruptionBudget(p) => describe_pdb(&mut w, p),
         Object::Lease(_) | Object::Event(_) => describe_generic(&mut w, obj),
     }
     if let Some(evs) = events {
@@ -922,6 +923,25 @@ fn describe_serviceaccount(api: &mut Api, w: &mut Writer, sa: &ServiceAccount) {
             }
         }
     }
+}
+
+/// `describePodDisruptionBudget`.
+fn describe_pdb(w: &mut Writer, p: &crate::api::PodDisruptionBudget) {
+    w.write(0, &format!("Name:\t{}\n", p.metadata.name));
+    w.write(0, &format!("Namespace:\t{}\n", p.metadata.namespace));
+    if let Some(v) = &p.spec.min_available {
+        w.write(0, &format!("Min available:\t{v}\n"));
+    } else if let Some(v) = &p.spec.max_unavailable {
+        w.write(0, &format!("Max unavailable:\t{v}\n"));
+    }
+    let selector = p.spec.selector.as_ref().map(|s| s.to_string()).unwrap_or_default();
+    w.write(0, &format!("Selector:\t{selector}\n"));
+    w.write(0, "Status:\n");
+    let st = &p.status;
+    w.write(2, &format!("Allowed disruptions:\t{}\n", st.disruptions_allowed));
+    w.write(2, &format!("Current:\t{}\n", st.current_healthy));
+    w.write(2, &format!("Desired:\t{}\n", st.desired_healthy));
+    w.write(2, &format!("Total:\t{}\n", st.expected_pods));
 }
 
 /// `describeService`, each port's endpoints read from the Service's EndpointSlices (ready ones, `ip:port`).

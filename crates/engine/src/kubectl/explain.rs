@@ -57,7 +57,7 @@ fn field_doc(ty: &str, field: &str) -> Option<FieldDoc> {
     Some(match (ty, field) {
         (_, "apiVersion") if !matches!(ty, "OwnerReference" | "ObjectReference") => f("string", "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values."),
         (_, "kind") if !matches!(ty, "OwnerReference" | "ObjectReference") => f("string", "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase."),
-        ("Pod" | "Deployment" | "ReplicaSet" | "Node" | "Namespace" | "PodTemplateSpec" | "ConfigMap" | "Secret" | "ServiceAccount" | "Service", "metadata") => f("ObjectMeta", "Standard object's metadata."),
+        ("Pod" | "Deployment" | "ReplicaSet" | "Node" | "Namespace" | "PodTemplateSpec" | "ConfigMap" | "Secret" | "ServiceAccount" | "Service" | "PodDisruptionBudget", "metadata") => f("ObjectMeta", "Standard object's metadata."),
         ("ConfigMap", "immutable") => f("boolean", "Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified). If not set to true, the field can be modified at any time. Defaulted to nil."),
         ("ConfigMap", "data") => f("map[string]string", "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process."),
         ("ConfigMap", "binaryData") => f("map[string]string", "BinaryData contains the binary data. Each key must consist of alphanumeric characters, '-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. The keys stored in BinaryData must not overlap with the ones in the Data field, this is enforced during validation process."),
@@ -77,6 +77,12 @@ fn field_doc(ty: &str, field: &str) -> Option<FieldDoc> {
         ("ObjectReference", "fieldPath") => f("string", "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]."),
         ("LocalObjectReference", "name") => f("string", "Name of the referent."),
         ("Service", "spec") => f("ServiceSpec", "Spec defines the behavior of a service."),
+        ("PodDisruptionBudget", "spec") => f("PodDisruptionBudgetSpec", "Specification of the desired behavior of the PodDisruptionBudget."),
+        ("PodDisruptionBudget", "status") => f("PodDisruptionBudgetStatus", "Most recently observed status of the PodDisruptionBudget."),
+        ("PodDisruptionBudgetSpec", "minAvailable") => f("IntOrString", "An eviction is allowed if at least \"minAvailable\" pods selected by \"selector\" will still be available after the eviction, i.e. even in the absence of the evicted pod.  So for example you can prevent all voluntary evictions by specifying \"100%\"."),
+        ("PodDisruptionBudgetSpec", "selector") => f("LabelSelector", "Label query over pods whose evictions are managed by the disruption budget. A null selector will match no pods, while an empty ({}) selector will select all pods within the namespace."),
+        ("PodDisruptionBudgetSpec", "maxUnavailable") => f("IntOrString", "An eviction is allowed if at most \"maxUnavailable\" pods selected by \"selector\" are unavailable after the eviction, i.e. even in absence of the evicted pod. For example, one can prevent all voluntary evictions by specifying 0. This is a mutually exclusive setting with \"minAvailable\"."),
+        ("PodDisruptionBudgetSpec", "unhealthyPodEvictionPolicy") => en(&["AlwaysAllow", "IfHealthyBudget"], "UnhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered for eviction. Current implementation considers healthy pods, as pods that have status.conditions item with type=\"Ready\",status=\"True\".\n\nValid policies are IfHealthyBudget and AlwaysAllow. If no policy is specified, the default behavior will be used, which corresponds to the IfHealthyBudget policy."),
         ("Service", "status") => f("ServiceStatus", "Most recently observed status of the service. Populated by the system. Read-only."),
         ("ServiceSpec", "ports") => f("[]ServicePort", "The list of ports that are exposed by this service."),
         ("ServiceSpec", "selector") => f("map[string]string", "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName."),
@@ -288,6 +294,7 @@ fn kind_doc(kind: Kind) -> &'static str {
         Kind::Secret => "Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.",
         Kind::Service => "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.",
         Kind::ServiceAccount => "ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral systems, for an identity * a principal that can be authenticated and authorized * a set of secrets",
+        Kind::PodDisruptionBudget => "PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods",
         _ => "",
     }
 }

@@ -159,12 +159,16 @@ struct DrainOptions {
     dry_run: bool,
 }
 
-/// The pods drain waits for on the current node.
+/// The pods drain waits for on the current node: evicted (waiting for them to go), or refused by a disruption
+/// budget and evicted again at the time given (kubectl retries every 5 s).
 struct Draining {
     node: String,
-    pods: Vec<(ObjKey, Str)>,
+    pods: Vec<(ObjKey, Str, Option<Millis>)>,
     started: Millis,
 }
+
+/// How long kubectl drain waits before it asks again for an eviction a disruption budget refused.
+const EVICTION_RETRY: Millis = 5 * SECOND;
 
 /// `kubectl drain` after the cordon: node by node, list the pods, evict them, wait until each is gone.
 struct Drain {
@@ -190,27 +194,49 @@ impl Drain {
                 self.next_check = sim.now() + SECOND;
                 let verb = if self.opts.eviction { "evicted" } else { "deleted" };
                 let pods = std::mem::take(&mut cur.pods);
-                for (key, uid) in pods {
-                    if is_gone(sim, Kind::Pod, &key, &uid) {
-                        poll.stdout.push_str(&format!("pod/{} {verb}\n", key.name));
-                    } else {
-                        cur.pods.push((key, uid));
+                let mut failed = None;
+                for (key, uid, retry) in pods {
+                    match retry {
+                        Some(at) if at <= sim.now() && failed.is_none() => match remove(&self.opts, sim, &key, &uid) {
+                            Removed::Yes => cur.pods.push((key, uid, None)),
+                            Removed::Later(msg) => {
+                                poll.stderr.push_str(&msg);
+                                cur.pods.push((key, uid, Some(sim.now() + EVICTION_RETRY)));
+                            }
+                            Removed::Failed(err) => failed = Some(err),
+                        },
+                        Some(_) => cur.pods.push((key, uid, retry)),
+                        None if is_gone(sim, Kind::Pod, &key, &uid) => {
+                            poll.stdout.push_str(&format!("pod/{} {verb}\n", key.name));
+                        }
+                        None => cur.pods.push((key, uid, None)),
                     }
+                }
+                if let Some(err) = failed {
+                    let node = cur.node.clone();
+                    self.current = None;
+                    self.fail(&mut poll, node, err);
+                    continue;
                 }
                 if !cur.pods.is_empty() {
                     if self.opts.timeout > 0 && sim.now() >= cur.started.saturating_add(self.opts.timeout) {
-                        let (key, _) = &cur.pods[0];
-                        let err = format!(
-                            "error when waiting for pod {:?} in namespace {:?} to terminate: global timeout reached: {}",
-                            key.name,
-                            key.namespace,
-                            crate::time::go_duration_string(self.opts.timeout)
-                        );
+                        let (key, _, retry) = &cur.pods[0];
+                        let timeout = crate::time::go_duration_string(self.opts.timeout);
+                        let err = match retry {
+                            Some(_) => format!(
+                                "error when evicting pods/{:?} -n {:?}: global timeout reached: {timeout}",
+                                key.name, key.namespace
+                            ),
+                            None => format!(
+                                "error when waiting for pod {:?} in namespace {:?} to terminate: global timeout reached: {timeout}",
+                                key.name, key.namespace
+                            ),
+                        };
                         poll.stderr.push_str(&format!(
                             "There are pending pods in node {:?} when an error occurred: {err}\n",
                             cur.node
                         ));
-                        for (k, _) in &cur.pods {
+                        for (k, _, _) in &cur.pods {
                             poll.stderr.push_str(&format!("pod/{}\n", k.name));
                         }
                         let node = cur.node.clone();
@@ -288,19 +314,14 @@ impl Drain {
             if self.opts.eviction {
                 poll.stdout.push_str(&format!("evicting pod {}/{}\n", key.namespace, key.name));
             }
-            // POST pods/NAME/eviction (no PodDisruptionBudgets here: the eviction always deletes the pod), or
-            // DELETE with --disable-eviction. Both with drain's grace period, and the pod's uid as precondition.
-            let opts = DeleteOptions {
-                grace_period_seconds: self.opts.grace,
-                propagation: None,
-                preconditions_uid: Some(p.meta().uid.clone()),
-            };
-            match sim.as_user(|api| api.delete(Kind::Pod, &key, &opts)) {
-                Ok(_) => waiting.push((key, p.meta().uid.clone())),
-                Err(e) if e.is_not_found() => waiting.push((key, p.meta().uid.clone())),
-                Err(e) => {
-                    let what = if self.opts.eviction { "evicting" } else { "deleting" };
-                    let err = format!("error when {what} pods/{:?} -n {:?}: {e}", key.name, key.namespace);
+            let uid = p.meta().uid.clone();
+            match remove(&self.opts, sim, &key, &uid) {
+                Removed::Yes => waiting.push((key, uid, None)),
+                Removed::Later(msg) => {
+                    poll.stderr.push_str(&msg);
+                    waiting.push((key, uid, Some(sim.now() + EVICTION_RETRY)));
+                }
+                Removed::Failed(err) => {
                     self.fail(poll, node, err);
                     return;
                 }
@@ -312,6 +333,37 @@ impl Drain {
         }
         self.next_check = sim.now();
         self.current = Some(Draining { node, pods: waiting, started: sim.now() });
+    }
+}
+
+/// What asking for a pod's removal gave.
+enum Removed {
+    /// Evicted or deleted (or already gone): wait for it to go.
+    Yes,
+    /// 429 TooManyRequests (a disruption budget): kubectl's line, and ask again after [`EVICTION_RETRY`].
+    Later(String),
+    /// Any other error: the node's drain fails with it.
+    Failed(String),
+}
+
+/// `POST pods/NAME/eviction`, or `DELETE` with `--disable-eviction`: both with drain's grace period and the pod's
+/// uid as precondition.
+fn remove(drain: &DrainOptions, sim: &mut Sim, key: &ObjKey, uid: &Str) -> Removed {
+    let opts =
+        DeleteOptions { grace_period_seconds: drain.grace, propagation: None, preconditions_uid: Some(uid.clone()) };
+    let eviction = drain.eviction;
+    let r = sim.as_user(|api| if eviction { api.evict(key, &opts) } else { api.delete(Kind::Pod, key, &opts) });
+    match r {
+        Ok(_) => Removed::Yes,
+        Err(e) if e.is_not_found() => Removed::Yes,
+        Err(e) if e.code() == 429 => Removed::Later(format!(
+            "error when evicting pods/{:?} -n {:?} (will retry after 5s): {e}\n",
+            key.name, key.namespace
+        )),
+        Err(e) => {
+            let what = if eviction { "evicting" } else { "deleting" };
+            Removed::Failed(format!("error when {what} pods/{:?} -n {:?}: {e}", key.name, key.namespace))
+        }
     }
 }
 

@@ -88,6 +88,14 @@ pub const RESOURCES: &[Resource] = &[
         version: "v1",
         verbs: RW,
     },
+    Resource {
+        kind: Kind::PodDisruptionBudget,
+        singular: "poddisruptionbudget",
+        short_names: &["pdb"],
+        group: "policy",
+        version: "v1",
+        verbs: RW,
+    },
 ];
 
 /// The discovery entry of `kind`.

@@ -7,7 +7,10 @@
 use serde::de::DeserializeOwned;
 
 use super::*;
-use crate::api::{ConfigMap, Deployment, Namespace, Node as ApiNode, Pod, ReplicaSet, Secret, Service, ServiceAccount};
+use crate::api::{
+    ConfigMap, Deployment, Namespace, Node as ApiNode, Pod, PodDisruptionBudget, ReplicaSet, Secret, Service,
+    ServiceAccount,
+};
 
 fn yaml_error(doc: &Doc, e: &serde_yaml::Error) -> ManifestError {
     let location = e.location().map(|l| (l.line(), l.column()));
@@ -41,6 +44,7 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
         Kind::Secret => Object::Secret(typed::<Secret>(doc, &mut ignored)?),
         Kind::ServiceAccount => Object::ServiceAccount(typed::<ServiceAccount>(doc, &mut ignored)?),
         Kind::Service => Object::Service(typed::<Service>(doc, &mut ignored)?),
+        Kind::PodDisruptionBudget => Object::PodDisruptionBudget(typed::<PodDisruptionBudget>(doc, &mut ignored)?),
         _ => unreachable!("filtered by APPLICABLE"),
     };
     // serde_ignored's `?` step below an optional struct is dropped (see the module's note).

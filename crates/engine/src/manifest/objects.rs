@@ -897,3 +897,76 @@ fn deployment_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<DeploymentCo
         Ok(())
     })
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// PodDisruptionBudget
+
+pub(crate) fn pdb<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodDisruptionBudget> {
+    object(
+        cx,
+        n,
+        "PodDisruptionBudget",
+        &["metadata", "spec", "status"],
+        &[],
+        |o: &mut PodDisruptionBudget, cx, key, v| {
+            match key {
+                "metadata" => o.metadata = meta(cx, v)?,
+                "spec" => o.spec = pdb_spec(cx, v)?,
+                _ => o.status = pdb_status(cx, v)?,
+            }
+            Ok(())
+        },
+    )
+}
+
+fn pdb_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodDisruptionBudgetSpec> {
+    const NAMES: &[&str] = &["minAvailable", "selector", "maxUnavailable", "unhealthyPodEvictionPolicy"];
+    object(cx, n, "PodDisruptionBudgetSpec", NAMES, &[], |s: &mut PodDisruptionBudgetSpec, cx, key, v| {
+        match key {
+            "minAvailable" => s.min_available = cx.option(v, int_or_string)?,
+            "selector" => s.selector = cx.option(v, selector)?,
+            "maxUnavailable" => s.max_unavailable = cx.option(v, int_or_string)?,
+            _ => s.unhealthy_pod_eviction_policy = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn pdb_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodDisruptionBudgetStatus> {
+    const NAMES: &[&str] = &[
+        "observedGeneration",
+        "disruptedPods",
+        "disruptionsAllowed",
+        "currentHealthy",
+        "desiredHealthy",
+        "expectedPods",
+        "conditions",
+    ];
+    object(cx, n, "PodDisruptionBudgetStatus", NAMES, &[], |s: &mut PodDisruptionBudgetStatus, cx, key, v| {
+        match key {
+            "observedGeneration" => s.observed_generation = cx.i64(v)?,
+            "disruptedPods" => s.disrupted_pods = cx.labels(v)?,
+            "disruptionsAllowed" => s.disruptions_allowed = cx.i32(v)?,
+            "currentHealthy" => s.current_healthy = cx.i32(v)?,
+            "desiredHealthy" => s.desired_healthy = cx.i32(v)?,
+            "expectedPods" => s.expected_pods = cx.i32(v)?,
+            _ => s.conditions = cx.seq(v, pdb_condition)?,
+        }
+        Ok(())
+    })
+}
+
+fn pdb_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PdbCondition> {
+    const NAMES: &[&str] = &["type", "status", "observedGeneration", "lastTransitionTime", "reason", "message"];
+    object(cx, n, "PdbCondition", NAMES, CONDITION_REQUIRED, |c: &mut PdbCondition, cx, key, v| {
+        match key {
+            "type" => c.type_ = cx.string(v)?,
+            "status" => c.status = cx.string(v)?,
+            "observedGeneration" => c.observed_generation = cx.i64(v)?,
+            "lastTransitionTime" => c.last_transition_time = cx.option(v, time)?,
+            "reason" => c.reason = cx.string(v)?,
+            _ => c.message = cx.string(v)?,
+        }
+        Ok(())
+    })
+}

@@ -49,6 +49,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::ServiceAccount => &["NAME", "SECRETS", "AGE"],
         Kind::Service => &["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"],
         Kind::EndpointSlice => &["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"],
+        Kind::PodDisruptionBudget => &["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"],
     };
     let wide: &[&str] = match kind {
         Kind::Pod => &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
@@ -125,6 +126,16 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
         }
         Object::ServiceAccount(sa) => {
             cells.extend([name, sa.secrets.len().to_string(), since(sa.metadata.creation_timestamp, now)]);
+        }
+        Object::PodDisruptionBudget(p) => {
+            let or_na = |v: &Option<crate::api::IntOrString>| v.as_ref().map_or("N/A".to_string(), |v| v.to_string());
+            cells.extend([
+                name,
+                or_na(&p.spec.min_available),
+                or_na(&p.spec.max_unavailable),
+                p.status.disruptions_allowed.to_string(),
+                since(p.metadata.creation_timestamp, now),
+            ]);
         }
     }
     if opts.show_labels {

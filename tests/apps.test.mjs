@@ -1,0 +1,129 @@
+// Services and the simulated applications behind them: [data-testid=service] shows a Service's ready endpoints
+// (data-endpoints); a pod's detail panel makes its application fail readiness or liveness, or crash
+// ([data-testid=pod-fail-readiness], [data-testid=pod-fail-liveness], [data-testid=pod-crash], kubeloop's own
+// input); pods carry data-ready and data-restarts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  TEST_TIMEOUT,
+  sharedBrowser,
+  withPage,
+  waitFor,
+  setSpeed,
+  podByName,
+  runningPodNames,
+  screenshot,
+  setEditorText,
+  clickApply,
+  cssString,
+} from './lib.mjs';
+
+const browser = sharedBrowser();
+
+const APP = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        readinessProbe:
+          httpGet: {path: /ready, port: 80}
+          periodSeconds: 5
+        livenessProbe:
+          httpGet: {path: /healthz, port: 80}
+        resources:
+          requests: {cpu: 100m, memory: 64Mi}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector: {app: web}
+  ports:
+  - port: 80
+`;
+
+const service = (page, name) => page.locator(`[data-testid=service][data-name=${cssString(name)}]`).first();
+
+async function endpoints(page, name) {
+  const v = await service(page, name).getAttribute('data-endpoints');
+  return v === null ? null : Number(v);
+}
+
+async function podAttr(page, name, attr) {
+  return page.locator(podByName(name)).first().getAttribute(attr);
+}
+
+test('a Service shows its ready pods; a pod that fails readiness leaves and comes back; a crash restarts it', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    await setSpeed(page, 10);
+    await setEditorText(page, APP);
+    const result = await clickApply(page);
+    assert.match(result, /service\/web created/, result);
+    await waitFor(async () => (await endpoints(page, 'web')) === 3, {
+      timeout: 90_000,
+      message: async () => `3 ready endpoints (now ${await endpoints(page, 'web')})`,
+    });
+    const names = await runningPodNames(page);
+    const victim = names[0];
+    assert.equal(await podAttr(page, victim, 'data-ready'), 'true');
+    assert.equal(await podAttr(page, victim, 'data-restarts'), '0');
+    await screenshot(page, 'apps-service');
+
+    // Fail its readiness: after three failures 5 s apart it is not ready and leaves the Service.
+    await page.locator(podByName(victim)).first().click();
+    const failReady = page.locator('[data-testid=pod-fail-readiness]:visible').first();
+    await failReady.waitFor({ state: 'visible', timeout: 10_000 });
+    await failReady.click();
+    await waitFor(async () => (await podAttr(page, victim, 'data-ready')) === 'false', {
+      timeout: 60_000,
+      message: 'the pod turns not ready',
+    });
+    await waitFor(async () => (await endpoints(page, 'web')) === 2, {
+      timeout: 60_000,
+      message: async () => `2 ready endpoints (now ${await endpoints(page, 'web')})`,
+    });
+    const listed = await service(page, 'web').innerText();
+    assert.ok(!listed.includes(victim), `the Service no longer lists ${victim}: ${listed}`);
+    assert.equal(await failReady.getAttribute('aria-pressed'), 'true', 'the toggle says the check fails');
+    await screenshot(page, 'apps-not-ready');
+
+    // Pass again: back in the endpoints.
+    await failReady.click();
+    await waitFor(async () => (await endpoints(page, 'web')) === 3, {
+      timeout: 60_000,
+      message: async () => `back to 3 ready endpoints (now ${await endpoints(page, 'web')})`,
+    });
+
+    // Crash it: the kubelet restarts the container and the pod counts a restart.
+    await page.locator('[data-testid=pod-crash]:visible').first().click();
+    await waitFor(async () => (await podAttr(page, victim, 'data-restarts')) === '1', {
+      timeout: 60_000,
+      message: async () => `one restart (now ${await podAttr(page, victim, 'data-restarts')})`,
+    });
+    await waitFor(async () => (await podAttr(page, victim, 'data-ready')) === 'true', {
+      timeout: 60_000,
+      message: 'ready again after the restart',
+    });
+
+    // Fail liveness: killed after three failures and restarted, again and again.
+    await page.locator('[data-testid=pod-fail-liveness]:visible').first().click();
+    await waitFor(async () => Number(await podAttr(page, victim, 'data-restarts')) >= 2, {
+      timeout: 90_000,
+      message: async () => `restarted by its liveness check (now ${await podAttr(page, victim, 'data-restarts')})`,
+    });
+    const detail = await page.locator('[data-testid=pod-detail]').first().innerText();
+    assert.match(detail, /failed liveness probe, will be restarted/, detail);
+    await screenshot(page, 'apps-liveness');
+  });
+});
