@@ -68,9 +68,10 @@ pub struct PdbCondition {
     pub observed_generation: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
-    #[serde(default, skip_serializing_if = "is_empty_str")]
+    /// `metav1.Condition`: reason and message are always written.
+    #[serde(default)]
     pub reason: Str,
-    #[serde(default, skip_serializing_if = "is_empty_str")]
+    #[serde(default)]
     pub message: Str,
 }
 

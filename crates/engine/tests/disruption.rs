@@ -1,0 +1,207 @@
+//! PodDisruptionBudgets: the disruption controller's status (pkg/controller/disruption), the eviction subresource
+//! that reads it (429 `Cannot evict pod as it would violate the pod's disruption budget.`), `kubectl drain`
+//! retrying refused evictions every 5 s until its timeout, and the taint eviction controller, which deletes
+//! without asking any budget.
+
+mod common;
+
+use common::{check, golden, kubectl, kubectl_stdin, pods};
+use kubeloop_engine::api::{Kind, ObjKey, PodDisruptionBudget};
+use kubeloop_engine::kubectl::Output;
+use kubeloop_engine::sim::Sim;
+use kubeloop_engine::store::DeleteOptions;
+use kubeloop_engine::time::{MINUTE, SECOND};
+
+fn pdb_yaml(spec: &str) -> String {
+    format!(
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  {spec}\n  selector:\n    matchLabels: {{app: web}}\n"
+    )
+}
+
+fn with_pdb(spec: &str) -> Sim {
+    let mut sim = common::cluster();
+    let out = kubectl_stdin(&mut sim, "apply -f -", &pdb_yaml(spec));
+    assert_eq!(out.code, 0, "{out:?}");
+    sim.run_for(5 * SECOND);
+    sim
+}
+
+fn pdb(sim: &Sim) -> PodDisruptionBudget {
+    let o = sim.store().peek(Kind::PodDisruptionBudget, &ObjKey::new("default", "web"));
+    o.and_then(|o| o.as_pdb().cloned()).expect("pdb")
+}
+
+fn status(sim: &Sim) -> (i32, i32, i32, i32) {
+    let s = pdb(sim).status;
+    (s.current_healthy, s.desired_healthy, s.expected_pods, s.disruptions_allowed)
+}
+
+fn live_pods(sim: &Sim) -> Vec<String> {
+    pods(sim).iter().filter(|p| !p.metadata.is_terminating()).map(|p| p.metadata.name.to_string()).collect()
+}
+
+fn evict(sim: &mut Sim, name: &str) -> Result<(), String> {
+    let key = ObjKey::new("default", name);
+    sim.as_user(|api| api.evict(&key, &DeleteOptions::default())).map(|_| ()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_disruption_controller_counts_healthy_desired_and_expected_pods() {
+    let sim = with_pdb("minAvailable: 2");
+    assert_eq!(status(&sim), (3, 2, 3, 1), "(currentHealthy, desiredHealthy, expectedPods, disruptionsAllowed)");
+    let p = pdb(&sim);
+    assert_eq!(p.status.observed_generation, p.metadata.generation);
+    let c = p.allowed_condition().expect("DisruptionAllowed");
+    assert_eq!((&*c.status, &*c.reason), ("True", "SufficientPods"));
+
+    // maxUnavailable and percentages take the expected count from the Deployment's scale.
+    assert_eq!(status(&with_pdb("maxUnavailable: 1")), (3, 2, 3, 1));
+    assert_eq!(status(&with_pdb("minAvailable: \"50%\"")), (3, 2, 3, 1), "50% of 3 rounds up to 2");
+    assert_eq!(status(&with_pdb("maxUnavailable: 0")), (3, 3, 3, 0));
+    let p = pdb(&with_pdb("minAvailable: 3"));
+    let c = p.allowed_condition().expect("DisruptionAllowed");
+    assert_eq!((&*c.status, &*c.reason), ("False", "InsufficientPods"));
+}
+
+#[test]
+fn an_eviction_takes_a_disruption_and_the_next_is_refused_with_429() {
+    let mut sim = with_pdb("minAvailable: 2");
+    let names = live_pods(&sim);
+    assert_eq!(evict(&mut sim, &names[0]), Ok(()));
+    let p = pdb(&sim);
+    assert_eq!(p.status.disruptions_allowed, 0, "the eviction took the one allowed");
+    assert!(p.status.disrupted_pods.contains_key(names[0].as_str()), "{:?}", p.status.disrupted_pods);
+    let evicted = pods(&sim).into_iter().find(|p| *p.metadata.name == *names[0]).expect("still terminating");
+    let target = evicted.condition("DisruptionTarget").cloned().expect("DisruptionTarget");
+    assert_eq!((&*target.reason, &*target.message), ("EvictionByEvictionAPI", "Eviction API: evicting"));
+    assert_eq!(
+        evict(&mut sim, &names[1]),
+        Err("Cannot evict pod as it would violate the pod's disruption budget.".to_string())
+    );
+    // kubectl's way of printing it.
+    let err = sim
+        .as_user(|api| api.evict(&ObjKey::new("default", &names[1]), &DeleteOptions::default()))
+        .expect_err("refused");
+    assert_eq!((err.code(), err.reason()), (429, "TooManyRequests"));
+    // The replacement becomes ready: a disruption is allowed again.
+    sim.run_for(MINUTE);
+    assert_eq!(status(&sim), (3, 2, 3, 1));
+    assert!(pdb(&sim).status.disrupted_pods.is_empty(), "the evicted pod is gone from the map");
+    assert_eq!(evict(&mut sim, &names[1]), Ok(()));
+}
+
+#[test]
+fn pods_no_budget_selects_and_pending_pods_are_evicted_at_once() {
+    let mut sim = with_pdb("minAvailable: 3");
+    let names = live_pods(&sim);
+    assert!(evict(&mut sim, &names[0]).is_err(), "every pod is needed");
+    let out = kubectl_stdin(
+        &mut sim,
+        "apply -f -",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: lone\n  labels: {app: other}\nspec:\n  containers:\n  - {name: c, image: busybox}\n",
+    );
+    assert_eq!(out.code, 0);
+    sim.run_for(30 * SECOND);
+    assert_eq!(evict(&mut sim, "lone"), Ok(()), "no budget selects it");
+    assert_eq!(evict(&mut sim, "nope"), Err("pods \"nope\" not found".to_string()));
+}
+
+/// Runs a drain to its end (or `limit`), its output as kubectl prints it.
+fn drain(sim: &mut Sim, line: &str, limit: u64) -> (String, Output) {
+    let mut out = kubectl(sim, line);
+    let mut text = format!("$ kubectl {line}\n{}", out.text());
+    if let Some(f) = out.follow.as_mut() {
+        let end = sim.now() + limit;
+        while sim.now() < end {
+            sim.run_for(SECOND);
+            let p = f.poll(sim);
+            text.push_str(&p.warnings);
+            text.push_str(&p.stdout);
+            text.push_str(&p.stderr);
+            if p.done {
+                out.code = p.code;
+                break;
+            }
+        }
+    }
+    (text, out)
+}
+
+fn node_of(sim: &Sim, pod: &str) -> String {
+    pods(sim).iter().find(|p| *p.metadata.name == *pod).map(|p| p.spec.node_name.to_string()).unwrap_or_default()
+}
+
+#[test]
+fn a_budget_makes_drain_wait_until_the_replacement_is_ready() {
+    // Pods that are ready 20 s after they start (a readiness probe's initial delay).
+    let mut sim = Sim::new(kubeloop_engine::sim::SimConfig { seed: 1, ..Default::default() });
+    for _ in 0..3 {
+        sim.add_node(kubeloop_engine::kubelet::NodeConfig::default()).expect("node");
+    }
+    let web = common::web(3).yaml().replace(
+        "        image: nginx:1.27\n",
+        "        image: nginx:1.27\n        readinessProbe:\n          tcpSocket: {port: 80}\n          initialDelaySeconds: 20\n",
+    );
+    assert!(web.contains("readinessProbe"), "{web}");
+    kubectl_stdin(&mut sim, "apply -f -", &web);
+    kubectl_stdin(&mut sim, "apply -f -", &pdb_yaml("minAvailable: 2"));
+    sim.run_for(2 * MINUTE);
+    assert_eq!(status(&sim), (3, 2, 3, 1));
+    let names = live_pods(&sim);
+    let (first, second) = (node_of(&sim, &names[0]), node_of(&sim, &names[1]));
+    assert_ne!(first, second, "the three pods are spread over the three nodes");
+    let (text, out) = drain(&mut sim, &format!("drain {first}"), 2 * MINUTE);
+    assert_eq!(out.code, 0, "{text}");
+    assert!(text.contains(&format!("node/{first} drained")), "{text}");
+    // Straight after: the second node's pod is refused until the first one's replacement is ready.
+    let (text, out) = drain(&mut sim, &format!("drain {second}"), 2 * MINUTE);
+    assert_eq!(out.code, 0, "{text}");
+    let refused = format!(
+        "error when evicting pods/\"{}\" -n \"default\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.\n",
+        names[1]
+    );
+    assert!(text.contains(&refused), "{text}");
+    assert!(text.contains(&format!("pod/{} evicted\nnode/{second} drained\n", names[1])), "{text}");
+    golden("drain-pdb-waits", &text);
+}
+
+#[test]
+fn drain_gives_up_at_its_timeout_when_the_budget_allows_nothing() {
+    let mut sim = with_pdb("minAvailable: 3");
+    let node = node_of(&sim, &live_pods(&sim)[0]);
+    let (text, out) = drain(&mut sim, &format!("drain {node} --timeout=20s"), MINUTE);
+    assert_eq!(out.code, 1, "{text}");
+    let retries = text.matches("(will retry after 5s)").count();
+    assert!((4..=5).contains(&retries), "every 5 s for 20 s: {retries}\n{text}");
+    assert!(text.contains("global timeout reached: 20s"), "{text}");
+    assert!(text.contains("There are pending nodes to be drained:"), "{text}");
+    assert_eq!(live_pods(&sim).len(), 3, "nothing was evicted");
+}
+
+#[test]
+fn the_taint_eviction_controller_does_not_ask_the_budget() {
+    let mut sim = with_pdb("minAvailable: 3");
+    let node = node_of(&sim, &live_pods(&sim)[0]);
+    sim.kill_node(&node).expect("kill");
+    // 50 s to NotReady/Unknown, then the 300 s default toleration of the unreachable taint.
+    sim.run_for(7 * MINUTE);
+    let evicted: Vec<String> =
+        pods(&sim).iter().filter(|p| p.metadata.is_terminating()).map(|p| p.metadata.name.to_string()).collect();
+    assert_eq!(evicted.len(), 1, "the dead node's pod was deleted although the budget allows no disruption");
+    assert_eq!(pdb(&sim).status.disruptions_allowed, 0);
+}
+
+#[test]
+fn kubectl_shows_budgets_as_kubectl_does() {
+    let mut sim = with_pdb("minAvailable: 2");
+    check(&mut sim, "pdb-get", "get pdb");
+    check(&mut sim, "pdb-describe", "describe pdb web");
+    check(&mut sim, "pdb-yaml", "get pdb web -o yaml");
+    let both = pdb_yaml("minAvailable: 2\n  maxUnavailable: 1");
+    let out = kubectl_stdin(&mut sim, "apply -f -", &both);
+    golden("pdb-both-set", &format!("$ kubectl apply -f - (minAvailable and maxUnavailable)\n{}", out.text()));
+    let bad = pdb_yaml("maxUnavailable: \"150%\"");
+    let out = kubectl_stdin(&mut sim, "apply -f -", &bad);
+    assert!(out.stderr.contains("spec.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not be greater than 100%"), "{out:?}");
+    check(&mut sim, "pdb-explain", "explain pdb.spec");
+}
