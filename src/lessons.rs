@@ -34,6 +34,8 @@ pub enum Figure {
     Restarts,
     /// Per Deployment: its Progressing condition and the new ReplicaSet's ready pods.
     Rollout,
+    /// Per PodDisruptionBudget: healthy, desired and allowed disruptions; and the cordoned nodes.
+    Budgets,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -53,7 +55,7 @@ pub struct Lesson {
     pub events: Option<&'static str>,
 }
 
-pub const LESSONS: [Lesson; 10] = [
+pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "self-healing",
         title: "Self-healing",
@@ -164,6 +166,17 @@ pub const LESSONS: [Lesson; 10] = [
         figures: &[Figure::Rollout, Figure::Endpoints, Figure::Restarts],
         offer_fast_demo: false,
         speed: 5,
+        events: None,
+    },
+    Lesson {
+        id: "pdb-drain",
+        title: "A disruption budget makes drain wait",
+        watch: "Two nodes are drained for maintenance while a PodDisruptionBudget keeps at least 2 of the 3 web pods available. \
+                The first eviction takes the one disruption allowed; the second is refused with 429 (see kubectl's \"will retry after 5s\" lines) until the first pod's replacement is ready on the third node, 15 s after it starts.",
+        scenario: include_str!("../examples/lessons/pdb-drain.yaml"),
+        figures: &[Figure::Budgets, Figure::Deployments],
+        offer_fast_demo: false,
+        speed: 2,
         events: None,
     },
 ];

@@ -247,7 +247,7 @@ fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mu
             };
             out.push(("replicaset: failed reconciles, retried after".into(), shown));
         }
-        Figure::Endpoints | Figure::Restarts | Figure::Rollout => app_figure(sim, f, out),
+        Figure::Endpoints | Figure::Restarts | Figure::Rollout | Figure::Budgets => app_figure(sim, f, out),
         Figure::DeadNodes => {
             for k in sim.kubelets().iter().filter(|k| !k.alive) {
                 let node = sim.store().peek(Kind::Node, &ObjKey::cluster(&k.name)).and_then(|o| o.as_node());
@@ -304,6 +304,28 @@ fn app_figure(sim: &Sim, f: Figure, out: &mut Vec<(String, String)>) {
                         d.status.updated_replicas, d.status.available_replicas
                     ),
                 ));
+            }
+        }
+        Figure::Budgets => {
+            for p in sim.store().objects(Kind::PodDisruptionBudget).filter_map(|o| o.as_pdb()) {
+                let st = &p.status;
+                out.push((
+                    format!("pdb/{}", p.metadata.name),
+                    format!(
+                        "healthy {} of {} needed · allowed disruptions {}",
+                        st.current_healthy, st.desired_healthy, st.disruptions_allowed
+                    ),
+                ));
+            }
+            let cordoned: Vec<String> = sim
+                .store()
+                .objects(Kind::Node)
+                .filter_map(|o| o.as_node())
+                .filter(|n| n.spec.unschedulable)
+                .map(|n| n.metadata.name.to_string())
+                .collect();
+            if !cordoned.is_empty() {
+                out.push(("cordoned".into(), cordoned.join(", ")));
             }
         }
         _ => {}

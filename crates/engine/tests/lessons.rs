@@ -62,7 +62,7 @@ fn every_lesson_file_runs_to_its_end_without_an_error() {
         .filter_map(|e| e.path().file_stem().map(|s| s.to_string_lossy().into_owned()))
         .collect();
     ids.sort();
-    assert_eq!(ids.len(), 10, "{ids:?}");
+    assert_eq!(ids.len(), 11, "{ids:?}");
     for id in &ids {
         if id == "polling-vs-informers" {
             continue; // 1,000 pods: below, once
@@ -291,6 +291,30 @@ fn crashing_rollout_lesson_stalls_at_the_progress_deadline_while_the_old_pods_se
     assert!(pods(run.sim()).iter().all(|p| p.spec.containers[0].image.as_ref() == "nginx:1.27"));
     assert_eq!(live_running(run.sim()), 3);
     assert_eq!(progressing(run.sim()).as_deref(), Some("NewReplicaSetAvailable"));
+}
+
+#[test]
+fn pdb_drain_lesson_the_budget_holds_while_drain_waits() {
+    let sc = lesson("pdb-drain");
+    let mut run = sc.start(RunOptions::default()).expect("start");
+    run.run_to(59 * SECOND);
+    assert_eq!(live_running(run.sim()), 3);
+    // While the drain runs, at least two web pods are ready at every second.
+    let ready = |sim: &Sim| pods(sim).iter().filter(|p| !p.metadata.is_terminating() && p.is_ready()).count();
+    while run.sim().now() < 2 * MINUTE {
+        run.run_to(run.sim().now() + SECOND);
+        assert!(ready(run.sim()) >= 2, "the budget holds at {} ms: {} ready", run.sim().now(), ready(run.sim()));
+    }
+    let said = results(&run).join("\n");
+    assert!(
+        said.contains("(will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget."),
+        "{said}"
+    );
+    assert!(said.contains("node/node-1 drained") && said.contains("node/node-2 drained"), "{said}");
+    run.run_to(run.until());
+    assert_eq!(live_running(run.sim()), 3);
+    let on_third = pods(run.sim()).iter().filter(|p| &*p.spec.node_name == "node-3").count();
+    assert_eq!(on_third, 3, "every pod moved to the node left (uncordoning moves nothing back)");
 }
 
 // ---- behaviours the lessons lean on ----------------------------------------------------------------------------
