@@ -23,17 +23,17 @@ const browser = sharedBrowser();
 const APP = `apiVersion: apps/v1
 kind: Deployment
 metadata:
-  name: web
+  name: shop
 spec:
   replicas: 3
   selector:
-    matchLabels: {app: web}
+    matchLabels: {app: shop}
   template:
     metadata:
-      labels: {app: web}
+      labels: {app: shop}
     spec:
       containers:
-      - name: web
+      - name: shop
         image: nginx:1.27
         readinessProbe:
           httpGet: {path: /ready, port: 80}
@@ -46,9 +46,9 @@ spec:
 apiVersion: v1
 kind: Service
 metadata:
-  name: web
+  name: shop
 spec:
-  selector: {app: web}
+  selector: {app: shop}
   ports:
   - port: 80
 `;
@@ -69,12 +69,13 @@ test('a Service shows its ready pods; a pod that fails readiness leaves and come
     await setSpeed(page, 10);
     await setEditorText(page, APP);
     const result = await clickApply(page);
-    assert.match(result, /service\/web created/, result);
-    await waitFor(async () => (await endpoints(page, 'web')) === 3, {
+    assert.match(result, /service\/shop created/, result);
+    await waitFor(async () => (await endpoints(page, 'shop')) === 3, {
       timeout: 90_000,
-      message: async () => `3 ready endpoints (now ${await endpoints(page, 'web')})`,
+      message: async () => `3 ready endpoints (now ${await endpoints(page, 'shop')})`,
     });
-    const names = await runningPodNames(page);
+    const names = (await runningPodNames(page)).filter((n) => n.startsWith('shop-'));
+    assert.equal(names.length, 3, `three shop pods: ${names}`);
     const victim = names[0];
     assert.equal(await podAttr(page, victim, 'data-ready'), 'true');
     assert.equal(await podAttr(page, victim, 'data-restarts'), '0');
@@ -89,20 +90,20 @@ test('a Service shows its ready pods; a pod that fails readiness leaves and come
       timeout: 60_000,
       message: 'the pod turns not ready',
     });
-    await waitFor(async () => (await endpoints(page, 'web')) === 2, {
+    await waitFor(async () => (await endpoints(page, 'shop')) === 2, {
       timeout: 60_000,
-      message: async () => `2 ready endpoints (now ${await endpoints(page, 'web')})`,
+      message: async () => `2 ready endpoints (now ${await endpoints(page, 'shop')})`,
     });
-    const listed = await service(page, 'web').innerText();
+    const listed = await service(page, 'shop').innerText();
     assert.ok(!listed.includes(victim), `the Service no longer lists ${victim}: ${listed}`);
     assert.equal(await failReady.getAttribute('aria-pressed'), 'true', 'the toggle says the check fails');
     await screenshot(page, 'apps-not-ready');
 
     // Pass again: back in the endpoints.
     await failReady.click();
-    await waitFor(async () => (await endpoints(page, 'web')) === 3, {
+    await waitFor(async () => (await endpoints(page, 'shop')) === 3, {
       timeout: 60_000,
-      message: async () => `back to 3 ready endpoints (now ${await endpoints(page, 'web')})`,
+      message: async () => `back to 3 ready endpoints (now ${await endpoints(page, 'shop')})`,
     });
 
     // Crash it: the kubelet restarts the container and the pod counts a restart.

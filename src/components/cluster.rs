@@ -310,24 +310,20 @@ fn Services(props: &ServicesProps) -> Html {
                 { for props.services.iter().map(|v| {
                     let ns = if &*v.key.namespace == "default" { String::new() } else { format!("{}/", v.key.namespace) };
                     let more = v.ready.saturating_sub(v.ready_pods.len());
-                    let title = format!(
-                        "svc/{}{} · {} {} · {} ready endpoint(s){}",
-                        ns, v.key.name, v.type_, v.cluster_ip, v.ready,
-                        if v.not_ready > 0 { format!(", {} not ready or terminating", v.not_ready) } else { String::new() }
-                    );
+                    let not = if v.not_ready > 0 { format!(", {} not ready or terminating", v.not_ready) } else { String::new() };
+                    let title = format!("svc/{ns}{} · {} {} · {} ready endpoint(s){not}", v.key.name, v.type_, v.cluster_ip, v.ready);
+                    let mut pods: Vec<&str> = v.ready_pods.iter().map(|p| &**p).collect();
+                    let more = if more > 0 { format!(" +{more}") } else { String::new() };
+                    if pods.is_empty() {
+                        pods.push("no ready pods");
+                    }
                     html! {
                         <li class={classes!("svc", (v.ready == 0).then_some("empty"))} data-testid="service"
                             data-name={v.key.name.to_string()} data-namespace={v.key.namespace.to_string()}
                             data-endpoints={v.ready.to_string()} {title}>
-                            <span class="svc-name">{ format!("svc/{ns}{}", v.key.name) }</span>
-                            <span class="svc-count">{ format!("{} ready", v.ready) }
-                                if v.not_ready > 0 { { format!(" · {} not", v.not_ready) } }
-                            </span>
-                            <span class="svc-pods">
-                                { for v.ready_pods.iter().map(|p| html! { <span class="svc-pod">{ p.to_string() }</span> }) }
-                                if more > 0 { <span class="muted">{ format!("+{more}") }</span> }
-                                if v.ready == 0 { <span class="muted">{ "no ready pods" }</span> }
-                            </span>
+                            <b>{ format!("svc/{ns}{}", v.key.name) }</b>
+                            { format!(" {} ready{} · ", v.ready, if v.not_ready > 0 { format!(", {} not", v.not_ready) } else { String::new() }) }
+                            <span class="svc-pods">{ format!("{}{more}", pods.join("  ")) }</span>
                         </li>
                     }
                 }) }
