@@ -148,6 +148,15 @@ fn default_pod_spec(spec: &mut PodSpec) {
     set(&mut spec.dns_policy, "ClusterFirst");
     set(&mut spec.scheduler_name, "default-scheduler");
     spec.termination_grace_period_seconds.get_or_insert(30);
+    // SetDefaults_SecretVolumeSource, SetDefaults_ConfigMapVolumeSource.
+    for v in &mut spec.volumes {
+        if let Some(c) = &mut v.config_map {
+            c.default_mode.get_or_insert(crate::api::env::DEFAULT_MODE);
+        }
+        if let Some(s) = &mut v.secret {
+            s.default_mode.get_or_insert(crate::api::env::DEFAULT_MODE);
+        }
+    }
     for c in &mut spec.containers {
         if c.image_pull_policy.is_empty() {
             // SetDefaults_Container: Always for :latest or no tag, else IfNotPresent.
@@ -688,7 +697,44 @@ fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
             }
         }
     }
+    // ValidateVolumes: a DNS label each, unique.
+    let mut volume_names = std::collections::BTreeSet::new();
+    for (i, v) in spec.volumes.iter().enumerate() {
+        let at = format!("{path}.volumes[{i}].name");
+        if v.name.is_empty() {
+            errs.push(FieldError::new(at, "Required value"));
+        } else if validate_dns_name(&v.name, false).is_err() {
+            errs.push(FieldError::new(
+                at,
+                format!("Invalid value: {}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", go_quote(&crate::limits::echo(&v.name))),
+            ));
+        } else if !volume_names.insert(v.name.clone()) {
+            errs.push(FieldError::new(at, format!("Duplicate value: {}", go_quote(&v.name))));
+        }
+    }
     for (i, c) in spec.containers.iter().enumerate() {
+        // ValidateEnv: a name each; a value or a source, not both.
+        for (j, e) in c.env.iter().enumerate() {
+            let at = format!("{path}.containers[{i}].env[{j}]");
+            if e.name.is_empty() {
+                errs.push(FieldError::new(format!("{at}.name"), "Required value"));
+            }
+            if let Some(src) = &e.value_from {
+                for (field, sel) in
+                    [("configMapKeyRef", &src.config_map_key_ref), ("secretKeyRef", &src.secret_key_ref)]
+                {
+                    if sel.as_ref().is_some_and(|s| s.key.is_empty()) {
+                        errs.push(FieldError::new(format!("{at}.valueFrom.{field}.key"), "Required value"));
+                    }
+                }
+            }
+            if e.value_from.is_some() && !e.value.is_empty() {
+                errs.push(FieldError::new(
+                    format!("{at}.valueFrom"),
+                    "Invalid value: \"\": may not be specified when `value` is not empty",
+                ));
+            }
+        }
         for t in [crate::api::ProbeType::Liveness, crate::api::ProbeType::Readiness, crate::api::ProbeType::Startup] {
             if let Some(p) = c.probe(t) {
                 validate_probe(p, t, &format!("{path}.containers[{i}].{}Probe", t.lower()), errs);

@@ -5,6 +5,7 @@
 pub mod conditions;
 pub mod config;
 pub mod endpointslice;
+pub mod env;
 pub mod labels;
 pub mod meta;
 pub mod poddisruptionbudget;
@@ -22,6 +23,10 @@ use serde::{Deserialize, Serialize};
 pub use conditions::{set_condition, Placement};
 pub use config::{ConfigMap, LocalObjectReference, Secret, ServiceAccount};
 pub use endpointslice::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
+pub use env::{
+    ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector, SecretVolumeSource,
+    SourceRef, Volume,
+};
 pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use poddisruptionbudget::{PdbCondition, PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus};

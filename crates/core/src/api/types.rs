@@ -214,6 +214,8 @@ pub struct PodTemplateSpec {
 #[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
 #[serde(rename_all = "camelCase")]
 pub struct PodSpec {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub volumes: Vec<super::Volume>,
     #[serde(default)]
     pub containers: Vec<Container>,
     #[serde(default, skip_serializing_if = "is_empty_str")]
@@ -252,6 +254,10 @@ pub struct Container {
     pub command: Vec<Str>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<Str>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_from: Vec<super::EnvFromSource>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<super::EnvVar>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub liveness_probe: Option<Probe>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

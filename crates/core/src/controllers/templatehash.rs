@@ -12,7 +12,8 @@
 //! server's protobuf: after defaulting (`SetDefaults_PodSpec`, `SetDefaults_Container`, the ports' TCP), with
 //! empty lists and maps absent (nil) and every quantity parsed again from its canonical text.
 //!
-//! Deviations: a field kubeloop does not keep (volumes, env, affinity, a security context with
+//! Deviations: a field kubeloop does not keep (volume sources other than emptyDir, secret and configMap, env
+//! values from fields or resources, affinity, a security context with
 //! content, ...) is printed as its zero value, so such a template hashes as if that field were unset (it is
 //! still hashed stably, and still distinct from every other template kubeloop keeps apart).
 
@@ -20,8 +21,8 @@ use std::fmt;
 
 use crate::api::quantity::GoAmount;
 use crate::api::{
-    Container, ContainerPort, IntOrString, Labels, ObjectMeta, PodSpec, PodTemplateSpec, Probe, Quantity, ResourceList,
-    Toleration,
+    Container, ContainerPort, EnvFromSource, EnvVar, IntOrString, Labels, ObjectMeta, PodSpec, PodTemplateSpec, Probe,
+    Quantity, ResourceList, Toleration, Volume,
 };
 
 /// `rand.SafeEncodeString`'s alphabet (no vowels, no confusable characters).
@@ -180,6 +181,85 @@ const CONTAINER: Fields = &[
     ("StdinOnce", "bool", Zero::Bool),
     ("TTY", "bool", Zero::Bool),
 ];
+
+const VOLUME: Fields = &[("Name", "string", Zero::Str), ("VolumeSource", "v1.VolumeSource", Zero::Nil)];
+
+const VOLUME_SOURCE: Fields = &[
+    ("HostPath", "*v1.HostPathVolumeSource", Zero::Nil),
+    ("EmptyDir", "*v1.EmptyDirVolumeSource", Zero::Nil),
+    ("GCEPersistentDisk", "*v1.GCEPersistentDiskVolumeSource", Zero::Nil),
+    ("AWSElasticBlockStore", "*v1.AWSElasticBlockStoreVolumeSource", Zero::Nil),
+    ("GitRepo", "*v1.GitRepoVolumeSource", Zero::Nil),
+    ("Secret", "*v1.SecretVolumeSource", Zero::Nil),
+    ("NFS", "*v1.NFSVolumeSource", Zero::Nil),
+    ("ISCSI", "*v1.ISCSIVolumeSource", Zero::Nil),
+    ("Glusterfs", "*v1.GlusterfsVolumeSource", Zero::Nil),
+    ("PersistentVolumeClaim", "*v1.PersistentVolumeClaimVolumeSource", Zero::Nil),
+    ("RBD", "*v1.RBDVolumeSource", Zero::Nil),
+    ("FlexVolume", "*v1.FlexVolumeSource", Zero::Nil),
+    ("Cinder", "*v1.CinderVolumeSource", Zero::Nil),
+    ("CephFS", "*v1.CephFSVolumeSource", Zero::Nil),
+    ("Flocker", "*v1.FlockerVolumeSource", Zero::Nil),
+    ("DownwardAPI", "*v1.DownwardAPIVolumeSource", Zero::Nil),
+    ("FC", "*v1.FCVolumeSource", Zero::Nil),
+    ("AzureFile", "*v1.AzureFileVolumeSource", Zero::Nil),
+    ("ConfigMap", "*v1.ConfigMapVolumeSource", Zero::Nil),
+    ("VsphereVolume", "*v1.VsphereVirtualDiskVolumeSource", Zero::Nil),
+    ("Quobyte", "*v1.QuobyteVolumeSource", Zero::Nil),
+    ("AzureDisk", "*v1.AzureDiskVolumeSource", Zero::Nil),
+    ("PhotonPersistentDisk", "*v1.PhotonPersistentDiskVolumeSource", Zero::Nil),
+    ("Projected", "*v1.ProjectedVolumeSource", Zero::Nil),
+    ("PortworxVolume", "*v1.PortworxVolumeSource", Zero::Nil),
+    ("ScaleIO", "*v1.ScaleIOVolumeSource", Zero::Nil),
+    ("StorageOS", "*v1.StorageOSVolumeSource", Zero::Nil),
+    ("CSI", "*v1.CSIVolumeSource", Zero::Nil),
+    ("Ephemeral", "*v1.EphemeralVolumeSource", Zero::Nil),
+    ("Image", "*v1.ImageVolumeSource", Zero::Nil),
+];
+
+const EMPTY_DIR: Fields = &[("Medium", "v1.StorageMedium", Zero::Str), ("SizeLimit", "*resource.Quantity", Zero::Nil)];
+
+const SECRET_VOLUME: Fields = &[
+    ("SecretName", "string", Zero::Str),
+    ("Items", "[]v1.KeyToPath", Zero::Nil),
+    ("DefaultMode", "*int32", Zero::Nil),
+    ("Optional", "*bool", Zero::Nil),
+];
+
+const CONFIG_MAP_VOLUME: Fields = &[
+    ("LocalObjectReference", "v1.LocalObjectReference", Zero::Nil),
+    ("Items", "[]v1.KeyToPath", Zero::Nil),
+    ("DefaultMode", "*int32", Zero::Nil),
+    ("Optional", "*bool", Zero::Nil),
+];
+
+const LOCAL_OBJECT_REFERENCE: Fields = &[("Name", "string", Zero::Str)];
+
+const ENV_VAR: Fields =
+    &[("Name", "string", Zero::Str), ("Value", "string", Zero::Str), ("ValueFrom", "*v1.EnvVarSource", Zero::Nil)];
+
+const ENV_VAR_SOURCE: Fields = &[
+    ("FieldRef", "*v1.ObjectFieldSelector", Zero::Nil),
+    ("ResourceFieldRef", "*v1.ResourceFieldSelector", Zero::Nil),
+    ("ConfigMapKeyRef", "*v1.ConfigMapKeySelector", Zero::Nil),
+    ("SecretKeyRef", "*v1.SecretKeySelector", Zero::Nil),
+    ("FileKeyRef", "*v1.FileKeySelector", Zero::Nil),
+];
+
+const KEY_SELECTOR: Fields = &[
+    ("LocalObjectReference", "v1.LocalObjectReference", Zero::Nil),
+    ("Key", "string", Zero::Str),
+    ("Optional", "*bool", Zero::Nil),
+];
+
+const ENV_FROM_SOURCE: Fields = &[
+    ("Prefix", "string", Zero::Str),
+    ("ConfigMapRef", "*v1.ConfigMapEnvSource", Zero::Nil),
+    ("SecretRef", "*v1.SecretEnvSource", Zero::Nil),
+];
+
+const ENV_SOURCE: Fields =
+    &[("LocalObjectReference", "v1.LocalObjectReference", Zero::Nil), ("Optional", "*bool", Zero::Nil)];
 
 const PROBE: Fields = &[
     ("ProbeHandler", "v1.ProbeHandler", Zero::Nil),
@@ -457,6 +537,7 @@ fn dump_meta<W: fmt::Write>(d: &mut Dump<'_, W>, m: &ObjectMeta) -> fmt::Result 
 
 fn dump_spec<W: fmt::Write>(d: &mut Dump<'_, W>, s: &PodSpec) -> fmt::Result {
     d.fields(POD_SPEC, |d, name, ty| match name {
+        "Volumes" => d.list(name, ty, &s.volumes, dump_volume),
         "Containers" => d.list(name, ty, &s.containers, dump_container),
         "RestartPolicy" => d.string(name, ty, &s.restart_policy),
         "TerminationGracePeriodSeconds" => d.optional(name, ty, s.termination_grace_period_seconds),
@@ -484,6 +565,8 @@ fn dump_container<W: fmt::Write>(d: &mut Dump<'_, W>, c: &Container) -> fmt::Res
         "Command" => d.list(name, ty, &c.command, |d, s| d.raw(s)),
         "Args" => d.list(name, ty, &c.args, |d, s| d.raw(s)),
         "Ports" => d.list(name, ty, &c.ports, dump_port),
+        "EnvFrom" => d.list(name, ty, &c.env_from, dump_env_from),
+        "Env" => d.list(name, ty, &c.env, dump_env),
         "LivenessProbe" => dump_probe(d, name, ty, c.liveness_probe.as_ref()),
         "ReadinessProbe" => dump_probe(d, name, ty, c.readiness_probe.as_ref()),
         "StartupProbe" => dump_probe(d, name, ty, c.startup_probe.as_ref()),
@@ -502,6 +585,79 @@ fn dump_container<W: fmt::Write>(d: &mut Dump<'_, W>, c: &Container) -> fmt::Res
         "TerminationMessagePolicy" => d.string(name, ty, "File"),
         "ImagePullPolicy" => d.string(name, ty, &c.image_pull_policy),
         _ => Ok(false),
+    })
+}
+
+/// An embedded `v1.LocalObjectReference`.
+fn dump_local_ref<W: fmt::Write>(d: &mut Dump<'_, W>, name: &str, ty: &str, r: &str) -> Result<bool, fmt::Error> {
+    d.nested(name, ty, LOCAL_OBJECT_REFERENCE, |d, name, ty| d.string(name, ty, r))
+}
+
+fn dump_env<W: fmt::Write>(d: &mut Dump<'_, W>, e: &EnvVar) -> fmt::Result {
+    d.fields(ENV_VAR, |d, name, ty| match name {
+        "Name" => d.string(name, ty, &e.name),
+        "Value" => d.string(name, ty, &e.value),
+        _ => d.nested_opt(name, ty, e.value_from.as_ref(), ENV_VAR_SOURCE, |d, src, name, ty| {
+            let sel = match name {
+                "ConfigMapKeyRef" => src.config_map_key_ref.as_ref(),
+                "SecretKeyRef" => src.secret_key_ref.as_ref(),
+                _ => None,
+            };
+            d.nested_opt(name, ty, sel, KEY_SELECTOR, |d, k, name, ty| match name {
+                "LocalObjectReference" => dump_local_ref(d, name, ty, &k.name),
+                "Key" => d.string(name, ty, &k.key),
+                _ => d.optional(name, ty, k.optional),
+            })
+        }),
+    })
+}
+
+fn dump_env_from<W: fmt::Write>(d: &mut Dump<'_, W>, e: &EnvFromSource) -> fmt::Result {
+    d.fields(ENV_FROM_SOURCE, |d, name, ty| {
+        let src = match name {
+            "Prefix" => return d.string(name, ty, &e.prefix),
+            "ConfigMapRef" => e.config_map_ref.as_ref(),
+            _ => e.secret_ref.as_ref(),
+        };
+        d.nested_opt(name, ty, src, ENV_SOURCE, |d, r, name, ty| match name {
+            "LocalObjectReference" => dump_local_ref(d, name, ty, &r.name),
+            _ => d.optional(name, ty, r.optional),
+        })
+    })
+}
+
+fn dump_volume<W: fmt::Write>(d: &mut Dump<'_, W>, v: &Volume) -> fmt::Result {
+    d.fields(VOLUME, |d, name, ty| match name {
+        "Name" => d.string(name, ty, &v.name),
+        _ => d.nested(name, ty, VOLUME_SOURCE, |d, name, ty| match name {
+            "EmptyDir" => d.nested_opt(name, ty, v.empty_dir.as_ref(), EMPTY_DIR, |d, e, name, ty| match name {
+                "Medium" => d.string(name, ty, &e.medium),
+                _ => match &e.size_limit {
+                    Some(q) => {
+                        d.field(name)?;
+                        d.ty(ty)?;
+                        dump_quantity(d, q)?;
+                        Ok(true)
+                    }
+                    None => Ok(false),
+                },
+            }),
+            "Secret" => d.nested_opt(name, ty, v.secret.as_ref(), SECRET_VOLUME, |d, s, name, ty| match name {
+                "SecretName" => d.string(name, ty, &s.secret_name),
+                "DefaultMode" => d.optional(name, ty, s.default_mode),
+                "Optional" => d.optional(name, ty, s.optional),
+                _ => Ok(false),
+            }),
+            "ConfigMap" => {
+                d.nested_opt(name, ty, v.config_map.as_ref(), CONFIG_MAP_VOLUME, |d, c, name, ty| match name {
+                    "LocalObjectReference" => dump_local_ref(d, name, ty, &c.name),
+                    "DefaultMode" => d.optional(name, ty, c.default_mode),
+                    "Optional" => d.optional(name, ty, c.optional),
+                    _ => Ok(false),
+                })
+            }
+            _ => Ok(false),
+        }),
     })
 }
 

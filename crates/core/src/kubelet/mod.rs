@@ -18,6 +18,7 @@ use crate::recorder::{EventKind, Recorder};
 use crate::store::{set_pod_condition, ClientId, DeleteOptions, Subresource};
 use crate::time::{Millis, MINUTE, SECOND};
 
+mod config;
 mod containers;
 
 pub use containers::{
@@ -136,6 +137,8 @@ pub struct PodRuntime {
     pub images: Vec<Str>,
     /// When the kubelet admitted the pod: its probe workers tick from here.
     pub admitted: Millis,
+    /// The volume manager's wait before it tries a failed mount again (0: no failure yet).
+    pub mount_retry: Millis,
     pub containers: Vec<ContainerRun>,
 }
 
@@ -426,6 +429,7 @@ impl Kubelet {
                     pulls: Vec::new(),
                     images,
                     admitted: now,
+                    mount_retry: 0,
                     containers,
                 };
                 let ip = format!("10.244.{}.{}", self.index % 256, self.next_ip);
@@ -531,6 +535,14 @@ impl Kubelet {
             (PodStep::Started, Stage::Starting) => {
                 let Some(obj) = api.store.peek(Kind::Pod, key).cloned() else { return Vec::new() };
                 let Some(pod) = obj.as_pod() else { return Vec::new() };
+                // The volume manager mounts the pod's volumes before any container starts.
+                if let Some((volume, err)) = config::mount_error(api, pod) {
+                    let msg = format!("MountVolume.SetUp failed for volume \"{volume}\" : {err}");
+                    self.recorder.event(api, &obj, EventKind::Warning, "FailedMount", &msg);
+                    let Some(rt) = self.pods.get_mut(key) else { return Vec::new() };
+                    rt.mount_retry = config::next_mount_retry(rt.mount_retry);
+                    return vec![(rt.mount_retry, key.clone(), uid.clone(), PodStep::Started)];
+                }
                 let pulls = rt.pulls.clone();
                 self.collect_images();
                 for (i, c) in pod.spec.containers.iter().enumerate() {
@@ -614,6 +626,16 @@ impl Kubelet {
         let b = self.behaviour(key, i, behaviours);
         let Some(pod) = obj.as_pod() else { return };
         let Some(spec) = pod.spec.containers.get(i) else { return };
+        // The container's environment is made from the ConfigMaps and Secrets it names, or it does not start.
+        if let Some(err) = config::env_error(api, &pod.metadata.namespace, spec) {
+            self.recorder.event(api, obj, EventKind::Warning, "Failed", &format!("Error: {err}"));
+            let Some(c) = self.pods.get_mut(key).and_then(|rt| rt.containers.get_mut(i)) else { return };
+            c.run = Run::Waiting { reason: "CreateContainerConfigError", message: err };
+            let at = now + config::CONFIG_RETRY;
+            c.sync_at = Some(at);
+            due.push((i, Due::Sync, at));
+            return;
+        }
         self.recorder.event(api, obj, EventKind::Normal, "Created", &format!("Created container: {}", spec.name));
         self.recorder.event(api, obj, EventKind::Normal, "Started", &format!("Started container {}", spec.name));
         let Some(rt) = self.pods.get_mut(key) else { return };
@@ -787,6 +809,10 @@ impl Kubelet {
                     Run::Exited(t) => {
                         let t = t.clone();
                         self.restart_or_back_off(api, &obj, key, i, t, runtime, behaviours, now, due);
+                    }
+                    Run::Waiting { reason: "CreateContainerConfigError", .. } => {
+                        self.start_container(api, &obj, key, i, behaviours, now, due);
+                        self.write_status(api, key, now);
                     }
                     Run::Waiting { reason: "CrashLoopBackOff", .. } => {
                         if let Some(t) = c.last.clone() {

@@ -468,8 +468,88 @@ fn describe_containers(
                 w.write(2, &format!("{title}:\t{}\n", p.describe()));
             }
         }
-        w.write(2, "Environment:\t<none>\n");
+        describe_env(w, c);
         w.write(2, "Mounts:\t<none>\n");
+    }
+}
+
+/// `describeContainerEnvFrom` (when there is any) and `describeContainerEnvVars`.
+fn describe_env(w: &mut Writer, c: &crate::api::Container) {
+    if !c.env_from.is_empty() {
+        w.write(2, "Environment Variables from:\n");
+        for e in &c.env_from {
+            let (from, r) = match (&e.config_map_ref, &e.secret_ref) {
+                (Some(r), _) => ("ConfigMap", r),
+                (_, Some(r)) => ("Secret", r),
+                _ => continue,
+            };
+            let optional = r.optional == Some(true);
+            if e.prefix.is_empty() {
+                w.write(3, &format!("{}\t{from}\tOptional: {optional}\n", r.name));
+            } else {
+                w.write(3, &format!("{}\t{from} with prefix '{}'\tOptional: {optional}\n", r.name, e.prefix));
+            }
+        }
+    }
+    if c.env.is_empty() {
+        w.write(2, "Environment:\t<none>\n");
+        return;
+    }
+    w.write(2, "Environment:\n");
+    for e in &c.env {
+        match &e.value_from {
+            None => {
+                for (i, line) in e.value.split('\n').enumerate() {
+                    if i == 0 {
+                        w.write(3, &format!("{}:\t{line}\n", e.name));
+                    } else {
+                        w.write(3, &format!("\t{line}\n"));
+                    }
+                }
+            }
+            Some(src) => {
+                if let Some(s) = &src.secret_key_ref {
+                    let optional = s.optional == Some(true);
+                    let text = format!("<set to the key '{}' in secret '{}'>", s.key, s.name);
+                    w.write(3, &format!("{}:\t{text}\tOptional: {optional}\n", e.name));
+                } else if let Some(s) = &src.config_map_key_ref {
+                    let optional = s.optional == Some(true);
+                    let text = format!("<set to the key '{}' of config map '{}'>", s.key, s.name);
+                    w.write(3, &format!("{}:\t{text}\tOptional: {optional}\n", e.name));
+                } else {
+                    w.write(3, &format!("{}:\t\n", e.name));
+                }
+            }
+        }
+    }
+}
+
+/// `describeVolumes`: the volumes kubeloop reads (others are dropped on apply with a warning).
+fn describe_volumes(w: &mut Writer, indent: &str, volumes: &[crate::api::Volume]) {
+    if volumes.is_empty() {
+        w.write(0, &format!("{indent}Volumes:\t<none>\n"));
+        return;
+    }
+    w.write(0, &format!("{indent}Volumes:\n"));
+    for v in volumes {
+        w.write(0, &format!("{indent}  {}:\n", v.name));
+        let line = |w: &mut Writer, k: &str, v: &str| w.write(0, &format!("{indent}    {k}:\t{v}\n"));
+        if let Some(c) = &v.config_map {
+            line(w, "Type", "ConfigMap (a volume populated by a ConfigMap)");
+            line(w, "Name", &c.name);
+            line(w, "Optional", if c.optional == Some(true) { "true" } else { "false" });
+        } else if let Some(s) = &v.secret {
+            line(w, "Type", "Secret (a volume populated by a Secret)");
+            line(w, "SecretName", &s.secret_name);
+            line(w, "Optional", if s.optional == Some(true) { "true" } else { "false" });
+        } else if let Some(e) = &v.empty_dir {
+            line(w, "Type", "EmptyDir (a temporary directory that shares a pod's lifetime)");
+            line(w, "Medium", &e.medium);
+            let limit = e.size_limit.as_ref().map_or("<unset>".to_string(), |q| q.as_str().to_string());
+            line(w, "SizeLimit", &limit);
+        } else {
+            line(w, "Type", "<unknown>");
+        }
     }
 }
 
@@ -516,7 +596,7 @@ fn describe_pod_template(w: &mut Writer, t: &PodTemplateSpec) {
         annotations_multiline(w, "  ", "Annotations", &t.metadata.annotations);
     }
     describe_containers(w, "Containers", &t.spec.containers, &[], "  ");
-    w.write(0, "  Volumes:\t<none>\n");
+    describe_volumes(w, "  ", &t.spec.volumes);
     labels_multiline(w, "  ", "Node-Selectors", &t.spec.node_selector);
     tolerations_multiline(w, "  ", "Tolerations", &t.spec.tolerations);
 }
@@ -593,7 +673,7 @@ fn describe_pod(w: &mut Writer, p: &Pod, now: Millis) {
             w.write(1, &format!("{} \t{} \n", c.type_, c.status));
         }
     }
-    w.write(0, "Volumes:\t<none>\n");
+    describe_volumes(w, "", &p.spec.volumes);
     w.write(0, &format!("QoS Class:\t{}\n", qos_class(&p.spec)));
     labels_multiline(w, "", "Node-Selectors", &p.spec.node_selector);
     tolerations_multiline(w, "", "Tolerations", &p.spec.tolerations);

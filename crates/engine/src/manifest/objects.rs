@@ -430,6 +430,7 @@ fn template<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodTemplateSpec> {
 
 fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
     const NAMES: &[&str] = &[
+        "volumes",
         "containers",
         "nodeName",
         "nodeSelector",
@@ -442,6 +443,7 @@ fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
     ];
     object(cx, n, "PodSpec", NAMES, &[], |s: &mut PodSpec, cx, key, v| {
         match key {
+            "volumes" => s.volumes = cx.seq(v, volume)?,
             "containers" => s.containers = cx.seq(v, container)?,
             "nodeName" => s.node_name = cx.string(v)?,
             "nodeSelector" => s.node_selector = cx.labels(v)?,
@@ -468,6 +470,8 @@ fn container<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Container> {
         "livenessProbe",
         "readinessProbe",
         "startupProbe",
+        "env",
+        "envFrom",
     ];
     object(cx, n, "Container", NAMES, &[], |c: &mut Container, cx, key, v| {
         match key {
@@ -480,7 +484,112 @@ fn container<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Container> {
             "args" => c.args = cx.strings(v)?,
             "livenessProbe" => c.liveness_probe = cx.option(v, probe)?,
             "readinessProbe" => c.readiness_probe = cx.option(v, probe)?,
-            _ => c.startup_probe = cx.option(v, probe)?,
+            "startupProbe" => c.startup_probe = cx.option(v, probe)?,
+            "env" => c.env = cx.seq(v, env_var)?,
+            _ => c.env_from = cx.seq(v, env_from)?,
+        }
+        Ok(())
+    })
+}
+
+fn env_var<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<EnvVar> {
+    object(cx, n, "EnvVar", &["name", "value", "valueFrom"], &[], |e: &mut EnvVar, cx, key, v| {
+        match key {
+            "name" => e.name = cx.string(v)?,
+            "value" => e.value = cx.string(v)?,
+            _ => {
+                e.value_from = cx.option(v, |cx, v| {
+                    const NAMES: &[&str] = &["configMapKeyRef", "secretKeyRef"];
+                    object(cx, v, "EnvVarSource", NAMES, &[], |s: &mut EnvVarSource, cx, key, v| {
+                        match key {
+                            "configMapKeyRef" => s.config_map_key_ref = cx.option(v, key_selector)?,
+                            _ => s.secret_key_ref = cx.option(v, key_selector)?,
+                        }
+                        Ok(())
+                    })
+                })?
+            }
+        }
+        Ok(())
+    })
+}
+
+fn key_selector<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<KeySelector> {
+    object(cx, n, "KeySelector", &["name", "key", "optional"], &[], |k: &mut KeySelector, cx, key, v| {
+        match key {
+            "name" => k.name = cx.string(v)?,
+            "key" => k.key = cx.string(v)?,
+            _ => k.optional = cx.option(v, Cx::bool)?,
+        }
+        Ok(())
+    })
+}
+
+fn env_from<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<EnvFromSource> {
+    const NAMES: &[&str] = &["prefix", "configMapRef", "secretRef"];
+    object(cx, n, "EnvFromSource", NAMES, &[], |e: &mut EnvFromSource, cx, key, v| {
+        match key {
+            "prefix" => e.prefix = cx.string(v)?,
+            "configMapRef" => e.config_map_ref = cx.option(v, source_ref)?,
+            _ => e.secret_ref = cx.option(v, source_ref)?,
+        }
+        Ok(())
+    })
+}
+
+fn source_ref<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<SourceRef> {
+    object(cx, n, "SourceRef", &["name", "optional"], &[], |r: &mut SourceRef, cx, key, v| {
+        match key {
+            "name" => r.name = cx.string(v)?,
+            _ => r.optional = cx.option(v, Cx::bool)?,
+        }
+        Ok(())
+    })
+}
+
+fn volume<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Volume> {
+    const NAMES: &[&str] = &["name", "emptyDir", "secret", "configMap"];
+    object(cx, n, "Volume", NAMES, &[], |vol: &mut Volume, cx, key, v| {
+        match key {
+            "name" => vol.name = cx.string(v)?,
+            "emptyDir" => {
+                vol.empty_dir = cx.option(v, |cx, v| {
+                    const NAMES: &[&str] = &["medium", "sizeLimit"];
+                    object(cx, v, "EmptyDirVolumeSource", NAMES, &[], |e: &mut EmptyDirVolumeSource, cx, key, v| {
+                        match key {
+                            "medium" => e.medium = cx.string(v)?,
+                            _ => e.size_limit = cx.option(v, quantity)?,
+                        }
+                        Ok(())
+                    })
+                })?
+            }
+            "secret" => {
+                vol.secret = cx.option(v, |cx, v| {
+                    const NAMES: &[&str] = &["secretName", "defaultMode", "optional"];
+                    object(cx, v, "SecretVolumeSource", NAMES, &[], |s: &mut SecretVolumeSource, cx, key, v| {
+                        match key {
+                            "secretName" => s.secret_name = cx.string(v)?,
+                            "defaultMode" => s.default_mode = cx.option(v, Cx::i32)?,
+                            _ => s.optional = cx.option(v, Cx::bool)?,
+                        }
+                        Ok(())
+                    })
+                })?
+            }
+            _ => {
+                vol.config_map = cx.option(v, |cx, v| {
+                    const NAMES: &[&str] = &["name", "defaultMode", "optional"];
+                    object(cx, v, "ConfigMapVolumeSource", NAMES, &[], |s: &mut ConfigMapVolumeSource, cx, key, v| {
+                        match key {
+                            "name" => s.name = cx.string(v)?,
+                            "defaultMode" => s.default_mode = cx.option(v, Cx::i32)?,
+                            _ => s.optional = cx.option(v, Cx::bool)?,
+                        }
+                        Ok(())
+                    })
+                })?
+            }
         }
         Ok(())
     })

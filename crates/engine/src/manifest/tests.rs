@@ -152,9 +152,22 @@ spec:
   priority: 0
   tolerations:
   - {key: k, operator: Exists, effect: NoExecute, tolerationSeconds: 300}
+  volumes:
+  - {name: a, configMap: {name: cm, defaultMode: 420, optional: false, items: [{key: k, path: p}]}}
+  - {name: b, secret: {secretName: s, optional: true}}
+  - {name: e, emptyDir: {medium: Memory, sizeLimit: 64Mi}}
+  - {name: h, hostPath: {path: /tmp}}
   containers:
   - name: c
     image: nginx
+    env:
+    - {name: A, value: x}
+    - {name: B, valueFrom: {configMapKeyRef: {name: cm, key: k, optional: true}}}
+    - {name: C, valueFrom: {secretKeyRef: {name: s, key: k}}}
+    - {name: D, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+    envFrom:
+    - {prefix: P_, configMapRef: {name: cm}}
+    - {secretRef: {name: s, optional: true}}
     imagePullPolicy: IfNotPresent
     command: [sh]
     args: [-c, echo]
