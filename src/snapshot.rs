@@ -705,6 +705,8 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
     let app = sim.pod_behaviour(key).map(|v| AppState {
         readiness_fails: v.iter().any(|(_, b)| b.readiness_fails),
         liveness_fails: v.iter().any(|(_, b)| b.liveness_fails),
+        crash_after: v.iter().find_map(|(_, b)| b.crash_after),
+        unpullable: v.iter().any(|(_, b)| b.unpullable),
     });
     PodDetail {
         key: key.clone(),

@@ -218,6 +218,10 @@ pub struct PodDetail {
 pub struct AppState {
     pub readiness_fails: bool,
     pub liveness_fails: bool,
+    /// Its processes exit this long after every start.
+    pub crash_after: Option<Millis>,
+    /// Its images cannot be pulled (the next pull fails).
+    pub unpullable: bool,
 }
 
 /// A Service and the pods that back it now (from its EndpointSlices).

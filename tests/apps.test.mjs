@@ -16,6 +16,7 @@ import {
   setEditorText,
   clickApply,
   cssString,
+  kubectl,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
@@ -126,5 +127,120 @@ test('a Service shows its ready pods; a pod that fails readiness leaves and come
     const detail = await page.locator('[data-testid=pod-detail]').first().innerText();
     assert.match(detail, /failed liveness probe, will be restarted/, detail);
     await screenshot(page, 'apps-liveness');
+  });
+});
+
+const REAL_APP = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: shop
+  namespace: shop
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: shop-config
+  namespace: shop
+data:
+  LOG_LEVEL: info
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: shop-db
+  namespace: shop
+stringData:
+  password: s3cret
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shop
+  namespace: shop
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: shop}
+  template:
+    metadata:
+      labels: {app: shop}
+    spec:
+      serviceAccountName: shop
+      containers:
+      - name: shop
+        image: ghcr.io/example/shop:2.3.1
+        ports:
+        - {name: http, containerPort: 8080}
+        envFrom:
+        - configMapRef: {name: shop-config}
+        env:
+        - name: DB_PASSWORD
+          valueFrom:
+            secretKeyRef: {name: shop-db, key: password}
+        readinessProbe:
+          httpGet: {path: /ready, port: http}
+        livenessProbe:
+          httpGet: {path: /healthz, port: http}
+        volumeMounts:
+        - {name: settings, mountPath: /etc/shop}
+      volumes:
+      - name: settings
+        configMap: {name: shop-config}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: shop
+  namespace: shop
+spec:
+  selector: {app: shop}
+  ports:
+  - {name: http, port: 80, targetPort: http}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: shop
+  namespace: shop
+spec:
+  maxUnavailable: 1
+  selector:
+    matchLabels: {app: shop}
+`;
+
+test('a real application (namespace, account, config, secret, probes, service, budget) applies and serves', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    await setSpeed(page, 10);
+    await setEditorText(page, REAL_APP);
+    const result = await clickApply(page);
+    for (const created of [
+      'namespace/shop',
+      'serviceaccount/shop',
+      'configmap/shop-config',
+      'secret/shop-db',
+      'deployment.apps/shop',
+      'service/shop',
+      'poddisruptionbudget.policy/shop',
+    ]) {
+      assert.match(result, new RegExp(`${created} created`), `${created} in ${JSON.stringify(result)}`);
+    }
+    await waitFor(async () => (await endpoints(page, 'shop')) === 3, {
+      timeout: 90_000,
+      message: async () => `3 ready endpoints (now ${await endpoints(page, 'shop')})`,
+    });
+    let pdb = '';
+    await waitFor(
+      async () => {
+        pdb = await kubectl(page, 'kubectl get pdb -n shop', (o) => /NAME|No resources/.test(o));
+        return /^shop\s+N\/A\s+1\s+1\s+/m.test(pdb);
+      },
+      { timeout: 30_000, message: () => `the budget allows one disruption (now ${JSON.stringify(pdb)})` },
+    );
+    await screenshot(page, 'apps-real-app');
   });
 });

@@ -45,6 +45,9 @@ fn EventTable(props: &EventsProps) -> Html {
     }
 }
 
+/// How long after each start the "crash every" button makes a process exit (kubeloop's own).
+const CRASH_AFTER: kubeloop_engine::time::Millis = 30 * kubeloop_engine::time::SECOND;
+
 fn pod_actions(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
     let delete = {
         let key = d.key.clone();
@@ -68,6 +71,21 @@ fn pod_actions(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
         let key = d.key.clone();
         on_cmd.reform(move |_: MouseEvent| Cmd::app_pod(&key, BehaviourPatch::default(), true))
     };
+    let crash_loop = app.and_then(|a| a.crash_after).is_some();
+    let crash_after = {
+        let key = d.key.clone();
+        on_cmd.reform(move |_: MouseEvent| {
+            let after = if crash_loop { None } else { Some(CRASH_AFTER) };
+            Cmd::app_pod(&key, BehaviourPatch { crash_after: Some(after), ..Default::default() }, false)
+        })
+    };
+    let unpullable = app.is_some_and(|a| a.unpullable);
+    let pull = {
+        let key = d.key.clone();
+        on_cmd.reform(move |_: MouseEvent| {
+            Cmd::app_pod(&key, BehaviourPatch { unpullable: Some(!unpullable), ..Default::default() }, false)
+        })
+    };
     let (ready_fails, live_fails) = app.map_or((false, false), |a| (a.readiness_fails, a.liveness_fails));
     let pressed = |b: bool| if b { "true" } else { "false" };
     html! {
@@ -90,6 +108,16 @@ fn pod_actions(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
                 <button data-testid="pod-crash" class="btn small" disabled={app.is_none()} onclick={crash}
                     title="kubeloop's own: the containers' processes exit now (code 1); the restart policy and back-off decide what follows">
                     { "Crash now" }
+                </button>
+                <button data-testid="pod-crash-loop" class={classes!("btn", "small", crash_loop.then_some("on"))}
+                    disabled={app.is_none()} aria-pressed={pressed(crash_loop)} onclick={crash_after}
+                    title="kubeloop's own: the processes exit 30 s after every start (a crash loop: watch the back-off)">
+                    { "Crash every 30 s" }
+                </button>
+                <button data-testid="pod-image-unpullable" class={classes!("btn", "small", unpullable.then_some("on"))}
+                    disabled={app.is_none()} aria-pressed={pressed(unpullable)} onclick={pull}
+                    title="kubeloop's own: the registry answers 'not found' for this pod's images from now on (the next pull fails: ErrImagePull, ImagePullBackOff)">
+                    { "Image unpullable" }
                 </button>
             </span>
         </>

@@ -337,3 +337,29 @@ fn a_crashing_new_version_stalls_the_rollout_while_the_old_pods_serve() {
     let out = common::kubectl(&mut sim, "rollout status deployment/web --watch=false");
     assert!(out.stderr.contains("exceeded its progress deadline"), "{out:?}");
 }
+
+#[test]
+fn min_ready_seconds_keeps_a_pod_that_crashes_before_it_from_counting_as_available() {
+    let mut sim = sim(3);
+    let text =
+        deployment(3, "shop/web:1.0", READINESS).replace("  replicas: 3\n", "  replicas: 3\n  minReadySeconds: 30\n");
+    kubectl::apply(&mut sim, &text).expect("apply");
+    sim.run_for(2 * MINUTE);
+    // The new version is ready at once but crashes 20 s after each start: ready, never for 30 s.
+    let patch = BehaviourPatch { crash_after: Some(Some(20 * SECOND)), ..Default::default() };
+    app(&mut sim, AppTarget::Image("shop/web:2.0".into()), patch, false);
+    kubectl::apply(&mut sim, &text.replace("shop/web:1.0", "shop/web:2.0")).expect("v2");
+    let mut ever_ready = false;
+    for _ in 0..240 {
+        sim.run_for(SECOND);
+        let new: Vec<Pod> =
+            common::pods(&sim).into_iter().filter(|p| &*p.spec.containers[0].image == "shop/web:2.0").collect();
+        ever_ready |= new.iter().any(|p| p.is_ready());
+        let d =
+            sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
+        let d = d.expect("deployment");
+        assert_eq!(d.status.updated_replicas, 1, "one surge pod, never replaced as available");
+        assert_eq!(d.status.available_replicas, 3, "the old pods, and only they, are available");
+    }
+    assert!(ever_ready, "the new pod was ready, just never for minReadySeconds");
+}
