@@ -219,13 +219,18 @@ spec:
         image: nginx:1.27
 ";
 
-pub const EXAMPLES: [Example; 6] = [
+pub const EXAMPLES: [Example; 7] = [
     Example { id: "web", title: "web: 3-replica Deployment", yaml: WEB },
     Example { id: "scale", title: "web scaled to 10", yaml: SCALE },
     Example { id: "too-big", title: "cannot fit (6 CPU per pod)", yaml: TOO_BIG },
     Example { id: "node-selector", title: "nodeSelector disktype=ssd", yaml: NODE_SELECTOR },
     Example { id: "taints", title: "tainted node + tolerations", yaml: TAINTS },
     Example { id: "typo", title: "typo (error with a line)", yaml: TYPO },
+    Example {
+        id: "shop",
+        title: "shop: a real application (config, secret, probes, Service, PDB)",
+        yaml: include_str!("../examples/manifests/shop.yaml"),
+    },
 ];
 
 pub fn find(id: &str) -> Option<&'static Example> {

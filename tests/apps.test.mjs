@@ -3,6 +3,9 @@
 // ([data-testid=pod-fail-readiness], [data-testid=pod-fail-liveness], [data-testid=pod-crash], kubeloop's own
 // input); pods carry data-ready and data-restarts.
 import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import {
   TEST_TIMEOUT,
@@ -130,88 +133,7 @@ test('a Service shows its ready pods; a pod that fails readiness leaves and come
   });
 });
 
-const REAL_APP = `apiVersion: v1
-kind: Namespace
-metadata:
-  name: shop
----
-apiVersion: v1
-kind: ServiceAccount
-metadata:
-  name: shop
-  namespace: shop
----
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: shop-config
-  namespace: shop
-data:
-  LOG_LEVEL: info
----
-apiVersion: v1
-kind: Secret
-metadata:
-  name: shop-db
-  namespace: shop
-stringData:
-  password: s3cret
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: shop
-  namespace: shop
-spec:
-  replicas: 3
-  selector:
-    matchLabels: {app: shop}
-  template:
-    metadata:
-      labels: {app: shop}
-    spec:
-      serviceAccountName: shop
-      containers:
-      - name: shop
-        image: ghcr.io/example/shop:2.3.1
-        ports:
-        - {name: http, containerPort: 8080}
-        envFrom:
-        - configMapRef: {name: shop-config}
-        env:
-        - name: DB_PASSWORD
-          valueFrom:
-            secretKeyRef: {name: shop-db, key: password}
-        readinessProbe:
-          httpGet: {path: /ready, port: http}
-        livenessProbe:
-          httpGet: {path: /healthz, port: http}
-        volumeMounts:
-        - {name: settings, mountPath: /etc/shop}
-      volumes:
-      - name: settings
-        configMap: {name: shop-config}
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: shop
-  namespace: shop
-spec:
-  selector: {app: shop}
-  ports:
-  - {name: http, port: 80, targetPort: http}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata:
-  name: shop
-  namespace: shop
-spec:
-  maxUnavailable: 1
-  selector:
-    matchLabels: {app: shop}
-`;
+const REAL_APP = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'manifests', 'shop.yaml'), 'utf8');
 
 test('a real application (namespace, account, config, secret, probes, service, budget) applies and serves', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '', async (page) => {

@@ -180,6 +180,12 @@ fn every_example_applies_and_errors_name_their_line() {
                 assert_eq!(unscheduled.iter().filter(|p| &*p.app == "plain").count(), 2);
             }
             "scale" => assert_eq!(s.summary.running, 10),
+            "shop" => {
+                // Three shop pods next to the page's three web pods, behind a Service with three ready endpoints.
+                assert_eq!(s.summary.running, 6);
+                let svc = s.services.iter().find(|v| &*v.key.name == "shop").expect("service/shop");
+                assert_eq!(svc.ready, 3);
+            }
             _ => assert_eq!(s.summary.running, 3),
         }
     }
