@@ -50,9 +50,15 @@ test('kubectl console: the shell mechanics (help, unknown commands, history, Tab
     assert.equal(await input.inputValue(), 'half typed', 'the draft comes back');
 
     // Tab: one candidate completes the word; several extend the common prefix and are listed.
+    await input.fill('kubectl get pods');
+    await input.press('Tab');
+    assert.match(await input.inputValue(), /^kubectl get pods\s+$/, 'Tab completes a whole word with a space');
     await input.fill('kubectl get po');
     await input.press('Tab');
-    assert.match(await input.inputValue(), /^kubectl get pods\s*$/, 'Tab completes po -> pods');
+    assert.equal(await input.inputValue(), 'kubectl get pod', 'po: poddisruptionbudgets and pods share "pod"');
+    await input.fill('kubectl get dep');
+    await input.press('Tab');
+    assert.match(await input.inputValue(), /^kubectl get deployments\s*$/, 'Tab completes dep -> deployments');
     assert.equal(await input.evaluate((e) => e === document.activeElement), true, 'Tab keeps focus in the input');
     await input.fill('kubectl ro');
     await input.press('Tab');

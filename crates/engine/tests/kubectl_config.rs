@@ -216,3 +216,45 @@ fn services_are_refused_with_upstreams_messages() {
     let taken = first.replace("name: s", "name: t");
     apply(&mut sim, "service-ip-taken", &taken);
 }
+
+/// Update validation: an immutable ConfigMap or Secret keeps its data, a Secret its type, a Service its cluster IP
+/// (a re-apply that does not name it keeps it).
+#[test]
+fn updates_keep_what_upstream_makes_immutable() {
+    let mut sim = common::cluster();
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: frozen\nimmutable: true\ndata:\n  a: \"1\"\n";
+    assert_eq!(common::kubectl_stdin(&mut sim, "apply -f -", cm).code, 0);
+    let out = common::kubectl_stdin(&mut sim, "apply -f -", &cm.replace("a: \"1\"", "a: \"2\""));
+    assert!(
+        out.stderr
+            .contains("ConfigMap \"frozen\" is invalid: data: Forbidden: field is immutable when `immutable` is set"),
+        "{out:?}"
+    );
+    let secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  k: v\n";
+    assert_eq!(common::kubectl_stdin(&mut sim, "apply -f -", secret).code, 0);
+    let out = common::kubectl_stdin(&mut sim, "apply -f -", &format!("{secret}type: example.com/other\n"));
+    assert!(
+        out.stderr.contains("Secret \"s\" is invalid: type: Invalid value: \"example.com/other\": field is immutable"),
+        "{out:?}"
+    );
+    let svc = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n";
+    assert_eq!(common::kubectl_stdin(&mut sim, "apply -f -", svc).code, 0);
+    let ip = |sim: &kubeloop_engine::sim::Sim| {
+        sim.store()
+            .objects(kubeloop_engine::api::Kind::Service)
+            .filter_map(|o| o.as_service())
+            .find(|s| &*s.metadata.name == "web")
+            .map(|s| s.spec.cluster_ip.to_string())
+            .expect("service")
+    };
+    let first = ip(&sim);
+    let out = common::kubectl_stdin(&mut sim, "apply -f -", &svc.replace("port: 80", "port: 8080"));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(ip(&sim), first, "a re-apply keeps the allocated address");
+    let out =
+        common::kubectl_stdin(&mut sim, "apply -f -", &svc.replace("  ports:", "  clusterIP: 10.96.0.77\n  ports:"));
+    assert!(
+        out.stderr.contains("spec.clusterIPs[0]: Invalid value: []string{\"10.96.0.77\"}: may not change once set"),
+        "{out:?}"
+    );
+}

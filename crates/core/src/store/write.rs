@@ -732,6 +732,15 @@ pub fn set_pod_condition(
 }
 
 /// Validation the API server applies to updates: immutable fields.
+/// A kind's field errors as the API server words them (one, or a list in brackets).
+fn invalid(kind: &str, name: &str, errs: Vec<String>) -> Result<(), ApiError> {
+    match errs.as_slice() {
+        [] => Ok(()),
+        [one] => Err(ApiError::Invalid(format!("{kind} \"{name}\" is invalid: {one}"))),
+        many => Err(ApiError::Invalid(format!("{kind} \"{name}\" is invalid: [{}]", many.join(", ")))),
+    }
+}
+
 pub fn validate_update(current: &Object, next: &Object) -> Result<(), ApiError> {
     let immutable = |what: &str, field: &str| {
         Err(ApiError::Invalid(format!(
@@ -745,6 +754,51 @@ pub fn validate_update(current: &Object, next: &Object) -> Result<(), ApiError> 
         }
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) if a.spec.selector != b.spec.selector => {
             immutable("ReplicaSet.apps", "spec.selector")
+        }
+        // ValidateConfigMapUpdate / ValidateSecretUpdate: nothing of an immutable one changes, and a Secret's type
+        // never does.
+        (Object::ConfigMap(a), Object::ConfigMap(b)) if a.immutable == Some(true) => {
+            let mut errs = Vec::new();
+            if b.immutable != Some(true) {
+                errs.push("immutable: Forbidden: field is immutable when `immutable` is set".to_string());
+            }
+            if a.data != b.data {
+                errs.push("data: Forbidden: field is immutable when `immutable` is set".to_string());
+            }
+            if a.binary_data != b.binary_data {
+                errs.push("binaryData: Forbidden: field is immutable when `immutable` is set".to_string());
+            }
+            invalid("ConfigMap", &a.metadata.name, errs)
+        }
+        (Object::Secret(a), Object::Secret(b)) => {
+            let mut errs = Vec::new();
+            if a.type_ != b.type_ {
+                errs.push(format!(
+                    "type: Invalid value: {:?}: field is immutable",
+                    crate::limits::echo(&b.type_).into_owned()
+                ));
+            }
+            if a.immutable == Some(true) {
+                if b.immutable != Some(true) {
+                    errs.push("immutable: Forbidden: field is immutable when `immutable` is set".to_string());
+                }
+                if a.data != b.data {
+                    errs.push("data: Forbidden: field is immutable when `immutable` is set".to_string());
+                }
+            }
+            invalid("Secret", &a.metadata.name, errs)
+        }
+        // ValidateServiceUpdate: an allocated cluster IP stays (unless the Service becomes ExternalName).
+        (Object::Service(a), Object::Service(b))
+            if !a.spec.cluster_ip.is_empty()
+                && a.spec.cluster_ip != b.spec.cluster_ip
+                && &*b.spec.type_ != "ExternalName" =>
+        {
+            Err(ApiError::Invalid(format!(
+                "Service \"{}\" is invalid: spec.clusterIPs[0]: Invalid value: []string{{\"{}\"}}: may not change once set",
+                a.metadata.name,
+                crate::limits::echo(&b.spec.cluster_ip)
+            )))
         }
         (Object::Pod(a), Object::Pod(b)) => {
             // ValidatePodUpdate: only images and added tolerations may change (and nodeName via binding only).
