@@ -256,3 +256,30 @@ fn the_soak_judge_holds_the_watch_cache_to_its_window() {
     let leak: Vec<Sample> = (0..48).map(|i| sample(i, 40_000, 0, 5_000 + 200 * i as usize)).collect();
     assert!(verdict(&leak, 0.1).is_err_and(|e| e.contains("objects")));
 }
+
+/// Crash loops and failing checks for hours: restarts back off to 5 minutes, failing probes tick every period
+/// and emit Events through the spam filter; none of it piles up.
+#[test]
+fn crash_loops_and_failing_probes_stay_flat() {
+    use kubeloop_engine::behaviour::BehaviourPatch;
+    let mut sim = Sim::new(SimConfig { seed: 5, ..Default::default() });
+    for _ in 0..3 {
+        sim.add_node(NodeConfig::default()).expect("node");
+    }
+    let probes = "        readinessProbe:\n          httpGet: {path: /, port: 80}\n        livenessProbe:\n          httpGet: {path: /healthz, port: 80}\n";
+    let text = web(6).replace("        resources:", &format!("{probes}        resources:"));
+    assert!(text.contains("readinessProbe"), "{text}");
+    kubectl::apply(&mut sim, &text).expect("apply");
+    sim.run_for(MINUTE);
+    let patch = BehaviourPatch { crash_after: Some(Some(45 * SECOND)), ..Default::default() };
+    sim.set_image_behaviour("nginx:1.27", &patch).expect("behaviour");
+    let one = sim.store().objects(Kind::Pod).next().map(|p| p.key()).expect("a pod");
+    let fail = BehaviourPatch { readiness_fails: Some(true), liveness_fails: Some(true), ..Default::default() };
+    sim.set_pod_behaviour(&one, None, &fail).expect("pod behaviour");
+    sim.run_for(2 * HOUR);
+    let early = sim.footprint();
+    sim.run_for(4 * HOUR);
+    let late = sim.footprint();
+    assert_watches_accounted(&sim, "after 6 h of crash loops");
+    assert_flat(&early, &late, 0.25);
+}
