@@ -65,6 +65,14 @@ pub fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
         }
         Object::Deployment(d) => default_deployment(d),
         Object::Service(svc) => default_service(svc),
+        // SetDefaults_EndpointPort: TCP.
+        Object::EndpointSlice(e) => {
+            for p in e.ports.iter_mut().flatten() {
+                if p.protocol.is_empty() {
+                    p.protocol = s("TCP");
+                }
+            }
+        }
         Object::Secret(sec) => {
             // SetDefaults_Secret, and the conversion that merges the write-only stringData into data.
             if sec.type_.is_empty() {
@@ -251,6 +259,7 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
         }
         Object::Service(svc) => validate_service(svc, &mut errs),
         Object::PodDisruptionBudget(pdb) => validate_pdb(pdb, &mut errs),
+        Object::EndpointSlice(e) => validate_endpoint_slice(e, &mut errs),
         Object::Secret(sec) => {
             let mut size = 0usize;
             for (k, v) in &sec.data {
@@ -592,6 +601,81 @@ fn validate_strategy(d: &Deployment, errs: &mut Vec<FieldError>) {
             "spec.strategy.type",
             format!("Unsupported value: \"{other}\": supported values: \"Recreate\", \"RollingUpdate\""),
         )),
+    }
+}
+
+/// ValidateEndpointSlice: the address type, at most 1000 endpoints of 1 to 100 addresses each (IP addresses of
+/// that family), at most 100 ports with unique names, known protocols and numbers in range.
+fn validate_endpoint_slice(e: &crate::api::EndpointSlice, errs: &mut Vec<FieldError>) {
+    let ty = &*e.address_type;
+    match ty {
+        "" => errs.push(FieldError::new("addressType", "Required value")),
+        "IPv4" | "IPv6" | "FQDN" => {}
+        other => errs.push(FieldError::new(
+            "addressType",
+            format!(
+                "Unsupported value: {}: supported values: \"FQDN\", \"IPv4\", \"IPv6\"",
+                go_quote(&crate::limits::echo(other))
+            ),
+        )),
+    }
+    let endpoints = e.endpoints();
+    if endpoints.len() > 1000 {
+        errs.push(FieldError::new("endpoints", format!("Too many: {}: must have at most 1000 items", endpoints.len())));
+    }
+    for (i, ep) in endpoints.iter().enumerate().take(1000) {
+        let at = format!("endpoints[{i}].addresses");
+        if ep.addresses.is_empty() {
+            errs.push(FieldError::new(at, "Required value: must contain at least 1 address"));
+        } else if ep.addresses.len() > 100 {
+            errs.push(FieldError::new(at, format!("Too many: {}: must have at most 100 items", ep.addresses.len())));
+        } else {
+            for (j, a) in ep.addresses.iter().enumerate() {
+                let ok = match ty {
+                    "IPv4" => a.parse::<std::net::Ipv4Addr>().is_ok(),
+                    "IPv6" => a.parse::<std::net::Ipv6Addr>().is_ok(),
+                    _ => true,
+                };
+                if !ok {
+                    errs.push(FieldError::new(
+                        format!("{at}[{j}]"),
+                        format!("Invalid value: {}: must be a valid {ty} address", go_quote(&crate::limits::echo(a))),
+                    ));
+                }
+            }
+        }
+    }
+    let ports = e.ports();
+    if ports.len() > 100 {
+        errs.push(FieldError::new("ports", format!("Too many: {}: must have at most 100 items", ports.len())));
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for (i, p) in ports.iter().enumerate().take(100) {
+        if !p.name.is_empty() && validate_dns_name(&p.name, false).is_err() {
+            errs.push(FieldError::new(
+                format!("ports[{i}].name"),
+                format!("Invalid value: {}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", go_quote(&crate::limits::echo(&p.name))),
+            ));
+        } else if !names.insert(p.name.clone()) {
+            errs.push(FieldError::new(format!("ports[{i}].name"), format!("Duplicate value: {}", go_quote(&p.name))));
+        }
+        if !matches!(&*p.protocol, "TCP" | "UDP" | "SCTP") {
+            errs.push(FieldError::new(
+                format!("ports[{i}].protocol"),
+                format!(
+                    "Unsupported value: {}: supported values: \"SCTP\", \"TCP\", \"UDP\"",
+                    go_quote(&crate::limits::echo(&p.protocol))
+                ),
+            ));
+        }
+        if let Some(n) = p.port {
+            if !(1..=65535).contains(&n) {
+                errs.push(FieldError::new(
+                    format!("ports[{i}].port"),
+                    format!("Invalid value: {n}: must be between 1 and 65535, inclusive"),
+                ));
+            }
+        }
     }
 }
 

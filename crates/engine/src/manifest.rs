@@ -144,7 +144,7 @@ impl ObjectText for Object {
 }
 
 /// Kinds a manifest may hold.
-pub const APPLICABLE: [Kind; 10] = [
+pub const APPLICABLE: [Kind; 11] = [
     Kind::Namespace,
     Kind::Node,
     Kind::Pod,
@@ -155,6 +155,7 @@ pub const APPLICABLE: [Kind; 10] = [
     Kind::ServiceAccount,
     Kind::Service,
     Kind::PodDisruptionBudget,
+    Kind::EndpointSlice,
 ];
 
 /// Parses every document. Fails on the first problem; nothing is returned then.
@@ -190,6 +191,10 @@ pub fn stored_only(kind: Kind) -> Option<&'static str> {
         Kind::Service => Some(
             "kubeloop allocates its cluster IP and node ports, and its EndpointSlice controller keeps the pods it \
              selects as endpoints, but no traffic is routed",
+        ),
+        Kind::EndpointSlice => Some(
+            "kubeloop stores and serves a slice written by hand (describe svc lists its ready endpoints, the \
+             EndpointSlice controller leaves it alone), but no traffic is routed",
         ),
         Kind::ServiceAccount => Some(
             "kubeloop stores and serves it (kubectl get, describe, delete); its API server has no authentication, so \
@@ -422,7 +427,7 @@ fn applicable_kind(
                 k.api_version()
             ),
             None => format!(
-                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop serves Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount and Service (v1), Deployment and ReplicaSet (apps/v1), PodDisruptionBudget (policy/v1)"
+                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop serves Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount and Service (v1), Deployment and ReplicaSet (apps/v1), PodDisruptionBudget (policy/v1), EndpointSlice (discovery.k8s.io/v1)"
             ),
         };
         at_line(line_of(&["kind"]), msg)
@@ -469,6 +474,7 @@ fn decode_object<'n>(kind: Kind, cx: &mut decode::Cx<'n>, n: &'n Node) -> Result
         Kind::ServiceAccount => Object::ServiceAccount(objects::service_account(cx, n)?),
         Kind::Service => Object::Service(objects::service(cx, n)?),
         Kind::PodDisruptionBudget => Object::PodDisruptionBudget(objects::pdb(cx, n)?),
+        Kind::EndpointSlice => Object::EndpointSlice(objects::endpoint_slice(cx, n)?),
         other => return Err(cx.error(n, format_args!("kubeloop does not apply {} objects", other.name()))),
     })
 }
@@ -529,6 +535,7 @@ pub fn schema_type(kind: Kind) -> Option<&'static str> {
         Kind::ServiceAccount => "ServiceAccount",
         Kind::Service => "Service",
         Kind::PodDisruptionBudget => "PodDisruptionBudget",
+        Kind::EndpointSlice => "EndpointSlice",
         _ => return None,
     })
 }
@@ -545,6 +552,10 @@ pub fn field_type(ty: &str, seg: &str) -> Option<&'static str> {
         ("Namespace", "spec") => "NamespaceSpec",
         ("Service", "spec") => "ServiceSpec",
         ("PodDisruptionBudget", "spec") => "PodDisruptionBudgetSpec",
+        ("EndpointSlice", "endpoints") => "Endpoint",
+        ("EndpointSlice", "ports") => "EndpointPort",
+        ("Endpoint", "conditions") => "EndpointConditions",
+        ("Endpoint", "targetRef") => "ObjectReference",
         ("PodDisruptionBudgetSpec", "selector") => "LabelSelector",
         ("ServiceSpec", "ports") => "ServicePort",
         ("DeploymentSpec" | "ReplicaSetSpec", "template") => "PodTemplateSpec",
@@ -725,6 +736,10 @@ pub fn schema_fields(ty: &str) -> &'static [&'static str] {
             "trafficDistribution",
         ],
         "ServicePort" => &["name", "protocol", "appProtocol", "port", "targetPort", "nodePort"],
+        "EndpointSlice" => &["apiVersion", "kind", "metadata", "addressType", "endpoints", "ports"],
+        "Endpoint" => &["addresses", "conditions", "hostname", "targetRef", "nodeName", "zone", "hints"],
+        "EndpointConditions" => &["ready", "serving", "terminating"],
+        "EndpointPort" => &["name", "protocol", "port", "appProtocol"],
         "PodDisruptionBudgetSpec" => &["minAvailable", "selector", "maxUnavailable", "unhealthyPodEvictionPolicy"],
         "EnvVar" => &["name", "value", "valueFrom"],
         "EnvVarSource" => &["fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef"],

@@ -124,3 +124,39 @@ fn a_stale_slice_cache_writes_no_duplicates() {
         assert_eq!(ready_endpoints(&sim), 4, "seed {seed}");
     }
 }
+
+/// A Service without a selector and an EndpointSlice written by hand (an external database, say): the slice is
+/// applied as a person's own, the controller leaves it alone, and describe lists its endpoints.
+#[test]
+fn a_hand_written_slice_backs_a_service_without_selector() {
+    let mut sim = sim_with(1, 1);
+    let text = "apiVersion: v1\nkind: Service\nmetadata:\n  name: db\nspec:\n  ports:\n  - {name: pg, port: 5432}\n---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: db-1\n  labels: {kubernetes.io/service-name: db}\naddressType: IPv4\nendpoints:\n- addresses: [192.168.10.5]\n  conditions: {ready: true}\nports:\n- {name: pg, port: 5432}\n";
+    let report = kubectl::apply(&mut sim, text).expect("apply");
+    assert!(
+        report.results.iter().any(|r| r.to_string() == "endpointslice.discovery.k8s.io/db-1 created"),
+        "{report:?}"
+    );
+    sim.run_for(MINUTE);
+    let mine: Vec<EndpointSlice> = sim
+        .store()
+        .objects(Kind::EndpointSlice)
+        .filter_map(|o| o.as_endpointslice())
+        .filter(|e| e.metadata.label("kubernetes.io/service-name") == Some("db"))
+        .cloned()
+        .collect();
+    assert_eq!(mine.len(), 1, "the controller made none of its own for a Service without selector");
+    assert_eq!(mine[0].ports()[0].protocol.as_ref(), "TCP", "SetDefaults_EndpointPort");
+    let out = common::kubectl(&mut sim, "describe svc db");
+    assert!(out.stdout.contains("Endpoints:                192.168.10.5:5432\n"), "{}", out.stdout);
+    // Validation, and the address type never changes.
+    let bad = text.replace("192.168.10.5", "192.168.10.500");
+    let e = kubectl::apply(&mut sim, &bad).expect_err("not an IPv4 address");
+    assert!(
+        e.message
+            .contains("endpoints[0].addresses[0]: Invalid value: \"192.168.10.500\": must be a valid IPv4 address"),
+        "{e}"
+    );
+    let v6 = text.replace("addressType: IPv4", "addressType: IPv6").replace("192.168.10.5", "fd00::5");
+    let out = common::kubectl_stdin(&mut sim, "apply -f -", &v6);
+    assert!(out.stderr.contains("addressType: Invalid value: \"IPv6\": field is immutable"), "{out:?}");
+}

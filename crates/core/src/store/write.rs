@@ -788,6 +788,13 @@ pub fn validate_update(current: &Object, next: &Object) -> Result<(), ApiError> 
             }
             invalid("Secret", &a.metadata.name, errs)
         }
+        (Object::EndpointSlice(a), Object::EndpointSlice(b)) if a.address_type != b.address_type => Err(
+            ApiError::Invalid(format!(
+                "EndpointSlice.discovery.k8s.io \"{}\" is invalid: addressType: Invalid value: {:?}: field is immutable",
+                a.metadata.name,
+                crate::limits::echo(&b.address_type).into_owned()
+            )),
+        ),
         // ValidateServiceUpdate: an allocated cluster IP stays (unless the Service becomes ExternalName).
         (Object::Service(a), Object::Service(b))
             if !a.spec.cluster_ip.is_empty()

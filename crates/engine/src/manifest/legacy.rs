@@ -45,6 +45,7 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
         Kind::ServiceAccount => Object::ServiceAccount(typed::<ServiceAccount>(doc, &mut ignored)?),
         Kind::Service => Object::Service(typed::<Service>(doc, &mut ignored)?),
         Kind::PodDisruptionBudget => Object::PodDisruptionBudget(typed::<PodDisruptionBudget>(doc, &mut ignored)?),
+        Kind::EndpointSlice => Object::EndpointSlice(typed::<crate::api::EndpointSlice>(doc, &mut ignored)?),
         _ => unreachable!("filtered by APPLICABLE"),
     };
     // serde_ignored's `?` step below an optional struct is dropped (see the module's note).
@@ -148,6 +149,8 @@ fn decode_json(kind: Kind, v: &serde_json::Value) -> Result<Object, String> {
         Kind::Secret => Object::Secret(typed_text(&text, &mut ignored)?),
         Kind::ServiceAccount => Object::ServiceAccount(typed_text(&text, &mut ignored)?),
         Kind::Service => Object::Service(typed_text(&text, &mut ignored)?),
+        Kind::PodDisruptionBudget => Object::PodDisruptionBudget(typed_text(&text, &mut ignored)?),
+        Kind::EndpointSlice => Object::EndpointSlice(typed_text(&text, &mut ignored)?),
         other => return Err(format!("kubeloop does not apply {} objects", other.name())),
     })
 }

@@ -129,6 +129,56 @@ fn object_reference<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ObjectReference>
     })
 }
 
+pub(crate) fn endpoint_slice<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<EndpointSlice> {
+    const NAMES: &[&str] = &["metadata", "addressType", "endpoints", "ports"];
+    object(cx, n, "EndpointSlice", NAMES, &[], |o: &mut EndpointSlice, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "addressType" => o.address_type = cx.string(v)?,
+            "endpoints" => o.endpoints = cx.option(v, |cx, v| cx.seq(v, endpoint))?,
+            _ => o.ports = cx.option(v, |cx, v| cx.seq(v, endpoint_port))?,
+        }
+        Ok(())
+    })
+}
+
+fn endpoint<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Endpoint> {
+    const NAMES: &[&str] = &["addresses", "conditions", "nodeName", "zone", "targetRef"];
+    object(cx, n, "Endpoint", NAMES, &[], |e: &mut Endpoint, cx, key, v| {
+        match key {
+            "addresses" => e.addresses = cx.strings(v)?,
+            "conditions" => {
+                e.conditions = object(cx, v, "EndpointConditions", &["ready", "serving", "terminating"], &[], {
+                    |c: &mut EndpointConditions, cx, key, v| {
+                        let b = cx.option(v, Cx::bool)?;
+                        match key {
+                            "ready" => c.ready = b,
+                            "serving" => c.serving = b,
+                            _ => c.terminating = b,
+                        }
+                        Ok(())
+                    }
+                })?
+            }
+            "nodeName" => e.node_name = cx.string(v)?,
+            "zone" => e.zone = cx.string(v)?,
+            _ => e.target_ref = cx.option(v, object_reference)?,
+        }
+        Ok(())
+    })
+}
+
+fn endpoint_port<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<EndpointPort> {
+    object(cx, n, "EndpointPort", &["name", "protocol", "port"], &[], |p: &mut EndpointPort, cx, key, v| {
+        match key {
+            "name" => p.name = cx.string(v)?,
+            "protocol" => p.protocol = cx.string(v)?,
+            _ => p.port = cx.option(v, Cx::i32)?,
+        }
+        Ok(())
+    })
+}
+
 fn local_object_reference<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<LocalObjectReference> {
     object(cx, n, "LocalObjectReference", &["name"], &[], |r: &mut LocalObjectReference, cx, _, v| {
         r.name = cx.string(v)?;

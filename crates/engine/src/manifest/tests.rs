@@ -343,6 +343,43 @@ spec:
   ports:
   - {name: http, protocol: TCP, port: 80, targetPort: http, nodePort: 30080}
   - {name: metrics, port: 9090, targetPort: 9090}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: web
+spec:
+  maxUnavailable: 25%
+  unhealthyPodEvictionPolicy: AlwaysAllow
+  selector:
+    matchLabels: {app: web}
+    matchExpressions:
+    - {key: tier, operator: In, values: [front]}
+status:
+  observedGeneration: 2
+  disruptionsAllowed: 1
+  currentHealthy: 3
+  desiredHealthy: 2
+  expectedPods: 3
+  disruptedPods: {web-1: 2026-01-01T00:00:00Z}
+  conditions:
+  - {type: DisruptionAllowed, status: \"True\", observedGeneration: 2, lastTransitionTime: 2026-01-01T00:00:00Z, reason: SufficientPods, message: \"\"}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: external-1
+  labels: {kubernetes.io/service-name: external}
+addressType: IPv4
+endpoints:
+- addresses: [10.1.2.3]
+  conditions: {ready: true, serving: true, terminating: false}
+  nodeName: n1
+  zone: z1
+  hostname: h
+  targetRef: {kind: Pod, name: p, namespace: default, uid: u-9}
+ports:
+- {name: http, protocol: TCP, port: 8080, appProtocol: http}
 ",
 ];
 
