@@ -125,6 +125,32 @@ impl Console {
         self.poll(sim);
     }
 
+    /// A command a lesson's script ran that keeps printing (`drain` waiting for evictions, `rollout status`): it
+    /// becomes the console's running command, with what it printed so far, and goes on as if typed (the runner
+    /// follows it the same way).
+    pub fn adopt(&mut self, sim: &mut Sim, line: &str, printed: &str, follow: Box<dyn kubectl::Follow>) {
+        self.interrupt(sim);
+        self.seq += 1;
+        let mut entry = ConsoleEntry {
+            id: self.seq,
+            line: line.to_string(),
+            chunks: if printed.is_empty() { Vec::new() } else { vec![Chunk::Stdout(printed.to_string())] },
+            code: None,
+            truncated: false,
+        };
+        bound_entry(&mut entry);
+        if let Some(prev) = self.last.replace(Rc::new(entry)) {
+            let earlier = Rc::make_mut(&mut self.earlier);
+            earlier.push(prev);
+            if earlier.len() > CONSOLE_SCROLLBACK {
+                let extra = earlier.len() - CONSOLE_SCROLLBACK;
+                earlier.drain(..extra);
+            }
+        }
+        self.follow = Some(follow);
+        self.poll(sim);
+    }
+
     /// Appends what the running command printed since the last poll; ends it when it is done.
     pub fn poll(&mut self, sim: &mut Sim) {
         let Some(f) = self.follow.as_mut() else { return };

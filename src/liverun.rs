@@ -321,13 +321,14 @@ impl LiveRun {
     }
 
     /// Performs an intervention on the simulation (a button, an apply, a lesson's action): an apply's result goes to
-    /// the editor, another's error to the notice. A kubectl command that would keep printing is stopped (the
-    /// console is where commands follow).
+    /// the editor, another's error to the notice. A kubectl command that keeps printing (a lesson's `drain`) goes
+    /// on in the console, as the runner follows it.
     fn intervene(&mut self, what: &Intervention) -> Performed {
         let input = kubectl::Input { stdin: None, read_file: &example_file };
         let mut done = self.sim.intervene(what, &input);
-        if let Some(mut f) = done.follow.take() {
-            f.stop(&mut self.sim);
+        if let Some(f) = done.follow.take() {
+            let printed = done.text();
+            self.console.adopt(&mut self.sim, &done.action, &printed, f);
         }
         if matches!(what, Intervention::Apply(_)) {
             self.apply = Rc::new(apply_outcome(self.apply.seq + 1, &done));

@@ -548,6 +548,14 @@ fn every_lesson_runs_its_script() {
                 assert!(s.loop_cfg.conflicts > 0);
                 assert_eq!(live_web(&e), 6);
             }
+            "pdb-drain" => {
+                // The drain went on in the console (as the runner follows it): refused once or more, then done.
+                let console = s.console.earlier.iter().chain(s.console.last.iter());
+                let text: String = console.flat_map(|c| c.chunks.iter()).map(|c| c.text().to_string()).collect();
+                assert!(text.contains("(will retry after 5s): Cannot evict pod"), "{text}");
+                assert!(text.contains("node/node-2 drained"), "{text}");
+            }
+            "probes" => assert_eq!(s.services.first().map(|v| v.ready), Some(3), "back to three ready"),
             _ => {}
         }
     }
