@@ -19,6 +19,26 @@ use crate::liverun::{parse_seed, Cmd, LiveRun, DEFAULT_SEED};
 use crate::view::Snapshot;
 
 /// The wall clock of the browser, in milliseconds.
+/// Hands a text file to the person (a download of `name`), through an object URL and a clicked link.
+fn download(name: &str, text: &str) {
+    use wasm_bindgen::JsCast;
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let props = web_sys::BlobPropertyBag::new();
+    props.set_type("application/yaml");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &props) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    let link = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok());
+    if let Some(a) = link {
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
 pub fn wall_now() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
@@ -148,6 +168,9 @@ pub fn App() -> Html {
                 let snap = match engine.try_borrow_mut() {
                     Ok(mut e) => {
                         e.exec(cmd);
+                        if let Some((name, text)) = e.take_download() {
+                            download(&name, &text);
+                        }
                         e.snapshot()
                     }
                     Err(_) => return,

@@ -12,7 +12,7 @@ use kubeloop_engine::intervention::{
 };
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
-use kubeloop_engine::scenario::Scenario;
+use kubeloop_engine::scenario::{Action, Scenario};
 use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};
 
@@ -64,6 +64,8 @@ pub enum Cmd {
     KubectlInterrupt,
     /// Ctrl+L: empties the console (a running command keeps printing).
     KubectlClear,
+    /// The run so far as a scenario file, for the page to download ([`LiveRun::take_download`]).
+    Export,
 }
 
 /// The interventions the page's buttons and knobs make.
@@ -163,7 +165,19 @@ pub struct LiveRun {
     /// Text the editor is told to show (a lesson's manifests).
     editor: Rc<EditorLoad>,
     meter: ReadMeter,
+    /// The run as a value: the cluster it started from (a scenario without actions) and every intervention made
+    /// since, at its simulated time. Reads are not recorded.
+    base: Scenario,
+    recorded: Vec<Action>,
+    /// Why the run can no longer be exported exactly (a console command that read the editor as `-f -` other than
+    /// `apply`), if it cannot.
+    unrecordable: Option<String>,
+    /// A file the page should hand to the person (name, text): the export.
+    download: Option<(String, String)>,
 }
+
+/// Interventions a run records at most (kubeloop's own bound; beyond it the run is not exportable).
+pub const MAX_RECORDED: usize = 10_000;
 
 /// Drift is measured at every snapshot while that costs less than this (wall ms)...
 const DRIFT_CHEAP_MS: f64 = 4.0;
@@ -250,6 +264,58 @@ impl LiveRun {
             lesson: None,
             editor: Rc::new(EditorLoad::default()),
             meter: ReadMeter::default(),
+            base: default_scenario(),
+            recorded: Vec::new(),
+            unrecordable: None,
+            download: None,
+        }
+    }
+
+    /// The file an export made, once.
+    pub fn take_download(&mut self) -> Option<(String, String)> {
+        self.download.take()
+    }
+
+    /// Records an intervention made now.
+    fn record(&mut self, what: Intervention, label: Option<String>) {
+        if self.recorded.len() >= MAX_RECORDED {
+            self.unrecordable =
+                Some(format!("the run made more than {MAX_RECORDED} interventions (kubeloop's own bound)"));
+            return;
+        }
+        self.recorded.push(Action { at: self.sim.now(), what, label, line: 0 });
+    }
+
+    /// The run so far as a scenario file: seed, timings, the starting cluster and every intervention at its time,
+    /// ending now. `kubeloop run` replays it to the same history hash.
+    pub fn export(&self) -> Result<String, String> {
+        if let Some(why) = &self.unrecordable {
+            return Err(format!("This run cannot be exported exactly: {why}."));
+        }
+        let sc = Scenario {
+            seed: Some(self.seed),
+            until: Some(self.sim.now()),
+            timing: self.profile,
+            actions: self.recorded.clone(),
+            ..self.base.clone()
+        };
+        Ok(sc.to_yaml())
+    }
+
+    /// Records a console line that may write: as `apply` of the editor's text when it reads it with `-f -`.
+    fn record_console(&mut self, line: &str, stdin: Option<&str>) {
+        if !kubectl::writes(line) {
+            return;
+        }
+        let words = kubectl::args::split_words(line).unwrap_or_default();
+        let words: Vec<&str> = words.iter().map(String::as_str).filter(|w| *w != "kubectl").collect();
+        let reads_stdin = words.windows(2).any(|w| matches!(w, ["-f" | "--filename", "-"])) || words.contains(&"-f=-");
+        match (reads_stdin, words.as_slice(), stdin) {
+            (false, _, _) => self.record(Intervention::Kubectl(line.trim().to_string()), None),
+            (true, ["apply", "-f", "-"], Some(text)) => self.record(Intervention::Apply(text.to_string()), None),
+            (true, _, _) => {
+                self.unrecordable = Some(format!("`{}` read the editor with -f -", line.trim()));
+            }
         }
     }
 
@@ -276,6 +342,9 @@ impl LiveRun {
         self.informer_count = 0;
         self.lesson = None;
         self.meter = ReadMeter::default();
+        self.base = Scenario { actions: Vec::new(), ..scenario.clone() };
+        self.recorded.clear();
+        self.unrecordable = None;
         let text: Rc<str> = scenario.manifests.as_deref().unwrap_or_default().into();
         self.editor = Rc::new(EditorLoad { seq: self.editor.seq + 1, text });
     }
@@ -312,8 +381,10 @@ impl LiveRun {
         let Some(run) = self.lesson.as_mut() else { return };
         let Some(action) = run.scenario.actions.get(run.next) else { return };
         let what = action.what.clone();
+        let label = action.label.clone();
         run.next += 1;
         let done = self.intervene(&what);
+        self.record(what, label);
         if let Some(run) = self.lesson.as_mut() {
             run.results.push(done.one_line());
         }
@@ -456,6 +527,7 @@ impl LiveRun {
         match cmd {
             Cmd::Intervene(what) => {
                 self.intervene(&what);
+                self.record(what, None);
             }
             Cmd::Select(sel) => self.selection = sel,
             Cmd::SetPlaying(p) => {
@@ -490,9 +562,19 @@ impl LiveRun {
             Cmd::StartLesson(id, profile) => self.start_lesson(id, profile),
             Cmd::StopLesson => self.lesson = None,
             Cmd::DismissNotice => self.notice = None,
-            Cmd::Kubectl { line, stdin } => self.console.run(&mut self.sim, &line, stdin.as_deref()),
+            Cmd::Kubectl { line, stdin } => {
+                self.console.run(&mut self.sim, &line, stdin.as_deref());
+                self.record_console(&line, stdin.as_deref());
+            }
             Cmd::KubectlInterrupt => self.console.interrupt(&mut self.sim),
             Cmd::KubectlClear => self.console.clear(),
+            Cmd::Export => match self.export() {
+                Ok(text) => {
+                    let name = format!("kubeloop-seed{}-{}s.yaml", self.seed, self.sim.now() / SECOND);
+                    self.download = Some((name, text));
+                }
+                Err(e) => self.notice = Some(e.into()),
+            },
         }
     }
 
@@ -547,6 +629,7 @@ impl LiveRun {
                 effective: self.effective,
                 seed: self.seed,
                 events_processed: self.sim.events_processed(),
+                history_hash: self.sim.history_hash(),
             },
             summary: build_summary(&self.sim),
             cluster: build_cluster(&self.sim, &mut self.cache),

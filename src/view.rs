@@ -358,6 +358,8 @@ pub struct TimeView {
     pub effective: f64,
     pub seed: u64,
     pub events_processed: u64,
+    /// The run's history hash (`Sim::history_hash`), as `kubeloop run` prints it.
+    pub history_hash: u64,
 }
 
 /// Everything the page shows.

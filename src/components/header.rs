@@ -28,6 +28,7 @@ pub fn Header(props: &HeaderProps) -> Html {
         props.on_cmd.reform(move |_: MouseEvent| Cmd::SetPlaying(!playing))
     };
     let step = props.on_cmd.reform(|_: MouseEvent| Cmd::Step);
+    let export = props.on_cmd.reform(|_: MouseEvent| Cmd::Export);
     let speed = {
         let on_cmd = props.on_cmd.clone();
         Callback::from(move |e: Event| {
@@ -105,6 +106,14 @@ pub fn Header(props: &HeaderProps) -> Html {
                 </span>
                 { lag }
             </div>
+            <span class="history" title="The run's history hash, as `kubeloop run` prints it: the same seed and the same interventions at the same simulated times give the same hash">
+                <span class="clock-label">{ "hash" }</span>
+                <code data-testid="history-hash">{ format!("{:016x}", t.history_hash) }</code>
+                <button data-testid="export-scenario" class="btn" type="button" onclick={export}
+                    title="Download the run so far as a scenario file: `kubeloop run FILE` replays it to this hash">
+                    { "Export" }
+                </button>
+            </span>
             <form class="seed" onsubmit={restart} title="The same seed and the same actions replay the same history">
                 <label>
                     <span>{ "seed" }</span>

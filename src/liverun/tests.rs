@@ -643,3 +643,55 @@ fn what_the_page_reads_never_changes_the_run() {
     };
     assert_eq!(run(false), run(true));
 }
+
+/// A run made by clicks, console lines and an apply is a value: its export replays natively (the runner's
+/// `Scenario::start` and `run_to`) to the same history hash at the same simulated time. Reads are not recorded.
+#[test]
+fn an_exported_run_replays_to_the_same_history_hash() {
+    let mut e = LiveRun::boot(3, None, clock());
+    run_secs(&mut e, 7);
+    e.exec(Cmd::kill_node("node-2"));
+    run_secs(&mut e, 20);
+    e.exec(Cmd::Kubectl { line: "kubectl get pods".into(), stdin: None });
+    e.exec(Cmd::Kubectl { line: "kubectl scale deployment web --replicas=5".into(), stdin: None });
+    run_secs(&mut e, 41);
+    e.exec(Cmd::fault(FaultAction { drop_watch_events: Some(0.5), ..FaultAction::default() }));
+    run_secs(&mut e, 63);
+    e.exec(Cmd::fault(FaultAction { drop_watch_events: Some(0.0), ..FaultAction::default() }));
+    let text = crate::examples::WEB.replace("replicas: 3", "replicas: 4");
+    e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(text) });
+    run_secs(&mut e, 90);
+    e.exec(Cmd::revive_node("node-2"));
+    run_secs(&mut e, 150);
+    let exported = e.export().expect("exportable");
+    assert!(!exported.contains("get pods"), "reads are not recorded:\n{exported}");
+    let sc = Scenario::parse(&exported).unwrap_or_else(|err| panic!("{err}\n{exported}"));
+    assert_eq!(sc.actions.len(), 6, "{exported}");
+    let mut run = sc.start(kubeloop_engine::scenario::RunOptions::default()).expect("start");
+    run.run_to(run.until());
+    assert_eq!(run.sim().now(), e.sim.now());
+    assert_eq!(
+        format!("{:016x}", run.sim().history_hash()),
+        format!("{:016x}", e.sim.history_hash()),
+        "the replay's history is the page's\n{exported}"
+    );
+}
+
+/// A lesson played in the page is recorded as its cluster and the steps it ran, and replays the same.
+#[test]
+fn an_exported_lesson_replays_to_the_same_history_hash() {
+    for id in ["self-healing", "pdb-drain"] {
+        let mut e = LiveRun::boot(1, None, clock());
+        e.exec(Cmd::StartLesson(id, None));
+        let end = crate::lessons::find(id).and_then(|l| l.parse().ok()).and_then(|s| s.actions.last().map(|a| a.at));
+        let end = end.expect("steps") / SECOND + 20;
+        while e.sim.now() < end * SECOND {
+            e.frame(100.0);
+        }
+        let exported = e.export().expect("exportable");
+        let sc = Scenario::parse(&exported).unwrap_or_else(|err| panic!("{id}: {err}\n{exported}"));
+        let mut run = sc.start(kubeloop_engine::scenario::RunOptions::default()).expect("start");
+        run.run_to(run.until());
+        assert_eq!(run.sim().history_hash(), e.sim.history_hash(), "{id}\n{exported}");
+    }
+}

@@ -264,6 +264,33 @@ const NOT_SIMULATED: &[(&str, &str)] = &[
 ];
 
 /// Runs one command line (with or without the leading `kubectl`). Never panics on any input.
+/// Whether a command line may write (so a recorded run must keep it): every command but the ones that only read
+/// (`get`, `describe`, `explain`, `events`, `api-resources`, `version`, `top`, `rollout status|history`, help
+/// and lines that do not split or name no command).
+pub fn writes(line: &str) -> bool {
+    let t = line.trim();
+    let t = ["kubectl", "k"]
+        .iter()
+        .find_map(|k| t.strip_prefix(k).filter(|r| r.is_empty() || r.starts_with(char::is_whitespace)))
+        .map_or(t, str::trim_start);
+    let Ok(words) = args::split_words(t) else { return false };
+    let mut i = 0;
+    while let Some(w) = words.get(i).map(String::as_str) {
+        if w == "-n" || w == "--namespace" {
+            i += 2;
+        } else if w.starts_with('-') {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    match words.get(i).map(String::as_str) {
+        None | Some("get" | "describe" | "explain" | "events" | "api-resources" | "version" | "top" | "help") => false,
+        Some("rollout") => !matches!(words.get(i + 1).map(String::as_str), Some("status" | "history") | None),
+        Some(cmd) => COMMANDS.iter().any(|c| c.name == cmd),
+    }
+}
+
 pub fn run(sim: &mut Sim, line: &str, input: &Input) -> Output {
     let words = match args::split_words(line) {
         Ok(w) => w,

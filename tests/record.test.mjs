@@ -1,0 +1,72 @@
+// A run is a value: what a person does in the page (clicks, console lines, an apply) is recorded with its simulated
+// time, [data-testid=export-scenario] downloads it as a scenario file, and `kubeloop run` on that file prints the
+// history hash the page showed in [data-testid=history-hash]. Reads are not recorded.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  TEST_TIMEOUT,
+  sharedBrowser,
+  withPage,
+  waitFor,
+  setSpeed,
+  nodeByName,
+  kubectl,
+  screenshot,
+  setEditorText,
+  clickApply,
+  editorText,
+  simTime,
+  sel,
+} from './lib.mjs';
+
+const browser = sharedBrowser();
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** `kubeloop run FILE --quiet` with the CLI the test command built (cargo builds it when it is not there). */
+function kubeloopRun(file) {
+  for (const bin of ['target/debug/kubeloop', 'target/release/kubeloop']) {
+    const p = path.join(root, bin);
+    if (existsSync(p)) return execFileSync(p, ['run', file, '--quiet'], { encoding: 'utf8' });
+  }
+  return execFileSync('cargo', ['run', '-q', '-p', 'kubeloop-cli', '--', 'run', file, '--quiet'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+}
+
+test('a run made by clicks exports as a scenario that kubeloop run replays to the hash the page shows', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    await setSpeed(page, 10);
+    await waitFor(async () => (await simTime(page)) > 5, { message: 'the clock runs' });
+    // Kill a node with its button, scale with the console, read (not recorded), apply from the editor.
+    await page.locator(nodeByName('node-2')).locator('[data-testid=node-kill]').click();
+    await kubectl(page, 'kubectl scale deployment web --replicas=5', (o) => /scaled/.test(o));
+    await kubectl(page, 'kubectl get pods', (o) => /NAME/.test(o));
+    await setEditorText(page, (await editorText(page)).replace('replicas: 3', 'replicas: 4'));
+    await clickApply(page);
+    await waitFor(async () => (await simTime(page)) > 60, { timeout: 60_000, message: 'a minute of simulated time' });
+    // Pause, read the hash, export.
+    await page.locator(sel.playPause).click();
+    const hash = (await page.locator('[data-testid=history-hash]').innerText()).trim();
+    assert.match(hash, /^[0-9a-f]{16}$/, hash);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('[data-testid=export-scenario]').click(),
+    ]);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'kubeloop-export-'));
+    const file = path.join(dir, download.suggestedFilename());
+    await download.saveAs(file);
+    const text = readFileSync(file, 'utf8');
+    assert.match(text, /killNode: "node-2"|killNode: node-2/, text);
+    assert.match(text, /kubectl: "scale deployment web --replicas=5"|kubectl scale/, text);
+    assert.doesNotMatch(text, /get pods/, 'reads are not recorded');
+    const out = kubeloopRun(file);
+    assert.match(out, new RegExp(`history hash ${hash}`), `the replay prints the page's hash ${hash}:\n${out}\n${text}`);
+    await screenshot(page, 'record-exported');
+  });
+});
