@@ -66,6 +66,10 @@ pub enum Cmd {
     KubectlClear,
     /// The run so far as a scenario file, for the page to download ([`LiveRun::take_download`]).
     Export,
+    /// A scenario file's text to open ([`LiveRun::import`]).
+    Import(String),
+    /// A file that was not opened, and why (too large to read).
+    ImportRefused(String),
 }
 
 /// The interventions the page's buttons and knobs make.
@@ -269,6 +273,40 @@ impl LiveRun {
             unrecordable: None,
             download: None,
         }
+    }
+
+    /// Opens a scenario file: its cluster with its seed and timings, its actions replayed exactly as `kubeloop run`
+    /// replays them, to its `until:` (or its last action), paused there, ready to continue live. Its actions are
+    /// the run's record, so exporting again gives the same run.
+    pub fn import(&mut self, text: &str) -> Result<(), String> {
+        let sc = Scenario::parse(text).map_err(|e| format!("The scenario does not read: {e}"))?;
+        let until = sc.until.or_else(|| sc.actions.last().map(|a| a.at)).unwrap_or(0);
+        let opts = kubeloop_engine::scenario::RunOptions { until: Some(until), ..Default::default() };
+        let mut run = sc.start(opts).map_err(|e| format!("The scenario does not start: {e}"))?;
+        run.run_to(until);
+        let stopped = run.stopped_at_budget();
+        let (sim, ran) = run.into_sim();
+        self.seed = sc.seed.unwrap_or(kubeloop_engine::scenario::DEFAULT_SEED);
+        self.profile = sc.timing;
+        self.rebuild(&Scenario { actions: Vec::new(), ..sc.clone() });
+        self.sim = sim;
+        self.recorded = ran;
+        self.playing = false;
+        self.target = self.sim.now() as f64;
+        self.next_sample = self.sim.now() / SECOND * SECOND;
+        self.rate_window = (self.wall(), self.sim.now());
+        self.notice = Some(
+            match stopped {
+                Some(at) => format!("The scenario stopped at its work budget at {} s.", at / SECOND),
+                None => format!(
+                    "Opened the scenario (seed {}): replayed to {} s and paused there; play continues it live.",
+                    self.seed,
+                    self.sim.now() / SECOND
+                ),
+            }
+            .into(),
+        );
+        Ok(())
     }
 
     /// The file an export made, once.
@@ -568,6 +606,12 @@ impl LiveRun {
             }
             Cmd::KubectlInterrupt => self.console.interrupt(&mut self.sim),
             Cmd::KubectlClear => self.console.clear(),
+            Cmd::ImportRefused(why) => self.notice = Some(why.into()),
+            Cmd::Import(text) => {
+                if let Err(e) = self.import(&text) {
+                    self.notice = Some(e.into());
+                }
+            }
             Cmd::Export => match self.export() {
                 Ok(text) => {
                     let name = format!("kubeloop-seed{}-{}s.yaml", self.seed, self.sim.now() / SECOND);

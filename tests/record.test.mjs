@@ -70,3 +70,20 @@ test('a run made by clicks exports as a scenario that kubeloop run replays to th
     await screenshot(page, 'record-exported');
   });
 });
+
+test('opening a scenario file replays it to its end, paused, with the hash kubeloop run prints', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    const file = path.join(root, 'examples', 'node-failure.yaml');
+    const expected = kubeloopRun(file).match(/history hash ([0-9a-f]{16})/)?.[1];
+    assert.ok(expected, 'kubeloop run prints a history hash');
+    await page.locator('[data-testid=import-scenario]').setInputFiles(file);
+    await waitFor(async () => (await page.locator('[data-testid=history-hash]').innerText()).trim() === expected, {
+      timeout: 60_000,
+      message: async () => `the page's hash ${await page.locator('[data-testid=history-hash]').innerText()} is ${expected}`,
+    });
+    const t1 = await simTime(page);
+    await page.waitForTimeout(500);
+    assert.equal(await simTime(page), t1, 'paused at the end of the scenario');
+    await screenshot(page, 'record-imported');
+  });
+});

@@ -229,6 +229,16 @@ impl Run<'_> {
         self.timeline.iter()
     }
 
+    /// The cluster where the run is, to go on with (the page continues an imported run live): commands still
+    /// following are stopped, and the actions that ran.
+    pub fn into_sim(mut self) -> (Sim, Vec<Action>) {
+        for mut f in std::mem::take(&mut self.follows) {
+            f.follow.stop(&mut self.sim);
+        }
+        let ran = self.scenario.actions[..self.next].to_vec();
+        (self.sim, ran)
+    }
+
     /// Ends the run where it is: commands still following are stopped, and the summary is taken.
     pub fn finish(mut self) -> RunOutput {
         for mut f in std::mem::take(&mut self.follows) {
