@@ -105,22 +105,14 @@ impl Console {
         let running = out.follow.is_some();
         self.follow = out.follow;
         self.seq += 1;
-        let mut entry = ConsoleEntry {
+        let entry = ConsoleEntry {
             id: self.seq,
             line: line.to_string(),
             chunks,
             code: if running { None } else { Some(out.code) },
             truncated: false,
         };
-        bound_entry(&mut entry);
-        if let Some(prev) = self.last.replace(Rc::new(entry)) {
-            let earlier = Rc::make_mut(&mut self.earlier);
-            earlier.push(prev);
-            if earlier.len() > CONSOLE_SCROLLBACK {
-                let extra = earlier.len() - CONSOLE_SCROLLBACK;
-                earlier.drain(..extra);
-            }
-        }
+        self.push_entry(entry);
         // A command that is done may still have output waiting (nothing here; a follow polls on frames).
         self.poll(sim);
     }
@@ -131,13 +123,20 @@ impl Console {
     pub fn adopt(&mut self, sim: &mut Sim, line: &str, printed: &str, follow: Box<dyn kubectl::Follow>) {
         self.interrupt(sim);
         self.seq += 1;
-        let mut entry = ConsoleEntry {
+        let entry = ConsoleEntry {
             id: self.seq,
             line: line.to_string(),
             chunks: if printed.is_empty() { Vec::new() } else { vec![Chunk::Stdout(printed.to_string())] },
             code: None,
             truncated: false,
         };
+        self.push_entry(entry);
+        self.follow = Some(follow);
+        self.poll(sim);
+    }
+
+    /// A new last entry (within its bound); the previous one joins the bounded scrollback.
+    fn push_entry(&mut self, mut entry: ConsoleEntry) {
         bound_entry(&mut entry);
         if let Some(prev) = self.last.replace(Rc::new(entry)) {
             let earlier = Rc::make_mut(&mut self.earlier);
@@ -147,8 +146,6 @@ impl Console {
                 earlier.drain(..extra);
             }
         }
-        self.follow = Some(follow);
-        self.poll(sim);
     }
 
     /// Appends what the running command printed since the last poll; ends it when it is done.
