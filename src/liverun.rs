@@ -70,6 +70,8 @@ pub enum Cmd {
     Import(String),
     /// A file that was not opened, and why (too large to read).
     ImportRefused(String),
+    /// The run again from 0, with the same interventions at their times, with this seed (or the same).
+    Replay(Option<u64>),
 }
 
 /// The interventions the page's buttons and knobs make.
@@ -178,6 +180,9 @@ pub struct LiveRun {
     unrecordable: Option<String>,
     /// A file the page should hand to the person (name, text): the export.
     download: Option<(String, String)>,
+    /// A replay's script: the interventions of the run replayed, each run when the clock reaches its time.
+    script: Vec<Action>,
+    script_next: usize,
 }
 
 /// Interventions a run records at most (kubeloop's own bound; beyond it the run is not exportable).
@@ -272,7 +277,35 @@ impl LiveRun {
             recorded: Vec::new(),
             unrecordable: None,
             download: None,
+            script: Vec::new(),
+            script_next: 0,
         }
+    }
+
+    /// Starts the run again from its starting cluster, with the same interventions at the same simulated times
+    /// as the clock reaches them, with `seed` (or the same seed). The same seed replays the same history.
+    pub fn replay(&mut self, seed: Option<u64>) {
+        if let Some(why) = &self.unrecordable {
+            self.notice = Some(format!("This run cannot be replayed exactly: {why}.").into());
+            return;
+        }
+        let script = std::mem::take(&mut self.recorded);
+        let base = self.base.clone();
+        if let Some(s) = seed {
+            self.seed = s;
+        }
+        self.rebuild(&base);
+        self.script = script;
+        self.script_next = 0;
+        self.playing = true;
+        self.notice = Some(
+            format!(
+                "Replaying the run from 0 with seed {}: its {} intervention(s) at their times.",
+                self.seed,
+                self.script.len()
+            )
+            .into(),
+        );
     }
 
     /// Opens a scenario file: its cluster with its seed and timings, its actions replayed exactly as `kubeloop run`
@@ -383,6 +416,8 @@ impl LiveRun {
         self.base = Scenario { actions: Vec::new(), ..scenario.clone() };
         self.recorded.clear();
         self.unrecordable = None;
+        self.script.clear();
+        self.script_next = 0;
         let text: Rc<str> = scenario.manifests.as_deref().unwrap_or_default().into();
         self.editor = Rc::new(EditorLoad { seq: self.editor.seq + 1, text });
     }
@@ -408,14 +443,24 @@ impl LiveRun {
         self.playing = true;
     }
 
-    /// When the lesson's next action is due.
+    /// When the lesson's (or the replay's) next action is due.
     fn next_step_at(&self) -> Option<Millis> {
-        let run = self.lesson.as_ref()?;
-        run.scenario.actions.get(run.next).map(|a| run.start + a.at)
+        match self.lesson.as_ref() {
+            Some(run) => run.scenario.actions.get(run.next).map(|a| run.start + a.at),
+            None => self.script.get(self.script_next).map(|a| a.at),
+        }
     }
 
-    /// Runs the lesson's next action (its time has come), as the runner does.
+    /// Runs the lesson's (or the replay's) next action (its time has come), as the runner does.
     fn run_step(&mut self) {
+        if self.lesson.is_none() {
+            let Some(a) = self.script.get(self.script_next).cloned() else { return };
+            self.script_next += 1;
+            self.intervene(&a.what);
+            self.record(a.what, a.label);
+            self.dirty = true;
+            return;
+        }
         let Some(run) = self.lesson.as_mut() else { return };
         let Some(action) = run.scenario.actions.get(run.next) else { return };
         let what = action.what.clone();
@@ -607,6 +652,7 @@ impl LiveRun {
             Cmd::KubectlInterrupt => self.console.interrupt(&mut self.sim),
             Cmd::KubectlClear => self.console.clear(),
             Cmd::ImportRefused(why) => self.notice = Some(why.into()),
+            Cmd::Replay(seed) => self.replay(seed),
             Cmd::Import(text) => {
                 if let Err(e) = self.import(&text) {
                     self.notice = Some(e.into());

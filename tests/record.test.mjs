@@ -68,6 +68,14 @@ test('a run made by clicks exports as a scenario that kubeloop run replays to th
     const out = kubeloopRun(file);
     assert.match(out, new RegExp(`history hash ${hash}`), `the replay prints the page's hash ${hash}:\n${out}\n${text}`);
     await screenshot(page, 'record-exported');
+    // Replay: the same run again from 0 (same seed), its interventions at their times.
+    await page.locator('[data-testid=replay]').click();
+    assert.ok((await simTime(page)) < 5, 'the clock starts again (and plays)');
+    await waitFor(async () => (await simTime(page)) > 30, { timeout: 60_000, message: 'the replay runs' });
+    await waitFor(async () => (await page.locator('[data-testid=node][data-name=node-2]').getAttribute('data-alive')) === 'false', {
+      timeout: 10_000,
+      message: 'the recorded kill came again',
+    });
   });
 });
 

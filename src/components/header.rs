@@ -91,6 +91,11 @@ pub fn Header(props: &HeaderProps) -> Html {
         })
     };
     let seed_valid = seed_text.trim().parse::<u64>().is_ok();
+    let replay = {
+        let seed_text = seed_text.clone();
+        let on_cmd = props.on_cmd.clone();
+        Callback::from(move |_: MouseEvent| on_cmd.emit(Cmd::Replay(seed_text.trim().parse::<u64>().ok())))
+    };
     let speed_value = t.speed.value();
     let lag = if t.lagging {
         let eff = if t.effective >= 10.0 { format!("{:.0}", t.effective) } else { format!("{:.1}", t.effective) };
@@ -168,7 +173,12 @@ pub fn Header(props: &HeaderProps) -> Html {
                     value={(*seed_text).clone()}
                     oninput={seed_input}
                 />
-                <button class="btn" type="submit" disabled={!seed_valid}>{ "Restart" }</button>
+                <button class="btn" type="submit" disabled={!seed_valid}
+                    title="A fresh page with this seed (the default cluster, nothing of this run)">{ "Restart" }</button>
+                <button data-testid="replay" class="btn" type="button" disabled={!seed_valid} onclick={replay}
+                    title="This run again from 0: the same starting cluster and interventions at their times, with this seed">
+                    { "Replay" }
+                </button>
             </form>
         </header>
     }
