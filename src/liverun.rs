@@ -321,13 +321,12 @@ impl LiveRun {
         let (sim, ran) = run.into_sim();
         self.seed = sc.seed.unwrap_or(kubeloop_engine::scenario::DEFAULT_SEED);
         self.profile = sc.timing;
-        self.rebuild(&Scenario { actions: Vec::new(), ..sc.clone() });
-        self.sim = sim;
+        self.console.interrupt(&mut self.sim);
+        let text = "the opened scenario's manifests were applied at t = 0".to_string();
+        self.apply = Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ok: true, text, error_line: None });
+        self.take_sim(sim, &Scenario { actions: Vec::new(), ..sc.clone() });
         self.recorded = ran;
         self.playing = false;
-        self.target = self.sim.now() as f64;
-        self.next_sample = self.sim.now() / SECOND * SECOND;
-        self.rate_window = (self.wall(), self.sim.now());
         self.notice = Some(
             match stopped {
                 Some(at) => format!("The scenario stopped at its work budget at {} s.", at / SECOND),
@@ -395,19 +394,25 @@ impl LiveRun {
     fn rebuild(&mut self, scenario: &Scenario) {
         self.console.interrupt(&mut self.sim);
         let (sim, apply, problems) = fresh_sim(self.seed, self.profile, scenario, self.apply.seq + 1);
-        self.sim = sim;
         self.apply = Rc::new(apply);
         if !problems.is_empty() {
             self.notice = Some(problems.join(" ").into());
         }
-        self.target = 0.0;
+        self.take_sim(sim, scenario);
+    }
+
+    /// Makes `sim`, started from `scenario`'s cluster, the run shown: what the view measured of the old one is
+    /// forgotten, the record starts from that cluster, and the editor shows its manifests.
+    fn take_sim(&mut self, sim: Sim, scenario: &Scenario) {
+        self.sim = sim;
+        self.target = self.sim.now() as f64;
         self.lagging = false;
         self.stream = Stream::default();
         self.history.clear();
-        self.next_sample = 0;
+        self.next_sample = self.sim.now() / SECOND * SECOND;
         self.selection = Selection::None;
         self.cache = NodeCache::default();
-        self.rate_window = (self.wall(), 0);
+        self.rate_window = (self.wall(), self.sim.now());
         self.informers = Rc::new(Vec::new());
         self.drift_at = f64::NEG_INFINITY;
         self.informer_count = 0;

@@ -1010,13 +1010,13 @@ impl Kubelet {
     /// follows its new `crash_after`.
     fn rearm(
         &mut self,
-        _api: &mut Api,
+        api: &mut Api,
         key: &ObjKey,
         picked: &[usize],
         behaviours: &Behaviours,
         now: Millis,
     ) -> Vec<PodTimer> {
-        let Some(obj) = _api.store.peek(Kind::Pod, key).cloned() else { return Vec::new() };
+        let Some(obj) = api.store.peek(Kind::Pod, key).cloned() else { return Vec::new() };
         let Some(pod) = obj.as_pod() else { return Vec::new() };
         let mut due = Vec::new();
         for &i in picked {
