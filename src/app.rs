@@ -15,6 +15,7 @@ use crate::components::editor::Editor;
 use crate::components::events::EventStream;
 use crate::components::header::Header;
 use crate::components::lessons::{LessonBar, LessonPanel};
+use crate::components::share::ShareBar;
 use crate::liverun::{parse_seed, Cmd, LiveRun, DEFAULT_SEED};
 use crate::view::Snapshot;
 
@@ -69,6 +70,52 @@ impl Reducible for View {
             Rc::new(View { snap })
         }
     }
+}
+
+/// Runs a command on the engine and shows its effect: a file to download is handed over, a link to make is made (a
+/// moment later: the browser compresses asynchronously) and copied where the browser allows.
+fn perform(engine: &Rc<RefCell<LiveRun>>, dispatcher: &UseReducerDispatcher<View>, cmd: Cmd) {
+    let (snap, share) = match engine.try_borrow_mut() {
+        Ok(mut e) => {
+            e.exec(cmd);
+            if let Some((name, text)) = e.take_download() {
+                download(&name, &text);
+            }
+            let share = e.take_share_request();
+            (e.snapshot(), share)
+        }
+        Err(_) => return,
+    };
+    dispatcher.dispatch(Rc::new(snap));
+    if let Some((text, hash)) = share {
+        let (engine, dispatcher) = (engine.clone(), dispatcher.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            let made = crate::share::make_link(text, hash).await;
+            let url = made.as_ref().ok().cloned();
+            perform(&engine, &dispatcher, Cmd::Shared(made));
+            if let Some(url) = url {
+                let copied = crate::share::copy(&url).await;
+                perform(&engine, &dispatcher, Cmd::Copied(copied));
+            }
+        });
+    }
+}
+
+/// Opens what the address's fragment names, now and whenever it changes (a link pasted into this tab's address bar
+/// does not reload the page). Returns what removes the listener.
+fn follow_fragment(on_cmd: Callback<Cmd>) -> Option<(web_sys::Window, Closure<dyn FnMut()>)> {
+    crate::share::open_fragment(&crate::share::fragment(), on_cmd.clone());
+    let window = web_sys::window()?;
+    let changed = Closure::<dyn FnMut()>::new(move || {
+        crate::share::open_fragment(&crate::share::fragment(), on_cmd.clone());
+    });
+    window.add_event_listener_with_callback("hashchange", changed.as_ref().unchecked_ref()).ok()?;
+    Some((window, changed))
+}
+
+/// Whether a drag carries files.
+fn drags_files(e: &DragEvent) -> bool {
+    e.data_transfer().is_some_and(|d| d.types().includes(&"Files".into(), 0))
 }
 
 fn mark_ready() {
@@ -147,7 +194,10 @@ fn start_loop(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<Vie
 pub fn App() -> Html {
     let engine: Rc<RefCell<LiveRun>> = use_memo((), |_| {
         let (seed, notice) = seed_from_url();
-        RefCell::new(LiveRun::boot(seed, notice, Box::new(wall_now)))
+        let mut run = LiveRun::boot(seed, notice, Box::new(wall_now));
+        // A link opens paused where it ends; the starting cluster does not run meanwhile.
+        run.playing = crate::share::fragment().trim_start_matches('#').trim().is_empty();
+        RefCell::new(run)
     });
     let view = {
         let engine = engine.clone();
@@ -163,21 +213,7 @@ pub fn App() -> Html {
     let on_cmd: Rc<Callback<Cmd>> = {
         let engine = engine.clone();
         let dispatcher = view.dispatcher();
-        use_memo((), move |_| {
-            Callback::from(move |cmd: Cmd| {
-                let snap = match engine.try_borrow_mut() {
-                    Ok(mut e) => {
-                        e.exec(cmd);
-                        if let Some((name, text)) = e.take_download() {
-                            download(&name, &text);
-                        }
-                        e.snapshot()
-                    }
-                    Err(_) => return,
-                };
-                dispatcher.dispatch(Rc::new(snap));
-            })
-        })
+        use_memo((), move |_| Callback::from(move |cmd: Cmd| perform(&engine, &dispatcher, cmd)))
     };
     // Tab in the console: completes against the cluster (a counted LIST); the loop refreshes the view.
     let complete: Rc<Callback<String, (String, Vec<String>)>> = {
@@ -197,7 +233,51 @@ pub fn App() -> Html {
             move || stop.set(true)
         });
     }
+    {
+        let on_cmd = (*on_cmd).clone();
+        use_effect_with((), move |_| {
+            let listening = follow_fragment(on_cmd);
+            move || {
+                if let Some((w, f)) = listening {
+                    let _ = w.remove_event_listener_with_callback("hashchange", f.as_ref().unchecked_ref());
+                }
+            }
+        });
+    }
     let on_cmd = (*on_cmd).clone();
+    // Drag and drop: a file dragged over the page shows where to drop it; dropped, it is opened as a scenario.
+    let dropping = use_state_eq(|| false);
+    let drag_enter = {
+        let dropping = dropping.clone();
+        Callback::from(move |e: DragEvent| {
+            if drags_files(&e) {
+                e.prevent_default();
+                dropping.set(true);
+            }
+        })
+    };
+    let drag_over = Callback::from(|e: DragEvent| e.prevent_default());
+    let drag_leave = {
+        let dropping = dropping.clone();
+        Callback::from(move |_: DragEvent| dropping.set(false))
+    };
+    let drop = {
+        let (dropping, on_cmd) = (dropping.clone(), on_cmd.clone());
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dropping.set(false);
+            if let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+                crate::share::read_scenario(file, on_cmd.clone());
+            }
+        })
+    };
+    let drop_zone = dropping.then(|| {
+        html! {
+            <div class="drop-zone" data-testid="drop-zone" ondragover={drag_over} ondragleave={drag_leave} ondrop={drop}>
+                <div>{ "Drop a scenario file to open it: replayed to its end, paused there" }</div>
+            </div>
+        }
+    });
     let s = &view.snap;
     let notice = s.notice.clone().map(|n| {
         let dismiss = on_cmd.reform(|_: MouseEvent| Cmd::DismissNotice);
@@ -209,8 +289,11 @@ pub fn App() -> Html {
         }
     });
     html! {
-        <div class="app">
+        <div class="app" ondragenter={drag_enter}>
             <Header time={s.time.clone()} on_cmd={on_cmd.clone()} />
+            if let Some(share) = &s.share {
+                <ShareBar share={share.clone()} on_cmd={on_cmd.clone()} />
+            }
             <LessonBar active={s.lesson.as_ref().map(|l| l.id)} timing={s.timing} on_cmd={on_cmd.clone()} />
             { for notice }
             <main class="layout">
@@ -248,6 +331,7 @@ pub fn App() -> Html {
                 </div>
             </main>
             <Console view={s.console.clone()} on_cmd={on_cmd.clone()} complete={(*complete).clone()} />
+            { for drop_zone }
         </div>
     }
 }

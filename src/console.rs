@@ -15,11 +15,15 @@ pub const CONSOLE_SCROLLBACK: usize = 50;
 pub const CONSOLE_ENTRY_CHARS: usize = 200_000;
 
 /// `kubectl apply -f NAME`: the page has no file system, so NAME is one of the examples, by its menu id or title,
-/// with or without `.yaml` / `examples/`. Otherwise kubectl's message.
+/// with or without `.yaml` / `examples/`, or a file the example scenarios read (`manifests/api.yaml`, as they name
+/// it). Otherwise kubectl's message.
 pub fn example_file(name: &str) -> Result<String, String> {
     let n = name.trim();
     let base = n.strip_prefix("./").unwrap_or(n);
     let base = base.strip_prefix("examples/").unwrap_or(base);
+    if let Some((_, text)) = crate::examples::FILES.iter().find(|(path, _)| *path == base) {
+        return Ok(text.to_string());
+    }
     let stem = base.strip_suffix(".yaml").or_else(|| base.strip_suffix(".yml")).unwrap_or(base);
     crate::examples::EXAMPLES
         .iter()

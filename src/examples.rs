@@ -226,13 +226,30 @@ pub const EXAMPLES: [Example; 7] = [
     Example { id: "node-selector", title: "nodeSelector disktype=ssd", yaml: NODE_SELECTOR },
     Example { id: "taints", title: "tainted node + tolerations", yaml: TAINTS },
     Example { id: "typo", title: "typo (error with a line)", yaml: TYPO },
-    Example {
-        id: "shop",
-        title: "shop: a real application (config, secret, probes, Service, PDB)",
-        yaml: include_str!("../examples/manifests/shop.yaml"),
-    },
+    Example { id: "shop", title: "shop: a real application (config, secret, probes, Service, PDB)", yaml: FILES[1].1 },
 ];
 
 pub fn find(id: &str) -> Option<&'static Example> {
     EXAMPLES.iter().find(|e| e.id == id)
 }
+
+/// The scenario files of `examples/` (what `kubeloop run` runs), opened by `#scenario=NAME` links: (name, text).
+pub const SCENARIOS: [(&str, &str); 6] = [
+    ("node-failure", include_str!("../examples/node-failure.yaml")),
+    ("self-healing", include_str!("../examples/self-healing.yaml")),
+    ("unschedulable", include_str!("../examples/unschedulable.yaml")),
+    ("edge-vs-level", include_str!("../examples/edge-vs-level.yaml")),
+    ("kubectl", include_str!("../examples/kubectl.yaml")),
+    ("web", include_str!("../examples/web.yaml")),
+];
+
+/// The example scenario called `name`.
+pub fn scenario(name: &str) -> Option<&'static str> {
+    SCENARIOS.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}
+
+/// The files of `examples/manifests/` the example scenarios read with `kubectl -f` (paths as they write them).
+pub const FILES: [(&str, &str); 2] = [
+    ("manifests/api.yaml", include_str!("../examples/manifests/api.yaml")),
+    ("manifests/shop.yaml", include_str!("../examples/manifests/shop.yaml")),
+];

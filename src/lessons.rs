@@ -196,6 +196,11 @@ pub fn find(id: &str) -> Option<&'static Lesson> {
     LESSONS.iter().find(|l| l.id == id)
 }
 
+/// Every lesson's id, in the lesson bar's order.
+pub fn ids() -> Vec<&'static str> {
+    LESSONS.iter().map(|l| l.id).collect()
+}
+
 impl Lesson {
     /// The lesson's scenario, parsed (the files are checked by the tests: a lesson always parses).
     pub fn parse(&self) -> Result<Scenario, ScenarioError> {

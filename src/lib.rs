@@ -11,6 +11,7 @@ pub mod highlight;
 pub mod lessons;
 pub mod liverun;
 pub mod readmeter;
+pub mod share;
 pub mod snapshot;
 pub mod stream;
 pub mod view;

@@ -24,7 +24,7 @@ use crate::snapshot::{
     build_services, build_summary, NodeCache,
 };
 use crate::stream::Stream;
-use crate::view::{ApplyOutcome, EditorLoad, Selection, Snapshot, Speed, TimeView};
+use crate::view::{ApplyOutcome, EditorLoad, Selection, ShareState, ShareView, Snapshot, Speed, TimeView};
 
 pub const DEFAULT_SEED: u64 = 1;
 /// Nodes the page starts with.
@@ -72,6 +72,32 @@ pub enum Cmd {
     ImportRefused(String),
     /// The run again from 0, with the same interventions at their times, with this seed (or the same).
     Replay(Option<u64>),
+    /// Makes a link to the run so far ([`LiveRun::take_share_request`] hands the page what to compress).
+    Share,
+    /// The link the page made of it (the whole URL), or why there is none.
+    Shared(Result<String, String>),
+    /// Whether the link went to the clipboard.
+    Copied(bool),
+    CloseShare,
+    /// What a link opened the page with.
+    Open(Opening),
+}
+
+/// What a link opens ([`LiveRun::open`]), as the page read it from the URL's fragment (a run inflated already).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Opening {
+    /// A run: its scenario file and the history hash the link says it ends at.
+    Run {
+        text: String,
+        hash: Option<u64>,
+    },
+    Lesson(String),
+    /// One of the scenario files of `examples/`, by name.
+    Scenario(String),
+    /// One of the examples menu's manifests, by id.
+    Example(String),
+    /// A link that does not open, and why.
+    Failed(String),
 }
 
 /// The interventions the page's buttons and knobs make.
@@ -183,6 +209,10 @@ pub struct LiveRun {
     /// A replay's script: the interventions of the run replayed, each run when the clock reaches its time.
     script: Vec<Action>,
     script_next: usize,
+    /// The link being made or made, as the page shows it.
+    share: Option<Rc<ShareView>>,
+    /// A run to make a link of (its scenario file and history hash), for the page to compress.
+    share_request: Option<(String, u64)>,
 }
 
 /// Interventions a run records at most (kubeloop's own bound; beyond it the run is not exportable).
@@ -279,6 +309,8 @@ impl LiveRun {
             download: None,
             script: Vec::new(),
             script_next: 0,
+            share: None,
+            share_request: None,
         }
     }
 
@@ -314,7 +346,12 @@ impl LiveRun {
     pub fn import(&mut self, text: &str) -> Result<(), String> {
         let sc = Scenario::parse(text).map_err(|e| format!("The scenario does not read: {e}"))?;
         let until = sc.until.or_else(|| sc.actions.last().map(|a| a.at)).unwrap_or(0);
-        let opts = kubeloop_engine::scenario::RunOptions { until: Some(until), ..Default::default() };
+        // `kubectl -f PATH` reads what the console reads: the examples and the files the example scenarios read.
+        let opts = kubeloop_engine::scenario::RunOptions {
+            until: Some(until),
+            read_file: Some(&example_file),
+            ..Default::default()
+        };
         let mut run = sc.start(opts).map_err(|e| format!("The scenario does not start: {e}"))?;
         run.run_to(until);
         let stopped = run.stopped_at_budget();
@@ -344,6 +381,96 @@ impl LiveRun {
     /// The file an export made, once.
     pub fn take_download(&mut self) -> Option<(String, String)> {
         self.download.take()
+    }
+
+    /// The run to make a link of (its scenario file and history hash), once.
+    pub fn take_share_request(&mut self) -> Option<(String, u64)> {
+        self.share_request.take()
+    }
+
+    /// Starts making a link to the run so far: the page compresses the export into the URL's fragment.
+    fn share(&mut self) {
+        let (at, hash) = (self.sim.now(), self.sim.history_hash());
+        let state = match self.export() {
+            Ok(text) => {
+                self.share_request = Some((text, hash));
+                ShareState::Making
+            }
+            Err(e) => ShareState::Failed(e.into()),
+        };
+        self.share = Some(Rc::new(ShareView { at, hash, state }));
+    }
+
+    /// The link the page made (or why it made none).
+    fn shared(&mut self, made: Result<String, String>) {
+        let Some(share) = self.share.as_mut() else { return };
+        if share.state != ShareState::Making {
+            return;
+        }
+        Rc::make_mut(share).state = match made {
+            Ok(url) => ShareState::Made { url: url.into(), copied: None },
+            Err(e) => ShareState::Failed(e.into()),
+        };
+    }
+
+    /// Opens what a link names: a run (replayed to its end and paused there, its hash checked against the link's),
+    /// a lesson at its start, an example scenario replayed to its end, or an example's manifests applied to the
+    /// starting cluster. Always paused: play goes on from there.
+    pub fn open(&mut self, what: Opening) {
+        let opened = match what {
+            Opening::Failed(why) => Err(why),
+            Opening::Run { text, hash } => self.import(&text).map(|()| match hash {
+                Some(h) if h != self.sim.history_hash() => format!(
+                    "The link says its run ends at history hash {h:016x}; replayed here it ends at {:016x}: this is not the run that was shared (a link made by another kubeloop version?).",
+                    self.sim.history_hash()
+                ),
+                _ => format!(
+                    "Opened the shared run (seed {}): replayed to {} and paused there{}; ▶ Play continues it live.",
+                    self.seed,
+                    crate::format::fmt_secs(self.sim.now()),
+                    if hash.is_some() { ", at the history hash the link says" } else { "" }
+                ),
+            }),
+            Opening::Lesson(id) => match crate::lessons::find(&id) {
+                Some(l) => {
+                    self.start_lesson(l.id, None);
+                    Ok(format!("Opened the lesson \"{}\" at its start: ▶ Play runs it.", l.title))
+                }
+                None => Err(format!("there is no lesson {id:?} (lessons: {})", crate::lessons::ids().join(", "))),
+            },
+            Opening::Scenario(name) => match crate::examples::scenario(&name) {
+                Some(text) => self.import(text).map(|()| {
+                    format!(
+                        "Opened examples/{name}.yaml: replayed to {} and paused there, as `kubeloop run` ends it; ▶ Play continues it live.",
+                        crate::format::fmt_secs(self.sim.now())
+                    )
+                }),
+                None => {
+                    let names: Vec<&str> = crate::examples::SCENARIOS.iter().map(|(n, _)| *n).collect();
+                    Err(format!("there is no example scenario {name:?} (scenarios: {})", names.join(", ")))
+                }
+            },
+            Opening::Example(id) => match crate::examples::find(&id) {
+                Some(ex) => {
+                    let sc = Scenario { manifests: Some(ex.yaml.to_string()), ..default_scenario() };
+                    self.rebuild(&sc);
+                    Ok(format!("Opened the example \"{}\": applied to the starting cluster at 0 s; ▶ Play runs it.", ex.title))
+                }
+                None => {
+                    let ids: Vec<&str> = crate::examples::EXAMPLES.iter().map(|e| e.id).collect();
+                    Err(format!("there is no example {id:?} (examples: {})", ids.join(", ")))
+                }
+            },
+        };
+        self.playing = false;
+        self.target = self.sim.now() as f64;
+        self.notice = Some(
+            match opened {
+                Ok(said) => said,
+                Err(why) => format!("The link does not open: {why}. The page shows its starting cluster instead."),
+            }
+            .into(),
+        );
     }
 
     /// Records an intervention made now.
@@ -663,6 +790,15 @@ impl LiveRun {
                     self.notice = Some(e.into());
                 }
             }
+            Cmd::Share => self.share(),
+            Cmd::Shared(made) => self.shared(made),
+            Cmd::Copied(ok) => {
+                if let Some(ShareState::Made { copied, .. }) = self.share.as_mut().map(|s| &mut Rc::make_mut(s).state) {
+                    *copied = Some(ok);
+                }
+            }
+            Cmd::CloseShare => self.share = None,
+            Cmd::Open(what) => self.open(what),
             Cmd::Export => match self.export() {
                 Ok(text) => {
                     let name = format!("kubeloop-seed{}-{}s.yaml", self.seed, self.sim.now() / SECOND);
@@ -747,6 +883,7 @@ impl LiveRun {
             detail,
             apply: self.apply.clone(),
             notice: self.notice.clone(),
+            share: self.share.clone(),
             console: self.console.view(),
         }
     }

@@ -384,12 +384,32 @@ pub struct Snapshot {
     pub detail: Option<Rc<Detail>>,
     pub apply: Rc<ApplyOutcome>,
     pub notice: Option<Rc<str>>,
+    /// The link to the run being made or made (Share).
+    pub share: Option<Rc<ShareView>>,
     pub console: ConsoleView,
     pub loop_cfg: Rc<LoopView>,
     pub control_plane: Rc<ControlPlaneView>,
     pub timing: TimingProfile,
     pub lesson: Option<Rc<LessonView>>,
     pub editor: Rc<EditorLoad>,
+}
+
+/// A link to the run: when it was asked for (simulated time and history hash) and how far making it got.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShareView {
+    pub at: Millis,
+    pub hash: u64,
+    pub state: ShareState,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShareState {
+    /// The page is compressing the run.
+    Making,
+    /// The link, and whether it went to the clipboard (None: not known yet).
+    Made { url: Rc<str>, copied: Option<bool> },
+    /// Why there is no link (too large: export instead).
+    Failed(Rc<str>),
 }
 
 /// Text the editor is told to show; a new `seq` replaces the editor's text.

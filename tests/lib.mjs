@@ -8,13 +8,16 @@ import { before, after } from 'node:test';
 //   KUBELOOP_URL       the page, served from a sub-path (default http://127.0.0.1:8080/kubeloop/)
 //   KUBELOOP_CHROMIUM  the browser binary (default /usr/bin/chromium; never downloaded)
 //   KUBELOOP_HEADFUL=1 show the browser window (local debugging)
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 export const BASE_URL = process.env.KUBELOOP_URL || 'http://127.0.0.1:8080/kubeloop/';
+/** The repository's root. */
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SCREENSHOT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'screenshots');
 
 // Per-test budget (node:test `timeout`), generous: the first load compiles the wasm module.
@@ -78,6 +81,16 @@ export async function launchBrowser() {
     args: process.env.KUBELOOP_HEADFUL === '1' ? CHROMIUM_ARGS.filter((a) => a !== '--headless') : CHROMIUM_ARGS,
     timeout: 60_000,
   });
+}
+
+/** Runs the `kubeloop` CLI with `args` from the repository's root: the binary the test command built, or cargo builds
+ * it. Returns its stdout. */
+export function kubeloop(args) {
+  for (const bin of ['target/debug/kubeloop', 'target/release/kubeloop']) {
+    const p = path.join(ROOT, bin);
+    if (existsSync(p)) return execFileSync(p, args, { cwd: ROOT, encoding: 'utf8' });
+  }
+  return execFileSync('cargo', ['run', '-q', '-p', 'kubeloop-cli', '--', ...args], { cwd: ROOT, encoding: 'utf8' });
 }
 
 /**

@@ -3,8 +3,7 @@
 // history hash the page showed in [data-testid=history-hash]. Reads are not recorded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,22 +21,12 @@ import {
   editorText,
   simTime,
   sel,
+  kubeloop,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-/** `kubeloop run FILE --quiet` with the CLI the test command built (cargo builds it when it is not there). */
-function kubeloopRun(file) {
-  for (const bin of ['target/debug/kubeloop', 'target/release/kubeloop']) {
-    const p = path.join(root, bin);
-    if (existsSync(p)) return execFileSync(p, ['run', file, '--quiet'], { encoding: 'utf8' });
-  }
-  return execFileSync('cargo', ['run', '-q', '-p', 'kubeloop-cli', '--', 'run', file, '--quiet'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-}
+const kubeloopRun = (file) => kubeloop(['run', file, '--quiet']);
 
 test('a run made by clicks exports as a scenario that kubeloop run replays to the hash the page shows', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '', async (page) => {

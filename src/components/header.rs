@@ -12,32 +12,6 @@ pub struct HeaderProps {
     pub on_cmd: Callback<Cmd>,
 }
 
-/// Scenario files read at most (kubeloop's own bound: the scenario reader's own budgets are far below it).
-const MAX_IMPORT_BYTES: f64 = 8.0 * 1024.0 * 1024.0;
-
-/// Reads a chosen scenario file and opens it ([`Cmd::Import`]).
-fn read_scenario(file: web_sys::File, on_cmd: Callback<Cmd>) {
-    use wasm_bindgen::closure::Closure;
-    use wasm_bindgen::JsCast;
-    if file.size() > MAX_IMPORT_BYTES {
-        on_cmd.emit(Cmd::ImportRefused(format!(
-            "{} is {} bytes: kubeloop opens scenario files of at most 8 MiB.",
-            file.name(),
-            file.size()
-        )));
-        return;
-    }
-    let Ok(reader) = web_sys::FileReader::new() else { return };
-    let r = reader.clone();
-    let onload = Closure::once_into_js(move || {
-        if let Some(text) = r.result().ok().and_then(|v| v.as_string()) {
-            on_cmd.emit(Cmd::Import(text));
-        }
-    });
-    reader.set_onload(Some(onload.unchecked_ref()));
-    let _ = reader.read_as_text(&file);
-}
-
 /// Reloads the page with `?seed=N`.
 fn restart_with(seed: &str) {
     if let Some(w) = web_sys::window() {
@@ -55,12 +29,13 @@ pub fn Header(props: &HeaderProps) -> Html {
     };
     let step = props.on_cmd.reform(|_: MouseEvent| Cmd::Step);
     let export = props.on_cmd.reform(|_: MouseEvent| Cmd::Export);
+    let share = props.on_cmd.reform(|_: MouseEvent| Cmd::Share);
     let import = {
         let on_cmd = props.on_cmd.clone();
         Callback::from(move |e: Event| {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             if let Some(file) = input.files().and_then(|f| f.get(0)) {
-                read_scenario(file, on_cmd.clone());
+                crate::share::read_scenario(file, on_cmd.clone());
             }
             input.set_value("");
         })
@@ -154,7 +129,11 @@ pub fn Header(props: &HeaderProps) -> Html {
                     title="Download the run so far as a scenario file: `kubeloop run FILE` replays it to this hash">
                     { "Export" }
                 </button>
-                <label class="btn import" title="Open a scenario file (an export, an example): it is replayed to its end and paused there">
+                <button data-testid="share-link" class="btn" type="button" onclick={share}
+                    title="A link that holds the whole run (in the part after #, which no server sees): opened, it replays to this time and hash and pauses there">
+                    { "Share" }
+                </button>
+                <label class="btn import" title="Open a scenario file (an export, an example; or drop one on the page): it is replayed to its end and paused there">
                     { "Open…" }
                     <input data-testid="import-scenario" type="file" accept=".yaml,.yml,text/yaml" onchange={import} />
                 </label>

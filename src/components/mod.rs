@@ -10,4 +10,5 @@ pub mod editor;
 pub mod events;
 pub mod header;
 pub mod lessons;
+pub mod share;
 pub mod sparkline;

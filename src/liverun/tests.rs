@@ -767,3 +767,134 @@ fn a_replay_with_the_same_seed_is_the_same_run() {
         "the same interventions at the same times"
     );
 }
+
+/// The runner's replay of a scenario text to its `until:`: the simulated time and history hash it ends at.
+fn runner_end(text: &str) -> (Millis, u64) {
+    let sc = Scenario::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let opts = kubeloop_engine::scenario::RunOptions { read_file: Some(&example_file), ..Default::default() };
+    let mut run = sc.start(opts).expect("start");
+    run.run_to(run.until());
+    (run.sim().now(), run.sim().history_hash())
+}
+
+/// Share asks the page to compress the export (the run at this moment, with its hash); the link it makes is shown;
+/// a run that cannot be exported has no link and says why.
+#[test]
+fn share_hands_the_page_the_export_and_shows_the_link() {
+    let mut e = LiveRun::boot(5, None, clock());
+    run_secs(&mut e, 12);
+    e.exec(Cmd::kill_node("node-3"));
+    run_secs(&mut e, 40);
+    e.exec(Cmd::Share);
+    let (text, hash) = e.take_share_request().expect("a request");
+    assert!(e.take_share_request().is_none(), "once");
+    assert_eq!(hash, e.sim.history_hash());
+    assert_eq!(text, e.export().expect("export"));
+    assert_eq!(runner_end(&text), (e.sim.now(), hash));
+    let view = e.snapshot().share.expect("shown");
+    assert_eq!((view.at, view.hash, view.state.clone()), (e.sim.now(), hash, ShareState::Making));
+    e.exec(Cmd::Shared(Ok("http://x/#run=AA&hash=00".into())));
+    e.exec(Cmd::Copied(false));
+    let made = e.snapshot().share.expect("shown").state.clone();
+    assert_eq!(made, ShareState::Made { url: "http://x/#run=AA&hash=00".into(), copied: Some(false) });
+    e.exec(Cmd::CloseShare);
+    assert!(e.snapshot().share.is_none());
+    // Too large for a link: the reason is shown.
+    e.exec(Cmd::Share);
+    assert!(e.take_share_request().is_some());
+    e.exec(Cmd::Shared(Err("the run is too large for a link".into())));
+    assert!(matches!(&e.snapshot().share.expect("shown").state, ShareState::Failed(w) if w.contains("too large")));
+    // A run that cannot be exported exactly.
+    e.exec(Cmd::Kubectl { line: "kubectl create -f -".into(), stdin: Some(crate::examples::WEB.into()) });
+    e.exec(Cmd::Share);
+    assert!(e.take_share_request().is_none());
+    assert!(matches!(&e.snapshot().share.expect("shown").state, ShareState::Failed(w) if w.contains("-f -")));
+}
+
+/// A link to a run opens it replayed to its end and paused, at the hash the link says; a hash that differs is
+/// said; a link that does not open leaves the page as it was and says why.
+#[test]
+fn a_shared_run_opens_at_its_hash_and_pauses() {
+    let mut a = LiveRun::boot(6, None, clock());
+    run_secs(&mut a, 9);
+    a.exec(Cmd::kill_node("node-1"));
+    a.exec(Cmd::Kubectl { line: "kubectl scale deployment web --replicas=7".into(), stdin: None });
+    run_secs(&mut a, 70);
+    a.exec(Cmd::Share);
+    let (text, hash) = a.take_share_request().expect("request");
+
+    let mut b = LiveRun::boot(1, None, clock());
+    run_secs(&mut b, 2);
+    b.exec(Cmd::Open(Opening::Run { text: text.clone(), hash: Some(hash) }));
+    assert!(!b.playing);
+    assert_eq!((b.sim.now(), b.sim.history_hash(), b.seed), (a.sim.now(), hash, 6));
+    let said = b.snapshot().notice.expect("said").to_string();
+    assert!(said.contains("at the history hash the link says"), "{said}");
+    // It goes on live from there as the original does.
+    a.exec(Cmd::SetPlaying(true));
+    b.exec(Cmd::SetPlaying(true));
+    run_secs(&mut a, 90);
+    run_secs(&mut b, 90);
+    assert_eq!(a.sim.history_hash(), b.sim.history_hash());
+
+    let mut c = LiveRun::boot(1, None, clock());
+    c.exec(Cmd::Open(Opening::Run { text, hash: Some(hash ^ 1) }));
+    let said = c.snapshot().notice.expect("said").to_string();
+    assert!(said.contains(&format!("ends at history hash {:016x}", hash ^ 1)), "{said}");
+
+    let before = c.sim.history_hash();
+    c.exec(Cmd::Open(Opening::Failed("the link's run= is empty".into())));
+    assert_eq!(c.sim.history_hash(), before);
+    let said = c.snapshot().notice.expect("said").to_string();
+    assert!(said.starts_with("The link does not open: the link's run= is empty."), "{said}");
+    c.exec(Cmd::Open(Opening::Run { text: "until: [".into(), hash: None }));
+    assert_eq!(c.sim.history_hash(), before);
+    assert!(c.snapshot().notice.is_some_and(|n| n.contains("does not read")));
+}
+
+/// Every lesson, every scenario of examples/ and every example of the menu opens from its link, paused: a
+/// scenario where `kubeloop run` ends it, a lesson at its start, an example applied to the starting cluster.
+#[test]
+fn every_lesson_and_example_opens_from_its_link() {
+    for (name, text) in crate::examples::SCENARIOS {
+        let mut e = LiveRun::boot(1, None, clock());
+        e.exec(Cmd::Open(Opening::Scenario(name.into())));
+        assert!(!e.playing, "{name}");
+        assert_eq!((e.sim.now(), e.sim.history_hash()), runner_end(text), "{name}");
+        let said = e.snapshot().notice.expect("said").to_string();
+        assert!(said.starts_with(&format!("Opened examples/{name}.yaml")), "{said}");
+    }
+    for id in crate::lessons::ids() {
+        let mut e = LiveRun::boot(1, None, clock());
+        e.exec(Cmd::Open(Opening::Lesson(id.into())));
+        assert!(!e.playing, "{id}");
+        let snap = e.snapshot();
+        assert_eq!(snap.lesson.as_ref().map(|l| l.id), Some(id));
+        assert!(snap.notice.is_some_and(|n| n.starts_with("Opened the lesson")), "{id}");
+        // Play runs its script.
+        e.exec(Cmd::SetPlaying(true));
+        run_secs(&mut e, 1);
+        assert!(e.sim.now() > 0);
+    }
+    for ex in crate::examples::EXAMPLES {
+        let mut e = LiveRun::boot(1, None, clock());
+        e.exec(Cmd::Open(Opening::Example(ex.id.into())));
+        assert!(!e.playing, "{}", ex.id);
+        let snap = e.snapshot();
+        assert_eq!(&*snap.editor.text, ex.yaml, "{}", ex.id);
+        assert_eq!(snap.apply.ok, ex.id != "typo", "{}: {}", ex.id, snap.apply.text);
+        assert!(snap.notice.is_some_and(|n| n.starts_with("Opened the example")), "{}", ex.id);
+    }
+    for (what, said) in [
+        (Opening::Lesson("nope".into()), "there is no lesson \"nope\" (lessons: self-healing, "),
+        (Opening::Scenario("nope".into()), "there is no example scenario \"nope\" (scenarios: node-failure, "),
+        (Opening::Example("nope".into()), "there is no example \"nope\" (examples: web, "),
+    ] {
+        let mut e = LiveRun::boot(1, None, clock());
+        let before = e.sim.history_hash();
+        e.exec(Cmd::Open(what));
+        assert_eq!(e.sim.history_hash(), before);
+        let notice = e.snapshot().notice.expect("said").to_string();
+        assert!(notice.contains(said), "{notice}");
+    }
+}

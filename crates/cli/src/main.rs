@@ -7,6 +7,7 @@
 
 mod files;
 mod kubectl;
+mod link;
 mod soak;
 
 use std::fmt::Write as _;
@@ -26,7 +27,8 @@ const USAGE: &str = "\
 kubeloop: a deterministic simulation of a Kubernetes control plane
 
 Usage:
-  kubeloop run FILE [--seed N] [--until DURATION] [--timing real|fast-demo] [--max-events N] [--json] [--quiet]
+  kubeloop run FILE|LINK [--seed N] [--until DURATION] [--timing real|fast-demo] [--max-events N] [--json] [--quiet]
+  kubeloop link FILE [--page URL] [--seed N] [--until DURATION] [--timing real|fast-demo]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
   kubeloop bench [--nodes N] [--pods N] [--seed N]
   kubeloop soak [--nodes N] [--pods N] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION] [--seed N]
@@ -49,6 +51,14 @@ Commands:
           scenario's folder: a relative path that stays there (no absolute paths, no `..` or symbolic link out of
           it), naming a regular file (not a FIFO or a device) or a directory (its .yaml, .yml and .json files); at
           most 4 MiB a file, 64 MiB in a run.
+          LINK is a link to a run, as the page's Share makes (https://.../#run=...&hash=..., or only the part
+          from the #; quote it for the shell): the run it holds is run, no files are read, and when the run ends at
+          another history hash than the link says, a line on stderr says so and the exit status is 1.
+  link    Print a link that opens, in the page, the run `kubeloop run FILE` makes, replayed to its end (its `until:`,
+          or 5m) and paused there. The link holds the whole scenario (compressed, after the #: the page's host
+          never sees it) and the run's history hash; a scenario whose actions read files cannot be a link.
+            --page URL        the page's address, put before the # (default: none, only the part from the #)
+            --seed N, --until DURATION, --timing PROFILE   as for run, written into the linked scenario
   kubectl Build a cluster, run it to a simulated time, run one kubectl command there and print its output.
             --scenario FILE   the scenario whose cluster it is (default: 3 nodes of 4 CPU, 16Gi, 110 pods, nothing
                               applied)
@@ -80,7 +90,7 @@ Commands:
             --seed N          seed (default 1)
 
 Exit status: 0 on success, 2 on a usage error or a bad scenario file (one over the work budget included), 3 when a
-run stopped at its work budget; `kubectl`: kubectl's exit code (1 when the command failed); `soak`: 1 when memory
+run stopped at its work budget, 1 when a linked run ended at another history hash than its link says; `kubectl`: kubectl's exit code (1 when the command failed); `soak`: 1 when memory
 did not stay flat.
 ";
 
@@ -113,6 +123,7 @@ fn dispatch(args: &[String]) -> Result<u8, Fail> {
     match cmd.as_str() {
         "run" => run(rest),
         "kubectl" => kubectl::run(rest),
+        "link" => link::run(rest),
         "bench" => bench(rest).map(|_| 0),
         "soak" => soak::run(rest),
         "help" | "--help" | "-h" => output(USAGE).map(|_| 0),
@@ -215,10 +226,19 @@ fn run(args: &[String]) -> Result<u8, Fail> {
             kubeloop_engine::time::human_duration(scenario::MAX_UNTIL)
         )));
     }
-    let text = files::read_scenario(file).map_err(|e| Fail(format!("{file}: {e}")))?;
+    let (text, file, linked) = match link::open(file) {
+        Some(opened) => {
+            let o = opened.map_err(|e| Fail(format!("run: {e}")))?;
+            (o.text, "the link", Some(o.hash))
+        }
+        None => (files::read_scenario(file).map_err(|e| Fail(format!("{file}: {e}")))?, file.as_str(), None),
+    };
     let sc = Scenario::parse(&text).map_err(|e| Fail(format!("{file}: {e}")))?;
     let reader = files::Reader::new(files::Scope::Inside(files::dir_of(file)));
-    let read_file = |name: &str| reader.read(name);
+    let from_file = |name: &str| reader.read(name);
+    // A link holds the scenario alone: its `-f PATH` reads nothing.
+    let no_files = |name: &str| Err(format!("the path \"{name}\" does not exist"));
+    let read_file: &dyn Fn(&str) -> Result<String, String> = if linked.is_some() { &no_files } else { &from_file };
     let max_events = a.number("max-events", "run")?;
     let timing = match a.value("timing") {
         None => None,
@@ -227,10 +247,22 @@ fn run(args: &[String]) -> Result<u8, Fail> {
                 .ok_or_else(|| Fail(format!("run: --timing: {v:?} is not a timing profile: real or fast-demo")))?,
         ),
     };
-    let opts = RunOptions { seed, until, read_file: Some(&read_file), max_events, timing };
+    let overridden = seed.is_some() || until.is_some() || timing.is_some();
+    let opts = RunOptions { seed, until, read_file: Some(read_file), max_events, timing };
     let outcome = sc.run(opts).map_err(|e| Fail(format!("{file}: {e}")))?;
     // A run stopped at its work budget printed what it did; its exit code says it did not finish.
-    let code = if outcome.summary.stopped_at_budget_ms.is_some() { 3 } else { 0 };
+    let mut code = if outcome.summary.stopped_at_budget_ms.is_some() { 3 } else { 0 };
+    if let Some(h) = linked.flatten().filter(|_| !overridden && code == 0) {
+        let want = format!("{h:016x}");
+        if outcome.summary.history_hash != want {
+            let _ = writeln!(
+                std::io::stderr(),
+                "kubeloop: the link says the run ends at history hash {want}; here it ends at {} (another kubeloop version?)",
+                outcome.summary.history_hash
+            );
+            code = 1;
+        }
+    }
     if a.flag("json") {
         let mut json = serde_json::to_string_pretty(&outcome.summary)?;
         json.push('\n');

@@ -396,3 +396,58 @@ fn run_replays_a_lesson_with_the_timing_asked_for() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("not a timing profile: real or fast-demo"), "{}", text(&out.stderr));
 }
+
+/// The history hash a summary prints.
+fn printed_hash(out: &Output) -> String {
+    let s = text(&out.stdout);
+    let at = s.find("history hash ").unwrap_or_else(|| panic!("no hash in\n{s}\n{}", text(&out.stderr)));
+    s[at + 13..at + 29].to_string()
+}
+
+/// `kubeloop link FILE` holds the run `kubeloop run FILE` makes; `kubeloop run LINK` replays it to the hash the
+/// link says (and says so, exit 1, when it does not).
+#[test]
+fn a_link_holds_the_run_and_runs_to_its_hash() {
+    let file = kubeloop(&["run", "examples/node-failure.yaml", "--quiet"]);
+    let want = printed_hash(&file);
+    let out = kubeloop(&["link", "examples/node-failure.yaml", "--page", "https://example.org/kubeloop/?seed=2#x"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let url = text(&out.stdout).trim().to_string();
+    assert!(url.starts_with("https://example.org/kubeloop/?seed=2#run="), "{url}");
+    assert!(url.ends_with(&format!("&hash={want}")), "{url}");
+    let linked = kubeloop(&["run", &url, "--quiet"]);
+    assert_eq!(linked.status.code(), Some(0), "stderr: {}", text(&linked.stderr));
+    assert_eq!(printed_hash(&linked), want);
+    // Only the part from the #, as `link` prints it without --page.
+    let fragment = text(&kubeloop(&["link", "examples/node-failure.yaml"]).stdout).trim().to_string();
+    assert!(fragment.starts_with("#run="), "{fragment}");
+    assert_eq!(printed_hash(&kubeloop(&["run", &fragment, "--quiet"])), want);
+    // A link whose hash is not the run's.
+    let other = url.replace(&format!("hash={want}"), "hash=0123456789abcdef");
+    let off = kubeloop(&["run", &other, "--quiet"]);
+    assert_eq!(off.status.code(), Some(1));
+    assert!(text(&off.stderr).contains("the link says the run ends at history hash 0123456789abcdef"));
+    // Overridden, the hash is another run's: not compared.
+    assert_eq!(kubeloop(&["run", &url, "--quiet", "--seed", "4"]).status.code(), Some(0));
+    // --until is written into the link.
+    let short = text(&kubeloop(&["link", "examples/web.yaml", "--until", "30s"]).stdout).trim().to_string();
+    let ran = kubeloop(&["run", &short, "--quiet"]);
+    assert!(text(&ran.stdout).contains("simulated 30s"), "{}", text(&ran.stdout));
+}
+
+#[test]
+fn what_cannot_be_a_link_says_why() {
+    let out = kubeloop(&["link", "examples/kubectl.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("its actions read \"manifests/api.yaml\""), "{}", text(&out.stderr));
+    for (link, said) in [
+        ("https://example.org/#lesson=probes", "opens a lesson or an example in the page"),
+        ("#run=AAAA&hash=0123456789abcdef", "not DEFLATE data"),
+        ("#run=***", "is not base64url"),
+        ("#nothing=1", "is not something kubeloop opens"),
+    ] {
+        let out = kubeloop(&["run", link]);
+        assert_eq!(out.status.code(), Some(2), "{link}");
+        assert!(text(&out.stderr).contains(said), "{link}: {}", text(&out.stderr));
+    }
+}

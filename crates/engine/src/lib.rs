@@ -12,6 +12,7 @@ pub(crate) mod decode;
 pub mod intervention;
 pub mod kubectl;
 pub(crate) mod libyaml;
+pub mod link;
 pub mod manifest;
 pub mod scenario;
 pub mod soak;
