@@ -117,8 +117,7 @@ impl Console {
             truncated: false,
         };
         self.push_entry(entry);
-        // A command that is done may still have output waiting (nothing here; a follow polls on frames).
-        self.poll(sim);
+        self.show_pending();
     }
 
     /// A command a lesson's script ran that keeps printing (`drain` waiting for evictions, `rollout status`): it
@@ -136,7 +135,17 @@ impl Console {
         };
         self.push_entry(entry);
         self.follow = Some(follow);
-        self.poll(sim);
+        self.show_pending();
+    }
+
+    /// What the running command printed already, shown at once; it is looked at (polled) only on the runner's
+    /// grid of times ([`crate::liverun::LiveRun`]), since a look may write.
+    fn show_pending(&mut self) {
+        let Some(f) = self.follow.as_mut() else { return };
+        let p = f.pending();
+        if let Some(last) = &mut self.last {
+            append(Rc::make_mut(last), p, None);
+        }
     }
 
     /// A new last entry (within its bound); the previous one joins the bounded scrollback.

@@ -12,7 +12,7 @@ use kubeloop_engine::intervention::{
 };
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
-use kubeloop_engine::scenario::{Action, Scenario};
+use kubeloop_engine::scenario::{Action, FollowClock, Scenario};
 use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};
 
@@ -209,6 +209,13 @@ pub struct LiveRun {
     /// A replay's script: the interventions of the run replayed, each run when the clock reaches its time.
     script: Vec<Action>,
     script_next: usize,
+    /// When the console's command that keeps printing is looked at: the runner's clock, so that one that writes as
+    /// it goes (drain) writes at the runner's times, whatever the frames.
+    follow_clock: FollowClock,
+    /// The recorded action that started the console's running command, and when it is to be interrupted (a
+    /// replayed action's `for:`).
+    follow_action: Option<usize>,
+    follow_stop: Option<Millis>,
     /// The link being made or made, as the page shows it.
     share: Option<Rc<ShareView>>,
     /// A run to make a link of (its scenario file and history hash), for the page to compress.
@@ -309,6 +316,9 @@ impl LiveRun {
             download: None,
             script: Vec::new(),
             script_next: 0,
+            follow_clock: FollowClock::default(),
+            follow_action: None,
+            follow_stop: None,
             share: None,
             share_request: None,
         }
@@ -355,14 +365,30 @@ impl LiveRun {
         let mut run = sc.start(opts).map_err(|e| format!("The scenario does not start: {e}"))?;
         run.run_to(until);
         let stopped = run.stopped_at_budget();
-        let (sim, ran) = run.into_sim();
+        let go_on = run.into_sim();
         self.seed = sc.seed.unwrap_or(kubeloop_engine::scenario::DEFAULT_SEED);
         self.profile = sc.timing;
         self.console.interrupt(&mut self.sim);
         let text = "the opened scenario's manifests were applied at t = 0".to_string();
         self.apply = Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ok: true, text, error_line: None });
-        self.take_sim(sim, &Scenario { actions: Vec::new(), ..sc.clone() });
-        self.recorded = ran;
+        self.take_sim(go_on.sim, &Scenario { actions: Vec::new(), ..sc.clone() });
+        self.recorded = go_on.ran;
+        self.follow_clock = go_on.follow_clock;
+        // The commands still printing go on in the console; it shows one, so the others are interrupted here, and
+        // their actions say so (`for:`), so that a later export replays that too.
+        let mut follows = go_on.follows;
+        let last = follows.pop();
+        for mut f in follows {
+            self.follow_clock.polled(self.sim.now());
+            f.follow.poll(&mut self.sim);
+            f.follow.stop(&mut self.sim);
+            self.stopped(f.action);
+        }
+        if let Some(f) = last {
+            self.console.adopt(&mut self.sim, &f.command, "", f.follow);
+            self.follow_action = Some(f.action);
+            self.follow_stop = f.stop_at;
+        }
         self.playing = false;
         self.notice = Some(
             match stopped {
@@ -480,7 +506,45 @@ impl LiveRun {
                 Some(format!("the run made more than {MAX_RECORDED} interventions (kubeloop's own bound)"));
             return;
         }
-        self.recorded.push(Action { at: self.sim.now(), what, label, line: 0 });
+        self.recorded.push(Action { at: self.sim.now(), what, label, line: 0, stop_after: None });
+    }
+
+    /// The recorded action `i`'s command was interrupted now: its `for:`.
+    fn stopped(&mut self, i: usize) {
+        let now = self.sim.now();
+        if let Some(a) = self.recorded.get_mut(i) {
+            a.stop_after = Some(now.saturating_sub(a.at));
+        }
+    }
+
+    /// Ctrl+C, or another command: the console's running command is looked at once more and stopped (as the
+    /// runner interrupts one at its `for:`), and the action that started it says when.
+    fn interrupt_follow(&mut self) {
+        let action = self.follow_action.take();
+        self.follow_stop = None;
+        if !self.console.running() {
+            return;
+        }
+        self.follow_clock.polled(self.sim.now());
+        self.console.interrupt(&mut self.sim);
+        if let Some(i) = action {
+            self.stopped(i);
+        }
+    }
+
+    /// Before an intervention: the running command is looked at first (unless it was at this time already), as
+    /// the runner looks at its commands before an action.
+    fn look_before_action(&mut self) {
+        let now = self.sim.now();
+        if self.follow_clock.due_before_action(now) {
+            self.follow_clock.polled(now);
+            self.console.poll(&mut self.sim);
+        }
+    }
+
+    /// An intervention ran now: the grid of looks starts again from it.
+    fn after_action(&mut self) {
+        self.follow_clock.action(self.sim.now());
     }
 
     /// The run so far as a scenario file: seed, timings, the starting cluster and every intervention at its time,
@@ -501,9 +565,6 @@ impl LiveRun {
 
     /// Records a console line that may write: as `apply` of the editor's text when it reads it with `-f -`.
     fn record_console(&mut self, line: &str, stdin: Option<&str>) {
-        if !kubectl::writes(line) {
-            return;
-        }
         let words = kubectl::args::split_words(line).unwrap_or_default();
         let words: Vec<&str> = words.iter().map(String::as_str).filter(|w| *w != "kubectl").collect();
         let reads_stdin = words.windows(2).any(|w| matches!(w, ["-f" | "--filename", "-"])) || words.contains(&"-f=-");
@@ -550,6 +611,9 @@ impl LiveRun {
         self.unrecordable = None;
         self.script.clear();
         self.script_next = 0;
+        self.follow_clock = FollowClock::default();
+        self.follow_action = None;
+        self.follow_stop = None;
         let text: Rc<str> = scenario.manifests.as_deref().unwrap_or_default().into();
         self.editor = Rc::new(EditorLoad { seq: self.editor.seq + 1, text });
     }
@@ -575,6 +639,31 @@ impl LiveRun {
         self.playing = true;
     }
 
+    /// The next moment something other than a simulation event is due: a look at the console's running command
+    /// (on the runner's grid), its interruption (a replayed `for:`), the lesson's (or the replay's) next action.
+    fn next_due(&self) -> Option<Millis> {
+        let running = self.console.running();
+        let look = running.then(|| self.follow_clock.next());
+        let stop = self.follow_stop.filter(|_| running);
+        [self.next_step_at(), look, stop].into_iter().flatten().min()
+    }
+
+    /// Runs what is due at `s` (the clock stands there), in the runner's order: the look, the interruption, then
+    /// the action.
+    fn run_due(&mut self, s: Millis) {
+        if self.console.running() && self.follow_clock.next() <= s {
+            self.follow_clock.polled(s);
+            self.console.poll(&mut self.sim);
+            self.dirty = true;
+        }
+        if self.console.running() && self.follow_stop.is_some_and(|t| t <= s) {
+            self.interrupt_follow();
+        }
+        if self.next_step_at().is_some_and(|t| t <= s) {
+            self.run_step();
+        }
+    }
+
     /// When the lesson's (or the replay's) next action is due.
     fn next_step_at(&self) -> Option<Millis> {
         match self.lesson.as_ref() {
@@ -590,6 +679,12 @@ impl LiveRun {
             self.script_next += 1;
             self.intervene(&a.what);
             self.record(a.what, a.label);
+            if let Some(d) = a
+                .stop_after
+                .filter(|_| self.follow_action.is_some() && self.follow_action == self.recorded.len().checked_sub(1))
+            {
+                self.follow_stop = Some(a.at.saturating_add(d));
+            }
             self.dirty = true;
             return;
         }
@@ -610,11 +705,19 @@ impl LiveRun {
     /// the editor, another's error to the notice. A kubectl command that keeps printing (a lesson's `drain`) goes
     /// on in the console, as the runner follows it.
     fn intervene(&mut self, what: &Intervention) -> Performed {
+        // A command line (or a delete that waits) may keep printing: in the console it replaces the running one.
+        if matches!(what, Intervention::Kubectl(_) | Intervention::Delete { wait: true, .. }) {
+            self.interrupt_follow();
+        }
+        self.look_before_action();
         let input = kubectl::Input { stdin: None, read_file: &example_file };
         let mut done = self.sim.intervene(what, &input);
+        self.after_action();
         if let Some(f) = done.follow.take() {
             let printed = done.text();
             self.console.adopt(&mut self.sim, &done.action, &printed, f);
+            // The action is recorded next, at this index (the callers record what they perform).
+            self.follow_action = Some(self.recorded.len());
         }
         if matches!(what, Intervention::Apply(_)) {
             self.apply = Rc::new(apply_outcome(self.apply.seq + 1, &done));
@@ -664,11 +767,11 @@ impl LiveRun {
             if at as f64 > self.target {
                 break;
             }
-            if let Some(s) = self.next_step_at().filter(|&s| s <= at) {
-                // The lesson's step comes first: the clock moves to it, it runs.
+            if let Some(s) = self.next_due().filter(|&s| s <= at) {
+                // What is due comes first: the clock moves to it, it runs.
                 self.sample_until(s);
                 self.sim.run_until(s);
-                self.run_step();
+                self.run_due(s);
                 continue;
             }
             self.sample_until(at);
@@ -687,10 +790,10 @@ impl LiveRun {
 
     /// Moves the clock to `t` (no event is due before it), running the lesson's steps due by then.
     fn run_to(&mut self, t: Millis) {
-        while let Some(s) = self.next_step_at().filter(|&s| s <= t) {
+        while let Some(s) = self.next_due().filter(|&s| s <= t) {
             self.sample_until(s);
             self.sim.run_until(s);
-            self.run_step();
+            self.run_due(s);
         }
         if t > self.sim.now() {
             self.sample_until(t);
@@ -728,7 +831,6 @@ impl LiveRun {
         } else {
             self.lagging = false;
         }
-        self.console.poll(&mut self.sim);
         let wall = self.wall();
         let (w0, s0) = self.rate_window;
         if wall - w0 >= 1000.0 {
@@ -778,10 +880,24 @@ impl LiveRun {
             Cmd::StopLesson => self.lesson = None,
             Cmd::DismissNotice => self.notice = None,
             Cmd::Kubectl { line, stdin } => {
+                // The console is a terminal's foreground: a new line stops the command still printing.
+                self.interrupt_follow();
+                let writes = kubectl::writes(&line);
+                if writes {
+                    self.look_before_action();
+                }
                 self.console.run(&mut self.sim, &line, stdin.as_deref());
-                self.record_console(&line, stdin.as_deref());
+                self.follow_clock.passed(self.sim.now());
+                if writes {
+                    let n = self.recorded.len();
+                    self.record_console(&line, stdin.as_deref());
+                    self.after_action();
+                    if self.recorded.len() > n && self.console.running() {
+                        self.follow_action = Some(n);
+                    }
+                }
             }
-            Cmd::KubectlInterrupt => self.console.interrupt(&mut self.sim),
+            Cmd::KubectlInterrupt => self.interrupt_follow(),
             Cmd::KubectlClear => self.console.clear(),
             Cmd::ImportRefused(why) => self.notice = Some(why.into()),
             Cmd::Replay(seed) => self.replay(seed),

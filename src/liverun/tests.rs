@@ -296,11 +296,17 @@ fn start_ticker(e: &mut LiveRun, left: u32) -> Rc<Cell<bool>> {
     stopped
 }
 
+/// A command that keeps printing is looked at every 100 ms of simulated time (the runner's grid), not per frame.
 #[test]
-fn follows_print_as_frames_pass_until_done_interrupted_or_replaced() {
+fn follows_print_as_time_passes_until_done_interrupted_or_replaced() {
     let mut e = LiveRun::boot(1, None, clock());
     start_ticker(&mut e, 3);
     for _ in 0..5 {
+        e.frame(16.0);
+    }
+    let last = e.snapshot().console.last.expect("entry");
+    assert_eq!(last.text().matches("tick").count(), 0, "80 ms: not looked at yet: {}", last.text());
+    for _ in 0..15 {
         e.frame(16.0);
     }
     let last = e.snapshot().console.last.expect("entry");
@@ -309,8 +315,11 @@ fn follows_print_as_frames_pass_until_done_interrupted_or_replaced() {
     assert!(!e.console.running());
 
     let stopped = start_ticker(&mut e, 100);
-    e.frame(16.0);
+    for _ in 0..7 {
+        e.frame(16.0);
+    }
     assert!(e.console.running());
+    assert!(e.snapshot().console.last.expect("entry").text().contains("tick 99"), "looked at once");
     e.exec(Cmd::KubectlClear);
     assert!(e.console.running(), "Ctrl+L keeps the command running");
     e.exec(Cmd::KubectlInterrupt);
@@ -897,4 +906,89 @@ fn every_lesson_and_example_opens_from_its_link() {
         let notice = e.snapshot().notice.expect("said").to_string();
         assert!(notice.contains(said), "{notice}");
     }
+}
+
+/// A command that keeps printing and writes as it goes (`drain`, evicting again every 5 s while a budget refuses)
+/// writes at the same simulated times in the page as in the runner, whatever the frames' wall times: the page looks
+/// at it on the runner's grid (at each intervention and every 100 ms after), not once a frame.
+#[test]
+fn a_drain_writes_at_the_runners_times_whatever_the_frames() {
+    for (id, dts) in [("pdb-drain", [16.7, 16.7, 33.4, 7.9]), ("pdb-drain", [250.0, 3.0, 41.0, 16.0])] {
+        let mut e = LiveRun::boot(2, None, clock());
+        e.exec(Cmd::StartLesson(id, None));
+        e.exec(Cmd::SetSpeed(Speed::X(10)));
+        let mut i = 0;
+        while e.sim.now() < 200 * SECOND {
+            e.frame(dts[i % dts.len()]);
+            i += 1;
+        }
+        let exported = e.export().expect("exportable");
+        let (at, hash) = runner_end(&exported);
+        assert_eq!(at, e.sim.now());
+        assert_eq!(format!("{hash:016x}"), format!("{:016x}", e.sim.history_hash()), "{dts:?}\n{exported}");
+    }
+}
+
+/// Frames of uneven wall times at 10x, the last one landing on simulated time `t` (ms) exactly.
+fn frames_until(e: &mut LiveRun, t: Millis) {
+    let dts: [f64; 6] = [16.7, 16.7, 33.4, 7.9, 41.0, 3.0];
+    let mut i = 0;
+    while e.sim.now() < t {
+        let left = (t - e.sim.now()) as f64 / 10.0;
+        e.frame(dts[i % dts.len()].min(left));
+        i += 1;
+    }
+}
+
+/// A drain a person interrupts (Ctrl+C, or another command in the console) is recorded with how long it ran
+/// (`for:`): the export replays to the page's hash, the page's own replay too, and an opened run with a drain
+/// still evicting at its end goes on evicting live as the runner's longer replay does.
+#[test]
+fn interrupted_drains_are_part_of_the_run() {
+    let pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  minAvailable: 3\n  selector:\n    matchLabels:\n      app: web\n";
+    let mut e = LiveRun::boot(8, None, clock());
+    e.exec(Cmd::SetSpeed(Speed::X(10)));
+    frames_until(&mut e, 20_000);
+    e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(pdb.into()) });
+    frames_until(&mut e, 30_000);
+    e.exec(Cmd::Kubectl { line: "kubectl drain node-1".into(), stdin: None });
+    assert!(e.console.running(), "the budget makes it wait");
+    frames_until(&mut e, 47_321);
+    e.exec(Cmd::KubectlInterrupt);
+    frames_until(&mut e, 52_000);
+    e.exec(Cmd::Kubectl { line: "kubectl drain node-2".into(), stdin: None });
+    frames_until(&mut e, 71_777);
+    e.exec(Cmd::Kubectl { line: "kubectl get pods".into(), stdin: None });
+    frames_until(&mut e, 80_000);
+    e.exec(Cmd::Kubectl { line: "kubectl drain node-3".into(), stdin: None });
+    frames_until(&mut e, 90_050);
+    let exported = e.export().expect("exportable");
+    assert!(exported.contains("drain node-1\", for: 17.321s}"), "Ctrl+C: {exported}");
+    assert!(exported.contains("drain node-2\", for: 19.777s}"), "another command: {exported}");
+    assert!(!exported.contains("get pods"), "{exported}");
+    let (at, hash) = runner_end(&exported);
+    assert_eq!((at, format!("{hash:016x}")), (e.sim.now(), format!("{:016x}", e.sim.history_hash())), "{exported}");
+
+    // The page's replay: the interruptions come again at their times.
+    let t = e.sim.now();
+    e.exec(Cmd::Replay(None));
+    frames_until(&mut e, t);
+    assert_eq!(e.sim.history_hash(), hash, "the replay is the run");
+    assert_eq!(e.export().expect("export"), exported);
+
+    // Opened at 90.05 s with drain node-3 still waiting: it goes on in the console, and a longer run replays the
+    // same as the runner's.
+    let mut o = LiveRun::boot(1, None, clock());
+    o.exec(Cmd::Import(exported.clone()));
+    assert_eq!(o.sim.history_hash(), hash);
+    assert!(o.console.running(), "the drain goes on in the console");
+    o.exec(Cmd::SetSpeed(Speed::X(10)));
+    o.exec(Cmd::SetPlaying(true));
+    frames_until(&mut o, 131_234);
+    o.exec(Cmd::KubectlInterrupt);
+    frames_until(&mut o, 140_000);
+    let longer = o.export().expect("export");
+    assert!(longer.contains("drain node-3\", for: 51.234s}"), "{longer}");
+    let (_, h2) = runner_end(&longer);
+    assert_eq!(format!("{h2:016x}"), format!("{:016x}", o.sim.history_hash()), "{longer}");
 }

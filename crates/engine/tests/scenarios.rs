@@ -647,3 +647,31 @@ fn app_actions_set_behaviour_and_crash_at_their_times() {
         assert!(e.to_string().contains(says) && e.line == Some(4), "{bad}: {e}");
     }
 }
+
+/// `for:` interrupts a command that keeps printing (as Ctrl+C) that long after it started: the timeline says so at
+/// that time and it prints no more; on an action that is not a kubectl line it is an error with its line.
+#[test]
+fn for_interrupts_a_command_that_keeps_printing() {
+    let text = format!("{WEB}until: 60s\nactions:\n  - {{at: 10s, kubectl: get pods -w, for: 5s}}\n  - {{at: 30s, scale: {{deployment: web, replicas: 5}}}}\n");
+    let out = run(&text, RunOptions::default());
+    let note = out.timeline.iter().find(|e| e.text.contains("interrupted")).expect("a note");
+    assert_eq!((note.at, note.text.as_str()), (15 * SECOND, "kubectl get pods -w: interrupted (its for: is up)"));
+    assert!(
+        !out.timeline.iter().any(|e| e.source == "kubectl" && e.text.starts_with("web-") && e.at > 15 * SECOND),
+        "nothing printed after the interruption: {}",
+        render_timeline(&out.timeline)
+    );
+    let followed = run(&text.replace(", for: 5s", ""), RunOptions::default());
+    assert!(
+        followed.timeline.iter().any(|e| e.source == "kubectl" && e.text.starts_with("web-") && e.at > 30 * SECOND),
+        "without for:, it goes on"
+    );
+    // Written back as read.
+    let sc = Scenario::parse(&text).expect("parses");
+    assert!(sc.to_yaml().contains("kubectl: \"get pods -w\", for: 5s}"), "{}", sc.to_yaml());
+
+    let e = Scenario::parse("cluster:\n  nodes: 1\nactions:\n  - at: 1s\n    killNode: node-1\n    for: 5s\n")
+        .expect_err("for on a node kill");
+    assert_eq!(e.line, Some(6), "{e}");
+    assert!(e.message.contains("actions[0].for: is for kubectl actions only"), "{e}");
+}

@@ -62,6 +62,11 @@ pub trait Follow {
     fn poll(&mut self, sim: &mut Sim) -> FollowPoll;
     /// Ctrl+C: release what the command holds (its watch).
     fn stop(&mut self, sim: &mut Sim);
+    /// What the command printed already and has not handed out yet, without looking at the cluster: a page shows
+    /// it at once, while polls keep the runner's times (a poll may write: drain evicts when it looks).
+    fn pending(&mut self) -> FollowPoll {
+        FollowPoll::default()
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -387,6 +387,10 @@ impl Follow for Drain {
         self.queue.clear();
         self.current = None;
     }
+
+    fn pending(&mut self) -> FollowPoll {
+        self.pending.take().unwrap_or_default()
+    }
 }
 
 fn run_drain(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {

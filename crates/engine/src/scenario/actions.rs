@@ -18,6 +18,8 @@ pub(super) struct RawAction {
     at: Dur,
     #[cfg_attr(test, serde(default))]
     label: Option<String>,
+    #[cfg_attr(test, serde(default, rename = "for"))]
+    follow_for: Option<Dur>,
     #[cfg_attr(test, serde(default))]
     apply: Option<ManifestText>,
     #[cfg_attr(test, serde(default))]
@@ -306,7 +308,7 @@ pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
     let shape = Shape {
         expected: "an action: a mapping with at, label and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode, app",
         names: &[
-            "at", "label", "apply", "kubectl", "scale", "delete", "cordon", "uncordon", "killNode", "reviveNode",
+            "at", "label", "for", "apply", "kubectl", "scale", "delete", "cordon", "uncordon", "killNode", "reviveNode",
             "addNode", "fault", "mode", "app",
         ],
         required: &["at"],
@@ -315,6 +317,7 @@ pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
     let mut a = RawAction {
         at: Dur(0),
         label: None,
+        follow_for: None,
         apply: None,
         kubectl: None,
         scale: None,
@@ -332,6 +335,7 @@ pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
         match key {
             "at" => a.at = dur(cx, v)?,
             "label" => a.label = opt_string(cx, v)?,
+            "for" => a.follow_for = cx.option(v, dur)?,
             "apply" => a.apply = cx.option(v, manifest_text)?,
             "kubectl" => a.kubectl = opt_string(cx, v)?,
             "scale" => a.scale = cx.option(v, scale)?,
@@ -707,6 +711,13 @@ impl<'a> ActionParser<'a> {
                 ),
             ));
         }
+        if a.follow_for.is_some() && a.kubectl.is_none() {
+            let msg = format!(
+                "{}: is for kubectl actions only (how long a command that keeps printing is followed before it is interrupted)",
+                at.what("for")
+            );
+            return Err(self.err(&at, &["for"], msg));
+        }
         let what = if let Some(m) = a.apply {
             self.apply(&at, m)?
         } else if let Some(k) = a.kubectl {
@@ -735,7 +746,7 @@ impl<'a> ActionParser<'a> {
             unreachable!("exactly one action kind was given")
         };
         let label = a.label.map(|l| crate::limits::bound_message(l.trim()).into_owned()).filter(|l| !l.is_empty());
-        Ok(Action { at: a.at.0, what, label, line })
+        Ok(Action { at: a.at.0, what, label, line, stop_after: a.follow_for.map(|d| d.0) })
     }
 
     fn apply(&self, at: &At, m: ManifestText) -> Result<Intervention, ScenarioError> {

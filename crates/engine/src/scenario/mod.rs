@@ -153,6 +153,9 @@ pub struct Action {
     pub label: Option<String>,
     /// Line of the action in the scenario text.
     pub line: usize,
+    /// `for:` (kubectl actions): a command that keeps printing is interrupted (Ctrl+C) this long after it started,
+    /// if it is still running then; without it, it is followed until it ends or the run does.
+    pub stop_after: Option<Millis>,
 }
 
 /// What a run may override, and what it may read.

@@ -11,10 +11,69 @@ pub(super) fn no_file(name: &str) -> Result<String, String> {
 }
 
 /// A command started by a kubectl action that keeps printing (`rollout status`, `get -w`, `drain`).
-pub(super) struct Following {
+pub struct Following {
     /// `kubectl rollout status deployment/web`, for the note when the run ends before it does.
-    pub(super) command: String,
-    pub(super) follow: Box<dyn Follow>,
+    pub command: String,
+    pub follow: Box<dyn Follow>,
+    /// The action that started it (its index in the scenario's actions).
+    pub action: usize,
+    /// When it is interrupted (the action's `for:`), if it still runs then.
+    pub stop_at: Option<Millis>,
+}
+
+/// When commands that keep printing are looked at (polled): at each action's time before it runs, and every
+/// [`CHECK_INTERVAL`] of simulated time after the last action (or the start). A command that writes as it goes
+/// (drain's evictions, retried every 5 s while a disruption budget refuses) writes when it is looked at, so the runner
+/// and the page keep this one clock and such a command writes at the same simulated times in both, whatever the
+/// page's frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FollowClock {
+    /// The last action's time: the grid's origin.
+    anchor: Millis,
+    /// When the commands were last looked at.
+    polled: Option<Millis>,
+}
+
+impl FollowClock {
+    /// The next grid point after the last look (and after the last action).
+    pub fn next(&self) -> Millis {
+        let from = self.polled.map_or(self.anchor, |p| p.max(self.anchor));
+        self.anchor + ((from - self.anchor) / CHECK_INTERVAL + 1) * CHECK_INTERVAL
+    }
+
+    /// Whether the commands are to be looked at before an action at `now` (they were not at this time yet).
+    pub fn due_before_action(&self, now: Millis) -> bool {
+        self.polled != Some(now)
+    }
+
+    /// The commands were looked at, at `now`.
+    pub fn polled(&mut self, now: Millis) {
+        self.polled = Some(now);
+    }
+
+    /// An action ran at `now`: the grid starts again from it.
+    pub fn action(&mut self, now: Millis) {
+        self.anchor = now;
+    }
+
+    /// The clock stands at `now` having looked at every grid point on the way, as the runner does (a page that had
+    /// nothing to look at skips them, and catches up here before something is to be followed).
+    pub fn passed(&mut self, now: Millis) {
+        if now >= self.anchor {
+            let last = self.anchor + (now - self.anchor) / CHECK_INTERVAL * CHECK_INTERVAL;
+            self.polled = Some(self.polled.map_or(last, |p| p.max(last)));
+        }
+    }
+}
+
+/// A run handed over to go on with ([`Run::into_sim`]).
+pub struct Continued {
+    pub sim: Sim,
+    /// The actions that ran.
+    pub ran: Vec<Action>,
+    /// The commands still following, in the order they started.
+    pub follows: Vec<Following>,
+    pub follow_clock: FollowClock,
 }
 
 /// A scenario being run, step by step: [`Scenario::start`] builds the cluster and applies the manifests,
@@ -28,6 +87,7 @@ pub struct Run<'a> {
     pub(super) timeline: Timeline,
     pub(super) event_seq: u64,
     pub(super) follows: Vec<Following>,
+    pub(super) follow_clock: FollowClock,
     /// The end of the run.
     pub(super) until: Millis,
     /// Actions at or before `until`.
@@ -88,6 +148,7 @@ impl Run<'_> {
 
     /// What the following commands printed since the last poll; the finished ones are dropped.
     fn poll_follows(&mut self) {
+        self.follow_clock.polled(self.sim.now());
         let mut i = 0;
         while i < self.follows.len() {
             let p = self.follows[i].follow.poll(&mut self.sim);
@@ -98,6 +159,31 @@ impl Run<'_> {
                 i += 1;
             }
         }
+    }
+
+    /// Interrupts the following commands whose `for:` is up (looked at once more, then stopped, as Ctrl+C does).
+    fn stop_due(&mut self) {
+        let now = self.sim.now();
+        let mut i = 0;
+        while i < self.follows.len() {
+            if self.follows[i].stop_at.is_none_or(|t| t > now) {
+                i += 1;
+                continue;
+            }
+            let mut f = self.follows.remove(i);
+            self.follow_clock.polled(now);
+            let p = f.follow.poll(&mut self.sim);
+            self.output(&p.warnings, &p.stdout, &p.stderr, p.done && p.code != 0);
+            if !p.done {
+                f.follow.stop(&mut self.sim);
+                self.push(EntryKind::Note, "scenario", format!("{}: interrupted (its for: is up)", f.command));
+            }
+        }
+    }
+
+    /// When the next following command is to be interrupted.
+    fn next_stop(&self) -> Option<Millis> {
+        self.follows.iter().filter_map(|f| f.stop_at).min()
     }
 
     /// Performs one intervention: what was done as an action entry (after its label, if any), what it printed as
@@ -127,17 +213,27 @@ impl Run<'_> {
                     format!("{command}: not followed: at most {MAX_FOLLOWS} commands keep printing at once"),
                 );
             } else {
-                self.follows.push(Following { command, follow });
+                let (action, at) = (self.next, self.sim.now());
+                let stop_at =
+                    self.scenario.actions.get(action).and_then(|a| a.stop_after).map(|d| at.saturating_add(d));
+                self.follows.push(Following { command, follow, action, stop_at });
             }
         }
     }
 
-    /// Runs the actions due now, collects events and looks at convergence.
+    /// Interrupts the commands whose `for:` is up, runs the actions due now (the following commands looked at first),
+    /// collects events and looks at convergence.
     fn check(&mut self) {
         let scenario = self.scenario;
+        self.stop_due();
         while self.next < self.runnable && scenario.actions[self.next].at <= self.sim.now() {
             let a = &scenario.actions[self.next];
+            let now = self.sim.now();
+            if self.follow_clock.due_before_action(now) {
+                self.poll_follows();
+            }
             self.perform(&a.what, a.label.as_deref(), None);
+            self.follow_clock.action(now);
             self.next += 1;
             self.last_check = None;
         }
@@ -188,13 +284,20 @@ impl Run<'_> {
                 self.push(EntryKind::Error, "scenario", msg);
                 return;
             }
-            let mut to = (now + CHECK_INTERVAL).min(t);
+            // The next look at the following commands, action, interruption or the end, whichever comes first.
+            let look = self.follow_clock.next();
+            let mut to = look.min(t);
             if let Some(a) = self.scenario.actions[..self.runnable].get(self.next) {
                 to = to.min(a.at);
             }
+            if let Some(s) = self.next_stop() {
+                to = to.min(s);
+            }
             self.sim.run_until(to);
             self.collect_events();
-            self.poll_follows();
+            if to == look {
+                self.poll_follows();
+            }
         }
     }
 
@@ -229,14 +332,11 @@ impl Run<'_> {
         self.timeline.iter()
     }
 
-    /// The cluster where the run is, to go on with (the page continues an imported run live): commands still
-    /// following are stopped, and the actions that ran.
-    pub fn into_sim(mut self) -> (Sim, Vec<Action>) {
-        for mut f in std::mem::take(&mut self.follows) {
-            f.follow.stop(&mut self.sim);
-        }
+    /// The cluster where the run is, to go on with (the page continues an imported run live): the actions that ran,
+    /// the commands still following (they go on) and when they are next looked at.
+    pub fn into_sim(self) -> Continued {
         let ran = self.scenario.actions[..self.next].to_vec();
-        (self.sim, ran)
+        Continued { sim: self.sim, ran, follows: self.follows, follow_clock: self.follow_clock }
     }
 
     /// Ends the run where it is: commands still following are stopped, and the summary is taken.
@@ -299,6 +399,7 @@ impl Scenario {
             timeline: Timeline::default(),
             event_seq: 0,
             follows: Vec::new(),
+            follow_clock: FollowClock::default(),
             until,
             runnable,
             next: 0,

@@ -67,7 +67,12 @@ fn following_commands_print_as_time_passes_until_done_or_the_end() {
         [("ok", 250, 0), ("bad", 150, 1), ("forever", Millis::MAX, 0)].into_iter().enumerate()
     {
         let follow = Ticker { name, until, code, polls: 0, stopped: stopped[i].clone() };
-        r.follows.push(Following { command: format!("kubectl {name}"), follow: Box::new(follow) });
+        r.follows.push(Following {
+            command: format!("kubectl {name}"),
+            follow: Box::new(follow),
+            action: 0,
+            stop_at: None,
+        });
     }
     r.run_to(r.until());
     let out = r.finish();
@@ -131,7 +136,7 @@ fn a_command_following_for_days_keeps_the_timeline_bounded() {
     r.timeline = Timeline::new(100, 50);
     let stopped = std::rc::Rc::new(std::cell::Cell::new(false));
     let follow = Ticker { name: "forever", until: Millis::MAX, code: 0, polls: 0, stopped: stopped.clone() };
-    r.follows.push(Following { command: "kubectl forever".into(), follow: Box::new(follow) });
+    r.follows.push(Following { command: "kubectl forever".into(), follow: Box::new(follow), action: 0, stop_at: None });
     r.run_to(r.until());
     let out = r.finish();
     assert_eq!(out.timeline.len(), 151, "{}", render_timeline(&out.timeline[95..]));
@@ -327,4 +332,29 @@ fn a_node_name_its_kubelet_could_not_register_is_a_scenario_error() {
     let e = Scenario::parse(&text).expect_err("hostname label too long");
     assert_eq!(e.line, Some(3), "{e}");
     assert!(e.message.contains("metadata.labels: Invalid value") && e.message.contains("no more than 63"), "{e}");
+}
+
+/// The runner's grid of looks at following commands, which the page keeps too.
+#[test]
+fn the_grid_starts_at_each_action() {
+    let mut c = FollowClock::default();
+    assert_eq!(c.next(), 100);
+    assert!(c.due_before_action(0));
+    c.polled(0);
+    c.action(0);
+    assert!(!c.due_before_action(0));
+    assert_eq!(c.next(), 100);
+    c.polled(100);
+    assert_eq!(c.next(), 200);
+    // An action between grid points: looked at before it, then every 100 ms from it.
+    assert!(c.due_before_action(250));
+    c.polled(250);
+    c.action(250);
+    assert_eq!(c.next(), 350);
+    c.passed(1_020);
+    assert_eq!(c.next(), 1_050);
+    c.passed(1_050);
+    assert_eq!(c.next(), 1_150);
+    assert!(!c.due_before_action(1_050));
+    assert!(c.due_before_action(1_060));
 }

@@ -141,9 +141,9 @@ fn app_yaml(a: &AppAction) -> String {
     format!("{{{}}}", parts.join(", "))
 }
 
-/// The `actions:` entry of an intervention at `at` (one line, flow style).
-pub fn action_yaml(at: Millis, what: &Intervention, label: Option<&str>) -> String {
-    let body = match what {
+/// An action's `actions:` entry (one line, flow style).
+pub fn action_yaml(a: &Action) -> String {
+    let body = match &a.what {
         Intervention::Apply(text) => format!("apply: {}", q(text)),
         Intervention::Kubectl(line) => format!("kubectl: {}", q(line)),
         Intervention::Scale { kind, key, replicas } => {
@@ -171,8 +171,9 @@ pub fn action_yaml(at: Millis, what: &Intervention, label: Option<&str>) -> Stri
         Intervention::Mode(m) => format!("mode: {}", mode_yaml(m)),
         Intervention::App(a) => format!("app: {}", app_yaml(a)),
     };
-    let label = label.map(|l| format!(", label: {}", q(l))).unwrap_or_default();
-    format!("- {{at: {}{label}, {body}}}", go_duration_string(at))
+    let label = a.label.as_deref().map(|l| format!(", label: {}", q(l))).unwrap_or_default();
+    let stop = a.stop_after.map(|d| format!(", for: {}", go_duration_string(d))).unwrap_or_default();
+    format!("- {{at: {}{label}, {body}{stop}}}", go_duration_string(a.at))
 }
 
 impl Scenario {
@@ -201,7 +202,7 @@ impl Scenario {
         if !self.actions.is_empty() {
             let _ = writeln!(out, "actions:");
             for a in &self.actions {
-                let _ = writeln!(out, "  {}", action_yaml(a.at, &a.what, a.label.as_deref()));
+                let _ = writeln!(out, "  {}", action_yaml(a));
             }
         }
         out
