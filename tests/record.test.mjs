@@ -21,6 +21,7 @@ import {
   editorText,
   simTime,
   sel,
+  setControl,
   kubeloop,
 } from './lib.mjs';
 
@@ -38,6 +39,10 @@ test('a run made by clicks exports as a scenario that kubeloop run replays to th
     await kubectl(page, 'kubectl get pods', (o) => /NAME/.test(o));
     await setEditorText(page, (await editorText(page)).replace('replicas: 3', 'replicas: 4'));
     await clickApply(page);
+    // Drop watch events for a while (a fault: recorded as the mode/fault action it is).
+    await setControl(page, 'drop-watch-events', 40);
+    await waitFor(async () => (await simTime(page)) > 40, { timeout: 60_000, message: 'forty simulated seconds' });
+    await setControl(page, 'drop-watch-events', 0);
     await waitFor(async () => (await simTime(page)) > 60, { timeout: 60_000, message: 'a minute of simulated time' });
     // Pause, read the hash, export.
     await page.locator(sel.playPause).click();
@@ -54,6 +59,7 @@ test('a run made by clicks exports as a scenario that kubeloop run replays to th
     assert.match(text, /killNode: "node-2"|killNode: node-2/, text);
     assert.match(text, /kubectl: "scale deployment web --replicas=5"|kubectl scale/, text);
     assert.doesNotMatch(text, /get pods/, 'reads are not recorded');
+    assert.match(text, /dropWatchEvents: 0\.4/, text);
     const out = kubeloopRun(file);
     assert.match(out, new RegExp(`history hash ${hash}`), `the replay prints the page's hash ${hash}:\n${out}\n${text}`);
     await screenshot(page, 'record-exported');
