@@ -4,6 +4,7 @@
 // (docs/sharing.md lists them), and a scenario file dropped on the page opens as the file picker opens it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,9 @@ import {
   simTime,
   sel,
   kubeloop,
+  setEditorText,
+  clickApply,
+  applyResultText,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
@@ -171,5 +175,22 @@ test('a scenario file dropped on the page opens; a broken link says why and chan
     assert.equal(await simTime(page), 0, 'paused at the starting cluster');
     await page.locator(sel.playPause).click();
     await waitFor(async () => (await simTime(page)) > 1, { message: 'the page still runs' });
+  });
+});
+
+test('a run too large for a link says so and points to export', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    // 96 KiB of random letters in a ConfigMap: DEFLATE cannot make that fit in 64 KiB of base64url.
+    const noise = Array.from(randomBytes(96 * 1024), (b) => String.fromCharCode(97 + (b % 26))).join('');
+    const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: noise\ndata:\n  noise: ${noise}\n`;
+    await setEditorText(page, yaml);
+    await clickApply(page);
+    await waitFor(async () => /configmap\/noise created/.test(await applyResultText(page)), { message: 'the ConfigMap is applied' });
+    await page.locator('[data-testid=share-link]').click();
+    const bar = page.locator('[data-testid=share-bar]');
+    await waitFor(async () => /too large for a link/.test(await bar.innerText()), { message: 'the bar says the run is too large' });
+    assert.match(await bar.innerText(), /export it as a file instead/);
+    assert.equal(await page.locator('[data-testid=share-url]').count(), 0, 'no link is shown');
+    await screenshot(page, 'share-too-large');
   });
 });
