@@ -100,13 +100,21 @@ export function kubeloop(args) {
 export async function openPage(browser, query = '', { waitReady = true } = {}) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
-  const problems = { pageErrors: [], consoleErrors: [], crashed: false, failedRequests: [] };
+  const problems = { pageErrors: [], consoleErrors: [], crashed: false, failedRequests: [], csp: [] };
+  // Every Content-Security-Policy violation fails the test (assertPageAlive): the page ships a strict policy.
+  await context.exposeBinding('__kubeloopCsp', (_source, v) => problems.csp.push(v));
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__kubeloopCsp(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`);
+    });
+  });
   page.on('pageerror', (e) => problems.pageErrors.push(String(e && e.stack ? e.stack : e)));
   page.on('crash', () => {
     problems.crashed = true;
   });
   page.on('console', (m) => {
     if (m.type() === 'error') problems.consoleErrors.push(m.text());
+    if (/Content Security Policy/i.test(m.text())) problems.csp.push(m.text());
   });
   page.on('requestfailed', (r) => problems.failedRequests.push(`${r.url()} ${r.failure()?.errorText ?? ''}`));
   page.on('response', (r) => {
@@ -130,6 +138,7 @@ export function describeProblems(p) {
   if (p.pageErrors.length) parts.push(`uncaught errors: ${p.pageErrors.slice(0, 3).join(' | ')}`);
   if (p.failedRequests.length) parts.push(`failed requests: ${p.failedRequests.slice(0, 5).join(' | ')}`);
   if (p.consoleErrors.length) parts.push(`console errors: ${p.consoleErrors.slice(0, 3).join(' | ')}`);
+  if (p.csp.length) parts.push(`Content-Security-Policy violations: ${p.csp.slice(0, 3).join(' | ')}`);
   return parts.length ? parts.join('; ') : 'no page errors';
 }
 
@@ -137,6 +146,7 @@ export function describeProblems(p) {
 export function assertPageAlive(problems) {
   assert.equal(problems.crashed, false, 'the page crashed');
   assert.deepEqual(problems.pageErrors, [], `uncaught page errors: ${problems.pageErrors.join('\n')}`);
+  assert.deepEqual(problems.csp, [], `Content-Security-Policy violations: ${problems.csp.join('\n')}`);
 }
 
 /** Polls fn() until it returns a truthy value; returns it. Fails with message() (plus the last value). */

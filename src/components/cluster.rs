@@ -61,10 +61,12 @@ fn bar(label: &'static str, used: i64, total: i64, text: String) -> Html {
     html! {
         <div class="bar" title={format!("{label} requested: {text}")}>
             <span class="bar-label">{ label }</span>
-            <span class="bar-track" role="meter" aria-label={label} aria-valuemin="0" aria-valuemax="100"
-                aria-valuenow={format!("{pct:.0}")}>
-                <span class={classes!("bar-fill", level)} style={format!("width:{pct:.1}%")}></span>
-            </span>
+            // An SVG rectangle's width is an attribute, not an inline style: the page's Content-Security-Policy
+            // allows no inline styles.
+            <svg class="bar-track" role="meter" aria-label={label} aria-valuemin="0" aria-valuemax="100"
+                aria-valuenow={format!("{pct:.0}")} viewBox="0 0 100 7" preserveAspectRatio="none">
+                <rect class={classes!("bar-fill", level)} width={format!("{pct:.1}")} height="7" />
+            </svg>
             <span class="bar-text">{ text }</span>
         </div>
     }

@@ -171,10 +171,10 @@ pub fn ClusterCanvas(props: &CanvasProps) -> Html {
                 {onclick}
             />
             <div class="canvas-legend">
-                <span><i style={format!("background:{RUNNING}")}></i>{ "running" }</span>
-                <span><i style={format!("background:{PENDING}")}></i>{ "pending" }</span>
-                <span><i style={format!("background:{TERMINATING}")}></i>{ "terminating" }</span>
-                <span><i style={format!("background:{OTHER}")}></i>{ "failed/other" }</span>
+                <span><svg class="swatch" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" rx="2" fill={RUNNING} /></svg>{ "running" }</span>
+                <span><svg class="swatch" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" rx="2" fill={PENDING} /></svg>{ "pending" }</span>
+                <span><svg class="swatch" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" rx="2" fill={TERMINATING} /></svg>{ "terminating" }</span>
+                <span><svg class="swatch" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" rx="2" fill={OTHER} /></svg>{ "failed/other" }</span>
                 <span><i class="dead"></i>{ "kubelet down" }</span>
                 <span><i class="cordon"></i>{ "cordoned (diagonal)" }</span>
             </div>
