@@ -5,6 +5,7 @@
 pub mod app;
 pub mod components;
 pub mod console;
+pub mod crash;
 pub mod examples;
 pub mod format;
 pub mod highlight;
@@ -19,4 +20,7 @@ pub mod view;
 /// Mounts the page on `<body>`.
 pub fn start() {
     yew::Renderer::<app::App>::new().render();
+    // After the renderer, which sets a panic hook of its own (a console message only).
+    #[cfg(target_arch = "wasm32")]
+    crash::install();
 }

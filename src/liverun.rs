@@ -283,6 +283,7 @@ impl LiveRun {
             problems.insert(0, n);
         }
         let wall = clock();
+        crate::crash::note_start(&Scenario { seed: Some(seed), ..default_scenario() });
         LiveRun {
             sim,
             seed,
@@ -373,6 +374,7 @@ impl LiveRun {
         self.apply = Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ok: true, text, error_line: None });
         self.take_sim(go_on.sim, &Scenario { actions: Vec::new(), ..sc.clone() });
         self.recorded = go_on.ran;
+        crate::crash::note_actions(&self.recorded);
         self.follow_clock = go_on.follow_clock;
         // The commands still printing go on in the console; it shows one, so the others are interrupted here, and
         // their actions say so (`for:`), so that a later export replays that too.
@@ -502,11 +504,19 @@ impl LiveRun {
     /// Records an intervention made now.
     fn record(&mut self, what: Intervention, label: Option<String>) {
         if self.recorded.len() >= MAX_RECORDED {
-            self.unrecordable =
-                Some(format!("the run made more than {MAX_RECORDED} interventions (kubeloop's own bound)"));
+            self.not_exact(format!("the run made more than {MAX_RECORDED} interventions (kubeloop's own bound)"));
             return;
         }
         self.recorded.push(Action { at: self.sim.now(), what, label, line: 0, stop_after: None });
+        if let Some(a) = self.recorded.last() {
+            crate::crash::note_action(a);
+        }
+    }
+
+    /// The run can no longer be exported exactly, and why.
+    fn not_exact(&mut self, why: String) {
+        crate::crash::note_unrecordable(Some(&why));
+        self.unrecordable = Some(why);
     }
 
     /// The recorded action `i`'s command was interrupted now: its `for:`.
@@ -514,6 +524,7 @@ impl LiveRun {
         let now = self.sim.now();
         if let Some(a) = self.recorded.get_mut(i) {
             a.stop_after = Some(now.saturating_sub(a.at));
+            crate::crash::note_actions(&self.recorded);
         }
     }
 
@@ -571,9 +582,7 @@ impl LiveRun {
         match (reads_stdin, words.as_slice(), stdin) {
             (false, _, _) => self.record(Intervention::Kubectl(line.trim().to_string()), None),
             (true, ["apply", "-f", "-"], Some(text)) => self.record(Intervention::Apply(text.to_string()), None),
-            (true, _, _) => {
-                self.unrecordable = Some(format!("`{}` read the editor with -f -", line.trim()));
-            }
+            (true, _, _) => self.not_exact(format!("`{}` read the editor with -f -", line.trim())),
         }
     }
 
@@ -609,6 +618,7 @@ impl LiveRun {
         self.base = Scenario { actions: Vec::new(), ..scenario.clone() };
         self.recorded.clear();
         self.unrecordable = None;
+        crate::crash::note_start(&Scenario { seed: Some(self.seed), timing: self.profile, ..self.base.clone() });
         self.script.clear();
         self.script_next = 0;
         self.follow_clock = FollowClock::default();
@@ -831,6 +841,7 @@ impl LiveRun {
         } else {
             self.lagging = false;
         }
+        crate::crash::note_time(self.sim.now());
         let wall = self.wall();
         let (w0, s0) = self.rate_window;
         if wall - w0 >= 1000.0 {
