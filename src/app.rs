@@ -113,6 +113,57 @@ fn follow_fragment(on_cmd: Callback<Cmd>) -> Option<(web_sys::Window, Closure<dy
     Some((window, changed))
 }
 
+/// Keeps the session in local storage: every two seconds when it changed, and when the page is hidden or left.
+/// Returns what stops it.
+fn keep_session(engine: Rc<RefCell<LiveRun>>, on_cmd: Callback<Cmd>) -> Option<impl FnOnce()> {
+    let window = web_sys::window()?;
+    let last = Rc::new(RefCell::new(String::new()));
+    let failed = Rc::new(Cell::new(false));
+    let save = Rc::new(move || {
+        if crate::persist::suspended() {
+            return;
+        }
+        let Some(editor) = crate::persist::editor_text() else { return };
+        let Ok(e) = engine.try_borrow() else { return };
+        let session = e.session(editor);
+        drop(e);
+        let Some(session) = session else {
+            // Nothing to keep: a kept session would bring back less than a fresh page.
+            crate::persist::forget();
+            last.borrow_mut().clear();
+            return;
+        };
+        let written = crate::persist::save(session, &last.borrow());
+        match written {
+            Ok(text) => {
+                *last.borrow_mut() = text;
+                failed.set(false);
+            }
+            Err(why) if !failed.replace(true) => {
+                on_cmd.emit(Cmd::Notice(format!("Your session is not kept across a reload: {why}.")));
+            }
+            Err(_) => {}
+        }
+    });
+    let tick = {
+        let save = save.clone();
+        Closure::<dyn FnMut()>::new(move || save())
+    };
+    let id =
+        window.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 2_000).ok()?;
+    let leave = Closure::<dyn FnMut()>::new(move || save());
+    for event in ["pagehide", "visibilitychange"] {
+        let _ = window.add_event_listener_with_callback(event, leave.as_ref().unchecked_ref());
+    }
+    Some(move || {
+        window.clear_interval_with_handle(id);
+        for event in ["pagehide", "visibilitychange"] {
+            let _ = window.remove_event_listener_with_callback(event, leave.as_ref().unchecked_ref());
+        }
+        drop(tick);
+    })
+}
+
 /// Whether a drag carries files.
 fn drags_files(e: &DragEvent) -> bool {
     e.data_transfer().is_some_and(|d| d.types().includes(&"Files".into(), 0))
@@ -195,8 +246,19 @@ pub fn App() -> Html {
     let engine: Rc<RefCell<LiveRun>> = use_memo((), |_| {
         let (seed, notice) = seed_from_url();
         let mut run = LiveRun::boot(seed, notice, Box::new(wall_now));
-        // A link opens paused where it ends; the starting cluster does not run meanwhile.
-        run.playing = crate::share::fragment().trim_start_matches('#').trim().is_empty();
+        // A link opens paused where it ends; the starting cluster does not run meanwhile. Without one, the session
+        // kept before a reload comes back.
+        let linked = !crate::share::fragment().trim_start_matches('#').trim().is_empty();
+        run.playing = !linked;
+        if !linked {
+            match crate::persist::load() {
+                Ok(Some(session)) => run.restore(session),
+                Ok(None) => {}
+                Err(why) => run.exec(Cmd::Notice(format!(
+                    "Your last session was not restored: {why}. The page starts from its default cluster and text."
+                ))),
+            }
+        }
         RefCell::new(run)
     });
     let view = {
@@ -231,6 +293,17 @@ pub fn App() -> Html {
         use_effect_with((), move |_| {
             let stop = start_loop(engine, dispatcher);
             move || stop.set(true)
+        });
+    }
+    {
+        let (engine, on_cmd) = (engine.clone(), (*on_cmd).clone());
+        use_effect_with((), move |_| {
+            let keeping = keep_session(engine, on_cmd);
+            move || {
+                if let Some(stop) = keeping {
+                    stop();
+                }
+            }
         });
     }
     {

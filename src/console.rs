@@ -187,6 +187,19 @@ impl Console {
         }
     }
 
+    /// Every entry, oldest first.
+    pub fn entries(&self) -> impl Iterator<Item = &ConsoleEntry> {
+        self.earlier.iter().map(|e| &**e).chain(self.last.as_deref())
+    }
+
+    /// Entries of an earlier session, back in the scrollback (nothing is running).
+    pub fn restore(&mut self, saved: &[crate::session::SavedEntry]) {
+        for e in saved.iter().rev().take(CONSOLE_SCROLLBACK + 1).rev() {
+            self.seq += 1;
+            self.push_entry(e.entry(self.seq));
+        }
+    }
+
     /// Whether a command is still printing.
     pub fn running(&self) -> bool {
         self.follow.is_some()

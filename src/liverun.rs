@@ -68,8 +68,8 @@ pub enum Cmd {
     Export,
     /// A scenario file's text to open ([`LiveRun::import`]).
     Import(String),
-    /// A file that was not opened, and why (too large to read).
-    ImportRefused(String),
+    /// Something the page says in the notice bar (a file not opened, a session not kept, and why).
+    Notice(String),
     /// The run again from 0, with the same interventions at their times, with this seed (or the same).
     Replay(Option<u64>),
     /// Makes a link to the run so far ([`LiveRun::take_share_request`] hands the page what to compress).
@@ -216,6 +216,8 @@ pub struct LiveRun {
     /// replayed action's `for:`).
     follow_action: Option<usize>,
     follow_stop: Option<Millis>,
+    /// The run started from the page's own starting cluster (not a lesson's, a file's or a link's).
+    default_base: bool,
     /// The link being made or made, as the page shows it.
     share: Option<Rc<ShareView>>,
     /// A run to make a link of (its scenario file and history hash), for the page to compress.
@@ -320,6 +322,7 @@ impl LiveRun {
             follow_clock: FollowClock::default(),
             follow_action: None,
             follow_stop: None,
+            default_base: true,
             share: None,
             share_request: None,
         }
@@ -404,6 +407,50 @@ impl LiveRun {
             .into(),
         );
         Ok(())
+    }
+
+    /// What the page keeps across a reload: `editor` (the editor's text, which the page reads), the console's
+    /// scrollback and the run so far (when it is exportable).
+    /// `None` while there is nothing to keep: the default cluster untouched, the default text, an empty console.
+    pub fn session(&self, editor: String) -> Option<crate::session::Session> {
+        let console: Vec<_> = self.console.entries().map(crate::session::SavedEntry::of).collect();
+        let untouched = self.recorded.is_empty()
+            && self.unrecordable.is_none()
+            && self.lesson.is_none()
+            && self.profile == TimingProfile::Real
+            && self.default_base;
+        if untouched && console.is_empty() && editor == crate::examples::WEB {
+            return None;
+        }
+        Some(crate::session::Session { editor, run: self.export().ok(), console })
+    }
+
+    /// Opens a session kept before a reload: its run replayed to where it was and paused, its console scrollback
+    /// and its editor text back. A run that does not open leaves the starting cluster, and says why.
+    pub fn restore(&mut self, s: crate::session::Session) {
+        let run = match s.run.as_deref().map(|r| self.import(r)) {
+            None => String::new(),
+            Some(Ok(())) => format!(
+                " the run, replayed to {} and paused there (▶ Play goes on);",
+                crate::format::fmt_secs(self.sim.now())
+            ),
+            Some(Err(e)) => format!(" not the run ({e});"),
+        };
+        self.console.restore(&s.console);
+        self.load_editor(&s.editor);
+        self.notice = Some(
+            format!(
+                "Restored your last session:{run} your editor text and {} console entr{}. Reset (in the header) starts from the default cluster and text.",
+                s.console.len(),
+                if s.console.len() == 1 { "y" } else { "ies" }
+            )
+            .into(),
+        );
+    }
+
+    /// Puts `text` in the editor.
+    pub fn load_editor(&mut self, text: &str) {
+        self.editor = Rc::new(EditorLoad { seq: self.editor.seq + 1, text: text.into() });
     }
 
     /// The file an export made, once.
@@ -616,6 +663,7 @@ impl LiveRun {
         self.lesson = None;
         self.meter = ReadMeter::default();
         self.base = Scenario { actions: Vec::new(), ..scenario.clone() };
+        self.default_base = false;
         self.recorded.clear();
         self.unrecordable = None;
         crate::crash::note_start(&Scenario { seed: Some(self.seed), timing: self.profile, ..self.base.clone() });
@@ -910,7 +958,7 @@ impl LiveRun {
             }
             Cmd::KubectlInterrupt => self.interrupt_follow(),
             Cmd::KubectlClear => self.console.clear(),
-            Cmd::ImportRefused(why) => self.notice = Some(why.into()),
+            Cmd::Notice(why) => self.notice = Some(why.into()),
             Cmd::Replay(seed) => self.replay(seed),
             Cmd::Import(text) => {
                 if let Err(e) = self.import(&text) {
@@ -988,6 +1036,7 @@ impl LiveRun {
                 seed: self.seed,
                 events_processed: self.sim.events_processed(),
                 history_hash: self.sim.history_hash(),
+                interventions: self.recorded.len(),
             },
             summary: build_summary(&self.sim),
             cluster: build_cluster(&self.sim, &mut self.cache),

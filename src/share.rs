@@ -128,7 +128,7 @@ const MAX_IMPORT_BYTES: f64 = link::MAX_TEXT as f64;
 pub fn read_scenario(file: web_sys::File, on_cmd: Callback<Cmd>) {
     use wasm_bindgen::closure::Closure;
     if file.size() > MAX_IMPORT_BYTES {
-        on_cmd.emit(Cmd::ImportRefused(format!(
+        on_cmd.emit(Cmd::Notice(format!(
             "{} is {} bytes: kubeloop opens scenario files of at most 8 MiB.",
             file.name(),
             file.size()

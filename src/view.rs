@@ -360,6 +360,8 @@ pub struct TimeView {
     pub events_processed: u64,
     /// The run's history hash (`Sim::history_hash`), as `kubeloop run` prints it.
     pub history_hash: u64,
+    /// Interventions recorded since the run started (Reset asks before it discards them).
+    pub interventions: usize,
 }
 
 /// Everything the page shows.

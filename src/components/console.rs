@@ -131,7 +131,17 @@ fn Past(props: &PastProps) -> Html {
 pub fn Console(props: &ConsoleProps) -> Html {
     let input_ref = use_node_ref();
     let body_ref = use_node_ref();
-    let history = use_mut_ref(History::default);
+    // The commands of a restored session come back with Up.
+    let history = {
+        let view = props.view.clone();
+        use_mut_ref(move || {
+            let mut h = History::default();
+            for e in view.earlier.iter().map(|e| &**e).chain(view.last.as_deref()) {
+                h.push(&e.line);
+            }
+            h
+        })
+    };
     let candidates = use_state(Vec::<String>::new);
     // Follow the bottom unless the user scrolled up to read.
     let stick = use_mut_ref(|| true);

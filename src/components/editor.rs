@@ -86,6 +86,23 @@ fn sync_scroll(ta: &NodeRef, pre: &NodeRef, gutter: &NodeRef) {
     }
 }
 
+/// The page is about to put `new` in the editor: the person's edits (a text other than the one the page last put
+/// there) are kept in `replaced`, to restore.
+#[inline(never)]
+fn keep_edits(
+    ta: &NodeRef,
+    text: &UseStateHandle<String>,
+    placed: &std::cell::RefCell<String>,
+    replaced: &UseStateHandle<Option<Rc<str>>>,
+    new: &str,
+) {
+    let current = ta.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_else(|| (**text).clone());
+    if current != *placed.borrow() && current != new {
+        replaced.set(Some(current.into()));
+    }
+    *placed.borrow_mut() = new.to_string();
+}
+
 #[component]
 pub fn Editor(props: &EditorProps) -> Html {
     let text = use_state(|| examples::WEB.to_string());
@@ -95,11 +112,21 @@ pub fn Editor(props: &EditorProps) -> Html {
     let pre_ref = use_node_ref();
     let gutter_ref = use_node_ref();
     let lines = use_memo((*text).clone(), |t| highlight(t));
+    // The text the page itself last put here (the default, a lesson's, an example's): a text that differs from it
+    // is the person's work, and when the page replaces it, it stays recoverable.
+    let placed = use_mut_ref(|| examples::WEB.to_string());
+    let replaced = use_state(|| None::<Rc<str>>);
+    let keep_edits = {
+        let (ta, text, placed, replaced) = (ta_ref.clone(), text.clone(), placed.clone(), replaced.clone());
+        move |new: &str| keep_edits(&ta, &text, &placed, &replaced, new)
+    };
     {
         let text = text.clone();
         let load = props.load.clone();
+        let keep_edits = keep_edits.clone();
         use_effect_with(props.load.seq, move |seq| {
             if *seq > 0 {
+                keep_edits(&load.text);
                 text.set(load.text.to_string());
             }
         });
@@ -172,6 +199,7 @@ pub fn Editor(props: &EditorProps) -> Html {
         Callback::from(move |e: Event| {
             let select = e.target_unchecked_into::<web_sys::HtmlSelectElement>();
             if let Some(ex) = examples::find(&select.value()) {
+                keep_edits(ex.yaml);
                 text.set(ex.yaml.to_string());
                 edited.set(true);
             }
@@ -179,6 +207,28 @@ pub fn Editor(props: &EditorProps) -> Html {
         })
     };
 
+    let recover = replaced.as_ref().map(|old| {
+        let restore = {
+            let (old, text, replaced, edited) = (old.clone(), text.clone(), replaced.clone(), edited.clone());
+            Callback::from(move |_: MouseEvent| {
+                text.set(old.to_string());
+                edited.set(true);
+                replaced.set(None);
+            })
+        };
+        let dismiss = {
+            let replaced = replaced.clone();
+            Callback::from(move |_: MouseEvent| replaced.set(None))
+        };
+        html! {
+            <div class="editor-replaced" data-testid="editor-replaced" role="status">
+                <span>{ format!("Your edited text ({} lines) was replaced.", old.lines().count()) }</span>
+                <button class="btn small" data-testid="editor-restore" onclick={restore}
+                    title="Put your text back in the editor (nothing is applied)">{ "Restore it" }</button>
+                <button class="icon" aria-label="Forget the replaced text" onclick={dismiss}>{ "✕" }</button>
+            </div>
+        }
+    });
     let apply = &props.apply;
     let error_line = if apply.ok || *edited { None } else { apply.error_line };
     let result_class = match (apply.seq, apply.ok) {
@@ -197,6 +247,7 @@ pub fn Editor(props: &EditorProps) -> Html {
                     }) }
                 </select>
             </div>
+            { for recover }
             <div class="editor">
                 <div class="gutter" ref={gutter_ref} aria-hidden="true">
                     <GutterLines count={lines.len()} {error_line} />

@@ -30,6 +30,23 @@ pub fn Header(props: &HeaderProps) -> Html {
     let step = props.on_cmd.reform(|_: MouseEvent| Cmd::Step);
     let export = props.on_cmd.reform(|_: MouseEvent| Cmd::Export);
     let share = props.on_cmd.reform(|_: MouseEvent| Cmd::Share);
+    let reset = {
+        let interventions = t.interventions;
+        Callback::from(move |_: MouseEvent| {
+            let edited = crate::persist::editor_text().is_some_and(|e| e != crate::examples::WEB);
+            if interventions > 0 || edited {
+                let asked = web_sys::window().map(|w| {
+                    w.confirm_with_message(
+                        "Reset to the default cluster and text? This run and your editor text are discarded (Export keeps the run first).",
+                    )
+                });
+                if !matches!(asked, Some(Ok(true))) {
+                    return;
+                }
+            }
+            crate::persist::reset();
+        })
+    };
     let import = {
         let on_cmd = props.on_cmd.clone();
         Callback::from(move |e: Event| {
@@ -132,6 +149,10 @@ pub fn Header(props: &HeaderProps) -> Html {
                 <button data-testid="share-link" class="btn" type="button" onclick={share}
                     title="A link that holds the whole run (in the part after #, which no server sees): opened, it replays to this time and hash and pauses there">
                     { "Share" }
+                </button>
+                <button data-testid="reset-default" class="btn" type="button" onclick={reset}
+                    title="Back to the default cluster and text: the kept session is forgotten (asks first when work would be lost)">
+                    { "Reset" }
                 </button>
                 <label class="btn import" title="Open a scenario file (an export, an example; or drop one on the page): it is replayed to its end and paused there">
                     { "Open…" }

@@ -992,3 +992,26 @@ fn interrupted_drains_are_part_of_the_run() {
     let (_, h2) = runner_end(&longer);
     assert_eq!(format!("{h2:016x}"), format!("{:016x}", o.sim.history_hash()), "{longer}");
 }
+
+/// What the page keeps across a reload: nothing for an untouched page; else the run (replayed to the same hash,
+/// paused), the console's entries and the editor's text.
+#[test]
+fn a_session_comes_back_after_a_reload() {
+    let mut e = LiveRun::boot(3, None, clock());
+    run_secs(&mut e, 5);
+    assert!(e.session(crate::examples::WEB.to_string()).is_none(), "nothing to keep");
+    assert!(e.session("# mine\n".into()).is_some(), "edited text is kept");
+    e.exec(Cmd::kill_node("node-1"));
+    e.exec(Cmd::Kubectl { line: "kubectl get nodes".into(), stdin: None });
+    run_secs(&mut e, 30);
+    let s = e.session("# mine\n".into()).expect("a session");
+    assert_eq!(s.console.len(), 1);
+    let mut r = LiveRun::boot(3, None, clock());
+    r.restore(s);
+    assert!(!r.playing);
+    assert_eq!((r.sim.now(), r.sim.history_hash()), (e.sim.now(), e.sim.history_hash()));
+    let snap = r.snapshot();
+    assert_eq!(&*snap.editor.text, "# mine\n");
+    assert!(snap.console.last.is_some_and(|l| l.line == "kubectl get nodes" && l.text().contains("node-1")));
+    assert!(snap.notice.is_some_and(|n| n.starts_with("Restored your last session: the run, replayed to 35.0 s")));
+}
