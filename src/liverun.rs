@@ -422,19 +422,32 @@ impl LiveRun {
         if untouched && console.is_empty() && editor == crate::examples::WEB {
             return None;
         }
-        Some(crate::session::Session { editor, run: self.export().ok(), console })
+        Some(crate::session::Session { editor, run: self.export().ok(), playing: self.playing, console })
     }
 
-    /// Opens a session kept before a reload: its run replayed to where it was and paused, its console scrollback
-    /// and its editor text back. A run that does not open leaves the starting cluster, and says why.
+    /// Opens a session kept before a reload: its run replayed to where it was (and playing if it was), its console
+    /// scrollback and its editor text back. A run of another seed than the page's (`?seed=`) is not restored, nor
+    /// one that does not open; the notice says why.
     pub fn restore(&mut self, s: crate::session::Session) {
-        let run = match s.run.as_deref().map(|r| self.import(r)) {
+        let seed_of = |r: &str| Scenario::parse(r).ok().and_then(|sc| sc.seed);
+        let run = match s.run.as_deref() {
             None => String::new(),
-            Some(Ok(())) => format!(
-                " the run, replayed to {} and paused there (▶ Play goes on);",
-                crate::format::fmt_secs(self.sim.now())
+            Some(r) if seed_of(r).is_some_and(|seed| seed != self.seed) => format!(
+                " not the run (it has seed {}, this page seed {}: open the page without ?seed= or with its seed);",
+                seed_of(r).unwrap_or_default(),
+                self.seed
             ),
-            Some(Err(e)) => format!(" not the run ({e});"),
+            Some(r) => match self.import(r) {
+                Ok(()) => {
+                    self.playing = s.playing;
+                    format!(
+                        " the run, replayed to {}{};",
+                        crate::format::fmt_secs(self.sim.now()),
+                        if s.playing { " and going on" } else { ", paused as it was (▶ Play goes on)" }
+                    )
+                }
+                Err(e) => format!(" not the run ({e});"),
+            },
         };
         self.console.restore(&s.console);
         self.load_editor(&s.editor);

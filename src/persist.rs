@@ -42,6 +42,7 @@ fn read(raw: &str) -> Result<Session, String> {
     }
     let editor = get(&v, "editor").as_string().ok_or("it has no editor text")?;
     let run = get(&v, "run").as_string();
+    let playing = get(&v, "playing").as_bool().unwrap_or(true);
     let mut console = Vec::new();
     if let Ok(entries) = get(&v, "console").dyn_into::<js_sys::Array>() {
         for e in entries.iter() {
@@ -57,7 +58,7 @@ fn read(raw: &str) -> Result<Session, String> {
             console.push(SavedEntry { line, chunks, code });
         }
     }
-    Ok(Session { editor, run, console })
+    Ok(Session { editor, run, playing, console })
 }
 
 /// Writes the session when it differs from `last` (what was written before); returns what was written, or why
@@ -69,6 +70,7 @@ pub fn save(session: Session, last: &str) -> Result<String, String> {
     set(&o, "editor", s.editor.as_str());
     if let Some(run) = &s.run {
         set(&o, "run", run.as_str());
+        set(&o, "playing", s.playing);
     }
     let entries = js_sys::Array::new();
     for e in &s.console {

@@ -23,8 +23,9 @@ pub struct SavedEntry {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Session {
     pub editor: String,
-    /// The run as a scenario file, when it is exportable.
+    /// The run as a scenario file, when it is exportable, and whether it was playing.
     pub run: Option<String>,
+    pub playing: bool,
     pub console: Vec<SavedEntry>,
 }
 
@@ -138,7 +139,12 @@ mod tests {
     #[test]
     fn a_session_over_its_bound_drops_the_console_then_the_run() {
         let entry = SavedEntry { line: "get pods".into(), chunks: vec![(0, "y".repeat(1000))], code: Some(0) };
-        let s = Session { editor: "a".repeat(1000), run: Some("r".repeat(MAX_CHARS / 2)), console: vec![entry; 3000] };
+        let s = Session {
+            editor: "a".repeat(1000),
+            run: Some("r".repeat(MAX_CHARS / 2)),
+            playing: true,
+            console: vec![entry; 3000],
+        };
         let b = s.clone().bounded().expect("fits");
         assert!(b.chars() <= MAX_CHARS && b.run.is_some() && b.console.len() < 3000);
         let big = Session { run: Some("r".repeat(MAX_CHARS)), ..s.clone() };

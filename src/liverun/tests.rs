@@ -1004,14 +1004,22 @@ fn a_session_comes_back_after_a_reload() {
     e.exec(Cmd::kill_node("node-1"));
     e.exec(Cmd::Kubectl { line: "kubectl get nodes".into(), stdin: None });
     run_secs(&mut e, 30);
+    e.exec(Cmd::SetPlaying(false));
     let s = e.session("# mine\n".into()).expect("a session");
     assert_eq!(s.console.len(), 1);
+    // A page of another seed does not take the run.
+    let mut other = LiveRun::boot(4, None, clock());
+    other.restore(s.clone());
+    assert_eq!(other.sim.now(), 0);
+    assert!(other.snapshot().notice.is_some_and(|n| n.contains("not the run (it has seed 3, this page seed 4")));
     let mut r = LiveRun::boot(3, None, clock());
     r.restore(s);
-    assert!(!r.playing);
+    assert!(!r.playing, "paused as it was");
     assert_eq!((r.sim.now(), r.sim.history_hash()), (e.sim.now(), e.sim.history_hash()));
     let snap = r.snapshot();
     assert_eq!(&*snap.editor.text, "# mine\n");
     assert!(snap.console.last.is_some_and(|l| l.line == "kubectl get nodes" && l.text().contains("node-1")));
-    assert!(snap.notice.is_some_and(|n| n.starts_with("Restored your last session: the run, replayed to 35.0 s")));
+    assert!(snap
+        .notice
+        .is_some_and(|n| n.starts_with("Restored your last session: the run, replayed to 35.0 s, paused as it was")));
 }
