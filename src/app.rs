@@ -119,11 +119,29 @@ fn keep_session(engine: Rc<RefCell<LiveRun>>, on_cmd: Callback<Cmd>) -> Option<i
     let window = web_sys::window()?;
     let last = Rc::new(RefCell::new(String::new()));
     let failed = Rc::new(Cell::new(false));
-    let save = Rc::new(move || {
+    let ticks = Rc::new(Cell::new(0u32));
+    // `soon`: a tick of the 2 s interval (a large session is written only every 30 s then: writing megabytes to
+    // storage is a long task); else the page is being hidden or left, and everything is written.
+    let save = Rc::new(move |soon: bool| {
         if crate::persist::suspended() {
             return;
         }
+        let n = ticks.get().wrapping_add(1);
+        ticks.set(n);
+        if soon && last.borrow().len() > crate::session::LARGE_SESSION && !n.is_multiple_of(15) {
+            return;
+        }
         let Some(editor) = crate::persist::editor_text() else { return };
+        if editor.len() > crate::session::MAX_CHARS {
+            if !failed.replace(true) {
+                on_cmd.emit(Cmd::Notice(format!(
+                    "Your session is not kept across a reload: the editor's text ({} characters) is more than kubeloop keeps ({}).",
+                    editor.len(),
+                    crate::session::MAX_CHARS
+                )));
+            }
+            return;
+        }
         let Ok(e) = engine.try_borrow() else { return };
         let session = e.session(editor);
         drop(e);
@@ -147,11 +165,11 @@ fn keep_session(engine: Rc<RefCell<LiveRun>>, on_cmd: Callback<Cmd>) -> Option<i
     });
     let tick = {
         let save = save.clone();
-        Closure::<dyn FnMut()>::new(move || save())
+        Closure::<dyn FnMut()>::new(move || save(true))
     };
     let id =
         window.set_interval_with_callback_and_timeout_and_arguments_0(tick.as_ref().unchecked_ref(), 2_000).ok()?;
-    let leave = Closure::<dyn FnMut()>::new(move || save());
+    let leave = Closure::<dyn FnMut()>::new(move || save(false));
     for event in ["pagehide", "visibilitychange"] {
         let _ = window.add_event_listener_with_callback(event, leave.as_ref().unchecked_ref());
     }

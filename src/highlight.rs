@@ -37,6 +37,11 @@ pub fn highlight(text: &str) -> Vec<Line> {
     text.split('\n').map(line).collect()
 }
 
+/// Colours the given lines (the editor draws only the visible ones).
+pub fn highlight_lines(lines: &[&str]) -> Vec<Line> {
+    lines.iter().map(|l| line(l)).collect()
+}
+
 fn push(out: &mut Line, tok: Tok, s: &str) {
     if s.is_empty() {
         return;

@@ -9,6 +9,8 @@ pub const KEY: &str = "kubeloop.session.v1";
 pub const VERSION: u32 = 1;
 /// The most a stored session may hold, in characters (kubeloop's own bound, well inside browsers' 5 MB per site).
 pub const MAX_CHARS: usize = 2 * 1024 * 1024;
+/// A session larger than this is written every 30 s (and when the page is hidden or left) rather than every 2 s.
+pub const LARGE_SESSION: usize = 256 * 1024;
 /// Output a console entry keeps across a reload (its last characters).
 pub const MAX_ENTRY_OUTPUT: usize = 8 * 1024;
 

@@ -3,16 +3,23 @@
 
 use std::rc::Rc;
 
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::examples::{self, EXAMPLES};
-use crate::highlight::{highlight, Line};
+use crate::highlight::{highlight_lines, Line};
 use crate::liverun::Cmd;
 use crate::view::{ApplyOutcome, EditorLoad};
 
 /// Line height of the editor in pixels (static/style.css: --editor-lh).
 const LINE_HEIGHT: i32 = 18;
+/// Above this many characters the editor shows the text unhighlighted and counts its lines once typing pauses
+/// (kubeloop's own bound: the browser's textarea stays as fast as it is at the largest accepted manifest, 4 MiB).
+const LARGE: usize = 256 * 1024;
+/// The pause, in milliseconds.
+const PAUSE_MS: i32 = 300;
 
 #[derive(Properties, PartialEq)]
 pub struct EditorProps {
@@ -22,24 +29,56 @@ pub struct EditorProps {
     pub on_cmd: Callback<Cmd>,
 }
 
+/// Lines drawn around the visible ones (above and below), so that a quick scroll shows text at once.
+const OVERSCAN: usize = 30;
+
+/// The window of lines drawn: the highlighted copy and the gutter draw only these (and spacers of the height of the
+/// others), so a text of 100,000 lines costs what a screenful does; the textarea holds the whole text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Window {
+    first: usize,
+    count: usize,
+    total: usize,
+}
+
+impl Window {
+    fn of(scroll_top: i32, height: i32, total: usize) -> Window {
+        let top = (scroll_top.max(0) / LINE_HEIGHT) as usize;
+        let first = top.saturating_sub(OVERSCAN).min(total);
+        let rows = (height.max(0) / LINE_HEIGHT) as usize + 1;
+        let count = (rows + 2 * OVERSCAN).min(total - first);
+        Window { first, count, total }
+    }
+
+    /// A block as tall as `lines` lines (an SVG's height is an attribute: no inline style under the page's CSP).
+    fn spacer(lines: usize) -> Html {
+        let h = (lines as u64 * LINE_HEIGHT as u64).to_string();
+        html! { <svg class="spacer" width="1" height={h} aria-hidden="true"></svg> }
+    }
+}
+
 #[derive(Properties)]
 struct CodeProps {
     lines: Rc<Vec<Line>>,
+    window: Window,
     error_line: Option<usize>,
 }
 
 impl PartialEq for CodeProps {
     fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.lines, &o.lines) && self.error_line == o.error_line
+        Rc::ptr_eq(&self.lines, &o.lines) && self.window == o.window && self.error_line == o.error_line
     }
 }
 
-/// The highlighted copy behind the textarea.
+/// The highlighted copy behind the textarea (the window's lines).
 #[component]
 fn Highlighted(props: &CodeProps) -> Html {
+    let w = props.window;
     html! {
         <>
-            { for props.lines.iter().enumerate().map(|(i, l)| {
+            { Window::spacer(w.first) }
+            { for props.lines.iter().enumerate().map(|(k, l)| {
+                let i = w.first + k;
                 let err = props.error_line == Some(i + 1);
                 html! {
                     <div class={classes!("hl-line", err.then_some("err"))}>
@@ -48,21 +87,24 @@ fn Highlighted(props: &CodeProps) -> Html {
                     </div>
                 }
             }) }
+            { Window::spacer(w.total - w.first - w.count) }
         </>
     }
 }
 
 #[derive(Properties, PartialEq)]
 struct GutterProps {
-    count: usize,
+    window: Window,
     error_line: Option<usize>,
 }
 
 #[component]
 fn GutterLines(props: &GutterProps) -> Html {
+    let w = props.window;
     html! {
         <>
-            { for (1..=props.count).map(|n| {
+            { Window::spacer(w.first) }
+            { for (w.first + 1..=w.first + w.count).map(|n| {
                 let err = props.error_line == Some(n);
                 html! {
                     <div class={classes!("gl", err.then_some("err"))} title={err.then(|| "error on this line".to_string())}>
@@ -70,6 +112,7 @@ fn GutterLines(props: &GutterProps) -> Html {
                     </div>
                 }
             }) }
+            { Window::spacer(w.total - w.first - w.count) }
         </>
     }
 }
@@ -105,13 +148,25 @@ fn keep_edits(
 
 #[component]
 pub fn Editor(props: &EditorProps) -> Html {
+    // The text as the highlighted copy and the gutter draw it. The textarea holds the text itself and is not bound
+    // to this state (setting a large value on every keystroke costs a layout of it all): the page puts text in by
+    // bumping `put`, and typing updates this state (at once for a small text, after a pause for a large one).
     let text = use_state(|| examples::WEB.to_string());
+    let put = use_state(|| 0u64);
+    let pause = use_mut_ref(|| None::<(i32, Closure<dyn FnMut()>)>);
     // Whether the text changed since the last apply (then the error marker no longer points at the right line).
-    let edited = use_state(|| false);
+    let edited = use_state_eq(|| false);
     let ta_ref = use_node_ref();
     let pre_ref = use_node_ref();
     let gutter_ref = use_node_ref();
-    let lines = use_memo((*text).clone(), |t| highlight(t));
+    // The window of lines drawn, from the textarea's scroll position and height.
+    let view = use_state_eq(|| (0i32, 600i32));
+    let all: Vec<&str> = text.split('\n').collect();
+    let window = Window::of(view.0, view.1, all.len());
+    // Above LARGE the textarea shows its text itself, unhighlighted (kubeloop's own bound).
+    let large = text.len() >= LARGE;
+    let lines =
+        Rc::new(if large { Vec::new() } else { highlight_lines(&all[window.first..window.first + window.count]) });
     // The text the page itself last put here (the default, a lesson's, an example's): a text that differs from it
     // is the person's work, and when the page replaces it, it stays recoverable.
     let placed = use_mut_ref(|| examples::WEB.to_string());
@@ -124,10 +179,21 @@ pub fn Editor(props: &EditorProps) -> Html {
         let text = text.clone();
         let load = props.load.clone();
         let keep_edits = keep_edits.clone();
+        let put = put.clone();
         use_effect_with(props.load.seq, move |seq| {
             if *seq > 0 {
                 keep_edits(&load.text);
                 text.set(load.text.to_string());
+                put.set(*put + 1);
+            }
+        });
+    }
+    {
+        // The page puts text in the textarea (not typing): the default, a load, an example, a restore.
+        let (ta, text) = (ta_ref.clone(), text.clone());
+        use_effect_with(*put, move |_| {
+            if let Some(t) = ta.cast::<HtmlTextAreaElement>() {
+                t.set_value(&text);
             }
         });
     }
@@ -149,9 +215,16 @@ pub fn Editor(props: &EditorProps) -> Html {
         });
     }
     {
-        // After every render (the text may have grown), keep the layers aligned.
+        // After every render (the text may have grown, the panel may have resized), keep the layers aligned and
+        // the drawn window where the textarea is.
         let (ta, pre, gutter) = (ta_ref.clone(), pre_ref.clone(), gutter_ref.clone());
-        use_effect(move || sync_scroll(&ta, &pre, &gutter));
+        let view = view.clone();
+        use_effect(move || {
+            if let Some(t) = ta.cast::<HtmlElement>() {
+                view.set((t.scroll_top(), t.client_height()));
+            }
+            sync_scroll(&ta, &pre, &gutter)
+        });
     }
 
     let current_text = {
@@ -162,14 +235,37 @@ pub fn Editor(props: &EditorProps) -> Html {
     let oninput = {
         let text = text.clone();
         let edited = edited.clone();
+        let pause = pause.clone();
         Callback::from(move |e: InputEvent| {
-            text.set(e.target_unchecked_into::<HtmlTextAreaElement>().value());
+            let ta = e.target_unchecked_into::<HtmlTextAreaElement>();
             edited.set(true);
+            if (ta.text_length() as usize) < LARGE {
+                text.set(ta.value());
+                return;
+            }
+            // A large text: the gutter catches up once typing pauses.
+            let Some(w) = web_sys::window() else { return };
+            if let Some((id, _)) = pause.borrow_mut().take() {
+                w.clear_timeout_with_handle(id);
+            }
+            let text = text.clone();
+            let later = Closure::<dyn FnMut()>::new(move || text.set(ta.value()));
+            if let Ok(id) =
+                w.set_timeout_with_callback_and_timeout_and_arguments_0(later.as_ref().unchecked_ref(), PAUSE_MS)
+            {
+                *pause.borrow_mut() = Some((id, later));
+            }
         })
     };
     let onscroll = {
         let (ta, pre, gutter) = (ta_ref.clone(), pre_ref.clone(), gutter_ref.clone());
-        Callback::from(move |_: Event| sync_scroll(&ta, &pre, &gutter))
+        let view = view.clone();
+        Callback::from(move |_: Event| {
+            if let Some(t) = ta.cast::<HtmlElement>() {
+                view.set((t.scroll_top(), t.client_height()));
+            }
+            sync_scroll(&ta, &pre, &gutter)
+        })
     };
     let onkeydown = {
         let on_cmd = props.on_cmd.clone();
@@ -194,13 +290,14 @@ pub fn Editor(props: &EditorProps) -> Html {
         })
     };
     let onexample = {
-        let text = text.clone();
+        let (text, put) = (text.clone(), put.clone());
         let edited = edited.clone();
         Callback::from(move |e: Event| {
             let select = e.target_unchecked_into::<web_sys::HtmlSelectElement>();
             if let Some(ex) = examples::find(&select.value()) {
                 keep_edits(ex.yaml);
                 text.set(ex.yaml.to_string());
+                put.set(*put + 1);
                 edited.set(true);
             }
             select.set_value("");
@@ -210,8 +307,10 @@ pub fn Editor(props: &EditorProps) -> Html {
     let recover = replaced.as_ref().map(|old| {
         let restore = {
             let (old, text, replaced, edited) = (old.clone(), text.clone(), replaced.clone(), edited.clone());
+            let put = put.clone();
             Callback::from(move |_: MouseEvent| {
                 text.set(old.to_string());
+                put.set(*put + 1);
                 edited.set(true);
                 replaced.set(None);
             })
@@ -250,12 +349,12 @@ pub fn Editor(props: &EditorProps) -> Html {
             { for recover }
             <div class="editor">
                 <div class="gutter" ref={gutter_ref} aria-hidden="true">
-                    <GutterLines count={lines.len()} {error_line} />
+                    <GutterLines {window} {error_line} />
                     <div class="gl pad"></div>
                 </div>
-                <div class="code">
+                <div class={classes!("code", large.then_some("plain"))}>
                     <pre class="hl" ref={pre_ref} aria-hidden="true">
-                        <Highlighted lines={lines.clone()} {error_line} />
+                        <Highlighted lines={lines.clone()} {window} {error_line} />
                         <div class="hl-line pad">{ " " }</div>
                     </pre>
                     <textarea
@@ -267,7 +366,6 @@ pub fn Editor(props: &EditorProps) -> Html {
                         autocomplete="off"
                         autocapitalize="off"
                         wrap="off"
-                        value={(*text).clone()}
                         {oninput}
                         {onkeydown}
                         {onscroll}
