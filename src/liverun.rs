@@ -81,6 +81,8 @@ pub enum Cmd {
     CloseShare,
     /// What a link opened the page with.
     Open(Opening),
+    /// Stops a large apply being read: nothing of it is applied.
+    CancelApply,
 }
 
 /// What a link opens ([`LiveRun::open`]), as the page read it from the URL's fragment (a run inflated already).
@@ -218,6 +220,8 @@ pub struct LiveRun {
     follow_stop: Option<Millis>,
     /// The run started from the page's own starting cluster (not a lesson's, a file's or a link's).
     default_base: bool,
+    /// A large apply being read, the clock held until it is performed.
+    applying: Option<Applying>,
     /// The link being made or made, as the page shows it.
     share: Option<Rc<ShareView>>,
     /// A run to make a link of (its scenario file and history hash), for the page to compress.
@@ -252,7 +256,18 @@ fn apply_outcome(seq: u64, done: &Performed) -> ApplyOutcome {
     if text.is_empty() {
         text = "nothing to apply".into();
     }
-    ApplyOutcome { seq, ok: done.ok(), text, error_line: done.error_line }
+    ApplyOutcome { seq, ok: done.ok(), text, error_line: done.error_line, applying: None }
+}
+
+/// An apply larger than this is read across frames, the clock held meanwhile (kubeloop's own bound: a smaller one
+/// takes less than a frame's budget).
+pub const SLICED_APPLY_BYTES: usize = 64 * 1024;
+
+/// A large apply being read across frames ([`LiveRun::frame`]); performed, at the simulated time it was asked for,
+/// once read.
+struct Applying {
+    text: String,
+    reading: kubeloop_engine::manifest::Reading,
 }
 
 /// A fresh simulation of the scenario's cluster (the runner's own start: its nodes, then its manifests applied) with
@@ -323,6 +338,7 @@ impl LiveRun {
             follow_action: None,
             follow_stop: None,
             default_base: true,
+            applying: None,
             share: None,
             share_request: None,
         }
@@ -374,7 +390,8 @@ impl LiveRun {
         self.profile = sc.timing;
         self.console.interrupt(&mut self.sim);
         let text = "the opened scenario's manifests were applied at t = 0".to_string();
-        self.apply = Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ok: true, text, error_line: None });
+        self.apply =
+            Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ok: true, text, error_line: None, applying: None });
         self.take_sim(go_on.sim, &Scenario { actions: Vec::new(), ..sc.clone() });
         self.recorded = go_on.ran;
         crate::crash::note_actions(&self.recorded);
@@ -464,6 +481,60 @@ impl LiveRun {
     /// Puts `text` in the editor.
     pub fn load_editor(&mut self, text: &str) {
         self.editor = Rc::new(EditorLoad { seq: self.editor.seq + 1, text: text.into() });
+    }
+
+    /// Starts reading a large apply across frames, the clock held (a text that does not even split into documents
+    /// is performed at once: its error is quick to say).
+    fn start_apply(&mut self, text: String) {
+        match kubeloop_engine::manifest::Reading::new(text.as_str().into()) {
+            Ok(reading) => {
+                let (done, of) = reading.progress();
+                let seq = self.apply.seq + 1;
+                let said = format!("reading {} bytes…", text.len());
+                self.apply =
+                    Rc::new(ApplyOutcome { seq, ok: true, text: said, error_line: None, applying: Some((done, of)) });
+                self.applying = Some(Applying { text, reading });
+                self.target = self.sim.now() as f64;
+            }
+            Err(_) => {
+                let what = Intervention::Apply(text);
+                self.intervene(&what);
+                self.record(what, None);
+            }
+        }
+    }
+
+    /// Reads the apply in flight for `budget` wall ms; once read (or at its first error), performs it at the held
+    /// simulated time, as `Sim::intervene` of it would, and records it.
+    fn step_apply(&mut self, started: f64, budget: f64) {
+        let Some(mut job) = self.applying.take() else { return };
+        let outcome = loop {
+            match job.reading.step(8) {
+                Ok(true) => break Some(Ok(())),
+                Ok(false) if self.wall() - started > budget => break None,
+                Ok(false) => {}
+                Err(e) => break Some(Err(e)),
+            }
+        };
+        let Some(outcome) = outcome else {
+            let (done, of) = job.reading.progress();
+            let said = format!("reading {} bytes: {}%…", job.text.len(), done * 100 / of.max(1));
+            let seq = self.apply.seq;
+            self.apply =
+                Rc::new(ApplyOutcome { seq, ok: true, text: said, error_line: None, applying: Some((done, of)) });
+            self.applying = Some(job);
+            self.dirty = true;
+            return;
+        };
+        self.look_before_action();
+        let done = match outcome {
+            Ok(()) => kubeloop_engine::intervention::apply_read(&mut self.sim, job.reading.finish()),
+            Err(e) => kubeloop_engine::intervention::performed_apply(Err(e)),
+        };
+        self.after_action();
+        self.apply = Rc::new(apply_outcome(self.apply.seq + 1, &done));
+        self.record(Intervention::Apply(job.text), None);
+        self.dirty = true;
     }
 
     /// The file an export made, once.
@@ -685,6 +756,7 @@ impl LiveRun {
         self.follow_clock = FollowClock::default();
         self.follow_action = None;
         self.follow_stop = None;
+        self.applying = None;
         let text: Rc<str> = scenario.manifests.as_deref().unwrap_or_default().into();
         self.editor = Rc::new(EditorLoad { seq: self.editor.seq + 1, text });
     }
@@ -833,6 +905,9 @@ impl LiveRun {
     /// Runs events due up to the target until the wall budget (from `started`) is spent. Returns whether the
     /// target was reached.
     fn drain(&mut self, started: f64, budget: f64) -> bool {
+        if self.applying.is_some() {
+            return true;
+        }
         let mut n: u32 = 0;
         while let Some(at) = self.sim.next_event_at() {
             if at as f64 > self.target {
@@ -875,6 +950,12 @@ impl LiveRun {
     /// One animation frame: `dt` wall milliseconds since the previous one.
     pub fn frame(&mut self, dt: f64) {
         let started = self.wall();
+        if self.applying.is_some() {
+            // The clock is held while a large apply is read: it is performed at the time it was asked for.
+            self.step_apply(started, FRAME_BUDGET_MS);
+            self.target = self.sim.now() as f64;
+            return;
+        }
         let dt = if dt.is_finite() { dt.clamp(0.0, MAX_FRAME_DT) } else { 0.0 };
         let now = self.sim.now() as f64;
         if self.target < now {
@@ -914,9 +995,17 @@ impl LiveRun {
     pub fn exec(&mut self, cmd: Cmd) {
         self.dirty = true;
         match cmd {
+            Cmd::Intervene(Intervention::Apply(text)) if text.len() > SLICED_APPLY_BYTES => self.start_apply(text),
             Cmd::Intervene(what) => {
                 self.intervene(&what);
                 self.record(what, None);
+            }
+            Cmd::CancelApply => {
+                if self.applying.take().is_some() {
+                    let text = "apply cancelled: nothing was applied".to_string();
+                    let seq = self.apply.seq + 1;
+                    self.apply = Rc::new(ApplyOutcome { seq, ok: false, text, error_line: None, applying: None });
+                }
             }
             Cmd::Select(sel) => self.selection = sel,
             Cmd::SetPlaying(p) => {

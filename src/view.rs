@@ -323,6 +323,8 @@ pub struct ApplyOutcome {
     pub text: String,
     /// 1-based line of the error in the editor text.
     pub error_line: Option<usize>,
+    /// A large apply being read across frames (the clock held): steps done, of how many.
+    pub applying: Option<(usize, usize)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

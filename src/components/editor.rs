@@ -129,17 +129,32 @@ fn sync_scroll(ta: &NodeRef, pre: &NodeRef, gutter: &NodeRef) {
     }
 }
 
+/// A text, equal to another only when it is the same allocation (comparing 4 MiB on every render costs).
+#[derive(Clone)]
+struct SameText(Rc<str>);
+
+impl PartialEq for SameText {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+
+/// The byte offset of each line's start (`\n` ends a line; there is always a first line).
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect()
+}
+
 /// The page is about to put `new` in the editor: the person's edits (a text other than the one the page last put
 /// there) are kept in `replaced`, to restore.
 #[inline(never)]
 fn keep_edits(
     ta: &NodeRef,
-    text: &UseStateHandle<String>,
+    text: &UseStateHandle<Rc<str>>,
     placed: &std::cell::RefCell<String>,
     replaced: &UseStateHandle<Option<Rc<str>>>,
     new: &str,
 ) {
-    let current = ta.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_else(|| (**text).clone());
+    let current = ta.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_else(|| text.to_string());
     if current != *placed.borrow() && current != new {
         replaced.set(Some(current.into()));
     }
@@ -151,7 +166,7 @@ pub fn Editor(props: &EditorProps) -> Html {
     // The text as the highlighted copy and the gutter draw it. The textarea holds the text itself and is not bound
     // to this state (setting a large value on every keystroke costs a layout of it all): the page puts text in by
     // bumping `put`, and typing updates this state (at once for a small text, after a pause for a large one).
-    let text = use_state(|| examples::WEB.to_string());
+    let text = use_state(|| Rc::<str>::from(examples::WEB));
     let put = use_state(|| 0u64);
     let pause = use_mut_ref(|| None::<(i32, Closure<dyn FnMut()>)>);
     // Whether the text changed since the last apply (then the error marker no longer points at the right line).
@@ -161,12 +176,21 @@ pub fn Editor(props: &EditorProps) -> Html {
     let gutter_ref = use_node_ref();
     // The window of lines drawn, from the textarea's scroll position and height.
     let view = use_state_eq(|| (0i32, 600i32));
-    let all: Vec<&str> = text.split('\n').collect();
-    let window = Window::of(view.0, view.1, all.len());
+    // Where each line starts, found once per text (not once per render: a render of a 4 MiB text must stay cheap).
+    let starts = use_memo(SameText((*text).clone()), |t| line_starts(&t.0));
+    let line = |i: usize| {
+        let end = starts.get(i + 1).map_or(text.len(), |e| e - 1);
+        &text[starts[i]..end]
+    };
+    let window = Window::of(view.0, view.1, starts.len());
     // Above LARGE the textarea shows its text itself, unhighlighted (kubeloop's own bound).
     let large = text.len() >= LARGE;
-    let lines =
-        Rc::new(if large { Vec::new() } else { highlight_lines(&all[window.first..window.first + window.count]) });
+    let lines = Rc::new(if large {
+        Vec::new()
+    } else {
+        let shown: Vec<&str> = (window.first..window.first + window.count).map(line).collect();
+        highlight_lines(&shown)
+    });
     // The text the page itself last put here (the default, a lesson's, an example's): a text that differs from it
     // is the person's work, and when the page replaces it, it stays recoverable.
     let placed = use_mut_ref(|| examples::WEB.to_string());
@@ -183,7 +207,7 @@ pub fn Editor(props: &EditorProps) -> Html {
         use_effect_with(props.load.seq, move |seq| {
             if *seq > 0 {
                 keep_edits(&load.text);
-                text.set(load.text.to_string());
+                text.set(load.text.clone());
                 put.set(*put + 1);
             }
         });
@@ -230,7 +254,7 @@ pub fn Editor(props: &EditorProps) -> Html {
     let current_text = {
         let ta = ta_ref.clone();
         let text = text.clone();
-        move || ta.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_else(|| (*text).clone())
+        move || ta.cast::<HtmlTextAreaElement>().map(|t| t.value()).unwrap_or_else(|| text.to_string())
     };
     let oninput = {
         let text = text.clone();
@@ -240,7 +264,7 @@ pub fn Editor(props: &EditorProps) -> Html {
             let ta = e.target_unchecked_into::<HtmlTextAreaElement>();
             edited.set(true);
             if (ta.text_length() as usize) < LARGE {
-                text.set(ta.value());
+                text.set(ta.value().into());
                 return;
             }
             // A large text: the gutter catches up once typing pauses.
@@ -249,7 +273,7 @@ pub fn Editor(props: &EditorProps) -> Html {
                 w.clear_timeout_with_handle(id);
             }
             let text = text.clone();
-            let later = Closure::<dyn FnMut()>::new(move || text.set(ta.value()));
+            let later = Closure::<dyn FnMut()>::new(move || text.set(ta.value().into()));
             if let Ok(id) =
                 w.set_timeout_with_callback_and_timeout_and_arguments_0(later.as_ref().unchecked_ref(), PAUSE_MS)
             {
@@ -275,7 +299,7 @@ pub fn Editor(props: &EditorProps) -> Html {
             if e.key() == "Enter" && (e.ctrl_key() || e.meta_key()) {
                 e.prevent_default();
                 let t = current();
-                text.set(t.clone());
+                text.set(t.as_str().into());
                 on_cmd.emit(Cmd::apply(t));
             }
         })
@@ -285,7 +309,7 @@ pub fn Editor(props: &EditorProps) -> Html {
         let text = text.clone();
         Callback::from(move |_: MouseEvent| {
             let t = current_text();
-            text.set(t.clone());
+            text.set(t.as_str().into());
             on_cmd.emit(Cmd::apply(t));
         })
     };
@@ -296,7 +320,7 @@ pub fn Editor(props: &EditorProps) -> Html {
             let select = e.target_unchecked_into::<web_sys::HtmlSelectElement>();
             if let Some(ex) = examples::find(&select.value()) {
                 keep_edits(ex.yaml);
-                text.set(ex.yaml.to_string());
+                text.set(ex.yaml.into());
                 put.set(*put + 1);
                 edited.set(true);
             }
@@ -309,7 +333,7 @@ pub fn Editor(props: &EditorProps) -> Html {
             let (old, text, replaced, edited) = (old.clone(), text.clone(), replaced.clone(), edited.clone());
             let put = put.clone();
             Callback::from(move |_: MouseEvent| {
-                text.set(old.to_string());
+                text.set(old.clone());
                 put.set(*put + 1);
                 edited.set(true);
                 replaced.set(None);
@@ -374,7 +398,14 @@ pub fn Editor(props: &EditorProps) -> Html {
             </div>
             <div class="editor-foot">
                 <span class="hint">{ "kubectl apply -f - · Ctrl+Enter (⌘+Enter)" }</span>
-                <button data-testid="apply" class="btn primary" onclick={onapply} title="kubectl apply (Ctrl+Enter)">
+                if let Some((done, of)) = apply.applying {
+                    <progress class="apply-progress" max={of.to_string()} value={done.to_string()}
+                        aria-label="Reading the manifests (the clock is held)"></progress>
+                    <button data-testid="apply-cancel" class="btn" onclick={props.on_cmd.reform(|_: MouseEvent| Cmd::CancelApply)}
+                        title="Stop: nothing of this apply is applied">{ "Cancel" }</button>
+                }
+                <button data-testid="apply" class="btn primary" onclick={onapply} title="kubectl apply (Ctrl+Enter)"
+                    disabled={apply.applying.is_some()}>
                     { "Apply" }
                 </button>
             </div>

@@ -34,6 +34,15 @@ fn clock() -> Box<dyn Fn() -> f64> {
     })
 }
 
+/// A wall clock that moves `step` ms per reading (budgets are reached).
+fn clock_of(step: f64) -> Box<dyn Fn() -> f64> {
+    let t = Rc::new(Cell::new(0.0));
+    Box::new(move || {
+        t.set(t.get() + step);
+        t.get()
+    })
+}
+
 fn run_secs(e: &mut LiveRun, secs: u32) {
     for _ in 0..secs * 10 {
         e.frame(100.0);
@@ -1022,4 +1031,67 @@ fn a_session_comes_back_after_a_reload() {
     assert!(snap
         .notice
         .is_some_and(|n| n.starts_with("Restored your last session: the run, replayed to 35.0 s, paused as it was")));
+}
+
+/// A manifest of `n` ConfigMaps of about 1 KB each.
+fn config_maps(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\ndata:\n  key: \"{}\"\n",
+                "v".repeat(900)
+            )
+        })
+        .collect()
+}
+
+/// A large apply is read across frames with the clock held, then performed at the time it was asked for: the run
+/// is the runner's (its export replays to the page's hash); Cancel applies nothing and records nothing; an error
+/// late in the text is said as the whole-text apply says it.
+#[test]
+fn a_large_apply_is_read_across_frames_at_its_time() {
+    let big = config_maps(300);
+    assert!(big.len() > SLICED_APPLY_BYTES);
+    let mut e = LiveRun::boot(2, None, clock_of(0.5));
+    run_secs(&mut e, 4);
+    let at = e.sim.now();
+    e.exec(Cmd::apply(big.clone()));
+    assert!(e.snapshot().apply.applying.is_some(), "reading");
+    let mut frames = 0;
+    while e.snapshot().apply.applying.is_some() {
+        e.frame(16.0);
+        frames += 1;
+        assert_eq!(e.sim.now(), at, "the clock is held");
+        assert!(frames < 10_000);
+    }
+    assert!(frames > 1, "read across frames ({frames})");
+    let snap = e.snapshot();
+    assert!(snap.apply.ok && snap.apply.text.contains("configmap/cm-299 created"), "{}", snap.apply.text);
+    run_secs(&mut e, 10);
+    let exported = e.export().expect("export");
+    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+
+    // Cancel: nothing applied, nothing recorded, the clock goes on.
+    let before = (e.sim.history_hash(), e.export().expect("export"));
+    e.exec(Cmd::apply(big.replace("cm-", "other-")));
+    e.frame(16.0);
+    e.exec(Cmd::CancelApply);
+    assert_eq!(e.snapshot().apply.text, "apply cancelled: nothing was applied");
+    assert_eq!((e.sim.history_hash(), e.export().expect("export")), before);
+    let t = e.sim.now();
+    run_secs(&mut e, 1);
+    assert!(e.sim.now() > t);
+
+    // An error in the last document: said as the whole-text apply says it, at its line; nothing applied.
+    let bad = format!("{}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  nmae: y\n", config_maps(200));
+    let mut whole = LiveRun::boot(2, None, clock());
+    let said = kubeloop_engine::kubectl::apply(&mut whole.sim, &bad).unwrap_err().to_string();
+    e.exec(Cmd::apply(bad.clone()));
+    while e.snapshot().apply.applying.is_some() {
+        e.frame(16.0);
+    }
+    let snap = e.snapshot();
+    assert!(!snap.apply.ok);
+    assert_eq!(snap.apply.text, said);
+    assert_eq!(snap.apply.error_line, Some(bad.lines().count()));
 }

@@ -163,21 +163,89 @@ pub const APPLICABLE: [Kind; 11] = [
 /// The text is held to kubeloop's YAML budgets first ([`check_budgets`]), before any of it is read into a tree: an
 /// over-budget text is refused at the place it crosses the budget, whatever follows.
 pub fn parse(text: &str) -> Result<(Vec<Manifest>, Vec<Warning>), ManifestError> {
-    let docs = budgeted_documents(text)?;
-    let mut out = Vec::new();
-    let mut warnings = Vec::new();
-    for doc in docs {
-        out.extend(parse_document(&doc, &mut warnings)?);
+    let mut reading = Reading::new(text.into())?;
+    while !reading.step(usize::MAX)? {}
+    Ok(reading.finish())
+}
+
+/// A manifest text read a few documents at a time (the page reads a large one across frames): the same
+/// manifests, warnings and first error as [`parse`], in the same order: every document is held to the budgets
+/// before any is read into a tree.
+pub struct Reading {
+    text: std::rc::Rc<str>,
+    /// Each document: its index, first line, and byte range in `text`.
+    docs: Vec<(usize, usize, std::ops::Range<usize>)>,
+    budget: yamlcheck::Budget,
+    checked: usize,
+    read: usize,
+    out: Vec<Manifest>,
+    warnings: Vec<Warning>,
+}
+
+impl Reading {
+    /// The text's size checked and its documents found (cheap: a scan of its lines).
+    pub fn new(text: std::rc::Rc<str>) -> Result<Reading, ManifestError> {
+        let found = documents(&text)?;
+        let base = text.as_ptr() as usize;
+        let docs = found
+            .iter()
+            .map(|d| {
+                let start = d.text.as_ptr() as usize - base;
+                (d.index, d.first_line, start..start + d.text.len())
+            })
+            .collect();
+        Ok(Reading {
+            text,
+            docs,
+            budget: yamlcheck::Budget::new(Subject::Manifest),
+            checked: 0,
+            read: 0,
+            out: Vec::new(),
+            warnings: Vec::new(),
+        })
     }
-    // Once per kind: what kubeloop does with a kind it only stores.
-    for kind in APPLICABLE {
-        let Some(what) = stored_only(kind) else { continue };
-        if let Some(m) = out.iter().find(|m| m.object.kind() == kind) {
-            let (document, line) = (m.document, m.line_of(&["kind"]));
-            warnings.push(Warning { document, line, path: kind.name().to_string(), stored_only: Some(what) });
+
+    /// Documents in the text, and how far reading is (checked against the budgets, then read): out of twice that.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.checked + self.read, 2 * self.docs.len())
+    }
+
+    /// Checks or reads up to `n` documents; whether reading is done.
+    pub fn step(&mut self, n: usize) -> Result<bool, ManifestError> {
+        let mut left = n;
+        while left > 0 && self.checked < self.docs.len() {
+            let (i, text) = (self.checked, self.text.clone());
+            let (index, first_line, range) = self.docs[i].clone();
+            let doc = Doc { index, first_line, text: &text[range] };
+            self.budget.check(doc.text, MAX_YAML_DOCUMENTS).map_err(|r| ManifestError::refused(Some(&doc), r))?;
+            self.checked += 1;
+            left -= 1;
         }
+        while left > 0 && self.read < self.docs.len() {
+            let manifests = {
+                let text = self.text.clone();
+                let (index, first_line, range) = self.docs[self.read].clone();
+                let doc = Doc { index, first_line, text: &text[range] };
+                parse_document(&doc, &mut self.warnings)?
+            };
+            self.out.extend(manifests);
+            self.read += 1;
+            left -= 1;
+        }
+        Ok(self.read == self.docs.len())
     }
-    Ok((out, warnings))
+
+    /// The manifests and warnings (with, once per kind, what kubeloop does with a kind it only stores).
+    pub fn finish(mut self) -> (Vec<Manifest>, Vec<Warning>) {
+        for kind in APPLICABLE {
+            let Some(what) = stored_only(kind) else { continue };
+            if let Some(m) = self.out.iter().find(|m| m.object.kind() == kind) {
+                let (document, line) = (m.document, m.line_of(&["kind"]));
+                self.warnings.push(Warning { document, line, path: kind.name().to_string(), stored_only: Some(what) });
+            }
+        }
+        (self.out, self.warnings)
+    }
 }
 
 /// What kubeloop does with a kind it stores and serves without simulating what it is for (`None`: simulated).
@@ -210,7 +278,8 @@ pub fn check_budgets(text: &str) -> Result<(), ManifestError> {
     budgeted_documents(text).map(|_| ())
 }
 
-fn budgeted_documents(text: &str) -> Result<Vec<Doc<'_>>, ManifestError> {
+/// The text's documents, its size and their number held to the budgets.
+fn documents(text: &str) -> Result<Vec<Doc<'_>>, ManifestError> {
     yamlcheck::check_size(text, Subject::Manifest).map_err(|r| ManifestError::refused(None, r))?;
     let docs = split_documents_at_most(text, MAX_YAML_DOCUMENTS + 1);
     if let Some(over) = docs.get(MAX_YAML_DOCUMENTS) {
@@ -220,6 +289,11 @@ fn budgeted_documents(text: &str) -> Result<Vec<Doc<'_>>, ManifestError> {
         );
         return Err(ManifestError::new(over.index + 1, over.first_line, None, &message));
     }
+    Ok(docs)
+}
+
+fn budgeted_documents(text: &str) -> Result<Vec<Doc<'_>>, ManifestError> {
+    let docs = documents(text)?;
     let mut budget = yamlcheck::Budget::new(Subject::Manifest);
     for doc in &docs {
         budget.check(doc.text, MAX_YAML_DOCUMENTS).map_err(|r| ManifestError::refused(Some(doc), r))?;

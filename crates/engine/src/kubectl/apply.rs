@@ -137,7 +137,12 @@ impl fmt::Display for ApplyReport {
 /// last-applied-configuration three-way merge). Everything is checked first: if any document has a problem,
 /// nothing at all is applied.
 pub fn apply(sim: &mut Sim, text: &str) -> Result<ApplyReport, ManifestError> {
-    let plan = plan(sim, text)?;
+    apply_read(sim, manifest::parse(text)?)
+}
+
+/// [`apply`] of a text already read ([`manifest::Reading`], a large text read across the page's frames).
+pub fn apply_read(sim: &mut Sim, read: (Vec<Manifest>, Vec<Warning>)) -> Result<ApplyReport, ManifestError> {
+    let plan = plan_read(sim, read)?;
     let mut report = ApplyReport { results: Vec::new(), warnings: plan.warnings };
     for (mut obj, m, exists) in plan.objects {
         let kind = obj.kind();
@@ -189,7 +194,10 @@ impl Plan {
 /// planned in order, each against the state the earlier ones leave (an object named twice is created, then
 /// configured, as kubectl applies it), so the whole set is known good before the first write.
 fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
-    let (manifests, warnings) = manifest::parse(text)?;
+    plan_read(sim, manifest::parse(text)?)
+}
+
+fn plan_read(sim: &mut Sim, (manifests, warnings): (Vec<Manifest>, Vec<Warning>)) -> Result<Plan, ManifestError> {
     if manifests.is_empty() {
         return Err(ManifestError { document: 0, line: 1, column: None, message: "no objects passed to apply".into() });
     }

@@ -434,3 +434,36 @@ fn object_json_starts_with_type_meta() {
     assert_eq!(v["metadata"]["name"], "web");
     assert!(obj.to_yaml().starts_with("apiVersion: v1\nkind: Pod\n"));
 }
+
+/// Reading a text a few documents at a time gives what reading it whole gives: the same manifests and warnings,
+/// or the same first error (budgets are checked for every document before any is read).
+#[test]
+fn reading_in_steps_is_reading_whole() {
+    let many: String = (0..40)
+        .map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: v\n"))
+        .collect();
+    let texts = [
+        many.clone(),
+        format!("{many}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\n  nmae: x\n"),
+        format!("{many}---\nkind: [\n"),
+        format!("---\napiVersion: v1\nkind: Bogus\n{many}"),
+        format!("{many}---\na: &x 1\nb: *x\n"),
+        String::new(),
+        WEB.to_string(),
+    ];
+    for text in &texts {
+        let whole = format!("{:?}", parse(text));
+        for n in [1, 2, 7, usize::MAX] {
+            let stepped = (|| -> Result<(Vec<Manifest>, Vec<Warning>), ManifestError> {
+                let mut r = Reading::new(text.as_str().into())?;
+                let mut steps = 0;
+                while !r.step(n)? {
+                    steps += 1;
+                    assert!(steps < 1000, "progress: {:?}", r.progress());
+                }
+                Ok(r.finish())
+            })();
+            assert_eq!(format!("{stepped:?}"), whole, "n = {n}, text: {}", &text[..text.len().min(80)]);
+        }
+    }
+}
