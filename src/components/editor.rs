@@ -241,9 +241,14 @@ pub fn Editor(props: &EditorProps) -> Html {
     {
         // After every render (the text may have grown, the panel may have resized), keep the layers aligned and
         // the drawn window where the textarea is.
+        // Not for a large text: reading the textarea's geometry makes the browser lay all of it out at once (a
+        // second for 4 MiB), which it otherwise does lazily; its scroll events keep the gutter aligned.
         let (ta, pre, gutter) = (ta_ref.clone(), pre_ref.clone(), gutter_ref.clone());
         let view = view.clone();
         use_effect(move || {
+            if large {
+                return;
+            }
             if let Some(t) = ta.cast::<HtmlElement>() {
                 view.set((t.scroll_top(), t.client_height()));
             }
