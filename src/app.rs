@@ -131,17 +131,18 @@ fn keep_session(engine: Rc<RefCell<LiveRun>>, on_cmd: Callback<Cmd>) -> Option<i
         if soon && last.borrow().len() > crate::session::LARGE_SESSION && !n.is_multiple_of(15) {
             return;
         }
-        let Some(editor) = crate::persist::editor_text() else { return };
-        if editor.len() > crate::session::MAX_CHARS {
+        // Too large to keep: said once, and the text is not even copied out of the page (4 MiB every 2 s costs).
+        let len = crate::persist::editor_len().unwrap_or(0);
+        if len > crate::session::MAX_CHARS {
             if !failed.replace(true) {
                 on_cmd.emit(Cmd::Notice(format!(
-                    "Your session is not kept across a reload: the editor's text ({} characters) is more than kubeloop keeps ({}).",
-                    editor.len(),
+                    "Your session is not kept across a reload: the editor's text ({len} characters) is more than kubeloop keeps ({}).",
                     crate::session::MAX_CHARS
                 )));
             }
             return;
         }
+        let Some(editor) = crate::persist::editor_text() else { return };
         let Ok(e) = engine.try_borrow() else { return };
         let session = e.session(editor);
         drop(e);

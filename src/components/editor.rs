@@ -272,7 +272,11 @@ pub fn Editor(props: &EditorProps) -> Html {
                 text.set(ta.value().into());
                 return;
             }
-            // A large text: the gutter catches up once typing pauses.
+            // A large text: shown unhighlighted at once (the highlighted copy is stale until the pause), and the
+            // gutter catches up once typing pauses.
+            if let Some(code) = ta.parent_element() {
+                code.set_class_name("code plain");
+            }
             let Some(w) = web_sys::window() else { return };
             if let Some((id, _)) = pause.borrow_mut().take() {
                 w.clear_timeout_with_handle(id);
