@@ -486,6 +486,10 @@ impl LiveRun {
     /// Starts reading a large apply across frames, the clock held (a text that does not even split into documents
     /// is performed at once: its error is quick to say).
     fn start_apply(&mut self, text: String) {
+        if self.applying.is_some() {
+            self.notice = Some("An apply is still being read: wait for it, or Cancel it first.".into());
+            return;
+        }
         match kubeloop_engine::manifest::Reading::new(text.as_str().into()) {
             Ok(reading) => {
                 let (done, of) = reading.progress();

@@ -1057,6 +1057,9 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     let at = e.sim.now();
     e.exec(Cmd::apply(big.clone()));
     assert!(e.snapshot().apply.applying.is_some(), "reading");
+    // A second apply meanwhile (Ctrl+Enter) is refused, not mixed in.
+    e.exec(Cmd::apply(big.replace("cm-", "cz-")));
+    assert!(e.snapshot().notice.is_some_and(|n| n.starts_with("An apply is still being read")));
     let mut frames = 0;
     while e.snapshot().apply.applying.is_some() {
         e.frame(16.0);
