@@ -19,7 +19,6 @@ use crate::components::share::ShareBar;
 use crate::liverun::{parse_seed, Cmd, LiveRun, DEFAULT_SEED};
 use crate::view::Snapshot;
 
-/// The wall clock of the browser, in milliseconds.
 /// Hands a text file to the person (a download of `name`), through an object URL and a clicked link.
 fn download(name: &str, text: &str) {
     use wasm_bindgen::JsCast;
@@ -40,6 +39,7 @@ fn download(name: &str, text: &str) {
     let _ = web_sys::Url::revoke_object_url(&url);
 }
 
+/// The wall clock of the browser, in milliseconds.
 pub fn wall_now() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
@@ -132,7 +132,7 @@ fn keep_session(engine: Rc<RefCell<LiveRun>>, on_cmd: Callback<Cmd>) -> Option<i
             return;
         }
         // Too large to keep: said once, and the text is not even copied out of the page (4 MiB every 2 s costs).
-        let len = crate::persist::editor_len().unwrap_or(0);
+        let len = crate::components::editor::current_len().unwrap_or(0);
         if len > crate::session::MAX_CHARS {
             if !failed.replace(true) {
                 on_cmd.emit(Cmd::Notice(format!(
@@ -142,7 +142,7 @@ fn keep_session(engine: Rc<RefCell<LiveRun>>, on_cmd: Callback<Cmd>) -> Option<i
             }
             return;
         }
-        let Some(editor) = crate::persist::editor_text() else { return };
+        let Some(editor) = crate::components::editor::current_text() else { return };
         let Ok(e) = engine.try_borrow() else { return };
         let session = e.session(editor);
         drop(e);

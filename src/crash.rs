@@ -46,9 +46,18 @@ pub fn note_action(a: &Action) {
     with(|r| r.actions.push(a.clone()));
 }
 
-/// The run's record as it is now (an opened file's actions; an interruption's `for:`).
+/// The run's record as it is now (an opened file's actions).
 pub fn note_actions(actions: &[Action]) {
     with(|r| r.actions = actions.to_vec());
+}
+
+/// The recorded action `i`'s command was interrupted: its `for:`.
+pub fn note_stop(i: usize, stop_after: u64) {
+    with(|r| {
+        if let Some(a) = r.actions.get_mut(i) {
+            a.stop_after = Some(stop_after);
+        }
+    });
 }
 
 pub fn note_unrecordable(why: Option<&str>) {
@@ -135,13 +144,7 @@ mod overlay {
         let copy = el(doc, "button", "btn", "Copy")?;
         let owned = text.to_string();
         let on_copy = Closure::<dyn FnMut()>::new(move || {
-            let nav = js_sys::Reflect::get(&js_sys::global(), &"navigator".into()).unwrap_or_default();
-            let clip = js_sys::Reflect::get(&nav, &"clipboard".into()).unwrap_or_default();
-            if let Ok(write) =
-                js_sys::Reflect::get(&clip, &"writeText".into()).and_then(|f| f.dyn_into::<js_sys::Function>())
-            {
-                let _ = write.call1(&clip, &owned.as_str().into());
-            }
+            let _ = crate::share::write_clipboard(&owned);
         });
         copy.add_event_listener_with_callback("click", on_copy.as_ref().unchecked_ref()).ok()?;
         on_copy.forget();
@@ -172,13 +175,7 @@ mod overlay {
             return Some(());
         }
         // The editor's text, from the page as it stands (the program's own copy is out of reach).
-        let editor = doc
-            .query_selector("[data-testid=yaml-editor]")
-            .ok()
-            .flatten()
-            .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-            .map(|t| t.value())
-            .unwrap_or_default();
+        let editor = crate::components::editor::current_text().unwrap_or_default();
         let overlay = el(&doc, "div", "crash-overlay", "")?;
         overlay.set_attribute("data-testid", "crash-overlay").ok()?;
         overlay.set_attribute("role", "alertdialog").ok()?;

@@ -32,12 +32,7 @@ impl Tok {
 /// A line as pieces; concatenated they give the line back exactly.
 pub type Line = Vec<(Tok, String)>;
 
-/// Splits the text into lines (`\n`, a trailing `\r` kept in the text) and colours each.
-pub fn highlight(text: &str) -> Vec<Line> {
-    text.split('\n').map(line).collect()
-}
-
-/// Colours the given lines (the editor draws only the visible ones).
+/// Colours the given lines (the text split at `\n`, a trailing `\r` kept; the editor draws only the visible ones).
 pub fn highlight_lines(lines: &[&str]) -> Vec<Line> {
     lines.iter().map(|l| line(l)).collect()
 }
@@ -220,6 +215,10 @@ mod tests {
 
     fn joined(l: &Line) -> String {
         l.iter().map(|(_, s)| s.as_str()).collect()
+    }
+
+    fn highlight(text: &str) -> Vec<Line> {
+        highlight_lines(&text.split('\n').collect::<Vec<_>>())
     }
 
     fn toks(l: &Line) -> Vec<Tok> {

@@ -375,6 +375,11 @@ impl LiveRun {
     /// the run's record, so exporting again gives the same run.
     pub fn import(&mut self, text: &str) -> Result<(), String> {
         let sc = Scenario::parse(text).map_err(|e| format!("The scenario does not read: {e}"))?;
+        self.import_scenario(sc)
+    }
+
+    /// [`LiveRun::import`] of a scenario already read.
+    fn import_scenario(&mut self, sc: Scenario) -> Result<(), String> {
         let until = sc.until.or_else(|| sc.actions.last().map(|a| a.at)).unwrap_or(0);
         // `kubectl -f PATH` reads what the console reads: the examples and the files the example scenarios read.
         let opts = kubeloop_engine::scenario::RunOptions {
@@ -446,15 +451,15 @@ impl LiveRun {
     /// scrollback and its editor text back. A run of another seed than the page's (`?seed=`) is not restored, nor
     /// one that does not open; the notice says why.
     pub fn restore(&mut self, s: crate::session::Session) {
-        let seed_of = |r: &str| Scenario::parse(r).ok().and_then(|sc| sc.seed);
-        let run = match s.run.as_deref() {
+        let run = match s.run.as_deref().map(Scenario::parse) {
             None => String::new(),
-            Some(r) if seed_of(r).is_some_and(|seed| seed != self.seed) => format!(
+            Some(Err(e)) => format!(" not the run (The scenario does not read: {e});"),
+            Some(Ok(sc)) if sc.seed.is_some_and(|seed| seed != self.seed) => format!(
                 " not the run (it has seed {}, this page seed {}: open the page without ?seed= or with its seed);",
-                seed_of(r).unwrap_or_default(),
+                sc.seed.unwrap_or_default(),
                 self.seed
             ),
-            Some(r) => match self.import(r) {
+            Some(Ok(sc)) => match self.import_scenario(sc) {
                 Ok(()) => {
                     self.playing = s.playing;
                     format!(
@@ -658,8 +663,9 @@ impl LiveRun {
     fn stopped(&mut self, i: usize) {
         let now = self.sim.now();
         if let Some(a) = self.recorded.get_mut(i) {
-            a.stop_after = Some(now.saturating_sub(a.at));
-            crate::crash::note_actions(&self.recorded);
+            let d = now.saturating_sub(a.at);
+            a.stop_after = Some(d);
+            crate::crash::note_stop(i, d);
         }
     }
 
@@ -761,8 +767,7 @@ impl LiveRun {
         self.follow_action = None;
         self.follow_stop = None;
         self.applying = None;
-        let text: Rc<str> = scenario.manifests.as_deref().unwrap_or_default().into();
-        self.editor = Rc::new(EditorLoad { seq: self.editor.seq + 1, text });
+        self.load_editor(scenario.manifests.as_deref().unwrap_or_default());
     }
 
     fn start_lesson(&mut self, id: &str, profile: Option<TimingProfile>) {

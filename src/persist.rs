@@ -123,27 +123,3 @@ pub fn reset() {
         let _ = w.location().replace(&path);
     }
 }
-
-/// The length of the editor's text in UTF-16 units, without copying it (a 4 MiB text costs to copy).
-pub fn editor_len() -> Option<usize> {
-    web_sys::window()?
-        .document()?
-        .query_selector("[data-testid=yaml-editor]")
-        .ok()
-        .flatten()?
-        .dyn_into::<web_sys::HtmlTextAreaElement>()
-        .ok()
-        .map(|t| t.text_length() as usize)
-}
-
-/// The editor's text as the page shows it (the component holds it; reading the DOM costs nothing while typing).
-pub fn editor_text() -> Option<String> {
-    web_sys::window()?
-        .document()?
-        .query_selector("[data-testid=yaml-editor]")
-        .ok()
-        .flatten()?
-        .dyn_into::<web_sys::HtmlTextAreaElement>()
-        .ok()
-        .map(|t| t.value())
-}

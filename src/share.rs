@@ -69,16 +69,19 @@ pub async fn make_link(text: String, hash: u64) -> Result<String, String> {
 
 /// Puts `text` on the clipboard, where the browser allows it: whether it did.
 pub async fn copy(text: &str) -> bool {
-    let Some(w) = web_sys::window() else { return false };
-    let navigator = js_sys::Reflect::get(&w, &"navigator".into()).unwrap_or(JsValue::UNDEFINED);
-    let clip = js_sys::Reflect::get(&navigator, &"clipboard".into()).unwrap_or(JsValue::UNDEFINED);
-    let write =
-        js_sys::Reflect::get(&clip, &"writeText".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-    let Some(write) = write else { return false };
-    match write.call1(&clip, &text.into()).map(|p| p.dyn_into::<js_sys::Promise>()) {
-        Ok(Ok(p)) => JsFuture::from(p).await.is_ok(),
-        _ => false,
+    match write_clipboard(text) {
+        Some(p) => JsFuture::from(p).await.is_ok(),
+        None => false,
     }
+}
+
+/// Asks the browser to put `text` on the clipboard (`navigator.clipboard.writeText`): its promise, or `None` where
+/// there is no clipboard API. The crash overlay calls it too, without waiting.
+pub fn write_clipboard(text: &str) -> Option<js_sys::Promise> {
+    let navigator = js_sys::Reflect::get(&js_sys::global(), &"navigator".into()).ok()?;
+    let clip = js_sys::Reflect::get(&navigator, &"clipboard".into()).ok()?;
+    let write = js_sys::Reflect::get(&clip, &"writeText".into()).ok()?.dyn_into::<js_sys::Function>().ok()?;
+    write.call1(&clip, &text.into()).ok()?.dyn_into().ok()
 }
 
 /// The fragment of this page's address (with its `#`), or "".

@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
-use web_sys::{HtmlElement, HtmlInputElement, HtmlTextAreaElement};
+use web_sys::{HtmlElement, HtmlInputElement};
 use yew::prelude::*;
 
 use crate::liverun::Cmd;
@@ -66,13 +66,6 @@ impl History {
             Some(std::mem::take(&mut self.draft))
         }
     }
-}
-
-/// What the YAML editor holds now: `kubectl apply -f -` reads it as standard input.
-fn editor_text() -> Option<String> {
-    let doc = web_sys::window()?.document()?;
-    let ta = doc.query_selector("[data-testid=yaml-editor]").ok()??;
-    Some(ta.dyn_into::<HtmlTextAreaElement>().ok()?.value())
 }
 
 /// Whether the page has a text selection (then a click or Ctrl+C is about copying, not the console).
@@ -207,7 +200,11 @@ pub fn Console(props: &ConsoleProps) -> Html {
                     if line.trim().is_empty() {
                         return;
                     }
-                    let stdin = if line.contains("-f") || line.contains("--filename") { editor_text() } else { None };
+                    let stdin = if line.contains("-f") || line.contains("--filename") {
+                        crate::components::editor::current_text()
+                    } else {
+                        None
+                    };
                     on_cmd.emit(Cmd::Kubectl { line, stdin });
                 }
                 "ArrowUp" if plain => {

@@ -129,6 +129,22 @@ fn sync_scroll(ta: &NodeRef, pre: &NodeRef, gutter: &NodeRef) {
     }
 }
 
+/// The editor's textarea in the page (the component holds its text; the console's `-f -`, the kept session and the
+/// crash overlay read it from here).
+fn textarea() -> Option<HtmlTextAreaElement> {
+    web_sys::window()?.document()?.query_selector("[data-testid=yaml-editor]").ok()??.dyn_into().ok()
+}
+
+/// What the editor holds now.
+pub fn current_text() -> Option<String> {
+    textarea().map(|t| t.value())
+}
+
+/// The length of the editor's text in UTF-16 units, without copying it (a 4 MiB text costs to copy).
+pub fn current_len() -> Option<usize> {
+    textarea().map(|t| t.text_length() as usize)
+}
+
 /// A text, equal to another only when it is the same allocation (comparing 4 MiB on every render costs).
 #[derive(Clone)]
 struct SameText(Rc<str>);

@@ -33,7 +33,7 @@ pub fn Header(props: &HeaderProps) -> Html {
     let reset = {
         let interventions = t.interventions;
         Callback::from(move |_: MouseEvent| {
-            let edited = crate::persist::editor_text().is_some_and(|e| e != crate::examples::WEB);
+            let edited = crate::components::editor::current_text().is_some_and(|e| e != crate::examples::WEB);
             if interventions > 0 || edited {
                 let asked = web_sys::window().map(|w| {
                     w.confirm_with_message(

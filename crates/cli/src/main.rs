@@ -236,9 +236,8 @@ fn run(args: &[String]) -> Result<u8, Fail> {
     let sc = Scenario::parse(&text).map_err(|e| Fail(format!("{file}: {e}")))?;
     let reader = files::Reader::new(files::Scope::Inside(files::dir_of(file)));
     let from_file = |name: &str| reader.read(name);
-    // A link holds the scenario alone: its `-f PATH` reads nothing.
-    let no_files = |name: &str| Err(format!("the path \"{name}\" does not exist"));
-    let read_file: &dyn Fn(&str) -> Result<String, String> = if linked.is_some() { &no_files } else { &from_file };
+    // A link holds the scenario alone: its `-f PATH` reads nothing (the runner's default: no files).
+    let read_file: Option<scenario::ReadFile> = if linked.is_some() { None } else { Some(&from_file) };
     let max_events = a.number("max-events", "run")?;
     let timing = match a.value("timing") {
         None => None,
@@ -248,7 +247,7 @@ fn run(args: &[String]) -> Result<u8, Fail> {
         ),
     };
     let overridden = seed.is_some() || until.is_some() || timing.is_some();
-    let opts = RunOptions { seed, until, read_file: Some(read_file), max_events, timing };
+    let opts = RunOptions { seed, until, read_file, max_events, timing };
     let outcome = sc.run(opts).map_err(|e| Fail(format!("{file}: {e}")))?;
     // A run stopped at its work budget printed what it did; its exit code says it did not finish.
     let mut code = if outcome.summary.stopped_at_budget_ms.is_some() { 3 } else { 0 };
