@@ -60,6 +60,17 @@ pub fn apply_completion(line: &str, candidates: &[String]) -> (String, Vec<Strin
     }
 }
 
+/// A command's output in the order a terminal shows it: warnings, stdout, stderr.
+fn chunks_of(warnings: String, stdout: String, stderr: String) -> Vec<Chunk> {
+    let mut chunks = Vec::new();
+    for (text, out) in [(warnings, false), (stdout, true), (stderr, false)] {
+        if !text.is_empty() {
+            chunks.push(if out { Chunk::Stdout(text) } else { Chunk::Stderr(text) });
+        }
+    }
+    chunks
+}
+
 /// The console's state.
 #[derive(Default)]
 pub struct Console {
@@ -95,29 +106,35 @@ impl Console {
             return;
         }
         let input = kubectl::Input { stdin, read_file: &example_file };
-        let out = kubectl::run(sim, line, &input);
-        let mut chunks = Vec::new();
-        if !out.warnings.is_empty() {
-            chunks.push(Chunk::Stderr(out.warnings));
-        }
-        if !out.stdout.is_empty() {
-            chunks.push(Chunk::Stdout(out.stdout));
-        }
-        if !out.stderr.is_empty() {
-            chunks.push(Chunk::Stderr(out.stderr));
-        }
-        let running = out.follow.is_some();
-        self.follow = out.follow;
+        let mut out = kubectl::run(sim, line, &input);
+        self.follow = out.follow.take();
         self.seq += 1;
         let entry = ConsoleEntry {
             id: self.seq,
             line: line.to_string(),
-            chunks,
-            code: if running { None } else { Some(out.code) },
+            chunks: chunks_of(out.warnings, out.stdout, out.stderr),
+            code: if self.follow.is_some() { None } else { Some(out.code) },
             truncated: false,
         };
         self.push_entry(entry);
         self.show_pending();
+    }
+
+    /// A command the page performs across frames (a large `apply -f -`): shown running until [`Console::ended`].
+    pub fn started(&mut self, sim: &mut Sim, line: &str) {
+        self.interrupt(sim);
+        self.seq += 1;
+        let entry = ConsoleEntry { id: self.seq, line: line.to_string(), chunks: Vec::new(), code: None, truncated: false };
+        self.push_entry(entry);
+    }
+
+    /// What the command [`Console::started`] printed, and its exit code.
+    pub fn ended(&mut self, out: kubectl::Output) {
+        let Some(last) = self.last.as_mut().filter(|l| l.code.is_none()) else { return };
+        let entry = Rc::make_mut(last);
+        entry.chunks = chunks_of(out.warnings, out.stdout, out.stderr);
+        entry.code = Some(out.code);
+        bound_entry(entry);
     }
 
     /// A command a lesson's script ran that keeps printing (`drain` waiting for evictions, `rollout status`): it

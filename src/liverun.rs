@@ -24,7 +24,9 @@ use crate::snapshot::{
     build_services, build_summary, NodeCache,
 };
 use crate::stream::Stream;
-use crate::view::{ApplyOutcome, EditorLoad, Selection, ShareState, ShareView, Snapshot, Speed, TimeView};
+use crate::view::{
+    ApplyOutcome, ApplyProgress, EditorLoad, Selection, ShareState, ShareView, Snapshot, Speed, TimeView,
+};
 
 pub const DEFAULT_SEED: u64 = 1;
 /// Nodes the page starts with.
@@ -263,11 +265,45 @@ fn apply_outcome(seq: u64, done: &Performed) -> ApplyOutcome {
 /// takes less than a frame's budget).
 pub const SLICED_APPLY_BYTES: usize = 64 * 1024;
 
-/// A large apply being read across frames ([`LiveRun::frame`]); performed, at the simulated time it was asked for,
-/// once read.
+/// A large apply spread across frames ([`LiveRun::frame`]), the clock held: read (cancellable), then performed at
+/// the simulated time it was asked for: planned and written a few objects at a time, nothing else touching the run
+/// meanwhile ([`LiveRun::settle_apply`]).
 struct Applying {
-    text: String,
-    reading: kubeloop_engine::manifest::Reading,
+    /// The text's size, for the progress line.
+    bytes: usize,
+    /// Typed in the console (`apply -f -`): it prints there too.
+    console: bool,
+    stage: ApplyStage,
+}
+
+enum ApplyStage {
+    /// The text, until it is recorded as the apply.
+    Reading(kubeloop_engine::manifest::Reading, String),
+    /// The steps reading took; the apply being planned and written.
+    Performing(usize, Box<kubectl::Applying>),
+}
+
+impl ApplyStage {
+    /// Steps done, of how many (an object counts as one document until the text is read).
+    fn progress(&self) -> (usize, usize) {
+        match self {
+            ApplyStage::Reading(r, _) => {
+                let (done, of) = r.progress();
+                (done, 2 * of)
+            }
+            ApplyStage::Performing(read, a) => {
+                let (done, of) = a.progress();
+                (read + done, read + of)
+            }
+        }
+    }
+}
+
+/// Whether a console line is exactly `kubectl apply -f -` (the editor's text applied, as the Apply button does).
+fn applies_stdin(line: &str) -> bool {
+    let words = kubectl::args::split_words(line).unwrap_or_default();
+    let words: Vec<&str> = words.iter().map(String::as_str).filter(|w| *w != "kubectl").collect();
+    words == ["apply", "-f", "-"]
 }
 
 /// A fresh simulation of the scenario's cluster (the runner's own start: its nodes, then its manifests applied) with
@@ -490,19 +526,16 @@ impl LiveRun {
 
     /// Starts reading a large apply across frames, the clock held (a text that does not even split into documents
     /// is performed at once: its error is quick to say).
-    fn start_apply(&mut self, text: String) {
+    fn start_apply(&mut self, text: String, console: bool) {
         if self.applying.is_some() {
             self.notice = Some("An apply is still being read: wait for it, or Cancel it first.".into());
             return;
         }
         match kubeloop_engine::manifest::Reading::new(text.as_str().into()) {
             Ok(reading) => {
-                let (done, of) = reading.progress();
-                let seq = self.apply.seq + 1;
-                let said = format!("reading {} bytes…", text.len());
-                self.apply =
-                    Rc::new(ApplyOutcome { seq, ok: true, text: said, error_line: None, applying: Some((done, of)) });
-                self.applying = Some(Applying { text, reading });
+                let job = Applying { bytes: text.len(), console, stage: ApplyStage::Reading(reading, text) };
+                self.apply = Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ..self.apply_progress(&job) });
+                self.applying = Some(job);
                 self.target = self.sim.now() as f64;
             }
             Err(_) => {
@@ -513,37 +546,94 @@ impl LiveRun {
         }
     }
 
-    /// Reads the apply in flight for `budget` wall ms; once read (or at its first error), performs it at the held
-    /// simulated time, as `Sim::intervene` of it would, and records it.
+    /// What the page says of an apply in flight.
+    fn apply_progress(&self, job: &Applying) -> ApplyOutcome {
+        let (done, of) = job.stage.progress();
+        let (what, cancellable) = match &job.stage {
+            ApplyStage::Reading(..) => ("reading", true),
+            ApplyStage::Performing(_, a) if a.writing() => ("writing", false),
+            ApplyStage::Performing(..) => ("checking", false),
+        };
+        let text = format!("{what} {} bytes: {}%…", job.bytes, done * 100 / of.max(1));
+        let applying = Some(ApplyProgress { done, of, cancellable });
+        ApplyOutcome { seq: self.apply.seq, ok: true, text, error_line: None, applying }
+    }
+
+    /// Moves the apply in flight on for `budget` wall ms: reads it; once read (or at its first error), records it
+    /// and performs it at the held simulated time, as `Sim::intervene` of it would, a few objects at a time.
     fn step_apply(&mut self, started: f64, budget: f64) {
-        let Some(mut job) = self.applying.take() else { return };
-        let outcome = loop {
-            match job.reading.step(8) {
-                Ok(true) => break Some(Ok(())),
-                Ok(false) if self.wall() - started > budget => break None,
-                Ok(false) => {}
-                Err(e) => break Some(Err(e)),
+        let Some(Applying { bytes, console, mut stage }) = self.applying.take() else { return };
+        loop {
+            stage = match stage {
+                ApplyStage::Reading(mut reading, text) => match reading.step(8) {
+                    Ok(false) => ApplyStage::Reading(reading, text),
+                    Ok(true) => {
+                        let read = reading.progress().1;
+                        self.begin_apply(text);
+                        match kubectl::Applying::new(&self.sim, reading.finish()) {
+                            Ok(a) => ApplyStage::Performing(read, Box::new(a)),
+                            Err(e) => return self.applied(Err(e), console),
+                        }
+                    }
+                    Err(e) => {
+                        self.begin_apply(text);
+                        return self.applied(Err(e), console);
+                    }
+                },
+                ApplyStage::Performing(read, mut a) => match a.step(&mut self.sim, 8) {
+                    Ok(false) => ApplyStage::Performing(read, a),
+                    Ok(true) => return self.applied(Ok(a.finish()), console),
+                    Err(e) => return self.applied(Err(e), console),
+                },
+            };
+            if self.wall() - started > budget {
+                break;
             }
-        };
-        let Some(outcome) = outcome else {
-            let (done, of) = job.reading.progress();
-            let said = format!("reading {} bytes: {}%…", job.text.len(), done * 100 / of.max(1));
-            let seq = self.apply.seq;
-            self.apply =
-                Rc::new(ApplyOutcome { seq, ok: true, text: said, error_line: None, applying: Some((done, of)) });
-            self.applying = Some(job);
-            self.dirty = true;
-            return;
-        };
+        }
+        let job = Applying { bytes, console, stage };
+        self.apply = Rc::new(self.apply_progress(&job));
+        self.applying = Some(job);
+        self.dirty = true;
+    }
+
+    /// The apply is read: from here it is the run's (recorded now, performed before anything else touches the run).
+    fn begin_apply(&mut self, text: String) {
         self.look_before_action();
-        let done = match outcome {
-            Ok(()) => kubeloop_engine::intervention::apply_read(&mut self.sim, job.reading.finish()),
-            Err(e) => kubeloop_engine::intervention::performed_apply(Err(e)),
-        };
+        self.record(Intervention::Apply(text), None);
+    }
+
+    /// Cancel (or Ctrl+C in the console that started it): an apply still being read is dropped, nothing of it
+    /// applied or recorded; once read it is the run's and goes on.
+    fn cancel_apply(&mut self) {
+        let Some(Applying { stage: ApplyStage::Reading(..), console, .. }) = self.applying else { return };
+        self.applying = None;
+        let text = "apply cancelled: nothing was applied".to_string();
+        if console {
+            self.console.ended(kubectl::Output { stderr: format!("{text}\n"), code: 130, ..Default::default() });
+        }
+        let seq = self.apply.seq + 1;
+        self.apply = Rc::new(ApplyOutcome { seq, ok: false, text, error_line: None, applying: None });
+    }
+
+    /// The apply in flight ended: what it said, as `Sim::intervene` of it says it (and in the console, as kubectl
+    /// prints it, when it was typed there).
+    fn applied(&mut self, result: Result<kubectl::ApplyReport, kubeloop_engine::manifest::ManifestError>, console: bool) {
+        if console {
+            self.console.ended(kubectl::apply_output(&result));
+        }
+        let done = kubeloop_engine::intervention::performed_apply(result);
         self.after_action();
         self.apply = Rc::new(apply_outcome(self.apply.seq + 1, &done));
-        self.record(Intervention::Apply(job.text), None);
         self.dirty = true;
+    }
+
+    /// An apply already recorded (read, being planned or written) is finished at once: nothing else may touch the
+    /// run before it has all been written, or the record would not replay (the page calls this before any command
+    /// that reads or changes the run). `all`: one still being read too.
+    fn settle_apply(&mut self, all: bool) {
+        if all || matches!(&self.applying, Some(Applying { stage: ApplyStage::Performing(..), .. })) {
+            self.step_apply(self.wall(), f64::INFINITY);
+        }
     }
 
     /// The file an export made, once.
@@ -718,11 +808,11 @@ impl LiveRun {
     /// Records a console line that may write: as `apply` of the editor's text when it reads it with `-f -`.
     fn record_console(&mut self, line: &str, stdin: Option<&str>) {
         let words = kubectl::args::split_words(line).unwrap_or_default();
-        let words: Vec<&str> = words.iter().map(String::as_str).filter(|w| *w != "kubectl").collect();
-        let reads_stdin = words.windows(2).any(|w| matches!(w, ["-f" | "--filename", "-"])) || words.contains(&"-f=-");
-        match (reads_stdin, words.as_slice(), stdin) {
+        let reads_stdin = words.windows(2).any(|w| matches!(w, [f, d] if (f == "-f" || f == "--filename") && d == "-"))
+            || words.iter().any(|w| w == "-f=-");
+        match (reads_stdin, applies_stdin(line), stdin) {
             (false, _, _) => self.record(Intervention::Kubectl(line.trim().to_string()), None),
-            (true, ["apply", "-f", "-"], Some(text)) => self.record(Intervention::Apply(text.to_string()), None),
+            (true, true, Some(text)) => self.record(Intervention::Apply(text.to_string()), None),
             (true, _, _) => self.not_exact(format!("`{}` read the editor with -f -", line.trim())),
         }
     }
@@ -1003,19 +1093,24 @@ impl LiveRun {
 
     pub fn exec(&mut self, cmd: Cmd) {
         self.dirty = true;
+        if !matches!(
+            cmd,
+            Cmd::CancelApply
+                | Cmd::Select(_)
+                | Cmd::SetSpeed(_)
+                | Cmd::DismissNotice
+                | Cmd::Copied(_)
+                | Cmd::CloseShare
+        ) {
+            self.settle_apply(false);
+        }
         match cmd {
-            Cmd::Intervene(Intervention::Apply(text)) if text.len() > SLICED_APPLY_BYTES => self.start_apply(text),
+            Cmd::Intervene(Intervention::Apply(text)) if text.len() > SLICED_APPLY_BYTES => self.start_apply(text, false),
             Cmd::Intervene(what) => {
                 self.intervene(&what);
                 self.record(what, None);
             }
-            Cmd::CancelApply => {
-                if self.applying.take().is_some() {
-                    let text = "apply cancelled: nothing was applied".to_string();
-                    let seq = self.apply.seq + 1;
-                    self.apply = Rc::new(ApplyOutcome { seq, ok: false, text, error_line: None, applying: None });
-                }
-            }
+            Cmd::CancelApply => self.cancel_apply(),
             Cmd::Select(sel) => self.selection = sel,
             Cmd::SetPlaying(p) => {
                 self.playing = p;
@@ -1049,9 +1144,21 @@ impl LiveRun {
             Cmd::StartLesson(id, profile) => self.start_lesson(id, profile),
             Cmd::StopLesson => self.lesson = None,
             Cmd::DismissNotice => self.notice = None,
-            Cmd::Kubectl { line, stdin } => {
-                // The console is a terminal's foreground: a new line stops the command still printing.
+            Cmd::Kubectl { line, stdin: Some(text) } if text.len() > SLICED_APPLY_BYTES && applies_stdin(&line) => {
+                // A large `apply -f -`: read and performed across frames as the Apply button's is, printed here.
                 self.interrupt_follow();
+                self.settle_apply(true);
+                self.console.started(&mut self.sim, &line);
+                self.follow_clock.passed(self.sim.now());
+                self.start_apply(text, true);
+            }
+            Cmd::Kubectl { line, stdin } => {
+                // The console is a terminal's foreground: a new line stops the command still printing (a large
+                // apply typed there is finished first).
+                self.interrupt_follow();
+                if self.applying.as_ref().is_some_and(|a| a.console) {
+                    self.settle_apply(true);
+                }
                 let writes = kubectl::writes(&line);
                 if writes {
                     self.look_before_action();
@@ -1067,7 +1174,12 @@ impl LiveRun {
                     }
                 }
             }
-            Cmd::KubectlInterrupt => self.interrupt_follow(),
+            Cmd::KubectlInterrupt => {
+                if self.applying.as_ref().is_some_and(|a| a.console) {
+                    self.cancel_apply();
+                }
+                self.interrupt_follow();
+            }
             Cmd::KubectlClear => self.console.clear(),
             Cmd::Notice(why) => self.notice = Some(why.into()),
             Cmd::Replay(seed) => self.replay(seed),

@@ -323,8 +323,18 @@ pub struct ApplyOutcome {
     pub text: String,
     /// 1-based line of the error in the editor text.
     pub error_line: Option<usize>,
-    /// A large apply being read across frames (the clock held): steps done, of how many.
-    pub applying: Option<(usize, usize)>,
+    /// A large apply spread across frames (the clock held).
+    pub applying: Option<ApplyProgress>,
+}
+
+/// How far a large apply is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApplyProgress {
+    /// Steps done (documents read, objects checked and written), of how many.
+    pub done: usize,
+    pub of: usize,
+    /// Still being read: Cancel applies nothing of it. Once read it is the run's and is written out.
+    pub cancellable: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

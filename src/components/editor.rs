@@ -423,11 +423,14 @@ pub fn Editor(props: &EditorProps) -> Html {
             </div>
             <div class="editor-foot">
                 <span class="hint">{ "kubectl apply -f - · Ctrl+Enter (⌘+Enter)" }</span>
-                if let Some((done, of)) = apply.applying {
-                    <progress class="apply-progress" max={of.to_string()} value={done.to_string()}
-                        aria-label="Reading the manifests (the clock is held)"></progress>
+                if let Some(p) = apply.applying {
+                    <progress class="apply-progress" max={p.of.to_string()} value={p.done.to_string()}
+                        aria-label="Applying the manifests (the clock is held)"></progress>
                     <button data-testid="apply-cancel" class="btn" onclick={props.on_cmd.reform(|_: MouseEvent| Cmd::CancelApply)}
-                        title="Stop: nothing of this apply is applied">{ "Cancel" }</button>
+                        disabled={!p.cancellable}
+                        title={if p.cancellable { "Stop: nothing of this apply is applied" } else { "Read: it is being written, as one apply" }}>
+                        { "Cancel" }
+                    </button>
                 }
                 <button data-testid="apply" class="btn primary" onclick={onapply} title="kubectl apply (Ctrl+Enter)"
                     disabled={apply.applying.is_some()}>

@@ -1061,13 +1061,21 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     e.exec(Cmd::apply(big.replace("cm-", "cz-")));
     assert!(e.snapshot().notice.is_some_and(|n| n.starts_with("An apply is still being read")));
     let mut frames = 0;
-    while e.snapshot().apply.applying.is_some() {
+    let mut stages = Vec::new();
+    while let Some(p) = e.snapshot().apply.applying {
+        let stage = e.snapshot().apply.text.split(' ').next().unwrap_or_default().to_string();
+        assert_eq!(p.cancellable, stage == "reading", "{stage}");
+        assert!(p.done <= p.of);
+        if stages.last() != Some(&stage) {
+            stages.push(stage);
+        }
         e.frame(16.0);
         frames += 1;
         assert_eq!(e.sim.now(), at, "the clock is held");
         assert!(frames < 10_000);
     }
     assert!(frames > 1, "read across frames ({frames})");
+    assert!(stages.iter().map(String::as_str).eq(["reading", "checking", "writing"]), "{stages:?}");
     let snap = e.snapshot();
     assert!(snap.apply.ok && snap.apply.text.contains("configmap/cm-299 created"), "{}", snap.apply.text);
     run_secs(&mut e, 10);
@@ -1085,6 +1093,28 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     run_secs(&mut e, 1);
     assert!(e.sim.now() > t);
 
+    // Once read it is the run's: Cancel no longer stops it, and anything that touches the run meanwhile (a command,
+    // an export) finds it written whole first, so the record replays.
+    e.exec(Cmd::apply(big.replace("cm-", "late-")));
+    while !e.snapshot().apply.text.starts_with("writing") {
+        e.frame(16.0);
+        assert!(e.snapshot().apply.applying.is_some(), "{}", e.snapshot().apply.text);
+    }
+    e.exec(Cmd::CancelApply);
+    assert!(e.snapshot().apply.applying.is_some(), "not cancelled while written");
+    e.exec(Cmd::Kubectl { line: "scale deployment web --replicas=5".into(), stdin: None });
+    let snap = e.snapshot();
+    assert!(
+        snap.apply.applying.is_none() && snap.apply.text.contains("configmap/late-299 created"),
+        "{}",
+        snap.apply.text
+    );
+    run_secs(&mut e, 5);
+    let exported = e.export().expect("export");
+    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+    let applied = exported.find("late-0").expect("recorded");
+    assert!(applied < exported.find("--replicas=5").expect("recorded"), "the apply is recorded first");
+
     // An error in the last document: said as the whole-text apply says it, at its line; nothing applied.
     let bad = format!("{}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  nmae: y\n", config_maps(200));
     let mut whole = LiveRun::boot(2, None, clock());
@@ -1097,4 +1127,52 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     assert!(!snap.apply.ok);
     assert_eq!(snap.apply.text, said);
     assert_eq!(snap.apply.error_line, Some(bad.lines().count()));
+}
+
+/// `kubectl apply -f -` of a large editor text in the console is read and performed across frames as the Apply
+/// button's is (the clock held, recorded as the apply), and prints what kubectl prints there; Ctrl+C while it is read
+/// cancels it; another command meanwhile finds it finished first.
+#[test]
+fn a_large_apply_typed_in_the_console_is_read_across_frames() {
+    let big = config_maps(300);
+    let mut e = LiveRun::boot(3, None, clock_of(0.5));
+    run_secs(&mut e, 2);
+    let at = e.sim.now();
+    e.exec(Cmd::Kubectl { line: "kubectl apply -f -".into(), stdin: Some(big.clone()) });
+    assert!(e.snapshot().apply.applying.is_some(), "read across frames");
+    assert_eq!(e.snapshot().console.last.expect("entry").code, None, "running");
+    let mut frames = 0;
+    while e.snapshot().apply.applying.is_some() {
+        e.frame(16.0);
+        frames += 1;
+        assert_eq!(e.sim.now(), at, "the clock is held");
+    }
+    assert!(frames > 1);
+    let last = e.snapshot().console.last.expect("entry");
+    assert_eq!(last.code, Some(0));
+    assert!(last.text().contains("configmap/cm-0 created") && last.text().contains("configmap/cm-299 created"));
+    run_secs(&mut e, 3);
+    let exported = e.export().expect("export");
+    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+
+    // Ctrl+C while it is read: nothing applied, nothing recorded.
+    let before = (e.sim.history_hash(), e.export().expect("export"));
+    e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(big.replace("cm-", "cc-")) });
+    e.frame(16.0);
+    e.exec(Cmd::KubectlInterrupt);
+    let last = e.snapshot().console.last.expect("entry");
+    assert_eq!((last.code, last.text().contains("apply cancelled: nothing was applied")), (Some(130), true));
+    assert_eq!((e.sim.history_hash(), e.export().expect("export")), before);
+
+    // Another command while it is read: the apply ends first, then the command sees what it wrote.
+    e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(big.replace("cm-", "cd-")) });
+    e.frame(16.0);
+    e.exec(Cmd::Kubectl { line: "get configmap cd-299".into(), stdin: None });
+    assert!(e.snapshot().apply.applying.is_none());
+    let earlier = e.snapshot().console.earlier.last().cloned().expect("the apply's entry");
+    assert!(earlier.text().contains("configmap/cd-299 created"), "{}", earlier.text());
+    assert!(console_text(&mut e).contains("cd-299"), "{}", console_text(&mut e));
+    run_secs(&mut e, 1);
+    let exported = e.export().expect("export");
+    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
 }

@@ -511,12 +511,6 @@ fn intervene_apply(sim: &mut Sim, text: &str) -> Performed {
     performed_apply(kubectl::apply(sim, text))
 }
 
-/// `Intervention::Apply` of a text already read ([`crate::manifest::Reading`]): what performing the apply gives,
-/// the same as `Sim::intervene` of it.
-pub fn apply_read(sim: &mut Sim, read: (Vec<crate::manifest::Manifest>, Vec<crate::manifest::Warning>)) -> Performed {
-    performed_apply(kubectl::apply_read(sim, read))
-}
-
 /// What an apply said, as `Sim::intervene` of `Intervention::Apply` says it (a text that did not read: its error).
 pub fn performed_apply(result: Result<kubectl::ApplyReport, crate::manifest::ManifestError>) -> Performed {
     let mut p = Performed::new("kubectl apply -f -");

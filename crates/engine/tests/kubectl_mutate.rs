@@ -447,3 +447,56 @@ fn a_node_its_kubelet_could_not_register_is_refused_and_writes_nothing() {
     assert!(err.is_err_and(|e| e.to_string().contains("no more than 63")));
     assert_eq!((sim.store().resource_version(), sim.kubelets().len()), (before, kubelets), "nothing written");
 }
+
+/// An apply planned and written a few objects at a time (the page's large apply) does what the whole apply does:
+/// the same report or first error, and the same history (hash) after, including a set that creates its own
+/// namespace, names an object twice, configures live objects, or fails late (then nothing is written).
+#[test]
+fn an_apply_in_steps_is_the_whole_apply() {
+    let many: String = (0..30)
+        .map(|i| {
+            format!(
+                "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n  namespace: team\ndata:\n  k: v{i}\n"
+            )
+        })
+        .collect();
+    let ns = "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: team\n";
+    let twice = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c3\n  namespace: team\ndata:\n  k: again\n";
+    let texts = [
+        format!("{ns}{many}"),
+        format!("{ns}{many}{twice}"),
+        format!("{ns}{many}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: late\n  namespace: nowhere\n"),
+        many.clone(),
+        format!("{ns}{}", common::web(3).yaml()),
+    ];
+    for text in &texts {
+        let mut whole = cluster();
+        let said = kubectl::apply(&mut whole, text).map(|r| r.to_string()).map_err(|e| e.to_string());
+        // Applied twice over: the second time every object is live (configured or unchanged).
+        let again = kubectl::apply(&mut whole, text).map(|r| r.to_string()).map_err(|e| e.to_string());
+        for n in [1, 3, usize::MAX] {
+            let mut stepped = cluster();
+            let apply = |sim: &mut Sim| {
+                let read = kubeloop_engine::manifest::parse(text).map_err(|e| e.to_string())?;
+                let mut job = kubectl::Applying::new(sim, read).map_err(|e| e.to_string())?;
+                let mut steps = 0;
+                let mut wrote_at = None;
+                while !job.step(sim, n).map_err(|e| e.to_string())? {
+                    steps += 1;
+                    let (done, of) = job.progress();
+                    assert!(done <= of && steps < 1000, "progress {done}/{of}");
+                    if job.writing() && wrote_at.is_none() {
+                        wrote_at = Some(done);
+                    }
+                }
+                if let (1, Some(at)) = (n, wrote_at) {
+                    assert!(at >= job.progress().1 / 2, "every object is planned before the first write ({at})");
+                }
+                Ok::<_, String>(job.finish().to_string())
+            };
+            assert_eq!(apply(&mut stepped), said, "n = {n}, {}", &text[..60]);
+            assert_eq!(apply(&mut stepped), again, "n = {n}, again");
+            assert_eq!(stepped.history_hash(), whole.history_hash(), "n = {n}");
+        }
+    }
+}

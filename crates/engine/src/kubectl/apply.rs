@@ -69,7 +69,18 @@ fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
         }
     };
     let text = read_all(args, input)?;
-    let result = if dry_run { plan(sim, &text).map(|p| p.report()) } else { apply(sim, &text) };
+    if dry_run {
+        return Ok(output(&dry_run_report(sim, &text), " (dry run)"));
+    }
+    Ok(output(&apply(sim, &text), ""))
+}
+
+/// What `kubectl apply -f -` prints of an apply (the page's large apply, performed across frames, prints this).
+pub fn apply_output(result: &Result<ApplyReport, ManifestError>) -> Output {
+    output(result, "")
+}
+
+fn output(result: &Result<ApplyReport, ManifestError>, suffix: &str) -> Output {
     match result {
         Ok(report) => {
             let mut out = Output::ok(String::new());
@@ -77,12 +88,11 @@ fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
                 out.stderr.push_str(&format!("{w}\n"));
             }
             for r in &report.results {
-                let suffix = if dry_run { " (dry run)" } else { "" };
                 out.stdout.push_str(&format!("{r}{suffix}\n"));
             }
-            Ok(out)
+            out
         }
-        Err(e) => Ok(Output { stderr: format!("{e}\n"), code: 1, ..Default::default() }),
+        Err(e) => Output { stderr: format!("{e}\n"), code: 1, ..Default::default() },
     }
 }
 
@@ -140,77 +150,162 @@ pub fn apply(sim: &mut Sim, text: &str) -> Result<ApplyReport, ManifestError> {
     apply_read(sim, manifest::parse(text)?)
 }
 
-/// [`apply`] of a text already read ([`manifest::Reading`], a large text read across the page's frames).
-pub fn apply_read(sim: &mut Sim, read: (Vec<Manifest>, Vec<Warning>)) -> Result<ApplyReport, ManifestError> {
-    let plan = plan_read(sim, read)?;
-    let mut report = ApplyReport { results: Vec::new(), warnings: plan.warnings };
-    for (mut obj, m, exists) in plan.objects {
-        let kind = obj.kind();
-        let key = obj.key();
-        let before = sim.store().peek(kind, &key).map(|o| o.meta().resource_version);
-        let result = if kind == Kind::Node && !exists {
-            create_node(sim, obj)
-        } else if exists {
-            // An object named twice in the set was planned against the first document's version: it is written
-            // over what that write left.
-            obj.meta_mut().resource_version = before.unwrap_or(0);
-            sim.as_user(|api| api.update(obj)).map_err(|e| e.to_string())
-        } else {
-            sim.as_user(|api| api.create(obj)).map_err(|e| e.to_string())
-        };
-        let written = result.map_err(|e| m.error_at(&[], format!("Error from server: {e}")))?;
-        let action = match before {
-            None => ApplyAction::Created,
-            Some(rv) if rv == written.meta().resource_version => ApplyAction::Unchanged,
-            Some(_) => ApplyAction::Configured,
-        };
-        report.results.push(ApplyResult { kind, key, action });
-    }
-    Ok(report)
+/// [`apply`] of a text already read.
+fn apply_read(sim: &mut Sim, read: (Vec<Manifest>, Vec<Warning>)) -> Result<ApplyReport, ManifestError> {
+    let mut job = Applying::new(sim, read)?;
+    while !job.step(sim, usize::MAX)? {}
+    Ok(job.finish())
 }
 
-/// What `apply` would write: each object as it would be sent, its manifest, whether it exists.
-struct Plan {
-    objects: Vec<(Object, Manifest, bool)>,
+/// An apply performed a few objects at a time (the page spreads a large one across frames, the clock held): every
+/// object is planned and checked first, then written, as [`apply`] does at once. Between two steps nothing
+/// else may change the simulation (the page finishes the apply before anything else touches the run).
+pub struct Applying {
+    plan: Planner,
+    /// The objects planned, once every one of them is: then written in order.
+    writing: Option<std::vec::IntoIter<(Object, Manifest, bool)>>,
+    report: ApplyReport,
+    /// Objects in the text, and how many are planned and written so far.
+    total: usize,
+    done: usize,
+}
+
+impl Applying {
+    /// An apply of what was read (an empty set is refused, as kubectl refuses it).
+    pub fn new(sim: &Sim, read: (Vec<Manifest>, Vec<Warning>)) -> Result<Applying, ManifestError> {
+        let total = read.0.len();
+        let plan = Planner::new(sim, read)?;
+        Ok(Applying {
+            plan,
+            writing: None,
+            report: ApplyReport { results: Vec::new(), warnings: Vec::new() },
+            total,
+            done: 0,
+        })
+    }
+
+    /// Whether writing has begun: from then on the apply cannot be cancelled (what is written stays written).
+    pub fn writing(&self) -> bool {
+        self.writing.is_some()
+    }
+
+    /// How far it is: objects planned plus objects written, out of twice the objects.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.done, 2 * self.total)
+    }
+
+    /// Plans or writes up to `n` objects; whether the apply is done. At the first error nothing more is done (a
+    /// planning error: nothing was written).
+    pub fn step(&mut self, sim: &mut Sim, n: usize) -> Result<bool, ManifestError> {
+        let mut left = n;
+        if self.writing.is_none() {
+            while left > 0 {
+                if !self.plan.step(sim)? {
+                    let plan = std::mem::take(&mut self.plan.planned);
+                    self.report.warnings = std::mem::take(&mut self.plan.warnings);
+                    self.writing = Some(plan.into_iter());
+                    break;
+                }
+                self.done += 1;
+                left -= 1;
+            }
+        }
+        let Some(objects) = self.writing.as_mut() else { return Ok(false) };
+        while left > 0 {
+            let Some((obj, m, exists)) = objects.next() else { return Ok(true) };
+            self.report.results.push(write(sim, obj, &m, exists)?);
+            self.done += 1;
+            left -= 1;
+        }
+        Ok(objects.len() == 0)
+    }
+
+    /// What the apply did (call once [`Applying::step`] says it is done).
+    pub fn finish(self) -> ApplyReport {
+        self.report
+    }
+}
+
+/// Writes one planned object: creates it, or updates it over what is live.
+fn write(sim: &mut Sim, mut obj: Object, m: &Manifest, exists: bool) -> Result<ApplyResult, ManifestError> {
+    let kind = obj.kind();
+    let key = obj.key();
+    let before = sim.store().peek(kind, &key).map(|o| o.meta().resource_version);
+    let result = if kind == Kind::Node && !exists {
+        create_node(sim, obj)
+    } else if exists {
+        // An object named twice in the set was planned against the first document's version: it is written
+        // over what that write left.
+        obj.meta_mut().resource_version = before.unwrap_or(0);
+        sim.as_user(|api| api.update(obj)).map_err(|e| e.to_string())
+    } else {
+        sim.as_user(|api| api.create(obj)).map_err(|e| e.to_string())
+    };
+    let written = result.map_err(|e| m.error_at(&[], format!("Error from server: {e}")))?;
+    let action = match before {
+        None => ApplyAction::Created,
+        Some(rv) if rv == written.meta().resource_version => ApplyAction::Unchanged,
+        Some(_) => ApplyAction::Configured,
+    };
+    Ok(ApplyResult { kind, key, action })
+}
+
+/// `--dry-run=client`: what apply would report, without writing (every existing object as `configured`).
+fn dry_run_report(sim: &Sim, text: &str) -> Result<ApplyReport, ManifestError> {
+    let mut plan = Planner::new(sim, manifest::parse(text)?)?;
+    while plan.step(sim)? {}
+    let results = plan
+        .planned
+        .into_iter()
+        .map(|(obj, _, exists)| {
+            let action = if !exists { ApplyAction::Created } else { ApplyAction::Configured };
+            ApplyResult { kind: obj.kind(), key: obj.key(), action }
+        })
+        .collect();
+    Ok(ApplyReport { results, warnings: plan.warnings })
+}
+
+/// Checks every document and builds each object as it would be written, one document at a time; writes nothing.
+/// Documents are planned in order, each against the state the earlier ones leave (an object named twice is
+/// created, then configured, as kubectl applies it), so the whole set is known good before the first write.
+#[derive(Default)]
+struct Planner {
+    manifests: std::vec::IntoIter<Manifest>,
     warnings: Vec<Warning>,
+    /// Each object as it would be sent, its manifest, whether it exists.
+    planned: Vec<(Object, Manifest, bool)>,
+    namespaces: Vec<String>,
+    new_nodes: usize,
+    declared_pods: i64,
+    /// What the earlier documents of the set will have written, by kind and key.
+    planned_state: std::collections::BTreeMap<(Kind, ObjKey), Object>,
+    creates: [usize; Kind::ALL.len()],
 }
 
-impl Plan {
-    /// `--dry-run=client`: what apply would report, without writing (every existing object as `configured`).
-    fn report(self) -> ApplyReport {
-        let results = self
-            .objects
-            .into_iter()
-            .map(|(obj, _, exists)| {
-                let action = if !exists { ApplyAction::Created } else { ApplyAction::Configured };
-                ApplyResult { kind: obj.kind(), key: obj.key(), action }
-            })
-            .collect();
-        ApplyReport { results, warnings: self.warnings }
+impl Planner {
+    fn new(sim: &Sim, (manifests, warnings): (Vec<Manifest>, Vec<Warning>)) -> Result<Planner, ManifestError> {
+        if manifests.is_empty() {
+            return Err(ManifestError {
+                document: 0,
+                line: 1,
+                column: None,
+                message: "no objects passed to apply".into(),
+            });
+        }
+        Ok(Planner {
+            planned: Vec::with_capacity(manifests.len()),
+            manifests: manifests.into_iter(),
+            warnings,
+            namespaces: sim.store().objects(Kind::Namespace).map(|o| o.meta().name.to_string()).collect(),
+            declared_pods: declared_pods(sim),
+            ..Planner::default()
+        })
     }
-}
 
-/// Parses and checks every document and builds each object as it would be written; writes nothing. Documents are
-/// planned in order, each against the state the earlier ones leave (an object named twice is created, then
-/// configured, as kubectl applies it), so the whole set is known good before the first write.
-fn plan(sim: &mut Sim, text: &str) -> Result<Plan, ManifestError> {
-    plan_read(sim, manifest::parse(text)?)
-}
-
-fn plan_read(sim: &mut Sim, (manifests, warnings): (Vec<Manifest>, Vec<Warning>)) -> Result<Plan, ManifestError> {
-    if manifests.is_empty() {
-        return Err(ManifestError { document: 0, line: 1, column: None, message: "no objects passed to apply".into() });
-    }
-    // Build every object as it would be written, and check it, before writing anything.
-    let mut planned: Vec<(Object, Manifest, bool)> = Vec::new();
-    let mut namespaces: Vec<String> = sim.store().objects(Kind::Namespace).map(|o| o.meta().name.to_string()).collect();
-    let mut new_nodes = 0;
-    let mut declared_pods: i64 = declared_pods(sim);
-    // What the earlier documents of the set will have written, by kind and key.
-    let mut planned_state: std::collections::BTreeMap<(Kind, ObjKey), Object> = Default::default();
-    let mut creates = [0usize; Kind::ALL.len()];
-    for m in &manifests {
-        manifest::validate(m)?;
+    /// Plans the next document; whether there was one.
+    fn step(&mut self, sim: &Sim) -> Result<bool, ManifestError> {
+        let Some(m) = self.manifests.next() else { return Ok(false) };
+        manifest::validate(&m)?;
         let mut obj = m.object.clone();
         let kind = obj.kind();
         if kind.namespaced() {
@@ -218,7 +313,7 @@ fn plan_read(sim: &mut Sim, (manifests, warnings): (Vec<Manifest>, Vec<Warning>)
                 obj.meta_mut().namespace = s("default");
             }
             let ns = obj.meta().namespace.to_string();
-            if !namespaces.contains(&ns) {
+            if !self.namespaces.contains(&ns) {
                 let ns = crate::limits::echo(&ns);
                 return Err(m.error_at(&["metadata", "namespace"], format!("namespaces \"{ns}\" not found")));
             }
@@ -241,10 +336,10 @@ fn plan_read(sim: &mut Sim, (manifests, warnings): (Vec<Manifest>, Vec<Warning>)
             obj.meta_mut().namespace = s("");
         }
         if kind == Kind::Namespace {
-            namespaces.push(obj.meta().name.to_string());
+            self.namespaces.push(obj.meta().name.to_string());
         }
         let key = obj.key();
-        let live = match planned_state.get(&(kind, key.clone())) {
+        let live = match self.planned_state.get(&(kind, key.clone())) {
             Some(o) => Some(std::rc::Rc::new(o.clone())),
             None => sim.store().peek(kind, &key).cloned(),
         };
@@ -258,7 +353,7 @@ fn plan_read(sim: &mut Sim, (manifests, warnings): (Vec<Manifest>, Vec<Warning>)
             None => {
                 obj.meta_mut().annotations.insert(s(LAST_APPLIED), s(&last_applied));
                 if let Object::Node(n) = &obj {
-                    new_nodes += 1;
+                    self.new_nodes += 1;
                     // The Node its kubelet will register (with the hostname label) must be one the API server
                     // takes, or nothing is written.
                     let node = Object::Node(crate::kubelet::registered_node(&node_config_of(sim, n)));
@@ -268,9 +363,9 @@ fn plan_read(sim: &mut Sim, (manifests, warnings): (Vec<Manifest>, Vec<Warning>)
                         return Err(m.error_at(&["metadata", "name"], message));
                     }
                 }
-                creates[kind.index()] += 1;
+                self.creates[kind.index()] += 1;
                 let cap = sim.store().cap(kind);
-                if sim.store().count_of(kind) + creates[kind.index()] > cap {
+                if sim.store().count_of(kind) + self.creates[kind.index()] > cap {
                     return Err(m.error_at(&[], format!("refused: {}", crate::limits::refusal(kind, cap))));
                 }
                 obj
@@ -284,22 +379,23 @@ fn plan_read(sim: &mut Sim, (manifests, warnings): (Vec<Manifest>, Vec<Warning>)
                 next
             }
         };
-        declared_pods += replicas_of(sim, &next) - live.as_deref().map_or(0, |l| replicas_of(sim, l));
+        self.declared_pods += replicas_of(sim, &next) - live.as_deref().map_or(0, |l| replicas_of(sim, l));
         let max_pods = sim.store().cap(Kind::Pod);
-        if declared_pods > max_pods as i64 {
+        if self.declared_pods > max_pods as i64 {
+            let declared = self.declared_pods;
             return Err(m.error_at(
                 &["spec", "replicas"],
-                format!("refused: the cluster would declare {declared_pods} pods; kubeloop simulates at most {max_pods} (Kubernetes' scalability envelope)"),
+                format!("refused: the cluster would declare {declared} pods; kubeloop simulates at most {max_pods} (Kubernetes' scalability envelope)"),
             ));
         }
         let max_nodes = sim.store().cap(Kind::Node).min(MAX_NODES);
-        if sim.kubelets().len() + new_nodes > max_nodes {
+        if sim.kubelets().len() + self.new_nodes > max_nodes {
             return Err(m.error_at(&[], format!("refused: kubeloop simulates at most {max_nodes} nodes")));
         }
-        planned_state.insert((kind, key), next.clone());
-        planned.push((next, m.clone(), exists));
+        self.planned_state.insert((kind, key), next.clone());
+        self.planned.push((next, m, exists));
+        Ok(true)
     }
-    Ok(Plan { objects: planned, warnings })
 }
 
 /// Pods the workloads in the store declare (uncounted read): the sum of [`replicas_of`] over Deployments,
