@@ -124,7 +124,8 @@ impl Console {
     pub fn started(&mut self, sim: &mut Sim, line: &str) {
         self.interrupt(sim);
         self.seq += 1;
-        let entry = ConsoleEntry { id: self.seq, line: line.to_string(), chunks: Vec::new(), code: None, truncated: false };
+        let entry =
+            ConsoleEntry { id: self.seq, line: line.to_string(), chunks: Vec::new(), code: None, truncated: false };
         self.push_entry(entry);
     }
 

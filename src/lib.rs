@@ -17,6 +17,7 @@ pub mod session;
 pub mod share;
 pub mod snapshot;
 pub mod stream;
+pub mod textwindow;
 pub mod view;
 
 /// Mounts the page on `<body>`.

@@ -617,7 +617,11 @@ impl LiveRun {
 
     /// The apply in flight ended: what it said, as `Sim::intervene` of it says it (and in the console, as kubectl
     /// prints it, when it was typed there).
-    fn applied(&mut self, result: Result<kubectl::ApplyReport, kubeloop_engine::manifest::ManifestError>, console: bool) {
+    fn applied(
+        &mut self,
+        result: Result<kubectl::ApplyReport, kubeloop_engine::manifest::ManifestError>,
+        console: bool,
+    ) {
         if console {
             self.console.ended(kubectl::apply_output(&result));
         }
@@ -1105,7 +1109,9 @@ impl LiveRun {
             self.settle_apply(false);
         }
         match cmd {
-            Cmd::Intervene(Intervention::Apply(text)) if text.len() > SLICED_APPLY_BYTES => self.start_apply(text, false),
+            Cmd::Intervene(Intervention::Apply(text)) if text.len() > SLICED_APPLY_BYTES => {
+                self.start_apply(text, false)
+            }
             Cmd::Intervene(what) => {
                 self.intervene(&what);
                 self.record(what, None);
