@@ -29,7 +29,9 @@ mod top;
 
 use std::fmt;
 
-pub use apply::{apply, apply_output, from_json, three_way, ApplyAction, ApplyReport, ApplyResult, Applying, LAST_APPLIED};
+pub use apply::{
+    apply, apply_output, from_json, three_way, ApplyAction, ApplyReport, ApplyResult, Applying, LAST_APPLIED,
+};
 pub use complete::complete;
 
 use crate::sim::Sim;
