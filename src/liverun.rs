@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use kubeloop_engine::api::{Kind, ObjKey};
 use kubeloop_engine::behaviour::BehaviourPatch;
+use kubeloop_engine::controllers::scheduler::Weights;
 use kubeloop_engine::intervention::{
     AppAction, AppTarget, DeleteTarget, FaultAction, Intervene, Intervention, ModeAction, NodeRef, Performed,
 };
@@ -81,6 +82,8 @@ pub enum Cmd {
     /// Whether the link went to the clipboard.
     Copied(bool),
     CloseShare,
+    /// The score plugins' weights for the scheduling explanation's what-if (nothing in the run changes).
+    SetScheduleWeights([i64; 4]),
     /// What a link opened the page with.
     Open(Opening),
     /// Stops a large apply being read: nothing of it is applied.
@@ -194,6 +197,10 @@ pub struct LiveRun {
     drift_at: f64,
     drift_cost: f64,
     informer_count: u64,
+    /// The scheduler's score weights for the pod detail's what-if (upstream's until changed).
+    schedule_weights: Weights,
+    /// The last scheduling explanation: for which pod and weights, when (wall), at what cost.
+    explained: Option<(ObjKey, Weights, f64, f64, Rc<crate::view::ScheduleView>)>,
     /// The kubectl console.
     pub(crate) console: Console,
     /// The running lesson and its script.
@@ -235,6 +242,12 @@ pub const MAX_RECORDED: usize = 10_000;
 
 /// Drift is measured at every snapshot while that costs less than this (wall ms)...
 const DRIFT_CHEAP_MS: f64 = 4.0;
+/// A score plugin's weight at most in the what-if (upstream accepts 1 to 100 in a profile; 0 here turns it off).
+pub const MAX_SCORE_WEIGHT: i64 = 100;
+/// A scheduling explanation that took longer than this is made again at most every [`EXPLAIN_EVERY_MS`] (a large
+/// cluster: every node filtered and scored, every pod counted).
+const EXPLAIN_CHEAP_MS: f64 = 4.0;
+const EXPLAIN_EVERY_MS: f64 = 1_000.0;
 /// ...else at most this often.
 const DRIFT_EVERY_MS: f64 = 2_000.0;
 
@@ -359,6 +372,8 @@ impl LiveRun {
             informers: Rc::new(Vec::new()),
             drift_at: f64::NEG_INFINITY,
             drift_cost: 0.0,
+            schedule_weights: Weights::default(),
+            explained: None,
             informer_count: 0,
             console: Console::default(),
             lesson: None,
@@ -1202,6 +1217,7 @@ impl LiveRun {
                 }
             }
             Cmd::CloseShare => self.share = None,
+            Cmd::SetScheduleWeights(w) => self.schedule_weights = Weights(w.map(|x| x.clamp(0, MAX_SCORE_WEIGHT))),
             Cmd::Open(what) => self.open(what),
             Cmd::Export => match self.export() {
                 Ok(text) => {
@@ -1237,6 +1253,22 @@ impl LiveRun {
         self.informers.is_empty() || self.informer_shape() != self.informer_count
     }
 
+    /// The scheduling explanation of pod `key`, made again when the pod or the weights changed, or when it is
+    /// cheap, or at most every [`EXPLAIN_EVERY_MS`].
+    fn explain(&mut self, key: &ObjKey) -> Option<Rc<crate::view::ScheduleView>> {
+        let now = self.wall();
+        if let Some((k, w, at, cost, view)) = &self.explained {
+            let fresh = *cost >= EXPLAIN_CHEAP_MS && now - at < EXPLAIN_EVERY_MS;
+            if k == key && *w == self.schedule_weights && fresh {
+                return Some(view.clone());
+            }
+        }
+        let view = Rc::new(crate::snapshot::schedule_view(&self.sim, key, self.schedule_weights)?);
+        let cost = self.wall() - now;
+        self.explained = Some((key.clone(), self.schedule_weights, now, cost, view.clone()));
+        Some(view)
+    }
+
     pub fn snapshot(&mut self) -> Snapshot {
         self.dirty = false;
         self.stream.ingest(&self.sim);
@@ -1254,7 +1286,13 @@ impl LiveRun {
         self.informers = informers.clone();
         self.informer_count = self.informer_shape();
         let drift_age = if measure { 0.0 } else { t0 - self.drift_at };
-        let detail = build_detail(&self.sim, &self.selection).map(Rc::new);
+        let mut detail = build_detail(&self.sim, &self.selection);
+        if let Some(crate::view::Detail::Pod(d)) = detail.as_mut() {
+            if d.exists {
+                d.schedule = self.explain(&d.key.clone());
+            }
+        }
+        let detail = detail.map(Rc::new);
         Snapshot {
             time: TimeView {
                 now: self.sim.now(),

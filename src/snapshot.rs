@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use kubeloop_engine::api::{controller_of, Kind, ObjKey, Pod, PodPhase, Str};
 use kubeloop_engine::controller::{RecordOutcome, TriggerMode};
+use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS};
 use kubeloop_engine::informer::{InformerId, InformerTotals, ReflectorState};
 use kubeloop_engine::sim::{ObserveMode, Sim};
 use kubeloop_engine::store::fnv1a;
@@ -643,6 +644,7 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
             requests: String::new(),
             events: event_lines(sim, "Pod", key),
             app: None,
+            schedule: None,
         };
     };
     let mut owners = Vec::new();
@@ -724,6 +726,7 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
         requests,
         events: event_lines(sim, "Pod", key),
         app,
+        schedule: None,
     }
 }
 
@@ -813,6 +816,44 @@ fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {
         pods: sim.store().pods_on_node(name).count(),
         events: event_lines(sim, "Node", &key),
     }
+}
+
+/// Why the scheduler would put pod `key` where it would now, with score `weights` (`None`: no such pod).
+pub fn schedule_view(sim: &Sim, key: &ObjKey, weights: Weights) -> Option<ScheduleView> {
+    let e = sim.explain_scheduling(key, weights)?;
+    let default_best = if weights == Weights::default() {
+        e.best.clone()
+    } else {
+        sim.explain_scheduling(key, Weights::default()).and_then(|d| d.best)
+    };
+    let total = e.nodes.len();
+    let mut nodes: Vec<ScheduleNode> = e
+        .nodes
+        .into_iter()
+        .map(|v| ScheduleNode {
+            rejected: v
+                .filters
+                .iter()
+                .position(|r| !r.is_empty())
+                .map(|i| (FILTER_PLUGINS[i], v.filters[i].join(", "))),
+            node: v.node,
+            scores: v.scores,
+        })
+        .collect();
+    // Feasible first, best first; then the rest by name.
+    kubeloop_engine::sort::sort_by_key(&mut nodes, |n| {
+        (n.scores.is_none(), std::cmp::Reverse(n.scores.map_or(0, |s| s.1)), n.node.clone())
+    });
+    nodes.truncate(SCHEDULE_NODES_SHOWN);
+    Some(ScheduleView {
+        weights: weights.0,
+        nodes,
+        total,
+        best: e.best,
+        tied: e.tied,
+        default_best,
+        unschedulable: e.unschedulable,
+    })
 }
 
 pub fn build_detail(sim: &Sim, sel: &Selection) -> Option<Detail> {

@@ -211,6 +211,38 @@ pub struct PodDetail {
     pub events: Vec<EventLine>,
     /// What its simulated application does now (kubeloop's own input), while a running kubelet runs it.
     pub app: Option<AppState>,
+    /// Where the scheduler would put it now, and why (the page fills it in at a bounded rate).
+    pub schedule: Option<Rc<ScheduleView>>,
+}
+
+/// The scheduler's reasoning for one pod, from the API's state now, with the page's score weights.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleView {
+    /// The score plugins' weights used (the page's what-if; upstream's by default).
+    pub weights: [i64; 4],
+    /// The first [`SCHEDULE_NODES_SHOWN`] nodes (feasible ones first, best first).
+    pub nodes: Vec<ScheduleNode>,
+    /// Nodes in all.
+    pub total: usize,
+    pub best: Option<Str>,
+    /// How many feasible nodes share the best total (the scheduler picks one of them at random).
+    pub tied: usize,
+    /// The best with upstream's weights (equal to `best` when the weights are upstream's).
+    pub default_best: Option<Str>,
+    /// Upstream's message when no node fits.
+    pub unschedulable: Option<String>,
+}
+
+/// Nodes the scheduling explanation lists (kubeloop's own bound, as the cluster view's 200 cards).
+pub const SCHEDULE_NODES_SHOWN: usize = 200;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleNode {
+    pub node: Str,
+    /// The first filter plugin that rejects the pod, and its reasons (as the scheduler reports them).
+    pub rejected: Option<(&'static str, String)>,
+    /// A feasible node's normalized scores per score plugin and weighted total.
+    pub scores: Option<([i64; 4], i64)>,
 }
 
 /// The simulated application of a pod: whether any of its containers fails its checks.

@@ -386,13 +386,15 @@ pub fn Cluster(props: &ClusterProps) -> Html {
                 </button>
             </div>
             { legend() }
-            <div class="cluster-body">
-                <Services services={props.services.clone()} />
-                { body }
+            <div class={classes!("cluster-main", props.detail.is_some().then_some("docked"))}>
+                <div class="cluster-body">
+                    <Services services={props.services.clone()} />
+                    { body }
+                </div>
+                if let Some(d) = &props.detail {
+                    <DetailPanel detail={d.clone()} on_cmd={props.on_cmd.clone()} />
+                }
             </div>
-            if let Some(d) = &props.detail {
-                <DetailPanel detail={d.clone()} on_cmd={props.on_cmd.clone()} />
-            }
         </section>
     }
 }

@@ -262,8 +262,10 @@ pub fn Console(props: &ConsoleProps) -> Html {
     };
 
     let view = &props.view;
+    // Nothing typed yet: the console is its prompt line only, and grows with its first output.
+    let idle = view.earlier.is_empty() && view.last.is_none() && candidates.is_empty();
     html! {
-        <section class="panel console-panel" aria-label="kubectl console">
+        <section class={classes!("panel", "console-panel", idle.then_some("idle"))} aria-label="kubectl console">
             <div class="panel-head">
                 <h2>{ "kubectl" }</h2>
                 if running {

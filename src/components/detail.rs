@@ -7,8 +7,9 @@ use yew::prelude::*;
 
 use crate::format::{fmt_clock, fmt_dur, fmt_secs};
 use crate::liverun::Cmd;
-use crate::view::{Detail, EventLine, NodeDetail, PodDetail, Selection};
+use crate::view::{Detail, EventLine, NodeDetail, PodDetail, ScheduleView, Selection};
 use kubeloop_engine::behaviour::BehaviourPatch;
+use kubeloop_engine::controllers::scheduler::{Weights, SCORE_PLUGINS};
 
 #[derive(Properties, PartialEq)]
 pub struct DetailProps {
@@ -124,7 +125,7 @@ fn pod_actions(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
     }
 }
 
-fn pod_view(d: &PodDetail) -> Html {
+fn pod_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
     let phase =
         if d.terminating { format!("{} (Terminating)", d.phase.as_str()) } else { d.phase.as_str().to_string() };
     html! {
@@ -172,9 +173,108 @@ fn pod_view(d: &PodDetail) -> Html {
                 }
                 <h4>{ "Containers" }</h4>
                 <ul class="plain">{ for d.containers.iter().map(|c| html! { <li>{ c.clone() }</li> }) }</ul>
+                if let Some(sv) = &d.schedule {
+                    { schedule_view(sv, &d.node, on_cmd) }
+                }
             }
             <h4>{ "Events" }</h4>
             <EventTable events={d.events.clone()} />
+        </>
+    }
+}
+
+/// Short names of the score plugins, as the table's columns.
+const SCORE_COLUMNS: [&str; 4] = ["fit", "balanced", "taint", "spread"];
+
+/// Why the scheduler would put the pod where it would now: each node's filter verdict and scores, the chosen
+/// node, upstream's message when none fits, and the score weights to try others with.
+fn schedule_view(sv: &ScheduleView, on: &str, on_cmd: &Callback<Cmd>) -> Html {
+    let upstream = Weights::default().0;
+    let weight_input = |i: usize| {
+        let weights = sv.weights;
+        let onchange = on_cmd.reform(move |e: Event| {
+            let input = e.target_unchecked_into::<web_sys::HtmlInputElement>();
+            let mut w = weights;
+            w[i] = input.value().trim().parse().unwrap_or(w[i]);
+            Cmd::SetScheduleWeights(w)
+        });
+        html! {
+            <label title={format!("{}: weight {} upstream; 0 turns it off", SCORE_PLUGINS[i], upstream[i])}>
+                { SCORE_COLUMNS[i] }
+                <input type="number" min="0" max="100" data-testid="schedule-weight" data-plugin={SCORE_PLUGINS[i]}
+                    value={sv.weights[i].to_string()} {onchange} />
+            </label>
+        }
+    };
+    let verdict = match (&sv.unschedulable, &sv.best) {
+        (Some(msg), _) => html! { <p class="sched-msg" data-testid="schedule-message">{ msg.clone() }</p> },
+        (None, Some(best)) => html! {
+            <p>
+                { "Would go to " }<b>{ best.to_string() }</b>
+                { if sv.tied > 1 { format!(" (one of {} tied: the scheduler picks at random)", sv.tied) } else { String::new() } }
+                { if on.is_empty() { String::new() } else { format!(" · bound to {on}") } }
+            </p>
+        },
+        (None, None) => html! {},
+    };
+    let what_if = (sv.weights != upstream).then(|| {
+        let changed = sv.default_best != sv.best;
+        html! {
+            <p class={classes!("sched-whatif", changed.then_some("changed"))} data-testid="schedule-whatif">
+                { format!(
+                    "With upstream's weights: {}. {}",
+                    sv.default_best.as_deref().unwrap_or("no node"),
+                    if changed { "These weights change the placement." } else { "These weights do not change the placement." }
+                ) }
+                <button class="btn small" onclick={on_cmd.reform(move |_: MouseEvent| Cmd::SetScheduleWeights(upstream))}>
+                    { "Upstream's weights" }
+                </button>
+            </p>
+        }
+    });
+    let title = if sv.unschedulable.is_some() { "Why is it Pending" } else { "Where the scheduler would put it" };
+    html! {
+        <>
+            <h4>{ title }</h4>
+            <div class="schedule" data-testid="schedule-explain" data-best={sv.best.as_deref().unwrap_or("").to_string()}>
+                <p class="muted">{ "kube-scheduler's default profile over the API's state now: every node through its filters, the feasible ones scored (normalized 0-100, times the weight)." }</p>
+                { verdict }
+                { for what_if }
+                <table class="mini sched">
+                    <thead><tr>
+                        <th>{ "node" }</th><th title="the filter plugins">{ "filter" }</th>
+                        { for (0..4).map(|i| html! { <th title={format!("{}, weight {}", SCORE_PLUGINS[i], sv.weights[i])}>{ format!("{}×{}", SCORE_COLUMNS[i], sv.weights[i]) }</th> }) }
+                        <th>{ "total" }</th>
+                    </tr></thead>
+                    <tbody>
+                        { for sv.nodes.iter().map(|n| {
+                            let best = sv.best.as_ref() == Some(&n.node);
+                            let reason = n.rejected.as_ref().map(|(_, r)| r.clone());
+                            let score = n.scores.map(|s| s.1.to_string());
+                            html! {
+                                <tr data-testid="schedule-node" data-node={n.node.to_string()} data-feasible={n.scores.is_some().to_string()}
+                                    data-reason={reason} data-score={score} class={classes!(best.then_some("best"))}>
+                                    <td class="nodename">{ n.node.to_string() }{ if best { " ★" } else { "" } }</td>
+                                    if let Some((plugin, why)) = &n.rejected {
+                                        <td colspan="6" class="rejected">{ format!("✗ {plugin}: {why}") }</td>
+                                    } else {
+                                        <td title="every filter passes">{ "✓" }</td>
+                                        { for (0..4).map(|i| html! { <td class="num">{ n.scores.map_or(String::new(), |s| s.0[i].to_string()) }</td> }) }
+                                        <td class="num"><b>{ n.scores.map_or(String::new(), |s| s.1.to_string()) }</b></td>
+                                    }
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+                if sv.total > sv.nodes.len() {
+                    <p class="muted">{ format!("and {} more nodes (kubeloop lists {})", sv.total - sv.nodes.len(), sv.nodes.len()) }</p>
+                }
+                <div class="sched-weights" role="group" aria-label="Score weights (what-if)">
+                    <span>{ "Score weights (what-if):" }</span>
+                    { for (0..4).map(weight_input) }
+                </div>
+            </div>
         </>
     }
 }
@@ -256,7 +356,9 @@ pub fn DetailPanel(props: &DetailProps) -> Html {
         })
     };
     let (title, testid, actions, body) = match &*props.detail {
-        Detail::Pod(d) => (format!("pod/{}", d.key.name), "pod-detail", pod_actions(d, &props.on_cmd), pod_view(d)),
+        Detail::Pod(d) => {
+            (format!("pod/{}", d.key.name), "pod-detail", pod_actions(d, &props.on_cmd), pod_view(d, &props.on_cmd))
+        }
         Detail::Node(d) => (format!("node/{}", d.name), "node-detail", node_actions(d, &props.on_cmd), node_view(d)),
     };
     html! {

@@ -189,6 +189,68 @@ fn failed_scheduling_lists_each_filter_reason() {
     assert!(msg[0].starts_with("0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint {dedicated: gpu}."), "{}", msg[0]);
 }
 
+/// The scheduler explains itself: every node's verdict per filter plugin, the exact upstream message when no node
+/// fits (the one the pod's condition carries), and for a pod that fits the node it went to, with each score plugin's
+/// part; a weight changed (a plugin off) can change the choice.
+#[test]
+fn the_scheduler_explains_each_nodes_verdict_and_score() {
+    use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS, SCORE_PLUGINS};
+    let mut sim = Sim::new(SimConfig { seed: 6, ..Default::default() });
+    sim.add_node(NodeConfig { name: "a".into(), ..Default::default() }).expect("node");
+    let taint =
+        kubeloop_engine::api::Taint { key: s("dedicated"), value: s("gpu"), effect: s("NoSchedule"), time_added: None };
+    sim.add_node(NodeConfig { name: "b".into(), taints: vec![taint], ..Default::default() }).expect("node");
+    sim.add_node(NodeConfig { name: "c".into(), cpu: "1".parse().expect("q"), ..Default::default() }).expect("node");
+    apply(&mut sim, &web(1, "nginx:1.27", "2"));
+    sim.run_for(30 * SECOND);
+    let pod = pods(&sim)[0].clone();
+    let key = kubeloop_engine::api::ObjKey::new(&pod.metadata.namespace, &pod.metadata.name);
+    let e = sim.explain_scheduling(&key, Weights::default()).expect("a pod");
+    assert_eq!(e.nodes.len(), 3);
+    let verdict = |n: &str| e.nodes.iter().find(|v| &*v.node == n).expect("node").clone();
+    assert_eq!(verdict("b").reason().as_deref(), Some("node(s) had untolerated taint {dedicated: gpu}"));
+    assert!(!verdict("b").filters[FILTER_PLUGINS.iter().position(|p| *p == "TaintToleration").unwrap()].is_empty());
+    assert_eq!(verdict("c").reason().as_deref(), Some("Insufficient cpu"));
+    assert!(verdict("a").feasible() && verdict("a").scores.is_some());
+    // It went where the explanation says, and its scores add up with the default weights (1, 1, 3, 2).
+    assert_eq!(&*pod.spec.node_name, "a");
+    assert_eq!(e.best.as_deref(), Some("a"));
+    let (parts, total) = verdict("a").scores.expect("scores");
+    assert_eq!(total, parts[0] + parts[1] + 3 * parts[2] + 2 * parts[3]);
+    assert_eq!(SCORE_PLUGINS.len(), parts.len());
+
+    // Too big for every node: the upstream message, the same as the pod's condition says.
+    apply(&mut sim, &web(1, "nginx:1.27", "8").replace("name: web", "name: huge"));
+    sim.run_for(30 * SECOND);
+    let huge = pods(&sim).into_iter().find(|p| p.spec.node_name.is_empty()).expect("pending");
+    let key = kubeloop_engine::api::ObjKey::new(&huge.metadata.namespace, &huge.metadata.name);
+    let e = sim.explain_scheduling(&key, Weights::default()).expect("a pod");
+    let cond = huge.condition("PodScheduled").expect("condition");
+    assert_eq!(e.unschedulable.as_deref(), Some(&*cond.message));
+    assert!(e.best.is_none() && e.nodes.iter().all(|v| !v.feasible()));
+
+    // What-if: a large node and a small one, a ReplicaSet's pod on the large one. For its second pod LeastAllocated
+    // alone prefers the large node (more room left); PodTopologySpread alone the small one (none of its pods there).
+    let mut sim = Sim::new(SimConfig { seed: 7, ..Default::default() });
+    sim.add_node(NodeConfig { name: "small".into(), cpu: "4".parse().expect("q"), ..Default::default() })
+        .expect("node");
+    sim.add_node(NodeConfig { name: "large".into(), cpu: "16".parse().expect("q"), ..Default::default() })
+        .expect("node");
+    apply(&mut sim, &web(2, "nginx:1.27", "2"));
+    sim.run_for(30 * SECOND);
+    let ps = pods(&sim);
+    assert!(ps.iter().any(|p| &*p.spec.node_name == "large"));
+    // The pod explained: one on the small node if there is one (the other pod is then on the large node).
+    let other = ps.iter().find(|p| &*p.spec.node_name == "small").or_else(|| ps.last()).expect("a pod");
+    let key = kubeloop_engine::api::ObjKey::new(&other.metadata.namespace, &other.metadata.name);
+    let fit_only = sim.explain_scheduling(&key, Weights([1, 0, 0, 0])).expect("pod");
+    let spread_only = sim.explain_scheduling(&key, Weights([0, 0, 0, 1])).expect("pod");
+    assert_eq!(fit_only.best.as_deref(), Some("large"));
+    assert_eq!(spread_only.best.as_deref(), Some("small"));
+    let defaults = sim.explain_scheduling(&key, Weights::default()).expect("pod");
+    assert_eq!(defaults.tied, 1);
+}
+
 /// Idempotency: applying the same manifest again changes nothing; no resourceVersion moves.
 #[test]
 fn applying_the_same_yaml_twice_changes_no_resource_version() {

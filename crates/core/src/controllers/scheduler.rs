@@ -212,53 +212,70 @@ fn is_schedulable_candidate(p: &Pod) -> bool {
         && (p.spec.scheduler_name.is_empty() || &*p.spec.scheduler_name == DEFAULT_SCHEDULER_NAME)
 }
 
-/// Why a node was filtered out.
+/// The filter plugins of the default profile that kubeloop simulates, in upstream's order.
+pub const FILTER_PLUGINS: [&str; 5] =
+    ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodeResourcesFit"];
+
+/// Filter plugin `i` of [`FILTER_PLUGINS`] on node `n`: why it rejects the pod (empty: it passes).
+fn filter_plugin(i: usize, pod: &Pod, u: &Usage, n: &NodeInfo) -> Vec<String> {
+    let mut reasons = Vec::new();
+    match i {
+        // NodeUnschedulable (a pod tolerating node.kubernetes.io/unschedulable:NoSchedule passes)
+        0 if n.unschedulable => {
+            let t = Taint {
+                key: s("node.kubernetes.io/unschedulable"),
+                value: s(""),
+                effect: s("NoSchedule"),
+                time_added: None,
+            };
+            if !pod.spec.tolerations.iter().any(|tol| tol.tolerates(&t)) {
+                reasons.push("node(s) were unschedulable".into());
+            }
+        }
+        1 if !pod.spec.node_name.is_empty() && pod.spec.node_name != n.name => {
+            reasons.push("node(s) didn't match the requested node name".into());
+        }
+        // NoSchedule and NoExecute taints must be tolerated
+        2 => {
+            if let Some(t) = n
+                .taints
+                .iter()
+                .filter(|t| matches!(&*t.effect, "NoSchedule" | "NoExecute"))
+                .find(|t| !pod.spec.tolerations.iter().any(|tol| tol.tolerates(t)))
+            {
+                reasons.push(format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value));
+            }
+        }
+        // nodeSelector
+        3 if !pod.spec.node_selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) => {
+            reasons.push("node(s) didn't match Pod's node affinity/selector".into());
+        }
+        4 => {
+            if n.pods.saturating_add(1) > n.alloc_pods {
+                reasons.push("Too many pods".into());
+            }
+            if u.cpu > 0 && n.req_cpu + u.cpu > i128::from(n.alloc_cpu) {
+                reasons.push("Insufficient cpu".into());
+            }
+            if u.mem > 0 && n.req_mem + u.mem > i128::from(n.alloc_mem) {
+                reasons.push("Insufficient memory".into());
+            }
+        }
+        _ => {}
+    }
+    reasons
+}
+
+/// Runs the filter plugins in order on node `n` until one rejects the pod (its reasons go to `reasons`).
 fn filter(pod: &Pod, u: &Usage, n: &NodeInfo, reasons: &mut Vec<String>) -> bool {
-    // NodeUnschedulable (a pod tolerating node.kubernetes.io/unschedulable:NoSchedule passes)
-    if n.unschedulable {
-        let t = Taint {
-            key: s("node.kubernetes.io/unschedulable"),
-            value: s(""),
-            effect: s("NoSchedule"),
-            time_added: None,
-        };
-        if !pod.spec.tolerations.iter().any(|tol| tol.tolerates(&t)) {
-            reasons.push("node(s) were unschedulable".into());
+    for i in 0..FILTER_PLUGINS.len() {
+        let why = filter_plugin(i, pod, u, n);
+        if !why.is_empty() {
+            reasons.extend(why);
             return false;
         }
     }
-    // NodeName
-    if !pod.spec.node_name.is_empty() && pod.spec.node_name != n.name {
-        reasons.push("node(s) didn't match the requested node name".into());
-        return false;
-    }
-    // TaintToleration: NoSchedule and NoExecute taints must be tolerated
-    if let Some(t) = n
-        .taints
-        .iter()
-        .filter(|t| matches!(&*t.effect, "NoSchedule" | "NoExecute"))
-        .find(|t| !pod.spec.tolerations.iter().any(|tol| tol.tolerates(t)))
-    {
-        reasons.push(format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value));
-        return false;
-    }
-    // NodeAffinity (nodeSelector)
-    if !pod.spec.node_selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) {
-        reasons.push("node(s) didn't match Pod's node affinity/selector".into());
-        return false;
-    }
-    // NodeResourcesFit
-    let before = reasons.len();
-    if n.pods.saturating_add(1) > n.alloc_pods {
-        reasons.push("Too many pods".into());
-    }
-    if u.cpu > 0 && n.req_cpu + u.cpu > i128::from(n.alloc_cpu) {
-        reasons.push("Insufficient cpu".into());
-    }
-    if u.mem > 0 && n.req_mem + u.mem > i128::from(n.alloc_mem) {
-        reasons.push("Insufficient memory".into());
-    }
-    reasons.len() == before
+    true
 }
 
 /// NodeResourcesFit's `LeastAllocated` (`leastResourceScorer`, cpu and memory weighted 1): requests with the
@@ -308,11 +325,6 @@ fn balanced_allocation(u: &Usage, n: &NodeInfo) -> Option<i64> {
         _ => 0.0,
     };
     Some(((1.0 - std) * MAX_NODE_SCORE as f64) as i64)
-}
-
-/// The resource scores weighted as the default profile (LeastAllocated 1, BalancedAllocation 1).
-fn resource_score(u: &Usage, n: &NodeInfo) -> i64 {
-    least_allocated(u, n) * WEIGHT_FIT + balanced_allocation(u, n).unwrap_or(0) * WEIGHT_BALANCED
 }
 
 /// The natural logarithm from +, -, * and / alone (IEEE-exact on every target), so that the native runner and
@@ -410,16 +422,25 @@ fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &
 /// `DefaultSelector` for a pod owned by a ReplicaSet (kubeloop has no Services, ReplicationControllers or
 /// StatefulSets): its controller's selector, looked up by name; `None` (no spreading) without one.
 fn default_spread_owner(pod: &Pod, caches: Caches<'_>) -> Option<(ObjKey, LabelSelector)> {
+    spread_owner(pod, |key| Some(caches.get(Kind::ReplicaSet)?.get(key)?.as_replicaset()?.spec.selector.clone()))
+}
+
+/// [`default_spread_owner`] with the ReplicaSet's selector looked up by `selector_of` (the informer's cache, or
+/// the store).
+pub fn spread_owner(
+    pod: &Pod,
+    selector_of: impl Fn(&ObjKey) -> Option<LabelSelector>,
+) -> Option<(ObjKey, LabelSelector)> {
     let owner = crate::api::controller_of(&pod.metadata)?;
     if &*owner.kind != Kind::ReplicaSet.name() || &*owner.api_version != Kind::ReplicaSet.api_version() {
         return None;
     }
     let key = ObjKey::new(&pod.metadata.namespace, &owner.name);
-    let rs = caches.get(Kind::ReplicaSet)?.get(&key)?.as_replicaset()?;
-    if rs.spec.selector.is_empty() {
+    let selector = selector_of(&key)?;
+    if selector.is_empty() {
         return None;
     }
-    Some((key, rs.spec.selector.clone()))
+    Some((key, selector))
 }
 
 fn prefer_no_schedule_violations(pod: &Pod, n: &NodeInfo) -> i64 {
@@ -427,6 +448,89 @@ fn prefer_no_schedule_violations(pod: &Pod, n: &NodeInfo) -> i64 {
         .iter()
         .filter(|t| &*t.effect == "PreferNoSchedule" && !pod.spec.tolerations.iter().any(|tol| tol.tolerates(t)))
         .count() as i64
+}
+
+/// The score plugins of the default profile that kubeloop simulates: NodeResourcesFit (LeastAllocated),
+/// NodeResourcesBalancedAllocation, TaintToleration, PodTopologySpread.
+pub const SCORE_PLUGINS: [&str; 4] =
+    ["NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "PodTopologySpread"];
+
+/// The score plugins' weights, in [`SCORE_PLUGINS`]' order (0: the plugin is off). The default is upstream's
+/// default profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Weights(pub [i64; 4]);
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights([WEIGHT_FIT, WEIGHT_BALANCED, WEIGHT_TAINT, WEIGHT_SPREAD])
+    }
+}
+
+impl Weights {
+    /// A node's total: each plugin's normalized score (0-100) times its weight.
+    pub fn total(&self, scores: &[i64; 4]) -> i64 {
+        scores.iter().zip(self.0).map(|(s, w)| s.saturating_mul(w)).fold(0, i64::saturating_add)
+    }
+}
+
+/// Each feasible node's normalized score (0-100) from each score plugin, in [`SCORE_PLUGINS`]' order. Without
+/// `spread` (a pod no ReplicaSet owns: PreScore returns Skip) PodTopologySpread scores 0.
+fn score_plugins(
+    pod: &Pod,
+    u: &Usage,
+    feasible: &[&NodeInfo],
+    nodes: &NodeTable,
+    spread: Option<&SpreadCounts>,
+) -> Vec<[i64; 4]> {
+    let max_taint = feasible.iter().map(|n| prefer_no_schedule_violations(pod, n)).max().unwrap_or(0);
+    let spread = match spread {
+        Some(counts) => spread_scores(pod, feasible, nodes, counts),
+        None => vec![0; feasible.len()],
+    };
+    feasible
+        .iter()
+        .zip(spread)
+        .map(|(n, spread)| {
+            let taint =
+                if max_taint == 0 { 100 } else { 100 - prefer_no_schedule_violations(pod, n) * 100 / max_taint };
+            [least_allocated(u, n), balanced_allocation(u, n).unwrap_or(0), taint, spread]
+        })
+        .collect()
+}
+
+/// Why the scheduler would place a pod where it would, node by node: what [`Scheduler::explain`] says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    /// Every node, in the cache's order.
+    pub nodes: Vec<NodeVerdict>,
+    /// The feasible node with the highest total (the first of equals: the scheduler picks among them at random).
+    pub best: Option<Str>,
+    /// How many nodes have that highest total.
+    pub tied: usize,
+    /// Without a feasible node: upstream's message (`0/3 nodes are available: ...`).
+    pub unschedulable: Option<String>,
+}
+
+/// One node's verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeVerdict {
+    pub node: Str,
+    /// Each filter plugin's reasons for rejecting the pod, in [`FILTER_PLUGINS`]' order (empty: it passes). The
+    /// scheduler stops at the first that rejects; every one is shown here.
+    pub filters: Vec<Vec<String>>,
+    /// A feasible node's scores, in [`SCORE_PLUGINS`]' order, and their weighted total.
+    pub scores: Option<([i64; 4], i64)>,
+}
+
+impl NodeVerdict {
+    pub fn feasible(&self) -> bool {
+        self.filters.iter().all(Vec::is_empty)
+    }
+
+    /// The reasons of the first filter plugin that rejects the pod (what the scheduler reports).
+    pub fn reason(&self) -> Option<String> {
+        self.filters.iter().find(|r| !r.is_empty()).map(|r| r.join(", "))
+    }
 }
 
 /// `FitError.Error()`: "0/3 nodes are available: 1 node(s) had untolerated taint {...}, 2 Insufficient cpu."
@@ -454,6 +558,68 @@ pub fn fit_error(total: usize, reasons: &BTreeMap<String, usize>, resource_only_
 impl Scheduler {
     pub fn new() -> Self {
         Scheduler::default()
+    }
+
+    /// A scheduler's cache as the API's objects say: these nodes, with these pods counted on theirs (bound and
+    /// not finished, as the informers place them).
+    pub fn of<'a>(nodes: impl Iterator<Item = &'a crate::api::Node>, pods: impl Iterator<Item = &'a Pod>) -> Self {
+        let mut s = Scheduler::default();
+        for n in nodes {
+            s.nodes.insert(Scheduler::node_info(n));
+        }
+        for p in pods.filter(|p| !p.spec.node_name.is_empty() && !p.status.phase.is_terminal()) {
+            s.place(ObjKey::new(&p.metadata.namespace, &p.metadata.name), Placed::of(p));
+        }
+        s
+    }
+
+    /// Why `pod` would go where it would now: every node filtered (all plugins, not only up to the first that
+    /// rejects, and every node, not only the first `numFeasibleNodesToFind`), every feasible node scored with
+    /// `weights`. `owner`: the ReplicaSet whose selector PodTopologySpread counts by. A pod already counted on a
+    /// node (bound) is taken off it first: the question is where it would go if it were scheduled now.
+    pub fn explain(&mut self, pod: &Pod, owner: Option<(ObjKey, LabelSelector)>, weights: Weights) -> Explanation {
+        self.unplace(&ObjKey::new(&pod.metadata.namespace, &pod.metadata.name));
+        let mut pod = pod.clone();
+        pod.spec = std::rc::Rc::new(crate::api::PodSpec { node_name: s(""), ..(*pod.spec).clone() });
+        let u = usage(&pod);
+        if let Some((key, selector)) = &owner {
+            self.spread_counts(key, selector);
+        }
+        let mut nodes: Vec<NodeVerdict> = self
+            .nodes
+            .iter()
+            .map(|n| NodeVerdict {
+                node: n.name.clone(),
+                filters: (0..FILTER_PLUGINS.len()).map(|i| filter_plugin(i, &pod, &u, n)).collect(),
+                scores: None,
+            })
+            .collect();
+        let feasible: Vec<&NodeInfo> =
+            self.nodes.iter().zip(&nodes).filter(|(_, v)| v.feasible()).map(|(n, _)| n).collect();
+        let spread = owner.as_ref().and_then(|(k, _)| self.spread.get(k));
+        let mut scores = score_plugins(&pod, &u, &feasible, &self.nodes, spread).into_iter();
+        for v in nodes.iter_mut().filter(|v| v.feasible()) {
+            let plugins = scores.next().unwrap_or_default();
+            v.scores = Some((plugins, weights.total(&plugins)));
+        }
+        let top = nodes.iter().filter_map(|v| v.scores.map(|s| s.1)).max();
+        let best = nodes.iter().find(|v| v.scores.is_some_and(|s| Some(s.1) == top)).map(|v| v.node.clone());
+        let tied = nodes.iter().filter(|v| v.scores.is_some_and(|s| Some(s.1) == top)).count();
+        let unschedulable = best.is_none().then(|| {
+            let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+            let mut resource_only = 0;
+            for v in &nodes {
+                let first = v.filters.iter().position(|r| !r.is_empty()).unwrap_or(0);
+                if first == FILTER_PLUGINS.len() - 1 {
+                    resource_only += 1;
+                }
+                for r in &v.filters[first] {
+                    *reasons.entry(r.clone()).or_default() += 1;
+                }
+            }
+            fit_error(nodes.len(), &reasons, resource_only)
+        });
+        Explanation { nodes, best, tied, unschedulable }
     }
 
     fn place(&mut self, key: ObjKey, p: Placed) {
@@ -686,17 +852,12 @@ impl Reconciler for Scheduler {
             return Ok(ReconcileAction::RequeueAfter(MAX_IN_UNSCHEDULABLE));
         }
         // Score, then pick the best; ties broken at random (selectHost's reservoir sampling).
-        let max_taint = feasible.iter().map(|n| prefer_no_schedule_violations(&pod, n)).max().unwrap_or(0);
-        let spread = match owner.as_ref().and_then(|(k, _)| self.spread.get(k)) {
-            Some(counts) => spread_scores(&pod, &feasible, &self.nodes, counts),
-            None => vec![0; feasible.len()], // PreScore returned Skip
-        };
+        let spread = owner.as_ref().and_then(|(k, _)| self.spread.get(k));
+        let scores = score_plugins(&pod, &u, &feasible, &self.nodes, spread);
         let mut best: Option<(&NodeInfo, i64)> = None;
         let mut ties = 0u64;
-        for (n, spread) in feasible.iter().zip(spread) {
-            let taint_score =
-                if max_taint == 0 { 100 } else { 100 - prefer_no_schedule_violations(&pod, n) * 100 / max_taint };
-            let score = resource_score(&u, n) + taint_score * WEIGHT_TAINT + spread * WEIGHT_SPREAD;
+        for (n, plugins) in feasible.iter().zip(scores) {
+            let score = Weights::default().total(&plugins);
             match best {
                 Some((_, b)) if score < b => {}
                 Some((_, b)) if score == b => {
@@ -734,6 +895,11 @@ impl Reconciler for Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The resource scores weighted as the default profile (LeastAllocated 1, BalancedAllocation 1).
+    fn resource_score(u: &Usage, n: &NodeInfo) -> i64 {
+        least_allocated(u, n) * WEIGHT_FIT + balanced_allocation(u, n).unwrap_or(0) * WEIGHT_BALANCED
+    }
 
     #[test]
     fn feasible_node_count_follows_percentage_of_nodes_to_score() {

@@ -3,6 +3,23 @@
 use super::*;
 
 impl Sim {
+    /// Why the scheduler would place pod `key` where it would now, from the API's objects (read uncounted, as the
+    /// page's other looks are): every node's filter verdicts, every feasible node's scores with `weights`
+    /// ([`crate::controllers::scheduler::Scheduler::explain`]). `None`: no such pod.
+    pub fn explain_scheduling(
+        &self,
+        key: &ObjKey,
+        weights: crate::controllers::scheduler::Weights,
+    ) -> Option<crate::controllers::scheduler::Explanation> {
+        use crate::controllers::scheduler::{spread_owner, Scheduler};
+        let pod = self.store.peek(Kind::Pod, key)?.as_pod()?.clone();
+        let nodes = self.store.objects(Kind::Node).filter_map(|o| o.as_node());
+        let mut scheduler = Scheduler::of(nodes, self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()));
+        let owner =
+            spread_owner(&pod, |k| Some(self.store.peek(Kind::ReplicaSet, k)?.as_replicaset()?.spec.selector.clone()));
+        Some(scheduler.explain(&pod, owner, weights))
+    }
+
     /// The configuration the simulation runs with (the knobs change it as they are turned).
     pub fn config(&self) -> &SimConfig {
         &self.config

@@ -1,0 +1,121 @@
+// Why is my pod Pending, and why on that node: the pod detail's scheduling explanation (schedule-explain), one
+// row per node (schedule-node) with the filter verdict, the scores and the chosen node, upstream's message for an
+// unschedulable pod, and the what-if of the score weights.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  TEST_TIMEOUT,
+  sharedBrowser,
+  withPage,
+  waitFor,
+  podByName,
+  setEditorText,
+  clickApply,
+  screenshot,
+  waitForRunningPods,
+  nodes,
+  SCREENSHOT_DIR,
+} from './lib.mjs';
+import path from 'node:path';
+
+/** The pod's detail panel, in a window tall enough to show its scheduling explanation whole. */
+async function shoot(page, name) {
+  await page.setViewportSize({ width: 1440, height: 1500 });
+  await page.locator('[data-testid=schedule-explain]').scrollIntoViewIfNeeded();
+  await page.locator('[data-testid=pod-detail]').screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+const browser = sharedBrowser();
+
+const BIG = `apiVersion: v1
+kind: Pod
+metadata:
+  name: huge
+spec:
+  containers:
+  - name: c
+    image: nginx:1.27
+    resources:
+      requests:
+        cpu: "64"
+`;
+
+const rows = (page) =>
+  page.locator('[data-testid=schedule-node]').evaluateAll((els) =>
+    els.map((e) => ({
+      node: e.dataset.node,
+      feasible: e.dataset.feasible,
+      reason: e.dataset.reason ?? null,
+      score: e.dataset.score === undefined ? null : Number(e.dataset.score),
+    })),
+  );
+
+test('an unschedulable pod: every node says why, and the message is upstream\'s', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    await waitForRunningPods(page, 3);
+    const nodeCount = (await nodes(page)).length;
+    await setEditorText(page, BIG);
+    await clickApply(page);
+    await page.locator(podByName('huge')).first().click();
+    const explain = page.locator('[data-testid=schedule-explain]');
+    await explain.waitFor({ state: 'visible' });
+    await waitFor(async () => (await page.locator('[data-testid=schedule-message]').count()) > 0, { message: 'the message' });
+    const r = await rows(page);
+    assert.equal(r.length, nodeCount);
+    for (const n of r) {
+      assert.equal(n.feasible, 'false', JSON.stringify(n));
+      assert.equal(n.reason, 'Insufficient cpu', JSON.stringify(n));
+      assert.equal(n.score, null);
+    }
+    const msg = await page.locator('[data-testid=schedule-message]').innerText();
+    assert.equal(
+      msg,
+      `0/${nodeCount} nodes are available: ${nodeCount} Insufficient cpu. preemption: 0/${nodeCount} nodes are available: ${nodeCount} No preemption victims found for incoming pod.`,
+    );
+    // The same message the scheduler wrote in the pod's PodScheduled condition.
+    await waitFor(async () => (await page.locator('[data-testid=pod-detail]').innerText()).includes(`Unschedulable: ${msg}`), {
+      message: 'the condition carries the same message',
+    });
+    await screenshot(page, 'schedule-unschedulable');
+    await shoot(page, 'schedule-unschedulable-explain');
+  });
+});
+
+test('a running pod: feasible nodes scored, the best marked, and a weight what-if', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    const [name] = await waitForRunningPods(page, 3);
+    await page.locator(podByName(name)).first().click();
+    await page.locator('[data-testid=schedule-explain]').waitFor({ state: 'visible' });
+    const r = await rows(page);
+    assert.ok(r.length >= 3, JSON.stringify(r));
+    const feasible = r.filter((n) => n.feasible === 'true');
+    assert.ok(feasible.length >= 1);
+    for (const n of feasible) assert.ok(Number.isInteger(n.score) && n.score >= 0, JSON.stringify(n));
+    const best = await page.locator('[data-testid=schedule-explain]').getAttribute('data-best');
+    assert.ok(feasible.some((n) => n.node === best), `the best (${best}) is a feasible node`);
+    assert.equal(Math.max(...feasible.map((n) => n.score)), feasible.find((n) => n.node === best).score, 'the best has the top total');
+    await shoot(page, 'schedule-running-explain');
+
+    // What-if: every score plugin off but PodTopologySpread: the totals change, and the page says what upstream's
+    // weights pick.
+    const weights = page.locator('[data-testid=schedule-weight]');
+    assert.equal(await weights.count(), 4);
+    for (const [plugin, w] of [
+      ['NodeResourcesFit', '0'],
+      ['NodeResourcesBalancedAllocation', '0'],
+      ['TaintToleration', '0'],
+    ]) {
+      const input = page.locator(`[data-testid=schedule-weight][data-plugin=${plugin}]`);
+      await input.fill(w);
+      await input.dispatchEvent('change');
+    }
+    await page.locator('[data-testid=schedule-whatif]').waitFor({ state: 'visible' });
+    assert.match(await page.locator('[data-testid=schedule-whatif]').innerText(), /With upstream's weights: \S+/);
+    const after = await rows(page);
+    for (const n of after.filter((x) => x.feasible === 'true')) {
+      assert.ok(n.score % 2 === 0 && n.score <= 200, `spread only, weight 2: ${JSON.stringify(n)}`);
+    }
+    await shoot(page, 'schedule-whatif-explain');
+  });
+});
