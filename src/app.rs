@@ -397,6 +397,9 @@ pub fn App() -> Html {
                 </div>
                 <div class="center">
                     <ControlPlanePanel view={s.control_plane.clone()} now={s.time.now} on_cmd={on_cmd.clone()} />
+                    if let Some(l) = &s.loop_diagram {
+                        <crate::components::loop_diagram::LoopDiagram view={l.clone()} on_cmd={on_cmd.clone()} />
+                    }
                     <Cluster
                         cluster={s.cluster.clone()}
                         services={s.services.clone()}

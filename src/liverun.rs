@@ -84,6 +84,8 @@ pub enum Cmd {
     CloseShare,
     /// The score plugins' weights for the scheduling explanation's what-if (nothing in the run changes).
     SetScheduleWeights([i64; 4]),
+    /// The controller the loop diagram shows.
+    ShowLoop(String),
     /// What a link opened the page with.
     Open(Opening),
     /// Stops a large apply being read: nothing of it is applied.
@@ -197,6 +199,8 @@ pub struct LiveRun {
     drift_at: f64,
     drift_cost: f64,
     informer_count: u64,
+    /// The controller the loop diagram shows.
+    loop_controller: String,
     /// The scheduler's score weights for the pod detail's what-if (upstream's until changed).
     schedule_weights: Weights,
     /// The last scheduling explanation: for which pod and weights, when (wall), at what cost.
@@ -374,6 +378,7 @@ impl LiveRun {
             drift_cost: 0.0,
             schedule_weights: Weights::default(),
             explained: None,
+            loop_controller: "replicaset".into(),
             informer_count: 0,
             console: Console::default(),
             lesson: None,
@@ -1217,6 +1222,7 @@ impl LiveRun {
                 }
             }
             Cmd::CloseShare => self.share = None,
+            Cmd::ShowLoop(name) => self.loop_controller = name,
             Cmd::SetScheduleWeights(w) => self.schedule_weights = Weights(w.map(|x| x.clamp(0, MAX_SCORE_WEIGHT))),
             Cmd::Open(what) => self.open(what),
             Cmd::Export => match self.export() {
@@ -1294,6 +1300,7 @@ impl LiveRun {
         }
         let detail = detail.map(Rc::new);
         Snapshot {
+            loop_diagram: crate::snapshot::build_loop_diagram(&self.sim, &self.loop_controller).map(Rc::new),
             time: TimeView {
                 now: self.sim.now(),
                 playing: self.playing,

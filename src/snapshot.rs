@@ -856,6 +856,53 @@ pub fn schedule_view(sim: &Sim, key: &ObjKey, weights: Weights) -> Option<Schedu
     })
 }
 
+/// The loop diagram of controller `name` (the active replica's).
+pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
+    let (host, c) = sim.controllers_by_name().into_iter().find(|(_, c)| c.name() == name)?;
+    let now = sim.now();
+    let ids: Vec<InformerId> =
+        c.reconciler.watches().iter().filter_map(|k| sim.host(host).informers[k.index()]).collect();
+    let t = sim.informer_totals(ids);
+    let q = c.queue.delaying().queue();
+    let mut processing: Vec<(&ObjKey, Millis)> = q.processing().collect();
+    kubeloop_engine::sort::sort_by_key(&mut processing, |(k, _)| (*k).clone());
+    let item = |k: &ObjKey, state, adds, for_ms| QueueItemView {
+        key: k.to_string(),
+        state,
+        retries: c.queue.num_requeues(k),
+        adds,
+        for_ms,
+    };
+    let items = processing
+        .iter()
+        .map(|(k, since)| item(k, "processing", 1 + q.collapsed(k), now.saturating_sub(*since)))
+        .chain(q.iter().map(|k| item(k, "queued", 1 + q.collapsed(k), 0)))
+        .chain(c.queue.delaying().waiting().map(|(k, at)| item(k, "backoff", 1, at.saturating_sub(now))))
+        .take(LOOP_ITEMS_SHOWN)
+        .collect();
+    let mut controllers: Vec<&'static str> = sim.controllers_by_name().iter().map(|(_, c)| c.name()).collect();
+    controllers.dedup();
+    Some(LoopDiagramView {
+        controller: c.name(),
+        controllers,
+        edge: c.effective_trigger() == TriggerMode::Edge,
+        polling: matches!(sim.observe_mode(), ObserveMode::Polling { .. }),
+        store_rv: sim.store().resource_version(),
+        delivered: t.received,
+        dropped: t.dropped,
+        cached: t.cached,
+        depth: q.len(),
+        waiting: c.queue.waiting_len(),
+        processing: q.processing_len(),
+        workers: c.workers.len(),
+        reconciles: c.stats.reconciles,
+        errors: c.stats.errors,
+        requeues: c.stats.requeues,
+        writes: c.stats.api_calls,
+        items,
+    })
+}
+
 pub fn build_detail(sim: &Sim, sel: &Selection) -> Option<Detail> {
     match sel {
         Selection::None => None,

@@ -412,6 +412,8 @@ pub struct TimeView {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     pub time: TimeView,
+    /// The loop diagram of the controller the page shows.
+    pub loop_diagram: Option<Rc<LoopDiagramView>>,
     pub summary: CountsView,
     pub cluster: ClusterView,
     pub services: Rc<Vec<ServiceView>>,
@@ -596,4 +598,49 @@ pub struct EventRow {
 pub struct EventsView {
     pub version: u64,
     pub rows: Vec<Rc<EventRow>>,
+}
+
+/// The control loop of one controller, as the loop diagram draws it: store -> watch -> informer cache -> handlers
+/// -> work queue -> workers -> reconcile -> writes back to the store.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct LoopDiagramView {
+    pub controller: &'static str,
+    /// Every controller it can show.
+    pub controllers: Vec<&'static str>,
+    /// Edge-triggered (its handlers pass the events themselves), and polling (no cache: the controller LISTs).
+    pub edge: bool,
+    pub polling: bool,
+    /// The store's newest resourceVersion; watch events delivered to and dropped before the controller's informers;
+    /// objects in their caches.
+    pub store_rv: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub cached: usize,
+    /// Keys queued, waiting out a backoff or delay, being processed; workers busy of how many.
+    pub depth: usize,
+    pub waiting: usize,
+    pub processing: usize,
+    pub workers: usize,
+    pub reconciles: u64,
+    pub errors: u64,
+    pub requeues: u64,
+    pub writes: u64,
+    /// The first [`LOOP_ITEMS_SHOWN`] keys: processing, then queued (head first), then waiting (soonest first).
+    pub items: Vec<QueueItemView>,
+}
+
+/// Queue items the loop diagram draws (kubeloop's own bound: the rest are counted).
+pub const LOOP_ITEMS_SHOWN: usize = 24;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueItemView {
+    pub key: String,
+    /// `queued`, `processing` or `backoff`.
+    pub state: &'static str,
+    /// The rate limiter's count of the key's retries (`NumRequeues`).
+    pub retries: u32,
+    /// Adds deduplicated into it since it was queued (1: only its own).
+    pub adds: u32,
+    /// Processing: how long so far; backoff: how long until it is queued again.
+    pub for_ms: Millis,
 }

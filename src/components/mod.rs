@@ -10,5 +10,6 @@ pub mod editor;
 pub mod events;
 pub mod header;
 pub mod lessons;
+pub mod loop_diagram;
 pub mod share;
 pub mod sparkline;

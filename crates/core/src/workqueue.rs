@@ -75,6 +75,8 @@ pub struct Queue<K> {
     processing: FxHashMap<K, Millis>,
     /// When each dirty key was added (client-go's `addTimes`), for the queue duration.
     added_at: FxHashMap<K, Millis>,
+    /// Adds of a key already dirty (deduplicated into it), until it is handed out: what the page shows.
+    collapsed: FxHashMap<K, u32>,
     adds_total: u64,
     queue_duration: DurationStats,
     work_duration: DurationStats,
@@ -87,6 +89,7 @@ impl<K> Default for Queue<K> {
             dirty: FxHashSet::default(),
             processing: FxHashMap::default(),
             added_at: FxHashMap::default(),
+            collapsed: FxHashMap::default(),
             adds_total: 0,
             queue_duration: DurationStats::default(),
             work_duration: DurationStats::default(),
@@ -103,6 +106,8 @@ impl<K: Clone + Eq + Hash> Queue<K> {
     /// is being processed (then [`done`](Queue::done) re-queues it).
     pub fn add(&mut self, k: K, now: Millis) {
         if self.dirty.contains(&k) {
+            let n = self.collapsed.entry(k).or_insert(0);
+            *n = n.saturating_add(1);
             return;
         }
         self.adds_total += 1;
@@ -135,6 +140,7 @@ impl<K: Clone + Eq + Hash> Queue<K> {
             "work queue: a key handed out twice"
         );
         self.dirty.remove(&k);
+        self.collapsed.remove(&k);
         if let Some(t) = self.added_at.remove(&k) {
             self.queue_duration.observe(now.saturating_sub(t));
         }
@@ -180,6 +186,16 @@ impl<K: Clone + Eq + Hash> Queue<K> {
     /// The keys in the FIFO, head first.
     pub fn iter(&self) -> impl Iterator<Item = &K> + '_ {
         self.queue.iter()
+    }
+
+    /// The keys being processed, with when they were handed out (in no particular order).
+    pub fn processing(&self) -> impl Iterator<Item = (&K, Millis)> + '_ {
+        self.processing.iter().map(|(k, &t)| (k, t))
+    }
+
+    /// How many adds of a dirty key were deduplicated into it since it was added.
+    pub fn collapsed(&self, k: &K) -> u32 {
+        self.collapsed.get(k).copied().unwrap_or(0)
     }
 
     /// client-go `unfinished_work_seconds`: sum over keys being processed of `now - start`.
@@ -647,8 +663,10 @@ mod tests {
         }
         assert_eq!(q.len(), 1);
         assert!(q.is_dirty(&"a"));
+        assert_eq!(q.collapsed(&"a"), 4, "four adds collapsed into the first");
         assert_eq!(q.get(5), Some("a"));
         assert!(q.is_processing(&"a") && !q.is_dirty(&"a"));
+        assert_eq!((q.collapsed(&"a"), q.processing().collect::<Vec<_>>()), (0, vec![(&"a", 5)]));
         assert_eq!(q.get(5), None);
     }
 

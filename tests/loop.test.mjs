@@ -1,0 +1,87 @@
+// The loop diagram (issue 16, part 1): the ReplicaSet controller's loop by default, its queue's keys as chips
+// (queue-item) with their state, retries and collapsed adds; a backoff after rejected creates; the layout at the two
+// common laptop sizes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TEST_TIMEOUT, sharedBrowser, withPage, waitFor, screenshot, waitForRunningPods, setControl, kubectlInput } from './lib.mjs';
+
+const browser = sharedBrowser();
+
+const items = (page) =>
+  page.locator('[data-testid=queue-item]').evaluateAll((els) =>
+    els.map((e) => ({
+      key: e.dataset.key,
+      state: e.dataset.state,
+      retries: Number(e.dataset.retries),
+      adds: Number(e.dataset.adds),
+    })),
+  );
+
+async function kubectl(page, line) {
+  const input = kubectlInput(page);
+  await input.fill(line);
+  await input.press('Enter');
+}
+
+test('the default view shows the cluster and the ReplicaSet controller\'s loop without scrolling', { timeout: TEST_TIMEOUT }, async () => {
+  for (const [width, height] of [
+    [1440, 900],
+    [1366, 768],
+  ]) {
+    await withPage(browser(), '', async (page) => {
+      await page.setViewportSize({ width, height });
+      await waitForRunningPods(page, 3);
+      const diagram = page.locator('[data-testid=loop-diagram]');
+      assert.equal(await diagram.getAttribute('data-controller'), 'replicaset');
+      for (const el of [diagram, page.locator('[data-testid=node]').first()]) {
+        const box = await el.boundingBox();
+        assert.ok(box && box.y >= 0 && box.y + 40 <= height, `in view at ${width}x${height}: ${JSON.stringify(box)}`);
+      }
+      await screenshot(page, `default-${width}x${height}`);
+    });
+  }
+});
+
+test('rejected creates: the ReplicaSet key waits out its backoff with its retries counted', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    await waitForRunningPods(page, 3);
+    await page.locator('[data-testid=reject-pod-creates]').check();
+    await kubectl(page, 'kubectl scale deployment web --replicas=6');
+    let seen = [];
+    await waitFor(
+      async () => {
+        seen = await items(page);
+        return seen.some((i) => i.state === 'backoff' && i.retries >= 2 && i.key.startsWith('default/web-'));
+      },
+      { timeout: 60_000, interval: 50, message: async () => `a ReplicaSet key in backoff: ${JSON.stringify(seen)}` },
+    );
+    await screenshot(page, 'loop-backoff');
+    // The queue's chips are what the queue holds: each key once.
+    const keys = seen.map((i) => i.key);
+    assert.equal(new Set(keys).size, keys.length, JSON.stringify(seen));
+  });
+});
+
+test('slow API calls: adds of a key being processed collapse into one queued key', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    await waitForRunningPods(page, 3);
+    await setControl(page, 'api-latency', 3000);
+    await kubectl(page, 'kubectl scale deployment web --replicas=8');
+    let seen = [];
+    await waitFor(
+      async () => {
+        seen = await items(page);
+        return seen.some((i) => i.adds > 1);
+      },
+      { timeout: 60_000, interval: 50, message: async () => `a key with collapsed adds: ${JSON.stringify(seen)}` },
+    );
+    await screenshot(page, 'loop-dedup');
+    // Edge mode: the diagram says so.
+    await setControl(page, 'trigger-mode', 'edge');
+    await waitFor(async () => /edge-triggered/.test(await page.locator('[data-testid=loop-diagram]').innerText()), {
+      message: 'edge mode shown',
+    });
+    await setControl(page, 'drop-watch-events', 50);
+    await screenshot(page, 'loop-edge-drops');
+  });
+});
