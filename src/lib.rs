@@ -3,6 +3,7 @@
 //! budget; the view re-renders from a [`snapshot::Snapshot`] built at a bounded rate.
 
 pub mod app;
+pub mod charts;
 pub mod components;
 pub mod console;
 pub mod crash;

@@ -199,8 +199,9 @@ pub struct LiveRun {
     drift_at: f64,
     drift_cost: f64,
     informer_count: u64,
-    /// The controller the loop diagram shows.
+    /// The controller the loop diagram shows, and its charts' samples.
     loop_controller: String,
+    loop_history: crate::charts::LoopHistory,
     /// The scheduler's score weights for the pod detail's what-if (upstream's until changed).
     schedule_weights: Weights,
     /// The last scheduling explanation: for which pod and weights, when (wall), at what cost.
@@ -379,6 +380,7 @@ impl LiveRun {
             schedule_weights: Weights::default(),
             explained: None,
             loop_controller: "replicaset".into(),
+            loop_history: Default::default(),
             informer_count: 0,
             console: Console::default(),
             lesson: None,
@@ -861,6 +863,7 @@ impl LiveRun {
         self.lagging = false;
         self.stream = Stream::default();
         self.history.clear();
+        self.loop_history.clear();
         self.next_sample = self.sim.now() / SECOND * SECOND;
         self.selection = Selection::None;
         self.cache = NodeCache::default();
@@ -1010,6 +1013,7 @@ impl LiveRun {
             }
             h.push_back(d.min(u32::MAX as usize) as u32);
         }
+        self.loop_history.sample(&self.sim, &self.loop_controller, t);
     }
 
     /// Samples every simulated-second boundary up to `t` (the state is constant between events, so a boundary
@@ -1300,7 +1304,8 @@ impl LiveRun {
         }
         let detail = detail.map(Rc::new);
         Snapshot {
-            loop_diagram: crate::snapshot::build_loop_diagram(&self.sim, &self.loop_controller).map(Rc::new),
+            loop_diagram: crate::snapshot::build_loop_diagram(&self.sim, &self.loop_controller)
+                .map(|l| Rc::new(crate::view::LoopDiagramView { charts: self.loop_history.charts(), ..l })),
             time: TimeView {
                 now: self.sim.now(),
                 playing: self.playing,

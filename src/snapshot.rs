@@ -900,6 +900,7 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
         requeues: c.stats.requeues,
         writes: c.stats.api_calls,
         items,
+        charts: Vec::new(),
     })
 }
 

@@ -627,6 +627,8 @@ pub struct LoopDiagramView {
     pub writes: u64,
     /// The first [`LOOP_ITEMS_SHOWN`] keys: processing, then queued (head first), then waiting (soonest first).
     pub items: Vec<QueueItemView>,
+    /// Its charts over the last simulated seconds.
+    pub charts: Vec<ChartView>,
 }
 
 /// Queue items the loop diagram draws (kubeloop's own bound: the rest are counted).
@@ -643,4 +645,16 @@ pub struct QueueItemView {
     pub adds: u32,
     /// Processing: how long so far; backoff: how long until it is queued again.
     pub for_ms: Millis,
+}
+
+/// One chart over the last simulated seconds (one sample a second, the newest at the right).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartView {
+    /// What it plots, by client-go's workqueue metric names where there is one.
+    pub metric: &'static str,
+    pub title: &'static str,
+    /// Each line: its label and its samples.
+    pub series: Vec<(&'static str, Vec<u32>)>,
+    /// The simulated time of the newest sample.
+    pub end: Millis,
 }

@@ -56,6 +56,18 @@ test('rejected creates: the ReplicaSet key waits out its backoff with its retrie
       { timeout: 60_000, interval: 50, message: async () => `a ReplicaSet key in backoff: ${JSON.stringify(seen)}` },
     );
     await screenshot(page, 'loop-backoff');
+    // The charts: client-go's workqueue metrics of the shown controller, one sample a simulated second; the
+    // retries show, and hovering a chart says the values at that second.
+    const metrics = await page.locator('[data-testid=chart]').evaluateAll((els) => els.map((e) => e.dataset.metric));
+    assert.deepEqual(metrics, ['workqueue_depth', 'workqueue_adds', 'workqueue_retries', 'watch_events']);
+    const retries = page.locator('[data-testid=chart][data-metric=workqueue_retries]');
+    await waitFor(async () => Number(await retries.getAttribute('data-peak')) >= 1, { message: 'retries charted' });
+    const svg = retries.locator('svg');
+    const box = await svg.boundingBox();
+    await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
+    await waitFor(async () => /^at \d+(\.\d)? s: retries \d+$/.test(await retries.locator('.chart-now').innerText()), {
+      message: async () => `hover shows the values: ${await retries.locator('figcaption').innerText()}`,
+    });
     // The queue's chips are what the queue holds: each key once.
     const keys = seen.map((i) => i.key);
     assert.equal(new Set(keys).size, keys.length, JSON.stringify(seen));

@@ -99,6 +99,9 @@ pub fn LoopDiagram(props: &LoopProps) -> Html {
                 <span class="flow back" aria-hidden="true">{ "↺" }</span>
                 { stage("writes", format!("{} API calls", v.writes), "back to the store".into(), "writes") }
             </div>
+            <div class="loop-charts">
+                { for v.charts.iter().map(|c| html! { <crate::components::chart::Chart chart={c.clone()} /> }) }
+            </div>
         </section>
     }
 }

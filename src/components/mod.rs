@@ -1,5 +1,6 @@
 //! The page's components, one concern each.
 
+pub mod chart;
 pub mod cluster;
 pub mod cluster_canvas;
 pub mod console;
