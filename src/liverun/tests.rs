@@ -1176,3 +1176,30 @@ fn a_large_apply_typed_in_the_console_is_read_across_frames() {
     let exported = e.export().expect("export");
     assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
 }
+
+/// The loop diagram's charts sample the shown controller once a simulated second, within their window: a scale
+/// shows as adds; another controller shown starts its own samples.
+#[test]
+fn the_loop_charts_sample_the_shown_controller_each_second() {
+    let mut e = LiveRun::boot(4, None, clock());
+    run_secs(&mut e, 5);
+    e.exec(Cmd::Kubectl { line: "scale deployment web --replicas=6".into(), stdin: None });
+    run_secs(&mut e, 10);
+    let charts = e.snapshot().loop_diagram.expect("diagram").charts.clone();
+    let metric = |m: &str| charts.iter().find(|c| c.metric == m).expect("chart").series.clone();
+    let adds = &metric("workqueue_adds")[0].1;
+    assert!((14..=16).contains(&adds.len()), "a sample a simulated second: {}", adds.len());
+    assert!(adds.iter().sum::<u32>() > 0, "the scale's adds: {adds:?}");
+    assert_eq!(metric("watch_events").len(), 2, "received and dropped");
+    run_secs(&mut e, HISTORY as u32 + 10);
+    assert_eq!(metric_len(&mut e, "workqueue_depth"), HISTORY, "bounded to the window");
+    e.exec(Cmd::ShowLoop("deployment".into()));
+    run_secs(&mut e, 3);
+    assert!(metric_len(&mut e, "workqueue_depth") <= 4, "the other controller's own samples");
+    assert_eq!(e.snapshot().loop_diagram.expect("diagram").controller, "deployment");
+}
+
+fn metric_len(e: &mut LiveRun, m: &str) -> usize {
+    let d = e.snapshot().loop_diagram.expect("diagram");
+    d.charts.iter().find(|c| c.metric == m).map_or(0, |c| c.series[0].1.len())
+}
