@@ -4,7 +4,6 @@
 
 use std::collections::VecDeque;
 
-use kubeloop_engine::informer::InformerId;
 use kubeloop_engine::sim::Sim;
 use kubeloop_engine::time::Millis;
 
@@ -34,10 +33,7 @@ impl LoopHistory {
             self.clear();
             self.controller = name.to_string();
         }
-        let Some((host, c)) = sim.controllers_by_name().into_iter().find(|(_, c)| c.name() == name) else { return };
-        let ids: Vec<InformerId> =
-            c.reconciler.watches().iter().filter_map(|k| sim.host(host).informers[k.index()]).collect();
-        let w = sim.informer_totals(ids);
+        let Some((c, w)) = crate::snapshot::controller_watching(sim, name) else { return };
         let m = c.queue.metrics(t);
         let now = [m.adds_total, m.retries_total, w.received, w.dropped];
         let delta = |i: usize| self.last.map_or(0, |l: [u64; 4]| now[i].saturating_sub(l[i]));

@@ -821,22 +821,14 @@ fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {
 /// Why the scheduler would put pod `key` where it would now, with score `weights` (`None`: no such pod).
 pub fn schedule_view(sim: &Sim, key: &ObjKey, weights: Weights) -> Option<ScheduleView> {
     let e = sim.explain_scheduling(key, weights)?;
-    let default_best = if weights == Weights::default() {
-        e.best.clone()
-    } else {
-        sim.explain_scheduling(key, Weights::default()).and_then(|d| d.best)
-    };
+    let default_best = e.best_with(Weights::default()).0;
     let total = e.nodes.len();
     let mut nodes: Vec<ScheduleNode> = e
         .nodes
-        .into_iter()
+        .iter()
         .map(|v| ScheduleNode {
-            rejected: v
-                .filters
-                .iter()
-                .position(|r| !r.is_empty())
-                .map(|i| (FILTER_PLUGINS[i], v.filters[i].join(", "))),
-            node: v.node,
+            rejected: v.rejected().map(|(i, why)| (FILTER_PLUGINS[i], why.join(", "))),
+            node: v.node.clone(),
             scores: v.scores,
         })
         .collect();
@@ -856,13 +848,21 @@ pub fn schedule_view(sim: &Sim, key: &ObjKey, weights: Weights) -> Option<Schedu
     })
 }
 
-/// The loop diagram of controller `name` (the active replica's).
-pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
+/// Controller `name` (the active replica's), and the totals of the informers it watches through.
+pub fn controller_watching<'a>(
+    sim: &'a Sim,
+    name: &str,
+) -> Option<(&'a kubeloop_engine::controller::Controller, InformerTotals)> {
     let (host, c) = sim.controllers_by_name().into_iter().find(|(_, c)| c.name() == name)?;
-    let now = sim.now();
     let ids: Vec<InformerId> =
         c.reconciler.watches().iter().filter_map(|k| sim.host(host).informers[k.index()]).collect();
-    let t = sim.informer_totals(ids);
+    Some((c, sim.informer_totals(ids)))
+}
+
+/// The loop diagram of controller `name` (the active replica's).
+pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
+    let (c, t) = controller_watching(sim, name)?;
+    let now = sim.now();
     let q = c.queue.delaying().queue();
     let mut processing: Vec<(&ObjKey, Millis)> = q.processing().collect();
     kubeloop_engine::sort::sort_by_key(&mut processing, |(k, _)| (*k).clone());
@@ -880,8 +880,7 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
         .chain(c.queue.delaying().waiting().map(|(k, at)| item(k, "backoff", 1, at.saturating_sub(now))))
         .take(LOOP_ITEMS_SHOWN)
         .collect();
-    let mut controllers: Vec<&'static str> = sim.controllers_by_name().iter().map(|(_, c)| c.name()).collect();
-    controllers.dedup();
+    let controllers: Vec<&'static str> = sim.controllers_by_name().iter().map(|(_, c)| c.name()).collect();
     Some(LoopDiagramView {
         controller: c.name(),
         controllers,

@@ -266,16 +266,39 @@ fn filter_plugin(i: usize, pod: &Pod, u: &Usage, n: &NodeInfo) -> Vec<String> {
     reasons
 }
 
-/// Runs the filter plugins in order on node `n` until one rejects the pod (its reasons go to `reasons`).
-fn filter(pod: &Pod, u: &Usage, n: &NodeInfo, reasons: &mut Vec<String>) -> bool {
-    for i in 0..FILTER_PLUGINS.len() {
+/// NodeResourcesFit's place in [`FILTER_PLUGINS`]: a node only it rejects could make room by preemption.
+const NODE_RESOURCES_FIT: usize = 4;
+
+/// Runs the filter plugins in order on node `n` until one rejects the pod: which one, and why (`None`: it passes).
+fn filter(pod: &Pod, u: &Usage, n: &NodeInfo) -> Option<(usize, Vec<String>)> {
+    (0..FILTER_PLUGINS.len()).find_map(|i| {
         let why = filter_plugin(i, pod, u, n);
-        if !why.is_empty() {
-            reasons.extend(why);
-            return false;
+        (!why.is_empty()).then_some((i, why))
+    })
+}
+
+/// What the nodes that rejected a pod said, counted for upstream's message ([`fit_error`]).
+#[derive(Default)]
+struct FitTally {
+    reasons: BTreeMap<String, usize>,
+    /// Nodes that only NodeResourcesFit rejected.
+    resource_only: usize,
+}
+
+impl FitTally {
+    /// Filter plugin `plugin` rejected a node for `why`.
+    fn add(&mut self, plugin: usize, why: &[String]) {
+        if plugin == NODE_RESOURCES_FIT {
+            self.resource_only += 1;
+        }
+        for r in why {
+            *self.reasons.entry(r.clone()).or_default() += 1;
         }
     }
-    true
+
+    fn message(&self, total: usize) -> String {
+        fit_error(total, &self.reasons, self.resource_only)
+    }
 }
 
 /// NodeResourcesFit's `LeastAllocated` (`leastResourceScorer`, cpu and memory weighted 1): requests with the
@@ -524,12 +547,29 @@ pub struct NodeVerdict {
 
 impl NodeVerdict {
     pub fn feasible(&self) -> bool {
-        self.filters.iter().all(Vec::is_empty)
+        self.rejected().is_none()
     }
 
-    /// The reasons of the first filter plugin that rejects the pod (what the scheduler reports).
+    /// The first filter plugin that rejects the pod (its place in [`FILTER_PLUGINS`]) and its reasons: what the
+    /// scheduler reports, as it stops there.
+    pub fn rejected(&self) -> Option<(usize, &[String])> {
+        self.filters.iter().position(|r| !r.is_empty()).map(|i| (i, &self.filters[i][..]))
+    }
+
+    /// [`NodeVerdict::rejected`]'s reasons, as one line.
     pub fn reason(&self) -> Option<String> {
-        self.filters.iter().find(|r| !r.is_empty()).map(|r| r.join(", "))
+        self.rejected().map(|(_, why)| why.join(", "))
+    }
+}
+
+impl Explanation {
+    /// The feasible node with the highest total under `weights` (the first of equals), and how many share that
+    /// total: the scores are per plugin, so any weights can be tried on one explanation.
+    pub fn best_with(&self, weights: Weights) -> (Option<Str>, usize) {
+        let totals = || self.nodes.iter().filter_map(|v| Some((&v.node, weights.total(&v.scores?.0))));
+        let top = totals().map(|(_, t)| t).max();
+        let best = totals().find(|(_, t)| Some(*t) == top).map(|(n, _)| n.clone());
+        (best, totals().filter(|(_, t)| Some(*t) == top).count())
     }
 }
 
@@ -602,24 +642,16 @@ impl Scheduler {
             let plugins = scores.next().unwrap_or_default();
             v.scores = Some((plugins, weights.total(&plugins)));
         }
-        let top = nodes.iter().filter_map(|v| v.scores.map(|s| s.1)).max();
-        let best = nodes.iter().find(|v| v.scores.is_some_and(|s| Some(s.1) == top)).map(|v| v.node.clone());
-        let tied = nodes.iter().filter(|v| v.scores.is_some_and(|s| Some(s.1) == top)).count();
-        let unschedulable = best.is_none().then(|| {
-            let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-            let mut resource_only = 0;
-            for v in &nodes {
-                let first = v.filters.iter().position(|r| !r.is_empty()).unwrap_or(0);
-                if first == FILTER_PLUGINS.len() - 1 {
-                    resource_only += 1;
-                }
-                for r in &v.filters[first] {
-                    *reasons.entry(r.clone()).or_default() += 1;
-                }
+        let unschedulable = nodes.iter().all(|v| !v.feasible()).then(|| {
+            let mut tally = FitTally::default();
+            for (plugin, why) in nodes.iter().filter_map(NodeVerdict::rejected) {
+                tally.add(plugin, why);
             }
-            fit_error(nodes.len(), &reasons, resource_only)
+            tally.message(nodes.len())
         });
-        Explanation { nodes, best, tied, unschedulable }
+        let mut e = Explanation { nodes, best: None, tied: 0, unschedulable };
+        (e.best, e.tied) = e.best_with(weights);
+        e
     }
 
     fn place(&mut self, key: ObjKey, p: Placed) {
@@ -811,8 +843,7 @@ impl Reconciler for Scheduler {
         let total = self.nodes.len();
         let want = feasible_nodes_to_find(total);
         let mut feasible: Vec<&NodeInfo> = Vec::new();
-        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-        let mut resource_only = 0;
+        let mut tally = FitTally::default();
         let mut processed = 0;
         for i in 0..total {
             if feasible.len() >= want {
@@ -820,23 +851,16 @@ impl Reconciler for Scheduler {
             }
             let n = &self.nodes.list[(self.next_start + i) % total];
             processed += 1;
-            let mut why = Vec::new();
-            if filter(&pod, &u, n, &mut why) {
-                feasible.push(n);
-            } else {
-                if why.iter().all(|r| r.starts_with("Insufficient") || r == "Too many pods") {
-                    resource_only += 1;
-                }
-                for r in why {
-                    *reasons.entry(r).or_default() += 1;
-                }
+            match filter(&pod, &u, n) {
+                None => feasible.push(n),
+                Some((plugin, why)) => tally.add(plugin, &why),
             }
         }
         if total > 0 {
             self.next_start = (self.next_start + processed) % total;
         }
         if feasible.is_empty() {
-            let msg = fit_error(total, &reasons, resource_only);
+            let msg = tally.message(total);
             let now = cx.now;
             let m = msg.clone();
             let _ = cx.api.patch(Kind::Pod, key, Subresource::Status, |o| {
