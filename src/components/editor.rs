@@ -268,17 +268,21 @@ impl Parts {
         self.show(tw, &window, sel)
     }
 
-    /// A large text put in the editor: windowed around line `center` (or shown whole when small), the code block
-    /// scrolled to `center`.
-    fn place(&self, text: &str, center: usize) -> Option<Shown> {
+    /// A text put in the editor: a large one windowed at its first line, a small one whole.
+    fn place(&self, text: &str) -> Option<Shown> {
         if text.len() < WINDOWED {
             self.unwindow(text);
             return None;
         }
-        let (tw, window) = TextWindow::around(text, center);
-        let shown = self.show(tw, &window, Some([(center, 0), (center, 0)]));
+        self.window_at(text, (0, 0))
+    }
+
+    /// `whole` windowed around the caret at (line, column), the code block scrolled to show it.
+    fn window_at(&self, whole: &str, caret: (usize, usize)) -> Option<Shown> {
+        let (tw, window) = TextWindow::around(whole, caret.0);
+        let shown = self.show(tw, &window, Some([caret, caret]));
         if let Some((code, _, _)) = self.visible() {
-            code.set_scroll_top(((center as i32) - 4).max(0) * LINE_HEIGHT);
+            code.set_scroll_top(((caret.0 as i32) - 10).max(0) * LINE_HEIGHT);
         }
         shown
     }
@@ -326,13 +330,7 @@ fn paste(parts: &Parts, data: &web_sys::DataTransfer) -> Option<Shown> {
     let [a, b] = [a.min(b), a.max(b)].map(|p| before + textwindow::byte_of16(&window, p as usize));
     let mut whole = current_text()?;
     whole.replace_range(a..b, &pasted);
-    let caret = textwindow::line_col_at(&whole, a + pasted.len());
-    let (tw, window) = TextWindow::around(&whole, caret.0);
-    let shown = parts.show(tw, &window, Some([caret, caret]));
-    if let Some((code, _, _)) = parts.visible() {
-        code.set_scroll_top(((caret.0 as i32) - 10).max(0) * LINE_HEIGHT);
-    }
-    shown
+    parts.window_at(&whole, textwindow::line_col_at(&whole, a + pasted.len()))
 }
 
 /// The textarea as large as its window's text, so that it never scrolls itself: the code block around it does.
@@ -409,7 +407,7 @@ pub fn Editor(props: &EditorProps) -> Html {
     {
         // The page puts text in the textarea (not typing): the default, a load, an example, a restore.
         let (parts, text, shown) = (parts.clone(), text.clone(), shown.clone());
-        use_effect_with(*put, move |_| shown.set(parts.place(&text, 0)));
+        use_effect_with(*put, move |_| shown.set(parts.place(&text)));
     }
 
     {
@@ -490,11 +488,7 @@ pub fn Editor(props: &EditorProps) -> Html {
                     // Pasted or typed past the bound: windowed at once, before the browser lays the text out.
                     let whole = ta.value();
                     let caret = textwindow::line_col16(&whole, ta.selection_end().ok().flatten().unwrap_or(0) as usize);
-                    let (tw, window) = TextWindow::around(&whole, caret.0);
-                    shown.set(parts.show(tw, &window, Some([caret, caret])));
-                    if let Some((code, _, _)) = parts.visible() {
-                        code.set_scroll_top(((caret.0 as i32) - 10).max(0) * LINE_HEIGHT);
-                    }
+                    shown.set(parts.window_at(&whole, caret));
                 }
                 return;
             };
