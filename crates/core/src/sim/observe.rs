@@ -148,17 +148,8 @@ impl Sim {
 
     /// Pods by phase: (running, pending, terminating).
     pub fn pod_counts(&self) -> (usize, usize, usize) {
-        let mut r = (0, 0, 0);
-        for p in self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()) {
-            if p.metadata.is_terminating() {
-                r.2 += 1;
-            } else if p.status.phase == PodPhase::Running {
-                r.0 += 1;
-            } else if p.status.phase == PodPhase::Pending {
-                r.1 += 1;
-            }
-        }
-        r
+        let t = self.store.pod_tally();
+        (t.running, t.pending, t.terminating)
     }
 
     /// Every Deployment has its desired replicas updated, ready and available, observed at its generation.

@@ -298,6 +298,51 @@ pub struct Client {
     pub counters: ApiCounters,
 }
 
+/// The store's pods by what they are doing: a terminating pod (deletionTimestamp set) counts as terminating
+/// whatever its phase, every other pod under its `status.phase`. Kept at every commit, so reading it costs nothing
+/// however many pods there are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PodTally {
+    pub pending: usize,
+    pub running: usize,
+    pub succeeded: usize,
+    pub failed: usize,
+    pub unknown: usize,
+    pub terminating: usize,
+}
+
+impl PodTally {
+    /// The slot `pod` counts in.
+    fn slot(&mut self, pod: &crate::api::Pod) -> &mut usize {
+        use crate::api::PodPhase;
+        if pod.metadata.is_terminating() {
+            return &mut self.terminating;
+        }
+        match pod.status.phase {
+            PodPhase::Pending => &mut self.pending,
+            PodPhase::Running => &mut self.running,
+            PodPhase::Succeeded => &mut self.succeeded,
+            PodPhase::Failed => &mut self.failed,
+            PodPhase::Unknown => &mut self.unknown,
+        }
+    }
+
+    /// Counts `pod` in (`add`) or out.
+    pub(crate) fn count(&mut self, pod: &crate::api::Pod, add: bool) {
+        let n = self.slot(pod);
+        *n = if add { *n + 1 } else { n.saturating_sub(1) };
+    }
+
+    /// The tally of `pods`, counted one by one (what the kept tally must equal).
+    pub fn of<'a>(pods: impl IntoIterator<Item = &'a crate::api::Pod>) -> PodTally {
+        let mut t = PodTally::default();
+        for p in pods {
+            t.count(p, true);
+        }
+        t
+    }
+}
+
 /// The API server and etcd.
 pub struct Store {
     pub config: StoreConfig,
@@ -332,6 +377,7 @@ pub struct Store {
     pub namespace_watch_rng: Rng,
     /// The same for PodDisruptionBudget watches.
     pub policy_watch_rng: Rng,
+    pods: PodTally,
 }
 
 /// Kubernetes Event writes kept for observers.
@@ -371,6 +417,7 @@ impl Store {
             faults: Faults::default(),
             namespace_watch_rng: Rng::new(0),
             policy_watch_rng: Rng::new(0),
+            pods: PodTally::default(),
         };
         let system = store.register_client("kube-apiserver");
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
@@ -479,6 +526,11 @@ impl Store {
     /// Objects of `kind` the store holds at most.
     pub fn cap(&self, kind: Kind) -> usize {
         self.config.caps[kind.index()]
+    }
+
+    /// The pods by phase (terminating apart), kept at every write.
+    pub fn pod_tally(&self) -> PodTally {
+        self.pods
     }
 
     pub fn count_of(&self, kind: Kind) -> usize {

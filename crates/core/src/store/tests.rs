@@ -861,3 +861,34 @@ fn watch_events_are_counted_when_delivered() {
     assert_eq!(st.counters(other).watch_events, 0);
     assert_eq!(st.counters(c).watches_opened, 1);
 }
+
+/// The tally of pods by phase the store keeps at every commit equals a count of its pods, through creates, status
+/// updates, graceful deletion (terminating whatever the phase) and removal.
+#[test]
+fn pod_tally_follows_every_write() {
+    let (mut st, c) = setup();
+    let recount = |st: &Store| PodTally::of(st.objects(Kind::Pod).filter_map(|o| o.as_pod()));
+    for n in ["a", "b", "c"] {
+        create(&mut st, c, pod(n), 0);
+    }
+    assert_eq!(st.pod_tally(), PodTally { pending: 3, ..Default::default() });
+    let running = |st: &mut Store, name: &str, at: Millis| {
+        let uid = st.get(c, Kind::Pod, &key(name)).expect("get").meta().uid.clone();
+        let mut p = (*st.bind(c, &key(name), &uid, "node-1", at).expect("bind")).clone();
+        if let Object::Pod(p) = &mut p {
+            p.status.phase = PodPhase::Running;
+        }
+        st.update(c, p, Subresource::Status, at).expect("status")
+    };
+    running(&mut st, "a", 1);
+    running(&mut st, "b", 2);
+    assert_eq!(st.pod_tally(), recount(&st));
+    assert_eq!((st.pod_tally().running, st.pod_tally().pending), (2, 1));
+    st.delete(c, Kind::Pod, &key("a"), &DeleteOptions::default(), 3).expect("delete");
+    st.delete(c, Kind::Pod, &key("c"), &DeleteOptions::default(), 4).expect("delete");
+    assert_eq!(st.pod_tally(), recount(&st));
+    let t = st.pod_tally();
+    assert_eq!(t.running + t.pending + t.terminating, st.count_of(Kind::Pod));
+    // a was bound: its deletion is graceful (terminating); c never was: it is gone at once.
+    assert_eq!(t, PodTally { running: 1, terminating: 1, ..Default::default() });
+}

@@ -566,6 +566,12 @@ impl Store {
             ks.objects.insert(key.clone(), obj.clone());
         }
         if kind == Kind::Pod {
+            if let Some(p) = old.as_ref().and_then(|o| o.as_pod()) {
+                self.pods.count(p, false);
+            }
+            if let Some(p) = obj.as_pod().filter(|_| type_ != EventType::Deleted) {
+                self.pods.count(p, true);
+            }
             if let Some(n) = old.as_ref().and_then(|o| o.as_pod()).map(|p| p.spec.node_name.clone()) {
                 field_index(&mut ks.by_node, n, &key, false);
             }
