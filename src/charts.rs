@@ -1,10 +1,13 @@
 //! The loop diagram's charts: one sample per simulated second of the shown controller's work queue (client-go's
 //! `workqueue_depth`, and `workqueue_adds_total` / `workqueue_retries_total` as per-second increments) and of the
-//! watch events its informers received and lost, over the last [`HISTORY`] seconds (the window follows the clock).
+//! watch events its informers received and lost, over the last [`HISTORY`] seconds (the window follows the clock);
+//! and the cluster's own over the same window: API requests by verb and by client (the API server's
+//! `apiserver_request_total`, per second), pods by phase, and the drift between the caches and the store.
 
 use std::collections::VecDeque;
 
 use kubeloop_engine::sim::Sim;
+use kubeloop_engine::store::ApiCounters;
 use kubeloop_engine::time::Millis;
 
 use crate::liverun::HISTORY;
@@ -37,13 +40,7 @@ impl LoopHistory {
         let m = c.queue.metrics(t);
         let now = [m.adds_total, m.retries_total, w.received, w.dropped];
         let delta = |i: usize| self.last.map_or(0, |l: [u64; 4]| now[i].saturating_sub(l[i]));
-        let values = [m.depth, delta(0), delta(1), delta(2), delta(3)];
-        for (s, v) in self.series.iter_mut().zip(values) {
-            if s.len() >= HISTORY {
-                s.pop_front();
-            }
-            s.push_back(v.min(u64::from(u32::MAX)) as u32);
-        }
+        push(&mut self.series, [m.depth, delta(0), delta(1), delta(2), delta(3)]);
         self.last = Some(now);
         self.end = t;
     }
@@ -54,9 +51,96 @@ impl LoopHistory {
         let chart = |metric, title, series| ChartView { metric, title, series, end: self.end };
         vec![
             chart("workqueue_depth", "queue depth", vec![("depth", s(0))]),
-            chart("workqueue_adds", "adds / s", vec![("adds", s(1))]),
-            chart("workqueue_retries", "retries / s", vec![("retries", s(2))]),
-            chart("watch_events", "watch events / s", vec![("delivered", s(3)), ("dropped", s(4))]),
+            chart("workqueue_adds", "adds/s", vec![("adds", s(1))]),
+            chart("workqueue_retries", "retries/s", vec![("retries", s(2))]),
+            chart("watch_events", "watch events/s", vec![("delivered", s(3)), ("dropped", s(4))]),
+        ]
+    }
+}
+
+/// Appends a sample to each series, keeping the last [`HISTORY`].
+fn push<const N: usize>(series: &mut [VecDeque<u32>; N], values: [u64; N]) {
+    for (s, v) in series.iter_mut().zip(values) {
+        if s.len() >= HISTORY {
+            s.pop_front();
+        }
+        s.push_back(v.min(u64::from(u32::MAX)) as u32);
+    }
+}
+
+/// The API verbs the requests chart shows, as the store counts them, and the failed requests of any verb.
+const VERBS: [&str; 7] = ["get", "list", "watch", "create", "update", "delete", "failed"];
+
+/// The clients the requests chart tells apart, by a client's name up to its `/` (every kubelet is one
+/// `kubelet`, both controller-manager replicas one `kube-controller-manager`), the rest as `other`; and their
+/// labels on the chart.
+const CLIENTS: [&str; 5] = ["kube-controller-manager", "kube-scheduler", "kubelet", "kubectl", "other"];
+const CLIENT_LABELS: [&str; 5] = ["controller-manager", "scheduler", "kubelets", "kubectl", "other"];
+
+fn by_verb(c: &ApiCounters) -> [u64; VERBS.len()] {
+    [c.gets, c.list_calls, c.watches_opened, c.creates, c.updates, c.deletes, c.errors]
+}
+
+fn requests(c: &ApiCounters) -> u64 {
+    by_verb(c).iter().sum()
+}
+
+/// The cluster's figures, one sample per simulated second.
+#[derive(Default)]
+pub struct ClusterHistory {
+    verbs: [VecDeque<u32>; VERBS.len()],
+    clients: [VecDeque<u32>; CLIENTS.len()],
+    /// running, pending, terminating, succeeded, failed, unknown.
+    phases: [VecDeque<u32>; 6],
+    drift: [VecDeque<u32>; 1],
+    /// The request counters at the last sample, by verb and by client.
+    last: Option<([u64; VERBS.len()], [u64; CLIENTS.len()])>,
+    end: Millis,
+}
+
+impl ClusterHistory {
+    pub fn clear(&mut self) {
+        *self = ClusterHistory::default();
+    }
+
+    /// Samples the cluster at simulated time `t`; `drift` is the drift as last measured (measuring it is the one
+    /// costly figure at scale, so the snapshot's measure is reused, at most a frame old).
+    pub fn sample(&mut self, sim: &Sim, drift: usize, t: Millis) {
+        let mut verbs = [0u64; VERBS.len()];
+        let mut clients = [0u64; CLIENTS.len()];
+        for c in sim.store().clients() {
+            for (v, n) in verbs.iter_mut().zip(by_verb(&c.counters)) {
+                *v += n;
+            }
+            let group = c.name.split('/').next().unwrap_or_default();
+            let i = CLIENTS.iter().position(|g| *g == group).unwrap_or(CLIENTS.len() - 1);
+            clients[i] += requests(&c.counters);
+        }
+        let (v0, c0) = self.last.unwrap_or((verbs, clients));
+        push(&mut self.verbs, std::array::from_fn(|i| verbs[i].saturating_sub(v0[i])));
+        push(&mut self.clients, std::array::from_fn(|i| clients[i].saturating_sub(c0[i])));
+        let p = sim.store().pod_tally();
+        let phases = [p.running, p.pending, p.terminating, p.succeeded, p.failed, p.unknown];
+        push(&mut self.phases, phases.map(|n| n as u64));
+        push(&mut self.drift, [drift as u64]);
+        self.last = Some((verbs, clients));
+        self.end = t;
+    }
+
+    pub fn charts(&self) -> Vec<ChartView> {
+        let series = |names: &[&'static str], s: &[VecDeque<u32>]| {
+            names.iter().zip(s).map(|(n, v)| (*n, v.iter().copied().collect())).collect()
+        };
+        let chart = |metric, title, series| ChartView { metric, title, series, end: self.end };
+        vec![
+            chart("apiserver_requests", "API requests/s", series(&VERBS, &self.verbs)),
+            chart("apiserver_requests_by_client", "by client/s", series(&CLIENT_LABELS, &self.clients)),
+            chart(
+                "pods_by_phase",
+                "pods by phase",
+                series(&["running", "pending", "terminating", "succeeded", "failed", "unknown"], &self.phases),
+            ),
+            chart("drift", "drift", series(&["drift"], &self.drift)),
         ]
     }
 }

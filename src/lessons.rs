@@ -42,6 +42,8 @@ pub enum Figure {
 pub struct Lesson {
     pub id: &'static str,
     pub title: &'static str,
+    /// The lesson bar's label (the title is the panel's heading and the button's tooltip).
+    pub short: &'static str,
     /// Two sentences: what happens and what to watch.
     pub watch: &'static str,
     /// The scenario: nodes, manifests and the labelled actions of the script.
@@ -59,6 +61,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "self-healing",
         title: "Self-healing",
+        short: "Self-healing",
         watch: "A deleted pod is replaced within seconds: the ReplicaSet controller sees one pod fewer than desired and creates one. \
                 A killed node keeps its pods until the node lifecycle controller marks it Unknown (after the grace period) and taints it; \
                 after the toleration (300 s, or 30 s with the fast demo timings) the pods are evicted (Terminating) and replaced on the other nodes.",
@@ -71,6 +74,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "hand-edits",
         title: "Hand edits are reverted",
+        short: "Hand edits",
         watch: "Someone scales the ReplicaSet to 6 by hand: its controller starts 3 more pods. \
                 The Deployment owns that field: on its next sync it sets spec.replicas back to 3 and the extra pods are deleted.",
         scenario: include_str!("../examples/lessons/hand-edits.yaml"),
@@ -82,6 +86,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "idempotency",
         title: "Idempotency",
+        short: "Idempotency",
         watch: "The same manifest is applied again, twice: kubectl reports it unchanged and writes nothing. \
                 The resourceVersions of the Deployment, its ReplicaSet and its pods stay where they are; only the store's counter moves (node heartbeats, leases).",
         scenario: include_str!("../examples/lessons/idempotency.yaml"),
@@ -93,6 +98,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "edge-vs-level",
         title: "Edge vs level",
+        short: "Edge vs level",
         watch: "The ReplicaSet controller runs edge-triggered; the control plane's informers lose every watch event while the pods are deleted (a fault no real watch has), so the deletions are never heard. \
                 As upstream's, the informers never relist on a timer: their watches end every 5 to 10 min and resume where they were, so the caches stay wrong (drift). \
                 At 3 min the API server answers every watch with 410 Gone: the informers LIST again and the caches are right (drift 0), but the replicas stay missing; switched to level, the next 410 relist heals it.",
@@ -105,6 +111,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "polling-vs-informers",
         title: "Polling vs informers",
+        short: "Polling",
         watch: "1,000 pods: informers LIST once and then receive only the changes, while polling LISTs every object of every kind every 5 s. \
                 Compare the API reads per simulated minute of both modes (informers first, polling from 4 min, informers again from 6 min).",
         scenario: include_str!("../examples/lessons/polling-vs-informers.yaml"),
@@ -116,6 +123,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "conflicts",
         title: "Conflicts",
+        short: "Conflicts",
         watch: "Half of the controllers' updates fail with 409 Conflict, as if another writer had got there first: the reconcile errors, is retried with backoff, re-reads and writes again. \
                 Nothing is lost: the scale-up to 6 converges, only later.",
         scenario: include_str!("../examples/lessons/conflicts.yaml"),
@@ -127,6 +135,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "control-plane-down",
         title: "Control plane down",
+        short: "Control plane down",
         watch: "Both kube-controller-manager replicas crash: the pods keep running (the kubelets run them), but a deleted pod is not replaced. \
                 One replica restarts, wins the Lease once the old holder's record expires, lists everything and heals the Deployment.",
         scenario: include_str!("../examples/lessons/control-plane-down.yaml"),
@@ -138,6 +147,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "backoff",
         title: "Backoff",
+        short: "Backoff",
         watch: "Pod creates are refused (403 exceeded quota) while web scales to 5: each failed reconcile of the ReplicaSet is requeued with a delay that doubles, 5 ms, 10 ms, 20 ms... (see ⟳ Error rows, \"retry in\"). \
                 When the quota fault is lifted, the next retry succeeds and the pods come.",
         scenario: include_str!("../examples/lessons/backoff.yaml"),
@@ -149,6 +159,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "probes",
         title: "Readiness and liveness",
+        short: "Probes",
         watch: "One pod's readiness check fails (kubeloop's simulated app): after 3 failures 5 s apart it is not ready and the EndpointSlice controller takes it out of the Service; it comes back when the check passes. \
                 Then its liveness check fails: after 3 failures 10 s apart the kubelet kills and restarts it, and as it keeps failing the restarts wait in CrashLoopBackOff (10 s, 20 s, 40 s...) until the check passes again.",
         scenario: include_str!("../examples/lessons/probes.yaml"),
@@ -160,6 +171,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "crashing-rollout",
         title: "A crashing version stalls the rollout",
+        short: "Crashing rollout",
         watch: "The new version crashes 3 s after it starts (kubeloop's simulated app), before its readiness check: its one surge pod never becomes ready, so the Deployment removes no old pod (maxUnavailable 25% of 3 is 0) and the old pods keep serving. \
                 After progressDeadlineSeconds (120 s) without progress the Deployment says ProgressDeadlineExceeded; kubectl rollout undo brings the old template back and the crashing pod goes.",
         scenario: include_str!("../examples/lessons/crashing-rollout.yaml"),
@@ -171,6 +183,7 @@ pub const LESSONS: [Lesson; 11] = [
     Lesson {
         id: "pdb-drain",
         title: "A disruption budget makes drain wait",
+        short: "Drain & PDB",
         watch: "Two nodes are drained for maintenance while a PodDisruptionBudget keeps at least 2 of the 3 web pods available. \
                 The first eviction takes the one disruption allowed; the second is refused with 429 (see kubectl's \"will retry after 5s\" lines) until the first pod's replacement is ready on the third node, 15 s after it starts.",
         scenario: include_str!("../examples/lessons/pdb-drain.yaml"),

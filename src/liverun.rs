@@ -202,6 +202,8 @@ pub struct LiveRun {
     /// The controller the loop diagram shows, and its charts' samples.
     loop_controller: String,
     loop_history: crate::charts::LoopHistory,
+    /// The cluster's charts' samples (API requests, pods by phase, drift).
+    cluster_history: crate::charts::ClusterHistory,
     /// The scheduler's score weights for the pod detail's what-if (upstream's until changed).
     schedule_weights: Weights,
     /// The last scheduling explanation: for which pod and weights, when (wall), at what cost.
@@ -381,6 +383,7 @@ impl LiveRun {
             explained: None,
             loop_controller: "replicaset".into(),
             loop_history: Default::default(),
+            cluster_history: Default::default(),
             informer_count: 0,
             console: Console::default(),
             lesson: None,
@@ -864,6 +867,7 @@ impl LiveRun {
         self.stream = Stream::default();
         self.history.clear();
         self.loop_history.clear();
+        self.cluster_history.clear();
         self.next_sample = self.sim.now() / SECOND * SECOND;
         self.selection = Selection::None;
         self.cache = NodeCache::default();
@@ -1014,6 +1018,8 @@ impl LiveRun {
             h.push_back(d.min(u32::MAX as usize) as u32);
         }
         self.loop_history.sample(&self.sim, &self.loop_controller, t);
+        let drift = self.informers.iter().map(|r| r.drift).sum();
+        self.cluster_history.sample(&self.sim, drift, t);
     }
 
     /// Samples every simulated-second boundary up to `t` (the state is constant between events, so a boundary
@@ -1304,8 +1310,13 @@ impl LiveRun {
         }
         let detail = detail.map(Rc::new);
         Snapshot {
-            loop_diagram: crate::snapshot::build_loop_diagram(&self.sim, &self.loop_controller)
-                .map(|l| Rc::new(crate::view::LoopDiagramView { charts: self.loop_history.charts(), ..l })),
+            loop_diagram: crate::snapshot::build_loop_diagram(&self.sim, &self.loop_controller).map(|l| {
+                Rc::new(crate::view::LoopDiagramView {
+                    charts: self.loop_history.charts(),
+                    cluster_charts: self.cluster_history.charts(),
+                    ..l
+                })
+            }),
             time: TimeView {
                 now: self.sim.now(),
                 playing: self.playing,

@@ -900,6 +900,7 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
         writes: c.stats.api_calls,
         items,
         charts: Vec::new(),
+        cluster_charts: Vec::new(),
     })
 }
 

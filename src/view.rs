@@ -629,6 +629,8 @@ pub struct LoopDiagramView {
     pub items: Vec<QueueItemView>,
     /// Its charts over the last simulated seconds.
     pub charts: Vec<ChartView>,
+    /// The cluster's charts over the same seconds (API requests, pods by phase, drift).
+    pub cluster_charts: Vec<ChartView>,
 }
 
 /// Queue items the loop diagram draws (kubeloop's own bound: the rest are counted).
@@ -650,7 +652,7 @@ pub struct QueueItemView {
 /// One chart over the last simulated seconds (one sample a second, the newest at the right).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChartView {
-    /// What it plots, by client-go's workqueue metric names where there is one.
+    /// What it plots, by upstream's metric names where there is one (client-go's workqueue, the API server's).
     pub metric: &'static str,
     pub title: &'static str,
     /// Each line: its label and its samples.

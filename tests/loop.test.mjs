@@ -33,7 +33,15 @@ test('the default view shows the cluster and the ReplicaSet controller\'s loop w
       await waitForRunningPods(page, 3);
       const diagram = page.locator('[data-testid=loop-diagram]');
       assert.equal(await diagram.getAttribute('data-controller'), 'replicaset');
-      for (const el of [diagram, page.locator('[data-testid=node]').first()]) {
+      // The loop, its charts, the first node and the queue depths of the first controllers are in view.
+      const inView = [
+        diagram,
+        page.locator('[data-testid=chart][data-metric=pods_by_phase]'),
+        page.locator('[data-testid=node]').first(),
+        page.locator('[data-testid=queue-depth][data-controller=deployment]'),
+        page.locator('[data-testid=queue-depth][data-controller=replicaset]'),
+      ];
+      for (const el of inView) {
         const box = await el.boundingBox();
         assert.ok(box && box.y >= 0 && box.y + 40 <= height, `in view at ${width}x${height}: ${JSON.stringify(box)}`);
       }
@@ -59,13 +67,22 @@ test('rejected creates: the ReplicaSet key waits out its backoff with its retrie
     // The charts: client-go's workqueue metrics of the shown controller, one sample a simulated second; the
     // retries show, and hovering a chart says the values at that second.
     const metrics = await page.locator('[data-testid=chart]').evaluateAll((els) => els.map((e) => e.dataset.metric));
-    assert.deepEqual(metrics, ['workqueue_depth', 'workqueue_adds', 'workqueue_retries', 'watch_events']);
+    assert.deepEqual(metrics, [
+      'workqueue_depth',
+      'workqueue_adds',
+      'workqueue_retries',
+      'watch_events',
+      'apiserver_requests',
+      'apiserver_requests_by_client',
+      'pods_by_phase',
+      'drift',
+    ]);
     const retries = page.locator('[data-testid=chart][data-metric=workqueue_retries]');
     await waitFor(async () => Number(await retries.getAttribute('data-peak')) >= 1, { message: 'retries charted' });
     const svg = retries.locator('svg');
     const box = await svg.boundingBox();
     await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
-    await waitFor(async () => /^at \d+(\.\d)? s: retries \d+$/.test(await retries.locator('.chart-now').innerText()), {
+    await waitFor(async () => /^at \d+(\.\d)? s: \d+$/.test(await retries.locator('.chart-now').innerText()), {
       message: async () => `hover shows the values: ${await retries.locator('figcaption').innerText()}`,
     });
     // The queue's chips are what the queue holds: each key once.
@@ -95,5 +112,41 @@ test('slow API calls: adds of a key being processed collapse into one queued key
     });
     await setControl(page, 'drop-watch-events', 50);
     await screenshot(page, 'loop-edge-drops');
+  });
+});
+
+test('the cluster over time: API requests by verb and client, pods by phase, drift', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    await waitForRunningPods(page, 3);
+    const chart = (metric) => page.locator(`[data-testid=chart][data-metric=${metric}]`);
+    const peak = async (metric) => Number(await chart(metric).getAttribute('data-peak'));
+    const hover = async (metric) => {
+      const box = await chart(metric).locator('svg').boundingBox();
+      await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
+      const caption = await chart(metric).locator('figcaption').getAttribute('title');
+      await page.mouse.move(0, 0);
+      return caption;
+    };
+    await kubectl(page, 'kubectl scale deployment web --replicas=6');
+    await waitForRunningPods(page, 6);
+    // Pods by phase: the running line reaches 6 and the newest second says so.
+    await waitFor(async () => (await peak('pods_by_phase')) >= 6, { message: 'six running pods charted' });
+    await waitFor(async () => /running 6/.test(await hover('pods_by_phase')), {
+      message: async () => `hover names the phases: ${await hover('pods_by_phase')}`,
+    });
+    // API requests: the scale-up's creates, by verb; the controller manager's and the kubelets' requests by client.
+    assert.ok((await peak('apiserver_requests')) >= 1);
+    assert.ok((await peak('apiserver_requests_by_client')) >= 1);
+    assert.match(await chart('apiserver_requests').locator('svg').getAttribute('aria-label'), /^API requests\/s over the last \d+ simulated seconds, peak \d+$/);
+    // Drift: with every watch event lost, the deleted pods stay in the caches as they were: the chart's newest
+    // second says so, as the page's drift figure does.
+    await setControl(page, 'drop-watch-events', 100);
+    await kubectl(page, 'kubectl delete pods -l app=web --wait=false');
+    const drift = async () => Number((await chart('drift').locator('figcaption').getAttribute('title')).replace(/^drift: /, ''));
+    await waitFor(async () => (await drift()) >= 6 && Number(await page.locator('[data-testid=drift]').innerText()) >= 6, {
+      timeout: 30_000,
+      message: async () => `drift charted: ${await drift()}`,
+    });
+    await screenshot(page, 'loop-cluster-charts');
   });
 });

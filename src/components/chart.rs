@@ -8,8 +8,8 @@ use crate::format::fmt_secs;
 use crate::liverun::HISTORY;
 use crate::view::ChartView;
 
-const W: f64 = 118.0;
-const H: f64 = 30.0;
+const W: f64 = 128.0;
+const H: f64 = 24.0;
 
 #[derive(Properties, PartialEq)]
 pub struct ChartProps {
@@ -52,12 +52,17 @@ pub fn Chart(props: &ChartProps) -> Html {
         Callback::from(move |_: MouseEvent| hover.set(None))
     };
     let at = hover.unwrap_or(len.saturating_sub(1));
+    // With many lines, the caption names only those that are not 0 at that second (the hover shows each second).
+    let many = c.series.len() > 2;
     let values = c
         .series
         .iter()
-        .map(|(label, v)| format!("{label} {}", v.get(at).copied().unwrap_or(0)))
+        .map(|(label, v)| (label, v.get(at).copied().unwrap_or(0)))
+        .filter(|(_, n)| !many || *n > 0)
+        .map(|(label, n)| if c.series.len() == 1 { n.to_string() } else { format!("{label} {n}") })
         .collect::<Vec<_>>()
         .join(" · ");
+    let values = if values.is_empty() { "all 0".to_string() } else { values };
     let when = c.end.saturating_sub((len.saturating_sub(1 + at)) as u64 * 1000);
     let caption = match *hover {
         Some(_) => format!("at {}: {values}", fmt_secs(when)),
@@ -65,7 +70,7 @@ pub fn Chart(props: &ChartProps) -> Html {
     };
     html! {
         <figure class="chart" data-testid="chart" data-metric={c.metric} data-peak={max.to_string()}>
-            <figcaption><b>{ c.title }</b>{ " " }<span class="chart-now">{ caption }</span></figcaption>
+            <figcaption title={format!("{}: {caption}", c.title)}><b>{ c.title }</b>{ " " }<span class="chart-now">{ caption }</span></figcaption>
             <svg ref={svg_ref} width={W.to_string()} height={H.to_string()} viewBox={format!("0 0 {W} {H}")} role="img"
                 aria-label={format!("{} over the last {len} simulated seconds, peak {max}", c.title)} {onmousemove} {onmouseleave}>
                 <line x1="0" y1={(H - 1.0).to_string()} x2={W.to_string()} y2={(H - 1.0).to_string()} class="spark-base" />

@@ -381,7 +381,7 @@ pub fn Cluster(props: &ClusterProps) -> Html {
             <div class="panel-head">
                 <h2>{ "Cluster" }</h2>
                 { summary_bar(props.summary) }
-                <button data-testid="add-node" class="btn" onclick={add} title="Add one more node like the others">
+                <button data-testid="add-node" class="btn small" onclick={add} title="Add one more node like the others">
                     { "+ Add node" }
                 </button>
             </div>

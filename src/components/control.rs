@@ -187,13 +187,27 @@ fn Knobs(props: &KnobProps) -> Html {
         }
     };
     let reads = cfg.reads;
+    // The longer explanations fold away until asked for, so the queues stay in view; every knob keeps a title.
+    let notes = use_state_eq(|| false);
+    let toggle_notes = {
+        let notes = notes.clone();
+        Callback::from(move |_: MouseEvent| notes.set(!*notes))
+    };
+    const DROP_NOTE: &str = "Lost by the control plane's informers (controllers, scheduler); the kubelets' watches are not affected. kubeloop's own fault: a real watch loses nothing (it ends, and resumes or relists).";
     html! {
         <details class="knobs" open=true>
-            <summary title="Collapse to see the queues">{ "Modes, re-observation and faults" }</summary>
+            <summary title="Collapse to see the queues">
+                { "Modes, re-observation and faults" }
+                <button type="button" class="btn small link notes-toggle" data-testid="knob-notes" onclick={toggle_notes}
+                    aria-pressed={if *notes { "true" } else { "false" }}
+                    title="Show or hide what each mode and fault does">
+                    { if *notes { "hide notes" } else { "notes" } }
+                </button>
+            </summary>
             <div class="knob-row">
                 <label class="knob">
                     <span class="knob-label">{ "Trigger mode" }</span>
-                    <select data-testid="trigger-mode" onchange={on_trigger} value={trigger}>
+                    <select data-testid="trigger-mode" onchange={on_trigger} value={trigger} title={edge_note.clone()}>
                         <option value="level" selected={trigger == "level"}>{ "level" }</option>
                         <option value="edge" selected={trigger == "edge"}>{ "edge" }</option>
                     </select>
@@ -201,14 +215,14 @@ fn Knobs(props: &KnobProps) -> Html {
                 <label class="knob">
                     <span class="knob-label">{ "Observe" }</span>
                     <select data-testid="observe-mode" onchange={on_observe} value={observe}>
-                        <option value="informer" selected={observe == "informer"}>{ "informer (LIST + WATCH)" }</option>
+                        <option value="informer" selected={observe == "informer"}>{ "informer (LIST+WATCH)" }</option>
                         <option value="polling" selected={observe == "polling"}>
                             { format!("polling (LIST every {})", fmt_dur(kubeloop_engine::sim::DEFAULT_POLL_PERIOD)) }
                         </option>
                     </select>
                 </label>
             </div>
-            <p class="knob-note" data-testid="edge-note">{ edge_note }</p>
+            if *notes { <p class="knob-note" data-testid="edge-note">{ edge_note }</p> }
             <p class="knob-note reads" title="Objects the API store served per simulated minute (LIST items + GETs + watch events), over all clients">
                 { "API reads per minute · " }
                 { rate(reads.informer, !reads.polling_now, "api-reads-per-min-informer", "informer") }
@@ -216,13 +230,14 @@ fn Knobs(props: &KnobProps) -> Html {
                 { rate(reads.polling, reads.polling_now, "api-reads-per-min-polling", "polling") }
             </p>
             <div class="knob-row">
-                <NumberKnob testid="relist-period" label="Relist period (kubeloop's own)" unit="s" value={cfg.relist_ms / 1000}
+                <NumberKnob testid="relist-period" label="Relist (kubeloop's own)" unit="s" value={cfg.relist_ms / 1000}
                     max={MAX_PERIOD / 1000} on_set={props.on_cmd.reform(|s: u64| Cmd::mode(ModeAction { relist_period: Some(s * 1000), ..ModeAction::default() }))}
                     title="kubeloop's own repair knob, not upstream's: every informer LISTs again this often and replaces its cache. 0 (the default) = as upstream: LIST only after an error such as 410 Gone" />
-                <NumberKnob testid="resync-period" label="Resync period" unit="s" value={secs}
+                <NumberKnob testid="resync-period" label="Resync" unit="s" value={secs}
                     max={MAX_PERIOD / 1000} on_set={props.on_cmd.reform(|s: u64| Cmd::mode(ModeAction { resync_period: Some(s * 1000), ..ModeAction::default() }))}
-                    title="Every informer re-delivers its cache to the handlers this often; 0 = off" />
+                    title="Resync period: every informer re-delivers its cache to the handlers this often; 0 = off" />
             </div>
+            if *notes {
             <p class="knob-note">
                 { "relist " }<b>{ if cfg.relist_ms == 0 { "off, as upstream".to_string() } else { format!("{} (kubeloop's repair)", fmt_dur(cfg.relist_ms)) } }</b>
                 { ": upstream's informers LIST once, re-WATCH when the server ends a watch (every 5–10 min) and LIST again only after 410 Gone; a periodic relist replaces the cache, so events lost to the drop fault are repaired. resync " }
@@ -230,21 +245,22 @@ fn Knobs(props: &KnobProps) -> Html {
                 { match secs { 0 => " s (off)".to_string(), 1..=99 => " s".to_string(), _ => format!(" s ({})", fmt_dur(props.resync_ms)) } }
                 { ": re-delivers the cache as it is to the handlers, no API call: it repairs nothing (upstream 12–24 h)." }
             </p>
-            <label class="knob">
+            }
+            <label class="knob" title={DROP_NOTE}>
                 <span class="knob-label">{ "Drop watch events" }</span>
                 <input type="range" min="0" max="100" step="1" data-testid="drop-watch-events"
                     value={props.drop_pct.to_string()} oninput={on_drop}
                     aria-valuetext={format!("{}% of watch events lost", props.drop_pct)} />
                 <output class="knob-value">{ format!("{}%", props.drop_pct) }</output>
             </label>
-            <p class="knob-note">{ "Lost by the control plane's informers (controllers, scheduler); the kubelets' watches are not affected. kubeloop's own fault: a real watch loses nothing (it ends, and resumes or relists)." }</p>
+            if *notes { <p class="knob-note">{ DROP_NOTE }</p> }
             <div class="knob-row">
-                <NumberKnob testid="conflict-percent" label="Conflicts" unit="% of updates" value={u64::from(cfg.conflict_pct)}
+                <NumberKnob testid="conflict-percent" label="Conflicts" unit="%" value={u64::from(cfg.conflict_pct)}
                     max={100} on_set={props.on_cmd.reform(|p: u64| Cmd::fault(FaultAction { conflicts: Some(p as f64 / 100.0), ..FaultAction::default() }))}
-                    title="That share of the components' updates fail with 409 Conflict, as if another writer got there first" />
-                <NumberKnob testid="api-latency" label="API latency" unit="ms extra" value={cfg.latency_ms}
+                    title="That share (%) of the components' updates fail with 409 Conflict, as if another writer got there first" />
+                <NumberKnob testid="api-latency" label="API latency" unit="ms more" value={cfg.latency_ms}
                     max={MAX_API_LATENCY} on_set={props.on_cmd.reform(|ms: u64| Cmd::fault(FaultAction { api_latency: Some(ms), ..FaultAction::default() }))}
-                    title="Added to every API request of the control plane's components" />
+                    title="Milliseconds added to every API request of the control plane's components" />
             </div>
             <div class="knob-row">
                 <label class="knob check" title="Pod creates fail with 403 exceeded quota, as if a ResourceQuota were used up">

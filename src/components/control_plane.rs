@@ -73,7 +73,8 @@ pub fn ControlPlanePanel(props: &ControlPlaneProps) -> Html {
             });
             html! {
                 <p class="lease" title="kube-system/kube-controller-manager: the replica holding it runs the controllers">
-                    { "cp-1, cp-2: kube-controller-manager replicas; only the Lease holder runs controllers. Holder " }<b data-testid="lease-holder">{ l.holder.to_string() }</b>
+                    <span class="wide-only">{ "cp-1, cp-2: kube-controller-manager replicas; only the Lease holder runs controllers. " }</span>
+                    { "Lease holder " }<b data-testid="lease-holder">{ l.holder.to_string() }</b>
                     { format!(" · renewed {renewed} · duration {} s · transitions {}", l.duration_s, l.transitions) }
                 </p>
             }

@@ -34,19 +34,19 @@ pub fn LessonBar(props: &LessonBarProps) -> Html {
                 html! {
                     <button key={l.id} class={classes!("btn", "small", "lesson-btn", active.then_some("primary"))}
                         data-testid="lesson" data-lesson={l.id} aria-pressed={if active { "true" } else { "false" }}
-                        title={format!("Fresh simulation (same seed) set up for this lesson, then its script runs. {}", l.watch)}
+                        title={format!("{}: a fresh simulation (same seed) set up for this lesson, then its script runs. {}", l.title, l.watch)}
                         onclick={start}>
-                        { l.title }
+                        { l.short }
                     </button>
                 }
             }) }
             <label class="timing" title="The node lifecycle timings: node-monitor-grace-period and the pods' default tolerations. Changing them rebuilds the simulation with the same seed.">
-                <span>{ "node failure timing" }</span>
+                <span>{ "node failure" }<span class="wide-only">{ " timing" }</span></span>
                 <select data-testid="timing-profile" onchange={on_timing} value={timing}>
                     <option value="real" selected={timing == "real"}>{ profile_label(TimingProfile::Real) }</option>
                     <option value="fast-demo" selected={timing == "fast-demo"}>{ profile_label(TimingProfile::FastDemo) }</option>
                 </select>
-                <span class="muted">{ "(rebuilds the simulation)" }</span>
+                <span class="muted wide-only">{ "(rebuilds the simulation)" }</span>
             </label>
         </nav>
     }

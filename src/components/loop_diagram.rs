@@ -99,8 +99,11 @@ pub fn LoopDiagram(props: &LoopProps) -> Html {
                 <span class="flow back" aria-hidden="true">{ "↺" }</span>
                 { stage("writes", format!("{} API calls", v.writes), "back to the store".into(), "writes") }
             </div>
-            <div class="loop-charts">
+            <div class="loop-charts" aria-label={format!("The {} controller over time", v.controller)}>
                 { for v.charts.iter().map(|c| html! { <crate::components::chart::Chart chart={c.clone()} /> }) }
+            </div>
+            <div class="loop-charts cluster-charts" aria-label="The cluster over time">
+                { for v.cluster_charts.iter().map(|c| html! { <crate::components::chart::Chart chart={c.clone()} /> }) }
             </div>
         </section>
     }
