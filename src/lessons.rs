@@ -5,7 +5,12 @@
 //! (`crates/engine/tests/lessons.rs`) run the same files.
 
 use kubeloop_engine::scenario::{Scenario, ScenarioError};
+use kubeloop_engine::sim::Sim;
 use kubeloop_engine::time::Millis;
+
+pub mod asks;
+
+use asks::{Answer, Ask, Baseline};
 
 /// Live figures a lesson shows next to its explanation (all read from the simulation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,6 +208,57 @@ pub struct LessonRun {
     pub next: usize,
     /// What each action that ran did, in one line (the action and the first line it printed).
     pub results: Vec<String>,
+    /// The lesson's questions, and what became of each.
+    pub asks: &'static [Ask],
+    pub answers: Vec<Answer>,
+    /// The question waiting for an answer (the clock holds until it comes).
+    pub asking: Option<usize>,
+}
+
+impl LessonRun {
+    pub fn new(lesson: &'static Lesson, scenario: Scenario, start: Millis) -> LessonRun {
+        let asks = asks::of(lesson.id);
+        LessonRun {
+            lesson,
+            scenario,
+            start,
+            next: 0,
+            results: Vec::new(),
+            asks,
+            answers: vec![Answer::default(); asks.len()],
+            asking: None,
+        }
+    }
+
+    /// The question to ask before the next step, if it has not been asked.
+    pub fn unasked(&self) -> Option<usize> {
+        self.asks.iter().zip(&self.answers).position(|(a, ans)| a.before == self.next && ans.chosen.is_none())
+    }
+
+    /// Answers the waiting question (`None`: skipped).
+    pub fn answer(&mut self, choice: Option<usize>) {
+        if let Some(i) = self.asking.take() {
+            let n = self.asks[i].choices.len();
+            self.answers[i].chosen = Some(choice.filter(|c| *c < n));
+        }
+    }
+
+    /// The step `step` has just run: its questions' checks start now.
+    pub fn ran(&mut self, step: usize, sim: &Sim) {
+        for (a, ans) in self.asks.iter().zip(self.answers.iter_mut()) {
+            if a.before == step {
+                ans.chosen.get_or_insert(None);
+                ans.baseline = Some(Baseline::of(sim));
+            }
+        }
+    }
+
+    /// Looks at the simulation for the open checks (once per simulated second).
+    pub fn look(&mut self, sim: &Sim, t: Millis) {
+        for (a, ans) in self.asks.iter().zip(self.answers.iter_mut()) {
+            ans.look(a, sim, t);
+        }
+    }
 }
 
 pub fn find(id: &str) -> Option<&'static Lesson> {

@@ -56,6 +56,10 @@ pub enum Cmd {
     StartLesson(&'static str, Option<TimingProfile>),
     /// Stops the lesson's remaining script (the simulation keeps running).
     StopLesson,
+    /// The person's prediction for the lesson's waiting question (a choice, or `None` to skip it).
+    Predict(Option<usize>),
+    /// Whether lessons ask for a prediction before their steps (they do by default); a check still follows each.
+    LessonAsks(bool),
     DismissNotice,
     /// A line typed in the kubectl console (`kubectl` optional; `clear` empties the console). `stdin` is what
     /// `-f -` reads: the editor's text.
@@ -212,6 +216,8 @@ pub struct LiveRun {
     pub(crate) console: Console,
     /// The running lesson and its script.
     lesson: Option<LessonRun>,
+    /// Lessons ask for predictions before their steps.
+    lesson_asks: bool,
     /// Text the editor is told to show (a lesson's manifests).
     editor: Rc<EditorLoad>,
     meter: ReadMeter,
@@ -387,6 +393,7 @@ impl LiveRun {
             informer_count: 0,
             console: Console::default(),
             lesson: None,
+            lesson_asks: true,
             editor: Rc::new(EditorLoad::default()),
             meter: ReadMeter::default(),
             base: default_scenario(),
@@ -907,7 +914,7 @@ impl LiveRun {
             self.profile = p;
         }
         self.rebuild(&scenario);
-        self.lesson = Some(LessonRun { lesson, scenario, start: self.sim.now(), next: 0, results: Vec::new() });
+        self.lesson = Some(LessonRun::new(lesson, scenario, self.sim.now()));
         self.speed = Speed::X(lesson.speed);
         self.playing = true;
     }
@@ -937,6 +944,18 @@ impl LiveRun {
         }
     }
 
+    /// Answers the lesson's waiting question, if one waits (`None`: skipped).
+    fn answer(&mut self, choice: Option<usize>) {
+        if let Some(run) = self.lesson.as_mut() {
+            run.answer(choice);
+        }
+    }
+
+    /// A lesson's question waits for its answer: the clock holds.
+    fn held(&self) -> bool {
+        self.lesson.as_ref().is_some_and(|r| r.asking.is_some())
+    }
+
     /// When the lesson's (or the replay's) next action is due.
     fn next_step_at(&self) -> Option<Millis> {
         match self.lesson.as_ref() {
@@ -962,14 +981,26 @@ impl LiveRun {
             return;
         }
         let Some(run) = self.lesson.as_mut() else { return };
+        if run.asking.is_some() {
+            return;
+        }
+        if let Some(i) = run.unasked().filter(|_| self.lesson_asks) {
+            // The step waits for the person's prediction: the clock holds here.
+            run.asking = Some(i);
+            self.playing = false;
+            self.dirty = true;
+            return;
+        }
         let Some(action) = run.scenario.actions.get(run.next) else { return };
         let what = action.what.clone();
         let label = action.label.clone();
+        let step = run.next;
         run.next += 1;
         let done = self.intervene(&what);
         self.record(what, label);
         if let Some(run) = self.lesson.as_mut() {
             run.results.push(done.one_line());
+            run.ran(step, &self.sim);
         }
         self.dirty = true;
     }
@@ -1020,6 +1051,9 @@ impl LiveRun {
         self.loop_history.sample(&self.sim, &self.loop_controller, t);
         let drift = self.informers.iter().map(|r| r.drift).sum();
         self.cluster_history.sample(&self.sim, drift, t);
+        if let Some(run) = self.lesson.as_mut() {
+            run.look(&self.sim, t);
+        }
     }
 
     /// Samples every simulated-second boundary up to `t` (the state is constant between events, so a boundary
@@ -1043,6 +1077,10 @@ impl LiveRun {
         }
         let mut n: u32 = 0;
         while let Some(at) = self.sim.next_event_at() {
+            if self.held() {
+                self.target = self.sim.now() as f64;
+                return true;
+            }
             if at as f64 > self.target {
                 break;
             }
@@ -1073,6 +1111,10 @@ impl LiveRun {
             self.sample_until(s);
             self.sim.run_until(s);
             self.run_due(s);
+            if self.held() {
+                self.target = self.sim.now() as f64;
+                return;
+            }
         }
         if t > self.sim.now() {
             self.sample_until(t);
@@ -1149,10 +1191,15 @@ impl LiveRun {
             Cmd::CancelApply => self.cancel_apply(),
             Cmd::Select(sel) => self.selection = sel,
             Cmd::SetPlaying(p) => {
+                if p {
+                    // Playing on past a question skips it.
+                    self.answer(None);
+                }
                 self.playing = p;
                 self.target = self.sim.now() as f64;
             }
             Cmd::Step => {
+                self.answer(None);
                 self.playing = false;
                 let now = self.sim.now();
                 let next = self.sim.next_event_at().unwrap_or(now).min(now + 60 * SECOND);
@@ -1179,6 +1226,19 @@ impl LiveRun {
             }
             Cmd::StartLesson(id, profile) => self.start_lesson(id, profile),
             Cmd::StopLesson => self.lesson = None,
+            Cmd::Predict(choice) => {
+                if self.held() {
+                    self.answer(choice);
+                    self.playing = true;
+                    self.target = self.sim.now() as f64;
+                }
+            }
+            Cmd::LessonAsks(on) => {
+                self.lesson_asks = on;
+                if !on {
+                    self.answer(None);
+                }
+            }
             Cmd::DismissNotice => self.notice = None,
             Cmd::Kubectl { line, stdin: Some(text) } if text.len() > SLICED_APPLY_BYTES && applies_stdin(&line) => {
                 // A large `apply -f -`: read and performed across frames as the Apply button's is, printed here.
@@ -1342,7 +1402,10 @@ impl LiveRun {
             loop_cfg: Rc::new(build_loop(&self.sim, self.meter.view())),
             control_plane: Rc::new(build_control_plane(&self.sim)),
             timing: self.profile,
-            lesson: self.lesson.as_ref().map(|r| Rc::new(build_lesson(&self.sim, r, self.meter.view()))),
+            lesson: self
+                .lesson
+                .as_ref()
+                .map(|r| Rc::new(build_lesson(&self.sim, r, self.meter.view(), self.lesson_asks))),
             editor: self.editor.clone(),
             events: self.stream.view(),
             selection: self.selection.clone(),

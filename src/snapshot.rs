@@ -82,7 +82,7 @@ pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
     ControlPlaneView { processes, lease }
 }
 
-pub fn build_lesson(sim: &Sim, run: &crate::lessons::LessonRun, reads: ReadsView) -> LessonView {
+pub fn build_lesson(sim: &Sim, run: &crate::lessons::LessonRun, reads: ReadsView, asks_on: bool) -> LessonView {
     let l = run.lesson;
     let steps = run
         .scenario
@@ -98,6 +98,33 @@ pub fn build_lesson(sim: &Sim, run: &crate::lessons::LessonRun, reads: ReadsView
     for f in l.figures {
         lesson_figure(sim, *f, run.start, reads, &mut figures);
     }
+    let asking = run.asking.map(|i| {
+        let a = &run.asks[i];
+        AskView { step: a.before, question: a.question, choices: a.choices }
+    });
+    let checks = run
+        .asks
+        .iter()
+        .zip(&run.answers)
+        .map(|(a, ans)| CheckView {
+            step: a.before,
+            question: a.question,
+            what: a.check.what,
+            chosen: ans.chosen.flatten().and_then(|c| a.choices.get(c).copied()),
+            answer: a.choices.get(a.answer).copied().unwrap_or_default(),
+            state: match (&ans.baseline, &ans.outcome) {
+                (None, _) => "pending",
+                (Some(_), None) => "checking",
+                (Some(_), Some((l, _))) if l.holds => "passed",
+                (Some(_), Some(_)) => "failed",
+            },
+            seen: ans
+                .outcome
+                .as_ref()
+                .zip(ans.baseline.as_ref())
+                .map(|((l, t), b)| (l.seen.clone(), t.saturating_sub(b.at))),
+        })
+        .collect();
     LessonView {
         id: l.id,
         title: l.title,
@@ -107,6 +134,9 @@ pub fn build_lesson(sim: &Sim, run: &crate::lessons::LessonRun, reads: ReadsView
         steps,
         elapsed: sim.now().saturating_sub(run.start),
         figures,
+        asks_on,
+        asking,
+        checks,
     }
 }
 

@@ -565,6 +565,38 @@ pub struct LessonView {
     pub elapsed: Millis,
     /// `(what, value)`, read from the simulation.
     pub figures: Vec<(String, String)>,
+    /// Whether the lesson asks for a prediction before its steps.
+    pub asks_on: bool,
+    /// The question waiting for an answer (the clock holds).
+    pub asking: Option<AskView>,
+    /// Each question of the lesson: the prediction and what the check found.
+    pub checks: Vec<CheckView>,
+}
+
+/// A lesson's question, waiting for the person's prediction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AskView {
+    /// The step it comes before (index into `steps`).
+    pub step: usize,
+    pub question: &'static str,
+    pub choices: &'static [&'static str],
+}
+
+/// A lesson's question and its check, as far as they have come.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckView {
+    /// The step it belongs to (index into `steps`).
+    pub step: usize,
+    pub question: &'static str,
+    /// What the check looks for.
+    pub what: &'static str,
+    /// The prediction, if one was made.
+    pub chosen: Option<&'static str>,
+    pub answer: &'static str,
+    /// `pending` (the step has not run), `checking`, `passed` or `failed`.
+    pub state: &'static str,
+    /// What the check saw, and how long after the step (simulated).
+    pub seen: Option<(String, Millis)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -198,19 +198,74 @@ test('every lesson preset builds its simulation and runs its script', { timeout:
       const steps = panel.locator('[data-testid=lesson-step]');
       const total = await steps.count();
       let done = 0;
+      let asked = 0;
       await waitFor(
         async () => {
+          // The lesson asks before some steps (the clock holds): predict, and it goes on.
+          const ask = panel.locator('[data-testid=lesson-ask]');
+          if ((await ask.count()) > 0) {
+            await ask.locator('[data-testid=lesson-choice][data-choice="1"]').click();
+            asked += 1;
+          }
           done = await panel.locator('[data-testid=lesson-step][data-done=true]').count();
           return done === total;
         },
         { timeout: 240_000, interval: 250, message: async () => `${id}: all ${total} steps done (${done}; sim-time ${await simTime(page)})` },
       );
-      // A little more time for the last step's consequences.
+      // A little more time for the last step's consequences, and for every check to say what happened.
       const at = await simTime(page);
       await waitSimTime(page, at + 30);
+      const checks = panel.locator('[data-testid=lesson-check]');
+      assert.ok(asked >= 1 && (await checks.count()) >= asked, `${id}: asked ${asked}`);
+      let states = [];
+      await waitFor(
+        async () => {
+          states = await checks.evaluateAll((els) => els.map((e) => e.dataset.state));
+          return states.every((s) => s === 'passed' || s === 'failed');
+        },
+        { timeout: 120_000, interval: 250, message: async () => `${id}: checks done (${states})` },
+      );
+      assert.ok(states.every((s) => s === 'passed'), `${id}: every check finds what the lesson says (${states})`);
       const figures = await panel.locator('[data-testid=lesson-figures]').textContent();
       t.diagnostic(`${id}: ${total} steps done at ${at} s; ${figures.replace(/\s+/g, ' ').slice(0, 300)}`);
       await screenshot(page, `lesson-${id}`);
     }
+  });
+});
+
+test('a lesson asks for a prediction first, holds the clock, then checks what happened', { timeout: LONG }, async (t) => {
+  await withPage(browser(), '', async (page) => {
+    await page.locator('[data-testid=lesson][data-lesson=self-healing]').click();
+    const panel = page.locator('[data-testid=lesson-panel][data-lesson=self-healing]');
+    const ask = panel.locator('[data-testid=lesson-ask]');
+    await ask.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(await ask.getAttribute('data-step'), '0');
+    // The clock holds at the step while the question waits.
+    const held = await simTime(page);
+    await page.waitForTimeout(1500);
+    assert.equal(await simTime(page), held, 'the clock holds');
+    assert.equal(await panel.locator('[data-testid=lesson-step][data-done=true]').count(), 0);
+    assert.equal(await ask.locator('[data-testid=lesson-choice]').count(), 3);
+    await screenshot(page, 'lesson-ask');
+    // Keyboard: the choices are buttons; the right one is picked with Enter.
+    await ask.locator('[data-testid=lesson-choice][data-choice="1"]').focus();
+    await page.keyboard.press('Enter');
+    const first = panel.locator('[data-testid=lesson-check]').first();
+    await waitFor(async () => (await first.getAttribute('data-state')) === 'passed', { timeout: 60_000, message: 'the first check passes' });
+    assert.equal(await first.getAttribute('data-right'), 'true');
+    assert.match(await first.innerText(), /after \d+(\.\d+)? ?m?s: 3 web pods running, 1 of them created after the delete/);
+    // The next question: a wrong prediction is told what the control loop does instead.
+    await ask.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.equal(await ask.getAttribute('data-step'), '1');
+    await ask.locator('[data-testid=lesson-choice][data-choice="1"]').click();
+    await setSpeed(page, 100);
+    const second = panel.locator('[data-testid=lesson-check]').nth(1);
+    await waitFor(async () => (await second.getAttribute('data-state')) === 'passed', { timeout: 120_000, message: 'the node check passes' });
+    assert.equal(await second.getAttribute('data-right'), 'false');
+    const text = await second.innerText();
+    t.diagnostic(text.replace(/\s+/g, ' '));
+    assert.match(text, /0 left on the dead node/);
+    assert.match(text, /What the control loop does: To the other nodes, once the node is Unknown/);
+    await screenshot(page, 'lesson-check');
   });
 });

@@ -6,10 +6,10 @@ use std::rc::Rc;
 use kubeloop_engine::sim::TimingProfile;
 use yew::prelude::*;
 
-use crate::format::fmt_clock;
+use crate::format::{fmt_clock, fmt_dur};
 use crate::lessons::LESSONS;
 use crate::liverun::{profile_label, Cmd};
-use crate::view::LessonView;
+use crate::view::{AskView, CheckView, LessonView};
 
 #[derive(Properties, PartialEq)]
 pub struct LessonBarProps {
@@ -59,6 +59,62 @@ pub struct LessonPanelProps {
     pub on_cmd: Callback<Cmd>,
 }
 
+/// The question waiting for a prediction: its choices, and a way to skip it.
+fn ask(a: &AskView, on_cmd: &Callback<Cmd>) -> Html {
+    let skip = on_cmd.reform(|_: MouseEvent| Cmd::Predict(None));
+    html! {
+        <div class="lesson-ask" data-testid="lesson-ask" data-step={a.step.to_string()} role="group" aria-label="Predict first">
+            <p class="ask-q"><b>{ format!("Predict, before step {}: ", a.step + 1) }</b>{ a.question }</p>
+            <div class="ask-choices">
+                { for a.choices.iter().enumerate().map(|(i, c)| {
+                    let pick = on_cmd.reform(move |_: MouseEvent| Cmd::Predict(Some(i)));
+                    html! {
+                        <button class="btn small choice" data-testid="lesson-choice" data-choice={i.to_string()} onclick={pick}>
+                            { format!("{}. {c}", (b'a' + i as u8) as char) }
+                        </button>
+                    }
+                }) }
+            </div>
+            <button class="btn small link" data-testid="lesson-skip" onclick={skip}>{ "skip: just run it" }</button>
+            <span class="muted small">{ " The clock holds until you answer." }</span>
+        </div>
+    }
+}
+
+/// A question's check under its step: what it looks for, what it saw, and the prediction against it. The newest
+/// one is also shown at the top of the panel (`hook` false: the step's own is the one tests count).
+fn check(c: &CheckView, hook: bool) -> Html {
+    let right = c.chosen.map(|ch| ch == c.answer);
+    let mark = match c.state {
+        "passed" => "✓",
+        "failed" => "✗",
+        "checking" => "…",
+        _ => "?",
+    };
+    let seen = match (&c.seen, c.state) {
+        (Some((seen, after)), "passed") => format!("after {}: {seen}", fmt_dur(*after)),
+        (Some((seen, after)), _) => format!("not as the lesson expects, after {}: {seen}", fmt_dur(*after)),
+        (None, "checking") => format!("checking: {}…", c.what),
+        _ => format!("asks first: {}", c.question),
+    };
+    html! {
+        <div class={classes!("check", c.state)} data-testid={hook.then_some("lesson-check")} data-state={c.state}
+            data-right={right.map_or("", |r| if r { "true" } else { "false" })}>
+            <span class="check-mark" aria-hidden="true">{ mark }</span>
+            <span class="check-seen">{ seen }</span>
+            if let Some(chosen) = c.chosen {
+                <span class="check-prediction">
+                    { match (right, c.state) {
+                        (Some(true), "passed") => format!("You predicted it: {chosen}"),
+                        (Some(true), _) => format!("You predicted: {chosen}"),
+                        _ => format!("You predicted: {chosen}. What the control loop does: {}", c.answer),
+                    } }
+                </span>
+            }
+        </div>
+    }
+}
+
 #[component]
 pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     let l = &props.lesson;
@@ -67,6 +123,11 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     let restart = props.on_cmd.reform(move |_: MouseEvent| Cmd::StartLesson(id, None));
     let fast = props.on_cmd.reform(move |_: MouseEvent| Cmd::StartLesson(id, Some(TimingProfile::FastDemo)));
     let pending = l.steps.iter().filter(|s| s.2.is_none()).count();
+    // The lesson's text tells what happens: it waits until the questions have been asked.
+    let spoils = l.asks_on && l.checks.iter().any(|c| c.state == "pending");
+    let asks_toggle = props
+        .on_cmd
+        .reform(|e: Event| Cmd::LessonAsks(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()));
     html! {
         <section class="panel lesson-panel" aria-label={format!("Lesson: {}", l.title)} data-testid="lesson-panel"
             data-lesson={l.id}>
@@ -77,9 +138,23 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 if pending > 0 {
                     <button class="btn small" onclick={stop} data-testid="lesson-stop" title="Do not run the remaining steps">{ "stop script" }</button>
                 }
+                if !l.checks.is_empty() {
+                    <label class="asks-toggle" title="Before a step, the lesson asks what you expect; after it, a check says what the simulation did">
+                        <input type="checkbox" data-testid="lesson-asks" checked={l.asks_on} onchange={asks_toggle} />
+                        { "ask me first" }
+                    </label>
+                }
             </div>
             <div class="lesson-body">
-                <p class="watch">{ l.watch }</p>
+                if let Some(a) = &l.asking { { ask(a, &props.on_cmd) } }
+                if let Some(c) = l.checks.iter().rfind(|c| c.state != "pending").filter(|_| l.asking.is_none()) {
+                    <div class="check-latest">{ check(c, false) }</div>
+                }
+                if spoils {
+                    <p class="watch muted">{ "What the lesson shows is told once you have made your predictions (or untick \"ask me first\")." }</p>
+                } else {
+                    <p class="watch">{ l.watch }</p>
+                }
                 if l.offer_fast_demo && props.timing == TimingProfile::Real {
                     <p class="fast-offer">
                         { "Real timings: a dead node's pods are evicted 50 s + 300 s after it stops. " }
@@ -99,7 +174,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                     <p class="muted">{ format!("The event stream shows the {c} controller's rows (change the filter to see all).") }</p>
                 }
                 <ol class="steps">
-                    { for l.steps.iter().map(|(at, label, done)| html! {
+                    { for l.steps.iter().enumerate().map(|(i, (at, label, done))| html! {
                         <li class={classes!("step", done.is_some().then_some("done"))} data-testid="lesson-step"
                             data-done={if done.is_some() { "true" } else { "false" }}>
                             <span class="step-at">{ format!("+{}", fmt_clock(*at)) }</span>
@@ -108,6 +183,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                             if let Some(r) = done {
                                 <span class="step-result" title={r.clone()}>{ r.clone() }</span>
                             }
+                            { for l.checks.iter().filter(|c| c.step == i).map(|c| check(c, true)) }
                         </li>
                     }) }
                 </ol>

@@ -516,12 +516,26 @@ fn the_timing_profile_rebuilds_with_the_same_seed_and_says_so() {
     assert_eq!(s.editor.seq, 1);
 }
 
-/// Runs a lesson at 100x until `secs` simulated seconds after its start.
+/// Answers the lesson's waiting question, if one waits, with the choice the lesson holds right.
+fn answer_right(e: &mut LiveRun) {
+    let right = e.lesson.as_ref().and_then(|r| r.asking.map(|i| r.asks[i].answer));
+    if let Some(a) = right {
+        e.exec(Cmd::Predict(Some(a)));
+    }
+}
+
+/// One frame of a lesson, answering its questions right.
+fn lesson_frame(e: &mut LiveRun, dt: f64) {
+    e.frame(dt);
+    answer_right(e);
+}
+
+/// Runs a lesson at 100x until `secs` simulated seconds after its start, answering its questions right.
 fn play_lesson(e: &mut LiveRun, id: &'static str, profile: Option<TimingProfile>, secs: u64) {
     e.exec(Cmd::StartLesson(id, profile));
     e.exec(Cmd::SetSpeed(Speed::X(100)));
     while e.sim.now() < secs * SECOND {
-        e.frame(100.0);
+        lesson_frame(e, 100.0);
     }
 }
 
@@ -533,11 +547,19 @@ fn every_lesson_runs_its_script() {
         }
         let mut e = LiveRun::boot(1, None, clock());
         let sc = l.parse().expect("lesson");
-        let end = sc.actions.last().map_or(0, |a| a.at) / SECOND + 60;
+        // Past the last step, and past the end of each check.
+        let checks =
+            crate::lessons::asks::of(l.id).iter().map(|a| sc.actions[a.before].at + a.check.within + 2 * SECOND);
+        let end = checks.chain([sc.actions.last().map_or(0, |a| a.at) + 60 * SECOND]).max().unwrap_or(0) / SECOND;
         play_lesson(&mut e, l.id, None, end);
         let s = e.snapshot();
         let v = s.lesson.as_deref().expect("lesson view");
         assert!(v.steps.iter().all(|(_, _, r)| r.is_some()), "{}: {:?}", l.id, v.steps);
+        // Every lesson asks first, and each check finds what the lesson holds right (answered so here).
+        assert!(!v.checks.is_empty(), "{}: asks", l.id);
+        for c in &v.checks {
+            assert_eq!((c.state, c.chosen), ("passed", Some(c.answer)), "{}: {c:?}", l.id);
+        }
         assert!(!v.figures.is_empty(), "{}", l.id);
         assert_eq!(Some(s.editor.text.as_ref()), sc.manifests.as_deref());
         let results: Vec<&str> = v.steps.iter().filter_map(|(_, _, r)| r.as_deref()).collect();
@@ -617,6 +639,10 @@ fn polling_lesson_shows_both_figures() {
     let (i, p) = (r.informer.expect("informer"), r.polling.expect("polling"));
     eprintln!("informer {i:?} polling {p:?}");
     assert!(p.per_min > 50 * i.per_min);
+    let s = e.snapshot();
+    let c = &s.lesson.as_deref().expect("lesson").checks[0];
+    eprintln!("{c:?}");
+    assert_eq!((c.state, c.chosen), ("passed", Some(c.answer)), "{c:?}");
 }
 
 /// What the page reads (snapshots every frame, detail panels, Tab completion, read-only kubectl lines) never
@@ -704,7 +730,7 @@ fn an_exported_lesson_replays_to_the_same_history_hash() {
         let end = crate::lessons::find(id).and_then(|l| l.parse().ok()).and_then(|s| s.actions.last().map(|a| a.at));
         let end = end.expect("steps") / SECOND + 20;
         while e.sim.now() < end * SECOND {
-            e.frame(100.0);
+            lesson_frame(&mut e, 100.0);
         }
         let exported = e.export().expect("exportable");
         let sc = Scenario::parse(&exported).unwrap_or_else(|err| panic!("{id}: {err}\n{exported}"));
@@ -928,7 +954,7 @@ fn a_drain_writes_at_the_runners_times_whatever_the_frames() {
         e.exec(Cmd::SetSpeed(Speed::X(10)));
         let mut i = 0;
         while e.sim.now() < 200 * SECOND {
-            e.frame(dts[i % dts.len()]);
+            lesson_frame(&mut e, dts[i % dts.len()]);
             i += 1;
         }
         let exported = e.export().expect("exportable");
@@ -1202,4 +1228,72 @@ fn the_loop_charts_sample_the_shown_controller_each_second() {
 fn metric_len(e: &mut LiveRun, m: &str) -> usize {
     let d = e.snapshot().loop_diagram.expect("diagram");
     d.charts.iter().find(|c| c.metric == m).map_or(0, |c| c.series[0].1.len())
+}
+
+/// A lesson asks before a step: the clock holds at the step until an answer (or a skip) comes, the step then runs,
+/// and the check after it says what the simulation did, whatever was predicted. Without asks, the checks still run.
+#[test]
+fn a_lesson_asks_first_holds_the_clock_and_checks_after() {
+    let mut e = LiveRun::boot(1, None, clock());
+    e.exec(Cmd::StartLesson("self-healing", None));
+    e.exec(Cmd::SetSpeed(Speed::X(100)));
+    while e.lesson.as_ref().is_some_and(|r| r.asking.is_none()) {
+        e.frame(100.0);
+    }
+    let held = e.sim.now();
+    assert_eq!(held, 15 * SECOND, "asked at the step's time");
+    let s = e.snapshot();
+    let v = s.lesson.as_deref().expect("lesson");
+    assert_eq!(v.asking.as_ref().map(|a| a.step), Some(0));
+    assert_eq!(v.steps[0].2, None, "the step waits");
+    assert!(!s.time.playing);
+    // Frames, playing or not, do not move the clock past the question.
+    for _ in 0..5 {
+        e.frame(100.0);
+    }
+    e.exec(Cmd::SetSpeed(Speed::X(100)));
+    e.frame(100.0);
+    assert_eq!(e.sim.now(), held);
+    // A wrong prediction: the step runs, the check still says what happened, and that the prediction was not it.
+    e.exec(Cmd::Predict(Some(0)));
+    for _ in 0..40 {
+        e.frame(100.0);
+        if e.lesson.as_ref().is_some_and(|r| r.asking.is_some()) {
+            break;
+        }
+    }
+    let s = e.snapshot();
+    let v = s.lesson.as_deref().expect("lesson");
+    assert!(v.steps[0].2.is_some(), "the step ran");
+    let c = &v.checks[0];
+    assert_eq!(c.state, "passed", "{c:?}");
+    assert_ne!(c.chosen, Some(c.answer));
+    let (seen, after) = c.seen.clone().expect("seen");
+    assert!(seen.starts_with("3 web pods running, 1 of them created after the delete"), "{seen}");
+    assert!(after > 0 && after <= 30 * SECOND, "{after}");
+    // The next question waits at its step; asks off lets it run, and its check still comes.
+    assert_eq!(v.asking.as_ref().map(|a| a.step), Some(1));
+    e.exec(Cmd::LessonAsks(false));
+    e.exec(Cmd::SetPlaying(true));
+    while e.sim.now() < 45 * SECOND + 10 * 60 * SECOND {
+        e.frame(100.0);
+    }
+    let s = e.snapshot();
+    let c = &s.lesson.as_deref().expect("lesson").checks[1];
+    assert_eq!((c.state, c.chosen), ("passed", None), "{c:?}");
+    assert!(c.seen.as_ref().is_some_and(|(seen, _)| seen.contains("0 left on the dead node")), "{c:?}");
+}
+
+/// Reads of the checks never change a run: a lesson played answering every question gives the same history as the
+/// same lesson played with asks off.
+#[test]
+fn asking_first_never_changes_the_run() {
+    let mut hashes = Vec::new();
+    for asks in [true, false] {
+        let mut e = LiveRun::boot(3, None, clock());
+        e.exec(Cmd::LessonAsks(asks));
+        play_lesson(&mut e, "control-plane-down", None, 150);
+        hashes.push((e.sim.now(), e.sim.history_hash()));
+    }
+    assert_eq!(hashes[0], hashes[1]);
 }
