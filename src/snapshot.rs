@@ -867,6 +867,14 @@ pub fn schedule_view(sim: &Sim, key: &ObjKey, weights: Weights) -> Option<Schedu
         (n.scores.is_none(), std::cmp::Reverse(n.scores.map_or(0, |s| s.1)), n.node.clone())
     });
     nodes.truncate(SCHEDULE_NODES_SHOWN);
+    // Across the cluster, with weights not upstream's: the pods these weights would place elsewhere, over as many
+    // pods as fit a bounded amount of work (every pod is run through every node).
+    let what_if = (weights != Weights::default()).then(|| {
+        let limit = (WHAT_IF_VERDICTS / total.max(1)).clamp(1, WHAT_IF_PODS);
+        let (moved, looked, of) = sim.scheduling_what_if(weights, limit);
+        let moved = moved.into_iter().map(|m| (m.pod.name, m.upstream, m.with)).collect();
+        WhatIfView { moved, looked, of }
+    });
     Some(ScheduleView {
         weights: weights.0,
         nodes,
@@ -875,8 +883,13 @@ pub fn schedule_view(sim: &Sim, key: &ObjKey, weights: Weights) -> Option<Schedu
         tied: e.tied,
         default_best,
         unschedulable: e.unschedulable,
+        what_if,
     })
 }
+
+/// The cluster-wide what-if looks at this many node verdicts at most (pods × nodes), and this many pods.
+const WHAT_IF_VERDICTS: usize = 200_000;
+const WHAT_IF_PODS: usize = 2_000;
 
 /// Controller `name` (the active replica's), and the totals of the informers it watches through.
 pub fn controller_watching<'a>(

@@ -231,6 +231,18 @@ pub struct ScheduleView {
     pub default_best: Option<Str>,
     /// Upstream's message when no node fits.
     pub unschedulable: Option<String>,
+    /// With weights not upstream's: the pods across the cluster they would place elsewhere.
+    pub what_if: Option<WhatIfView>,
+}
+
+/// The score weights' what-if across the cluster: each pod as if scheduled now, with upstream's weights and these.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WhatIfView {
+    /// `(pod, its best node with upstream's weights, with these)` for the pods whose best node differs.
+    pub moved: Vec<(Str, Option<Str>, Option<Str>)>,
+    /// Pods looked at (the first ones, within a bounded amount of work), of how many not finished.
+    pub looked: usize,
+    pub of: usize,
 }
 
 /// Nodes the scheduling explanation lists (kubeloop's own bound, as the cluster view's 200 cards).

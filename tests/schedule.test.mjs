@@ -119,3 +119,62 @@ test('a running pod: feasible nodes scored, the best marked, and a weight what-i
     await shoot(page, 'schedule-whatif-explain');
   });
 });
+
+const SKEWED = `apiVersion: v1
+kind: Pod
+metadata:
+  name: hog
+spec:
+  nodeName: node-1
+  containers:
+  - name: c
+    image: nginx:1.27
+    resources:
+      requests:
+        cpu: 100m
+        memory: 12Gi
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cruncher
+spec:
+  containers:
+  - name: c
+    image: nginx:1.27
+    resources:
+      requests:
+        cpu: "2"
+        memory: 128Mi
+`;
+
+test('what-if across the cluster: a weight changed names the pods it would place elsewhere', { timeout: TEST_TIMEOUT }, async (t) => {
+  await withPage(browser(), '', async (page) => {
+    await waitForRunningPods(page, 3);
+    // node-1 holds a memory-heavy pod; a cpu-heavy pod goes elsewhere with upstream's weights (LeastAllocated
+    // outweighs BalancedAllocation), to node-1 with BalancedAllocation alone.
+    await setEditorText(page, SKEWED);
+    await clickApply(page);
+    await waitForRunningPods(page, 5);
+    const cruncher = page.locator(podByName('cruncher')).first();
+    assert.notEqual(await cruncher.getAttribute('data-node'), 'node-1');
+    await cruncher.click();
+    await page.locator('[data-testid=schedule-explain]').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('[data-testid=schedule-moved]').count(), 0, 'nothing to say with upstream\'s weights');
+    const input = page.locator('[data-testid=schedule-weight][data-plugin=NodeResourcesFit]');
+    await input.fill('0');
+    await input.dispatchEvent('change');
+    const moved = page.locator('[data-testid=schedule-moved]');
+    await moved.waitFor({ state: 'visible' });
+    const moves = await page.locator('[data-testid=schedule-move]').evaluateAll((els) =>
+      els.map((e) => ({ pod: e.dataset.pod, from: e.dataset.from, to: e.dataset.to })),
+    );
+    t.diagnostic(`${await moved.innerText()} ${JSON.stringify(moves)}`);
+    assert.equal(Number(await moved.getAttribute('data-moved')), moves.length);
+    assert.equal(Number(await moved.getAttribute('data-looked')), 5, 'every pod looked at');
+    const c = moves.find((m) => m.pod === 'cruncher');
+    assert.ok(c && c.to === 'node-1' && c.from !== 'node-1', JSON.stringify(moves));
+    assert.equal(await page.locator('[data-testid=schedule-explain]').getAttribute('data-best'), 'node-1');
+    await shoot(page, 'schedule-whatif-cluster');
+  });
+});

@@ -186,8 +186,12 @@ fn pod_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
 /// Short names of the score plugins, as the table's columns.
 const SCORE_COLUMNS: [&str; 4] = ["fit", "balanced", "taint", "spread"];
 
+/// Pods the cluster-wide what-if names (the rest are counted).
+const WHAT_IF_SHOWN: usize = 20;
+
 /// Why the scheduler would put the pod where it would now: each node's filter verdict and scores, the chosen
-/// node, upstream's message when none fits, and the score weights to try others with.
+/// node, upstream's message when none fits, and the score weights to try others with (for this pod, and which
+/// pods across the cluster they would place elsewhere).
 fn schedule_view(sv: &ScheduleView, on: &str, on_cmd: &Callback<Cmd>) -> Html {
     let upstream = Weights::default().0;
     let weight_input = |i: usize| {
@@ -219,7 +223,9 @@ fn schedule_view(sv: &ScheduleView, on: &str, on_cmd: &Callback<Cmd>) -> Html {
     };
     let what_if = (sv.weights != upstream).then(|| {
         let changed = sv.default_best != sv.best;
+        let node = |n: &Option<kubeloop_engine::api::Str>| n.as_deref().unwrap_or("no node").to_string();
         html! {
+            <>
             <p class={classes!("sched-whatif", changed.then_some("changed"))} data-testid="schedule-whatif">
                 { format!(
                     "With upstream's weights: {}. {}",
@@ -230,6 +236,29 @@ fn schedule_view(sv: &ScheduleView, on: &str, on_cmd: &Callback<Cmd>) -> Html {
                     { "Upstream's weights" }
                 </button>
             </p>
+            if let Some(w) = &sv.what_if {
+                <div class="sched-moved" data-testid="schedule-moved" data-moved={w.moved.len().to_string()} data-looked={w.looked.to_string()}>
+                    <p>
+                        { format!(
+                            "Across the cluster, each pod as if scheduled now: {} of {} pods would go elsewhere with these weights{}.",
+                            w.moved.len(),
+                            w.looked,
+                            if w.looked < w.of { format!(" (the first {} of {}: kubeloop bounds the work)", w.looked, w.of) } else { String::new() }
+                        ) }
+                    </p>
+                    if !w.moved.is_empty() {
+                        <ul>
+                            { for w.moved.iter().take(WHAT_IF_SHOWN).map(|(pod, from, to)| html! {
+                                <li data-testid="schedule-move" data-pod={pod.to_string()} data-from={node(from)} data-to={node(to)}>
+                                    <b>{ pod.to_string() }</b>{ format!(": {} → {}", node(from), node(to)) }
+                                </li>
+                            }) }
+                            if w.moved.len() > WHAT_IF_SHOWN { <li class="muted">{ format!("and {} more", w.moved.len() - WHAT_IF_SHOWN) }</li> }
+                        </ul>
+                    }
+                </div>
+            }
+            </>
         }
     });
     let title = if sv.unschedulable.is_some() { "Why is it Pending" } else { "Where the scheduler would put it" };

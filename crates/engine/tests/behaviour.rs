@@ -249,6 +249,28 @@ fn the_scheduler_explains_each_nodes_verdict_and_score() {
     assert_eq!(spread_only.best.as_deref(), Some("small"));
     let defaults = sim.explain_scheduling(&key, Weights::default()).expect("pod");
     assert_eq!(defaults.tied, 1);
+
+    // Across the cluster: the what-if lists exactly the pods whose explanation changes its best node with the
+    // weights, each explained with the others where they are (the scheduler's cache is put back after each).
+    for w in [Weights([1, 0, 0, 0]), Weights([0, 0, 0, 1]), Weights::default()] {
+        let (moved, looked, total) = sim.scheduling_what_if(w, 100);
+        assert_eq!((looked, total), (2, 2));
+        let expected: Vec<_> = pods(&sim)
+            .iter()
+            .filter_map(|p| {
+                let key = kubeloop_engine::api::ObjKey::new(&p.metadata.namespace, &p.metadata.name);
+                let with = sim.explain_scheduling(&key, w).expect("pod");
+                let upstream = sim.explain_scheduling(&key, Weights::default()).expect("pod").best;
+                (with.best != upstream).then(|| (key, upstream, with.best))
+            })
+            .collect();
+        let got: Vec<_> = moved.iter().map(|m| (m.pod.clone(), m.upstream.clone(), m.with.clone())).collect();
+        assert_eq!(got, expected, "{w:?}");
+    }
+    assert!(sim.scheduling_what_if(Weights::default(), 100).0.is_empty());
+    let moves = |w| sim.scheduling_what_if(w, 100).0.into_iter().map(|m| m.pod).collect::<Vec<_>>();
+    assert!(moves(Weights([1, 0, 0, 0])).contains(&key) || moves(Weights([0, 0, 0, 1])).contains(&key));
+    assert_eq!(sim.scheduling_what_if(Weights([1, 0, 0, 0]), 1).1, 1, "the limit bounds the pods looked at");
 }
 
 /// Idempotency: applying the same manifest again changes nothing; no resourceVersion moves.

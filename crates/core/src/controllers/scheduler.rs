@@ -534,6 +534,16 @@ pub struct Explanation {
     pub unschedulable: Option<String>,
 }
 
+/// A pod the what-if would place elsewhere ([`Scheduler::what_if`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Moved {
+    pub pod: ObjKey,
+    /// Its best node with upstream's weights, and with the what-if's (and how many nodes tie for that).
+    pub upstream: Option<Str>,
+    pub with: Option<Str>,
+    pub tied: usize,
+}
+
 /// One node's verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeVerdict {
@@ -652,6 +662,28 @@ impl Scheduler {
         let mut e = Explanation { nodes, best: None, tied: 0, unschedulable };
         (e.best, e.tied) = e.best_with(weights);
         e
+    }
+
+    /// Where each of `pods` would go now with upstream's weights and with `weights` (each pod explained as
+    /// [`Scheduler::explain`] does, then counted back where it was): the pods whose best node differs.
+    pub fn what_if<'a>(
+        &mut self,
+        pods: impl IntoIterator<Item = (&'a Pod, Option<(ObjKey, LabelSelector)>)>,
+        weights: Weights,
+    ) -> Vec<Moved> {
+        let mut moved = Vec::new();
+        for (pod, owner) in pods {
+            let e = self.explain(pod, owner, weights);
+            let (upstream, _) = e.best_with(Weights::default());
+            if upstream != e.best {
+                let key = ObjKey::new(&pod.metadata.namespace, &pod.metadata.name);
+                moved.push(Moved { pod: key, upstream, with: e.best, tied: e.tied });
+            }
+            if !pod.spec.node_name.is_empty() && !pod.status.phase.is_terminal() {
+                self.place(ObjKey::new(&pod.metadata.namespace, &pod.metadata.name), Placed::of(pod));
+            }
+        }
+        moved
     }
 
     fn place(&mut self, key: ObjKey, p: Placed) {

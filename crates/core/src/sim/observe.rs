@@ -20,6 +20,29 @@ impl Sim {
         Some(scheduler.explain(&pod, owner, weights))
     }
 
+    /// Across the cluster: the pods that score weights `weights` would place elsewhere than upstream's weights
+    /// would, now ([`crate::controllers::scheduler::Scheduler::what_if`]), over the first `limit` pods not
+    /// finished (store order); and how many pods were looked at, of how many.
+    pub fn scheduling_what_if(
+        &self,
+        weights: crate::controllers::scheduler::Weights,
+        limit: usize,
+    ) -> (Vec<crate::controllers::scheduler::Moved>, usize, usize) {
+        use crate::controllers::scheduler::{spread_owner, Scheduler};
+        let pods = || {
+            self.store
+                .objects(Kind::Pod)
+                .filter_map(|o| o.as_pod())
+                .filter(|p| !p.status.phase.is_terminal() && !p.metadata.is_terminating())
+        };
+        let nodes = self.store.objects(Kind::Node).filter_map(|o| o.as_node());
+        let mut scheduler = Scheduler::of(nodes, self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()));
+        let selector = |k: &ObjKey| Some(self.store.peek(Kind::ReplicaSet, k)?.as_replicaset()?.spec.selector.clone());
+        let looked: Vec<_> = pods().take(limit).map(|p| (p, spread_owner(p, selector))).collect();
+        let n = looked.len();
+        (scheduler.what_if(looked, weights), n, pods().count())
+    }
+
     /// The configuration the simulation runs with (the knobs change it as they are turned).
     pub fn config(&self) -> &SimConfig {
         &self.config
