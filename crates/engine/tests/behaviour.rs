@@ -261,7 +261,7 @@ fn the_scheduler_explains_each_nodes_verdict_and_score() {
                 let key = kubeloop_engine::api::ObjKey::new(&p.metadata.namespace, &p.metadata.name);
                 let with = sim.explain_scheduling(&key, w).expect("pod");
                 let upstream = sim.explain_scheduling(&key, Weights::default()).expect("pod").best;
-                (with.best != upstream).then(|| (key, upstream, with.best))
+                (with.best != upstream).then_some((key, upstream, with.best))
             })
             .collect();
         let got: Vec<_> = moved.iter().map(|m| (m.pod.clone(), m.upstream.clone(), m.with.clone())).collect();
