@@ -11,7 +11,7 @@ use kubeloop_engine::store::ApiCounters;
 use kubeloop_engine::time::Millis;
 
 use crate::liverun::HISTORY;
-use crate::view::ChartView;
+use crate::view::{ChartView, LoopRates};
 
 /// The samples of one controller.
 #[derive(Default)]
@@ -19,8 +19,11 @@ pub struct LoopHistory {
     controller: String,
     /// depth, adds, retries, watch events received, dropped.
     series: [VecDeque<u32>; 5],
-    /// The counters at the last sample (adds, retries, received, dropped), to take increments from.
-    last: Option<[u64; 4]>,
+    /// The counters at the last sample (adds, retries, received, dropped, reconciles, API calls), to take
+    /// increments from.
+    last: Option<[u64; 6]>,
+    /// The increments of the last second.
+    rates: LoopRates,
     end: Millis,
 }
 
@@ -38,11 +41,24 @@ impl LoopHistory {
         }
         let Some((c, w)) = crate::snapshot::controller_watching(sim, name) else { return };
         let m = c.queue.metrics(t);
-        let now = [m.adds_total, m.retries_total, w.received, w.dropped];
-        let delta = |i: usize| self.last.map_or(0, |l: [u64; 4]| now[i].saturating_sub(l[i]));
+        let now = [m.adds_total, m.retries_total, w.received, w.dropped, c.stats.reconciles, c.stats.api_calls];
+        let delta = |i: usize| self.last.map_or(0, |l: [u64; 6]| now[i].saturating_sub(l[i]));
         push(&mut self.series, [m.depth, delta(0), delta(1), delta(2), delta(3)]);
+        self.rates = LoopRates {
+            delivered: delta(2).saturating_sub(delta(3)),
+            dropped: delta(3),
+            adds: delta(0),
+            retries: delta(1),
+            reconciles: delta(4),
+            writes: delta(5),
+        };
         self.last = Some(now);
         self.end = t;
+    }
+
+    /// The flow of the last simulated second.
+    pub fn rates(&self) -> LoopRates {
+        self.rates
     }
 
     /// The charts to draw.

@@ -38,6 +38,8 @@ pub const FRAME_BUDGET_MS: f64 = 8.0;
 pub const HISTORY: usize = 120;
 /// Longest wall gap a frame accounts for (a hidden tab does not come back to a jump of minutes).
 const MAX_FRAME_DT: f64 = 250.0;
+/// The speed (times real time) from which the loop diagram shows rates instead of single items.
+const LOOP_RATES_FROM: u32 = 10;
 
 /// What the user can do: an intervention on the cluster (apply, a node, a fault, a mode...), or something about
 /// the page itself (the clock, the selection, lessons, the console).
@@ -944,6 +946,11 @@ impl LiveRun {
         }
     }
 
+    /// At this speed single watch events and queue items blur: the loop diagram shows rates.
+    fn blurs(&self) -> bool {
+        self.playing && !matches!(self.speed, Speed::X(k) if k < LOOP_RATES_FROM)
+    }
+
     /// Answers the lesson's waiting question, if one waits (`None`: skipped).
     fn answer(&mut self, choice: Option<usize>) {
         if let Some(run) = self.lesson.as_mut() {
@@ -1374,6 +1381,7 @@ impl LiveRun {
                 Rc::new(crate::view::LoopDiagramView {
                     charts: self.loop_history.charts(),
                     cluster_charts: self.cluster_history.charts(),
+                    rates: self.blurs().then(|| self.loop_history.rates()),
                     ..l
                 })
             }),

@@ -891,20 +891,47 @@ pub fn schedule_view(sim: &Sim, key: &ObjKey, weights: Weights) -> Option<Schedu
 const WHAT_IF_VERDICTS: usize = 200_000;
 const WHAT_IF_PODS: usize = 2_000;
 
+/// kubectl's short name of a kind where it has one (`rs`, `deploy`...), else its singular name.
+fn short_kind(kind: Kind) -> &'static str {
+    let r = kubeloop_engine::kubectl::resource::resource(kind);
+    r.short_names.first().copied().unwrap_or(r.singular)
+}
+
+/// Controller `name` (the active replica's), and the informers it watches through.
+fn watched<'a>(sim: &'a Sim, name: &str) -> Option<(&'a kubeloop_engine::controller::Controller, Vec<InformerId>)> {
+    let (host, c) = sim.controllers_by_name().into_iter().find(|(_, c)| c.name() == name)?;
+    let ids = c.reconciler.watches().iter().filter_map(|k| sim.host(host).informers[k.index()]).collect();
+    Some((c, ids))
+}
+
 /// Controller `name` (the active replica's), and the totals of the informers it watches through.
 pub fn controller_watching<'a>(
     sim: &'a Sim,
     name: &str,
 ) -> Option<(&'a kubeloop_engine::controller::Controller, InformerTotals)> {
-    let (host, c) = sim.controllers_by_name().into_iter().find(|(_, c)| c.name() == name)?;
-    let ids: Vec<InformerId> =
-        c.reconciler.watches().iter().filter_map(|k| sim.host(host).informers[k.index()]).collect();
+    let (c, ids) = watched(sim, name)?;
     Some((c, sim.informer_totals(ids)))
 }
 
 /// The loop diagram of controller `name` (the active replica's).
 pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
-    let (c, t) = controller_watching(sim, name)?;
+    let (c, ids) = watched(sim, name)?;
+    // The last watch events its informers received, newest last.
+    let mut recent: Vec<WatchTokenView> = ids
+        .iter()
+        .filter_map(|id| sim.informers().get(*id))
+        .flat_map(|inf| {
+            inf.recent().map(move |r| WatchTokenView {
+                rv: r.rv,
+                type_: r.type_.as_str(),
+                name: format!("{}/{}", short_kind(inf.kind), r.name),
+                dropped: r.dropped,
+            })
+        })
+        .collect();
+    kubeloop_engine::sort::sort_by_key(&mut recent, |w| w.rv);
+    let recent = recent.split_off(recent.len().saturating_sub(kubeloop_engine::informer::RECENT_EVENTS));
+    let t = sim.informer_totals(ids);
     let now = sim.now();
     let q = c.queue.delaying().queue();
     let mut processing: Vec<(&ObjKey, Millis)> = q.processing().collect();
@@ -942,6 +969,8 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
         requeues: c.stats.requeues,
         writes: c.stats.api_calls,
         items,
+        recent,
+        rates: None,
         charts: Vec::new(),
         cluster_charts: Vec::new(),
     })

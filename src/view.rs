@@ -671,10 +671,37 @@ pub struct LoopDiagramView {
     pub writes: u64,
     /// The first [`LOOP_ITEMS_SHOWN`] keys: processing, then queued (head first), then waiting (soonest first).
     pub items: Vec<QueueItemView>,
+    /// The last watch events its informers received, oldest first (lost ones marked).
+    pub recent: Vec<WatchTokenView>,
+    /// At speeds where single items blur: the last simulated second's rates, shown instead.
+    pub rates: Option<LoopRates>,
     /// Its charts over the last simulated seconds.
     pub charts: Vec<ChartView>,
     /// The cluster's charts over the same seconds (API requests, pods by phase, drift).
     pub cluster_charts: Vec<ChartView>,
+}
+
+/// A watch event an informer of the loop's controller received.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WatchTokenView {
+    pub rv: u64,
+    /// `ADDED`, `MODIFIED` or `DELETED`.
+    pub type_: &'static str,
+    /// `kind/name`.
+    pub name: String,
+    /// Lost to the drop fault: the cache never saw it.
+    pub dropped: bool,
+}
+
+/// The loop's flow over the last simulated second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoopRates {
+    pub delivered: u64,
+    pub dropped: u64,
+    pub adds: u64,
+    pub retries: u64,
+    pub reconciles: u64,
+    pub writes: u64,
 }
 
 /// Queue items the loop diagram draws (kubeloop's own bound: the rest are counted).

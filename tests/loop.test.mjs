@@ -3,7 +3,7 @@
 // common laptop sizes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TEST_TIMEOUT, sharedBrowser, withPage, waitFor, screenshot, waitForRunningPods, setControl, kubectlInput } from './lib.mjs';
+import { TEST_TIMEOUT, sharedBrowser, withPage, waitFor, screenshot, waitForRunningPods, setControl, setSpeed, kubectlInput } from './lib.mjs';
 
 const browser = sharedBrowser();
 
@@ -105,13 +105,36 @@ test('slow API calls: adds of a key being processed collapse into one queued key
       { timeout: 60_000, interval: 50, message: async () => `a key with collapsed adds: ${JSON.stringify(seen)}` },
     );
     await screenshot(page, 'loop-dedup');
-    // Edge mode: the diagram says so.
+    // Edge mode: the diagram says so, and each delta is its own numbered item (one pod more for the ReplicaSet).
     await setControl(page, 'trigger-mode', 'edge');
     await waitFor(async () => /edge-triggered/.test(await page.locator('[data-testid=loop-diagram]').innerText()), {
       message: 'edge mode shown',
     });
+    await kubectl(page, 'kubectl scale deployment web --replicas=12');
+    await waitFor(
+      async () => {
+        seen = await items(page);
+        return seen.filter((i) => /\+1#\d+$/.test(i.key)).length >= 2;
+      },
+      { timeout: 60_000, interval: 50, message: async () => `numbered delta items: ${JSON.stringify(seen)}` },
+    );
+    const delta = page.locator('[data-testid=queue-item][data-delta="+1"]').first();
+    assert.match(await delta.innerText(), /^(▶ )?#\d+ \+1 pod · web-/);
+    // Lost watch events show in the stream, struck through.
     await setControl(page, 'drop-watch-events', 50);
+    await kubectl(page, 'kubectl scale deployment web --replicas=4');
+    await waitFor(async () => (await page.locator('[data-testid=watch-event][data-dropped=true]').count()) >= 1, {
+      timeout: 60_000,
+      message: 'a lost watch event shown',
+    });
     await screenshot(page, 'loop-edge-drops');
+    // At 100x single items blur: the diagram shows rates.
+    await setSpeed(page, 100);
+    const diagram = page.locator('[data-testid=loop-diagram]');
+    await waitFor(async () => (await diagram.getAttribute('data-mode')) === 'rates', { message: 'rates at 100x' });
+    assert.match(await diagram.innerText(), /\d+\/s events/);
+    await setSpeed(page, 1);
+    await waitFor(async () => (await diagram.getAttribute('data-mode')) === 'items', { message: 'items again at 1x' });
   });
 });
 

@@ -195,7 +195,7 @@ fn Knobs(props: &KnobProps) -> Html {
     };
     const DROP_NOTE: &str = "Lost by the control plane's informers (controllers, scheduler); the kubelets' watches are not affected. kubeloop's own fault: a real watch loses nothing (it ends, and resumes or relists).";
     html! {
-        <details class="knobs" open=true>
+        <details class={classes!("knobs", notes.then_some("with-notes"))} open=true>
             <summary title="Collapse to see the queues">
                 { "Modes, re-observation and faults" }
                 <button type="button" class="btn small link notes-toggle" data-testid="knob-notes" onclick={toggle_notes}
@@ -222,7 +222,7 @@ fn Knobs(props: &KnobProps) -> Html {
                     </select>
                 </label>
             </div>
-            if *notes { <p class="knob-note" data-testid="edge-note">{ edge_note }</p> }
+            <p class="knob-note long" data-testid="edge-note">{ edge_note }</p>
             <p class="knob-note reads" title="Objects the API store served per simulated minute (LIST items + GETs + watch events), over all clients">
                 { "API reads per minute · " }
                 { rate(reads.informer, !reads.polling_now, "api-reads-per-min-informer", "informer") }
@@ -237,15 +237,13 @@ fn Knobs(props: &KnobProps) -> Html {
                     max={MAX_PERIOD / 1000} on_set={props.on_cmd.reform(|s: u64| Cmd::mode(ModeAction { resync_period: Some(s * 1000), ..ModeAction::default() }))}
                     title="Resync period: every informer re-delivers its cache to the handlers this often; 0 = off" />
             </div>
-            if *notes {
-            <p class="knob-note">
+            <p class="knob-note long">
                 { "relist " }<b>{ if cfg.relist_ms == 0 { "off, as upstream".to_string() } else { format!("{} (kubeloop's repair)", fmt_dur(cfg.relist_ms)) } }</b>
                 { ": upstream's informers LIST once, re-WATCH when the server ends a watch (every 5–10 min) and LIST again only after 410 Gone; a periodic relist replaces the cache, so events lost to the drop fault are repaired. resync " }
                 <span data-testid="resync-current">{ secs }</span>
                 { match secs { 0 => " s (off)".to_string(), 1..=99 => " s".to_string(), _ => format!(" s ({})", fmt_dur(props.resync_ms)) } }
                 { ": re-delivers the cache as it is to the handlers, no API call: it repairs nothing (upstream 12–24 h)." }
             </p>
-            }
             <label class="knob" title={DROP_NOTE}>
                 <span class="knob-label">{ "Drop watch events" }</span>
                 <input type="range" min="0" max="100" step="1" data-testid="drop-watch-events"
@@ -253,7 +251,7 @@ fn Knobs(props: &KnobProps) -> Html {
                     aria-valuetext={format!("{}% of watch events lost", props.drop_pct)} />
                 <output class="knob-value">{ format!("{}%", props.drop_pct) }</output>
             </label>
-            if *notes { <p class="knob-note">{ DROP_NOTE }</p> }
+            <p class="knob-note long">{ DROP_NOTE }</p>
             <div class="knob-row">
                 <NumberKnob testid="conflict-percent" label="Conflicts" unit="%" value={u64::from(cfg.conflict_pct)}
                     max={100} on_set={props.on_cmd.reform(|p: u64| Cmd::fault(FaultAction { conflicts: Some(p as f64 / 100.0), ..FaultAction::default() }))}

@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use crate::format::fmt_dur;
 use crate::liverun::Cmd;
-use crate::view::{LoopDiagramView, QueueItemView};
+use crate::view::{LoopDiagramView, QueueItemView, WatchTokenView};
 
 #[derive(Properties, PartialEq)]
 pub struct LoopProps {
@@ -30,8 +30,51 @@ fn arrow() -> Html {
     html! { <span class="flow" aria-hidden="true">{ "→" }</span> }
 }
 
+/// An edge-triggered ReplicaSet controller queues each delta as its own numbered item (`ns/rs+1#7`: one pod more
+/// for `rs`, the 7th delta; `-1#8` one fewer; `+0` a look with no delta): `(rs, delta, number)`.
+fn delta_of(key: &str) -> Option<(&str, &'static str, Option<&str>)> {
+    let (base, seq) = match key.split_once('#') {
+        Some((b, n)) => (b, Some(n)),
+        None => (key, None),
+    };
+    ["+1", "-1", "+0"].into_iter().find_map(|d| base.strip_suffix(d).map(|rs| (rs, d, seq)))
+}
+
+/// A watch event as the controller's informers received it; lost ones struck through.
+fn token(w: &WatchTokenView) -> Html {
+    let title = format!(
+        "rv {}: {} {}{}",
+        w.rv,
+        w.type_,
+        w.name,
+        if w.dropped {
+            " — lost (the drop fault): the cache never saw it"
+        } else {
+            " — into the cache, to the handlers"
+        }
+    );
+    // A sign per type (colour is not the only cue): + added, ~ modified, − deleted; the title says it in full.
+    let sym = match w.type_ {
+        "ADDED" => "+",
+        "DELETED" => "−",
+        _ => "~",
+    };
+    html! {
+        <span key={w.rv} class={classes!("wev", w.type_.to_ascii_lowercase(), w.dropped.then_some("lost"))}
+            data-testid="watch-event" data-type={w.type_} data-dropped={w.dropped.to_string()} {title}>
+            if w.dropped { <span aria-hidden="true">{ "✗ " }</span> }
+            { format!("{} {}", sym, w.name) }
+        </span>
+    }
+}
+
 fn chip(i: &QueueItemView) -> Html {
-    let mut label = i.key.clone();
+    let delta = delta_of(&i.key).filter(|_| i.key.contains('/'));
+    let mut label = match delta {
+        Some((rs, d, Some(n))) => format!("#{n} {d} pod · {}", rs.rsplit('/').next().unwrap_or(rs)),
+        Some((rs, d, None)) => format!("{d} · {}", rs.rsplit('/').next().unwrap_or(rs)),
+        None => i.key.clone(),
+    };
     if i.adds > 1 {
         label.push_str(&format!(" ×{}", i.adds));
     }
@@ -49,7 +92,8 @@ fn chip(i: &QueueItemView) -> Html {
         if i.retries > 0 { format!(", {} retries so far", i.retries) } else { String::new() }
     );
     html! {
-        <span class={classes!("qchip", i.state)} data-testid="queue-item" data-key={i.key.clone()} data-state={i.state}
+        <span class={classes!("qchip", i.state, delta.is_some().then_some("delta"))} data-testid="queue-item" data-key={i.key.clone()} data-state={i.state}
+            data-delta={delta.map(|(_, d, _)| d)}
             data-retries={i.retries.to_string()} data-adds={i.adds.to_string()} {title}>
             <span class="qstate">{ if i.state == "processing" { "▶ " } else { "" } }</span>
             { label }
@@ -64,8 +108,29 @@ pub fn LoopDiagram(props: &LoopProps) -> Html {
     let onchange =
         props.on_cmd.reform(|e: Event| Cmd::ShowLoop(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()));
     let more = v.depth + v.waiting + v.processing - v.items.len().min(v.depth + v.waiting + v.processing);
+    let r = v.rates;
+    let per_s = |n: u64| format!("{n}/s");
+    // Counts so far, or at speed the last second's rates.
+    let (watch, lost, reconciles, writes) = match r {
+        Some(r) => (
+            (format!("{} events", per_s(r.delivered + r.dropped)), format!("{} lost", per_s(r.dropped))),
+            r.dropped > 0,
+            per_s(r.reconciles),
+            format!("{} calls", per_s(r.writes)),
+        ),
+        None => (
+            (
+                format!("{} events", v.delivered),
+                if v.dropped > 0 { format!("{} dropped", v.dropped) } else { "none dropped".into() },
+            ),
+            v.dropped > 0,
+            format!("{} done", v.reconciles),
+            format!("{} API calls", v.writes),
+        ),
+    };
     html! {
-        <section class="panel loop-diagram" data-testid="loop-diagram" data-controller={v.controller} aria-label="The control loop">
+        <section class="panel loop-diagram" data-testid="loop-diagram" data-controller={v.controller} aria-label="The control loop"
+            data-mode={if r.is_some() { "rates" } else { "items" }}>
             <div class="panel-head">
                 <h2>{ "The loop" }</h2>
                 <select aria-label="Controller shown" {onchange}>
@@ -76,7 +141,7 @@ pub fn LoopDiagram(props: &LoopProps) -> Html {
             <div class="loop-flow">
                 { stage("API store", format!("rv {}", v.store_rv), "the truth".into(), "store") }
                 { arrow() }
-                { stage("watch", format!("{} events", v.delivered), if v.dropped > 0 { format!("{} dropped", v.dropped) } else { "none dropped".into() }, if v.dropped > 0 { "dropping" } else { "" }) }
+                { stage("watch", watch.0, watch.1, if lost { "dropping" } else { "" }) }
                 { arrow() }
                 { if v.polling {
                     stage("no cache", "polling".into(), "LISTs every period".into(), "polling")
@@ -85,7 +150,11 @@ pub fn LoopDiagram(props: &LoopProps) -> Html {
                 } }
                 { arrow() }
                 <div class="stage queue">
-                    <div class="stage-title">{ format!("work queue · {} queued · {} backoff", v.depth, v.waiting) }</div>
+                    <div class="stage-title">
+                        { format!("work queue · {} queued · {} backoff", v.depth, v.waiting) }
+                        if let Some(r) = r { { format!(" · {} adds · {} retries", per_s(r.adds), per_s(r.retries)) } }
+                        if v.edge { { " · one item per delta" } }
+                    </div>
                     <div class="qchips">
                         { for v.items.iter().map(chip) }
                         if v.items.is_empty() { <span class="muted small">{ "empty: nothing to reconcile" }</span> }
@@ -95,10 +164,21 @@ pub fn LoopDiagram(props: &LoopProps) -> Html {
                 { arrow() }
                 { stage("workers", format!("{}/{} busy", v.processing, v.workers), "one key each".into(), "workers") }
                 { arrow() }
-                { stage("reconcile", format!("{} done", v.reconciles), format!("{} errors · {} requeues", v.errors, v.requeues), "reconcile") }
+                { stage("reconcile", reconciles, format!("{} errors · {} requeues", v.errors, v.requeues), "reconcile") }
                 <span class="flow back" aria-hidden="true">{ "↺" }</span>
-                { stage("writes", format!("{} API calls", v.writes), "back to the store".into(), "writes") }
+                { stage("writes", writes, "back to the store".into(), "writes") }
             </div>
+            if r.is_none() && !v.polling {
+                <div class="wstream" aria-label="The last watch events its informers received, newest first">
+                    <span class="muted small">{ "watch → cache, newest first:" }</span>
+                    { for v.recent.iter().rev().map(token) }
+                    if v.recent.is_empty() { <span class="muted small">{ "no event yet" }</span> }
+                </div>
+            } else if let Some(r) = r {
+                <div class="wstream rates muted small">
+                    { format!("At this speed single events blur: per simulated second, {} watch events ({} lost), {} adds, {} reconciles, {} API calls.", r.delivered + r.dropped, r.dropped, r.adds, r.reconciles, r.writes) }
+                </div>
+            }
             <div class="loop-charts" aria-label={format!("The {} controller over time", v.controller)}>
                 { for v.charts.iter().map(|c| html! { <crate::components::chart::Chart chart={c.clone()} /> }) }
             </div>

@@ -1297,3 +1297,51 @@ fn asking_first_never_changes_the_run() {
     }
     assert_eq!(hashes[0], hashes[1]);
 }
+
+/// The cluster's charts sample each simulated second: pods by phase from the store's tally, API requests by verb
+/// (per-second increments of the store's counters), by client, and drift.
+#[test]
+fn the_cluster_charts_follow_the_store() {
+    let mut e = LiveRun::boot(4, None, clock());
+    run_secs(&mut e, 5);
+    e.exec(Cmd::Kubectl { line: "scale deployment web --replicas=6".into(), stdin: None });
+    run_secs(&mut e, 20);
+    let d = e.snapshot().loop_diagram.expect("diagram");
+    let chart = |m: &str| d.cluster_charts.iter().find(|c| c.metric == m).expect("chart").clone();
+    let phases = chart("pods_by_phase");
+    assert_eq!(phases.series[0].0, "running");
+    assert_eq!(phases.series[0].1.last(), Some(&6), "{phases:?}");
+    let verbs = chart("apiserver_requests");
+    let creates = &verbs.series.iter().find(|(l, _)| *l == "create").expect("create").1;
+    assert!(creates.iter().sum::<u32>() >= 3, "the scale-up's pod creates: {creates:?}");
+    let by_client = chart("apiserver_requests_by_client");
+    let total = |c: &crate::view::ChartView| {
+        c.series.iter().map(|(_, v)| v.iter().map(|n| u64::from(*n)).sum::<u64>()).sum::<u64>()
+    };
+    assert_eq!(total(&verbs), total(&by_client), "the same requests, by verb and by client");
+    assert_eq!(chart("drift").series.len(), 1);
+}
+
+/// The loop diagram shows the last watch events its controller's informers received (lost ones marked) and, at
+/// speeds where single items blur, the last second's rates instead.
+#[test]
+fn the_loop_shows_watch_events_then_rates_at_speed() {
+    let mut e = LiveRun::boot(4, None, clock());
+    run_secs(&mut e, 5);
+    // The scale's Deployment update is lost by the deployment controller's informer.
+    e.exec(Cmd::ShowLoop("deployment".into()));
+    e.exec(watch_drop(100));
+    e.exec(Cmd::Kubectl { line: "scale deployment web --replicas=5".into(), stdin: None });
+    run_secs(&mut e, 5);
+    let d = e.snapshot().loop_diagram.expect("diagram");
+    assert!(d.rates.is_none(), "1x: items");
+    assert!(!d.recent.is_empty() && d.recent.len() <= kubeloop_engine::informer::RECENT_EVENTS);
+    assert!(d.recent.windows(2).all(|w| w[0].rv < w[1].rv), "oldest first");
+    assert!(d.recent.iter().any(|w| w.dropped && w.name == "deploy/web" && w.type_ == "MODIFIED"), "{:?}", d.recent);
+    e.exec(watch_drop(0));
+    e.exec(Cmd::SetSpeed(Speed::X(100)));
+    e.exec(Cmd::Kubectl { line: "scale deployment web --replicas=9".into(), stdin: None });
+    e.frame(100.0);
+    let d = e.snapshot().loop_diagram.expect("diagram");
+    assert!(d.rates.is_some(), "100x: rates");
+}

@@ -3,7 +3,7 @@
 //! queue keys. Resync re-delivers the cache to handlers (it never talks to the API server); a relist (after
 //! 410 Gone, or a disconnect that cannot resume) replaces the cache and delivers deletes for vanished keys.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -298,6 +298,20 @@ pub struct Informer {
     /// When the open watch was opened (for the server's bookmarks, once a minute).
     watch_opened_at: Millis,
     stats: InformerStats,
+    /// The last watch events it received (kept for observers, on the control plane's informers only).
+    recent: Option<VecDeque<Received>>,
+}
+
+/// Watch events an informer keeps for observers ([`Informer::recent`]).
+pub const RECENT_EVENTS: usize = 8;
+
+/// A watch event as an informer received it: lost to the drop fault, or applied to its cache.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Received {
+    pub rv: u64,
+    pub type_: EventType,
+    pub name: Str,
+    pub dropped: bool,
 }
 
 /// What a set of informers holds and has seen, summed.
@@ -403,7 +417,18 @@ impl Informer {
             polling: None,
             watch_opened_at: 0,
             stats: InformerStats::default(),
+            recent: None,
         }
+    }
+
+    /// Keeps its last [`RECENT_EVENTS`] watch events for observers (the page's loop diagram).
+    pub fn keep_recent(&mut self) {
+        self.recent.get_or_insert_with(VecDeque::new);
+    }
+
+    /// Its last watch events, oldest first (empty unless [`Informer::keep_recent`]).
+    pub fn recent(&self) -> impl Iterator<Item = &Received> + '_ {
+        self.recent.iter().flatten()
     }
 
     /// LIST then WATCH from the list's resourceVersion. The cache is replaced: listed objects are delivered as
@@ -521,7 +546,14 @@ impl Informer {
         for ev in events {
             self.stats.events_received += 1;
             self.last_rv = self.last_rv.max(ev.rv);
-            if self.drop_fraction > 0.0 && rng.chance(self.drop_fraction) {
+            let dropped = self.drop_fraction > 0.0 && rng.chance(self.drop_fraction);
+            if let Some(r) = self.recent.as_mut().filter(|_| ev.type_ != EventType::Bookmark) {
+                if r.len() >= RECENT_EVENTS {
+                    r.pop_front();
+                }
+                r.push_back(Received { rv: ev.rv, type_: ev.type_, name: ev.object.meta().name.clone(), dropped });
+            }
+            if dropped {
                 self.stats.events_dropped += 1;
                 continue;
             }

@@ -384,3 +384,29 @@ fn delete_of_an_unknown_key_is_not_delivered() {
     let evs = deliver(&mut st, &mut inf, &mut rng);
     assert!(evs.is_empty(), "{:?}", summary(&evs));
 }
+
+/// The last watch events an informer received are kept for observers (bounded), dropped ones marked as such; an
+/// informer not asked to keep them keeps none.
+#[test]
+fn recent_watch_events_are_kept_bounded_and_marked_when_dropped() {
+    let (mut st, c, mut inf, mut rng) = setup();
+    let mut plain = Informer::new(Kind::Pod, WatchFilter::All, c, 0, true);
+    inf.keep_recent();
+    inf.list_and_watch(&mut st).expect("list");
+    plain.list_and_watch(&mut st).expect("list");
+    for i in 0..10 {
+        create(&mut st, c, pod(&format!("p{i}")));
+    }
+    deliver(&mut st, &mut inf, &mut rng);
+    deliver(&mut st, &mut plain, &mut rng);
+    let names: Vec<String> = inf.recent().map(|r| r.name.to_string()).collect();
+    assert_eq!(names, (2..10).map(|i| format!("p{i}")).collect::<Vec<_>>(), "the last {RECENT_EVENTS}");
+    assert!(inf.recent().all(|r| r.type_ == EventType::Added && !r.dropped));
+    assert_eq!(plain.recent().count(), 0);
+    inf.set_drop_fraction(1.0);
+    delete_now(&mut st, c, "p9");
+    deliver(&mut st, &mut inf, &mut rng);
+    let last = inf.recent().last().expect("an event").clone();
+    assert_eq!((last.type_, &*last.name, last.dropped), (EventType::Deleted, "p9", true));
+    assert_eq!(inf.recent().count(), RECENT_EVENTS);
+}

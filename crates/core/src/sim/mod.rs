@@ -349,6 +349,7 @@ impl Sim {
                 if ids[k.index()].is_none() {
                     let mut inf = Informer::new(*k, WatchFilter::All, client, index, true);
                     inf.set_resync_period(resync);
+                    inf.keep_recent();
                     ids[k.index()] = Some(self.push_informer(inf, Owner::Host(HostId(index))));
                 }
             }
