@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use kubeloop_engine::api::{Kind, ObjKey};
 use kubeloop_engine::behaviour::BehaviourPatch;
-use kubeloop_engine::controllers::scheduler::Weights;
+use kubeloop_engine::controllers::scheduler::{Profile, Weights};
 use kubeloop_engine::intervention::{
     AppAction, AppTarget, DeleteTarget, FaultAction, Intervene, Intervention, ModeAction, NodeRef, Performed,
 };
@@ -90,6 +90,8 @@ pub enum Cmd {
     CloseShare,
     /// The score plugins' weights for the scheduling explanation's what-if (nothing in the run changes).
     SetScheduleWeights([i64; 4]),
+    /// Which filter plugins run in the scheduling explanation's what-if (nothing in the run changes).
+    SetScheduleFilters([bool; 5]),
     /// The controller the loop diagram shows.
     ShowLoop(String),
     /// What a link opened the page with.
@@ -211,9 +213,9 @@ pub struct LiveRun {
     /// The cluster's charts' samples (API requests, pods by phase, drift).
     cluster_history: crate::charts::ClusterHistory,
     /// The scheduler's score weights for the pod detail's what-if (upstream's until changed).
-    schedule_weights: Weights,
+    schedule_profile: Profile,
     /// The last scheduling explanation: for which pod and weights, when (wall), at what cost.
-    explained: Option<(ObjKey, Weights, f64, f64, Rc<crate::view::ScheduleView>)>,
+    explained: Option<(ObjKey, Profile, f64, f64, Rc<crate::view::ScheduleView>)>,
     /// The kubectl console.
     pub(crate) console: Console,
     /// The running lesson and its script.
@@ -259,10 +261,12 @@ pub const MAX_RECORDED: usize = 10_000;
 const DRIFT_CHEAP_MS: f64 = 4.0;
 /// A score plugin's weight at most in the what-if (upstream accepts 1 to 100 in a profile; 0 here turns it off).
 pub const MAX_SCORE_WEIGHT: i64 = 100;
-/// A scheduling explanation that took longer than this is made again at most every [`EXPLAIN_EVERY_MS`] (a large
-/// cluster: every node filtered and scored, every pod counted).
+/// A scheduling explanation that took longer than this is made again at most every [`EXPLAIN_EVERY_MS`], or every
+/// [`EXPLAIN_SHARE`] times what it cost if that is longer (a large cluster: every node filtered and scored, every pod
+/// counted; a what-if across the cluster explains many pods), so that it takes at most a twentieth of the page's time.
 const EXPLAIN_CHEAP_MS: f64 = 4.0;
 const EXPLAIN_EVERY_MS: f64 = 1_000.0;
+const EXPLAIN_SHARE: f64 = 20.0;
 /// ...else at most this often.
 const DRIFT_EVERY_MS: f64 = 2_000.0;
 
@@ -387,7 +391,7 @@ impl LiveRun {
             informers: Rc::new(Vec::new()),
             drift_at: f64::NEG_INFINITY,
             drift_cost: 0.0,
-            schedule_weights: Weights::default(),
+            schedule_profile: Profile::default(),
             explained: None,
             loop_controller: "replicaset".into(),
             loop_history: Default::default(),
@@ -1300,7 +1304,10 @@ impl LiveRun {
             }
             Cmd::CloseShare => self.share = None,
             Cmd::ShowLoop(name) => self.loop_controller = name,
-            Cmd::SetScheduleWeights(w) => self.schedule_weights = Weights(w.map(|x| x.clamp(0, MAX_SCORE_WEIGHT))),
+            Cmd::SetScheduleWeights(w) => {
+                self.schedule_profile.weights = Weights(w.map(|x| x.clamp(0, MAX_SCORE_WEIGHT)))
+            }
+            Cmd::SetScheduleFilters(f) => self.schedule_profile.filters = f,
             Cmd::Open(what) => self.open(what),
             Cmd::Export => match self.export() {
                 Ok(text) => {
@@ -1337,18 +1344,18 @@ impl LiveRun {
     }
 
     /// The scheduling explanation of pod `key`, made again when the pod or the weights changed, or when it is
-    /// cheap, or at most every [`EXPLAIN_EVERY_MS`].
+    /// cheap, or at most every [`EXPLAIN_EVERY_MS`] (or [`EXPLAIN_SHARE`] times its cost).
     fn explain(&mut self, key: &ObjKey) -> Option<Rc<crate::view::ScheduleView>> {
         let now = self.wall();
         if let Some((k, w, at, cost, view)) = &self.explained {
-            let fresh = *cost >= EXPLAIN_CHEAP_MS && now - at < EXPLAIN_EVERY_MS;
-            if k == key && *w == self.schedule_weights && fresh {
+            let fresh = *cost >= EXPLAIN_CHEAP_MS && now - at < EXPLAIN_EVERY_MS.max(cost * EXPLAIN_SHARE);
+            if k == key && *w == self.schedule_profile && fresh {
                 return Some(view.clone());
             }
         }
-        let view = Rc::new(crate::snapshot::schedule_view(&self.sim, key, self.schedule_weights)?);
+        let view = Rc::new(crate::snapshot::schedule_view(&self.sim, key, self.schedule_profile)?);
         let cost = self.wall() - now;
-        self.explained = Some((key.clone(), self.schedule_weights, now, cost, view.clone()));
+        self.explained = Some((key.clone(), self.schedule_profile, now, cost, view.clone()));
         Some(view)
     }
 

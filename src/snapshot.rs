@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use kubeloop_engine::api::{controller_of, Kind, ObjKey, Pod, PodPhase, Str};
 use kubeloop_engine::controller::{RecordOutcome, TriggerMode};
-use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS};
+use kubeloop_engine::controllers::scheduler::{Profile, Weights, FILTER_PLUGINS};
 use kubeloop_engine::informer::{InformerId, InformerTotals, ReflectorState};
 use kubeloop_engine::sim::{ObserveMode, Sim};
 use kubeloop_engine::store::fnv1a;
@@ -849,9 +849,14 @@ fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {
 }
 
 /// Why the scheduler would put pod `key` where it would now, with score `weights` (`None`: no such pod).
-pub fn schedule_view(sim: &Sim, key: &ObjKey, weights: Weights) -> Option<ScheduleView> {
-    let e = sim.explain_scheduling(key, weights)?;
-    let default_best = e.best_with(Weights::default()).0;
+pub fn schedule_view(sim: &Sim, key: &ObjKey, profile: Profile) -> Option<ScheduleView> {
+    let e = sim.explain_scheduling(key, profile)?;
+    // Upstream's pick: the weights only weigh the scores; a filter switched off changes the feasible nodes.
+    let default_best = if profile.filters == Profile::default().filters {
+        e.best_with(Weights::default()).0
+    } else {
+        sim.explain_scheduling(key, Profile::default())?.best
+    };
     let total = e.nodes.len();
     let mut nodes: Vec<ScheduleNode> = e
         .nodes
@@ -869,14 +874,17 @@ pub fn schedule_view(sim: &Sim, key: &ObjKey, weights: Weights) -> Option<Schedu
     nodes.truncate(SCHEDULE_NODES_SHOWN);
     // Across the cluster, with weights not upstream's: the pods these weights would place elsewhere, over as many
     // pods as fit a bounded amount of work (every pod is run through every node).
-    let what_if = (weights != Weights::default()).then(|| {
-        let limit = (WHAT_IF_VERDICTS / total.max(1)).clamp(1, WHAT_IF_PODS);
-        let (moved, looked, of) = sim.scheduling_what_if(weights, limit);
+    let what_if = (profile != Profile::default()).then(|| {
+        // A filter switched off explains each pod twice (the feasible nodes differ from upstream's).
+        let per_pod = if profile.filters == Profile::default().filters { 1 } else { 2 };
+        let limit = (WHAT_IF_VERDICTS / (total.max(1) * per_pod)).clamp(1, WHAT_IF_PODS);
+        let (moved, looked, of) = sim.scheduling_what_if(profile, limit);
         let moved = moved.into_iter().map(|m| (m.pod.name, m.upstream, m.with)).collect();
         WhatIfView { moved, looked, of }
     });
     Some(ScheduleView {
-        weights: weights.0,
+        weights: profile.weights.0,
+        filters: profile.filters,
         nodes,
         total,
         best: e.best,
@@ -888,7 +896,7 @@ pub fn schedule_view(sim: &Sim, key: &ObjKey, weights: Weights) -> Option<Schedu
 }
 
 /// The cluster-wide what-if looks at this many node verdicts at most (pods × nodes), and this many pods.
-const WHAT_IF_VERDICTS: usize = 200_000;
+const WHAT_IF_VERDICTS: usize = 50_000;
 const WHAT_IF_PODS: usize = 2_000;
 
 /// kubectl's short name of a kind where it has one (`rs`, `deploy`...), else its singular name.

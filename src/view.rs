@@ -218,8 +218,9 @@ pub struct PodDetail {
 /// The scheduler's reasoning for one pod, from the API's state now, with the page's score weights.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScheduleView {
-    /// The score plugins' weights used (the page's what-if; upstream's by default).
+    /// The score plugins' weights used, and which filter plugins run (the page's what-if; upstream's by default).
     pub weights: [i64; 4],
+    pub filters: [bool; 5],
     /// The first [`SCHEDULE_NODES_SHOWN`] nodes (feasible ones first, best first).
     pub nodes: Vec<ScheduleNode>,
     /// Nodes in all.

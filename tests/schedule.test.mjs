@@ -79,6 +79,19 @@ test('an unschedulable pod: every node says why, and the message is upstream\'s'
     });
     await screenshot(page, 'schedule-unschedulable');
     await shoot(page, 'schedule-unschedulable-explain');
+
+    // What-if: NodeResourcesFit switched off, the pod would fit every node; across the cluster it is the pod
+    // that would go somewhere (from no node).
+    const fit = page.locator('[data-testid=schedule-filter][data-plugin=NodeResourcesFit]');
+    assert.ok(await fit.isChecked(), 'upstream runs every filter');
+    await fit.uncheck();
+    await waitFor(async () => ((await explain.getAttribute('data-best')) ?? '') !== '', { message: 'a node with the filter off' });
+    assert.equal((await rows(page)).filter((n) => n.feasible === 'true').length, nodeCount);
+    assert.match(await page.locator('[data-testid=schedule-whatif]').innerText(), /With upstream's profile: no node\. This what-if changes the placement\./);
+    const move = page.locator('[data-testid=schedule-move][data-pod=huge]');
+    await move.waitFor({ state: 'visible' });
+    assert.equal(await move.getAttribute('data-from'), 'no node');
+    await shoot(page, 'schedule-filter-off');
   });
 });
 
@@ -111,7 +124,7 @@ test('a running pod: feasible nodes scored, the best marked, and a weight what-i
       await input.dispatchEvent('change');
     }
     await page.locator('[data-testid=schedule-whatif]').waitFor({ state: 'visible' });
-    assert.match(await page.locator('[data-testid=schedule-whatif]').innerText(), /With upstream's weights: \S+/);
+    assert.match(await page.locator('[data-testid=schedule-whatif]').innerText(), /With upstream's profile: \S+/);
     const after = await rows(page);
     for (const n of after.filter((x) => x.feasible === 'true')) {
       assert.ok(n.score % 2 === 0 && n.score <= 200, `spread only, weight 2: ${JSON.stringify(n)}`);

@@ -9,7 +9,7 @@ use crate::format::{fmt_clock, fmt_dur, fmt_secs};
 use crate::liverun::Cmd;
 use crate::view::{Detail, EventLine, NodeDetail, PodDetail, ScheduleView, Selection};
 use kubeloop_engine::behaviour::BehaviourPatch;
-use kubeloop_engine::controllers::scheduler::{Weights, SCORE_PLUGINS};
+use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS, SCORE_PLUGINS};
 
 #[derive(Properties, PartialEq)]
 pub struct DetailProps {
@@ -221,26 +221,45 @@ fn schedule_view(sv: &ScheduleView, on: &str, on_cmd: &Callback<Cmd>) -> Html {
         },
         (None, None) => html! {},
     };
-    let what_if = (sv.weights != upstream).then(|| {
+    let filter_input = |i: usize| {
+        let filters = sv.filters;
+        let onchange = on_cmd.reform(move |e: Event| {
+            let mut f = filters;
+            f[i] = e.target_unchecked_into::<web_sys::HtmlInputElement>().checked();
+            Cmd::SetScheduleFilters(f)
+        });
+        html! {
+            <label title={format!("{}: a filter plugin of upstream's default profile; unticked, it rejects no node", FILTER_PLUGINS[i])}>
+                <input type="checkbox" data-testid="schedule-filter" data-plugin={FILTER_PLUGINS[i]} checked={sv.filters[i]} {onchange} />
+                { FILTER_PLUGINS[i] }
+            </label>
+        }
+    };
+    let reset = {
+        let on_cmd = on_cmd.clone();
+        Callback::from(move |_: MouseEvent| {
+            on_cmd.emit(Cmd::SetScheduleWeights(upstream));
+            on_cmd.emit(Cmd::SetScheduleFilters([true; FILTER_PLUGINS.len()]));
+        })
+    };
+    let what_if = (sv.weights != upstream || sv.filters.contains(&false)).then(|| {
         let changed = sv.default_best != sv.best;
         let node = |n: &Option<kubeloop_engine::api::Str>| n.as_deref().unwrap_or("no node").to_string();
         html! {
             <>
             <p class={classes!("sched-whatif", changed.then_some("changed"))} data-testid="schedule-whatif">
                 { format!(
-                    "With upstream's weights: {}. {}",
+                    "With upstream's profile: {}. {}",
                     sv.default_best.as_deref().unwrap_or("no node"),
-                    if changed { "These weights change the placement." } else { "These weights do not change the placement." }
+                    if changed { "This what-if changes the placement." } else { "This what-if does not change the placement." }
                 ) }
-                <button class="btn small" onclick={on_cmd.reform(move |_: MouseEvent| Cmd::SetScheduleWeights(upstream))}>
-                    { "Upstream's weights" }
-                </button>
+                <button class="btn small" onclick={reset}>{ "Upstream's profile" }</button>
             </p>
             if let Some(w) = &sv.what_if {
                 <div class="sched-moved" data-testid="schedule-moved" data-moved={w.moved.len().to_string()} data-looked={w.looked.to_string()}>
                     <p>
                         { format!(
-                            "Across the cluster, each pod as if scheduled now: {} of {} pods would go elsewhere with these weights{}.",
+                            "Across the cluster, each pod as if scheduled now: {} of {} pods would go elsewhere with this what-if{}.",
                             w.moved.len(),
                             w.looked,
                             if w.looked < w.of { format!(" (the first {} of {}: kubeloop bounds the work)", w.looked, w.of) } else { String::new() }
@@ -302,6 +321,10 @@ fn schedule_view(sv: &ScheduleView, on: &str, on_cmd: &Callback<Cmd>) -> Html {
                 <div class="sched-weights" role="group" aria-label="Score weights (what-if)">
                     <span>{ "Score weights (what-if):" }</span>
                     { for (0..4).map(weight_input) }
+                </div>
+                <div class="sched-weights sched-filters" role="group" aria-label="Filter plugins (what-if)">
+                    <span>{ "Filters (what-if):" }</span>
+                    { for (0..FILTER_PLUGINS.len()).map(filter_input) }
                 </div>
             </div>
         </>

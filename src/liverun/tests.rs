@@ -435,6 +435,13 @@ fn scale_snapshot_cost() {
         e.frame(16.0);
     }
     eprintln!("10 frames at 1x: {:?}", t.elapsed());
+    let key = e.sim.store().objects(Kind::Pod).map(|o| o.key()).nth(pods / 2).expect("a pod");
+    for w in [Weights::default(), Weights([0, 1, 3, 2])] {
+        let t = Instant::now();
+        let v = crate::snapshot::schedule_view(&e.sim, &key, w.into()).expect("explained");
+        let what_if = v.what_if.as_ref().map(|w| (w.moved.len(), w.looked, w.of));
+        eprintln!("  explain {:?}: {:?} (what-if moved/looked/of {what_if:?})", w.0, t.elapsed());
+    }
 }
 
 fn live_web(e: &LiveRun) -> usize {

@@ -194,7 +194,7 @@ fn failed_scheduling_lists_each_filter_reason() {
 /// part; a weight changed (a plugin off) can change the choice.
 #[test]
 fn the_scheduler_explains_each_nodes_verdict_and_score() {
-    use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS, SCORE_PLUGINS};
+    use kubeloop_engine::controllers::scheduler::{Profile, Weights, FILTER_PLUGINS, SCORE_PLUGINS};
     let mut sim = Sim::new(SimConfig { seed: 6, ..Default::default() });
     sim.add_node(NodeConfig { name: "a".into(), ..Default::default() }).expect("node");
     let taint =
@@ -228,6 +228,27 @@ fn the_scheduler_explains_each_nodes_verdict_and_score() {
     let cond = huge.condition("PodScheduled").expect("condition");
     assert_eq!(e.unschedulable.as_deref(), Some(&*cond.message));
     assert!(e.best.is_none() && e.nodes.iter().all(|v| !v.feasible()));
+
+    // A filter switched off (what-if): without NodeResourcesFit the huge pod fits the nodes nothing else rejects
+    // (not the tainted one), and across the cluster it is the one pod that would move (from nowhere).
+    let fit = FILTER_PLUGINS.iter().position(|p| *p == "NodeResourcesFit").expect("plugin");
+    let mut no_fit = Profile::default();
+    no_fit.filters[fit] = false;
+    let e = sim.explain_scheduling(&key, no_fit).expect("a pod");
+    assert!(e.unschedulable.is_none());
+    let feasible: Vec<&str> = e.nodes.iter().filter(|v| v.feasible()).map(|v| &*v.node).collect();
+    assert_eq!(feasible, ["a", "c"]);
+    assert!(e.best.as_deref().is_some_and(|b| feasible.contains(&b)));
+    let (moved, _, _) = sim.scheduling_what_if(no_fit, 100);
+    assert_eq!(
+        moved.iter().map(|m| (&*m.pod.name, m.upstream.is_none())).collect::<Vec<_>>(),
+        [(&*huge.metadata.name, true)]
+    );
+    let taint = FILTER_PLUGINS.iter().position(|p| *p == "TaintToleration").expect("plugin");
+    let mut no_taints = no_fit;
+    no_taints.filters[taint] = false;
+    let e = sim.explain_scheduling(&key, no_taints).expect("a pod");
+    assert_eq!(e.nodes.iter().filter(|v| v.feasible()).count(), 3, "the tainted node too");
 
     // What-if: a large node and a small one, a ReplicaSet's pod on the large one. For its second pod LeastAllocated
     // alone prefers the large node (more room left); PodTopologySpread alone the small one (none of its pods there).

@@ -489,6 +489,26 @@ impl Default for Weights {
     }
 }
 
+/// A what-if profile: which filter plugins run (in [`FILTER_PLUGINS`]' order) and the score plugins' weights. The
+/// default is upstream's default profile: every filter, the default weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Profile {
+    pub filters: [bool; FILTER_PLUGINS.len()],
+    pub weights: Weights,
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Profile { filters: [true; FILTER_PLUGINS.len()], weights: Weights::default() }
+    }
+}
+
+impl From<Weights> for Profile {
+    fn from(weights: Weights) -> Self {
+        Profile { weights, ..Profile::default() }
+    }
+}
+
 impl Weights {
     /// A node's total: each plugin's normalized score (0-100) times its weight.
     pub fn total(&self, scores: &[i64; 4]) -> i64 {
@@ -551,6 +571,8 @@ pub struct NodeVerdict {
     /// Each filter plugin's reasons for rejecting the pod, in [`FILTER_PLUGINS`]' order (empty: it passes). The
     /// scheduler stops at the first that rejects; every one is shown here.
     pub filters: Vec<Vec<String>>,
+    /// Which filter plugins run (a what-if may switch some off): the others' reasons do not reject.
+    pub enabled: [bool; FILTER_PLUGINS.len()],
     /// A feasible node's scores, in [`SCORE_PLUGINS`]' order, and their weighted total.
     pub scores: Option<([i64; 4], i64)>,
 }
@@ -563,7 +585,8 @@ impl NodeVerdict {
     /// The first filter plugin that rejects the pod (its place in [`FILTER_PLUGINS`]) and its reasons: what the
     /// scheduler reports, as it stops there.
     pub fn rejected(&self) -> Option<(usize, &[String])> {
-        self.filters.iter().position(|r| !r.is_empty()).map(|i| (i, &self.filters[i][..]))
+        let on = |i: usize| self.enabled.get(i).copied().unwrap_or(true);
+        self.filters.iter().enumerate().position(|(i, r)| on(i) && !r.is_empty()).map(|i| (i, &self.filters[i][..]))
     }
 
     /// [`NodeVerdict::rejected`]'s reasons, as one line.
@@ -624,10 +647,17 @@ impl Scheduler {
     }
 
     /// Why `pod` would go where it would now: every node filtered (all plugins, not only up to the first that
-    /// rejects, and every node, not only the first `numFeasibleNodesToFind`), every feasible node scored with
-    /// `weights`. `owner`: the ReplicaSet whose selector PodTopologySpread counts by. A pod already counted on a
-    /// node (bound) is taken off it first: the question is where it would go if it were scheduled now.
-    pub fn explain(&mut self, pod: &Pod, owner: Option<(ObjKey, LabelSelector)>, weights: Weights) -> Explanation {
+    /// rejects, and every node, not only the first `numFeasibleNodesToFind`), every feasible node scored. The
+    /// profile says which filter plugins run and the weights (upstream's: every filter, the default weights).
+    /// `owner`: the ReplicaSet whose selector PodTopologySpread counts by. A pod already counted on a node (bound)
+    /// is taken off it first: the question is where it would go if it were scheduled now.
+    pub fn explain(
+        &mut self,
+        pod: &Pod,
+        owner: Option<(ObjKey, LabelSelector)>,
+        profile: impl Into<Profile>,
+    ) -> Explanation {
+        let Profile { filters: enabled, weights } = profile.into();
         self.unplace(&ObjKey::new(&pod.metadata.namespace, &pod.metadata.name));
         let mut pod = pod.clone();
         pod.spec = std::rc::Rc::new(crate::api::PodSpec { node_name: s(""), ..(*pod.spec).clone() });
@@ -641,6 +671,7 @@ impl Scheduler {
             .map(|n| NodeVerdict {
                 node: n.name.clone(),
                 filters: (0..FILTER_PLUGINS.len()).map(|i| filter_plugin(i, &pod, &u, n)).collect(),
+                enabled,
                 scores: None,
             })
             .collect();
@@ -664,17 +695,25 @@ impl Scheduler {
         e
     }
 
-    /// Where each of `pods` would go now with upstream's weights and with `weights` (each pod explained as
-    /// [`Scheduler::explain`] does, then counted back where it was): the pods whose best node differs.
+    /// Where each of `pods` would go now with upstream's profile and with `profile` (each pod explained as
+    /// [`Scheduler::explain`] does, then counted back where it was): the pods whose best node differs. With every
+    /// filter on, one explanation a pod serves both (the weights only weigh its scores); with one off, the
+    /// feasible nodes differ and each pod is explained twice.
     pub fn what_if<'a>(
         &mut self,
         pods: impl IntoIterator<Item = (&'a Pod, Option<(ObjKey, LabelSelector)>)>,
-        weights: Weights,
+        profile: impl Into<Profile>,
     ) -> Vec<Moved> {
+        let profile = profile.into();
+        let all_filters = profile.filters == Profile::default().filters;
         let mut moved = Vec::new();
         for (pod, owner) in pods {
-            let e = self.explain(pod, owner, weights);
-            let (upstream, _) = e.best_with(Weights::default());
+            let e = self.explain(pod, owner.clone(), profile);
+            let upstream = if all_filters {
+                e.best_with(Weights::default()).0
+            } else {
+                self.explain(pod, owner, Profile::default()).best
+            };
             if upstream != e.best {
                 let key = ObjKey::new(&pod.metadata.namespace, &pod.metadata.name);
                 moved.push(Moved { pod: key, upstream, with: e.best, tied: e.tied });

@@ -9,7 +9,7 @@ impl Sim {
     pub fn explain_scheduling(
         &self,
         key: &ObjKey,
-        weights: crate::controllers::scheduler::Weights,
+        profile: impl Into<crate::controllers::scheduler::Profile>,
     ) -> Option<crate::controllers::scheduler::Explanation> {
         use crate::controllers::scheduler::{spread_owner, Scheduler};
         let pod = self.store.peek(Kind::Pod, key)?.as_pod()?.clone();
@@ -17,15 +17,15 @@ impl Sim {
         let mut scheduler = Scheduler::of(nodes, self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()));
         let owner =
             spread_owner(&pod, |k| Some(self.store.peek(Kind::ReplicaSet, k)?.as_replicaset()?.spec.selector.clone()));
-        Some(scheduler.explain(&pod, owner, weights))
+        Some(scheduler.explain(&pod, owner, profile))
     }
 
-    /// Across the cluster: the pods that score weights `weights` would place elsewhere than upstream's weights
-    /// would, now ([`crate::controllers::scheduler::Scheduler::what_if`]), over the first `limit` pods not
+    /// Across the cluster: the pods that `profile` (filters switched off, other score weights) would place
+    /// elsewhere than upstream's profile would, now ([`crate::controllers::scheduler::Scheduler::what_if`]), over the first `limit` pods not
     /// finished (store order); and how many pods were looked at, of how many.
     pub fn scheduling_what_if(
         &self,
-        weights: crate::controllers::scheduler::Weights,
+        profile: impl Into<crate::controllers::scheduler::Profile>,
         limit: usize,
     ) -> (Vec<crate::controllers::scheduler::Moved>, usize, usize) {
         use crate::controllers::scheduler::{spread_owner, Scheduler};
@@ -40,7 +40,7 @@ impl Sim {
         let selector = |k: &ObjKey| Some(self.store.peek(Kind::ReplicaSet, k)?.as_replicaset()?.spec.selector.clone());
         let looked: Vec<_> = pods().take(limit).map(|p| (p, spread_owner(p, selector))).collect();
         let n = looked.len();
-        (scheduler.what_if(looked, weights), n, pods().count())
+        (scheduler.what_if(looked, profile), n, pods().count())
     }
 
     /// The configuration the simulation runs with (the knobs change it as they are turned).
