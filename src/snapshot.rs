@@ -905,6 +905,9 @@ fn short_kind(kind: Kind) -> &'static str {
     r.short_names.first().copied().unwrap_or(r.singular)
 }
 
+/// Reconcile records looked back through for the loop diagram's last reconcile.
+const LAST_RECONCILE_LOOKBACK: usize = 500;
+
 /// Controller `name` (the active replica's), and the informers it watches through.
 fn watched<'a>(sim: &'a Sim, name: &str) -> Option<(&'a kubeloop_engine::controller::Controller, Vec<InformerId>)> {
     let (host, c) = sim.controllers_by_name().into_iter().find(|(_, c)| c.name() == name)?;
@@ -940,6 +943,17 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
     kubeloop_engine::sort::sort_by_key(&mut recent, |w| w.rv);
     let recent = recent.split_off(recent.len().saturating_sub(kubeloop_engine::informer::RECENT_EVENTS));
     let t = sim.informer_totals(ids);
+    // Its latest reconcile among the newest of the log (kubeloop's own bound on the look back).
+    let last =
+        sim.log().records.iter().rev().take(LAST_RECONCILE_LOOKBACK).find(|r| r.controller == c.name()).map(|r| {
+            let outcome = match r.outcome {
+                RecordOutcome::Ok => "ok",
+                RecordOutcome::Requeue { .. } => "requeued",
+                RecordOutcome::Error { .. } => "error",
+                RecordOutcome::Dropped { .. } => "dropped",
+            };
+            (r.key.clone(), r.api_calls, outcome)
+        });
     let now = sim.now();
     let q = c.queue.delaying().queue();
     let mut processing: Vec<(&ObjKey, Millis)> = q.processing().collect();
@@ -978,6 +992,7 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
         writes: c.stats.api_calls,
         items,
         recent,
+        last,
         rates: None,
         charts: Vec::new(),
         cluster_charts: Vec::new(),

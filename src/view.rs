@@ -674,6 +674,8 @@ pub struct LoopDiagramView {
     pub items: Vec<QueueItemView>,
     /// The last watch events its informers received, oldest first (lost ones marked).
     pub recent: Vec<WatchTokenView>,
+    /// Its latest reconcile: the key, the API calls it made, how it ended (`ok`, `requeued`, `error`, `dropped`).
+    pub last: Option<(String, u32, &'static str)>,
     /// At speeds where single items blur: the last simulated second's rates, shown instead.
     pub rates: Option<LoopRates>,
     /// Its charts over the last simulated seconds.

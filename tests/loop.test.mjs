@@ -85,6 +85,17 @@ test('rejected creates: the ReplicaSet key waits out its backoff with its retrie
     await waitFor(async () => /^at \d+(\.\d)? s: \d+$/.test(await retries.locator('.chart-now').innerText()), {
       message: async () => `hover shows the values: ${await retries.locator('figcaption').innerText()}`,
     });
+    // The keyboard does the same: the chart takes focus, Left goes a second back.
+    await page.mouse.move(0, 0);
+    await svg.focus();
+    await page.keyboard.press('ArrowLeft');
+    await waitFor(async () => /^at \d+(\.\d)? s: \d+$/.test(await retries.locator('.chart-now').innerText()), {
+      message: async () => `the keyboard shows a second: ${await retries.locator('figcaption').innerText()}`,
+    });
+    // The handlers stage says how they queue; the writes stage names the last reconcile.
+    const flow = await page.locator('[data-testid=loop-diagram] .loop-flow').innerText();
+    assert.match(flow, /HANDLERS\s+level\s+queue the key/i);
+    assert.match(flow, /last: default\/web-\S+ · \d+ calls? · (ok|error|requeued)/);
     // The queue's chips are what the queue holds: each key once.
     const keys = seen.map((i) => i.key);
     assert.equal(new Set(keys).size, keys.length, JSON.stringify(seen));

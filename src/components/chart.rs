@@ -51,6 +51,28 @@ pub fn Chart(props: &ChartProps) -> Html {
         let hover = hover.clone();
         Callback::from(move |_: MouseEvent| hover.set(None))
     };
+    // Keyboard: the chart takes focus; Left and Right move the second shown, Home and End go to the ends.
+    let onkeydown = {
+        let hover = hover.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let last = len.saturating_sub(1);
+            let at = hover.unwrap_or(last);
+            let next = match e.key().as_str() {
+                "ArrowLeft" => at.saturating_sub(1),
+                "ArrowRight" => (at + 1).min(last),
+                "Home" => 0,
+                "End" => last,
+                "Escape" => return hover.set(None),
+                _ => return,
+            };
+            e.prevent_default();
+            hover.set((len > 0).then_some(next));
+        })
+    };
+    let onblur = {
+        let hover = hover.clone();
+        Callback::from(move |_: FocusEvent| hover.set(None))
+    };
     let at = hover.unwrap_or(len.saturating_sub(1));
     // With many lines, the caption names only those that are not 0 at that second (the hover shows each second).
     let many = c.series.len() > 2;
@@ -72,7 +94,8 @@ pub fn Chart(props: &ChartProps) -> Html {
         <figure class="chart" data-testid="chart" data-metric={c.metric} data-peak={max.to_string()}>
             <figcaption title={format!("{}: {caption}", c.title)}><b>{ c.title }</b>{ " " }<span class="chart-now">{ caption }</span></figcaption>
             <svg ref={svg_ref} width={W.to_string()} height={H.to_string()} viewBox={format!("0 0 {W} {H}")} role="img"
-                aria-label={format!("{} over the last {len} simulated seconds, peak {max}", c.title)} {onmousemove} {onmouseleave}>
+                aria-label={format!("{} over the last {len} simulated seconds, peak {max}", c.title)} {onmousemove} {onmouseleave}
+                tabindex="0" {onkeydown} {onblur}>
                 <line x1="0" y1={(H - 1.0).to_string()} x2={W.to_string()} y2={(H - 1.0).to_string()} class="spark-base" />
                 { for c.series.iter().enumerate().map(|(i, (_, v))| html! {
                     <polyline points={points(v, max)} class={classes!("chart-line", format!("s{i}"))} />

@@ -21,7 +21,7 @@ fn stage(title: &str, main: String, sub: String, class: &'static str) -> Html {
         <div class={classes!("stage", class)}>
             <div class="stage-title">{ title.to_string() }</div>
             <div class="stage-main">{ main }</div>
-            <div class="stage-sub">{ sub }</div>
+            <div class="stage-sub" title={sub.clone()}>{ sub }</div>
         </div>
     }
 }
@@ -73,7 +73,8 @@ fn chip(i: &QueueItemView) -> Html {
     let mut label = match delta {
         Some((rs, d, Some(n))) => format!("#{n} {d} pod · {}", rs.rsplit('/').next().unwrap_or(rs)),
         Some((rs, d, None)) => format!("{d} · {}", rs.rsplit('/').next().unwrap_or(rs)),
-        None => i.key.clone(),
+        // As kubectl, the default namespace goes unsaid (the key in full is in `data-key` and the title).
+        None => i.key.strip_prefix("default/").unwrap_or(&i.key).to_string(),
     };
     if i.adds > 1 {
         label.push_str(&format!(" ×{}", i.adds));
@@ -110,6 +111,12 @@ pub fn LoopDiagram(props: &LoopProps) -> Html {
     let more = v.depth + v.waiting + v.processing - v.items.len().min(v.depth + v.waiting + v.processing);
     let r = v.rates;
     let per_s = |n: u64| format!("{n}/s");
+    let last = match &v.last {
+        Some((key, calls, outcome)) => {
+            format!("last: {key} · {calls} call{} · {outcome}", if *calls == 1 { "" } else { "s" })
+        }
+        None => "back to the store".into(),
+    };
     // Counts so far, or at speed the last second's rates.
     let (watch, lost, reconciles, writes) = match r {
         Some(r) => (
@@ -149,6 +156,13 @@ pub fn LoopDiagram(props: &LoopProps) -> Html {
                     stage("informer cache", format!("{} objects", v.cached), "read by handlers".into(), "cache")
                 } }
                 { arrow() }
+                { if v.edge {
+                    stage("handlers", "edge".into(), "queue each delta".into(), "handlers")
+                } else {
+                    stage("handlers", "level".into(), "queue the key".into(), "handlers")
+                } }
+                { arrow() }
+                <span class="flow-break" aria-hidden="true"></span>
                 <div class="stage queue">
                     <div class="stage-title">
                         { format!("work queue · {} queued · {} backoff", v.depth, v.waiting) }
@@ -166,7 +180,7 @@ pub fn LoopDiagram(props: &LoopProps) -> Html {
                 { arrow() }
                 { stage("reconcile", reconciles, format!("{} errors · {} requeues", v.errors, v.requeues), "reconcile") }
                 <span class="flow back" aria-hidden="true">{ "↺" }</span>
-                { stage("writes", writes, "back to the store".into(), "writes") }
+                { stage("writes", writes, last, "writes") }
             </div>
             if r.is_none() && !v.polling {
                 <div class="wstream" aria-label="The last watch events its informers received, newest first">
