@@ -28,18 +28,22 @@ async function shoot(page, name) {
 
 const browser = sharedBrowser();
 
-const BIG = `apiVersion: v1
+/** A bare pod's manifest: its one container's resource requests, bound to `nodeName` if given. */
+const podYaml = (name, requests, nodeName) => `apiVersion: v1
 kind: Pod
 metadata:
-  name: huge
+  name: ${name}
 spec:
-  containers:
+${nodeName ? `  nodeName: ${nodeName}\n` : ''}  containers:
   - name: c
     image: nginx:1.27
     resources:
       requests:
-        cpu: "64"
-`;
+${Object.entries(requests)
+  .map(([k, v]) => `        ${k}: ${JSON.stringify(v)}\n`)
+  .join('')}`;
+
+const BIG = podYaml('huge', { cpu: '64' });
 
 const rows = (page) =>
   page.locator('[data-testid=schedule-node]').evaluateAll((els) =>
@@ -133,33 +137,7 @@ test('a running pod: feasible nodes scored, the best marked, and a weight what-i
   });
 });
 
-const SKEWED = `apiVersion: v1
-kind: Pod
-metadata:
-  name: hog
-spec:
-  nodeName: node-1
-  containers:
-  - name: c
-    image: nginx:1.27
-    resources:
-      requests:
-        cpu: 100m
-        memory: 12Gi
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: cruncher
-spec:
-  containers:
-  - name: c
-    image: nginx:1.27
-    resources:
-      requests:
-        cpu: "2"
-        memory: 128Mi
-`;
+const SKEWED = `${podYaml('hog', { cpu: '100m', memory: '12Gi' }, 'node-1')}---\n${podYaml('cruncher', { cpu: '2', memory: '128Mi' })}`;
 
 test('what-if across the cluster: a weight changed names the pods it would place elsewhere', { timeout: TEST_TIMEOUT }, async (t) => {
   await withPage(browser(), '', async (page) => {
