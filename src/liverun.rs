@@ -212,9 +212,10 @@ pub struct LiveRun {
     loop_history: crate::charts::LoopHistory,
     /// The cluster's charts' samples (API requests, pods by phase, drift).
     cluster_history: crate::charts::ClusterHistory,
-    /// The scheduler's score weights for the pod detail's what-if (upstream's until changed).
+    /// The scheduler's profile for the pod detail's what-if: filters switched off, score weights (upstream's until
+    /// changed).
     schedule_profile: Profile,
-    /// The last scheduling explanation: for which pod and weights, when (wall), at what cost.
+    /// The last scheduling explanation: for which pod and profile, when (wall), at what cost.
     explained: Option<(ObjKey, Profile, f64, f64, Rc<crate::view::ScheduleView>)>,
     /// The kubectl console.
     pub(crate) console: Console,
@@ -1343,7 +1344,7 @@ impl LiveRun {
         self.informers.is_empty() || self.informer_shape() != self.informer_count
     }
 
-    /// The scheduling explanation of pod `key`, made again when the pod or the weights changed, or when it is
+    /// The scheduling explanation of pod `key`, made again when the pod or the profile changed, or when it is
     /// cheap, or at most every [`EXPLAIN_EVERY_MS`] (or [`EXPLAIN_SHARE`] times its cost).
     fn explain(&mut self, key: &ObjKey) -> Option<Rc<crate::view::ScheduleView>> {
         let now = self.wall();

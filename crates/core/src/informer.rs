@@ -658,6 +658,9 @@ impl Informer {
         self.close_watch(store);
         self.state = ReflectorState::Stopped;
         self.cache.clear();
+        if let Some(r) = self.recent.as_mut() {
+            r.clear();
+        }
         self.has_synced = false;
         self.last_rv = 0;
         self.epoch += 1;
