@@ -239,8 +239,9 @@ pub struct ScheduleView {
 /// The score weights' what-if across the cluster: each pod as if scheduled now, with upstream's weights and these.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WhatIfView {
-    /// `(pod, its best node with upstream's weights, with these)` for the pods whose best node differs.
-    pub moved: Vec<(Str, Option<Str>, Option<Str>)>,
+    /// `(pod, its best nodes with upstream's profile, with this what-if's)` for the pods whose best nodes differ
+    /// (several when their totals tie: the scheduler picks one at random; none when no node fits).
+    pub moved: Vec<(Str, Vec<Str>, Vec<Str>)>,
     /// Pods looked at (the first ones, within a bounded amount of work), of how many not finished.
     pub looked: usize,
     pub of: usize,

@@ -244,7 +244,12 @@ fn schedule_view(sv: &ScheduleView, on: &str, on_cmd: &Callback<Cmd>) -> Html {
     };
     let what_if = (sv.weights != upstream || sv.filters.contains(&false)).then(|| {
         let changed = sv.default_best != sv.best;
-        let node = |n: &Option<kubeloop_engine::api::Str>| n.as_deref().unwrap_or("no node").to_string();
+        // The first of the best nodes (the hook's value), and how many more tie with it, in words.
+        let node = |n: &[kubeloop_engine::api::Str]| n.first().map_or("no node".to_string(), |s| s.to_string());
+        let nodes = |n: &[kubeloop_engine::api::Str]| match n.len() {
+            0 | 1 => node(n),
+            k => format!("{} (or {} tied)", n[0], k - 1),
+        };
         html! {
             <>
             <p class={classes!("sched-whatif", changed.then_some("changed"))} data-testid="schedule-whatif">
@@ -269,7 +274,7 @@ fn schedule_view(sv: &ScheduleView, on: &str, on_cmd: &Callback<Cmd>) -> Html {
                         <ul>
                             { for w.moved.iter().take(WHAT_IF_SHOWN).map(|(pod, from, to)| html! {
                                 <li data-testid="schedule-move" data-pod={pod.to_string()} data-from={node(from)} data-to={node(to)}>
-                                    <b>{ pod.to_string() }</b>{ format!(": {} → {}", node(from), node(to)) }
+                                    <b>{ pod.to_string() }</b>{ format!(": {} → {}", nodes(from), nodes(to)) }
                                 </li>
                             }) }
                             if w.moved.len() > WHAT_IF_SHOWN { <li class="muted">{ format!("and {} more", w.moved.len() - WHAT_IF_SHOWN) }</li> }

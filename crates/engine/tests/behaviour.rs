@@ -241,7 +241,7 @@ fn the_scheduler_explains_each_nodes_verdict_and_score() {
     assert!(e.best.as_deref().is_some_and(|b| feasible.contains(&b)));
     let (moved, _, _) = sim.scheduling_what_if(no_fit, 100);
     assert_eq!(
-        moved.iter().map(|m| (&*m.pod.name, m.upstream.is_none())).collect::<Vec<_>>(),
+        moved.iter().map(|m| (&*m.pod.name, m.upstream.is_empty())).collect::<Vec<_>>(),
         [(&*huge.metadata.name, true)]
     );
     let taint = FILTER_PLUGINS.iter().position(|p| *p == "TaintToleration").expect("plugin");
@@ -271,8 +271,8 @@ fn the_scheduler_explains_each_nodes_verdict_and_score() {
     let defaults = sim.explain_scheduling(&key, Weights::default()).expect("pod");
     assert_eq!(defaults.tied, 1);
 
-    // Across the cluster: the what-if lists exactly the pods whose explanation changes its best node with the
-    // weights, each explained with the others where they are (the scheduler's cache is put back after each).
+    // Across the cluster: the what-if lists exactly the pods whose explanation changes its best nodes (those tied at
+    // the top) with the weights, each explained with the others where they are (the scheduler's cache is put back after each).
     for w in [Weights([1, 0, 0, 0]), Weights([0, 0, 0, 1]), Weights::default()] {
         let (moved, looked, total) = sim.scheduling_what_if(w, 100);
         assert_eq!((looked, total), (2, 2));
@@ -280,9 +280,10 @@ fn the_scheduler_explains_each_nodes_verdict_and_score() {
             .iter()
             .filter_map(|p| {
                 let key = kubeloop_engine::api::ObjKey::new(&p.metadata.namespace, &p.metadata.name);
-                let with = sim.explain_scheduling(&key, w).expect("pod");
-                let upstream = sim.explain_scheduling(&key, Weights::default()).expect("pod").best;
-                (with.best != upstream).then_some((key, upstream, with.best))
+                let with = sim.explain_scheduling(&key, w).expect("pod").top_with(w);
+                let upstream =
+                    sim.explain_scheduling(&key, Weights::default()).expect("pod").top_with(Weights::default());
+                (with != upstream).then_some((key, upstream, with))
             })
             .collect();
         let got: Vec<_> = moved.iter().map(|m| (m.pod.clone(), m.upstream.clone(), m.with.clone())).collect();

@@ -554,14 +554,14 @@ pub struct Explanation {
     pub unschedulable: Option<String>,
 }
 
-/// A pod the what-if would place elsewhere ([`Scheduler::what_if`]).
+/// A pod the what-if would place elsewhere ([`Scheduler::what_if`]): the nodes the scheduler would pick from (those
+/// sharing the highest total; none when no node fits) differ.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Moved {
     pub pod: ObjKey,
-    /// Its best node with upstream's weights, and with the what-if's (and how many nodes tie for that).
-    pub upstream: Option<Str>,
-    pub with: Option<Str>,
-    pub tied: usize,
+    /// Its best nodes with upstream's profile, and with the what-if's (each in the cache's order).
+    pub upstream: Vec<Str>,
+    pub with: Vec<Str>,
 }
 
 /// One node's verdict.
@@ -599,10 +599,16 @@ impl Explanation {
     /// The feasible node with the highest total under `weights` (the first of equals), and how many share that
     /// total: the scores are per plugin, so any weights can be tried on one explanation.
     pub fn best_with(&self, weights: Weights) -> (Option<Str>, usize) {
+        let top = self.top_with(weights);
+        (top.first().cloned(), top.len())
+    }
+
+    /// Every feasible node sharing the highest total under `weights`, in the cache's order (the scheduler picks
+    /// one of them at random).
+    pub fn top_with(&self, weights: Weights) -> Vec<Str> {
         let totals = || self.nodes.iter().filter_map(|v| Some((&v.node, weights.total(&v.scores?.0))));
         let top = totals().map(|(_, t)| t).max();
-        let best = totals().find(|(_, t)| Some(*t) == top).map(|(n, _)| n.clone());
-        (best, totals().filter(|(_, t)| Some(*t) == top).count())
+        totals().filter(|(_, t)| Some(*t) == top).map(|(n, _)| n.clone()).collect()
     }
 }
 
@@ -709,14 +715,15 @@ impl Scheduler {
         let mut moved = Vec::new();
         for (pod, owner) in pods {
             let e = self.explain(pod, owner.clone(), profile);
+            let with = e.top_with(profile.weights);
             let upstream = if all_filters {
-                e.best_with(Weights::default()).0
+                e.top_with(Weights::default())
             } else {
-                self.explain(pod, owner, Profile::default()).best
+                self.explain(pod, owner, Profile::default()).top_with(Weights::default())
             };
-            if upstream != e.best {
+            if upstream != with {
                 let key = ObjKey::new(&pod.metadata.namespace, &pod.metadata.name);
-                moved.push(Moved { pod: key, upstream, with: e.best, tied: e.tied });
+                moved.push(Moved { pod: key, upstream, with });
             }
             if !pod.spec.node_name.is_empty() && !pod.status.phase.is_terminal() {
                 self.place(ObjKey::new(&pod.metadata.namespace, &pod.metadata.name), Placed::of(pod));
