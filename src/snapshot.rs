@@ -959,6 +959,7 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
     let mut processing: Vec<(&ObjKey, Millis)> = q.processing().collect();
     kubeloop_engine::sort::sort_by_key(&mut processing, |(k, _)| (*k).clone());
     let item = |k: &ObjKey, state, adds, for_ms| QueueItemView {
+        edge: kubeloop_engine::controllers::replicaset::parse_edge_key(k),
         key: k.to_string(),
         state,
         retries: c.queue.num_requeues(k),

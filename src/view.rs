@@ -722,6 +722,8 @@ pub struct QueueItemView {
     pub adds: u32,
     /// Processing: how long so far; backoff: how long until it is queued again.
     pub for_ms: Millis,
+    /// The edge-triggered ReplicaSet controller's delta the key stands for.
+    pub edge: Option<kubeloop_engine::controllers::replicaset::EdgeWork>,
 }
 
 /// One chart over the last simulated seconds (one sample a second, the newest at the right).

@@ -30,16 +30,6 @@ fn arrow() -> Html {
     html! { <span class="flow" aria-hidden="true">{ "→" }</span> }
 }
 
-/// An edge-triggered ReplicaSet controller queues each delta as its own numbered item (`ns/rs+1#7`: one pod more
-/// for `rs`, the 7th delta; `-1#8` one fewer; `+0` a look with no delta): `(rs, delta, number)`.
-fn delta_of(key: &str) -> Option<(&str, &'static str, Option<&str>)> {
-    let (base, seq) = match key.split_once('#') {
-        Some((b, n)) => (b, Some(n)),
-        None => (key, None),
-    };
-    ["+1", "-1", "+0"].into_iter().find_map(|d| base.strip_suffix(d).map(|rs| (rs, d, seq)))
-}
-
 /// A watch event as the controller's informers received it; lost ones struck through.
 fn token(w: &WatchTokenView) -> Html {
     let title = format!(
@@ -69,12 +59,17 @@ fn token(w: &WatchTokenView) -> Html {
 }
 
 fn chip(i: &QueueItemView) -> Html {
-    let delta = delta_of(&i.key).filter(|_| i.key.contains('/'));
-    let mut label = match delta {
-        Some((rs, d, Some(n))) => format!("#{n} {d} pod · {}", rs.rsplit('/').next().unwrap_or(rs)),
-        Some((rs, d, None)) => format!("{d} · {}", rs.rsplit('/').next().unwrap_or(rs)),
+    // An edge-triggered ReplicaSet controller queues each delta as its own numbered item (the engine's key).
+    let delta = i.edge.as_ref().map(|w| match w.delta {
+        0 => "+0",
+        d if d > 0 => "+1",
+        _ => "-1",
+    });
+    let mut label = match (&i.edge, delta) {
+        (Some(w), Some(d)) if w.delta != 0 => format!("#{} {d} pod · {}", w.seq, w.rs.name),
+        (Some(w), Some(d)) => format!("{d} · {}", w.rs.name),
         // As kubectl, the default namespace goes unsaid (the key in full is in `data-key` and the title).
-        None => i.key.strip_prefix("default/").unwrap_or(&i.key).to_string(),
+        _ => i.key.strip_prefix("default/").unwrap_or(&i.key).to_string(),
     };
     if i.adds > 1 {
         label.push_str(&format!(" ×{}", i.adds));
@@ -94,7 +89,7 @@ fn chip(i: &QueueItemView) -> Html {
     );
     html! {
         <span class={classes!("qchip", i.state, delta.is_some().then_some("delta"))} data-testid="queue-item" data-key={i.key.clone()} data-state={i.state}
-            data-delta={delta.map(|(_, d, _)| d)}
+            data-delta={delta}
             data-retries={i.retries.to_string()} data-adds={i.adds.to_string()} {title}>
             <span class="qstate">{ if i.state == "processing" { "▶ " } else { "" } }</span>
             { label }

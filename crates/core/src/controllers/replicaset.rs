@@ -44,11 +44,13 @@ impl ReplicaSetController {
     }
 }
 
-/// A unit of edge-triggered work: one pod more (+1) or less (-1) for a ReplicaSet, or a status refresh (0).
+/// A unit of edge-triggered work: one pod more (+1) or less (-1) for a ReplicaSet, or a status refresh (0); `seq`
+/// numbers a delta (0 for a refresh). Observers read the queue's keys with [`parse_edge_key`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct EdgeWork {
-    rs: ObjKey,
-    delta: i8,
+pub struct EdgeWork {
+    pub rs: ObjKey,
+    pub delta: i8,
+    pub seq: u64,
 }
 
 /// Edge work as a queue key: `NAME+1#7` and `NAME-1#8` (numbered, so two deltas never collapse into one, as
@@ -63,8 +65,12 @@ fn edge_key(rs: &ObjKey, delta: i8, seq: u64) -> ObjKey {
     ObjKey::new(&rs.namespace, &name)
 }
 
-fn parse_edge_key(key: &ObjKey) -> Option<EdgeWork> {
-    let base = key.name.split('#').next().unwrap_or("");
+/// The edge work a queue key stands for (`None`: a plain key, as level mode queues).
+pub fn parse_edge_key(key: &ObjKey) -> Option<EdgeWork> {
+    let (base, seq) = match key.name.split_once('#') {
+        Some((b, n)) => (b, n.parse().ok()?),
+        None => (&*key.name, 0),
+    };
     let (name, delta) = if let Some(n) = base.strip_suffix("+0") {
         (n, 0)
     } else if let Some(n) = base.strip_suffix("+1") {
@@ -80,7 +86,7 @@ fn parse_edge_key(key: &ObjKey) -> Option<EdgeWork> {
     if delta != 0 && !key.name.contains('#') {
         return None;
     }
-    Some(EdgeWork { rs: ObjKey::new(&key.namespace, name), delta })
+    Some(EdgeWork { rs: ObjKey::new(&key.namespace, name), delta, seq })
 }
 
 /// The pod a ReplicaSet creates from its template (`GetPodFromTemplate`).
@@ -770,7 +776,7 @@ mod tests {
         let rs = ObjKey::new("default", "web-5d8f");
         for (d, seq) in [(1, 7), (-1, 8), (0, 0)] {
             let k = edge_key(&rs, d, seq);
-            assert_eq!(parse_edge_key(&k), Some(EdgeWork { rs: rs.clone(), delta: d }), "{k}");
+            assert_eq!(parse_edge_key(&k), Some(EdgeWork { rs: rs.clone(), delta: d, seq }), "{k}");
         }
         assert_eq!(edge_key(&rs, 1, 7).to_string(), "default/web-5d8f+1#7");
         assert_eq!(parse_edge_key(&ObjKey::new("default", "web-1")), None);
