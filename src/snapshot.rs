@@ -848,14 +848,16 @@ fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {
     }
 }
 
-/// Why the scheduler would put pod `key` where it would now, with score `weights` (`None`: no such pod).
+/// Why the scheduler would put pod `key` where it would now, with what-if `profile` (`None`: no such pod).
 pub fn schedule_view(sim: &Sim, key: &ObjKey, profile: Profile) -> Option<ScheduleView> {
-    let e = sim.explain_scheduling(key, profile)?;
+    // One scheduler cache of the API's objects serves every explanation below (building it is most of the cost).
+    let mut cache = sim.scheduler_cache();
+    let e = sim.explain_scheduling_in(&mut cache, key, profile)?;
     // Upstream's pick: the weights only weigh the scores; a filter switched off changes the feasible nodes.
     let default_best = if profile.filters == Profile::default().filters {
         e.best_with(Weights::default()).0
     } else {
-        sim.explain_scheduling(key, Profile::default())?.best
+        sim.explain_scheduling_in(&mut cache, key, Profile::default())?.best
     };
     let total = e.nodes.len();
     let mut nodes: Vec<ScheduleNode> = e
@@ -878,7 +880,7 @@ pub fn schedule_view(sim: &Sim, key: &ObjKey, profile: Profile) -> Option<Schedu
         // A filter switched off explains each pod twice (the feasible nodes differ from upstream's).
         let per_pod = if profile.filters == Profile::default().filters { 1 } else { 2 };
         let limit = (WHAT_IF_VERDICTS / (total.max(1) * per_pod)).clamp(1, WHAT_IF_PODS);
-        let (moved, looked, of) = sim.scheduling_what_if(profile, limit);
+        let (moved, looked, of) = sim.scheduling_what_if_in(&mut cache, profile, limit);
         let moved = moved.into_iter().map(|m| (m.pod.name, m.upstream, m.with)).collect();
         WhatIfView { moved, looked, of }
     });

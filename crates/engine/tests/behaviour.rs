@@ -289,6 +289,14 @@ fn the_scheduler_explains_each_nodes_verdict_and_score() {
         let got: Vec<_> = moved.iter().map(|m| (m.pod.clone(), m.upstream.clone(), m.with.clone())).collect();
         assert_eq!(got, expected, "{w:?}");
     }
+    // One cache serves several looks, each putting back what it moved: the same answers as fresh caches.
+    let w = Weights([1, 0, 0, 0]);
+    let mut cache = sim.scheduler_cache();
+    let first = sim.explain_scheduling_in(&mut cache, &key, w);
+    let moved = sim.scheduling_what_if_in(&mut cache, w, 100);
+    assert_eq!(sim.explain_scheduling_in(&mut cache, &key, w), first);
+    assert_eq!(first, sim.explain_scheduling(&key, w));
+    assert_eq!(moved, sim.scheduling_what_if(w, 100));
     assert!(sim.scheduling_what_if(Weights::default(), 100).0.is_empty());
     let moves = |w| sim.scheduling_what_if(w, 100).0.into_iter().map(|m| m.pod).collect::<Vec<_>>();
     assert!(moves(Weights([1, 0, 0, 0])).contains(&key) || moves(Weights([0, 0, 0, 1])).contains(&key));

@@ -702,7 +702,7 @@ impl Scheduler {
     }
 
     /// Where each of `pods` would go now with upstream's profile and with `profile` (each pod explained as
-    /// [`Scheduler::explain`] does, then counted back where it was): the pods whose best node differs. With every
+    /// [`Scheduler::explain_placed`] does, counted back where it was): the pods whose best nodes differ. With every
     /// filter on, one explanation a pod serves both (the weights only weigh its scores); with one off, the
     /// feasible nodes differ and each pod is explained twice.
     pub fn what_if<'a>(
@@ -714,22 +714,34 @@ impl Scheduler {
         let all_filters = profile.filters == Profile::default().filters;
         let mut moved = Vec::new();
         for (pod, owner) in pods {
-            let e = self.explain(pod, owner.clone(), profile);
+            let e = self.explain_placed(pod, owner.clone(), profile);
             let with = e.top_with(profile.weights);
             let upstream = if all_filters {
                 e.top_with(Weights::default())
             } else {
-                self.explain(pod, owner, Profile::default()).top_with(Weights::default())
+                self.explain_placed(pod, owner, Profile::default()).top_with(Weights::default())
             };
             if upstream != with {
                 let key = ObjKey::new(&pod.metadata.namespace, &pod.metadata.name);
                 moved.push(Moved { pod: key, upstream, with });
             }
-            if !pod.spec.node_name.is_empty() && !pod.status.phase.is_terminal() {
-                self.place(ObjKey::new(&pod.metadata.namespace, &pod.metadata.name), Placed::of(pod));
-            }
         }
         moved
+    }
+
+    /// [`Scheduler::explain`], then the pod counted back where it was (bound and not finished), so that the cache
+    /// serves the next explanation as it served this one.
+    pub fn explain_placed(
+        &mut self,
+        pod: &Pod,
+        owner: Option<(ObjKey, LabelSelector)>,
+        profile: impl Into<Profile>,
+    ) -> Explanation {
+        let e = self.explain(pod, owner, profile);
+        if !pod.spec.node_name.is_empty() && !pod.status.phase.is_terminal() {
+            self.place(ObjKey::new(&pod.metadata.namespace, &pod.metadata.name), Placed::of(pod));
+        }
+        e
     }
 
     fn place(&mut self, key: ObjKey, p: Placed) {

@@ -1,46 +1,62 @@
 //! Observation: read-only questions about the cluster, uncounted by the API (drift, queue depths, the active replica, idleness, pod counts, convergence). The page, the runner's summary and the tests read here.
 
 use super::*;
+use crate::api::{LabelSelector, Pod};
+use crate::controllers::scheduler::{spread_owner, Explanation, Moved, Profile, Scheduler};
 
 impl Sim {
-    /// Why the scheduler would place pod `key` where it would now, from the API's objects (read uncounted, as the
-    /// page's other looks are): every node's filter verdicts, every feasible node's scores with `weights`
-    /// ([`crate::controllers::scheduler::Scheduler::explain`]). `None`: no such pod.
-    pub fn explain_scheduling(
-        &self,
-        key: &ObjKey,
-        profile: impl Into<crate::controllers::scheduler::Profile>,
-    ) -> Option<crate::controllers::scheduler::Explanation> {
-        use crate::controllers::scheduler::{spread_owner, Scheduler};
-        let pod = self.store.peek(Kind::Pod, key)?.as_pod()?.clone();
+    /// A scheduler cache of the API's objects now (read uncounted, as the page's other looks are): the nodes, and the
+    /// pods counted on theirs. The explanations below read one; several can share it (each puts back what it moved).
+    pub fn scheduler_cache(&self) -> Scheduler {
         let nodes = self.store.objects(Kind::Node).filter_map(|o| o.as_node());
-        let mut scheduler = Scheduler::of(nodes, self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()));
-        let owner =
-            spread_owner(&pod, |k| Some(self.store.peek(Kind::ReplicaSet, k)?.as_replicaset()?.spec.selector.clone()));
-        Some(scheduler.explain(&pod, owner, profile))
+        Scheduler::of(nodes, self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()))
+    }
+
+    /// The ReplicaSet whose selector PodTopologySpread counts `pod` by.
+    fn spread_owner_of(&self, pod: &Pod) -> Option<(ObjKey, LabelSelector)> {
+        spread_owner(pod, |k| Some(self.store.peek(Kind::ReplicaSet, k)?.as_replicaset()?.spec.selector.clone()))
+    }
+
+    /// Why the scheduler would place pod `key` where it would now: every node's filter verdicts, every feasible
+    /// node's scores with the profile's weights ([`Scheduler::explain`]). `None`: no such pod.
+    pub fn explain_scheduling(&self, key: &ObjKey, profile: impl Into<Profile>) -> Option<Explanation> {
+        self.explain_scheduling_in(&mut self.scheduler_cache(), key, profile)
+    }
+
+    /// [`Sim::explain_scheduling`] over a cache from [`Sim::scheduler_cache`] (left as it was found).
+    pub fn explain_scheduling_in(
+        &self,
+        cache: &mut Scheduler,
+        key: &ObjKey,
+        profile: impl Into<Profile>,
+    ) -> Option<Explanation> {
+        let pod = self.store.peek(Kind::Pod, key)?.as_pod()?;
+        Some(cache.explain_placed(pod, self.spread_owner_of(pod), profile))
     }
 
     /// Across the cluster: the pods that `profile` (filters switched off, other score weights) would place
-    /// elsewhere than upstream's profile would, now ([`crate::controllers::scheduler::Scheduler::what_if`]), over the first `limit` pods not
+    /// elsewhere than upstream's profile would, now ([`Scheduler::what_if`]), over the first `limit` pods not
     /// finished (store order); and how many pods were looked at, of how many.
-    pub fn scheduling_what_if(
+    pub fn scheduling_what_if(&self, profile: impl Into<Profile>, limit: usize) -> (Vec<Moved>, usize, usize) {
+        self.scheduling_what_if_in(&mut self.scheduler_cache(), profile, limit)
+    }
+
+    /// [`Sim::scheduling_what_if`] over a cache from [`Sim::scheduler_cache`] (left as it was found).
+    pub fn scheduling_what_if_in(
         &self,
-        profile: impl Into<crate::controllers::scheduler::Profile>,
+        cache: &mut Scheduler,
+        profile: impl Into<Profile>,
         limit: usize,
-    ) -> (Vec<crate::controllers::scheduler::Moved>, usize, usize) {
-        use crate::controllers::scheduler::{spread_owner, Scheduler};
+    ) -> (Vec<Moved>, usize, usize) {
         let pods = || {
             self.store
                 .objects(Kind::Pod)
                 .filter_map(|o| o.as_pod())
                 .filter(|p| !p.status.phase.is_terminal() && !p.metadata.is_terminating())
         };
-        let nodes = self.store.objects(Kind::Node).filter_map(|o| o.as_node());
-        let mut scheduler = Scheduler::of(nodes, self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()));
-        let selector = |k: &ObjKey| Some(self.store.peek(Kind::ReplicaSet, k)?.as_replicaset()?.spec.selector.clone());
-        let looked: Vec<_> = pods().take(limit).map(|p| (p, spread_owner(p, selector))).collect();
+        let looked: Vec<_> = pods().take(limit).map(|p| (p, self.spread_owner_of(p))).collect();
         let n = looked.len();
-        (scheduler.what_if(looked, profile), n, pods().count())
+        (cache.what_if(looked, profile), n, pods().count())
     }
 
     /// The configuration the simulation runs with (the knobs change it as they are turned).
