@@ -167,5 +167,10 @@ test('what-if across the cluster: a weight changed names the pods it would place
     assert.ok(c && c.to === 'node-1' && c.from !== 'node-1', JSON.stringify(moves));
     assert.equal(await page.locator('[data-testid=schedule-explain]').getAttribute('data-best'), 'node-1');
     await shoot(page, 'schedule-whatif-cluster');
+    // Escape closes the panel from the pod clicked (which keeps the focus; a second click would toggle it off).
+    await page.locator('[data-testid=pod-detail]').waitFor({ state: 'visible' });
+    await cruncher.focus();
+    await page.keyboard.press('Escape');
+    await waitFor(async () => (await page.locator('[data-testid=pod-detail]').count()) === 0, { message: 'Escape closes the panel' });
   });
 });

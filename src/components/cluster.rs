@@ -376,6 +376,16 @@ pub fn Cluster(props: &ClusterProps) -> Html {
             </>
         },
     };
+    // Escape closes the detail panel from anywhere in the cluster: the pod or node just clicked (which keeps the
+    // focus) as well as the panel itself.
+    let close_on_escape = {
+        let (on_cmd, open) = (props.on_cmd.clone(), props.detail.is_some());
+        Callback::from(move |e: KeyboardEvent| {
+            if open && e.key() == "Escape" {
+                on_cmd.emit(Cmd::Select(Selection::None));
+            }
+        })
+    };
     html! {
         <section class="panel cluster-panel" aria-label="Cluster">
             <div class="panel-head">
@@ -386,7 +396,7 @@ pub fn Cluster(props: &ClusterProps) -> Html {
                 </button>
             </div>
             { legend() }
-            <div class={classes!("cluster-main", props.detail.is_some().then_some("docked"))}>
+            <div class={classes!("cluster-main", props.detail.is_some().then_some("docked"))} onkeydown={close_on_escape}>
                 <div class="cluster-body">
                     <Services services={props.services.clone()} />
                     { body }

@@ -404,14 +404,6 @@ fn node_actions(d: &NodeDetail, on_cmd: &Callback<Cmd>) -> Html {
 #[component]
 pub fn DetailPanel(props: &DetailProps) -> Html {
     let close = props.on_cmd.reform(|_: MouseEvent| Cmd::Select(Selection::None));
-    let onkeydown = {
-        let on_cmd = props.on_cmd.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            if e.key() == "Escape" {
-                on_cmd.emit(Cmd::Select(Selection::None));
-            }
-        })
-    };
     let (title, testid, actions, body) = match &*props.detail {
         Detail::Pod(d) => {
             (format!("pod/{}", d.key.name), "pod-detail", pod_actions(d, &props.on_cmd), pod_view(d, &props.on_cmd))
@@ -419,7 +411,7 @@ pub fn DetailPanel(props: &DetailProps) -> Html {
         Detail::Node(d) => (format!("node/{}", d.name), "node-detail", node_actions(d, &props.on_cmd), node_view(d)),
     };
     html! {
-        <aside class="detail" data-testid={testid} aria-label={title.clone()} {onkeydown}>
+        <aside class="detail" data-testid={testid} aria-label={title.clone()}>
             <div class="detail-head">
                 <h3>{ title }</h3>
                 <div class="detail-actions">{ actions }</div>
