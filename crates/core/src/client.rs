@@ -113,6 +113,18 @@ impl<'a> Api<'a> {
         self.store.bind(self.client, pod, uid, node, self.now)
     }
 
+    /// Sends `f`'s requests with `dryRun=All` (`kubectl --dry-run=server`): the API server defaults, admits and
+    /// validates each write and answers it with the object as it would be stored (errors included), but persists
+    /// nothing: no resourceVersion, history, watch event or Event expiry, and no draw from the server's random
+    /// stream, so the run goes on exactly as if the requests had never been made. They are counted as the requests
+    /// they are (the API server serves them); the counters are not part of the history hash.
+    pub fn dry_run<T>(&mut self, f: impl FnOnce(&mut Api<'a>) -> T) -> T {
+        let saved = self.store.begin_dry_run();
+        let out = f(self);
+        self.store.end_dry_run(saved);
+        out
+    }
+
     /// Requests made in the background (client-go's event broadcaster, the scheduler's binding cycle): counted,
     /// but the caller does not wait for them.
     pub fn detached<T>(&mut self, f: impl FnOnce(&mut Api<'a>) -> T) -> T {

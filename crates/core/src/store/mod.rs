@@ -363,6 +363,8 @@ pub struct Store {
     /// True while [`Store::expire_events`] runs: the removals it commits do not expire again (no recursion, however
     /// many Events expire at once).
     expiring: bool,
+    /// A server-side dry run is under way ([`Store::dry_run`]): writes are admitted and answered, never committed.
+    dry_run: bool,
     /// The latest Kubernetes Event writes (creates and count bumps), oldest first, for the event stream; an
     /// observer's view, not an API.
     event_log: VecDeque<Rc<Object>>,
@@ -409,6 +411,7 @@ impl Store {
             ended: Vec::new(),
             event_expiry: VecDeque::new(),
             expiring: false,
+            dry_run: false,
             event_log: VecDeque::new(),
             event_log_total: 0,
             wall_clock: (0, 0),
@@ -428,6 +431,21 @@ impl Store {
             let _ = store.create(system, Object::Namespace(n), 0);
         }
         store
+    }
+
+    /// Starts a server-side dry run ([`crate::client::Api::dry_run`]): until [`Store::end_dry_run`], writes are
+    /// admitted and answered but never committed. Returns what the end restores.
+    pub(crate) fn begin_dry_run(&mut self) -> (bool, Rng) {
+        let saved = (self.dry_run, self.rng.clone());
+        self.dry_run = true;
+        saved
+    }
+
+    /// Ends a dry run: the server's random stream is handed back as it was (uids, generated names, allocated IPs
+    /// and ports drawn for the dry run are not taken from the run that follows).
+    pub(crate) fn end_dry_run(&mut self, (was, rng): (bool, Rng)) {
+        self.dry_run = was;
+        self.rng = rng;
     }
 
     // ---- clients and counters -------------------------------------------------------------------------------

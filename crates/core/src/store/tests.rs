@@ -209,6 +209,60 @@ fn generate_name_appends_a_five_character_random_suffix() {
     assert_ne!(made[0], made[1]);
 }
 
+#[test]
+fn a_server_dry_run_is_admitted_and_answered_but_persists_nothing() {
+    // apiserver registry/generic/registry/dryrun.go (DryRunnableStorage): a dryRun=All create, update or delete
+    // runs defaulting, admission and validation and answers with the object, errors included, and skips the
+    // storage write. Here: no resourceVersion, history, watch event or draw from the server's random stream.
+    let named = |name: &str| {
+        let mut o = pod("");
+        o.meta_mut().generate_name = s(name);
+        o
+    };
+    let (mut st, c) = setup();
+    create(&mut st, c, pod("a"), 0);
+    let watch = st.watch(c, Kind::Pod, st.resource_version(), WatchFilter::All).expect("watch");
+    let (rv, hash, writes, live) =
+        (st.resource_version(), st.history_hash(), st.total_writes(), st.peek(Kind::Pod, &key("a")).cloned());
+    let creates = st.counters(c).creates;
+    let mut rng = Rng::new(7);
+    let answers = {
+        let mut api = crate::client::Api::new(&mut st, c, 5, &mut rng);
+        api.dry_run(|api| {
+            let made = api.create(named("web-")).map(|o| o.meta().name.to_string());
+            let taken = api.create(pod("a")).map(|_| ());
+            let invalid = api.create(pod("Not_A_Name")).map(|_| ());
+            let relabelled = api.patch(Kind::Pod, &key("a"), Subresource::Main, |o| {
+                o.meta_mut().labels.insert(s("tier"), s("web"));
+            });
+            let deleted = api.delete(Kind::Pod, &key("a"), &DeleteOptions::default()).map(|_| ());
+            let missing = api.delete(Kind::Pod, &key("nosuch"), &DeleteOptions::default()).map(|_| ());
+            (made, taken, invalid, relabelled, deleted, missing)
+        })
+    };
+    let (made, taken, invalid, relabelled, deleted, missing) = answers;
+    assert!(made.as_deref().is_ok_and(|n| n.starts_with("web-") && n.len() == 9), "{made:?}");
+    assert!(taken.is_err_and(|e| e.to_string() == "pods \"a\" already exists"));
+    assert!(invalid.is_err_and(|e| matches!(e, ApiError::Invalid(_))));
+    assert_eq!(relabelled.map(|o| o.meta().labels.get("tier").map(|v| v.to_string())), Ok(Some("web".into())));
+    assert_eq!(deleted, Ok(()));
+    assert!(missing.is_err_and(|e| e.is_not_found()));
+    // Nothing was written, nobody watching heard of it, and the requests were served (counted).
+    assert_eq!((st.resource_version(), st.history_hash(), st.total_writes()), (rv, hash, writes));
+    assert_eq!(st.peek(Kind::Pod, &key("a")).cloned(), live);
+    assert_eq!(st.count_of(Kind::Pod), 1);
+    assert!(st.drain_watch(watch, FAR).0.is_empty());
+    assert_eq!(st.counters(c).creates, creates + 1, "the one create the server admitted");
+    // The server's random stream is where it was: the next generated name is the one a run without the dry run
+    // gets (the dry run drew the same name and handed it back).
+    let (mut plain, pc) = setup();
+    create(&mut plain, pc, pod("a"), 0);
+    let next = create(&mut st, c, named("web-"), 10);
+    let want = create(&mut plain, pc, named("web-"), 10);
+    assert_eq!((&next.meta().name, &next.meta().uid), (&want.meta().name, &want.meta().uid));
+    assert_eq!(made.ok().as_deref(), Some(&*want.meta().name));
+}
+
 // ---- reads ---------------------------------------------------------------------------------------------------
 
 #[test]

@@ -542,6 +542,10 @@ impl Store {
     /// Assigns the next resourceVersion, stores (or removes) the object, records history and fans the event out to
     /// the watchers that match it.
     fn commit(&mut self, type_: EventType, mut obj: Object, old: Option<Rc<Object>>, now: Millis) -> Rc<Object> {
+        if self.dry_run {
+            // The dry run's answer: the object as it would be written, with the resourceVersion it had.
+            return Rc::new(obj);
+        }
         self.rv += 1;
         self.writes += 1;
         obj.meta_mut().resource_version = self.rv;
