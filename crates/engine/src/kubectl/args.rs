@@ -72,18 +72,33 @@ pub struct Flag {
     pub short: Option<char>,
     /// Takes a value (`--replicas=3`); otherwise a bool flag.
     pub takes_value: bool,
+    /// pflag's `NoOptDefVal`: the value of the flag given alone (`--dry-run`); its value is then only ever given
+    /// with `=` (`--dry-run=server`), never as the next word.
+    pub no_opt: Option<&'static str>,
     /// The `-h` line.
     pub help: &'static str,
 }
 
+impl Flag {
+    /// Whether a value given apart from the flag is the next word (`-n ns`, `--replicas 3`).
+    pub fn value_in_next_word(&self) -> bool {
+        self.takes_value && self.no_opt.is_none()
+    }
+}
+
 /// A flag that takes a value.
 pub const fn value(long: &'static str, short: Option<char>, help: &'static str) -> Flag {
-    Flag { long, short, takes_value: true, help }
+    Flag { long, short, takes_value: true, no_opt: None, help }
+}
+
+/// A flag that takes a value, and means `no_opt` when given alone (pflag's `NoOptDefVal`).
+pub const fn optional(long: &'static str, no_opt: &'static str, help: &'static str) -> Flag {
+    Flag { long, short: None, takes_value: true, no_opt: Some(no_opt), help }
 }
 
 /// A bool flag.
 pub const fn switch(long: &'static str, short: Option<char>, help: &'static str) -> Flag {
-    Flag { long, short, takes_value: false, help }
+    Flag { long, short, takes_value: false, no_opt: None, help }
 }
 
 /// Flags every command accepts (kubectl's global flags that mean something here).
@@ -122,13 +137,14 @@ impl Args {
                 };
                 let Some(flag) = find_long(name) else { return Err(format!("unknown flag: --{name}")) };
                 let v = if flag.takes_value {
-                    match inline {
-                        Some(v) => v,
-                        None if i < words.len() => {
+                    match (inline, flag.no_opt) {
+                        (Some(v), _) => v,
+                        (None, Some(v)) => v.to_string(),
+                        (None, None) if i < words.len() => {
                             i += 1;
                             words[i - 1].clone()
                         }
-                        None => return Err(format!("flag needs an argument: --{name}")),
+                        (None, None) => return Err(format!("flag needs an argument: --{name}")),
                     }
                 } else {
                     bool_value(name, inline.as_deref())?
@@ -243,6 +259,7 @@ mod tests {
         switch("watch", Some('w'), ""),
         value("replicas", None, ""),
         value("selector", Some('l'), ""),
+        optional("dry-run", "unchanged", ""),
     ];
 
     #[test]
@@ -259,6 +276,14 @@ mod tests {
         assert!(!a.bool("watch") && a.has("watch"));
         let a = Args::parse(&words("-- -x --y"), FLAGS).unwrap_or_default();
         assert_eq!(a.positional, ["-x", "--y"]);
+        // NoOptDefVal: alone, the flag has its own value and leaves the next word alone.
+        let a = Args::parse(&words("--dry-run node-1"), FLAGS).unwrap_or_default();
+        assert_eq!(
+            (a.value("dry-run"), a.positional.as_slice()),
+            (Some("unchanged"), ["node-1".to_string()].as_slice())
+        );
+        let a = Args::parse(&words("--dry-run=server"), FLAGS).unwrap_or_default();
+        assert_eq!(a.value("dry-run"), Some("server"));
     }
 
     #[test]

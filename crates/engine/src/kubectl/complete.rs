@@ -90,13 +90,13 @@ fn commands(prefix: &str) -> Vec<String> {
 fn takes_value(word: &str, flags: &[Flag]) -> bool {
     let all = || flags.iter().chain(GLOBAL);
     if let Some(long) = word.strip_prefix("--") {
-        return !long.contains('=') && all().any(|f| f.long == long && f.takes_value);
+        return !long.contains('=') && all().any(|f| f.long == long && f.value_in_next_word());
     }
     let body = &word[1.min(word.len())..];
     // A shorthand group takes the next word when its last letter is a value flag and nothing follows it.
     let mut chars = body.chars();
     let Some(last) = chars.next_back() else { return false };
-    let value_flag = |c: char| all().any(|f| f.short == Some(c) && f.takes_value);
+    let value_flag = |c: char| all().any(|f| f.short == Some(c) && f.value_in_next_word());
     value_flag(last) && !chars.any(value_flag)
 }
 

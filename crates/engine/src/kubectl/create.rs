@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use super::args::{value, Args, Flag};
 use super::delete::server_error_line;
+use super::dry_run::{self, DryRun};
 use super::{Command, Input, Output};
 use crate::api::{s, Container, ContainerPort, Deployment, Kind, LabelSelector, Namespace, Object, PodSpec};
 use crate::manifest;
@@ -23,18 +24,19 @@ const FLAGS: &[Flag] = &[
     value("image", None, "Image names to run. A deployment can have multiple images set for multi-container pod."),
     value("replicas", Some('r'), "Number of replicas to create. Default is 1."),
     value("port", None, "The containerPort that this deployment exposes."),
-    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+    dry_run::FLAG,
 ];
 
-fn dry_run(args: &Args) -> bool {
-    matches!(args.value("dry-run"), Some("client" | "server" | "true"))
+fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
+    let dry = DryRun::of(args)?;
+    dry_run::warned(args, create(sim, args, input, dry))
 }
 
-fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
+fn create(sim: &mut Sim, args: &Args, input: &Input, dry: DryRun) -> Result<Output, Output> {
     match args.positional.first().map(String::as_str) {
-        None => from_files(sim, args, input),
-        Some("deployment" | "deploy") => deployment(sim, args),
-        Some("namespace" | "ns") => namespace(sim, args),
+        None => from_files(sim, args, input, dry),
+        Some("deployment" | "deploy") => deployment(sim, args, dry),
+        Some("namespace" | "ns") => namespace(sim, args, dry),
         Some(other) => {
             if args.has("filename") {
                 return Err(Output::error(format!(
@@ -49,7 +51,16 @@ fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
     }
 }
 
-fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
+/// A refused POST as `create -f` reports it: a 422 as kubectl's `The Pod "x" is invalid: ...`, any other error's
+/// message (given its reason and source below).
+fn post_error(e: crate::store::ApiError) -> String {
+    match e {
+        crate::store::ApiError::Invalid(_) => server_error_line(&e),
+        e => format!("{e}"),
+    }
+}
+
+fn from_files(sim: &mut Sim, args: &Args, input: &Input, dry: DryRun) -> Result<Output, Output> {
     let files = args.values("filename");
     if files.is_empty() {
         return Err(Output::error("must specify one of -f and -k"));
@@ -69,22 +80,23 @@ fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Outpu
             continue;
         }
         for m in manifests {
+            let obj = m.object.clone();
+            let kind = obj.kind();
+            let name = obj.meta().name.clone();
+            if !dry.sends() {
+                // kubectl sends nothing: nothing server-side is checked.
+                out.stdout.push_str(&format!("{}/{name} created (dry run)\n", kind.resource_ref()));
+                continue;
+            }
             if let Err(e) = manifest::validate(&m) {
                 out.push(Output { stderr: format!("{e}\n"), code: 1, ..Default::default() });
                 continue;
             }
-            let obj = m.object.clone();
-            let kind = obj.kind();
-            let name = obj.meta().name.clone();
             if super::apply::declared_pods(sim) + super::apply::replicas_of(sim, &obj) > MAX_PODS as i64 {
                 out.push(Output::error(format!(
                     "refused: creating {}/{name} would make the cluster declare more than {MAX_PODS} pods (kubeloop's envelope)",
                     kind.resource_ref()
                 )));
-                continue;
-            }
-            if dry_run(args) {
-                out.stdout.push_str(&format!("{}/{name} created (dry run)\n", kind.resource_ref()));
                 continue;
             }
             let res = if kind == Kind::Node {
@@ -93,17 +105,16 @@ fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Outpu
                     Err(format!("nodes {name:?} already exists"))
                 } else if sim.kubelets().len() >= MAX_NODES {
                     Err(format!("refused: kubeloop simulates at most {MAX_NODES} nodes"))
+                } else if dry == DryRun::Server {
+                    dry.send(sim, |api| api.create(obj)).map(|_| ()).map_err(post_error)
                 } else {
                     super::apply::create_node(sim, obj).map(|_| ())
                 }
             } else {
-                sim.as_user(|api| api.create(obj)).map(|_| ()).map_err(|e| match e {
-                    crate::store::ApiError::Invalid(_) => server_error_line(&e),
-                    e => format!("{e}"),
-                })
+                dry.send(sim, |api| api.create(obj)).map(|_| ()).map_err(post_error)
             };
             match res {
-                Ok(()) => out.stdout.push_str(&format!("{}/{name} created\n", kind.resource_ref())),
+                Ok(()) => out.stdout.push_str(&format!("{}/{name} created{}\n", kind.resource_ref(), dry.suffix())),
                 Err(e) if e.starts_with("The ") || e.starts_with("refused") => {
                     out.push(Output { stderr: format!("{e}\n"), code: 1, ..Default::default() })
                 }
@@ -156,7 +167,7 @@ fn container_name(sim: &mut Sim, image: &str) -> String {
     name
 }
 
-fn deployment(sim: &mut Sim, args: &Args) -> Result<Output, Output> {
+fn deployment(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
     let name = one_name(args, "deployment")?;
     let images = args.values("image");
     if images.is_empty() {
@@ -196,16 +207,16 @@ fn deployment(sim: &mut Sim, args: &Args) -> Result<Output, Output> {
     }
     d.spec.template.spec = Rc::new(spec);
     let obj = Object::from(d);
+    if !dry.sends() {
+        return Ok(Output::ok(format!("deployment.apps/{name} created (dry run)\n")));
+    }
     if super::apply::declared_pods(sim) + super::apply::replicas_of(sim, &obj) > MAX_PODS as i64 {
         return Err(Output::error(format!(
             "refused: the cluster would declare more than {MAX_PODS} pods; kubeloop simulates at most {MAX_PODS}"
         )));
     }
-    if dry_run(args) {
-        return Ok(Output::ok(format!("deployment.apps/{name} created (dry run)\n")));
-    }
-    match sim.as_user(|api| api.create(obj)) {
-        Ok(_) => Ok(Output::ok(format!("deployment.apps/{name} created\n"))),
+    match dry.send(sim, |api| api.create(obj)) {
+        Ok(_) => Ok(Output::ok(format!("deployment.apps/{name} created{}\n", dry.suffix()))),
         Err(e @ crate::store::ApiError::Invalid(_)) => {
             Ok(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() })
         }
@@ -213,15 +224,15 @@ fn deployment(sim: &mut Sim, args: &Args) -> Result<Output, Output> {
     }
 }
 
-fn namespace(sim: &mut Sim, args: &Args) -> Result<Output, Output> {
+fn namespace(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
     let name = one_name(args, "namespace")?;
     let mut ns = Namespace::default();
     ns.metadata.name = s(&name);
-    if dry_run(args) {
+    if !dry.sends() {
         return Ok(Output::ok(format!("namespace/{name} created (dry run)\n")));
     }
-    match sim.as_user(|api| api.create(Object::from(ns))) {
-        Ok(_) => Ok(Output::ok(format!("namespace/{name} created\n"))),
+    match dry.send(sim, |api| api.create(Object::from(ns))) {
+        Ok(_) => Ok(Output::ok(format!("namespace/{name} created{}\n", dry.suffix()))),
         Err(e) => Ok(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() }),
     }
 }

@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 use super::args::{switch, value, Args, Flag};
+use super::dry_run::{self, DryRun};
 use super::resource::{targets, Targets};
 use super::{api_error_line, namespace, Command, Follow, FollowPoll, Input, Output};
 use crate::api::selector::parse_selector;
@@ -44,7 +45,7 @@ const FLAGS: &[Flag] = &[
     switch("ignore-not-found", None, "Treat \"resource not found\" as a successful delete."),
     value("wait", None, "If true, wait for resources to be gone before returning. This waits for finalizers."),
     value("output", Some('o'), "Output mode. Use \"-o name\" for shorter output (resource/name)."),
-    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+    dry_run::FLAG,
 ];
 
 // ---- the selection shared by delete, scale, set, label, annotate, cordon -----------------------------------
@@ -183,7 +184,7 @@ fn cascade(v: Option<&str>) -> Result<(Propagation, Option<String>), String> {
 }
 
 fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
-    match delete(sim, args, input) {
+    match dry_run::warned(args, delete(sim, args, input)) {
         Ok(out) | Err(out) => Ok(out),
     }
 }
@@ -221,15 +222,7 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
     if !output.is_empty() && output != "name" {
         return Err(Output::error(format!("unexpected -o output mode: {output}. We only support '-o name'")));
     }
-    let dry_run = match args.value("dry-run") {
-        None | Some("none") | Some("false") => false,
-        Some("client") | Some("server") | Some("true") => true,
-        Some(v) => {
-            return Err(Output::error(format!(
-                "Invalid dry-run value ({v}). Must be \"none\", \"server\", or \"client\"."
-            )))
-        }
-    };
+    let dry = DryRun::of(args)?;
     let wait = match args.value("wait") {
         None => true,
         Some(v) => match v {
@@ -294,11 +287,7 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
                 out.stdout.push_str(&format!("{ref_}/{}\n", item.key.name));
             } else {
                 let verb = if grace == Some(0) { "force deleted" } else { "deleted" };
-                let suffix = match args.value("dry-run") {
-                    Some("server") => " (server dry run)",
-                    _ if dry_run => " (dry run)",
-                    _ => "",
-                };
+                let suffix = dry.suffix();
                 // kubectl 1.34 (staging/src/k8s.io/kubectl/pkg/cmd/delete/delete.go PrintObj): a namespaced
                 // object's message names its namespace, before the dry-run note.
                 let from = if item.kind.namespaced() {
@@ -309,16 +298,19 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
                 out.stdout.push_str(&format!("{ref_} \"{}\" {verb}{from}{suffix}\n", item.key.name));
             }
         };
-        if dry_run {
+        if !dry.sends() {
             found += 1;
             print(&mut out);
             continue;
         }
-        match sim.as_user(|api| api.delete(item.kind, &item.key, &opts)) {
+        match dry.send(sim, |api| api.delete(item.kind, &item.key, &opts)) {
             Ok(obj) => {
                 found += 1;
                 print(&mut out);
-                gone.push((item.kind, item.key.clone(), obj.meta().uid.clone()));
+                // A dry run deletes nothing: kubectl does not wait for it.
+                if dry == DryRun::None {
+                    gone.push((item.kind, item.key.clone(), obj.meta().uid.clone()));
+                }
             }
             Err(e) if e.is_not_found() && ignore_not_found => {}
             Err(e) => errs.push(server_error_line(&e)),

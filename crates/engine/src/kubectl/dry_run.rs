@@ -62,7 +62,9 @@ fn strategy(value: Option<&str>) -> Result<(DryRun, Option<String>), String> {
         "client" => Ok((DryRun::Client, None)),
         "server" => Ok((DryRun::Server, None)),
         "none" => Ok((DryRun::None, None)),
-        NO_OPT => Ok((DryRun::Client, Some("--dry-run is deprecated and can be replaced with --dry-run=client.".into()))),
+        NO_OPT => {
+            Ok((DryRun::Client, Some("--dry-run is deprecated and can be replaced with --dry-run=client.".into())))
+        }
         // strconv.ParseBool's spellings.
         "1" | "t" | "T" | "TRUE" | "true" | "True" => Ok((DryRun::Client, Some(deprecated_bool(v, "client")))),
         "0" | "f" | "F" | "FALSE" | "false" | "False" => Ok((DryRun::None, Some(deprecated_bool(v, "none")))),

@@ -3,6 +3,7 @@
 
 use super::args::{switch, value, Args, Flag};
 use super::delete::{select, server_error_line};
+use super::dry_run::{self, DryRun};
 use super::{Command, Input, Output};
 use crate::api::{s, Labels, Object};
 use crate::sim::Sim;
@@ -34,7 +35,7 @@ const FLAGS: &[Flag] = &[
     switch("list", None, "If true, display the labels (annotations) for a given resource."),
     switch("all", None, "Select all resources, in the namespace of the specified resource types"),
     value("selector", Some('l'), "Selector (label query) to filter on."),
-    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+    dry_run::FLAG,
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -44,11 +45,13 @@ enum What {
 }
 
 fn run_label(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
-    run(sim, args, What::Labels)
+    let dry = DryRun::of(args)?;
+    dry_run::warned(args, run(sim, args, What::Labels, dry))
 }
 
 fn run_annotate(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
-    run(sim, args, What::Annotations)
+    let dry = DryRun::of(args)?;
+    dry_run::warned(args, run(sim, args, What::Annotations, dry))
 }
 
 /// kubectl's GetResourcesAndPairs: resources first, then `k=v` / `k-` pairs.
@@ -139,7 +142,7 @@ fn parse_annotations(specs: &[String]) -> Result<Changes, String> {
     Ok((set, remove))
 }
 
-fn run(sim: &mut Sim, args: &Args, what: What) -> Result<Output, Output> {
+fn run(sim: &mut Sim, args: &Args, what: What, dry: DryRun) -> Result<Output, Output> {
     let noun = if what == What::Labels { "label" } else { "annotation" };
     let (resources, pairs) = resources_and_pairs(&args.positional, noun).map_err(Output::error)?;
     let parsed = if what == What::Labels { parse_labels(&pairs) } else { parse_annotations(&pairs) };
@@ -155,7 +158,6 @@ fn run(sim: &mut Sim, args: &Args, what: What) -> Result<Output, Output> {
         return Err(Output::error(format!("at least one {noun} update is required")));
     }
     let overwrite = args.bool("overwrite");
-    let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
     let sel = select(sim, args, &resources, true)?;
     let mut out = Output::default();
     let mut errors: Vec<String> = Vec::new();
@@ -205,7 +207,7 @@ fn run(sim: &mut Sim, args: &Args, what: What) -> Result<Output, Output> {
                 continue;
             }
         }
-        if what == What::Labels && !dry_run {
+        if what == What::Labels && dry.sends() {
             for k in &remove {
                 if !current.contains_key(k.as_str()) {
                     out.stdout.push_str(&format!("label {k:?} not found.\n"));
@@ -227,18 +229,18 @@ fn run(sim: &mut Sim, args: &Args, what: What) -> Result<Output, Output> {
             What::Labels => "labeled",
         };
         let name = format!("{}/{}", item.kind.resource_ref(), item.key.name);
-        if dry_run {
+        if !dry.sends() {
             out.stdout.push_str(&format!("{name} {verb} (dry run)\n"));
             continue;
         }
-        let res = sim.as_user(|api| {
+        let res = dry.send(sim, |api| {
             api.patch(item.kind, &item.key, Subresource::Main, |o: &mut Object| match what {
                 What::Labels => o.meta_mut().labels = next,
                 What::Annotations => o.meta_mut().annotations = next,
             })
         });
         match res {
-            Ok(_) => out.stdout.push_str(&format!("{name} {verb}\n")),
+            Ok(_) => out.stdout.push_str(&format!("{name} {verb}{}\n", dry.suffix())),
             Err(e) => errors.push(server_error_line(&e)),
         }
     }

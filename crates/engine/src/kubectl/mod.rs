@@ -5,8 +5,8 @@
 //!
 //! One file per command family: `get` (and the row printers `-w` reuses), `describe`, `apply`, `create`,
 //! `delete`, `scale`, `set`, `label` (label, annotate), `node` (cordon, uncordon, drain, taint), `rollout`, `top`,
-//! `explain`, `info` (api-resources, version). `args` parses words and flags like pflag, `resource` resolves
-//! resource names like discovery, `table` lays out columns like kubectl's tabwriter, `complete` offers tab
+//! `explain`, `info` (api-resources, version). `args` parses words and flags like pflag, `dry_run` reads
+//! `--dry-run` for every command that may write, `resource` resolves resource names like discovery, `table` lays out columns like kubectl's tabwriter, `complete` offers tab
 //! completions.
 
 mod apply;
@@ -15,6 +15,7 @@ mod complete;
 mod create;
 mod delete;
 mod describe;
+mod dry_run;
 mod explain;
 mod get;
 mod info;
@@ -85,7 +86,7 @@ pub struct FollowPoll {
 /// What a command printed, its exit code, and, for commands that keep running, how to follow them.
 #[derive(Default)]
 pub struct Output {
-    /// `Warning: ...` lines: kubectl prints them on stderr, before its stdout.
+    /// `Warning: ...` lines (and klog's warnings): kubectl prints them on stderr, before its stdout.
     pub warnings: String,
     pub stdout: String,
     pub stderr: String,

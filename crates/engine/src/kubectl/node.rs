@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 
 use super::args::{switch, value, Args, Flag};
 use super::delete::{is_gone, select, server_error_line};
+use super::dry_run::{self, DryRun};
 use super::resource::kind_of;
 use super::{Command, Follow, FollowPoll, Input, Output};
 use crate::api::{controller_of, s, Kind, ObjKey, Object, Str, Taint};
@@ -45,10 +46,7 @@ pub const TAINT: Command = Command {
     run: run_taint,
 };
 
-const SELECT: &[Flag] = &[
-    value("selector", Some('l'), "Selector (label query) to filter on"),
-    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
-];
+const SELECT: &[Flag] = &[value("selector", Some('l'), "Selector (label query) to filter on"), dry_run::FLAG];
 
 const DRAIN_FLAGS: &[Flag] = &[
     value("selector", Some('l'), "Selector (label query) to filter on"),
@@ -58,7 +56,7 @@ const DRAIN_FLAGS: &[Flag] = &[
     value("grace-period", None, "Period of time in seconds given to each pod to terminate gracefully. If negative, the default value specified in the pod will be used."),
     value("timeout", None, "The length of time to wait before giving up, zero means infinite"),
     switch("disable-eviction", None, "Force drain to use delete, even if eviction is supported. This will bypass checking PodDisruptionBudgets, use with caution."),
-    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+    dry_run::FLAG,
 ];
 
 const TAINT_FLAGS: &[Flag] = &[
@@ -73,19 +71,20 @@ const TAINT_FLAGS: &[Flag] = &[
         Some('l'),
         "Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,key2=value2)",
     ),
-    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+    dry_run::FLAG,
 ];
 
 fn run_cordon(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
-    cordon(sim, args, true, "cordon")
+    dry_run::warned(args, cordon(sim, args, true, "cordon"))
 }
 
 fn run_uncordon(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
-    cordon(sim, args, false, "uncordon")
+    dry_run::warned(args, cordon(sim, args, false, "uncordon"))
 }
 
-/// Node names (or `-l`) → the nodes, read through the API.
-fn nodes(sim: &mut Sim, args: &Args, cmd: &str) -> Result<super::delete::Selection, Output> {
+/// Node names (or `-l`) → the nodes, read through the API, and the `--dry-run` strategy (read, as kubectl's
+/// `Complete` reads it, after the arguments are checked and before the nodes are).
+fn nodes(sim: &mut Sim, args: &Args, cmd: &str) -> Result<(super::delete::Selection, DryRun), Output> {
     let has_selector = args.value("selector").is_some_and(|s| !s.is_empty());
     if args.positional.is_empty() && !has_selector {
         return Err(Output::error(format!("USAGE: {cmd} NODE [flags]\nSee 'kubectl {cmd} -h' for help and examples")));
@@ -95,22 +94,29 @@ fn nodes(sim: &mut Sim, args: &Args, cmd: &str) -> Result<super::delete::Selecti
             "cannot specify both a node name and a --selector option\nSee 'kubectl {cmd} -h' for help and examples"
         )));
     }
+    let dry = DryRun::of(args)?;
     let mut words = vec!["nodes".to_string()];
     words.extend(args.positional.iter().cloned());
-    select(sim, args, &words, true)
+    Ok((select(sim, args, &words, true)?, dry))
 }
 
-/// Cordons or uncordons every selected node; the output and whether all went well.
-fn cordon_nodes(sim: &mut Sim, nodes: &[super::delete::Item], desired: bool, out: &mut Output) {
+/// Cordons or uncordons every selected node (`RunCordonOrUncordon`): the output, and the exit code 1 if a patch
+/// failed.
+fn cordon_nodes(sim: &mut Sim, nodes: &[super::delete::Item], desired: bool, dry: DryRun, out: &mut Output) {
     let (already, changed) =
         if desired { ("already cordoned", "cordoned") } else { ("already uncordoned", "uncordoned") };
+    let suffix = dry.suffix();
     for item in nodes {
         let Some(Object::Node(n)) = item.obj.as_deref() else { continue };
         if n.spec.unschedulable == desired {
-            out.stdout.push_str(&format!("node/{} {already}\n", item.key.name));
+            out.stdout.push_str(&format!("node/{} {already}{suffix}\n", item.key.name));
             continue;
         }
-        let res = sim.as_user(|api| {
+        if !dry.sends() {
+            out.stdout.push_str(&format!("node/{} {changed}{suffix}\n", item.key.name));
+            continue;
+        }
+        let res = dry.send(sim, |api| {
             api.patch(Kind::Node, &item.key, Subresource::Main, |o| {
                 if let Object::Node(n) = o {
                     n.spec.unschedulable = desired;
@@ -118,7 +124,7 @@ fn cordon_nodes(sim: &mut Sim, nodes: &[super::delete::Item], desired: bool, out
             })
         });
         match res {
-            Ok(_) => out.stdout.push_str(&format!("node/{} {changed}\n", item.key.name)),
+            Ok(_) => out.stdout.push_str(&format!("node/{} {changed}{suffix}\n", item.key.name)),
             Err(e) => {
                 let verb = if desired { "cordon" } else { "uncordon" };
                 out.stderr.push_str(&format!(
@@ -133,9 +139,9 @@ fn cordon_nodes(sim: &mut Sim, nodes: &[super::delete::Item], desired: bool, out
 }
 
 fn cordon(sim: &mut Sim, args: &Args, desired: bool, cmd: &str) -> Result<Output, Output> {
-    let sel = nodes(sim, args, cmd)?;
+    let (sel, dry) = nodes(sim, args, cmd)?;
     let mut out = Output::default();
-    cordon_nodes(sim, &sel.items, desired, &mut out);
+    cordon_nodes(sim, &sel.items, desired, dry, &mut out);
     out.push(sel.error_output());
     Ok(out)
 }
@@ -156,7 +162,16 @@ struct DrainOptions {
     grace: Option<i64>,
     timeout: Millis,
     eviction: bool,
-    dry_run: bool,
+    dry: DryRun,
+}
+
+impl DrainOptions {
+    /// Whether drain waits for a removed pod to be gone: not after an eviction that was only a server dry run
+    /// (upstream's `evictPods` returns at once). A dry-run delete (`--disable-eviction`) is waited for as any
+    /// delete is, and its pod never goes: upstream's `deletePods` waits until `--timeout`.
+    fn waits_for_removal(&self) -> bool {
+        !(self.eviction && self.dry == DryRun::Server)
+    }
 }
 
 /// The pods drain waits for on the current node: evicted (waiting for them to go), or refused by a disruption
@@ -198,6 +213,7 @@ impl Drain {
                 for (key, uid, retry) in pods {
                     match retry {
                         Some(at) if at <= sim.now() && failed.is_none() => match remove(&self.opts, sim, &key, &uid) {
+                            Removed::Yes if !self.opts.waits_for_removal() => {}
                             Removed::Yes => cur.pods.push((key, uid, None)),
                             Removed::Later(msg) => {
                                 poll.stderr.push_str(&msg);
@@ -246,7 +262,7 @@ impl Drain {
                     }
                     return poll;
                 }
-                poll.stdout.push_str(&format!("node/{} drained\n", cur.node));
+                poll.stdout.push_str(&format!("node/{} drained{}\n", cur.node, self.opts.dry.suffix()));
                 self.current = None;
             }
             let Some(node) = self.queue.pop_front() else {
@@ -307,15 +323,22 @@ impl Drain {
         let mut waiting = Vec::new();
         for p in evict {
             let key = p.key();
-            if self.opts.dry_run {
+            if !self.opts.dry.sends() {
+                // deleteOrEvictPodsSimple: a client dry run lists what it would evict, whether it evicts or deletes.
                 poll.stdout.push_str(&format!("evicting pod {}/{} (dry run)\n", key.namespace, key.name));
                 continue;
             }
             if self.opts.eviction {
-                poll.stdout.push_str(&format!("evicting pod {}/{}\n", key.namespace, key.name));
+                poll.stdout.push_str(&format!(
+                    "evicting pod {}/{}{}\n",
+                    key.namespace,
+                    key.name,
+                    self.opts.dry.suffix()
+                ));
             }
             let uid = p.meta().uid.clone();
             match remove(&self.opts, sim, &key, &uid) {
+                Removed::Yes if !self.opts.waits_for_removal() => {}
                 Removed::Yes => waiting.push((key, uid, None)),
                 Removed::Later(msg) => {
                     poll.stderr.push_str(&msg);
@@ -327,7 +350,7 @@ impl Drain {
                 }
             }
         }
-        if self.opts.dry_run {
+        if !self.opts.dry.sends() {
             poll.stdout.push_str(&format!("node/{node} drained (dry run)\n"));
             return;
         }
@@ -347,12 +370,12 @@ enum Removed {
 }
 
 /// `POST pods/NAME/eviction`, or `DELETE` with `--disable-eviction`: both with drain's grace period and the pod's
-/// uid as precondition.
+/// uid as precondition (and `dryRun=All` for a server dry run).
 fn remove(drain: &DrainOptions, sim: &mut Sim, key: &ObjKey, uid: &Str) -> Removed {
     let opts =
         DeleteOptions { grace_period_seconds: drain.grace, propagation: None, preconditions_uid: Some(uid.clone()) };
     let eviction = drain.eviction;
-    let r = sim.as_user(|api| if eviction { api.evict(key, &opts) } else { api.delete(Kind::Pod, key, &opts) });
+    let r = drain.dry.send(sim, |api| if eviction { api.evict(key, &opts) } else { api.delete(Kind::Pod, key, &opts) });
     match r {
         Ok(_) => Removed::Yes,
         Err(e) if e.is_not_found() => Removed::Yes,
@@ -394,6 +417,10 @@ impl Follow for Drain {
 }
 
 fn run_drain(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
+    dry_run::warned(args, drain(sim, args))
+}
+
+fn drain(sim: &mut Sim, args: &Args) -> Result<Output, Output> {
     let grace = match args.int("grace-period") {
         Ok(g) => g.filter(|g| *g >= 0),
         Err(e) => return Err(Output::error(e)),
@@ -402,24 +429,17 @@ fn run_drain(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
         Ok(t) => t.unwrap_or(0),
         Err(e) => return Err(Output::error(e)),
     };
-    let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
+    let (sel, dry) = nodes(sim, args, "drain")?;
     let opts =
-        DrainOptions { force: args.bool("force"), grace, timeout, eviction: !args.bool("disable-eviction"), dry_run };
-    let sel = nodes(sim, args, "drain")?;
+        DrainOptions { force: args.bool("force"), grace, timeout, eviction: !args.bool("disable-eviction"), dry };
     let mut out = Output::default();
     if !sel.errors.is_empty() {
         // kubectl resolves every node before it cordons any.
         return Ok(sel.error_output());
     }
-    if dry_run {
-        for item in &sel.items {
-            out.stdout.push_str(&format!("node/{} cordoned (dry run)\n", item.key.name));
-        }
-    } else {
-        cordon_nodes(sim, &sel.items, true, &mut out);
-        if out.code != 0 {
-            return Ok(out);
-        }
+    cordon_nodes(sim, &sel.items, true, dry, &mut out);
+    if out.code != 0 {
+        return Ok(out);
     }
     let mut drain = Drain {
         opts,
@@ -534,6 +554,11 @@ fn usage_error(msg: String) -> Result<Output, Output> {
 }
 
 fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
+    let dry = DryRun::of(args)?;
+    dry_run::warned(args, taint(sim, args, dry))
+}
+
+fn taint(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
     let mut resources = Vec::new();
     let mut specs = Vec::new();
     for w in &args.positional {
@@ -608,7 +633,6 @@ fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     }
     let sel = select(sim, args, &resources, true)?;
     let overwrite = args.bool("overwrite");
-    let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
     let mut out = Output::default();
     for item in &sel.items {
         let Some(Object::Node(node)) = item.obj.as_deref() else { continue };
@@ -658,12 +682,12 @@ fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
         } else {
             "untainted"
         };
-        if dry_run {
+        if !dry.sends() {
             out.stdout.push_str(&format!("node/{} {verb} (dry run)\n", item.key.name));
             continue;
         }
         let now = sim.now();
-        let res = sim.as_user(|api| {
+        let res = dry.send(sim, |api| {
             api.patch(Kind::Node, &item.key, Subresource::Main, |o| {
                 if let Object::Node(n) = o {
                     // The API server stamps timeAdded on NoExecute taints.
@@ -677,7 +701,7 @@ fn run_taint(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
             })
         });
         match res {
-            Ok(_) => out.stdout.push_str(&format!("node/{} {verb}\n", item.key.name)),
+            Ok(_) => out.stdout.push_str(&format!("node/{} {verb}{}\n", item.key.name, dry.suffix())),
             Err(e) => {
                 out.push(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() })
             }

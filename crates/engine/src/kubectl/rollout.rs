@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::rc::Rc;
 
 use super::args::{switch, value, Args, Flag};
+use super::dry_run::{self, DryRun};
 use super::resource::{self, Targets};
 use super::{Command, Follow, FollowPoll, Input, Output};
 use crate::api::{controller_of, s, Deployment, Kind, LabelSelector, ObjKey, Object, PodTemplateSpec, ReplicaSet};
@@ -34,6 +35,7 @@ const FLAGS: &[Flag] = &[
     value("timeout", None, "The length of time to wait before ending watch, zero means never (e.g. 1s, 2m, 3h)."),
     value("to-revision", None, "The revision to rollback to. Default to 0 (last revision)."),
     value("selector", Some('l'), "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'."),
+    dry_run::FLAG,
 ];
 
 /// The annotation `kubectl rollout history` shows as CHANGE-CAUSE.
@@ -47,7 +49,7 @@ const SUBCOMMANDS: &[(&str, &str, &[&str])] = &[
     ("restart", "Restart a resource", &["selector"]),
     ("resume", "Resume a paused resource", &["selector"]),
     ("status", "Show the status of the rollout", &["watch", "revision", "timeout", "selector"]),
-    ("undo", "Undo a previous rollout", &["to-revision", "selector"]),
+    ("undo", "Undo a previous rollout", &["to-revision", "selector", "dry-run"]),
 ];
 
 fn help() -> String {
@@ -80,7 +82,10 @@ fn run(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     match sub.as_str() {
         "status" => status(sim, args, rest),
         "history" => history(sim, args, rest),
-        "undo" => undo(sim, args, rest),
+        "undo" => {
+            let dry = DryRun::of(args)?;
+            dry_run::warned(args, undo(sim, args, rest, dry))
+        }
         "restart" => patch_each(sim, args, rest, Patch::Restart),
         "pause" => patch_each(sim, args, rest, Patch::Pause),
         "resume" => patch_each(sim, args, rest, Patch::Resume),
@@ -508,7 +513,7 @@ const ANNOTATIONS_TO_SKIP: &[&str] = &[
     "deprecated.deployment.rollback.to",
 ];
 
-fn undo(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
+fn undo(sim: &mut Sim, args: &Args, rest: &[String], dry: DryRun) -> Result<Output, Output> {
     let to = revision_flag(args, "to-revision")?;
     let objs = objects(sim, args, rest)?;
     if objs.is_empty() {
@@ -528,9 +533,9 @@ fn undo(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
                 super::LAST_APPLIED
             );
         }
-        match rollback(sim, &o.key(), to) {
+        match rollback(sim, &o.key(), to, dry) {
             Ok(result) => {
-                let _ = writeln!(out.stdout, "{}/{name} {result}", Kind::Deployment.resource_ref());
+                let _ = writeln!(out.stdout, "{}/{name} {result}{}", Kind::Deployment.resource_ref(), dry.suffix());
             }
             Err(e) => {
                 out.push(Output::error(e));
@@ -541,8 +546,9 @@ fn undo(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> {
     Ok(out)
 }
 
-/// `DeploymentRollbacker.Rollback`: the message on success (`rolled back`, or why it was skipped).
-fn rollback(sim: &mut Sim, key: &ObjKey, to: i64) -> Result<String, String> {
+/// `DeploymentRollbacker.Rollback`: the message on success (`rolled back`, or why it was skipped; for a client dry
+/// run, the pod template it would roll back to, as `printTemplate` describes it).
+fn rollback(sim: &mut Sim, key: &ObjKey, to: i64, dry: DryRun) -> Result<String, String> {
     if to < 0 {
         return Err(format!("unable to find specified revision {to} in history"));
     }
@@ -560,6 +566,9 @@ fn rollback(sim: &mut Sim, key: &ObjKey, to: i64) -> Result<String, String> {
         let _latest = revs.next();
         revs.next().map(|(_, rs)| rs).ok_or_else(|| format!("no rollout history found for deployment \"{name}\""))?
     };
+    if !dry.sends() {
+        return Ok(describe_template(&target.spec.template));
+    }
     let rev = target.metadata.annotation(REVISION).unwrap_or("0").to_string();
     if d.spec.paused {
         return Err(
@@ -583,7 +592,7 @@ fn rollback(sim: &mut Sim, key: &ObjKey, to: i64) -> Result<String, String> {
             annotations.insert(k.clone(), v.clone());
         }
     }
-    sim.as_user(|api| {
+    dry.send(sim, |api| {
         api.patch(Kind::Deployment, key, Subresource::Main, |o| {
             if let Object::Deployment(d) = o {
                 d.spec.template = template;

@@ -3,6 +3,7 @@
 
 use super::args::{switch, value, Args, Flag};
 use super::delete::{select, server_error_line};
+use super::dry_run::{self, DryRun};
 use super::{Command, Input, Output};
 use crate::api::{Kind, Object};
 use crate::sim::{Sim, MAX_PODS};
@@ -25,10 +26,15 @@ const FLAGS: &[Flag] = &[
     ),
     value("selector", Some('l'), "Selector (label query) to filter on."),
     switch("all", None, "Select all resources in the namespace of the specified resource types"),
-    value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+    dry_run::FLAG,
 ];
 
 fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Result<Output, Output> {
+    let dry = DryRun::of(args)?;
+    dry_run::warned(args, scale(sim, args, dry))
+}
+
+fn scale(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
     if !args.has("replicas") {
         return Err(Output::error("required flag(s) \"replicas\" not set"));
     }
@@ -54,7 +60,6 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Result<Output, Output> {
             "invalid argument \"{replicas}\" for \"--replicas\" flag: strconv.ParseInt: parsing \"{replicas}\": value out of range"
         )));
     }
-    let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
     let sel = select(sim, args, &args.positional, true)?;
     if sel.items.is_empty() && sel.errors.is_empty() {
         return Err(Output::error("no objects passed to scale"));
@@ -62,6 +67,11 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Result<Output, Output> {
     let mut out = Output::default();
     for item in &sel.items {
         let Some(obj) = &item.obj else { continue };
+        if !dry.sends() {
+            // kubectl sets spec.replicas on its copy of whatever it read, and prints it.
+            out.stdout.push_str(&format!("{}/{} scaled (dry run)\n", item.kind.resource_ref(), item.key.name));
+            continue;
+        }
         let live = match &**obj {
             Object::Deployment(d) => d.spec.replicas.unwrap_or(1) as i64,
             Object::ReplicaSet(r) => r.spec.replicas.unwrap_or(1) as i64,
@@ -75,10 +85,6 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Result<Output, Output> {
                 return Ok(out);
             }
         };
-        if dry_run {
-            out.stdout.push_str(&format!("{}/{} scaled (dry run)\n", item.kind.resource_ref(), item.key.name));
-            continue;
-        }
         if let Some(current) = current {
             // The precondition is checked against the scale subresource's GET.
             let scale = match sim.as_user(|api| api.get(item.kind, &item.key)) {
@@ -110,7 +116,7 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Result<Output, Output> {
             return Ok(out);
         }
         let r = replicas as i32;
-        let res = sim.as_user(|api| {
+        let res = dry.send(sim, |api| {
             api.patch(item.kind, &item.key, Subresource::Main, |o| match o {
                 Object::Deployment(d) => d.spec.replicas = Some(r),
                 Object::ReplicaSet(rs) => rs.spec.replicas = Some(r),
@@ -118,7 +124,9 @@ fn run(sim: &mut Sim, args: &Args, _input: &Input) -> Result<Output, Output> {
             })
         });
         match res {
-            Ok(_) => out.stdout.push_str(&format!("{}/{} scaled\n", item.kind.resource_ref(), item.key.name)),
+            Ok(_) => {
+                out.stdout.push_str(&format!("{}/{} scaled{}\n", item.kind.resource_ref(), item.key.name, dry.suffix()))
+            }
             Err(e) => {
                 out.push(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() });
                 return Ok(out);

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use super::args::{switch, value, Args};
 use super::delete::{select, server_error_line};
+use super::dry_run::{self, DryRun};
 use super::label::resources_and_pairs;
 use super::{Command, Input, Output};
 use crate::api::{s, Container, Object};
@@ -18,7 +19,7 @@ pub const COMMAND: Command = Command {
     flags: &[
         value("selector", Some('l'), "Selector (label query) to filter on."),
         switch("all", None, "Select all resources, in the namespace of the specified resource types"),
-        value("dry-run", None, "Must be \"none\", \"server\", or \"client\"."),
+        dry_run::FLAG,
     ],
     run,
 };
@@ -28,7 +29,10 @@ const SUBCOMMANDS: &str = "Configure application resources.\n\n These commands h
 fn run(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     let Some(sub) = args.positional.first() else { return Ok(Output::ok(SUBCOMMANDS)) };
     match sub.as_str() {
-        "image" => image(sim, args, &args.positional[1..]),
+        "image" => {
+            let dry = DryRun::of(args)?;
+            dry_run::warned(args, image(sim, args, &args.positional[1..], dry))
+        }
         "env" | "resources" | "selector" | "serviceaccount" | "subject" => {
             Err(Output::error(format!("\"kubectl set {sub}\" is not simulated by kubeloop: use `kubectl set image`, or edit the YAML and apply it")))
         }
@@ -50,7 +54,7 @@ fn set_image(containers: &mut [Container], name: &str, image: &str) -> bool {
     found
 }
 
-fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Result<Output, Output> {
+fn image(sim: &mut Sim, args: &Args, words: &[String], dry: DryRun) -> Result<Output, Output> {
     let (resources, pairs) = resources_and_pairs(words, "image").map_err(Output::error)?;
     // ParsePairs(..., "image", false): `NAME=IMAGE` only.
     let mut images: Vec<(String, String)> = Vec::new();
@@ -87,7 +91,6 @@ fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Result<Output, Output>
         1 => return Err(Output::error(errs[0])),
         _ => return Err(Output::error(format!("[{}]", errs.join(", ")))),
     }
-    let dry_run = matches!(args.value("dry-run"), Some("client" | "server" | "true"));
     let sel = select(sim, args, &resources, true)?;
     let mut out = Output::default();
     let mut errors: Vec<String> = Vec::new();
@@ -118,12 +121,12 @@ fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Result<Output, Output>
             continue;
         }
         let name = format!("{}/{}", item.kind.resource_ref(), item.key.name);
-        if dry_run {
+        if !dry.sends() {
             out.stdout.push_str(&format!("{name} image updated (dry run)\n"));
             continue;
         }
         let images = images.clone();
-        let res = sim.as_user(|api| {
+        let res = dry.send(sim, |api| {
             api.patch(item.kind, &item.key, Subresource::Main, |o| {
                 let spec = match o {
                     Object::Deployment(d) => Rc::make_mut(&mut d.spec.template.spec),
@@ -137,7 +140,7 @@ fn image(sim: &mut Sim, args: &Args, words: &[String]) -> Result<Output, Output>
             })
         });
         match res {
-            Ok(_) => out.stdout.push_str(&format!("{name} image updated\n")),
+            Ok(_) => out.stdout.push_str(&format!("{name} image updated{}\n", dry.suffix())),
             Err(e) => errors.push(format!("failed to patch image update to pod template: {}", server_error_line(&e))),
         }
     }
