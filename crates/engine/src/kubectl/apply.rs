@@ -11,6 +11,7 @@ use crate::manifest::{self, Manifest, ManifestError, Warning};
 use crate::sim::{Sim, MAX_NODES};
 
 use super::args::{value, Args};
+use super::dry_run::{self, DryRun};
 use super::{Command, Input, Output};
 
 pub const COMMAND: Command = Command {
@@ -19,11 +20,7 @@ pub const COMMAND: Command = Command {
     usage: "kubectl apply (-f FILENAME) [options]",
     flags: &[
         value("filename", Some('f'), "The files that contain the configurations to apply (- for stdin)."),
-        value(
-            "dry-run",
-            None,
-            "Must be \"none\", \"server\", or \"client\". If client strategy, only print the object that would be sent, without sending it.",
-        ),
+        dry_run::FLAG,
     ],
     run,
 };
@@ -53,26 +50,23 @@ pub(super) fn read_all(args: &Args, input: &Input) -> Result<String, Output> {
 }
 
 fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
+    dry_run::warned(args, run_apply(sim, args, input))
+}
+
+fn run_apply(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
     if !args.positional.is_empty() {
         return Err(Output::error(format!(
             "Unexpected args: [{}]\nSee 'kubectl apply -h' for help and examples",
             args.positional.join(" ")
         )));
     }
-    let dry_run = match args.value("dry-run") {
-        None | Some("none" | "false") => false,
-        Some("client" | "server" | "true") => true,
-        Some(v) => {
-            return Err(Output::error(format!(
-                "Invalid dry-run value ({v}). Must be \"none\", \"server\", or \"client\"."
-            )))
-        }
-    };
+    let dry = DryRun::of(args)?;
     let text = read_all(args, input)?;
-    if dry_run {
-        return Ok(output(&dry_run_report(sim, &text), " (dry run)"));
-    }
-    Ok(output(&apply(sim, &text), ""))
+    Ok(match dry {
+        DryRun::Client => output(&dry_run_report(sim, &text), dry.suffix()),
+        DryRun::Server => output(&server_dry_run_report(sim, &text), dry.suffix()),
+        DryRun::None => output(&apply(sim, &text), ""),
+    })
 }
 
 /// What `kubectl apply -f -` prints of an apply (the page's large apply, performed across frames, prints this).
@@ -262,6 +256,32 @@ fn dry_run_report(sim: &Sim, text: &str) -> Result<ApplyReport, ManifestError> {
             ApplyResult { kind: obj.kind(), key: obj.key(), action }
         })
         .collect();
+    Ok(ApplyReport { results, warnings: plan.warnings })
+}
+
+/// `--dry-run=server`: every planned object is sent as kubectl sends it, with `dryRun=All` (the API server admits
+/// and validates it, answers, and persists nothing). An object that is not there is created; an object whose
+/// update changes nothing is `unchanged`, as kubectl's empty patch is.
+fn server_dry_run_report(sim: &mut Sim, text: &str) -> Result<ApplyReport, ManifestError> {
+    let mut plan = Planner::new(sim, manifest::parse(text)?)?;
+    while plan.step(sim)? {}
+    let mut results = Vec::with_capacity(plan.planned.len());
+    for (mut obj, m, _) in plan.planned {
+        let (kind, key) = (obj.kind(), obj.key());
+        // Nothing planned before was written: each object meets what is live.
+        let live = sim.store().peek(kind, &key).cloned();
+        if let Some(l) = &live {
+            obj.meta_mut().resource_version = l.meta().resource_version;
+        }
+        let sent = sim.as_user(|api| api.dry_run(|api| if live.is_some() { api.update(obj) } else { api.create(obj) }));
+        let answer = sent.map_err(|e| m.error_at(&[], format!("Error from server: {e}")))?;
+        let action = match &live {
+            None => ApplyAction::Created,
+            Some(l) if **l == *answer => ApplyAction::Unchanged,
+            Some(_) => ApplyAction::Configured,
+        };
+        results.push(ApplyResult { kind, key, action });
+    }
     Ok(ApplyReport { results, warnings: plan.warnings })
 }
 
