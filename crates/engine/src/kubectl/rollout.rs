@@ -526,13 +526,6 @@ fn undo(sim: &mut Sim, args: &Args, rest: &[String], dry: DryRun) -> Result<Outp
             return Ok(out);
         };
         let name = d.metadata.name.to_string();
-        if d.metadata.annotations.contains_key(super::LAST_APPLIED) {
-            let _ = writeln!(
-                out.warnings,
-                "Warning: resource deployments/{name} was previously managed with 'kubectl apply'. Rolling back will not update the {} annotation, which may cause unexpected behavior on future 'kubectl apply' operations. Consider using 'kubectl apply' with your previous configuration file instead.",
-                super::LAST_APPLIED
-            );
-        }
         match rollback(sim, &o.key(), to, dry) {
             Ok(result) => {
                 let _ = writeln!(out.stdout, "{}/{name} {result}{}", Kind::Deployment.resource_ref(), dry.suffix());
