@@ -1,7 +1,7 @@
 //! Determinism: a seed and the writes made replay the same history, whatever was read. Reads (kubectl get,
-//! describe, events, top, rollout status, explain, Tab completion, a person's watch, dry runs) and the page's
-//! measurements (drift, footprint, convergence checks) are observers: they may be counted by the API server, but
-//! they never draw from the simulation's random stream nor schedule anything in it.
+//! describe, events, top, rollout status, explain, Tab completion, a person's watch, client and server dry runs)
+//! and the page's measurements (drift, footprint, convergence checks) are observers: they may be counted by the API
+//! server, but they never draw from the simulation's random stream nor schedule anything in it.
 
 mod common;
 
@@ -41,6 +41,14 @@ const READS: &[&str] = &[
     "scale deployment web --replicas=40 --dry-run=client",
     "apply -f - --dry-run=client",
     "delete pods --all --dry-run=client",
+    "delete pods --all --dry-run=server",
+    "scale deployment web --replicas=40 --dry-run=server",
+    "apply -f - --dry-run=server",
+    "drain node-1 --dry-run=server",
+    "cordon node-2 --dry-run=server",
+    "uncordon node-2 --dry-run=client",
+    "taint nodes node-3 dedicated=gpu:NoExecute --dry-run=server",
+    "rollout undo deployment/web --dry-run=server",
     "no-such-command",
 ];
 
