@@ -778,7 +778,7 @@ pub fn Editor(props: &EditorProps) -> Html {
                     { "Apply" }
                 </button>
             </div>
-            <pre class={classes!("apply-result", result_class)} data-testid="apply-result" aria-live="polite">
+            <pre class={classes!("apply-result", result_class)} data-testid="apply-result" data-seq={apply.seq.to_string()} aria-live="polite">
                 { apply.text.trim_end().to_string() }
             </pre>
         </section>
