@@ -773,7 +773,7 @@ pub fn Editor(props: &EditorProps) -> Html {
                         { "Cancel" }
                     </button>
                 }
-                <button data-testid="apply" class="btn primary" onclick={onapply} title="kubectl apply (Ctrl+Enter)"
+                <button data-testid="apply" class="btn primary" onclick={onapply}
                     disabled={apply.applying.is_some()}>
                     { "Apply" }
                 </button>
