@@ -13,6 +13,7 @@ import {
   intHook,
   waitForRunningPods,
   screenshot,
+  waitSimTime,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
@@ -39,8 +40,8 @@ test('kill a node (data-alive=false), revive it (data-alive=true)', { timeout: T
       timeout: 10_000,
       message: async () => `node ${name} data-alive=false (now ${await node.getAttribute('data-alive')})`,
     });
-    // Give the page a few simulated seconds so the screenshot shows what follows a kill.
-    await page.waitForTimeout(1500);
+    // A few simulated seconds, so that the screenshot shows what follows a kill.
+    await waitSimTime(page, 15);
     t.diagnostic(`killed ${name}: data-ready=${await node.getAttribute('data-ready')}`);
     assert.match((await node.getAttribute('data-ready')) ?? '', /^(true|false|unknown)$/, 'data-ready value');
     for (const n of await nodes(page)) if (n.name !== name) assert.equal(n.alive, 'true', `other node ${n.name} stays alive`);

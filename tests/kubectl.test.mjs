@@ -81,7 +81,7 @@ test('kubectl console: the shell mechanics (help, unknown commands, history, Tab
     await kubectl(page, 'clear', (o) => o === '');
     await kubectl(page, 'help', (o) => /Commands:/.test(o));
     await input.press('Control+l');
-    await waitFor(async () => (await kubectlOutput(page)) === '', { timeout: 5_000, message: 'Ctrl+L empties the output' });
+    await waitFor(async () => (await kubectlOutput(page)) === '', { message: 'Ctrl+L empties the output' });
   });
 });
 

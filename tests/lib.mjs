@@ -96,9 +96,13 @@ export function kubeloop(args) {
 /**
  * Opens the playground in a fresh context (query: e.g. '?seed=7') and waits for body[data-ready="true"].
  * Returns { page, context, problems } where problems collects uncaught page errors, crashes and console errors.
+ * With `clock: true` the page's clocks (performance.now, requestAnimationFrame, timers, Date) are Playwright's fake
+ * clock, running with the wall clock until the test pauses it (page.clock.pauseAt) and moves it (page.clock.runFor):
+ * then the page's frames, and so its simulated clock, advance by the time the test says, however busy the machine.
  */
-export async function openPage(browser, query = '', { waitReady = true } = {}) {
+export async function openPage(browser, query = '', { waitReady = true, clock = false } = {}) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  if (clock) await context.clock.install();
   const page = await context.newPage();
   const problems = { pageErrors: [], consoleErrors: [], crashed: false, failedRequests: [], csp: [] };
   // Every Content-Security-Policy violation fails the test (assertPageAlive): the page ships a strict policy.
@@ -149,15 +153,30 @@ export function assertPageAlive(problems) {
   assert.deepEqual(problems.csp, [], `Content-Security-Policy violations: ${problems.csp.join('\n')}`);
 }
 
-/** Polls fn() until it returns a truthy value; returns it. Fails with message() (plus the last value). */
+/**
+ * Polls fn() until it returns a truthy value; returns it. Fails with message() (plus the last value).
+ *
+ * The timeout is a freeze guard, not a speed the page must keep: every wait is for something the page does (a
+ * simulated time, a hook's value), never for wall time to pass, and its timeout is at least five times what it
+ * takes on a busy 2-core machine. A wait that used more than a fifth of its timeout says so on stderr, with where it
+ * was called from, so a guard that has grown tight shows before it fails.
+ */
 export async function waitFor(fn, { timeout = 60_000, interval = 100, message = 'condition' } = {}) {
-  const deadline = Date.now() + timeout;
+  const start = Date.now();
+  const deadline = start + timeout;
   let last;
   let lastErr;
   for (;;) {
     try {
       last = await fn();
-      if (last) return last;
+      if (last) {
+        const took = Date.now() - start;
+        if (took * 5 > timeout) {
+          const where = typeof message === 'string' ? message : (new Error().stack.split('\n')[2] ?? '').trim();
+          console.error(`waitFor: "${where}" took ${took} ms of its ${timeout} ms timeout (less than 5x headroom)`);
+        }
+        return last;
+      }
     } catch (e) {
       lastErr = e;
     }
@@ -282,39 +301,60 @@ export async function applyResultText(page) {
   return (await page.locator(sel.applyResult).first().textContent({ timeout: 10_000 })) ?? '';
 }
 
-/** Clicks apply and waits for apply-result to show a new outcome (different from before, or non-empty). */
+/** The count of apply outcomes so far ([data-testid=apply-result]'s data-seq): tells two equal outcomes apart. */
+export async function applySeq(page) {
+  return Number(await page.locator(sel.applyResult).first().getAttribute('data-seq', { timeout: 10_000 }));
+}
+
+/** Clicks apply and waits for apply-result to show its outcome. */
 export async function clickApply(page) {
-  const before = await applyResultText(page).catch(() => '');
+  const before = await applySeq(page);
   await page.locator(sel.apply).first().click();
   return waitForApplyResult(page, before);
 }
 
+/**
+ * Waits for the outcome of the apply asked for after apply-result's data-seq was `before` (a large apply read
+ * across frames shows its progress first: the outcome is what follows it). Returns its text.
+ */
 export async function waitForApplyResult(page, before, predicate = () => true) {
-  // The same outcome twice in a row ("... configured") is indistinguishable by text: after 1.5 s an unchanged,
-  // non-empty text is taken as the outcome.
-  const start = Date.now();
   let text = '';
   await waitFor(
     async () => {
       text = (await applyResultText(page)).trim();
-      return text !== '' && (text !== before.trim() || Date.now() - start > 1500) && predicate(text);
+      const reading = (await page.locator('[data-testid=apply-cancel]').count()) > 0;
+      return (await applySeq(page)) > before && !reading && text !== '' && predicate(text);
     },
-    { timeout: 20_000, message: () => `[data-testid=apply-result] to show an outcome (now ${JSON.stringify(text)})` },
+    { timeout: 60_000, message: () => `[data-testid=apply-result] to show an outcome (now ${JSON.stringify(text)})` },
   );
   return text;
 }
 
+/** Waits until the simulated clock has moved `secs` past `from` (default: now); returns the time then. */
+export async function waitSimTime(page, secs, { from, timeout = 120_000 } = {}) {
+  const start = from ?? (await simTime(page));
+  let t = start;
+  await waitFor(
+    async () => {
+      t = await simTime(page);
+      return t >= start + secs;
+    },
+    { timeout, interval: 200, message: () => `sim-time >= ${start + secs} s (now ${t})` },
+  );
+  return t;
+}
+
 /**
- * Measures how far the simulated clock moves over `ms` of wall time.
- * Returns { dSim, dWall } in seconds.
+ * Pauses (or plays) with [data-testid=play-pause] and waits until the page shows it (aria-pressed): the clock shown
+ * from then on is the one it stopped at (or runs). Returns the simulated time shown.
  */
-export async function clockRate(page, ms) {
-  const w0 = Date.now();
-  const t0 = await simTime(page);
-  await sleep(ms);
-  const t1 = await simTime(page);
-  const w1 = Date.now();
-  return { dSim: t1 - t0, dWall: (w1 - w0) / 1000, t0, t1 };
+export async function setPlaying(page, playing) {
+  const button = page.locator(sel.playPause).first();
+  if ((await button.getAttribute('aria-pressed')) !== String(playing)) await button.click();
+  await waitFor(async () => (await button.getAttribute('aria-pressed')) === String(playing), {
+    message: playing ? 'the page plays' : 'the page is paused',
+  });
+  return simTime(page);
 }
 
 export async function screenshot(page, name) {
@@ -336,7 +376,7 @@ export async function kubectlOutput(page) {
  * Types `line` into the kubectl console, presses Enter, and waits for the output to satisfy `done(text)`
  * (default: anything). Returns the output text.
  */
-export async function kubectl(page, line, done = () => true, timeout = 10_000) {
+export async function kubectl(page, line, done = () => true, timeout = 30_000) {
   const input = kubectlInput(page);
   await input.fill(line);
   await input.press('Enter');
@@ -370,8 +410,8 @@ export function lineOf(text, needle) {
  * Opens the page in a fresh context, runs body(page, problems), checks that the page did not die, and always
  * closes the context. Failures carry what the page reported (uncaught errors, failed requests, console errors).
  */
-export async function withPage(browser, query, body) {
-  const { page, context, problems } = await openPage(browser, query);
+export async function withPage(browser, query, body, options = {}) {
+  const { page, context, problems } = await openPage(browser, query, options);
   try {
     const r = await body(page, problems);
     assertPageAlive(problems);

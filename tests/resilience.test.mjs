@@ -35,8 +35,15 @@ test('a reload brings back the editor text, the console history and the run; Res
     await page.locator(sel.playPause).click();
     const t = await simTime(page);
     const hash = (await page.locator('[data-testid=history-hash]').innerText()).trim();
-    // The session is written every 2 s and when the page is hidden or left.
-    await page.waitForTimeout(2500);
+    // The session is written every 2 s and when the page is hidden or left: here, once it holds the paused run.
+    await waitFor(
+      async () => {
+        const stored = await page.evaluate(() => localStorage.getItem('kubeloop.session.v1'));
+        const session = stored ? JSON.parse(stored) : null;
+        return session?.editor === MINE && session.playing === false;
+      },
+      { message: 'the session kept with the text and the paused run' },
+    );
     await page.reload({ waitUntil: 'load' });
     await page.waitForSelector(sel.ready, { state: 'attached' });
     await waitFor(async () => /Restored your last session/.test(await notice(page)), { message: 'the notice says so' });

@@ -773,12 +773,12 @@ pub fn Editor(props: &EditorProps) -> Html {
                         { "Cancel" }
                     </button>
                 }
-                <button data-testid="apply" class="btn primary" onclick={onapply} title="kubectl apply (Ctrl+Enter)"
+                <button data-testid="apply" class="btn primary" onclick={onapply}
                     disabled={apply.applying.is_some()}>
                     { "Apply" }
                 </button>
             </div>
-            <pre class={classes!("apply-result", result_class)} data-testid="apply-result" aria-live="polite">
+            <pre class={classes!("apply-result", result_class)} data-testid="apply-result" data-seq={apply.seq.to_string()} aria-live="polite">
                 { apply.text.trim_end().to_string() }
             </pre>
         </section>

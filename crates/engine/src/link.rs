@@ -260,16 +260,45 @@ mod tests {
         assert!(run_fragment(&big, 1).unwrap_err().starts_with("the run is too large for a link"));
     }
 
+    /// Any fragment opens something, is no link (nothing after its `#`), or gets a message saying why not; any
+    /// text decodes as base64url to six bits a character (re-encoding it reads back the same bytes) or says why not.
     #[test]
-    fn nothing_panics_on_any_fragment() {
+    fn every_fragment_opens_or_says_why() {
         let mut rng = kubeloop_core::rng::Rng::new(7);
         let alphabet = b"run=hash&lesson%3D0123456789abcdefAZ-_+/#:";
+        let mut seen = [0usize; 3];
         for _ in 0..20_000 {
             let len = rng.range(0, 40) as usize;
             let s: String =
                 (0..len).map(|_| alphabet[rng.range(0, alphabet.len() as u64 - 1) as usize] as char).collect();
-            let _ = parse(&s);
-            let _ = unbase64url(&s);
+            match parse(&s) {
+                Ok(None) => {
+                    let after = s.split_once('#').map(|(_, f)| f);
+                    assert!(after.map_or(s.contains("://") || s.trim().is_empty(), |f| f.trim().is_empty()), "{s:?}");
+                    seen[0] += 1;
+                }
+                Ok(Some(Link::Run { deflated, .. })) => assert!(!deflated.is_empty(), "{s:?}"),
+                Ok(Some(Link::Lesson(n) | Link::Scenario(n) | Link::Example(n))) => {
+                    assert!(!n.is_empty() && n.len() <= 253, "{s:?}: {n:?}")
+                }
+                Err(e) => {
+                    assert!(e.starts_with("the link"), "{s:?}: {e}");
+                    seen[1] += 1;
+                }
+            }
+            let data = s.trim_end_matches('=');
+            match unbase64url(&s) {
+                Ok(bytes) => {
+                    assert_eq!(bytes.len(), data.len() * 6 / 8, "{s:?}");
+                    assert_eq!(unbase64url(&base64url(&bytes)), Ok(bytes), "{s:?}");
+                    seen[2] += 1;
+                }
+                Err(e) => assert!(
+                    e.ends_with("is not base64url") || e.starts_with("it ends in the middle of a byte"),
+                    "{s:?}: {e}"
+                ),
+            }
         }
+        assert!(seen.iter().all(|&n| n > 0), "no link, refused, decoded: {seen:?}");
     }
 }

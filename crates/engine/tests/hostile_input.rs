@@ -203,14 +203,32 @@ fn a_scenario_of_thousands_of_actions_locates_each() {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
 
-    /// Garbage made of YAML's own characters: an error or a result, never a panic.
+    /// Garbage made of YAML's own characters: a result, or an error with a bounded message that names a line of
+    /// the text (when it names one), never a panic.
     #[test]
-    fn nothing_panics_on_yaml_like_garbage(text in "([-:&*!|>{}\\[\\],#'\"%@` \\t\\n.a-z0-9]|\u{feff}|é|---\n|\\.\\.\\.\n){0,200}") {
-        let _ = manifest::parse(&text);
-        let _ = Scenario::parse(&text);
-        let _ = Scenario::parse(&format!("cluster:\n  nodes: 1\nmanifests: |\n  {}", text.replace('\n', "\n  ")));
-        let _ = Scenario::parse(&format!("cluster:\n  nodes: 1\nactions:\n  - {{at: 1s, kubectl: {text}}}\n"));
-        let _ = kubeloop_engine::time::parse_duration(&text);
+    fn yaml_like_garbage_is_read_or_refused_at_a_line_of_it(text in "([-:&*!|>{}\\[\\],#'\"%@` \\t\\n.a-z0-9]|\u{feff}|é|---\n|\\.\\.\\.\n){0,200}") {
+        let lines = |t: &str| t.matches('\n').count() + 1;
+        let refused = |t: &str, line: Option<usize>, message: &str| {
+            proptest::prop_assert!(!message.is_empty() && message.chars().count() <= MAX_MESSAGE_CHARS + 60, "{message}");
+            proptest::prop_assert!(line.is_none_or(|l| (1..=lines(t) + 1).contains(&l)), "line {line:?} of {} in {t:?}: {message}", lines(t));
+            Ok(())
+        };
+        if let Err(e) = manifest::parse(&text) {
+            proptest::prop_assert!(e.line >= 1);
+            refused(&text, Some(e.line), &e.message)?;
+        }
+        for scenario in [
+            text.clone(),
+            format!("cluster:\n  nodes: 1\nmanifests: |\n  {}", text.replace('\n', "\n  ")),
+            format!("cluster:\n  nodes: 1\nactions:\n  - {{at: 1s, kubectl: {text}}}\n"),
+        ] {
+            if let Err(e) = Scenario::parse(&scenario) {
+                refused(&scenario, e.line, &e.message)?;
+            }
+        }
+        if let Err(e) = kubeloop_engine::time::parse_duration(&text) {
+            refused(&text, None, &e)?;
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! `kubectl top`, `explain`, `api-resources` and `version` against the fixture cluster.
 mod common;
 
-use common::{check, kubectl};
+use common::{assert_answers, check, kubectl, FAILS, OK};
 
 #[test]
 fn top_reports_requests_as_usage() {
@@ -97,44 +97,47 @@ fn version_matches_the_simulated_kubelets() {
 }
 
 #[test]
-fn odd_inputs_never_panic() {
+fn odd_inputs_get_kubectls_answers_and_write_nothing() {
     let mut sim = common::cluster();
-    for line in [
-        "top",
-        "top x",
-        "top pod a b",
-        "top pod -l 'a in ('",
-        "top node -l x=y",
-        "top node nope",
-        "top pod --sum --no-headers",
-        "top nodes --sort-by=memory",
-        "top pods --sort-by=cpu -A",
-        "top pod -n empty",
-        "explain",
-        "explain .",
-        "explain pod.",
-        "explain pod..spec",
-        "explain deploy.spec.template.spec.containers.ports.protocol",
-        "explain pod --max-depth=-1 -R",
-        "explain pod --max-depth=2",
-        "explain pod -R --max-depth=x",
-        "explain leases",
-        "explain pod --api-version=apps/v1",
-        "explain pod -o json",
-        "explain node.spec.taints.effect",
-        "explain ns.status",
-        "explain pod.metadata.labels.foo",
-        "explain pod.spec.affinity.nodeAffinity",
-        "explain rs.spec.template.metadata.ownerReferences.uid",
-        "api-resources x",
-        "api-resources --sort-by=x",
-        "api-resources --sort-by=kind -o yaml",
-        "api-resources --verbs=watch,get --categories=all",
-        "api-resources --namespaced=maybe",
-        "version extra",
-        "version -o",
-        "version --client=false -o yaml",
+    for (line, ok) in [
+        ("top", OK),
+        ("top x", FAILS),
+        ("top pod a b", FAILS),
+        ("top pod -l 'a in ('", FAILS),
+        ("top node -l x=y", FAILS),
+        ("top node nope", FAILS),
+        ("top pod --sum --no-headers", OK),
+        ("top nodes --sort-by=memory", OK),
+        ("top pods --sort-by=cpu -A", OK),
+        ("top pod -n empty", OK),
+        ("explain", FAILS),
+        ("explain .", FAILS),
+        ("explain pod.", FAILS),
+        ("explain pod..spec", FAILS),
+        ("explain deploy.spec.template.spec.containers.ports.protocol", OK),
+        ("explain pod --max-depth=-1 -R", FAILS),
+        ("explain pod --max-depth=2", FAILS),
+        ("explain pod -R --max-depth=x", FAILS),
+        ("explain leases", FAILS),
+        ("explain pod --api-version=apps/v1", FAILS),
+        ("explain pod -o json", FAILS),
+        ("explain node.spec.taints.effect", OK),
+        ("explain ns.status", OK),
+        ("explain pod.metadata.labels.foo", FAILS),
+        ("explain pod.spec.affinity.nodeAffinity", FAILS),
+        ("explain rs.spec.template.metadata.ownerReferences.uid", OK),
+        ("api-resources x", FAILS),
+        ("api-resources --sort-by=x", FAILS),
+        ("api-resources --sort-by=kind -o yaml", OK),
+        ("api-resources --verbs=watch,get --categories=all", OK),
+        ("api-resources --namespaced=maybe", FAILS),
+        ("version extra", FAILS),
+        ("version -o", FAILS),
+        ("version --client=false -o yaml", OK),
     ] {
-        let _ = kubectl(&mut sim, line);
+        let before = sim.history_hash();
+        let out = kubectl(&mut sim, line);
+        assert_answers(line, &out, ok);
+        assert_eq!(sim.history_hash(), before, "`{line}` reads and writes nothing");
     }
 }

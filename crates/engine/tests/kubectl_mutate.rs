@@ -2,7 +2,7 @@
 //! following what they wrote.
 mod common;
 
-use common::{check, cluster, kubectl, kubectl_stdin};
+use common::{assert_answers, check, cluster, kubectl, kubectl_stdin};
 use kubeloop_engine::api::{Kind, Object, PodPhase};
 use kubeloop_engine::kubectl::{self, Input, Output};
 use kubeloop_engine::sim::Sim;
@@ -357,7 +357,7 @@ fn drain_golden() {
 // ---- nothing panics ------------------------------------------------------------------------------------------
 
 #[test]
-fn odd_inputs_never_panic() {
+fn odd_inputs_get_kubectls_answers_and_a_refusal_writes_nothing() {
     let mut sim = cluster();
     let commands =
         ["apply", "create", "delete", "scale", "set", "label", "annotate", "cordon", "uncordon", "drain", "taint"];
@@ -412,10 +412,23 @@ fn odd_inputs_never_panic() {
         "ü ü=ü",
         "deploy web 🙂=🙂",
     ];
+    // What succeeds: `set` alone prints its help; deleting every pod of a namespace that has none, or everything
+    // once `web` is gone, finds nothing; deleting every node deletes them.
+    let succeeds =
+        ["set ", "delete pods --all -n nowhere", "delete all --all --wait=false", "delete nodes --all --wait=false"];
     for c in commands {
         for t in tails {
             let line = format!("{c} {t}");
+            let before = sim.history_hash();
             let out = kubectl_stdin(&mut sim, &line, "kind: [");
+            let ok = succeeds.contains(&line.as_str());
+            assert_answers(&line, &out, ok);
+            // A refused command writes nothing, but a delete of several names deletes those it found (kubectl
+            // goes on past a NotFound, then reports it), and says so.
+            let deleted_some = line.starts_with("delete ") && out.stdout.contains("\" deleted");
+            if !ok && !deleted_some {
+                assert_eq!(sim.history_hash(), before, "`{line}` is refused and writes nothing");
+            }
             if let Some(mut f) = out.follow {
                 for _ in 0..3 {
                     sim.run_for(SECOND);

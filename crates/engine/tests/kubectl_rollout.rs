@@ -1,7 +1,7 @@
 //! `kubectl rollout status|history|undo|restart|pause|resume` against real rollouts of the fixture cluster.
 mod common;
 
-use common::{check, golden, kubectl, WEB};
+use common::{assert_answers, check, golden, kubectl, FAILS, OK, WEB};
 use kubeloop_engine::api::{Kind, ObjKey};
 use kubeloop_engine::kubectl::{self, Output};
 use kubeloop_engine::sim::Sim;
@@ -188,38 +188,43 @@ fn usage_errors_read_like_kubectl() {
 }
 
 #[test]
-fn odd_inputs_never_panic() {
+fn odd_inputs_get_kubectls_answers() {
     let mut sim = common::cluster();
-    for line in [
-        "rollout",
-        "rollout --help",
-        "rollout status deploy",
-        "rollout status deploy/",
-        "rollout status /web",
-        "rollout status deploy web extra",
-        "rollout status deploy/web --revision=-1",
-        "rollout status deploy/web --revision=x",
-        "rollout status deploy/web --revision=99 --watch=false",
-        "rollout status deploy/web --timeout=banana",
-        "rollout status deploy/web -l 'a in ('",
-        "rollout status deploy/web -l app=web",
-        "rollout history deploy/web --revision=-3",
-        "rollout history nodes",
-        "rollout history no/x",
-        "rollout undo deploy/web --to-revision=-1",
-        "rollout undo deploy/web --to-revision=99999999999999999999",
-        "rollout undo svc/web",
-        "rollout restart deploy",
-        "rollout pause deploy/web deploy/web",
-        "rollout resume ''",
-        "rollout status -n nope deploy/web",
-        "rollout history deploy -n kube-system",
-        "rollout status pod,deploy",
+    for (line, ok) in [
+        ("rollout", OK),
+        ("rollout --help", OK),
+        ("rollout status deploy", OK),
+        ("rollout status deploy/", FAILS),
+        ("rollout status /web", FAILS),
+        ("rollout status deploy web extra", FAILS),
+        ("rollout status deploy/web --revision=-1", FAILS),
+        ("rollout status deploy/web --revision=x", FAILS),
+        ("rollout status deploy/web --revision=99 --watch=false", FAILS),
+        ("rollout status deploy/web --timeout=banana", FAILS),
+        ("rollout status deploy/web -l 'a in ('", FAILS),
+        ("rollout status deploy/web -l app=web", FAILS),
+        ("rollout history deploy/web --revision=-3", FAILS),
+        ("rollout history nodes", FAILS),
+        ("rollout history no/x", FAILS),
+        ("rollout undo deploy/web --to-revision=-1", FAILS),
+        ("rollout undo deploy/web --to-revision=99999999999999999999", FAILS),
+        ("rollout undo svc/web", FAILS),
+        ("rollout restart deploy", OK),
+        ("rollout pause deploy/web deploy/web", OK),
+        ("rollout resume ''", OK),
+        ("rollout status -n nope deploy/web", FAILS),
+        ("rollout history deploy -n kube-system", OK),
+        ("rollout status pod,deploy", FAILS),
     ] {
+        let before = sim.history_hash();
         let out = kubectl(&mut sim, line);
+        assert_answers(line, &out, ok);
         if let Some(mut f) = out.follow {
             let _ = f.poll(&mut sim);
             f.stop(&mut sim);
         }
+        // Only a restart or a pause that found its Deployment writes.
+        let writes = ok && (line.starts_with("rollout restart") || line.starts_with("rollout pause"));
+        assert_eq!(sim.history_hash() != before, writes, "`{line}` writes: {writes}");
     }
 }

@@ -269,15 +269,53 @@ fn a_huge_max_surge_still_reaches_the_replicas() {
     }
 }
 
-/// Huge replicas with percent maxSurge/maxUnavailable: no overflow in the rolling math (the pod cap refuses
-/// the pods, not the arithmetic).
+/// Huge replicas with percent maxSurge/maxUnavailable. kubectl apply refuses a Deployment that would declare
+/// more pods than the scalability envelope, on its `replicas:` line, and writes nothing. Written past kubectl (by
+/// another API client, as the store allows up to its pod cap), the rolling math does not overflow: ResolveFenceposts
+/// gives the whole int32 (surge rounded up, unavailable down), the new ReplicaSet is scaled to the replicas,
+/// `unavailableReplicas` is replicas minus available, and with 100 % unavailable allowed the Deployment is
+/// Available, as upstream computes it.
 #[test]
 fn huge_replicas_resolve_percentages_without_overflow() {
     let mut sim = sim(12, 1);
-    let r = kctl::apply(&mut sim, &deployment("2147483647", &rolling("\"100%\"", "\"100%\""), ""));
-    if r.is_ok() {
-        sim.run_for(10 * SECOND);
-    }
+    let yaml = deployment("2147483647", &rolling("\"100%\"", "\"100%\""), "");
+    let before = sim.history_hash();
+    let err = apply_err(&mut sim, &yaml);
+    assert_eq!(
+        err,
+        "error: document 1, line 6: refused: the cluster would declare 2147483647 pods; kubeloop simulates at most 150000 (Kubernetes' scalability envelope)"
+    );
+    assert_eq!(sim.history_hash(), before, "a refused apply writes nothing");
+    assert_eq!(deploy_status(&sim), (0, 0), "no Deployment");
+
+    let object = |yaml: &str| {
+        let (mut manifests, _) = kubeloop_engine::manifest::parse(yaml).expect("parses");
+        manifests.remove(0).object
+    };
+    let fenceposts = |yaml: &str| {
+        let d = object(yaml).as_deployment().cloned().expect("a Deployment");
+        kubeloop_engine::controllers::deployment::resolve_fenceposts(&d)
+    };
+    assert_eq!(fenceposts(&yaml), (i32::MAX, i32::MAX));
+    let half = deployment("2147483647", &rolling("\"50%\"", "\"50%\""), "");
+    assert_eq!(fenceposts(&half), (1_073_741_824, 1_073_741_823), "ceil and floor of 2147483647 / 2");
+
+    sim.as_user(|api| api.create(object(&yaml))).expect("the store takes the Deployment");
+    sim.run_for(SECOND / 10);
+    let rs: Vec<_> = sim.store().objects(Kind::ReplicaSet).filter_map(|o| o.as_replicaset().cloned()).collect();
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0].spec.replicas, Some(i32::MAX), "the new ReplicaSet is scaled to the replicas");
+    assert_eq!(
+        events(&sim, "ScalingReplicaSet"),
+        [format!("Scaled up replica set {} from 0 to 2147483647", rs[0].metadata.name)]
+    );
+    let created = pods(&sim).len();
+    assert!(created > 0 && created <= kubeloop_engine::sim::MAX_PODS, "{created} pods");
+    let d = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
+    let d = d.expect("the Deployment");
+    assert_eq!(d.status.unavailable_replicas, i32::MAX - d.status.available_replicas);
+    let available = d.status.conditions.iter().find(|c| &*c.type_ == "Available").expect("Available");
+    assert_eq!((&*available.status, &*available.reason), ("True", "MinimumReplicasAvailable"));
 }
 
 /// ValidateRollingUpdateDeployment and ValidateDeploymentSpec's messages.
@@ -431,21 +469,33 @@ proptest! {
         prop_assert_eq!(IntOrString::Int(total).scaled_value(7, up), Ok(total));
     }
 
-    /// kubectl's duration and int flags at the extremes: an answer, never a panic.
+    /// kubectl's duration and int flags at the extremes: kubectl's answer, never a panic. A duration Go reads gets
+    /// the server's NotFound for a Deployment that does not exist, one it does not read the flag's error; commands
+    /// on objects that do not exist fail; the others succeed or fail with kubectl's error.
     #[test]
-    fn kubectl_flags_never_panic(d in extreme_duration(), n in extreme_int()) {
+    fn kubectl_flags_get_kubectls_answers(d in extreme_duration(), n in extreme_int()) {
         let mut sim = sim(20, 1);
-        for line in [
-            format!("rollout status deploy/nope --timeout={d}"),
-            format!("drain node-1 --timeout={d} --grace-period={n} --dry-run=client"),
-            format!("scale deploy nope --replicas={n} --current-replicas={n}"),
-            format!("delete pod nope --grace-period={n}"),
-            format!("create deployment d{} --image=x --port={n} --replicas={n}", sim.now()),
-            format!("top pod --sort-by=cpu --selector=a={n}"),
-        ] {
-            let _ = kubectl(&mut sim, &line);
+        let status = kubectl(&mut sim, &format!("rollout status deploy/nope --timeout={d}"));
+        if kubeloop_engine::time::parse_go_duration(&d).is_ok() {
+            prop_assert_eq!(status.stderr, "Error from server (NotFound): deployments.apps \"nope\" not found\n");
+        } else {
+            let flag = format!("error: invalid argument \"{d}\" for \"--timeout\" flag: ");
+            prop_assert!(status.stderr.starts_with(&flag), "{}", status.stderr);
         }
-        let _ = kubeloop_engine::time::parse_duration(&d);
+        prop_assert_eq!(status.code, 1);
+        for (line, fails) in [
+            (format!("drain node-1 --timeout={d} --grace-period={n} --dry-run=client"), false),
+            (format!("scale deploy nope --replicas={n} --current-replicas={n}"), true),
+            (format!("delete pod nope --grace-period={n}"), true),
+            (format!("create deployment d{} --image=x --port={n} --replicas={n}", sim.now()), false),
+            (format!("top pod --sort-by=cpu --selector=a={n}"), false),
+        ] {
+            let out = kubectl(&mut sim, &line);
+            common::assert_answers(&line, &out, !fails && out.code == 0);
+        }
+        if let Err(e) = kubeloop_engine::time::parse_duration(&d) {
+            prop_assert!(!e.is_empty());
+        }
     }
 
     /// A Deployment and a Pod with extreme numbers, applied and run: no panic, and while the Deployment rolls

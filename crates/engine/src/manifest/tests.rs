@@ -116,12 +116,27 @@ fn a_nameless_object_is_an_error() {
     assert!(e.message.contains("name"), "{e}");
 }
 
+/// Garbage is no manifest, or an error naming where it goes wrong (document, line, column), never a panic.
 #[test]
-fn nothing_in_garbage_panics() {
-    for text in
-        ["", "---", "- a\n- b\n", "42", ":", "apiVersion: [", "kind: Pod\napiVersion: v1\nmetadata: 3\n", "\t\u{0}"]
-    {
-        let _ = parse(text);
+fn garbage_is_nothing_or_an_error_naming_its_place() {
+    // Each text: how many manifests it holds, or where its error is (document, line, column).
+    type Outcome = Result<usize, (usize, usize, Option<usize>)>;
+    let cases: [(&str, Outcome); 8] = [
+        ("", Ok(0)),
+        ("---", Ok(0)),
+        ("- a\n- b\n", Err((1, 1, None))),
+        ("42", Err((1, 1, None))),
+        (":", Err((1, 1, Some(1)))),
+        ("apiVersion: [", Err((1, 2, Some(1)))),
+        ("kind: Pod\napiVersion: v1\nmetadata: 3\n", Err((1, 3, Some(11)))),
+        ("\t\u{0}", Err((1, 1, Some(1)))),
+    ];
+    for (text, want) in cases {
+        let got = parse(text).map(|(manifests, _)| manifests.len()).map_err(|e| {
+            assert!(!e.message.is_empty(), "{text:?}: a message");
+            (e.document, e.line, e.column)
+        });
+        assert_eq!(got, want, "{text:?}");
     }
 }
 

@@ -144,3 +144,29 @@ pub fn events(sim: &Sim, reason: &str) -> Vec<String> {
         .map(|e| e.body.message.to_string())
         .collect()
 }
+
+/// An odd input's expected outcome: kubectl succeeds ([`OK`]) or refuses it ([`FAILS`]).
+pub const OK: bool = true;
+pub const FAILS: bool = false;
+
+/// An odd input gets an answer as kubectl gives one, never a panic: on success exit 0 and no error line; on failure
+/// exit 1 with kubectl's error on stderr (a line `error: ...`, `Error from server (...)`, or `The <Kind> "<name>" is
+/// invalid: ...`), ended by a newline.
+pub fn assert_answers(line: &str, out: &Output, succeeds: bool) {
+    let error_line = |l: &str| {
+        l.starts_with("error: ")
+            || l.starts_with("Error from server (")
+            || (l.starts_with("The ") && l.contains(" is invalid: "))
+    };
+    if succeeds {
+        assert_eq!(out.code, 0, "`{line}` succeeds: {}", out.text());
+        assert!(!out.stderr.lines().any(error_line), "`{line}` succeeds without an error: {}", out.stderr);
+    } else {
+        assert_eq!(out.code, 1, "`{line}` fails: {}", out.text());
+        assert!(
+            out.stderr.lines().any(error_line) && out.stderr.ends_with('\n'),
+            "`{line}`: kubectl's error: {}",
+            out.stderr
+        );
+    }
+}
