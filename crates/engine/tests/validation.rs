@@ -347,3 +347,13 @@ fn an_empty_ssh_key_is_a_missing_one() {
         "error: document 1, line 7: The Secret \"s\" is invalid: data[ssh-privatekey]: Required value",
     );
 }
+
+#[test]
+fn a_templates_labels_are_named_as_upstream_names_them_at_their_line() {
+    let text = DEPLOYMENT.replace("      labels: {app: web}\n", "      labels: {app: web, tier: -x}\n");
+    refused(
+        "apply",
+        &text,
+        "error: document 1, line 10: The Deployment \"web\" is invalid: spec.template.labels: Invalid value: \"-x\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    );
+}
