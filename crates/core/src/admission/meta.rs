@@ -52,7 +52,7 @@ pub(super) fn labels(labels: &Labels, path: &str, errs: &mut Vec<FieldError>) {
 /// [`ANNOTATIONS_MAX_BYTES`].
 pub(super) fn annotations(annotations: &Labels, path: &str, errs: &mut Vec<FieldError>) {
     for (k, _) in annotations {
-        invalid_each(path, k, names::qualified_name(&k.to_lowercase()), errs);
+        invalid_each(path, k, names::qualified_name(&k.to_ascii_lowercase()), errs);
     }
     if annotations_size(annotations) > ANNOTATIONS_MAX_BYTES {
         errs.push(FieldError::too_long(path, ANNOTATIONS_MAX_BYTES));
