@@ -265,7 +265,7 @@ impl<'n> Cx<'n> {
     }
 
     /// A map of base64 texts (a Secret's `data`, a ConfigMap's `binaryData`), each checked as the API server
-    /// decodes it: `illegal base64 data at input byte N`, at the value.
+    /// decodes it (`illegal base64 data at input byte N`, at the value) and kept as it stores it.
     pub(crate) fn base64_values(&mut self, n: &'n Node) -> Result<crate::api::Labels> {
         let mut pairs = Vec::new();
         self.entries(n, "a map", "a string", &mut |cx, key, value| {
@@ -273,7 +273,9 @@ impl<'n> Cx<'n> {
             if let Err(e) = crate::api::config::base64_decode(text) {
                 return Err(cx.error(value, e));
             }
-            pairs.push((Str::from(key), Str::from(text)));
+            // Stored as the bytes it holds, encoded again (a value wrapped over lines reads as one).
+            let canonical = crate::api::config::canonical_base64(text);
+            pairs.push((Str::from(key), Str::from(canonical.as_deref().unwrap_or(text))));
             Ok(())
         })?;
         Ok(crate::api::Labels::from_pairs(pairs))

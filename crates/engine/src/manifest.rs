@@ -877,17 +877,24 @@ pub fn schema_fields(ty: &str) -> &'static [&'static str] {
     }
 }
 
-/// Server-side validation (defaults first, as the API server does), located at the offending field's line.
+/// Server-side validation (defaults first, as the API server does), located at the offending field's line, with
+/// kubectl's message (`The ConfigMap "x" is invalid: ...`).
 pub fn validate(m: &Manifest) -> Result<(), ManifestError> {
     let mut obj = m.object.clone();
     admission::default_object(&mut obj);
-    let errs = admission::validate(&obj);
+    validate_object(m, &obj)
+}
+
+/// Server-side validation of `obj`, an object as `m`'s document will be stored (defaults applied, and what the
+/// client adds: apply's last-applied-configuration), located in `m` at the first offending field.
+pub fn validate_object(m: &Manifest, obj: &Object) -> Result<(), ManifestError> {
+    let errs = admission::validate(obj);
     match errs.first() {
         None => Ok(()),
         Some(first) => {
             let segments = first.segments();
             let path: Vec<&str> = segments.iter().map(String::as_str).collect();
-            Err(m.error_at(&path, admission::invalid_message(&obj, &errs)))
+            Err(m.error_at(&path, admission::invalid_message(obj, &errs)))
         }
     }
 }

@@ -199,16 +199,16 @@ fn kubectl_delete_grace_period_extremes() {
     );
 }
 
-/// ValidatePodSpec: terminationGracePeriodSeconds must be non-negative.
+/// A negative terminationGracePeriodSeconds is no validation error upstream: the API server warns and treats it as
+/// 1 (kubernetes/kubernetes#115606, `pkg/api/pod/warnings.go`), so the pod is created with 1.
 #[test]
-fn a_negative_termination_grace_period_is_invalid() {
+fn a_negative_termination_grace_period_is_treated_as_one() {
     let mut sim = sim(8, 1);
     let y = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: g\nspec:\n  terminationGracePeriodSeconds: -1\n  containers:\n  - name: a\n    image: busybox\n";
-    let err = apply_err(&mut sim, y);
-    assert!(
-        err.contains("Pod \"g\" is invalid: spec.terminationGracePeriodSeconds: Invalid value: -1: must be greater than or equal to 0"),
-        "{err}"
-    );
+    let report = kctl::apply(&mut sim, y).expect("a negative grace period is accepted");
+    assert_eq!(report.results.len(), 1);
+    let p = sim.store().peek(Kind::Pod, &ObjKey::new("default", "g")).expect("created");
+    assert_eq!(p.as_pod().and_then(|p| p.spec.termination_grace_period_seconds), Some(1));
 }
 
 // ---- tolerationSeconds ---------------------------------------------------------------------------------------
@@ -325,7 +325,7 @@ fn deployment_numbers_are_validated_like_the_api_server() {
         (deployment("3", &rolling("-1", "1"), ""), "spec.strategy.rollingUpdate.maxSurge: Invalid value: -1: must be greater than or equal to 0"),
         (deployment("3", &rolling("1", "\"101%\""), ""), "spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"101%\"}: must not be greater than 100%"),
         (deployment("3", &rolling("1", "\"99999999999999999999%\""), ""), "spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"99999999999999999999%\"}: must not be greater than 100%"),
-        (deployment("3", &rolling("\"-5%\"", "1"), ""), "spec.strategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"-5%\"}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%', or '93%', regex used for validation is '[0-9]+%')"),
+        (deployment("3", &rolling("\"-5%\"", "1"), ""), "spec.strategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"-5%\"}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"),
         (deployment("3", &rolling("0", "\"0%\""), ""), "spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"0%\"}: may not be 0 when `maxSurge` is 0"),
         (deployment("3", "", "  minReadySeconds: -1\n"), "spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0"),
         (deployment("3", "", "  revisionHistoryLimit: -1\n"), "spec.revisionHistoryLimit: Invalid value: -1: must be greater than or equal to 0"),

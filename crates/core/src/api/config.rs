@@ -103,30 +103,50 @@ pub fn base64_encode(bytes: &[u8]) -> String {
     out
 }
 
-/// The bytes of base64 text, or Go's error (`encoding/base64`, standard padded encoding): `illegal base64 data at
-/// input byte N`, N the first byte that is not base64, or the start of a quantum cut short.
+/// The bytes of base64 text, or Go's error (`encoding/base64`, standard padded encoding, which skips `\r` and `\n`
+/// wherever they are: a value wrapped at 76 columns reads as one): `illegal base64 data at input byte N`, N
+/// counted in the text as written, as Go counts it (`decodeQuantum`).
 pub fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
     let src = text.as_bytes();
+    let newline = |c: u8| c == b'\n' || c == b'\r';
     let illegal = |i: usize| Err(format!("illegal base64 data at input byte {i}"));
     let mut out = Vec::with_capacity(src.len() / 4 * 3);
     let mut si = 0;
-    while si < src.len() {
+    loop {
         let mut n = 0u32;
         let mut j = 0;
         while j < 4 {
             if si == src.len() {
-                return illegal(si - j);
+                return match j {
+                    0 => Ok(out),
+                    _ => illegal(si - j),
+                };
             }
             let c = src[si];
             si += 1;
+            if newline(c) {
+                continue;
+            }
             if c == b'=' {
                 // Padding: `x===` is too much, `xx=y` is wrong, `xx=` too little; nothing may follow it.
                 match j {
                     0 | 1 => return illegal(si - 1),
-                    2 if si == src.len() => return illegal(si),
-                    2 if src[si] != b'=' => return illegal(si - 1),
-                    2 => si += 1,
+                    2 => {
+                        while si < src.len() && newline(src[si]) {
+                            si += 1;
+                        }
+                        if si == src.len() {
+                            return illegal(src.len());
+                        }
+                        if src[si] != b'=' {
+                            return illegal(si - 1);
+                        }
+                        si += 1;
+                    }
                     _ => {}
+                }
+                while si < src.len() && newline(src[si]) {
+                    si += 1;
                 }
                 if si < src.len() {
                     return illegal(si);
@@ -144,7 +164,21 @@ pub fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
         }
         out.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
     }
-    Ok(out)
+}
+
+/// The number of bytes valid base64 text holds (its characters of the alphabet, six bits each), without
+/// decoding it.
+pub fn base64_decoded_len(text: &str) -> usize {
+    let chars = text.bytes().filter(|&b| ALPHABET.contains(&b)).count();
+    chars.saturating_mul(6) / 8
+}
+
+/// Base64 text as the API stores it: the bytes it holds, encoded again (no line breaks), or `None` when that is
+/// what was written.
+pub fn canonical_base64(text: &str) -> Option<String> {
+    let bytes = base64_decode(text).ok()?;
+    let canonical = base64_encode(&bytes);
+    (canonical != text).then_some(canonical)
 }
 
 #[cfg(test)]
@@ -175,6 +209,29 @@ mod tests {
         assert_eq!(base64_decode("Zg=").unwrap_err(), "illegal base64 data at input byte 3");
         assert_eq!(base64_decode("Z===").unwrap_err(), "illegal base64 data at input byte 1");
         assert_eq!(base64_decode("Zg==").unwrap(), b"f");
+    }
+
+    #[test]
+    fn base64_skips_line_breaks_as_go_does() {
+        // A value wrapped at 76 columns, as `base64` and editors write it, is one value.
+        let long = "x".repeat(100);
+        let wrapped: String = base64_encode(long.as_bytes())
+            .as_bytes()
+            .chunks(76)
+            .map(|l| format!("{}\n", std::str::from_utf8(l).unwrap_or("")))
+            .collect();
+        assert_eq!(base64_decode(&wrapped).unwrap(), long.as_bytes());
+        assert_eq!(base64_decode("Zm9v\r\nYmFy\n").unwrap(), b"foobar");
+        assert_eq!(base64_decode("Zg=\n=\n").unwrap(), b"f");
+        assert_eq!(base64_decode("\n").unwrap(), b"");
+        // Offsets count the line breaks, as Go's do.
+        assert_eq!(base64_decode("Zm9v\nYm!y").unwrap_err(), "illegal base64 data at input byte 7");
+        assert_eq!(base64_decode("Zm\n9").unwrap_err(), "illegal base64 data at input byte 1");
+        assert_eq!(base64_decode("Zg==\nZg==").unwrap_err(), "illegal base64 data at input byte 5");
+        assert_eq!(base64_decoded_len(&wrapped), 100);
+        assert_eq!(base64_decoded_len("Zm8="), 2);
+        assert_eq!(canonical_base64(&wrapped).as_deref(), Some(base64_encode(long.as_bytes()).as_str()));
+        assert_eq!(canonical_base64("Zm9v"), None);
     }
 
     #[test]

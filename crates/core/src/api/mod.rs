@@ -8,6 +8,7 @@ pub mod endpointslice;
 pub mod env;
 pub mod labels;
 pub mod meta;
+pub mod names;
 pub mod poddisruptionbudget;
 pub mod probe;
 pub mod quantity;

@@ -1,7 +1,7 @@
 //! Label selectors: `metav1.LabelSelector` (the API object), its matching semantics
 //! (`labels.Selector`), kubectl's `-l` string syntax, and label key/value validation.
 
-use super::{Labels, Str};
+use super::{names, Labels, Str};
 use serde::Serialize;
 #[cfg(any(test, feature = "oracle"))]
 use serde::{Deserialize, Deserializer};
@@ -127,8 +127,13 @@ impl LabelSelector {
     /// Like [`LabelSelector::validate`], with field paths prefixed by `path`
     /// (e.g. `"spec.selector"` gives `spec.selector.matchLabels: ...`).
     pub fn validate_at(&self, path: &str) -> Result<(), String> {
-        let mut errs = Vec::new();
-        label_errors(&self.match_labels, &child(path, "matchLabels"), &mut errs);
+        aggregate(self.problems(path).into_iter().map(|(p, what)| format!("{p}: {what}")).collect())
+    }
+
+    /// The problems `ValidateLabelSelector` finds, each as its field path (under `path`) and what is wrong
+    /// (`Required value: ...`, `Invalid value: "x": ...`), in upstream's order.
+    pub fn problems(&self, path: &str) -> Vec<(String, String)> {
+        let mut errs = label_problems(&self.match_labels, &child(path, "matchLabels"));
         for (i, r) in self.match_expressions.iter().enumerate() {
             let rpath = format!("{}[{i}]", child(path, "matchExpressions"));
             let values_path = child(&rpath, "values");
@@ -138,19 +143,18 @@ impl LabelSelector {
                 _ => None,
             };
             if let Some(problem) = problem {
-                errs.push(format!("{values_path}: {problem}"));
+                errs.push((values_path.clone(), problem.to_string()));
             }
-            let key_path = child(&rpath, "key");
-            for msg in qualified_name_errors(&r.key) {
-                errs.push(invalid(&key_path, &r.key, &msg));
+            for msg in names::qualified_name(&r.key) {
+                errs.push((child(&rpath, "key"), invalid_value(&r.key, &msg)));
             }
             for (j, v) in r.values.iter().enumerate() {
-                for msg in label_value_errors(v) {
-                    errs.push(invalid(&format!("{values_path}[{j}]"), v, &msg));
+                for msg in names::label_value(v) {
+                    errs.push((format!("{values_path}[{j}]"), invalid_value(v, &msg)));
                 }
             }
         }
-        aggregate(errs)
+        errs
     }
 }
 
@@ -164,6 +168,11 @@ fn child(path: &str, name: &str) -> String {
     } else {
         format!("{path}.{name}")
     }
+}
+
+/// A `field.Invalid` body: `Invalid value: "x": detail` (the value quoted as Go quotes it, its length bounded).
+fn invalid_value(value: &str, detail: &str) -> String {
+    format!("Invalid value: {}: {detail}", super::go_quote(&crate::limits::echo(value)))
 }
 
 /// A `field.Invalid` error message.
@@ -373,7 +382,7 @@ impl<'a> Parser<'a> {
         if t != Tok::Ident {
             return Err(format!("found '{}', expected: identifier", crate::limits::echo(key)));
         }
-        let key_errs = qualified_name_errors(key);
+        let key_errs = names::qualified_name(key);
         if !key_errs.is_empty() {
             return Err(invalid("key", key, &key_errs.join("; ")));
         }
@@ -396,7 +405,7 @@ impl<'a> Parser<'a> {
         };
         let mut errs = Vec::new();
         for (i, v) in values.iter().enumerate() {
-            let msgs = label_value_errors(v);
+            let msgs = names::label_value(v);
             if !msgs.is_empty() {
                 errs.push(invalid(&format!("values[{i}][{key}]"), v, &msgs.join("; ")));
             }
@@ -503,118 +512,18 @@ pub fn parse_selector(s: &str) -> Result<LabelSelector, String> {
 // Label key/value validation (apimachinery util/validation)
 // ---------------------------------------------------------------------------------------------
 
-const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const QUALIFIED_NAME_MSG: &str =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
-const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-
-/// apimachinery's `RegexError` wording (including its double spaces).
-fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
-    let mut s = format!("{msg} (e.g. ");
-    for (i, e) in examples.iter().enumerate() {
-        if i > 0 {
-            s.push_str(" or ");
-        }
-        s.push_str(&format!("'{e}', "));
-    }
-    s.push_str(&format!("regex used for validation is '{fmt}')"));
-    s
-}
-
-/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`
-fn is_qualified_name_part(s: &str) -> bool {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(f), Some(l)) => {
-            f.is_ascii_alphanumeric()
-                && l.is_ascii_alphanumeric()
-                && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-        }
-        _ => false,
-    }
-}
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`
-fn is_dns1123_subdomain(s: &str) -> bool {
-    let label_ok = |l: &str| {
-        let b = l.as_bytes();
-        let edge = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-        match (b.first(), b.last()) {
-            (Some(f), Some(e)) => edge(f) && edge(e) && b.iter().all(|c| edge(c) || *c == b'-'),
-            _ => false,
-        }
-    };
-    s.split('.').all(label_ok)
-}
-
-/// apimachinery's `IsQualifiedName`: the messages for an invalid label key (empty if valid).
-fn qualified_name_errors(value: &str) -> Vec<String> {
+/// The problems `ValidateLabels` finds in `labels` at `path` (keys as qualified names, values as label values).
+pub fn label_problems(labels: &Labels, path: &str) -> Vec<(String, String)> {
     let mut errs = Vec::new();
-    let parts: Vec<&str> = value.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                if prefix.len() > 253 {
-                    errs.push("prefix part must be no more than 253 characters".to_string());
-                }
-                if !is_dns1123_subdomain(prefix) {
-                    errs.push(format!(
-                        "prefix part {}",
-                        regex_error(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, &["example.com"])
-                    ));
-                }
-            }
-            *name
-        }
-        _ => {
-            errs.push(format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])
-            ));
-            return errs;
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".to_string());
-    } else if name.len() > 63 {
-        errs.push("name part must be no more than 63 characters".to_string());
-    }
-    if !is_qualified_name_part(name) {
-        errs.push(format!(
-            "name part {}",
-            regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])
-        ));
-    }
-    errs
-}
-
-/// apimachinery's `IsValidLabelValue`: the messages for an invalid label value (empty if valid).
-fn label_value_errors(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 63 {
-        errs.push("must be no more than 63 characters".to_string());
-    }
-    if !value.is_empty() && !is_qualified_name_part(value) {
-        errs.push(regex_error(LABEL_VALUE_MSG, LABEL_VALUE_FMT, &["MyValue", "my_value", "12345"]));
-    }
-    errs
-}
-
-fn label_errors(labels: &Labels, path: &str, errs: &mut Vec<String>) {
     for (k, v) in labels {
-        for msg in qualified_name_errors(k) {
-            errs.push(invalid(path, k, &msg));
+        for msg in names::qualified_name(k) {
+            errs.push((path.to_string(), invalid_value(k, &msg)));
         }
-        for msg in label_value_errors(v) {
-            errs.push(invalid(path, v, &msg));
+        for msg in names::label_value(v) {
+            errs.push((path.to_string(), invalid_value(v, &msg)));
         }
     }
+    errs
 }
 
 /// Validates label keys and values as the API server does for `metadata.labels`.
@@ -631,9 +540,7 @@ pub fn validate_labels(labels: &Labels) -> Result<(), String> {
 /// Like [`validate_labels`], with `path` as the field path in messages
 /// (e.g. `"spec.template.metadata.labels"`).
 pub fn validate_labels_at(labels: &Labels, path: &str) -> Result<(), String> {
-    let mut errs = Vec::new();
-    label_errors(labels, path, &mut errs);
-    aggregate(errs)
+    aggregate(label_problems(labels, path).into_iter().map(|(p, what)| format!("{p}: {what}")).collect())
 }
 
 #[cfg(test)]

@@ -137,7 +137,19 @@ impl Sim {
     /// invalid; a count that would declare more pods than kubeloop simulates is forbidden.
     pub fn scale(&mut self, kind: Kind, key: &ObjKey, replicas: i32) -> Result<Rc<Object>, ApiError> {
         if replicas < 0 {
-            return Err(ApiError::Invalid(format!("replicas must be greater than or equal to 0, not {replicas}")));
+            // ValidateScale, on the scale subresource.
+            let errors = vec![crate::admission::FieldError::invalid(
+                "spec.replicas",
+                replicas,
+                "must be greater than or equal to 0",
+            )];
+            let name = key.name.to_string();
+            return Err(ApiError::Invalid(crate::admission::Invalid {
+                kind: "Scale",
+                group: "autoscaling",
+                name,
+                errors,
+            }));
         }
         let pods = self.store.count_of(Kind::Pod);
         if pods + replicas as usize > MAX_PODS + pods.min(replicas as usize) {

@@ -75,8 +75,8 @@ pub enum ApiError {
     AlreadyExists { resource: &'static str, name: Str },
     /// 410: the watch asked for history the server no longer keeps.
     Gone { requested: u64, oldest: u64 },
-    /// 422 with the validation message.
-    Invalid(String),
+    /// 422: the object and its field errors.
+    Invalid(crate::admission::Invalid),
     /// 400
     BadRequest(String),
     /// 500 injected by a fault.
@@ -142,8 +142,8 @@ impl fmt::Display for ApiError {
             ApiError::Gone { requested, oldest } => {
                 write!(f, "too old resource version: {requested} ({oldest})")
             }
-            ApiError::Invalid(m)
-            | ApiError::BadRequest(m)
+            ApiError::Invalid(invalid) => f.write_str(&crate::limits::bound_message(&invalid.status_message())),
+            ApiError::BadRequest(m)
             | ApiError::Internal(m)
             | ApiError::Forbidden(m)
             | ApiError::TooManyRequests(m) => {

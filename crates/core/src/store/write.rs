@@ -153,13 +153,9 @@ impl Store {
         }
         if obj.meta().name.is_empty() {
             if obj.meta().generate_name.is_empty() {
-                return self.fail(
-                    client,
-                    ApiError::Invalid(format!(
-                        "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
-                        kind.name()
-                    )),
-                );
+                let errors =
+                    vec![admission::FieldError::required_because("metadata.name", "name or generateName is required")];
+                return self.fail(client, ApiError::Invalid(admission::Invalid::new(&obj, errors)));
             }
             let mut name;
             loop {
@@ -198,12 +194,11 @@ impl Store {
         admission::default_object_with(&mut obj, self.config.default_toleration_seconds);
         let errs = admission::validate(&obj);
         if !errs.is_empty() {
-            return self.fail(client, ApiError::Invalid(admission::invalid_message(&obj, &errs)));
+            return self.fail(client, ApiError::Invalid(admission::Invalid::new(&obj, errs)));
         }
         if let Object::Service(svc) = &mut obj {
             if let Err(e) = self.allocate(svc) {
-                let errs = [e];
-                return self.fail(client, ApiError::Invalid(admission::invalid_message(&obj, &errs)));
+                return self.fail(client, ApiError::Invalid(admission::Invalid::new(&obj, vec![e])));
             }
         }
         if kind == Kind::Pod && self.faults.reject_pod_creates && self.faulted(client) {
@@ -338,7 +333,7 @@ impl Store {
         admission::default_object_with(next, self.config.default_toleration_seconds);
         let errs = admission::validate(next);
         if !errs.is_empty() {
-            return self.fail(client, ApiError::Invalid(admission::invalid_message(next, &errs)));
+            return self.fail(client, ApiError::Invalid(admission::Invalid::new(next, errs)));
         }
         if let Err(e) = validate_update(current, next) {
             return self.fail(client, e);
@@ -741,81 +736,66 @@ pub fn set_pod_condition(
     crate::api::set_condition(conds, new, crate::api::Placement::InPlace);
 }
 
-/// Validation the API server applies to updates: immutable fields.
-/// A kind's field errors as the API server words them (one, or a list in brackets).
-fn invalid(kind: &str, name: &str, errs: Vec<String>) -> Result<(), ApiError> {
-    match errs.as_slice() {
-        [] => Ok(()),
-        [one] => Err(ApiError::Invalid(format!("{kind} \"{name}\" is invalid: {one}"))),
-        many => Err(ApiError::Invalid(format!("{kind} \"{name}\" is invalid: [{}]", many.join(", ")))),
+/// Validation the API server applies to updates: immutable fields (each kind's `Validate...Update`, and the
+/// registry's immutable selector of Deployments and ReplicaSets).
+pub fn validate_update(current: &Object, next: &Object) -> Result<(), ApiError> {
+    let errs = update_errors(current, next);
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::Invalid(admission::Invalid::new(next, errs)))
     }
 }
 
-pub fn validate_update(current: &Object, next: &Object) -> Result<(), ApiError> {
-    let immutable = |what: &str, field: &str| {
-        Err(ApiError::Invalid(format!(
-            "{what} \"{}\" is invalid: {field}: Invalid value: field is immutable",
-            current.meta().name
-        )))
-    };
+fn update_errors(current: &Object, next: &Object) -> Vec<admission::FieldError> {
+    use admission::{q, FieldError};
+    const IMMUTABLE: &str = "field is immutable when `immutable` is set";
+    let mut errs = Vec::new();
     match (current, next) {
-        (Object::Deployment(a), Object::Deployment(b)) if a.spec.selector != b.spec.selector => {
-            immutable("Deployment.apps", "spec.selector")
-        }
-        (Object::ReplicaSet(a), Object::ReplicaSet(b)) if a.spec.selector != b.spec.selector => {
-            immutable("ReplicaSet.apps", "spec.selector")
-        }
+        (Object::Deployment(a), Object::Deployment(b)) if a.spec.selector != b.spec.selector => errs
+            .push(FieldError::invalid("spec.selector", admission::go_selector(&b.spec.selector), "field is immutable")),
+        (Object::ReplicaSet(a), Object::ReplicaSet(b)) if a.spec.selector != b.spec.selector => errs
+            .push(FieldError::invalid("spec.selector", admission::go_selector(&b.spec.selector), "field is immutable")),
         // ValidateConfigMapUpdate / ValidateSecretUpdate: nothing of an immutable one changes, and a Secret's type
         // never does.
         (Object::ConfigMap(a), Object::ConfigMap(b)) if a.immutable == Some(true) => {
-            let mut errs = Vec::new();
             if b.immutable != Some(true) {
-                errs.push("immutable: Forbidden: field is immutable when `immutable` is set".to_string());
+                errs.push(FieldError::forbidden("immutable", IMMUTABLE));
             }
             if a.data != b.data {
-                errs.push("data: Forbidden: field is immutable when `immutable` is set".to_string());
+                errs.push(FieldError::forbidden("data", IMMUTABLE));
             }
             if a.binary_data != b.binary_data {
-                errs.push("binaryData: Forbidden: field is immutable when `immutable` is set".to_string());
+                errs.push(FieldError::forbidden("binaryData", IMMUTABLE));
             }
-            invalid("ConfigMap", &a.metadata.name, errs)
         }
         (Object::Secret(a), Object::Secret(b)) => {
-            let mut errs = Vec::new();
             if a.type_ != b.type_ {
-                errs.push(format!(
-                    "type: Invalid value: {:?}: field is immutable",
-                    crate::limits::echo(&b.type_).into_owned()
-                ));
+                errs.push(FieldError::invalid("type", q(&b.type_), "field is immutable"));
             }
             if a.immutable == Some(true) {
                 if b.immutable != Some(true) {
-                    errs.push("immutable: Forbidden: field is immutable when `immutable` is set".to_string());
+                    errs.push(FieldError::forbidden("immutable", IMMUTABLE));
                 }
                 if a.data != b.data {
-                    errs.push("data: Forbidden: field is immutable when `immutable` is set".to_string());
+                    errs.push(FieldError::forbidden("data", IMMUTABLE));
                 }
             }
-            invalid("Secret", &a.metadata.name, errs)
         }
-        (Object::EndpointSlice(a), Object::EndpointSlice(b)) if a.address_type != b.address_type => Err(
-            ApiError::Invalid(format!(
-                "EndpointSlice.discovery.k8s.io \"{}\" is invalid: addressType: Invalid value: {:?}: field is immutable",
-                a.metadata.name,
-                crate::limits::echo(&b.address_type).into_owned()
-            )),
-        ),
+        (Object::EndpointSlice(a), Object::EndpointSlice(b)) if a.address_type != b.address_type => {
+            errs.push(FieldError::invalid("addressType", q(&b.address_type), "field is immutable"))
+        }
         // ValidateServiceUpdate: an allocated cluster IP stays (unless the Service becomes ExternalName).
         (Object::Service(a), Object::Service(b))
             if !a.spec.cluster_ip.is_empty()
                 && a.spec.cluster_ip != b.spec.cluster_ip
                 && &*b.spec.type_ != "ExternalName" =>
         {
-            Err(ApiError::Invalid(format!(
-                "Service \"{}\" is invalid: spec.clusterIPs[0]: Invalid value: []string{{\"{}\"}}: may not change once set",
-                a.metadata.name,
-                crate::limits::echo(&b.spec.cluster_ip)
-            )))
+            errs.push(FieldError::invalid(
+                "spec.clusterIPs[0]",
+                format!("[]string{{{}}}", q(&b.spec.cluster_ip)),
+                "may not change once set",
+            ))
         }
         (Object::Pod(a), Object::Pod(b)) => {
             // ValidatePodUpdate: only images and added tolerations may change (and nodeName via binding only).
@@ -829,13 +809,13 @@ pub fn validate_update(current: &Object, next: &Object) -> Result<(), ApiError> 
             a2.tolerations.clear();
             b2.tolerations.clear();
             if a2 != b2 || !added_tolerations || a.spec.containers.len() != b.spec.containers.len() {
-                return Err(ApiError::Invalid(format!(
-                    "Pod \"{}\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
-                    a.metadata.name
-                )));
+                errs.push(FieldError::forbidden(
+                    "spec",
+                    "pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations), `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+                ));
             }
-            Ok(())
         }
-        _ => Ok(()),
+        _ => {}
     }
+    errs
 }

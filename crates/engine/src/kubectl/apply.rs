@@ -226,22 +226,30 @@ fn write(sim: &mut Sim, mut obj: Object, m: &Manifest, exists: bool) -> Result<A
     let key = obj.key();
     let before = sim.store().peek(kind, &key).map(|o| o.meta().resource_version);
     let result = if kind == Kind::Node && !exists {
-        create_node(sim, obj)
+        create_node(sim, obj).map_err(|e| format!("Error from server: {e}"))
     } else if exists {
         // An object named twice in the set was planned against the first document's version: it is written
         // over what that write left.
         obj.meta_mut().resource_version = before.unwrap_or(0);
-        sim.as_user(|api| api.update(obj)).map_err(|e| e.to_string())
+        sim.as_user(|api| api.update(obj)).map_err(server_error)
     } else {
-        sim.as_user(|api| api.create(obj)).map_err(|e| e.to_string())
+        sim.as_user(|api| api.create(obj)).map_err(server_error)
     };
-    let written = result.map_err(|e| m.error_at(&[], format!("Error from server: {e}")))?;
+    let written = result.map_err(|e| m.error_at(&[], e))?;
     let action = match before {
         None => ApplyAction::Created,
         Some(rv) if rv == written.meta().resource_version => ApplyAction::Unchanged,
         Some(_) => ApplyAction::Configured,
     };
     Ok(ApplyResult { kind, key, action })
+}
+
+/// A write the API server refused, as kubectl prints it (`The Service "s" is invalid: ...` for a 422).
+fn server_error(e: crate::store::ApiError) -> String {
+    match e {
+        crate::store::ApiError::Invalid(invalid) => invalid.kubectl_message(),
+        e => format!("Error from server: {e}"),
+    }
 }
 
 /// `--dry-run=client`: what apply would report, without writing (every existing object as `configured`).
@@ -372,6 +380,7 @@ impl Planner {
         let next = match &live {
             None => {
                 obj.meta_mut().annotations.insert(s(LAST_APPLIED), s(&last_applied));
+                validate_stored(&m, &obj)?;
                 if let Object::Node(n) = &obj {
                     self.new_nodes += 1;
                     // The Node its kubelet will register (with the hostname label) must be one the API server
@@ -395,6 +404,7 @@ impl Planner {
                 let mut next = merged;
                 next.meta_mut().annotations.insert(s(LAST_APPLIED), s(&last_applied));
                 next.meta_mut().resource_version = live.meta().resource_version;
+                validate_stored(&m, &next)?;
                 precheck_update(live, &next).map_err(|e| m.error_at(&["spec"], e))?;
                 next
             }
@@ -535,6 +545,35 @@ pub fn from_json(kind: Kind, v: Value) -> Result<Object, String> {
     crate::manifest::decode_json(kind, &v)
 }
 
+/// The object as the API server will store it (with kubectl's last-applied-configuration) held to its validation
+/// before anything is written. Past the annotations' limit because of that copy alone, kubeloop says so.
+fn validate_stored(m: &Manifest, obj: &Object) -> Result<(), ManifestError> {
+    let mut stored = obj.clone();
+    crate::admission::default_object(&mut stored);
+    manifest::validate_object(m, &stored).map_err(|e| match last_applied_note(&stored) {
+        Some(note) => ManifestError::new(e.document, e.line, e.column, &format!("{}\n{note}", e.message)),
+        None => e,
+    })
+}
+
+/// kubeloop's own explanation when the last-applied-configuration is what puts an object's annotations past
+/// their limit (a well-known surprise of `kubectl apply`: a large ConfigMap applies on no real cluster).
+fn last_applied_note(obj: &Object) -> Option<String> {
+    use crate::admission::{annotations_size, ANNOTATIONS_MAX_BYTES};
+    let annotations = &obj.meta().annotations;
+    let copy = annotations.get(LAST_APPLIED)?.len();
+    let total = annotations_size(annotations);
+    let without = total.saturating_sub(copy + LAST_APPLIED.len());
+    (total > ANNOTATIONS_MAX_BYTES && without <= ANNOTATIONS_MAX_BYTES).then(|| {
+        format!(
+            "kubeloop: kubectl apply keeps a copy of the whole object ({copy} bytes here) in the annotation \
+             {LAST_APPLIED}, and an object's annotations may hold {ANNOTATIONS_MAX_BYTES} bytes in all; \
+             `kubectl create -f` keeps no copy (a real cluster also offers `kubectl apply --server-side`, which \
+             kubeloop does not simulate)"
+        )
+    })
+}
+
 /// The server-side checks of an update, run before anything is written.
 fn precheck_update(live: &Object, next: &Object) -> Result<(), String> {
     let mut n = next.clone();
@@ -543,5 +582,5 @@ fn precheck_update(live: &Object, next: &Object) -> Result<(), String> {
     if !errs.is_empty() {
         return Err(crate::admission::invalid_message(&n, &errs));
     }
-    crate::store::validate_update(live, &n).map_err(|e| format!("Error from server: {e}"))
+    crate::store::validate_update(live, &n).map_err(server_error)
 }

@@ -90,7 +90,7 @@ pub(super) const NO_RESOURCES: &str = "You must provide one or more resources by
 /// `The Pod "x" is invalid: ...`.
 pub(super) fn server_error_line(e: &ApiError) -> String {
     match e {
-        ApiError::Invalid(m) if m.contains(" is invalid: ") => format!("The {m}"),
+        ApiError::Invalid(invalid) => crate::limits::bound_message(&invalid.kubectl_message()).into_owned(),
         e => api_error_line(e),
     }
 }

@@ -1,0 +1,192 @@
+//! Deployments and ReplicaSets (`pkg/apis/apps/validation/validation.go`): replicas, the selector and the
+//! template it must match, the template itself (which restarts always), the rollout strategy and its numbers.
+
+use super::{nonnegative, pod, q, FieldError};
+use crate::api::names;
+use crate::api::{go_quote, Deployment, IntOrString, LabelSelector, PodTemplateSpec, ReplicaSet};
+
+/// `ValidateReplicaSetSpec`.
+pub(super) fn validate_replica_set(rs: &ReplicaSet, errs: &mut Vec<FieldError>) {
+    if let Some(r) = rs.spec.replicas {
+        nonnegative("spec.replicas", r.into(), errs);
+    }
+    nonnegative("spec.minReadySeconds", rs.spec.min_ready_seconds.into(), errs);
+    selector_and_template(&rs.spec.selector, &rs.spec.template, errs);
+}
+
+/// `ValidateDeploymentSpec`.
+pub(super) fn validate_deployment(d: &Deployment, errs: &mut Vec<FieldError>) {
+    if let Some(r) = d.spec.replicas {
+        nonnegative("spec.replicas", r.into(), errs);
+    }
+    selector_and_template(&d.spec.selector, &d.spec.template, errs);
+    strategy(d, errs);
+    nonnegative("spec.minReadySeconds", d.spec.min_ready_seconds.into(), errs);
+    if let Some(limit) = d.spec.revision_history_limit {
+        nonnegative("spec.revisionHistoryLimit", limit.into(), errs);
+    }
+    if let Some(deadline) = d.spec.progress_deadline_seconds {
+        nonnegative("spec.progressDeadlineSeconds", deadline.into(), errs);
+        if deadline <= d.spec.min_ready_seconds {
+            errs.push(FieldError::invalid(
+                "spec.progressDeadlineSeconds",
+                deadline,
+                "must be greater than minReadySeconds",
+            ));
+        }
+    }
+}
+
+/// The selector (required, valid) and the template it must match (`ValidatePodTemplateSpecForReplicaSet`).
+fn selector_and_template(selector: &LabelSelector, template: &PodTemplateSpec, errs: &mut Vec<FieldError>) {
+    let mismatch = || {
+        FieldError::invalid(
+            "spec.template.metadata.labels",
+            go_string_map(&template.metadata.labels),
+            "`selector` does not match template `labels`",
+        )
+    };
+    if selector.is_empty() {
+        // An absent selector and `{}` read the same here; the absent one, by far the likelier, is what is reported
+        // (and as upstream's selects nothing, the template does not match it).
+        errs.push(FieldError::required("spec.selector"));
+        errs.push(mismatch());
+    } else {
+        let problems = selector.problems("spec.selector");
+        if !problems.is_empty() {
+            errs.extend(problems.into_iter().map(|(p, what)| FieldError::new(p, what)));
+            errs.push(FieldError::invalid("spec.selector", go_selector(selector), "invalid label selector"));
+            return;
+        }
+        if !selector.matches(&template.metadata.labels) {
+            errs.push(mismatch());
+        }
+    }
+    pod::validate_template(template, "spec.template", errs);
+    if !matches!(&*template.spec.restart_policy, "" | "Always") {
+        errs.push(FieldError::not_supported(
+            "spec.template.spec.restartPolicy",
+            q(&template.spec.restart_policy),
+            &["Always"],
+        ));
+    }
+}
+
+/// `ValidateDeploymentStrategy`: Recreate without rolling-update parameters, or RollingUpdate with valid ones.
+fn strategy(d: &Deployment, errs: &mut Vec<FieldError>) {
+    let s = &d.spec.strategy;
+    match &*s.type_ {
+        "Recreate" if s.rolling_update.is_some() => errs.push(FieldError::forbidden(
+            "spec.strategy.rollingUpdate",
+            "may not be specified when strategy `type` is 'Recreate'",
+        )),
+        "Recreate" => {}
+        "" | "RollingUpdate" => {
+            let Some(ru) = &s.rolling_update else { return };
+            let field = |name: &str| format!("spec.strategy.rollingUpdate.{name}");
+            let unavailable = ru.max_unavailable.clone().unwrap_or(IntOrString::Int(0));
+            let surge = ru.max_surge.clone().unwrap_or(IntOrString::Int(0));
+            positive_int_or_percent(&unavailable, &field("maxUnavailable"), errs);
+            positive_int_or_percent(&surge, &field("maxSurge"), errs);
+            if int_or_percent_value(&unavailable) == 0 && int_or_percent_value(&surge) == 0 {
+                errs.push(FieldError::invalid(
+                    field("maxUnavailable"),
+                    go_int_or_string(&unavailable),
+                    "may not be 0 when `maxSurge` is 0",
+                ));
+            }
+            not_more_than_100_percent(&unavailable, &field("maxUnavailable"), errs);
+        }
+        other => {
+            // Upstream prints the strategy struct (Go's %#v); a rollingUpdate in it shows as a pointer.
+            let rolling = if s.rolling_update.is_some() { "{...}" } else { "(*apps.RollingUpdateDeployment)(nil)" };
+            errs.push(FieldError::not_supported(
+                "spec.strategy",
+                format!("apps.DeploymentStrategy{{Type:{}, RollingUpdate:{rolling}}}", q(other)),
+                &["Recreate", "RollingUpdate"],
+            ))
+        }
+    }
+}
+
+/// `ValidatePositiveIntOrPercent`: a non-negative int, or a percent string.
+pub(super) fn positive_int_or_percent(v: &IntOrString, path: &str, errs: &mut Vec<FieldError>) {
+    match v {
+        IntOrString::Int(x) => nonnegative(path, (*x).into(), errs),
+        IntOrString::String(_) if !v.is_valid_percent() => errs.push(FieldError::invalid(
+            path,
+            go_int_or_string(v),
+            &names::regex_error(
+                "a valid percent string must be a numeric string followed by an ending '%'",
+                "[0-9]+%",
+                &["1%", "93%"],
+            ),
+        )),
+        IntOrString::String(_) => {}
+    }
+}
+
+/// `IsNotMoreThan100Percent`.
+pub(super) fn not_more_than_100_percent(v: &IntOrString, path: &str, errs: &mut Vec<FieldError>) {
+    if v.is_valid_percent() && v.percent().is_some_and(|p| p > 100) {
+        errs.push(FieldError::invalid(path, go_int_or_string(v), "must not be greater than 100%"));
+    }
+}
+
+/// `getIntOrPercentValue`: a valid percent's number, else `IntValue()` (an int, or a string's `Atoi`, 0 when it
+/// is not a number).
+fn int_or_percent_value(v: &IntOrString) -> i64 {
+    match v {
+        IntOrString::Int(x) => (*x).into(),
+        IntOrString::String(_) if v.is_valid_percent() => v.percent().unwrap_or(0),
+        IntOrString::String(s) => s.parse().unwrap_or(0),
+    }
+}
+
+/// An IntOrString as a field error shows it (Go's `%#v`), its text cut like any echoed user text.
+pub(super) fn go_int_or_string(v: &IntOrString) -> String {
+    match v {
+        IntOrString::String(s) => IntOrString::String(crate::api::s(&crate::limits::echo(s))).go_repr(),
+        IntOrString::Int(_) => v.go_repr(),
+    }
+}
+
+/// A `map[string]string` as Go's `%#v` prints it (keys in order): `map[string]string{"app":"web"}`; an empty
+/// one as absent (`map[string]string(nil)`), as kubeloop keeps no difference between the two.
+fn go_string_map(labels: &crate::api::Labels) -> String {
+    if labels.is_empty() {
+        return "map[string]string(nil)".to_string();
+    }
+    let pairs: Vec<String> = labels.iter().map(|(k, v)| format!("{}:{}", q(k), q(v))).collect();
+    format!("map[string]string{{{}}}", pairs.join(", "))
+}
+
+/// A label selector as a field error shows it (Go's `%#v` of a `metav1.LabelSelector`):
+/// `v1.LabelSelector{MatchLabels:map[string]string{"app":"web"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}`.
+/// An empty map or list is shown as absent (`(nil)`).
+pub fn go_selector(sel: &LabelSelector) -> String {
+    let labels = go_string_map(&sel.match_labels);
+    let expressions = if sel.match_expressions.is_empty() {
+        "[]v1.LabelSelectorRequirement(nil)".to_string()
+    } else {
+        let items: Vec<String> = sel
+            .match_expressions
+            .iter()
+            .map(|r| {
+                let values = if r.values.is_empty() {
+                    "[]string(nil)".to_string()
+                } else {
+                    let v: Vec<String> = r.values.iter().map(|v| q(v)).collect();
+                    format!("[]string{{{}}}", v.join(", "))
+                };
+                format!(
+                    "v1.LabelSelectorRequirement{{Key:{}, Operator:{}, Values:{values}}}",
+                    q(&r.key),
+                    go_quote(r.operator.as_str())
+                )
+            })
+            .collect();
+        format!("[]v1.LabelSelectorRequirement{{{}}}", items.join(", "))
+    };
+    format!("v1.LabelSelector{{MatchLabels:{labels}, MatchExpressions:{expressions}}}")
+}
