@@ -1411,3 +1411,53 @@ fn the_loop_shows_watch_events_then_rates_at_speed() {
     let d = e.snapshot().loop_diagram.expect("diagram");
     assert!(d.rates.is_some(), "100x: rates");
 }
+
+/// The addresses `kubectl describe service NAME` lists as endpoints, over all its ports (ports and IPv6 brackets
+/// dropped), and how many lines it prints.
+fn described_endpoints(sim: &mut Sim, name: &str) -> (std::collections::BTreeSet<String>, usize) {
+    let out = kubectl::run(sim, &format!("describe service {name}"), &kubectl::Input::none());
+    assert_eq!(out.code, 0, "{}", out.text());
+    let lines: Vec<&str> = out.stdout.lines().filter_map(|l| l.strip_prefix("Endpoints:")).collect();
+    let addresses = lines
+        .iter()
+        .flat_map(|l| l.split(','))
+        .map(str::trim)
+        .filter(|a| !a.is_empty() && *a != "<none>")
+        .map(|a| match a.rsplit_once(':') {
+            Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => {
+                host.trim_start_matches('[').trim_end_matches(']').to_string()
+            }
+            _ => a.to_string(),
+        })
+        .collect();
+    (addresses, lines.len())
+}
+
+/// The page's Service cards and `kubectl describe service` read a Service's endpoints alike (one reading,
+/// `ServiceEndpoints`): an endpoint whose `ready` is unset counts as ready in both, one a slice lists only under a
+/// port the Service does not have in neither; and a Service the controller keeps agrees too.
+#[test]
+fn the_service_panel_and_describe_agree_on_ready_endpoints() {
+    let db = "apiVersion: v1\nkind: Service\nmetadata:\n  name: db\nspec:\n  ports:\n  - {name: pg, port: 5432}\n  - {name: metrics, port: 9100}\n---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: db-a\n  labels: {kubernetes.io/service-name: db}\naddressType: IPv4\nports:\n- {name: pg, port: 5432}\nendpoints:\n- addresses: [10.1.0.1]\n  conditions: {ready: true}\n  targetRef: {kind: Pod, name: db-0}\n- addresses: [10.1.0.2]\n  conditions: {}\n  targetRef: {kind: Pod, name: db-1}\n- addresses: [10.1.0.3]\n  conditions: {ready: false}\n  targetRef: {kind: Pod, name: db-2}\n---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: db-b\n  labels: {kubernetes.io/service-name: db}\naddressType: IPv4\nports:\n- {name: admin, port: 7000}\nendpoints:\n- addresses: [10.1.0.9]\n  conditions: {ready: true}\n  targetRef: {kind: Pod, name: db-9}\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - {name: http, port: 80}\n";
+    let mut e = LiveRun::boot(3, None, clock());
+    e.exec(Cmd::apply(db.into()));
+    assert!(e.snapshot().apply.ok, "{}", e.snapshot().apply.text);
+    run_secs(&mut e, 20);
+    let services = e.snapshot().services;
+    for v in services.iter() {
+        let (described, _) = described_endpoints(&mut e.sim, &v.key.name);
+        assert_eq!(
+            described.len(),
+            v.ready,
+            "svc/{}: the panel's {} ready, describe lists {described:?}",
+            v.key.name,
+            v.ready
+        );
+    }
+    let db = services.iter().find(|v| &*v.key.name == "db").expect("svc/db");
+    assert_eq!((db.ready, db.not_ready), (2, 1), "{db:?}");
+    assert_eq!(db.ready_pods.iter().map(|p| &**p).collect::<Vec<_>>(), ["db-0", "db-1"]);
+    assert_eq!(described_endpoints(&mut e.sim, "db").1, 2, "one Endpoints line per port");
+    let web = services.iter().find(|v| &*v.key.name == "web").expect("svc/web");
+    assert_eq!((web.ready, web.not_ready, web.ready_pods.len()), (3, 0, 3), "{web:?}");
+}
