@@ -79,11 +79,11 @@ pub(crate) struct Running {
     entry: u64,
     pub(crate) follow: Box<dyn kubectl::Follow>,
     /// When it is looked at: on its own grid from its start, as the runner looks at it.
-    grid: FollowGrid,
+    pub(crate) grid: FollowGrid,
     /// The recorded action that started it (its `for:` is written when it is interrupted), and when a replayed
     /// `for:` interrupts it.
-    action: Option<usize>,
-    stop_at: Option<Millis>,
+    pub(crate) action: Option<usize>,
+    pub(crate) stop_at: Option<Millis>,
 }
 
 /// The console's state.
@@ -101,10 +101,18 @@ pub struct Console {
 impl Console {
     /// Ctrl+L: the scrollback goes; the commands still printing keep their entries, emptied.
     pub fn clear(&mut self) {
-        let running = |id: u64| self.running.iter().any(|r| r.entry == id);
-        let kept: Vec<Rc<ConsoleEntry>> = self.earlier.iter().filter(|e| running(e.id)).map(emptied).collect();
-        self.last = self.last.as_ref().filter(|l| running(l.id)).map(emptied);
-        self.earlier = Rc::new(kept);
+        let running = &self.running;
+        let runs = |id: u64| running.iter().any(|r| r.entry == id);
+        Rc::make_mut(&mut self.earlier).retain(|e| runs(e.id));
+        if self.last.as_ref().is_some_and(|l| !runs(l.id)) {
+            self.last = None;
+        }
+        for k in 0..self.running.len() {
+            if let Some(e) = self.entry_mut(self.running[k].entry) {
+                e.chunks.clear();
+                e.truncated = false;
+            }
+        }
     }
 
     /// Runs one console line through `kubectl::run` against `sim` (`-f -` reads `stdin`, `-f NAME` an example);
@@ -200,27 +208,10 @@ impl Console {
         room
     }
 
-    /// The command just started (the last entry's) is recorded action `action`.
-    pub fn started_by(&mut self, action: usize) {
+    /// The running command of the last entry (the one just started or adopted), to say what the run records of it.
+    pub(crate) fn newest(&mut self) -> Option<&mut Running> {
         let id = self.last.as_ref().map(|l| l.id);
-        if let Some(r) = self.running.iter_mut().find(|r| Some(r.entry) == id) {
-            r.action = Some(action);
-        }
-    }
-
-    /// The command just adopted (the last entry's) goes on on `grid`: an opened run's, from the command's start.
-    pub fn resume(&mut self, grid: FollowGrid) {
-        let id = self.last.as_ref().map(|l| l.id);
-        if let Some(r) = self.running.iter_mut().find(|r| Some(r.entry) == id) {
-            r.grid = grid;
-        }
-    }
-
-    /// The command recorded as action `action` is interrupted at `at` (a replayed `for:`).
-    pub fn stop_at(&mut self, action: usize, at: Millis) {
-        if let Some(r) = self.running.iter_mut().find(|r| r.action == Some(action)) {
-            r.stop_at = Some(at);
-        }
+        self.running.iter_mut().find(|r| Some(r.entry) == id)
     }
 
     /// A new last entry (within its bound); the previous one joins the bounded scrollback.
@@ -247,7 +238,7 @@ impl Console {
 
     /// When a running command is next to be looked at or interrupted.
     pub fn next_due(&self) -> Option<Millis> {
-        self.running.iter().flat_map(|r| [Some(r.grid.next()), r.stop_at]).flatten().min()
+        self.running.iter().map(|r| r.stop_at.map_or(r.grid.next(), |t| t.min(r.grid.next()))).min()
     }
 
     /// Looks at the running commands due at `now` (each on its grid, in the order they started): what they printed
@@ -279,18 +270,13 @@ impl Console {
 
     /// Interrupts the running commands whose `for:` is up at `now`; the actions that started them.
     pub fn stop_due(&mut self, sim: &mut Sim, now: Millis) -> Vec<usize> {
-        self.interrupt_where(sim, |r| r.stop_at.is_some_and(|t| t <= now))
+        self.interrupt_where(sim, &|r| r.stop_at.is_some_and(|t| t <= now))
     }
 
     /// A new line stops the running commands that only read (a terminal's foreground); one that writes as it goes
     /// goes on. The actions that started the stopped ones.
     pub fn interrupt_readers(&mut self, sim: &mut Sim) -> Vec<usize> {
-        self.interrupt_where(sim, |r| !r.follow.writes())
-    }
-
-    /// Every running command stops (the run is replaced).
-    pub fn interrupt_all(&mut self, sim: &mut Sim) {
-        self.interrupt_where(sim, |_| true);
+        self.interrupt_where(sim, &|r| !r.follow.writes())
     }
 
     /// Ctrl+C: the newest running command stops; the action that started it, if it was recorded.
@@ -299,7 +285,8 @@ impl Console {
         self.interrupt(sim, newest)
     }
 
-    fn interrupt_where(&mut self, sim: &mut Sim, which: impl Fn(&Running) -> bool) -> Vec<usize> {
+    /// Interrupts the running commands `which` picks (every one: the run is replaced); the actions that started them.
+    pub(crate) fn interrupt_where(&mut self, sim: &mut Sim, which: &dyn Fn(&Running) -> bool) -> Vec<usize> {
         let mut actions = Vec::new();
         let mut i = 0;
         while i < self.running.len() {
@@ -345,11 +332,6 @@ impl Console {
     pub fn view(&self) -> ConsoleView {
         ConsoleView { earlier: self.earlier.clone(), last: self.last.clone() }
     }
-}
-
-/// An entry with its output gone (Ctrl+L), still running.
-fn emptied(e: &Rc<ConsoleEntry>) -> Rc<ConsoleEntry> {
-    Rc::new(ConsoleEntry { chunks: Vec::new(), truncated: false, ..(**e).clone() })
 }
 
 /// Appends what a follow printed to its entry; when it is done, its exit code, else (an interrupt, `interrupted`

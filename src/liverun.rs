@@ -458,7 +458,7 @@ impl LiveRun {
         let go_on = run.into_sim();
         self.seed = sc.seed.unwrap_or(kubeloop_engine::scenario::DEFAULT_SEED);
         self.profile = sc.timing;
-        self.console.interrupt_all(&mut self.sim);
+        self.console.interrupt_where(&mut self.sim, &|_| true);
         let text = "the opened scenario's manifests were applied at t = 0".to_string();
         self.apply =
             Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ok: true, text, error_line: None, applying: None });
@@ -471,7 +471,9 @@ impl LiveRun {
         for f in go_on.follows {
             self.interrupt_readers();
             self.console.adopt(&mut self.sim, &f.command, "", f.follow, Some(f.action), f.stop_at);
-            self.console.resume(f.grid);
+            if let Some(r) = self.console.newest() {
+                r.grid = f.grid;
+            }
         }
         self.playing = false;
         self.notice = Some(
@@ -830,7 +832,7 @@ impl LiveRun {
     /// Replaces the simulation by a fresh one of the scenario's cluster with the same seed (the console's running
     /// command stops; what the view measured of the old one is forgotten). The editor shows its manifests.
     fn rebuild(&mut self, scenario: &Scenario) {
-        self.console.interrupt_all(&mut self.sim);
+        self.console.interrupt_where(&mut self.sim, &|_| true);
         let (sim, apply, problems) = fresh_sim(self.seed, self.profile, scenario, self.apply.seq + 1);
         self.apply = Rc::new(apply);
         if !problems.is_empty() {
@@ -943,8 +945,9 @@ impl LiveRun {
             self.script_next += 1;
             self.intervene(&a.what);
             self.record(a.what, a.label);
-            if let (Some(d), Some(i)) = (a.stop_after, self.recorded.len().checked_sub(1)) {
-                self.console.stop_at(i, a.at.saturating_add(d));
+            let i = self.recorded.len().checked_sub(1);
+            if let Some(r) = self.console.newest().filter(|r| r.action == i) {
+                r.stop_at = a.stop_after.map(|d| a.at.saturating_add(d));
             }
             self.dirty = true;
             return;
@@ -1225,8 +1228,8 @@ impl LiveRun {
                 let follows = self.console.run(&mut self.sim, &line, stdin.as_deref());
                 if kubectl::writes(&line) {
                     self.record_console(&line, stdin.as_deref());
-                    if follows && self.recorded.len() > n {
-                        self.console.started_by(n);
+                    if let Some(r) = self.console.newest().filter(|_| follows && self.recorded.len() > n) {
+                        r.action = Some(n);
                     }
                 }
             }

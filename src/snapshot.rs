@@ -771,32 +771,39 @@ pub fn build_services(sim: &Sim) -> Vec<ServiceView> {
     let store = sim.store();
     let services: Vec<&Service> =
         store.objects(Kind::Service).filter_map(|o| o.as_service()).take(MAX_SERVICE_VIEWS).collect();
-    if services.is_empty() {
-        return Vec::new();
+    let key = |namespace: &Str, name: &str| ObjKey { namespace: namespace.clone(), name: Str::from(name) };
+    let mut index: FxHashMap<ObjKey, usize> = FxHashMap::default();
+    let mut slices: Vec<Vec<&EndpointSlice>> = Vec::with_capacity(services.len());
+    for (i, s) in services.iter().enumerate() {
+        index.insert(key(&s.metadata.namespace, &s.metadata.name), i);
+        slices.push(Vec::new());
     }
-    let index: FxHashMap<(&str, &str), usize> =
-        services.iter().enumerate().map(|(i, s)| ((&*s.metadata.namespace, &*s.metadata.name), i)).collect();
-    let mut slices: Vec<Vec<&EndpointSlice>> = vec![Vec::new(); services.len()];
-    for slice in store.objects(Kind::EndpointSlice).filter_map(|o| o.as_endpointslice()) {
-        let Some(svc) = slice.metadata.label(LABEL_SERVICE_NAME) else { continue };
-        if let Some(&i) = index.get(&(&*slice.metadata.namespace, svc)) {
-            slices[i].push(slice);
+    if !services.is_empty() {
+        for slice in store.objects(Kind::EndpointSlice).filter_map(|o| o.as_endpointslice()) {
+            let Some(svc) = slice.metadata.label(LABEL_SERVICE_NAME) else { continue };
+            if let Some(&i) = index.get(&key(&slice.metadata.namespace, svc)) {
+                slices[i].push(slice);
+            }
         }
     }
-    services.into_iter().zip(slices).map(|(svc, slices)| service_view(svc, &slices)).collect()
+    let mut views = Vec::with_capacity(services.len());
+    for (svc, slices) in services.iter().zip(&slices) {
+        views.push(service_view(svc, slices));
+    }
+    views
 }
 
 /// A Service's card: its ready endpoints as `kubectl describe service` reads them ([`ServiceEndpoints`]).
 fn service_view(svc: &Service, slices: &[&EndpointSlice]) -> ServiceView {
-    let endpoints = ServiceEndpoints::read(svc, slices.iter().copied());
+    let endpoints = ServiceEndpoints::read(svc, slices);
     let (mut ready, mut not_ready, mut ready_pods) = (0, 0, Vec::new());
-    for e in endpoints.met() {
+    for e in endpoints.endpoints.iter().filter(|e| e.met) {
         if !e.ready {
             not_ready += 1;
             continue;
         }
         ready += 1;
-        if let Some(pod) = e.target.as_ref().filter(|_| ready_pods.len() < MAX_SERVICE_PODS) {
+        if let Some(pod) = e.target.filter(|_| ready_pods.len() < MAX_SERVICE_PODS) {
             ready_pods.push(pod.clone());
         }
     }

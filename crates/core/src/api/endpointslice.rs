@@ -88,74 +88,66 @@ impl EndpointSlice {
 /// without ports (a headless Service's), each endpoint's first address. An endpoint whose `ready` condition is not
 /// set counts as ready: the API tells consumers to read that unknown state so, and kubectl does.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ServiceEndpoints {
+pub struct ServiceEndpoints<'a> {
     /// Whether any EndpointSlice names the Service (kubectl prints `<none>` without one).
     pub sliced: bool,
     /// Every endpoint of the slices, once, in the slices' order.
-    pub endpoints: Vec<SeenEndpoint>,
-    /// Per port of the Service, in its order (one entry, for every port, when the Service has none): the
-    /// endpoints met for it in kubectl's order, as indices into `endpoints`, with the port number the slice gives.
-    pub ports: Vec<Vec<(usize, Option<i32>)>>,
+    pub endpoints: Vec<SeenEndpoint<'a>>,
+    /// The endpoints met for each port of the Service, port by port in its order (port 0 for every port when the
+    /// Service has none), each in kubectl's order: (the Service port's index, the endpoint's index in `endpoints`,
+    /// the port number the slice gives).
+    pub met: Vec<(usize, usize, Option<i32>)>,
 }
 
 /// One endpoint of a Service's slices.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SeenEndpoint {
+pub struct SeenEndpoint<'a> {
     /// Its first address: the one kubectl shows.
-    pub address: Str,
+    pub address: &'a str,
     /// Ready to receive traffic (a `ready` condition left unset counts as ready).
     pub ready: bool,
     /// The object behind it (a pod), when the slice names one.
-    pub target: Option<Str>,
+    pub target: Option<&'a Str>,
+    /// Met for one of the Service's ports at least: one of the Service's endpoints, ready or not (one a slice lists
+    /// only under a port the Service does not have is not).
+    pub met: bool,
 }
 
-impl ServiceEndpoints {
+impl<'a> ServiceEndpoints<'a> {
     /// Reads `svc`'s slices (those labelled with its name, in the API's order).
-    pub fn read<'a>(svc: &super::Service, slices: impl IntoIterator<Item = &'a EndpointSlice>) -> ServiceEndpoints {
-        let slices: Vec<&EndpointSlice> = slices.into_iter().collect();
-        let mut endpoints = Vec::new();
+    pub fn read(svc: &super::Service, slices: &[&'a EndpointSlice]) -> ServiceEndpoints<'a> {
+        let mut out = ServiceEndpoints { sliced: !slices.is_empty(), ..ServiceEndpoints::default() };
         // Where each slice's endpoints start in `endpoints`.
         let mut starts = Vec::with_capacity(slices.len());
-        for slice in &slices {
-            starts.push(endpoints.len());
-            endpoints.extend(slice.endpoints().iter().map(|e| SeenEndpoint {
-                address: e.addresses.first().cloned().unwrap_or_default(),
-                ready: e.conditions.ready != Some(false),
-                target: e.target_ref.as_ref().map(|r| r.name.clone()),
-            }));
+        for slice in slices {
+            starts.push(out.endpoints.len());
+            for e in slice.endpoints() {
+                out.endpoints.push(SeenEndpoint {
+                    address: e.addresses.first().map_or("", |a| a),
+                    ready: e.conditions.ready != Some(false),
+                    target: e.target_ref.as_ref().map(|r| &r.name),
+                    met: false,
+                });
+            }
         }
-        let names: Vec<Option<&str>> = if svc.spec.ports.is_empty() {
-            vec![None]
-        } else {
-            svc.spec.ports.iter().map(|p| Some(&*p.name)).collect()
-        };
-        let ports = names
-            .into_iter()
-            .map(|name| {
-                let mut met = Vec::new();
-                for (slice, &start) in slices.iter().zip(&starts) {
-                    let all = start..start + slice.endpoints().len();
-                    if slice.ports().is_empty() {
-                        met.extend(all.map(|i| (i, None)));
+        for k in 0..svc.spec.ports.len().max(1) {
+            let name = svc.spec.ports.get(k).map(|p| &*p.name);
+            for (slice, &start) in slices.iter().zip(&starts) {
+                // A slice without ports reads as one port of every name, without a number.
+                let ports = slice.ports();
+                for j in 0..ports.len().max(1) {
+                    let port = ports.get(j);
+                    if port.is_some_and(|p| name.is_some_and(|n| *p.name != *n)) {
                         continue;
                     }
-                    for p in slice.ports().iter().filter(|p| name.is_none_or(|n| *p.name == *n)) {
-                        met.extend(all.clone().map(|i| (i, p.port)));
+                    let number = port.and_then(|p| p.port);
+                    for i in start..start + slice.endpoints().len() {
+                        out.met.push((k, i, number));
+                        out.endpoints[i].met = true;
                     }
                 }
-                met
-            })
-            .collect();
-        ServiceEndpoints { sliced: !slices.is_empty(), endpoints, ports }
-    }
-
-    /// Each endpoint met for one of the Service's ports at least, once, in the slices' order: the Service's
-    /// endpoints, ready or not (one a slice lists only under a port the Service does not have is none of them).
-    pub fn met(&self) -> impl Iterator<Item = &SeenEndpoint> {
-        let mut met = vec![false; self.endpoints.len()];
-        for &(i, _) in self.ports.iter().flatten() {
-            met[i] = true;
+            }
         }
-        self.endpoints.iter().zip(met).filter_map(|(e, m)| m.then_some(e))
+        out
     }
 }

@@ -14,8 +14,8 @@ use super::resource::{targets, Targets};
 use super::{api_error_line, namespace, Command, Input, Output};
 use crate::api::selector::parse_selector;
 use crate::api::{
-    controller_of, ConfigMap, Container, ContainerStatus, Deployment, Event, IntOrString, Kind, Labels, Namespace,
-    Node, ObjKey, Object, ObjectMeta, Pod, PodSpec, PodTemplateSpec, Quantity, ReplicaSet, Secret, Service,
+    controller_of, ConfigMap, Container, ContainerStatus, Deployment, EndpointSlice, Event, IntOrString, Kind, Labels,
+    Namespace, Node, ObjKey, Object, ObjectMeta, Pod, PodSpec, PodTemplateSpec, Quantity, ReplicaSet, Secret, Service,
     ServiceAccount, ServiceEndpoints, Str, Taint, Time, Toleration,
 };
 use crate::client::Api;
@@ -1033,7 +1033,8 @@ fn describe_service(api: &mut Api, w: &mut Writer, svc: &Service) {
         svc.metadata.name.clone(),
     )]));
     let (slices, _) = api.list(Kind::EndpointSlice, Some(&svc.metadata.namespace), Some(&selector));
-    let endpoints = ServiceEndpoints::read(svc, slices.iter().filter_map(|o| o.as_endpointslice()));
+    let slices: Vec<&EndpointSlice> = slices.iter().filter_map(|o| o.as_endpointslice()).collect();
+    let endpoints = ServiceEndpoints::read(svc, &slices);
     name_namespace_labels(w, &svc.metadata);
     w.write(0, &format!("Selector:\t{}\n", super::get::printers::format_labels(&spec.selector)));
     w.write(0, &format!("Type:\t{}\n", spec.type_));
@@ -1080,7 +1081,7 @@ fn endpoints_line(endpoints: &ServiceEndpoints, port: usize) -> String {
     }
     const MAX: usize = 3;
     let (mut list, mut more, mut count) = (Vec::new(), false, 0usize);
-    for &(i, number) in endpoints.ports.get(port).into_iter().flatten() {
+    for &(_, i, number) in endpoints.met.iter().filter(|m| m.0 == port) {
         if list.len() == MAX {
             more = true;
         }
