@@ -1,11 +1,13 @@
-//! The page's kubectl console: earlier commands and the last one (bounded), the command still printing (`get -w`,
-//! `rollout status`), Ctrl+C and Ctrl+L, and Tab completion's text handling. Every command runs through
-//! `kubectl::run` against the page's Sim, as the runner's do.
+//! The page's kubectl console: earlier commands and the last one (bounded), the commands still printing (`get -w`,
+//! `rollout status`, a `drain` waiting for evictions), Ctrl+C and Ctrl+L, and Tab completion's text handling. Every
+//! command runs through `kubectl::run` against the page's Sim, as the runner's do.
 
 use std::rc::Rc;
 
 use kubeloop_engine::kubectl;
+use kubeloop_engine::scenario::{not_followed, room_to_follow, FollowGrid};
 use kubeloop_engine::sim::Sim;
+use kubeloop_engine::time::Millis;
 
 use crate::view::{Chunk, ConsoleEntry, ConsoleView};
 
@@ -71,58 +73,72 @@ fn chunks_of(warnings: String, stdout: String, stderr: String) -> Vec<Chunk> {
     chunks
 }
 
+/// A command still printing: its entry, when it is looked at, and what the run records of it.
+pub(crate) struct Running {
+    /// Its entry's id.
+    entry: u64,
+    pub(crate) follow: Box<dyn kubectl::Follow>,
+    /// When it is looked at: on its own grid from its start, as the runner looks at it.
+    pub(crate) grid: FollowGrid,
+    /// The recorded action that started it (its `for:` is written when it is interrupted), and when a replayed
+    /// `for:` interrupts it.
+    pub(crate) action: Option<usize>,
+    pub(crate) stop_at: Option<Millis>,
+}
+
 /// The console's state.
 #[derive(Default)]
 pub struct Console {
     pub(crate) earlier: Rc<Vec<Rc<ConsoleEntry>>>,
     pub(crate) last: Option<Rc<ConsoleEntry>>,
-    /// The command still printing.
-    pub(crate) follow: Option<Box<dyn kubectl::Follow>>,
+    /// The commands still printing, in the order they started. A terminal's foreground command is stopped by the
+    /// next line; one that writes as it goes (`drain`) goes on beside the lines after it, as in a terminal of its
+    /// own, so that a read never changes the run.
+    pub(crate) running: Vec<Running>,
     seq: u64,
 }
 
 impl Console {
-    /// Ctrl+L: the scrollback goes; a command still printing keeps its entry, emptied.
+    /// Ctrl+L: the scrollback goes; the commands still printing keep their entries, emptied.
     pub fn clear(&mut self) {
-        self.earlier = Rc::new(Vec::new());
-        if let Some(last) = &mut self.last {
-            if self.follow.is_some() {
-                let e = Rc::make_mut(last);
+        let running = &self.running;
+        let runs = |id: u64| running.iter().any(|r| r.entry == id);
+        Rc::make_mut(&mut self.earlier).retain(|e| runs(e.id));
+        if self.last.as_ref().is_some_and(|l| !runs(l.id)) {
+            self.last = None;
+        }
+        for k in 0..self.running.len() {
+            if let Some(e) = self.entry_mut(self.running[k].entry) {
                 e.chunks.clear();
                 e.truncated = false;
-            } else {
-                self.last = None;
             }
         }
     }
 
-    /// Runs one console line: stops the command still printing, then runs the line through `kubectl::run`
-    /// against `sim` (`-f -` reads `stdin`, `-f NAME` an example).
-    pub fn run(&mut self, sim: &mut Sim, line: &str, stdin: Option<&str>) {
-        self.interrupt(sim);
+    /// Runs one console line through `kubectl::run` against `sim` (`-f -` reads `stdin`, `-f NAME` an example);
+    /// whether it keeps printing. The caller stops what the line replaces first ([`Console::interrupt_readers`]).
+    pub fn run(&mut self, sim: &mut Sim, line: &str, stdin: Option<&str>) -> bool {
         if line.trim() == "clear" {
-            self.earlier = Rc::new(Vec::new());
-            self.last = None;
-            return;
+            self.clear();
+            return false;
         }
         let input = kubectl::Input { stdin, read_file: &example_file };
         let mut out = kubectl::run(sim, line, &input);
-        self.follow = out.follow.take();
+        let follow = out.follow.take();
         self.seq += 1;
         let entry = ConsoleEntry {
             id: self.seq,
             line: line.to_string(),
             chunks: chunks_of(out.warnings, out.stdout, out.stderr),
-            code: if self.follow.is_some() { None } else { Some(out.code) },
+            code: if follow.is_some() { None } else { Some(out.code) },
             truncated: false,
         };
         self.push_entry(entry);
-        self.show_pending();
+        follow.is_some_and(|f| self.follow(sim, f, None, None))
     }
 
     /// A command the page performs across frames (a large `apply -f -`): shown running until [`Console::ended`].
-    pub fn started(&mut self, sim: &mut Sim, line: &str) {
-        self.interrupt(sim);
+    pub fn started(&mut self, line: &str) {
         self.seq += 1;
         let entry =
             ConsoleEntry { id: self.seq, line: line.to_string(), chunks: Vec::new(), code: None, truncated: false };
@@ -138,11 +154,18 @@ impl Console {
         bound_entry(entry);
     }
 
-    /// A command a lesson's script ran that keeps printing (`drain` waiting for evictions, `rollout status`): it
-    /// becomes the console's running command, with what it printed so far, and goes on as if typed (the runner
-    /// follows it the same way).
-    pub fn adopt(&mut self, sim: &mut Sim, line: &str, printed: &str, follow: Box<dyn kubectl::Follow>) {
-        self.interrupt(sim);
+    /// A command a lesson's script (or an opened run) ran that keeps printing (`drain` waiting for evictions,
+    /// `rollout status`): a new entry with what it printed so far, followed from then on as if typed (the runner
+    /// follows it the same way), as recorded action `action`, interrupted at `stop_at` (a replayed `for:`).
+    pub fn adopt(
+        &mut self,
+        sim: &mut Sim,
+        line: &str,
+        printed: &str,
+        follow: Box<dyn kubectl::Follow>,
+        action: Option<usize>,
+        stop_at: Option<Millis>,
+    ) {
         self.seq += 1;
         let entry = ConsoleEntry {
             id: self.seq,
@@ -152,18 +175,43 @@ impl Console {
             truncated: false,
         };
         self.push_entry(entry);
-        self.follow = Some(follow);
-        self.show_pending();
+        self.follow(sim, follow, action, stop_at);
     }
 
-    /// What the running command printed already, shown at once; it is looked at (polled) only on the runner's
-    /// grid of times ([`crate::liverun::LiveRun`]), since a look may write.
-    fn show_pending(&mut self) {
-        let Some(f) = self.follow.as_mut() else { return };
-        let p = f.pending();
-        if let Some(last) = &mut self.last {
-            append(Rc::make_mut(last), p, None);
+    /// Follows the command of the last entry from now, if there is room (the runner's bound, [`room_to_follow`]):
+    /// what it printed already is shown at once; it is looked at (polled) only on its grid, since a look may write.
+    fn follow(
+        &mut self,
+        sim: &mut Sim,
+        mut follow: Box<dyn kubectl::Follow>,
+        action: Option<usize>,
+        stop_at: Option<Millis>,
+    ) -> bool {
+        let Some(id) = self.last.as_ref().map(|l| l.id) else { return false };
+        let writes = follow.writes();
+        let pending = follow.pending();
+        let room = room_to_follow(self.running.iter().map(|r| r.follow.writes()), writes);
+        if !room {
+            follow.stop(sim);
         }
+        if let Some(e) = self.entry_mut(id) {
+            append(e, pending, None);
+            if !room {
+                e.chunks.push(Chunk::Note(format!("{}\n", not_followed(&e.line, writes))));
+                e.code = Some(0);
+            }
+        }
+        if room {
+            let grid = FollowGrid::new(sim.now());
+            self.running.push(Running { entry: id, follow, grid, action, stop_at });
+        }
+        room
+    }
+
+    /// The running command of the last entry (the one just started or adopted), to say what the run records of it.
+    pub(crate) fn newest(&mut self) -> Option<&mut Running> {
+        let id = self.last.as_ref().map(|l| l.id);
+        self.running.iter_mut().find(|r| Some(r.entry) == id)
     }
 
     /// A new last entry (within its bound); the previous one joins the bounded scrollback.
@@ -179,30 +227,88 @@ impl Console {
         }
     }
 
-    /// Appends what the running command printed since the last poll; ends it when it is done.
-    pub fn poll(&mut self, sim: &mut Sim) {
-        let Some(f) = self.follow.as_mut() else { return };
-        let p = f.poll(sim);
-        if p.warnings.is_empty() && p.stdout.is_empty() && p.stderr.is_empty() && !p.done {
-            return;
+    /// The entry `id`, to append to (`None` once it left the scrollback: what comes is not kept).
+    fn entry_mut(&mut self, id: u64) -> Option<&mut ConsoleEntry> {
+        if self.last.as_ref().is_some_and(|l| l.id == id) {
+            return self.last.as_mut().map(Rc::make_mut);
         }
-        if p.done {
-            self.follow = None;
-        }
-        if let Some(last) = &mut self.last {
-            append(Rc::make_mut(last), p, None);
-        }
+        let at = self.earlier.iter().position(|e| e.id == id)?;
+        Rc::make_mut(&mut self.earlier).get_mut(at).map(Rc::make_mut)
     }
 
-    /// Ctrl+C: stops the running command (it releases its watch) and shows `^C` as a terminal does.
-    pub fn interrupt(&mut self, sim: &mut Sim) {
-        let Some(mut f) = self.follow.take() else { return };
-        // What arrived before the interrupt is shown first.
-        let p = f.poll(sim);
-        f.stop(sim);
-        if let Some(last) = &mut self.last {
-            append(Rc::make_mut(last), p, Some(130));
+    /// When a running command is next to be looked at or interrupted.
+    pub fn next_due(&self) -> Option<Millis> {
+        self.running.iter().map(|r| r.stop_at.map_or(r.grid.next(), |t| t.min(r.grid.next()))).min()
+    }
+
+    /// Looks at the running commands due at `now` (each on its grid, in the order they started): what they printed
+    /// goes to their entries; the finished ones end. Whether anything was looked at.
+    pub fn poll_due(&mut self, sim: &mut Sim, now: Millis) -> bool {
+        let mut looked = false;
+        let mut i = 0;
+        while i < self.running.len() {
+            let r = &mut self.running[i];
+            if !r.grid.due(now) {
+                i += 1;
+                continue;
+            }
+            looked = true;
+            r.grid.polled(now);
+            let p = r.follow.poll(sim);
+            let (id, done) = (r.entry, p.done);
+            if let Some(e) = self.entry_mut(id) {
+                append(e, p, None);
+            }
+            if done {
+                self.running.remove(i);
+            } else {
+                i += 1;
+            }
         }
+        looked
+    }
+
+    /// Interrupts the running commands whose `for:` is up at `now`; the actions that started them.
+    pub fn stop_due(&mut self, sim: &mut Sim, now: Millis) -> Vec<usize> {
+        self.interrupt_where(sim, &|r| r.stop_at.is_some_and(|t| t <= now))
+    }
+
+    /// A new line stops the running commands that only read (a terminal's foreground); one that writes as it goes
+    /// goes on. The actions that started the stopped ones.
+    pub fn interrupt_readers(&mut self, sim: &mut Sim) -> Vec<usize> {
+        self.interrupt_where(sim, &|r| !r.follow.writes())
+    }
+
+    /// Ctrl+C: the newest running command stops; the action that started it, if it was recorded.
+    pub fn interrupt_newest(&mut self, sim: &mut Sim) -> Option<usize> {
+        let newest = self.running.len().checked_sub(1)?;
+        self.interrupt(sim, newest)
+    }
+
+    /// Interrupts the running commands `which` picks (every one: the run is replaced); the actions that started them.
+    pub(crate) fn interrupt_where(&mut self, sim: &mut Sim, which: &dyn Fn(&Running) -> bool) -> Vec<usize> {
+        let mut actions = Vec::new();
+        let mut i = 0;
+        while i < self.running.len() {
+            if which(&self.running[i]) {
+                actions.extend(self.interrupt(sim, i));
+            } else {
+                i += 1;
+            }
+        }
+        actions
+    }
+
+    /// Stops running command `i` (it releases its watch) and shows `^C` as a terminal does, after what arrived
+    /// before the interrupt (it is looked at once more, as the runner does at a `for:`).
+    fn interrupt(&mut self, sim: &mut Sim, i: usize) -> Option<usize> {
+        let mut r = self.running.remove(i);
+        let p = r.follow.poll(sim);
+        r.follow.stop(sim);
+        if let Some(e) = self.entry_mut(r.entry) {
+            append(e, p, Some(130));
+        }
+        r.action
     }
 
     /// Every entry, oldest first.
@@ -220,7 +326,7 @@ impl Console {
 
     /// Whether a command is still printing.
     pub fn running(&self) -> bool {
-        self.follow.is_some()
+        !self.running.is_empty()
     }
 
     pub fn view(&self) -> ConsoleView {

@@ -13,7 +13,7 @@ use kubeloop_engine::intervention::{
 };
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
-use kubeloop_engine::scenario::{Action, FollowClock, Scenario};
+use kubeloop_engine::scenario::{Action, Scenario};
 use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};
 
@@ -238,13 +238,6 @@ pub struct LiveRun {
     /// A replay's script: the interventions of the run replayed, each run when the clock reaches its time.
     script: Vec<Action>,
     script_next: usize,
-    /// When the console's command that keeps printing is looked at: the runner's clock, so that one that writes as
-    /// it goes (drain) writes at the runner's times, whatever the frames.
-    follow_clock: FollowClock,
-    /// The recorded action that started the console's running command, and when it is to be interrupted (a
-    /// replayed action's `for:`).
-    follow_action: Option<usize>,
-    follow_stop: Option<Millis>,
     /// The run started from the page's own starting cluster (not a lesson's, a file's or a link's).
     default_base: bool,
     /// A large apply being read, the clock held until it is performed.
@@ -409,9 +402,6 @@ impl LiveRun {
             download: None,
             script: Vec::new(),
             script_next: 0,
-            follow_clock: FollowClock::default(),
-            follow_action: None,
-            follow_stop: None,
             default_base: true,
             applying: None,
             share: None,
@@ -468,28 +458,22 @@ impl LiveRun {
         let go_on = run.into_sim();
         self.seed = sc.seed.unwrap_or(kubeloop_engine::scenario::DEFAULT_SEED);
         self.profile = sc.timing;
-        self.console.interrupt(&mut self.sim);
+        self.console.interrupt_where(&mut self.sim, &|_| true);
         let text = "the opened scenario's manifests were applied at t = 0".to_string();
         self.apply =
             Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ok: true, text, error_line: None, applying: None });
         self.take_sim(go_on.sim, &Scenario { actions: Vec::new(), ..sc.clone() });
         self.recorded = go_on.ran;
         crate::crash::note_actions(&self.recorded);
-        self.follow_clock = go_on.follow_clock;
-        // The commands still printing go on in the console; it shows one, so the others are interrupted here, and
-        // their actions say so (`for:`), so that a later export replays that too.
-        let mut follows = go_on.follows;
-        let last = follows.pop();
-        for mut f in follows {
-            self.follow_clock.polled(self.sim.now());
-            f.follow.poll(&mut self.sim);
-            f.follow.stop(&mut self.sim);
-            self.stopped(f.action);
-        }
-        if let Some(f) = last {
-            self.console.adopt(&mut self.sim, &f.command, "", f.follow);
-            self.follow_action = Some(f.action);
-            self.follow_stop = f.stop_at;
+        // The commands still printing go on in the console, on their grids, as the runner's longer run follows them;
+        // as when typed there, each one that only reads stops at the next (its action says so, `for:`, so that a
+        // later export replays that too).
+        for f in go_on.follows {
+            self.interrupt_readers();
+            self.console.adopt(&mut self.sim, &f.command, "", f.follow, Some(f.action), f.stop_at);
+            if let Some(r) = self.console.newest() {
+                r.grid = f.grid;
+            }
         }
         self.playing = false;
         self.notice = Some(
@@ -637,7 +621,6 @@ impl LiveRun {
 
     /// The apply is read: from here it is the run's (recorded now, performed before anything else touches the run).
     fn begin_apply(&mut self, text: String) {
-        self.look_before_action();
         self.record(Intervention::Apply(text), None);
     }
 
@@ -665,7 +648,6 @@ impl LiveRun {
             self.console.ended(kubectl::apply_output(&result));
         }
         let done = kubeloop_engine::intervention::performed_apply(result);
-        self.after_action();
         self.apply = Rc::new(apply_outcome(self.apply.seq + 1, &done));
         self.dirty = true;
     }
@@ -802,34 +784,21 @@ impl LiveRun {
         }
     }
 
-    /// Ctrl+C, or another command: the console's running command is looked at once more and stopped (as the
-    /// runner interrupts one at its `for:`), and the action that started it says when.
-    fn interrupt_follow(&mut self) {
-        let action = self.follow_action.take();
-        self.follow_stop = None;
-        if !self.console.running() {
-            return;
-        }
-        self.follow_clock.polled(self.sim.now());
-        self.console.interrupt(&mut self.sim);
-        if let Some(i) = action {
+    /// A new line in the console (or a lesson's command line): the running commands that only read stop, each
+    /// looked at once more (a terminal's foreground command; one that writes as it goes goes on beside it, so that a
+    /// read never changes the run), and the actions that started them say when (`for:`).
+    fn interrupt_readers(&mut self) {
+        for i in self.console.interrupt_readers(&mut self.sim) {
             self.stopped(i);
         }
     }
 
-    /// Before an intervention: the running command is looked at first (unless it was at this time already), as
-    /// the runner looks at its commands before an action.
-    fn look_before_action(&mut self) {
-        let now = self.sim.now();
-        if self.follow_clock.due_before_action(now) {
-            self.follow_clock.polled(now);
-            self.console.poll(&mut self.sim);
+    /// Ctrl+C: the newest running command stops, looked at once more (as the runner interrupts one at its `for:`),
+    /// and the action that started it says when.
+    fn interrupt_newest(&mut self) {
+        if let Some(i) = self.console.interrupt_newest(&mut self.sim) {
+            self.stopped(i);
         }
-    }
-
-    /// An intervention ran now: the grid of looks starts again from it.
-    fn after_action(&mut self) {
-        self.follow_clock.action(self.sim.now());
     }
 
     /// The run so far as a scenario file: seed, timings, the starting cluster and every intervention at its time,
@@ -863,7 +832,7 @@ impl LiveRun {
     /// Replaces the simulation by a fresh one of the scenario's cluster with the same seed (the console's running
     /// command stops; what the view measured of the old one is forgotten). The editor shows its manifests.
     fn rebuild(&mut self, scenario: &Scenario) {
-        self.console.interrupt(&mut self.sim);
+        self.console.interrupt_where(&mut self.sim, &|_| true);
         let (sim, apply, problems) = fresh_sim(self.seed, self.profile, scenario, self.apply.seq + 1);
         self.apply = Rc::new(apply);
         if !problems.is_empty() {
@@ -898,9 +867,6 @@ impl LiveRun {
         crate::crash::note_start(&Scenario { seed: Some(self.seed), timing: self.profile, ..self.base.clone() });
         self.script.clear();
         self.script_next = 0;
-        self.follow_clock = FollowClock::default();
-        self.follow_action = None;
-        self.follow_stop = None;
         self.applying = None;
         self.load_editor(scenario.manifests.as_deref().unwrap_or_default());
     }
@@ -926,25 +892,21 @@ impl LiveRun {
         self.playing = true;
     }
 
-    /// The next moment something other than a simulation event is due: a look at the console's running command
-    /// (on the runner's grid), its interruption (a replayed `for:`), the lesson's (or the replay's) next action.
+    /// The next moment something other than a simulation event is due: a look at one of the console's running
+    /// commands (each on its grid, as the runner's), an interruption (a replayed `for:`), the lesson's (or the
+    /// replay's) next action.
     fn next_due(&self) -> Option<Millis> {
-        let running = self.console.running();
-        let look = running.then(|| self.follow_clock.next());
-        let stop = self.follow_stop.filter(|_| running);
-        [self.next_step_at(), look, stop].into_iter().flatten().min()
+        [self.next_step_at(), self.console.next_due()].into_iter().flatten().min()
     }
 
-    /// Runs what is due at `s` (the clock stands there), in the runner's order: the look, the interruption, then
+    /// Runs what is due at `s` (the clock stands there), in the runner's order: the looks, the interruptions, then
     /// the action.
     fn run_due(&mut self, s: Millis) {
-        if self.console.running() && self.follow_clock.next() <= s {
-            self.follow_clock.polled(s);
-            self.console.poll(&mut self.sim);
+        if self.console.poll_due(&mut self.sim, s) {
             self.dirty = true;
         }
-        if self.console.running() && self.follow_stop.is_some_and(|t| t <= s) {
-            self.interrupt_follow();
+        for i in self.console.stop_due(&mut self.sim, s) {
+            self.stopped(i);
         }
         if self.next_step_at().is_some_and(|t| t <= s) {
             self.run_step();
@@ -983,11 +945,9 @@ impl LiveRun {
             self.script_next += 1;
             self.intervene(&a.what);
             self.record(a.what, a.label);
-            if let Some(d) = a
-                .stop_after
-                .filter(|_| self.follow_action.is_some() && self.follow_action == self.recorded.len().checked_sub(1))
-            {
-                self.follow_stop = Some(a.at.saturating_add(d));
+            let i = self.recorded.len().checked_sub(1);
+            if let Some(r) = self.console.newest().filter(|r| r.action == i) {
+                r.stop_at = a.stop_after.map(|d| a.at.saturating_add(d));
             }
             self.dirty = true;
             return;
@@ -1021,19 +981,17 @@ impl LiveRun {
     /// the editor, another's error to the notice. A kubectl command that keeps printing (a lesson's `drain`) goes
     /// on in the console, as the runner follows it.
     fn intervene(&mut self, what: &Intervention) -> Performed {
-        // A command line (or a delete that waits) may keep printing: in the console it replaces the running one.
+        // A command line (or a delete that waits) may keep printing: in the console it is a new line there.
         if matches!(what, Intervention::Kubectl(_) | Intervention::Delete { wait: true, .. }) {
-            self.interrupt_follow();
+            self.interrupt_readers();
         }
-        self.look_before_action();
         let input = kubectl::Input { stdin: None, read_file: &example_file };
         let mut done = self.sim.intervene(what, &input);
-        self.after_action();
         if let Some(f) = done.follow.take() {
             let printed = done.text();
-            self.console.adopt(&mut self.sim, &done.action, &printed, f);
             // The action is recorded next, at this index (the callers record what they perform).
-            self.follow_action = Some(self.recorded.len());
+            let action = Some(self.recorded.len());
+            self.console.adopt(&mut self.sim, &done.action, &printed, f, action, None);
         }
         if matches!(what, Intervention::Apply(_)) {
             self.apply = Rc::new(apply_outcome(self.apply.seq + 1, &done));
@@ -1254,39 +1212,34 @@ impl LiveRun {
             Cmd::DismissNotice => self.notice = None,
             Cmd::Kubectl { line, stdin: Some(text) } if text.len() > SLICED_APPLY_BYTES && applies_stdin(&line) => {
                 // A large `apply -f -`: read and performed across frames as the Apply button's is, printed here.
-                self.interrupt_follow();
+                self.interrupt_readers();
                 self.settle_apply(true);
-                self.console.started(&mut self.sim, &line);
-                self.follow_clock.passed(self.sim.now());
+                self.console.started(&line);
                 self.start_apply(text, true);
             }
             Cmd::Kubectl { line, stdin } => {
-                // The console is a terminal's foreground: a new line stops the command still printing (a large
-                // apply typed there is finished first).
-                self.interrupt_follow();
+                // The console is a terminal's foreground: a new line stops the command still printing that only
+                // reads (a large apply typed there is finished first); one that writes as it goes goes on beside it.
+                self.interrupt_readers();
                 if self.applying.as_ref().is_some_and(|a| a.console) {
                     self.settle_apply(true);
                 }
-                let writes = kubectl::writes(&line);
-                if writes {
-                    self.look_before_action();
-                }
-                self.console.run(&mut self.sim, &line, stdin.as_deref());
-                self.follow_clock.passed(self.sim.now());
-                if writes {
-                    let n = self.recorded.len();
+                let n = self.recorded.len();
+                let follows = self.console.run(&mut self.sim, &line, stdin.as_deref());
+                if kubectl::writes(&line) {
                     self.record_console(&line, stdin.as_deref());
-                    self.after_action();
-                    if self.recorded.len() > n && self.console.running() {
-                        self.follow_action = Some(n);
+                    if let Some(r) = self.console.newest().filter(|_| follows && self.recorded.len() > n) {
+                        r.action = Some(n);
                     }
                 }
             }
             Cmd::KubectlInterrupt => {
+                // Ctrl+C stops the foreground: a large apply typed in the console, else the newest running command.
                 if self.applying.as_ref().is_some_and(|a| a.console) {
                     self.cancel_apply();
+                } else {
+                    self.interrupt_newest();
                 }
-                self.interrupt_follow();
             }
             Cmd::KubectlClear => self.console.clear(),
             Cmd::Notice(why) => self.notice = Some(why.into()),

@@ -5,7 +5,8 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use kubeloop_engine::api::{controller_of, Kind, ObjKey, Pod, PodPhase, Str};
+use kubeloop_engine::api::endpointslice::LABEL_SERVICE_NAME;
+use kubeloop_engine::api::{controller_of, EndpointSlice, Kind, ObjKey, Pod, PodPhase, Service, ServiceEndpoints, Str};
 use kubeloop_engine::controller::{RecordOutcome, TriggerMode};
 use kubeloop_engine::controllers::scheduler::{Profile, Weights, FILTER_PLUGINS};
 use kubeloop_engine::informer::{InformerId, InformerTotals, ReflectorState};
@@ -768,45 +769,53 @@ const MAX_SERVICE_PODS: usize = 12;
 /// The Services and the pods behind their endpoints now, from their EndpointSlices (one pass over the slices).
 pub fn build_services(sim: &Sim) -> Vec<ServiceView> {
     let store = sim.store();
-    let mut views: Vec<ServiceView> = store
-        .objects(Kind::Service)
-        .filter_map(|o| o.as_service())
-        .take(MAX_SERVICE_VIEWS)
-        .map(|svc| ServiceView {
-            key: ObjKey { namespace: svc.metadata.namespace.clone(), name: svc.metadata.name.clone() },
-            type_: svc.spec.type_.clone(),
-            cluster_ip: svc.spec.cluster_ip.clone(),
-            ready: 0,
-            not_ready: 0,
-            ready_pods: Vec::new(),
-        })
-        .collect();
-    if views.is_empty() {
-        return views;
+    let services: Vec<&Service> =
+        store.objects(Kind::Service).filter_map(|o| o.as_service()).take(MAX_SERVICE_VIEWS).collect();
+    let key = |namespace: &Str, name: &str| ObjKey { namespace: namespace.clone(), name: Str::from(name) };
+    let mut index: FxHashMap<ObjKey, usize> = FxHashMap::default();
+    let mut slices: Vec<Vec<&EndpointSlice>> = Vec::with_capacity(services.len());
+    for (i, s) in services.iter().enumerate() {
+        index.insert(key(&s.metadata.namespace, &s.metadata.name), i);
+        slices.push(Vec::new());
     }
-    let index: FxHashMap<ObjKey, usize> = views.iter().enumerate().map(|(i, v)| (v.key.clone(), i)).collect();
-    for slice in store.objects(Kind::EndpointSlice).filter_map(|o| o.as_endpointslice()) {
-        let Some(svc) = slice.metadata.label("kubernetes.io/service-name") else { continue };
-        let key = ObjKey { namespace: slice.metadata.namespace.clone(), name: Str::from(svc) };
-        let Some(&i) = index.get(&key) else { continue };
-        let v = &mut views[i];
-        for e in slice.endpoints() {
-            if e.conditions.ready == Some(true) {
-                v.ready += 1;
-                if v.ready_pods.len() < MAX_SERVICE_PODS {
-                    if let Some(r) = &e.target_ref {
-                        v.ready_pods.push(r.name.clone());
-                    }
-                }
-            } else {
-                v.not_ready += 1;
+    if !services.is_empty() {
+        for slice in store.objects(Kind::EndpointSlice).filter_map(|o| o.as_endpointslice()) {
+            let Some(svc) = slice.metadata.label(LABEL_SERVICE_NAME) else { continue };
+            if let Some(&i) = index.get(&key(&slice.metadata.namespace, svc)) {
+                slices[i].push(slice);
             }
         }
     }
-    for v in &mut views {
-        kubeloop_engine::sort::sort(&mut v.ready_pods);
+    let mut views = Vec::with_capacity(services.len());
+    for (svc, slices) in services.iter().zip(&slices) {
+        views.push(service_view(svc, slices));
     }
     views
+}
+
+/// A Service's card: its ready endpoints as `kubectl describe service` reads them ([`ServiceEndpoints`]).
+fn service_view(svc: &Service, slices: &[&EndpointSlice]) -> ServiceView {
+    let endpoints = ServiceEndpoints::read(svc, slices);
+    let (mut ready, mut not_ready, mut ready_pods) = (0, 0, Vec::new());
+    for e in endpoints.endpoints.iter().filter(|e| e.met) {
+        if !e.ready {
+            not_ready += 1;
+            continue;
+        }
+        ready += 1;
+        if let Some(pod) = e.target.filter(|_| ready_pods.len() < MAX_SERVICE_PODS) {
+            ready_pods.push(pod.clone());
+        }
+    }
+    kubeloop_engine::sort::sort(&mut ready_pods);
+    ServiceView {
+        key: ObjKey { namespace: svc.metadata.namespace.clone(), name: svc.metadata.name.clone() },
+        type_: svc.spec.type_.clone(),
+        cluster_ip: svc.spec.cluster_ip.clone(),
+        ready,
+        not_ready,
+        ready_pods,
+    }
 }
 
 fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {

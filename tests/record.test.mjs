@@ -3,7 +3,7 @@
 // history hash the page showed in [data-testid=history-hash]. Reads are not recorded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,7 @@ import {
   sel,
   setControl,
   kubeloop,
+  pods,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
@@ -92,5 +93,48 @@ test('opening a scenario file replays it to its end, paused, with the hash kubel
     await page.waitForTimeout(500);
     assert.equal(await simTime(page), t1, 'paused at the end of the scenario');
     await screenshot(page, 'record-imported');
+  });
+});
+
+test('reads typed in the console while a drain waits on a budget leave the run as kubeloop run has it', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    // The pdb-drain lesson opened at 63 s: node-1 drained, node-2's eviction refused by the budget and retried
+    // every 5 s; the drain goes on in the console.
+    const lesson = path.join(root, 'examples', 'lessons', 'pdb-drain.yaml');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'kubeloop-follow-'));
+    const file = path.join(dir, 'pdb-drain-63s.yaml');
+    writeFileSync(file, readFileSync(lesson, 'utf8').replace(/^until: 5m$/m, 'until: 63s'));
+    const opened = kubeloopRun(file).match(/history hash ([0-9a-f]{16})/)?.[1];
+    await page.locator('[data-testid=import-scenario]').setInputFiles(file);
+    const hashNow = async () => (await page.locator('[data-testid=history-hash]').innerText()).trim();
+    await waitFor(async () => (await hashNow()) === opened, { timeout: 60_000, message: 'the lesson opened at 63 s' });
+    // Reads, paused and between steps of the clock; one of them keeps printing too.
+    await kubectl(page, 'kubectl get pods', (o) => /NAME/.test(o));
+    await kubectl(page, 'kubectl describe pdb web', (o) => /Allowed disruptions/.test(o));
+    await page.locator(sel.step).click();
+    await kubectl(page, 'kubectl get pods -w', (o) => /NAME/.test(o));
+    await page.locator(sel.step).click();
+    await kubectl(page, 'kubectl top nodes', (o) => /CPU/.test(o));
+    await kubectl(page, 'kubectl get deploy web -o yaml', (o) => /kind: Deployment/.test(o));
+    // On with the clock until the budget lets node-2 go, then pause and compare at that simulated time.
+    await setSpeed(page, 10);
+    await page.locator(sel.playPause).click();
+    await waitFor(async () => (await simTime(page)) > 90, { timeout: 60_000, message: 'ninety simulated seconds' });
+    await page.locator(sel.playPause).click();
+    await kubectl(page, 'kubectl events', (o) => /LAST SEEN/.test(o));
+    const onNode2 = (await pods(page)).filter((p) => p.node === 'node-2' && p.terminating === 'false');
+    assert.deepEqual(onNode2, [], 'the drain went on beside the reads: node-2 drained');
+    const hash = await hashNow();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=export-scenario]').click()]);
+    const exported = path.join(dir, download.suggestedFilename());
+    await download.saveAs(exported);
+    const text = readFileSync(exported, 'utf8');
+    assert.doesNotMatch(text, /for:|get pods|describe|top nodes|events/, `reads are not recorded and interrupt nothing:\n${text}`);
+    const until = text.match(/^until: (\S+)$/m)?.[1];
+    assert.ok(until, text);
+    // The lesson as kubeloop run has it at the same simulated time, without the reads.
+    const out = kubeloop(['run', lesson, '--until', until, '--quiet']);
+    assert.match(out, new RegExp(`history hash ${hash}`), `kubeloop run to ${until} prints the page's hash ${hash}:\n${out}`);
+    await screenshot(page, 'record-drain-with-reads');
   });
 });

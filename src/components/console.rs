@@ -1,6 +1,7 @@
 //! The kubectl console: a terminal-like panel. Enter runs the line against the page's cluster (through the same
-//! `kubectl::run` as the runner), Up/Down walk the history, Tab completes, Ctrl+C stops a command that keeps
-//! printing (`get -w`, `rollout status`), Ctrl+L or `clear` empties the screen. Only the input's own keys are
+//! `kubectl::run` as the runner), Up/Down walk the history, Tab completes, Ctrl+C stops the newest command that keeps
+//! printing (`get -w`, `rollout status`, a `drain` that goes on beside later lines), Ctrl+L or `clear` empties the
+//! screen. Only the input's own keys are
 //! handled: nothing is listened to on the document, so the YAML editor keeps all of its keys.
 
 use std::rc::Rc;
@@ -109,7 +110,8 @@ struct PastProps {
     entry: Rc<ConsoleEntry>,
 }
 
-/// An earlier command in the scrollback (re-rendered only if it changes, which it does not).
+/// An earlier command in the scrollback (re-rendered only if it changes: while its command still prints, a drain
+/// going on beside the lines after it).
 #[component]
 fn Past(props: &PastProps) -> Html {
     html! {
@@ -142,10 +144,10 @@ pub fn Console(props: &ConsoleProps) -> Html {
     {
         let body = body_ref.clone();
         let stick = stick.clone();
-        let last = props.view.last.clone();
-        let n = props.view.earlier.len();
+        // The earlier entries too: a drain going on beside later lines prints into its own entry.
+        let (earlier, last) = (props.view.earlier.clone(), props.view.last.clone());
         let listed = candidates.len();
-        use_effect_with((last, n, listed), move |_| {
+        use_effect_with((earlier, last, listed), move |_| {
             if *stick.borrow() {
                 if let Some(b) = body.cast::<HtmlElement>() {
                     b.set_scroll_top(b.scroll_height());
@@ -179,7 +181,7 @@ pub fn Console(props: &ConsoleProps) -> Html {
             }
         })
     };
-    let running = props.view.last.as_ref().is_some_and(|l| l.code.is_none());
+    let running = props.view.earlier.iter().chain(props.view.last.as_ref()).any(|e| e.code.is_none());
     let onkeydown = {
         let on_cmd = props.on_cmd.clone();
         let complete = props.complete.clone();

@@ -298,10 +298,9 @@ impl kubectl::Follow for Ticker {
 }
 
 fn start_ticker(e: &mut LiveRun, left: u32) -> Rc<Cell<bool>> {
-    e.exec(Cmd::Kubectl { line: "get pods -w".into(), stdin: None });
     let stopped = Rc::new(Cell::new(false));
-    e.console.follow = Some(Box::new(Ticker { left, stopped: stopped.clone() }));
-    Rc::make_mut(e.console.last.as_mut().expect("entry")).code = None;
+    let ticker = Box::new(Ticker { left, stopped: stopped.clone() });
+    e.console.adopt(&mut e.sim, "get pods -w", "", ticker, None, None);
     stopped
 }
 
@@ -982,9 +981,9 @@ fn frames_until(e: &mut LiveRun, t: Millis) {
     }
 }
 
-/// A drain a person interrupts (Ctrl+C, or another command in the console) is recorded with how long it ran
-/// (`for:`): the export replays to the page's hash, the page's own replay too, and an opened run with a drain
-/// still evicting at its end goes on evicting live as the runner's longer replay does.
+/// A drain a person interrupts (Ctrl+C) is recorded with how long it ran (`for:`): the export replays to the page's
+/// hash, the page's own replay too, and an opened run with drains still evicting at its end goes on evicting live as
+/// the runner's longer replay does. Another command line does not stop a drain: it goes on beside it.
 #[test]
 fn interrupted_drains_are_part_of_the_run() {
     let pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  minAvailable: 3\n  selector:\n    matchLabels:\n      app: web\n";
@@ -997,42 +996,102 @@ fn interrupted_drains_are_part_of_the_run() {
     assert!(e.console.running(), "the budget makes it wait");
     frames_until(&mut e, 47_321);
     e.exec(Cmd::KubectlInterrupt);
+    assert!(!e.console.running());
     frames_until(&mut e, 52_000);
     e.exec(Cmd::Kubectl { line: "kubectl drain node-2".into(), stdin: None });
     frames_until(&mut e, 71_777);
     e.exec(Cmd::Kubectl { line: "kubectl get pods".into(), stdin: None });
     frames_until(&mut e, 80_000);
     e.exec(Cmd::Kubectl { line: "kubectl drain node-3".into(), stdin: None });
+    assert_eq!(e.console.running.len(), 2, "drain node-2 goes on beside the lines after it");
     frames_until(&mut e, 90_050);
     let exported = e.export().expect("exportable");
     assert!(exported.contains("drain node-1\", for: 17.321s}"), "Ctrl+C: {exported}");
-    assert!(exported.contains("drain node-2\", for: 19.777s}"), "another command: {exported}");
+    assert!(exported.contains("kubectl: \"kubectl drain node-2\"}"), "not interrupted: {exported}");
     assert!(!exported.contains("get pods"), "{exported}");
     let (at, hash) = runner_end(&exported);
     assert_eq!((at, format!("{hash:016x}")), (e.sim.now(), format!("{:016x}", e.sim.history_hash())), "{exported}");
 
-    // The page's replay: the interruptions come again at their times.
+    // The page's replay: the interruption comes again at its time.
     let t = e.sim.now();
     e.exec(Cmd::Replay(None));
     frames_until(&mut e, t);
     assert_eq!(e.sim.history_hash(), hash, "the replay is the run");
     assert_eq!(e.export().expect("export"), exported);
 
-    // Opened at 90.05 s with drain node-3 still waiting: it goes on in the console, and a longer run replays the
-    // same as the runner's.
+    // Opened at 90.05 s with drain node-2 and drain node-3 still waiting: they go on in the console, and a longer
+    // run replays the same as the runner's; Ctrl+C stops the newest first.
     let mut o = LiveRun::boot(1, None, clock());
     o.exec(Cmd::Import(exported.clone()));
     assert_eq!(o.sim.history_hash(), hash);
-    assert!(o.console.running(), "the drain goes on in the console");
+    assert_eq!(o.console.running.len(), 2, "both drains go on in the console");
     o.exec(Cmd::SetSpeed(Speed::X(10)));
     o.exec(Cmd::SetPlaying(true));
     frames_until(&mut o, 131_234);
     o.exec(Cmd::KubectlInterrupt);
+    frames_until(&mut o, 135_000);
+    o.exec(Cmd::KubectlInterrupt);
+    assert!(!o.console.running());
     frames_until(&mut o, 140_000);
     let longer = o.export().expect("export");
     assert!(longer.contains("drain node-3\", for: 51.234s}"), "{longer}");
+    assert!(longer.contains("drain node-2\", for: 1m23s}"), "{longer}");
     let (_, h2) = runner_end(&longer);
     assert_eq!(format!("{h2:016x}"), format!("{:016x}", o.sim.history_hash()), "{longer}");
+}
+
+/// Reads typed in the console while a drain waits on a disruption budget (some of them commands that keep printing
+/// too) leave the run as it was: the drain goes on beside them, evicting at the times of a run without them once a
+/// write (a scale, made with the page's own control) lets the budget allow it, and the export (which holds no reads)
+/// replays to the page's hash.
+#[test]
+fn reads_typed_during_a_drain_leave_the_run_alone() {
+    let pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  minAvailable: 3\n  selector:\n    matchLabels:\n      app: web\n";
+    let scale = Intervention::Scale { kind: Kind::Deployment, key: ObjKey::new("default", "web"), replicas: 4 };
+    let reads: &[(Millis, &str)] = &[
+        (30_000, "kubectl get pods"),
+        (31_234, "kubectl describe pdb web"),
+        (33_050, "kubectl get pods -w"),
+        (33_051, "kubectl top nodes"),
+        (36_777, "kubectl rollout status deployment/web"),
+        (41_003, "kubectl get pods -o yaml"),
+        (47_321, "kubectl events"),
+    ];
+    let run = |typed: &[(Millis, &str)]| {
+        let mut e = LiveRun::boot(8, None, clock());
+        e.exec(Cmd::SetSpeed(Speed::X(10)));
+        frames_until(&mut e, 20_000);
+        e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(pdb.into()) });
+        frames_until(&mut e, 30_000);
+        e.exec(Cmd::Kubectl { line: "kubectl drain node-1".into(), stdin: None });
+        for (at, line) in typed {
+            if *at > 41_337 && e.sim.now() < 41_337 {
+                frames_until(&mut e, 41_337);
+                e.exec(Cmd::Intervene(scale.clone()));
+            }
+            frames_until(&mut e, *at);
+            e.exec(Cmd::Kubectl { line: line.to_string(), stdin: None });
+        }
+        if e.sim.now() < 41_337 {
+            frames_until(&mut e, 41_337);
+            e.exec(Cmd::Intervene(scale.clone()));
+        }
+        frames_until(&mut e, 90_000);
+        let s = e.snapshot();
+        let console: String = s.console.earlier.iter().chain(s.console.last.as_ref()).map(|c| c.text()).collect();
+        (e.sim.history_hash(), e.export().expect("exportable"), console)
+    };
+    let (quiet, quiet_export, quiet_console) = run(&[]);
+    assert!(
+        quiet_console.contains("(will retry after 5s)") && quiet_console.contains("node/node-1 drained"),
+        "the budget refuses until the scale: {quiet_console}"
+    );
+    let (busy, busy_export, busy_console) = run(reads);
+    assert!(busy_console.contains("node/node-1 drained"), "the drain went on beside the reads:\n{busy_console}");
+    assert_eq!(format!("{busy:016x}"), format!("{quiet:016x}"), "the reads changed the run:\n{busy_export}");
+    assert_eq!(busy_export, quiet_export, "reads are not recorded, nor do they interrupt");
+    let (_, replayed) = runner_end(&busy_export);
+    assert_eq!(replayed, busy, "the runner replays the export to the page's hash");
 }
 
 /// What the page keeps across a reload: nothing for an untouched page; else the run (replayed to the same hash,
@@ -1351,4 +1410,54 @@ fn the_loop_shows_watch_events_then_rates_at_speed() {
     e.frame(100.0);
     let d = e.snapshot().loop_diagram.expect("diagram");
     assert!(d.rates.is_some(), "100x: rates");
+}
+
+/// The addresses `kubectl describe service NAME` lists as endpoints, over all its ports (ports and IPv6 brackets
+/// dropped), and how many lines it prints.
+fn described_endpoints(sim: &mut Sim, name: &str) -> (std::collections::BTreeSet<String>, usize) {
+    let out = kubectl::run(sim, &format!("describe service {name}"), &kubectl::Input::none());
+    assert_eq!(out.code, 0, "{}", out.text());
+    let lines: Vec<&str> = out.stdout.lines().filter_map(|l| l.strip_prefix("Endpoints:")).collect();
+    let addresses = lines
+        .iter()
+        .flat_map(|l| l.split(','))
+        .map(str::trim)
+        .filter(|a| !a.is_empty() && *a != "<none>")
+        .map(|a| match a.rsplit_once(':') {
+            Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => {
+                host.trim_start_matches('[').trim_end_matches(']').to_string()
+            }
+            _ => a.to_string(),
+        })
+        .collect();
+    (addresses, lines.len())
+}
+
+/// The page's Service cards and `kubectl describe service` read a Service's endpoints alike (one reading,
+/// `ServiceEndpoints`): an endpoint whose `ready` is unset counts as ready in both, one a slice lists only under a
+/// port the Service does not have in neither; and a Service the controller keeps agrees too.
+#[test]
+fn the_service_panel_and_describe_agree_on_ready_endpoints() {
+    let db = "apiVersion: v1\nkind: Service\nmetadata:\n  name: db\nspec:\n  ports:\n  - {name: pg, port: 5432}\n  - {name: metrics, port: 9100}\n---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: db-a\n  labels: {kubernetes.io/service-name: db}\naddressType: IPv4\nports:\n- {name: pg, port: 5432}\nendpoints:\n- addresses: [10.1.0.1]\n  conditions: {ready: true}\n  targetRef: {kind: Pod, name: db-0}\n- addresses: [10.1.0.2]\n  conditions: {}\n  targetRef: {kind: Pod, name: db-1}\n- addresses: [10.1.0.3]\n  conditions: {ready: false}\n  targetRef: {kind: Pod, name: db-2}\n---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: db-b\n  labels: {kubernetes.io/service-name: db}\naddressType: IPv4\nports:\n- {name: admin, port: 7000}\nendpoints:\n- addresses: [10.1.0.9]\n  conditions: {ready: true}\n  targetRef: {kind: Pod, name: db-9}\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - {name: http, port: 80}\n";
+    let mut e = LiveRun::boot(3, None, clock());
+    e.exec(Cmd::apply(db.into()));
+    assert!(e.snapshot().apply.ok, "{}", e.snapshot().apply.text);
+    run_secs(&mut e, 20);
+    let services = e.snapshot().services;
+    for v in services.iter() {
+        let (described, _) = described_endpoints(&mut e.sim, &v.key.name);
+        assert_eq!(
+            described.len(),
+            v.ready,
+            "svc/{}: the panel's {} ready, describe lists {described:?}",
+            v.key.name,
+            v.ready
+        );
+    }
+    let db = services.iter().find(|v| &*v.key.name == "db").expect("svc/db");
+    assert_eq!((db.ready, db.not_ready), (2, 1), "{db:?}");
+    assert_eq!(db.ready_pods.iter().map(|p| &**p).collect::<Vec<_>>(), ["db-0", "db-1"]);
+    assert_eq!(described_endpoints(&mut e.sim, "db").1, 2, "one Endpoints line per port");
+    let web = services.iter().find(|v| &*v.key.name == "web").expect("svc/web");
+    assert_eq!((web.ready, web.not_ready, web.ready_pods.len()), (3, 0, 3), "{web:?}");
 }

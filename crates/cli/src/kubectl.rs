@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use kubeloop_engine::kubectl::{self, Input};
-use kubeloop_engine::scenario::{self, RunOptions, Scenario, CHECK_INTERVAL};
+use kubeloop_engine::scenario::{self, RunOptions, Scenario};
 use kubeloop_engine::time::{parse_duration, Millis, MINUTE};
 
 use crate::{files, output, Fail};
@@ -138,6 +138,7 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     print(&out.stdout, &out.stderr)?;
     let mut code = out.code;
     if let Some(mut follow) = out.follow {
+        let mut grid = scenario::FollowGrid::new(run.now());
         loop {
             if let Some(t) = run.stopped_at_budget() {
                 follow.stop(run.sim_mut());
@@ -163,7 +164,8 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
                 )?;
                 break;
             }
-            run.run_to((run.now() + CHECK_INTERVAL).min(end));
+            run.run_to(grid.next().min(end));
+            grid.polled(run.now());
             let p = follow.poll(run.sim_mut());
             print("", &p.warnings)?;
             print(&p.stdout, &p.stderr)?;

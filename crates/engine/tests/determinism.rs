@@ -186,3 +186,117 @@ proptest! {
         prop_assert_eq!(quiet, busy);
     }
 }
+
+// ---- following commands ---------------------------------------------------------------------------------------
+
+/// A web tier of 3 replicas, each ready 15 s after it starts, and a budget that keeps 2 of them available: a drain
+/// waits on it, evicting again every 5 s, and a rollout takes a while.
+const FOLLOWED: &str = "cluster:\n  nodes: 3\nuntil: 150s\nmanifests: |\n  apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n  spec:\n    replicas: 3\n    selector:\n      matchLabels: {app: web}\n    template:\n      metadata:\n        labels: {app: web}\n      spec:\n        containers:\n        - name: web\n          image: nginx:1.27\n          readinessProbe:\n            tcpSocket: {port: 80}\n            initialDelaySeconds: 15\n  ---\n  apiVersion: policy/v1\n  kind: PodDisruptionBudget\n  metadata:\n    name: web\n  spec:\n    minAvailable: 2\n    selector:\n      matchLabels: {app: web}\n";
+
+/// Every kind of command that keeps printing, started at 30 s (after the writes before it at that instant), with a
+/// write later on that is not on any grid of looks (writes may change the history; reads may not).
+const FOLLOWING: &[(&str, &[&str])] = &[
+    ("drain node-1 node-2", &[]),
+    ("drain node-2 node-3 --timeout=70s", &[]),
+    ("rollout status deployment/web", &["set image deployment/web web=nginx:1.28"]),
+    ("rollout status deployment/web --timeout=20s", &["set image deployment/web web=nginx:1.28"]),
+    ("get pods -w", &[]),
+    ("get pods -w --watch-only -o name", &[]),
+    ("events -w", &[]),
+    ("delete pods -l app=web", &[]),
+];
+
+/// Commands that only read, some of which keep printing too (`for:` interrupts some of those).
+const READ_LINES: &[&str] = &[
+    "get pods",
+    "get pods -o wide",
+    "get deploy web -o yaml",
+    "get pdb web -o json",
+    "describe pods",
+    "describe node node-1",
+    "describe pdb web",
+    "top pods",
+    "top nodes",
+    "events",
+    "get events",
+    "explain pods.spec",
+    "api-resources",
+    "version",
+    "rollout history deployment/web",
+    "get all",
+    "get pods -w",
+    "rollout status deployment/web",
+    "get nodes -w --watch-only",
+];
+
+/// The scenario of one following command, with the reads given (ms after the start, index in [`READ_LINES`],
+/// interrupted after ms when it keeps printing).
+fn followed(command: &str, before: &[&str], reads: &[(Millis, usize, Option<Millis>)]) -> String {
+    let mut actions: Vec<(Millis, String)> = before.iter().map(|b| (30_000, format!("kubectl: {b:?}"))).collect();
+    actions.push((30_000, format!("kubectl: {command:?}")));
+    actions.push((71_337, "kubectl: \"scale deployment web --replicas=4\"".into()));
+    for (at, i, stop) in reads {
+        let stop = stop.map(|s| format!(", for: {s}ms")).unwrap_or_default();
+        actions.push((*at, format!("kubectl: {:?}{stop}", READ_LINES[*i])));
+    }
+    // Stable: the reads at an instant come after the writes of that instant.
+    actions.sort_by_key(|(at, _)| *at);
+    let mut text = FOLLOWED.to_string();
+    text.push_str("actions:\n");
+    for (at, what) in actions {
+        text.push_str(&format!("  - {{at: {at}ms, {what}}}\n"));
+    }
+    text
+}
+
+/// The history hash of a scenario run to its end, and its timeline's text.
+fn followed_run(text: &str) -> (String, String) {
+    let sc = kubeloop_engine::scenario::Scenario::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let out = sc.run(Default::default()).unwrap_or_else(|e| panic!("{e}"));
+    let timeline = out.timeline.iter().map(|e| format!("{} {}\n", e.at, e.text)).collect();
+    (out.summary.history_hash, timeline)
+}
+
+/// Each following command's run without reads.
+static QUIET: std::sync::LazyLock<Vec<(String, String)>> = std::sync::LazyLock::new(|| {
+    FOLLOWING.iter().map(|(command, before)| followed_run(&followed(command, before, &[]))).collect()
+});
+
+/// The reads make each command do something worth checking: the drains evict again while the budget refuses,
+/// the rollouts wait, the watches print.
+#[test]
+fn each_following_command_keeps_printing_while_reads_come() {
+    let expect = [
+        "(will retry after 5s)",
+        "(will retry after 5s)",
+        "Waiting for deployment \"web\" rollout to finish",
+        "error: timed out waiting for the condition",
+        "web-",
+        "pod/web-",
+        "ScalingReplicaSet",
+        "pod \"web-",
+    ];
+    for (((command, _), (_, timeline)), want) in FOLLOWING.iter().zip(QUIET.iter()).zip(expect) {
+        assert!(timeline.contains(want), "{command}: {want:?} not in\n{timeline}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Any number of reads at any instants while a command keeps printing (a drain that evicts as it goes, a
+    /// rollout status, a watch, a delete that waits) leave the history as it was: a following command is looked at
+    /// on its own grid, from its own start, whatever was read meanwhile.
+    #[test]
+    fn reads_never_move_a_following_command(
+        reads in proptest::collection::vec(
+            (25_000u64..150_000, 0..READ_LINES.len(), proptest::option::of(1u64..20_000)),
+            0..10,
+        ),
+    ) {
+        for (i, (command, before)) in FOLLOWING.iter().enumerate() {
+            let (busy, timeline) = followed_run(&followed(command, before, &reads));
+            prop_assert_eq!(&QUIET[i].0, &busy, "{} with reads {:?}:\n{}", command, reads, timeline);
+        }
+    }
+}

@@ -160,3 +160,66 @@ fn a_hand_written_slice_backs_a_service_without_selector() {
     let out = common::kubectl_stdin(&mut sim, "apply -f -", &v6);
     assert!(out.stderr.contains("addressType: Invalid value: \"IPv6\": field is immutable"), "{out:?}");
 }
+
+/// `kubectl describe service` reads the slices as upstream's `formatEndpointSlices`: `<none>` only without a slice,
+/// nothing when none is ready, an unset `ready` counted as ready, `[v6]:port`, three shown then `+ N more...` counted
+/// as upstream counts (a fourth endpoint met, ready or not, makes the list "more"), and a Service without ports (an
+/// ExternalName one) prints no `Endpoints:` line.
+#[test]
+fn describe_service_reads_the_slices_as_kubectl_does() {
+    let mut sim = sim_with(1, 1);
+    let slice = |name: &str, svc: &str, ty: &str, ports: &str, endpoints: &[(&str, &str)]| {
+        let eps: String =
+            endpoints.iter().map(|(a, c)| format!("- addresses: [\"{a}\"]\n  conditions: {c}\n")).collect();
+        format!("---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: {name}\n  labels: {{kubernetes.io/service-name: {svc}}}\naddressType: {ty}\nports: {ports}\nendpoints:\n{eps}")
+    };
+    let svc = |name: &str, ports: &str| {
+        format!("---\napiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\nspec:\n  clusterIP: None\n  ports: {ports}\n")
+    };
+    let pg = "[{name: pg, port: 5432}]";
+    let text = [
+        svc("lonely", pg),
+        svc("down", pg),
+        slice("down-1", "down", "IPv4", pg, &[("10.1.0.1", "{ready: false}")]),
+        svc("some", pg),
+        slice("some-1", "some", "IPv4", pg, &[("10.1.0.1", "{}"), ("10.1.0.2", "{ready: false}")]),
+        svc("v6", pg),
+        slice("v6-1", "v6", "IPv6", pg, &[("fd00::5", "{ready: true}")]),
+        svc("four", pg),
+        slice(
+            "four-1",
+            "four",
+            "IPv4",
+            pg,
+            &[("10.1.0.1", "{}"), ("10.1.0.2", "{}"), ("10.1.0.3", "{}"), ("10.1.0.4", "{ready: false}")],
+        ),
+        svc("five", pg),
+        slice(
+            "five-1",
+            "five",
+            "IPv4",
+            pg,
+            &[("10.1.0.1", "{}"), ("10.1.0.2", "{}"), ("10.1.0.3", "{}"), ("10.1.0.4", "{}"), ("10.1.0.5", "{}")],
+        ),
+        "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: portless\nspec:\n  type: ExternalName\n  externalName: db.example.com\n".to_string(),
+        slice("portless-1", "portless", "IPv4", "[]", &[("10.1.0.7", "{}")]),
+    ]
+    .concat();
+    kubectl::apply(&mut sim, &text).unwrap_or_else(|e| panic!("{e}"));
+    sim.run_for(SECOND);
+    let endpoints = |sim: &mut Sim, name: &str| -> Vec<String> {
+        let out = common::kubectl(sim, &format!("describe svc {name}"));
+        out.stdout.lines().filter_map(|l| l.strip_prefix("Endpoints:")).map(|l| l.trim().to_string()).collect()
+    };
+    for (name, want) in [
+        ("lonely", vec!["<none>"]),
+        ("down", vec![""]),
+        ("some", vec!["10.1.0.1:5432"]),
+        ("v6", vec!["[fd00::5]:5432"]),
+        ("four", vec!["10.1.0.1:5432,10.1.0.2:5432,10.1.0.3:5432 + 0 more..."]),
+        ("five", vec!["10.1.0.1:5432,10.1.0.2:5432,10.1.0.3:5432 + 2 more..."]),
+        ("portless", vec![]),
+    ] {
+        assert_eq!(endpoints(&mut sim, name), want, "svc/{name}");
+    }
+}

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 pub use conditions::{set_condition, Placement};
 pub use config::{ConfigMap, LocalObjectReference, Secret, ServiceAccount};
-pub use endpointslice::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
+pub use endpointslice::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice, SeenEndpoint, ServiceEndpoints};
 pub use env::{
     ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector, SecretVolumeSource,
     SourceRef, Volume,

@@ -14,9 +14,9 @@ use super::resource::{targets, Targets};
 use super::{api_error_line, namespace, Command, Input, Output};
 use crate::api::selector::parse_selector;
 use crate::api::{
-    controller_of, ConfigMap, Container, ContainerStatus, Deployment, Event, IntOrString, Kind, Labels, Namespace,
-    Node, ObjKey, Object, ObjectMeta, Pod, PodSpec, PodTemplateSpec, Quantity, ReplicaSet, Secret, Service,
-    ServiceAccount, Str, Taint, Time, Toleration,
+    controller_of, ConfigMap, Container, ContainerStatus, Deployment, EndpointSlice, Event, IntOrString, Kind, Labels,
+    Namespace, Node, ObjKey, Object, ObjectMeta, Pod, PodSpec, PodTemplateSpec, Quantity, ReplicaSet, Secret, Service,
+    ServiceAccount, ServiceEndpoints, Str, Taint, Time, Toleration,
 };
 use crate::client::Api;
 use crate::time::{rfc3339, Millis, EPOCH_UNIX_SECONDS};
@@ -1024,7 +1024,8 @@ fn describe_pdb(w: &mut Writer, p: &crate::api::PodDisruptionBudget) {
     w.write(2, &format!("Total:\t{}\n", st.expected_pods));
 }
 
-/// `describeService`, each port's endpoints read from the Service's EndpointSlices (ready ones, `ip:port`).
+/// `describeService`, each port's endpoints read from the Service's EndpointSlices ([`ServiceEndpoints`], the
+/// reading the page's Service panel shares).
 fn describe_service(api: &mut Api, w: &mut Writer, svc: &Service) {
     let spec = &svc.spec;
     let selector = crate::api::LabelSelector::from_labels(crate::api::Labels::from([(
@@ -1032,28 +1033,8 @@ fn describe_service(api: &mut Api, w: &mut Writer, svc: &Service) {
         svc.metadata.name.clone(),
     )]));
     let (slices, _) = api.list(Kind::EndpointSlice, Some(&svc.metadata.namespace), Some(&selector));
-    let endpoints = |port: Option<&str>| -> String {
-        if slices.is_empty() {
-            return "<none>".to_string();
-        }
-        let mut out = Vec::new();
-        for e in slices.iter().filter_map(|o| o.as_endpointslice()) {
-            let ready = e.endpoints().iter().filter(|x| x.conditions.ready != Some(false));
-            let ports: Vec<i32> =
-                e.ports().iter().filter(|p| port.is_none_or(|n| *p.name == *n)).filter_map(|p| p.port).collect();
-            for x in ready {
-                let Some(a) = x.addresses.first() else { continue };
-                if e.ports().is_empty() {
-                    out.push(a.to_string());
-                }
-                out.extend(ports.iter().map(|p| format!("{a}:{p}")));
-            }
-        }
-        if out.is_empty() {
-            return "<none>".to_string();
-        }
-        super::get::printers::list_with_more(out.into_iter())
-    };
+    let slices: Vec<&EndpointSlice> = slices.iter().filter_map(|o| o.as_endpointslice()).collect();
+    let endpoints = ServiceEndpoints::read(svc, &slices);
     name_namespace_labels(w, &svc.metadata);
     w.write(0, &format!("Selector:\t{}\n", super::get::printers::format_labels(&spec.selector)));
     w.write(0, &format!("Type:\t{}\n", spec.type_));
@@ -1068,7 +1049,7 @@ fn describe_service(api: &mut Api, w: &mut Writer, svc: &Service) {
     if !spec.external_name.is_empty() {
         w.write(0, &format!("External Name:\t{}\n", spec.external_name));
     }
-    for p in &spec.ports {
+    for (i, p) in spec.ports.iter().enumerate() {
         let name = if p.name.is_empty() { "<unset>" } else { &p.name };
         w.write(0, &format!("Port:\t{name}\t{}/{}\n", p.port, p.protocol));
         match &p.target_port {
@@ -1079,10 +1060,7 @@ fn describe_service(api: &mut Api, w: &mut Writer, svc: &Service) {
         if p.node_port != 0 {
             w.write(0, &format!("NodePort:\t{name}\t{}/{}\n", p.node_port, p.protocol));
         }
-        w.write(0, &format!("Endpoints:\t{}\n", endpoints(Some(&p.name))));
-    }
-    if spec.ports.is_empty() {
-        w.write(0, &format!("Endpoints:\t{}\n", endpoints(None)));
+        w.write(0, &format!("Endpoints:\t{}\n", endpoints_line(&endpoints, i)));
     }
     w.write(0, &format!("Session Affinity:\t{}\n", spec.session_affinity));
     if !spec.external_traffic_policy.is_empty() {
@@ -1090,6 +1068,38 @@ fn describe_service(api: &mut Api, w: &mut Writer, svc: &Service) {
     }
     if !spec.internal_traffic_policy.is_empty() {
         w.write(0, &format!("Internal Traffic Policy:\t{}\n", spec.internal_traffic_policy));
+    }
+}
+
+/// `formatEndpointSlices` for the Service's port `port`: `<none>` without slices; else its ready endpoints'
+/// `address:port` (`[address]:port` for IPv6, as Go's `JoinHostPort`), or the bare address from a slice without
+/// ports, joined by commas: the first three, then `+ N more...`. Upstream's count: the list is "more" once a fourth
+/// endpoint is met, ready or not, so three ready and one not print `+ 0 more...`; none ready prints nothing.
+fn endpoints_line(endpoints: &ServiceEndpoints, port: usize) -> String {
+    if !endpoints.sliced {
+        return "<none>".to_string();
+    }
+    const MAX: usize = 3;
+    let (mut list, mut more, mut count) = (Vec::new(), false, 0usize);
+    for &(_, i, number) in endpoints.met.iter().filter(|m| m.0 == port) {
+        if list.len() == MAX {
+            more = true;
+        }
+        let Some(e) = endpoints.endpoints.get(i).filter(|e| e.ready) else { continue };
+        if !more {
+            list.push(match number {
+                Some(n) if e.address.contains(':') => format!("[{}]:{n}", e.address),
+                Some(n) => format!("{}:{n}", e.address),
+                None => e.address.to_string(),
+            });
+        }
+        count += 1;
+    }
+    let shown = list.join(",");
+    if more {
+        format!("{shown} + {} more...", count.saturating_sub(MAX))
+    } else {
+        shown
     }
 }
 

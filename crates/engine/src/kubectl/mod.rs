@@ -58,13 +58,20 @@ impl Input<'_> {
     }
 }
 
-/// A command that keeps printing after it returns (`get -w`, `rollout status`, `drain` waiting for evictions):
-/// polled as simulated time passes, stopped by the user (Ctrl+C) or when it says it is done.
+/// A command that keeps printing after it returns (`get -w`, `events -w`, `rollout status`, `delete` waiting for
+/// the objects to go, `drain` waiting for evictions): polled as simulated time passes, on its own grid of times
+/// from its own start (`scenario::FollowGrid`), stopped by the user (Ctrl+C) or when it says it is done.
 pub trait Follow {
     /// Output produced since the last poll, and whether the command has finished.
     fn poll(&mut self, sim: &mut Sim) -> FollowPoll;
     /// Ctrl+C: release what the command holds (its watch).
     fn stop(&mut self, sim: &mut Sim);
+    /// Whether a poll may write (`drain` evicts as it goes); the others only read. Such a command is not stopped
+    /// by the next line typed in the page's console (as in a terminal of its own), and the runner bounds the two
+    /// kinds apart, so that commands that only read never decide what one that writes does.
+    fn writes(&self) -> bool {
+        false
+    }
     /// What the command printed already and has not handed out yet, without looking at the cluster: a page shows
     /// it at once, while polls keep the runner's times (a poll may write: drain evicts when it looks).
     fn pending(&mut self) -> FollowPoll {

@@ -411,6 +411,11 @@ impl Follow for Drain {
         self.current = None;
     }
 
+    /// It evicts (or deletes) as it goes.
+    fn writes(&self) -> bool {
+        true
+    }
+
     fn pending(&mut self) -> FollowPoll {
         self.pending.take().unwrap_or_default()
     }

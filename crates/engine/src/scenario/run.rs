@@ -10,7 +10,7 @@ pub(super) fn no_file(name: &str) -> Result<String, String> {
     Err(format!("the path \"{name}\" does not exist"))
 }
 
-/// A command started by a kubectl action that keeps printing (`rollout status`, `get -w`, `drain`).
+/// A command started by a kubectl action that keeps printing (`rollout status`, `get -w`, `drain`...).
 pub struct Following {
     /// `kubectl rollout status deployment/web`, for the note when the run ends before it does.
     pub command: String,
@@ -19,51 +19,57 @@ pub struct Following {
     pub action: usize,
     /// When it is interrupted (the action's `for:`), if it still runs then.
     pub stop_at: Option<Millis>,
+    /// When it is looked at.
+    pub grid: FollowGrid,
 }
 
-/// When commands that keep printing are looked at (polled): at each action's time before it runs, and every
-/// [`CHECK_INTERVAL`] of simulated time after the last action (or the start). A command that writes as it goes
-/// (drain's evictions, retried every 5 s while a disruption budget refuses) writes when it is looked at, so the runner
-/// and the page keep this one clock and such a command writes at the same simulated times in both, whatever the
-/// page's frames.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FollowClock {
-    /// The last action's time: the grid's origin.
-    anchor: Millis,
-    /// When the commands were last looked at.
-    polled: Option<Millis>,
+/// When a command that keeps printing is looked at (polled): every [`CHECK_INTERVAL`] of simulated time from its
+/// own start, as a real kubectl's own timers run from its start. Nothing else moves it: not the actions after it
+/// (a read least of all), not the other commands, not the page's frames. A command that writes as it goes (drain's
+/// evictions, retried every 5 s while a disruption budget refuses) therefore writes at the same simulated times
+/// whatever was read meanwhile, and at the same times in the runner and the page, which keeps the same grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FollowGrid {
+    /// The command's start: the grid's origin.
+    start: Millis,
+    /// When it was last looked at (its start, before the first look).
+    polled: Millis,
 }
 
-impl FollowClock {
-    /// The next grid point after the last look (and after the last action).
+impl FollowGrid {
+    /// The grid of a command started at `start`.
+    pub fn new(start: Millis) -> Self {
+        FollowGrid { start, polled: start }
+    }
+
+    /// The next look: the first point of the grid after the last look.
     pub fn next(&self) -> Millis {
-        let from = self.polled.map_or(self.anchor, |p| p.max(self.anchor));
-        self.anchor + ((from - self.anchor) / CHECK_INTERVAL + 1) * CHECK_INTERVAL
+        let points = (self.polled - self.start) / CHECK_INTERVAL + 1;
+        self.start.saturating_add(points.saturating_mul(CHECK_INTERVAL))
     }
 
-    /// Whether the commands are to be looked at before an action at `now` (they were not at this time yet).
-    pub fn due_before_action(&self, now: Millis) -> bool {
-        self.polled != Some(now)
+    /// Whether the command is to be looked at, at `now`.
+    pub fn due(&self, now: Millis) -> bool {
+        self.next() <= now
     }
 
-    /// The commands were looked at, at `now`.
+    /// The command was looked at, at `now`.
     pub fn polled(&mut self, now: Millis) {
-        self.polled = Some(now);
+        self.polled = self.polled.max(now);
     }
+}
 
-    /// An action ran at `now`: the grid starts again from it.
-    pub fn action(&mut self, now: Millis) {
-        self.anchor = now;
-    }
+/// Whether one more command that keeps printing (`writes`: one that writes as it goes, [`Follow::writes`]) is
+/// followed beside those still running (whether each writes): at most [`MAX_FOLLOWS`] of each kind, so that
+/// commands that only read never decide whether one that writes is followed.
+pub fn room_to_follow(running: impl IntoIterator<Item = bool>, writes: bool) -> bool {
+    running.into_iter().filter(|w| *w == writes).count() < MAX_FOLLOWS
+}
 
-    /// The clock stands at `now` having looked at every grid point on the way, as the runner does (a page that had
-    /// nothing to look at skips them, and catches up here before something is to be followed).
-    pub fn passed(&mut self, now: Millis) {
-        if now >= self.anchor {
-            let last = self.anchor + (now - self.anchor) / CHECK_INTERVAL * CHECK_INTERVAL;
-            self.polled = Some(self.polled.map_or(last, |p| p.max(last)));
-        }
-    }
+/// What is said of a command that keeps printing and is not followed ([`room_to_follow`]).
+pub fn not_followed(command: &str, writes: bool) -> String {
+    let kind = if writes { "that write as they go" } else { "that only read" };
+    format!("{command}: not followed: at most {MAX_FOLLOWS} commands {kind} keep printing at once")
 }
 
 /// A run handed over to go on with ([`Run::into_sim`]).
@@ -71,9 +77,8 @@ pub struct Continued {
     pub sim: Sim,
     /// The actions that ran.
     pub ran: Vec<Action>,
-    /// The commands still following, in the order they started.
+    /// The commands still following, in the order they started (each with its grid of looks).
     pub follows: Vec<Following>,
-    pub follow_clock: FollowClock,
 }
 
 /// A scenario being run, step by step: [`Scenario::start`] builds the cluster and applies the manifests,
@@ -87,7 +92,6 @@ pub struct Run<'a> {
     pub(super) timeline: Timeline,
     pub(super) event_seq: u64,
     pub(super) follows: Vec<Following>,
-    pub(super) follow_clock: FollowClock,
     /// The end of the run.
     pub(super) until: Millis,
     /// Actions at or before `until`.
@@ -146,12 +150,19 @@ impl Run<'_> {
         }
     }
 
-    /// What the following commands printed since the last poll; the finished ones are dropped.
-    fn poll_follows(&mut self) {
-        self.follow_clock.polled(self.sim.now());
+    /// Looks at the following commands due now, each on its own grid: what they printed since their last look; the
+    /// finished ones are dropped.
+    fn poll_due(&mut self) {
+        let now = self.sim.now();
         let mut i = 0;
         while i < self.follows.len() {
-            let p = self.follows[i].follow.poll(&mut self.sim);
+            let f = &mut self.follows[i];
+            if !f.grid.due(now) {
+                i += 1;
+                continue;
+            }
+            f.grid.polled(now);
+            let p = f.follow.poll(&mut self.sim);
             self.output(&p.warnings, &p.stdout, &p.stderr, p.done && p.code != 0);
             if p.done {
                 self.follows.remove(i);
@@ -159,6 +170,11 @@ impl Run<'_> {
                 i += 1;
             }
         }
+    }
+
+    /// When the next following command is to be looked at.
+    fn next_look(&self) -> Option<Millis> {
+        self.follows.iter().map(|f| f.grid.next()).min()
     }
 
     /// Interrupts the following commands whose `for:` is up (looked at once more, then stopped, as Ctrl+C does).
@@ -171,7 +187,6 @@ impl Run<'_> {
                 continue;
             }
             let mut f = self.follows.remove(i);
-            self.follow_clock.polled(now);
             let p = f.follow.poll(&mut self.sim);
             self.output(&p.warnings, &p.stdout, &p.stderr, p.done && p.code != 0);
             if !p.done {
@@ -205,35 +220,27 @@ impl Run<'_> {
         if let Some(mut follow) = done.follow {
             // The command as it ran (`kubectl ...`, references resolved).
             let command = done.action;
-            if self.follows.len() >= MAX_FOLLOWS {
-                follow.stop(&mut self.sim);
-                self.push(
-                    EntryKind::Note,
-                    "scenario",
-                    format!("{command}: not followed: at most {MAX_FOLLOWS} commands keep printing at once"),
-                );
-            } else {
+            let writes = follow.writes();
+            if room_to_follow(self.follows.iter().map(|f| f.follow.writes()), writes) {
                 let (action, at) = (self.next, self.sim.now());
                 let stop_at =
                     self.scenario.actions.get(action).and_then(|a| a.stop_after).map(|d| at.saturating_add(d));
-                self.follows.push(Following { command, follow, action, stop_at });
+                self.follows.push(Following { command, follow, action, stop_at, grid: FollowGrid::new(at) });
+            } else {
+                follow.stop(&mut self.sim);
+                self.push(EntryKind::Note, "scenario", not_followed(&command, writes));
             }
         }
     }
 
-    /// Interrupts the commands whose `for:` is up, runs the actions due now (the following commands looked at first),
-    /// collects events and looks at convergence.
+    /// Interrupts the commands whose `for:` is up, runs the actions due now, collects events and looks at
+    /// convergence.
     fn check(&mut self) {
         let scenario = self.scenario;
         self.stop_due();
         while self.next < self.runnable && scenario.actions[self.next].at <= self.sim.now() {
             let a = &scenario.actions[self.next];
-            let now = self.sim.now();
-            if self.follow_clock.due_before_action(now) {
-                self.poll_follows();
-            }
             self.perform(&a.what, a.label.as_deref(), None);
-            self.follow_clock.action(now);
             self.next += 1;
             self.last_check = None;
         }
@@ -260,8 +267,9 @@ impl Run<'_> {
         }
     }
 
-    /// Advances the run to simulated time `t` (at most its end), looking at the cluster at least every
-    /// [`CHECK_INTERVAL`]: actions run when they come due, events are collected, following commands polled.
+    /// Advances the run to simulated time `t` (at most its end), looking at the cluster at every multiple of
+    /// [`CHECK_INTERVAL`]: actions run when they come due, events are collected; following commands are polled on
+    /// their own grids.
     pub fn run_to(&mut self, t: Millis) {
         let t = t.min(self.until);
         loop {
@@ -284,20 +292,18 @@ impl Run<'_> {
                 self.push(EntryKind::Error, "scenario", msg);
                 return;
             }
-            // The next look at the following commands, action, interruption or the end, whichever comes first.
-            let look = self.follow_clock.next();
-            let mut to = look.min(t);
-            if let Some(a) = self.scenario.actions[..self.runnable].get(self.next) {
-                to = to.min(a.at);
+            // The next look at the cluster or at a following command, action, interruption or the end, whichever
+            // comes first.
+            let mut to = ((now / CHECK_INTERVAL).saturating_add(1)).saturating_mul(CHECK_INTERVAL).min(t);
+            for due in [self.next_look(), self.scenario.actions[..self.runnable].get(self.next).map(|a| a.at)] {
+                to = to.min(due.unwrap_or(Millis::MAX));
             }
             if let Some(s) = self.next_stop() {
                 to = to.min(s);
             }
             self.sim.run_until(to);
             self.collect_events();
-            if to == look {
-                self.poll_follows();
-            }
+            self.poll_due();
         }
     }
 
@@ -332,11 +338,11 @@ impl Run<'_> {
         self.timeline.iter()
     }
 
-    /// The cluster where the run is, to go on with (the page continues an imported run live): the actions that ran,
-    /// the commands still following (they go on) and when they are next looked at.
+    /// The cluster where the run is, to go on with (the page continues an imported run live): the actions that ran
+    /// and the commands still following (they go on, on their grids).
     pub fn into_sim(self) -> Continued {
         let ran = self.scenario.actions[..self.next].to_vec();
-        Continued { sim: self.sim, ran, follows: self.follows, follow_clock: self.follow_clock }
+        Continued { sim: self.sim, ran, follows: self.follows }
     }
 
     /// Ends the run where it is: commands still following are stopped, and the summary is taken.
@@ -399,7 +405,6 @@ impl Scenario {
             timeline: Timeline::default(),
             event_seq: 0,
             follows: Vec::new(),
-            follow_clock: FollowClock::default(),
             until,
             runnable,
             next: 0,

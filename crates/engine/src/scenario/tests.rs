@@ -72,6 +72,7 @@ fn following_commands_print_as_time_passes_until_done_or_the_end() {
             follow: Box::new(follow),
             action: 0,
             stop_at: None,
+            grid: FollowGrid::new(0),
         });
     }
     r.run_to(r.until());
@@ -136,7 +137,8 @@ fn a_command_following_for_days_keeps_the_timeline_bounded() {
     r.timeline = Timeline::new(100, 50);
     let stopped = std::rc::Rc::new(std::cell::Cell::new(false));
     let follow = Ticker { name: "forever", until: Millis::MAX, code: 0, polls: 0, stopped: stopped.clone() };
-    r.follows.push(Following { command: "kubectl forever".into(), follow: Box::new(follow), action: 0, stop_at: None });
+    let (command, grid) = ("kubectl forever".into(), FollowGrid::new(0));
+    r.follows.push(Following { command, follow: Box::new(follow), action: 0, stop_at: None, grid });
     r.run_to(r.until());
     let out = r.finish();
     assert_eq!(out.timeline.len(), 151, "{}", render_timeline(&out.timeline[95..]));
@@ -334,27 +336,39 @@ fn a_node_name_its_kubelet_could_not_register_is_a_scenario_error() {
     assert!(e.message.contains("metadata.labels: Invalid value") && e.message.contains("no more than 63"), "{e}");
 }
 
-/// The runner's grid of looks at following commands, which the page keeps too.
+/// Each following command's grid of looks runs from its own start, every 100 ms; a look off the grid (an
+/// interruption) moves nothing.
 #[test]
-fn the_grid_starts_at_each_action() {
-    let mut c = FollowClock::default();
-    assert_eq!(c.next(), 100);
-    assert!(c.due_before_action(0));
-    c.polled(0);
-    c.action(0);
-    assert!(!c.due_before_action(0));
-    assert_eq!(c.next(), 100);
-    c.polled(100);
-    assert_eq!(c.next(), 200);
-    // An action between grid points: looked at before it, then every 100 ms from it.
-    assert!(c.due_before_action(250));
-    c.polled(250);
-    c.action(250);
-    assert_eq!(c.next(), 350);
-    c.passed(1_020);
-    assert_eq!(c.next(), 1_050);
-    c.passed(1_050);
-    assert_eq!(c.next(), 1_150);
-    assert!(!c.due_before_action(1_050));
-    assert!(c.due_before_action(1_060));
+fn a_following_command_is_looked_at_on_its_own_grid() {
+    let mut g = FollowGrid::new(250);
+    assert_eq!(g.next(), 350);
+    assert!(!g.due(349) && g.due(350));
+    g.polled(350);
+    assert_eq!(g.next(), 450);
+    g.polled(1_020);
+    assert_eq!(g.next(), 1_050, "a look between points keeps the grid");
+    g.polled(1_050);
+    assert_eq!(g.next(), 1_150);
+    g.polled(900);
+    assert_eq!(g.next(), 1_150, "looks never go back");
+    assert_eq!(FollowGrid::new(Millis::MAX - 10).next(), Millis::MAX, "saturates");
+}
+
+/// Commands that only read (here 18 watches) never crowd out one that writes as it goes: each kind has its own
+/// bound.
+#[test]
+fn commands_that_only_read_never_crowd_out_one_that_writes() {
+    assert!(room_to_follow([false; 15], false) && !room_to_follow([false; 16], false));
+    assert!(room_to_follow([false; 16], true) && !room_to_follow([true; 16], true));
+    let mut text = String::from("cluster:\n  nodes: 2\nmanifests: |\n  apiVersion: v1\n  kind: Pod\n  metadata: {name: alone}\n  spec:\n    containers: [{name: c, image: nginx}]\nactions:\n");
+    for _ in 0..crate::limits::MAX_FOLLOWS + 2 {
+        text.push_str("  - {at: 1s, kubectl: get pods -w}\n");
+    }
+    // A pod without a controller: drain waits for it to go (30 s of grace) after deleting it.
+    text.push_str("  - {at: 2s, kubectl: drain node-1 node-2 --force --disable-eviction}\n");
+    let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let out = sc.run(RunOptions { until: Some(MINUTE), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
+    let text = render_timeline(&out.timeline);
+    assert_eq!(text.matches("not followed: at most 16 commands that only read keep printing at once").count(), 2);
+    assert!(text.contains("pod/alone deleted") && text.contains("node/node-2 drained"), "{text}");
 }
