@@ -778,9 +778,14 @@ pub fn Editor(props: &EditorProps) -> Html {
                     { "Apply" }
                 </button>
             </div>
-            <pre class={classes!("apply-result", result_class)} data-testid="apply-result" aria-live="polite">
-                { apply.text.trim_end().to_string() }
-            </pre>
+            <div class={classes!("apply-result", result_class)} data-testid="apply-result" aria-live="polite">
+                <strong>{ &apply.summary }</strong>
+                if !apply.text.is_empty() { { format!("\n{}", apply.text) } }
+                if !apply.warnings.is_empty() {
+                    <details><summary>{ format!("{} warning(s)", apply.warnings.len()) }</summary>
+                        { apply.warnings.join("\n") }</details>
+                }
+            </div>
         </section>
     }
 }
