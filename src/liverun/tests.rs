@@ -1394,3 +1394,31 @@ fn apply_goes_document_by_document_and_leads_with_the_outcome() {
     let exported = e.export().expect("export");
     assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
 }
+
+/// `kubectl apply -f web.yaml` in the console applies the bundled example, not the editor's text (the page has no
+/// files): the console says so, and how to apply the editor.
+#[test]
+fn apply_of_a_bundled_file_says_it_is_not_the_editor() {
+    let mut e = LiveRun::boot(2, None, clock());
+    run_secs(&mut e, 2);
+    let edited = crate::examples::WEB.replace("replicas: 3", "replicas: 5");
+    e.exec(Cmd::Kubectl { line: "kubectl apply -f web.yaml".into(), stdin: Some(edited.clone()) });
+    let last = e.snapshot().console.last.expect("the command's entry");
+    let note = last.chunks.iter().find_map(|c| match c {
+        Chunk::Note(n) => Some(n.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        note.as_deref(),
+        Some(
+            "kubeloop: applied the example web (web: 3-replica Deployment), bundled with the page (it has no files); \
+             -f - applies the editor\n"
+        )
+    );
+    e.exec(Cmd::Kubectl { line: "get deploy web -o name".into(), stdin: Some(edited.clone()) });
+    let last = e.snapshot().console.last.expect("entry");
+    assert!(last.chunks.iter().all(|c| !matches!(c, Chunk::Note(_))), "no note when no file is read");
+    e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(edited) });
+    let last = e.snapshot().console.last.expect("entry");
+    assert!(last.chunks.iter().all(|c| !matches!(c, Chunk::Note(_))), "-f - is the editor: no note");
+}
