@@ -288,12 +288,11 @@ fn default_scenario() -> Scenario {
 /// What an apply did, as the editor shows it: the outcome counted, then kubectl's lines (each object applied, each
 /// failure with its line), its warnings apart (folded).
 fn apply_outcome(seq: u64, report: &kubectl::ApplyReport) -> ApplyOutcome {
-    let lines = report.results.iter().map(ToString::to_string).chain(report.errors.iter().map(ToString::to_string));
     ApplyOutcome {
         seq,
         ok: report.errors.is_empty(),
         summary: report.summary(),
-        text: lines.collect::<Vec<_>>().join("\n"),
+        text: format!("\n{report}").trim_end().to_string(),
         warnings: report.warnings.iter().map(ToString::to_string).collect(),
         error_line: report.errors.first().map(|e| e.line),
         applying: None,

@@ -369,7 +369,7 @@ pub struct ApplyOutcome {
     pub ok: bool,
     /// The outcome counted (`2 created, 1 unchanged, 1 failed`), or the page's note (an apply in flight).
     pub summary: String,
-    /// kubectl's lines: each object applied, then each failure with its line.
+    /// kubectl's lines, each after a line break: each object applied, then each failure with its line.
     pub text: String,
     /// kubectl's warnings, one a line (shown folded).
     pub warnings: Vec<String>,

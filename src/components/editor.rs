@@ -779,8 +779,7 @@ pub fn Editor(props: &EditorProps) -> Html {
                 </button>
             </div>
             <div class={classes!("apply-result", result_class)} data-testid="apply-result" aria-live="polite">
-                <strong>{ &apply.summary }</strong>
-                if !apply.text.is_empty() { { format!("\n{}", apply.text) } }
+                <strong>{ &apply.summary }</strong>{ &apply.text }
                 if !apply.warnings.is_empty() {
                     <details><summary>{ format!("{} warning(s)", apply.warnings.len()) }</summary>
                         { apply.warnings.join("\n") }</details>

@@ -319,15 +319,13 @@ impl Warnings {
             return;
         }
         let (document, line) = (m.document, m.line_of(&["kind"]));
-        let w = Warning { document, line, path: kind.name().to_string(), stored_only: Some(what) };
-        let rank = |w: &Warning| APPLICABLE.iter().position(|k| k.name() == w.path);
-        let at = self.stored_only.iter().position(|o| rank(o) > rank(&w)).unwrap_or(self.stored_only.len());
-        self.stored_only.insert(at, w);
+        self.stored_only.push(Warning { document, line, path: kind.name().to_string(), stored_only: Some(what) });
     }
 
-    /// The warnings, in kind order.
+    /// The warnings.
     pub fn finish(self) -> Vec<Warning> {
-        self.stored_only
+        let of = |k: &Kind| self.stored_only.iter().find(|w| w.path == k.name()).cloned();
+        APPLICABLE.iter().filter_map(of).collect()
     }
 }
 

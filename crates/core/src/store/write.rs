@@ -765,17 +765,11 @@ pub fn patch_allocated_values(new: &mut crate::api::Service, old: &crate::api::S
         }
     }
     if old.has_node_ports() && new.has_node_ports() {
-        let used = |s: &crate::api::Service, p: i32| s.spec.ports.iter().any(|x| x.node_port == p);
-        let in_both: Vec<i32> =
-            old.spec.ports.iter().map(|p| p.node_port).filter(|&p| p != 0 && used(new, p)).collect();
         for i in 0..new.spec.ports.len() {
-            if new.spec.ports[i].node_port != 0 {
-                continue;
-            }
-            // The last old port of that name, as a map by name keeps it.
+            // The last old port of that name (as a map by name keeps it), unless the new Service uses its port.
             let name = &new.spec.ports[i].name;
             let kept = old.spec.ports.iter().rev().find(|p| &p.name == name).map_or(0, |p| p.node_port);
-            if !in_both.contains(&kept) {
+            if new.spec.ports[i].node_port == 0 && !new.spec.ports.iter().any(|p| p.node_port == kept) {
                 new.spec.ports[i].node_port = kept;
             }
         }

@@ -70,7 +70,7 @@ fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
     };
     let text = read_all(args, input)?;
     if dry_run {
-        return Ok(output(&dry_run_report(sim, &text), " (dry run)"));
+        return Ok(output(&applied_text(sim, &text, true), " (dry run)"));
     }
     Ok(output(&apply_each(sim, &text), ""))
 }
@@ -169,17 +169,15 @@ impl ApplyReport {
         }
         let mut out = parts.join(", ");
         if let Some(d) = self.stopped {
-            out.push_str(&format!(" (reading stopped at document {d}: the documents after it were not applied)"));
+            out.push_str(&format!(" (reading stopped at document {d}: nothing after it was applied)"));
         }
         out
     }
 }
 
+/// kubectl's lines of it but its warnings: each object applied, then each error.
 impl fmt::Display for ApplyReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for w in &self.warnings {
-            writeln!(f, "{w}")?;
-        }
         for r in &self.results {
             writeln!(f, "{r}")?;
         }
@@ -196,11 +194,16 @@ impl fmt::Display for ApplyReport {
 /// where kubectl's stream stops (see [`manifest::read`]), the documents before it applied. Every outcome is in the
 /// report, each failure with its line.
 pub fn apply_each(sim: &mut Sim, text: &str) -> ApplyReport {
+    applied_text(sim, text, false)
+}
+
+/// [`apply_each`], or (`dry_run`) what it would report without writing.
+fn applied_text(sim: &mut Sim, text: &str, dry_run: bool) -> ApplyReport {
     let read = match manifest::read(text) {
         Ok(read) => read,
         Err(e) => return ApplyReport::refused(e),
     };
-    let mut job = Applying::new(sim, read);
+    let mut job = Applying::start(sim, read, dry_run);
     while !job.step(sim, usize::MAX) {}
     job.finish()
 }
@@ -251,11 +254,17 @@ pub struct Applying {
 impl Applying {
     /// An apply of what was read.
     pub fn new(sim: &Sim, read: manifest::Read) -> Applying {
+        Applying::start(sim, read, false)
+    }
+
+    /// An apply, or (`dry_run`, `--dry-run=client`) what it would report without writing: each existing object as
+    /// `configured`, each checked against what the earlier ones of the text would have left.
+    fn start(sim: &Sim, read: manifest::Read, dry_run: bool) -> Applying {
         let (objects, report) = begin(read);
         Applying {
             total: objects.len(),
             objects: objects.into_iter(),
-            plan: Planner::new(sim, false),
+            plan: Planner::new(sim, dry_run),
             report,
             kinds: manifest::Warnings::default(),
             done: 0,
@@ -272,8 +281,13 @@ impl Applying {
         for _ in 0..n {
             let Some(entry) = self.objects.next() else { return true };
             let sent = entry.into_result().and_then(|m| {
-                let r = self.plan.plan(sim, &m).and_then(|p| write(sim, p, &m, &mut self.plan))?;
-                applied(&mut self.report, &mut self.kinds, &m);
+                let planned = self.plan.plan(sim, &m)?;
+                let r = match self.plan.overlay.is_some() {
+                    true => self.plan.pretend_written(planned),
+                    false => write(sim, planned, &m, &mut self.plan)?,
+                };
+                self.report.warnings.extend(m.warnings.iter().cloned());
+                self.kinds.saw(&m);
                 Ok(r)
             });
             match sent {
@@ -290,12 +304,6 @@ impl Applying {
         self.report.warnings.extend(self.kinds.finish());
         self.report
     }
-}
-
-/// An object applied: its warnings are the report's (those of an object that failed are not).
-fn applied(report: &mut ApplyReport, kinds: &mut manifest::Warnings, m: &Manifest) {
-    report.warnings.extend(m.warnings.iter().cloned());
-    kinds.saw(m);
 }
 
 /// Writes one planned object: creates it, or updates it over what is live; the planner then counts it.
@@ -322,30 +330,6 @@ fn write(sim: &mut Sim, p: Planned, m: &Manifest, plan: &mut Planner) -> Result<
     Ok(ApplyResult { kind, key, action })
 }
 
-/// `--dry-run=client`: what apply would report, without writing (every existing object as `configured`). Each
-/// object is checked against what is live as the earlier ones of the text would have left it.
-fn dry_run_report(sim: &Sim, text: &str) -> ApplyReport {
-    let read = match manifest::read(text) {
-        Ok(read) => read,
-        Err(e) => return ApplyReport::refused(e),
-    };
-    let (objects, mut report) = begin(read);
-    let (mut plan, mut kinds) = (Planner::new(sim, true), manifest::Warnings::default());
-    for entry in objects {
-        match entry.into_result().and_then(|m| plan.plan(sim, &m).map(|p| (m, p))) {
-            Ok((m, p)) => {
-                let action = if !p.exists { ApplyAction::Created } else { ApplyAction::Configured };
-                report.results.push(ApplyResult { kind: p.object.kind(), key: p.object.key(), action });
-                plan.pretend_written(p);
-                applied(&mut report, &mut kinds, &m);
-            }
-            Err(e) => report.errors.push(e),
-        }
-    }
-    report.warnings.extend(kinds.finish());
-    report
-}
-
 /// One object checked and built as it would be sent: the object, whether it exists, and the pods the cluster
 /// declares once it is written.
 struct Planned {
@@ -368,7 +352,8 @@ struct Planner {
 /// nodes they would have created.
 #[derive(Default)]
 struct Overlay {
-    objects: std::collections::BTreeMap<(Kind, ObjKey), Object>,
+    /// By kind, as the store keeps them.
+    objects: [std::collections::BTreeMap<ObjKey, std::rc::Rc<Object>>; Kind::ALL.len()],
     creates: [usize; Kind::ALL.len()],
     new_nodes: usize,
 }
@@ -380,24 +365,24 @@ impl Planner {
 
     /// The object as it would be seen: a dry run's earlier object, or the live one.
     fn live(&self, sim: &Sim, kind: Kind, key: &ObjKey) -> Option<std::rc::Rc<Object>> {
-        let planned = self.overlay.as_ref().and_then(|o| o.objects.get(&(kind, key.clone())));
-        match planned {
-            Some(o) => Some(std::rc::Rc::new(o.clone())),
-            None => sim.store().peek(kind, key).cloned(),
-        }
+        let planned = self.overlay.as_ref().and_then(|o| o.objects[kind.index()].get(key));
+        planned.or_else(|| sim.store().peek(kind, key)).cloned()
     }
 
-    /// A dry run's object as if it were written: what the next ones see.
-    fn pretend_written(&mut self, p: Planned) {
+    /// A dry run's object as if it were written (what the next ones see), and what apply reports of it: created,
+    /// or (existing) configured.
+    fn pretend_written(&mut self, p: Planned) -> ApplyResult {
         self.declared_pods = p.declared_pods;
+        let (kind, key) = (p.object.kind(), p.object.key());
+        let action = if p.exists { ApplyAction::Configured } else { ApplyAction::Created };
         if let Some(o) = self.overlay.as_mut() {
-            let kind = p.object.kind();
             if !p.exists {
                 o.creates[kind.index()] += 1;
                 o.new_nodes += usize::from(kind == Kind::Node);
             }
-            o.objects.insert((kind, p.object.key()), p.object);
+            o.objects[kind.index()].insert(key.clone(), std::rc::Rc::new(p.object));
         }
+        ApplyResult { kind, key, action }
     }
 
     /// Checks one object and builds it as it would be sent.
