@@ -136,7 +136,7 @@ impl fmt::Display for ApplyResult {
 }
 
 /// Every outcome of an apply: the objects applied, in order; the errors, as kubectl gathers them (the objects that
-/// could not be built, in the text's order, then those the server refused); the warnings of the objects read.
+/// could not be built, in the text's order, then those the server refused); the warnings of the objects applied.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ApplyReport {
     pub results: Vec<ApplyResult>,
@@ -282,9 +282,10 @@ impl Applying {
             let Some(entry) = self.objects.next() else { return true };
             let sent = entry.into_result().and_then(|m| {
                 let planned = self.plan.plan(sim, &m)?;
-                let r = match self.plan.overlay.is_some() {
-                    true => self.plan.pretend_written(planned),
-                    false => write(sim, planned, &m, &mut self.plan)?,
+                let r = if self.plan.overlay.is_some() {
+                    self.plan.pretend_written(planned)
+                } else {
+                    write(sim, planned, &m, &mut self.plan)?
                 };
                 self.report.warnings.extend(m.warnings.iter().cloned());
                 self.kinds.saw(&m);
