@@ -20,18 +20,36 @@ pub const CONSOLE_ENTRY_CHARS: usize = 200_000;
 /// with or without `.yaml` / `examples/`, or a file the example scenarios read (`manifests/api.yaml`, as they name
 /// it). Otherwise kubectl's message.
 pub fn example_file(name: &str) -> Result<String, String> {
+    bundled(name).map(|(_, text)| text.to_string()).ok_or_else(|| format!("the path \"{name}\" does not exist"))
+}
+
+/// The bundled example `-f NAME` names: what it is, as the console says it, and its text.
+fn bundled(name: &str) -> Option<(String, &'static str)> {
     let n = name.trim();
     let base = n.strip_prefix("./").unwrap_or(n);
     let base = base.strip_prefix("examples/").unwrap_or(base);
-    if let Some((_, text)) = crate::examples::FILES.iter().find(|(path, _)| *path == base) {
-        return Ok(text.to_string());
+    if let Some((path, text)) = crate::examples::FILES.iter().find(|(path, _)| *path == base) {
+        return Some((format!("examples/{path}"), text));
     }
     let stem = base.strip_suffix(".yaml").or_else(|| base.strip_suffix(".yml")).unwrap_or(base);
-    crate::examples::EXAMPLES
-        .iter()
-        .find(|e| e.id.eq_ignore_ascii_case(stem) || e.title.eq_ignore_ascii_case(n))
-        .map(|e| e.yaml.to_string())
-        .ok_or_else(|| format!("the path \"{name}\" does not exist"))
+    let example =
+        crate::examples::EXAMPLES.iter().find(|e| e.id.eq_ignore_ascii_case(stem) || e.title.eq_ignore_ascii_case(n));
+    example.map(|e| (format!("the example {} ({})", e.id, e.title), e.yaml))
+}
+
+/// The page's own note when a command's `-f NAME` read bundled examples (the page has no files: the person may have
+/// meant the editor's text, which `-f -` reads).
+fn bundled_note(line: &str, read: &[String]) -> Option<String> {
+    if read.is_empty() {
+        return None;
+    }
+    let words = kubectl::args::split_words(line).unwrap_or_default();
+    let applies = words.iter().find(|w| *w != "kubectl").is_some_and(|w| w == "apply");
+    let (did, dash) = if applies { ("applied", "applies") } else { ("read", "reads") };
+    Some(format!(
+        "kubeloop: {did} {}, bundled with the page (it has no files); -f - {dash} the editor\n",
+        read.join(", ")
+    ))
 }
 
 /// Tab: the line with its last word completed as far as the candidates agree, and the candidates when there is
@@ -122,14 +140,21 @@ impl Console {
             self.clear();
             return false;
         }
-        let input = kubectl::Input { stdin, read_file: &example_file };
+        let read = std::cell::RefCell::new(Vec::new());
+        let read_file = |name: &str| {
+            read.borrow_mut().extend(bundled(name).map(|(what, _)| what));
+            example_file(name)
+        };
+        let input = kubectl::Input { stdin, read_file: &read_file };
         let mut out = kubectl::run(sim, line, &input);
         let follow = out.follow.take();
         self.seq += 1;
+        let mut chunks = chunks_of(out.warnings, out.stdout, out.stderr);
+        chunks.extend(bundled_note(line, &read.borrow()).map(Chunk::Note));
         let entry = ConsoleEntry {
             id: self.seq,
             line: line.to_string(),
-            chunks: chunks_of(out.warnings, out.stdout, out.stderr),
+            chunks,
             code: if follow.is_some() { None } else { Some(out.code) },
             truncated: false,
         };

@@ -278,13 +278,23 @@ fn default_scenario() -> Scenario {
     }
 }
 
-/// What an apply said, as the editor shows it.
-fn apply_outcome(seq: u64, done: &Performed) -> ApplyOutcome {
-    let mut text = done.text().trim_end().to_string();
-    if text.is_empty() {
-        text = "nothing to apply".into();
+/// What an apply did, as the editor shows it: the outcome counted, then kubectl's lines (each object applied, each
+/// failure with its line), its warnings apart (folded).
+fn apply_outcome(seq: u64, report: &kubectl::ApplyReport) -> ApplyOutcome {
+    ApplyOutcome {
+        seq,
+        ok: report.errors.is_empty(),
+        summary: report.summary(),
+        text: format!("\n{report}").trim_end().to_string(),
+        warnings: report.warnings.iter().map(ToString::to_string).collect(),
+        error_line: report.errors.first().map(|e| e.line),
+        applying: None,
     }
-    ApplyOutcome { seq, ok: done.ok(), text, error_line: done.error_line, applying: None }
+}
+
+/// An outcome that is a note of the page's own (an apply in flight, cancelled, a scenario's manifests).
+fn apply_note(seq: u64, ok: bool, summary: String, applying: Option<ApplyProgress>) -> ApplyOutcome {
+    ApplyOutcome { seq, ok, summary, applying, ..ApplyOutcome::default() }
 }
 
 /// An apply larger than this is read across frames, the clock held meanwhile (kubeloop's own bound: a smaller one
@@ -342,7 +352,8 @@ fn fresh_sim(seed: u64, profile: TimingProfile, scenario: &Scenario, seq: u64) -
     };
     let text = scenario.manifests.clone().unwrap_or_default();
     let done = sim.intervene(&Intervention::Apply(text), &kubectl::Input::none());
-    (sim, apply_outcome(seq, &done), problems)
+    let report = done.applied.unwrap_or_default();
+    (sim, apply_outcome(seq, &report), problems)
 }
 
 /// The timing profile's name on the page.
@@ -460,8 +471,7 @@ impl LiveRun {
         self.profile = sc.timing;
         self.console.interrupt_where(&mut self.sim, &|_| true);
         let text = "the opened scenario's manifests were applied at t = 0".to_string();
-        self.apply =
-            Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ok: true, text, error_line: None, applying: None });
+        self.apply = Rc::new(apply_note(self.apply.seq + 1, true, text, None));
         self.take_sim(go_on.sim, &Scenario { actions: Vec::new(), ..sc.clone() });
         self.recorded = go_on.ran;
         crate::crash::note_actions(&self.recorded);
@@ -574,12 +584,10 @@ impl LiveRun {
         let (done, of) = job.stage.progress();
         let (what, cancellable) = match &job.stage {
             ApplyStage::Reading(..) => ("reading", true),
-            ApplyStage::Performing(_, a) if a.writing() => ("writing", false),
-            ApplyStage::Performing(..) => ("checking", false),
+            ApplyStage::Performing(..) => ("applying", false),
         };
         let text = format!("{what} {} bytes: {}%…", job.bytes, done * 100 / of.max(1));
-        let applying = Some(ApplyProgress { done, of, cancellable });
-        ApplyOutcome { seq: self.apply.seq, ok: true, text, error_line: None, applying }
+        apply_note(self.apply.seq, true, text, Some(ApplyProgress { done, of, cancellable }))
     }
 
     /// Moves the apply in flight on for `budget` wall ms: reads it; once read (or at its first error), records it
@@ -593,21 +601,19 @@ impl LiveRun {
                     Ok(true) => {
                         let read = reading.progress().1;
                         self.begin_apply(text);
-                        match kubectl::Applying::new(&self.sim, reading.finish()) {
-                            Ok(a) => ApplyStage::Performing(read, Box::new(a)),
-                            Err(e) => return self.applied(Err(e), console),
-                        }
+                        ApplyStage::Performing(read, Box::new(kubectl::Applying::new(&self.sim, reading.finish())))
                     }
                     Err(e) => {
                         self.begin_apply(text);
-                        return self.applied(Err(e), console);
+                        return self.applied(kubectl::ApplyReport::refused(e), console);
                     }
                 },
-                ApplyStage::Performing(read, mut a) => match a.step(&mut self.sim, 8) {
-                    Ok(false) => ApplyStage::Performing(read, a),
-                    Ok(true) => return self.applied(Ok(a.finish()), console),
-                    Err(e) => return self.applied(Err(e), console),
-                },
+                ApplyStage::Performing(read, mut a) => {
+                    if a.step(&mut self.sim, 8) {
+                        return self.applied(a.finish(), console);
+                    }
+                    ApplyStage::Performing(read, a)
+                }
             };
             if self.wall() - started > budget {
                 break;
@@ -633,22 +639,16 @@ impl LiveRun {
         if console {
             self.console.ended(kubectl::Output { stderr: format!("{text}\n"), code: 130, ..Default::default() });
         }
-        let seq = self.apply.seq + 1;
-        self.apply = Rc::new(ApplyOutcome { seq, ok: false, text, error_line: None, applying: None });
+        self.apply = Rc::new(apply_note(self.apply.seq + 1, false, text, None));
     }
 
     /// The apply in flight ended: what it said, as `Sim::intervene` of it says it (and in the console, as kubectl
     /// prints it, when it was typed there).
-    fn applied(
-        &mut self,
-        result: Result<kubectl::ApplyReport, kubeloop_engine::manifest::ManifestError>,
-        console: bool,
-    ) {
+    fn applied(&mut self, report: kubectl::ApplyReport, console: bool) {
         if console {
-            self.console.ended(kubectl::apply_output(&result));
+            self.console.ended(kubectl::apply_output(&report));
         }
-        let done = kubeloop_engine::intervention::performed_apply(result);
-        self.apply = Rc::new(apply_outcome(self.apply.seq + 1, &done));
+        self.apply = Rc::new(apply_outcome(self.apply.seq + 1, &report));
         self.dirty = true;
     }
 
@@ -993,8 +993,8 @@ impl LiveRun {
             let action = Some(self.recorded.len());
             self.console.adopt(&mut self.sim, &done.action, &printed, f, action, None);
         }
-        if matches!(what, Intervention::Apply(_)) {
-            self.apply = Rc::new(apply_outcome(self.apply.seq + 1, &done));
+        if let Some(report) = &done.applied {
+            self.apply = Rc::new(apply_outcome(self.apply.seq + 1, report));
         } else if let Some(e) = done.error() {
             self.notice = Some(e.into());
         }

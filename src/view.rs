@@ -365,9 +365,15 @@ pub struct ConsoleView {
 pub struct ApplyOutcome {
     /// Bumped on every apply (0: none yet).
     pub seq: u64,
+    /// Nothing failed.
     pub ok: bool,
+    /// The outcome counted (`2 created, 1 unchanged, 1 failed`), or the page's note (an apply in flight).
+    pub summary: String,
+    /// kubectl's lines, each after a line break: each object applied, then each failure with its line.
     pub text: String,
-    /// 1-based line of the error in the editor text.
+    /// kubectl's warnings, one a line (shown folded).
+    pub warnings: Vec<String>,
+    /// 1-based line of the first failure in the editor text.
     pub error_line: Option<usize>,
     /// A large apply spread across frames (the clock held).
     pub applying: Option<ApplyProgress>,

@@ -76,14 +76,18 @@ test('Ctrl+Enter in the editor applies too', { timeout: TEST_TIMEOUT }, async ()
   });
 });
 
-/** Applies `broken`, expects an error naming line `line`, then checks that nothing changed for 30 simulated seconds. */
-async function expectApplyError(page, broken, line, shot) {
+/**
+ * Applies `broken`, expects the outcome `summary` first and an error naming line `line`, then checks that the
+ * Deployment's pods did not change for 30 simulated seconds: the failed document is not applied.
+ */
+async function expectApplyError(page, broken, line, summary, shot) {
   const before = await runningPodNames(page);
   const allBefore = (await pods(page)).map((p) => p.name).sort();
   await setEditorText(page, broken);
   const result = await clickApply(page);
+  assert.equal(result.split('\n')[0], summary, `apply-result leads with the outcome counted: ${result}`);
   assert.match(result, new RegExp(`line ${line}(?!\\d)`), `apply-result should name line ${line}: ${result}`);
-  assert.doesNotMatch(result, /\bconfigured\b|\bcreated\b/, `nothing is applied on failure: ${result}`);
+  assert.doesNotMatch(result, /\bconfigured\b/, `the failed Deployment is not applied: ${result}`);
   if (shot) await screenshot(page, shot);
   // The simulation keeps running after an apply error.
   await waitSimTime(page, 30);
@@ -94,27 +98,52 @@ async function expectApplyError(page, broken, line, shot) {
   return result;
 }
 
-test('broken YAML: apply-result names the line, nothing is applied', { timeout: TEST_TIMEOUT }, async (t) => {
+const configMap = (name) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n`;
+
+test('broken YAML: reading stops at it, the documents before it are applied, apply-result names the line', { timeout: TEST_TIMEOUT }, async (t) => {
   await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
     await waitForRunningPods(page, 3);
-    // replicas 3 -> 5 (would create pods), and a syntax error on the image line below it.
-    const lines = withReplicas(await editorText(page), 3, 5).split('\n');
+    // A ConfigMap, then the Deployment with replicas 3 -> 5 (would create pods) and a syntax error on its image line.
+    const lines = `${configMap('before')}---\n${withReplicas(await editorText(page), 3, 5)}`.split('\n');
     const i = lines.findIndex((l) => /^\s*-?\s*image:/.test(l));
     assert.ok(i >= 0, 'the Deployment has an image: line');
     lines[i] = lines[i].replace(/image:.*$/, 'image: nginx: 1.27'); // "mapping values are not allowed here"
-    const result = await expectApplyError(page, lines.join('\n'), i + 1, '03-apply-error');
+    const summary = '1 created, 1 failed (reading stopped at document 2: nothing after it was applied)';
+    const result = await expectApplyError(page, lines.join('\n'), i + 1, summary, '03-apply-error');
+    assert.match(result, /configmap\/before created/, `the document before the error is applied: ${result}`);
     t.diagnostic(`syntax error: ${result}`);
   });
 });
 
-test('a typo in a field name is a strict-decoding error naming its line, nothing is applied', { timeout: TEST_TIMEOUT }, async (t) => {
+test('a typo in a field name is a strict-decoding error naming its line; that document is not applied', { timeout: TEST_TIMEOUT }, async (t) => {
   await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);
     await waitForRunningPods(page, 3);
     const text = withReplicas(await editorText(page), 3, 5).replace(/\bimage:/, 'imagee:');
-    const result = await expectApplyError(page, text, lineOf(text, 'imagee:'), null);
+    const result = await expectApplyError(page, text, lineOf(text, 'imagee:'), '1 failed', null);
     t.diagnostic(`typo: ${result}`);
+  });
+});
+
+test('a kind kubeloop does not serve fails only its own document; the outcome leads, warnings are folded below', { timeout: TEST_TIMEOUT }, async (t) => {
+  await withPage(browser(), '', async (page) => {
+    await setSpeed(page, 10);
+    await waitForRunningPods(page, 3);
+    const widget = 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n';
+    const text = `${widget}---\n${configMap('settings')}---\n${withReplicas(await editorText(page), 3, 5)}`;
+    await setEditorText(page, text);
+    const result = await clickApply(page);
+    assert.equal(result.split('\n')[0], '1 created, 1 configured, 1 failed', `the outcome counted first: ${result}`);
+    assert.match(result, /configmap\/settings created/, result);
+    assert.match(result, /deployment\.apps\/web configured/, result);
+    assert.match(result, new RegExp(`line ${lineOf(text, 'kind: Widget')}(?!\\d)`), `the failure names its line: ${result}`);
+    const details = page.locator(`${sel.applyResult} details`);
+    assert.equal(await details.count(), 1, 'the warnings are folded in a <details>');
+    assert.equal(await details.first().evaluate((d) => d.open), false, 'folded');
+    assert.match(await details.first().locator('summary').textContent(), /^1 warning/);
+    await waitForRunningPods(page, 5);
+    t.diagnostic(result);
   });
 });
 

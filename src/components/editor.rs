@@ -778,9 +778,13 @@ pub fn Editor(props: &EditorProps) -> Html {
                     { "Apply" }
                 </button>
             </div>
-            <pre class={classes!("apply-result", result_class)} data-testid="apply-result" data-seq={apply.seq.to_string()} aria-live="polite">
-                { apply.text.trim_end().to_string() }
-            </pre>
+            <div class={classes!("apply-result", result_class)} data-testid="apply-result" data-seq={apply.seq.to_string()} aria-live="polite">
+                <strong>{ &apply.summary }</strong>{ &apply.text }
+                if !apply.warnings.is_empty() {
+                    <details><summary>{ format!("{} warning(s)", apply.warnings.len()) }</summary>
+                        { apply.warnings.join("\n") }</details>
+                }
+            </div>
         </section>
     }
 }

@@ -1139,7 +1139,7 @@ fn config_maps(n: usize) -> String {
 
 /// A large apply is read across frames with the clock held, then performed at the time it was asked for: the run
 /// is the runner's (its export replays to the page's hash); Cancel applies nothing and records nothing; an error
-/// late in the text is said as the whole-text apply says it.
+/// late in the text is said as the whole-text apply says it, the objects before it applied.
 #[test]
 fn a_large_apply_is_read_across_frames_at_its_time() {
     let big = config_maps(300);
@@ -1155,7 +1155,7 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     let mut frames = 0;
     let mut stages = Vec::new();
     while let Some(p) = e.snapshot().apply.applying {
-        let stage = e.snapshot().apply.text.split(' ').next().unwrap_or_default().to_string();
+        let stage = e.snapshot().apply.summary.split(' ').next().unwrap_or_default().to_string();
         assert_eq!(p.cancellable, stage == "reading", "{stage}");
         assert!(p.done <= p.of);
         if stages.last() != Some(&stage) {
@@ -1167,7 +1167,7 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
         assert!(frames < 10_000);
     }
     assert!(frames > 1, "read across frames ({frames})");
-    assert!(stages.iter().map(String::as_str).eq(["reading", "checking", "writing"]), "{stages:?}");
+    assert!(stages.iter().map(String::as_str).eq(["reading", "applying"]), "{stages:?}");
     let snap = e.snapshot();
     assert!(snap.apply.ok && snap.apply.text.contains("configmap/cm-299 created"), "{}", snap.apply.text);
     run_secs(&mut e, 10);
@@ -1179,7 +1179,7 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     e.exec(Cmd::apply(big.replace("cm-", "other-")));
     e.frame(16.0);
     e.exec(Cmd::CancelApply);
-    assert_eq!(e.snapshot().apply.text, "apply cancelled: nothing was applied");
+    assert_eq!(e.snapshot().apply.summary, "apply cancelled: nothing was applied");
     assert_eq!((e.sim.history_hash(), e.export().expect("export")), before);
     let t = e.sim.now();
     run_secs(&mut e, 1);
@@ -1188,9 +1188,9 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     // Once read it is the run's: Cancel no longer stops it, and anything that touches the run meanwhile (a command,
     // an export) finds it written whole first, so the record replays.
     e.exec(Cmd::apply(big.replace("cm-", "late-")));
-    while !e.snapshot().apply.text.starts_with("writing") {
+    while !e.snapshot().apply.summary.starts_with("applying") {
         e.frame(16.0);
-        assert!(e.snapshot().apply.applying.is_some(), "{}", e.snapshot().apply.text);
+        assert!(e.snapshot().apply.applying.is_some(), "{}", e.snapshot().apply.summary);
     }
     e.exec(Cmd::CancelApply);
     assert!(e.snapshot().apply.applying.is_some(), "not cancelled while written");
@@ -1207,17 +1207,22 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     let applied = exported.find("late-0").expect("recorded");
     assert!(applied < exported.find("--replicas=5").expect("recorded"), "the apply is recorded first");
 
-    // An error in the last document: said as the whole-text apply says it, at its line; nothing applied.
-    let bad = format!("{}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  nmae: y\n", config_maps(200));
+    // An error in the last document: said as the whole-text apply says it, at its line; the objects before it
+    // applied, as kubectl applies them.
+    let bad = format!(
+        "{}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  nmae: y\n",
+        config_maps(200).replace("cm-", "more-")
+    );
     let mut whole = LiveRun::boot(2, None, clock());
-    let said = kubeloop_engine::kubectl::apply(&mut whole.sim, &bad).unwrap_err().to_string();
+    let said = apply_outcome(0, &kubeloop_engine::kubectl::apply_each(&mut whole.sim, &bad));
     e.exec(Cmd::apply(bad.clone()));
     while e.snapshot().apply.applying.is_some() {
         e.frame(16.0);
     }
     let snap = e.snapshot();
     assert!(!snap.apply.ok);
-    assert_eq!(snap.apply.text, said);
+    assert_eq!((&snap.apply.summary, &snap.apply.text), (&said.summary, &said.text));
+    assert_eq!(snap.apply.summary, "200 created, 1 failed");
     assert_eq!(snap.apply.error_line, Some(bad.lines().count()));
 }
 
@@ -1460,4 +1465,69 @@ fn the_service_panel_and_describe_agree_on_ready_endpoints() {
     assert_eq!(described_endpoints(&mut e.sim, "db").1, 2, "one Endpoints line per port");
     let web = services.iter().find(|v| &*v.key.name == "web").expect("svc/web");
     assert_eq!((web.ready, web.not_ready, web.ready_pods.len()), (3, 0, 3), "{web:?}");
+}
+
+/// Apply applies as kubectl applies: a kind kubeloop does not serve fails its own document only, YAML that does not
+/// parse stops the reading there (the documents before it applied, those after it not); the outcome leads with the
+/// counts, each failure names its line, the warnings apart; and the run so recorded replays to the same history.
+#[test]
+fn apply_goes_document_by_document_and_leads_with_the_outcome() {
+    let mut e = LiveRun::boot(2, None, clock());
+    run_secs(&mut e, 2);
+    let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
+    let text = [
+        cm("one"),
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n".to_string(),
+        crate::examples::WEB.replace("replicas: 3", "replicas: 5"),
+        "kind: [\n".to_string(),
+        cm("two"),
+    ]
+    .join("---\n");
+    e.exec(Cmd::apply(text.clone()));
+    let a = e.snapshot().apply;
+    assert!(!a.ok);
+    assert_eq!(
+        a.summary,
+        "1 created, 1 configured, 2 failed (reading stopped at document 4: nothing after it was applied)"
+    );
+    let widget = text.lines().position(|l| l == "kind: Widget").map(|i| i + 1);
+    assert_eq!(a.error_line, widget, "the first failure's line");
+    let lines: Vec<&str> = a.text.trim_start().lines().collect();
+    assert_eq!(lines[..2], ["configmap/one created", "deployment.apps/web configured"]);
+    assert!(lines[2].contains(&format!("line {}", widget.unwrap_or(0))), "{}", a.text);
+    assert!(lines[3].starts_with("error: document 4, line "), "{}", a.text);
+    assert_eq!(a.warnings.len(), 1, "the ConfigMap's note: {:?}", a.warnings);
+    let names: Vec<String> = e.sim.store().objects(Kind::ConfigMap).map(|o| o.meta().name.to_string()).collect();
+    assert_eq!(names, ["one"]);
+    run_secs(&mut e, 5);
+    let exported = e.export().expect("export");
+    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+}
+
+/// `kubectl apply -f web.yaml` in the console applies the bundled example, not the editor's text (the page has no
+/// files): the console says so, and how to apply the editor.
+#[test]
+fn apply_of_a_bundled_file_says_it_is_not_the_editor() {
+    let mut e = LiveRun::boot(2, None, clock());
+    run_secs(&mut e, 2);
+    let edited = crate::examples::WEB.replace("replicas: 3", "replicas: 5");
+    e.exec(Cmd::Kubectl { line: "kubectl apply -f web.yaml".into(), stdin: Some(edited.clone()) });
+    let last = e.snapshot().console.last.expect("the command's entry");
+    let note = last.chunks.iter().find_map(|c| match c {
+        Chunk::Note(n) => Some(n.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        note.as_deref(),
+        Some(
+            "kubeloop: applied the example web (web: 3-replica Deployment), bundled with the page (it has no files); \
+             -f - applies the editor\n"
+        )
+    );
+    e.exec(Cmd::Kubectl { line: "get deploy web -o name".into(), stdin: Some(edited.clone()) });
+    let last = e.snapshot().console.last.expect("entry");
+    assert!(last.chunks.iter().all(|c| !matches!(c, Chunk::Note(_))), "no note when no file is read");
+    e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(edited) });
+    let last = e.snapshot().console.last.expect("entry");
+    assert!(last.chunks.iter().all(|c| !matches!(c, Chunk::Note(_))), "-f - is the editor: no note");
 }

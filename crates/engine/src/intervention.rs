@@ -171,8 +171,8 @@ pub struct Performed {
     pub action: String,
     /// What it printed, line by line, and who printed it (`kubectl`, or `scenario` for the runner's own).
     pub lines: Vec<(Said, &'static str, String)>,
-    /// The line of the manifest text an apply was refused at.
-    pub error_line: Option<usize>,
+    /// An apply's every outcome (each object applied, each failure with its line).
+    pub applied: Option<Box<kubectl::ApplyReport>>,
     /// A kubectl command that keeps printing (`rollout status`, `get -w`, a waiting `delete`).
     pub follow: Option<Box<dyn Follow>>,
 }
@@ -182,7 +182,7 @@ impl fmt::Debug for Performed {
         f.debug_struct("Performed")
             .field("action", &self.action)
             .field("lines", &self.lines)
-            .field("error_line", &self.error_line)
+            .field("applied", &self.applied)
             .field("follow", &self.follow.is_some())
             .finish()
     }
@@ -190,7 +190,7 @@ impl fmt::Debug for Performed {
 
 impl Performed {
     fn new(action: impl Into<String>) -> Self {
-        Performed { action: action.into(), lines: Vec::new(), error_line: None, follow: None }
+        Performed { action: action.into(), lines: Vec::new(), applied: None, follow: None }
     }
 
     fn say(&mut self, said: Said, source: &'static str, text: impl Into<String>) {
@@ -508,26 +508,23 @@ fn intervene_kubectl(sim: &mut Sim, line: &str, input: &kubectl::Input) -> Perfo
 }
 
 fn intervene_apply(sim: &mut Sim, text: &str) -> Performed {
-    performed_apply(kubectl::apply(sim, text))
+    performed_apply(kubectl::apply_each(sim, text))
 }
 
-/// What an apply said, as `Sim::intervene` of `Intervention::Apply` says it (a text that did not read: its error).
-pub fn performed_apply(result: Result<kubectl::ApplyReport, crate::manifest::ManifestError>) -> Performed {
+/// What an apply said, as `Sim::intervene` of `Intervention::Apply` says it: kubectl's lines (its warnings, a line
+/// for each object applied, then its errors), and the report itself.
+pub fn performed_apply(report: kubectl::ApplyReport) -> Performed {
     let mut p = Performed::new("kubectl apply -f -");
-    match result {
-        Ok(report) => {
-            for w in &report.warnings {
-                p.say(Said::Result, "kubectl", w.to_string());
-            }
-            for r in &report.results {
-                p.say(Said::Result, "kubectl", r.to_string());
-            }
-        }
-        Err(e) => {
-            p.error_line = Some(e.line);
-            p.say(Said::Error, "kubectl", e.to_string());
-        }
+    for w in &report.warnings {
+        p.say(Said::Result, "kubectl", w.to_string());
     }
+    for r in &report.results {
+        p.say(Said::Result, "kubectl", r.to_string());
+    }
+    for e in &report.errors {
+        p.say(Said::Error, "kubectl", e.to_string());
+    }
+    p.applied = Some(Box::new(report));
     p
 }
 

@@ -89,6 +89,8 @@ pub struct Manifest {
     pub text: String,
     /// Where the object is in its document: nothing, or `items.N` for an item of a `kind: List`.
     pub prefix: Vec<String>,
+    /// Its fields that Kubernetes accepts and kubeloop does not simulate.
+    pub warnings: Vec<Warning>,
 }
 
 impl Manifest {
@@ -158,19 +160,65 @@ pub const APPLICABLE: [Kind; 11] = [
     Kind::EndpointSlice,
 ];
 
-/// Parses every document. Fails on the first problem; nothing is returned then.
+/// Parses every document. Fails on the first problem (of the whole text, or of any document); nothing is returned
+/// then. (`kubectl apply` goes on past a document that fails: see [`read`].)
 ///
 /// The text is held to kubeloop's YAML budgets first ([`check_budgets`]), before any of it is read into a tree: an
 /// over-budget text is refused at the place it crosses the budget, whatever follows.
 pub fn parse(text: &str) -> Result<(Vec<Manifest>, Vec<Warning>), ManifestError> {
+    let read = read(text)?;
+    let objects = read.objects.into_iter().map(Entry::into_result).collect::<Result<Vec<_>, _>>()?;
+    let warnings = warnings(&objects);
+    Ok((objects, warnings))
+}
+
+/// Reads every document as kubectl's resource builder does with `ContinueOnError` (cli-runtime's
+/// `StreamVisitor`): each object on its own, in the text's order. An object that cannot be built (a kind kubeloop
+/// does not serve, an unknown field, a value of the wrong type, no name) fails alone; a problem that stops
+/// kubectl's stream (YAML it cannot parse, a document that is not a mapping or has no `apiVersion` or `kind`)
+/// fails its document and ends the reading there: the documents after it are not read. `Err`: the whole text is
+/// refused (kubeloop's YAML budgets, [`check_budgets`]).
+pub fn read(text: &str) -> Result<Read, ManifestError> {
     let mut reading = Reading::new(text.into())?;
     while !reading.step(usize::MAX)? {}
     Ok(reading.finish())
 }
 
+/// What reading a manifest text gave ([`read`]).
+#[derive(Clone, Debug, Default)]
+pub struct Read {
+    /// Each object, or why it fails, in the text's order.
+    pub objects: Vec<Entry>,
+    /// The document at which reading stopped (its problem is the last of `objects`), when it stopped early.
+    pub stopped: Option<usize>,
+}
+
+/// One object of a manifest text, as kubectl meets it.
+#[derive(Clone, Debug)]
+pub enum Entry {
+    /// Read: to be sent.
+    Object(Box<Manifest>),
+    /// kubectl cannot build it (a kind the server does not serve; a document that stops the stream): kubectl
+    /// reports it before the errors of the apply itself.
+    Unbuilt(ManifestError),
+    /// The API server refuses it when it is sent (strict decoding: an unknown field or a value of the wrong type;
+    /// no name): one of the apply's errors, in order.
+    Refused(ManifestError),
+}
+
+impl Entry {
+    /// The object, or its error.
+    pub fn into_result(self) -> Result<Manifest, ManifestError> {
+        match self {
+            Entry::Object(m) => Ok(*m),
+            Entry::Unbuilt(e) | Entry::Refused(e) => Err(e),
+        }
+    }
+}
+
 /// A manifest text read a few documents at a time (the page reads a large one across frames): the same
-/// manifests, warnings and first error as [`parse`], in the same order: every document is held to the budgets
-/// before any is read into a tree.
+/// objects, failures and warnings as [`read`], in the same order: every document is held to the budgets before
+/// any is read into a tree.
 pub struct Reading {
     text: std::rc::Rc<str>,
     /// Each document: its index, first line, and byte range in `text`.
@@ -178,8 +226,7 @@ pub struct Reading {
     budget: yamlcheck::Budget,
     checked: usize,
     read: usize,
-    out: Vec<Manifest>,
-    warnings: Vec<Warning>,
+    out: Read,
 }
 
 impl Reading {
@@ -200,8 +247,7 @@ impl Reading {
             budget: yamlcheck::Budget::new(Subject::Manifest),
             checked: 0,
             read: 0,
-            out: Vec::new(),
-            warnings: Vec::new(),
+            out: Read::default(),
         })
     }
 
@@ -210,7 +256,7 @@ impl Reading {
         (self.checked + self.read, 2 * self.docs.len())
     }
 
-    /// Checks or reads up to `n` documents; whether reading is done.
+    /// Checks or reads up to `n` documents; whether reading is done. `Err`: the whole text is refused.
     pub fn step(&mut self, n: usize) -> Result<bool, ManifestError> {
         let mut left = n;
         while left > 0 && self.checked < self.docs.len() {
@@ -222,29 +268,64 @@ impl Reading {
             left -= 1;
         }
         while left > 0 && self.read < self.docs.len() {
-            let manifests = {
-                let text = self.text.clone();
-                let (index, first_line, range) = self.docs[self.read].clone();
-                let doc = Doc { index, first_line, text: &text[range] };
-                parse_document(&doc, &mut self.warnings)?
-            };
-            self.out.extend(manifests);
+            let text = self.text.clone();
+            let (index, first_line, range) = self.docs[self.read].clone();
+            let doc = Doc { index, first_line, text: &text[range] };
             self.read += 1;
             left -= 1;
+            match parse_document(&doc) {
+                Ok(objects) => self.out.objects.extend(objects),
+                Err(stop) => {
+                    self.out.objects.push(Entry::Unbuilt(stop));
+                    self.out.stopped = Some(index + 1);
+                    self.read = self.docs.len();
+                }
+            }
         }
         Ok(self.read == self.docs.len())
     }
 
-    /// The manifests and warnings (with, once per kind, what kubeloop does with a kind it only stores).
-    pub fn finish(mut self) -> (Vec<Manifest>, Vec<Warning>) {
-        for kind in APPLICABLE {
-            let Some(what) = stored_only(kind) else { continue };
-            if let Some(m) = self.out.iter().find(|m| m.object.kind() == kind) {
-                let (document, line) = (m.document, m.line_of(&["kind"]));
-                self.warnings.push(Warning { document, line, path: kind.name().to_string(), stored_only: Some(what) });
-            }
+    /// What was read.
+    pub fn finish(self) -> Read {
+        self.out
+    }
+}
+
+/// The warnings of these objects: their fields kubeloop does not simulate, then, once per kind, what kubeloop does
+/// with a kind it only stores.
+pub fn warnings(objects: &[Manifest]) -> Vec<Warning> {
+    let mut out: Vec<Warning> = objects.iter().flat_map(|m| m.warnings.iter().cloned()).collect();
+    let mut kinds = Warnings::default();
+    for m in objects {
+        kinds.saw(m);
+    }
+    out.extend(kinds.finish());
+    out
+}
+
+/// The once-per-kind warnings of the objects seen so far (what kubeloop does with a kind it only stores), in the
+/// order of [`APPLICABLE`].
+#[derive(Clone, Debug, Default)]
+pub struct Warnings {
+    stored_only: Vec<Warning>,
+}
+
+impl Warnings {
+    /// Notes an object: its kind's warning, if it is the first of a kind kubeloop only stores.
+    pub fn saw(&mut self, m: &Manifest) {
+        let kind = m.object.kind();
+        let Some(what) = stored_only(kind) else { return };
+        if self.stored_only.iter().any(|w| w.path == kind.name()) {
+            return;
         }
-        (self.out, self.warnings)
+        let (document, line) = (m.document, m.line_of(&["kind"]));
+        self.stored_only.push(Warning { document, line, path: kind.name().to_string(), stored_only: Some(what) });
+    }
+
+    /// The warnings.
+    pub fn finish(self) -> Vec<Warning> {
+        let of = |k: &Kind| self.stored_only.iter().find(|w| w.path == k.name()).cloned();
+        APPLICABLE.iter().filter_map(of).collect()
     }
 }
 
@@ -339,7 +420,9 @@ fn text_field<'a>(map: &'a Node, name: &str) -> Option<&'a str> {
     entries.iter().rev().find(|(k, _)| key(k) == Some(name)).and_then(|(_, v)| value(v))
 }
 
-fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Vec<Manifest>, ManifestError> {
+/// One document's objects (one, or a List's items), each built or failed on its own. `Err`: a problem that stops
+/// kubectl's stream here (see [`read`]).
+fn parse_document(doc: &Doc) -> Result<Vec<Entry>, ManifestError> {
     let document = doc.index + 1;
     let at_line = |line: usize, message: String| ManifestError::new(document, line, None, &message);
     let tree = match yamltree::parse(doc.text) {
@@ -354,7 +437,7 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Vec<Manifest
         }
     };
     // The document's JSON form: a scalar whose standard tag it does not match is an error now, a key JSON cannot
-    // have once the object is read.
+    // have once the object is read (both are YAML kubectl cannot turn into JSON: its stream stops there).
     let (json, key_error) = match tree.as_ref().map(decode::to_json) {
         None => (serde_json::Value::Null, None),
         Some(Ok(json)) => (json, None),
@@ -376,24 +459,24 @@ fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Vec<Manifest
         |path: &[&str]| doc.absolute_line(index.get_or_init(|| LineIndex::new(doc.text)).nearest_line_of_path(path));
     let key_error = key_error.map(|e| at_line(doc.first_line, e.to_string()));
     let field = |k: &str| text_field(&tree, k);
+    // kubectl's client-side check of a document's type (its stream stops there too).
+    type_named(field("apiVersion"), field("kind")).map_err(|e| at_line(doc.first_line, e))?;
     if field("kind") == Some("List") && field("apiVersion") == Some("v1") {
         if let Some(e) = key_error {
             return Err(e);
         }
-        return list_items(doc, &tree, &json, &lines, warnings);
+        return Ok(list_items(doc, &tree, &json, &lines));
     }
-    parse_object(doc, &tree, json, &[], &lines, warnings, key_error).map(|m| vec![m])
+    let stops = key_error.is_some();
+    match parse_object(doc, &tree, json, &[], &lines, key_error) {
+        Entry::Unbuilt(e) | Entry::Refused(e) if stops => Err(e),
+        entry => Ok(vec![entry]),
+    }
 }
 
 /// The objects of a `kind: List` document (what `kubectl get -o yaml` prints for several objects), each read as a
 /// document of its own, its lines and paths those of `items[i]`.
-fn list_items(
-    doc: &Doc,
-    tree: &Node,
-    json: &serde_json::Value,
-    lines: &dyn Fn(&[&str]) -> usize,
-    warnings: &mut Vec<Warning>,
-) -> Result<Vec<Manifest>, ManifestError> {
+fn list_items(doc: &Doc, tree: &Node, json: &serde_json::Value, lines: &dyn Fn(&[&str]) -> usize) -> Vec<Entry> {
     let document = doc.index + 1;
     let items = match &tree.value {
         yamltree::Value::Map(entries) => entries.iter().rev().find(|(k, _)| text_field_key(k) == Some("items")),
@@ -402,19 +485,23 @@ fn list_items(
     let items: &[Node] = match items.map(|(_, v)| &v.value) {
         None => &[],
         Some(yamltree::Value::Seq(items)) => items,
-        Some(_) => return Err(ManifestError::new(document, lines(&["items"]), None, "a List's items must be a list")),
+        Some(_) => {
+            let e = ManifestError::new(document, lines(&["items"]), None, "a List's items must be a list");
+            return vec![Entry::Unbuilt(e)];
+        }
     };
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let prefix = ["items".to_string(), i.to_string()];
         if !matches!(item.value, yamltree::Value::Map(_)) {
             let message = "a manifest must be a YAML mapping with apiVersion, kind and metadata";
-            return Err(ManifestError::new(document, lines(&["items", &prefix[1]]), None, message));
+            out.push(Entry::Unbuilt(ManifestError::new(document, lines(&["items", &prefix[1]]), None, message)));
+            continue;
         }
         let item_json = json.get("items").and_then(|v| v.get(i)).cloned().unwrap_or_default();
-        out.push(parse_object(doc, item, item_json, &prefix, lines, warnings, None)?);
+        out.push(parse_object(doc, item, item_json, &prefix, lines, None));
     }
-    Ok(out)
+    out
 }
 
 /// The text of a mapping key that is plain text.
@@ -435,9 +522,8 @@ fn parse_object(
     json: serde_json::Value,
     prefix: &[String],
     lines: &dyn Fn(&[&str]) -> usize,
-    warnings: &mut Vec<Warning>,
     key_error: Option<ManifestError>,
-) -> Result<Manifest, ManifestError> {
+) -> Entry {
     let document = doc.index + 1;
     let line_of = |path: &[&str]| {
         let mut full: Vec<&str> = prefix.iter().map(String::as_str).collect();
@@ -447,25 +533,53 @@ fn parse_object(
     let field = |k: &str| text_field(tree, k).map(str::to_string);
     let (api_version, kind_name) = (field("apiVersion"), field("kind"));
     let first_line = if prefix.is_empty() { doc.first_line } else { line_of(&[]) };
-    let kind = applicable_kind(doc, first_line, api_version, kind_name, &line_of)?;
-    let mut cx = decode::Cx::new();
-    let object = decode_object(kind, &mut cx, tree).map_err(|e| decode_error(doc, &e))?;
-    unread_fields(doc, kind, cx.ignored, &line_of, warnings)?;
-    if let Some(e) = key_error {
-        return Err(e);
-    }
-    let m = Manifest {
-        object,
-        json,
-        document,
-        first_line: doc.first_line,
-        text: doc.text.to_string(),
-        prefix: prefix.to_vec(),
+    let kind = match applicable_kind(doc, first_line, api_version, kind_name, &line_of) {
+        Ok(kind) => kind,
+        Err(e) => return Entry::Unbuilt(e),
     };
-    if m.object.meta().name.is_empty() {
-        return Err(m.error_at(&["metadata"], "resource name may not be empty"));
+    let read = (|| {
+        let mut warnings = Vec::new();
+        let mut cx = decode::Cx::new();
+        let object = decode_object(kind, &mut cx, tree).map_err(|e| decode_error(doc, &e))?;
+        unread_fields(doc, kind, cx.ignored, &line_of, &mut warnings)?;
+        if let Some(e) = key_error {
+            return Err(e);
+        }
+        let m = Manifest {
+            object,
+            json,
+            document,
+            first_line: doc.first_line,
+            text: doc.text.to_string(),
+            prefix: prefix.to_vec(),
+            warnings,
+        };
+        if m.object.meta().name.is_empty() {
+            return Err(m.error_at(&["metadata"], "resource name may not be empty"));
+        }
+        Ok(m)
+    })();
+    match read {
+        Ok(m) => Entry::Object(Box::new(m)),
+        Err(e) => Entry::Refused(e),
     }
-    Ok(m)
+}
+
+/// A document's `apiVersion` and `kind`, both required, or kubectl's message naming what is missing.
+fn type_named<'a>(api_version: Option<&'a str>, kind: Option<&'a str>) -> Result<(&'a str, &'a str), String> {
+    match (api_version, kind) {
+        (Some(a), Some(k)) => Ok((a, k)),
+        (a, k) => {
+            let mut missing = Vec::new();
+            if a.is_none() {
+                missing.push("apiVersion not set");
+            }
+            if k.is_none() {
+                missing.push("kind not set");
+            }
+            Err(format!("error validating data: [{}]", missing.join(", ")))
+        }
+    }
 }
 
 /// The applicable kind a document's `apiVersion` and `kind` name, or the error kubectl gives (both are required;
@@ -478,23 +592,12 @@ fn applicable_kind(
     line_of: &dyn Fn(&[&str]) -> usize,
 ) -> Result<Kind, ManifestError> {
     let at_line = |line: usize, message: String| ManifestError::new(doc.index + 1, line, None, &message);
-    let (api_version, kind_name) = match (api_version, kind_name) {
-        (Some(a), Some(k)) => (a, k),
-        (a, k) => {
-            let mut missing = Vec::new();
-            if a.is_none() {
-                missing.push("apiVersion not set");
-            }
-            if k.is_none() {
-                missing.push("kind not set");
-            }
-            return Err(at_line(first_line, format!("error validating data: [{}]", missing.join(", "))));
-        }
-    };
-    let kind = Kind::from_type(&api_version, &kind_name).filter(|k| APPLICABLE.contains(k));
+    let (api_version, kind_name) =
+        type_named(api_version.as_deref(), kind_name.as_deref()).map_err(|e| at_line(first_line, e))?;
+    let kind = Kind::from_type(api_version, kind_name).filter(|k| APPLICABLE.contains(k));
     kind.ok_or_else(|| {
         let known_elsewhere = APPLICABLE.iter().find(|k| k.name() == kind_name);
-        let (kind_name, api_version) = (echo(&kind_name), echo(&api_version));
+        let (kind_name, api_version) = (echo(kind_name), echo(api_version));
         let msg = match known_elsewhere {
             Some(k) => format!(
                 "no matches for kind \"{kind_name}\" in version \"{api_version}\" (kubeloop serves {kind_name} as {})",

@@ -375,21 +375,23 @@ fn a_template_change_rolls_out_a_new_replica_set() {
     assert!(sim.deployments_converged());
 }
 
-/// Bad input changes nothing: an error with its line, and no write at all, even for valid documents before it.
+/// A broken document changes nothing and is named with its line; the valid documents beside it are applied, as
+/// kubectl applies them.
 #[test]
-fn broken_yaml_is_refused_whole_with_its_line() {
+fn a_broken_document_fails_alone_with_its_line() {
     let mut sim = cluster(10, 1);
     sim.run_for(SECOND);
-    let rv = sim.store().resource_version();
     let text = format!(
         "{}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers: oops\n",
         web(3, "nginx", "100m")
     );
-    let e = kubectl::apply(&mut sim, &text).expect_err("broken");
+    let report = kubectl::apply_each(&mut sim, &text);
+    let [e] = report.errors.as_slice() else { panic!("one error: {report}") };
     assert_eq!(e.line, 28, "{e}");
     assert!(e.to_string().contains("line 28"));
-    assert_eq!(sim.store().resource_version(), rv);
-    assert!(sim.store().objects(Kind::Deployment).next().is_none());
+    assert_eq!(report.results.len(), 1, "{report}");
+    assert!(sim.store().objects(Kind::Deployment).next().is_some());
+    assert!(sim.store().objects(Kind::Pod).all(|p| &*p.meta().name != "x"));
 }
 
 /// A manifest declaring more pods than Kubernetes' scalability envelope is refused.

@@ -167,22 +167,28 @@ fn apply_of_an_object_named_twice_creates_then_configures_it() {
     assert_eq!(report.to_string(), "deployment.apps/web created\ndeployment.apps/web unchanged\n");
 }
 
-/// All or nothing: a set whose later document cannot be applied (an immutable field changed against an earlier
-/// document of the same set, or a bad document after a duplicate) writes nothing.
+/// Object by object, as kubectl applies them: a later document that cannot be applied (an immutable field changed
+/// against an earlier document of the same set, or a bad document after a duplicate) fails alone, and the earlier
+/// ones are written.
 #[test]
-fn apply_with_a_bad_document_after_a_duplicate_writes_nothing() {
+fn a_bad_document_after_a_duplicate_fails_alone() {
     let mut sim = cluster_with_pod_cap(MAX_PODS);
-    let writes = sim.store().total_writes();
     let changed_selector = web(2)
         .replace("app: web\n  template", "app: other\n  template")
         .replace("labels:\n        app: web", "labels:\n        app: other");
-    let text = format!("{}---\n{}", web(2), changed_selector);
-    let err = kubectl::apply(&mut sim, &text).expect_err("the selector is immutable");
+    let report = kubectl::apply_each(&mut sim, &format!("{}---\n{}", web(2), changed_selector));
+    let [err] = report.errors.as_slice() else { panic!("one error: {report}") };
     assert!(err.message.contains("field is immutable"), "{err}");
     assert_eq!(err.document, 2);
+    assert_eq!(report.to_string().lines().next(), Some("deployment.apps/web created"));
+    let mut sim = cluster_with_pod_cap(MAX_PODS);
     let bad = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: []\n";
-    let err = kubectl::apply(&mut sim, &format!("{}---\n{}---\n{bad}", web(2), web(3))).expect_err("invalid pod");
+    let report = kubectl::apply_each(&mut sim, &format!("{}---\n{}---\n{bad}", web(2), web(3)));
+    let [err] = report.errors.as_slice() else { panic!("one error: {report}") };
     assert_eq!(err.document, 3, "{err}");
-    assert_eq!(sim.store().total_writes(), writes, "nothing was written");
-    assert_eq!(sim.store().count_of(Kind::Deployment), 0);
+    let results: Vec<String> = report.results.iter().map(ToString::to_string).collect();
+    assert_eq!(results, ["deployment.apps/web created", "deployment.apps/web configured"]);
+    let d = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).expect("web");
+    assert_eq!(d.as_deployment().and_then(|d| d.spec.replicas), Some(3));
+    assert_eq!(sim.store().count_of(Kind::Pod), 0, "the bad pod is not written");
 }

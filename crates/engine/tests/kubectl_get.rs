@@ -41,6 +41,9 @@ fn flags_change_the_columns() {
 #[test]
 fn several_kinds_print_one_table_each() {
     let mut sim = cluster();
+    // `all` is upstream's category: pods, services, deployments, replicasets (of the kinds kubeloop serves).
+    let svc = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n";
+    assert_eq!(common::kubectl_stdin(&mut sim, "apply -f -", svc).code, 0);
     check(&mut sim, "get-all", "get all");
     check(&mut sim, "get-deploy-rs", "get deploy,rs -o wide");
     check(&mut sim, "get-type-slash-name", "get deploy/web node/node-1");

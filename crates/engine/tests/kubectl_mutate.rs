@@ -440,6 +440,46 @@ fn odd_inputs_get_kubectls_answers_and_a_refusal_writes_nothing() {
     }
 }
 
+/// `kubectl apply` of several documents applies them one by one, as kubectl's `Run` does: a kind kubeloop does not
+/// serve, an unknown field or a server-side refusal fails its own object only (every failure reported at the end,
+/// each with its line, exit status 1); YAML that does not parse stops the reading there, the documents before it
+/// applied and those after it not.
+#[test]
+fn apply_goes_on_past_a_failed_document_as_kubectl_does() {
+    let mut sim = cluster();
+    let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  k: v\n");
+    let widget = |name: &str| format!("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: {name}\n");
+    let text = [
+        cm("one"),
+        widget("w1"),
+        common::WEB.replace("replicas: 3", "replicas: 4"),
+        widget("w2"),
+        cm("two").replace("\ndata:", "\ndta:"),
+        cm("three").replace("name: three", "name: three\n  namespace: nowhere"),
+        cm("four"),
+    ]
+    .join("---\n");
+    let out = kubectl_stdin(&mut sim, "apply -f -", &text);
+    common::golden("apply-each-document", &format!("$ kubectl apply -f - <<EOF\n{text}EOF\n{}", out.text()));
+    assert_eq!(out.code, 1);
+    let names = |sim: &Sim| -> Vec<String> {
+        sim.store().objects(Kind::ConfigMap).map(|o| o.meta().name.to_string()).collect()
+    };
+    assert_eq!(names(&sim), ["four", "one"], "the ConfigMaps that could be applied are");
+    let web = sim.store().objects(Kind::Deployment).find_map(|o| o.as_deployment().and_then(|d| d.spec.replicas));
+    assert_eq!(web, Some(4), "the Deployment is configured");
+
+    // A YAML error in the third document: the first two are applied, the fourth is not read.
+    let mut sim = cluster();
+    let text = [cm("a"), cm("b"), "kind: [\n".to_string(), cm("c")].join("---\n");
+    let out = kubectl_stdin(&mut sim, "apply -f -", &text);
+    common::golden("apply-yaml-error-stops", &format!("$ kubectl apply -f - <<EOF\n{text}EOF\n{}", out.text()));
+    assert_eq!((out.code, names(&sim)), (1, vec!["a".to_string(), "b".to_string()]));
+    let report = kubectl::apply_each(&mut cluster(), &text);
+    assert_eq!(report.stopped, Some(3), "{report}");
+    assert!(report.summary().starts_with("2 created, 1 failed (reading stopped at document 3"), "{}", report.summary());
+}
+
 /// A Node whose kubelet could not register it (its name is longer than the 63 characters of the hostname label the
 /// kubelet adds) is refused before anything is written: no kubelet, no Lease, no Node (a fuzzer's finding: the
 /// kubelet used to start, fail to register and renew its Lease, under a refused apply).
@@ -461,9 +501,10 @@ fn a_node_its_kubelet_could_not_register_is_refused_and_writes_nothing() {
     assert_eq!((sim.store().resource_version(), sim.kubelets().len()), (before, kubelets), "nothing written");
 }
 
-/// An apply planned and written a few objects at a time (the page's large apply) does what the whole apply does:
-/// the same report or first error, and the same history (hash) after, including a set that creates its own
-/// namespace, names an object twice, configures live objects, or fails late (then nothing is written).
+/// An apply written a few objects at a time (the page's large apply) does what the whole apply does: the same
+/// report, every outcome and error, and the same history (hash) after, including a set that creates its own
+/// namespace, names an object twice, configures live objects, or fails late, in the middle (an unknown kind) or
+/// stops at a YAML error (the objects before it written all the same).
 #[test]
 fn an_apply_in_steps_is_the_whole_apply() {
     let many: String = (0..30)
@@ -481,35 +522,253 @@ fn an_apply_in_steps_is_the_whole_apply() {
         format!("{ns}{many}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: late\n  namespace: nowhere\n"),
         many.clone(),
         format!("{ns}{}", common::web(3).yaml()),
+        format!("{ns}---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n{many}"),
+        format!("{ns}{many}---\nkind: [\n{twice}"),
     ];
     for text in &texts {
         let mut whole = cluster();
-        let said = kubectl::apply(&mut whole, text).map(|r| r.to_string()).map_err(|e| e.to_string());
+        let said = kubectl::apply_each(&mut whole, text).to_string();
         // Applied twice over: the second time every object is live (configured or unchanged).
-        let again = kubectl::apply(&mut whole, text).map(|r| r.to_string()).map_err(|e| e.to_string());
+        let again = kubectl::apply_each(&mut whole, text).to_string();
         for n in [1, 3, usize::MAX] {
             let mut stepped = cluster();
             let apply = |sim: &mut Sim| {
-                let read = kubeloop_engine::manifest::parse(text).map_err(|e| e.to_string())?;
-                let mut job = kubectl::Applying::new(sim, read).map_err(|e| e.to_string())?;
+                let read = match kubeloop_engine::manifest::read(text) {
+                    Ok(read) => read,
+                    Err(e) => return kubectl::ApplyReport::refused(e).to_string(),
+                };
+                let mut job = kubectl::Applying::new(sim, read);
                 let mut steps = 0;
-                let mut wrote_at = None;
-                while !job.step(sim, n).map_err(|e| e.to_string())? {
+                while !job.step(sim, n) {
                     steps += 1;
                     let (done, of) = job.progress();
                     assert!(done <= of && steps < 1000, "progress {done}/{of}");
-                    if job.writing() && wrote_at.is_none() {
-                        wrote_at = Some(done);
-                    }
                 }
-                if let (1, Some(at)) = (n, wrote_at) {
-                    assert!(at >= job.progress().1 / 2, "every object is planned before the first write ({at})");
-                }
-                Ok::<_, String>(job.finish().to_string())
+                job.finish().to_string()
             };
             assert_eq!(apply(&mut stepped), said, "n = {n}, {}", &text[..60]);
             assert_eq!(apply(&mut stepped), again, "n = {n}, again");
             assert_eq!(stepped.history_hash(), whole.history_hash(), "n = {n}");
         }
+    }
+}
+
+/// One object of every kind kubeloop applies, Services of every type among them (their cluster IPs and node ports
+/// are the server's to allocate).
+const EVERY_KIND: &str = "apiVersion: v1
+kind: Namespace
+metadata:
+  name: team
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: extra
+  labels:
+    disktype: ssd
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: solo
+  namespace: team
+spec:
+  containers:
+  - name: app
+    image: busybox:1.36
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: rs
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: rs}
+  template:
+    metadata:
+      labels: {app: rs}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: api}
+  template:
+    metadata:
+      labels: {app: api}
+    spec:
+      containers:
+      - name: api
+        image: nginx:1.27
+        ports:
+        - containerPort: 8080
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  mode: fast
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: token
+stringData:
+  token: s3cret
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: robot
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: api
+spec:
+  selector: {app: api}
+  ports:
+  - port: 80
+    targetPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: api-nodeport
+spec:
+  type: NodePort
+  selector: {app: api}
+  ports:
+  - name: http
+    port: 80
+    targetPort: 8080
+  - name: metrics
+    port: 9090
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: api-lb
+spec:
+  type: LoadBalancer
+  selector: {app: api}
+  ports:
+  - port: 443
+    targetPort: 8080
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: api-headless
+spec:
+  clusterIP: None
+  selector: {app: api}
+  ports:
+  - port: 80
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: db
+spec:
+  type: ExternalName
+  externalName: db.example.com
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: api
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels: {app: api}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: by-hand
+  labels:
+    kubernetes.io/service-name: by-hand
+addressType: IPv4
+endpoints:
+- addresses: [10.1.2.3]
+ports:
+- port: 80
+";
+
+/// The manifest texts of the examples and lessons (their `manifests:`, every `apply:` action and every file a
+/// `kubectl apply -f` action reads), each with the scenario whose cluster it is applied to.
+fn example_texts() -> Vec<(String, kubeloop_engine::scenario::Scenario, String)> {
+    use kubeloop_engine::intervention::Intervention;
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut out = Vec::new();
+    for dir in [root.clone(), root.join("lessons")] {
+        let mut files: Vec<_> = std::fs::read_dir(&dir).expect("examples/").flatten().map(|e| e.path()).collect();
+        files.sort();
+        for path in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "yaml")) {
+            let text = std::fs::read_to_string(&path).expect("read");
+            let sc = kubeloop_engine::scenario::Scenario::parse(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let mut texts: Vec<String> = sc.manifests.iter().cloned().collect();
+            for a in &sc.actions {
+                match &a.what {
+                    Intervention::Apply(t) => texts.push(t.clone()),
+                    Intervention::Kubectl(line) if line.starts_with("apply -f ") => {
+                        let file = dir.join(line.trim_start_matches("apply -f ").trim());
+                        texts.push(std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file:?}: {e}")));
+                    }
+                    _ => {}
+                }
+            }
+            for t in texts {
+                out.push((name.clone(), sc.clone(), t));
+            }
+        }
+    }
+    out
+}
+
+/// Applying what is already applied changes nothing, as with a real API server: every example's and lesson's
+/// manifests and one object of every kind (Services of every type: their allocated cluster IPs and node ports are
+/// kept), applied, left to the controllers for a minute, then applied again: every object `unchanged`, nothing
+/// written (no resourceVersion moves), the node ports as allocated.
+#[test]
+fn an_identical_reapply_is_unchanged_for_every_example_and_every_kind() {
+    let mut cases = example_texts();
+    let fixture = kubeloop_engine::scenario::Scenario::parse("cluster:\n  nodes: 3\n").expect("cluster");
+    cases.push(("every kind".into(), fixture, EVERY_KIND.to_string()));
+    assert!(cases.len() >= 10, "examples found: {}", cases.len());
+    for (name, sc, text) in cases {
+        let (mut sim, _) = sc.cluster(1, None).expect("cluster");
+        let first = kubectl::apply(&mut sim, &text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+        sim.run_for(MINUTE);
+        let ports = |sim: &mut Sim| kubectl(sim, "get svc -A").stdout;
+        let (rv, before) = (sim.store().resource_version(), ports(&mut sim));
+        let again = kubectl_stdin(&mut sim, "apply -f -", &text);
+        assert_eq!(again.code, 0, "{name}: {}", again.text());
+        let lines: Vec<&str> = again.stdout.lines().collect();
+        assert_eq!(lines.len(), first.results.len(), "{name}: {}", again.text());
+        for l in &lines {
+            assert!(l.ends_with(" unchanged"), "{name}: {l}\n{}", again.text());
+        }
+        assert_eq!(sim.store().resource_version(), rv, "{name}: an identical re-apply wrote\n{}", again.text());
+        assert_eq!(ports(&mut sim), before, "{name}: the Services' addresses and ports");
+        // The same text twice in one apply: created once, then unchanged (a Service's allocations are kept).
+        let (mut sim, _) = sc.cluster(1, None).expect("cluster");
+        let twice = kubectl_stdin(&mut sim, "apply -f -", &format!("{text}\n---\n{text}"));
+        assert_eq!(twice.code, 0, "{name} twice: {}", twice.text());
+        let n = first.results.len();
+        let lines: Vec<&str> = twice.stdout.lines().collect();
+        assert!(lines[..n].iter().all(|l| l.ends_with(" created")), "{name} twice: {}", twice.text());
+        assert!(lines[n..].iter().all(|l| l.ends_with(" unchanged")), "{name} twice: {}", twice.text());
     }
 }

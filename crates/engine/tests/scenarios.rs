@@ -675,3 +675,23 @@ fn for_interrupts_a_command_that_keeps_printing() {
     assert_eq!(e.line, Some(6), "{e}");
     assert!(e.message.contains("actions[0].for: is for kubectl actions only"), "{e}");
 }
+
+/// A scenario that gives no `cluster.nodes` starts the documented default cluster (3 nodes of the template's shape,
+/// as `kubeloop kubectl` without a scenario does), not an empty one; `nodes: 0` is an empty cluster, and the
+/// timeline says so.
+#[test]
+fn a_scenario_without_nodes_starts_the_default_cluster() {
+    for text in ["seed: 3\n", "cluster:\n  nodeTemplate: {cpu: \"8\"}\n"] {
+        let sc = Scenario::parse(text).expect("parse");
+        assert_eq!(sc.nodes.len(), 3, "{text}");
+        let out = sc.run(RunOptions { until: Some(10 * SECOND), ..Default::default() }).expect("run");
+        let first = out.timeline.iter().find(|e| e.source == "scenario").map(|e| e.text.as_str());
+        assert_eq!(first, Some("cluster: 3 node(s): node-1, node-2, node-3"), "{text}");
+    }
+    let sc = Scenario::parse("cluster:\n  nodeTemplate: {cpu: \"8\"}\n").expect("parse");
+    assert!(sc.nodes.iter().all(|n| n.cpu == sc.node_template.cpu) && sc.node_template.cpu.to_string() == "8");
+    let empty = Scenario::parse("cluster:\n  nodes: 0\n").expect("parse");
+    assert!(empty.nodes.is_empty());
+    let out = empty.run(RunOptions { until: Some(SECOND), ..Default::default() }).expect("run");
+    assert!(out.timeline.iter().any(|e| e.text.starts_with("cluster: no nodes (nodes: 0)")), "{:?}", out.timeline);
+}

@@ -173,16 +173,18 @@ fn check_manifest(text: &str) {
     sim.add_node(NodeConfig::default()).expect("a default node");
     run_bounded(&mut sim, SECOND, 1_000);
     let before = sim.store().resource_version();
-    match kubectl::apply(&mut sim, text) {
-        Err(e) => {
-            bounded("apply", &e.message);
-            assert_eq!(sim.store().resource_version(), before, "a refused apply wrote: {e}");
-        }
-        Ok(report) => {
-            for w in &report.warnings {
-                located("an apply warning", text, w.line);
-            }
-        }
+    // Object by object, as kubectl applies: every failure bounded and located; an apply that applied nothing
+    // wrote nothing.
+    let report = kubectl::apply_each(&mut sim, text);
+    for e in &report.errors {
+        bounded("apply", &e.message);
+        located("apply", text, e.line);
+    }
+    for w in &report.warnings {
+        located("an apply warning", text, w.line);
+    }
+    if report.results.iter().all(|r| r.action == kubectl::ApplyAction::Unchanged) {
+        assert_eq!(sim.store().resource_version(), before, "an apply that applied nothing wrote: {report}");
     }
     run_bounded(&mut sim, 30 * SECOND, 20_000);
     within_caps(&sim);

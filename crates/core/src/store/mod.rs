@@ -607,7 +607,7 @@ impl Store {
 mod watches;
 mod write;
 
-pub use write::{set_pod_condition, validate_update};
+pub use write::{patch_allocated_values, set_pod_condition, validate_update};
 
 #[cfg(test)]
 mod tests;

@@ -269,6 +269,9 @@ impl Store {
                     next.take_status_from(&current);
                 }
                 keep_namespace_finalizers(&current, &mut next);
+                if let (Object::Service(old), Object::Service(new)) = (&*current, &mut next) {
+                    patch_allocated_values(new, old);
+                }
                 self.admit_update(client, &current, &mut next)?;
                 let cm = current.meta();
                 let m = next.meta_mut();
@@ -744,6 +747,32 @@ pub fn validate_update(current: &Object, next: &Object) -> Result<(), ApiError> 
         Ok(())
     } else {
         Err(ApiError::Invalid(admission::Invalid::new(next, errs)))
+    }
+}
+
+/// The service registry's `patchAllocatedValues`: an update that leaves out what the server allocated (the cluster
+/// IPs, the node port of a port of the same name) keeps it, so that a client may send the same Service again
+/// without reading it first (an identical `kubectl apply` is then `unchanged`). A node port the new Service gives
+/// to another port is not taken back.
+pub fn patch_allocated_values(new: &mut crate::api::Service, old: &crate::api::Service) {
+    let needs_cluster_ip = |s: &crate::api::Service| s.type_name() != "ExternalName";
+    if needs_cluster_ip(old) && needs_cluster_ip(new) {
+        if new.spec.cluster_ip.is_empty() {
+            new.spec.cluster_ip = old.spec.cluster_ip.clone();
+        }
+        if new.spec.cluster_ips.is_empty() && !old.spec.cluster_ips.is_empty() {
+            new.spec.cluster_ips = old.spec.cluster_ips.clone();
+        }
+    }
+    if old.has_node_ports() && new.has_node_ports() {
+        for i in 0..new.spec.ports.len() {
+            // The last old port of that name (as a map by name keeps it), unless the new Service uses its port.
+            let name = &new.spec.ports[i].name;
+            let kept = old.spec.ports.iter().rev().find(|p| &p.name == name).map_or(0, |p| p.node_port);
+            if new.spec.ports[i].node_port == 0 && !new.spec.ports.iter().any(|p| p.node_port == kept) {
+                new.spec.ports[i].node_port = kept;
+            }
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::api::{s, Kind, ObjKey, Object};
 use crate::kubelet::NodeConfig;
-use crate::manifest::{self, Manifest, ManifestError, Warning};
+use crate::manifest::{self, Entry, Manifest, ManifestError, Warning};
 use crate::sim::{Sim, MAX_NODES};
 
 use super::args::{value, Args};
@@ -63,31 +63,34 @@ fn run_apply(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output
     let dry = DryRun::of(args)?;
     let text = read_all(args, input)?;
     Ok(match dry {
-        DryRun::Client => output(&dry_run_report(sim, &text), dry.suffix()),
-        DryRun::Server => output(&server_dry_run_report(sim, &text), dry.suffix()),
-        DryRun::None => output(&apply(sim, &text), ""),
+        DryRun::None => output(&apply_each(sim, &text), ""),
+        dry => output(&applied_text(sim, &text, dry), dry.suffix()),
     })
 }
 
 /// What `kubectl apply -f -` prints of an apply (the page's large apply, performed across frames, prints this).
-pub fn apply_output(result: &Result<ApplyReport, ManifestError>) -> Output {
-    output(result, "")
+pub fn apply_output(report: &ApplyReport) -> Output {
+    output(report, "")
 }
 
-fn output(result: &Result<ApplyReport, ManifestError>, suffix: &str) -> Output {
-    match result {
-        Ok(report) => {
-            let mut out = Output::ok(String::new());
-            for w in &report.warnings {
-                out.stderr.push_str(&format!("{w}\n"));
-            }
-            for r in &report.results {
-                out.stdout.push_str(&format!("{r}{suffix}\n"));
-            }
-            out
-        }
-        Err(e) => Output { stderr: format!("{e}\n"), code: 1, ..Default::default() },
+/// kubectl's output: a line for each object applied as it is applied, then every error (`cmdutil.CheckErr` of the
+/// errors `Run` gathered: the objects that could not be built, then those the server refused), exit status 1 if
+/// there was one.
+fn output(report: &ApplyReport, suffix: &str) -> Output {
+    let mut out = Output::ok(String::new());
+    for w in &report.warnings {
+        out.stderr.push_str(&format!("{w}\n"));
     }
+    for r in &report.results {
+        out.stdout.push_str(&format!("{r}{suffix}\n"));
+    }
+    for e in &report.errors {
+        out.stderr.push_str(&format!("{e}\n"));
+    }
+    if !report.errors.is_empty() {
+        out.code = 1;
+    }
+    out
 }
 
 /// `kubectl.kubernetes.io/last-applied-configuration`
@@ -100,6 +103,17 @@ pub enum ApplyAction {
     Unchanged,
 }
 
+impl ApplyAction {
+    /// The word kubectl prints.
+    pub fn word(self) -> &'static str {
+        match self {
+            ApplyAction::Created => "created",
+            ApplyAction::Configured => "configured",
+            ApplyAction::Unchanged => "unchanged",
+        }
+    }
+}
+
 /// What `apply` did to one object: prints as kubectl does (`deployment.apps/web created`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApplyResult {
@@ -110,126 +124,195 @@ pub struct ApplyResult {
 
 impl fmt::Display for ApplyResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let action = match self.action {
-            ApplyAction::Created => "created",
-            ApplyAction::Configured => "configured",
-            ApplyAction::Unchanged => "unchanged",
-        };
-        write!(f, "{}/{} {action}", self.kind.resource_ref(), self.key.name)
+        write!(f, "{}/{} {}", self.kind.resource_ref(), self.key.name, self.action.word())
     }
 }
 
+/// Every outcome of an apply: the objects applied, in order; the errors, as kubectl gathers them (the objects that
+/// could not be built, in the text's order, then those the server refused); the warnings of the objects applied.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ApplyReport {
     pub results: Vec<ApplyResult>,
     pub warnings: Vec<Warning>,
+    pub errors: Vec<ManifestError>,
+    /// The document at which reading stopped (YAML kubectl cannot read, a document without a type): the documents
+    /// after it were not read, so not applied.
+    pub stopped: Option<usize>,
 }
 
+impl ApplyReport {
+    /// An apply of a text refused whole (kubeloop's YAML budgets): nothing of it applied.
+    pub fn refused(e: ManifestError) -> ApplyReport {
+        ApplyReport { errors: vec![e], ..ApplyReport::default() }
+    }
+
+    /// The outcome counted, as the page leads with it (kubeloop's own words): `2 created, 1 unchanged, 1 failed`.
+    pub fn summary(&self) -> String {
+        let mut parts: Vec<String> = [ApplyAction::Created, ApplyAction::Configured, ApplyAction::Unchanged]
+            .iter()
+            .map(|a| (a, self.results.iter().filter(|r| r.action == *a).count()))
+            .filter(|(_, n)| *n > 0)
+            .map(|(a, n)| format!("{n} {}", a.word()))
+            .collect();
+        if !self.errors.is_empty() {
+            parts.push(format!("{} failed", self.errors.len()));
+        }
+        if parts.is_empty() {
+            return "nothing to apply".into();
+        }
+        let mut out = parts.join(", ");
+        if let Some(d) = self.stopped {
+            out.push_str(&format!(" (reading stopped at document {d}: nothing after it was applied)"));
+        }
+        out
+    }
+}
+
+/// kubectl's lines of it but its warnings: each object applied, then each error.
 impl fmt::Display for ApplyReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for w in &self.warnings {
-            writeln!(f, "{w}")?;
-        }
         for r in &self.results {
             writeln!(f, "{r}")?;
+        }
+        for e in &self.errors {
+            writeln!(f, "{e}")?;
         }
         Ok(())
     }
 }
 
-/// `kubectl apply -f -` of every document in `text`: create or update each object (client-side apply with the
-/// last-applied-configuration three-way merge). Everything is checked first: if any document has a problem,
-/// nothing at all is applied.
+/// `kubectl apply -f -` of every document in `text`, as kubectl applies them (its `Run`): every object read is
+/// applied in order, each on its own (created, or updated by client-side apply's three-way merge with the
+/// last-applied configuration); one that cannot be built or that the server refuses fails alone, and reading stops
+/// where kubectl's stream stops (see [`manifest::read`]), the documents before it applied. Every outcome is in the
+/// report, each failure with its line.
+pub fn apply_each(sim: &mut Sim, text: &str) -> ApplyReport {
+    applied_text(sim, text, DryRun::None)
+}
+
+/// [`apply_each`], or (a dry run) what it would report without writing.
+fn applied_text(sim: &mut Sim, text: &str, dry: DryRun) -> ApplyReport {
+    let read = match manifest::read(text) {
+        Ok(read) => read,
+        Err(e) => return ApplyReport::refused(e),
+    };
+    let mut job = Applying::start(sim, read, dry);
+    while !job.step(sim, usize::MAX) {}
+    job.finish()
+}
+
+/// [`apply_each`], for callers that need only know whether all of it went: `Err` is its first error (the other
+/// documents were applied all the same, as with kubectl's exit status 1).
 pub fn apply(sim: &mut Sim, text: &str) -> Result<ApplyReport, ManifestError> {
-    apply_read(sim, manifest::parse(text)?)
+    let report = apply_each(sim, text);
+    match report.errors.first() {
+        Some(e) => Err(e.clone()),
+        None => Ok(report),
+    }
 }
 
-/// [`apply`] of a text already read.
-fn apply_read(sim: &mut Sim, read: (Vec<Manifest>, Vec<Warning>)) -> Result<ApplyReport, ManifestError> {
-    let mut job = Applying::new(sim, read)?;
-    while !job.step(sim, usize::MAX)? {}
-    Ok(job.finish())
+/// The objects read and those the server will refuse, in order, and a report that holds what reading said (where
+/// it stopped, the objects kubectl could not build: reported first); an empty text is kubectl's "no objects passed
+/// to apply".
+fn begin(read: manifest::Read) -> (Vec<Entry>, ApplyReport) {
+    let mut report = ApplyReport { stopped: read.stopped, ..ApplyReport::default() };
+    let mut objects = Vec::with_capacity(read.objects.len());
+    for entry in read.objects {
+        match entry {
+            Entry::Unbuilt(e) => report.errors.push(e),
+            sent => objects.push(sent),
+        }
+    }
+    if objects.is_empty() && report.errors.is_empty() {
+        report.errors.push(ManifestError::new(0, 1, None, "no objects passed to apply"));
+    }
+    (objects, report)
 }
 
-/// An apply performed a few objects at a time (the page spreads a large one across frames, the clock held): every
-/// object is planned and checked first, then written, as [`apply`] does at once. Between two steps nothing
-/// else may change the simulation (the page finishes the apply before anything else touches the run).
+/// An apply performed a few objects at a time (the page spreads a large one across frames, the clock held), as
+/// [`apply_each`] performs it at once: each object checked against what is live, then written, in order. Between
+/// two steps nothing else may change the simulation (the page finishes the apply before anything else touches the
+/// run), so the steps write what the whole apply writes.
 pub struct Applying {
+    objects: std::vec::IntoIter<Entry>,
     plan: Planner,
-    /// The objects planned, once every one of them is: then written in order.
-    writing: Option<std::vec::IntoIter<(Object, Manifest, bool)>>,
     report: ApplyReport,
-    /// Objects in the text, and how many are planned and written so far.
+    /// The once-per-kind warnings of the objects applied.
+    kinds: manifest::Warnings,
+    /// Objects to send, and how many are sent so far.
     total: usize,
     done: usize,
+    /// Whether the objects are written, or a dry run's.
+    dry: DryRun,
 }
 
 impl Applying {
-    /// An apply of what was read (an empty set is refused, as kubectl refuses it).
-    pub fn new(sim: &Sim, read: (Vec<Manifest>, Vec<Warning>)) -> Result<Applying, ManifestError> {
-        let total = read.0.len();
-        let plan = Planner::new(sim, read)?;
-        Ok(Applying {
-            plan,
-            writing: None,
-            report: ApplyReport { results: Vec::new(), warnings: Vec::new() },
-            total,
+    /// An apply of what was read.
+    pub fn new(sim: &Sim, read: manifest::Read) -> Applying {
+        Applying::start(sim, read, DryRun::None)
+    }
+
+    /// An apply, or a dry run of it: `--dry-run=client` writes nothing and reports each existing object as
+    /// `configured`, each checked against what the earlier ones of the text would have left; `--dry-run=server`
+    /// sends each object with `dryRun=All` (see [`send_dry_run`]).
+    fn start(sim: &Sim, read: manifest::Read, dry: DryRun) -> Applying {
+        let (objects, report) = begin(read);
+        Applying {
+            total: objects.len(),
+            objects: objects.into_iter(),
+            plan: Planner::new(sim, dry == DryRun::Client),
+            dry,
+            report,
+            kinds: manifest::Warnings::default(),
             done: 0,
-        })
+        }
     }
 
-    /// Whether writing has begun: from then on the apply cannot be cancelled (what is written stays written).
-    pub fn writing(&self) -> bool {
-        self.writing.is_some()
-    }
-
-    /// How far it is: objects planned plus objects written, out of twice the objects.
+    /// How far it is: objects sent, of how many.
     pub fn progress(&self) -> (usize, usize) {
-        (self.done, 2 * self.total)
+        (self.done, self.total)
     }
 
-    /// Plans or writes up to `n` objects; whether the apply is done. At the first error nothing more is done (a
-    /// planning error: nothing was written).
-    pub fn step(&mut self, sim: &mut Sim, n: usize) -> Result<bool, ManifestError> {
-        let mut left = n;
-        if self.writing.is_none() {
-            while left > 0 {
-                if !self.plan.step(sim)? {
-                    let plan = std::mem::take(&mut self.plan.planned);
-                    self.report.warnings = std::mem::take(&mut self.plan.warnings);
-                    self.writing = Some(plan.into_iter());
-                    break;
-                }
-                self.done += 1;
-                left -= 1;
+    /// Sends up to `n` objects; whether the apply is done.
+    pub fn step(&mut self, sim: &mut Sim, n: usize) -> bool {
+        for _ in 0..n {
+            let Some(entry) = self.objects.next() else { return true };
+            let sent = entry.into_result().and_then(|m| {
+                let planned = self.plan.plan(sim, &m)?;
+                let r = match self.dry {
+                    DryRun::None => write(sim, planned, &m, &mut self.plan)?,
+                    DryRun::Client => self.plan.pretend_written(planned),
+                    DryRun::Server => send_dry_run(sim, planned, &m)?,
+                };
+                self.report.warnings.extend(m.warnings.iter().cloned());
+                self.kinds.saw(&m);
+                Ok(r)
+            });
+            match sent {
+                Ok(r) => self.report.results.push(r),
+                Err(e) => self.report.errors.push(e),
             }
-        }
-        let Some(objects) = self.writing.as_mut() else { return Ok(false) };
-        while left > 0 {
-            let Some((obj, m, exists)) = objects.next() else { return Ok(true) };
-            self.report.results.push(write(sim, obj, &m, exists)?);
             self.done += 1;
-            left -= 1;
         }
-        Ok(objects.len() == 0)
+        self.objects.len() == 0
     }
 
     /// What the apply did (call once [`Applying::step`] says it is done).
-    pub fn finish(self) -> ApplyReport {
+    pub fn finish(mut self) -> ApplyReport {
+        self.report.warnings.extend(self.kinds.finish());
         self.report
     }
 }
 
-/// Writes one planned object: creates it, or updates it over what is live.
-fn write(sim: &mut Sim, mut obj: Object, m: &Manifest, exists: bool) -> Result<ApplyResult, ManifestError> {
+/// Writes one planned object: creates it, or updates it over what is live; the planner then counts it.
+fn write(sim: &mut Sim, p: Planned, m: &Manifest, plan: &mut Planner) -> Result<ApplyResult, ManifestError> {
+    let Planned { object: mut obj, exists, declared_pods } = p;
     let kind = obj.kind();
     let key = obj.key();
     let before = sim.store().peek(kind, &key).map(|o| o.meta().resource_version);
     let result = if kind == Kind::Node && !exists {
         create_node(sim, obj).map_err(|e| format!("Error from server: {e}"))
     } else if exists {
-        // An object named twice in the set was planned against the first document's version: it is written
-        // over what that write left.
         obj.meta_mut().resource_version = before.unwrap_or(0);
         sim.as_user(|api| api.update(obj)).map_err(server_error)
     } else {
@@ -241,6 +324,7 @@ fn write(sim: &mut Sim, mut obj: Object, m: &Manifest, exists: bool) -> Result<A
         Some(rv) if rv == written.meta().resource_version => ApplyAction::Unchanged,
         Some(_) => ApplyAction::Configured,
     };
+    plan.declared_pods = declared_pods;
     Ok(ApplyResult { kind, key, action })
 }
 
@@ -252,88 +336,84 @@ fn server_error(e: crate::store::ApiError) -> String {
     }
 }
 
-/// `--dry-run=client`: what apply would report, without writing (every existing object as `configured`).
-fn dry_run_report(sim: &Sim, text: &str) -> Result<ApplyReport, ManifestError> {
-    let mut plan = Planner::new(sim, manifest::parse(text)?)?;
-    while plan.step(sim)? {}
-    let results = plan
-        .planned
-        .into_iter()
-        .map(|(obj, _, exists)| {
-            let action = if !exists { ApplyAction::Created } else { ApplyAction::Configured };
-            ApplyResult { kind: obj.kind(), key: obj.key(), action }
-        })
-        .collect();
-    Ok(ApplyReport { results, warnings: plan.warnings })
-}
-
-/// `--dry-run=server`: every planned object is sent as kubectl sends it, with `dryRun=All` (the API server admits
-/// and validates it, answers, and persists nothing). An object that is not there is created; an object whose
-/// update changes nothing is `unchanged`, as kubectl's empty patch is.
-fn server_dry_run_report(sim: &mut Sim, text: &str) -> Result<ApplyReport, ManifestError> {
-    let mut plan = Planner::new(sim, manifest::parse(text)?)?;
-    while plan.step(sim)? {}
-    let mut results = Vec::with_capacity(plan.planned.len());
-    for (mut obj, m, _) in plan.planned {
-        let (kind, key) = (obj.kind(), obj.key());
-        // Nothing planned before was written: each object meets what is live.
-        let live = sim.store().peek(kind, &key).cloned();
-        if let Some(l) = &live {
-            obj.meta_mut().resource_version = l.meta().resource_version;
-        }
-        let sent = sim.as_user(|api| api.dry_run(|api| if live.is_some() { api.update(obj) } else { api.create(obj) }));
-        let answer = sent.map_err(|e| m.error_at(&[], format!("Error from server: {e}")))?;
-        let action = match &live {
-            None => ApplyAction::Created,
-            Some(l) if **l == *answer => ApplyAction::Unchanged,
-            Some(_) => ApplyAction::Configured,
-        };
-        results.push(ApplyResult { kind, key, action });
+/// `--dry-run=server`: one planned object sent as kubectl sends it, with `dryRun=All` (the API server admits and
+/// validates it, answers, and persists nothing, so each object meets what is live). An object that is not there is
+/// created; an object whose update changes nothing is `unchanged`, as kubectl's empty patch is.
+fn send_dry_run(sim: &mut Sim, p: Planned, m: &Manifest) -> Result<ApplyResult, ManifestError> {
+    let mut obj = p.object;
+    let (kind, key) = (obj.kind(), obj.key());
+    let live = sim.store().peek(kind, &key).cloned();
+    if let Some(l) = &live {
+        obj.meta_mut().resource_version = l.meta().resource_version;
     }
-    Ok(ApplyReport { results, warnings: plan.warnings })
+    let sent = sim.as_user(|api| api.dry_run(|api| if live.is_some() { api.update(obj) } else { api.create(obj) }));
+    let answer = sent.map_err(|e| m.error_at(&[], server_error(e)))?;
+    let action = match &live {
+        None => ApplyAction::Created,
+        Some(l) if **l == *answer => ApplyAction::Unchanged,
+        Some(_) => ApplyAction::Configured,
+    };
+    Ok(ApplyResult { kind, key, action })
 }
 
-/// Checks every document and builds each object as it would be written, one document at a time; writes nothing.
-/// Documents are planned in order, each against the state the earlier ones leave (an object named twice is
-/// created, then configured, as kubectl applies it), so the whole set is known good before the first write.
-#[derive(Default)]
-struct Planner {
-    manifests: std::vec::IntoIter<Manifest>,
-    warnings: Vec<Warning>,
-    /// Each object as it would be sent, its manifest, whether it exists.
-    planned: Vec<(Object, Manifest, bool)>,
-    namespaces: Vec<String>,
-    new_nodes: usize,
+/// One object checked and built as it would be sent: the object, whether it exists, and the pods the cluster
+/// declares once it is written.
+struct Planned {
+    object: Object,
+    exists: bool,
     declared_pods: i64,
-    /// What the earlier documents of the set will have written, by kind and key.
-    planned_state: std::collections::BTreeMap<(Kind, ObjKey), Object>,
+}
+
+/// Checks each object against what is live and builds it as it would be written (writes nothing): the API
+/// server's checks that kubeloop makes before a write, and kubeloop's own bounds (objects per kind, declared pods,
+/// nodes).
+struct Planner {
+    /// Pods the workloads declare, with the objects committed so far.
+    declared_pods: i64,
+    /// A dry run's: what the earlier objects would have written (nothing is written).
+    overlay: Option<Overlay>,
+}
+
+/// What a dry run's earlier objects would have written, by kind and key, and how many objects of each kind and
+/// nodes they would have created.
+#[derive(Default)]
+struct Overlay {
+    /// By kind, as the store keeps them.
+    objects: [std::collections::BTreeMap<ObjKey, std::rc::Rc<Object>>; Kind::ALL.len()],
     creates: [usize; Kind::ALL.len()],
+    new_nodes: usize,
 }
 
 impl Planner {
-    fn new(sim: &Sim, (manifests, warnings): (Vec<Manifest>, Vec<Warning>)) -> Result<Planner, ManifestError> {
-        if manifests.is_empty() {
-            return Err(ManifestError {
-                document: 0,
-                line: 1,
-                column: None,
-                message: "no objects passed to apply".into(),
-            });
-        }
-        Ok(Planner {
-            planned: Vec::with_capacity(manifests.len()),
-            manifests: manifests.into_iter(),
-            warnings,
-            namespaces: sim.store().objects(Kind::Namespace).map(|o| o.meta().name.to_string()).collect(),
-            declared_pods: declared_pods(sim),
-            ..Planner::default()
-        })
+    fn new(sim: &Sim, dry_run: bool) -> Planner {
+        Planner { declared_pods: declared_pods(sim), overlay: dry_run.then(Overlay::default) }
     }
 
-    /// Plans the next document; whether there was one.
-    fn step(&mut self, sim: &Sim) -> Result<bool, ManifestError> {
-        let Some(m) = self.manifests.next() else { return Ok(false) };
-        manifest::validate(&m)?;
+    /// The object as it would be seen: a dry run's earlier object, or the live one.
+    fn live(&self, sim: &Sim, kind: Kind, key: &ObjKey) -> Option<std::rc::Rc<Object>> {
+        let planned = self.overlay.as_ref().and_then(|o| o.objects[kind.index()].get(key));
+        planned.or_else(|| sim.store().peek(kind, key)).cloned()
+    }
+
+    /// A dry run's object as if it were written (what the next ones see), and what apply reports of it: created,
+    /// or (existing) configured.
+    fn pretend_written(&mut self, p: Planned) -> ApplyResult {
+        self.declared_pods = p.declared_pods;
+        let (kind, key) = (p.object.kind(), p.object.key());
+        let action = if p.exists { ApplyAction::Configured } else { ApplyAction::Created };
+        if let Some(o) = self.overlay.as_mut() {
+            if !p.exists {
+                o.creates[kind.index()] += 1;
+                o.new_nodes += usize::from(kind == Kind::Node);
+            }
+            o.objects[kind.index()].insert(key.clone(), std::rc::Rc::new(p.object));
+        }
+        ApplyResult { kind, key, action }
+    }
+
+    /// Checks one object and builds it as it would be sent.
+    fn plan(&self, sim: &Sim, m: &Manifest) -> Result<Planned, ManifestError> {
+        manifest::validate(m)?;
         let mut obj = m.object.clone();
         let kind = obj.kind();
         if kind.namespaced() {
@@ -341,14 +421,13 @@ impl Planner {
                 obj.meta_mut().namespace = s("default");
             }
             let ns = obj.meta().namespace.to_string();
-            if !self.namespaces.contains(&ns) {
+            let namespace = self.live(sim, Kind::Namespace, &ObjKey::cluster(&ns));
+            let Some(namespace) = namespace else {
                 let ns = crate::limits::echo(&ns);
                 return Err(m.error_at(&["metadata", "namespace"], format!("namespaces \"{ns}\" not found")));
-            }
-            let terminating =
-                |o: &std::rc::Rc<Object>| o.as_namespace().is_some_and(|n| &*n.status.phase == "Terminating");
-            let creates = sim.store().peek(kind, &obj.key()).is_none();
-            if creates && sim.store().peek(Kind::Namespace, &ObjKey::cluster(&ns)).is_some_and(terminating) {
+            };
+            let terminating = namespace.as_namespace().is_some_and(|n| &*n.status.phase == "Terminating");
+            if terminating && self.live(sim, kind, &obj.key()).is_none() {
                 // NamespaceLifecycle refuses creates only; an update of what is still there goes through.
                 return Err(m.error_at(
                     &["metadata", "namespace"],
@@ -363,26 +442,19 @@ impl Planner {
         } else {
             obj.meta_mut().namespace = s("");
         }
-        if kind == Kind::Namespace {
-            self.namespaces.push(obj.meta().name.to_string());
-        }
         let key = obj.key();
-        let live = match self.planned_state.get(&(kind, key.clone())) {
-            Some(o) => Some(std::rc::Rc::new(o.clone())),
-            None => sim.store().peek(kind, &key).cloned(),
-        };
+        let live = self.live(sim, kind, &key);
         let mut json = m.json.clone();
         if let (Some(meta), true) = (json.get_mut("metadata").and_then(Value::as_object_mut), kind.namespaced()) {
             meta.insert("namespace".into(), Value::String(key.namespace.to_string()));
         }
         let last_applied = serde_json::to_string(&json).unwrap_or_default();
-        let exists = live.is_some();
+        let (creates, new_nodes) = self.overlay.as_ref().map_or((0, 0), |o| (o.creates[kind.index()], o.new_nodes));
         let next = match &live {
             None => {
                 obj.meta_mut().annotations.insert(s(LAST_APPLIED), s(&last_applied));
                 validate_stored(&m, &obj)?;
                 if let Object::Node(n) = &obj {
-                    self.new_nodes += 1;
                     // The Node its kubelet will register (with the hostname label) must be one the API server
                     // takes, or nothing is written.
                     let node = Object::Node(crate::kubelet::registered_node(&node_config_of(sim, n)));
@@ -391,10 +463,13 @@ impl Planner {
                         let message = crate::admission::invalid_message(&node, &errs);
                         return Err(m.error_at(&["metadata", "name"], message));
                     }
+                    let max_nodes = sim.store().cap(Kind::Node).min(MAX_NODES);
+                    if sim.kubelets().len() + new_nodes >= max_nodes {
+                        return Err(m.error_at(&[], format!("refused: kubeloop simulates at most {max_nodes} nodes")));
+                    }
                 }
-                self.creates[kind.index()] += 1;
                 let cap = sim.store().cap(kind);
-                if sim.store().count_of(kind) + self.creates[kind.index()] > cap {
+                if sim.store().count_of(kind) + creates >= cap {
                     return Err(m.error_at(&[], format!("refused: {}", crate::limits::refusal(kind, cap))));
                 }
                 obj
@@ -409,22 +484,16 @@ impl Planner {
                 next
             }
         };
-        self.declared_pods += replicas_of(sim, &next) - live.as_deref().map_or(0, |l| replicas_of(sim, l));
+        let declared_pods =
+            self.declared_pods + replicas_of(sim, &next) - live.as_deref().map_or(0, |l| replicas_of(sim, l));
         let max_pods = sim.store().cap(Kind::Pod);
-        if self.declared_pods > max_pods as i64 {
-            let declared = self.declared_pods;
+        if declared_pods > max_pods as i64 {
             return Err(m.error_at(
                 &["spec", "replicas"],
-                format!("refused: the cluster would declare {declared} pods; kubeloop simulates at most {max_pods} (Kubernetes' scalability envelope)"),
+                format!("refused: the cluster would declare {declared_pods} pods; kubeloop simulates at most {max_pods} (Kubernetes' scalability envelope)"),
             ));
         }
-        let max_nodes = sim.store().cap(Kind::Node).min(MAX_NODES);
-        if sim.kubelets().len() + self.new_nodes > max_nodes {
-            return Err(m.error_at(&[], format!("refused: kubeloop simulates at most {max_nodes} nodes")));
-        }
-        self.planned_state.insert((kind, key), next.clone());
-        self.planned.push((next, m, exists));
-        Ok(true)
+        Ok(Planned { object: next, exists: live.is_some(), declared_pods })
     }
 }
 
@@ -574,9 +643,12 @@ fn last_applied_note(obj: &Object) -> Option<String> {
     })
 }
 
-/// The server-side checks of an update, run before anything is written.
+/// The server-side checks of an update, run before it is written (as the API server's update path runs them).
 fn precheck_update(live: &Object, next: &Object) -> Result<(), String> {
     let mut n = next.clone();
+    if let (Object::Service(old), Object::Service(new)) = (live, &mut n) {
+        crate::store::patch_allocated_values(new, old);
+    }
     crate::admission::default_object(&mut n);
     let errs = crate::admission::validate(&n);
     if !errs.is_empty() {

@@ -81,10 +81,10 @@ struct ApiResource {
 
 /// The categories a resource belongs to (`kubectl get all`).
 fn categories(r: &Resource) -> &'static [&'static str] {
-    use crate::api::Kind;
-    match r.kind {
-        Kind::Pod | Kind::Deployment | Kind::ReplicaSet => &["all"],
-        _ => &[],
+    if super::resource::ALL_CATEGORY.contains(&r.kind) {
+        &["all"]
+    } else {
+        &[]
     }
 }
 

@@ -31,7 +31,8 @@ mod top;
 use std::fmt;
 
 pub use apply::{
-    apply, apply_output, from_json, three_way, ApplyAction, ApplyReport, ApplyResult, Applying, LAST_APPLIED,
+    apply, apply_each, apply_output, from_json, three_way, ApplyAction, ApplyReport, ApplyResult, Applying,
+    LAST_APPLIED,
 };
 pub use complete::complete;
 

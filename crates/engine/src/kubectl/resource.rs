@@ -139,8 +139,13 @@ pub enum Targets {
     ByName(Vec<(Kind, String)>),
 }
 
-/// Parses `TYPE[,TYPE] [NAME...]` or `TYPE/NAME...`. `all` expands to the workload kinds kubeloop simulates
-/// (`kubectl get all`: pods, deployments, replicasets). An empty list is an error for the caller to word.
+/// The kinds of upstream's `all` category that kubeloop serves, in the order `kubectl get all` prints them (the
+/// core group's pods and services, then apps' deployments and replicasets; kubeloop serves none of the category's
+/// others: replicationcontrollers, daemonsets, statefulsets, jobs, cronjobs, horizontalpodautoscalers).
+pub const ALL_CATEGORY: [Kind; 4] = [Kind::Pod, Kind::Service, Kind::Deployment, Kind::ReplicaSet];
+
+/// Parses `TYPE[,TYPE] [NAME...]` or `TYPE/NAME...`. `all` expands to [`ALL_CATEGORY`] (`kubectl get all`). An empty
+/// list is an error for the caller to word.
 pub fn targets(args: &[String]) -> Result<Targets, String> {
     let Some(first) = args.first() else { return Ok(Targets::ByType { kinds: Vec::new(), names: Vec::new() }) };
     if first.contains('/') {
@@ -164,7 +169,7 @@ pub fn targets(args: &[String]) -> Result<Targets, String> {
     let mut kinds = Vec::new();
     for t in first.split(',').filter(|t| !t.is_empty()) {
         if t.eq_ignore_ascii_case("all") {
-            for k in [Kind::Pod, Kind::Deployment, Kind::ReplicaSet] {
+            for k in ALL_CATEGORY {
                 if !kinds.contains(&k) {
                     kinds.push(k);
                 }
@@ -224,7 +229,10 @@ mod tests {
         assert!(targets(&v(&["pods", "pod/a"])).is_err());
         assert_eq!(
             targets(&v(&["all"])),
-            Ok(Targets::ByType { kinds: vec![Kind::Pod, Kind::Deployment, Kind::ReplicaSet], names: vec![] })
+            Ok(Targets::ByType {
+                kinds: vec![Kind::Pod, Kind::Service, Kind::Deployment, Kind::ReplicaSet],
+                names: vec![]
+            })
         );
     }
 }

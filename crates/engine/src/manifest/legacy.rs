@@ -52,8 +52,15 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
     let unread = ignored.iter().map(|p| p.split('.').filter(|s| *s != "?").collect::<Vec<_>>().join(".")).collect();
     unread_fields(doc, kind, unread, &line_of, warnings)?;
     let json = serde_json::to_value(&value).map_err(|e| at_line(doc.first_line, e.to_string()))?;
-    let m =
-        Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string(), prefix: Vec::new() };
+    let m = Manifest {
+        object,
+        json,
+        document,
+        first_line: doc.first_line,
+        text: doc.text.to_string(),
+        prefix: Vec::new(),
+        warnings: Vec::new(),
+    };
     if m.object.meta().name.is_empty() {
         return Err(m.error_at(&["metadata"], "resource name may not be empty"));
     }
@@ -89,16 +96,16 @@ fn base64_error(e: &ManifestError) -> bool {
 pub(super) fn compare(text: &str) -> Result<(), String> {
     let Ok(docs) = budgeted_documents(text) else { return Ok(()) };
     for doc in &docs {
-        let (mut old_warnings, mut new_warnings) = (Vec::new(), Vec::new());
+        let mut old_warnings = Vec::new();
         let old = parse_document(doc, &mut old_warnings);
-        let new = match super::parse_document(doc, &mut new_warnings) {
-            Ok(mut objects) if objects.len() == 1 => Ok(objects.remove(0)),
+        let new = match super::parse_document(doc) {
+            Ok(mut objects) if objects.len() == 1 => objects.remove(0).into_result(),
             // A `kind: List` (the serde derive reader had none).
             Ok(_) => continue,
             Err(e) => Err(e),
         };
         let same = match (&old, &new) {
-            (Ok(a), Ok(b)) => a.object == b.object && a.json == b.json && old_warnings == new_warnings,
+            (Ok(a), Ok(b)) => a.object == b.object && a.json == b.json && old_warnings == b.warnings,
             // The serde derive read base64 as text; the tables check it as the API server decodes it, so they may
             // stop at a value before the place serde_yaml stopped (which it may place at the mapping's start), or
             // where it read on.
@@ -128,7 +135,7 @@ pub(super) fn compare(text: &str) -> Result<(), String> {
                 doc.index + 1,
                 doc.text,
                 show(&old, &old_warnings),
-                show(&new, &new_warnings)
+                show(&new, new.as_ref().map_or(&[][..], |m| &m.warnings[..]))
             ));
         }
     }

@@ -62,6 +62,9 @@ use crate::yamlpos::LineIndex;
 pub const DEFAULT_SEED: u64 = 1;
 /// Run length of a scenario that names none.
 pub const DEFAULT_UNTIL: Millis = 5 * MINUTE;
+/// Nodes of a scenario that gives no `cluster.nodes` (the default cluster, as `kubeloop kubectl` without a
+/// scenario starts it): this many of the node template's shape.
+pub const DEFAULT_NODES: u64 = 3;
 /// The longest run: 30 simulated days.
 pub const MAX_UNTIL: Millis = 30 * 24 * HOUR;
 /// The longest step the runner takes between two looks at the cluster (events collected, convergence checked).

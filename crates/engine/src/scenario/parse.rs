@@ -89,7 +89,7 @@ pub(super) enum RawNodes {
 
 impl Default for RawNodes {
     fn default() -> Self {
-        RawNodes::Count(0)
+        RawNodes::Count(super::DEFAULT_NODES)
     }
 }
 

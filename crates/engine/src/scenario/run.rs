@@ -415,7 +415,13 @@ impl Scenario {
             stopped_at: None,
         };
 
-        if !names.is_empty() {
+        if names.is_empty() {
+            r.push(
+                EntryKind::Note,
+                "scenario",
+                "cluster: no nodes (nodes: 0): pods stay Pending until a node is added",
+            );
+        } else {
             let shown: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
             let more = if names.len() > shown.len() {
                 format!(", ... ({} more)", names.len() - shown.len())
