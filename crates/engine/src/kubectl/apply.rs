@@ -453,7 +453,7 @@ impl Planner {
         let next = match &live {
             None => {
                 obj.meta_mut().annotations.insert(s(LAST_APPLIED), s(&last_applied));
-                validate_stored(&m, &obj)?;
+                validate_stored(m, &obj)?;
                 if let Object::Node(n) = &obj {
                     // The Node its kubelet will register (with the hostname label) must be one the API server
                     // takes, or nothing is written.
@@ -479,7 +479,7 @@ impl Planner {
                 let mut next = merged;
                 next.meta_mut().annotations.insert(s(LAST_APPLIED), s(&last_applied));
                 next.meta_mut().resource_version = live.meta().resource_version;
-                validate_stored(&m, &next)?;
+                validate_stored(m, &next)?;
                 precheck_update(live, &next).map_err(|e| m.error_at(&["spec"], e))?;
                 next
             }
