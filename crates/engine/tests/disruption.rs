@@ -162,6 +162,10 @@ fn a_budget_makes_drain_wait_until_the_replacement_is_ready() {
     );
     assert!(text.contains(&refused), "{text}");
     assert!(text.contains(&format!("pod/{} evicted\nnode/{second} drained\n", names[1])), "{text}");
+    // drain.go evictPods: every attempt, the retries included, starts with `evicting pod NS/NAME`.
+    let attempts = text.matches(&format!("evicting pod default/{}\n", names[1])).count();
+    assert_eq!(attempts, text.matches(&refused).count() + 1, "{text}");
+    assert!(text.contains(&format!("{refused}evicting pod default/{}\n", names[1])), "{text}");
     golden("drain-pdb-waits", &text);
 }
 
