@@ -62,9 +62,11 @@ impl Store {
                             ),
                         ))
                     }
-                    Some(a) if !ServiceRange::DEFAULT.contains(a) => return Err(refuse(format!(
+                    Some(a) if !ServiceRange::DEFAULT.contains(a) => {
+                        return Err(refuse(format!(
                         "the provided IP ({given}) is not in the valid range. The range of valid IPs is 10.96.0.0/12"
-                    ))),
+                    )))
+                    }
                     Some(_) if taken_ip(&given) => return Err(refuse("provided IP is already allocated".into())),
                     Some(_) => given.clone(),
                 }

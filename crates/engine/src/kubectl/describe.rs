@@ -1186,7 +1186,9 @@ fn events_for(api: &mut Api, obj: &Object) -> Vec<Event> {
             &*io.kind == obj.kind().name()
                 && io.name == m.name
                 && (!obj.kind().namespaced() || io.namespace == m.namespace)
-                && (io.uid.is_empty() || m.uid.is_empty() || io.uid == m.uid)
+                // searchEvents asks for the object's uid too: an event that names the object without it (the
+                // taint eviction controller's) is not listed.
+                && (m.uid.is_empty() || io.uid == m.uid)
         })
         .cloned()
         .collect();
