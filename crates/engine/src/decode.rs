@@ -587,6 +587,83 @@ fn json_key(key: serde_json::Value, tagged: bool) -> std::result::Result<String,
     }
 }
 
+/// `v` as Go's `encoding/json` writes it (`json.Marshal`, `json.Encoder.Encode` without its newline): keys sorted,
+/// no spaces, `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u003c` ..., numbers as Go prints a float64 (kubectl
+/// holds a manifest's numbers as int64 or float64: 1.0 is `1`, 1e21 is `1e+21`).
+pub(crate) fn go_json(v: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_go_json(v, &mut out);
+    out
+}
+
+fn write_go_json(v: &serde_json::Value, out: &mut String) {
+    use serde_json::Value as J;
+    match v {
+        J::Null => out.push_str("null"),
+        J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        J::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => out.push_str(&i.to_string()),
+            // A float, or an integer past int64 (which Go reads back as a float64).
+            (None, Some(f)) => out.push_str(&go_float(f)),
+            (None, None) => out.push_str(&n.to_string()),
+        },
+        J::String(text) => write_go_string(text, out),
+        J::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_go_json(item, out);
+            }
+            out.push(']');
+        }
+        J::Object(map) => {
+            let mut entries: Vec<(&String, &serde_json::Value)> = map.iter().collect();
+            crate::sort::sort_by(&mut entries, |a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_go_string(k, out);
+                out.push(':');
+                write_go_json(item, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// A JSON string as Go's encoder escapes it (`escapeHTML` on, its default).
+fn write_go_string(text: &str, out: &mut String) {
+    // serde_json's escapes are Go's for quotes, backslashes and control characters; Go adds the rest.
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    for c in quoted.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// A float64 as Go's JSON encoder prints it: the shortest digits, plain between 1e-6 and 1e21, else in exponent
+/// form with a sign and no leading zero (`1e+21`, `1e-7`).
+fn go_float(f: f64) -> String {
+    if f == 0.0 || (1e-6..1e21).contains(&f.abs()) {
+        return format!("{f}");
+    }
+    let e = format!("{f:e}");
+    match e.split_once('e') {
+        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
+        _ => e,
+    }
+}
+
 /// A tree for a JSON value (apply's merged object), to be read by the same decoders as a document. Its nodes have
 /// no position; strings are quoted (so `"3"` stays text) and numbers plain.
 pub(crate) fn from_json(v: &serde_json::Value) -> Node {
@@ -608,5 +685,39 @@ pub(crate) fn from_json(v: &serde_json::Value) -> Node {
                 m.iter().map(|(k, v)| (node(Style::DoubleQuoted, Value::Scalar(k.clone())), from_json(v))).collect(),
             ),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// encoding/json's floatEncoder: shortest digits, plain from 1e-6 up to 1e21, exponent form otherwise.
+    #[test]
+    fn floats_print_as_go_prints_them() {
+        let cases = [
+            (0.0, "0"),
+            (1.0, "1"),
+            (0.5, "0.5"),
+            (1e-6, "0.000001"),
+            (1.5e-7, "1.5e-7"),
+            (1e-10, "1e-10"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (-1.25e300, "-1.25e+300"),
+            (18446744073709551615.0, "18446744073709552000"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(go_float(f), want, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn strings_escape_as_go_escapes_them() {
+        let v = serde_json::json!({"b": "<a&b>\u{2028}\"\\\n\u{1}", "a": [1, 2.5, u64::MAX, null, true]});
+        assert_eq!(
+            go_json(&v),
+            r#"{"a":[1,2.5,18446744073709552000,null,true],"b":"\u003ca\u0026b\u003e\u2028\"\\\n\u0001"}"#
+        );
     }
 }

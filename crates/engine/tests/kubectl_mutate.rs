@@ -500,3 +500,38 @@ fn an_apply_in_steps_is_the_whole_apply() {
         }
     }
 }
+
+fn last_applied(sim: &Sim, kind: Kind, name: &str) -> String {
+    let o = sim.store().peek(kind, &kubeloop_engine::api::ObjKey::new("default", name)).cloned().expect(name);
+    o.meta().annotation(kubectl::LAST_APPLIED).expect("the annotation").to_string()
+}
+
+/// staging/src/k8s.io/kubectl/pkg/util/apply.go GetModifiedConfiguration: the annotation is the object as
+/// `json.NewEncoder(...).Encode` writes it (sorted keys; `<`, `>`, `&` escaped; a number as Go prints a float64;
+/// a newline at the end), with its own annotations map, which is `{}` when the manifest has none.
+#[test]
+fn the_last_applied_configuration_is_kubectls_json() {
+    let mut sim = cluster();
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: page\ndata:\n  body: \"<b>hi</b> & more\"\n";
+    assert_eq!(kubectl_stdin(&mut sim, "apply -f -", cm).code, 0);
+    assert_eq!(
+        last_applied(&sim, Kind::ConfigMap, "page"),
+        "{\"apiVersion\":\"v1\",\"data\":{\"body\":\"\\u003cb\\u003ehi\\u003c/b\\u003e \\u0026 more\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"page\",\"namespace\":\"default\"}}\n"
+    );
+    let noted = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: noted\n  annotations:\n    note: x\n    kubectl.kubernetes.io/last-applied-configuration: stale\ndata:\n  n: \"1\"\n";
+    assert_eq!(kubectl_stdin(&mut sim, "apply -f -", noted).code, 0);
+    assert_eq!(
+        last_applied(&sim, Kind::ConfigMap, "noted"),
+        "{\"apiVersion\":\"v1\",\"data\":{\"n\":\"1\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{\"note\":\"x\"},\"name\":\"noted\",\"namespace\":\"default\"}}\n"
+    );
+    // Numbers as a float64 prints in Go: 1.0 is 1, 1e21 is 1e+21, 0.0000001 is 1e-7.
+    let floats = common::web(1).image("nginx:1.27").yaml().replace("name: web", "name: floats").replace("app: web", "app: floats")
+        + "        resources:\n          requests:\n            cpu: 0.0000001\n            memory: 1e21\n          limits:\n            cpu: 1.0\n";
+    let out = kubectl_stdin(&mut sim, "apply -f -", &floats);
+    let text = last_applied(&sim, Kind::Deployment, "floats");
+    assert!(
+        text.contains("\"limits\":{\"cpu\":1},\"requests\":{\"cpu\":1e-7,\"memory\":1e+21}"),
+        "{text}\n{}",
+        out.text()
+    );
+}
