@@ -462,9 +462,6 @@ fn parse_object(
         text: doc.text.to_string(),
         prefix: prefix.to_vec(),
     };
-    if m.object.meta().name.is_empty() {
-        return Err(m.error_at(&["metadata"], "resource name may not be empty"));
-    }
     Ok(m)
 }
 
@@ -878,6 +875,22 @@ pub fn schema_fields(ty: &str) -> &'static [&'static str] {
 }
 
 /// Server-side validation (defaults first, as the API server does), located at the offending field's line.
+/// A document names its object: what `apply` and `delete -f` require (`create` may leave the name to the server:
+/// `generateName`). Apply's refusal of a generated name is its own (apply.go).
+pub fn named(m: &Manifest, verb: &str) -> Result<(), ManifestError> {
+    let meta = m.object.meta();
+    if !meta.name.is_empty() {
+        return Ok(());
+    }
+    if verb == "apply" && !meta.generate_name.is_empty() {
+        let prefix = crate::limits::echo(&meta.generate_name);
+        return Err(
+            m.error_at(&["metadata", "generateName"], format!("from {prefix}: cannot use generate name with apply"))
+        );
+    }
+    Err(m.error_at(&["metadata"], "resource name may not be empty"))
+}
+
 pub fn validate(m: &Manifest) -> Result<(), ManifestError> {
     let mut obj = m.object.clone();
     admission::default_object(&mut obj);

@@ -535,3 +535,39 @@ fn the_last_applied_configuration_is_kubectls_json() {
         out.text()
     );
 }
+
+/// `generateName`: `kubectl create -f` sends it and the API server names the object (names.SimpleNameGenerator:
+/// five characters of `bcdfghjklmnpqrstvwxz2456789`, from the run's seeded generator); `kubectl apply` refuses it
+/// (apply.go: `from PREFIX: cannot use generate name with apply`), `delete -f` has no name to delete.
+#[test]
+fn create_sends_generate_name_and_apply_refuses_it() {
+    let mut sim = cluster();
+    let job = BARE.replace("  name: bare\n", "  generateName: job-\n");
+    let mut made = Vec::new();
+    for _ in 0..2 {
+        let out = kubectl_stdin(&mut sim, "create -f -", &job);
+        assert_eq!(out.code, 0, "{}", out.text());
+        let name =
+            out.stdout.strip_prefix("pod/").and_then(|s| s.strip_suffix(" created\n")).expect("pod/NAME created");
+        let suffix = name.strip_prefix("job-").expect("the prefix");
+        assert!(suffix.len() == 5 && suffix.chars().all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)), "{name}");
+        assert!(sim.store().peek(Kind::Pod, &kubeloop_engine::api::ObjKey::new("default", name)).is_some(), "{name}");
+        made.push(name.to_string());
+    }
+    assert_ne!(made[0], made[1]);
+    // No name to print before the server gives one (printers.NamePrinter).
+    let out = kubectl_stdin(&mut sim, "create -f - --dry-run=client", &job);
+    assert!(out.code == 0 && out.stdout.starts_with("pod/<unknown> created"), "{}", out.text());
+    let before = sim.store().count_of(Kind::Pod);
+    let out = kubectl_stdin(&mut sim, "apply -f -", &job);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("from job-: cannot use generate name with apply"), "{}", out.text());
+    let out = kubectl_stdin(&mut sim, "delete -f -", &job);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("resource name may not be empty"), "{}", out.text());
+    assert_eq!(sim.store().count_of(Kind::Pod), before, "neither wrote");
+    let nameless = BARE.replace("  name: bare\n", "  labels: {a: b}\n");
+    let out = kubectl_stdin(&mut sim, "create -f -", &nameless);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("metadata.name: Required value: name or generateName is required"), "{}", out.text());
+}

@@ -326,6 +326,7 @@ impl Planner {
     /// Plans the next document; whether there was one.
     fn step(&mut self, sim: &Sim) -> Result<bool, ManifestError> {
         let Some(m) = self.manifests.next() else { return Ok(false) };
+        manifest::named(&m, "apply")?;
         manifest::validate(&m)?;
         let mut obj = m.object.clone();
         let kind = obj.kind();

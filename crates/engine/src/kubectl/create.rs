@@ -75,7 +75,9 @@ fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Outpu
             }
             let obj = m.object.clone();
             let kind = obj.kind();
-            let name = obj.meta().name.clone();
+            // Without a name (a generateName), the server gives it; until then kubectl prints `<unknown>`
+            // (printers.NamePrinter).
+            let name = if obj.meta().name.is_empty() { s("<unknown>") } else { obj.meta().name.clone() };
             if super::apply::declared_pods(sim) + super::apply::replicas_of(sim, &obj) > MAX_PODS as i64 {
                 out.push(Output::error(format!(
                     "refused: creating {}/{name} would make the cluster declare more than {MAX_PODS} pods (kubeloop's envelope)",
@@ -94,16 +96,16 @@ fn from_files(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Outpu
                 } else if sim.kubelets().len() >= MAX_NODES {
                     Err(format!("refused: kubeloop simulates at most {MAX_NODES} nodes"))
                 } else {
-                    super::apply::create_node(sim, obj).map(|_| ())
+                    super::apply::create_node(sim, obj).map(|_| name.clone())
                 }
             } else {
-                sim.as_user(|api| api.create(obj)).map(|_| ()).map_err(|e| match e {
+                sim.as_user(|api| api.create(obj)).map(|o| o.meta().name.clone()).map_err(|e| match e {
                     crate::store::ApiError::Invalid(_) => server_error_line(&e),
                     e => format!("{e}"),
                 })
             };
             match res {
-                Ok(()) => out.stdout.push_str(&format!("{}/{name} created\n", kind.resource_ref())),
+                Ok(made) => out.stdout.push_str(&format!("{}/{made} created\n", kind.resource_ref())),
                 Err(e) if e.starts_with("The ") || e.starts_with("refused") => {
                     out.push(Output { stderr: format!("{e}\n"), code: 1, ..Default::default() })
                 }

@@ -54,9 +54,6 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
     let json = serde_json::to_value(&value).map_err(|e| at_line(doc.first_line, e.to_string()))?;
     let m =
         Manifest { object, json, document, first_line: doc.first_line, text: doc.text.to_string(), prefix: Vec::new() };
-    if m.object.meta().name.is_empty() {
-        return Err(m.error_at(&["metadata"], "resource name may not be empty"));
-    }
     Ok(m)
 }
 
