@@ -208,4 +208,17 @@ fn kubectl_shows_budgets_as_kubectl_does() {
     let out = kubectl_stdin(&mut sim, "apply -f -", &bad);
     assert!(out.stderr.contains("spec.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not be greater than 100%"), "{out:?}");
     check(&mut sim, "pdb-explain", "explain pdb.spec");
+    // describe.go: FormatLabelSelector prints an empty selector (every pod) as <none>, no selector as <unset>.
+    let all = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: all\nspec:\n  minAvailable: 1\n  selector: {}\n";
+    let unset =
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: unset\nspec:\n  minAvailable: 1\n";
+    for text in [all, unset] {
+        assert_eq!(kubectl_stdin(&mut sim, "apply -f -", text).code, 0);
+    }
+    let out = check(&mut sim, "pdb-describe-selectors", "describe pdb all unset");
+    assert!(
+        out.stdout.contains("Selector:       <none>\n") && out.stdout.contains("Selector:       <unset>\n"),
+        "{}",
+        out.stdout
+    );
 }
