@@ -224,3 +224,31 @@ fn slices_carry_the_service_labels_and_the_headless_label() {
     assert_eq!(h[0].metadata.label("tier"), Some("back"), "{:?}", h[0].metadata.labels);
     assert_eq!(h[0].metadata.label("service.kubernetes.io/headless"), Some(""));
 }
+
+/// pkg/registry/discovery/endpointslice/strategy.go: an EndpointSlice has a generation, 1 when created and one
+/// more whenever anything but its metadata changes, or its labels do.
+#[test]
+fn a_slice_has_a_generation_that_follows_its_endpoints() {
+    let mut sim = sim_with(2, 2);
+    // A Service over pods that are all ready already: its slice is written once, generation 1.
+    kubectl::apply(&mut sim, &SVC.replace("name: web\n", "name: web2\n")).expect("web2");
+    sim.run_for(5 * SECOND);
+    let slice = sim
+        .store()
+        .objects(Kind::EndpointSlice)
+        .find(|o| o.meta().label("kubernetes.io/service-name") == Some("web2"))
+        .map(|o| o.meta().name.to_string())
+        .expect("web2's slice");
+    let key = ObjKey::new("default", &slice);
+    let generation = |sim: &Sim| sim.store().peek(Kind::EndpointSlice, &key).map(|o| o.meta().generation);
+    assert_eq!(generation(&sim), Some(1));
+    common::kubectl(&mut sim, "scale deploy web --replicas=3");
+    sim.run_for(MINUTE);
+    let after_scale = generation(&sim).expect("the slice");
+    assert!(after_scale > 1, "the new endpoint changed it: {after_scale}");
+    common::kubectl(&mut sim, "label svc web2 tier=front");
+    sim.run_for(10 * SECOND);
+    assert_eq!(generation(&sim), Some(after_scale + 1), "a label change");
+    common::kubectl(&mut sim, &format!("annotate endpointslice {slice} note=x"));
+    assert_eq!(generation(&sim), Some(after_scale + 1), "an annotation is metadata");
+}
