@@ -587,67 +587,46 @@ fn json_key(key: serde_json::Value, tagged: bool) -> std::result::Result<String,
     }
 }
 
-/// `v` as Go's `encoding/json` writes it (`json.Marshal`, `json.Encoder.Encode` without its newline): keys sorted,
-/// no spaces, `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u003c` ..., numbers as Go prints a float64 (kubectl
-/// holds a manifest's numbers as int64 or float64: 1.0 is `1`, 1e21 is `1e+21`).
+/// `v` as Go's `encoding/json` writes it (`json.Marshal`, `json.Encoder.Encode` without its newline): serde_json's
+/// compact text (keys sorted, as Go sorts a map's: serde_json's map is ordered by key) with Go's own escapes of `<`,
+/// `>`, `&`, U+2028 and U+2029 in strings (`\u003c` ...), and numbers as Go prints an int64 or a float64, the two
+/// kubectl holds a manifest's numbers as (1.0 is `1`, 1e21 is `1e+21`).
 pub(crate) fn go_json(v: &serde_json::Value) -> String {
-    let mut out = String::new();
-    write_go_json(v, &mut out);
+    let text = serde_json::to_string(v).unwrap_or_default();
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut token = String::new();
+    for c in text.chars() {
+        if in_string {
+            match c {
+                '<' => out.push_str("\\u003c"),
+                '>' => out.push_str("\\u003e"),
+                '&' => out.push_str("\\u0026"),
+                '\u{2028}' => out.push_str("\\u2028"),
+                '\u{2029}' => out.push_str("\\u2029"),
+                c => out.push(c),
+            }
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.') {
+            token.push(c);
+        } else {
+            out.push_str(&go_number(&token));
+            token.clear();
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out.push_str(&go_number(&token));
     out
 }
 
-fn write_go_json(v: &serde_json::Value, out: &mut String) {
-    use serde_json::Value as J;
-    match v {
-        J::Null => out.push_str("null"),
-        J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        J::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => out.push_str(&i.to_string()),
-            // A float, or an integer past int64 (which Go reads back as a float64).
-            (None, Some(f)) => out.push_str(&go_float(f)),
-            (None, None) => out.push_str(&n.to_string()),
-        },
-        J::String(text) => write_go_string(text, out),
-        J::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_go_json(item, out);
-            }
-            out.push(']');
-        }
-        J::Object(map) => {
-            let mut entries: Vec<(&String, &serde_json::Value)> = map.iter().collect();
-            crate::sort::sort_by(&mut entries, |a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (k, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_go_string(k, out);
-                out.push(':');
-                write_go_json(item, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// A JSON string as Go's encoder escapes it (`escapeHTML` on, its default).
-fn write_go_string(text: &str, out: &mut String) {
-    // serde_json's escapes are Go's for quotes, backslashes and control characters; Go adds the rest.
-    let quoted = serde_json::to_string(text).unwrap_or_default();
-    for c in quoted.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
+/// A token of serde_json's text outside strings: a number as Go prints it (an integer past int64 is a float64 to
+/// Go), anything else (`true`, `null`) as it is.
+fn go_number(token: &str) -> String {
+    match (token.parse::<i64>(), token.parse::<f64>()) {
+        (Err(_), Ok(f)) if token.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => go_float(f),
+        _ => token.to_string(),
     }
 }
 

@@ -349,7 +349,7 @@ impl Plan {
     /// A slice whose endpoints stay: updated only when the Service's own labels (the reserved ones aside) are no
     /// longer the slice's.
     fn relabel(&mut self, mut slice: EndpointSlice, labels: &Labels) {
-        if unreserved(&slice.metadata.labels) != unreserved(labels) {
+        if !unreserved(&slice.metadata.labels).eq(unreserved(labels)) {
             slice.metadata.labels = labels.clone();
             self.update.push(slice);
         }
@@ -361,8 +361,8 @@ fn is_reserved(key: &str) -> bool {
     [LABEL_SERVICE_NAME, LABEL_MANAGED_BY, LABEL_HEADLESS].contains(&key)
 }
 
-fn unreserved(labels: &Labels) -> Vec<(&Str, &Str)> {
-    labels.iter().filter(|(k, _)| !is_reserved(k)).collect()
+fn unreserved(labels: &Labels) -> impl Iterator<Item = (&Str, &Str)> {
+    labels.iter().filter(|(k, _)| !is_reserved(k))
 }
 
 /// `setEndpointSliceLabels`: the Service's labels but the reserved ones, `service.kubernetes.io/headless` for a
