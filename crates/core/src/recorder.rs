@@ -211,7 +211,20 @@ impl Recorder {
     /// Records an event about `obj`. The write happens in the background (the caller does not wait), and failures
     /// are dropped, as the real recorder does after its retries.
     pub fn event(&mut self, api: &mut Api, obj: &Object, kind: EventKind, reason: &str, message: &str) {
-        api.detached(|api| self.write(api, obj, kind, reason, message))
+        self.event_about(api, reference(obj), kind, reason, message)
+    }
+
+    /// Records an event about the object `involved` refers to, as given (some of upstream's components build the
+    /// reference themselves, without a uid).
+    pub fn event_about(
+        &mut self,
+        api: &mut Api,
+        involved: ObjectReference,
+        kind: EventKind,
+        reason: &str,
+        message: &str,
+    ) {
+        api.detached(|api| self.write(api, involved, kind, reason, message))
     }
 
     /// `makeEvent`: a new Event named `<object>.<hex UnixNano>`, in the object's namespace (or `default`).
@@ -306,8 +319,7 @@ impl Recorder {
         Some(Correlated { event, key })
     }
 
-    fn write(&mut self, api: &mut Api, obj: &Object, kind: EventKind, reason: &str, message: &str) {
-        let involved = reference(obj);
+    fn write(&mut self, api: &mut Api, involved: ObjectReference, kind: EventKind, reason: &str, message: &str) {
         let new = self.make_event(api, &involved, kind, reason, message);
         let Some(Correlated { event, key }) = self.correlate(api, new, kind) else { return };
         let now = api.now;

@@ -147,7 +147,19 @@ pub fn parse_duration(s: &str) -> Result<Millis, String> {
     if s.is_empty() {
         return Err("empty duration".into());
     }
-    let invalid = |why: &str| format!("invalid duration {:?}{why}", echo(s));
+    // A sign Go's ParseDuration would read: a negative duration is refused by name (a negative zero is zero).
+    match s.strip_prefix('-') {
+        Some(magnitude) => match unsigned_duration(magnitude, s)? {
+            0 => Ok(0),
+            _ => Err(format!("invalid duration {:?}: must not be negative", echo(s))),
+        },
+        None => unsigned_duration(s, s),
+    }
+}
+
+/// [`parse_duration`] of a duration without its `-`; errors name `shown`, the duration as written.
+fn unsigned_duration(s: &str, shown: &str) -> Result<Millis, String> {
+    let invalid = |why: &str| format!("invalid duration {:?}{why}", echo(shown));
     let too_large = || invalid(": too large (at most 2562047h47m16.854s)");
     // The total in units of 10^-FRACTION_DIGITS ms: every component is exact.
     let mut total: u128 = 0;

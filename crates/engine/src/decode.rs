@@ -589,6 +589,62 @@ fn json_key(key: serde_json::Value, tagged: bool) -> std::result::Result<String,
     }
 }
 
+/// `v` as Go's `encoding/json` writes it (`json.Marshal`, `json.Encoder.Encode` without its newline): serde_json's
+/// compact text (keys sorted, as Go sorts a map's: serde_json's map is ordered by key) with Go's own escapes of `<`,
+/// `>`, `&`, U+2028 and U+2029 in strings (`\u003c` ...), and numbers as Go prints an int64 or a float64, the two
+/// kubectl holds a manifest's numbers as (1.0 is `1`, 1e21 is `1e+21`).
+pub(crate) fn go_json(v: &serde_json::Value) -> String {
+    let text = serde_json::to_string(v).unwrap_or_default();
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    let mut token = String::new();
+    for c in text.chars() {
+        if in_string {
+            match c {
+                '<' => out.push_str("\\u003c"),
+                '>' => out.push_str("\\u003e"),
+                '&' => out.push_str("\\u0026"),
+                '\u{2028}' => out.push_str("\\u2028"),
+                '\u{2029}' => out.push_str("\\u2029"),
+                c => out.push(c),
+            }
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.') {
+            token.push(c);
+        } else {
+            out.push_str(&go_number(&token));
+            token.clear();
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out.push_str(&go_number(&token));
+    out
+}
+
+/// A token of serde_json's text outside strings: a number as Go prints it (an integer past int64 is a float64 to
+/// Go), anything else (`true`, `null`) as it is.
+fn go_number(token: &str) -> String {
+    match (token.parse::<i64>(), token.parse::<f64>()) {
+        (Err(_), Ok(f)) if token.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => go_float(f),
+        _ => token.to_string(),
+    }
+}
+
+/// A float64 as Go's JSON encoder prints it: the shortest digits, plain between 1e-6 and 1e21, else in exponent
+/// form with a sign and no leading zero (`1e+21`, `1e-7`).
+fn go_float(f: f64) -> String {
+    if f == 0.0 || (1e-6..1e21).contains(&f.abs()) {
+        return format!("{f}");
+    }
+    let e = format!("{f:e}");
+    match e.split_once('e') {
+        Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
+        _ => e,
+    }
+}
+
 /// A tree for a JSON value (apply's merged object), to be read by the same decoders as a document. Its nodes have
 /// no position; strings are quoted (so `"3"` stays text) and numbers plain.
 pub(crate) fn from_json(v: &serde_json::Value) -> Node {
@@ -610,5 +666,39 @@ pub(crate) fn from_json(v: &serde_json::Value) -> Node {
                 m.iter().map(|(k, v)| (node(Style::DoubleQuoted, Value::Scalar(k.clone())), from_json(v))).collect(),
             ),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// encoding/json's floatEncoder: shortest digits, plain from 1e-6 up to 1e21, exponent form otherwise.
+    #[test]
+    fn floats_print_as_go_prints_them() {
+        let cases = [
+            (0.0, "0"),
+            (1.0, "1"),
+            (0.5, "0.5"),
+            (1e-6, "0.000001"),
+            (1.5e-7, "1.5e-7"),
+            (1e-10, "1e-10"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (-1.25e300, "-1.25e+300"),
+            (18446744073709551615.0, "18446744073709552000"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(go_float(f), want, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn strings_escape_as_go_escapes_them() {
+        let v = serde_json::json!({"b": "<a&b>\u{2028}\"\\\n\u{1}", "a": [1, 2.5, u64::MAX, null, true]});
+        assert_eq!(
+            go_json(&v),
+            r#"{"a":[1,2.5,18446744073709552000,null,true],"b":"\u003ca\u0026b\u003e\u2028\"\\\n\u0001"}"#
+        );
     }
 }

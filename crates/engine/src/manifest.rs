@@ -554,9 +554,6 @@ fn parse_object(
             prefix: prefix.to_vec(),
             warnings,
         };
-        if m.object.meta().name.is_empty() {
-            return Err(m.error_at(&["metadata"], "resource name may not be empty"));
-        }
         Ok(m)
     })();
     match read {
@@ -980,10 +977,32 @@ pub fn schema_fields(ty: &str) -> &'static [&'static str] {
     }
 }
 
+/// A document names its object: what `apply` and `delete -f` require (`create` may leave the name to the server:
+/// `generateName`). Apply's refusal of a generated name is its own (apply.go).
+pub fn named(m: &Manifest, verb: &str) -> Result<(), ManifestError> {
+    let meta = m.object.meta();
+    if !meta.name.is_empty() {
+        return Ok(());
+    }
+    if verb == "apply" && !meta.generate_name.is_empty() {
+        let prefix = crate::limits::echo(&meta.generate_name);
+        return Err(
+            m.error_at(&["metadata", "generateName"], format!("from {prefix}: cannot use generate name with apply"))
+        );
+    }
+    Err(m.error_at(&["metadata"], "resource name may not be empty"))
+}
+
 /// Server-side validation (defaults first, as the API server does), located at the offending field's line, with
 /// kubectl's message (`The ConfigMap "x" is invalid: ...`).
 pub fn validate(m: &Manifest) -> Result<(), ManifestError> {
     let mut obj = m.object.clone();
+    if obj.meta().name.is_empty() && !obj.meta().generate_name.is_empty() {
+        // The server names the object before it validates it: the name is then the prefix and five of the
+        // generator's characters (any five validate alike).
+        let name = crate::api::names::generated_name(&obj.meta().generate_name, "bcdfg");
+        obj.meta_mut().name = crate::api::s(&name);
+    }
     admission::default_object(&mut obj);
     validate_object(m, &obj)
 }

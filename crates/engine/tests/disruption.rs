@@ -162,6 +162,10 @@ fn a_budget_makes_drain_wait_until_the_replacement_is_ready() {
     );
     assert!(text.contains(&refused), "{text}");
     assert!(text.contains(&format!("pod/{} evicted\nnode/{second} drained\n", names[1])), "{text}");
+    // drain.go evictPods: every attempt, the retries included, starts with `evicting pod NS/NAME`.
+    let attempts = text.matches(&format!("evicting pod default/{}\n", names[1])).count();
+    assert_eq!(attempts, text.matches(&refused).count() + 1, "{text}");
+    assert!(text.contains(&format!("{refused}evicting pod default/{}\n", names[1])), "{text}");
     golden("drain-pdb-waits", &text);
 }
 
@@ -204,4 +208,17 @@ fn kubectl_shows_budgets_as_kubectl_does() {
     let out = kubectl_stdin(&mut sim, "apply -f -", &bad);
     assert!(out.stderr.contains("spec.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not be greater than 100%"), "{out:?}");
     check(&mut sim, "pdb-explain", "explain pdb.spec");
+    // describe.go: FormatLabelSelector prints an empty selector (every pod) as <none>, no selector as <unset>.
+    let all = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: all\nspec:\n  minAvailable: 1\n  selector: {}\n";
+    let unset =
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: unset\nspec:\n  minAvailable: 1\n";
+    for text in [all, unset] {
+        assert_eq!(kubectl_stdin(&mut sim, "apply -f -", text).code, 0);
+    }
+    let out = check(&mut sim, "pdb-describe-selectors", "describe pdb all unset");
+    assert!(
+        out.stdout.contains("Selector:       <none>\n") && out.stdout.contains("Selector:       <unset>\n"),
+        "{}",
+        out.stdout
+    );
 }

@@ -223,3 +223,95 @@ fn describe_service_reads_the_slices_as_kubectl_does() {
         assert_eq!(endpoints(&mut sim, name), want, "svc/{name}");
     }
 }
+
+/// staging/src/k8s.io/endpointslice/utils.go podToEndpoint: with `publishNotReadyAddresses` every endpoint is
+/// ready, a pod that is not ready (serving false) and a terminating one alike.
+#[test]
+fn publish_not_ready_addresses_makes_every_endpoint_ready() {
+    let mut sim = Sim::new(SimConfig { seed: 5, ..Default::default() });
+    for _ in 0..2 {
+        sim.add_node(NodeConfig::default()).expect("node");
+    }
+    // Ready only after 5 minutes: for the test's length, never.
+    let web = common::web(2).yaml().replace(
+        "        image: nginx:1.27\n",
+        "        image: nginx:1.27\n        readinessProbe:\n          tcpSocket: {port: 80}\n          initialDelaySeconds: 300\n",
+    );
+    kubectl::apply(&mut sim, &web).expect("apply web");
+    kubectl::apply(&mut sim, &SVC.replace("spec:\n", "spec:\n  publishNotReadyAddresses: true\n")).expect("svc");
+    sim.run_for(MINUTE);
+    let endpoints: Vec<_> = slices(&sim).iter().flat_map(|s| s.endpoints().to_vec()).collect();
+    assert_eq!(endpoints.len(), 2, "{endpoints:?}");
+    for e in &endpoints {
+        assert_eq!((e.conditions.ready, e.conditions.serving), (Some(true), Some(false)), "{e:?}");
+    }
+    let name = sim.store().objects(Kind::Pod).next().map(|o| o.meta().name.to_string()).expect("a pod");
+    sim.delete(Kind::Pod, &ObjKey::new("default", &name), &DeleteOptions::default()).expect("delete");
+    // The endpoint as it terminates: looked at every 10 ms until it is gone.
+    let mut seen = Vec::new();
+    for _ in 0..100 {
+        sim.run_for(SECOND / 100);
+        let all = slices(&sim).into_iter().flat_map(|s| s.endpoints().to_vec());
+        seen.extend(all.filter(|e| {
+            e.target_ref.as_ref().is_some_and(|r| *r.name == *name) && e.conditions.terminating == Some(true)
+        }));
+    }
+    assert!(!seen.is_empty(), "listed while it terminates");
+    assert!(seen.iter().all(|e| e.conditions.ready == Some(true)), "{seen:?}");
+}
+
+/// staging/src/k8s.io/endpointslice/utils.go setEndpointSliceLabels: a slice carries its Service's labels but the
+/// reserved ones, plus `service.kubernetes.io/headless` when the Service has no cluster IP; a change of the
+/// Service's labels reaches its slices.
+#[test]
+fn slices_carry_the_service_labels_and_the_headless_label() {
+    let mut sim = sim_with(2, 2);
+    let headless = SVC
+        .replace("name: web\n", "name: web-headless\n  labels: {tier: front, service.kubernetes.io/headless: x}\n")
+        .replace("spec:\n", "spec:\n  clusterIP: None\n");
+    kubectl::apply(&mut sim, &headless).expect("headless");
+    sim.run_for(10 * SECOND);
+    let of = |sim: &Sim, svc: &str| -> Vec<EndpointSlice> {
+        let s = sim.store().objects(Kind::EndpointSlice).filter_map(|o| o.as_endpointslice());
+        s.filter(|e| e.metadata.label("kubernetes.io/service-name") == Some(svc)).cloned().collect()
+    };
+    let h = of(&sim, "web-headless");
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(h[0].metadata.label("service.kubernetes.io/headless"), Some(""));
+    assert_eq!(h[0].metadata.label("tier"), Some("front"));
+    let w = of(&sim, "web");
+    assert_eq!(w[0].metadata.label("service.kubernetes.io/headless"), None);
+    common::kubectl(&mut sim, "label svc web-headless tier=back --overwrite");
+    sim.run_for(10 * SECOND);
+    let h = of(&sim, "web-headless");
+    assert_eq!(h[0].metadata.label("tier"), Some("back"), "{:?}", h[0].metadata.labels);
+    assert_eq!(h[0].metadata.label("service.kubernetes.io/headless"), Some(""));
+}
+
+/// pkg/registry/discovery/endpointslice/strategy.go: an EndpointSlice has a generation, 1 when created and one
+/// more whenever anything but its metadata changes, or its labels do.
+#[test]
+fn a_slice_has_a_generation_that_follows_its_endpoints() {
+    let mut sim = sim_with(2, 2);
+    // A Service over pods that are all ready already: its slice is written once, generation 1.
+    kubectl::apply(&mut sim, &SVC.replace("name: web\n", "name: web2\n")).expect("web2");
+    sim.run_for(5 * SECOND);
+    let slice = sim
+        .store()
+        .objects(Kind::EndpointSlice)
+        .find(|o| o.meta().label("kubernetes.io/service-name") == Some("web2"))
+        .map(|o| o.meta().name.to_string())
+        .expect("web2's slice");
+    let key = ObjKey::new("default", &slice);
+    let generation = |sim: &Sim| sim.store().peek(Kind::EndpointSlice, &key).map(|o| o.meta().generation);
+    assert_eq!(generation(&sim), Some(1));
+    common::kubectl(&mut sim, "scale deploy web --replicas=3");
+    sim.run_for(MINUTE);
+    let after_scale = generation(&sim).expect("the slice");
+    assert!(after_scale > 1, "the new endpoint changed it: {after_scale}");
+    common::kubectl(&mut sim, "label svc web2 tier=front");
+    sim.run_for(10 * SECOND);
+    assert_eq!(generation(&sim), Some(after_scale + 1), "a label change");
+    common::kubectl(&mut sim, &format!("annotate endpointslice {slice} note=x"));
+    assert_eq!(generation(&sim), Some(after_scale + 1), "an annotation is metadata");
+}

@@ -265,3 +265,66 @@ fn web_named(sim: &Sim, name: &str) -> kubeloop_engine::api::Deployment {
         .and_then(|o| o.as_deployment().cloned())
         .expect("deployment")
 }
+
+/// The TaintManagerEviction events about pod `name`: (message, when first recorded, the involved object's uid and
+/// apiVersion).
+fn eviction_events(sim: &Sim, name: &str) -> Vec<(String, u64, String, String)> {
+    sim.store()
+        .objects(Kind::Event)
+        .filter_map(|o| o.as_event())
+        .filter(|e| &*e.body.reason == "TaintManagerEviction" && &*e.body.involved_object.name == name)
+        .map(|e| {
+            let io = &e.body.involved_object;
+            let at = e.body.first_timestamp.map_or(0, |t| t.0);
+            (e.body.message.to_string(), at, io.uid.to_string(), io.api_version.to_string())
+        })
+        .collect()
+}
+
+/// pkg/controller/tainteviction/taint_eviction.go deletePodHandler: TaintManagerEviction ("Marking for deletion
+/// Pod NS/NAME") is recorded as the deletion fires: at once for a pod that does not tolerate a NoExecute taint,
+/// after its tolerationSeconds for one that does, none while it waits; about the pod by apiVersion, kind, namespace
+/// and name only (emitPodDeletionEvent), so `kubectl describe pod`, which asks for the pod's uid, does not list it.
+#[test]
+fn the_taint_eviction_event_is_recorded_when_the_deletion_fires() {
+    let mut sim = cluster();
+    let tolerant = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: tol\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: tol}\n  template:\n    metadata:\n      labels: {app: tol}\n    spec:\n      tolerations:\n      - {key: dedicated, operator: Exists, effect: NoExecute, tolerationSeconds: 60}\n      containers:\n      - {name: c, image: nginx:1.27}\n";
+    kubeloop_engine::kubectl::apply(&mut sim, tolerant).expect("apply");
+    sim.run_for(30 * SECOND);
+    let pod_of = |sim: &Sim, app: &str| {
+        let p =
+            sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod()).find(|p| p.metadata.label("app") == Some(app));
+        p.map(|p| (p.metadata.name.to_string(), p.spec.node_name.to_string())).expect("a pod")
+    };
+    let (tol, node) = pod_of(&sim, "tol");
+    let web_pod = sim
+        .store()
+        .objects(Kind::Pod)
+        .filter_map(|o| o.as_pod())
+        .find(|p| p.metadata.label("app") == Some("web") && *p.spec.node_name == *node)
+        .map(|p| p.metadata.name.to_string())
+        .expect("a web pod on the same node");
+    let tainted_at = sim.now();
+    assert_eq!(kubectl(&mut sim, &format!("taint node {node} dedicated=x:NoExecute")).code, 0);
+    sim.run_for(2 * SECOND);
+    // The web pod tolerates nothing: deleted at once, with its event.
+    let web_events = eviction_events(&sim, &web_pod);
+    assert_eq!(web_events.len(), 1, "{web_events:?}");
+    let (msg, at, uid, api_version) = &web_events[0];
+    assert_eq!(msg, &format!("Marking for deletion Pod default/{web_pod}"));
+    assert!(*at >= tainted_at && *at < tainted_at + 2 * SECOND, "{at} {tainted_at}");
+    assert_eq!((uid.as_str(), api_version.as_str()), ("", "v1"));
+    // The tolerant pod waits its 60 s without an event.
+    sim.run_for(50 * SECOND);
+    assert!(eviction_events(&sim, &tol).is_empty(), "{:?}", eviction_events(&sim, &tol));
+    let out = kubectl(&mut sim, &format!("describe pod {tol}"));
+    assert!(!out.stdout.contains("TaintManagerEviction"), "{}", out.stdout);
+    sim.run_for(20 * SECOND);
+    let tol_events = eviction_events(&sim, &tol);
+    assert_eq!(tol_events.len(), 1, "{tol_events:?}");
+    assert!(tol_events[0].1 >= tainted_at + MINUTE, "recorded at {} for a taint at {tainted_at}", tol_events[0].1);
+    let p = sim.store().peek(Kind::Pod, &ObjKey::new("default", &tol)).and_then(|o| o.as_pod().cloned());
+    assert!(p.is_none_or(|p| p.metadata.is_terminating()), "deleted as the event was recorded");
+    let out = kubectl(&mut sim, &format!("describe pod {web_pod}"));
+    assert!(!out.stdout.contains("Marking for deletion"), "{}", out.stdout);
+}

@@ -192,8 +192,9 @@ fn services_get_their_addresses_and_upstreams_defaults() {
     };
     let web = svc("web");
     let ip = kubeloop_engine::api::service::parse_ipv4(&web.spec.cluster_ip).expect("an address");
-    let (base, size) = kubeloop_engine::api::service::SERVICE_CIDR;
-    assert!(ip > base + 255 && ip < base + size - 1, "from the range's dynamic part: {}", web.spec.cluster_ip);
+    let range = kubeloop_engine::api::service::ServiceRange::DEFAULT;
+    let upper = range.first() + range.static_band();
+    assert!(ip >= upper && ip <= range.last(), "from the range's dynamic part: {}", web.spec.cluster_ip);
     assert_eq!(web.spec.ports[0].protocol.as_ref(), "TCP");
     let np = svc("web-np");
     assert!((30000..=32767).contains(&np.spec.ports[0].node_port), "{:?}", np.spec.ports);

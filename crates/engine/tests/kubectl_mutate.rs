@@ -772,3 +772,74 @@ fn an_identical_reapply_is_unchanged_for_every_example_and_every_kind() {
         assert!(lines[n..].iter().all(|l| l.ends_with(" unchanged")), "{name} twice: {}", twice.text());
     }
 }
+
+fn last_applied(sim: &Sim, kind: Kind, name: &str) -> String {
+    let o = sim.store().peek(kind, &kubeloop_engine::api::ObjKey::new("default", name)).cloned().expect(name);
+    o.meta().annotation(kubectl::LAST_APPLIED).expect("the annotation").to_string()
+}
+
+/// staging/src/k8s.io/kubectl/pkg/util/apply.go GetModifiedConfiguration: the annotation is the object as
+/// `json.NewEncoder(...).Encode` writes it (sorted keys; `<`, `>`, `&` escaped; a number as Go prints a float64;
+/// a newline at the end), with its own annotations map, which is `{}` when the manifest has none.
+#[test]
+fn the_last_applied_configuration_is_kubectls_json() {
+    let mut sim = cluster();
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: page\ndata:\n  body: \"<b>hi</b> & more\"\n";
+    assert_eq!(kubectl_stdin(&mut sim, "apply -f -", cm).code, 0);
+    assert_eq!(
+        last_applied(&sim, Kind::ConfigMap, "page"),
+        "{\"apiVersion\":\"v1\",\"data\":{\"body\":\"\\u003cb\\u003ehi\\u003c/b\\u003e \\u0026 more\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"page\",\"namespace\":\"default\"}}\n"
+    );
+    let noted = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: noted\n  annotations:\n    note: x\n    kubectl.kubernetes.io/last-applied-configuration: stale\ndata:\n  n: \"1\"\n";
+    assert_eq!(kubectl_stdin(&mut sim, "apply -f -", noted).code, 0);
+    assert_eq!(
+        last_applied(&sim, Kind::ConfigMap, "noted"),
+        "{\"apiVersion\":\"v1\",\"data\":{\"n\":\"1\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{\"note\":\"x\"},\"name\":\"noted\",\"namespace\":\"default\"}}\n"
+    );
+    // Numbers as a float64 prints in Go: 1.0 is 1, 1e21 is 1e+21, 0.0000001 is 1e-7.
+    let floats = common::web(1).image("nginx:1.27").yaml().replace("name: web", "name: floats").replace("app: web", "app: floats")
+        + "        resources:\n          requests:\n            cpu: 0.0000001\n            memory: 1e21\n          limits:\n            cpu: 1.0\n";
+    let out = kubectl_stdin(&mut sim, "apply -f -", &floats);
+    let text = last_applied(&sim, Kind::Deployment, "floats");
+    assert!(
+        text.contains("\"limits\":{\"cpu\":1},\"requests\":{\"cpu\":1e-7,\"memory\":1e+21}"),
+        "{text}\n{}",
+        out.text()
+    );
+}
+
+/// `generateName`: `kubectl create -f` sends it and the API server names the object (names.SimpleNameGenerator:
+/// five characters of `bcdfghjklmnpqrstvwxz2456789`, from the run's seeded generator); `kubectl apply` refuses it
+/// (apply.go: `from PREFIX: cannot use generate name with apply`), `delete -f` has no name to delete.
+#[test]
+fn create_sends_generate_name_and_apply_refuses_it() {
+    let mut sim = cluster();
+    let job = BARE.replace("  name: bare\n", "  generateName: job-\n");
+    let mut made = Vec::new();
+    for _ in 0..2 {
+        let out = kubectl_stdin(&mut sim, "create -f -", &job);
+        assert_eq!(out.code, 0, "{}", out.text());
+        let name =
+            out.stdout.strip_prefix("pod/").and_then(|s| s.strip_suffix(" created\n")).expect("pod/NAME created");
+        let suffix = name.strip_prefix("job-").expect("the prefix");
+        assert!(suffix.len() == 5 && suffix.chars().all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)), "{name}");
+        assert!(sim.store().peek(Kind::Pod, &kubeloop_engine::api::ObjKey::new("default", name)).is_some(), "{name}");
+        made.push(name.to_string());
+    }
+    assert_ne!(made[0], made[1]);
+    // No name to print before the server gives one (printers.NamePrinter).
+    let out = kubectl_stdin(&mut sim, "create -f - --dry-run=client", &job);
+    assert!(out.code == 0 && out.stdout.starts_with("pod/<unknown> created"), "{}", out.text());
+    let before = sim.store().count_of(Kind::Pod);
+    let out = kubectl_stdin(&mut sim, "apply -f -", &job);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("from job-: cannot use generate name with apply"), "{}", out.text());
+    let out = kubectl_stdin(&mut sim, "delete -f -", &job);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("resource name may not be empty"), "{}", out.text());
+    assert_eq!(sim.store().count_of(Kind::Pod), before, "neither wrote");
+    let nameless = BARE.replace("  name: bare\n", "  labels: {a: b}\n");
+    let out = kubectl_stdin(&mut sim, "create -f -", &nameless);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("metadata.name: Required value: name or generateName is required"), "{}", out.text());
+}

@@ -6,6 +6,7 @@ use kubeloop_engine::api::{Kind, ObjKey};
 use kubeloop_engine::kubectl::{self, Output};
 use kubeloop_engine::sim::Sim;
 use kubeloop_engine::time::{MINUTE, SECOND};
+use kubeloop_engine::Faults;
 
 fn web_with(image: &str) -> String {
     WEB.replace("nginx:1.27", image)
@@ -86,6 +87,66 @@ fn status_times_out_and_reports_the_progress_deadline() {
     let (text, code, done) = follow_until_done(&mut sim, out, SECOND, 5 * MINUTE);
     assert!(done && code == 1, "{text}");
     assert!(text.ends_with("error: deployment \"web\" exceeded its progress deadline\n"), "{text}");
+}
+
+/// sync.go getNewReplicaSet: every new ReplicaSet sets Progressing=True NewReplicaSetCreated, so a second
+/// rollout whose pods cannot be created (a used-up quota) counts its deadline from then and reaches
+/// ProgressDeadlineExceeded, instead of keeping the first rollout's NewReplicaSetAvailable for ever.
+#[test]
+fn a_second_rollout_that_cannot_create_pods_exceeds_its_deadline() {
+    let mut sim = common::cluster();
+    let with_deadline = WEB.replace("  replicas: 3\n", "  replicas: 3\n  progressDeadlineSeconds: 30\n");
+    kubectl::apply(&mut sim, &with_deadline).expect("apply");
+    sim.run_for(MINUTE);
+    assert_eq!(progressing(&sim), ("True".into(), "NewReplicaSetAvailable".into()));
+    sim.set_faults(Faults { reject_pod_creates: true, ..Faults::default() });
+    kubectl::apply(&mut sim, &with_deadline.replace("nginx:1.27", "nginx:1.28")).expect("apply");
+    sim.run_for(SECOND);
+    assert_eq!(progressing(&sim), ("True".into(), "NewReplicaSetCreated".into()));
+    let out = kubectl(&mut sim, "rollout status deployment/web");
+    let (text, code, done) = follow_until_done(&mut sim, out, SECOND, 2 * MINUTE);
+    assert!(done && code == 1, "{text}");
+    assert!(text.ends_with("error: deployment \"web\" exceeded its progress deadline\n"), "{text}");
+    assert_eq!(progressing(&sim), ("False".into(), "ProgressDeadlineExceeded".into()));
+}
+
+/// sync.go getNewReplicaSet: a ReplicaSet the API server refuses is a ReplicaSetCreateError event and
+/// Progressing=False with the same message. Here the Deployment's selector requires pods without a
+/// pod-template-hash label: valid for the Deployment, but its ReplicaSet's template carries the label, so the
+/// ReplicaSet's own selector cannot match it.
+#[test]
+fn a_refused_replicaset_is_a_create_error_condition_and_event() {
+    let mut sim = common::cluster();
+    let text = WEB.replace("web", "shop").replace(
+        "    matchLabels:\n      app: shop\n",
+        "    matchLabels:\n      app: shop\n    matchExpressions:\n    - key: pod-template-hash\n      operator: DoesNotExist\n",
+    );
+    kubectl::apply(&mut sim, &text).expect("apply");
+    sim.run_for(10 * SECOND);
+    let d =
+        sim.store().peek(Kind::Deployment, &ObjKey::new("default", "shop")).and_then(|o| o.as_deployment().cloned());
+    let c = d.expect("deployment").status.conditions.into_iter().find(|c| &*c.type_ == "Progressing");
+    let c = c.expect("Progressing");
+    assert_eq!((&*c.status, &*c.reason), ("False", "ReplicaSetCreateError"), "{c:?}");
+    assert!(c.message.starts_with("Failed to create new replica set \"shop-"), "{c:?}");
+    assert!(c.message.contains("`selector` does not match template `labels`"), "{c:?}");
+    let events: Vec<_> = sim
+        .store()
+        .objects(Kind::Event)
+        .filter_map(|o| o.as_event())
+        .filter(|e| &*e.body.involved_object.name == "shop")
+        .map(|e| (e.body.type_.to_string(), e.body.reason.to_string(), e.body.message.to_string()))
+        .collect();
+    assert_eq!(events, [("Warning".into(), "ReplicaSetCreateError".into(), c.message.to_string())]);
+    assert!(sim.store().objects(Kind::ReplicaSet).all(|rs| !rs.meta().name.starts_with("shop")));
+    let out = kubectl(&mut sim, "rollout status deployment/shop --watch=false");
+    assert_eq!(out.stdout, "Waiting for deployment spec update to be observed...\n", "{out:?}");
+}
+
+fn progressing(sim: &Sim) -> (String, String) {
+    let d = sim.store().peek(Kind::Deployment, &ObjKey::new("default", "web")).and_then(|o| o.as_deployment().cloned());
+    let c = d.and_then(|d| d.status.conditions.iter().find(|c| &*c.type_ == "Progressing").cloned());
+    c.map(|c| (c.status.to_string(), c.reason.to_string())).unwrap_or_default()
 }
 
 #[test]

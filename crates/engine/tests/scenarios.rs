@@ -478,6 +478,10 @@ fn periods_and_durations_are_bounded_when_read() {
         ("  - {at: 18446744073709551615, killNode: a}\n", "too large"),
         ("  - {at: 1e300, killNode: a}\n", "too large"),
         ("  - {at: -1, killNode: a}\n", "must not be negative"),
+        ("  - {at: -5s, killNode: a}\n", "actions[0].at: invalid duration \"-5s\": must not be negative"),
+        ("  - {at: \"-1m30s\", killNode: a}\n", "invalid duration \"-1m30s\": must not be negative"),
+        ("  - {at: -1.5, killNode: a}\n", "invalid duration \"-1.5\": must not be negative"),
+        ("  - {at: 1s, mode: {observe: polling, pollPeriod: -2s}}\n", "invalid duration \"-2s\": must not be negative"),
     ];
     for (action, want) in bad {
         let text = format!("cluster:\n  nodes: 1\nactions:\n{action}");
@@ -494,6 +498,10 @@ fn periods_and_durations_are_bounded_when_read() {
     assert!(Scenario::parse(good).is_ok_and(|sc| sc.actions.len() == 3));
     let e = Scenario::parse("until: 1e30\ncluster:\n  nodes: 1\n").expect_err("until");
     assert!(e.message.contains("too large"), "{e}");
+    let e = Scenario::parse("until: -1m\ncluster:\n  nodes: 1\n").expect_err("until");
+    assert_eq!((e.line, e.message.as_str()), (Some(1), "until: invalid duration \"-1m\": must not be negative"), "{e}");
+    // A negative zero is zero, as Go reads it.
+    assert!(Scenario::parse("until: -0s\ncluster:\n  nodes: 1\n").is_ok());
 }
 
 #[test]

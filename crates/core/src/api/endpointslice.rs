@@ -69,6 +69,8 @@ pub const LABEL_SERVICE_NAME: &str = "kubernetes.io/service-name";
 /// The label naming who manages a slice, and the controller's value of it.
 pub const LABEL_MANAGED_BY: &str = "endpointslice.kubernetes.io/managed-by";
 pub const MANAGED_BY_CONTROLLER: &str = "endpointslice-controller.k8s.io";
+/// The label (empty value) on the slices of a Service without a cluster IP (`v1.IsHeadlessService`).
+pub const LABEL_HEADLESS: &str = "service.kubernetes.io/headless";
 /// `--max-endpoints-per-slice`'s default.
 pub const MAX_ENDPOINTS_PER_SLICE: usize = 100;
 

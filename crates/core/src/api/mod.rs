@@ -93,10 +93,14 @@ impl Kind {
     }
 
     /// Whether the API server keeps `metadata.generation` for this kind: set to 1 on create and bumped on spec
-    /// changes by the strategies of pods (1.34), ReplicaSets and Deployments; the Lease, Node, Namespace and
-    /// Event strategies leave it unset.
+    /// changes by the strategies of pods (1.34), ReplicaSets, Deployments, PodDisruptionBudgets and
+    /// EndpointSlices; the Lease, Node, Namespace, Event, Service, ConfigMap, Secret and ServiceAccount strategies
+    /// leave it unset.
     pub fn has_generation(self) -> bool {
-        matches!(self, Kind::Pod | Kind::ReplicaSet | Kind::Deployment | Kind::PodDisruptionBudget)
+        matches!(
+            self,
+            Kind::Pod | Kind::ReplicaSet | Kind::Deployment | Kind::PodDisruptionBudget | Kind::EndpointSlice
+        )
     }
 
     pub fn name(self) -> &'static str {
@@ -394,8 +398,10 @@ impl Object {
             }
             (Object::Service(a), Object::Service(b)) => a.spec != b.spec,
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
+            // The endpointslice strategy's PrepareForUpdate: anything but the metadata, or the labels.
             (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
-                (&a.address_type, &a.endpoints, &a.ports) != (&b.address_type, &b.endpoints, &b.ports)
+                (&a.address_type, &a.endpoints, &a.ports, &a.metadata.labels)
+                    != (&b.address_type, &b.endpoints, &b.ports, &b.metadata.labels)
             }
             (Object::ServiceAccount(a), Object::ServiceAccount(b)) => {
                 (&a.secrets, &a.image_pull_secrets, a.automount_service_account_token)

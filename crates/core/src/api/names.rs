@@ -266,6 +266,17 @@ impl NameRule {
     }
 }
 
+/// The name the API server gives an object created with only a `generateName` (`names.SimpleNameGenerator`, run
+/// before validation): the prefix, cut to 58 bytes so that the name stays within 63, then the random suffix.
+pub fn generated_name(prefix: &str, suffix: &str) -> String {
+    const MAX_PREFIX: usize = 63 - 5;
+    let mut cut = prefix.len().min(MAX_PREFIX);
+    while !prefix.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{suffix}", &prefix[..cut])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

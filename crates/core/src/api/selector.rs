@@ -224,6 +224,19 @@ impl fmt::Display for LabelSelector {
     }
 }
 
+impl LabelSelector {
+    /// `metav1.FormatLabelSelector`: the rendering above, `<none>` for an empty selector (which selects
+    /// everything).
+    pub fn format(&self) -> String {
+        let text = self.to_string();
+        if text.is_empty() {
+            "<none>".into()
+        } else {
+            text
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // kubectl `-l` syntax (apimachinery labels.Parse)
 // ---------------------------------------------------------------------------------------------

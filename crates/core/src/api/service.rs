@@ -104,6 +104,65 @@ impl Service {
 /// The service IP range (kubeadm's default `--service-cluster-ip-range`, 10.96.0.0/12) as its first address
 /// and size.
 pub const SERVICE_CIDR: (u32, u32) = (10 << 24 | 96 << 16, 1 << 20);
+
+/// An IPv4 service range as the API server allocates from it (pkg/registry/core/service/ipallocator, KEP-3070):
+/// the network's own address and its broadcast address are never given; a lower band of
+/// `min(max(16, size / 16), 256)` addresses (none in a range of 16 or fewer) is kept for the addresses people ask
+/// for, and a Service that asks for none gets one from the upper band, from a random start, or from the lower
+/// band once the upper one is full.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServiceRange {
+    /// The network's address.
+    pub base: u32,
+    /// The number of addresses, a power of two.
+    pub size: u32,
+}
+
+impl ServiceRange {
+    pub const DEFAULT: ServiceRange = ServiceRange { base: SERVICE_CIDR.0, size: SERVICE_CIDR.1 };
+
+    /// The first address a Service may have (the network's `.0` is not one).
+    pub fn first(self) -> u32 {
+        self.base.saturating_add(1)
+    }
+
+    /// The last address a Service may have (the broadcast address is not one).
+    pub fn last(self) -> u32 {
+        self.base.saturating_add(self.size.saturating_sub(2))
+    }
+
+    pub fn contains(self, addr: u32) -> bool {
+        self.size > 2 && (self.first()..=self.last()).contains(&addr)
+    }
+
+    /// The lower band's size (`calculateRangeOffset`).
+    pub fn static_band(self) -> u32 {
+        if self.size <= 16 {
+            0
+        } else {
+            (self.size / 16).clamp(16, 256)
+        }
+    }
+
+    /// `allocateNextService`: a free address of the upper band, scanning from a random start and wrapping
+    /// around; when that band is full, the same in the lower band. `draw(n)` is the random start in `[0, n)`;
+    /// `taken` says whether an address is in use. `None`: the range is full.
+    pub fn allocate(self, mut draw: impl FnMut(u32) -> u32, taken: impl Fn(u32) -> bool) -> Option<u32> {
+        if self.size <= 2 {
+            return None;
+        }
+        let upper = self.first().saturating_add(self.static_band());
+        scan(upper, self.last(), &mut draw, &taken)
+            .or_else(|| (self.static_band() > 0).then(|| scan(self.first(), upper - 1, &mut draw, &taken)).flatten())
+    }
+}
+
+/// `ipIterator` and `allocateFromRange`: the first free address of `first..=last` from a random start.
+fn scan(first: u32, last: u32, draw: &mut impl FnMut(u32) -> u32, taken: &impl Fn(u32) -> bool) -> Option<u32> {
+    let n = last.checked_sub(first)?.checked_add(1)?;
+    let start = draw(n) % n;
+    (0..n).map(|i| first + (start + i) % n).find(|a| !taken(*a))
+}
 /// The node port range (`--service-node-port-range`'s default).
 pub const NODE_PORTS: (i32, i32) = (30000, 32767);
 
@@ -143,5 +202,70 @@ mod tests {
         for bad in ["10.96.0", "10.96.0.256", "10.096.0.1", "a.b.c.d", "1.2.3.4.5", ""] {
             assert_eq!(parse_ipv4(bad), None, "{bad}");
         }
+    }
+
+    fn ip(text: &str) -> u32 {
+        parse_ipv4(text).expect("an address")
+    }
+
+    /// bitmap.go / ipallocator.go: 10.96.0.0/12 keeps its first 256 usable addresses (10.96.0.1 to 10.96.1.0)
+    /// for static allocation; dynamic allocation runs from 10.96.1.1 to 10.111.255.254.
+    #[test]
+    fn the_default_range_bands_are_upstreams() {
+        let r = ServiceRange::DEFAULT;
+        assert_eq!((r.first(), r.last(), r.static_band()), (ip("10.96.0.1"), ip("10.111.255.254"), 256));
+        let free = |_: u32| false;
+        // The random start at its two ends: the upper band's first and last addresses.
+        assert_eq!(r.allocate(|_| 0, free).map(ipv4).as_deref(), Some("10.96.1.1"));
+        assert_eq!(r.allocate(|n| n - 1, free).map(ipv4).as_deref(), Some("10.111.255.254"));
+        // Every draw is over the upper band's addresses, (2^20 - 2) - 256 of them.
+        let mut asked = Vec::new();
+        r.allocate(
+            |n| {
+                asked.push(n);
+                0
+            },
+            free,
+        );
+        assert_eq!(asked, [(1 << 20) - 2 - 256]);
+        for (addr, inside) in
+            [("10.96.0.0", false), ("10.96.0.1", true), ("10.111.255.254", true), ("10.111.255.255", false)]
+        {
+            assert_eq!(r.contains(ip(addr)), inside, "{addr}");
+        }
+    }
+
+    /// ipallocator.go allocateNextService: a full upper band falls back to the lower one; both full is None.
+    #[test]
+    fn a_full_upper_band_falls_back_to_the_lower_one() {
+        let r = ServiceRange::DEFAULT;
+        let upper = |a: u32| a >= ip("10.96.1.1");
+        let mut asked = Vec::new();
+        let got = r.allocate(
+            |n| {
+                asked.push(n);
+                n - 1
+            },
+            upper,
+        );
+        assert_eq!(got.map(ipv4).as_deref(), Some("10.96.1.0"));
+        assert_eq!(asked, [(1 << 20) - 2 - 256, 256]);
+        assert_eq!(r.allocate(|_| 0, upper).map(ipv4).as_deref(), Some("10.96.0.1"));
+        assert_eq!(r.allocate(|_| 0, |_| true), None);
+        // The wrap-around: from the last address back to the band's first.
+        let all_but_first = |a: u32| a != ip("10.96.1.1");
+        assert_eq!(r.allocate(|n| n - 1, all_but_first).map(ipv4).as_deref(), Some("10.96.1.1"));
+    }
+
+    /// calculateRangeOffset: 16 or fewer addresses have no lower band; then size / 16, at least 16, at most 256.
+    #[test]
+    fn the_lower_band_grows_with_the_range() {
+        let band = |bits: u32| ServiceRange { base: ip("10.0.0.0"), size: 1 << (32 - bits) }.static_band();
+        assert_eq!([28, 24, 20, 16, 12].map(band), [0, 16, 256, 256, 256]);
+        assert_eq!(band(21), 128);
+        let small = ServiceRange { base: ip("10.0.0.0"), size: 16 };
+        assert_eq!(small.allocate(|_| 0, |_| false).map(ipv4).as_deref(), Some("10.0.0.1"));
+        let tiny = ServiceRange { base: ip("10.0.0.0"), size: 2 };
+        assert_eq!(tiny.allocate(|_| 0, |_| false), None);
     }
 }

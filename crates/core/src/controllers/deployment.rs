@@ -1,8 +1,9 @@
 //! The Deployment controller (pkg/controller/deployment): one ReplicaSet per pod template (named by the
 //! `pod-template-hash`), rolled out with RollingUpdate (maxSurge / maxUnavailable) or Recreate, scaled
 //! proportionally, old ReplicaSets pruned to `revisionHistoryLimit`, and status with the Available and
-//! Progressing conditions (ProgressDeadlineExceeded after `progressDeadlineSeconds`, DeploymentPaused /
-//! DeploymentResumed on pause and resume) and ReplicaFailure (from its ReplicaSets').
+//! Progressing conditions (NewReplicaSetCreated for every new ReplicaSet, ReplicaSetCreateError when one is
+//! refused, ProgressDeadlineExceeded after `progressDeadlineSeconds`, DeploymentPaused / DeploymentResumed on
+//! pause and resume) and ReplicaFailure (from its ReplicaSets').
 
 use std::rc::Rc;
 
@@ -158,7 +159,7 @@ impl Sync<'_, '_, '_> {
         let old = rss;
         let max_old = old.iter().map(revision).max().unwrap_or(0);
         let new_revision = max_old.saturating_add(1).to_string();
-        let new_rs = match new_rs {
+        let (new_rs, made) = match new_rs {
             Some(mut rs) => {
                 if revision(&rs) < max_old.saturating_add(1) || rs.metadata.annotation(REVISION).is_none() {
                     let mut next = rs.clone();
@@ -168,10 +169,13 @@ impl Sync<'_, '_, '_> {
                         rs = w.clone();
                     }
                 }
-                Some(rs)
+                (Some(rs), false)
             }
-            None if create => Some(self.create_new_rs(&old, &new_revision)?),
-            None => None,
+            None if create => {
+                let (rs, made) = self.create_new_rs(&old, &new_revision)?;
+                (Some(rs), made)
+            }
+            None => (None, false),
         };
         // The deployment carries the revision of its newest ReplicaSet.
         if let Some(rs) = &new_rs {
@@ -185,11 +189,32 @@ impl Sync<'_, '_, '_> {
                     self.d_obj = Object::Deployment(w.clone());
                 }
             }
+            self.note_new_rs(rs, made)?;
         }
         Ok((new_rs, old))
     }
 
-    fn create_new_rs(&mut self, old: &[ReplicaSet], revision: &str) -> Result<ReplicaSet, String> {
+    /// `getNewReplicaSet`'s Progressing condition: NewReplicaSetCreated for a ReplicaSet this sync created (a
+    /// new rollout's deadline counts from then), FoundNewReplicaSet for an existing one when the Deployment has
+    /// no Progressing condition yet.
+    fn note_new_rs(&mut self, rs: &ReplicaSet, made: bool) -> Result<(), String> {
+        if self.d.spec.progress_deadline_seconds.is_none() {
+            return Ok(());
+        }
+        let (reason, msg) = if made {
+            ("NewReplicaSetCreated", format!("Created new replica set \"{}\"", rs.metadata.name))
+        } else if self.d.condition("Progressing").is_none() {
+            ("FoundNewReplicaSet", format!("Found new replica set \"{}\"", rs.metadata.name))
+        } else {
+            return Ok(());
+        };
+        let mut st = self.d.status.clone();
+        set_condition(&mut st.conditions, "Progressing", "True", reason, &msg, self.cx.now);
+        self.write_status(st)
+    }
+
+    /// Creates the new ReplicaSet; true when this call created it (false: it existed already, a slow cache).
+    fn create_new_rs(&mut self, old: &[ReplicaSet], revision: &str) -> Result<(ReplicaSet, bool), String> {
         let d = &self.d;
         let hash = compute_hash(&d.spec.template, d.status.collision_count);
         let mut template = d.spec.template.clone();
@@ -226,7 +251,7 @@ impl Sync<'_, '_, '_> {
                     let msg = format!("Scaled up replica set {} from 0 to {new_replicas}", created.metadata.name);
                     self.event(EventKind::Normal, "ScalingReplicaSet", &msg);
                 }
-                Ok(created)
+                Ok((created, true))
             }
             Err(crate::store::ApiError::AlreadyExists { .. }) => {
                 // A ReplicaSet of that name exists: ours if its template matches, else a hash collision.
@@ -234,7 +259,7 @@ impl Sync<'_, '_, '_> {
                 if let Some(ex) = existing.as_replicaset() {
                     let ours = crate::api::controller_of(&ex.metadata).is_some_and(|r| r.uid == self.d.metadata.uid);
                     if ours && equal_ignore_hash(&ex.spec.template, &self.d.spec.template) {
-                        return Ok(ex.clone());
+                        return Ok((ex.clone(), false));
                     }
                 }
                 let mut next = self.d.clone();
@@ -242,9 +267,24 @@ impl Sync<'_, '_, '_> {
                 let _ = self.cx.api.update_status(Object::Deployment(next));
                 Err(format!("hash collision for ReplicaSet {:?}: bumped collisionCount", rs.metadata.name))
             }
+            // A namespace being deleted refuses every create: nothing to report.
+            Err(e) if e.is_namespace_terminating() => Err(e.to_string()),
             Err(e) => {
                 let msg = format!("Failed to create new replica set \"{}\": {e}", rs.metadata.name);
-                self.event(EventKind::Warning, "FailedCreate", &msg);
+                if self.d.spec.progress_deadline_seconds.is_some() {
+                    let mut st = self.d.status.clone();
+                    set_condition(
+                        &mut st.conditions,
+                        "Progressing",
+                        "False",
+                        "ReplicaSetCreateError",
+                        &msg,
+                        self.cx.now,
+                    );
+                    // The create's error is the one reported; a failed status write adds nothing to it.
+                    let _ = self.write_status(st);
+                }
+                self.event(EventKind::Warning, "ReplicaSetCreateError", &msg);
                 Err(e.to_string())
             }
         }
@@ -515,21 +555,21 @@ impl Sync<'_, '_, '_> {
         let complete_before = st.replicas == st.updated_replicas
             && current.as_ref().is_some_and(|c| &*c.reason == "NewReplicaSetAvailable");
         if let (Some(deadline), false) = (self.d.spec.progress_deadline_seconds, complete_before) {
-            let rs_name = new_rs.map(|r| r.metadata.name.to_string()).unwrap_or_default();
+            // The new ReplicaSet's name, or the Deployment's when there is none yet (Recreate's scale-down).
+            let subject = match new_rs {
+                Some(rs) => format!("ReplicaSet \"{}\"", rs.metadata.name),
+                None => format!("Deployment \"{}\"", self.d.metadata.name),
+            };
             if deployment_complete(&self.d, &st) {
-                let msg = format!("ReplicaSet \"{rs_name}\" has successfully progressed.");
+                let msg = format!("{subject} has successfully progressed.");
                 set_condition(&mut st.conditions, "Progressing", "True", "NewReplicaSetAvailable", &msg, now);
-            } else if deployment_progressing(&self.d, &st) || current.is_none() {
-                let (reason, msg) = if current.is_none() {
-                    ("NewReplicaSetCreated", format!("Created new replica set \"{rs_name}\""))
-                } else {
-                    ("ReplicaSetUpdated", format!("ReplicaSet \"{rs_name}\" is progressing."))
-                };
+            } else if deployment_progressing(&self.d, &st) {
+                let msg = format!("{subject} is progressing.");
                 // Progress updates the condition even with the same reason (lastUpdateTime), keeping the
                 // transition time of a condition that was True.
                 let kept = current.as_ref().filter(|c| &*c.status == "True").and_then(|c| c.last_transition_time);
                 st.conditions.retain(|c| &*c.type_ != "Progressing");
-                set_condition(&mut st.conditions, "Progressing", "True", reason, &msg, now);
+                set_condition(&mut st.conditions, "Progressing", "True", "ReplicaSetUpdated", &msg, now);
                 if let (Some(t), Some(c)) = (kept, st.conditions.last_mut()) {
                     c.last_transition_time = Some(t);
                 }
@@ -540,7 +580,7 @@ impl Sync<'_, '_, '_> {
                 if &*c.reason == "NewReplicaSetAvailable" {
                     // DeploymentTimedOut: a finished rollout never times out.
                 } else if now > ends {
-                    let msg = format!("ReplicaSet \"{rs_name}\" has timed out progressing.");
+                    let msg = format!("{subject} has timed out progressing.");
                     set_condition(&mut st.conditions, "Progressing", "False", "ProgressDeadlineExceeded", &msg, now);
                 } else {
                     requeue = Some((ends - now).saturating_add(SECOND));

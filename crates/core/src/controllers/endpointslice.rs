@@ -8,10 +8,12 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use crate::api::endpointslice::{LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MANAGED_BY_CONTROLLER, MAX_ENDPOINTS_PER_SLICE};
+use crate::api::endpointslice::{
+    LABEL_HEADLESS, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MANAGED_BY_CONTROLLER, MAX_ENDPOINTS_PER_SLICE,
+};
 use crate::api::{
-    s, Endpoint, EndpointConditions, EndpointPort, EndpointSlice, IntOrString, Kind, LabelSelector, ObjKey, Object,
-    ObjectReference, OwnerReference, Pod, Service, Str,
+    s, Endpoint, EndpointConditions, EndpointPort, EndpointSlice, IntOrString, Kind, LabelSelector, Labels, ObjKey,
+    Object, ObjectReference, OwnerReference, Pod, Service, Str,
 };
 use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
@@ -81,23 +83,26 @@ fn target(pod: &Pod, port: &crate::api::ServicePort) -> Option<i32> {
     }
 }
 
-/// Texts every endpoint of a sync shares (made once per sync, not once per pod).
+/// What every endpoint of a sync shares (texts made once per sync, not once per pod).
 struct Shared {
     pod: Str,
     empty: Str,
     /// Zones by node name.
     zones: FxHashMap<Str, Str>,
+    /// The Service's `publishNotReadyAddresses`.
+    publish_not_ready: bool,
 }
 
-/// A pod as an endpoint.
+/// `podToEndpoint`: a pod as an endpoint; ready when serving and not terminating, or always when the Service
+/// publishes not-ready addresses.
 fn endpoint(pod: &Pod, shared: &Shared) -> Endpoint {
-    let ready = pod.is_ready();
+    let serving = pod.is_ready();
     let terminating = pod.metadata.deletion_timestamp.is_some();
     Endpoint {
         addresses: vec![pod.status.pod_ip.clone()],
         conditions: EndpointConditions {
-            ready: Some(ready && !terminating),
-            serving: Some(ready),
+            ready: Some(shared.publish_not_ready || (serving && !terminating)),
+            serving: Some(serving),
             terminating: Some(terminating),
         },
         node_name: pod.spec.node_name.clone(),
@@ -213,7 +218,12 @@ impl Reconciler for EndpointSliceController {
 /// The endpoints the Service's pods make, by resolved port set (in a stable order), each set in pod order.
 fn desired_endpoints(svc: &Service, caches: Caches<'_>) -> BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> {
     let selector = LabelSelector::from_labels(svc.spec.selector.clone());
-    let mut shared = Shared { pod: s("Pod"), empty: s(""), zones: FxHashMap::default() };
+    let mut shared = Shared {
+        pod: s("Pod"),
+        empty: s(""),
+        zones: FxHashMap::default(),
+        publish_not_ready: svc.spec.publish_not_ready_addresses == Some(true),
+    };
     let nodes = caches.of(Kind::Node);
     let mut out: BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> = BTreeMap::new();
     for o in caches.of(Kind::Pod).select(&svc.metadata.namespace, &selector) {
@@ -271,6 +281,7 @@ fn plan(
     existing: Vec<EndpointSlice>,
 ) -> Plan {
     let mut plan = Plan::default();
+    let labels = slice_labels(svc);
     let addr = |e: &Endpoint| e.addresses.first().cloned().unwrap_or_default();
     let mut by_ports: BTreeMap<Vec<(String, String, i32)>, Vec<EndpointSlice>> = BTreeMap::new();
     for e in existing {
@@ -279,16 +290,17 @@ fn plan(
     let total: usize = desired.values().map(Vec::len).sum();
     if total == 0 {
         // The placeholder: keep one slice without ports and endpoints.
-        let mut kept = false;
+        let mut kept = None;
         for e in by_ports.into_values().flatten() {
-            if !kept && e.endpoints.is_none() && e.ports.is_none() {
-                kept = true;
+            if kept.is_none() && e.endpoints.is_none() && e.ports.is_none() {
+                kept = Some(e);
             } else {
                 plan.delete.push(e);
             }
         }
-        if !kept {
-            plan.create.push(new_slice(svc, None, None));
+        match kept {
+            Some(e) => plan.relabel(e, &labels),
+            None => plan.create.push(new_slice(svc, &labels, None, None)),
         }
         return plan;
     }
@@ -315,13 +327,16 @@ fn plan(
         }
         while !wanted.is_empty() {
             let take = MAX_ENDPOINTS_PER_SLICE.min(wanted.len());
-            plan.create.push(new_slice(svc, slice_ports(&ports), Some(wanted.drain(..take).collect())));
+            plan.create.push(new_slice(svc, &labels, slice_ports(&ports), Some(wanted.drain(..take).collect())));
         }
-        for (slice, changed) in slices.into_iter().zip(changed) {
+        for (mut slice, changed) in slices.into_iter().zip(changed) {
             if slice.endpoints().is_empty() {
                 plan.delete.push(slice);
             } else if changed {
+                slice.metadata.labels = labels.clone();
                 plan.update.push(slice);
+            } else {
+                plan.relabel(slice, &labels);
             }
         }
     }
@@ -330,14 +345,50 @@ fn plan(
     plan
 }
 
-fn new_slice(svc: &Service, ports: Option<Vec<EndpointPort>>, endpoints: Option<Vec<Endpoint>>) -> EndpointSlice {
+impl Plan {
+    /// A slice whose endpoints stay: updated only when the Service's own labels (the reserved ones aside) are no
+    /// longer the slice's.
+    fn relabel(&mut self, mut slice: EndpointSlice, labels: &Labels) {
+        if !unreserved(&slice.metadata.labels).eq(unreserved(labels)) {
+            slice.metadata.labels = labels.clone();
+            self.update.push(slice);
+        }
+    }
+}
+
+/// The labels the controller sets on its own slices (`reconciler.go` `isReservedLabelKey`).
+fn is_reserved(key: &str) -> bool {
+    [LABEL_SERVICE_NAME, LABEL_MANAGED_BY, LABEL_HEADLESS].contains(&key)
+}
+
+fn unreserved(labels: &Labels) -> impl Iterator<Item = (&Str, &Str)> {
+    labels.iter().filter(|(k, _)| !is_reserved(k))
+}
+
+/// `setEndpointSliceLabels`: the Service's labels but the reserved ones, `service.kubernetes.io/headless` for a
+/// Service without a cluster IP, the Service's name and the managing controller.
+fn slice_labels(svc: &Service) -> Labels {
+    let mut labels = svc.metadata.labels.clone();
+    labels.remove(LABEL_HEADLESS);
+    if svc.spec.cluster_ip.is_empty() || &*svc.spec.cluster_ip == "None" {
+        labels.insert(s(LABEL_HEADLESS), s(""));
+    }
+    labels.insert(s(LABEL_SERVICE_NAME), svc.metadata.name.clone());
+    labels.insert(s(LABEL_MANAGED_BY), s(MANAGED_BY_CONTROLLER));
+    labels
+}
+
+fn new_slice(
+    svc: &Service,
+    labels: &Labels,
+    ports: Option<Vec<EndpointPort>>,
+    endpoints: Option<Vec<Endpoint>>,
+) -> EndpointSlice {
     let mut e = EndpointSlice { address_type: s("IPv4"), ports, endpoints, ..Default::default() };
     let m = &mut e.metadata;
     m.generate_name = s(&format!("{}-", svc.metadata.name));
     m.namespace = svc.metadata.namespace.clone();
-    m.labels = svc.metadata.labels.clone();
-    m.labels.insert(s(LABEL_SERVICE_NAME), svc.metadata.name.clone());
-    m.labels.insert(s(LABEL_MANAGED_BY), s(MANAGED_BY_CONTROLLER));
+    m.labels = labels.clone();
     m.owner_references.push(OwnerReference::controller(Kind::Service, &svc.metadata));
     e
 }
@@ -349,11 +400,12 @@ fn apply(plan: Plan, cx: &mut Ctx<'_, '_>, written: &mut FxHashMap<Str, u64>) ->
         written.insert(made.meta().name.clone(), made.meta().resource_version);
     }
     for e in plan.update {
-        let (endpoints, key) =
-            (e.endpoints.clone(), ObjKey { namespace: e.metadata.namespace.clone(), name: e.metadata.name.clone() });
+        let key = ObjKey { namespace: e.metadata.namespace.clone(), name: e.metadata.name.clone() };
+        let (endpoints, labels) = (e.endpoints, e.metadata.labels);
         let updated = cx.api.patch(Kind::EndpointSlice, &key, Subresource::Main, |o| {
             if let Object::EndpointSlice(x) = o {
                 x.endpoints = endpoints;
+                x.metadata.labels = labels;
             }
         })?;
         written.insert(key.name, updated.meta().resource_version);

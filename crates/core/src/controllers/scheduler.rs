@@ -442,8 +442,9 @@ fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &
         .collect()
 }
 
-/// `DefaultSelector` for a pod owned by a ReplicaSet (kubeloop has no Services, ReplicationControllers or
-/// StatefulSets): its controller's selector, looked up by name; `None` (no spreading) without one.
+/// `DefaultSelector` for a pod owned by a ReplicaSet: its controller's selector, looked up by name; `None` (no
+/// spreading) without one. Upstream also merges in the selectors of the Services that select the pod; kubeloop
+/// does not (docs/faithfulness.md), and has no ReplicationControllers or StatefulSets.
 fn default_spread_owner(pod: &Pod, caches: Caches<'_>) -> Option<(ObjKey, LabelSelector)> {
     spread_owner(pod, |key| Some(caches.get(Kind::ReplicaSet)?.get(key)?.as_replicaset()?.spec.selector.clone()))
 }

@@ -70,7 +70,7 @@ impl Reconciler for ServiceAccountsController {
             match cx.api.create(Object::ServiceAccount(sa)) {
                 // The cache had not seen it yet; or the namespace is being deleted: nothing to do.
                 Ok(_) | Err(ApiError::AlreadyExists { .. }) => {}
-                Err(ApiError::Forbidden(m)) if m.contains("because it is being terminated") => {}
+                Err(e) if e.is_namespace_terminating() => {}
                 Err(e) => return Err(format!("{e}")),
             }
         }

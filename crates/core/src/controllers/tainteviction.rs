@@ -1,14 +1,14 @@
 //! The taint eviction controller (pkg/controller/tainteviction, once the node lifecycle controller's
 //! NoExecuteTaintManager): a pod on a node with `NoExecute` taints is deleted at once if it does not tolerate one of
 //! them, or when the shortest `tolerationSeconds` of the tolerations it uses has passed since the controller first
-//! saw it tainted. Every pod gets 300 s tolerations for `not-ready` and `unreachable` from admission
-//! (DefaultTolerationSeconds), so pods leave a dead node about five minutes after it is tainted. The deletion is
-//! graceful: on a node whose kubelet is gone, nobody confirms it, and the pod stays Terminating, as in a real
+//! saw it tainted (its TaintManagerEviction event is recorded then, as the deletion fires). Every pod gets 300 s
+//! tolerations for `not-ready` and `unreachable` from admission (DefaultTolerationSeconds), so pods leave a dead
+//! node about five minutes after it is tainted. The deletion is graceful: on a node whose kubelet is gone, nobody confirms it, and the pod stays Terminating, as in a real
 //! cluster; its ReplicaSet replaces it at once (a terminating pod is not active).
 
 use std::collections::BTreeMap;
 
-use crate::api::{Kind, Node, ObjKey, Object, Pod, Taint, Toleration};
+use crate::api::{s, Kind, Node, ObjKey, Object, ObjectReference, Pod, Taint, Toleration};
 use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
@@ -142,14 +142,7 @@ impl Reconciler for TaintEvictionController {
         let taint_refs: Vec<&Taint> = taints.iter().collect();
         if taints.is_empty() {
             if self.scheduled.remove(key).is_some() {
-                let msg = format!("Cancelling deletion of Pod {}", key);
-                cx.recorder.event(
-                    &mut cx.api,
-                    &Object::Pod(pod.clone()),
-                    EventKind::Normal,
-                    "TaintManagerEviction",
-                    &msg,
-                );
+                pod_event(cx, key, &format!("Cancelling deletion of Pod {key}"));
             }
             return Ok(ReconcileAction::Done);
         }
@@ -165,14 +158,12 @@ impl Reconciler for TaintEvictionController {
             },
         };
         let start = *self.scheduled.entry(key.clone()).or_insert(now);
-        if start == now && wait > 0 {
-            let msg = format!("Marking for deletion Pod {key}");
-            cx.recorder.event(&mut cx.api, &Object::Pod(pod.clone()), EventKind::Normal, "TaintManagerEviction", &msg);
-        }
         let due = start.saturating_add(wait);
         if now < due {
             return Ok(ReconcileAction::RequeueAfter(due - now));
         }
+        // deletePodHandler: the event as the timed deletion fires (at once for a pod that tolerates nothing).
+        pod_event(cx, key, &format!("Marking for deletion Pod {key}"));
         evict(cx, key, pod)?;
         self.scheduled.remove(key);
         Ok(ReconcileAction::Done)
@@ -181,6 +172,20 @@ impl Reconciler for TaintEvictionController {
     fn reset(&mut self) {
         self.scheduled.clear();
     }
+}
+
+/// `emitPodDeletionEvent` / `emitCancelPodDeletionEvent`: a TaintManagerEviction event about the pod by name, as
+/// upstream refers to it (apiVersion, kind, namespace and name: no uid, so `kubectl describe pod`, which asks for
+/// the pod's uid, does not list it).
+fn pod_event(cx: &mut Ctx<'_, '_>, key: &ObjKey, message: &str) {
+    let involved = ObjectReference {
+        kind: s("Pod"),
+        namespace: key.namespace.clone(),
+        name: key.name.clone(),
+        uid: s(""),
+        api_version: s("v1"),
+    };
+    cx.recorder.event_about(&mut cx.api, involved, EventKind::Normal, "TaintManagerEviction", message);
 }
 
 /// `addConditionAndDeletePod`: the DisruptionTarget condition, then a graceful delete.
@@ -215,7 +220,6 @@ fn evict(cx: &mut Ctx<'_, '_>, key: &ObjKey, pod: &Pod) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::s;
     use crate::time::SECOND;
 
     fn tol(key: &str, secs: Option<i64>) -> Toleration {

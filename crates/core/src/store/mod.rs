@@ -122,6 +122,10 @@ impl ApiError {
     pub fn is_not_found(&self) -> bool {
         matches!(self, ApiError::NotFound { .. })
     }
+    /// A create refused because its namespace is being deleted (upstream's `NamespaceTerminatingCause`).
+    pub fn is_namespace_terminating(&self) -> bool {
+        matches!(self, ApiError::Forbidden(m) if m.ends_with("because it is being terminated"))
+    }
 }
 
 impl fmt::Display for ApiError {

@@ -946,3 +946,12 @@ fn pod_tally_follows_every_write() {
     // a was bound: its deletion is graceful (terminating); c never was: it is gone at once.
     assert_eq!(t, PodTally { running: 1, terminating: 1, ..Default::default() });
 }
+
+/// names.SimpleNameGenerator: a prefix longer than 58 bytes is cut so that the generated name fits in 63.
+#[test]
+fn a_long_generate_name_is_cut_to_fit() {
+    assert_eq!(crate::api::names::generated_name("web-", "bcdfg"), "web-bcdfg");
+    let long = "a".repeat(70);
+    let name = crate::api::names::generated_name(&long, "bcdfg");
+    assert_eq!((name.len(), &name[58..]), (63, "bcdfg"));
+}

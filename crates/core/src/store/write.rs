@@ -22,7 +22,7 @@ impl Store {
     /// Service, or a free one at random from the range's upper part, as upstream's allocator prefers), and a node
     /// port from 30000-32767 for each port of a NodePort or LoadBalancer Service that has none.
     fn allocate(&mut self, svc: &mut crate::api::Service) -> Result<(), admission::FieldError> {
-        use crate::api::service::{ipv4, parse_ipv4, NODE_PORTS, SERVICE_CIDR};
+        use crate::api::service::{ipv4, parse_ipv4, ServiceRange, NODE_PORTS};
         let services = &self.kinds[Kind::Service.index()].objects;
         let taken_ip = |ip: &str| services.values().any(|o| o.as_service().is_some_and(|s| &*s.spec.cluster_ip == ip));
         if &*svc.spec.type_ != "ExternalName" {
@@ -30,12 +30,9 @@ impl Store {
             let ip = if given == "None" {
                 given
             } else if given.is_empty() {
-                let (base, size) = SERVICE_CIDR;
-                // The lower band (the first min(max(16, size/16), 256) addresses) is left to static allocation.
-                let low = (size / 16).clamp(16, 256);
-                let span = size - 1 - low;
-                let start = self.rng.range(0, u64::from(span) - 1) as u32;
-                let free = (0..span).map(|i| base + low + (start + i) % span).find(|a| !taken_ip(&ipv4(*a)));
+                let rng = &mut self.rng;
+                let free =
+                    ServiceRange::DEFAULT.allocate(|n| rng.range(0, u64::from(n) - 1) as u32, |a| taken_ip(&ipv4(a)));
                 match free {
                     Some(a) => ipv4(a),
                     None => {
@@ -59,11 +56,16 @@ impl Store {
                     None => {
                         return Err(admission::FieldError::new(
                             "spec.clusterIPs[0]",
-                            format!("Invalid value: {}: must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)", crate::api::go_quote(&given)),
+                            format!(
+                                "Invalid value: {}: must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+                                crate::api::go_quote(&given)
+                            ),
                         ))
                     }
-                    Some(a) if a <= SERVICE_CIDR.0 || a >= SERVICE_CIDR.0 + SERVICE_CIDR.1 - 1 => {
-                        return Err(refuse(format!("the provided IP ({given}) is not in the valid range. The range of valid IPs is 10.96.0.0/12")))
+                    Some(a) if !ServiceRange::DEFAULT.contains(a) => {
+                        return Err(refuse(format!(
+                        "the provided IP ({given}) is not in the valid range. The range of valid IPs is 10.96.0.0/12"
+                    )))
                     }
                     Some(_) if taken_ip(&given) => return Err(refuse("provided IP is already allocated".into())),
                     Some(_) => given.clone(),
@@ -159,7 +161,7 @@ impl Store {
             }
             let mut name;
             loop {
-                name = format!("{}{}", obj.meta().generate_name, self.rng.name_suffix(5));
+                name = crate::api::names::generated_name(&obj.meta().generate_name, &self.rng.name_suffix(5));
                 if !self.kinds[kind.index()].objects.contains_key(&ObjKey::new(&obj.meta().namespace, &name)) {
                     break;
                 }

@@ -96,6 +96,27 @@ fn output(report: &ApplyReport, suffix: &str) -> Output {
 /// `kubectl.kubernetes.io/last-applied-configuration`
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+/// `util.GetModifiedConfiguration`: the document as applied (its namespace set, as the resource builder sets it)
+/// and its last-applied-configuration annotation: the document without that annotation, its annotations map
+/// present even when empty (`{}`), as `json.NewEncoder(...).Encode` writes it, newline included.
+fn last_applied_configuration(doc: &Value, namespace: Option<&str>) -> (Value, String) {
+    let mut json = doc.clone();
+    if let Some(meta) = json.get_mut("metadata").and_then(Value::as_object_mut) {
+        if let Some(ns) = namespace {
+            meta.insert("namespace".into(), Value::String(ns.to_string()));
+        }
+        let mut annotations = match meta.remove("annotations") {
+            Some(Value::Object(a)) => a,
+            _ => serde_json::Map::new(),
+        };
+        annotations.remove(LAST_APPLIED);
+        meta.insert("annotations".into(), Value::Object(annotations));
+    }
+    let mut text = crate::decode::go_json(&json);
+    text.push('\n');
+    (json, text)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ApplyAction {
     Created,
@@ -413,6 +434,7 @@ impl Planner {
 
     /// Checks one object and builds it as it would be sent.
     fn plan(&self, sim: &Sim, m: &Manifest) -> Result<Planned, ManifestError> {
+        manifest::named(m, "apply")?;
         manifest::validate(m)?;
         let mut obj = m.object.clone();
         let kind = obj.kind();
@@ -444,11 +466,8 @@ impl Planner {
         }
         let key = obj.key();
         let live = self.live(sim, kind, &key);
-        let mut json = m.json.clone();
-        if let (Some(meta), true) = (json.get_mut("metadata").and_then(Value::as_object_mut), kind.namespaced()) {
-            meta.insert("namespace".into(), Value::String(key.namespace.to_string()));
-        }
-        let last_applied = serde_json::to_string(&json).unwrap_or_default();
+        let namespace = kind.namespaced().then_some(&*key.namespace);
+        let (json, last_applied) = last_applied_configuration(&m.json, namespace);
         let (creates, new_nodes) = self.overlay.as_ref().map_or((0, 0), |o| (o.creates[kind.index()], o.new_nodes));
         let next = match &live {
             None => {

@@ -82,7 +82,9 @@ fn from_files(sim: &mut Sim, args: &Args, input: &Input, dry: DryRun) -> Result<
         for m in manifests {
             let obj = m.object.clone();
             let kind = obj.kind();
-            let name = obj.meta().name.clone();
+            // Without a name (a generateName), the server gives it; until then kubectl prints `<unknown>`
+            // (printers.NamePrinter).
+            let name = if obj.meta().name.is_empty() { s("<unknown>") } else { obj.meta().name.clone() };
             if !dry.sends() {
                 // kubectl sends nothing: nothing server-side is checked.
                 out.stdout.push_str(&format!("{}/{name} created (dry run)\n", kind.resource_ref()));
@@ -106,15 +108,15 @@ fn from_files(sim: &mut Sim, args: &Args, input: &Input, dry: DryRun) -> Result<
                 } else if sim.kubelets().len() >= MAX_NODES {
                     Err(format!("refused: kubeloop simulates at most {MAX_NODES} nodes"))
                 } else if dry == DryRun::Server {
-                    dry.send(sim, |api| api.create(obj)).map(|_| ()).map_err(post_error)
+                    dry.send(sim, |api| api.create(obj)).map(|o| o.meta().name.clone()).map_err(post_error)
                 } else {
-                    super::apply::create_node(sim, obj).map(|_| ())
+                    super::apply::create_node(sim, obj).map(|_| name.clone())
                 }
             } else {
-                dry.send(sim, |api| api.create(obj)).map(|_| ()).map_err(post_error)
+                dry.send(sim, |api| api.create(obj)).map(|o| o.meta().name.clone()).map_err(post_error)
             };
             match res {
-                Ok(()) => out.stdout.push_str(&format!("{}/{name} created{}\n", kind.resource_ref(), dry.suffix())),
+                Ok(made) => out.stdout.push_str(&format!("{}/{made} created{}\n", kind.resource_ref(), dry.suffix())),
                 Err(e) if e.starts_with("The ") || e.starts_with("refused") => {
                     out.push(Output { stderr: format!("{e}\n"), code: 1, ..Default::default() })
                 }

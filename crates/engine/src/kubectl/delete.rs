@@ -251,6 +251,11 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
                 ..Default::default()
             })?;
             for m in manifests {
+                crate::manifest::named(&m, "delete").map_err(|e| Output {
+                    stderr: format!("{e}\n"),
+                    code: 1,
+                    ..Default::default()
+                })?;
                 let kind = m.object.kind();
                 let meta = m.object.meta();
                 let ns = if !kind.namespaced() {

@@ -1014,7 +1014,7 @@ fn describe_pdb(w: &mut Writer, p: &crate::api::PodDisruptionBudget) {
     } else if let Some(v) = &p.spec.max_unavailable {
         w.write(0, &format!("Max unavailable:\t{v}\n"));
     }
-    let selector = p.spec.selector.as_ref().map(|s| s.to_string()).unwrap_or_default();
+    let selector = p.spec.selector.as_ref().map_or_else(|| "<unset>".into(), |s| s.format());
     w.write(0, &format!("Selector:\t{selector}\n"));
     w.write(0, "Status:\n");
     let st = &p.status;
@@ -1196,7 +1196,9 @@ fn events_for(api: &mut Api, obj: &Object) -> Vec<Event> {
             &*io.kind == obj.kind().name()
                 && io.name == m.name
                 && (!obj.kind().namespaced() || io.namespace == m.namespace)
-                && (io.uid.is_empty() || m.uid.is_empty() || io.uid == m.uid)
+                // searchEvents asks for the object's uid too: an event that names the object without it (the
+                // taint eviction controller's) is not listed.
+                && (m.uid.is_empty() || io.uid == m.uid)
         })
         .cloned()
         .collect();

@@ -212,15 +212,17 @@ impl Drain {
                 let mut failed = None;
                 for (key, uid, retry) in pods {
                     match retry {
-                        Some(at) if at <= sim.now() && failed.is_none() => match remove(&self.opts, sim, &key, &uid) {
-                            Removed::Yes if !self.opts.waits_for_removal() => {}
-                            Removed::Yes => cur.pods.push((key, uid, None)),
-                            Removed::Later(msg) => {
-                                poll.stderr.push_str(&msg);
-                                cur.pods.push((key, uid, Some(sim.now() + EVICTION_RETRY)));
+                        Some(at) if at <= sim.now() && failed.is_none() => {
+                            match evict_again(&self.opts, &mut poll, sim, &key, &uid) {
+                                Removed::Yes if !self.opts.waits_for_removal() => {}
+                                Removed::Yes => cur.pods.push((key, uid, None)),
+                                Removed::Later(msg) => {
+                                    poll.stderr.push_str(&msg);
+                                    cur.pods.push((key, uid, Some(sim.now() + EVICTION_RETRY)));
+                                }
+                                Removed::Failed(err) => failed = Some(err),
                             }
-                            Removed::Failed(err) => failed = Some(err),
-                        },
+                        }
                         Some(_) => cur.pods.push((key, uid, retry)),
                         None if is_gone(sim, Kind::Pod, &key, &uid) => {
                             poll.stdout.push_str(&format!("pod/{} {verb}\n", key.name));
@@ -388,6 +390,13 @@ fn remove(drain: &DrainOptions, sim: &mut Sim, key: &ObjKey, uid: &Str) -> Remov
             Removed::Failed(format!("error when {what} pods/{:?} -n {:?}: {e}", key.name, key.namespace))
         }
     }
+}
+
+/// Asks again for an eviction a disruption budget refused: kubectl's `evictPods` loop prints its
+/// `evicting pod NS/NAME` before every attempt.
+fn evict_again(drain: &DrainOptions, poll: &mut FollowPoll, sim: &mut Sim, key: &ObjKey, uid: &Str) -> Removed {
+    poll.stdout.push_str(&format!("evicting pod {}/{}{}\n", key.namespace, key.name, drain.dry.suffix()));
+    remove(drain, sim, key, uid)
 }
 
 impl Follow for Drain {

@@ -61,9 +61,6 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
         prefix: Vec::new(),
         warnings: Vec::new(),
     };
-    if m.object.meta().name.is_empty() {
-        return Err(m.error_at(&["metadata"], "resource name may not be empty"));
-    }
     Ok(m)
 }
 

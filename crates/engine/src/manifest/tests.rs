@@ -110,10 +110,20 @@ fn validation_errors_name_the_field_and_its_line() {
     assert!(e.message.contains("`selector` does not match template `labels`"), "{e}");
 }
 
+/// A nameless document reads (`create` may leave the name to the server's generateName); what may not use it
+/// says so: apply and delete need a name, and apply refuses a generated one; validation wants one of the two.
 #[test]
-fn a_nameless_object_is_an_error() {
-    let e = parse("apiVersion: v1\nkind: Namespace\nmetadata:\n  labels: {a: b}\n").expect_err("no name");
-    assert!(e.message.contains("name"), "{e}");
+fn a_nameless_object_is_an_error_where_a_name_is_needed() {
+    let (ms, _) = parse("apiVersion: v1\nkind: Namespace\nmetadata:\n  labels: {a: b}\n").expect("reads");
+    let e = named(&ms[0], "apply").expect_err("no name");
+    assert_eq!((e.line, e.message.as_str()), (3, "resource name may not be empty"), "{e}");
+    let e = validate(&ms[0]).expect_err("no name");
+    assert!(e.message.contains("metadata.name: Required value: name or generateName is required"), "{e}");
+    let (ms, _) = parse("apiVersion: v1\nkind: Namespace\nmetadata:\n  generateName: team-\n").expect("reads");
+    let e = named(&ms[0], "apply").expect_err("generated");
+    assert_eq!((e.line, e.message.as_str()), (4, "from team-: cannot use generate name with apply"), "{e}");
+    assert!(named(&ms[0], "delete").is_err());
+    validate(&ms[0]).expect("a generated name is a name");
 }
 
 /// Garbage is no manifest, or an error naming where it goes wrong (document, line, column), never a panic.

@@ -712,7 +712,7 @@ pub(super) fn check_manifests(scenario: &Lines, manifests: &str) -> Result<(), S
         if ms.is_empty() {
             return Err(ManifestError::new(0, 1, None, "no objects passed to apply"));
         }
-        ms.iter().try_for_each(crate::manifest::validate)
+        ms.iter().try_for_each(|m| crate::manifest::named(m, "apply").and_then(|()| crate::manifest::validate(m)))
     });
     result.map_err(|e| manifest_error(scenario, &["manifests"], None, "manifests", e))
 }

@@ -247,7 +247,7 @@ fn replicaset_cells(r: &ReplicaSet, name: String, now: Millis, wide: bool, cells
     ]);
     if wide {
         let (c, i) = containers_and_images(&r.spec.template.spec);
-        cells.extend([c, i, r.spec.selector.to_string()]);
+        cells.extend([c, i, r.spec.selector.format()]);
     }
 }
 
