@@ -85,7 +85,7 @@ fn running_web(sim: &Sim) -> (usize, Vec<String>) {
             nodes.push(p.spec.node_name.to_string());
         }
     }
-    nodes.sort();
+    kubeloop_engine::sort::sort(&mut nodes);
     (n, nodes)
 }
 

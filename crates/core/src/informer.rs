@@ -681,11 +681,13 @@ impl Informer {
         if self.state == ReflectorState::Stopped {
             return 0;
         }
-        let pending: BTreeSet<ObjKey> = self
-            .watcher()
-            .and_then(|id| store.watcher(id))
-            .map(|w| w.buffer.iter().map(|e| e.object.key()).collect())
-            .unwrap_or_default();
+        // Inserted one by one: collecting into a set would compile one more sort (docs/size.md).
+        let mut pending = BTreeSet::new();
+        if let Some(w) = self.watcher().and_then(|id| store.watcher(id)) {
+            for e in &w.buffer {
+                pending.insert(e.object.key());
+            }
+        }
         let mut drift = 0;
         let mut matched = 0;
         for o in store.filtered(self.kind, &self.filter) {

@@ -248,7 +248,13 @@ impl<'n> Cx<'n> {
         n: &'n Node,
         f: fn(&mut Self, &'n Node) -> Result<T>,
     ) -> Result<std::collections::BTreeMap<Str, T>> {
-        Ok(self.pairs(n, f)?.into_iter().collect())
+        // Inserted one by one (a later duplicate key wins, as collecting would): collecting into a map sorts a
+        // vector first, a sort compiled once more per value type (docs/size.md).
+        let mut out = std::collections::BTreeMap::new();
+        for (k, v) in self.pairs(n, f)? {
+            out.insert(k, v);
+        }
+        Ok(out)
     }
 
     /// Labels and annotations (a later duplicate key wins). A text read before in the document is the same shared
@@ -516,7 +522,9 @@ fn json_value<'n>(
         if let Some(tag) = local_tag(n) {
             let tag = format!("!{tag}");
             let inner = json_value(cx, n, true, key_error)?;
-            return Ok(J::Object([(tag, inner)].into_iter().collect()));
+            let mut out = serde_json::Map::new();
+            out.insert(tag, inner);
+            return Ok(J::Object(out));
         }
     }
     Ok(match &n.value {
