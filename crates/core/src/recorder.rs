@@ -14,7 +14,7 @@
 //! are upstream's `<object name>.<hex UnixNano>` (tools/record/event.go `makeEvent`), read from
 //! [`crate::store::Store::wall_nanos`], so `kubectl get events` lists an object's events in time order.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, VecDeque};
 use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
@@ -55,26 +55,40 @@ impl EventKind {
     }
 }
 
+/// The fewest entries an LRU's queue of uses is compacted at.
+const LRU_COMPACT_AT: usize = 16;
+
 /// A bounded least-recently-used map (groupcache's `lru.Cache`, as client-go uses it): `get` and `add` make an
 /// entry the most recent; adding past the capacity evicts the least recent.
+///
+/// The order of use is a queue of (stamp, key), oldest first: a use pushes the key with a new stamp, and the entry
+/// it had stays behind, stale (its stamp is no longer the key's in `map`), to be skipped when it comes to the
+/// front. The queue is compacted to its live entries when it holds twice as many as the map (and at least
+/// [`LRU_COMPACT_AT`]), so a cache of a few keys used often stays small. (A `BTreeMap` from stamp
+/// to key does the same, with its code compiled once more for each of the three key types: docs/size.md.)
 struct Lru<K, V> {
     map: FxHashMap<K, (V, u64)>,
-    order: BTreeMap<u64, K>,
+    order: VecDeque<(u64, K)>,
     tick: u64,
     cap: usize,
 }
 
 impl<K: Clone + Eq + Hash, V> Lru<K, V> {
     fn new(cap: usize) -> Self {
-        Lru { map: FxHashMap::default(), order: BTreeMap::new(), tick: 0, cap }
+        Lru { map: FxHashMap::default(), order: VecDeque::new(), tick: 0, cap }
+    }
+
+    /// Whether the queue's entry (`stamp`, `k`) is the key's latest use.
+    fn live(map: &FxHashMap<K, (V, u64)>, stamp: u64, k: &K) -> bool {
+        map.get(k).is_some_and(|(_, s)| *s == stamp)
     }
 
     fn touch(&mut self, k: &K) {
         if let Some((_, stamp)) = self.map.get_mut(k) {
-            self.order.remove(stamp);
             self.tick += 1;
             *stamp = self.tick;
-            self.order.insert(self.tick, k.clone());
+            self.order.push_back((self.tick, k.clone()));
+            self.compact_if_stale();
         }
     }
 
@@ -90,23 +104,38 @@ impl<K: Clone + Eq + Hash, V> Lru<K, V> {
             return;
         }
         self.tick += 1;
-        self.order.insert(self.tick, k.clone());
+        self.order.push_back((self.tick, k.clone()));
         self.map.insert(k, (v, self.tick));
         while self.map.len() > self.cap {
-            let Some((_, oldest)) = self.order.pop_first() else { break };
-            self.map.remove(&oldest);
+            let Some((stamp, oldest)) = self.order.pop_front() else { break };
+            if Self::live(&self.map, stamp, &oldest) {
+                self.map.remove(&oldest);
+            }
         }
+        self.compact_if_stale();
+    }
+
+    fn remove(&mut self, k: &K) -> Option<V> {
+        self.map.remove(k).map(|(v, _)| v)
     }
 
     fn retain(&mut self, mut keep: impl FnMut(&K) -> bool) {
-        let order = &mut self.order;
-        self.map.retain(|k, (_, stamp)| {
-            let kept = keep(k);
-            if !kept {
-                order.remove(stamp);
-            }
-            kept
-        });
+        self.map.retain(|k, _| keep(k));
+        self.compact();
+    }
+
+    /// Compacts the queue once it holds twice the map's entries (each use pushes one entry, so the work is a
+    /// constant per use, amortized).
+    fn compact_if_stale(&mut self) {
+        if self.order.len() >= LRU_COMPACT_AT.max(2 * self.map.len()) {
+            self.compact();
+        }
+    }
+
+    /// Drops the queue's stale entries.
+    fn compact(&mut self) {
+        let map = &self.map;
+        self.order.retain(|(stamp, k)| Self::live(map, *stamp, k));
     }
 
     fn len(&self) -> usize {
@@ -262,13 +291,10 @@ impl Recorder {
         let involved = new.body.involved_object.clone();
         // EventAggregate.
         let agg_key: AggregateKey = (involved.clone(), kind.as_str(), new.body.reason.clone());
-        let mut record = match self.aggregator.map.remove(&agg_key) {
-            Some((r, stamp)) => {
-                self.aggregator.order.remove(&stamp);
-                r
-            }
-            None => AggregateRecord { local_keys: BTreeSet::new(), last: 0 },
-        };
+        let mut record = self
+            .aggregator
+            .remove(&agg_key)
+            .unwrap_or_else(|| AggregateRecord { local_keys: BTreeSet::new(), last: 0 });
         if record.local_keys.is_empty() || now.saturating_sub(record.last) > AGGREGATE_INTERVAL {
             record = AggregateRecord { local_keys: BTreeSet::new(), last: now };
         }
@@ -535,6 +561,60 @@ mod tests {
         l.retain(|k| *k != 1);
         assert_eq!(l.len(), 1);
         assert_eq!(l.order.len(), 1);
+    }
+
+    #[test]
+    fn lru_order_stays_small_for_a_few_keys_used_often() {
+        let mut l: Lru<u32, u32> = Lru::new(4);
+        for k in 0..3 {
+            l.add(k, k);
+        }
+        for i in 0..10_000 {
+            assert!(l.get(&(i % 3)).is_some());
+            assert!(l.order.len() < LRU_COMPACT_AT, "{}", l.order.len());
+        }
+    }
+
+    proptest::proptest! {
+        /// The LRU keeps and evicts exactly what a list in order of use does.
+        #[test]
+        fn lru_is_a_list_in_order_of_use(ops in proptest::collection::vec((0u8..4, 0u32..6), 0..200)) {
+            let mut l: Lru<u32, u32> = Lru::new(3);
+            let mut model: Vec<(u32, u32)> = Vec::new(); // least recently used first
+            for (i, (op, k)) in ops.into_iter().enumerate() {
+                let v = i as u32;
+                match op {
+                    0 => {
+                        l.add(k, v);
+                        model.retain(|(x, _)| *x != k);
+                        model.push((k, v));
+                        if model.len() > 3 {
+                            model.remove(0);
+                        }
+                    }
+                    1 => {
+                        let got = l.get(&k).copied();
+                        let at = model.iter().position(|(x, _)| *x == k);
+                        proptest::prop_assert_eq!(got, at.map(|p| model[p].1));
+                        if let Some(p) = at {
+                            let e = model.remove(p);
+                            model.push(e);
+                        }
+                    }
+                    2 => {
+                        let got = l.remove(&k);
+                        let at = model.iter().position(|(x, _)| *x == k);
+                        proptest::prop_assert_eq!(got, at.map(|p| model.remove(p).1));
+                    }
+                    _ => {
+                        l.retain(|x| *x != k);
+                        model.retain(|(x, _)| *x != k);
+                    }
+                }
+                proptest::prop_assert_eq!(l.len(), model.len());
+                proptest::prop_assert!(l.order.len() < LRU_COMPACT_AT.max(2 * l.len()));
+            }
+        }
     }
 
     #[test]
