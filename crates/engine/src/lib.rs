@@ -21,6 +21,7 @@ pub(crate) mod testing;
 pub(crate) mod yamlcheck;
 pub(crate) mod yamlpos;
 pub(crate) mod yamltree;
+pub(crate) mod yamlwrite;
 
 pub use intervention::{DeleteTarget, FaultAction, Intervene, Intervention, ModeAction, NodeRef, Performed, Said};
 pub use manifest::ObjectText;

@@ -141,7 +141,7 @@ impl ObjectText for Object {
     }
 
     fn to_yaml(&self) -> String {
-        serde_yaml::to_string(&self.to_json()).unwrap_or_default()
+        crate::yamlwrite::json_to_string(&self.to_json())
     }
 }
 

@@ -173,3 +173,19 @@ pub(crate) fn mutate(base: &str, rng: &mut crate::rng::Rng, more_keys: &[&str]) 
     out.push('\n');
     out
 }
+
+/// The repository's YAML examples: scenarios, lessons, manifests and the wasm check's scenarios.
+pub(crate) fn example_files() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut out = Vec::new();
+    for dir in ["examples", "examples/lessons", "examples/manifests", "crates/wasm-check/scenarios"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
+        for e in entries.flatten() {
+            if e.path().extension().is_some_and(|x| x == "yaml") {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -541,7 +541,7 @@ fn simulated(kind: Kind, steps: &[Step]) -> bool {
             }
         }
     }
-    let text = serde_yaml::to_string(&doc).unwrap_or_default();
+    let text = crate::yamlwrite::json_to_string(&doc);
     let segments: Vec<&str> = pretty.iter().map(String::as_str).collect();
     let want = manifest::pretty_path(&segments);
     match manifest::parse(&text) {

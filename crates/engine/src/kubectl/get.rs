@@ -176,7 +176,7 @@ fn list_value(items: Vec<Value>) -> Value {
 /// YAML as kubectl prints it (go-yaml): a string that would read as another type (`"1"`, `"True"`, a timestamp)
 /// is double-quoted, an empty one is `""`; other strings that cannot be plain stay single-quoted.
 pub(crate) fn yaml_text(v: &Value) -> String {
-    let s = serde_yaml::to_string(v).unwrap_or_default();
+    let s = crate::yamlwrite::json_to_string(v);
     s.lines().map(|l| format!("{}\n", go_quote(l))).collect()
 }
 

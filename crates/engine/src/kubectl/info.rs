@@ -1,6 +1,6 @@
 //! `kubectl api-resources` (from the discovery facts in [`super::resource::RESOURCES`]) and `kubectl version`.
 
-use serde::Serialize;
+use serde_yaml::Value;
 
 use super::args::{switch, value, Args, Flag};
 use super::resource::{Resource, RESOURCES};
@@ -52,31 +52,38 @@ const VERSION_FLAGS: &[Flag] = &[
     value("output", Some('o'), "One of 'yaml' or 'json'."),
 ];
 
-/// `metav1.APIResourceList` as `-o json|yaml` prints it (fields in the API's order).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ApiResourceList {
-    kind: &'static str,
-    api_version: &'static str,
-    group_version: &'static str,
-    resources: Vec<ApiResource>,
+/// A mapping whose fields keep the order given (the API's order, which `-o json` and `-o yaml` print).
+fn fields(entries: Vec<(&str, Value)>) -> Value {
+    Value::Mapping(entries.into_iter().map(|(k, v)| (text(k), v)).collect())
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ApiResource {
-    name: &'static str,
-    singular_name: &'static str,
-    namespaced: bool,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    group: &'static str,
-    version: &'static str,
-    kind: &'static str,
-    verbs: &'static [&'static str],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    short_names: &'static [&'static str],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    categories: &'static [&'static str],
+fn text(s: &str) -> Value {
+    Value::String(s.to_string())
+}
+
+fn texts(list: &[&str]) -> Value {
+    Value::Sequence(list.iter().map(|s| text(s)).collect())
+}
+
+/// `metav1.APIResource` as `-o json|yaml` prints it (an empty group, short names or categories left out).
+fn api_resource(r: &Resource) -> Value {
+    let mut f = vec![
+        ("name", text(r.kind.plural())),
+        ("singularName", text(r.singular)),
+        ("namespaced", Value::Bool(r.kind.namespaced())),
+    ];
+    if !r.group.is_empty() {
+        f.push(("group", text(r.group)));
+    }
+    f.extend([("version", text(r.version)), ("kind", text(r.kind.name())), ("verbs", texts(r.verbs))]);
+    if !r.short_names.is_empty() {
+        f.push(("shortNames", texts(r.short_names)));
+    }
+    let categories = categories(r);
+    if !categories.is_empty() {
+        f.push(("categories", texts(categories)));
+    }
+    fields(f)
 }
 
 /// The categories a resource belongs to (`kubectl get all`).
@@ -149,21 +156,13 @@ fn api_resources(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> 
             Ok(Output::ok(out))
         }
         "json" | "yaml" => {
-            let resources: Vec<ApiResource> = rs
-                .iter()
-                .map(|r| ApiResource {
-                    name: r.kind.plural(),
-                    singular_name: r.singular,
-                    namespaced: r.kind.namespaced(),
-                    group: r.group,
-                    version: r.version,
-                    kind: r.kind.name(),
-                    verbs: r.verbs,
-                    short_names: r.short_names,
-                    categories: categories(r),
-                })
-                .collect();
-            let doc = ApiResourceList { kind: "APIResourceList", api_version: "v1", group_version: "", resources };
+            // `metav1.APIResourceList`.
+            let doc = fields(vec![
+                ("kind", text("APIResourceList")),
+                ("apiVersion", text("v1")),
+                ("groupVersion", text("")),
+                ("resources", Value::Sequence(rs.iter().map(|r| api_resource(r)).collect())),
+            ]);
             Ok(Output::ok(render(&doc, output)))
         }
         _ => {
@@ -196,11 +195,11 @@ fn api_resources(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> 
     }
 }
 
-fn render<T: Serialize>(doc: &T, output: &str) -> String {
+fn render(doc: &Value, output: &str) -> String {
     if output == "json" {
         format!("{}\n", serde_json::to_string_pretty(doc).unwrap_or_default())
     } else {
-        serde_yaml::to_string(doc).unwrap_or_default()
+        crate::yamlwrite::to_string(doc).unwrap_or_default()
     }
 }
 
@@ -214,59 +213,33 @@ pub fn server_version() -> String {
     format!("{KUBELET_VERSION}-kubeloop")
 }
 
-/// `version.Info`, fields in apimachinery's order.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Info {
-    major: String,
-    minor: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    emulation_major: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    emulation_minor: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    min_compatibility_major: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    min_compatibility_minor: Option<String>,
-    git_version: String,
-    git_commit: &'static str,
-    git_tree_state: &'static str,
-    build_date: &'static str,
-    go_version: &'static str,
-    compiler: &'static str,
-    platform: &'static str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct VersionDoc {
-    client_version: Info,
-    kustomize_version: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    server_version: Option<Info>,
-}
-
-fn version_info(git_version: &str, server: bool) -> Info {
+/// `version.Info`, fields in apimachinery's order (the server's with its emulated and minimum compatibility
+/// versions).
+fn version_info(git_version: &str, server: bool) -> Value {
     let core = git_version.trim_start_matches('v');
     let mut parts = core.split(['.', '-']);
-    let major = parts.next().unwrap_or("1").to_string();
-    let minor = parts.next().unwrap_or("0").to_string();
-    let min_compat = minor.parse::<u32>().map(|m| m.saturating_sub(1).to_string()).unwrap_or_default();
-    Info {
-        emulation_major: server.then(|| major.clone()),
-        emulation_minor: server.then(|| minor.clone()),
-        min_compatibility_major: server.then(|| major.clone()),
-        min_compatibility_minor: server.then_some(min_compat),
-        major,
-        minor,
-        git_version: git_version.to_string(),
-        git_commit: "kubeloop",
-        git_tree_state: "clean",
-        build_date: "2026-01-01T00:00:00Z",
-        go_version: "none: kubeloop is written in Rust",
-        compiler: "rustc",
-        platform: "kubeloop/simulated",
+    let major = parts.next().unwrap_or("1");
+    let minor = parts.next().unwrap_or("0");
+    let mut f = vec![("major", text(major)), ("minor", text(minor))];
+    if server {
+        let min_compat = minor.parse::<u32>().map(|m| m.saturating_sub(1).to_string()).unwrap_or_default();
+        f.extend([
+            ("emulationMajor", text(major)),
+            ("emulationMinor", text(minor)),
+            ("minCompatibilityMajor", text(major)),
+            ("minCompatibilityMinor", text(&min_compat)),
+        ]);
     }
+    f.extend([
+        ("gitVersion", text(git_version)),
+        ("gitCommit", text("kubeloop")),
+        ("gitTreeState", text("clean")),
+        ("buildDate", text("2026-01-01T00:00:00Z")),
+        ("goVersion", text("none: kubeloop is written in Rust")),
+        ("compiler", text("rustc")),
+        ("platform", text("kubeloop/simulated")),
+    ]);
+    fields(f)
 }
 
 fn version(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
@@ -288,11 +261,14 @@ fn version(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
             Ok(Output::ok(out))
         }
         _ => {
-            let doc = VersionDoc {
-                client_version: version_info(CLIENT_VERSION, false),
-                kustomize_version: KUSTOMIZE_VERSION,
-                server_version: (!client).then(|| version_info(&server, true)),
-            };
+            let mut f = vec![
+                ("clientVersion", version_info(CLIENT_VERSION, false)),
+                ("kustomizeVersion", text(KUSTOMIZE_VERSION)),
+            ];
+            if !client {
+                f.push(("serverVersion", version_info(&server, true)));
+            }
+            let doc = fields(f);
             // kubectl prints the marshalled document with Println: YAML ends with a blank line.
             let text = render(&doc, output);
             Ok(Output::ok(if output == "yaml" { format!("{text}\n") } else { text }))

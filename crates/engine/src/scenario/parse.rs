@@ -350,7 +350,7 @@ fn scalar_value<'n>(cx: &Cx<'n>, n: &'n Node, v: Scalar<'_>) -> Read<serde_yaml:
 
 pub(super) fn manifest_text<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<ManifestText> {
     const EXPECTED: &str = "manifest text (a YAML string such as `apply: |`), an object or a list of objects";
-    let text = |cx: &Cx<'n>, v: &serde_yaml::Value| serde_yaml::to_string(v).map_err(|e| cx.error(n, e));
+    let text = |cx: &Cx<'n>, v: &serde_yaml::Value| crate::yamlwrite::to_string(v).map_err(|e| cx.error(n, e));
     match cx.any(n)? {
         Any::Scalar(Scalar::Str(v)) => Ok(ManifestText(v.to_string())),
         Any::Map(_) => {
