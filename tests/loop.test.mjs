@@ -80,6 +80,10 @@ test('rejected creates: the ReplicaSet key waits out its backoff with its retrie
     const retries = page.locator('[data-testid=chart][data-metric=workqueue_retries]');
     await waitFor(async () => Number(await retries.getAttribute('data-peak')) >= 1, { message: 'retries charted' });
     const svg = retries.locator('svg');
+    // The hover reads the second under the pointer, near the right end: the chart must hold a few seconds by then
+    // (with 3, the last 3 pixels are past its first sample's slot), whatever the simulated time the backoff came at.
+    const seconds = async () => Number(/last (\d+) simulated/.exec(await svg.getAttribute('aria-label'))?.[1] ?? 0);
+    await waitFor(async () => (await seconds()) >= 5, { message: async () => `5 seconds charted (now ${await seconds()})` });
     const box = await svg.boundingBox();
     await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
     await waitFor(async () => /^at \d+(\.\d)? s: \d+$/.test(await retries.locator('.chart-now').innerText()), {
