@@ -420,9 +420,9 @@ impl Follow for Drain {
         self.current = None;
     }
 
-    /// It evicts (or deletes) as it goes.
+    /// It evicts (or deletes) as it goes; a dry run writes nothing.
     fn writes(&self) -> bool {
-        true
+        self.opts.dry == DryRun::None
     }
 
     fn pending(&mut self) -> FollowPoll {
