@@ -474,8 +474,7 @@ impl Planner {
                 next
             }
         };
-        let declared_pods =
-            self.declared_pods + replicas_of(sim, &next) - live.map_or(0, |l| replicas_of(sim, l));
+        let declared_pods = self.declared_pods + replicas_of(sim, &next) - live.map_or(0, |l| replicas_of(sim, l));
         let max_pods = sim.store().cap(Kind::Pod);
         if declared_pods > max_pods as i64 {
             return Err(m.error_at(
