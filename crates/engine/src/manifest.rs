@@ -218,7 +218,7 @@ pub struct Read {
 impl Read {
     /// Every `-f` of a command, each read as its own stream ([`read`]), in order: a text refused whole (kubeloop's
     /// YAML budgets) or a stream that stops fails alone, as kubectl's `EagerVisitorList` visits each file.
-    pub fn files(texts: impl IntoIterator<Item = (String, String)>) -> Read {
+    pub fn files(texts: Vec<(String, String)>) -> Read {
         let mut all = Read::default();
         for (text, source) in texts {
             let read =
@@ -643,10 +643,14 @@ fn parse_object(
 /// What kubectl itself reads of a document the API server will refuse: an object of its kind with its name,
 /// generateName and namespace (`None` when they do not read).
 fn metadata_only(kind: Kind, json: &serde_json::Value) -> Option<Object> {
-    let meta = json.get("metadata")?.as_object()?;
-    let keep = |(k, _): &(&String, &serde_json::Value)| ["name", "generateName", "namespace"].contains(&k.as_str());
-    let meta: serde_json::Map<_, _> = meta.iter().filter(keep).map(|(k, v)| (k.clone(), v.clone())).collect();
-    decode_json(kind, &serde_json::json!({ "metadata": meta })).ok()
+    let (mut meta, mut object) = (serde_json::Map::new(), serde_json::Map::new());
+    for k in ["name", "generateName", "namespace"] {
+        if let Some(v) = json.get("metadata")?.get(k) {
+            meta.insert(k.into(), v.clone());
+        }
+    }
+    object.insert("metadata".into(), meta.into());
+    decode_json(kind, &object.into()).ok()
 }
 
 /// YAML kubectl cannot turn into JSON: `StreamVisitor`'s error, which names the stream.

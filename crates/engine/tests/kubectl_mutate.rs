@@ -561,6 +561,35 @@ fn several_files_are_read_each_as_its_own_stream() {
     assert!(namespaces(&sim).is_empty());
 }
 
+/// `-n` reaches the objects read from files, as the resource builder's `DefaultNamespace` and (the flag given)
+/// `RequireNamespace` do: an object without a namespace goes to `-n`'s, one in another namespace is refused.
+#[test]
+fn the_namespace_flag_reaches_the_objects_read_from_files() {
+    let mut sim = cluster();
+    assert_eq!(kubectl(&mut sim, "create namespace team").code, 0);
+    let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
+    let in_team = |sim: &Sim| -> Vec<String> {
+        let all = sim.store().objects(Kind::ConfigMap).filter(|o| &*o.meta().namespace == "team");
+        all.map(|o| o.meta().name.to_string()).collect()
+    };
+    assert_eq!(kubectl_stdin(&mut sim, "apply -n team -f -", &cm("a")).stdout, "configmap/a created\n");
+    assert_eq!(kubectl_stdin(&mut sim, "create -f - --namespace=team", &cm("b")).stdout, "configmap/b created\n");
+    assert_eq!(in_team(&sim), ["a", "b"]);
+    let elsewhere = format!("{}  namespace: default\n", cm("c"));
+    for line in ["apply -f - -n team", "create -f - -n team", "delete -f - -n team"] {
+        let out = kubectl_stdin(&mut sim, line, &elsewhere);
+        assert_eq!(
+            (out.stderr.as_str(), out.code),
+            ("error: document 1, line 5: the namespace from the provided object \"default\" does not match the namespace \"team\". You must pass '--namespace=default' to perform this operation.\n", 1),
+            "{line}"
+        );
+    }
+    let out = kubectl_stdin(&mut sim, "delete -f - -n team --wait=false", &cm("a"));
+    assert_eq!(out.stdout, "configmap \"a\" deleted from team namespace\n");
+    assert_eq!(in_team(&sim), ["b"]);
+    assert_eq!(sim.store().objects(Kind::ConfigMap).filter(|o| &*o.meta().name == "c").count(), 0);
+}
+
 /// `create -f` creates object by object as kubectl's `RunCreate` visits them: each object the server accepts is
 /// created; the server's refusals are reported in order (naming the stream), then what could not be read, exit
 /// status 1.

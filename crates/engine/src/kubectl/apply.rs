@@ -43,8 +43,34 @@ pub(super) fn read_files(args: &Args, input: &Input) -> Result<manifest::Read, O
     if files.is_empty() {
         return Err(Output::error("must specify one of -f and -k"));
     }
-    let texts = files.iter().map(|f| read_input(f, input)).collect::<Result<Vec<_>, _>>();
-    Ok(manifest::Read::files(texts.map_err(Output::error)?))
+    let mut texts = Vec::with_capacity(files.len());
+    for f in files {
+        texts.push(read_input(f, input).map_err(Output::error)?);
+    }
+    let mut read = manifest::Read::files(texts);
+    in_namespace(&mut read, args);
+    Ok(read)
+}
+
+/// The resource builder's `DefaultNamespace` and, when `-n` is given, `RequireNamespace`: an object of a
+/// namespaced kind without a namespace is put in the command's; one in another namespace than `-n`'s is refused.
+fn in_namespace(read: &mut manifest::Read, args: &Args) {
+    let ns = super::namespace(args);
+    let enforced = args.value("namespace").is_some();
+    for entry in &mut read.objects {
+        let (Entry::Object(m) | Entry::Refused(_, Some(m))) = entry else { continue };
+        let own = m.object.meta().namespace.to_string();
+        if !m.object.kind().namespaced() || own == ns {
+            continue;
+        }
+        if own.is_empty() {
+            m.object.meta_mut().namespace = s(&ns);
+        } else if enforced {
+            let (own, ns) = (crate::limits::echo(&own), crate::limits::echo(&ns));
+            let message = format!("the namespace from the provided object {own:?} does not match the namespace {ns:?}. You must pass '--namespace={own}' to perform this operation.");
+            *entry = Entry::Unbuilt(m.error_at(&["metadata", "namespace"], message));
+        }
+    }
 }
 
 fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
@@ -203,7 +229,7 @@ impl fmt::Display for ApplyReport {
 /// where kubectl's stream stops (see [`manifest::read`]), the documents before it applied. Every outcome is in the
 /// report, each failure with its line.
 pub fn apply_each(sim: &mut Sim, text: &str) -> ApplyReport {
-    perform(sim, manifest::Read::files([(text.into(), manifest::STDIN.into())]), DryRun::None)
+    perform(sim, manifest::Read::files(vec![(text.into(), manifest::STDIN.into())]), DryRun::None)
 }
 
 /// The apply of what was read, or (a dry run) what it would report without writing.

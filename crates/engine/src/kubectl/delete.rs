@@ -336,13 +336,10 @@ fn from_files(args: &Args, input: &Input) -> Result<(Steps, Vec<String>), Output
         }
         let item = entry.into_read().and_then(|m| {
             manifest::named(&m, "delete")?;
+            // The namespace is the command's when the document has none (`read_files`).
             let (kind, meta) = (m.object.kind(), m.object.meta());
-            let ns = match kind.namespaced() {
-                false => String::new(),
-                true if meta.namespace.is_empty() => namespace(args),
-                true => meta.namespace.to_string(),
-            };
-            Ok((Item { kind, key: ObjKey::new(&ns, &meta.name), obj: None }, m.source.clone()))
+            let ns = if kind.namespaced() { &*meta.namespace } else { "" };
+            Ok((Item { kind, key: ObjKey::new(ns, &meta.name), obj: None }, m.source.clone()))
         });
         steps.push(item.map_err(|e| e.to_string()));
     }
