@@ -1536,7 +1536,9 @@ fn apply_goes_document_by_document_and_leads_with_the_outcome() {
     let lines: Vec<&str> = a.text.trim_start().lines().collect();
     assert_eq!(lines[..2], ["configmap/one created", "deployment.apps/web configured"]);
     assert!(lines[2].contains(&format!("line {}", widget.unwrap_or(0))), "{}", a.text);
-    assert!(lines[3].starts_with("error: document 4, line "), "{}", a.text);
+    assert_eq!(lines[3], "ensure CRDs are installed first", "kubectl's mapping error: {}", a.text);
+    assert!(lines[4].starts_with("kubeloop: it serves "), "kubeloop's own line: {}", a.text);
+    assert!(lines[5].starts_with("error: document 4, line "), "{}", a.text);
     assert_eq!(a.warnings.len(), 1, "the ConfigMap's note: {:?}", a.warnings);
     let names: Vec<String> = e.sim.store().objects(Kind::ConfigMap).map(|o| o.meta().name.to_string()).collect();
     assert_eq!(names, ["one"]);
