@@ -564,7 +564,7 @@ impl LiveRun {
             self.notice = Some("An apply is still being read: wait for it, or Cancel it first.".into());
             return;
         }
-        match kubeloop_engine::manifest::Reading::new(text.as_str().into()) {
+        match kubeloop_engine::manifest::Reading::new(text.as_str().into(), kubeloop_engine::manifest::STDIN) {
             Ok(reading) => {
                 let job = Applying { bytes: text.len(), console, stage: ApplyStage::Reading(reading, text) };
                 self.apply = Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ..self.apply_progress(&job) });

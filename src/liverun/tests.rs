@@ -727,6 +727,47 @@ fn an_exported_run_replays_to_the_same_history_hash() {
     );
 }
 
+/// A dry run writes nothing, so the page does not record it: the export of a run with dry runs typed in the console
+/// (client and server, one reading the editor with `-f -`, a drain that keeps going) is the export of the same run
+/// without them, and replays to the page's history hash.
+#[test]
+fn dry_runs_are_not_recorded_and_the_export_still_replays() {
+    let run = |dry: bool| {
+        let mut e = LiveRun::boot(5, None, clock());
+        run_secs(&mut e, 10);
+        e.exec(Cmd::Kubectl { line: "kubectl scale deployment web --replicas=4".into(), stdin: None });
+        run_secs(&mut e, 20);
+        if dry {
+            let text = crate::examples::WEB.replace("replicas: 3", "replicas: 7");
+            for (line, stdin) in [
+                ("kubectl apply -f - --dry-run=client", Some(text.clone())),
+                ("kubectl apply -f - --dry-run=server", Some(text)),
+                ("kubectl cordon node-1 --dry-run=server", None),
+                ("kubectl scale deployment web --replicas=9 --dry-run=client", None),
+                ("kubectl drain node-2 --dry-run=server", None),
+                ("kubectl delete deployment web --dry-run", None),
+            ] {
+                e.exec(Cmd::Kubectl { line: line.into(), stdin });
+                run_secs(&mut e, 2);
+            }
+        } else {
+            run_secs(&mut e, 12);
+        }
+        run_secs(&mut e, 30);
+        let exported = e.export().expect("exportable");
+        (exported, e.sim.history_hash(), e.sim.now())
+    };
+    let (with, hash, at) = run(true);
+    let (without, hash_without, _) = run(false);
+    assert!(!with.contains("dry-run"), "dry runs are not recorded:\n{with}");
+    assert_eq!(with, without, "the same record as the run without them");
+    assert_eq!(hash, hash_without, "the same history as the run without them");
+    let sc = Scenario::parse(&with).unwrap_or_else(|err| panic!("{err}\n{with}"));
+    let mut replay = sc.start(kubeloop_engine::scenario::RunOptions::default()).expect("start");
+    replay.run_to(replay.until());
+    assert_eq!((replay.sim().now(), replay.sim().history_hash()), (at, hash), "the replay's history is the page's");
+}
+
 /// A lesson played in the page is recorded as its cluster and the steps it ran, and replays the same.
 #[test]
 fn an_exported_lesson_replays_to_the_same_history_hash() {
@@ -1495,7 +1536,9 @@ fn apply_goes_document_by_document_and_leads_with_the_outcome() {
     let lines: Vec<&str> = a.text.trim_start().lines().collect();
     assert_eq!(lines[..2], ["configmap/one created", "deployment.apps/web configured"]);
     assert!(lines[2].contains(&format!("line {}", widget.unwrap_or(0))), "{}", a.text);
-    assert!(lines[3].starts_with("error: document 4, line "), "{}", a.text);
+    assert_eq!(lines[3], "ensure CRDs are installed first", "kubectl's mapping error: {}", a.text);
+    assert!(lines[4].starts_with("kubeloop: it serves "), "kubeloop's own line: {}", a.text);
+    assert!(lines[5].starts_with("error: document 4, line "), "{}", a.text);
     assert_eq!(a.warnings.len(), 1, "the ConfigMap's note: {:?}", a.warnings);
     let names: Vec<String> = e.sim.store().objects(Kind::ConfigMap).map(|o| o.meta().name.to_string()).collect();
     assert_eq!(names, ["one"]);

@@ -4,6 +4,7 @@
 //! kubectl's strict field validation.
 
 use std::fmt;
+use std::rc::Rc;
 
 use crate::admission;
 use crate::api::{Kind, Object};
@@ -13,12 +14,17 @@ use crate::yamlcheck::{self, Refusal, Subject};
 use crate::yamlpos::{nearest_line_of_path, split_documents_at_most, Doc, LineIndex};
 use crate::yamltree::{self, Node};
 
-/// A manifest problem, located in the editor's text.
+/// The name kubectl gives standard input (`-f -`, the page's editor) in its messages.
+pub const STDIN: &str = "STDIN";
+
+/// A manifest problem, located in the text it was read from (a file, or the editor's text).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManifestError {
+    /// The file it was read from, when it is one (`None`: standard input, the editor's text).
+    pub file: Option<Rc<str>>,
     /// 1-based index of the document (among the non-empty ones); 0 for a problem of the whole text.
     pub document: usize,
-    /// 1-based line in the whole text.
+    /// 1-based line in the text.
     pub line: usize,
     pub column: Option<usize>,
     pub message: String,
@@ -27,7 +33,17 @@ pub struct ManifestError {
 impl ManifestError {
     /// An error whose message (which may repeat user text) is bounded ([`bound_message`]).
     pub fn new(document: usize, line: usize, column: Option<usize>, message: &str) -> ManifestError {
-        ManifestError { document, line, column, message: bound_message(message).into_owned() }
+        ManifestError { file: None, document, line, column, message: bound_message(message).into_owned() }
+    }
+
+    /// The error of a text read from `source` (a file's name, or [`STDIN`]).
+    pub fn in_file(self, source: &Rc<str>) -> ManifestError {
+        ManifestError { file: (&**source != STDIN).then(|| source.clone()), ..self }
+    }
+
+    /// The same place, another message.
+    pub fn with_message(self, message: &str) -> ManifestError {
+        ManifestError { message: bound_message(message).into_owned(), ..self }
     }
 
     /// A text over one of kubeloop's budgets ([`crate::yamlcheck`]), in document `doc` (`None`: the whole text).
@@ -41,11 +57,14 @@ impl ManifestError {
 
 impl fmt::Display for ManifestError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.document == 0 {
-            write!(f, "error: line {}", self.line)?;
-        } else {
-            write!(f, "error: document {}, line {}", self.document, self.line)?;
+        f.write_str("error: ")?;
+        if let Some(file) = &self.file {
+            write!(f, "{}, ", echo(file))?;
         }
+        if self.document != 0 {
+            write!(f, "document {}, ", self.document)?;
+        }
+        write!(f, "line {}", self.line)?;
         if let Some(c) = self.column {
             write!(f, ", column {c}")?;
         }
@@ -91,6 +110,8 @@ pub struct Manifest {
     pub prefix: Vec<String>,
     /// Its fields that Kubernetes accepts and kubeloop does not simulate.
     pub warnings: Vec<Warning>,
+    /// Where kubectl read it: the file's name, or [`STDIN`].
+    pub source: Rc<str>,
 }
 
 impl Manifest {
@@ -102,7 +123,7 @@ impl Manifest {
     }
 
     pub fn error_at(&self, path: &[&str], message: impl Into<String>) -> ManifestError {
-        ManifestError::new(self.document, self.line_of(path), None, &message.into())
+        ManifestError::new(self.document, self.line_of(path), None, &message.into()).in_file(&self.source)
     }
 }
 
@@ -166,20 +187,21 @@ pub const APPLICABLE: [Kind; 11] = [
 /// The text is held to kubeloop's YAML budgets first ([`check_budgets`]), before any of it is read into a tree: an
 /// over-budget text is refused at the place it crosses the budget, whatever follows.
 pub fn parse(text: &str) -> Result<(Vec<Manifest>, Vec<Warning>), ManifestError> {
-    let read = read(text)?;
+    let read = read(text, STDIN)?;
     let objects = read.objects.into_iter().map(Entry::into_result).collect::<Result<Vec<_>, _>>()?;
     let warnings = warnings(&objects);
     Ok((objects, warnings))
 }
 
-/// Reads every document as kubectl's resource builder does with `ContinueOnError` (cli-runtime's
-/// `StreamVisitor`): each object on its own, in the text's order. An object that cannot be built (a kind kubeloop
+/// Reads every document of one stream as kubectl's resource builder does with `ContinueOnError` (cli-runtime's
+/// `StreamVisitor`, one for each `-f`; `source` is the file's name, or [`STDIN`], as kubectl names it in its
+/// messages): each object on its own, in the text's order. An object that cannot be built (a kind kubeloop
 /// does not serve, an unknown field, a value of the wrong type, no name) fails alone; a problem that stops
 /// kubectl's stream (YAML it cannot parse, a document that is not a mapping or has no `apiVersion` or `kind`)
 /// fails its document and ends the reading there: the documents after it are not read. `Err`: the whole text is
 /// refused (kubeloop's YAML budgets, [`check_budgets`]).
-pub fn read(text: &str) -> Result<Read, ManifestError> {
-    let mut reading = Reading::new(text.into())?;
+pub fn read(text: &str, source: &str) -> Result<Read, ManifestError> {
+    let mut reading = Reading::new(text.into(), source)?;
     while !reading.step(usize::MAX)? {}
     Ok(reading.finish())
 }
@@ -193,6 +215,21 @@ pub struct Read {
     pub stopped: Option<usize>,
 }
 
+impl Read {
+    /// Every `-f` of a command, each read as its own stream ([`read`]), in order: a text refused whole (kubeloop's
+    /// YAML budgets) or a stream that stops fails alone, as kubectl's `EagerVisitorList` visits each file.
+    pub fn files(texts: Vec<(String, String)>) -> Read {
+        let mut all = Read::default();
+        for (text, source) in texts {
+            let read =
+                read(&text, &source).unwrap_or_else(|e| Read { objects: vec![Entry::Unbuilt(e)], stopped: None });
+            all.stopped = all.stopped.or(read.stopped);
+            all.objects.extend(read.objects);
+        }
+        all
+    }
+}
+
 /// One object of a manifest text, as kubectl meets it.
 #[derive(Clone, Debug)]
 pub enum Entry {
@@ -202,8 +239,9 @@ pub enum Entry {
     /// reports it before the errors of the apply itself.
     Unbuilt(ManifestError),
     /// The API server refuses it when it is sent (strict decoding: an unknown field or a value of the wrong type;
-    /// no name): one of the apply's errors, in order.
-    Refused(ManifestError),
+    /// no name): one of the apply's errors, in order. With it, what kubectl itself reads of it (its kind and
+    /// metadata), when they read.
+    Refused(ManifestError, Option<Box<Manifest>>),
 }
 
 impl Entry {
@@ -211,7 +249,25 @@ impl Entry {
     pub fn into_result(self) -> Result<Manifest, ManifestError> {
         match self {
             Entry::Object(m) => Ok(*m),
-            Entry::Unbuilt(e) | Entry::Refused(e) => Err(e),
+            Entry::Unbuilt(e) | Entry::Refused(e, _) => Err(e),
+        }
+    }
+
+    /// What kubectl itself reads of the object (a command that sends none of it, a client dry run or a delete,
+    /// needs no more: its kind and metadata), or its error.
+    pub fn into_read(self) -> Result<Manifest, ManifestError> {
+        match self {
+            Entry::Refused(_, Some(m)) => Ok(*m),
+            entry => entry.into_result(),
+        }
+    }
+
+    /// The entry of a text read from `source`: its error names the file.
+    fn in_file(self, source: &Rc<str>) -> Entry {
+        match self {
+            Entry::Object(m) => Entry::Object(m),
+            Entry::Unbuilt(e) => Entry::Unbuilt(e.in_file(source)),
+            Entry::Refused(e, m) => Entry::Refused(e.in_file(source), m),
         }
     }
 }
@@ -220,7 +276,9 @@ impl Entry {
 /// objects, failures and warnings as [`read`], in the same order: every document is held to the budgets before
 /// any is read into a tree.
 pub struct Reading {
-    text: std::rc::Rc<str>,
+    text: Rc<str>,
+    /// The name kubectl gives the text: the file's, or [`STDIN`].
+    source: Rc<str>,
     /// Each document: its index, first line, and byte range in `text`.
     docs: Vec<(usize, usize, std::ops::Range<usize>)>,
     budget: yamlcheck::Budget,
@@ -230,9 +288,11 @@ pub struct Reading {
 }
 
 impl Reading {
-    /// The text's size checked and its documents found (cheap: a scan of its lines).
-    pub fn new(text: std::rc::Rc<str>) -> Result<Reading, ManifestError> {
-        let found = documents(&text)?;
+    /// The text read from `source` (a file's name, or [`STDIN`]): its size checked and its documents found
+    /// (cheap: a scan of its lines).
+    pub fn new(text: Rc<str>, source: &str) -> Result<Reading, ManifestError> {
+        let source: Rc<str> = source.into();
+        let found = documents(&text).map_err(|e| e.in_file(&source))?;
         let base = text.as_ptr() as usize;
         let docs = found
             .iter()
@@ -243,6 +303,7 @@ impl Reading {
             .collect();
         Ok(Reading {
             text,
+            source,
             docs,
             budget: yamlcheck::Budget::new(Subject::Manifest),
             checked: 0,
@@ -263,7 +324,8 @@ impl Reading {
             let (i, text) = (self.checked, self.text.clone());
             let (index, first_line, range) = self.docs[i].clone();
             let doc = Doc { index, first_line, text: &text[range] };
-            self.budget.check(doc.text, MAX_YAML_DOCUMENTS).map_err(|r| ManifestError::refused(Some(&doc), r))?;
+            let refused = |r| ManifestError::refused(Some(&doc), r).in_file(&self.source);
+            self.budget.check(doc.text, MAX_YAML_DOCUMENTS).map_err(refused)?;
             self.checked += 1;
             left -= 1;
         }
@@ -273,10 +335,10 @@ impl Reading {
             let doc = Doc { index, first_line, text: &text[range] };
             self.read += 1;
             left -= 1;
-            match parse_document(&doc) {
-                Ok(objects) => self.out.objects.extend(objects),
+            match parse_document(&doc, &self.source) {
+                Ok(objects) => self.out.objects.extend(objects.into_iter().map(|e| e.in_file(&self.source))),
                 Err(stop) => {
-                    self.out.objects.push(Entry::Unbuilt(stop));
+                    self.out.objects.push(Entry::Unbuilt(stop.in_file(&self.source)));
                     self.out.stopped = Some(index + 1);
                     self.read = self.docs.len();
                 }
@@ -421,19 +483,20 @@ fn text_field<'a>(map: &'a Node, name: &str) -> Option<&'a str> {
 }
 
 /// One document's objects (one, or a List's items), each built or failed on its own. `Err`: a problem that stops
-/// kubectl's stream here (see [`read`]).
-fn parse_document(doc: &Doc) -> Result<Vec<Entry>, ManifestError> {
+/// kubectl's stream here (see [`read`]), read from `source`.
+fn parse_document(doc: &Doc, source: &Rc<str>) -> Result<Vec<Entry>, ManifestError> {
     let document = doc.index + 1;
     let at_line = |line: usize, message: String| ManifestError::new(document, line, None, &message);
+    let unparsed = |e| unparsed(source, e);
     let tree = match yamltree::parse(doc.text) {
         Ok(tree) => tree,
         Err(stopped) => {
             // What was read before the error is read first: a scalar there that its tag does not match is found
             // before the error is reached.
             if let Some(Err(decode::JsonError::Value(v))) = stopped.read.as_ref().map(decode::to_json) {
-                return Err(decode_error(doc, &v));
+                return Err(unparsed(decode_error(doc, &v)));
             }
-            return Err(located(doc, stopped.error.location(), &stopped.error.to_string()));
+            return Err(unparsed(located(doc, stopped.error.location(), &stopped.error.to_string())));
         }
     };
     // The document's JSON form: a scalar whose standard tag it does not match is an error now, a key JSON cannot
@@ -441,7 +504,7 @@ fn parse_document(doc: &Doc) -> Result<Vec<Entry>, ManifestError> {
     let (json, key_error) = match tree.as_ref().map(decode::to_json) {
         None => (serde_json::Value::Null, None),
         Some(Ok(json)) => (json, None),
-        Some(Err(decode::JsonError::Value(e))) => return Err(decode_error(doc, &e)),
+        Some(Err(decode::JsonError::Value(e))) => return Err(unparsed(decode_error(doc, &e))),
         Some(Err(decode::JsonError::Key(e))) => (serde_json::Value::Null, Some(e)),
     };
     let tree = match tree {
@@ -457,26 +520,34 @@ fn parse_document(doc: &Doc) -> Result<Vec<Entry>, ManifestError> {
     let index = std::cell::OnceCell::new();
     let lines =
         |path: &[&str]| doc.absolute_line(index.get_or_init(|| LineIndex::new(doc.text)).nearest_line_of_path(path));
-    let key_error = key_error.map(|e| at_line(doc.first_line, e.to_string()));
+    let key_error = key_error.map(|e| unparsed(at_line(doc.first_line, e.to_string())));
     let field = |k: &str| text_field(&tree, k);
     // kubectl's client-side check of a document's type (its stream stops there too).
-    type_named(field("apiVersion"), field("kind")).map_err(|e| at_line(doc.first_line, e))?;
+    if let Err(e) = type_named(field("apiVersion"), field("kind")) {
+        return Err(at_line(doc.first_line, unvalidated(source, &e)));
+    }
     if field("kind") == Some("List") && field("apiVersion") == Some("v1") {
         if let Some(e) = key_error {
             return Err(e);
         }
-        return Ok(list_items(doc, &tree, &json, &lines));
+        return Ok(list_items(doc, source, &tree, &json, &lines));
     }
     let stops = key_error.is_some();
-    match parse_object(doc, &tree, json, &[], &lines, key_error) {
-        Entry::Unbuilt(e) | Entry::Refused(e) if stops => Err(e),
+    match parse_object(doc, source, &tree, json, &[], &lines, key_error) {
+        Entry::Unbuilt(e) | Entry::Refused(e, _) if stops => Err(e),
         entry => Ok(vec![entry]),
     }
 }
 
 /// The objects of a `kind: List` document (what `kubectl get -o yaml` prints for several objects), each read as a
 /// document of its own, its lines and paths those of `items[i]`.
-fn list_items(doc: &Doc, tree: &Node, json: &serde_json::Value, lines: &dyn Fn(&[&str]) -> usize) -> Vec<Entry> {
+fn list_items(
+    doc: &Doc,
+    source: &Rc<str>,
+    tree: &Node,
+    json: &serde_json::Value,
+    lines: &dyn Fn(&[&str]) -> usize,
+) -> Vec<Entry> {
     let document = doc.index + 1;
     let items = match &tree.value {
         yamltree::Value::Map(entries) => entries.iter().rev().find(|(k, _)| text_field_key(k) == Some("items")),
@@ -499,7 +570,7 @@ fn list_items(doc: &Doc, tree: &Node, json: &serde_json::Value, lines: &dyn Fn(&
             continue;
         }
         let item_json = json.get("items").and_then(|v| v.get(i)).cloned().unwrap_or_default();
-        out.push(parse_object(doc, item, item_json, &prefix, lines, None));
+        out.push(parse_object(doc, source, item, item_json, &prefix, lines, None));
     }
     out
 }
@@ -518,6 +589,7 @@ fn text_field_key(n: &Node) -> Option<&str> {
 /// One object of a document: the document itself, or an item of a List (`prefix` is then its path, `items.N`).
 fn parse_object(
     doc: &Doc,
+    source: &Rc<str>,
     tree: &Node,
     json: serde_json::Value,
     prefix: &[String],
@@ -533,36 +605,78 @@ fn parse_object(
     let field = |k: &str| text_field(tree, k).map(str::to_string);
     let (api_version, kind_name) = (field("apiVersion"), field("kind"));
     let first_line = if prefix.is_empty() { doc.first_line } else { line_of(&[]) };
-    let kind = match applicable_kind(doc, first_line, api_version, kind_name, &line_of) {
+    let unmapped = |no_match| unmapped(source, &json, !prefix.is_empty(), no_match);
+    let kind = match applicable_kind(doc, first_line, api_version, kind_name, &line_of, &unmapped) {
         Ok(kind) => kind,
         Err(e) => return Entry::Unbuilt(e),
     };
+    let mut warnings = Vec::new();
     let read = (|| {
-        let mut warnings = Vec::new();
         let mut cx = decode::Cx::new();
         let object = decode_object(kind, &mut cx, tree).map_err(|e| decode_error(doc, &e))?;
         unread_fields(doc, kind, cx.ignored, &line_of, &mut warnings)?;
-        if let Some(e) = key_error {
-            return Err(e);
-        }
-        let m = Manifest {
-            object,
-            json,
-            document,
-            first_line: doc.first_line,
-            text: doc.text.to_string(),
-            prefix: prefix.to_vec(),
-            warnings,
-        };
-        Ok(m)
+        key_error.map_or(Ok(object), Err)
     })();
-    match read {
-        Ok(m) => Entry::Object(Box::new(m)),
-        Err(e) => Entry::Refused(e),
+    let (refused, object) = match read {
+        Ok(object) => (None, object),
+        Err(e) => match metadata_only(kind, &json) {
+            Some(object) => (Some(e), object),
+            None => return Entry::Refused(e, None),
+        },
+    };
+    let m = Box::new(Manifest {
+        object,
+        json,
+        document,
+        first_line: doc.first_line,
+        text: doc.text.to_string(),
+        prefix: prefix.to_vec(),
+        warnings,
+        source: source.clone(),
+    });
+    match refused {
+        None => Entry::Object(m),
+        Some(e) => Entry::Refused(e, Some(m)),
     }
 }
 
-/// A document's `apiVersion` and `kind`, both required, or kubectl's message naming what is missing.
+/// What kubectl itself reads of a document the API server will refuse: an object of its kind with its name,
+/// generateName and namespace (`None` when they do not read).
+fn metadata_only(kind: Kind, json: &serde_json::Value) -> Option<Object> {
+    let (mut meta, mut object) = (serde_json::Map::new(), serde_json::Map::new());
+    for k in ["name", "generateName", "namespace"] {
+        if let Some(v) = json.get("metadata")?.get(k) {
+            meta.insert(k.into(), v.clone());
+        }
+    }
+    object.insert("metadata".into(), meta.into());
+    decode_json(kind, &object.into()).ok()
+}
+
+/// YAML kubectl cannot turn into JSON: `StreamVisitor`'s error, which names the stream.
+fn unparsed(source: &str, e: ManifestError) -> ManifestError {
+    let message = format!("error parsing {source}: {}", e.message);
+    e.with_message(&message)
+}
+
+/// A document without its type (`type_named`'s error): kubectl's client-side validation stops the stream there.
+fn unvalidated(source: &str, missing: &str) -> String {
+    format!("error validating {source:?}: error validating data: {missing}; if you choose to ignore these errors, turn validation off with --validate=false")
+}
+
+/// cli-runtime's mapper's error for a kind it cannot map (`no_match`, the REST mapper's): a document's names the
+/// object as written and its stream; a List's item is mapped by `infoForObject`, which says less.
+fn unmapped(source: &str, json: &serde_json::Value, item: bool, no_match: String) -> String {
+    if item {
+        return format!("unable to recognize {no_match}");
+    }
+    let meta = |k: &str| json.get("metadata").and_then(|m| m.get(k)).and_then(|v| v.as_str()).unwrap_or("");
+    let (name, namespace) = (echo(meta("name")), echo(meta("namespace")));
+    format!("resource mapping not found for name: {name:?} namespace: {namespace:?} from {source:?}: {no_match}\nensure CRDs are installed first")
+}
+
+/// A document's `apiVersion` and `kind`, both required, or what is missing as kubectl's validation says it (Go's
+/// aggregate of errors: `kind not set`, `[apiVersion not set, kind not set]`).
 fn type_named<'a>(api_version: Option<&'a str>, kind: Option<&'a str>) -> Result<(&'a str, &'a str), String> {
     match (api_version, kind) {
         (Some(a), Some(k)) => Ok((a, k)),
@@ -574,37 +688,36 @@ fn type_named<'a>(api_version: Option<&'a str>, kind: Option<&'a str>) -> Result
             if k.is_none() {
                 missing.push("kind not set");
             }
-            Err(format!("error validating data: [{}]", missing.join(", ")))
+            let all = missing.join(", ");
+            Err(if missing.len() > 1 { format!("[{all}]") } else { all })
         }
     }
 }
 
 /// The applicable kind a document's `apiVersion` and `kind` name, or the error kubectl gives (both are required;
-/// a kind kubeloop does not serve is an error on the `kind` line).
+/// a kind kubeloop does not serve is an error on the `kind` line: the REST mapper's `no matches for kind`, in the
+/// message `unmapped` makes of it, then kubeloop's own line saying what it serves).
 fn applicable_kind(
     doc: &Doc,
     first_line: usize,
     api_version: Option<String>,
     kind_name: Option<String>,
     line_of: &dyn Fn(&[&str]) -> usize,
+    unmapped: &dyn Fn(String) -> String,
 ) -> Result<Kind, ManifestError> {
     let at_line = |line: usize, message: String| ManifestError::new(doc.index + 1, line, None, &message);
-    let (api_version, kind_name) =
-        type_named(api_version.as_deref(), kind_name.as_deref()).map_err(|e| at_line(first_line, e))?;
+    let (api_version, kind_name) = type_named(api_version.as_deref(), kind_name.as_deref())
+        .map_err(|e| at_line(first_line, format!("error validating data: {e}")))?;
     let kind = Kind::from_type(api_version, kind_name).filter(|k| APPLICABLE.contains(k));
     kind.ok_or_else(|| {
         let known_elsewhere = APPLICABLE.iter().find(|k| k.name() == kind_name);
         let (kind_name, api_version) = (echo(kind_name), echo(api_version));
-        let msg = match known_elsewhere {
-            Some(k) => format!(
-                "no matches for kind \"{kind_name}\" in version \"{api_version}\" (kubeloop serves {kind_name} as {})",
-                k.api_version()
-            ),
-            None => format!(
-                "no matches for kind \"{kind_name}\" in version \"{api_version}\": kubeloop serves Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount and Service (v1), Deployment and ReplicaSet (apps/v1), PodDisruptionBudget (policy/v1), EndpointSlice (discovery.k8s.io/v1)"
-            ),
+        let serves = match known_elsewhere {
+            Some(k) => format!("{kind_name} as {}", k.api_version()),
+            None => "Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount and Service (v1), Deployment and ReplicaSet (apps/v1), PodDisruptionBudget (policy/v1), EndpointSlice (discovery.k8s.io/v1)".into(),
         };
-        at_line(line_of(&["kind"]), msg)
+        let no_match = format!("no matches for kind \"{kind_name}\" in version \"{api_version}\"");
+        at_line(line_of(&["kind"]), format!("{}\nkubeloop: it serves {serves}", unmapped(no_match)))
     })
 }
 

@@ -222,3 +222,77 @@ fn kubectl_shows_budgets_as_kubectl_does() {
         out.stdout
     );
 }
+
+/// At `--timeout`, drain ends as upstream's `evictPods` does: a pod whose eviction waits for its retry is asked
+/// no more, but its goroutine wakes when its 5 s are up, prints one more `evicting pod NS/NAME` and returns
+/// `global timeout reached` (so the drain ends then, after the deadline, not at it); the pods still on the node are
+/// listed; kubectl's last line is the aggregate's one error, without `error: `.
+#[test]
+fn drain_at_its_timeout_prints_the_last_attempt_as_evict_pods_does() {
+    let mut sim = with_pdb("minAvailable: 3");
+    let pod = live_pods(&sim)[0].clone();
+    let node = node_of(&sim, &pod);
+    let start = sim.now();
+    let (text, out) = drain(&mut sim, &format!("drain {node} --timeout=12s"), MINUTE);
+    assert_eq!(out.code, 1, "{text}");
+    // Attempts at 0, 5, 10 s; the deadline at 12 s; the goroutine wakes at 15 s.
+    assert_eq!(sim.now() - start, 15 * SECOND, "{text}");
+    assert_eq!(text.matches(&format!("evicting pod default/{pod}\n")).count(), 4, "{text}");
+    let refused = "Cannot evict pod as it would violate the pod's disruption budget.";
+    let timeout = format!("error when evicting pods/\"{pod}\" -n \"default\": global timeout reached: 12s");
+    let retry = format!("error when evicting pods/\"{pod}\" -n \"default\" (will retry after 5s): {refused}\n");
+    let attempt = format!("evicting pod default/{pod}\n{retry}");
+    let want = format!(
+        "$ kubectl drain {node} --timeout=12s\nnode/{node} cordoned\n{attempt}{attempt}{attempt}evicting pod default/{pod}\nThere are pending pods in node \"{node}\" when an error occurred: {timeout}\npod/{pod}\nerror: unable to drain node \"{node}\" due to error: {timeout}, continuing command...\nThere are pending nodes to be drained:\n {node}\n{timeout}\n"
+    );
+    assert_eq!(text, want);
+    assert_eq!(live_pods(&sim).len(), 3, "nothing was evicted");
+}
+
+/// A pod that will not go (a finalizer holds it) is waited for until the deadline: an evicted one is `evictPods`'
+/// `error when waiting for pod ... to terminate: context deadline exceeded`, at the deadline itself; with
+/// `--disable-eviction`, `deletePods` returns the context's own error, which kubectl prints with `error: `.
+#[test]
+fn drain_at_its_timeout_says_what_the_context_says_of_a_pod_that_stays() {
+    for (flags, last) in [
+        ("", "error when waiting for pod \"held\" in namespace \"default\" to terminate: context deadline exceeded"),
+        (" --disable-eviction", "context deadline exceeded"),
+    ] {
+        let mut sim = common::cluster();
+        let held = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\nspec:\n  nodeName: node-1\n  containers:\n  - name: app\n    image: busybox:1.36\n";
+        assert_eq!(kubectl_stdin(&mut sim, "apply -f -", held).code, 0);
+        sim.run_for(10 * SECOND);
+        let start = sim.now();
+        let line = format!("drain node-1 --force --timeout=7500ms{flags}");
+        // Polled as the runner polls a following command (every 100 ms): it ends at the deadline itself.
+        let mut out = kubectl(&mut sim, &line);
+        let mut text = format!("$ kubectl {line}\n{}", out.text());
+        let f = out.follow.as_mut().expect("drain waits");
+        loop {
+            sim.run_for(100);
+            let p = f.poll(&mut sim);
+            text.push_str(&format!("{}{}{}", p.warnings, p.stdout, p.stderr));
+            if p.done || sim.now() - start > MINUTE {
+                out.code = p.code;
+                break;
+            }
+        }
+        assert_eq!(out.code, 1, "{text}");
+        assert_eq!(sim.now() - start, 7500, "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        let n = lines.len();
+        assert_eq!(
+            lines[n - 6..],
+            [
+                format!("There are pending pods in node \"node-1\" when an error occurred: {last}").as_str(),
+                "pod/held",
+                format!("error: unable to drain node \"node-1\" due to error: {last}, continuing command...").as_str(),
+                "There are pending nodes to be drained:",
+                " node-1",
+                if flags.is_empty() { last.to_string() } else { format!("error: {last}") }.as_str(),
+            ],
+            "{text}"
+        );
+        golden(&format!("drain-timeout-held{}", flags.replace(' ', "")), &text);
+    }
+}

@@ -407,3 +407,77 @@ fn a_server_dry_run_drain_meets_what_a_drain_meets() {
     assert!(ran.still_running);
     assert_eq!(ran.text, "node/node-1 cordoned (server dry run)\n");
 }
+
+/// `apply --dry-run=client` as kubectl's `applyOneObject` does it: it GETs each object and sends nothing, so each
+/// object is judged against the live cluster alone (one named twice is `created` twice, a Deployment in a namespace
+/// the same text creates is `created`: kubectl does not look for the namespace), and nothing the server would
+/// check is checked (validation, the namespace, strict decoding, kubeloop's bounds). What kubectl itself checks
+/// still fails: a kind it cannot map, a generateName. The server's dry run meets what is live, object by object.
+#[test]
+fn an_apply_client_dry_run_checks_only_what_kubectl_checks() {
+    let pod = |name: &str| POD.replace("name: dry", &format!("name: {name}"));
+    let text = [
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: fresh\n".to_string(),
+        common::web(3).namespace("fresh").yaml(),
+        pod("twice"),
+        pod("twice"),
+        pod("Not_Valid"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typo\ndta:\n  k: v\n".to_string(),
+        common::web(100_000).yaml().replace("name: web", "name: huge"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lost\n  namespace: nowhere\n".to_string(),
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n".to_string(),
+        POD.replace("name: dry", "generateName: dry-"),
+    ]
+    .join("---\n");
+    let ran = dry_run("apply -f - --dry-run=client", Some(&text));
+    let (errors, said): (Vec<&str>, Vec<&str>) =
+        ran.text.lines().filter(|l| !l.starts_with("Warning")).partition(|l| !l.ends_with("(dry run)"));
+    assert_eq!(
+        said,
+        [
+            "namespace/fresh created (dry run)",
+            "deployment.apps/web created (dry run)",
+            "pod/twice created (dry run)",
+            "pod/twice created (dry run)",
+            "pod/Not_Valid created (dry run)",
+            "configmap/typo created (dry run)",
+            "deployment.apps/huge created (dry run)",
+            "configmap/lost created (dry run)",
+        ],
+        "{}",
+        ran.text
+    );
+    assert_eq!(ran.code, 1);
+    assert!(errors[0].starts_with("error: document 9, line "), "{}", ran.text);
+    assert!(errors[0].contains("resource mapping not found for name: \"w\""), "{}", ran.text);
+    assert!(
+        errors.last().is_some_and(|e| e.ends_with("from dry-: cannot use generate name with apply")),
+        "{}",
+        ran.text
+    );
+
+    let ran = dry_run("apply -f - --dry-run=server", Some(&text));
+    assert!(ran.text.contains("namespace/fresh created (server dry run)\n"), "{}", ran.text);
+    assert!(ran.text.contains("namespaces \"fresh\" not found"), "each object meets what is live:\n{}", ran.text);
+    assert!(ran.text.contains("Pod \"Not_Valid\" is invalid"), "{}", ran.text);
+}
+
+/// A dry run writes nothing, so a run's record does not keep it (`kubectl::writes`, which the page's record asks):
+/// every write command of the table, in both modes (and a bare `--dry-run`, kubectl's `client`); the same lines
+/// without it, or with `--dry-run=none`, write.
+#[test]
+fn a_dry_run_is_not_a_write_to_record() {
+    for case in CASES {
+        for flag in ["--dry-run=client", "--dry-run=server", "--dry-run", "--dry-run=true"] {
+            let line = format!("kubectl {} {flag}", case.line);
+            assert!(!kc::writes(&line), "{line}");
+        }
+        for flag in ["", "--dry-run=none", "--dry-run=false"] {
+            let line = format!("kubectl {} {flag}", case.line);
+            assert!(kc::writes(&line), "{line}");
+        }
+    }
+    // Global flags before the command are read as kubectl reads them.
+    assert!(!kc::writes("kubectl -n team delete pod x --dry-run=server"));
+    assert!(kc::writes("kubectl -n team delete pod x"));
+}

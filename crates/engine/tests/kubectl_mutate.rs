@@ -480,6 +480,179 @@ fn apply_goes_on_past_a_failed_document_as_kubectl_does() {
     assert!(report.summary().starts_with("2 created, 1 failed (reading stopped at document 3"), "{}", report.summary());
 }
 
+/// What `-f NAME` reads in these tests: the named texts, any other name missing as kubectl says it.
+fn reading<'a>(files: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Result<String, String> + 'a {
+    move |name: &str| {
+        let text = files.iter().find(|(n, _)| *n == name).map(|(_, t)| t.to_string());
+        text.ok_or_else(|| format!("the path \"{name}\" does not exist"))
+    }
+}
+
+/// `kubectl LINE` with files to read (`-f NAME`) and standard input (`-f -`).
+fn kubectl_files(sim: &mut Sim, line: &str, files: &[(&str, &str)], stdin: Option<&str>) -> Output {
+    kubectl::run(sim, line, &Input { stdin, read_file: &reading(files) })
+}
+
+/// kubeloop's own line under a mapping error: what it serves.
+const SERVES: &str = "kubeloop: it serves Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount and Service (v1), Deployment and ReplicaSet (apps/v1), PodDisruptionBudget (policy/v1), EndpointSlice (discovery.k8s.io/v1)";
+
+/// A kind kubeloop does not serve is kubectl's mapping error (cli-runtime's `mapper.infoForData`: the object's name
+/// and namespace as written, its stream, the REST mapper's message, `ensure CRDs are installed first`), after
+/// kubeloop's document and line, with kubeloop's own line saying what it serves; the stream is the file's name,
+/// `STDIN` for `-f -`.
+#[test]
+fn a_kind_kubeloop_does_not_serve_is_kubectls_mapping_error() {
+    let mut sim = cluster();
+    let widget = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n";
+    let out = kubectl_stdin(&mut sim, "apply -f -", widget);
+    assert_eq!((out.stdout.as_str(), out.code), ("namespace/a created\n", 1));
+    assert_eq!(
+        out.stderr,
+        format!("error: document 2, line 7: resource mapping not found for name: \"w\" namespace: \"\" from \"STDIN\": no matches for kind \"Widget\" in version \"example.com/v1\"\nensure CRDs are installed first\n{SERVES}\n")
+    );
+    let in_team = "apiVersion: apps/v2\nkind: Deployment\nmetadata:\n  name: web\n  namespace: team\n";
+    for verb in ["apply", "create"] {
+        let out = kubectl_files(&mut sim, &format!("{verb} -f web.yaml"), &[("web.yaml", in_team)], None);
+        assert_eq!(
+            out.stderr,
+            "error: web.yaml, document 1, line 2: resource mapping not found for name: \"web\" namespace: \"team\" from \"web.yaml\": no matches for kind \"Deployment\" in version \"apps/v2\"\nensure CRDs are installed first\nkubeloop: it serves Deployment as apps/v1\n",
+            "{verb}"
+        );
+        assert_eq!((out.stdout.as_str(), out.code), ("", 1), "{verb}");
+    }
+}
+
+/// Several `-f` are read as kubectl reads them, each file a stream of its own (cli-runtime's `EagerVisitorList`
+/// of `FileVisitor`s, with `ContinueOnError`): YAML that does not parse stops its own file only, lines are counted
+/// within each file, and the errors name the file (kubeloop's location, and kubectl's own message where it names
+/// it). apply, create and delete alike.
+#[test]
+fn several_files_are_read_each_as_its_own_stream() {
+    let ns = |name: &str| format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n");
+    let a = format!("{}---\nkind: [\n---\n{}", ns("one"), ns("lost"));
+    let b = format!("{}---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n", ns("two"));
+    let c = ns("three");
+    let files = [("a.yaml", a.as_str()), ("b.yaml", b.as_str()), ("c.yaml", c.as_str())];
+    let unread = format!(
+        "error: a.yaml, document 2, line 7, column 1: error parsing a.yaml: did not find expected node content\nerror: b.yaml, document 2, line 7: resource mapping not found for name: \"w\" namespace: \"\" from \"b.yaml\": no matches for kind \"Widget\" in version \"example.com/v1\"\nensure CRDs are installed first\n{SERVES}\n"
+    );
+    let namespaces = |sim: &Sim| -> Vec<String> {
+        let all = sim.store().objects(Kind::Namespace).map(|o| o.meta().name.to_string());
+        all.filter(|n| !n.starts_with("kube-") && n != "default").collect()
+    };
+    for verb in ["apply", "create"] {
+        let mut sim = cluster();
+        let out = kubectl_files(&mut sim, &format!("{verb} -f a.yaml -f b.yaml -f c.yaml"), &files, None);
+        assert_eq!(out.stdout, "namespace/one created\nnamespace/two created\nnamespace/three created\n", "{verb}");
+        assert_eq!((out.stderr.as_str(), out.code), (unread.as_str(), 1), "{verb}");
+        assert_eq!(namespaces(&sim), ["one", "three", "two"], "{verb}");
+        if verb == "create" {
+            continue;
+        }
+        let out = kubectl_files(&mut sim, "delete -f a.yaml -f b.yaml -f c.yaml", &files, None);
+        assert_eq!(out.stdout, "namespace \"one\" deleted\nnamespace \"two\" deleted\nnamespace \"three\" deleted\n");
+        assert_eq!((out.stderr.as_str(), out.code), (unread.as_str(), 1));
+        assert!(out.follow.is_none(), "kubectl returns its errors at once, without waiting");
+    }
+    // A file that is not there is the command's only error: nothing is read.
+    let mut sim = cluster();
+    let out = kubectl_files(&mut sim, "apply -f c.yaml -f d.yaml", &files, None);
+    assert_eq!((out.text().as_str(), out.code), ("error: the path \"d.yaml\" does not exist\n", 1));
+    assert!(namespaces(&sim).is_empty());
+}
+
+/// `-n` reaches the objects read from files, as the resource builder's `DefaultNamespace` and (the flag given)
+/// `RequireNamespace` do: an object without a namespace goes to `-n`'s, one in another namespace is refused.
+#[test]
+fn the_namespace_flag_reaches_the_objects_read_from_files() {
+    let mut sim = cluster();
+    assert_eq!(kubectl(&mut sim, "create namespace team").code, 0);
+    let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
+    let in_team = |sim: &Sim| -> Vec<String> {
+        let all = sim.store().objects(Kind::ConfigMap).filter(|o| &*o.meta().namespace == "team");
+        all.map(|o| o.meta().name.to_string()).collect()
+    };
+    assert_eq!(kubectl_stdin(&mut sim, "apply -n team -f -", &cm("a")).stdout, "configmap/a created\n");
+    assert_eq!(kubectl_stdin(&mut sim, "create -f - --namespace=team", &cm("b")).stdout, "configmap/b created\n");
+    assert_eq!(in_team(&sim), ["a", "b"]);
+    let elsewhere = format!("{}  namespace: default\n", cm("c"));
+    for line in ["apply -f - -n team", "create -f - -n team", "delete -f - -n team"] {
+        let out = kubectl_stdin(&mut sim, line, &elsewhere);
+        assert_eq!(
+            (out.stderr.as_str(), out.code),
+            ("error: document 1, line 5: the namespace from the provided object \"default\" does not match the namespace \"team\". You must pass '--namespace=default' to perform this operation.\n", 1),
+            "{line}"
+        );
+    }
+    let out = kubectl_stdin(&mut sim, "delete -f - -n team --wait=false", &cm("a"));
+    assert_eq!(out.stdout, "configmap \"a\" deleted from team namespace\n");
+    assert_eq!(in_team(&sim), ["b"]);
+    assert_eq!(sim.store().objects(Kind::ConfigMap).filter(|o| &*o.meta().name == "c").count(), 0);
+}
+
+/// `create -f` creates object by object as kubectl's `RunCreate` visits them: each object the server accepts is
+/// created; the server's refusals are reported in order (naming the stream), then what could not be read, exit
+/// status 1.
+#[test]
+fn create_goes_on_past_a_failed_object_as_kubectl_does() {
+    let mut sim = cluster();
+    let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
+    let text = [
+        cm("a"),
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n".to_string(),
+        format!("{}dta:\n  k: v\n", cm("typo")),
+        common::WEB.to_string(),
+        cm("b").replace("name: b", "name: b\n  namespace: nowhere"),
+        cm("c"),
+    ]
+    .join("---\n");
+    let out = kubectl_stdin(&mut sim, "create -f -", &text);
+    common::golden("create-each-document", &format!("$ kubectl create -f - <<EOF\n{text}EOF\n{}", out.text()));
+    assert_eq!(out.stdout, "configmap/a created\nconfigmap/c created\n");
+    assert_eq!(out.code, 1);
+    let errors: Vec<&str> = out.stderr.lines().filter(|l| !l.starts_with("Warning")).collect();
+    assert_eq!(
+        errors,
+        [
+            "error: document 3, line 15: strict decoding error: unknown field \"dta\"",
+            "Error from server (AlreadyExists): error when creating \"STDIN\": deployments.apps \"web\" already exists",
+            "Error from server (NotFound): error when creating \"STDIN\": namespaces \"nowhere\" not found",
+            "error: document 2, line 7: resource mapping not found for name: \"w\" namespace: \"\" from \"STDIN\": no matches for kind \"Widget\" in version \"example.com/v1\"",
+            "ensure CRDs are installed first",
+            SERVES,
+        ]
+    );
+    let names: Vec<String> = sim.store().objects(Kind::ConfigMap).map(|o| o.meta().name.to_string()).collect();
+    assert_eq!(names, ["a", "c"]);
+    // Nothing it could create at all, and nothing wrong: kubectl's own error.
+    let out = kubectl_stdin(&mut sim, "create -f -", "---\n");
+    assert_eq!((out.text().as_str(), out.code), ("error: no objects passed to create\n", 1));
+}
+
+/// `delete -f` deletes object by object: one that is not there is `Error from server (NotFound)` for that object
+/// only (naming the stream, as `cmdutil.AddSourceToErr` does), the others deleted, exit status 1 and no wait;
+/// `--ignore-not-found` says nothing of it. kubectl reads only an object's kind and metadata to delete it.
+#[test]
+fn delete_from_files_goes_on_past_a_missing_object() {
+    let mut sim = cluster();
+    let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  k: v\n");
+    assert_eq!(kubectl_stdin(&mut sim, "apply -f -", &[cm("a"), cm("c")].join("---\n")).code, 0);
+    let text = [cm("a"), cm("nosuch"), cm("c").replace("\ndata:", "\ndta:")].join("---\n");
+    let out = kubectl_stdin(&mut sim, "delete -f -", &text);
+    assert_eq!(
+        out.stdout,
+        "configmap \"a\" deleted from default namespace\nconfigmap \"c\" deleted from default namespace\n"
+    );
+    assert_eq!(
+        (out.stderr.as_str(), out.code),
+        ("Error from server (NotFound): error when deleting \"STDIN\": configmaps \"nosuch\" not found\n", 1)
+    );
+    assert!(out.follow.is_none(), "kubectl returns its errors at once, without waiting");
+    assert_eq!(sim.store().objects(Kind::ConfigMap).count(), 0);
+    let out = kubectl_stdin(&mut sim, "delete -f - --ignore-not-found", &cm("a"));
+    assert_eq!((out.text().as_str(), out.code), ("", 0), "nothing found, nothing said: the object was visited");
+}
+
 /// A Node whose kubelet could not register it (its name is longer than the 63 characters of the hostname label the
 /// kubelet adds) is refused before anything is written: no kubelet, no Lease, no Node (a fuzzer's finding: the
 /// kubelet used to start, fail to register and renew its Lease, under a refused apply).
@@ -533,7 +706,7 @@ fn an_apply_in_steps_is_the_whole_apply() {
         for n in [1, 3, usize::MAX] {
             let mut stepped = cluster();
             let apply = |sim: &mut Sim| {
-                let read = match kubeloop_engine::manifest::read(text) {
+                let read = match kubeloop_engine::manifest::read(text, kubeloop_engine::manifest::STDIN) {
                     Ok(read) => read,
                     Err(e) => return kubectl::ApplyReport::refused(e).to_string(),
                 };

@@ -36,17 +36,41 @@ pub(super) fn read_input(name: &str, input: &Input) -> Result<(String, String), 
     (input.read_file)(name).map(|t| (t, name.to_string()))
 }
 
-/// Every `-f` joined into one multi-document text (one file keeps its own line numbers).
-pub(super) fn read_all(args: &Args, input: &Input) -> Result<String, Output> {
+/// Every `-f`, each read as its own stream ([`manifest::Read::files`]); kubectl finds every path before it reads
+/// any, so a missing one is the command's only error.
+pub(super) fn read_files(args: &Args, input: &Input) -> Result<manifest::Read, Output> {
     let files = args.values("filename");
     if files.is_empty() {
         return Err(Output::error("must specify one of -f and -k"));
     }
-    let mut texts = Vec::new();
+    let mut texts = Vec::with_capacity(files.len());
     for f in files {
-        texts.push(read_input(f, input).map_err(Output::error)?.0);
+        texts.push(read_input(f, input).map_err(Output::error)?);
     }
-    Ok(texts.join("\n---\n"))
+    let mut read = manifest::Read::files(texts);
+    in_namespace(&mut read, args);
+    Ok(read)
+}
+
+/// The resource builder's `DefaultNamespace` and, when `-n` is given, `RequireNamespace`: an object of a
+/// namespaced kind without a namespace is put in the command's; one in another namespace than `-n`'s is refused.
+fn in_namespace(read: &mut manifest::Read, args: &Args) {
+    let ns = super::namespace(args);
+    let enforced = args.value("namespace").is_some();
+    for entry in &mut read.objects {
+        let (Entry::Object(m) | Entry::Refused(_, Some(m))) = entry else { continue };
+        let own = m.object.meta().namespace.to_string();
+        if !m.object.kind().namespaced() || own == ns {
+            continue;
+        }
+        if own.is_empty() {
+            m.object.meta_mut().namespace = s(&ns);
+        } else if enforced {
+            let (own, ns) = (crate::limits::echo(&own), crate::limits::echo(&ns));
+            let message = format!("the namespace from the provided object {own:?} does not match the namespace {ns:?}. You must pass '--namespace={own}' to perform this operation.");
+            *entry = Entry::Unbuilt(m.error_at(&["metadata", "namespace"], message));
+        }
+    }
 }
 
 fn run(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
@@ -61,11 +85,8 @@ fn run_apply(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output
         )));
     }
     let dry = DryRun::of(args)?;
-    let text = read_all(args, input)?;
-    Ok(match dry {
-        DryRun::None => output(&apply_each(sim, &text), ""),
-        dry => output(&applied_text(sim, &text, dry), dry.suffix()),
-    })
+    let read = read_files(args, input)?;
+    Ok(output(&perform(sim, read, dry), dry.suffix()))
 }
 
 /// What `kubectl apply -f -` prints of an apply (the page's large apply, performed across frames, prints this).
@@ -208,15 +229,11 @@ impl fmt::Display for ApplyReport {
 /// where kubectl's stream stops (see [`manifest::read`]), the documents before it applied. Every outcome is in the
 /// report, each failure with its line.
 pub fn apply_each(sim: &mut Sim, text: &str) -> ApplyReport {
-    applied_text(sim, text, DryRun::None)
+    perform(sim, manifest::Read::files(vec![(text.into(), manifest::STDIN.into())]), DryRun::None)
 }
 
-/// [`apply_each`], or (a dry run) what it would report without writing.
-fn applied_text(sim: &mut Sim, text: &str, dry: DryRun) -> ApplyReport {
-    let read = match manifest::read(text) {
-        Ok(read) => read,
-        Err(e) => return ApplyReport::refused(e),
-    };
+/// The apply of what was read, or (a dry run) what it would report without writing.
+fn perform(sim: &mut Sim, read: manifest::Read, dry: DryRun) -> ApplyReport {
     let mut job = Applying::start(sim, read, dry);
     while !job.step(sim, usize::MAX) {}
     job.finish()
@@ -273,15 +290,14 @@ impl Applying {
         Applying::start(sim, read, DryRun::None)
     }
 
-    /// An apply, or a dry run of it: `--dry-run=client` writes nothing and reports each existing object as
-    /// `configured`, each checked against what the earlier ones of the text would have left; `--dry-run=server`
+    /// An apply, or a dry run of it: `--dry-run=client` sends nothing (see [`pretend`]); `--dry-run=server`
     /// sends each object with `dryRun=All` (see [`send_dry_run`]).
     fn start(sim: &Sim, read: manifest::Read, dry: DryRun) -> Applying {
         let (objects, report) = begin(read);
         Applying {
             total: objects.len(),
             objects: objects.into_iter(),
-            plan: Planner::new(sim, dry == DryRun::Client),
+            plan: Planner::new(sim),
             dry,
             report,
             kinds: manifest::Warnings::default(),
@@ -298,12 +314,12 @@ impl Applying {
     pub fn step(&mut self, sim: &mut Sim, n: usize) -> bool {
         for _ in 0..n {
             let Some(entry) = self.objects.next() else { return true };
-            let sent = entry.into_result().and_then(|m| {
-                let planned = self.plan.plan(sim, &m)?;
+            let read = if self.dry.sends() { entry.into_result() } else { entry.into_read() };
+            let sent = read.and_then(|m| {
                 let r = match self.dry {
-                    DryRun::None => write(sim, planned, &m, &mut self.plan)?,
-                    DryRun::Client => self.plan.pretend_written(planned),
-                    DryRun::Server => send_dry_run(sim, planned, &m)?,
+                    DryRun::None => write(sim, self.plan.plan(sim, &m)?, &m, &mut self.plan)?,
+                    DryRun::Client => pretend(sim, &m)?,
+                    DryRun::Server => send_dry_run(sim, self.plan.plan(sim, &m)?, &m)?,
                 };
                 self.report.warnings.extend(m.warnings.iter().cloned());
                 self.kinds.saw(&m);
@@ -323,6 +339,22 @@ impl Applying {
         self.report.warnings.extend(self.kinds.finish());
         self.report
     }
+}
+
+/// `--dry-run=client`, as kubectl's `applyOneObject` does it: nothing is sent but the GET of the object; one that
+/// is not there would be `created`, one that is `configured` (kubectl computes no patch, so it cannot tell an
+/// unchanged one). Nothing the server would check is checked: not the namespace, not validation, not kubeloop's
+/// bounds.
+fn pretend(sim: &Sim, m: &Manifest) -> Result<ApplyResult, ManifestError> {
+    manifest::named(m, "apply")?;
+    let kind = m.object.kind();
+    let key = match kind.namespaced() {
+        true if m.object.meta().namespace.is_empty() => ObjKey::new("default", &m.object.meta().name),
+        true => m.object.key(),
+        false => ObjKey::cluster(&m.object.meta().name),
+    };
+    let action = if sim.store().peek(kind, &key).is_some() { ApplyAction::Configured } else { ApplyAction::Created };
+    Ok(ApplyResult { kind, key, action })
 }
 
 /// Writes one planned object: creates it, or updates it over what is live; the planner then counts it.
@@ -391,45 +423,11 @@ struct Planned {
 struct Planner {
     /// Pods the workloads declare, with the objects committed so far.
     declared_pods: i64,
-    /// A dry run's: what the earlier objects would have written (nothing is written).
-    overlay: Option<Overlay>,
-}
-
-/// What a dry run's earlier objects would have written, by kind and key, and how many objects of each kind and
-/// nodes they would have created.
-#[derive(Default)]
-struct Overlay {
-    /// By kind, as the store keeps them.
-    objects: [std::collections::BTreeMap<ObjKey, std::rc::Rc<Object>>; Kind::ALL.len()],
-    creates: [usize; Kind::ALL.len()],
-    new_nodes: usize,
 }
 
 impl Planner {
-    fn new(sim: &Sim, dry_run: bool) -> Planner {
-        Planner { declared_pods: declared_pods(sim), overlay: dry_run.then(Overlay::default) }
-    }
-
-    /// The object as it would be seen: a dry run's earlier object, or the live one.
-    fn live(&self, sim: &Sim, kind: Kind, key: &ObjKey) -> Option<std::rc::Rc<Object>> {
-        let planned = self.overlay.as_ref().and_then(|o| o.objects[kind.index()].get(key));
-        planned.or_else(|| sim.store().peek(kind, key)).cloned()
-    }
-
-    /// A dry run's object as if it were written (what the next ones see), and what apply reports of it: created,
-    /// or (existing) configured.
-    fn pretend_written(&mut self, p: Planned) -> ApplyResult {
-        self.declared_pods = p.declared_pods;
-        let (kind, key) = (p.object.kind(), p.object.key());
-        let action = if p.exists { ApplyAction::Configured } else { ApplyAction::Created };
-        if let Some(o) = self.overlay.as_mut() {
-            if !p.exists {
-                o.creates[kind.index()] += 1;
-                o.new_nodes += usize::from(kind == Kind::Node);
-            }
-            o.objects[kind.index()].insert(key.clone(), std::rc::Rc::new(p.object));
-        }
-        ApplyResult { kind, key, action }
+    fn new(sim: &Sim) -> Planner {
+        Planner { declared_pods: declared_pods(sim) }
     }
 
     /// Checks one object and builds it as it would be sent.
@@ -443,13 +441,13 @@ impl Planner {
                 obj.meta_mut().namespace = s("default");
             }
             let ns = obj.meta().namespace.to_string();
-            let namespace = self.live(sim, Kind::Namespace, &ObjKey::cluster(&ns));
+            let namespace = sim.store().peek(Kind::Namespace, &ObjKey::cluster(&ns));
             let Some(namespace) = namespace else {
                 let ns = crate::limits::echo(&ns);
                 return Err(m.error_at(&["metadata", "namespace"], format!("namespaces \"{ns}\" not found")));
             };
             let terminating = namespace.as_namespace().is_some_and(|n| &*n.status.phase == "Terminating");
-            if terminating && self.live(sim, kind, &obj.key()).is_none() {
+            if terminating && sim.store().peek(kind, &obj.key()).is_none() {
                 // NamespaceLifecycle refuses creates only; an update of what is still there goes through.
                 return Err(m.error_at(
                     &["metadata", "namespace"],
@@ -465,10 +463,9 @@ impl Planner {
             obj.meta_mut().namespace = s("");
         }
         let key = obj.key();
-        let live = self.live(sim, kind, &key);
+        let live = sim.store().peek(kind, &key);
         let namespace = kind.namespaced().then_some(&*key.namespace);
         let (json, last_applied) = last_applied_configuration(&m.json, namespace);
-        let (creates, new_nodes) = self.overlay.as_ref().map_or((0, 0), |o| (o.creates[kind.index()], o.new_nodes));
         let next = match &live {
             None => {
                 obj.meta_mut().annotations.insert(s(LAST_APPLIED), s(&last_applied));
@@ -483,12 +480,12 @@ impl Planner {
                         return Err(m.error_at(&["metadata", "name"], message));
                     }
                     let max_nodes = sim.store().cap(Kind::Node).min(MAX_NODES);
-                    if sim.kubelets().len() + new_nodes >= max_nodes {
+                    if sim.kubelets().len() >= max_nodes {
                         return Err(m.error_at(&[], format!("refused: kubeloop simulates at most {max_nodes} nodes")));
                     }
                 }
                 let cap = sim.store().cap(kind);
-                if sim.store().count_of(kind) + creates >= cap {
+                if sim.store().count_of(kind) >= cap {
                     return Err(m.error_at(&[], format!("refused: {}", crate::limits::refusal(kind, cap))));
                 }
                 obj
@@ -503,8 +500,7 @@ impl Planner {
                 next
             }
         };
-        let declared_pods =
-            self.declared_pods + replicas_of(sim, &next) - live.as_deref().map_or(0, |l| replicas_of(sim, l));
+        let declared_pods = self.declared_pods + replicas_of(sim, &next) - live.map_or(0, |l| replicas_of(sim, l));
         let max_pods = sim.store().cap(Kind::Pod);
         if declared_pods > max_pods as i64 {
             return Err(m.error_at(
@@ -639,7 +635,10 @@ fn validate_stored(m: &Manifest, obj: &Object) -> Result<(), ManifestError> {
     let mut stored = obj.clone();
     crate::admission::default_object(&mut stored);
     manifest::validate_object(m, &stored).map_err(|e| match last_applied_note(&stored) {
-        Some(note) => ManifestError::new(e.document, e.line, e.column, &format!("{}\n{note}", e.message)),
+        Some(note) => {
+            let message = format!("{}\n{note}", e.message);
+            e.with_message(&message)
+        }
         None => e,
     })
 }

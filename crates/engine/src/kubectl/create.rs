@@ -8,7 +8,7 @@ use super::delete::server_error_line;
 use super::dry_run::{self, DryRun};
 use super::{Command, Input, Output};
 use crate::api::{s, Container, ContainerPort, Deployment, Kind, LabelSelector, Namespace, Object, PodSpec};
-use crate::manifest;
+use crate::manifest::{self, Entry};
 use crate::sim::{Sim, MAX_NODES, MAX_PODS};
 
 pub const COMMAND: Command = Command {
@@ -60,84 +60,95 @@ fn post_error(e: crate::store::ApiError) -> String {
     }
 }
 
+/// `create -f`, as kubectl's `RunCreate` visits what it reads: each object created as it is read, on its own (one
+/// the server refuses fails alone); the errors after the objects created: the server's in order, then those of
+/// reading (kubectl's `ContinueOnErrorVisitor` gathers the stream's last), exit status 1.
 fn from_files(sim: &mut Sim, args: &Args, input: &Input, dry: DryRun) -> Result<Output, Output> {
-    let files = args.values("filename");
-    if files.is_empty() {
-        return Err(Output::error("must specify one of -f and -k"));
-    }
+    let read = super::apply::read_files(args, input)?;
     let mut out = Output::default();
-    for f in files {
-        let (text, source) = super::apply::read_input(f, input).map_err(Output::error)?;
-        let (manifests, warnings) = match manifest::parse(&text) {
-            Ok(x) => x,
-            Err(e) => return Ok(Output { stderr: format!("{e}\n"), code: 1, ..out }),
+    let (mut errors, mut unread, mut kinds) = (Vec::new(), Vec::new(), manifest::Warnings::default());
+    let mut created = 0;
+    for entry in read.objects {
+        let m = match entry {
+            Entry::Unbuilt(e) => {
+                unread.push(e.to_string());
+                continue;
+            }
+            entry if dry.sends() => entry.into_result(),
+            // A client dry run sends nothing: what the server would refuse is not known.
+            entry => entry.into_read(),
         };
-        for w in warnings {
-            out.stderr.push_str(&format!("{w}\n"));
-        }
-        if manifests.is_empty() {
-            out.push(Output::error("no objects passed to create"));
-            continue;
-        }
-        for m in manifests {
-            let obj = m.object.clone();
-            let kind = obj.kind();
-            // Without a name (a generateName), the server gives it; until then kubectl prints `<unknown>`
-            // (printers.NamePrinter).
-            let name = if obj.meta().name.is_empty() { s("<unknown>") } else { obj.meta().name.clone() };
-            if !dry.sends() {
-                // kubectl sends nothing: nothing server-side is checked.
-                out.stdout.push_str(&format!("{}/{name} created (dry run)\n", kind.resource_ref()));
-                continue;
+        let made = m.map_err(|e| e.to_string()).and_then(|m| {
+            for w in &m.warnings {
+                out.stderr.push_str(&format!("{w}\n"));
             }
-            if let Err(e) = manifest::validate(&m) {
-                out.push(Output { stderr: format!("{e}\n"), code: 1, ..Default::default() });
-                continue;
+            kinds.saw(&m);
+            create_one(sim, &m, dry)
+        });
+        match made {
+            Ok(line) => {
+                created += 1;
+                out.stdout.push_str(&line);
             }
-            if super::apply::declared_pods(sim) + super::apply::replicas_of(sim, &obj) > MAX_PODS as i64 {
-                out.push(Output::error(format!(
-                    "refused: creating {}/{name} would make the cluster declare more than {MAX_PODS} pods (kubeloop's envelope)",
-                    kind.resource_ref()
-                )));
-                continue;
-            }
-            let res = if kind == Kind::Node {
-                // A Node comes with a simulated kubelet; an existing name is the API's AlreadyExists.
-                if sim.store().peek(Kind::Node, &obj.key()).is_some() {
-                    Err(format!("nodes {name:?} already exists"))
-                } else if sim.kubelets().len() >= MAX_NODES {
-                    Err(format!("refused: kubeloop simulates at most {MAX_NODES} nodes"))
-                } else if dry == DryRun::Server {
-                    dry.send(sim, |api| api.create(obj)).map(|o| o.meta().name.clone()).map_err(post_error)
-                } else {
-                    super::apply::create_node(sim, obj).map(|_| name.clone())
-                }
-            } else {
-                dry.send(sim, |api| api.create(obj)).map(|o| o.meta().name.clone()).map_err(post_error)
-            };
-            match res {
-                Ok(made) => out.stdout.push_str(&format!("{}/{made} created{}\n", kind.resource_ref(), dry.suffix())),
-                Err(e) if e.starts_with("The ") || e.starts_with("refused") => {
-                    out.push(Output { stderr: format!("{e}\n"), code: 1, ..Default::default() })
-                }
-                Err(e) => {
-                    let reason = if e.ends_with("already exists") {
-                        "AlreadyExists"
-                    } else if e.ends_with("not found") {
-                        "NotFound"
-                    } else {
-                        "BadRequest"
-                    };
-                    out.push(Output {
-                        stderr: format!("Error from server ({reason}): error when creating {source:?}: {e}\n"),
-                        code: 1,
-                        ..Default::default()
-                    });
-                }
-            }
+            Err(e) => errors.push(e),
         }
     }
+    for w in kinds.finish() {
+        out.stderr.push_str(&format!("{w}\n"));
+    }
+    if created == 0 && errors.is_empty() && unread.is_empty() {
+        return Err(Output::error("no objects passed to create"));
+    }
+    out.fail_with(errors.into_iter().chain(unread));
     Ok(out)
+}
+
+/// One object created (or a dry run's): the line kubectl prints, or the error it reports.
+fn create_one(sim: &mut Sim, m: &manifest::Manifest, dry: DryRun) -> Result<String, String> {
+    let obj = m.object.clone();
+    let kind = obj.kind();
+    // Without a name (a generateName), the server gives it; until then kubectl prints `<unknown>`
+    // (printers.NamePrinter).
+    let name = if obj.meta().name.is_empty() { s("<unknown>") } else { obj.meta().name.clone() };
+    if !dry.sends() {
+        // kubectl sends nothing: nothing server-side is checked.
+        return Ok(format!("{}/{name} created (dry run)\n", kind.resource_ref()));
+    }
+    manifest::validate(m).map_err(|e| e.to_string())?;
+    if super::apply::declared_pods(sim) + super::apply::replicas_of(sim, &obj) > MAX_PODS as i64 {
+        return Err(format!(
+            "refused: creating {}/{name} would make the cluster declare more than {MAX_PODS} pods (kubeloop's envelope)",
+            kind.resource_ref()
+        ));
+    }
+    let res = if kind == Kind::Node {
+        // A Node comes with a simulated kubelet; an existing name is the API's AlreadyExists.
+        if sim.store().peek(Kind::Node, &obj.key()).is_some() {
+            Err(format!("nodes {name:?} already exists"))
+        } else if sim.kubelets().len() >= MAX_NODES {
+            Err(format!("refused: kubeloop simulates at most {MAX_NODES} nodes"))
+        } else if dry == DryRun::Server {
+            dry.send(sim, |api| api.create(obj)).map(|o| o.meta().name.clone()).map_err(post_error)
+        } else {
+            super::apply::create_node(sim, obj).map(|_| name.clone())
+        }
+    } else {
+        dry.send(sim, |api| api.create(obj)).map(|o| o.meta().name.clone()).map_err(post_error)
+    };
+    match res {
+        Ok(made) => Ok(format!("{}/{made} created{}\n", kind.resource_ref(), dry.suffix())),
+        Err(e) if e.starts_with("The ") || e.starts_with("refused") => Err(e),
+        Err(e) => {
+            let reason = if e.ends_with("already exists") {
+                "AlreadyExists"
+            } else if e.ends_with("not found") {
+                "NotFound"
+            } else {
+                "BadRequest"
+            };
+            Err(format!("Error from server ({reason}): error when creating {:?}: {e}", m.source))
+        }
+    }
 }
 
 /// One NAME after the subcommand, as `kubectl create SUB NAME` requires.

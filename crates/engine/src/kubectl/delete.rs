@@ -10,6 +10,7 @@ use super::resource::{targets, Targets};
 use super::{api_error_line, namespace, Command, Follow, FollowPoll, Input, Output};
 use crate::api::selector::parse_selector;
 use crate::api::{Kind, ObjKey, Object, Str};
+use crate::manifest::{self, Entry};
 use crate::sim::Sim;
 use crate::store::{ApiError, DeleteOptions, Propagation};
 use crate::time::{Millis, SECOND};
@@ -235,57 +236,39 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
             }
         },
     };
-    let files = args.values("filename");
-    let (items, errors, by_selector) = if !files.is_empty() {
+    // What kubectl visits, in order (an object, or the error that stands for it), and the errors of reading,
+    // which its visitor reports last.
+    let (steps, unread, by_selector) = if args.has("filename") {
         if !args.positional.is_empty() {
             return Err(Output::error(
                 "when paths, URLs, or stdin is provided as input, you may not specify resource arguments as well",
             ));
         }
-        let mut items = Vec::new();
-        for f in files {
-            let (text, _) = super::apply::read_input(f, input).map_err(Output::error)?;
-            let (manifests, _) = crate::manifest::parse(&text).map_err(|e| Output {
-                stderr: format!("{e}\n"),
-                code: 1,
-                ..Default::default()
-            })?;
-            for m in manifests {
-                crate::manifest::named(&m, "delete").map_err(|e| Output {
-                    stderr: format!("{e}\n"),
-                    code: 1,
-                    ..Default::default()
-                })?;
-                let kind = m.object.kind();
-                let meta = m.object.meta();
-                let ns = if !kind.namespaced() {
-                    String::new()
-                } else if meta.namespace.is_empty() {
-                    namespace(args)
-                } else {
-                    meta.namespace.to_string()
-                };
-                items.push(Item { kind, key: ObjKey::new(&ns, &meta.name), obj: None });
-            }
-        }
-        (items, Vec::new(), false)
+        let (steps, unread) = from_files(args, input)?;
+        (steps, unread, false)
     } else {
         let sel = select(sim, args, &args.positional, false)?;
-        (sel.items, sel.errors, sel.by_selector)
+        let items = sel.items.into_iter().map(|i| Ok((i, Rc::from(""))));
+        (sel.errors.into_iter().map(Err).chain(items).collect(), Vec::new(), sel.by_selector)
     };
     let ignore_not_found = match args.value("ignore-not-found") {
         Some(v) => v == "true",
         None => by_selector,
     };
-    if items.is_empty() && errors.is_empty() {
-        out.stdout.push_str("No resources found\n");
-        return Ok(out);
-    }
     let opts = DeleteOptions { grace_period_seconds: grace, propagation: Some(propagation), preconditions_uid: None };
     let mut gone: Vec<(Kind, ObjKey, Str)> = Vec::new();
-    let mut errs = errors;
+    let mut errs = Vec::new();
+    // Objects visited (kubectl counts each before it deletes it).
     let mut found = 0;
-    for item in &items {
+    for step in &steps {
+        let (item, source) = match step {
+            Ok(step) => step,
+            Err(e) => {
+                errs.push(e.clone());
+                continue;
+            }
+        };
+        found += 1;
         let print = |out: &mut Output| {
             let ref_ = item.kind.resource_ref();
             if output == "name" {
@@ -304,13 +287,11 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
             }
         };
         if !dry.sends() {
-            found += 1;
             print(&mut out);
             continue;
         }
         match dry.send(sim, |api| api.delete(item.kind, &item.key, &opts)) {
             Ok(obj) => {
-                found += 1;
                 print(&mut out);
                 // A dry run deletes nothing: kubectl does not wait for it.
                 if dry == DryRun::None {
@@ -318,21 +299,51 @@ fn delete(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
                 }
             }
             Err(e) if e.is_not_found() && ignore_not_found => {}
+            // cmdutil.AddSourceToErr: an object read from a file or standard input names it.
+            Err(e) if !source.is_empty() => {
+                errs.push(format!("Error from server ({}): error when deleting {source:?}: {e}", e.reason()))
+            }
             Err(e) => errs.push(server_error_line(&e)),
         }
     }
-    if found == 0 && errs.is_empty() {
-        out.stdout.push_str("No resources found\n");
+    errs.extend(unread);
+    if !errs.is_empty() {
+        // kubectl returns the errors at once: it neither says nothing was found nor waits for what it deleted.
+        out.fail_with(errs);
+        return Ok(out);
     }
-    for e in errs {
-        out.stderr.push_str(&e);
-        out.stderr.push('\n');
-        out.code = 1;
+    if found == 0 {
+        out.stdout.push_str("No resources found\n");
     }
     if wait && !gone.is_empty() {
         out.follow = Some(Box::new(WaitGone::new(sim, gone)));
     }
     Ok(out)
+}
+
+/// `delete -f`: each object read (kubectl reads only its kind and metadata: the server's strict decoding is not
+/// asked) with the name of what it was read from, in order, or the error that stands for it (no name: the
+/// request cannot be made); then the errors of reading.
+type Steps = Vec<Result<(Item, Rc<str>), String>>;
+
+fn from_files(args: &Args, input: &Input) -> Result<(Steps, Vec<String>), Output> {
+    let read = super::apply::read_files(args, input)?;
+    let (mut steps, mut unread) = (Vec::new(), Vec::new());
+    for entry in read.objects {
+        if let Entry::Unbuilt(e) = entry {
+            unread.push(e.to_string());
+            continue;
+        }
+        let item = entry.into_read().and_then(|m| {
+            manifest::named(&m, "delete")?;
+            // The namespace is the command's when the document has none (`read_files`).
+            let (kind, meta) = (m.object.kind(), m.object.meta());
+            let ns = if kind.namespaced() { &*meta.namespace } else { "" };
+            Ok((Item { kind, key: ObjKey::new(ns, &meta.name), obj: None }, m.source.clone()))
+        });
+        steps.push(item.map_err(|e| e.to_string()));
+    }
+    Ok((steps, unread))
 }
 
 /// `--wait=true`: kubectl returns when the deleted objects are gone (finalizers and graceful termination done).

@@ -279,10 +279,10 @@ const NOT_SIMULATED: &[(&str, &str)] = &[
     ("completion", "the console completes with Tab"),
 ];
 
-/// Runs one command line (with or without the leading `kubectl`). Never panics on any input.
 /// Whether a command line may write (so a recorded run must keep it): every command but the ones that only read
 /// (`get`, `describe`, `explain`, `events`, `api-resources`, `version`, `top`, `rollout status|history`, help
-/// and lines that do not split or name no command).
+/// and lines that do not split or name no command), and but a dry run (`--dry-run=client|server`), which writes
+/// nothing.
 pub fn writes(line: &str) -> bool {
     let t = line.trim();
     let t = ["kubectl", "k"]
@@ -300,13 +300,18 @@ pub fn writes(line: &str) -> bool {
             break;
         }
     }
-    match words.get(i).map(String::as_str) {
-        None | Some("get" | "describe" | "explain" | "events" | "api-resources" | "version" | "top" | "help") => false,
-        Some("rollout") => !matches!(words.get(i + 1).map(String::as_str), Some("status" | "history") | None),
-        Some(cmd) => COMMANDS.iter().any(|c| c.name == cmd),
-    }
+    let may_write = match words.get(i).map(String::as_str) {
+        None | Some("get" | "describe" | "explain" | "events" | "api-resources" | "version" | "top" | "help") => None,
+        Some("rollout") if matches!(words.get(i + 1).map(String::as_str), Some("status" | "history") | None) => None,
+        Some(cmd) => COMMANDS.iter().find(|c| c.name == cmd),
+    };
+    may_write.is_some_and(|c| {
+        let dry = Args::parse(&words[i + 1..], c.flags).ok().map(|a| dry_run::DryRun::of(&a));
+        !matches!(dry, Some(Ok(dry_run::DryRun::Client | dry_run::DryRun::Server)))
+    })
 }
 
+/// Runs one command line (with or without the leading `kubectl`). Never panics on any input.
 pub fn run(sim: &mut Sim, line: &str, input: &Input) -> Output {
     let words = match args::split_words(line) {
         Ok(w) => w,

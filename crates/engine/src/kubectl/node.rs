@@ -175,15 +175,49 @@ impl DrainOptions {
 }
 
 /// The pods drain waits for on the current node: evicted (waiting for them to go), or refused by a disruption
-/// budget and evicted again at the time given (kubectl retries every 5 s).
+/// budget and evicted again at the time given (kubectl retries every 5 s); and the errors of those done with one.
 struct Draining {
     node: String,
     pods: Vec<(ObjKey, Str, Option<Millis>)>,
     started: Millis,
+    /// evictPods' goroutines that ended with an error, in the order they ended.
+    errors: Vec<String>,
+    /// Whether `--timeout` has been reached (and said).
+    timed_out: bool,
 }
 
 /// How long kubectl drain waits before it asks again for an eviction a disruption budget refused.
 const EVICTION_RETRY: Millis = 5 * SECOND;
+
+/// Why a node could not be drained, as kubectl's error for it: Go's aggregate of errors (`evictPods`, the pods'
+/// listing), or one error (`deletePods`, with `--disable-eviction`: an API error keeps its reason).
+#[derive(Clone, Debug)]
+enum DrainError {
+    Errors(Vec<String>),
+    One { message: String, reason: Option<&'static str> },
+}
+
+impl DrainError {
+    /// The error's text (`Error()`: an aggregate of several is `[a, b]`).
+    fn text(&self) -> String {
+        match self {
+            DrainError::Errors(errs) if errs.len() == 1 => errs[0].clone(),
+            DrainError::Errors(errs) => format!("[{}]", errs.join(", ")),
+            DrainError::One { message, .. } => message.clone(),
+        }
+    }
+
+    /// How `cmdutil.CheckErr` prints it at the end: `alone` (the only node that failed), an aggregate is each of
+    /// its errors on a line of its own; else each node's error is one line (`MultipleErrors`).
+    fn checked(&self, alone: bool) -> String {
+        match self {
+            DrainError::Errors(errs) if alone => errs.join("\n"),
+            DrainError::One { message, reason: Some(r) } => format!("Error from server ({r}): {message}"),
+            DrainError::One { message, reason: None } if alone => format!("error: {message}"),
+            e => e.text(),
+        }
+    }
+}
 
 /// `kubectl drain` after the cordon: node by node, list the pods, evict them, wait until each is gone.
 struct Drain {
@@ -191,7 +225,7 @@ struct Drain {
     queue: VecDeque<String>,
     current: Option<Draining>,
     next_check: Millis,
-    failed: Vec<(String, String)>,
+    failed: Vec<(String, DrainError)>,
     /// What the first pass printed after the cordon lines (kubectl's warning comes after them, so it is handed
     /// out by the first poll rather than with the command's own output).
     pending: Option<FollowPoll>,
@@ -203,69 +237,34 @@ impl Drain {
         let mut poll = FollowPoll::default();
         loop {
             if let Some(cur) = &mut self.current {
-                if sim.now() < self.next_check {
+                // `--timeout` is evictPods' context deadline: looked at once it is reached, whatever the grid.
+                let deadline = cur.started.saturating_add(self.opts.timeout);
+                let late = self.opts.timeout > 0 && sim.now() >= deadline;
+                if sim.now() < self.next_check && (!late || cur.timed_out) {
                     return poll;
                 }
-                self.next_check = sim.now() + SECOND;
-                let verb = if self.opts.eviction { "evicted" } else { "deleted" };
-                let pods = std::mem::take(&mut cur.pods);
-                let mut failed = None;
-                for (key, uid, retry) in pods {
-                    match retry {
-                        Some(at) if at <= sim.now() && failed.is_none() => {
-                            match evict_again(&self.opts, &mut poll, sim, &key, &uid) {
-                                Removed::Yes if !self.opts.waits_for_removal() => {}
-                                Removed::Yes => cur.pods.push((key, uid, None)),
-                                Removed::Later(msg) => {
-                                    poll.stderr.push_str(&msg);
-                                    cur.pods.push((key, uid, Some(sim.now() + EVICTION_RETRY)));
-                                }
-                                Removed::Failed(err) => failed = Some(err),
-                            }
-                        }
-                        Some(_) => cur.pods.push((key, uid, retry)),
-                        None if is_gone(sim, Kind::Pod, &key, &uid) => {
-                            poll.stdout.push_str(&format!("pod/{} {verb}\n", key.name));
-                        }
-                        None => cur.pods.push((key, uid, None)),
-                    }
+                if sim.now() >= self.next_check {
+                    self.next_check = sim.now() + SECOND;
                 }
-                if let Some(err) = failed {
-                    let node = cur.node.clone();
-                    self.current = None;
-                    self.fail(&mut poll, node, err);
-                    continue;
-                }
-                if !cur.pods.is_empty() {
-                    if self.opts.timeout > 0 && sim.now() >= cur.started.saturating_add(self.opts.timeout) {
-                        let (key, _, retry) = &cur.pods[0];
-                        let timeout = crate::time::go_duration_string(self.opts.timeout);
-                        let err = match retry {
-                            Some(_) => format!(
-                                "error when evicting pods/{:?} -n {:?}: global timeout reached: {timeout}",
-                                key.name, key.namespace
-                            ),
-                            None => format!(
-                                "error when waiting for pod {:?} in namespace {:?} to terminate: global timeout reached: {timeout}",
-                                key.name, key.namespace
-                            ),
-                        };
-                        poll.stderr.push_str(&format!(
-                            "There are pending pods in node {:?} when an error occurred: {err}\n",
-                            cur.node
-                        ));
-                        for (k, _, _) in &cur.pods {
-                            poll.stderr.push_str(&format!("pod/{}\n", k.name));
-                        }
-                        let node = cur.node.clone();
-                        self.current = None;
-                        self.fail(&mut poll, node, err);
-                        continue;
-                    }
+                cur.timed_out = late;
+                let error = match self.opts.eviction {
+                    true => self.evictions(sim, &mut poll),
+                    false => self.deletions(sim, &mut poll),
+                };
+                if error.is_none() && self.current.as_ref().is_some_and(|c| !c.pods.is_empty()) {
                     return poll;
                 }
-                poll.stdout.push_str(&format!("node/{} drained{}\n", cur.node, self.opts.dry.suffix()));
-                self.current = None;
+                let Some(cur) = self.current.take() else { continue };
+                match error {
+                    None if cur.errors.is_empty() => {
+                        poll.stdout.push_str(&format!("node/{} drained{}\n", cur.node, self.opts.dry.suffix()));
+                    }
+                    e => {
+                        let err = e.unwrap_or(DrainError::Errors(cur.errors));
+                        self.pending_pods(sim, &cur.node, &err, &mut poll);
+                        self.fail(&mut poll, cur.node, err);
+                    }
+                }
             }
             let Some(node) = self.queue.pop_front() else {
                 if !self.failed.is_empty() {
@@ -273,8 +272,9 @@ impl Drain {
                     for (n, _) in &self.failed {
                         poll.stderr.push_str(&format!(" {n}\n"));
                     }
+                    let alone = self.failed.len() == 1;
                     for (_, e) in &self.failed {
-                        poll.stderr.push_str(e);
+                        poll.stderr.push_str(&e.checked(alone));
                         poll.stderr.push('\n');
                     }
                     poll.code = 1;
@@ -286,43 +286,119 @@ impl Drain {
         }
     }
 
-    fn fail(&mut self, poll: &mut FollowPoll, node: String, err: String) {
+    /// One look of `evictPods`' goroutines, one for each pod: a refused eviction is asked again when its 5 s are
+    /// up (`evicting pod NS/NAME` before every attempt; past the deadline the attempt is not made: `global timeout
+    /// reached`); an evicted pod is waited for until it is gone or the deadline (`context deadline exceeded`).
+    /// Each pod that ends with an error adds it to the node's; the node ends when every pod has (never an error
+    /// of its own).
+    fn evictions(&mut self, sim: &mut Sim, poll: &mut FollowPoll) -> Option<DrainError> {
+        let cur = self.current.as_mut()?;
+        let timeout = crate::time::go_duration_string(self.opts.timeout);
+        for (key, uid, retry) in std::mem::take(&mut cur.pods) {
+            let (name, ns) = (&key.name, &key.namespace);
+            match retry {
+                Some(at) if at <= sim.now() => {
+                    poll.stdout.push_str(&format!("evicting pod {ns}/{name}{}\n", self.opts.dry.suffix()));
+                    if cur.timed_out {
+                        cur.errors.push(format!(
+                            "error when evicting pods/{name:?} -n {ns:?}: global timeout reached: {timeout}"
+                        ));
+                        continue;
+                    }
+                    match remove(&self.opts, sim, &key, &uid) {
+                        Removed::Yes if !self.opts.waits_for_removal() => {}
+                        Removed::Yes => cur.pods.push((key, uid, None)),
+                        Removed::Later(msg) => {
+                            poll.stderr.push_str(&msg);
+                            cur.pods.push((key, uid, Some(sim.now() + EVICTION_RETRY)));
+                        }
+                        Removed::Failed(err) => cur.errors.push(err.text()),
+                    }
+                }
+                Some(_) => cur.pods.push((key, uid, retry)),
+                None if cur.timed_out => cur.errors.push(format!(
+                    "error when waiting for pod {name:?} in namespace {ns:?} to terminate: context deadline exceeded"
+                )),
+                None if is_gone(sim, Kind::Pod, &key, &uid) => poll.stdout.push_str(&format!("pod/{name} evicted\n")),
+                None => cur.pods.push((key, uid, None)),
+            }
+        }
+        None
+    }
+
+    /// One look of `deletePods`' wait (`--disable-eviction`): the pods deleted are waited for together until they
+    /// are gone, or the deadline, which is the node's error (`context deadline exceeded`).
+    fn deletions(&mut self, sim: &mut Sim, poll: &mut FollowPoll) -> Option<DrainError> {
+        let cur = self.current.as_mut()?;
+        if cur.timed_out {
+            return Some(DrainError::One { message: "context deadline exceeded".into(), reason: None });
+        }
+        for (key, uid, _) in std::mem::take(&mut cur.pods) {
+            if is_gone(sim, Kind::Pod, &key, &uid) {
+                poll.stdout.push_str(&format!("pod/{} deleted\n", key.name));
+            } else {
+                cur.pods.push((key, uid, None));
+            }
+        }
+        None
+    }
+
+    /// `deleteOrEvictPodsSimple` after an error: the pods still to go, listed again.
+    fn pending_pods(&self, sim: &mut Sim, node: &str, err: &DrainError, poll: &mut FollowPoll) {
+        let (pods, _) = self.pods_to_remove(sim, node);
+        if pods.is_empty() {
+            return;
+        }
+        let text = err.text();
+        poll.stderr.push_str(&format!("There are pending pods in node {node:?} when an error occurred: {text}\n"));
+        for p in pods {
+            poll.stderr.push_str(&format!("pod/{}\n", p.meta().name));
+        }
+    }
+
+    fn fail(&mut self, poll: &mut FollowPoll, node: String, err: DrainError) {
+        let text = err.text();
         poll.stderr
-            .push_str(&format!("error: unable to drain node {node:?} due to error: {err}, continuing command...\n"));
+            .push_str(&format!("error: unable to drain node {node:?} due to error: {text}, continuing command...\n"));
         self.failed.push((node, err));
     }
 
-    /// Lists the node's pods, refuses like kubectl's filters, evicts the rest.
-    fn start(&mut self, sim: &mut Sim, node: String, poll: &mut FollowPoll) {
-        let filter = WatchFilter::NodeName(s(&node));
+    /// The node's pods drain removes (`GetPodsForDeletion`), and those it refuses: a pod that declares no controller
+    /// and has not finished (removed too with `--force`).
+    fn pods_to_remove(&self, sim: &mut Sim, node: &str) -> (Vec<std::rc::Rc<Object>>, Vec<String>) {
+        let filter = WatchFilter::NodeName(s(node));
         let (pods, _) = sim.as_user(|api| api.list_filtered(Kind::Pod, None, None, &filter));
         let mut unmanaged = Vec::new();
-        let mut evict = Vec::new();
-        for p in &pods {
+        let mut remove = Vec::new();
+        for p in pods {
             let Some(pod) = p.as_pod() else { continue };
-            let name = format!("{}/{}", pod.metadata.namespace, pod.metadata.name);
-            let finished = pod.status.phase.is_terminal();
-            if !finished && controller_of(&pod.metadata).is_none() {
-                unmanaged.push(name);
+            if !pod.status.phase.is_terminal() && controller_of(&pod.metadata).is_none() {
+                unmanaged.push(format!("{}/{}", pod.metadata.namespace, pod.metadata.name));
                 if !self.opts.force {
                     continue;
                 }
             }
-            evict.push(p.clone());
+            remove.push(p);
         }
+        (remove, unmanaged)
+    }
+
+    /// Lists the node's pods, refuses like kubectl's filters, evicts (or deletes) the rest.
+    fn start(&mut self, sim: &mut Sim, node: String, poll: &mut FollowPoll) {
+        let (evict, unmanaged) = self.pods_to_remove(sim, &node);
         if !unmanaged.is_empty() && !self.opts.force {
             let err = format!(
                 "cannot delete Pods that declare no controller (use --force to override): {}",
                 unmanaged.join(", ")
             );
-            self.fail(poll, node, err);
+            self.fail(poll, node, DrainError::Errors(vec![err]));
             return;
         }
         if !unmanaged.is_empty() {
             poll.warnings
                 .push_str(&format!("Warning: deleting Pods that declare no controller: {}\n", unmanaged.join(", ")));
         }
-        let mut waiting = Vec::new();
+        let (mut waiting, mut errors) = (Vec::new(), Vec::new());
         for p in evict {
             let key = p.key();
             if !self.opts.dry.sends() {
@@ -346,10 +422,13 @@ impl Drain {
                     poll.stderr.push_str(&msg);
                     waiting.push((key, uid, Some(sim.now() + EVICTION_RETRY)));
                 }
-                Removed::Failed(err) => {
+                // deletePods returns at its first error, before it waits for anything.
+                Removed::Failed(err) if !self.opts.eviction => {
+                    self.pending_pods(sim, &node, &err, poll);
                     self.fail(poll, node, err);
                     return;
                 }
+                Removed::Failed(err) => errors.push(err.text()),
             }
         }
         if !self.opts.dry.sends() {
@@ -357,7 +436,7 @@ impl Drain {
             return;
         }
         self.next_check = sim.now();
-        self.current = Some(Draining { node, pods: waiting, started: sim.now() });
+        self.current = Some(Draining { node, pods: waiting, started: sim.now(), errors, timed_out: false });
     }
 }
 
@@ -367,8 +446,8 @@ enum Removed {
     Yes,
     /// 429 TooManyRequests (a disruption budget): kubectl's line, and ask again after [`EVICTION_RETRY`].
     Later(String),
-    /// Any other error: the node's drain fails with it.
-    Failed(String),
+    /// Any other error: the pod's (an eviction's, as evictPods words it), or the node's (a delete's).
+    Failed(DrainError),
 }
 
 /// `POST pods/NAME/eviction`, or `DELETE` with `--disable-eviction`: both with drain's grace period and the pod's
@@ -381,22 +460,16 @@ fn remove(drain: &DrainOptions, sim: &mut Sim, key: &ObjKey, uid: &Str) -> Remov
     match r {
         Ok(_) => Removed::Yes,
         Err(e) if e.is_not_found() => Removed::Yes,
-        Err(e) if e.code() == 429 => Removed::Later(format!(
+        Err(e) if eviction && e.code() == 429 => Removed::Later(format!(
             "error when evicting pods/{:?} -n {:?} (will retry after 5s): {e}\n",
             key.name, key.namespace
         )),
-        Err(e) => {
-            let what = if eviction { "evicting" } else { "deleting" };
-            Removed::Failed(format!("error when {what} pods/{:?} -n {:?}: {e}", key.name, key.namespace))
-        }
+        Err(e) if eviction => Removed::Failed(DrainError::Errors(vec![format!(
+            "error when evicting pods/{:?} -n {:?}: {e}",
+            key.name, key.namespace
+        )])),
+        Err(e) => Removed::Failed(DrainError::One { message: e.to_string(), reason: Some(e.reason()) }),
     }
-}
-
-/// Asks again for an eviction a disruption budget refused: kubectl's `evictPods` loop prints its
-/// `evicting pod NS/NAME` before every attempt.
-fn evict_again(drain: &DrainOptions, poll: &mut FollowPoll, sim: &mut Sim, key: &ObjKey, uid: &Str) -> Removed {
-    poll.stdout.push_str(&format!("evicting pod {}/{}{}\n", key.namespace, key.name, drain.dry.suffix()));
-    remove(drain, sim, key, uid)
 }
 
 impl Follow for Drain {
@@ -420,9 +493,9 @@ impl Follow for Drain {
         self.current = None;
     }
 
-    /// It evicts (or deletes) as it goes.
+    /// It evicts (or deletes) as it goes; a dry run writes nothing.
     fn writes(&self) -> bool {
-        true
+        self.opts.dry == DryRun::None
     }
 
     fn pending(&mut self) -> FollowPoll {

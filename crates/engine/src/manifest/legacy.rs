@@ -20,7 +20,7 @@ fn yaml_error(doc: &Doc, e: &serde_yaml::Error) -> ManifestError {
 pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<Manifest, ManifestError> {
     let document = doc.index + 1;
     let at_line = |line: usize, message: String| ManifestError::new(document, line, None, &message);
-    let value: serde_yaml::Value = value::from_str(doc.text).map_err(|e| yaml_error(doc, &e))?;
+    let value: serde_yaml::Value = value::from_str(doc.text).map_err(|e| unparsed(STDIN, yaml_error(doc, &e)))?;
     let serde_yaml::Value::Mapping(map) = &value else {
         return Err(at_line(
             doc.first_line,
@@ -29,10 +29,14 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
     };
     let field = |k: &str| map.get(k).and_then(|v| v.as_str()).map(str::to_string);
     let (api_version, kind_name) = (field("apiVersion"), field("kind"));
+    if let Err(e) = type_named(api_version.as_deref(), kind_name.as_deref()) {
+        return Err(at_line(doc.first_line, unvalidated(STDIN, &e)));
+    }
     let index = std::cell::OnceCell::new();
     let line_of =
         |path: &[&str]| doc.absolute_line(index.get_or_init(|| LineIndex::new(doc.text)).nearest_line_of_path(path));
-    let kind = applicable_kind(doc, doc.first_line, api_version, kind_name, &line_of)?;
+    let unmapped = |no_match| unmapped(STDIN, &serde_json::to_value(&value).unwrap_or_default(), false, no_match);
+    let kind = applicable_kind(doc, doc.first_line, api_version, kind_name, &line_of, &unmapped)?;
     let mut ignored: Vec<String> = Vec::new();
     let object = match kind {
         Kind::Namespace => Object::Namespace(typed::<Namespace>(doc, &mut ignored)?),
@@ -51,7 +55,7 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
     // serde_ignored's `?` step below an optional struct is dropped (see the module's note).
     let unread = ignored.iter().map(|p| p.split('.').filter(|s| *s != "?").collect::<Vec<_>>().join(".")).collect();
     unread_fields(doc, kind, unread, &line_of, warnings)?;
-    let json = serde_json::to_value(&value).map_err(|e| at_line(doc.first_line, e.to_string()))?;
+    let json = serde_json::to_value(&value).map_err(|e| unparsed(STDIN, at_line(doc.first_line, e.to_string())))?;
     let m = Manifest {
         object,
         json,
@@ -60,6 +64,7 @@ pub(super) fn parse_document(doc: &Doc, warnings: &mut Vec<Warning>) -> Result<M
         text: doc.text.to_string(),
         prefix: Vec::new(),
         warnings: Vec::new(),
+        source: STDIN.into(),
     };
     Ok(m)
 }
@@ -95,7 +100,7 @@ pub(super) fn compare(text: &str) -> Result<(), String> {
     for doc in &docs {
         let mut old_warnings = Vec::new();
         let old = parse_document(doc, &mut old_warnings);
-        let new = match super::parse_document(doc) {
+        let new = match super::parse_document(doc, &STDIN.into()) {
             Ok(mut objects) if objects.len() == 1 => objects.remove(0).into_result(),
             // A `kind: List` (the serde derive reader had none).
             Ok(_) => continue,

@@ -477,10 +477,10 @@ fn reading_in_steps_is_reading_whole() {
         WEB.to_string(),
     ];
     for text in &texts {
-        let whole = format!("{:?}", read(text));
+        let whole = format!("{:?}", read(text, STDIN));
         for n in [1, 2, 7, usize::MAX] {
             let stepped = (|| -> Result<Read, ManifestError> {
-                let mut r = Reading::new(text.as_str().into())?;
+                let mut r = Reading::new(text.as_str().into(), STDIN)?;
                 let mut steps = 0;
                 while !r.step(n)? {
                     steps += 1;
