@@ -144,8 +144,8 @@ pub trait Reconciler {
     fn handle_edge(&mut self, _ev: &InformerEvent, _caches: Caches<'_>, _now: Millis, _out: &mut Enqueue) {}
     /// Figures the controller counts of its own work beyond the objects it reads from the caches (which the
     /// runtime counts for every controller): the scheduler's nodes filtered and scored, for example. Added to
-    /// `out` by name; they go into [`crate::Sim::work`] and the work budget (docs/performance.md). Counted since
-    /// the process started (whatever a restart resets, the runtime keeps what it counted).
+    /// `out` by name; they go into [`crate::Sim::work`] and the work budget (docs/performance.md). Counted over
+    /// the whole run: [`Reconciler::reset`] (a restart) keeps them.
     fn work(&self, _out: &mut Counters) {}
 }
 
