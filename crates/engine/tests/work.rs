@@ -116,3 +116,32 @@ fn scheduling_one_pod_visits_the_nodes_not_the_pods() {
         "scheduling one pod did more work because more pods run: {few:?} / {many:?}"
     );
 }
+
+/// The EndpointSlice controller's work when one pod of `web` changes, beside a Service `big` over `others` pods.
+fn one_pod_changed(others: usize) -> Work {
+    let service = |name: &str| {
+        format!("---\napiVersion: v1\nkind: Service\nmetadata:\n  name: {name}\nspec:\n  selector: {{app: {name}}}\n  ports:\n  - port: 80\n")
+    };
+    let manifests = deployment("web", 3, None) + &service("web") + &deployment("big", others, None) + &service("big");
+    let mut sim = cluster(3, &manifests);
+    let pod = sim
+        .store()
+        .objects(Kind::Pod)
+        .find(|o| o.meta().labels.get("app").is_some_and(|a| &**a == "web"))
+        .map(|o| o.key())
+        .expect("a pod of web");
+    work_of(&mut sim, |sim| kubectl(sim, &format!("label pod {} touched=yes", pod.name)), 10 * SECOND)
+}
+
+#[test]
+fn one_pods_change_resyncs_only_the_services_that_select_it() {
+    let few = one_pod_changed(4).controller("endpointslice");
+    let many = one_pod_changed(80).controller("endpointslice");
+    // One sync, of web only: it reads web, its three pods, their nodes (three) and its slice.
+    assert_eq!((few.reconciles, few.reconcile_visits), (1, 8), "{few:?}");
+    assert_eq!(
+        (many.reconciles, many.reconcile_visits, many.handler_visits),
+        (few.reconciles, few.reconcile_visits, few.handler_visits),
+        "one pod's change made the EndpointSlice controller do more because another Service has more pods: {few:?} / {many:?}"
+    );
+}
