@@ -8,6 +8,7 @@
 mod files;
 mod kubectl;
 mod link;
+mod peak;
 mod soak;
 
 use std::fmt::Write as _;
@@ -15,13 +16,17 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use kubeloop_engine::bench::{ColdStart, CAP};
+use kubeloop_engine::bench::{work_text, ColdStart, CAP};
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::scenario::{self, RunOptions, Scenario};
 use kubeloop_engine::sim::{TimingProfile, MAX_NODES, MAX_PODS};
 use kubeloop_engine::time::parse_duration;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+// Counts the bytes `bench` holds at most (peak.rs): the work section's `peakBytes`.
+#[global_allocator]
+static ALLOCATOR: peak::Counting = peak::Counting;
 
 const USAGE: &str = "\
 kubeloop: a deterministic simulation of a Kubernetes control plane
@@ -30,7 +35,7 @@ Usage:
   kubeloop run FILE|LINK [--seed N] [--until DURATION] [--timing real|fast-demo] [--max-events N] [--json] [--quiet]
   kubeloop link FILE [--page URL] [--seed N] [--until DURATION] [--timing real|fast-demo]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
-  kubeloop bench [--nodes N] [--pods N] [--seed N]
+  kubeloop bench [--nodes N] [--pods N] [--churn N] [--seed N]
   kubeloop soak [--nodes N] [--pods N] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION] [--seed N]
   kubeloop help | --help
   kubeloop --version
@@ -73,9 +78,13 @@ Commands:
                               Exits with kubectl's code; `kubeloop kubectl --help` lists the commands.
   bench   Cold start: add the nodes, apply Deployments for the pods, run until every pod is Running and every
           Deployment converged (at most 30 simulated minutes); print simulated and wall time, events/s, API writes
-          and peak memory.
+          and peak memory, and the engine's work: deterministic counts of what it did (objects each controller read
+          from its caches, nodes the scheduler filtered and scored, the kubelets' notifications and pod steps, API
+          requests and watch events, peak live bytes), the figures the work budget holds (docs/performance.md).
             --nodes N         nodes (default 1000)
             --pods N          pods (default 30000)
+            --churn N         after converging, N rounds of churn 30 simulated seconds apart (a Deployment
+                              scaled, three pods deleted, a rollout), then run until settled (default 0)
             --seed N          seed (default 1)
   soak    Run a cluster for a long simulated time under a workload and print, every sample, the engine's footprint
           (entries held by each structure) and the process's resident memory; then judge whether they stayed
@@ -283,8 +292,11 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// The most churn rounds `bench` runs (each is 30 simulated seconds and a rollout).
+const MAX_CHURN: u64 = 1000;
+
 fn bench(args: &[String]) -> Result<(), Fail> {
-    let a = parse_args(args, &["nodes", "pods", "per-deployment", "seed"], &[], "bench")?;
+    let a = parse_args(args, &["nodes", "pods", "per-deployment", "churn", "seed"], &[], "bench")?;
     if let Some(extra) = a.positional.first() {
         return Err(Fail(format!("bench: unexpected argument {extra:?}")));
     }
@@ -292,6 +304,10 @@ fn bench(args: &[String]) -> Result<(), Fail> {
     let pods = a.number("pods", "bench")?.unwrap_or(30_000);
     let seed = a.number("seed", "bench")?.unwrap_or(1);
     let per = a.number("per-deployment", "bench")?.unwrap_or(100).max(1);
+    let churn = a.number("churn", "bench")?.unwrap_or(0);
+    if churn > MAX_CHURN {
+        return Err(Fail(format!("bench: --churn must be at most {MAX_CHURN}")));
+    }
     if nodes == 0 || nodes > MAX_NODES as u64 {
         return Err(Fail(format!("bench: --nodes must be between 1 and {MAX_NODES}")));
     }
@@ -305,14 +321,24 @@ fn bench(args: &[String]) -> Result<(), Fail> {
     }
     let shape = ColdStart { nodes: nodes as usize, pods: pods as usize, per_deployment: per as usize, seed };
     let wall = Instant::now();
-    let mut sim = shape.build()?;
-    let converged_at = shape.converge(&mut sim, CAP);
+    let (run, peak_bytes) = peak::measure(|| -> Result<_, String> {
+        let mut sim = shape.build()?;
+        let mut converged_at = shape.converge(&mut sim, CAP);
+        if churn > 0 && converged_at.is_some() {
+            converged_at = shape.churn(&mut sim, churn as usize, CAP);
+        }
+        Ok((sim, converged_at))
+    });
+    let (sim, converged_at) = run?;
     let wall_s = wall.elapsed().as_secs_f64();
     let events = sim.events_processed();
     let api = sim.store().total_counters();
     let mut text = String::new();
     let _ = writeln!(text, "nodes:              {nodes}");
     let _ = writeln!(text, "pods:               {pods} in {} Deployment(s)", shape.deployments());
+    if churn > 0 {
+        let _ = writeln!(text, "churn:              {churn} round(s)");
+    }
     match converged_at {
         Some(t) => {
             let _ = writeln!(text, "converged:          {:.1} simulated seconds", t as f64 / 1000.0);
@@ -343,5 +369,6 @@ fn bench(args: &[String]) -> Result<(), Fail> {
     if let Some(kib) = peak_rss_kib() {
         let _ = writeln!(text, "peak RSS:           {:.1} MiB", kib as f64 / 1024.0);
     }
+    text.push_str(&work_text(&sim.work(), &[("peakBytes".to_string(), peak_bytes)]));
     output(&text)
 }

@@ -68,6 +68,7 @@ fn usage_errors_exit_2() {
         &["run", "examples/web.yaml", "--colour"],
         &["run", "examples/does-not-exist.yaml"],
         &["bench", "--nodes", "0"],
+        &["bench", "--churn", "1001"],
     ] {
         let out = kubeloop(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -96,6 +97,31 @@ fn a_small_bench_converges() {
         s.contains("converged:") && s.contains("simulated seconds") && !s.contains("converged:          no"),
         "{s}"
     );
+}
+
+/// The work section: every figure a line, the same in two runs (peak live bytes included), and churn counted.
+#[test]
+fn a_bench_prints_its_work_the_same_each_run() {
+    let work = |churn: &str| {
+        let out = kubeloop(&["bench", "--nodes", "5", "--pods", "40", "--churn", churn]);
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+        let s = text(&out.stdout);
+        assert!(!s.contains("converged:          no"), "{s}");
+        let (_, work) = s.split_once("work:\n").unwrap_or_else(|| panic!("no work section: {s}"));
+        let figure = |name: &str| -> u64 {
+            let line = work.lines().find(|l| l.split_whitespace().next() == Some(name));
+            let value = line.and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok());
+            value.unwrap_or_else(|| panic!("no figure {name}: {work}"))
+        };
+        // Every one of the 40 pods was scored against the 5 nodes.
+        assert!(figure("controller.scheduler.nodesScored") >= 40 * 5, "{work}");
+        assert!(figure("peakBytes") > 0, "{work}");
+        (work.to_string(), figure("events"))
+    };
+    let (once, events) = work("1");
+    assert_eq!(work("1").0, once, "the same run counted other work");
+    let (_, quiet) = work("0");
+    assert!(events > quiet, "churn added no events: {events} / {quiet}");
 }
 
 #[test]

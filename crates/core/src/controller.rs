@@ -15,6 +15,7 @@ use crate::recorder::Recorder;
 use crate::rng::Rng;
 use crate::store::{ClientId, Store};
 use crate::time::Millis;
+use crate::work::{ControllerWork, Counters};
 use crate::workqueue::{default_controller_rate_limiter, RateLimiter, RateLimitingQueue};
 
 /// How a reconcile ended when it did not fail.
@@ -85,6 +86,12 @@ impl<'a> Caches<'a> {
     pub fn synced(&self) -> bool {
         self.ids.iter().flatten().all(|id| self.informers[*id].has_synced())
     }
+
+    /// Objects these caches' reads have handed out, ever ([`Cache::visited`]): read before and after a reconcile
+    /// or a handler, the objects it visited.
+    pub fn visited(&self) -> u64 {
+        self.ids.iter().flatten().map(|id| self.informers[*id].cache.visited()).sum()
+    }
 }
 
 /// What a reconcile gets: the time, the caches (read), the API (write) and the event recorder.
@@ -135,6 +142,11 @@ pub trait Reconciler {
     /// Edge-triggered mode: the work the delta carried by one notification asks for, as keys its `reconcile`
     /// understands. Only watch notifications reach it.
     fn handle_edge(&mut self, _ev: &InformerEvent, _caches: Caches<'_>, _now: Millis, _out: &mut Enqueue) {}
+    /// Figures the controller counts of its own work beyond the objects it reads from the caches (which the
+    /// runtime counts for every controller): the scheduler's nodes filtered and scored, for example. Added to
+    /// `out` by name; they go into [`crate::Sim::work`] and the work budget (docs/performance.md). Counted over
+    /// the whole run: [`Reconciler::reset`] (a restart) keeps them.
+    fn work(&self, _out: &mut Counters) {}
 }
 
 /// How one recorded reconcile ended.
@@ -195,6 +207,8 @@ pub struct Controller {
     pub stats: ControllerStats,
     /// Level (default) or edge; edge only takes effect if the reconciler supports it.
     pub trigger: TriggerMode,
+    /// What its reconciles and handlers did (objects read from the caches), kept across crashes.
+    pub work: ControllerWork,
 }
 
 impl Controller {
@@ -209,6 +223,7 @@ impl Controller {
             workers,
             stats: ControllerStats::default(),
             trigger: TriggerMode::Level,
+            work: ControllerWork::default(),
         }
     }
 
@@ -228,6 +243,13 @@ impl Controller {
     /// Entries this controller holds: queue keys and in-memory state (not the recorder's bounded LRU).
     pub fn footprint(&self) -> usize {
         self.queue.footprint() + self.reconciler.retained()
+    }
+
+    /// Its work: what the runtime counted, with the reconciler's own figures.
+    pub fn work(&self) -> ControllerWork {
+        let mut w = self.work.clone();
+        self.reconciler.work(&mut w.own);
+        w
     }
 
     pub fn busy_workers(&self) -> usize {
@@ -286,16 +308,19 @@ impl Host {
             if !c.reconciler.watches().contains(&kind) {
                 continue;
             }
+            let visited = caches.visited();
             if c.effective_trigger() == TriggerMode::Edge {
                 if origin == Origin::Watch {
                     for ev in evs {
                         c.reconciler.handle_edge(ev, caches, now, &mut out);
                     }
+                    c.work.handled(evs.len() as u64, caches.visited() - visited);
                 }
             } else {
                 for ev in evs {
                     c.reconciler.handle(ev, caches, now, &mut out);
                 }
+                c.work.handled(evs.len() as u64, caches.visited() - visited);
             }
             for (key, delay) in out.drain(..) {
                 if delay == 0 {
@@ -334,7 +359,9 @@ impl Host {
                 let Some(key) = c.queue.get(now) else { break };
                 let recorder = &mut c.recorder;
                 let mut cx = Ctx { now, caches, api: Api::new(store, *client, now, rng), recorder };
+                let visited = caches.visited();
                 let result = c.reconciler.reconcile(&key, &mut cx);
+                c.work.reconciled(caches.visited() - visited);
                 let (calls, elapsed) = (cx.api.calls, cx.api.elapsed);
                 let until = now + cost + elapsed;
                 c.stats.api_calls += calls as u64;

@@ -3,6 +3,7 @@
 //! queue keys. Resync re-delivers the cache to handlers (it never talks to the API server); a relist (after
 //! 410 Gone, or a disconnect that cannot resume) replaces the cache and delivers deletes for vanished keys.
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::rc::Rc;
 
@@ -48,7 +49,8 @@ impl InformerEvent {
 type Bucket = BTreeMap<ObjKey, Rc<Object>>;
 
 /// The informer's local cache (`cache.Indexer`) with the indexes controllers use instead of scanning: namespace,
-/// controller owner uid, pod node name and label pairs.
+/// controller owner uid, pod node name and label pairs. Its reads count the objects they hand out (the engine's
+/// work, `crate::work`).
 #[derive(Default)]
 pub struct Cache {
     objects: FxHashMap<ObjKey, Rc<Object>>,
@@ -59,6 +61,8 @@ pub struct Cache {
     by_node: FxHashMap<Str, Bucket>,
     by_label: FxHashMap<(Str, Str), Bucket>,
     label_index: bool,
+    /// Objects its reads have handed out, ever (kept across a clear).
+    visited: Cell<u64>,
 }
 
 fn bucket_insert(map: &mut FxHashMap<Str, Bucket>, k: &Str, key: &ObjKey, o: &Rc<Object>) {
@@ -86,19 +90,32 @@ impl Cache {
         self.objects.is_empty()
     }
 
+    /// Objects its reads have handed out since it was made: every object a `get` found, a `list` returned, or an
+    /// index walk or a `select` looked at (what a controller visits, counted at the one place it reads).
+    pub fn visited(&self) -> u64 {
+        self.visited.get()
+    }
+
+    fn visit(&self, n: usize) {
+        self.visited.set(self.visited.get().saturating_add(n as u64));
+    }
+
     pub fn get(&self, key: &ObjKey) -> Option<&Rc<Object>> {
-        self.objects.get(key)
+        let o = self.objects.get(key);
+        self.visit(usize::from(o.is_some()));
+        o
     }
 
     /// Every cached object, in key order.
     pub fn list(&self) -> Vec<&Rc<Object>> {
         let mut v: Vec<&Rc<Object>> = self.objects.values().collect();
         v.sort_by(|a, b| a.meta().namespace.cmp(&b.meta().namespace).then(a.meta().name.cmp(&b.meta().name)));
+        self.visit(v.len());
         v
     }
 
     fn resolve<'a>(&'a self, b: Option<&'a Bucket>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
-        b.into_iter().flat_map(|b| b.values())
+        b.into_iter().flat_map(|b| b.values()).inspect(|_| self.visit(1))
     }
 
     /// Objects whose controller owner has this uid.
@@ -237,8 +254,9 @@ impl Cache {
     }
 
     pub fn clear(&mut self) {
-        let label_index = self.label_index;
+        let (label_index, visited) = (self.label_index, self.visited.get());
         *self = Cache::new(label_index);
+        self.visited.set(visited);
     }
 }
 

@@ -30,6 +30,7 @@ pub mod store;
 pub mod time;
 #[doc(hidden)]
 pub mod watch;
+pub mod work;
 pub mod workqueue;
 
 // The deliberate public API at the root: the types a front end (the page, the runner, a test) builds a run with.

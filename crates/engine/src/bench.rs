@@ -3,10 +3,13 @@
 
 use std::fmt::Write;
 
-use crate::api::{Kind, PodPhase};
+use crate::api::{Kind, ObjKey, PodPhase};
 use crate::kubelet::NodeConfig;
+use crate::rng::Rng;
 use crate::sim::{Sim, SimConfig};
+use crate::store::DeleteOptions;
 use crate::time::{Millis, MINUTE, SECOND};
+use crate::work::Work;
 
 /// The shape of a cold start.
 #[derive(Clone, Debug)]
@@ -72,6 +75,62 @@ impl ColdStart {
         }
         None
     }
+}
+
+impl ColdStart {
+    /// Churn after the cold start, `rounds` times, 30 simulated seconds apart (seeded from the run's seed): a
+    /// Deployment scaled to between half and one and a half times its size, three pods of another deleted, a third
+    /// rolled out to a new image. Then runs until settled again, checked every simulated second (every Deployment
+    /// converged, no pod Pending or terminating), or for `cap` more; the simulated time it settled at.
+    pub fn churn(&self, sim: &mut Sim, rounds: usize, cap: Millis) -> Option<Millis> {
+        let deployments = self.deployments() as u64;
+        let mut rng = Rng::new(self.seed ^ CHURN_STREAM);
+        let rounds = if deployments == 0 { 0 } else { rounds };
+        for round in 0..rounds {
+            let pick = |rng: &mut Rng| ObjKey::new("default", &format!("app-{}", rng.range(0, deployments - 1)));
+            let key = pick(&mut rng);
+            let base = self.per_deployment.max(1) as u64;
+            let replicas = rng.range(base / 2, base + base / 2);
+            let _ = sim.scale(Kind::Deployment, &key, replicas.min(i32::MAX as u64) as i32);
+            let app = pick(&mut rng).name;
+            let victims: Vec<ObjKey> = sim
+                .store()
+                .objects(Kind::Pod)
+                .filter(|o| o.meta().labels.get("app").is_some_and(|a| *a == app))
+                .take(3)
+                .map(|o| o.key())
+                .collect();
+            for k in victims {
+                let _ = sim.delete(Kind::Pod, &k, &DeleteOptions::default());
+            }
+            let d = pick(&mut rng).name;
+            let line = format!("set image deployment/{d} app=registry.example/app:churn-{round}");
+            let _ = crate::kubectl::run(sim, &line, &crate::kubectl::Input::none());
+            sim.run_for(30 * SECOND);
+        }
+        let end = sim.now().saturating_add(cap);
+        while sim.now() < end {
+            sim.run_for(SECOND);
+            let (_, pending, terminating) = sim.pod_counts();
+            if pending == 0 && terminating == 0 && sim.deployments_converged() {
+                return Some(sim.now());
+            }
+        }
+        None
+    }
+}
+
+/// Salt of the churn's choices (`churn` in ASCII).
+const CHURN_STREAM: u64 = 0x63_6875_726e;
+
+/// The work section of `kubeloop bench`: every figure of [`Work::figures`] and any the measuring binary adds
+/// (peak live bytes), one a line.
+pub fn work_text(work: &Work, extra: &[(String, u64)]) -> String {
+    let mut text = String::from("work:\n");
+    for (name, v) in work.figures().iter().chain(extra) {
+        let _ = writeln!(text, "  {name:<48} {v}");
+    }
+    text
 }
 
 /// The default cap on a benchmark run.

@@ -14,6 +14,7 @@ use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::{set_pod_condition, Subresource};
 use crate::time::{Millis, MINUTE, SECOND};
+use crate::work::Counters;
 use crate::workqueue::{ItemExponentialFailureRateLimiter, RateLimiter};
 
 pub const DEFAULT_SCHEDULER_NAME: &str = "default-scheduler";
@@ -194,6 +195,19 @@ pub struct Scheduler {
     unschedulable: FxHashMap<ObjKey, Millis>,
     attempts: FxHashMap<ObjKey, u32>,
     next_start: usize,
+    /// What it did (`Reconciler::work`), kept across a restart.
+    work: SchedulerWork,
+}
+
+/// The scheduler's own work figures (the engine's work, `crate::work`).
+#[derive(Clone, Copy, Debug, Default)]
+struct SchedulerWork {
+    /// Nodes run through the filter plugins.
+    nodes_filtered: u64,
+    /// Feasible nodes run through the score plugins.
+    nodes_scored: u64,
+    /// Pods counted into (or out of) PodTopologySpread's per-ReplicaSet counts.
+    spread_counted: u64,
 }
 
 /// `numFeasibleNodesToFind` with the adaptive `percentageOfNodesToScore`.
@@ -756,6 +770,7 @@ impl Scheduler {
         for c in self.spread.values_mut() {
             c.add(&p, 1);
         }
+        self.work.spread_counted += self.spread.len() as u64;
         self.placed.insert(key, p);
     }
 
@@ -768,6 +783,7 @@ impl Scheduler {
                 for c in self.spread.values_mut() {
                     c.add(&p, -1);
                 }
+                self.work.spread_counted += self.spread.len() as u64;
                 true
             }
             None => false,
@@ -787,6 +803,7 @@ impl Scheduler {
             for p in self.placed.values() {
                 c.add(p, 1);
             }
+            self.work.spread_counted += self.placed.len() as u64;
             self.spread.insert(key.clone(), c);
         }
         &self.spread[key]
@@ -844,7 +861,13 @@ impl Reconciler for Scheduler {
     }
 
     fn reset(&mut self) {
-        *self = Scheduler::new();
+        *self = Scheduler { work: self.work, ..Scheduler::new() };
+    }
+
+    fn work(&self, out: &mut Counters) {
+        out.add("nodesFiltered", self.work.nodes_filtered);
+        out.add("nodesScored", self.work.nodes_scored);
+        out.add("spreadCounted", self.work.spread_counted);
     }
 
     fn handle(&mut self, ev: &InformerEvent, _caches: Caches<'_>, now: Millis, out: &mut Enqueue) {
@@ -950,6 +973,7 @@ impl Reconciler for Scheduler {
         if total > 0 {
             self.next_start = (self.next_start + processed) % total;
         }
+        self.work.nodes_filtered += processed as u64;
         if feasible.is_empty() {
             let msg = tally.message(total);
             let now = cx.now;
@@ -969,6 +993,7 @@ impl Reconciler for Scheduler {
         // Score, then pick the best; ties broken at random (selectHost's reservoir sampling).
         let spread = owner.as_ref().and_then(|(k, _)| self.spread.get(k));
         let scores = score_plugins(&pod, &u, &feasible, &self.nodes, spread);
+        self.work.nodes_scored += feasible.len() as u64;
         let mut best: Option<(&NodeInfo, i64)> = None;
         let mut ties = 0u64;
         for (n, plugins) in feasible.iter().zip(scores) {

@@ -172,6 +172,8 @@ pub struct Kubelet {
     lease: Option<Rc<Object>>,
     last_report: Option<(Millis, crate::api::NodeStatus)>,
     next_ip: u32,
+    /// What it did (counted by the event loop that drives it; the engine's work, `crate::work`).
+    pub work: crate::work::KubeletWork,
 }
 
 impl Kubelet {
@@ -191,6 +193,7 @@ impl Kubelet {
             lease: None,
             last_report: None,
             next_ip: 2,
+            work: Default::default(),
         }
     }
 

@@ -686,6 +686,7 @@ impl Sim {
                 if k.epoch != epoch || !k.alive {
                     return;
                 }
+                k.work.ticks += 1;
                 let mut api = Api::new(&mut self.store, k.client, now, &mut self.rng);
                 k.tick(&mut api, now);
                 self.schedule(now + crate::kubelet::LEASE_RENEW_INTERVAL, Ev::KubeletTick { node, epoch });
@@ -696,6 +697,7 @@ impl Sim {
                 if k.epoch != epoch || !k.alive {
                     return;
                 }
+                k.work.pod_steps += 1;
                 let mut api = Api::new(&mut self.store, k.client, now, &mut self.rng);
                 let timers = k.step(&mut api, &key, &uid, step, &self.config.runtime, &self.behaviours, now);
                 for (delay, key, uid, step) in timers {
@@ -751,6 +753,7 @@ impl Sim {
                 let now = self.now;
                 let Sim { kubelets, store, rng, config, .. } = self;
                 let k = &mut kubelets[n];
+                k.work.notifications += evs.len() as u64;
                 let mut api = Api::new(store, k.client, now, rng);
                 let mut timers = Vec::new();
                 for ev in &evs {

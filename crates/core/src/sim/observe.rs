@@ -123,6 +123,23 @@ impl Sim {
         crate::footprint::Footprint::of(self)
     }
 
+    /// The work the engine has done since it was made, by component ([`crate::work`]): deterministic counts, for
+    /// the runner's bench and the work budget.
+    pub fn work(&self) -> crate::work::Work {
+        let mut w = crate::work::Work {
+            events: self.events_processed(),
+            api: (&self.store.total_counters()).into(),
+            ..Default::default()
+        };
+        for k in &self.kubelets {
+            w.kubelets.merge(&k.work);
+        }
+        for c in self.hosts.iter().flat_map(|h| &h.controllers) {
+            w.controllers.entry(c.name()).or_default().merge(&c.work());
+        }
+        w
+    }
+
     /// Cached objects, over all running informers, that differ from the store right now.
     pub fn drift(&self) -> usize {
         self.informers.iter().map(|i| i.drift(&self.store)).sum()
