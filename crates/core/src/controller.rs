@@ -128,6 +128,12 @@ pub trait Reconciler {
     fn retained(&self) -> usize {
         0
     }
+    /// Objects this controller has read one at a time from its caches since it was made (the pods a reconcile
+    /// walked, the Services a handler looked at; a group of pods read as its counts is one): its work as a
+    /// deterministic count, which the complexity tests hold exactly.
+    fn visited(&self) -> u64 {
+        0
+    }
     /// Whether the controller has an edge-triggered mode ([`Reconciler::handle_edge`]).
     fn supports_edge(&self) -> bool {
         false

@@ -36,6 +36,8 @@ pub struct ReplicaSetController {
     edge_deleted: FxHashSet<Str>,
     /// Edge mode: pods whose deletion already caused a replacement (seen terminating before gone).
     edge_replaced: FxHashSet<Str>,
+    /// Pods (and groups of pods) its syncs read one at a time ([`Reconciler::visited`]).
+    visited: u64,
 }
 
 impl ReplicaSetController {
@@ -235,6 +237,10 @@ impl Reconciler for ReplicaSetController {
         &[Kind::ReplicaSet, Kind::Pod]
     }
 
+    fn visited(&self) -> u64 {
+        self.visited
+    }
+
     fn reset(&mut self) {
         self.expectations.clear();
         self.edge_deleted.clear();
@@ -371,7 +377,7 @@ impl Reconciler for ReplicaSetController {
             return Ok(ReconcileAction::Done);
         };
         let needs_sync = self.expectations.satisfied(key, cx.now) && !rs.metadata.is_terminating();
-        let pods = claim_pods(&rs, cx)?;
+        let pods = claim_pods(&rs, cx, &mut self.visited)?;
         let active: Vec<Rc<Object>> = pods.into_iter().filter(|p| p.as_pod().is_some_and(Pod::is_active)).collect();
         let manage = if needs_sync { self.manage_replicas(&rs, &active, cx) } else { Ok(()) };
         let status = calculate_status(&rs, &active, manage.as_ref().err(), cx.now);
@@ -394,12 +400,13 @@ fn rs_key(rs: &ReplicaSet) -> ObjKey {
 
 /// `ClaimPods`: the pods this ReplicaSet owns, adopting matching orphans and releasing owned pods that no longer
 /// match the selector (both by patching ownerReferences).
-fn claim_pods(rs: &ReplicaSet, cx: &mut Ctx<'_, '_>) -> Result<Vec<Rc<Object>>, String> {
+fn claim_pods(rs: &ReplicaSet, cx: &mut Ctx<'_, '_>, visited: &mut u64) -> Result<Vec<Rc<Object>>, String> {
     let pods = cx.caches.of(Kind::Pod);
     let sel = &rs.spec.selector;
     let mut out = Vec::new();
     let mut release = Vec::new();
     for p in pods.by_owner(&rs.metadata.uid) {
+        *visited += 1;
         if sel.matches(&p.meta().labels) {
             out.push(p.clone());
         } else {
@@ -410,6 +417,7 @@ fn claim_pods(rs: &ReplicaSet, cx: &mut Ctx<'_, '_>) -> Result<Vec<Rc<Object>>, 
         Vec::new()
     } else {
         pods.orphans(&rs.metadata.namespace)
+            .inspect(|_| *visited += 1)
             .filter(|p| !p.meta().is_terminating() && sel.matches(&p.meta().labels))
             .map(|p| p.key())
             .collect()
