@@ -26,6 +26,8 @@ use crate::workqueue::{BucketRateLimiter, ItemExponentialFailureRateLimiter, Max
 #[derive(Default)]
 pub struct EndpointSliceController {
     written: FxHashMap<ObjKey, FxHashMap<Str, u64>>,
+    /// Services its handlers looked at and pods its syncs read ([`Reconciler::visited`]).
+    visited: u64,
 }
 
 impl EndpointSliceController {
@@ -117,15 +119,12 @@ fn endpoint(pod: &Pod, shared: &Shared) -> Endpoint {
     }
 }
 
-/// The Services of `namespace` whose selector matches `labels`.
-fn services_selecting(caches: Caches<'_>, namespace: &str, labels: &crate::api::Labels, out: &mut Enqueue) {
-    for o in caches.of(Kind::Service).by_namespace(namespace) {
-        if let Some(svc) = o.as_service() {
-            if !svc.spec.selector.is_empty() && labels.contains_all(&svc.spec.selector) {
-                out.push((o.key(), 0));
-            }
-        }
-    }
+/// The Services of `namespace` whose selector matches `labels` (`GetPodServiceMemberships`), looked up by the
+/// Service cache's selector index rather than every Service of the namespace; `visited` counts those looked at.
+fn services_selecting(caches: Caches<'_>, namespace: &str, labels: &Labels, out: &mut Enqueue, visited: &mut u64) {
+    let (found, looked) = caches.of(Kind::Service).services_selecting(namespace, labels);
+    *visited += looked as u64;
+    out.extend(found.into_iter().map(|o| (o.key(), 0)));
 }
 
 impl Reconciler for EndpointSliceController {
@@ -151,6 +150,9 @@ impl Reconciler for EndpointSliceController {
     fn retained(&self) -> usize {
         self.written.values().map(|w| w.len()).sum()
     }
+    fn visited(&self) -> u64 {
+        self.visited
+    }
     fn rate_limiter(&self) -> Box<dyn RateLimiter<ObjKey>> {
         Box::new(MaxOfRateLimiter::new(vec![
             Box::new(ItemExponentialFailureRateLimiter::new(SECOND, 1000 * SECOND)),
@@ -163,11 +165,12 @@ impl Reconciler for EndpointSliceController {
         match &**obj {
             Object::Service(_) => out.push((obj.key(), 0)),
             Object::Pod(p) => {
-                services_selecting(caches, &p.metadata.namespace, &p.metadata.labels, out);
+                let visited = &mut self.visited;
+                services_selecting(caches, &p.metadata.namespace, &p.metadata.labels, out, visited);
                 // A relabelled pod leaves the Services its old labels matched.
                 if let Some(old) = ev.old().and_then(|o| o.as_pod()) {
                     if old.metadata.labels != p.metadata.labels {
-                        services_selecting(caches, &old.metadata.namespace, &old.metadata.labels, out);
+                        services_selecting(caches, &old.metadata.namespace, &old.metadata.labels, out, visited);
                     }
                 }
             }
@@ -195,7 +198,7 @@ impl Reconciler for EndpointSliceController {
         if svc.spec.selector.is_empty() || svc.type_name() == "ExternalName" || svc.metadata.is_terminating() {
             return Ok(ReconcileAction::Done);
         }
-        let desired = desired_endpoints(&svc, cx.caches);
+        let desired = desired_endpoints(&svc, cx.caches, &mut self.visited);
         let existing: Vec<EndpointSlice> = cx
             .caches
             .of(Kind::EndpointSlice)
@@ -216,7 +219,11 @@ impl Reconciler for EndpointSliceController {
 }
 
 /// The endpoints the Service's pods make, by resolved port set (in a stable order), each set in pod order.
-fn desired_endpoints(svc: &Service, caches: Caches<'_>) -> BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> {
+fn desired_endpoints(
+    svc: &Service,
+    caches: Caches<'_>,
+    visited: &mut u64,
+) -> BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> {
     let selector = LabelSelector::from_labels(svc.spec.selector.clone());
     let mut shared = Shared {
         pod: s("Pod"),
@@ -227,6 +234,7 @@ fn desired_endpoints(svc: &Service, caches: Caches<'_>) -> BTreeMap<Vec<(String,
     let nodes = caches.of(Kind::Node);
     let mut out: BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> = BTreeMap::new();
     for o in caches.of(Kind::Pod).select(&svc.metadata.namespace, &selector) {
+        *visited += 1;
         let Some(pod) = o.as_pod() else { continue };
         if !in_endpoints(pod) {
             continue;
