@@ -146,6 +146,17 @@ fn pair(k: &Str, v: &Str) -> (Str, Str) {
     (k.clone(), v.clone())
 }
 
+/// One index bucket of a [`Cache`] (the namespace's aside).
+#[derive(PartialEq)]
+enum Member {
+    Owner(Str),
+    Orphan(Str),
+    Node(Str),
+    Label((Str, Str)),
+    OrphanLabel((Str, Str)),
+    Selector((Str, Str)),
+}
+
 /// The first pair of a Service's selector: the one bucket of [`Cache::services_selecting`] that holds it.
 fn selector_pair(o: &Object) -> Option<(Str, Str)> {
     o.as_service()?.spec.selector.iter().next().map(|(k, v)| pair(k, v))
@@ -266,53 +277,76 @@ impl Cache {
         candidates.filter(|o| &*o.meta().namespace == namespace && selector.matches(&o.meta().labels)).collect()
     }
 
-    fn index(&mut self, key: &ObjKey, slot: Slot, o: &Object) {
+    /// The buckets `o` is in besides its namespace's (which its key fixes).
+    fn members(&self, o: &Object) -> Vec<Member> {
         let m = o.meta();
-        bucket_insert(&mut self.by_namespace, &m.namespace, key, slot);
         let controller = controller_of(m);
-        match controller {
-            Some(r) => bucket_insert(&mut self.by_owner, &r.uid, key, slot),
-            None => bucket_insert(&mut self.orphans, &m.namespace, key, slot),
-        }
-        if let Some(p) = o.as_pod() {
-            if !p.spec.node_name.is_empty() {
-                bucket_insert(&mut self.by_node, &p.spec.node_name, key, slot);
-            }
+        let mut out = Vec::with_capacity(2 + 2 * m.labels.len());
+        out.push(match controller {
+            Some(r) => Member::Owner(r.uid.clone()),
+            None => Member::Orphan(m.namespace.clone()),
+        });
+        if let Some(p) = o.as_pod().filter(|p| !p.spec.node_name.is_empty()) {
+            out.push(Member::Node(p.spec.node_name.clone()));
         }
         if self.label_index {
-            if let Some(first) = selector_pair(o) {
-                bucket_insert(&mut self.by_selector, &first, key, slot);
-            }
+            out.extend(selector_pair(o).map(Member::Selector));
             for (k, v) in &m.labels {
-                bucket_insert(&mut self.by_label, &pair(k, v), key, slot);
+                out.push(Member::Label(pair(k, v)));
                 if controller.is_none() {
-                    bucket_insert(&mut self.orphans_by_label, &pair(k, v), key, slot);
+                    out.push(Member::OrphanLabel(pair(k, v)));
                 }
             }
+        }
+        out
+    }
+
+    /// Puts `key` in the bucket `m` names, at `slot` (`None`: takes it out).
+    fn put(&mut self, m: &Member, key: &ObjKey, slot: Option<Slot>) {
+        fn apply<K: std::hash::Hash + Eq + Clone>(
+            map: &mut FxHashMap<K, Bucket>,
+            k: &K,
+            key: &ObjKey,
+            slot: Option<Slot>,
+        ) {
+            match slot {
+                Some(slot) => bucket_insert(map, k, key, slot),
+                None => bucket_remove(map, k, key),
+            }
+        }
+        match m {
+            Member::Owner(uid) => apply(&mut self.by_owner, uid, key, slot),
+            Member::Orphan(ns) => apply(&mut self.orphans, ns, key, slot),
+            Member::Node(node) => apply(&mut self.by_node, node, key, slot),
+            Member::Label(p) => apply(&mut self.by_label, p, key, slot),
+            Member::OrphanLabel(p) => apply(&mut self.orphans_by_label, p, key, slot),
+            Member::Selector(p) => apply(&mut self.by_selector, p, key, slot),
+        }
+    }
+
+    fn index(&mut self, key: &ObjKey, slot: Slot, o: &Object) {
+        bucket_insert(&mut self.by_namespace, &o.meta().namespace, key, slot);
+        for m in self.members(o) {
+            self.put(&m, key, Some(slot));
         }
     }
 
     fn unindex(&mut self, key: &ObjKey, o: &Object) {
-        let m = o.meta();
-        bucket_remove(&mut self.by_namespace, &m.namespace, key);
-        let controller = controller_of(m);
-        match controller {
-            Some(r) => bucket_remove(&mut self.by_owner, &r.uid, key),
-            None => bucket_remove(&mut self.orphans, &m.namespace, key),
+        bucket_remove(&mut self.by_namespace, &o.meta().namespace, key);
+        for m in self.members(o) {
+            self.put(&m, key, None);
         }
-        if let Some(p) = o.as_pod() {
-            bucket_remove(&mut self.by_node, &p.spec.node_name, key);
+    }
+
+    /// Moves `key` (at `slot`) out of the buckets `old` was in and `new` is not, and into those `new` is in and
+    /// `old` was not (binding a pod moves it into one: its node's).
+    fn reindex(&mut self, key: &ObjKey, slot: Slot, old: &Object, new: &Object) {
+        let (was, is) = (self.members(old), self.members(new));
+        for m in was.iter().filter(|m| !is.contains(m)) {
+            self.put(m, key, None);
         }
-        if self.label_index {
-            if let Some(first) = selector_pair(o) {
-                bucket_remove(&mut self.by_selector, &first, key);
-            }
-            for (k, v) in &m.labels {
-                bucket_remove(&mut self.by_label, &pair(k, v), key);
-                if controller.is_none() {
-                    bucket_remove(&mut self.orphans_by_label, &pair(k, v), key);
-                }
-            }
+        for m in is.iter().filter(|m| !was.contains(m)) {
+            self.put(m, key, Some(slot));
         }
     }
 
@@ -347,8 +381,7 @@ impl Cache {
                     // Most writes change a status: the new version is already where the old one was, in every
                     // bucket (they name its slot).
                     if !self.same_buckets(old, &o) {
-                        self.unindex(&key, old);
-                        self.index(&key, slot, &o);
+                        self.reindex(&key, slot, old, &o);
                     }
                     self.tally(old, false);
                 }
