@@ -837,9 +837,10 @@ impl Reconciler for DeploymentController {
         }
         let pods_of_old = {
             let pods = cx.caches.of(Kind::Pod);
-            rss.iter().filter(|rs| !equal_ignore_hash(&rs.spec.template, &d.spec.template)).any(|rs| {
-                pods.by_owner(&rs.metadata.uid).any(|p| p.as_pod().is_some_and(|p| !p.status.phase.is_terminal()))
-            })
+            // The pod cache counts each ReplicaSet's unfinished pods: none is walked.
+            rss.iter()
+                .filter(|rs| !equal_ignore_hash(&rs.spec.template, &d.spec.template))
+                .any(|rs| pods.pod_groups(&rs.metadata.uid).iter().any(|g| g.unfinished > 0))
         };
         let d_obj = Object::Deployment(d.clone());
         let mut sync = Sync { cx, d, d_obj };

@@ -117,15 +117,11 @@ fn endpoint(pod: &Pod, shared: &Shared) -> Endpoint {
     }
 }
 
-/// The Services of `namespace` whose selector matches `labels`.
-fn services_selecting(caches: Caches<'_>, namespace: &str, labels: &crate::api::Labels, out: &mut Enqueue) {
-    for o in caches.of(Kind::Service).by_namespace(namespace) {
-        if let Some(svc) = o.as_service() {
-            if !svc.spec.selector.is_empty() && labels.contains_all(&svc.spec.selector) {
-                out.push((o.key(), 0));
-            }
-        }
-    }
+/// The Services of `namespace` whose selector matches `labels` (`GetPodServiceMemberships`), looked up by the
+/// Service cache's selector index rather than every Service of the namespace.
+fn services_selecting(caches: Caches<'_>, namespace: &str, labels: &Labels, out: &mut Enqueue) {
+    let found = caches.of(Kind::Service).services_selecting(namespace, labels);
+    out.extend(found.into_iter().map(|o| (o.key(), 0)));
 }
 
 impl Reconciler for EndpointSliceController {

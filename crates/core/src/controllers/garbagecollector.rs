@@ -321,13 +321,19 @@ impl Reconciler for GarbageCollector {
                 if ev.is_resync() {
                     return;
                 }
-                if let Some(old) = ev.old() {
-                    if old.meta().owner_references != m.owner_references {
-                        self.unlink(old);
+                // An update of the same object that keeps its owner references finds it linked and present.
+                let unchanged = ev
+                    .old()
+                    .is_some_and(|old| old.meta().uid == m.uid && old.meta().owner_references == m.owner_references);
+                if !unchanged {
+                    if let Some(old) = ev.old() {
+                        if old.meta().owner_references != m.owner_references {
+                            self.unlink(old);
+                        }
                     }
+                    self.link(obj);
+                    self.present.insert(m.uid.clone(), item.clone());
                 }
-                self.link(obj);
-                self.present.insert(m.uid.clone(), item.clone());
                 self.virtual_owners.remove(&item);
                 // An owner not (yet) observed: check once that it exists (upstream's virtual node).
                 for r in &m.owner_references {

@@ -14,7 +14,7 @@ use crate::api::{
     Time,
 };
 use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
-use crate::informer::InformerEvent;
+use crate::informer::{InformerEvent, PodGroup};
 use crate::recorder::EventKind;
 use crate::store::{DeleteOptions, Subresource};
 use crate::time::Millis;
@@ -371,10 +371,10 @@ impl Reconciler for ReplicaSetController {
             return Ok(ReconcileAction::Done);
         };
         let needs_sync = self.expectations.satisfied(key, cx.now) && !rs.metadata.is_terminating();
-        let pods = claim_pods(&rs, cx)?;
-        let active: Vec<Rc<Object>> = pods.into_iter().filter(|p| p.as_pod().is_some_and(Pod::is_active)).collect();
-        let manage = if needs_sync { self.manage_replicas(&rs, &active, cx) } else { Ok(()) };
-        let status = calculate_status(&rs, &active, manage.as_ref().err(), cx.now);
+        let claimed = claim_pods(&rs, cx);
+        let manage = if needs_sync { self.manage_replicas(&rs, &claimed, cx) } else { Ok(()) };
+        let counts = claimed.counts(&rs, cx.now);
+        let status = calculate_status(&rs, &counts, manage.as_ref().err(), cx.now);
         let updated = update_status(&rs, status, cx)?;
         manage?;
         let r = updated.as_ref().unwrap_or(&rs);
@@ -392,25 +392,97 @@ fn rs_key(rs: &ReplicaSet) -> ObjKey {
     ObjKey { namespace: rs.metadata.namespace.clone(), name: rs.metadata.name.clone() }
 }
 
+/// The pods a sync claimed (`ClaimPods`): the groups of its own pods that its selector matches, as the pod
+/// cache counts them, and the orphans it adopted.
+struct Claimed<'a> {
+    groups: Vec<&'a PodGroup>,
+    adopted: Vec<Rc<Object>>,
+}
+
+/// What a ReplicaSet's status counts: its active pods, those with every label of the template, those ready and
+/// those available.
+#[derive(Default)]
+struct Counts {
+    active: usize,
+    fully_labeled: usize,
+    ready: usize,
+    available: usize,
+}
+
+impl Counts {
+    /// Counts `groups` (pods of `rs`) and `pods` in, at `now`.
+    fn of<'a>(rs: &ReplicaSet, groups: impl Iterator<Item = &'a PodGroup>, pods: &[Rc<Object>], now: Millis) -> Counts {
+        let template = &rs.spec.template.metadata.labels;
+        let min_ready = rs.spec.min_ready_seconds;
+        let mut c = Counts::default();
+        for g in groups {
+            c.active += g.active;
+            if g.labels.contains_all(template) {
+                c.fully_labeled += g.active;
+            }
+            c.ready += g.ready;
+            c.available += g.available(min_ready, now);
+        }
+        for p in pods.iter().filter_map(|o| o.as_pod()).filter(|p| p.is_active()) {
+            c.active += 1;
+            if p.metadata.labels.contains_all(template) {
+                c.fully_labeled += 1;
+            }
+            if p.is_ready() {
+                c.ready += 1;
+                if p.is_available(min_ready, now) {
+                    c.available += 1;
+                }
+            }
+        }
+        c
+    }
+}
+
+impl Claimed<'_> {
+    /// Claimed pods that are active (`FilterActivePods`), counted.
+    fn active(&self) -> usize {
+        let adopted = self.adopted.iter().filter(|p| p.as_pod().is_some_and(Pod::is_active)).count();
+        self.groups.iter().map(|g| g.active).sum::<usize>() + adopted
+    }
+
+    fn counts(&self, rs: &ReplicaSet, now: Millis) -> Counts {
+        Counts::of(rs, self.groups.iter().copied(), &self.adopted, now)
+    }
+
+    /// The claimed active pods themselves, in the order of the cache (its own pods by key), then the adopted: what
+    /// a scale-down ranks.
+    fn active_pods(&self, rs: &ReplicaSet, caches: Caches<'_>) -> Vec<Rc<Object>> {
+        let sel = &rs.spec.selector;
+        let own = caches.of(Kind::Pod).by_owner(&rs.metadata.uid);
+        own.filter(|p| sel.matches(&p.meta().labels))
+            .chain(self.adopted.iter())
+            .filter(|p| p.as_pod().is_some_and(Pod::is_active))
+            .cloned()
+            .collect()
+    }
+}
+
 /// `ClaimPods`: the pods this ReplicaSet owns, adopting matching orphans and releasing owned pods that no longer
-/// match the selector (both by patching ownerReferences).
-fn claim_pods(rs: &ReplicaSet, cx: &mut Ctx<'_, '_>) -> Result<Vec<Rc<Object>>, String> {
+/// match the selector (both by patching ownerReferences). Its own pods are read as the pod cache's groups (one per
+/// distinct set of labels), walked only when a group no longer matches; orphans only among those carrying one of
+/// the selector's labels.
+fn claim_pods<'a>(rs: &ReplicaSet, cx: &mut Ctx<'a, '_>) -> Claimed<'a> {
     let pods = cx.caches.of(Kind::Pod);
     let sel = &rs.spec.selector;
-    let mut out = Vec::new();
-    let mut release = Vec::new();
-    for p in pods.by_owner(&rs.metadata.uid) {
-        if sel.matches(&p.meta().labels) {
-            out.push(p.clone());
-        } else {
-            release.push(p.key());
-        }
-    }
+    let own = pods.pod_groups(&rs.metadata.uid);
+    let groups: Vec<&PodGroup> = own.iter().filter(|g| sel.matches(&g.labels)).collect();
+    let release: Vec<ObjKey> = if groups.len() == own.len() {
+        Vec::new()
+    } else {
+        pods.by_owner(&rs.metadata.uid).filter(|p| !sel.matches(&p.meta().labels)).map(|p| p.key()).collect()
+    };
     let orphans: Vec<ObjKey> = if rs.metadata.is_terminating() || sel.is_empty() {
         Vec::new()
     } else {
-        pods.orphans(&rs.metadata.namespace)
-            .filter(|p| !p.meta().is_terminating() && sel.matches(&p.meta().labels))
+        pods.select_orphans(&rs.metadata.namespace, sel)
+            .into_iter()
+            .filter(|p| !p.meta().is_terminating())
             .map(|p| p.key())
             .collect()
     };
@@ -420,10 +492,11 @@ fn claim_pods(rs: &ReplicaSet, cx: &mut Ctx<'_, '_>) -> Result<Vec<Rc<Object>>, 
             o.meta_mut().owner_references.retain(|r| r.uid != uid);
         });
     }
+    let mut adopted = Vec::new();
     for k in orphans {
-        out.extend(super::adopt(&mut cx.api, Kind::Pod, &k, Kind::ReplicaSet, &rs.metadata));
+        adopted.extend(super::adopt(&mut cx.api, Kind::Pod, &k, Kind::ReplicaSet, &rs.metadata));
     }
-    Ok(out)
+    Claimed { groups, adopted }
 }
 
 impl ReplicaSetController {
@@ -433,14 +506,6 @@ impl ReplicaSetController {
             return Ok(ReconcileAction::Done);
         };
         let rs_obj = Object::ReplicaSet(rs.clone());
-        let owned = |cx: &Ctx<'_, '_>| -> Vec<Rc<Object>> {
-            cx.caches
-                .of(Kind::Pod)
-                .by_owner(&rs.metadata.uid)
-                .filter(|p| p.as_pod().is_some_and(Pod::is_active))
-                .cloned()
-                .collect()
-        };
         match work.delta {
             d if d > 0 => match cx.api.create(Object::Pod(pod_from_template(&rs))) {
                 Ok(pod) => {
@@ -454,8 +519,13 @@ impl ReplicaSetController {
                 }
             },
             d if d < 0 => {
-                let active: Vec<Rc<Object>> =
-                    owned(cx).into_iter().filter(|p| !self.edge_deleted.contains(&p.meta().uid)).collect();
+                let active: Vec<Rc<Object>> = cx
+                    .caches
+                    .of(Kind::Pod)
+                    .by_owner(&rs.metadata.uid)
+                    .filter(|p| p.as_pod().is_some_and(Pod::is_active) && !self.edge_deleted.contains(&p.meta().uid))
+                    .cloned()
+                    .collect();
                 let related = related_pods_per_node(&rs, cx.caches);
                 if let Some(victim) = pods_to_delete(&active, &related, 1, cx.now).into_iter().next() {
                     let uid = active.iter().find(|p| p.key() == victim).map(|p| p.meta().uid.clone());
@@ -472,8 +542,9 @@ impl ReplicaSetController {
             }
             _ => {}
         }
-        let active = owned(cx);
-        let mut status = calculate_status(&rs, &active, None, cx.now);
+        let groups = cx.caches.of(Kind::Pod).pod_groups(&rs.metadata.uid);
+        let counts = Counts::of(&rs, groups.iter(), &[], cx.now);
+        let mut status = calculate_status(&rs, &counts, None, cx.now);
         // Edge work (kubeloop's own mode) never diffs, so it leaves the ReplicaFailure condition as it is.
         status.conditions = rs.status.conditions.clone();
         update_status(&rs, status, cx)?;
@@ -481,9 +552,9 @@ impl ReplicaSetController {
     }
 
     /// `manageReplicas`: create or delete pods to make `active` match `spec.replicas`.
-    fn manage_replicas(&mut self, rs: &ReplicaSet, active: &[Rc<Object>], cx: &mut Ctx<'_, '_>) -> Result<(), String> {
+    fn manage_replicas(&mut self, rs: &ReplicaSet, claimed: &Claimed<'_>, cx: &mut Ctx<'_, '_>) -> Result<(), String> {
         let key = rs_key(rs);
-        let diff = active.len() as i64 - rs.replicas() as i64;
+        let diff = claimed.active() as i64 - rs.replicas() as i64;
         let rs_obj = Object::ReplicaSet(rs.clone());
         if diff < 0 {
             let want = ((-diff) as usize).min(BURST_REPLICAS);
@@ -528,7 +599,8 @@ impl ReplicaSetController {
         } else if diff > 0 {
             let n = (diff as usize).min(BURST_REPLICAS);
             let related = related_pods_per_node(rs, cx.caches);
-            let victims = pods_to_delete(active, &related, n, cx.now);
+            let active = claimed.active_pods(rs, cx.caches);
+            let victims = pods_to_delete(&active, &related, n, cx.now);
             self.expectations.expect_deletions(&key, &victims, cx.now);
             let mut error: Option<String> = None;
             let results: Vec<_> = cx.api.parallel(|api| {
@@ -630,13 +702,7 @@ pub fn pods_to_delete(active: &[Rc<Object>], related: &FxHashMap<Str, usize>, n:
 /// `calculateStatus` (pkg/controller/replicaset/replica_set_utils.go), with the ReplicaFailure condition: set
 /// (FailedCreate with too few pods, FailedDelete with too many; the error as its message) when managing the
 /// replicas failed and there is none yet, removed when a sync succeeds.
-fn calculate_status(
-    rs: &ReplicaSet,
-    active: &[Rc<Object>],
-    manage_err: Option<&String>,
-    now: Millis,
-) -> ReplicaSetStatus {
-    let pods = active.iter().filter_map(|o| o.as_pod());
+fn calculate_status(rs: &ReplicaSet, counts: &Counts, manage_err: Option<&String>, now: Millis) -> ReplicaSetStatus {
     let mut st = ReplicaSetStatus {
         observed_generation: rs.metadata.generation,
         conditions: rs.status.conditions.clone(),
@@ -645,7 +711,7 @@ fn calculate_status(
     let failure = st.conditions.iter().any(|c| &*c.type_ == "ReplicaFailure");
     match manage_err {
         Some(err) if !failure => {
-            let diff = active.len() as i64 - rs.replicas() as i64;
+            let diff = counts.active as i64 - rs.replicas() as i64;
             let reason = match diff.cmp(&0) {
                 Ordering::Less => "FailedCreate",
                 Ordering::Greater => "FailedDelete",
@@ -663,20 +729,15 @@ fn calculate_status(
         None if failure => st.conditions.retain(|c| &*c.type_ != "ReplicaFailure"),
         _ => {}
     }
-    let template_labels = &rs.spec.template.metadata.labels;
-    for p in pods {
-        st.replicas += 1;
-        if p.metadata.labels.contains_all(template_labels) {
-            st.fully_labeled_replicas += 1;
-        }
-        if p.is_ready() {
-            st.ready_replicas += 1;
-            if p.is_available(rs.spec.min_ready_seconds, now) {
-                st.available_replicas += 1;
-            }
-        }
-    }
+    st.replicas = saturate(counts.active);
+    st.fully_labeled_replicas = saturate(counts.fully_labeled);
+    st.ready_replicas = saturate(counts.ready);
+    st.available_replicas = saturate(counts.available);
     st
+}
+
+fn saturate(n: usize) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
 }
 
 /// `updateReplicaSetStatus`: write status if it changed; on a conflict, GET the latest and try once more.

@@ -410,3 +410,95 @@ fn recent_watch_events_are_kept_bounded_and_marked_when_dropped() {
     assert_eq!((last.type_, &*last.name, last.dropped), (EventType::Deleted, "p9", true));
     assert_eq!(inf.recent().count(), RECENT_EVENTS);
 }
+
+/// `pod_in` with a Ready condition turned True at `ready_since` (none: not ready).
+fn pod_ready(name: &str, lbls: &[(&str, &str)], owner_uid: &str, ready_since: Option<Millis>) -> Rc<Object> {
+    let mut o = pod_in("default", name, lbls, vec![owner(owner_uid, true)]);
+    if let (Object::Pod(p), Some(t)) = (&mut o, ready_since) {
+        p.status.conditions.push(crate::api::PodCondition {
+            type_: s("Ready"),
+            status: s("True"),
+            last_transition_time: Some(crate::api::Time(t)),
+            ..Default::default()
+        });
+    }
+    Rc::new(o)
+}
+
+/// The groups of `uid` as `(labels, pods, active, ready)`.
+fn groups(cache: &Cache, uid: &str) -> Vec<(Vec<String>, usize, usize, usize)> {
+    let text = |l: &Labels| l.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    cache.pod_groups(uid).iter().map(|g| (text(&g.labels), g.pods, g.active, g.ready)).collect()
+}
+
+/// The pods of each controller are counted by labels and readiness as they come, change and go, and the counts
+/// are what walking them gives.
+#[test]
+fn pod_groups_count_a_controllers_pods_as_they_change() {
+    let mut cache = Cache::new(true);
+    let web = [("app", "web")];
+    cache.upsert(pod_ready("a", &web, "rs-1", None));
+    cache.upsert(pod_ready("b", &web, "rs-1", Some(1_000)));
+    cache.upsert(pod_ready("c", &web, "rs-2", Some(1_000)));
+    let w = || vec!["app=web".to_string()];
+    assert_eq!(groups(&cache, "rs-1"), [(w(), 2, 2, 1)]);
+    // Ready now; relabelled into a group of its own; then gone.
+    cache.upsert(pod_ready("a", &web, "rs-1", Some(5_000)));
+    assert_eq!(groups(&cache, "rs-1"), [(w(), 2, 2, 2)]);
+    assert_eq!(cache.pod_groups("rs-1")[0].available(0, 0), 2, "no minReadySeconds: every ready pod");
+    assert_eq!(cache.pod_groups("rs-1")[0].available(2, 5_000), 1, "ready at 1 s, not yet at 5 s");
+    assert_eq!(cache.pod_groups("rs-1")[0].available(2, 7_000), 2);
+    assert_eq!(cache.pod_groups("rs-1")[0].available(10, 7_000), 0, "nothing ready that long ago");
+    cache.upsert(pod_ready("a", &[("app", "web"), ("extra", "1")], "rs-1", Some(5_000)));
+    assert_eq!(groups(&cache, "rs-1"), [(w(), 1, 1, 1), (vec!["app=web".into(), "extra=1".into()], 1, 1, 1)]);
+    cache.check_pod_groups().expect("the counts are the pods'");
+    cache.remove(&key("a"));
+    cache.remove(&key("b"));
+    assert!(cache.pod_groups("rs-1").is_empty(), "no pods, no groups");
+    assert_eq!(groups(&cache, "rs-2"), [(w(), 1, 1, 1)]);
+    // Terminating: still a pod, no longer active.
+    let mut gone = (*pod_ready("c", &web, "rs-2", Some(1_000))).clone();
+    gone.meta_mut().deletion_timestamp = Some(crate::api::Time(9_000));
+    cache.upsert(Rc::new(gone));
+    assert_eq!(groups(&cache, "rs-2"), [(w(), 1, 0, 0)]);
+    assert_eq!(cache.pod_groups("rs-2")[0].unfinished, 1);
+    cache.check_pod_groups().expect("the counts are the pods'");
+}
+
+/// Orphans are found by the selector's labels, and Services by the labels a pod carries: only candidates that
+/// share a pair are looked at.
+#[test]
+fn orphans_and_selecting_services_are_looked_up_by_label_pair() {
+    let mut cache = Cache::new(true);
+    for i in 0..5 {
+        cache.upsert(Rc::new(pod_in("default", &format!("other-{i}"), &[("app", "other")], Vec::new())));
+    }
+    cache.upsert(Rc::new(pod_in("default", "lost", &[("app", "web")], Vec::new())));
+    cache.upsert(Rc::new(pod_in("team", "elsewhere", &[("app", "web")], Vec::new())));
+    let web = LabelSelector::from_labels(labels(&[("app", "web")]));
+    let before = cache.visited();
+    assert_eq!(names(cache.select_orphans("default", &web)), ["lost"]);
+    assert_eq!(cache.visited() - before, 2, "the two orphans labelled app=web, not the five others");
+    let mut services = Cache::new(true);
+    let svc = |name: &str, sel: &[(&str, &str)]| {
+        let mut s = crate::api::Service { metadata: ObjectMeta::named("default", name), ..Default::default() };
+        s.spec.selector = labels(sel);
+        Rc::new(Object::Service(s))
+    };
+    services.upsert(svc("web", &[("app", "web")]));
+    services.upsert(svc("web-canary", &[("app", "web"), ("track", "canary")]));
+    services.upsert(svc("all", &[]));
+    for i in 0..5 {
+        services.upsert(svc(&format!("other-{i}"), &[("app", &format!("other-{i}"))]));
+    }
+    let before = services.visited();
+    let found = services.services_selecting("default", &labels(&[("app", "web"), ("track", "canary")]));
+    assert_eq!(names(found), ["web", "web-canary"]);
+    assert_eq!(services.visited() - before, 2);
+    let found = services.services_selecting("default", &labels(&[("app", "web")]));
+    assert_eq!(names(found), ["web"], "web-canary wants track=canary too");
+    // A changed selector moves the Service.
+    services.upsert(svc("web", &[("app", "api")]));
+    assert_eq!(names(services.services_selecting("default", &labels(&[("app", "web")]))), Vec::<String>::new());
+    assert_eq!(names(services.services_selecting("default", &labels(&[("app", "api")]))), ["web"]);
+}

@@ -28,6 +28,9 @@ impl Sim {
         if counted != self.store.pod_tally() {
             return Err(format!("the store's pod tally {:?} is not its pods' {counted:?}", self.store.pod_tally()));
         }
+        for inf in &self.informers {
+            inf.cache.check_pod_groups()?;
+        }
         Ok(())
     }
 
