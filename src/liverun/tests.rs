@@ -1574,3 +1574,20 @@ fn apply_of_a_bundled_file_says_it_is_not_the_editor() {
     let last = e.snapshot().console.last.expect("entry");
     assert!(last.chunks.iter().all(|c| !matches!(c, Chunk::Note(_))), "-f - is the editor: no note");
 }
+
+
+/// A frame runs events until its wall budget is spent and no further: when each event costs more than the budget
+/// allows (a scheduling cycle at a thousand nodes), the clock is read after every event, so a frame overruns its
+/// budget by at most one event. Counted with a clock that moves 5 ms per reading: 2 events a frame (they were 16).
+#[test]
+fn a_frame_stops_at_its_budget_when_events_are_costly() {
+    let mut e = LiveRun::boot(1, None, clock_of(5.0));
+    e.exec(Cmd::SetSpeed(Speed::X(100)));
+    e.frame(0.0);
+    for _ in 0..20 {
+        let before = e.sim.events_processed();
+        e.frame(100.0);
+        let ran = e.sim.events_processed() - before;
+        assert!((1..=2).contains(&ran), "{ran} events in one frame of an {FRAME_BUDGET_MS} ms budget at 5 ms each");
+    }
+}
