@@ -406,6 +406,7 @@ pub fn App() -> Html {
                         summary={s.summary}
                         selection={s.selection.clone()}
                         detail={s.detail.clone()}
+                        search={s.search.clone()}
                         on_cmd={on_cmd.clone()}
                     />
                 </div>

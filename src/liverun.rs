@@ -98,6 +98,13 @@ pub enum Cmd {
     Open(Opening),
     /// Stops a large apply being read: nothing of it is applied.
     CancelApply,
+    /// Finds a node or pod by name ([`crate::snapshot::search`]): one named exactly is selected.
+    Find(String),
+    /// A new run (same seed) of this many nodes of the default shape and pods ([`sized_scenario`]).
+    NewCluster {
+        nodes: usize,
+        pods: usize,
+    },
 }
 
 /// What a link opens ([`LiveRun::open`]), as the page read it from the URL's fragment (a run inflated already).
@@ -113,6 +120,11 @@ pub enum Opening {
     Scenario(String),
     /// One of the examples menu's manifests, by id.
     Example(String),
+    /// A cluster of this many nodes and pods ([`sized_scenario`]).
+    Cluster {
+        nodes: usize,
+        pods: usize,
+    },
     /// A link that does not open, and why.
     Failed(String),
 }
@@ -246,6 +258,8 @@ pub struct LiveRun {
     share: Option<Rc<ShareView>>,
     /// A run to make a link of (its scenario file and history hash), for the page to compress.
     share_request: Option<(String, u64)>,
+    /// The last search of the cluster by name.
+    search: Option<Rc<crate::view::SearchView>>,
 }
 
 /// Interventions a run records at most (kubeloop's own bound; beyond it the run is not exportable).
@@ -276,6 +290,33 @@ fn default_scenario() -> Scenario {
         actions: Vec::new(),
         timing: TimingProfile::Real,
     }
+}
+
+/// Pods per demo Deployment of a cluster of a given size (as `kubeloop bench` makes them by default).
+pub const DEMO_PODS_PER_DEPLOYMENT: usize = 100;
+
+/// A starting cluster of `nodes` nodes of the default shape and `pods` pods in kubeloop's own demo Deployments, as
+/// `kubeloop bench --nodes N --pods P` makes them (100 pods each, 10m CPU and 16Mi requested: 110 fit on a node), the
+/// manifests led by a comment that says so. Or why not: more than kubeloop simulates, or more pods than fit.
+pub fn sized_scenario(nodes: usize, pods: usize) -> Result<Scenario, String> {
+    use kubeloop_engine::limits::{MAX_NODES, MAX_PODS};
+    let template = NodeConfig::default();
+    if !(1..=MAX_NODES).contains(&nodes) {
+        return Err(format!("a cluster has 1 to {MAX_NODES} nodes (kubeloop's own bound), not {nodes}"));
+    }
+    if pods > MAX_PODS {
+        return Err(format!("a cluster has at most {MAX_PODS} pods (kubeloop's own bound), not {pods}"));
+    }
+    if pods > nodes * template.pods as usize {
+        return Err(format!("{pods} pods do not fit on {nodes} nodes of {} pods each", template.pods));
+    }
+    let shape = kubeloop_engine::bench::ColdStart { nodes, pods, per_deployment: DEMO_PODS_PER_DEPLOYMENT, seed: 0 };
+    let manifests = format!(
+        "# kubeloop's own demo Deployments: {pods} pods in {} Deployment(s) of at most {DEMO_PODS_PER_DEPLOYMENT}, as `kubeloop bench --nodes {nodes} --pods {pods}` makes them\n{}",
+        shape.deployments(),
+        shape.manifests()
+    );
+    Ok(Scenario { nodes: vec![template; nodes], manifests: Some(manifests), ..default_scenario() })
 }
 
 /// What an apply did, as the editor shows it: the outcome counted, then kubectl's lines (each object applied, each
@@ -417,6 +458,7 @@ impl LiveRun {
             applying: None,
             share: None,
             share_request: None,
+            search: None,
         }
     }
 
@@ -733,6 +775,7 @@ impl LiveRun {
                     Err(format!("there is no example scenario {name:?} (scenarios: {})", names.join(", ")))
                 }
             },
+            Opening::Cluster { nodes, pods } => self.new_cluster(nodes, pods).map(|said| format!("{said} ▶ Play runs it.")),
             Opening::Example(id) => match crate::examples::find(&id) {
                 Some(ex) => {
                     let sc = Scenario { manifests: Some(ex.yaml.to_string()), ..default_scenario() };
@@ -754,6 +797,34 @@ impl LiveRun {
             }
             .into(),
         );
+    }
+
+    /// A new run of `nodes` nodes and `pods` pods ([`sized_scenario`]), with the same seed: what it is, or why not
+    /// (the run shown is kept then).
+    fn new_cluster(&mut self, nodes: usize, pods: usize) -> Result<String, String> {
+        let sc = sized_scenario(nodes, pods)?;
+        self.rebuild(&sc);
+        let deployments = pods.div_ceil(DEMO_PODS_PER_DEPLOYMENT);
+        Ok(format!(
+            "A new run (seed {}): {nodes} nodes and {pods} pods in {deployments} of kubeloop's own demo Deployments (app-0 …, {DEMO_PODS_PER_DEPLOYMENT} pods each, as `kubeloop bench --nodes {nodes} --pods {pods}` makes them).",
+            self.seed
+        ))
+    }
+
+    /// Searches the cluster by name: one node or pod named exactly is selected (its details open); an empty query
+    /// clears the search.
+    fn find(&mut self, query: &str) {
+        if query.trim().is_empty() {
+            self.search = None;
+            return;
+        }
+        let found = crate::snapshot::search(&self.sim, query);
+        if found.exact {
+            if let Some(sel) = found.found.first() {
+                self.selection = sel.clone();
+            }
+        }
+        self.search = Some(Rc::new(found));
     }
 
     /// Records an intervention made now.
@@ -853,6 +924,7 @@ impl LiveRun {
         self.cluster_history.clear();
         self.next_sample = self.sim.now() / SECOND * SECOND;
         self.selection = Selection::None;
+        self.search = None;
         self.cache = NodeCache::default();
         self.rate_window = (self.wall(), self.sim.now());
         self.informers = Rc::new(Vec::new());
@@ -1154,6 +1226,7 @@ impl LiveRun {
             cmd,
             Cmd::CancelApply
                 | Cmd::Select(_)
+                | Cmd::Find(_)
                 | Cmd::SetSpeed(_)
                 | Cmd::DismissNotice
                 | Cmd::Copied(_)
@@ -1274,6 +1347,16 @@ impl LiveRun {
             }
             Cmd::SetScheduleFilters(f) => self.schedule_profile.filters = f,
             Cmd::Open(what) => self.open(what),
+            Cmd::Find(query) => self.find(&query),
+            Cmd::NewCluster { nodes, pods } => {
+                self.notice = Some(match self.new_cluster(nodes, pods) {
+                    Ok(said) => {
+                        self.playing = true;
+                        said.into()
+                    }
+                    Err(why) => format!("No new run: {why}.").into(),
+                })
+            }
             Cmd::Export => match self.export() {
                 Ok(text) => {
                     let name = format!("kubeloop-seed{}-{}s.yaml", self.seed, self.sim.now() / SECOND);
@@ -1393,6 +1476,7 @@ impl LiveRun {
             apply: self.apply.clone(),
             notice: self.notice.clone(),
             share: self.share.clone(),
+            search: self.search.clone(),
             console: self.console.view(),
         }
     }

@@ -433,7 +433,7 @@ impl NodeCache {
 
 /// Every node name with whether its kubelet runs: kubelets in the order they were added, then Node objects that
 /// have no simulated kubelet.
-fn node_names(sim: &Sim) -> Vec<(Str, bool)> {
+pub(crate) fn node_names(sim: &Sim) -> Vec<(Str, bool)> {
     let mut out: Vec<(Str, bool)> = sim.kubelets().iter().map(|k| (k.name.clone(), k.alive)).collect();
     if sim.store().count_of(Kind::Node) > out.len() {
         for o in sim.store().objects(Kind::Node) {
@@ -1009,6 +1009,40 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
         charts: Vec::new(),
         cluster_charts: Vec::new(),
     })
+}
+
+/// Finds nodes and pods by name ([`SearchView`]): a node named `query` exactly, else a pod (`NAME` in any namespace,
+/// or `NAMESPACE/NAME`), else every node and pod whose name contains it, the first [`SEARCH_SHOWN`] listed.
+pub fn search(sim: &Sim, query: &str) -> SearchView {
+    let q = query.trim();
+    let nodes = node_names(sim);
+    let pods = || sim.store().objects(Kind::Pod).map(|o| o.meta());
+    let exact_pod = || match q.split_once('/') {
+        Some((ns, name)) => pods().find(|m| &*m.namespace == ns && &*m.name == name),
+        None => pods().find(|m| &*m.name == q),
+    };
+    let exact = if let Some((n, _)) = nodes.iter().find(|(n, _)| &**n == q) {
+        Some(Selection::Node(n.clone()))
+    } else {
+        exact_pod().map(|m| Selection::Pod(ObjKey { namespace: m.namespace.clone(), name: m.name.clone() }))
+    };
+    if let Some(sel) = exact {
+        return SearchView { query: q.into(), found: vec![sel], total: 1, exact: true };
+    }
+    let mut found = Vec::new();
+    let mut total = 0;
+    let node_hits =
+        nodes.iter().filter(|(n, _)| !q.is_empty() && n.contains(q)).map(|(n, _)| Selection::Node(n.clone()));
+    let pod_hits = pods()
+        .filter(|m| !q.is_empty() && m.name.contains(q))
+        .map(|m| Selection::Pod(ObjKey { namespace: m.namespace.clone(), name: m.name.clone() }));
+    for hit in node_hits.chain(pod_hits) {
+        total += 1;
+        if found.len() < SEARCH_SHOWN {
+            found.push(hit);
+        }
+    }
+    SearchView { query: q.into(), found, total, exact: false }
 }
 
 pub fn build_detail(sim: &Sim, sel: &Selection) -> Option<Detail> {
