@@ -216,8 +216,11 @@ pub struct LiveRun {
     pub dirty: bool,
     /// The informer rows of the last snapshot, and when (wall) and at what cost their drift was measured.
     informers: Rc<Vec<crate::view::InformerView>>,
-    drift_at: f64,
+    /// What the last whole measure of drift cost (or the last round of rows measured in turn), the next row to
+    /// measure in turn and what this round cost so far, and when each row was measured.
     drift_cost: f64,
+    drift_round: (usize, f64),
+    drift_rows: Vec<f64>,
     informer_count: u64,
     /// The controller the loop diagram shows, and its charts' samples.
     loop_controller: String,
@@ -275,8 +278,9 @@ pub const MAX_SCORE_WEIGHT: i64 = 100;
 const EXPLAIN_CHEAP_MS: f64 = 4.0;
 const EXPLAIN_EVERY_MS: f64 = 1_000.0;
 const EXPLAIN_SHARE: f64 = 20.0;
-/// ...else at most this often.
-const DRIFT_EVERY_MS: f64 = 2_000.0;
+/// ...and when the informers change shape (a list or relist begins or ends) while that costs less than this; else
+/// a row is measured a snapshot in turn.
+const DRIFT_SHAPE_MS: f64 = 50.0;
 
 /// The page's own starting point: [`START_NODES`] nodes of the default shape and the web Deployment, as a scenario
 /// with no actions.
@@ -435,8 +439,9 @@ impl LiveRun {
             effective: 0.0,
             dirty: true,
             informers: Rc::new(Vec::new()),
-            drift_at: f64::NEG_INFINITY,
             drift_cost: 0.0,
+            drift_round: (0, 0.0),
+            drift_rows: Vec::new(),
             schedule_profile: Profile::default(),
             explained: None,
             loop_controller: "replicaset".into(),
@@ -928,7 +933,8 @@ impl LiveRun {
         self.cache = NodeCache::default();
         self.rate_window = (self.wall(), self.sim.now());
         self.informers = Rc::new(Vec::new());
-        self.drift_at = f64::NEG_INFINITY;
+        self.drift_cost = 0.0;
+        self.drift_rows.clear();
         self.informer_count = 0;
         self.lesson = None;
         self.meter = ReadMeter::default();
@@ -1407,23 +1413,45 @@ impl LiveRun {
         Some(view)
     }
 
+    /// The informer rows and their drift: all measured while that is cheap (or the rows changed shape, or there are
+    /// none yet), else one row measured in turn a snapshot, the others as last measured (at scale a whole measure is
+    /// a long task: every cached pod of every informer compared with the store). Returns the rows, the total drift
+    /// and how old its oldest figure is (wall ms).
+    fn measure_drift(&mut self, t0: f64) -> (Vec<crate::view::InformerView>, usize, f64) {
+        if self.drift_cost < DRIFT_CHEAP_MS || self.dirty_drift() && self.drift_cost < DRIFT_SHAPE_MS {
+            let (rows, drift) = build_informers(&self.sim, None, None);
+            self.drift_cost = self.wall() - t0;
+            self.drift_round = (0, 0.0);
+            self.drift_rows = vec![t0; rows.len()];
+            return (rows, drift, 0.0);
+        }
+        let n = self.informers.len().max(1);
+        let row = self.drift_round.0 % n;
+        let (rows, drift) = build_informers(&self.sim, Some(&self.informers), Some(row));
+        // A round of every row measured in turn is what a whole measure costs now.
+        let (mut next, mut cost) = self.drift_round;
+        cost += self.wall() - t0;
+        next += 1;
+        if next >= n {
+            (self.drift_cost, next, cost) = (cost, 0, 0.0);
+        }
+        self.drift_round = (next, cost);
+        self.drift_rows.resize(rows.len(), t0);
+        if let Some(at) = self.drift_rows.get_mut(row) {
+            *at = t0;
+        }
+        let oldest = self.drift_rows.iter().copied().fold(t0, f64::min);
+        (rows, drift, t0 - oldest)
+    }
+
     pub fn snapshot(&mut self) -> Snapshot {
         self.dirty = false;
         self.stream.ingest(&self.sim);
         let t0 = self.wall();
-        let measure = self.drift_cost < DRIFT_CHEAP_MS || t0 - self.drift_at >= DRIFT_EVERY_MS || self.dirty_drift();
-        let (informers, drift) = if measure {
-            let r = build_informers(&self.sim, None);
-            self.drift_at = t0;
-            self.drift_cost = self.wall() - t0;
-            r
-        } else {
-            build_informers(&self.sim, Some(&self.informers))
-        };
+        let (informers, drift, drift_age) = self.measure_drift(t0);
         let informers = Rc::new(informers);
         self.informers = informers.clone();
         self.informer_count = self.informer_shape();
-        let drift_age = if measure { 0.0 } else { t0 - self.drift_at };
         let mut detail = build_detail(&self.sim, &self.selection);
         if let Some(crate::view::Detail::Pod(d)) = detail.as_mut() {
             if d.exists {

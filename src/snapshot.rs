@@ -584,32 +584,32 @@ fn totals_row(name: String, owner: String, state: &'static str, t: InformerTotal
 
 /// One row per informer of a host (a standby or crashed replica: one compact row), and one aggregated row for the
 /// kubelets' pod informers. Returns the rows and the total drift (the same figure as `Sim::drift`, computed once).
-/// Drift compares every cached object with the store, the one costly figure at scale: with `prev_drift`, the drift
-/// of the previous rows is reused instead.
-pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<InformerView>, usize) {
+/// Drift compares every cached object with the store, the one costly figure at scale: with `prev`, the drift of the
+/// previous rows (the row of the same owner and name) is reused instead, except row `measure` and rows that are new.
+pub fn build_informers(sim: &Sim, prev: Option<&[InformerView]>, measure: Option<usize>) -> (Vec<InformerView>, usize) {
     let mut rows: Vec<InformerView> = Vec::new();
-    // The drift of these informers, measured or reused from the previous row at this position.
-    let drift_of = |ids: &[InformerId], row: usize| -> usize {
-        match prev_drift {
-            None => ids.iter().filter_map(|id| sim.informers().get(*id)).map(|i| i.drift(sim.store())).sum(),
-            Some(p) => p.get(row).map_or(0, |r| r.drift),
-        }
+    // The drift of these informers as the row `row` named `name` shows it: measured, or the previous figure.
+    let drift_of = |ids: &[InformerId], row: usize, owner: &str, name: &str| -> usize {
+        let kept = prev
+            .filter(|_| measure != Some(row))
+            .and_then(|p| p.iter().find(|r| r.owner == owner && r.name == name).map(|r| r.drift));
+        kept.unwrap_or_else(|| ids.iter().filter_map(|id| sim.informers().get(*id)).map(|i| i.drift(sim.store())).sum())
     };
     for h in sim.host_ids() {
         let host = sim.host(h);
         let ids: Vec<InformerId> = host.informers.iter().flatten().copied().collect();
         if host.elector.is_some() && !host.active() {
             // A standby (or crashed) replica: its informers are stopped; one compact row.
-            let drift = drift_of(&ids, rows.len());
             let state = if host.running { "standby" } else { "crashed" };
             let name = format!("{} informers", ids.len());
+            let drift = drift_of(&ids, rows.len(), &host.name, &name);
             rows.push(totals_row(name, host.name.to_string(), state, sim.informer_totals(ids), drift));
             continue;
         }
         for id in ids {
             let Some(inf) = sim.informers().get(id) else { continue };
-            let drift = drift_of(&[id], rows.len());
             let name = inf.kind.plural().to_string();
+            let drift = drift_of(&[id], rows.len(), &host.name, &name);
             let t = sim.informer_totals([id]);
             rows.push(totals_row(name, host.name.to_string(), state_name(inf.state()), t, drift));
         }
@@ -617,16 +617,16 @@ pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<I
     let kubelets: Vec<InformerId> = sim.kubelet_informers().collect();
     let n = kubelets.len();
     if n > 0 {
-        let drift = drift_of(&kubelets, rows.len());
-        let t = sim.informer_totals(kubelets);
         let plural = if n == 1 { "" } else { "s" };
+        let (name, owner) =
+            (format!("kubelet pods ({n} node{plural})"), format!("{n} kubelet{plural}, field-selected watches"));
+        let drift = drift_of(&kubelets, rows.len(), &owner, &name);
+        let t = sim.informer_totals(kubelets);
         let state = match t.watching {
             w if w == n => "watching",
             0 => "stopped",
             _ => "partly watching",
         };
-        let (name, owner) =
-            (format!("kubelet pods ({n} node{plural})"), format!("{n} kubelet{plural}, field-selected watches"));
         rows.push(totals_row(name, owner, state, t, drift));
     }
     let total = rows.iter().map(|r| r.drift).sum();
