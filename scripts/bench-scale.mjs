@@ -240,6 +240,7 @@ async function clickLatency(page, click, selector, present) {
       }),
     { selector, present },
   );
+  answered.catch(() => {});
   await click();
   return answered;
 }
@@ -247,11 +248,23 @@ async function clickLatency(page, click, selector, present) {
 /** Opens the first node's details and closes them again: two click latencies. */
 async function probeClicks(page) {
   const canvas = page.locator('[data-testid=cluster-canvas]');
+  // The first node's cell, its scrolling box scrolled to the top and into the middle of the window.
   const open = (await canvas.count())
-    ? () => canvas.click({ position: { x: 5, y: 5 } })
+    ? async () => {
+        await canvas.evaluate((c) => {
+          c.parentElement.scrollTop = 0;
+          c.parentElement.scrollIntoView({ block: 'center' });
+        });
+        // The mouse at the cell itself: a locator's click would scroll the tall canvas's middle into view.
+        const box = await canvas.boundingBox();
+        await page.mouse.click(box.x + 5, box.y + 5);
+      }
     : () => page.locator('[data-testid=node] .node-head').first().click();
   const a = await clickLatency(page, open, '[data-testid=node-detail]', true);
-  const b = await clickLatency(page, () => page.locator('button[aria-label="Close details"]').click(), '[data-testid=node-detail]', false);
+  // No answer within a minute (NaN): the panel is not there to close.
+  const close = page.locator('button[aria-label="Close details"]');
+  if (!(await close.count())) return [a];
+  const b = await clickLatency(page, () => close.click(), '[data-testid=node-detail]', false);
   return [a, b];
 }
 
@@ -271,7 +284,8 @@ async function size(browser, s, o) {
     // is read every 5 s, to say where it was if the tab dies.
     const look = setInterval(async () => {
       try {
-        last = { ...(await counts(page)), sim: await simTime(page), wall: (Date.now() - wall0) / 1000 };
+        const memory = await page.evaluate(() => window.__kl.wasm?.memory?.buffer?.byteLength ?? NaN);
+        last = { ...(await counts(page)), sim: await simTime(page), wall: (Date.now() - wall0) / 1000, memory };
       } catch {}
     }, 5000);
     try {
@@ -283,7 +297,12 @@ async function size(browser, s, o) {
     } catch (e) {
       if (!problems.crashed && !page.isClosed()) throw e;
       console.log(`${s.nodes} nodes / ${s.pods} pods at speed ${o.speed}: the page crashed (${e.message.split('\n')[0]})`);
-      if (last) console.log(`  last seen ${last.wall.toFixed(0)} s after play: ${last.running} Running, ${last.pending} Pending at ${last.sim} s simulated`);
+      if (last) {
+        console.log(
+          `  last seen ${last.wall.toFixed(0)} s after play: ${last.running} Running, ${last.pending} Pending at ${last.sim} s simulated; ` +
+            `wasm memory ${(last.memory / 2 ** 20).toFixed(0)} MiB`,
+        );
+      }
       console.log(`  clicks before: ${clicks.map(Math.round).join(', ') || '-'} ms`);
       return;
     } finally {
