@@ -108,7 +108,7 @@ fn draw_node(cx: &CanvasRenderingContext2d, n: &CompactNode, x: f64, y: f64, s: 
     }
 }
 
-/// The canvas's width: its scrolling box's, less room for a scroll bar.
+/// The canvas's width: its box's, less room for a scroll bar.
 fn canvas_width(canvas: &HtmlCanvasElement) -> f64 {
     canvas.parent_element().map_or(800, |p| p.client_width()).max(200) as f64 - 4.0
 }
@@ -185,15 +185,18 @@ pub fn ClusterCanvas(props: &CanvasProps) -> Html {
         });
     }
     {
-        // A node selected (clicked, searched, a pod's) is scrolled into view, once per selection.
+        // A node selected (clicked, searched, a pod's) is scrolled into view in the cluster's scrolling body, once
+        // per selection.
         let (canvas_ref, compact) = (canvas_ref.clone(), props.compact.clone());
         use_effect_with((props.selected.clone(), *zoom), move |(sel, _)| {
             let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
             let Some(i) = sel.as_deref().and_then(|s| compact.nodes.iter().position(|n| &*n.name == s)) else { return };
-            let Some(scroller) = canvas.parent_element() else { return };
+            let Some(scroller) = canvas.closest(".cluster-body").ok().flatten() else { return };
             let g = grid(compact.nodes.len(), canvas_width(&canvas), scale);
-            let y = (i / g.cols) as f64 * (g.cell + g.gap);
-            let (top, h) = (f64::from(scroller.scroll_top()), f64::from(scroller.client_height()));
+            let (c, s) = (canvas.get_bounding_client_rect(), scroller.get_bounding_client_rect());
+            let top = f64::from(scroller.scroll_top());
+            let y = c.top() - s.top() + top + (i / g.cols) as f64 * (g.cell + g.gap);
+            let h = f64::from(scroller.client_height());
             if y < top || y + g.cell > top + h {
                 scroller.set_scroll_top((y - h / 2.0).max(0.0) as i32);
             }
@@ -246,8 +249,7 @@ pub fn ClusterCanvas(props: &CanvasProps) -> Html {
                     { hover.clone().unwrap_or_else(|| "hover a node for its pods; click it for its details".into()) }
                 </span>
             </div>
-            <div class="canvas-scroll">
-                <canvas
+            <canvas
                     ref={canvas_ref}
                     class="cluster-canvas"
                     data-testid="cluster-canvas"
@@ -259,7 +261,6 @@ pub fn ClusterCanvas(props: &CanvasProps) -> Html {
                     {onmousemove}
                     {onmouseleave}
                 />
-            </div>
             <div class="canvas-legend">
                 <span><svg class="swatch" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" rx="2" fill={RUNNING} /></svg>{ "running" }</span>
                 <span><svg class="swatch" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" rx="2" fill={PENDING} /></svg>{ "pending" }</span>
