@@ -5,6 +5,7 @@
 //! included), and output errors; 3 a run that stopped at its work budget;
 //! `kubeloop kubectl` otherwise exits with kubectl's code (1 when the command failed).
 
+mod alloc;
 mod files;
 mod kubectl;
 mod link;
@@ -23,6 +24,10 @@ use kubeloop_engine::time::parse_duration;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// Counts live bytes, for `kubeloop bench --memory`.
+#[global_allocator]
+static ALLOC: alloc::Counting = alloc::Counting::new();
+
 const USAGE: &str = "\
 kubeloop: a deterministic simulation of a Kubernetes control plane
 
@@ -30,7 +35,7 @@ Usage:
   kubeloop run FILE|LINK [--seed N] [--until DURATION] [--timing real|fast-demo] [--max-events N] [--json] [--quiet]
   kubeloop link FILE [--page URL] [--seed N] [--until DURATION] [--timing real|fast-demo]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
-  kubeloop bench [--nodes N] [--pods N] [--seed N]
+  kubeloop bench [--nodes N] [--pods N] [--seed N] [--memory]
   kubeloop soak [--nodes N] [--pods N] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION] [--seed N]
   kubeloop help | --help
   kubeloop --version
@@ -77,6 +82,9 @@ Commands:
             --nodes N         nodes (default 1000)
             --pods N          pods (default 30000)
             --seed N          seed (default 1)
+            --memory          then the bytes the engine holds, by structure (each figure what dropping that
+                              structure frees, as the simulation is taken apart at the end; a version shared by
+                              several counts with the last), in total and per pod, and the most bytes ever live
   soak    Run a cluster for a long simulated time under a workload and print, every sample, the engine's footprint
           (entries held by each structure) and the process's resident memory; then judge whether they stayed
           flat after the warm-up (exit 1 when a structure grew).
@@ -284,7 +292,7 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 fn bench(args: &[String]) -> Result<(), Fail> {
-    let a = parse_args(args, &["nodes", "pods", "per-deployment", "seed"], &[], "bench")?;
+    let a = parse_args(args, &["nodes", "pods", "per-deployment", "seed"], &["memory"], "bench")?;
     if let Some(extra) = a.positional.first() {
         return Err(Fail(format!("bench: unexpected argument {extra:?}")));
     }
@@ -343,5 +351,30 @@ fn bench(args: &[String]) -> Result<(), Fail> {
     if let Some(kib) = peak_rss_kib() {
         let _ = writeln!(text, "peak RSS:           {:.1} MiB", kib as f64 / 1024.0);
     }
+    if a.flag("memory") {
+        memory_lines(&mut text, sim, pods as usize);
+    }
     output(&text)
+}
+
+/// `bench --memory`: the engine's bytes by structure (taking `sim` apart), largest first, with the total, the
+/// bytes per pod and the peak of live bytes over the run.
+fn memory_lines(text: &mut String, sim: kubeloop_engine::Sim, pods: usize) {
+    let peak = ALLOC.peak();
+    let bytes = kubeloop_engine::footprint::Bytes::of(sim, &|| ALLOC.live());
+    let per_pod = |b: isize| b as f64 / pods.max(1) as f64;
+    let mut parts: Vec<&(String, isize)> = bytes.parts.iter().filter(|(_, b)| *b != 0).collect();
+    parts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let _ = writeln!(text, "memory (live bytes the engine held at the end, by structure; per pod):");
+    for (name, b) in parts {
+        let _ = writeln!(text, "  {name:<64} {b:>12} B {:>9.1} B/pod", per_pod(*b));
+    }
+    let total = bytes.total();
+    let _ = writeln!(text, "  {:<64} {total:>12} B {:>9.1} B/pod", "total", per_pod(total));
+    let _ = writeln!(
+        text,
+        "peak live bytes:    {peak} ({:.1} MiB, {:.1} B/pod)",
+        peak as f64 / 1048576.0,
+        peak as f64 / pods.max(1) as f64
+    );
 }

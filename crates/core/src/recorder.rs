@@ -381,6 +381,14 @@ impl Recorder {
         }
     }
 
+    /// Empties the correlator's caches and gives their memory back (the measure of what the engine holds takes a
+    /// simulation apart: [`crate::footprint`]).
+    pub(crate) fn release(&mut self) {
+        self.aggregator = Lru::new(LRU_SIZE);
+        self.logger = Lru::new(LRU_SIZE);
+        self.spam = Lru::new(LRU_SIZE);
+    }
+
     /// Entries of the correlator's caches (each bounded by its LRU size: at most [`CACHES`] x [`LRU_SIZE`]).
     pub fn len(&self) -> usize {
         self.aggregator.len() + self.logger.len() + self.spam.len()

@@ -608,6 +608,7 @@ impl Store {
         ms.saturating_mul(1_000_000).saturating_add(seq)
     }
 }
+mod footprint;
 mod watches;
 mod write;
 
