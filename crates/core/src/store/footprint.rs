@@ -2,7 +2,7 @@
 //! holds, in bytes, is what dropping it frees.
 
 use super::*;
-use crate::api::{ObjectMeta, PodSpec, PodStatus};
+use crate::api::{ObjectMeta, Pod, PodSpec, PodStatus};
 
 impl Store {
     /// Drops the store's structures in turn (open watches and their buffers, the Event log kept for observers,
@@ -19,7 +19,17 @@ impl Store {
         self.event_log = VecDeque::new();
         dropped("Event log (kept for observers)".into());
         for kind in Kind::ALL {
-            self.kinds[kind.index()].history = VecDeque::new();
+            let history = &mut self.kinds[kind.index()].history;
+            if kind == Kind::Pod {
+                // Each entry keeps the version before it, mostly the previous entry's own.
+                for h in history.iter_mut() {
+                    h.old = None;
+                }
+                dropped("watch cache history: Pod: previous versions".into());
+                let mut each = |f: &mut dyn FnMut(&mut Pod)| history.iter_mut().for_each(|h| pod_alone(&mut h.ev.object, f));
+                take_pods_apart(&mut each, &mut |part| dropped(format!("watch cache history: Pod: {part}")));
+            }
+            *history = VecDeque::new();
             dropped(format!("watch cache history: {kind}"));
         }
         for ks in &mut self.kinds {
@@ -29,34 +39,35 @@ impl Store {
         self.event_expiry = VecDeque::new();
         dropped("field indexes, Event expirations".into());
         for kind in Kind::ALL {
+            let objects = &mut self.kinds[kind.index()].objects;
             if kind == Kind::Pod {
-                self.take_pods_apart(dropped);
+                let mut each = |f: &mut dyn FnMut(&mut Pod)| objects.values_mut().for_each(|o| pod_alone(o, f));
+                take_pods_apart(&mut each, &mut |part| dropped(format!("objects: Pod: {part}")));
             }
-            self.kinds[kind.index()].objects = BTreeMap::new();
+            *objects = BTreeMap::new();
             dropped(format!("objects: {kind}"));
         }
     }
+}
 
-    /// A pod's status, spec and metadata, each dropped from every pod object the store alone holds (one held
-    /// elsewhere too is left whole, and counts with its object).
-    fn take_pods_apart(&mut self, dropped: &mut dyn FnMut(String)) {
-        // Blanks to put in their place, cloned (an empty `Str` made afresh is an allocation).
-        let status = PodStatus::default();
-        let spec = Rc::new(PodSpec::default());
-        let meta = ObjectMeta::default();
-        let pods = &mut self.kinds[Kind::Pod.index()].objects;
-        let mut each = |f: &mut dyn FnMut(&mut crate::api::Pod)| {
-            for o in pods.values_mut() {
-                if let Some(p) = Rc::get_mut(o).and_then(|o| o.as_pod_mut()) {
-                    f(p);
-                }
-            }
-        };
-        each(&mut |p| p.status = status.clone());
-        dropped("objects: Pod: status".into());
-        each(&mut |p| p.spec = spec.clone());
-        dropped("objects: Pod: spec".into());
-        each(&mut |p| p.metadata = meta.clone());
-        dropped("objects: Pod: metadata".into());
+/// Calls `f` with the pod of `o` if `o` is held there alone.
+fn pod_alone(o: &mut Rc<Object>, f: &mut dyn FnMut(&mut Pod)) {
+    if let Some(p) = Rc::get_mut(o).and_then(|o| o.as_pod_mut()) {
+        f(p);
     }
+}
+
+/// Drops a pod's status, spec and metadata, each from every pod `each` visits (the versions held in one place
+/// alone), calling `dropped` with the part's name after each.
+fn take_pods_apart(each: &mut dyn FnMut(&mut dyn FnMut(&mut Pod)), dropped: &mut dyn FnMut(&str)) {
+    // Blanks to put in their place, cloned (an empty `Str` made afresh is an allocation).
+    let status = PodStatus::default();
+    let spec = Rc::new(PodSpec::default());
+    let meta = ObjectMeta::default();
+    each(&mut |p| p.status = status.clone());
+    dropped("status");
+    each(&mut |p| p.spec = spec.clone());
+    dropped("spec");
+    each(&mut |p| p.metadata = meta.clone());
+    dropped("metadata");
 }
