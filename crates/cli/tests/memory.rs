@@ -19,11 +19,15 @@ fn own(bytes: &Bytes) -> usize {
 /// Bytes per pod each structure may hold after a cold start of 10 nodes and 300 pods (a few percent above what it
 /// holds): each cut of issue 29's lean object model lowered its line. Bytes are requested sizes, deterministic for
 /// a toolchain (the allocator's rounding is not in them).
-const BUDGET: [(&str, isize); 2] = [
+const BUDGET: [(&str, isize); 4] = [
     // Each key of the three correlator caches shares one copy of its involved object's reference, stored once
     // for the map and the queue of uses; an aggregate record's messages are a short vector (7,776 before).
     ("recorders (Event correlators)", 2_600),
-    ("total", 25_500),
+    // The pods of a ReplicaSet share one defaulted spec until bound, and their containers and tolerations after
+    // (2,024 and 1,920 before: a deep copy on create, another on binding).
+    ("objects: Pod: spec", 200),
+    ("watch cache history: Pod: spec", 10),
+    ("total", 22_000),
 ];
 
 #[test]
@@ -39,6 +43,9 @@ fn the_parts_sum_to_every_byte_the_simulation_held_and_stay_in_their_budget() {
     assert_eq!(bytes.total(), freed as isize, "{:#?}", bytes.parts);
     let pods = bytes.get("objects: Pod") + bytes.get("objects: Pod: spec");
     assert!(pods > 0 && bytes.get("watch cache history: Pod") > 0, "{:#?}", bytes.parts);
+    for (n, b) in &bytes.parts {
+        eprintln!("PART {n} {b} {}", b / PODS as isize);
+    }
     for (name, per_pod) in BUDGET {
         let held = if name == "total" { bytes.total() } else { bytes.get(name) };
         let held_per_pod = held / PODS as isize;

@@ -26,7 +26,8 @@ impl Store {
                     h.old = None;
                 }
                 dropped("watch cache history: Pod: previous versions".into());
-                let mut each = |f: &mut dyn FnMut(&mut Pod)| history.iter_mut().for_each(|h| pod_alone(&mut h.ev.object, f));
+                let mut each =
+                    |f: &mut dyn FnMut(&mut Pod)| history.iter_mut().for_each(|h| pod_alone(&mut h.ev.object, f));
                 take_pods_apart(&mut each, &mut |part| dropped(format!("watch cache history: Pod: {part}")));
             }
             *history = VecDeque::new();
@@ -50,6 +51,9 @@ impl Store {
     }
 }
 
+/// Visits pods: calls the function given with each.
+type EachPod<'a> = dyn FnMut(&mut dyn FnMut(&mut Pod)) + 'a;
+
 /// Calls `f` with the pod of `o` if `o` is held there alone.
 fn pod_alone(o: &mut Rc<Object>, f: &mut dyn FnMut(&mut Pod)) {
     if let Some(p) = Rc::get_mut(o).and_then(|o| o.as_pod_mut()) {
@@ -59,7 +63,7 @@ fn pod_alone(o: &mut Rc<Object>, f: &mut dyn FnMut(&mut Pod)) {
 
 /// Drops a pod's status, spec and metadata, each from every pod `each` visits (the versions held in one place
 /// alone), calling `dropped` with the part's name after each.
-fn take_pods_apart(each: &mut dyn FnMut(&mut dyn FnMut(&mut Pod)), dropped: &mut dyn FnMut(&str)) {
+fn take_pods_apart(each: &mut EachPod, dropped: &mut dyn FnMut(&str)) {
     // Blanks to put in their place, cloned (an empty `Str` made afresh is an allocation).
     let status = PodStatus::default();
     let spec = Rc::new(PodSpec::default());
