@@ -43,9 +43,6 @@ fn the_parts_sum_to_every_byte_the_simulation_held_and_stay_in_their_budget() {
     assert_eq!(bytes.total(), freed as isize, "{:#?}", bytes.parts);
     let pods = bytes.get("objects: Pod") + bytes.get("objects: Pod: spec");
     assert!(pods > 0 && bytes.get("watch cache history: Pod") > 0, "{:#?}", bytes.parts);
-    for (n, b) in &bytes.parts {
-        eprintln!("PART {n} {b} {}", b / PODS as isize);
-    }
     for (name, per_pod) in BUDGET {
         let held = if name == "total" { bytes.total() } else { bytes.get(name) };
         let held_per_pod = held / PODS as isize;
