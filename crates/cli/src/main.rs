@@ -24,7 +24,7 @@ use kubeloop_engine::time::parse_duration;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-// Counts the bytes `bench` holds at most (peak.rs): the work section's `peakBytes`.
+// Counts the bytes `bench` holds (peak.rs): the work section's `peakBytes`, and `--memory`'s bytes by structure.
 #[global_allocator]
 static ALLOCATOR: peak::Counting = peak::Counting;
 
@@ -35,7 +35,7 @@ Usage:
   kubeloop run FILE|LINK [--seed N] [--until DURATION] [--timing real|fast-demo] [--max-events N] [--json] [--quiet]
   kubeloop link FILE [--page URL] [--seed N] [--until DURATION] [--timing real|fast-demo]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
-  kubeloop bench [--nodes N] [--pods N] [--churn N] [--seed N]
+  kubeloop bench [--nodes N] [--pods N] [--churn N] [--seed N] [--memory]
   kubeloop soak [--nodes N] [--pods N] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION] [--seed N]
   kubeloop help | --help
   kubeloop --version
@@ -86,6 +86,9 @@ Commands:
             --churn N         after converging, N rounds of churn 30 simulated seconds apart (a Deployment
                               scaled, three pods deleted, a rollout), then run until settled (default 0)
             --seed N          seed (default 1)
+            --memory          then the bytes the engine holds, by structure (each figure what dropping that
+                              structure frees, as the simulation is taken apart at the end; a version shared by
+                              several counts with the last), in total and per pod, and the most bytes ever live
   soak    Run a cluster for a long simulated time under a workload and print, every sample, the engine's footprint
           (entries held by each structure) and the process's resident memory; then judge whether they stayed
           flat after the warm-up (exit 1 when a structure grew).
@@ -296,7 +299,7 @@ fn peak_rss_kib() -> Option<u64> {
 const MAX_CHURN: u64 = 1000;
 
 fn bench(args: &[String]) -> Result<(), Fail> {
-    let a = parse_args(args, &["nodes", "pods", "per-deployment", "churn", "seed"], &[], "bench")?;
+    let a = parse_args(args, &["nodes", "pods", "per-deployment", "churn", "seed"], &["memory"], "bench")?;
     if let Some(extra) = a.positional.first() {
         return Err(Fail(format!("bench: unexpected argument {extra:?}")));
     }
@@ -370,5 +373,29 @@ fn bench(args: &[String]) -> Result<(), Fail> {
         let _ = writeln!(text, "peak RSS:           {:.1} MiB", kib as f64 / 1024.0);
     }
     text.push_str(&work_text(&sim.work(), &[("peakBytes".to_string(), peak_bytes)]));
+    if a.flag("memory") {
+        memory_lines(&mut text, sim, pods as usize, peak_bytes);
+    }
     output(&text)
+}
+
+/// `bench --memory`: the engine's bytes by structure (taking `sim` apart), largest first, with the total, the
+/// bytes per pod and the peak of live bytes over the run (`peak`).
+fn memory_lines(text: &mut String, sim: kubeloop_engine::Sim, pods: usize, peak: u64) {
+    let (bytes, _) = peak::measure(|| kubeloop_engine::footprint::Bytes::of(sim, &peak::live));
+    let per_pod = |b: isize| b as f64 / pods.max(1) as f64;
+    let mut parts: Vec<&(String, isize)> = bytes.parts.iter().filter(|(_, b)| *b != 0).collect();
+    parts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let _ = writeln!(text, "memory (live bytes the engine held at the end, by structure; per pod):");
+    for (name, b) in parts {
+        let _ = writeln!(text, "  {name:<64} {b:>12} B {:>9.1} B/pod", per_pod(*b));
+    }
+    let total = bytes.total();
+    let _ = writeln!(text, "  {:<64} {total:>12} B {:>9.1} B/pod", "total", per_pod(total));
+    let _ = writeln!(
+        text,
+        "peak live bytes:    {peak} ({:.1} MiB, {:.1} B/pod)",
+        peak as f64 / 1048576.0,
+        peak as f64 / pods.max(1) as f64
+    );
 }

@@ -4,7 +4,8 @@
 //! file). Counting is per thread and only while [`measure`] runs, so other threads (a test harness's) and the
 //! bytes held before it started do not count. The figure is exact: the same allocations in the same order give the
 //! same bytes, whatever the machine (the sizes asked for are counted, not what the system allocator rounds them
-//! to).
+//! to). `kubeloop bench --memory` also reads the live bytes ([`live`]) as it takes the simulation apart inside the
+//! same measurement, to say what each structure held.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -70,6 +71,12 @@ unsafe impl GlobalAlloc for Counting {
         }
         p
     }
+}
+
+/// Bytes this thread has allocated and not freed since the running [`measure`] began (negative when it has freed
+/// more than it allocated).
+pub fn live() -> i64 {
+    LIVE.with(|l| l.get())
 }
 
 /// Runs `work` on this thread and returns what it returned with the most bytes it held at once (0 when it held

@@ -125,6 +125,27 @@ fn a_bench_prints_its_work_the_same_each_run() {
 }
 
 #[test]
+fn bench_memory_prints_the_bytes_by_structure_and_their_total() {
+    let out = kubeloop(&["bench", "--nodes", "5", "--pods", "40", "--seed", "3", "--memory"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let s = text(&out.stdout);
+    let bytes = |line: &str| -> i64 {
+        let b = line.rsplit(" B ").nth(1).and_then(|l| l.split_whitespace().last());
+        b.and_then(|b| b.parse().ok()).unwrap_or_else(|| panic!("no bytes in {line:?}"))
+    };
+    let section: Vec<&str> = s.lines().skip_while(|l| !l.starts_with("memory (")).skip(1).collect();
+    let (total, parts): (Vec<&str>, Vec<&str>) =
+        section.iter().take_while(|l| l.starts_with("  ")).partition(|l| l.trim_start().starts_with("total "));
+    assert_eq!(total.len(), 1, "{s}");
+    assert!(parts.iter().any(|l| l.contains("watch cache history: Pod")), "{s}");
+    assert!(parts.iter().any(|l| l.contains("objects: Pod: spec")), "{s}");
+    assert_eq!(parts.iter().map(|l| bytes(l)).sum::<i64>(), bytes(total[0]), "{s}");
+    assert!(s.contains("peak live bytes:"), "{s}");
+    let plain = text(&kubeloop(&["bench", "--nodes", "5", "--pods", "40", "--seed", "3"]).stdout);
+    assert!(!plain.contains("memory ("), "{plain}");
+}
+
+#[test]
 fn kubectl_help_lists_the_commands_and_the_options() {
     let out = kubeloop(&["kubectl", "--help"]);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));

@@ -37,30 +37,8 @@ pub fn default_object(obj: &mut Object) {
 /// `--default-not-ready-toleration-seconds` set to `toleration_seconds`.
 pub fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
     match obj {
-        Object::Pod(p) => with_spec(&mut p.spec, |spec| {
-            default_pod_spec(spec);
-            for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
-                let has = spec.tolerations.iter().any(|t| {
-                    (t.key.is_empty() && &*t.operator == "Exists")
-                        || (&*t.key == key && (t.effect.is_empty() || &*t.effect == "NoExecute"))
-                });
-                if !has {
-                    spec.tolerations.push(Toleration {
-                        key: s(key),
-                        operator: s("Exists"),
-                        value: s(""),
-                        effect: s("NoExecute"),
-                        toleration_seconds: Some(toleration_seconds),
-                    });
-                }
-            }
-            spec.priority.get_or_insert(0);
-            // A negative grace period is treated as 1 (kubernetes/kubernetes#115606; the server warns, templates keep
-            // what was written).
-            if spec.termination_grace_period_seconds.is_some_and(|g| g < 0) {
-                spec.termination_grace_period_seconds = Some(1);
-            }
-        }),
+        // Only the spec (the store shares the result between pods made from one spec: `Store::default_pod_spec`).
+        Object::Pod(p) => default_pod_spec_with(&mut p.spec, toleration_seconds),
         Object::ReplicaSet(rs) => {
             rs.spec.replicas.get_or_insert(1);
             default_template(&mut rs.spec.template);
@@ -140,6 +118,35 @@ fn default_template(t: &mut PodTemplateSpec) {
 
 /// Applies `f` to a shared pod spec, replacing it only if `f` changed something (so an already defaulted spec
 /// stays shared between the versions of an object).
+/// A pod's spec defaulted: SetDefaults_PodSpec and DefaultTolerationSeconds' two tolerations (a new spec only when
+/// something changed).
+pub fn default_pod_spec_with(spec: &mut std::rc::Rc<PodSpec>, toleration_seconds: i64) {
+    with_spec(spec, |spec| {
+        default_pod_spec(spec);
+        for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+            let has = spec.tolerations.iter().any(|t| {
+                (t.key.is_empty() && &*t.operator == "Exists")
+                    || (&*t.key == key && (t.effect.is_empty() || &*t.effect == "NoExecute"))
+            });
+            if !has {
+                spec.tolerations.push(Toleration {
+                    key: s(key),
+                    operator: s("Exists"),
+                    value: s(""),
+                    effect: s("NoExecute"),
+                    toleration_seconds: Some(toleration_seconds),
+                });
+            }
+        }
+        spec.priority.get_or_insert(0);
+        // A negative grace period is treated as 1 (kubernetes/kubernetes#115606; the server warns, templates keep
+        // what was written).
+        if spec.termination_grace_period_seconds.is_some_and(|g| g < 0) {
+            spec.termination_grace_period_seconds = Some(1);
+        }
+    })
+}
+
 fn with_spec(spec: &mut std::rc::Rc<PodSpec>, f: impl FnOnce(&mut PodSpec)) {
     let mut next = (**spec).clone();
     f(&mut next);
@@ -167,23 +174,41 @@ fn default_pod_spec(spec: &mut PodSpec) {
             s.default_mode.get_or_insert(crate::api::env::DEFAULT_MODE);
         }
     }
-    for c in &mut spec.containers {
-        if c.image_pull_policy.is_empty() {
-            // SetDefaults_Container: Always for :latest or no tag, else IfNotPresent.
-            let last = c.image.rsplit('/').next().unwrap_or("");
-            let tag = last.split_once('@').map(|_| "digest").or_else(|| last.split_once(':').map(|(_, t)| t));
-            c.image_pull_policy = s(match tag {
-                None | Some("latest") => "Always",
-                Some(_) => "IfNotPresent",
-            });
-        }
-        for p in &mut c.ports {
-            set(&mut p.protocol, "TCP");
-        }
-        for probe in [&mut c.liveness_probe, &mut c.readiness_probe, &mut c.startup_probe].into_iter().flatten() {
-            probe.set_defaults();
+    // The containers are shared with the spec's copies: written only when one misses something.
+    if spec.containers.iter().any(container_needs_defaults) {
+        for c in &mut spec.containers {
+            default_container(c);
         }
     }
+}
+
+/// SetDefaults_Container, its ports' and its probes'.
+fn default_container(c: &mut crate::api::Container) {
+    if c.image_pull_policy.is_empty() {
+        // Always for :latest or no tag, else IfNotPresent.
+        let last = c.image.rsplit('/').next().unwrap_or("");
+        let tag = last.split_once('@').map(|_| "digest").or_else(|| last.split_once(':').map(|(_, t)| t));
+        c.image_pull_policy = s(match tag {
+            None | Some("latest") => "Always",
+            Some(_) => "IfNotPresent",
+        });
+    }
+    for p in &mut c.ports {
+        if p.protocol.is_empty() {
+            p.protocol = s("TCP");
+        }
+    }
+    for probe in [&mut c.liveness_probe, &mut c.readiness_probe, &mut c.startup_probe].into_iter().flatten() {
+        probe.set_defaults();
+    }
+}
+
+/// Whether [`default_container`] would change `c`.
+fn container_needs_defaults(c: &crate::api::Container) -> bool {
+    let probes = [&c.liveness_probe, &c.readiness_probe, &c.startup_probe];
+    c.image_pull_policy.is_empty()
+        || c.ports.iter().any(|p| p.protocol.is_empty())
+        || probes.into_iter().flatten().any(|p| p.needs_defaults())
 }
 
 fn default_deployment(d: &mut Deployment) {

@@ -2,7 +2,7 @@
 //! flat over a long run of a steady cluster (the soak tests assert it); a figure that grows with simulated time is
 //! a leak. An uncounted observation, like drift: reading it changes nothing.
 
-use crate::informer::ReflectorState;
+use crate::informer::{Cache, ReflectorState};
 use crate::sim::Sim;
 
 /// Entries held by each structure of the engine.
@@ -106,5 +106,112 @@ impl Footprint {
             reconcile_log: sim.log.records.len(),
             clients: store.clients().len(),
         }
+    }
+}
+
+/// Bytes the engine holds, by structure: what each frees when it is dropped, the structures dropped one after the
+/// other (observers' logs, timers, recorders, each controller with its queue, informer caches by component,
+/// kubelets, then the store: watches, Event log, watch cache history, field indexes, objects by kind, a pod's
+/// status, spec and metadata before the rest of its object; the simulation's remains last). A version shared by
+/// several structures (store, watch history, caches share one `Rc<Object>`) counts with the last of them dropped:
+/// each figure is what that structure costs beyond those after it, and the parts sum to every byte the simulation
+/// held. Measured by taking the simulation apart, so only at the end of a run (`kubeloop bench --memory`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bytes {
+    /// Each structure and the bytes dropping it freed, in the order dropped (a structure met twice, like a
+    /// controller of both controller managers, once, summed).
+    pub parts: Vec<(String, isize)>,
+}
+
+impl Bytes {
+    /// Every byte the simulation held (the parts' sum).
+    pub fn total(&self) -> isize {
+        self.parts.iter().map(|(_, b)| b).sum()
+    }
+
+    /// The bytes of the structure named `name` (0 if there is none).
+    pub fn get(&self, name: &str) -> isize {
+        self.parts.iter().find(|(n, _)| n == name).map_or(0, |(_, b)| *b)
+    }
+
+    /// Takes `sim` apart and measures each structure by the bytes its drop frees; `live` reads the bytes allocated
+    /// and not freed since some start (a counting global allocator's figure; negative when more was freed).
+    pub fn of(mut sim: Sim, live: &dyn Fn() -> i64) -> Bytes {
+        let mut meter = Meter::new(live);
+        sim.log.records = Default::default();
+        meter.dropped("reconcile log (kept for observers)".into());
+        sim.drop_timers();
+        meter.dropped("timers".into());
+        for r in recorders(&mut sim) {
+            r.release();
+        }
+        meter.dropped("recorders (Event correlators)".into());
+        for h in &mut sim.hosts {
+            for c in std::mem::take(&mut h.controllers) {
+                let name = format!("controller: {} (queue, state)", c.name());
+                drop(c);
+                meter.dropped(name);
+            }
+        }
+        for i in &mut sim.informers {
+            i.cache = Cache::new(false);
+            let host = sim.hosts.iter().find(|h| h.informers.contains(&Some(i.id)));
+            let component = host.map_or("kubelet", |h| &h.recorder.component);
+            meter.dropped(format!("informer caches: {component} ({})", i.kind));
+        }
+        sim.kubelets = Vec::new();
+        meter.dropped("kubelets (pods they run, images, last node status)".into());
+        sim.store.take_apart(&mut |name| meter.dropped(name));
+        drop(sim);
+        meter.dropped("the rest (informers, hosts, clients, configuration)".into());
+        meter.bytes
+    }
+}
+
+/// Every recorder of `sim`: each process's, each controller's, each kubelet's.
+fn recorders(sim: &mut Sim) -> impl Iterator<Item = &mut crate::recorder::Recorder> {
+    let hosts = sim
+        .hosts
+        .iter_mut()
+        .flat_map(|h| std::iter::once(&mut h.recorder).chain(h.controllers.iter_mut().map(|c| &mut c.recorder)));
+    hosts.chain(sim.kubelets.iter_mut().map(|k| &mut k.recorder))
+}
+
+/// Reads the live bytes after each drop, less its own (the parts' names and their vector), so that the parts sum
+/// to exactly what the simulation held.
+struct Meter<'a> {
+    live: &'a dyn Fn() -> i64,
+    /// The simulation's bytes at the last reading.
+    last: i64,
+    bytes: Bytes,
+}
+
+impl Meter<'_> {
+    fn new(live: &dyn Fn() -> i64) -> Meter<'_> {
+        let mut meter = Meter { live, last: 0, bytes: Bytes::default() };
+        meter.last = meter.held(0);
+        meter
+    }
+
+    /// The live bytes that are not the meter's own (`pending` of them are, not yet in its parts).
+    fn held(&self, pending: usize) -> i64 {
+        let parts = &self.bytes.parts;
+        let own = parts.capacity() * std::mem::size_of::<(String, isize)>()
+            + parts.iter().map(|(n, _)| n.capacity()).sum::<usize>()
+            + pending;
+        (self.live)().saturating_sub(i64::try_from(own).unwrap_or(i64::MAX))
+    }
+
+    fn dropped(&mut self, name: String) {
+        let now = self.held(name.capacity());
+        let freed = isize::try_from(self.last.saturating_sub(now)).unwrap_or(isize::MAX);
+        match self.bytes.parts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, b)) => {
+                *b += freed;
+                drop(name);
+            }
+            None => self.bytes.parts.push((name, freed)),
+        }
+        self.last = self.held(0);
     }
 }

@@ -14,8 +14,10 @@
 //! are upstream's `<object name>.<hex UnixNano>` (tools/record/event.go `makeEvent`), read from
 //! [`crate::store::Store::wall_nanos`], so `kubectl get events` lists an object's events in time order.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::cell::Cell;
+use std::collections::VecDeque;
 use std::hash::Hash;
+use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 
@@ -65,29 +67,30 @@ const LRU_COMPACT_AT: usize = 16;
 /// it had stays behind, stale (its stamp is no longer the key's in `map`), to be skipped when it comes to the
 /// front. The queue is compacted to its live entries when it holds twice as many as the map (and at least
 /// [`LRU_COMPACT_AT`]), so a cache of a few keys used often stays small. (A `BTreeMap` from stamp
-/// to key does the same, with its code compiled once more for each of the three key types: docs/size.md.)
+/// to key does the same, with its code compiled once more for each of the three key types: docs/size.md.) A key is
+/// stored once, shared by the map and its uses in the queue.
 struct Lru<K, V> {
-    map: FxHashMap<K, (V, u64)>,
-    order: VecDeque<(u64, K)>,
+    map: FxHashMap<Rc<K>, (V, Cell<u64>)>,
+    order: VecDeque<(u64, Rc<K>)>,
     tick: u64,
     cap: usize,
 }
 
-impl<K: Clone + Eq + Hash, V> Lru<K, V> {
+impl<K: Eq + Hash, V> Lru<K, V> {
     fn new(cap: usize) -> Self {
         Lru { map: FxHashMap::default(), order: VecDeque::new(), tick: 0, cap }
     }
 
     /// Whether the queue's entry (`stamp`, `k`) is the key's latest use.
-    fn live(map: &FxHashMap<K, (V, u64)>, stamp: u64, k: &K) -> bool {
-        map.get(k).is_some_and(|(_, s)| *s == stamp)
+    fn live(map: &FxHashMap<Rc<K>, (V, Cell<u64>)>, stamp: u64, k: &K) -> bool {
+        map.get(k).is_some_and(|(_, s)| s.get() == stamp)
     }
 
     fn touch(&mut self, k: &K) {
-        if let Some((_, stamp)) = self.map.get_mut(k) {
+        if let Some((key, (_, stamp))) = self.map.get_key_value(k) {
             self.tick += 1;
-            *stamp = self.tick;
-            self.order.push_back((self.tick, k.clone()));
+            stamp.set(self.tick);
+            self.order.push_back((self.tick, key.clone()));
             self.compact_if_stale();
         }
     }
@@ -97,19 +100,20 @@ impl<K: Clone + Eq + Hash, V> Lru<K, V> {
         self.map.get(k).map(|(v, _)| v)
     }
 
-    fn add(&mut self, k: K, v: V) {
-        if let Some(entry) = self.map.get_mut(&k) {
+    fn add(&mut self, k: impl Into<Rc<K>>, v: V) {
+        let k = k.into();
+        if let Some(entry) = self.map.get_mut(&*k) {
             entry.0 = v;
             self.touch(&k);
             return;
         }
         self.tick += 1;
         self.order.push_back((self.tick, k.clone()));
-        self.map.insert(k, (v, self.tick));
+        self.map.insert(k, (v, Cell::new(self.tick)));
         while self.map.len() > self.cap {
             let Some((stamp, oldest)) = self.order.pop_front() else { break };
             if Self::live(&self.map, stamp, &oldest) {
-                self.map.remove(&oldest);
+                self.map.remove(&*oldest);
             }
         }
         self.compact_if_stale();
@@ -148,18 +152,37 @@ impl<K: Clone + Eq + Hash, V> Lru<K, V> {
     }
 }
 
+/// The involved object of the keys of a recorder's caches: one copy per object, shared by every key about it (each
+/// event's own copy is swapped for the one the spam filter holds, [`Recorder::shared`]).
+type Involved = Rc<ObjectReference>;
+
 /// `EventAggregatorByReasonFunc`'s aggregate key: the involved object, type and reason (the source and the
 /// reporting controller are the recorder's own, the same for all its events).
-type AggregateKey = (ObjectReference, &'static str, Str);
+type AggregateKey = (Involved, &'static str, Str);
 
 /// The eventLogger's key: `getEventKey` (the aggregate key plus the message) for a plain event, the aggregate
 /// key (`message` None) for an aggregate one, as `EventAggregate` returns them.
-type LogKey = (ObjectReference, &'static str, Str, Option<Str>);
+type LogKey = (Involved, &'static str, Str, Option<Str>);
 
-/// `aggregateRecord`: the distinct messages seen, and when the last similar event was.
+/// `aggregateRecord`: the distinct messages seen (sorted: fewer than [`AGGREGATE_MAX_EVENTS`], so a short vector
+/// holds them in a few bytes, where a set's first node would take hundreds), and when the last similar event was.
 struct AggregateRecord {
-    local_keys: BTreeSet<Str>,
+    local_keys: Vec<Str>,
     last: Millis,
+}
+
+impl AggregateRecord {
+    fn new(last: Millis) -> Self {
+        AggregateRecord { local_keys: Vec::new(), last }
+    }
+
+    /// Adds a message (once), growing the vector by one at a time (it stays short).
+    fn insert(&mut self, message: Str) {
+        if let Err(i) = self.local_keys.binary_search(&message) {
+            self.local_keys.reserve_exact(1);
+            self.local_keys.insert(i, message);
+        }
+    }
 }
 
 /// `eventLog`: how often the event was seen, when first, and the name of the Event recording it.
@@ -285,25 +308,30 @@ impl Recorder {
         ev
     }
 
+    /// The copy of `involved` the caches share: the spam filter's (every event goes through it), or a new one.
+    fn shared(&self, involved: &ObjectReference) -> Involved {
+        match self.spam.map.get_key_value(involved) {
+            Some((k, _)) => k.clone(),
+            None => Rc::new(involved.clone()),
+        }
+    }
+
     /// `EventCorrelate`: aggregate, then observe (dedup), then filter spam. `None`: the event is dropped.
     fn correlate(&mut self, api: &mut Api, new: Event, kind: EventKind) -> Option<Correlated> {
         let now = api.now;
-        let involved = new.body.involved_object.clone();
+        let involved = self.shared(&new.body.involved_object);
         // EventAggregate.
         let agg_key: AggregateKey = (involved.clone(), kind.as_str(), new.body.reason.clone());
-        let mut record = self
-            .aggregator
-            .remove(&agg_key)
-            .unwrap_or_else(|| AggregateRecord { local_keys: BTreeSet::new(), last: 0 });
+        let mut record = self.aggregator.remove(&agg_key).unwrap_or_else(|| AggregateRecord::new(0));
         if record.local_keys.is_empty() || now.saturating_sub(record.last) > AGGREGATE_INTERVAL {
-            record = AggregateRecord { local_keys: BTreeSet::new(), last: now };
+            record = AggregateRecord::new(now);
         }
-        record.local_keys.insert(new.body.message.clone());
+        record.insert(new.body.message.clone());
         record.last = now;
         let aggregate = record.local_keys.len() >= AGGREGATE_MAX_EVENTS;
         if aggregate {
             // Upstream pops an arbitrary key (a Go map's order); kubeloop pops the smallest, deterministically.
-            record.local_keys.pop_first();
+            record.local_keys.remove(0);
         }
         self.aggregator.add(agg_key, record);
         let (mut event, key) = if aggregate {
@@ -379,6 +407,14 @@ impl Recorder {
                 self.logger.add(full, log);
             }
         }
+    }
+
+    /// Empties the correlator's caches and gives their memory back (the measure of what the engine holds takes a
+    /// simulation apart: [`crate::footprint`]).
+    pub(crate) fn release(&mut self) {
+        self.aggregator = Lru::new(LRU_SIZE);
+        self.logger = Lru::new(LRU_SIZE);
+        self.spam = Lru::new(LRU_SIZE);
     }
 
     /// Entries of the correlator's caches (each bounded by its LRU size: at most [`CACHES`] x [`LRU_SIZE`]).

@@ -18,7 +18,7 @@ fn cluster_of_big_pods(n: usize, size: usize) -> Sim {
         let containers = vec![Container { name: s("c"), image: s("nginx:1.27"), ..Default::default() }];
         let pod = Pod {
             metadata,
-            spec: std::rc::Rc::new(PodSpec { containers, ..Default::default() }),
+            spec: std::rc::Rc::new(PodSpec { containers: containers.into(), ..Default::default() }),
             ..Default::default()
         };
         sim.as_user(|api| api.create(Object::Pod(pod))).expect("create");
@@ -67,7 +67,7 @@ fn a_following_get_is_bounded_per_poll() {
         let containers = vec![Container { name: s("c"), image: s("nginx:1.27"), ..Default::default() }];
         let pod = Pod {
             metadata,
-            spec: std::rc::Rc::new(PodSpec { containers, ..Default::default() }),
+            spec: std::rc::Rc::new(PodSpec { containers: containers.into(), ..Default::default() }),
             ..Default::default()
         };
         sim.as_user(|api| api.create(Object::Pod(pod))).expect("create");

@@ -14,6 +14,7 @@ pub mod probe;
 pub mod quantity;
 pub mod selector;
 pub mod service;
+pub mod shared;
 pub mod types;
 
 use std::fmt;
@@ -35,6 +36,7 @@ pub use probe::{ExecAction, GrpcAction, HttpGetAction, HttpHeader, Probe, ProbeT
 pub use quantity::Quantity;
 pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};
 pub use service::{LoadBalancerStatus, Service, ServicePort, ServiceSpec, ServiceStatus};
+pub use shared::Shared;
 pub use types::*;
 
 /// A shared, immutable string.

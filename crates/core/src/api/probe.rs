@@ -122,6 +122,12 @@ impl ProbeType {
 
 impl Probe {
     /// SetDefaults_Probe and SetDefaults_HTTPGetAction.
+    /// Whether [`Probe::set_defaults`] would change anything.
+    pub fn needs_defaults(&self) -> bool {
+        let (t, p, s, f) = (self.timeout_seconds, self.period_seconds, self.success_threshold, self.failure_threshold);
+        [t, p, s, f].contains(&0) || self.http_get.as_ref().is_some_and(|h| h.path.is_empty() || h.scheme.is_empty())
+    }
+
     pub fn set_defaults(&mut self) {
         let set = |v: &mut i32, d: i32| {
             if *v == 0 {

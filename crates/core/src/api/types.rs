@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::meta::{is_empty_str, is_false, ObjectMeta, Time};
-use super::{LabelSelector, Labels, Probe, ProbeType, Quantity, Str};
+use super::{LabelSelector, Labels, Probe, ProbeType, Quantity, Shared, Str};
 
 pub type ResourceList = BTreeMap<Str, Quantity>;
 
@@ -216,14 +216,17 @@ pub struct PodTemplateSpec {
 pub struct PodSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub volumes: Vec<super::Volume>,
+    /// Shared by the copies of the spec (a pod's is its template's until it is bound, and stays shared when it is):
+    /// written through, it is copied first.
     #[serde(default)]
-    pub containers: Vec<Container>,
+    pub containers: Shared<Vec<Container>>,
     #[serde(default, skip_serializing_if = "is_empty_str")]
     pub node_name: Str,
     #[serde(default, skip_serializing_if = "Labels::is_empty")]
     pub node_selector: Labels,
+    /// Shared by the copies of the spec, as `containers` is.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tolerations: Vec<Toleration>,
+    pub tolerations: Shared<Vec<Toleration>>,
     #[serde(default, skip_serializing_if = "is_empty_str")]
     pub restart_policy: Str,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -38,7 +38,7 @@ fn pod_in(ns: &str, name: &str, lbls: &[(&str, &str)], owners: Vec<OwnerReferenc
     let containers = vec![Container { name: s("app"), image: s("nginx:1.25"), ..Default::default() }];
     Object::Pod(Pod {
         metadata,
-        spec: std::rc::Rc::new(PodSpec { containers, ..Default::default() }),
+        spec: std::rc::Rc::new(PodSpec { containers: containers.into(), ..Default::default() }),
         ..Default::default()
     })
 }

@@ -63,7 +63,7 @@ mod tests {
         let container = crate::api::Container { name: "c".into(), image: "nginx".into(), ..Default::default() };
         let template = crate::api::PodTemplateSpec {
             metadata: crate::api::ObjectMeta { labels: app.clone(), ..Default::default() },
-            spec: std::rc::Rc::new(crate::api::PodSpec { containers: vec![container], ..Default::default() }),
+            spec: std::rc::Rc::new(crate::api::PodSpec { containers: vec![container].into(), ..Default::default() }),
         };
         let spec = crate::api::DeploymentSpec {
             replicas: Some(1),

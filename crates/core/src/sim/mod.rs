@@ -246,6 +246,11 @@ const POLICY_WATCH_STREAM: u64 = 0x7064_6277_6174_6368;
 const COMPACT_MIN: usize = 4096;
 
 impl Sim {
+    /// Drops every timer (the measure of what the engine holds takes a simulation apart: [`crate::footprint`]).
+    pub(crate) fn drop_timers(&mut self) {
+        self.events = BinaryHeap::new();
+    }
+
     pub fn new(config: SimConfig) -> Self {
         let mut rng = Rng::new(config.seed);
         let user_rng = Rng::new(config.seed ^ USER_STREAM);

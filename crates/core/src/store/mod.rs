@@ -11,7 +11,8 @@ use rustc_hash::FxHashMap;
 
 use crate::admission;
 use crate::api::{
-    s, Kind, LabelSelector, Namespace, NamespaceStatus, ObjKey, Object, PodCondition, Str, Time, FINALIZER_KUBERNETES,
+    s, Kind, LabelSelector, Namespace, NamespaceStatus, ObjKey, Object, PodCondition, PodSpec, Str, Time,
+    FINALIZER_KUBERNETES,
 };
 use crate::faults::Faults;
 use crate::rng::Rng;
@@ -384,7 +385,12 @@ pub struct Store {
     /// The same for PodDisruptionBudget watches.
     pub policy_watch_rng: Rng,
     pods: PodTally,
+    /// The last pod specs defaulted on create, each with its defaulted spec ([`Store::default_pod_spec`]).
+    pod_defaults: VecDeque<(Rc<PodSpec>, Rc<PodSpec>)>,
 }
+
+/// Pod specs whose defaulted copy the store keeps to share: the templates of the ReplicaSets creating pods at once.
+pub const POD_DEFAULTS_KEPT: usize = 16;
 
 /// Kubernetes Event writes kept for observers.
 pub const EVENT_LOG_CAPACITY: usize = 10_000;
@@ -425,6 +431,7 @@ impl Store {
             namespace_watch_rng: Rng::new(0),
             policy_watch_rng: Rng::new(0),
             pods: PodTally::default(),
+            pod_defaults: VecDeque::new(),
         };
         let system = store.register_client("kube-apiserver");
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {
@@ -608,6 +615,7 @@ impl Store {
         ms.saturating_mul(1_000_000).saturating_add(seq)
     }
 }
+mod footprint;
 mod watches;
 mod write;
 

@@ -26,7 +26,7 @@ fn labels(pairs: &[(&str, &str)]) -> Labels {
 
 fn spec(image: &str) -> PodSpec {
     PodSpec {
-        containers: vec![Container { name: s("app"), image: s(image), ..Default::default() }],
+        containers: vec![Container { name: s("app"), image: s(image), ..Default::default() }].into(),
         ..Default::default()
     }
 }

@@ -118,6 +118,22 @@ impl Store {
         Ok(())
     }
 
+    /// Defaults a new pod's spec (admission: [`admission::default_pod_spec_with`]). The pods of a ReplicaSet are
+    /// made from one spec, its template's: a spec defaulted among the last [`POD_DEFAULTS_KEPT`] gets the same
+    /// defaulted spec, shared, not a copy of its own (the same result, as defaulting reads nothing but the spec).
+    fn default_pod_spec(&mut self, spec: &mut Rc<PodSpec>) {
+        if let Some((_, defaulted)) = self.pod_defaults.iter().find(|(given, _)| Rc::ptr_eq(given, spec)) {
+            *spec = defaulted.clone();
+            return;
+        }
+        let given = spec.clone();
+        admission::default_pod_spec_with(spec, self.config.default_toleration_seconds);
+        if self.pod_defaults.len() == POD_DEFAULTS_KEPT {
+            self.pod_defaults.pop_front();
+        }
+        self.pod_defaults.push_back((given, spec.clone()));
+    }
+
     /// Creates `obj`. The server sets uid, resourceVersion, generation and creationTimestamp, and turns
     /// `generateName` into a name with a random 5-character suffix.
     pub fn create(&mut self, client: ClientId, mut obj: Object, now: Millis) -> Result<Rc<Object>, ApiError> {
@@ -193,7 +209,10 @@ impl Store {
             }
             _ => {}
         }
-        admission::default_object_with(&mut obj, self.config.default_toleration_seconds);
+        match &mut obj {
+            Object::Pod(p) => self.default_pod_spec(&mut p.spec),
+            _ => admission::default_object_with(&mut obj, self.config.default_toleration_seconds),
+        }
         let errs = admission::validate(&obj);
         if !errs.is_empty() {
             return self.fail(client, ApiError::Invalid(admission::Invalid::new(&obj, errs)));

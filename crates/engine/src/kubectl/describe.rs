@@ -1268,7 +1268,7 @@ mod tests {
 
     #[test]
     fn qos_classes() {
-        let mut spec = PodSpec { containers: vec![Container::default()], ..Default::default() };
+        let mut spec = PodSpec { containers: vec![Container::default()].into(), ..Default::default() };
         assert_eq!(qos_class(&spec), "BestEffort");
         let q = |s: &str| Quantity::parse(s).unwrap_or_else(|_| Quantity::from_milli(0));
         spec.containers[0].resources.requests.insert("cpu".into(), q("100m"));

@@ -494,10 +494,10 @@ fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
     object(cx, n, "PodSpec", NAMES, &[], |s: &mut PodSpec, cx, key, v| {
         match key {
             "volumes" => s.volumes = cx.seq(v, volume)?,
-            "containers" => s.containers = cx.seq(v, container)?,
+            "containers" => s.containers = cx.seq(v, container)?.into(),
             "nodeName" => s.node_name = cx.string(v)?,
             "nodeSelector" => s.node_selector = cx.labels(v)?,
-            "tolerations" => s.tolerations = cx.seq(v, toleration)?,
+            "tolerations" => s.tolerations = cx.seq(v, toleration)?.into(),
             "restartPolicy" => s.restart_policy = cx.string(v)?,
             "terminationGracePeriodSeconds" => s.termination_grace_period_seconds = cx.option(v, Cx::i64)?,
             "schedulerName" => s.scheduler_name = cx.string(v)?,
