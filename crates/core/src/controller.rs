@@ -135,6 +135,11 @@ pub trait Reconciler {
     /// Edge-triggered mode: the work the delta carried by one notification asks for, as keys its `reconcile`
     /// understands. Only watch notifications reach it.
     fn handle_edge(&mut self, _ev: &InformerEvent, _caches: Caches<'_>, _now: Millis, _out: &mut Enqueue) {}
+    /// The reconciler itself, for a caller that knows its type and reads what only it keeps (the scheduler's work
+    /// counts, for example). `None`: it offers nothing of its own.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// How one recorded reconcile ended.

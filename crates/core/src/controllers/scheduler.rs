@@ -8,8 +8,11 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
+mod spread;
+use spread::{Spread, SpreadCounts};
+
 use crate::api::{s, Kind, LabelSelector, Labels, ObjKey, Object, Pod, Str, Taint};
-use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
+use crate::controller::{Caches, Controller, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::{set_pod_condition, Subresource};
@@ -105,31 +108,6 @@ impl Placed {
     }
 }
 
-/// The pods one ReplicaSet's selector matches, per node: `countPodsMatchSelector` kept up to date as pods are
-/// placed and removed, instead of walking every pod of every node for each pod scheduled.
-#[derive(Debug)]
-struct SpreadCounts {
-    namespace: Str,
-    selector: LabelSelector,
-    per_node: FxHashMap<Str, i64>,
-}
-
-impl SpreadCounts {
-    fn counts(&self, p: &Placed) -> bool {
-        !p.terminating && p.namespace == self.namespace && self.selector.matches(&p.labels)
-    }
-    fn add(&mut self, p: &Placed, sign: i64) {
-        if !self.counts(p) {
-            return;
-        }
-        let n = self.per_node.entry(p.node.clone()).or_default();
-        *n = n.saturating_add(sign);
-        if *n <= 0 {
-            self.per_node.remove(&p.node);
-        }
-    }
-}
-
 impl NodeInfo {
     fn apply(&mut self, u: Usage, sign: i64) {
         let s = i128::from(sign);
@@ -139,6 +117,15 @@ impl NodeInfo {
         self.nz_mem += s * u.nz_mem;
         self.pods = self.pods.saturating_add(sign);
     }
+
+    /// The pods' load counted on `from` (this node's earlier record).
+    fn keep_load(&mut self, from: &NodeInfo) {
+        self.req_cpu = from.req_cpu;
+        self.req_mem = from.req_mem;
+        self.nz_cpu = from.nz_cpu;
+        self.nz_mem = from.nz_mem;
+        self.pods = from.pods;
+    }
 }
 
 /// The scheduler's node cache: a vector walked round-robin, with an index by name.
@@ -146,6 +133,9 @@ impl NodeInfo {
 pub struct NodeTable {
     list: Vec<NodeInfo>,
     index: FxHashMap<Str, usize>,
+    /// The pods' load counted on nodes not in the table (removed, or not seen yet), by node name, until the node
+    /// comes (back): what walking every placed pod for the node's name would sum.
+    detached: FxHashMap<Str, NodeInfo>,
 }
 
 impl NodeTable {
@@ -172,13 +162,81 @@ impl NodeTable {
     }
     fn remove(&mut self, name: &str) {
         let Some(i) = self.index.remove(name) else { return };
-        self.list.swap_remove(i);
+        let gone = self.list.swap_remove(i);
         if let Some(moved) = self.list.get(i) {
             self.index.insert(moved.name.clone(), i);
+        }
+        if gone.pods != 0 {
+            let mut load = NodeInfo::default();
+            load.keep_load(&gone);
+            self.detached.insert(gone.name, load);
+        }
+    }
+
+    /// Stores what the API says of a node, with the load of the pods already counted on it; whether the node may
+    /// have more room than before (new, or more allocatable, or other taints or labels).
+    fn update(&mut self, mut info: NodeInfo) -> bool {
+        let more_room = match self.get(&info.name) {
+            None => {
+                if let Some(load) = self.detached.remove(&info.name) {
+                    info.keep_load(&load);
+                }
+                true
+            }
+            Some(o) => {
+                info.keep_load(o);
+                o.unschedulable && !info.unschedulable
+                    || info.alloc_cpu > o.alloc_cpu
+                    || info.alloc_mem > o.alloc_mem
+                    || info.alloc_pods > o.alloc_pods
+                    || o.taints != info.taints
+                    || o.labels != info.labels
+            }
+        };
+        self.insert(info);
+        more_room
+    }
+
+    /// A pod's usage counted on (`sign` 1) or off (-1) node `name`, in the table or not.
+    fn apply(&mut self, name: &Str, u: Usage, sign: i64) {
+        if let Some(n) = self.get_mut(name) {
+            n.apply(u, sign);
+            return;
+        }
+        let load = self.detached.entry(name.clone()).or_default();
+        load.apply(u, sign);
+        if load.pods == 0 {
+            self.detached.remove(name);
         }
     }
     pub fn iter(&self) -> impl Iterator<Item = &NodeInfo> {
         self.list.iter()
+    }
+}
+
+/// What the scheduler did, counted (kubeloop's own, not upstream's): deterministic figures for complexity tests and
+/// benchmarks, where wall time is noise. Each counts one unit of work whose number could grow with the cluster.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchedulerWork {
+    /// PodTopologySpread counts offered a pod placed on or taken off a node (one selector match each).
+    pub spread_entries_visited: u64,
+    /// Placed pods read to count them afresh (a ReplicaSet's spread counts built, a node first seen).
+    pub placed_pods_read: u64,
+    /// Nodes run through the filter plugins.
+    pub nodes_filtered: u64,
+    /// Feasible nodes scored.
+    pub nodes_scored: u64,
+}
+
+impl SchedulerWork {
+    /// The work done since `earlier` (a reading of the same scheduler).
+    pub fn since(self, earlier: SchedulerWork) -> SchedulerWork {
+        SchedulerWork {
+            spread_entries_visited: self.spread_entries_visited.saturating_sub(earlier.spread_entries_visited),
+            placed_pods_read: self.placed_pods_read.saturating_sub(earlier.placed_pods_read),
+            nodes_filtered: self.nodes_filtered.saturating_sub(earlier.nodes_filtered),
+            nodes_scored: self.nodes_scored.saturating_sub(earlier.nodes_scored),
+        }
     }
 }
 
@@ -187,13 +245,13 @@ pub struct Scheduler {
     pub nodes: NodeTable,
     /// Pods counted on a node (bound, or assumed after our own bind), with what they request.
     placed: FxHashMap<ObjKey, Placed>,
-    /// PodTopologySpread's counts, by the ReplicaSet whose selector they count (built when a pod of it is first
-    /// scored, dropped with the ReplicaSet).
-    spread: FxHashMap<ObjKey, SpreadCounts>,
+    /// PodTopologySpread's counts, by the ReplicaSet whose selector they count.
+    spread: Spread,
     /// Pods that failed to schedule, with the end of their backoff.
     unschedulable: FxHashMap<ObjKey, Millis>,
     attempts: FxHashMap<ObjKey, u32>,
     next_start: usize,
+    work: SchedulerWork,
 }
 
 /// `numFeasibleNodesToFind` with the adaptive `percentageOfNodesToScore`.
@@ -640,6 +698,16 @@ impl Scheduler {
         Scheduler::default()
     }
 
+    /// The work done so far ([`SchedulerWork`]).
+    pub fn work(&self) -> SchedulerWork {
+        self.work
+    }
+
+    /// The scheduler `c` runs, if it runs one.
+    pub fn running_in(c: &Controller) -> Option<&Scheduler> {
+        c.reconciler.as_any()?.downcast_ref()
+    }
+
     /// A scheduler's cache as the API's objects say: these nodes, with these pods counted on theirs (bound and
     /// not finished, as the informers place them).
     pub fn of<'a>(nodes: impl Iterator<Item = &'a crate::api::Node>, pods: impl Iterator<Item = &'a Pod>) -> Self {
@@ -750,24 +818,16 @@ impl Scheduler {
             return;
         }
         self.unplace(&key);
-        if let Some(n) = self.nodes.get_mut(&p.node) {
-            n.apply(p.usage, 1);
-        }
-        for c in self.spread.values_mut() {
-            c.add(&p, 1);
-        }
+        self.nodes.apply(&p.node, p.usage, 1);
+        self.spread.count(&key, &p, 1, &mut self.work);
         self.placed.insert(key, p);
     }
 
     fn unplace(&mut self, key: &ObjKey) -> bool {
         match self.placed.remove(key) {
             Some(p) => {
-                if let Some(n) = self.nodes.get_mut(&p.node) {
-                    n.apply(p.usage, -1);
-                }
-                for c in self.spread.values_mut() {
-                    c.add(&p, -1);
-                }
+                self.nodes.apply(&p.node, p.usage, -1);
+                self.spread.count(key, &p, -1, &mut self.work);
                 true
             }
             None => false,
@@ -777,19 +837,7 @@ impl Scheduler {
     /// The spreading counts of the ReplicaSet `key`, built from the placed pods on first use (and again if its
     /// selector is not the one counted).
     fn spread_counts(&mut self, key: &ObjKey, selector: &LabelSelector) -> &SpreadCounts {
-        let fresh = self.spread.get(key).is_some_and(|c| c.selector == *selector);
-        if !fresh {
-            let mut c = SpreadCounts {
-                namespace: key.namespace.clone(),
-                selector: selector.clone(),
-                per_node: FxHashMap::default(),
-            };
-            for p in self.placed.values() {
-                c.add(p, 1);
-            }
-            self.spread.insert(key.clone(), c);
-        }
-        &self.spread[key]
+        self.spread.counts_for(key, selector, &self.placed, &mut self.work)
     }
 
     /// A change that may make unschedulable pods fit: retry each once its backoff is over.
@@ -824,7 +872,8 @@ impl Reconciler for Scheduler {
             + self.placed.len()
             + self.unschedulable.len()
             + self.attempts.len()
-            + self.spread.values().map(|c| 1 + c.per_node.len()).sum::<usize>()
+            + self.nodes.detached.len()
+            + self.spread.retained()
     }
 
     fn component(&self) -> &'static str {
@@ -844,7 +893,12 @@ impl Reconciler for Scheduler {
     }
 
     fn reset(&mut self) {
-        *self = Scheduler::new();
+        // The process restarts with an empty cache; the work it did stays done.
+        *self = Scheduler { work: self.work, ..Scheduler::new() };
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
     }
 
     fn handle(&mut self, ev: &InformerEvent, _caches: Caches<'_>, now: Millis, out: &mut Enqueue) {
@@ -854,35 +908,7 @@ impl Reconciler for Scheduler {
                 self.nodes.remove(&n.metadata.name);
             }
             (Object::Node(n), _) => {
-                let mut info = Scheduler::node_info(n);
-                let old = self.nodes.get(&info.name).cloned();
-                if let Some(old) = &old {
-                    info.req_cpu = old.req_cpu;
-                    info.req_mem = old.req_mem;
-                    info.nz_cpu = old.nz_cpu;
-                    info.nz_mem = old.nz_mem;
-                    info.pods = old.pods;
-                }
-                let more_room = match &old {
-                    None => true,
-                    Some(o) => {
-                        o.unschedulable && !info.unschedulable
-                            || info.alloc_cpu > o.alloc_cpu
-                            || info.alloc_mem > o.alloc_mem
-                            || info.alloc_pods > o.alloc_pods
-                            || o.taints != info.taints
-                            || o.labels != info.labels
-                    }
-                };
-                if old.is_none() {
-                    // Count pods already placed on a node we had not seen.
-                    for p in self.placed.values() {
-                        if p.node == info.name {
-                            info.apply(p.usage, 1);
-                        }
-                    }
-                }
-                self.nodes.insert(info);
+                let more_room = self.nodes.update(Scheduler::node_info(n));
                 if more_room {
                     self.move_unschedulable(now, out);
                 }
@@ -947,6 +973,7 @@ impl Reconciler for Scheduler {
                 Some((plugin, why)) => tally.add(plugin, &why),
             }
         }
+        self.work.nodes_filtered += processed as u64;
         if total > 0 {
             self.next_start = (self.next_start + processed) % total;
         }
@@ -967,6 +994,7 @@ impl Reconciler for Scheduler {
             return Ok(ReconcileAction::RequeueAfter(MAX_IN_UNSCHEDULABLE));
         }
         // Score, then pick the best; ties broken at random (selectHost's reservoir sampling).
+        self.work.nodes_scored += feasible.len() as u64;
         let spread = owner.as_ref().and_then(|(k, _)| self.spread.get(k));
         let scores = score_plugins(&pod, &u, &feasible, &self.nodes, spread);
         let mut best: Option<(&NodeInfo, i64)> = None;
@@ -1127,8 +1155,90 @@ mod tests {
         SpreadCounts {
             namespace: s("default"),
             selector: LabelSelector::default(),
+            filed: None,
             per_node: per_node.iter().map(|(n, c)| (s(n), *c)).collect(),
         }
+    }
+
+    /// What PodTopologySpread's counts must hold: every placed pod matched against the selector afresh.
+    fn counted_afresh(sched: &Scheduler, c: &SpreadCounts) -> FxHashMap<Str, i64> {
+        let mut per_node: FxHashMap<Str, i64> = FxHashMap::default();
+        for p in sched.placed.values() {
+            if !p.terminating && p.namespace == c.namespace && c.selector.matches(&p.labels) {
+                *per_node.entry(p.node.clone()).or_default() += 1;
+            }
+        }
+        per_node
+    }
+
+    /// The index offers a pod only to the counts whose selector could match it, yet the counts are those of matching
+    /// every pod against every selector, through pods placed, moved, relabelled, finishing and removed, counts built
+    /// late, dropped and built again, in two namespaces, with selectors of labels, of expressions only, and of both.
+    #[test]
+    fn spread_counts_kept_through_the_index_equal_counting_every_pod_afresh() {
+        let selectors: Vec<(ObjKey, LabelSelector)> = [
+            ("a", "web", "app=web"),
+            ("a", "web-front", "app=web,tier=front"),
+            ("a", "tiers", "tier in (front,back)"),
+            ("a", "not-web", "app notin (web)"),
+            ("a", "web-not-back", "app=web,tier!=back"),
+            ("b", "web", "app=web"),
+        ]
+        .iter()
+        .map(|(ns, name, sel)| (ObjKey::new(ns, name), crate::api::selector::parse_selector(sel).expect("selector")))
+        .collect();
+        let mut rng = crate::rng::Rng::new(29);
+        let mut sched = Scheduler::new();
+        for n in ["n1", "n2", "n3"] {
+            sched.nodes.insert(spread_node(n, None));
+        }
+        let index = |rng: &mut crate::rng::Rng, len: usize| rng.range(0, len as u64 - 1) as usize;
+        let pick = |rng: &mut crate::rng::Rng, of: &[&str]| s(of[index(rng, of.len())]);
+        for step in 0..3000 {
+            match rng.range(0, 9) {
+                0..=5 => {
+                    let key = ObjKey::new(&pick(&mut rng, &["a", "b"]), &format!("p{}", rng.range(0, 29)));
+                    let mut labels = Labels::new();
+                    for (k, values) in [("app", ["web", "db"]), ("tier", ["front", "back"])] {
+                        if rng.chance(0.7) {
+                            labels.insert(s(k), pick(&mut rng, &values));
+                        }
+                    }
+                    let p = Placed {
+                        node: pick(&mut rng, &["n1", "n2", "n3"]),
+                        usage: Usage::default(),
+                        namespace: key.namespace.clone(),
+                        labels,
+                        terminating: rng.chance(0.1),
+                    };
+                    sched.place(key, p);
+                }
+                6..=7 => {
+                    let key = ObjKey::new(&pick(&mut rng, &["a", "b"]), &format!("p{}", rng.range(0, 29)));
+                    sched.unplace(&key);
+                }
+                8 => {
+                    let (rs, selector) = &selectors[index(&mut rng, selectors.len())];
+                    sched.spread_counts(rs, selector);
+                }
+                _ => {
+                    let (rs, _) = &selectors[index(&mut rng, selectors.len())];
+                    sched.spread.remove(rs);
+                }
+            }
+            for (rs, _) in &selectors {
+                if let Some(c) = sched.spread.get(rs) {
+                    assert_eq!(c.per_node, counted_afresh(&sched, c), "{rs} after step {step}");
+                }
+            }
+        }
+        // Every pod and counts gone, the index holds nothing.
+        let keys: Vec<ObjKey> = sched.placed.keys().cloned().collect();
+        for k in &keys {
+            sched.unplace(k);
+        }
+        selectors.iter().for_each(|(rs, _)| sched.spread.remove(rs));
+        assert!(sched.spread.is_empty());
     }
 
     /// PodTopologySpread with the system default constraints (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway):
