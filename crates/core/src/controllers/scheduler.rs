@@ -45,7 +45,12 @@ pub const SYSTEM_DEFAULT_CONSTRAINTS: [(&str, i64); 2] = [(LABEL_HOSTNAME, 3), (
 #[derive(Clone, Debug, Default)]
 pub struct NodeInfo {
     pub name: Str,
+    /// Set with [`NodeInfo::set_labels`], which reads the two below from them.
     pub labels: Labels,
+    /// Its `kubernetes.io/hostname` and `topology.kubernetes.io/zone` labels, read once: the domains
+    /// PodTopologySpread's system default constraints count by, on every node for every pod scored.
+    pub hostname: Option<Str>,
+    pub zone: Option<Str>,
     pub taints: Vec<Taint>,
     pub unschedulable: bool,
     pub alloc_cpu: i64,
@@ -116,6 +121,21 @@ impl NodeInfo {
         self.nz_cpu += s * u.nz_cpu;
         self.nz_mem += s * u.nz_mem;
         self.pods = self.pods.saturating_add(sign);
+    }
+
+    fn set_labels(&mut self, labels: Labels) {
+        self.hostname = labels.get(LABEL_HOSTNAME).cloned();
+        self.zone = labels.get(LABEL_ZONE).cloned();
+        self.labels = labels;
+    }
+
+    /// The node's value of topology key `key` (its label of that key).
+    fn domain(&self, key: &str) -> Option<&Str> {
+        match key {
+            LABEL_HOSTNAME => self.hostname.as_ref(),
+            LABEL_ZONE => self.zone.as_ref(),
+            _ => self.labels.get(key),
+        }
     }
 
     /// The pods' load counted on `from` (this node's earlier record).
@@ -456,20 +476,22 @@ fn score_for_count(count: i64, max_skew: i64, weight: f64) -> f64 {
 fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &SpreadCounts) -> Vec<i64> {
     let mut raw = Vec::with_capacity(feasible.len());
     // PreScore: the zones of the feasible nodes, with the matching pods counted over all nodes.
+    fn zone_of(n: &NodeInfo) -> &str {
+        n.zone.as_deref().unwrap_or("")
+    }
     let mut zones: BTreeMap<&str, i64> = BTreeMap::new();
     for n in feasible {
-        zones.entry(n.labels.get(LABEL_ZONE).map_or("", |z| &**z)).or_insert(0);
+        zones.entry(zone_of(n)).or_insert(0);
     }
     let zone_weight = topology_normalizing_weight(zones.len());
     let host_weight = topology_normalizing_weight(feasible.len());
-    let mut per_node: Vec<(&Str, &i64)> = counts.per_node.iter().collect();
-    per_node.sort();
-    for (name, count) in per_node {
+    // In any order: the counts are positive, and saturating sums of those do not depend on the order.
+    for (name, count) in &counts.per_node {
         let Some(n) = nodes.get(name) else { continue };
         if !pod.spec.node_selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) {
             continue;
         }
-        if let Some(c) = zones.get_mut(n.labels.get(LABEL_ZONE).map_or("", |z| &**z)) {
+        if let Some(c) = zones.get_mut(zone_of(n)) {
             *c = c.saturating_add(*count);
         }
     }
@@ -477,7 +499,7 @@ fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &
     for n in feasible {
         let mut score = 0.0;
         for (key, max_skew) in SYSTEM_DEFAULT_CONSTRAINTS {
-            let Some(value) = n.labels.get(key) else { continue };
+            let Some(value) = n.domain(key) else { continue };
             score += if key == LABEL_HOSTNAME {
                 score_for_count(counts.per_node.get(&n.name).copied().unwrap_or(0), max_skew, host_weight)
             } else {
@@ -849,16 +871,17 @@ impl Scheduler {
 
     fn node_info(n: &crate::api::Node) -> NodeInfo {
         let alloc = |r: &str| n.status.allocatable.get(r);
-        NodeInfo {
+        let mut info = NodeInfo {
             name: n.metadata.name.clone(),
-            labels: n.metadata.labels.clone(),
             taints: n.spec.taints.clone(),
             unschedulable: n.spec.unschedulable,
             alloc_cpu: alloc("cpu").map(|q| q.milli()).unwrap_or(0),
             alloc_mem: alloc("memory").map(|q| q.value()).unwrap_or(0),
             alloc_pods: alloc("pods").map(|q| q.value()).unwrap_or(0),
             ..Default::default()
-        }
+        };
+        info.set_labels(n.metadata.labels.clone());
+        info
     }
 }
 
@@ -946,14 +969,16 @@ impl Reconciler for Scheduler {
     }
 
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
-        let Some(pod) = cx.caches.of(Kind::Pod).get(key).and_then(|o| o.as_pod()).cloned() else {
+        // The cache's own version, shared (not copied): the cache may change while the pod is scheduled.
+        let Some(obj) = cx.caches.of(Kind::Pod).get(key).cloned() else {
             return Ok(ReconcileAction::Done);
         };
-        if !is_schedulable_candidate(&pod) || self.placed.contains_key(key) {
+        let Some(pod) = obj.as_pod() else { return Ok(ReconcileAction::Done) };
+        if !is_schedulable_candidate(pod) || self.placed.contains_key(key) {
             return Ok(ReconcileAction::Done);
         }
-        let u = usage(&pod);
-        let owner = default_spread_owner(&pod, cx.caches);
+        let u = usage(pod);
+        let owner = default_spread_owner(pod, cx.caches);
         if let Some((key, selector)) = &owner {
             self.spread_counts(key, selector);
         }
@@ -968,7 +993,7 @@ impl Reconciler for Scheduler {
             }
             let n = &self.nodes.list[(self.next_start + i) % total];
             processed += 1;
-            match filter(&pod, &u, n) {
+            match filter(pod, &u, n) {
                 None => feasible.push(n),
                 Some((plugin, why)) => tally.add(plugin, &why),
             }
@@ -986,7 +1011,7 @@ impl Reconciler for Scheduler {
                     set_pod_condition(&mut p.status.conditions, "PodScheduled", "False", "Unschedulable", &m, now);
                 }
             });
-            cx.recorder.event(&mut cx.api, &Object::Pod(pod), EventKind::Warning, "FailedScheduling", &msg);
+            cx.recorder.event(&mut cx.api, &obj, EventKind::Warning, "FailedScheduling", &msg);
             let attempts = self.attempts.entry(key.clone()).or_default();
             *attempts += 1;
             let backoff = (POD_INITIAL_BACKOFF << (*attempts - 1).min(10)).min(POD_MAX_BACKOFF);
@@ -996,7 +1021,7 @@ impl Reconciler for Scheduler {
         // Score, then pick the best; ties broken at random (selectHost's reservoir sampling).
         self.work.nodes_scored += feasible.len() as u64;
         let spread = owner.as_ref().and_then(|(k, _)| self.spread.get(k));
-        let scores = score_plugins(&pod, &u, &feasible, &self.nodes, spread);
+        let scores = score_plugins(pod, &u, &feasible, &self.nodes, spread);
         let mut best: Option<(&NodeInfo, i64)> = None;
         let mut ties = 0u64;
         for (n, plugins) in feasible.iter().zip(scores) {
@@ -1020,7 +1045,7 @@ impl Reconciler for Scheduler {
         // The binding cycle runs in the background: the scheduler assumes the pod and moves on.
         match cx.api.detached(|api| api.bind(key, &pod.metadata.uid, &node)) {
             Ok(bound) => {
-                let mut p = Placed::of(&pod);
+                let mut p = Placed::of(pod);
                 p.node = node.clone();
                 self.place(key.clone(), p);
                 self.unschedulable.remove(key);
@@ -1148,7 +1173,10 @@ mod tests {
         if let Some(z) = zone {
             labels.insert(s(LABEL_ZONE), s(z));
         }
-        NodeInfo { name: s(name), labels, alloc_cpu: 4000, alloc_mem: 8 << 30, alloc_pods: 110, ..Default::default() }
+        let mut n =
+            NodeInfo { name: s(name), alloc_cpu: 4000, alloc_mem: 8 << 30, alloc_pods: 110, ..Default::default() };
+        n.set_labels(labels);
+        n
     }
 
     fn counts(per_node: &[(&str, i64)]) -> SpreadCounts {
