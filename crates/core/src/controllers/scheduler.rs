@@ -485,9 +485,13 @@ fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &
     }
     let zone_weight = topology_normalizing_weight(zones.len());
     let host_weight = topology_normalizing_weight(feasible.len());
+    // Each node's count, by the node's place in the table: one lookup by name per node counted, where looking up
+    // every feasible node's name would hash as many names as nodes are scored.
+    let mut on_node: FxHashMap<*const NodeInfo, i64> = FxHashMap::default();
     // In any order: the counts are positive, and saturating sums of those do not depend on the order.
     for (name, count) in &counts.per_node {
         let Some(n) = nodes.get(name) else { continue };
+        on_node.insert(n, *count);
         if !pod.spec.node_selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) {
             continue;
         }
@@ -501,7 +505,7 @@ fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &
         for (key, max_skew) in SYSTEM_DEFAULT_CONSTRAINTS {
             let Some(value) = n.domain(key) else { continue };
             score += if key == LABEL_HOSTNAME {
-                score_for_count(counts.per_node.get(&n.name).copied().unwrap_or(0), max_skew, host_weight)
+                score_for_count(on_node.get(&(*n as *const NodeInfo)).copied().unwrap_or(0), max_skew, host_weight)
             } else {
                 score_for_count(zones.get(&**value).copied().unwrap_or(0), max_skew, zone_weight)
             };
