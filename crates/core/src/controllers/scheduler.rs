@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
+mod spread;
+use spread::{Spread, SpreadCounts};
+
 use crate::api::{s, Kind, LabelSelector, Labels, ObjKey, Object, Pod, Str, Taint};
 use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
@@ -43,7 +46,12 @@ pub const SYSTEM_DEFAULT_CONSTRAINTS: [(&str, i64); 2] = [(LABEL_HOSTNAME, 3), (
 #[derive(Clone, Debug, Default)]
 pub struct NodeInfo {
     pub name: Str,
+    /// Set with [`NodeInfo::set_labels`], which reads the two below from them.
     pub labels: Labels,
+    /// Its `kubernetes.io/hostname` and `topology.kubernetes.io/zone` labels, read once: the domains
+    /// PodTopologySpread's system default constraints count by, on every node for every pod scored.
+    pub hostname: Option<Str>,
+    pub zone: Option<Str>,
     pub taints: Vec<Taint>,
     pub unschedulable: bool,
     pub alloc_cpu: i64,
@@ -106,31 +114,6 @@ impl Placed {
     }
 }
 
-/// The pods one ReplicaSet's selector matches, per node: `countPodsMatchSelector` kept up to date as pods are
-/// placed and removed, instead of walking every pod of every node for each pod scheduled.
-#[derive(Debug)]
-struct SpreadCounts {
-    namespace: Str,
-    selector: LabelSelector,
-    per_node: FxHashMap<Str, i64>,
-}
-
-impl SpreadCounts {
-    fn counts(&self, p: &Placed) -> bool {
-        !p.terminating && p.namespace == self.namespace && self.selector.matches(&p.labels)
-    }
-    fn add(&mut self, p: &Placed, sign: i64) {
-        if !self.counts(p) {
-            return;
-        }
-        let n = self.per_node.entry(p.node.clone()).or_default();
-        *n = n.saturating_add(sign);
-        if *n <= 0 {
-            self.per_node.remove(&p.node);
-        }
-    }
-}
-
 impl NodeInfo {
     fn apply(&mut self, u: Usage, sign: i64) {
         let s = i128::from(sign);
@@ -140,6 +123,30 @@ impl NodeInfo {
         self.nz_mem += s * u.nz_mem;
         self.pods = self.pods.saturating_add(sign);
     }
+
+    fn set_labels(&mut self, labels: Labels) {
+        self.hostname = labels.get(LABEL_HOSTNAME).cloned();
+        self.zone = labels.get(LABEL_ZONE).cloned();
+        self.labels = labels;
+    }
+
+    /// The node's value of topology key `key` (its label of that key).
+    fn domain(&self, key: &str) -> Option<&Str> {
+        match key {
+            LABEL_HOSTNAME => self.hostname.as_ref(),
+            LABEL_ZONE => self.zone.as_ref(),
+            _ => self.labels.get(key),
+        }
+    }
+
+    /// The pods' load counted on `from` (this node's earlier record).
+    fn keep_load(&mut self, from: &NodeInfo) {
+        self.req_cpu = from.req_cpu;
+        self.req_mem = from.req_mem;
+        self.nz_cpu = from.nz_cpu;
+        self.nz_mem = from.nz_mem;
+        self.pods = from.pods;
+    }
 }
 
 /// The scheduler's node cache: a vector walked round-robin, with an index by name.
@@ -147,6 +154,9 @@ impl NodeInfo {
 pub struct NodeTable {
     list: Vec<NodeInfo>,
     index: FxHashMap<Str, usize>,
+    /// The pods' load counted on nodes not in the table (removed, or not seen yet), by node name, until the node
+    /// comes (back): what walking every placed pod for the node's name would sum.
+    detached: FxHashMap<Str, NodeInfo>,
 }
 
 impl NodeTable {
@@ -173,9 +183,51 @@ impl NodeTable {
     }
     fn remove(&mut self, name: &str) {
         let Some(i) = self.index.remove(name) else { return };
-        self.list.swap_remove(i);
+        let gone = self.list.swap_remove(i);
         if let Some(moved) = self.list.get(i) {
             self.index.insert(moved.name.clone(), i);
+        }
+        if gone.pods != 0 {
+            let mut load = NodeInfo::default();
+            load.keep_load(&gone);
+            self.detached.insert(gone.name, load);
+        }
+    }
+
+    /// Stores what the API says of a node, with the load of the pods already counted on it; whether the node may
+    /// have more room than before (new, or more allocatable, or other taints or labels).
+    fn update(&mut self, mut info: NodeInfo) -> bool {
+        let more_room = match self.get(&info.name) {
+            None => {
+                if let Some(load) = self.detached.remove(&info.name) {
+                    info.keep_load(&load);
+                }
+                true
+            }
+            Some(o) => {
+                info.keep_load(o);
+                o.unschedulable && !info.unschedulable
+                    || info.alloc_cpu > o.alloc_cpu
+                    || info.alloc_mem > o.alloc_mem
+                    || info.alloc_pods > o.alloc_pods
+                    || o.taints != info.taints
+                    || o.labels != info.labels
+            }
+        };
+        self.insert(info);
+        more_room
+    }
+
+    /// A pod's usage counted on (`sign` 1) or off (-1) node `name`, in the table or not.
+    fn apply(&mut self, name: &Str, u: Usage, sign: i64) {
+        if let Some(n) = self.get_mut(name) {
+            n.apply(u, sign);
+            return;
+        }
+        let load = self.detached.entry(name.clone()).or_default();
+        load.apply(u, sign);
+        if load.pods == 0 {
+            self.detached.remove(name);
         }
     }
     pub fn iter(&self) -> impl Iterator<Item = &NodeInfo> {
@@ -183,31 +235,33 @@ impl NodeTable {
     }
 }
 
+/// What the scheduler did, counted (kubeloop's own, not upstream's): its figures of the engine's work
+/// (`Reconciler::work`, `crate::work`), for the work budget and complexity tests, where wall time is noise. Each
+/// counts one unit of work whose number could grow with the cluster.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchedulerWork {
+    /// PodTopologySpread counts offered a pod placed on or taken off a node (one selector match each).
+    pub spread_entries_visited: u64,
+    /// Placed pods read to count them afresh (a ReplicaSet's spread counts built, a node first seen).
+    pub placed_pods_read: u64,
+    /// Nodes run through the filter plugins.
+    pub nodes_filtered: u64,
+    /// Feasible nodes scored.
+    pub nodes_scored: u64,
+}
+
 #[derive(Default)]
 pub struct Scheduler {
     pub nodes: NodeTable,
     /// Pods counted on a node (bound, or assumed after our own bind), with what they request.
     placed: FxHashMap<ObjKey, Placed>,
-    /// PodTopologySpread's counts, by the ReplicaSet whose selector they count (built when a pod of it is first
-    /// scored, dropped with the ReplicaSet).
-    spread: FxHashMap<ObjKey, SpreadCounts>,
+    /// PodTopologySpread's counts, by the ReplicaSet whose selector they count.
+    spread: Spread,
     /// Pods that failed to schedule, with the end of their backoff.
     unschedulable: FxHashMap<ObjKey, Millis>,
     attempts: FxHashMap<ObjKey, u32>,
     next_start: usize,
-    /// What it did (`Reconciler::work`), kept across a restart.
     work: SchedulerWork,
-}
-
-/// The scheduler's own work figures (the engine's work, `crate::work`).
-#[derive(Clone, Copy, Debug, Default)]
-struct SchedulerWork {
-    /// Nodes run through the filter plugins.
-    nodes_filtered: u64,
-    /// Feasible nodes run through the score plugins.
-    nodes_scored: u64,
-    /// Pods counted into (or out of) PodTopologySpread's per-ReplicaSet counts.
-    spread_counted: u64,
 }
 
 /// `numFeasibleNodesToFind` with the adaptive `percentageOfNodesToScore`.
@@ -412,20 +466,26 @@ fn score_for_count(count: i64, max_skew: i64, weight: f64) -> f64 {
 fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &SpreadCounts) -> Vec<i64> {
     let mut raw = Vec::with_capacity(feasible.len());
     // PreScore: the zones of the feasible nodes, with the matching pods counted over all nodes.
+    fn zone_of(n: &NodeInfo) -> &str {
+        n.zone.as_deref().unwrap_or("")
+    }
     let mut zones: BTreeMap<&str, i64> = BTreeMap::new();
     for n in feasible {
-        zones.entry(n.labels.get(LABEL_ZONE).map_or("", |z| &**z)).or_insert(0);
+        zones.entry(zone_of(n)).or_insert(0);
     }
     let zone_weight = topology_normalizing_weight(zones.len());
     let host_weight = topology_normalizing_weight(feasible.len());
-    let mut per_node: Vec<(&Str, &i64)> = counts.per_node.iter().collect();
-    per_node.sort();
-    for (name, count) in per_node {
+    // Each node's count, by the node's place in the table: one lookup by name per node counted, where looking up
+    // every feasible node's name would hash as many names as nodes are scored.
+    let mut on_node: FxHashMap<*const NodeInfo, i64> = FxHashMap::default();
+    // In any order: the counts are positive, and saturating sums of those do not depend on the order.
+    for (name, count) in &counts.per_node {
         let Some(n) = nodes.get(name) else { continue };
+        on_node.insert(n, *count);
         if !pod.spec.node_selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) {
             continue;
         }
-        if let Some(c) = zones.get_mut(n.labels.get(LABEL_ZONE).map_or("", |z| &**z)) {
+        if let Some(c) = zones.get_mut(zone_of(n)) {
             *c = c.saturating_add(*count);
         }
     }
@@ -433,9 +493,9 @@ fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &
     for n in feasible {
         let mut score = 0.0;
         for (key, max_skew) in SYSTEM_DEFAULT_CONSTRAINTS {
-            let Some(value) = n.labels.get(key) else { continue };
+            let Some(value) = n.domain(key) else { continue };
             score += if key == LABEL_HOSTNAME {
-                score_for_count(counts.per_node.get(&n.name).copied().unwrap_or(0), max_skew, host_weight)
+                score_for_count(on_node.get(&(*n as *const NodeInfo)).copied().unwrap_or(0), max_skew, host_weight)
             } else {
                 score_for_count(zones.get(&**value).copied().unwrap_or(0), max_skew, zone_weight)
             };
@@ -764,26 +824,16 @@ impl Scheduler {
             return;
         }
         self.unplace(&key);
-        if let Some(n) = self.nodes.get_mut(&p.node) {
-            n.apply(p.usage, 1);
-        }
-        for c in self.spread.values_mut() {
-            c.add(&p, 1);
-        }
-        self.work.spread_counted += self.spread.len() as u64;
+        self.nodes.apply(&p.node, p.usage, 1);
+        self.spread.count(&key, &p, 1, &mut self.work);
         self.placed.insert(key, p);
     }
 
     fn unplace(&mut self, key: &ObjKey) -> bool {
         match self.placed.remove(key) {
             Some(p) => {
-                if let Some(n) = self.nodes.get_mut(&p.node) {
-                    n.apply(p.usage, -1);
-                }
-                for c in self.spread.values_mut() {
-                    c.add(&p, -1);
-                }
-                self.work.spread_counted += self.spread.len() as u64;
+                self.nodes.apply(&p.node, p.usage, -1);
+                self.spread.count(key, &p, -1, &mut self.work);
                 true
             }
             None => false,
@@ -793,20 +843,7 @@ impl Scheduler {
     /// The spreading counts of the ReplicaSet `key`, built from the placed pods on first use (and again if its
     /// selector is not the one counted).
     fn spread_counts(&mut self, key: &ObjKey, selector: &LabelSelector) -> &SpreadCounts {
-        let fresh = self.spread.get(key).is_some_and(|c| c.selector == *selector);
-        if !fresh {
-            let mut c = SpreadCounts {
-                namespace: key.namespace.clone(),
-                selector: selector.clone(),
-                per_node: FxHashMap::default(),
-            };
-            for p in self.placed.values() {
-                c.add(p, 1);
-            }
-            self.work.spread_counted += self.placed.len() as u64;
-            self.spread.insert(key.clone(), c);
-        }
-        &self.spread[key]
+        self.spread.counts_for(key, selector, &self.placed, &mut self.work)
     }
 
     /// A change that may make unschedulable pods fit: retry each once its backoff is over.
@@ -818,16 +855,17 @@ impl Scheduler {
 
     fn node_info(n: &crate::api::Node) -> NodeInfo {
         let alloc = |r: &str| n.status.allocatable.get(r);
-        NodeInfo {
+        let mut info = NodeInfo {
             name: n.metadata.name.clone(),
-            labels: n.metadata.labels.clone(),
             taints: n.spec.taints.clone(),
             unschedulable: n.spec.unschedulable,
             alloc_cpu: alloc("cpu").map(|q| q.milli()).unwrap_or(0),
             alloc_mem: alloc("memory").map(|q| q.value()).unwrap_or(0),
             alloc_pods: alloc("pods").map(|q| q.value()).unwrap_or(0),
             ..Default::default()
-        }
+        };
+        info.set_labels(n.metadata.labels.clone());
+        info
     }
 }
 
@@ -841,7 +879,8 @@ impl Reconciler for Scheduler {
             + self.placed.len()
             + self.unschedulable.len()
             + self.attempts.len()
-            + self.spread.values().map(|c| 1 + c.per_node.len()).sum::<usize>()
+            + self.nodes.detached.len()
+            + self.spread.retained()
     }
 
     fn component(&self) -> &'static str {
@@ -861,13 +900,15 @@ impl Reconciler for Scheduler {
     }
 
     fn reset(&mut self) {
+        // The process restarts with an empty cache; the work it did stays done.
         *self = Scheduler { work: self.work, ..Scheduler::new() };
     }
 
     fn work(&self, out: &mut Counters) {
+        out.add("spreadEntriesVisited", self.work.spread_entries_visited);
+        out.add("placedPodsRead", self.work.placed_pods_read);
         out.add("nodesFiltered", self.work.nodes_filtered);
         out.add("nodesScored", self.work.nodes_scored);
-        out.add("spreadCounted", self.work.spread_counted);
     }
 
     fn handle(&mut self, ev: &InformerEvent, _caches: Caches<'_>, now: Millis, out: &mut Enqueue) {
@@ -877,35 +918,7 @@ impl Reconciler for Scheduler {
                 self.nodes.remove(&n.metadata.name);
             }
             (Object::Node(n), _) => {
-                let mut info = Scheduler::node_info(n);
-                let old = self.nodes.get(&info.name).cloned();
-                if let Some(old) = &old {
-                    info.req_cpu = old.req_cpu;
-                    info.req_mem = old.req_mem;
-                    info.nz_cpu = old.nz_cpu;
-                    info.nz_mem = old.nz_mem;
-                    info.pods = old.pods;
-                }
-                let more_room = match &old {
-                    None => true,
-                    Some(o) => {
-                        o.unschedulable && !info.unschedulable
-                            || info.alloc_cpu > o.alloc_cpu
-                            || info.alloc_mem > o.alloc_mem
-                            || info.alloc_pods > o.alloc_pods
-                            || o.taints != info.taints
-                            || o.labels != info.labels
-                    }
-                };
-                if old.is_none() {
-                    // Count pods already placed on a node we had not seen.
-                    for p in self.placed.values() {
-                        if p.node == info.name {
-                            info.apply(p.usage, 1);
-                        }
-                    }
-                }
-                self.nodes.insert(info);
+                let more_room = self.nodes.update(Scheduler::node_info(n));
                 if more_room {
                     self.move_unschedulable(now, out);
                 }
@@ -943,14 +956,16 @@ impl Reconciler for Scheduler {
     }
 
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
-        let Some(pod) = cx.caches.of(Kind::Pod).get(key).and_then(|o| o.as_pod()).cloned() else {
+        // The cache's own version, shared (not copied): the cache may change while the pod is scheduled.
+        let Some(obj) = cx.caches.of(Kind::Pod).get(key).cloned() else {
             return Ok(ReconcileAction::Done);
         };
-        if !is_schedulable_candidate(&pod) || self.placed.contains_key(key) {
+        let Some(pod) = obj.as_pod() else { return Ok(ReconcileAction::Done) };
+        if !is_schedulable_candidate(pod) || self.placed.contains_key(key) {
             return Ok(ReconcileAction::Done);
         }
-        let u = usage(&pod);
-        let owner = default_spread_owner(&pod, cx.caches);
+        let u = usage(pod);
+        let owner = default_spread_owner(pod, cx.caches);
         if let Some((key, selector)) = &owner {
             self.spread_counts(key, selector);
         }
@@ -965,7 +980,7 @@ impl Reconciler for Scheduler {
             }
             let n = &self.nodes.list[(self.next_start + i) % total];
             processed += 1;
-            match filter(&pod, &u, n) {
+            match filter(pod, &u, n) {
                 None => feasible.push(n),
                 Some((plugin, why)) => tally.add(plugin, &why),
             }
@@ -983,7 +998,7 @@ impl Reconciler for Scheduler {
                     set_pod_condition(&mut p.status.conditions, "PodScheduled", "False", "Unschedulable", &m, now);
                 }
             });
-            cx.recorder.event(&mut cx.api, &Object::Pod(pod), EventKind::Warning, "FailedScheduling", &msg);
+            cx.recorder.event(&mut cx.api, &obj, EventKind::Warning, "FailedScheduling", &msg);
             let attempts = self.attempts.entry(key.clone()).or_default();
             *attempts += 1;
             let backoff = (POD_INITIAL_BACKOFF << (*attempts - 1).min(10)).min(POD_MAX_BACKOFF);
@@ -991,9 +1006,9 @@ impl Reconciler for Scheduler {
             return Ok(ReconcileAction::RequeueAfter(MAX_IN_UNSCHEDULABLE));
         }
         // Score, then pick the best; ties broken at random (selectHost's reservoir sampling).
-        let spread = owner.as_ref().and_then(|(k, _)| self.spread.get(k));
-        let scores = score_plugins(&pod, &u, &feasible, &self.nodes, spread);
         self.work.nodes_scored += feasible.len() as u64;
+        let spread = owner.as_ref().and_then(|(k, _)| self.spread.get(k));
+        let scores = score_plugins(pod, &u, &feasible, &self.nodes, spread);
         let mut best: Option<(&NodeInfo, i64)> = None;
         let mut ties = 0u64;
         for (n, plugins) in feasible.iter().zip(scores) {
@@ -1017,7 +1032,7 @@ impl Reconciler for Scheduler {
         // The binding cycle runs in the background: the scheduler assumes the pod and moves on.
         match cx.api.detached(|api| api.bind(key, &pod.metadata.uid, &node)) {
             Ok(bound) => {
-                let mut p = Placed::of(&pod);
+                let mut p = Placed::of(pod);
                 p.node = node.clone();
                 self.place(key.clone(), p);
                 self.unschedulable.remove(key);
@@ -1145,15 +1160,100 @@ mod tests {
         if let Some(z) = zone {
             labels.insert(s(LABEL_ZONE), s(z));
         }
-        NodeInfo { name: s(name), labels, alloc_cpu: 4000, alloc_mem: 8 << 30, alloc_pods: 110, ..Default::default() }
+        let mut n =
+            NodeInfo { name: s(name), alloc_cpu: 4000, alloc_mem: 8 << 30, alloc_pods: 110, ..Default::default() };
+        n.set_labels(labels);
+        n
     }
 
     fn counts(per_node: &[(&str, i64)]) -> SpreadCounts {
         SpreadCounts {
             namespace: s("default"),
             selector: LabelSelector::default(),
+            filed: None,
             per_node: per_node.iter().map(|(n, c)| (s(n), *c)).collect(),
         }
+    }
+
+    /// What PodTopologySpread's counts must hold: every placed pod matched against the selector afresh.
+    fn counted_afresh(sched: &Scheduler, c: &SpreadCounts) -> FxHashMap<Str, i64> {
+        let mut per_node: FxHashMap<Str, i64> = FxHashMap::default();
+        for p in sched.placed.values() {
+            if !p.terminating && p.namespace == c.namespace && c.selector.matches(&p.labels) {
+                *per_node.entry(p.node.clone()).or_default() += 1;
+            }
+        }
+        per_node
+    }
+
+    /// The index offers a pod only to the counts whose selector could match it, yet the counts are those of matching
+    /// every pod against every selector, through pods placed, moved, relabelled, finishing and removed, counts built
+    /// late, dropped and built again, in two namespaces, with selectors of labels, of expressions only, and of both.
+    #[test]
+    fn spread_counts_kept_through_the_index_equal_counting_every_pod_afresh() {
+        let selectors: Vec<(ObjKey, LabelSelector)> = [
+            ("a", "web", "app=web"),
+            ("a", "web-front", "app=web,tier=front"),
+            ("a", "tiers", "tier in (front,back)"),
+            ("a", "not-web", "app notin (web)"),
+            ("a", "web-not-back", "app=web,tier!=back"),
+            ("b", "web", "app=web"),
+        ]
+        .iter()
+        .map(|(ns, name, sel)| (ObjKey::new(ns, name), crate::api::selector::parse_selector(sel).expect("selector")))
+        .collect();
+        let mut rng = crate::rng::Rng::new(29);
+        let mut sched = Scheduler::new();
+        for n in ["n1", "n2", "n3"] {
+            sched.nodes.insert(spread_node(n, None));
+        }
+        let index = |rng: &mut crate::rng::Rng, len: usize| rng.range(0, len as u64 - 1) as usize;
+        let pick = |rng: &mut crate::rng::Rng, of: &[&str]| s(of[index(rng, of.len())]);
+        for step in 0..3000 {
+            match rng.range(0, 9) {
+                0..=5 => {
+                    let key = ObjKey::new(&pick(&mut rng, &["a", "b"]), &format!("p{}", rng.range(0, 29)));
+                    let mut labels = Labels::new();
+                    for (k, values) in [("app", ["web", "db"]), ("tier", ["front", "back"])] {
+                        if rng.chance(0.7) {
+                            labels.insert(s(k), pick(&mut rng, &values));
+                        }
+                    }
+                    let p = Placed {
+                        node: pick(&mut rng, &["n1", "n2", "n3"]),
+                        usage: Usage::default(),
+                        namespace: key.namespace.clone(),
+                        labels,
+                        terminating: rng.chance(0.1),
+                    };
+                    sched.place(key, p);
+                }
+                6..=7 => {
+                    let key = ObjKey::new(&pick(&mut rng, &["a", "b"]), &format!("p{}", rng.range(0, 29)));
+                    sched.unplace(&key);
+                }
+                8 => {
+                    let (rs, selector) = &selectors[index(&mut rng, selectors.len())];
+                    sched.spread_counts(rs, selector);
+                }
+                _ => {
+                    let (rs, _) = &selectors[index(&mut rng, selectors.len())];
+                    sched.spread.remove(rs);
+                }
+            }
+            for (rs, _) in &selectors {
+                if let Some(c) = sched.spread.get(rs) {
+                    assert_eq!(c.per_node, counted_afresh(&sched, c), "{rs} after step {step}");
+                }
+            }
+        }
+        // Every pod and counts gone, the index holds nothing.
+        let keys: Vec<ObjKey> = sched.placed.keys().cloned().collect();
+        for k in &keys {
+            sched.unplace(k);
+        }
+        selectors.iter().for_each(|(rs, _)| sched.spread.remove(rs));
+        assert!(sched.spread.is_empty());
     }
 
     /// PodTopologySpread with the system default constraints (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway):
