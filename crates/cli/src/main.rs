@@ -73,13 +73,13 @@ Commands:
                               relative to the current directory, -f - reads standard input; at most 4 MiB.
                               Exits with kubectl's code; `kubeloop kubectl --help` lists the commands.
   bench   Cold start: add the nodes, apply Deployments for the pods, run until every pod is Running and every
-          Deployment converged (at most 30 simulated minutes); print simulated and wall time, events/s, API writes
-          and peak memory.
+          Deployment converged (at most 30 simulated minutes); print simulated, wall and CPU time, events/s, API
+          writes and peak memory.
             --nodes N         nodes (default 1000)
             --pods N          pods (default 30000)
             --seed N          seed (default 1)
             --steady DURATION then the steady state: run the converged cluster on for DURATION of simulated time
-                              (e.g. 1h; up to 30 days; default none) and print its own speed and events/s
+                              (e.g. 1h; up to 30 days; default none) and print its own times, speed and events/s
             --workload W      the steady state's workload, as soak's: idle (default) | churn | faulted
   soak    Run a cluster for a long simulated time under a workload and print, every sample, the engine's footprint
           (entries held by each structure) and the process's resident memory; then judge whether they stayed
