@@ -19,8 +19,9 @@ use std::time::Instant;
 use kubeloop_engine::bench::{work_text, ColdStart, CAP};
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::scenario::{self, RunOptions, Scenario};
-use kubeloop_engine::sim::{TimingProfile, MAX_NODES, MAX_PODS};
-use kubeloop_engine::time::parse_duration;
+use kubeloop_engine::sim::{Sim, TimingProfile, MAX_NODES, MAX_PODS};
+use kubeloop_engine::soak::Workload;
+use kubeloop_engine::time::{human_duration, parse_duration, Millis};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -35,7 +36,7 @@ Usage:
   kubeloop run FILE|LINK [--seed N] [--until DURATION] [--timing real|fast-demo] [--max-events N] [--json] [--quiet]
   kubeloop link FILE [--page URL] [--seed N] [--until DURATION] [--timing real|fast-demo]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
-  kubeloop bench [--nodes N] [--pods N] [--churn N] [--seed N] [--memory]
+  kubeloop bench [--nodes N] [--pods N] [--churn N] [--seed N] [--memory] [--steady DURATION [--workload W]]
   kubeloop soak [--nodes N] [--pods N] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION] [--seed N]
   kubeloop help | --help
   kubeloop --version
@@ -77,10 +78,11 @@ Commands:
                               relative to the current directory, -f - reads standard input; at most 4 MiB.
                               Exits with kubectl's code; `kubeloop kubectl --help` lists the commands.
   bench   Cold start: add the nodes, apply Deployments for the pods, run until every pod is Running and every
-          Deployment converged (at most 30 simulated minutes); print simulated and wall time, events/s, API writes
-          and peak memory, and the engine's work: deterministic counts of what it did (objects each controller read
-          from its caches, nodes the scheduler filtered and scored, the kubelets' notifications and pod steps, API
-          requests and watch events, peak live bytes), the figures the work budget holds (docs/performance.md).
+          Deployment converged (at most 30 simulated minutes); print simulated, wall and CPU time, events/s, API
+          writes and peak memory, and the engine's work: deterministic counts of what it did (objects each
+          controller read from its caches, nodes the scheduler filtered and scored, the kubelets' notifications and
+          pod steps, API requests and watch events, peak live bytes), the figures the work budget holds
+          (docs/performance.md).
             --nodes N         nodes (default 1000)
             --pods N          pods (default 30000)
             --churn N         after converging, N rounds of churn 30 simulated seconds apart (a Deployment
@@ -89,6 +91,9 @@ Commands:
             --memory          then the bytes the engine holds, by structure (each figure what dropping that
                               structure frees, as the simulation is taken apart at the end; a version shared by
                               several counts with the last), in total and per pod, and the most bytes ever live
+            --steady DURATION then the steady state: run the converged cluster on for DURATION of simulated time
+                              (e.g. 1h; up to 30 days; default none) and print its own times, speed and events/s
+            --workload W      the steady state's workload, as soak's: idle (default) | churn | faulted
   soak    Run a cluster for a long simulated time under a workload and print, every sample, the engine's footprint
           (entries held by each structure) and the process's resident memory; then judge whether they stayed
           flat after the warm-up (exit 1 when a structure grew).
@@ -295,11 +300,24 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// CPU time the process has used so far, in seconds, where `/proc` has it (the runner is one thread: its
+/// schedstat is the process's). On a shared machine it moves much less than wall time with what else runs.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/schedstat").ok()?;
+    let ns: u64 = stat.split_whitespace().next()?.parse().ok()?;
+    Some(ns as f64 / 1e9)
+}
+
 /// The most churn rounds `bench` runs (each is 30 simulated seconds and a rollout).
 const MAX_CHURN: u64 = 1000;
 
 fn bench(args: &[String]) -> Result<(), Fail> {
-    let a = parse_args(args, &["nodes", "pods", "per-deployment", "churn", "seed"], &["memory"], "bench")?;
+    let a = parse_args(
+        args,
+        &["nodes", "pods", "per-deployment", "churn", "seed", "steady", "workload"],
+        &["memory"],
+        "bench",
+    )?;
     if let Some(extra) = a.positional.first() {
         return Err(Fail(format!("bench: unexpected argument {extra:?}")));
     }
@@ -322,6 +340,7 @@ fn bench(args: &[String]) -> Result<(), Fail> {
     if pods > nodes * template.pods as u64 {
         return Err(Fail(format!("bench: {pods} pods do not fit on {nodes} nodes of {} pods each", template.pods)));
     }
+    let steady = steady_option(&a)?;
     let shape = ColdStart { nodes: nodes as usize, pods: pods as usize, per_deployment: per as usize, seed };
     let wall = Instant::now();
     let (run, peak_bytes) = peak::measure(|| -> Result<_, String> {
@@ -332,7 +351,7 @@ fn bench(args: &[String]) -> Result<(), Fail> {
         }
         Ok((sim, converged_at))
     });
-    let (sim, converged_at) = run?;
+    let (mut sim, converged_at) = run?;
     let wall_s = wall.elapsed().as_secs_f64();
     let events = sim.events_processed();
     let api = sim.store().total_counters();
@@ -356,6 +375,9 @@ fn bench(args: &[String]) -> Result<(), Fail> {
         }
     }
     let _ = writeln!(text, "wall time:          {wall_s:.2} s");
+    if let Some(cpu) = cpu_seconds() {
+        let _ = writeln!(text, "cpu time:           {cpu:.2} s");
+    }
     let _ = writeln!(text, "speed:              {:.1}x real time", sim.now() as f64 / 1000.0 / wall_s.max(1e-9));
     let _ = writeln!(text, "events processed:   {events}");
     let _ = writeln!(text, "events/s:           {:.0}", events as f64 / wall_s.max(1e-9));
@@ -373,10 +395,79 @@ fn bench(args: &[String]) -> Result<(), Fail> {
         let _ = writeln!(text, "peak RSS:           {:.1} MiB", kib as f64 / 1024.0);
     }
     text.push_str(&work_text(&sim.work(), &[("peakBytes".to_string(), peak_bytes)]));
-    if a.flag("memory") {
-        memory_lines(&mut text, sim, pods as usize, peak_bytes);
+    output(&text)?;
+    if let Some((duration, workload)) = steady {
+        output(&steady_phase(&shape, &mut sim, converged_at.is_some(), duration, workload))?;
     }
-    output(&text)
+    if a.flag("memory") {
+        let mut text = String::new();
+        memory_lines(&mut text, sim, pods as usize, peak_bytes);
+        return output(&text);
+    }
+    // The process ends here: the OS takes back the Sim's memory at once, where dropping it object by object took
+    // 8-11% of a large run's wall time. kubeloop's own shortcut: nothing is printed or written after this.
+    std::mem::forget(sim);
+    Ok(())
+}
+
+/// `kubeloop bench --steady DURATION [--workload W]`: how long and under which workload (default idle) to run the
+/// converged cluster on; `None` without `--steady`.
+fn steady_option(a: &Args) -> Result<Option<(Millis, Workload)>, Fail> {
+    let Some(v) = a.value("steady") else {
+        return match a.value("workload") {
+            Some(_) => Err(Fail("bench: --workload needs --steady (the steady state it drives)".into())),
+            None => Ok(None),
+        };
+    };
+    let duration = parse_duration(v).map_err(|e| Fail(format!("bench: --steady: {e}")))?;
+    if duration == 0 {
+        return Err(Fail(format!("bench: --steady: {v:?} is no time: give a simulated duration such as 1h")));
+    }
+    if duration > scenario::MAX_UNTIL {
+        return Err(Fail(format!(
+            "bench: --steady: at most {}",
+            kubeloop_engine::time::human_duration(scenario::MAX_UNTIL)
+        )));
+    }
+    let workload =
+        Workload::parse(a.value("workload").unwrap_or("idle")).map_err(|e| Fail(format!("bench: --workload: {e}")))?;
+    Ok(Some((duration, workload)))
+}
+
+/// Runs the converged cluster on for `duration` under `workload` and prints the steady phase's own figures
+/// (simulated/wall, events/s), apart from the cold start's.
+fn steady_phase(shape: &ColdStart, sim: &mut Sim, converged: bool, duration: Millis, workload: Workload) -> String {
+    let mut text = String::new();
+    let label = format!("{} simulated, workload {}", human_duration(duration), workload.as_str());
+    if !converged {
+        let _ = writeln!(text, "steady:             not run ({label}): the cold start did not converge");
+        return text;
+    }
+    let from = sim.now();
+    let events_before = sim.events_processed();
+    let writes_before = sim.store().total_counters().writes();
+    let cpu_before = cpu_seconds();
+    let wall = Instant::now();
+    shape.steady(sim, workload, duration);
+    let wall_s = wall.elapsed().as_secs_f64().max(1e-9);
+    let cpu = cpu_seconds().zip(cpu_before).map(|(after, before)| after - before);
+    let events = sim.events_processed() - events_before;
+    let (running, pending, terminating) = sim.pod_counts();
+    let _ = writeln!(text, "steady:             {label}, from {:.1} simulated seconds", from as f64 / 1000.0);
+    let _ = writeln!(text, "steady wall time:   {wall_s:.2} s");
+    if let Some(cpu) = cpu {
+        let _ = writeln!(text, "steady cpu time:    {cpu:.2} s");
+    }
+    let _ = writeln!(text, "steady speed:       {:.1}x real time", (sim.now() - from) as f64 / 1000.0 / wall_s);
+    let _ = writeln!(text, "steady events:      {events}");
+    let _ = writeln!(text, "steady events/s:    {:.0}", events as f64 / wall_s);
+    let _ = writeln!(text, "steady api writes:  {}", sim.store().total_counters().writes() - writes_before);
+    let _ = writeln!(text, "steady pods:        {running} Running, {pending} Pending, {terminating} terminating");
+    let _ = writeln!(text, "steady history hash: {:016x}", sim.history_hash());
+    if let Some(kib) = peak_rss_kib() {
+        let _ = writeln!(text, "steady peak RSS:    {:.1} MiB", kib as f64 / 1024.0);
+    }
+    text
 }
 
 /// `bench --memory`: the engine's bytes by structure (taking `sim` apart), largest first, with the total, the

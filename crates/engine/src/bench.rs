@@ -1,5 +1,6 @@
 //! The cold-start benchmark shared by `kubeloop bench` and the criterion bench: N nodes, then Deployments
-//! declaring P pods in total, run until every pod is Running and every Deployment has converged.
+//! declaring P pods in total, run until every pod is Running and every Deployment has converged; then, for
+//! `kubeloop bench --steady`, the converged cluster run on under a soak workload.
 
 use std::fmt::Write;
 
@@ -7,6 +8,7 @@ use crate::api::{Kind, ObjKey, PodPhase};
 use crate::kubelet::NodeConfig;
 use crate::rng::Rng;
 use crate::sim::{Sim, SimConfig};
+use crate::soak::{Driver, Workload};
 use crate::store::DeleteOptions;
 use crate::time::{Millis, MINUTE, SECOND};
 use crate::work::Work;
@@ -24,10 +26,8 @@ pub struct ColdStart {
 impl ColdStart {
     /// Deployments of the benchmark: small requests (10m CPU, 16Mi) so that 110 fit on a default node.
     pub fn manifests(&self) -> String {
-        let per = self.per_deployment.max(1);
         let mut text = String::new();
-        for i in 0..self.deployments() {
-            let replicas = (self.pods - i * per).min(per);
+        for (i, replicas) in self.replicas().into_iter().enumerate() {
             let _ = write!(
                 text,
                 "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: app-{i}\n  template:\n    metadata:\n      labels:\n        app: app-{i}\n    spec:\n      containers:\n      - name: app\n        image: registry.example/app:{i}\n        resources:\n          requests:\n            cpu: 10m\n            memory: 16Mi\n"
@@ -38,6 +38,12 @@ impl ColdStart {
 
     pub fn deployments(&self) -> usize {
         self.pods.div_ceil(self.per_deployment.max(1))
+    }
+
+    /// The replicas of each Deployment, `app-0` first: `per_deployment` each, the last one the rest.
+    pub fn replicas(&self) -> Vec<usize> {
+        let per = self.per_deployment.max(1);
+        (0..self.deployments()).map(|i| (self.pods - i * per).min(per)).collect()
     }
 
     /// Builds the cluster and applies the Deployments (at simulated time 0).
@@ -74,6 +80,15 @@ impl ColdStart {
             }
         }
         None
+    }
+
+    /// The steady state: runs the (converged) cluster on for `duration` of simulated time under `workload`, as
+    /// `kubeloop soak` drives it (idle: leases, node status, resyncs; churn: a Deployment scaled and pods deleted
+    /// every 10 minutes, a rollout every hour; faulted: churn and a fault every 20 minutes).
+    pub fn steady(&self, sim: &mut Sim, workload: Workload, duration: Millis) {
+        let start = sim.now();
+        let mut driver = Driver::new(workload, self.seed, start, self.replicas(), self.nodes);
+        driver.run_until(sim, start.saturating_add(duration));
     }
 }
 

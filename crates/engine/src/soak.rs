@@ -72,6 +72,18 @@ const DEPLOYMENTS: usize = 10;
 pub struct Soak {
     pub sim: Sim,
     pub config: SoakConfig,
+    driver: Driver,
+}
+
+/// A workload acting on a running cluster whose Deployments are `app-0`, `app-1`, ... (labelled `app: app-<i>`,
+/// one container `app`): what `kubeloop soak` runs from the start and `kubeloop bench --steady` runs once its cold
+/// start has converged.
+pub struct Driver {
+    workload: Workload,
+    /// The replicas each Deployment was declared with, by index.
+    replicas: Vec<usize>,
+    /// Nodes of the cluster (`node-1` ...), for the faults that kill one.
+    nodes: usize,
     rng: Rng,
     next_churn: Millis,
     next_fault: Millis,
@@ -106,35 +118,13 @@ impl Soak {
         for _ in 0..config.nodes {
             sim.add_node(template.clone())?;
         }
-        let mut soak = Soak {
-            sim,
-            rng: Rng::new(config.seed ^ 0x50_414b),
-            next_churn: 10 * MINUTE,
-            next_fault: 20 * MINUTE,
-            undo: Vec::new(),
-            image: 1,
-            config,
-        };
-        let manifests: String = (0..DEPLOYMENTS).map(|i| soak.deployment(i, soak.replicas(i))).collect();
+        let replicas: Vec<usize> = (0..DEPLOYMENTS).map(|i| soak_replicas(config.pods, i)).collect();
+        let manifests: String = replicas.iter().enumerate().map(|(i, r)| deployment(i, *r)).collect();
+        let driver = Driver::new(config.workload, config.seed, 0, replicas, config.nodes);
+        let mut soak = Soak { sim, config, driver };
         kubectl::apply(&mut soak.sim, &manifests).map_err(|e| e.to_string())?;
         soak.sim.run_for(MINUTE);
         Ok(soak)
-    }
-
-    fn replicas(&self, i: usize) -> usize {
-        let per = self.config.pods / DEPLOYMENTS;
-        if i + 1 == DEPLOYMENTS {
-            self.config.pods - per * (DEPLOYMENTS - 1)
-        } else {
-            per
-        }
-    }
-
-    fn deployment(&self, i: usize, replicas: usize) -> String {
-        format!(
-            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: app-{i}\n  template:\n    metadata:\n      labels:\n        app: app-{i}\n    spec:\n      terminationGracePeriodSeconds: 10\n      containers:\n      - name: app\n        image: registry.example/app:{}\n        resources:\n          requests:\n            cpu: 10m\n            memory: 16Mi\n",
-            self.image
-        )
     }
 
     /// A sample of the engine now.
@@ -161,10 +151,9 @@ impl Soak {
         let mut next_sample = self.sim.now() + every;
         let end = self.config.duration;
         while self.sim.now() < end {
-            let next_action = self.next_action_at();
-            let t = next_sample.min(next_action).min(end);
+            let t = next_sample.min(self.driver.next_action_at()).min(end);
             self.sim.run_until(t);
-            self.act();
+            self.driver.act(&mut self.sim);
             if self.sim.now() >= next_sample || self.sim.now() >= end {
                 let s = self.sample();
                 on_sample(&s);
@@ -174,53 +163,99 @@ impl Soak {
         }
         samples
     }
+}
 
-    fn next_action_at(&self) -> Millis {
+/// The replicas of the soak's Deployment `i` of ten: a tenth of `pods` each, the last one the rest.
+fn soak_replicas(pods: usize, i: usize) -> usize {
+    let per = pods / DEPLOYMENTS;
+    if i + 1 == DEPLOYMENTS {
+        pods - per * (DEPLOYMENTS - 1)
+    } else {
+        per
+    }
+}
+
+/// The soak's Deployment `i`, at the first image.
+fn deployment(i: usize, replicas: usize) -> String {
+    format!(
+        "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: app-{i}\n  template:\n    metadata:\n      labels:\n        app: app-{i}\n    spec:\n      terminationGracePeriodSeconds: 10\n      containers:\n      - name: app\n        image: registry.example/app:1\n        resources:\n          requests:\n            cpu: 10m\n            memory: 16Mi\n"
+    )
+}
+
+impl Driver {
+    /// A workload starting at simulated time `start` (its first churn 10 minutes later, its first fault 20) on a
+    /// cluster of `nodes` nodes whose Deployment `app-<i>` was declared with `replicas[i]` replicas.
+    pub fn new(workload: Workload, seed: u64, start: Millis, replicas: Vec<usize>, nodes: usize) -> Driver {
+        Driver {
+            workload,
+            replicas,
+            nodes,
+            rng: Rng::new(seed ^ 0x50_414b),
+            next_churn: start + 10 * MINUTE,
+            next_fault: start + 20 * MINUTE,
+            undo: Vec::new(),
+            image: 1,
+        }
+    }
+
+    /// Runs `sim` until `end`, acting whenever something is due.
+    pub fn run_until(&mut self, sim: &mut Sim, end: Millis) {
+        while sim.now() < end {
+            sim.run_until(self.next_action_at().min(end));
+            self.act(sim);
+        }
+    }
+
+    /// When the next action is due (`Millis::MAX` when idle).
+    pub fn next_action_at(&self) -> Millis {
         let mut t = Millis::MAX;
-        if self.config.workload != Workload::Idle {
+        if self.workload != Workload::Idle {
             t = t.min(self.next_churn);
         }
-        if self.config.workload == Workload::Faulted {
+        if self.workload == Workload::Faulted {
             t = t.min(self.next_fault);
         }
         self.undo.iter().map(|(at, _)| *at).fold(t, Millis::min)
     }
 
     /// Performs whatever is due now.
-    fn act(&mut self) {
-        let now = self.sim.now();
+    pub fn act(&mut self, sim: &mut Sim) {
+        let now = sim.now();
         let due: Vec<Undo> = self.undo.iter().filter(|(at, _)| *at <= now).map(|(_, u)| u.clone()).collect();
         self.undo.retain(|(at, _)| *at > now);
         for u in due {
             match u {
-                Undo::ApiFaults => self.sim.set_faults(crate::faults::Faults::default()),
-                Undo::Drop => self.sim.set_watch_drop(0.0),
-                Undo::Restart(h) => self.sim.restart_host(h),
+                Undo::ApiFaults => sim.set_faults(crate::faults::Faults::default()),
+                Undo::Drop => sim.set_watch_drop(0.0),
+                Undo::Restart(h) => sim.restart_host(h),
                 Undo::Revive(n) => {
-                    let _ = self.sim.revive_node(&n);
+                    let _ = sim.revive_node(&n);
                 }
             }
         }
-        if self.config.workload != Workload::Idle && now >= self.next_churn {
-            self.churn();
+        if self.workload != Workload::Idle && now >= self.next_churn {
+            self.churn(sim);
             self.next_churn += 10 * MINUTE;
         }
-        if self.config.workload == Workload::Faulted && now >= self.next_fault {
-            self.fault();
+        if self.workload == Workload::Faulted && now >= self.next_fault {
+            self.fault(sim);
             self.next_fault += 20 * MINUTE;
         }
     }
 
-    fn churn(&mut self) {
-        let i = self.rng.range(0, DEPLOYMENTS as u64 - 1) as usize;
-        let base = self.replicas(i) as u64;
+    /// One Deployment scaled to between half and one and a half times its replicas, three pods of another
+    /// deleted, and once an hour a third one rolled out to a new image.
+    fn churn(&mut self, sim: &mut Sim) {
+        let Some(last) = self.replicas.len().checked_sub(1) else { return };
+        let last = last as u64;
+        let i = self.rng.range(0, last) as usize;
+        let base = self.replicas[i] as u64;
         let replicas = self.rng.range(base / 2, base + base / 2 + 1);
         let key = ObjKey::new("default", &format!("app-{i}"));
-        let _ = self.sim.scale(Kind::Deployment, &key, replicas.min(i32::MAX as u64) as i32);
+        let _ = sim.scale(Kind::Deployment, &key, replicas.min(i32::MAX as u64) as i32);
         // Delete a few pods of another Deployment.
-        let j = self.rng.range(0, DEPLOYMENTS as u64 - 1);
-        let victims: Vec<ObjKey> = self
-            .sim
+        let j = self.rng.range(0, last);
+        let victims: Vec<ObjKey> = sim
             .store()
             .objects(Kind::Pod)
             .filter(|o| o.meta().labels.get("app").is_some_and(|a| **a == *format!("app-{j}")))
@@ -228,43 +263,43 @@ impl Soak {
             .map(|o| o.key())
             .collect();
         for k in victims {
-            let _ = self.sim.delete(Kind::Pod, &k, &DeleteOptions::default());
+            let _ = sim.delete(Kind::Pod, &k, &DeleteOptions::default());
         }
-        if self.sim.now() % HOUR < 10 * MINUTE {
+        if sim.now() % HOUR < 10 * MINUTE {
             self.image += 1;
-            let d = self.rng.range(0, DEPLOYMENTS as u64 - 1);
+            let d = self.rng.range(0, last);
             let line = format!("set image deployment/app-{d} app=registry.example/app:{}", self.image);
-            let _ = kubectl::run(&mut self.sim, &line, &kubectl::Input::none());
+            let _ = kubectl::run(sim, &line, &kubectl::Input::none());
         }
     }
 
-    fn fault(&mut self) {
-        let now = self.sim.now();
+    fn fault(&mut self, sim: &mut Sim) {
+        let now = sim.now();
         match self.rng.range(0, 5) {
             0 => {
-                self.sim.set_watch_drop(0.2);
+                sim.set_watch_drop(0.2);
                 self.undo.push((now + 2 * MINUTE, Undo::Drop));
             }
-            1 => self.sim.disconnect_all_watches(),
+            1 => sim.disconnect_all_watches(),
             2 => {
-                for id in self.sim.control_plane_informers() {
-                    self.sim.force_relist(id);
+                for id in sim.control_plane_informers() {
+                    sim.force_relist(id);
                 }
             }
             3 => {
                 let faults = crate::faults::Faults { conflict_fraction: 0.1, api_latency: 20, ..Default::default() };
-                self.sim.set_faults(faults);
+                sim.set_faults(faults);
                 self.undo.push((now + 5 * MINUTE, Undo::ApiFaults));
             }
             4 => {
-                let h = self.sim.controller_manager_leader().unwrap_or(CONTROLLER_MANAGER);
-                self.sim.crash_host(h);
+                let h = sim.controller_manager_leader().unwrap_or(CONTROLLER_MANAGER);
+                sim.crash_host(h);
                 self.undo.push((now + 30 * SECOND, Undo::Restart(h)));
             }
             _ => {
-                let n = self.rng.range(1, self.config.nodes as u64);
+                let n = self.rng.range(1, self.nodes as u64);
                 let name = format!("node-{n}");
-                if self.sim.kill_node(&name).is_ok() {
+                if sim.kill_node(&name).is_ok() {
                     self.undo.push((now + 3 * MINUTE, Undo::Revive(name)));
                 }
             }
