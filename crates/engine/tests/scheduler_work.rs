@@ -9,6 +9,7 @@ use kubeloop_engine::kubectl::{self, Input};
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::sim::Sim;
 use kubeloop_engine::time::{MINUTE, SECOND};
+use kubeloop_engine::work::Work;
 
 const NODES: usize = 4;
 const PER_DEPLOYMENT: usize = 4;
@@ -21,24 +22,14 @@ fn converged(deployments: usize) -> Sim {
     sim
 }
 
-/// The scheduler's own figures of the engine's work (`Sim::work`) so far.
-fn work(sim: &Sim) -> SchedulerWork {
-    let own = sim.controller("scheduler").expect("a scheduler").work().own;
+/// The scheduler's own figures in `work` (the engine's work, `Sim::work`).
+fn scheduler(work: &Work) -> SchedulerWork {
+    let own = work.controller("scheduler").own;
     SchedulerWork {
         spread_entries_visited: own.get("spreadEntriesVisited"),
         placed_pods_read: own.get("placedPodsRead"),
         nodes_filtered: own.get("nodesFiltered"),
         nodes_scored: own.get("nodesScored"),
-    }
-}
-
-/// The work done between two readings.
-fn since(now: SchedulerWork, before: SchedulerWork) -> SchedulerWork {
-    SchedulerWork {
-        spread_entries_visited: now.spread_entries_visited - before.spread_entries_visited,
-        placed_pods_read: now.placed_pods_read - before.placed_pods_read,
-        nodes_filtered: now.nodes_filtered - before.nodes_filtered,
-        nodes_scored: now.nodes_scored - before.nodes_scored,
     }
 }
 
@@ -53,10 +44,10 @@ fn work_of(deployments: usize, prepare: &dyn Fn(&mut Sim), change: &dyn Fn(&mut 
     let mut sim = converged(deployments);
     prepare(&mut sim);
     sim.run_for(30 * SECOND);
-    let before = work(&sim);
+    let before = sim.work();
     change(&mut sim);
     sim.run_for(30 * SECOND);
-    since(work(&sim), before)
+    scheduler(&sim.work().since(&before))
 }
 
 /// The same change in a cluster of 5 Deployments and in one of 50: the same work, and exactly `expected`.
