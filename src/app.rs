@@ -82,6 +82,9 @@ fn perform(engine: &Rc<RefCell<LiveRun>>, dispatcher: &UseReducerDispatcher<View
                 download(&name, &text);
             }
             let share = e.take_share_request();
+            if e.take_docs_request() {
+                load_docs(engine.clone(), dispatcher.clone());
+            }
             (e.snapshot(), share)
         }
         Err(_) => return,
@@ -99,6 +102,15 @@ fn perform(engine: &Rc<RefCell<LiveRun>>, dispatcher: &UseReducerDispatcher<View
             }
         });
     }
+}
+
+/// Fetches explain's documentation from the site (it is not part of the page's first download: docs/size.md)
+/// and hands it to the engine.
+fn load_docs(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<View>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let got = crate::share::fetch_text(kubeloop_engine::kubectl::DOCS_FILE).await;
+        perform(&engine, &dispatcher, Cmd::Docs(got));
+    });
 }
 
 /// Opens what the address's fragment names, now and whenever it changes (a link pasted into this tab's address bar
@@ -324,6 +336,11 @@ pub fn App() -> Html {
                 }
             }
         });
+    }
+    {
+        // explain's documentation, fetched once the page runs, so that explain works offline from then on.
+        let (engine, dispatcher) = (engine.clone(), view.dispatcher());
+        use_effect_with((), move |_| load_docs(engine, dispatcher));
     }
     {
         let on_cmd = (*on_cmd).clone();

@@ -172,8 +172,21 @@ impl Console {
 
     /// What the command [`Console::started`] printed, and its exit code.
     pub fn ended(&mut self, out: kubectl::Output) {
-        let Some(last) = self.last.as_mut().filter(|l| l.code.is_none()) else { return };
-        let entry = Rc::make_mut(last);
+        if let Some(id) = self.last.as_ref().filter(|l| l.code.is_none()).map(|l| l.id) {
+            self.finish(id, out);
+        }
+    }
+
+    /// A line that waits for what the page fetches before it can run (explain's documentation): shown running
+    /// until [`Console::finish`] ends it by the id returned here.
+    pub fn waiting(&mut self, line: &str) -> u64 {
+        self.started(line);
+        self.seq
+    }
+
+    /// What the command of entry `id` printed, and its exit code (nothing when the entry has ended or scrolled off).
+    pub fn finish(&mut self, id: u64, out: kubectl::Output) {
+        let Some(entry) = self.entry_mut(id).filter(|e| e.code.is_none()) else { return };
         entry.chunks = chunks_of(out.warnings, out.stdout, out.stderr);
         entry.code = Some(out.code);
         bound_entry(entry);

@@ -71,6 +71,8 @@ pub enum Cmd {
     },
     /// Ctrl+C in the console: stops the command that is still printing.
     KubectlInterrupt,
+    /// explain's documentation as fetched from the site ([`LiveRun::take_docs_request`]), or why not.
+    Docs(Result<String, String>),
     /// Ctrl+L: empties the console (a running command keeps printing).
     KubectlClear,
     /// The run so far as a scenario file, for the page to download ([`LiveRun::take_download`]).
@@ -246,6 +248,11 @@ pub struct LiveRun {
     share: Option<Rc<ShareView>>,
     /// A run to make a link of (its scenario file and history hash), for the page to compress.
     share_request: Option<(String, u64)>,
+    /// The console's `kubectl explain` waiting for its documentation: its entry and line. At most one: a new line
+    /// or Ctrl+C stops it.
+    waiting_docs: Option<(u64, String)>,
+    /// explain's documentation is to be fetched ([`LiveRun::take_docs_request`]).
+    docs_request: bool,
 }
 
 /// Interventions a run records at most (kubeloop's own bound; beyond it the run is not exportable).
@@ -417,6 +424,8 @@ impl LiveRun {
             applying: None,
             share: None,
             share_request: None,
+            waiting_docs: None,
+            docs_request: false,
         }
     }
 
@@ -664,6 +673,18 @@ impl LiveRun {
     /// The file an export made, once.
     pub fn take_download(&mut self) -> Option<(String, String)> {
         self.download.take()
+    }
+
+    /// Whether explain's documentation is to be fetched for a line that waits for it, once.
+    pub fn take_docs_request(&mut self) -> bool {
+        std::mem::take(&mut self.docs_request)
+    }
+
+    /// Stops the explain that waits for its documentation, as Ctrl+C would.
+    fn stop_waiting(&mut self) {
+        if let Some((id, _)) = self.waiting_docs.take() {
+            self.console.finish(id, kubectl::Output { stderr: "^C\n".into(), code: 130, ..Default::default() });
+        }
     }
 
     /// The run to make a link of (its scenario file and history hash), once.
@@ -1210,9 +1231,27 @@ impl LiveRun {
                 }
             }
             Cmd::DismissNotice => self.notice = None,
+            Cmd::Kubectl { line, .. } if kubectl::needs_docs(&line) => {
+                // explain's documentation is not in the page's download (docs/size.md): the line waits for it.
+                self.interrupt_readers();
+                self.stop_waiting();
+                self.waiting_docs = Some((self.console.waiting(&line), line));
+                self.docs_request = true;
+            }
+            Cmd::Docs(got) => {
+                let loaded = got.and_then(kubectl::load_docs);
+                if let Some((id, line)) = self.waiting_docs.take() {
+                    let out = match loaded {
+                        Ok(()) => kubectl::run(&mut self.sim, &line, &kubectl::Input::none()),
+                        Err(e) => kubectl::Output::error(format!("kubeloop: explain's documentation did not load: {e}")),
+                    };
+                    self.console.finish(id, out);
+                }
+            }
             Cmd::Kubectl { line, stdin: Some(text) } if text.len() > SLICED_APPLY_BYTES && applies_stdin(&line) => {
                 // A large `apply -f -`: read and performed across frames as the Apply button's is, printed here.
                 self.interrupt_readers();
+                self.stop_waiting();
                 self.settle_apply(true);
                 self.console.started(&line);
                 self.start_apply(text, true);
@@ -1221,6 +1260,7 @@ impl LiveRun {
                 // The console is a terminal's foreground: a new line stops the command still printing that only
                 // reads (a large apply typed there is finished first); one that writes as it goes goes on beside it.
                 self.interrupt_readers();
+                self.stop_waiting();
                 if self.applying.as_ref().is_some_and(|a| a.console) {
                     self.settle_apply(true);
                 }
@@ -1234,6 +1274,7 @@ impl LiveRun {
                 }
             }
             Cmd::KubectlInterrupt => {
+                self.stop_waiting();
                 // Ctrl+C stops the foreground: a large apply typed in the console, else the newest running command.
                 if self.applying.as_ref().is_some_and(|a| a.console) {
                     self.cancel_apply();

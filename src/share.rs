@@ -30,6 +30,18 @@ fn js_error(e: JsValue) -> String {
     e.dyn_ref::<js_sys::Error>().map_or_else(|| format!("{e:?}"), |e| String::from(e.message()))
 }
 
+/// A text file of the site, fetched relative to the page (so it works from any sub-path).
+pub async fn fetch_text(name: &str) -> Result<String, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response = JsFuture::from(window.fetch_with_str(name)).await.map_err(js_error)?;
+    let response: web_sys::Response = response.dyn_into().map_err(js_error)?;
+    if !response.ok() {
+        return Err(format!("{name}: HTTP {}", response.status()));
+    }
+    let text = JsFuture::from(response.text().map_err(js_error)?).await.map_err(js_error)?;
+    text.as_string().ok_or_else(|| format!("{name}: not text"))
+}
+
 /// `bytes` through a (de)compression stream, at most `limit` bytes out.
 async fn pipe(bytes: &[u8], through: JsValue, limit: usize) -> Result<Vec<u8>, String> {
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));

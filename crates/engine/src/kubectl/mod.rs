@@ -17,6 +17,7 @@ mod delete;
 mod describe;
 mod dry_run;
 mod explain;
+pub use explain::{docs_loaded, load_docs, DOCS_FILE};
 mod get;
 mod info;
 mod label;
@@ -313,17 +314,9 @@ pub fn writes(line: &str) -> bool {
 
 /// Runs one command line (with or without the leading `kubectl`). Never panics on any input.
 pub fn run(sim: &mut Sim, line: &str, input: &Input) -> Output {
-    let words = match args::split_words(line) {
+    let words = match command_words(line) {
         Ok(w) => w,
-        Err(e) => return Output::error(e),
-    };
-    let words: &[String] = match words.first().map(String::as_str) {
-        Some("kubectl" | "k") => &words[1..],
-        _ => &words,
-    };
-    let words = match hoist_global_flags(words) {
-        Ok(w) => w,
-        Err(e) => return Output::error(format!("{e}\nSee 'kubectl --help' for usage.")),
+        Err(e) => return e,
     };
     let Some(name) = words.first() else { return Output::ok(help()) };
     if name == "help" || name == "--help" || name == "-h" {
@@ -349,6 +342,23 @@ pub fn run(sim: &mut Sim, line: &str, input: &Input) -> Output {
         return Output::ok(command_help(cmd));
     }
     (cmd.run)(sim, &parsed, input).unwrap_or_else(|o| o)
+}
+
+/// A line's words from the command's name on (`kubectl` or `k` first, and the global flags before the command,
+/// moved after it), or kubectl's error.
+fn command_words(line: &str) -> Result<Vec<String>, Output> {
+    let words = args::split_words(line).map_err(Output::error)?;
+    let words: &[String] = match words.first().map(String::as_str) {
+        Some("kubectl" | "k") => &words[1..],
+        _ => &words,
+    };
+    hoist_global_flags(words).map_err(|e| Output::error(format!("{e}\nSee 'kubectl --help' for usage.")))
+}
+
+/// Whether the line runs `kubectl explain` while its documentation is not loaded: the playground's wasm fetches
+/// [`DOCS_FILE`] from its site and gives it to [`load_docs`] before running it.
+pub fn needs_docs(line: &str) -> bool {
+    !docs_loaded() && command_words(line).is_ok_and(|w| w.first().is_some_and(|n| n == "explain"))
 }
 
 /// `kubectl -n ns get pods`: global flags before the command move after it. A namespace flag with no value
