@@ -44,6 +44,14 @@ pub fn wall_now() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
+/// A named moment of the page's start on the browser's Performance timeline (`kubeloop:...`), for
+/// scripts/bench-scale.mjs to say where load to ready goes.
+pub fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}
+
 /// The `?seed=` of the page's URL, or the default with a message saying why.
 fn seed_from_url() -> (u64, Option<String>) {
     let raw = web_sys::window()
@@ -201,6 +209,7 @@ fn drags_files(e: &DragEvent) -> bool {
 }
 
 fn mark_ready() {
+    mark("kubeloop:ready");
     if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
         let _ = body.set_attribute("data-ready", "true");
     }
@@ -275,8 +284,10 @@ fn start_loop(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<Vie
 #[component]
 pub fn App() -> Html {
     let engine: Rc<RefCell<LiveRun>> = use_memo((), |_| {
+        mark("kubeloop:mount");
         let (seed, notice) = seed_from_url();
         let mut run = LiveRun::boot(seed, notice, Box::new(wall_now));
+        mark("kubeloop:booted");
         // A link opens paused where it ends; the starting cluster does not run meanwhile. Without one, the session
         // kept before a reload comes back.
         let linked = !crate::share::fragment().trim_start_matches('#').trim().is_empty();
@@ -322,6 +333,7 @@ pub fn App() -> Html {
         let engine = engine.clone();
         let dispatcher = view.dispatcher();
         use_effect_with((), move |_| {
+            mark("kubeloop:rendered");
             let stop = start_loop(engine, dispatcher);
             move || stop.set(true)
         });
@@ -423,6 +435,7 @@ pub fn App() -> Html {
                         summary={s.summary}
                         selection={s.selection.clone()}
                         detail={s.detail.clone()}
+                        search={s.search.clone()}
                         on_cmd={on_cmd.clone()}
                     />
                 </div>

@@ -23,6 +23,7 @@ pub mod view;
 
 /// Mounts the page on `<body>`.
 pub fn start() {
+    app::mark("kubeloop:main");
     yew::Renderer::<app::App>::new().render();
     // After the renderer, which sets a panic hook of its own (a console message only).
     #[cfg(target_arch = "wasm32")]

@@ -100,6 +100,13 @@ pub enum Cmd {
     Open(Opening),
     /// Stops a large apply being read: nothing of it is applied.
     CancelApply,
+    /// Finds a node or pod by name ([`crate::snapshot::search`]): one named exactly is selected.
+    Find(String),
+    /// A new run (same seed) of this many nodes of the default shape and pods ([`sized_scenario`]).
+    NewCluster {
+        nodes: usize,
+        pods: usize,
+    },
 }
 
 /// What a link opens ([`LiveRun::open`]), as the page read it from the URL's fragment (a run inflated already).
@@ -115,6 +122,11 @@ pub enum Opening {
     Scenario(String),
     /// One of the examples menu's manifests, by id.
     Example(String),
+    /// A cluster of this many nodes and pods ([`sized_scenario`]).
+    Cluster {
+        nodes: usize,
+        pods: usize,
+    },
     /// A link that does not open, and why.
     Failed(String),
 }
@@ -206,8 +218,11 @@ pub struct LiveRun {
     pub dirty: bool,
     /// The informer rows of the last snapshot, and when (wall) and at what cost their drift was measured.
     informers: Rc<Vec<crate::view::InformerView>>,
-    drift_at: f64,
+    /// What the last whole measure of drift cost (or the last round of rows measured in turn), the next row to
+    /// measure in turn and what this round cost so far, and when each row was measured.
     drift_cost: f64,
+    drift_round: (usize, f64),
+    drift_rows: Vec<f64>,
     informer_count: u64,
     /// The controller the loop diagram shows, and its charts' samples.
     loop_controller: String,
@@ -253,6 +268,8 @@ pub struct LiveRun {
     waiting_docs: Option<(u64, String)>,
     /// explain's documentation is to be fetched ([`LiveRun::take_docs_request`]).
     docs_request: bool,
+    /// The last search of the cluster by name.
+    search: Option<Rc<crate::view::SearchView>>,
 }
 
 /// Interventions a run records at most (kubeloop's own bound; beyond it the run is not exportable).
@@ -268,8 +285,9 @@ pub const MAX_SCORE_WEIGHT: i64 = 100;
 const EXPLAIN_CHEAP_MS: f64 = 4.0;
 const EXPLAIN_EVERY_MS: f64 = 1_000.0;
 const EXPLAIN_SHARE: f64 = 20.0;
-/// ...else at most this often.
-const DRIFT_EVERY_MS: f64 = 2_000.0;
+/// ...and when the informers change shape (a list or relist begins or ends) while that costs less than this; else
+/// a row is measured a snapshot in turn.
+const DRIFT_SHAPE_MS: f64 = 50.0;
 
 /// The page's own starting point: [`START_NODES`] nodes of the default shape and the web Deployment, as a scenario
 /// with no actions.
@@ -283,6 +301,33 @@ fn default_scenario() -> Scenario {
         actions: Vec::new(),
         timing: TimingProfile::Real,
     }
+}
+
+/// Pods per demo Deployment of a cluster of a given size (as `kubeloop bench` makes them by default).
+pub const DEMO_PODS_PER_DEPLOYMENT: usize = 100;
+
+/// A starting cluster of `nodes` nodes of the default shape and `pods` pods in kubeloop's own demo Deployments, as
+/// `kubeloop bench --nodes N --pods P` makes them (100 pods each, 10m CPU and 16Mi requested: 110 fit on a node), the
+/// manifests led by a comment that says so. Or why not: more than kubeloop simulates, or more pods than fit.
+pub fn sized_scenario(nodes: usize, pods: usize) -> Result<Scenario, String> {
+    use kubeloop_engine::limits::{MAX_NODES, MAX_PODS};
+    let template = NodeConfig::default();
+    if !(1..=MAX_NODES).contains(&nodes) {
+        return Err(format!("a cluster has 1 to {MAX_NODES} nodes (kubeloop's own bound), not {nodes}"));
+    }
+    if pods > MAX_PODS {
+        return Err(format!("a cluster has at most {MAX_PODS} pods (kubeloop's own bound), not {pods}"));
+    }
+    if pods > nodes * template.pods as usize {
+        return Err(format!("{pods} pods do not fit on {nodes} nodes of {} pods each", template.pods));
+    }
+    let shape = kubeloop_engine::bench::ColdStart { nodes, pods, per_deployment: DEMO_PODS_PER_DEPLOYMENT, seed: 0 };
+    let manifests = format!(
+        "# kubeloop's own demo Deployments: {pods} pods in {} Deployment(s) of at most {DEMO_PODS_PER_DEPLOYMENT}, as `kubeloop bench --nodes {nodes} --pods {pods}` makes them\n{}",
+        shape.deployments(),
+        shape.manifests()
+    );
+    Ok(Scenario { nodes: vec![template; nodes], manifests: Some(manifests), ..default_scenario() })
 }
 
 /// What an apply did, as the editor shows it: the outcome counted, then kubectl's lines (each object applied, each
@@ -401,8 +446,9 @@ impl LiveRun {
             effective: 0.0,
             dirty: true,
             informers: Rc::new(Vec::new()),
-            drift_at: f64::NEG_INFINITY,
             drift_cost: 0.0,
+            drift_round: (0, 0.0),
+            drift_rows: Vec::new(),
             schedule_profile: Profile::default(),
             explained: None,
             loop_controller: "replicaset".into(),
@@ -426,6 +472,7 @@ impl LiveRun {
             share_request: None,
             waiting_docs: None,
             docs_request: false,
+            search: None,
         }
     }
 
@@ -754,6 +801,7 @@ impl LiveRun {
                     Err(format!("there is no example scenario {name:?} (scenarios: {})", names.join(", ")))
                 }
             },
+            Opening::Cluster { nodes, pods } => self.new_cluster(nodes, pods).map(|said| format!("{said} ▶ Play runs it.")),
             Opening::Example(id) => match crate::examples::find(&id) {
                 Some(ex) => {
                     let sc = Scenario { manifests: Some(ex.yaml.to_string()), ..default_scenario() };
@@ -775,6 +823,34 @@ impl LiveRun {
             }
             .into(),
         );
+    }
+
+    /// A new run of `nodes` nodes and `pods` pods ([`sized_scenario`]), with the same seed: what it is, or why not
+    /// (the run shown is kept then).
+    fn new_cluster(&mut self, nodes: usize, pods: usize) -> Result<String, String> {
+        let sc = sized_scenario(nodes, pods)?;
+        self.rebuild(&sc);
+        let deployments = pods.div_ceil(DEMO_PODS_PER_DEPLOYMENT);
+        Ok(format!(
+            "A new run (seed {}): {nodes} nodes and {pods} pods in {deployments} of kubeloop's own demo Deployments (app-0 …, {DEMO_PODS_PER_DEPLOYMENT} pods each, as `kubeloop bench --nodes {nodes} --pods {pods}` makes them).",
+            self.seed
+        ))
+    }
+
+    /// Searches the cluster by name: one node or pod named exactly is selected (its details open); an empty query
+    /// clears the search.
+    fn find(&mut self, query: &str) {
+        if query.trim().is_empty() {
+            self.search = None;
+            return;
+        }
+        let found = crate::snapshot::search(&self.sim, query);
+        if found.exact {
+            if let Some(sel) = found.found.first() {
+                self.selection = sel.clone();
+            }
+        }
+        self.search = Some(Rc::new(found));
     }
 
     /// Records an intervention made now.
@@ -874,10 +950,12 @@ impl LiveRun {
         self.cluster_history.clear();
         self.next_sample = self.sim.now() / SECOND * SECOND;
         self.selection = Selection::None;
+        self.search = None;
         self.cache = NodeCache::default();
         self.rate_window = (self.wall(), self.sim.now());
         self.informers = Rc::new(Vec::new());
-        self.drift_at = f64::NEG_INFINITY;
+        self.drift_cost = 0.0;
+        self.drift_rows.clear();
         self.informer_count = 0;
         self.lesson = None;
         self.meter = ReadMeter::default();
@@ -1067,6 +1145,11 @@ impl LiveRun {
             return true;
         }
         let mut n: u32 = 0;
+        // Events until the wall clock is read next: one at first, then as many as an eighth of the budget holds at
+        // the cost per event seen so far (at most 16). At scale one event (a scheduling cycle scoring a thousand
+        // nodes) can cost tens of milliseconds: reading the clock only every 16 events made frames of a second.
+        let mut batch: u32 = 1;
+        let mut left = batch;
         while let Some(at) = self.sim.next_event_at() {
             if self.held() {
                 self.target = self.sim.now() as f64;
@@ -1085,8 +1168,14 @@ impl LiveRun {
             self.sample_until(at);
             self.sim.step();
             n += 1;
-            if n.is_multiple_of(16) && self.wall() - started > budget {
-                return false;
+            left -= 1;
+            if left == 0 {
+                let spent = self.wall() - started;
+                if spent > budget {
+                    return false;
+                }
+                batch = (budget / 8.0 / (spent / f64::from(n)).max(1e-6)).clamp(1.0, 16.0) as u32;
+                left = batch;
             }
         }
         if self.target.is_finite() {
@@ -1164,6 +1253,7 @@ impl LiveRun {
             cmd,
             Cmd::CancelApply
                 | Cmd::Select(_)
+                | Cmd::Find(_)
                 | Cmd::SetSpeed(_)
                 | Cmd::DismissNotice
                 | Cmd::Copied(_)
@@ -1304,6 +1394,16 @@ impl LiveRun {
             }
             Cmd::SetScheduleFilters(f) => self.schedule_profile.filters = f,
             Cmd::Open(what) => self.open(what),
+            Cmd::Find(query) => self.find(&query),
+            Cmd::NewCluster { nodes, pods } => {
+                self.notice = Some(match self.new_cluster(nodes, pods) {
+                    Ok(said) => {
+                        self.playing = true;
+                        said.into()
+                    }
+                    Err(why) => format!("No new run: {why}.").into(),
+                })
+            }
             Cmd::Export => match self.export() {
                 Ok(text) => {
                     let name = format!("kubeloop-seed{}-{}s.yaml", self.seed, self.sim.now() / SECOND);
@@ -1354,23 +1454,45 @@ impl LiveRun {
         Some(view)
     }
 
+    /// The informer rows and their drift: all measured while that is cheap (or the rows changed shape, or there are
+    /// none yet), else one row measured in turn a snapshot, the others as last measured (at scale a whole measure is
+    /// a long task: every cached pod of every informer compared with the store). Returns the rows, the total drift
+    /// and how old its oldest figure is (wall ms).
+    fn measure_drift(&mut self, t0: f64) -> (Vec<crate::view::InformerView>, usize, f64) {
+        if self.drift_cost < DRIFT_CHEAP_MS || self.dirty_drift() && self.drift_cost < DRIFT_SHAPE_MS {
+            let (rows, drift) = build_informers(&self.sim, None, None);
+            self.drift_cost = self.wall() - t0;
+            self.drift_round = (0, 0.0);
+            self.drift_rows = vec![t0; rows.len()];
+            return (rows, drift, 0.0);
+        }
+        let n = self.informers.len().max(1);
+        let row = self.drift_round.0 % n;
+        let (rows, drift) = build_informers(&self.sim, Some(&self.informers), Some(row));
+        // A round of every row measured in turn is what a whole measure costs now.
+        let (mut next, mut cost) = self.drift_round;
+        cost += self.wall() - t0;
+        next += 1;
+        if next >= n {
+            (self.drift_cost, next, cost) = (cost, 0, 0.0);
+        }
+        self.drift_round = (next, cost);
+        self.drift_rows.resize(rows.len(), t0);
+        if let Some(at) = self.drift_rows.get_mut(row) {
+            *at = t0;
+        }
+        let oldest = self.drift_rows.iter().copied().fold(t0, f64::min);
+        (rows, drift, t0 - oldest)
+    }
+
     pub fn snapshot(&mut self) -> Snapshot {
         self.dirty = false;
         self.stream.ingest(&self.sim);
         let t0 = self.wall();
-        let measure = self.drift_cost < DRIFT_CHEAP_MS || t0 - self.drift_at >= DRIFT_EVERY_MS || self.dirty_drift();
-        let (informers, drift) = if measure {
-            let r = build_informers(&self.sim, None);
-            self.drift_at = t0;
-            self.drift_cost = self.wall() - t0;
-            r
-        } else {
-            build_informers(&self.sim, Some(&self.informers))
-        };
+        let (informers, drift, drift_age) = self.measure_drift(t0);
         let informers = Rc::new(informers);
         self.informers = informers.clone();
         self.informer_count = self.informer_shape();
-        let drift_age = if measure { 0.0 } else { t0 - self.drift_at };
         let mut detail = build_detail(&self.sim, &self.selection);
         if let Some(crate::view::Detail::Pod(d)) = detail.as_mut() {
             if d.exists {
@@ -1423,6 +1545,7 @@ impl LiveRun {
             apply: self.apply.clone(),
             notice: self.notice.clone(),
             share: self.share.clone(),
+            search: self.search.clone(),
             console: self.console.view(),
         }
     }

@@ -109,6 +109,7 @@ pub fn open_fragment(fragment: &str, on_cmd: Callback<Cmd>) {
         Ok(Some(Link::Lesson(id))) => Opening::Lesson(id),
         Ok(Some(Link::Scenario(name))) => Opening::Scenario(name),
         Ok(Some(Link::Example(id))) => Opening::Example(id),
+        Ok(Some(Link::Cluster { nodes, pods })) => Opening::Cluster { nodes, pods },
         Ok(Some(Link::Run { deflated, hash })) => {
             wasm_bindgen_futures::spawn_local(async move {
                 let opening = match inflate(&deflated).await {

@@ -433,7 +433,7 @@ impl NodeCache {
 
 /// Every node name with whether its kubelet runs: kubelets in the order they were added, then Node objects that
 /// have no simulated kubelet.
-fn node_names(sim: &Sim) -> Vec<(Str, bool)> {
+pub(crate) fn node_names(sim: &Sim) -> Vec<(Str, bool)> {
     let mut out: Vec<(Str, bool)> = sim.kubelets().iter().map(|k| (k.name.clone(), k.alive)).collect();
     if sim.store().count_of(Kind::Node) > out.len() {
         for o in sim.store().objects(Kind::Node) {
@@ -584,32 +584,32 @@ fn totals_row(name: String, owner: String, state: &'static str, t: InformerTotal
 
 /// One row per informer of a host (a standby or crashed replica: one compact row), and one aggregated row for the
 /// kubelets' pod informers. Returns the rows and the total drift (the same figure as `Sim::drift`, computed once).
-/// Drift compares every cached object with the store, the one costly figure at scale: with `prev_drift`, the drift
-/// of the previous rows is reused instead.
-pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<InformerView>, usize) {
+/// Drift compares every cached object with the store, the one costly figure at scale: with `prev`, the drift of the
+/// previous rows (the row of the same owner and name) is reused instead, except row `measure` and rows that are new.
+pub fn build_informers(sim: &Sim, prev: Option<&[InformerView]>, measure: Option<usize>) -> (Vec<InformerView>, usize) {
     let mut rows: Vec<InformerView> = Vec::new();
-    // The drift of these informers, measured or reused from the previous row at this position.
-    let drift_of = |ids: &[InformerId], row: usize| -> usize {
-        match prev_drift {
-            None => ids.iter().filter_map(|id| sim.informers().get(*id)).map(|i| i.drift(sim.store())).sum(),
-            Some(p) => p.get(row).map_or(0, |r| r.drift),
-        }
+    // The drift of these informers as the row `row` named `name` shows it: measured, or the previous figure.
+    let drift_of = |ids: &[InformerId], row: usize, owner: &str, name: &str| -> usize {
+        let kept = prev
+            .filter(|_| measure != Some(row))
+            .and_then(|p| p.iter().find(|r| r.owner == owner && r.name == name).map(|r| r.drift));
+        kept.unwrap_or_else(|| ids.iter().filter_map(|id| sim.informers().get(*id)).map(|i| i.drift(sim.store())).sum())
     };
     for h in sim.host_ids() {
         let host = sim.host(h);
         let ids: Vec<InformerId> = host.informers.iter().flatten().copied().collect();
         if host.elector.is_some() && !host.active() {
             // A standby (or crashed) replica: its informers are stopped; one compact row.
-            let drift = drift_of(&ids, rows.len());
             let state = if host.running { "standby" } else { "crashed" };
             let name = format!("{} informers", ids.len());
+            let drift = drift_of(&ids, rows.len(), &host.name, &name);
             rows.push(totals_row(name, host.name.to_string(), state, sim.informer_totals(ids), drift));
             continue;
         }
         for id in ids {
             let Some(inf) = sim.informers().get(id) else { continue };
-            let drift = drift_of(&[id], rows.len());
             let name = inf.kind.plural().to_string();
+            let drift = drift_of(&[id], rows.len(), &host.name, &name);
             let t = sim.informer_totals([id]);
             rows.push(totals_row(name, host.name.to_string(), state_name(inf.state()), t, drift));
         }
@@ -617,16 +617,16 @@ pub fn build_informers(sim: &Sim, prev_drift: Option<&[InformerView]>) -> (Vec<I
     let kubelets: Vec<InformerId> = sim.kubelet_informers().collect();
     let n = kubelets.len();
     if n > 0 {
-        let drift = drift_of(&kubelets, rows.len());
-        let t = sim.informer_totals(kubelets);
         let plural = if n == 1 { "" } else { "s" };
+        let (name, owner) =
+            (format!("kubelet pods ({n} node{plural})"), format!("{n} kubelet{plural}, field-selected watches"));
+        let drift = drift_of(&kubelets, rows.len(), &owner, &name);
+        let t = sim.informer_totals(kubelets);
         let state = match t.watching {
             w if w == n => "watching",
             0 => "stopped",
             _ => "partly watching",
         };
-        let (name, owner) =
-            (format!("kubelet pods ({n} node{plural})"), format!("{n} kubelet{plural}, field-selected watches"));
         rows.push(totals_row(name, owner, state, t, drift));
     }
     let total = rows.iter().map(|r| r.drift).sum();
@@ -1009,6 +1009,40 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
         charts: Vec::new(),
         cluster_charts: Vec::new(),
     })
+}
+
+/// Finds nodes and pods by name ([`SearchView`]): a node named `query` exactly, else a pod (`NAME` in any namespace,
+/// or `NAMESPACE/NAME`), else every node and pod whose name contains it, the first [`SEARCH_SHOWN`] listed.
+pub fn search(sim: &Sim, query: &str) -> SearchView {
+    let q = query.trim();
+    let nodes = node_names(sim);
+    let pods = || sim.store().objects(Kind::Pod).map(|o| o.meta());
+    let exact_pod = || match q.split_once('/') {
+        Some((ns, name)) => pods().find(|m| &*m.namespace == ns && &*m.name == name),
+        None => pods().find(|m| &*m.name == q),
+    };
+    let exact = if let Some((n, _)) = nodes.iter().find(|(n, _)| &**n == q) {
+        Some(Selection::Node(n.clone()))
+    } else {
+        exact_pod().map(|m| Selection::Pod(ObjKey { namespace: m.namespace.clone(), name: m.name.clone() }))
+    };
+    if let Some(sel) = exact {
+        return SearchView { query: q.into(), found: vec![sel], total: 1, exact: true };
+    }
+    let mut found = Vec::new();
+    let mut total = 0;
+    let node_hits =
+        nodes.iter().filter(|(n, _)| !q.is_empty() && n.contains(q)).map(|(n, _)| Selection::Node(n.clone()));
+    let pod_hits = pods()
+        .filter(|m| !q.is_empty() && m.name.contains(q))
+        .map(|m| Selection::Pod(ObjKey { namespace: m.namespace.clone(), name: m.name.clone() }));
+    for hit in node_hits.chain(pod_hits) {
+        total += 1;
+        if found.len() < SEARCH_SHOWN {
+            found.push(hit);
+        }
+    }
+    SearchView { query: q.into(), found, total, exact: false }
 }
 
 pub fn build_detail(sim: &Sim, sel: &Selection) -> Option<Detail> {

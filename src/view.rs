@@ -315,6 +315,21 @@ pub enum Selection {
     Node(Str),
 }
 
+/// What a search of the cluster by name found: the node or pod of that name (selected), else the nodes and pods
+/// whose names contain the text, the first [`SEARCH_SHOWN`] of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchView {
+    pub query: Rc<str>,
+    pub found: Vec<Selection>,
+    /// Every match, shown or not.
+    pub total: usize,
+    /// The query named one node or pod exactly (it is selected).
+    pub exact: bool,
+}
+
+/// Matches a search lists at most (kubeloop's own bound).
+pub const SEARCH_SHOWN: usize = 8;
+
 /// One piece of a console command's output, in the order it was printed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Chunk {
@@ -454,6 +469,8 @@ pub struct Snapshot {
     pub notice: Option<Rc<str>>,
     /// The link to the run being made or made (Share).
     pub share: Option<Rc<ShareView>>,
+    /// The last search of the cluster by name.
+    pub search: Option<Rc<SearchView>>,
     pub console: ConsoleView,
     pub loop_cfg: Rc<LoopView>,
     pub control_plane: Rc<ControlPlaneView>,

@@ -99,10 +99,13 @@ export function kubeloop(args) {
  * With `clock: true` the page's clocks (performance.now, requestAnimationFrame, timers, Date) are Playwright's fake
  * clock, running with the wall clock until the test pauses it (page.clock.pauseAt) and moves it (page.clock.runFor):
  * then the page's frames, and so its simulated clock, advance by the time the test says, however busy the machine.
+ * `init`: a function run in the page before its own scripts (context.addInitScript).
  */
-export async function openPage(browser, query = '', { waitReady = true, clock = false } = {}) {
+export async function openPage(browser, query = '', { waitReady = true, clock = false, init = null } = {}) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   if (clock) await context.clock.install();
+  // A script of the caller's that runs in the page before its own (the benchmark's recorders).
+  if (init) await context.addInitScript(init);
   const page = await context.newPage();
   const problems = { pageErrors: [], consoleErrors: [], crashed: false, failedRequests: [], csp: [] };
   // Every Content-Security-Policy violation fails the test (assertPageAlive): the page ships a strict policy.

@@ -11,7 +11,7 @@ use crate::components::detail::DetailPanel;
 use crate::format::{fmt_cpu, fmt_mem};
 use crate::liverun::Cmd;
 use crate::view::{
-    ClusterView, CountsView, Detail, NodeView, PodView, Selection, ServiceView, DOM_MAX_NODES, DOM_MAX_PODS,
+    ClusterView, CountsView, Detail, NodeView, PodView, SearchView, Selection, ServiceView, DOM_MAX_NODES, DOM_MAX_PODS,
 };
 
 #[derive(Properties, PartialEq)]
@@ -21,6 +21,7 @@ pub struct ClusterProps {
     pub summary: CountsView,
     pub selection: Selection,
     pub detail: Option<Rc<Detail>>,
+    pub search: Option<Rc<SearchView>>,
     pub on_cmd: Callback<Cmd>,
 }
 
@@ -334,6 +335,96 @@ fn Services(props: &ServicesProps) -> Html {
     }
 }
 
+#[derive(Properties, PartialEq)]
+struct SearchProps {
+    search: Option<Rc<SearchView>>,
+    on_cmd: Callback<Cmd>,
+}
+
+/// Search the cluster by name (at any size): Enter selects the node or pod of that name, or lists the matches.
+#[component]
+fn Search(props: &SearchProps) -> Html {
+    let input = use_node_ref();
+    let submit = {
+        let (input, on_cmd) = (input.clone(), props.on_cmd.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let q = input.cast::<web_sys::HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
+            on_cmd.emit(Cmd::Find(q));
+        })
+    };
+    let result = props.search.as_ref().map(|s| {
+        let said = match (s.exact, s.total) {
+            (true, _) => "found:".to_string(),
+            (false, 0) => format!("no node or pod named or containing \"{}\"", s.query),
+            (false, n) if n > s.found.len() => format!("{n} match \"{}\", the first {}:", s.query, s.found.len()),
+            (false, n) => format!("{n} match \"{}\":", s.query),
+        };
+        html! {
+            <div class="search-result" data-testid="cluster-search-result" data-total={s.total.to_string()}>
+                <span>{ said }</span>
+                { for s.found.iter().map(|f| {
+                    let (kind, name) = match f {
+                        Selection::Node(n) => ("node", n.to_string()),
+                        Selection::Pod(k) => ("pod", k.name.to_string()),
+                        Selection::None => ("", String::new()),
+                    };
+                    let pick = { let f = f.clone(); props.on_cmd.reform(move |_: MouseEvent| Cmd::Select(f.clone())) };
+                    html! {
+                        <button type="button" class="btn small" data-testid="cluster-search-match" data-kind={kind}
+                            data-name={name.clone()} onclick={pick}>{ format!("{kind}/{name}") }</button>
+                    }
+                }) }
+            </div>
+        }
+    });
+    html! {
+        <>
+            <form class="cluster-search" onsubmit={submit} role="search">
+                <input ref={input} type="search" data-testid="cluster-search" placeholder="find a node or pod by name"
+                    aria-label="Find a node or pod by name (Enter)" />
+            </form>
+            { for result }
+        </>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct SizeProps {
+    on_cmd: Callback<Cmd>,
+}
+
+/// The size control: a new run (same seed) of N nodes of the default shape and P pods in kubeloop's own demo
+/// Deployments, so that nobody adds a thousand nodes by hand.
+#[component]
+fn SizeControl(props: &SizeProps) -> Html {
+    let (nodes, pods) = (use_node_ref(), use_node_ref());
+    let submit = {
+        let (nodes, pods, on_cmd) = (nodes.clone(), pods.clone(), props.on_cmd.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let read = |r: &NodeRef| r.cast::<web_sys::HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
+            let (n, p) = (read(&nodes), read(&pods));
+            on_cmd.emit(match (n.trim().parse(), p.trim().parse()) {
+                (Ok(nodes), Ok(pods)) => Cmd::NewCluster { nodes, pods },
+                _ => Cmd::Notice(format!("No new run: {n:?} nodes and {p:?} pods are not two whole numbers.")),
+            });
+        })
+    };
+    html! {
+        <form class="size-control" onsubmit={submit}
+            title="A new run with the same seed: this many nodes of the default shape, and this many pods in kubeloop's own demo Deployments (100 pods each, 10m CPU and 16Mi requested, as `kubeloop bench` makes them). The run shown is discarded.">
+            <input ref={nodes} type="number" min="1" max="5000" value="1000" aria-label="Nodes of the new run"
+                data-testid="cluster-size-nodes" />
+            <span>{ "nodes" }</span>
+            <input ref={pods} type="number" min="0" max="150000" value="30000" aria-label="Pods of the new run (kubeloop's own demo Deployments)"
+                data-testid="cluster-size-pods" />
+            <span>{ "demo pods" }</span>
+            <button class="btn small" type="submit" data-testid="cluster-size-start">{ "New run" }</button>
+        </form>
+    }
+}
+
 #[component]
 pub fn Cluster(props: &ClusterProps) -> Html {
     let add = props.on_cmd.reform(|_: MouseEvent| Cmd::add_node());
@@ -342,6 +433,11 @@ pub fn Cluster(props: &ClusterProps) -> Html {
         Selection::Pod(k) => (None, Some(k.clone())),
         Selection::None => (None, None),
     };
+    // On the canvas a selected pod shows as its node.
+    let canvas_sel = sel_node.clone().or_else(|| match props.detail.as_deref() {
+        Some(Detail::Pod(d)) if !d.node.is_empty() => Some(d.node.clone()),
+        _ => None,
+    });
     let body = match &props.cluster {
         ClusterView::Dom { nodes, unscheduled } => {
             let sel_pod_node = sel_pod
@@ -369,7 +465,7 @@ pub fn Cluster(props: &ClusterProps) -> Html {
                     { format!("{} nodes, {} pods: drawn compactly (more than {DOM_MAX_NODES} nodes or {DOM_MAX_PODS} pods). Click a node for its details.",
                         c.nodes.len(), props.summary.pods) }
                 </p>
-                <ClusterCanvas compact={c.clone()} selected={sel_node.clone()} on_cmd={props.on_cmd.clone()} />
+                <ClusterCanvas compact={c.clone()} selected={canvas_sel} on_cmd={props.on_cmd.clone()} />
                 <section class="unscheduled" data-testid="unscheduled">
                     <h3>{ format!("Unscheduled ({})", c.unscheduled) }</h3>
                 </section>
@@ -394,10 +490,12 @@ pub fn Cluster(props: &ClusterProps) -> Html {
                 <button data-testid="add-node" class="btn small" onclick={add} title="Add one more node like the others">
                     { "+ Add node" }
                 </button>
+                <SizeControl on_cmd={props.on_cmd.clone()} />
             </div>
             { legend() }
             <div class={classes!("cluster-main", props.detail.is_some().then_some("docked"))} onkeydown={close_on_escape}>
                 <div class="cluster-body">
+                    <Search search={props.search.clone()} on_cmd={props.on_cmd.clone()} />
                     <Services services={props.services.clone()} />
                     { body }
                 </div>

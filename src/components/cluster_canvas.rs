@@ -27,13 +27,17 @@ pub struct Grid {
     pub rows: usize,
 }
 
-pub fn grid(n: usize, width: f64) -> Grid {
-    let cell: f64 = match n {
+/// Zoom levels: the cell size times this.
+pub const ZOOMS: [f64; 4] = [1.0, 1.5, 2.25, 3.5];
+
+pub fn grid(n: usize, width: f64, zoom: f64) -> Grid {
+    let base: f64 = match n {
         0..=300 => 40.0,
         301..=800 => 28.0,
         801..=2000 => 18.0,
         _ => 12.0,
     };
+    let cell = (base * zoom).round();
     let gap = if cell >= 28.0 { 4.0 } else { 2.0 };
     let cols = ((width + gap) / (cell + gap)).floor().max(1.0) as usize;
     let rows = n.div_ceil(cols);
@@ -104,9 +108,14 @@ fn draw_node(cx: &CanvasRenderingContext2d, n: &CompactNode, x: f64, y: f64, s: 
     }
 }
 
-fn draw(canvas: &HtmlCanvasElement, c: &CompactCluster, selected: Option<&str>) {
-    let width = canvas.parent_element().map_or(800, |p| p.client_width()).max(200) as f64 - 4.0;
-    let g = grid(c.nodes.len(), width);
+/// The canvas's width: its box's, less room for a scroll bar.
+fn canvas_width(canvas: &HtmlCanvasElement) -> f64 {
+    canvas.parent_element().map_or(800, |p| p.client_width()).max(200) as f64 - 4.0
+}
+
+fn draw(canvas: &HtmlCanvasElement, c: &CompactCluster, selected: Option<&str>, zoom: f64) {
+    let width = canvas_width(canvas);
+    let g = grid(c.nodes.len(), width, zoom);
     let height = (g.rows as f64 * (g.cell + g.gap)).max(g.cell);
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
     canvas.set_width((width * dpr) as u32);
@@ -127,49 +136,131 @@ fn draw(canvas: &HtmlCanvasElement, c: &CompactCluster, selected: Option<&str>) 
     }
 }
 
+/// The node under a point of the canvas (CSS pixels from its top left).
+fn node_at(c: &CompactCluster, width: f64, zoom: f64, x: f64, y: f64) -> Option<usize> {
+    let g = grid(c.nodes.len(), width, zoom);
+    let col = (x / (g.cell + g.gap)).floor();
+    let row = (y / (g.cell + g.gap)).floor();
+    if col < 0.0 || row < 0.0 || col as usize >= g.cols {
+        return None;
+    }
+    let i = row as usize * g.cols + col as usize;
+    (i < c.nodes.len()).then_some(i)
+}
+
+/// What hovering a node says of it.
+fn describe(n: &CompactNode) -> String {
+    let pods = n.running + n.pending + n.terminating + n.other;
+    let mut s = format!(
+        "{} · {}{}{} · {} running, {} pending",
+        n.name,
+        n.ready.label(),
+        if n.alive { "" } else { " · kubelet down" },
+        if n.unschedulable { " · cordoned" } else { "" },
+        n.running,
+        n.pending
+    );
+    if n.terminating > 0 {
+        s.push_str(&format!(", {} terminating", n.terminating));
+    }
+    if n.other > 0 {
+        s.push_str(&format!(", {} failed or other", n.other));
+    }
+    s.push_str(&format!(" · {pods}/{} pods", n.capacity));
+    s
+}
+
 #[component]
 pub fn ClusterCanvas(props: &CanvasProps) -> Html {
     let canvas_ref = use_node_ref();
+    let zoom = use_state_eq(|| 0usize);
+    let hovered = use_state_eq(|| None::<usize>);
+    let scale = ZOOMS[(*zoom).min(ZOOMS.len() - 1)];
     {
         let canvas_ref = canvas_ref.clone();
-        use_effect_with((props.compact.clone(), props.selected.clone()), move |(c, sel)| {
+        use_effect_with((props.compact.clone(), props.selected.clone(), *zoom), move |(c, sel, _)| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
-                draw(&canvas, c, sel.as_deref());
+                draw(&canvas, c, sel.as_deref(), scale);
             }
         });
     }
-    let onclick = {
-        let compact = props.compact.clone();
-        let on_cmd = props.on_cmd.clone();
-        let canvas_ref = canvas_ref.clone();
-        Callback::from(move |e: MouseEvent| {
+    {
+        // A node selected (clicked, searched, a pod's) is scrolled into view in the cluster's scrolling body, once
+        // per selection.
+        let (canvas_ref, compact) = (canvas_ref.clone(), props.compact.clone());
+        use_effect_with((props.selected.clone(), *zoom), move |(sel, _)| {
             let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
-            let width = canvas.client_width() as f64;
-            let g = grid(compact.nodes.len(), width);
-            let (x, y) = (e.offset_x() as f64, e.offset_y() as f64);
-            let col = (x / (g.cell + g.gap)).floor() as usize;
-            let row = (y / (g.cell + g.gap)).floor() as usize;
-            if col >= g.cols {
-                return;
+            let Some(i) = sel.as_deref().and_then(|s| compact.nodes.iter().position(|n| &*n.name == s)) else { return };
+            let Some(scroller) = canvas.closest(".cluster-body").ok().flatten() else { return };
+            let g = grid(compact.nodes.len(), canvas_width(&canvas), scale);
+            let (c, s) = (canvas.get_bounding_client_rect(), scroller.get_bounding_client_rect());
+            let top = f64::from(scroller.scroll_top());
+            let y = c.top() - s.top() + top + (i / g.cols) as f64 * (g.cell + g.gap);
+            let h = f64::from(scroller.client_height());
+            if y < top || y + g.cell > top + h {
+                scroller.set_scroll_top((y - h / 2.0).max(0.0) as i32);
             }
-            if let Some(n) = compact.nodes.get(row * g.cols + col) {
+        });
+    }
+    let at = {
+        let (compact, canvas_ref) = (props.compact.clone(), canvas_ref.clone());
+        move |e: &MouseEvent| {
+            let canvas = canvas_ref.cast::<HtmlCanvasElement>()?;
+            node_at(&compact, f64::from(canvas.client_width()), scale, f64::from(e.offset_x()), f64::from(e.offset_y()))
+        }
+    };
+    let onclick = {
+        let (compact, on_cmd, at) = (props.compact.clone(), props.on_cmd.clone(), at.clone());
+        Callback::from(move |e: MouseEvent| {
+            if let Some(n) = at(&e).and_then(|i| compact.nodes.get(i)) {
                 on_cmd.emit(Cmd::Select(Selection::Node(n.name.clone())));
             }
         })
     };
+    let onmousemove = {
+        let hovered = hovered.clone();
+        Callback::from(move |e: MouseEvent| hovered.set(at(&e)))
+    };
+    let onmouseleave = {
+        let hovered = hovered.clone();
+        Callback::from(move |_: MouseEvent| hovered.set(None))
+    };
+    let zoom_by = |d: isize| {
+        let zoom = zoom.clone();
+        Callback::from(move |_: MouseEvent| {
+            zoom.set((*zoom as isize + d).clamp(0, ZOOMS.len() as isize - 1) as usize);
+        })
+    };
     let c = &props.compact;
+    let hover = (*hovered).and_then(|i| c.nodes.get(i)).map(describe);
     let (ready, dead) =
         c.nodes.iter().fold((0, 0), |(r, d), n| (r + (n.ready == Ready::True) as usize, d + (!n.alive) as usize));
     html! {
         <div class="canvas-wrap">
+            <div class="canvas-tools">
+                <span class="zoom" role="group" aria-label="Zoom">
+                    <button type="button" class="btn small" data-testid="cluster-zoom-out" disabled={*zoom == 0}
+                        onclick={zoom_by(-1)} aria-label="Zoom out">{ "−" }</button>
+                    <span data-testid="cluster-zoom">{ format!("{}%", (scale * 100.0).round()) }</span>
+                    <button type="button" class="btn small" data-testid="cluster-zoom-in" disabled={*zoom + 1 >= ZOOMS.len()}
+                        onclick={zoom_by(1)} aria-label="Zoom in">{ "+" }</button>
+                </span>
+                <span class="hover" data-testid="cluster-hover" aria-live="off">
+                    { hover.clone().unwrap_or_else(|| "hover a node for its pods; click it for its details".into()) }
+                </span>
+            </div>
             <canvas
-                ref={canvas_ref}
-                class="cluster-canvas"
-                data-testid="cluster-canvas"
-                role="img"
-                aria-label={format!("{} nodes ({ready} ready, {dead} with the kubelet down); pods drawn as dots or fills: green running, amber pending, grey terminating, red failed", c.nodes.len())}
-                {onclick}
-            />
+                    ref={canvas_ref}
+                    class="cluster-canvas"
+                    data-testid="cluster-canvas"
+                    data-zoom={scale.to_string()}
+                    role="img"
+                    title={hover.unwrap_or_default()}
+                    aria-label={format!("{} nodes ({ready} ready, {dead} with the kubelet down); pods drawn as dots or fills: green running, amber pending, grey terminating, red failed", c.nodes.len())}
+                    {onclick}
+                    {onmousemove}
+                    {onmouseleave}
+                />
             <div class="canvas-legend">
                 <span><svg class="swatch" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" rx="2" fill={RUNNING} /></svg>{ "running" }</span>
                 <span><svg class="swatch" viewBox="0 0 10 10" aria-hidden="true"><rect width="10" height="10" rx="2" fill={PENDING} /></svg>{ "pending" }</span>

@@ -421,7 +421,7 @@ fn scale_snapshot_cost() {
     let c = build_cluster(&e.sim, &mut e.cache);
     eprintln!("  cluster: {:?} compact={}", t.elapsed(), matches!(c, crate::view::ClusterView::Compact(_)));
     let t = Instant::now();
-    let _ = build_informers(&e.sim, None);
+    let _ = build_informers(&e.sim, None, None);
     eprintln!("  informers+drift: {:?}", t.elapsed());
     let t = Instant::now();
     let _ = build_summary(&e.sim);
@@ -1573,4 +1573,149 @@ fn apply_of_a_bundled_file_says_it_is_not_the_editor() {
     e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(edited) });
     let last = e.snapshot().console.last.expect("entry");
     assert!(last.chunks.iter().all(|c| !matches!(c, Chunk::Note(_))), "-f - is the editor: no note");
+}
+
+/// The size control: a new run of N nodes and P pods in kubeloop's own demo Deployments, the same cluster
+/// `kubeloop bench` builds (the same history, event for event, from the same seed), playing; the editor shows the
+/// manifests with the comment that labels them as kubeloop's own.
+#[test]
+fn a_new_run_of_a_given_size_is_kubeloop_bench_s_cluster() {
+    let mut e = LiveRun::boot(1, None, clock());
+    run_secs(&mut e, 3);
+    e.exec(Cmd::SetPlaying(false));
+    e.exec(Cmd::NewCluster { nodes: 4, pods: 250 });
+    assert!(e.playing, "a new run plays");
+    assert_eq!(e.sim.kubelets().len(), 4);
+    assert_eq!(e.sim.store().count_of(Kind::Deployment), 3, "100 + 100 + 50");
+    assert_eq!(e.sim.now(), 0);
+    let notice = e.snapshot().notice.map(|n| n.to_string()).unwrap_or_default();
+    assert!(
+        notice.starts_with("A new run (seed 1): 4 nodes and 250 pods in 3 of kubeloop's own demo Deployments"),
+        "{notice}"
+    );
+    assert!(
+        e.editor.text.starts_with("# kubeloop's own demo Deployments: 250 pods in 3 Deployment(s)"),
+        "{}",
+        e.editor.text
+    );
+    let shape = kubeloop_engine::bench::ColdStart { nodes: 4, pods: 250, per_deployment: 100, seed: 1 };
+    let mut bench = shape.build().expect("bench cluster");
+    let at = shape.converge(&mut bench, 10 * 60 * SECOND).expect("the bench converges");
+    run_secs(&mut e, (at / SECOND) as u32);
+    assert_eq!(e.sim.now(), at);
+    assert_eq!(e.sim.pod_counts(), (250, 0, 0), "every pod Running");
+    assert_eq!(e.sim.history_hash(), bench.history_hash(), "the page's run is the bench's");
+    let s = e.snapshot();
+    assert_eq!((s.summary.running, s.summary.nodes), (250, 4));
+}
+
+/// A size kubeloop does not simulate, or pods that do not fit, start nothing: the run shown goes on, and the notice
+/// says why.
+#[test]
+fn a_size_that_cannot_be_run_says_why_and_keeps_the_run() {
+    let mut e = LiveRun::boot(1, None, clock());
+    run_secs(&mut e, 2);
+    let (now, hash) = (e.sim.now(), e.sim.history_hash());
+    for (nodes, pods, why) in [
+        (0, 0, "No new run: a cluster has 1 to 5000 nodes (kubeloop's own bound), not 0."),
+        (5001, 10, "No new run: a cluster has 1 to 5000 nodes (kubeloop's own bound), not 5001."),
+        (5000, 150_001, "No new run: a cluster has at most 150000 pods (kubeloop's own bound), not 150001."),
+        (2, 221, "No new run: 221 pods do not fit on 2 nodes of 110 pods each."),
+    ] {
+        e.exec(Cmd::NewCluster { nodes, pods });
+        assert_eq!(e.snapshot().notice.as_deref(), Some(why));
+        assert_eq!((e.sim.now(), e.sim.history_hash(), e.sim.kubelets().len()), (now, hash, START_NODES));
+    }
+}
+
+/// `#cluster=NxP` opens a run of that size, paused at its start; a large one is drawn compactly.
+#[test]
+fn a_cluster_link_opens_that_size_paused() {
+    let mut e = LiveRun::boot(1, None, clock());
+    e.exec(Cmd::Open(Opening::Cluster { nodes: 201, pods: 300 }));
+    assert!(!e.playing, "a link opens paused");
+    let s = e.snapshot();
+    assert!(s.notice.as_deref().is_some_and(|n| n.ends_with("▶ Play runs it.")), "{:?}", s.notice);
+    assert!(matches!(&s.cluster, ClusterView::Compact(c) if c.nodes.len() == 201));
+    e.exec(Cmd::Open(Opening::Cluster { nodes: 1, pods: 111 }));
+    let notice = e.snapshot().notice.map(|n| n.to_string()).unwrap_or_default();
+    assert_eq!(notice, "The link does not open: 111 pods do not fit on 1 nodes of 110 pods each. The page shows its starting cluster instead.");
+    assert_eq!(e.sim.kubelets().len(), 201, "the run shown stays");
+}
+
+/// A frame runs events until its wall budget is spent and no further: when each event costs more than the budget
+/// allows (a scheduling cycle at a thousand nodes), the clock is read after every event, so a frame overruns its
+/// budget by at most one event. Counted with a clock that moves 5 ms per reading: 2 events a frame (they were 16).
+#[test]
+fn a_frame_stops_at_its_budget_when_events_are_costly() {
+    let mut e = LiveRun::boot(1, None, clock_of(5.0));
+    e.exec(Cmd::SetSpeed(Speed::X(100)));
+    e.frame(0.0);
+    for _ in 0..20 {
+        let before = e.sim.events_processed();
+        e.frame(100.0);
+        let ran = e.sim.events_processed() - before;
+        assert!((1..=2).contains(&ran), "{ran} events in one frame of an {FRAME_BUDGET_MS} ms budget at 5 ms each");
+    }
+}
+
+/// Search by name: a node or pod named exactly is selected (its details open, whatever the cluster's size); a part of
+/// a name lists the matches (the first 8, all counted); an empty search clears it. A search reads, it never changes
+/// the run.
+#[test]
+fn a_node_or_pod_is_found_by_name() {
+    let mut e = LiveRun::boot(1, None, clock());
+    e.exec(Cmd::NewCluster { nodes: 250, pods: 300 });
+    run_secs(&mut e, 20);
+    let hash = e.sim.history_hash();
+    e.exec(Cmd::Find(" node-177 ".into()));
+    let s = e.snapshot();
+    assert_eq!(s.selection, Selection::Node("node-177".into()));
+    assert!(matches!(s.detail.as_deref(), Some(Detail::Node(d)) if &*d.name == "node-177"));
+    let pod = e.sim.store().objects(Kind::Pod).map(|o| o.meta().name.to_string()).nth(250).expect("a pod");
+    e.exec(Cmd::Find(pod.clone()));
+    let s = e.snapshot();
+    assert!(matches!(&s.selection, Selection::Pod(k) if *k.name == *pod), "{:?}", s.selection);
+    let search = s.search.expect("a search");
+    assert!(search.exact && search.total == 1);
+    e.exec(Cmd::Find(format!("default/{pod}")));
+    assert!(e.snapshot().search.is_some_and(|s| s.exact));
+    e.exec(Cmd::Find("app-2-".into()));
+    let s = e.snapshot();
+    let search = s.search.expect("a search");
+    assert!(!search.exact);
+    assert_eq!(search.total, 100, "app-2's 100 pods");
+    assert_eq!(search.found.len(), crate::view::SEARCH_SHOWN);
+    assert!(search.found.iter().all(|f| matches!(f, Selection::Pod(k) if k.name.starts_with("app-2-"))));
+    assert!(matches!(&s.selection, Selection::Pod(k) if *k.name == *pod), "a partial match selects nothing new");
+    e.exec(Cmd::Find("nothing-is-called-this".into()));
+    assert_eq!(e.snapshot().search.map(|s| s.total), Some(0));
+    e.exec(Cmd::Find("  ".into()));
+    assert_eq!(e.snapshot().search, None);
+    assert_eq!(e.sim.history_hash(), hash, "a search only reads");
+}
+
+/// Where measuring drift is costly, a snapshot measures one informer's row, in turn, the others as last measured:
+/// after the informers lose every watch event, a snapshot changes at most one row's drift, and a round of
+/// snapshots brings every row to what the caches hold (the total is `Sim::drift`'s). It was every row at once.
+#[test]
+fn costly_drift_is_measured_a_row_at_a_time() {
+    let mut e = LiveRun::boot(1, None, clock());
+    run_secs(&mut e, 10);
+    let _ = e.snapshot();
+    e.exec(watch_drop(100));
+    e.exec(Cmd::Intervene(Intervention::Apply(crate::examples::WEB.replace("replicas: 3", "replicas: 6"))));
+    run_secs(&mut e, 10);
+    assert!(e.sim.drift() > 0, "lost events leave the caches behind");
+    e.drift_cost = 1_000.0;
+    let mut prev: Vec<usize> = e.informers.iter().map(|r| r.drift).collect();
+    let rows = prev.len();
+    for _ in 0..rows {
+        let now: Vec<usize> = e.snapshot().informers.iter().map(|r| r.drift).collect();
+        let changed = now.iter().zip(&prev).filter(|(a, b)| a != b).count();
+        assert!(changed <= 1, "{changed} rows measured in one snapshot: {prev:?} -> {now:?}");
+        prev = now;
+    }
+    let s = e.snapshot();
+    assert_eq!(s.drift, e.sim.drift(), "a round measured every row");
 }

@@ -33,9 +33,11 @@ fn read(arg: &str) -> Result<Opened, String> {
             let text = String::from_utf8(bytes).map_err(|_| "the link's run is not UTF-8 text".to_string())?;
             Ok(Opened { text, hash })
         }
-        Some(_) => Err("the link opens a lesson or an example in the page; `kubeloop run` runs links to a run \
+        Some(_) => Err(
+            "the link opens a lesson, an example or a cluster size in the page; `kubeloop run` runs links to a run \
                         (#run=...), and the lessons and examples are the files of examples/"
-            .to_string()),
+                .to_string(),
+        ),
         None => Err("the link has nothing after its #".to_string()),
     }
 }
@@ -129,7 +131,7 @@ mod tests {
         assert!(open("examples/node-failure.yaml").is_none());
         assert!(open("no-such-file.yaml").is_none());
         let Some(Err(e)) = open("http://example.org/#lesson=probes") else { panic!("a link") };
-        assert!(e.contains("opens a lesson or an example"), "{e}");
+        assert!(e.contains("opens a lesson, an example or a cluster size"), "{e}");
         let fragment = link::run_fragment(&deflate("seed: 3\n"), 5).unwrap();
         let Some(Ok(o)) = open(&format!("https://example.org/kubeloop/#{fragment}")) else { panic!("a link") };
         assert_eq!((o.text.as_str(), o.hash), ("seed: 3\n", Some(5)));

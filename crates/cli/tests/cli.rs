@@ -488,7 +488,7 @@ fn what_cannot_be_a_link_says_why() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("its actions read \"manifests/api.yaml\""), "{}", text(&out.stderr));
     for (link, said) in [
-        ("https://example.org/#lesson=probes", "opens a lesson or an example in the page"),
+        ("https://example.org/#lesson=probes", "opens a lesson, an example or a cluster size in the page"),
         ("#run=AAAA&hash=0123456789abcdef", "not DEFLATE data"),
         ("#run=***", "is not base64url"),
         ("#nothing=1", "is not something kubeloop opens"),

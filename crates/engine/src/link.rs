@@ -6,6 +6,8 @@
 //! - `#lesson=ID`: a lesson, at its start.
 //! - `#scenario=NAME`: one of the scenario files of `examples/` (`node-failure`), replayed to its end.
 //! - `#example=ID`: one of the examples menu's manifests, applied to the page's starting cluster.
+//! - `#cluster=NODESxPODS` (`1000x30000`): a new run of that many nodes and pods (kubeloop's own demo Deployments,
+//!   as `kubeloop bench` makes them).
 //!
 //! This module reads and writes the fragment; compressing is the caller's (the page uses the browser's
 //! `CompressionStream`, the runner a DEFLATE library), so the engine stays free of both.
@@ -28,6 +30,23 @@ pub enum Link {
     Lesson(String),
     Scenario(String),
     Example(String),
+    /// A cluster of this many nodes and pods (kubeloop's own demo Deployments).
+    Cluster {
+        nodes: usize,
+        pods: usize,
+    },
+}
+
+/// `NODESxPODS` (`1000x30000`) read as two counts, or why not.
+fn cluster_size(value: &str) -> Result<Link, String> {
+    let size = value.split_once(['x', 'X']).and_then(|(n, p)| Some((n.trim().parse().ok()?, p.trim().parse().ok()?)));
+    match size {
+        Some((nodes, pods)) => Ok(Link::Cluster { nodes, pods }),
+        None => {
+            let shown: String = value.chars().take(40).collect();
+            Err(format!("the link's cluster={shown:?} is not a size: NODESxPODS, e.g. cluster=1000x30000"))
+        }
+    }
 }
 
 /// The fragment of a link to a run (without the `#`): `run=DATA&hash=H`, or why the run is too large for one.
@@ -95,10 +114,15 @@ pub fn parse(fragment: &str) -> Result<Option<Link>, String> {
             "lesson" => name(Link::Lesson)?,
             "scenario" => name(Link::Scenario)?,
             "example" => name(Link::Example)?,
+            "cluster" => {
+                if named.replace(cluster_size(&value)?).is_some() {
+                    return Err("the link names more than one thing to open".to_string());
+                }
+            }
             other => {
                 let shown: String = other.chars().take(40).collect();
                 return Err(format!(
-                    "the link's #{shown}= is not something kubeloop opens (run=, lesson=, scenario= or example=)"
+                    "the link's #{shown}= is not something kubeloop opens (run=, lesson=, scenario=, example= or cluster=)"
                 ));
             }
         }
@@ -223,7 +247,7 @@ mod tests {
             parse("run=AQID-g%26hash=00abcdef01234567").unwrap_err(),
             "the link's run= does not read: '&' at character 7 is not base64url"
         );
-        assert_eq!(parse("run=AQID-g&hash%3D00abcdef01234567").unwrap_err(), "the link's #hash%3D00abcdef01234567= is not something kubeloop opens (run=, lesson=, scenario= or example=)");
+        assert_eq!(parse("run=AQID-g&hash%3D00abcdef01234567").unwrap_err(), "the link's #hash%3D00abcdef01234567= is not something kubeloop opens (run=, lesson=, scenario=, example= or cluster=)");
         assert_eq!(parse("run=AQID-g%3D%3D&hash=00abcdef01234567").unwrap(), Some(want));
         assert_eq!(parse("run=AQID-g").unwrap(), Some(Link::Run { deflated: vec![1, 2, 3, 250], hash: None }));
     }
@@ -233,6 +257,7 @@ mod tests {
         assert_eq!(parse("#lesson=probes").unwrap(), Some(Link::Lesson("probes".into())));
         assert_eq!(parse("scenario=node-failure").unwrap(), Some(Link::Scenario("node-failure".into())));
         assert_eq!(parse("#example=too-big&").unwrap(), Some(Link::Example("too-big".into())));
+        assert_eq!(parse("#cluster=1000x30000").unwrap(), Some(Link::Cluster { nodes: 1000, pods: 30_000 }));
         assert_eq!(parse("").unwrap(), None);
         assert_eq!(parse("#").unwrap(), None);
         assert_eq!(parse("http://example.org/kubeloop/").unwrap(), None);
@@ -250,7 +275,13 @@ mod tests {
             ("#run=AQID&hash=xyz", "the link's hash=\"xyz\" is not a history hash (16 hex digits)"),
             ("#run=AQID&hash=abc", "the link's hash=\"abc\" is not a history hash (16 hex digits)"),
             ("#run=", "the link's run= is empty"),
-            ("#open=x", "the link's #open= is not something kubeloop opens (run=, lesson=, scenario= or example=)"),
+            ("#cluster=1000", "the link's cluster=\"1000\" is not a size: NODESxPODS, e.g. cluster=1000x30000"),
+            ("#cluster=ax2", "the link's cluster=\"ax2\" is not a size: NODESxPODS, e.g. cluster=1000x30000"),
+            ("#cluster=1x2&lesson=a", "the link names more than one thing to open"),
+            (
+                "#open=x",
+                "the link's #open= is not something kubeloop opens (run=, lesson=, scenario=, example= or cluster=)",
+            ),
         ] {
             assert_eq!(parse(f).unwrap_err(), why, "{f}");
         }
@@ -278,6 +309,7 @@ mod tests {
                     seen[0] += 1;
                 }
                 Ok(Some(Link::Run { deflated, .. })) => assert!(!deflated.is_empty(), "{s:?}"),
+                Ok(Some(Link::Cluster { .. })) => {}
                 Ok(Some(Link::Lesson(n) | Link::Scenario(n) | Link::Example(n))) => {
                     assert!(!n.is_empty() && n.len() <= 253, "{s:?}: {n:?}")
                 }
