@@ -37,6 +37,11 @@ for (const f of files.sort()) {
   br += b;
   console.log(`  ${f}: ${bytes.length} B raw, ${g} B gzip, ${b} B brotli`);
 }
+// Files of the site the page fetches once it runs (explain's documentation): not part of the first download.
+for (const f of readdirSync(dist).filter((f) => f.endsWith('.tsv')).sort()) {
+  const bytes = readFileSync(join(dist, f));
+  console.log(`  ${f} (fetched after the first download, not in the budget): ${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`);
+}
 
 // ---- contributors: function body sizes by name, from the cargo-built wasm's code and name sections ----------
 function leb(buf, pos) {

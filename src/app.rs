@@ -352,7 +352,11 @@ pub fn App() -> Html {
     {
         // explain's documentation, fetched once the page runs, so that explain works offline from then on.
         let (engine, dispatcher) = (engine.clone(), view.dispatcher());
-        use_effect_with((), move |_| load_docs(engine, dispatcher));
+        use_effect_with((), move |_| {
+            if engine.try_borrow_mut().is_ok_and(|mut e| e.take_docs_request()) {
+                load_docs(engine, dispatcher);
+            }
+        });
     }
     {
         let on_cmd = (*on_cmd).clone();

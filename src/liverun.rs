@@ -266,8 +266,11 @@ pub struct LiveRun {
     /// The console's `kubectl explain` waiting for its documentation: its entry and line. At most one: a new line
     /// or Ctrl+C stops it.
     waiting_docs: Option<(u64, String)>,
-    /// explain's documentation is to be fetched ([`LiveRun::take_docs_request`]).
+    /// explain's documentation is to be fetched ([`LiveRun::take_docs_request`]): once the page runs, and again
+    /// when a fetch failed and explain is typed.
     docs_request: bool,
+    /// A fetch of it is on its way (at most one).
+    docs_fetching: bool,
     /// The last search of the cluster by name.
     search: Option<Rc<crate::view::SearchView>>,
 }
@@ -471,7 +474,8 @@ impl LiveRun {
             share: None,
             share_request: None,
             waiting_docs: None,
-            docs_request: false,
+            docs_request: true,
+            docs_fetching: false,
             search: None,
         }
     }
@@ -722,9 +726,12 @@ impl LiveRun {
         self.download.take()
     }
 
-    /// Whether explain's documentation is to be fetched for a line that waits for it, once.
+    /// Whether explain's documentation is to be fetched now: asked for, not loaded, no fetch on its way. The page
+    /// answers with [`Cmd::Docs`].
     pub fn take_docs_request(&mut self) -> bool {
-        std::mem::take(&mut self.docs_request)
+        let go = std::mem::take(&mut self.docs_request) && !self.docs_fetching && !kubectl::docs_loaded();
+        self.docs_fetching |= go;
+        go
     }
 
     /// Stops the explain that waits for its documentation, as Ctrl+C would.
@@ -1329,6 +1336,7 @@ impl LiveRun {
                 self.docs_request = true;
             }
             Cmd::Docs(got) => {
+                self.docs_fetching = false;
                 let loaded = got.and_then(kubectl::load_docs);
                 if let Some((id, line)) = self.waiting_docs.take() {
                     let out = match loaded {

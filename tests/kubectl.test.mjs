@@ -182,6 +182,49 @@ spec:
     targetPort: http
 `;
 
+test("kubectl explain: its documentation comes from the site once the page runs, and a line typed before it arrives waits for it", { timeout: TEST_TIMEOUT }, async () => {
+  // The documentation (explain.tsv) is held back until the line has been typed: it is fetched once, relative to the
+  // page, and the waiting line then prints what the runner prints.
+  let release;
+  const gate = new Promise((r) => {
+    release = r;
+  });
+  const requested = [];
+  const setup = (context) =>
+    context.route('**/explain.tsv', async (route) => {
+      requested.push(route.request().url());
+      await gate;
+      await route.continue();
+    });
+  await withPage(
+    browser(),
+    '',
+    async (page) => {
+      await waitFor(async () => requested.length === 1 || null, { message: () => 'the page fetches explain.tsv once it runs' });
+      assert.equal(new URL('explain.tsv', page.url()).toString(), requested[0], 'fetched relative to the page');
+      const input = kubectlInput(page);
+      await input.fill('kubectl explain deployment.spec.replicas');
+      await input.press('Enter');
+      await page.locator('.console-running').first().waitFor({ timeout: 10_000 });
+      assert.doesNotMatch(await kubectlOutput(page), /FIELD:/, 'nothing printed before the documentation arrives');
+      release();
+      let out = '';
+      await waitFor(
+        async () => {
+          out = await kubectlOutput(page);
+          return /FIELD: replicas <integer>/.test(out) || null;
+        },
+        { message: () => `the waiting explain prints once the documentation arrives (now ${JSON.stringify(out)})` },
+      );
+      assert.match(out, /^GROUP:\s+apps\nKIND:\s+Deployment\nVERSION:\s+v1\n/, out);
+      const pod = await kubectl(page, 'kubectl explain pod.spec.containers.name', (o) => /FIELD: name <string>/.test(o));
+      assert.match(pod, /DESCRIPTION:\n\s+Name of the container specified as a DNS_LABEL/, pod);
+      assert.equal(requested.length, 1, 'fetched once');
+    },
+    { setup },
+  );
+});
+
 test('a real application applies: its Service has a cluster IP and its ready pods as endpoints', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '', async (page) => {
     await setSpeed(page, 10);

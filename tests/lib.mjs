@@ -101,8 +101,10 @@ export function kubeloop(args) {
  * then the page's frames, and so its simulated clock, advance by the time the test says, however busy the machine.
  * `init`: a function run in the page before its own scripts (context.addInitScript).
  */
-export async function openPage(browser, query = '', { waitReady = true, clock = false, init = null } = {}) {
+export async function openPage(browser, query = '', { waitReady = true, clock = false, init = null, setup = null } = {}) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  // The caller's own preparation of the context before the page opens (routes that hold a file back).
+  if (setup) await setup(context);
   if (clock) await context.clock.install();
   // A script of the caller's that runs in the page before its own (the benchmark's recorders).
   if (init) await context.addInitScript(init);
