@@ -549,8 +549,10 @@ pub struct ReplicaSetSpec {
     pub min_ready_seconds: i32,
     #[serde(default)]
     pub selector: LabelSelector,
+    /// Shared by the copies of the set (each status write is a copy), and with its Deployment's when it was made
+    /// from it: copied only when written to.
     #[serde(default)]
-    pub template: PodTemplateSpec,
+    pub template: Shared<PodTemplateSpec>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -617,8 +619,9 @@ pub struct DeploymentSpec {
     pub replicas: Option<i32>,
     #[serde(default)]
     pub selector: LabelSelector,
+    /// Shared by the copies of the Deployment (each status write is a copy): copied only when written to.
     #[serde(default)]
-    pub template: PodTemplateSpec,
+    pub template: Shared<PodTemplateSpec>,
     #[serde(default)]
     pub strategy: DeploymentStrategy,
     #[serde(default, skip_serializing_if = "is_zero_i32")]

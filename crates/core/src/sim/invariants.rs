@@ -68,7 +68,7 @@ mod tests {
         let spec = crate::api::DeploymentSpec {
             replicas: Some(1),
             selector: crate::api::LabelSelector::from_labels(app),
-            template,
+            template: template.into(),
             ..Default::default()
         };
         let metadata = crate::api::ObjectMeta::named("default", "web");

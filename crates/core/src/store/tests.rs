@@ -46,7 +46,8 @@ fn deployment(name: &str) -> Object {
         metadata: ObjectMeta { labels: sel.clone(), ..Default::default() },
         spec: Rc::new(spec("nginx:1.25")),
     };
-    let spec = DeploymentSpec { selector: LabelSelector::from_labels(sel), template, ..Default::default() };
+    let spec =
+        DeploymentSpec { selector: LabelSelector::from_labels(sel), template: template.into(), ..Default::default() };
     Object::Deployment(Deployment { metadata: ObjectMeta::named("default", name), spec, ..Default::default() })
 }
 

@@ -352,8 +352,7 @@ fn field_list(
         }
         out.push('\n');
         let child = (field != "status").then(|| manifest::field_type(ty, field)).flatten();
-        let mut path: Vec<Step> =
-            steps.iter().map(|s| Step { field: s.field, parent: s.parent, doc: s.doc }).collect();
+        let mut path: Vec<Step> = steps.iter().map(|s| Step { field: s.field, parent: s.parent, doc: s.doc }).collect();
         path.push(Step { field, parent: ty, doc });
         if recursive {
             if let Some(c) = child {
@@ -457,4 +456,3 @@ mod tests {
         assert_eq!(indent("a\nb\n", 2), "  a\n  b\n  ");
     }
 }
-

@@ -363,7 +363,7 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output
         let rss = replica_sets_by_revision(sim, d);
         let mut templates: BTreeMap<i64, PodTemplateSpec> = BTreeMap::new();
         for (rev, rs) in &rss {
-            let mut t = rs.spec.template.clone();
+            let mut t = PodTemplateSpec::clone(&rs.spec.template);
             if let Some(cause) = rs.metadata.annotation(CHANGE_CAUSE).filter(|c| !c.is_empty()) {
                 t.metadata.annotations.insert(s(CHANGE_CAUSE), s(cause));
             }

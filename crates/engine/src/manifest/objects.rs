@@ -900,7 +900,7 @@ fn replica_set_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ReplicaSetSpec> 
             "replicas" => s.replicas = cx.option(v, Cx::i32)?,
             "minReadySeconds" => s.min_ready_seconds = cx.i32(v)?,
             "selector" => s.selector = selector(cx, v)?,
-            _ => s.template = template(cx, v)?,
+            _ => s.template = template(cx, v)?.into(),
         }
         Ok(())
     })
@@ -961,7 +961,7 @@ fn deployment_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<DeploymentSpec> {
         match key {
             "replicas" => s.replicas = cx.option(v, Cx::i32)?,
             "selector" => s.selector = selector(cx, v)?,
-            "template" => s.template = template(cx, v)?,
+            "template" => s.template = template(cx, v)?.into(),
             "strategy" => s.strategy = strategy(cx, v)?,
             "minReadySeconds" => s.min_ready_seconds = cx.i32(v)?,
             "revisionHistoryLimit" => s.revision_history_limit = cx.option(v, Cx::i32)?,
