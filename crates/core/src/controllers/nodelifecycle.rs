@@ -12,6 +12,7 @@
 //! places nothing on a node that cannot run it.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use crate::api::{s, Kind, Node, NodeCondition, ObjKey, Object, Str, Taint, Time};
 use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
@@ -88,6 +89,8 @@ struct Health {
     lease_renew: Option<Millis>,
     /// The Ready status last acted on ("True", "False", "Unknown").
     ready: Str,
+    /// The monitoring pass that last saw the node: a node no pass sees any more is forgotten.
+    seen: u64,
 }
 
 /// A zone's eviction rate limiter (a token bucket of burst 1, as the rate-limited timed queue's).
@@ -104,6 +107,8 @@ pub struct NodeLifecycleController {
     zones: BTreeMap<Str, ZoneState>,
     /// Every zone fully disrupted: taint nothing.
     master_disruption: bool,
+    /// Monitoring passes so far (`Health::seen`).
+    passes: u64,
 }
 
 impl NodeLifecycleController {
@@ -114,18 +119,22 @@ impl NodeLifecycleController {
             buckets: BTreeMap::new(),
             zones: BTreeMap::new(),
             master_disruption: false,
+            passes: 0,
         }
     }
 
     /// `monitorNodeHealth`: one pass over every node.
     fn monitor(&mut self, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         let now = cx.now;
-        let nodes: Vec<std::rc::Rc<Object>> = cx.caches.of(Kind::Node).list().into_iter().cloned().collect();
+        let nodes: Vec<Rc<Object>> = cx.caches.of(Kind::Node).list().into_iter().cloned().collect();
         let leases = cx.caches.of(Kind::Lease);
         let mut errors = Vec::new();
         let mut zone_counts: BTreeMap<Str, (usize, usize)> = BTreeMap::new();
-        let mut not_ready: Vec<(Node, Str)> = Vec::new();
-        let mut ready: Vec<Node> = Vec::new();
+        // The nodes as they are after this pass's writes (shared with the cache: nothing is copied per node).
+        let mut not_ready: Vec<(Rc<Object>, Str)> = Vec::new();
+        let mut ready: Vec<Rc<Object>> = Vec::new();
+        self.passes += 1;
+        let pass = self.passes;
         for obj in &nodes {
             let Some(node) = obj.as_node() else { continue };
             let name = node.metadata.name.clone();
@@ -140,7 +149,9 @@ impl NodeLifecycleController {
                 heartbeat,
                 lease_renew,
                 ready: s(node.ready_status()),
+                seen: pass,
             });
+            h.seen = pass;
             if h.heartbeat != heartbeat || h.lease_renew != lease_renew {
                 h.probe = now;
                 h.heartbeat = heartbeat;
@@ -151,16 +162,16 @@ impl NodeLifecycleController {
             } else {
                 self.config.grace_period
             };
-            let mut node = node.clone();
-            if now > h.probe + grace && needs_unknown(&node) {
+            let mut current = obj.clone();
+            if now > h.probe + grace && needs_unknown(node) {
                 match cx.api.patch(Kind::Node, &obj.key(), Subresource::Status, |o| {
                     if let Object::Node(n) = o {
                         mark_unknown(n, now);
                     }
                 }) {
                     Ok(written) => {
-                        if let Some(n) = written.as_node() {
-                            node = n.clone();
+                        if written.as_node().is_some() {
+                            current = written;
                         }
                     }
                     Err(e) => {
@@ -169,11 +180,12 @@ impl NodeLifecycleController {
                     }
                 }
             }
+            let Some(node) = current.as_node() else { continue };
             let status = s(node.ready_status());
             let was_ready = &*h.ready == "True";
             if was_ready && &*status != "True" {
                 let msg = format!("Node {name} status is now: NodeNotReady");
-                cx.recorder.event(&mut cx.api, &Object::Node(node.clone()), EventKind::Normal, "NodeNotReady", &msg);
+                cx.recorder.event(&mut cx.api, &current, EventKind::Normal, "NodeNotReady", &msg);
                 if let Err(e) = mark_pods_not_ready(cx, &name) {
                     errors.push(e);
                     continue;
@@ -182,17 +194,17 @@ impl NodeLifecycleController {
             if let Some(h) = self.health.get_mut(&name) {
                 h.ready = status.clone();
             }
-            let zone = zone_of(&node);
+            let zone = zone_of(node);
             let counts = zone_counts.entry(zone.clone()).or_default();
             if &*status == "True" {
                 counts.0 += 1;
-                ready.push(node);
+                ready.push(current);
             } else {
                 counts.1 += 1;
-                not_ready.push((node, zone));
+                not_ready.push((current, zone));
             }
         }
-        self.health.retain(|name, _| nodes.iter().any(|o| &o.meta().name == name));
+        self.health.retain(|_, h| h.seen == pass);
 
         // handleDisruption: zone states, and master disruption mode when every zone is down.
         // Inserted one by one: collecting into a map would compile one more sort (docs/size.md).
@@ -204,9 +216,9 @@ impl NodeLifecycleController {
 
         // Reachable again, or master disruption: the NoExecute taints go (markNodeAsReachable).
         let untaint: Vec<&Node> = if self.master_disruption {
-            ready.iter().chain(not_ready.iter().map(|(n, _)| n)).collect()
+            ready.iter().chain(not_ready.iter().map(|(n, _)| n)).filter_map(|o| o.as_node()).collect()
         } else {
-            ready.iter().collect()
+            ready.iter().filter_map(|o| o.as_node()).collect()
         };
         for node in untaint {
             if has_taint(node, TAINT_UNREACHABLE, "NoExecute") || has_taint(node, TAINT_NOT_READY, "NoExecute") {
@@ -218,6 +230,7 @@ impl NodeLifecycleController {
         if !self.master_disruption {
             // doNoExecuteTaintingPass: the right NoExecute taint on every not-ready node, rate-limited per zone.
             for (node, zone) in &not_ready {
+                let Some(node) = node.as_node() else { continue };
                 let (want, other) = if node.ready_status() == "False" {
                     (TAINT_NOT_READY, TAINT_UNREACHABLE)
                 } else {
