@@ -15,7 +15,7 @@
 //   KUBELOOP_URL=http://127.0.0.1:8080/kubeloop/ node scripts/bench-scale.mjs
 //   KUBELOOP_URL=... node scripts/bench-scale.mjs --sizes 1000x30000 --speed 100 --timeout 600 --clicks 6
 //   KUBELOOP_URL=... node scripts/bench-scale.mjs --load-runs 10 --sizes none     # load to ready only
-import { launchBrowser, openPage, describeProblems, assertPageAlive, setSpeed, setPlaying, simTime } from '../tests/lib.mjs';
+import { launchBrowser, openPage, describeProblems, assertPageAlive, setSpeed, setPlaying, simTime, openClusterTools } from '../tests/lib.mjs';
 
 const USAGE =
   'usage: node scripts/bench-scale.mjs [--sizes NxP,...|none] [--speed K] [--timeout SECONDS] [--steady SECONDS] ' +
@@ -172,6 +172,7 @@ const counts = (page) =>
 async function openCluster(page, { nodes, pods }, seed, how) {
   const t0 = Date.now();
   if (how === 'control') {
+    await openClusterTools(page);
     await page.locator('[data-testid=cluster-size-nodes]').fill(String(nodes));
     await page.locator('[data-testid=cluster-size-pods]').fill(String(pods));
     await page.locator('[data-testid=cluster-size-start]').click();

@@ -369,6 +369,16 @@ export async function screenshot(page, name) {
   return file;
 }
 
+/**
+ * Opens the cluster's row of search and size control ([data-testid=cluster-tools-toggle]) when it is closed (it
+ * is, by default, while the cluster is drawn as cards).
+ */
+export async function openClusterTools(page) {
+  const toggle = page.locator('[data-testid=cluster-tools-toggle]');
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await page.locator('[data-testid=cluster-size-nodes]').waitFor({ timeout: 10_000 });
+}
+
 /** The kubectl console's input. */
 export const kubectlInput = (page) => page.locator('[data-testid=kubectl-input]').first();
 

@@ -3,7 +3,7 @@
 // node or pod is found by name (selected, its details opened, its node scrolled into view).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TEST_TIMEOUT, sharedBrowser, withPage, waitFor, setSpeed, setPlaying, intHook, screenshot, simTime } from './lib.mjs';
+import { TEST_TIMEOUT, sharedBrowser, withPage, waitFor, setSpeed, setPlaying, intHook, screenshot, simTime, openClusterTools } from './lib.mjs';
 
 const browser = sharedBrowser();
 
@@ -18,6 +18,14 @@ const notice = async (page) => (await page.locator('[data-testid=notice]').count
 
 test('the size control starts a run of N nodes and P demo pods, which converges', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '', async (page) => {
+    // A few nodes drawn as cards: the search and the size control wait behind their toggle, so a row of cards stays
+    // in sight on a small screen.
+    const toggle = page.locator('[data-testid=cluster-tools-toggle]');
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    assert.equal(await page.locator('[data-testid=cluster-size-nodes]').count(), 0, 'the size control waits behind its toggle');
+    await openClusterTools(page);
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    assert.equal(await page.locator('[data-testid=cluster-search]').count(), 1, 'search opens with it');
     await page.locator('[data-testid=cluster-size-nodes]').fill('250');
     await page.locator('[data-testid=cluster-size-pods]').fill('600');
     await page.locator('[data-testid=cluster-size-start]').click();
@@ -45,6 +53,7 @@ test('the size control starts a run of N nodes and P demo pods, which converges'
 test('#cluster=NxP opens that size paused; search, hover and zoom on the canvas', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '#cluster=300x900', async (page) => {
     await waitFor(async () => (await nodeCount(page)) === 300, { message: '300 nodes from the link' });
+    assert.equal(await page.locator('[data-testid=cluster-tools-toggle]').getAttribute('aria-expanded'), 'true', 'open by default on the canvas');
     assert.match(await notice(page), /300 nodes and 900 pods .* ▶ Play runs it\./);
     assert.equal(await simTime(page), 0, 'paused at its start');
     await setSpeed(page, 100);

@@ -287,7 +287,7 @@ fn legend() -> Html {
         <div class="legend" aria-label="Legend">
             <span><span class="pod ph-running demo"><span class="glyph">{ "R" }</span></span>{ "Running" }</span>
             <span><span class="pod ph-pending demo"><span class="glyph">{ "P" }</span></span>{ "Pending" }</span>
-            <span><span class="pod ph-running term demo"><span class="glyph">{ "R" }</span></span>{ "Terminating (striped)" }</span>
+            <span title="A terminating pod is drawn striped"><span class="pod ph-running term demo"><span class="glyph">{ "R" }</span></span>{ "Terminating" }</span>
             <span><span class="pod ph-failed demo"><span class="glyph">{ "F" }</span></span>{ "Failed" }</span>
             <span><span class="pod ph-succeeded demo"><span class="glyph">{ "S" }</span></span>{ "Succeeded" }</span>
             <span><span class="pod ph-unknown demo"><span class="glyph">{ "?" }</span></span>{ "Unknown" }</span>
@@ -427,6 +427,7 @@ fn SizeControl(props: &SizeProps) -> Html {
 
 #[component]
 pub fn Cluster(props: &ClusterProps) -> Html {
+    let tools_open = use_state(|| None::<bool>);
     let add = props.on_cmd.reform(|_: MouseEvent| Cmd::add_node());
     let (sel_node, sel_pod) = match &props.selection {
         Selection::Node(n) => (Some(n.clone()), None),
@@ -482,6 +483,14 @@ pub fn Cluster(props: &ClusterProps) -> Html {
             }
         })
     };
+    // Search and the size control: a row of their own, open by default once the cluster is drawn compactly (where
+    // no node card is to be kept in sight), else behind the toggle, which keeps a row of cards in sight on a small
+    // screen; the person's choice stands.
+    let open = tools_open.unwrap_or(matches!(props.cluster, ClusterView::Compact(_)) || props.search.is_some());
+    let toggle = {
+        let tools_open = tools_open.clone();
+        Callback::from(move |_: MouseEvent| tools_open.set(Some(!open)))
+    };
     html! {
         <section class="panel cluster-panel" aria-label="Cluster">
             <div class="panel-head">
@@ -490,12 +499,22 @@ pub fn Cluster(props: &ClusterProps) -> Html {
                 <button data-testid="add-node" class="btn small" onclick={add} title="Add one more node like the others">
                     { "+ Add node" }
                 </button>
-                <SizeControl on_cmd={props.on_cmd.clone()} />
             </div>
-            { legend() }
+            <div class="cluster-subhead">
+                { legend() }
+                <button type="button" class="btn small tools-toggle" data-testid="cluster-tools-toggle" aria-expanded={open.to_string()}
+                    onclick={toggle} title="Find a node or pod by name, and start a new run of N nodes and P pods">
+                    { if open { "Find ▴" } else { "Find ▾" } }
+                </button>
+            </div>
+            if open {
+                <div class="cluster-tools">
+                    <Search search={props.search.clone()} on_cmd={props.on_cmd.clone()} />
+                    <SizeControl on_cmd={props.on_cmd.clone()} />
+                </div>
+            }
             <div class={classes!("cluster-main", props.detail.is_some().then_some("docked"))} onkeydown={close_on_escape}>
                 <div class="cluster-body">
-                    <Search search={props.search.clone()} on_cmd={props.on_cmd.clone()} />
                     <Services services={props.services.clone()} />
                     { body }
                 </div>
