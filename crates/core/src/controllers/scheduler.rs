@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 mod spread;
 use spread::{Spread, SpreadCounts};
 
-use crate::api::{s, Kind, LabelSelector, Labels, ObjKey, Object, Pod, Str, Taint};
+use crate::api::{s, text_eq, Kind, LabelSelector, Labels, ObjKey, Object, Pod, Str, Taint};
 use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
@@ -469,26 +469,43 @@ fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &
     fn zone_of(n: &NodeInfo) -> &str {
         n.zone.as_deref().unwrap_or("")
     }
+    // Nodes of one zone (or of none) mostly follow each other: a zone equal to the one before (`text_eq`: by length
+    // and pointer first) skips the map, which compares names.
     let mut zones: BTreeMap<&str, i64> = BTreeMap::new();
+    let mut last: Option<&str> = None;
     for n in feasible {
-        zones.entry(zone_of(n)).or_insert(0);
+        let z = zone_of(n);
+        if !last.is_some_and(|l| text_eq(l, z)) {
+            zones.entry(z).or_insert(0);
+            last = Some(z);
+        }
     }
     let zone_weight = topology_normalizing_weight(zones.len());
     let host_weight = topology_normalizing_weight(feasible.len());
     // Each node's count, by the node's place in the table: one lookup by name per node counted, where looking up
     // every feasible node's name would hash as many names as nodes are scored.
     let mut on_node: FxHashMap<*const NodeInfo, i64> = FxHashMap::default();
-    // In any order: the counts are positive, and saturating sums of those do not depend on the order.
+    // In any order: the counts are positive, and saturating sums of those do not depend on the order or the
+    // grouping (a run of nodes of one zone is summed before it is added to the zone's count).
+    let mut run: Option<(&str, i64)> = None;
+    let mut add = |run: Option<(&str, i64)>| {
+        if let Some(c) = run.and_then(|(z, _)| zones.get_mut(z)) {
+            *c = c.saturating_add(run.map_or(0, |(_, n)| n));
+        }
+    };
     for (name, count) in &counts.per_node {
         let Some(n) = nodes.get(name) else { continue };
         on_node.insert(n, *count);
         if !pod.spec.node_selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) {
             continue;
         }
-        if let Some(c) = zones.get_mut(zone_of(n)) {
-            *c = c.saturating_add(*count);
+        let z = zone_of(n);
+        match &mut run {
+            Some((rz, sum)) if text_eq(rz, z) => *sum = sum.saturating_add(*count),
+            _ => add(run.replace((z, *count))),
         }
     }
+    add(run);
     // Score: every constraint whose key the node has.
     for n in feasible {
         let mut score = 0.0;
