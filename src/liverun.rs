@@ -892,6 +892,8 @@ impl LiveRun {
     /// looked at once more (a terminal's foreground command; one that writes as it goes goes on beside it, so that a
     /// read never changes the run), and the actions that started them say when (`for:`).
     fn interrupt_readers(&mut self) {
+        // An explain waiting for its documentation only reads, too.
+        self.stop_waiting();
         for i in self.console.interrupt_readers(&mut self.sim) {
             self.stopped(i);
         }
@@ -1331,7 +1333,6 @@ impl LiveRun {
             Cmd::Kubectl { line, .. } if kubectl::needs_docs(&line) => {
                 // explain's documentation is not in the page's download (docs/size.md): the line waits for it.
                 self.interrupt_readers();
-                self.stop_waiting();
                 self.waiting_docs = Some((self.console.waiting(&line), line));
                 self.docs_request = true;
             }
@@ -1351,7 +1352,6 @@ impl LiveRun {
             Cmd::Kubectl { line, stdin: Some(text) } if text.len() > SLICED_APPLY_BYTES && applies_stdin(&line) => {
                 // A large `apply -f -`: read and performed across frames as the Apply button's is, printed here.
                 self.interrupt_readers();
-                self.stop_waiting();
                 self.settle_apply(true);
                 self.console.started(&line);
                 self.start_apply(text, true);
@@ -1360,7 +1360,6 @@ impl LiveRun {
                 // The console is a terminal's foreground: a new line stops the command still printing that only
                 // reads (a large apply typed there is finished first); one that writes as it goes goes on beside it.
                 self.interrupt_readers();
-                self.stop_waiting();
                 if self.applying.as_ref().is_some_and(|a| a.console) {
                     self.settle_apply(true);
                 }
@@ -1374,9 +1373,11 @@ impl LiveRun {
                 }
             }
             Cmd::KubectlInterrupt => {
-                self.stop_waiting();
-                // Ctrl+C stops the foreground: a large apply typed in the console, else the newest running command.
-                if self.applying.as_ref().is_some_and(|a| a.console) {
+                // Ctrl+C stops the foreground: an explain waiting for its documentation (the newest line), a large
+                // apply typed in the console, else the newest running command.
+                if self.waiting_docs.is_some() {
+                    self.stop_waiting();
+                } else if self.applying.as_ref().is_some_and(|a| a.console) {
                     self.cancel_apply();
                 } else {
                     self.interrupt_newest();
