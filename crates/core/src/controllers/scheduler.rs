@@ -489,8 +489,9 @@ fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable, counts: &
     // grouping (a run of nodes of one zone is summed before it is added to the zone's count).
     let mut run: Option<(&str, i64)> = None;
     let mut add = |run: Option<(&str, i64)>| {
-        if let Some(c) = run.and_then(|(z, _)| zones.get_mut(z)) {
-            *c = c.saturating_add(run.map_or(0, |(_, n)| n));
+        let Some((z, sum)) = run else { return };
+        if let Some(c) = zones.get_mut(z) {
+            *c = c.saturating_add(sum);
         }
     };
     for (name, count) in &counts.per_node {

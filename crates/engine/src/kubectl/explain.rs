@@ -74,7 +74,10 @@ pub fn docs_loaded() -> bool {
 fn docs() -> Option<&'static Docs> {
     #[cfg(not(target_arch = "wasm32"))]
     if DOCS.get().is_none() {
-        let _ = load_docs(include_str!("../../data/explain.tsv").to_string());
+        // Read in place: the compiled-in text is already static (no copy to leak, as `load_docs` makes).
+        if let Ok(docs) = parse_docs(include_str!("../../data/explain.tsv")) {
+            let _ = DOCS.set(docs);
+        }
     }
     DOCS.get()
 }
