@@ -356,6 +356,51 @@ fn large_clusters_switch_to_the_compact_view() {
     assert_eq!(s.summary.nodes, 203);
 }
 
+/// The canvas's counts are the store's pods by node (read from the tallies the store keeps, never by visiting the
+/// pods): the same as counting them one by one, while they are created, scheduled, running and evicted.
+#[test]
+fn the_compact_view_counts_each_node_s_pods() {
+    let mut e = LiveRun::boot(3, None, clock());
+    e.exec(Cmd::NewCluster { nodes: 210, pods: 900 });
+    let recount = |e: &LiveRun, c: &crate::view::CompactCluster| {
+        let mut bound = 0;
+        for n in &c.nodes {
+            let (mut running, mut pending, mut terminating, mut other) = (0, 0, 0, 0);
+            for p in e.sim.store().pods_on_node(&n.name).filter_map(|o| o.as_pod()) {
+                bound += 1;
+                match p.status.phase {
+                    _ if p.metadata.is_terminating() => terminating += 1,
+                    PodPhase::Running => running += 1,
+                    PodPhase::Pending => pending += 1,
+                    _ => other += 1,
+                }
+            }
+            assert_eq!(
+                (n.running, n.pending, n.terminating, n.other),
+                (running, pending, terminating, other),
+                "{}",
+                n.name
+            );
+        }
+        assert_eq!(c.unscheduled, e.sim.store().count_of(Kind::Pod) - bound);
+    };
+    let mut seen = (false, false, false);
+    for step in 0..40 {
+        if step == 20 {
+            e.exec(Cmd::kill_node("node-7"));
+            e.exec(Cmd::Kubectl { line: "kubectl delete deployment app-0 --wait=false".into(), stdin: None });
+        }
+        e.frame(500.0);
+        let s = e.snapshot();
+        let ClusterView::Compact(c) = &s.cluster else { panic!("compact") };
+        recount(&e, c);
+        seen.0 |= c.unscheduled > 0;
+        seen.1 |= c.nodes.iter().any(|n| n.pending > 0 && n.running > 0);
+        seen.2 |= c.nodes.iter().any(|n| n.terminating > 0);
+    }
+    assert_eq!(seen, (true, true, true), "unscheduled, pending and running, terminating pods were all counted");
+}
+
 /// The cost of the page's work at Kubernetes' envelope (5,000 nodes, 150,000 pods). Run by hand:
 /// `cargo test --release -p kubeloop-web -- --ignored --nocapture scale`
 #[test]

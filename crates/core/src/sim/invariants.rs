@@ -1,7 +1,7 @@
 //! Invariants as code. After every event of a debug build (every test, lesson, fuzz case and debug page), the
 //! simulation checks the safety properties an event can break, at a cost of O(1) or O(nodes) per event:
 //! resourceVersions only move forward, and no pod (by uid) runs on two kubelets ([`Sim::check_safety`] also
-//! recounts the store's pods against the tally it keeps by phase). The store checks its own at every
+//! recounts the store's pods against the tallies it keeps by phase, of all and of each node's). The store checks its own at every
 //! commit (each write takes the next resourceVersion, the old object is the stored one, each watcher gets at most
 //! one event of it), and the work queue its own at every operation (queued keys are dirty and not processing,
 //! dirty keys are queued or processing).
@@ -28,6 +28,7 @@ impl Sim {
         if counted != self.store.pod_tally() {
             return Err(format!("the store's pod tally {:?} is not its pods' {counted:?}", self.store.pod_tally()));
         }
+        self.store.check_node_tallies()?;
         for inf in &self.informers {
             inf.cache.check_pod_groups()?;
         }

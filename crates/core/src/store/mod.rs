@@ -266,8 +266,9 @@ struct KindStore {
     watchers: Vec<WatcherId>,
     /// Pod watchers filtered by node name.
     node_watchers: FxHashMap<Str, Vec<WatcherId>>,
-    /// Pods by `spec.nodeName` (the field index the API server keeps for the kubelet's field selector).
-    by_node: FxHashMap<Str, BTreeSet<ObjKey>>,
+    /// Pods by `spec.nodeName` (the field index the API server keeps for the kubelet's field selector), with
+    /// their tally, so that an observer reads a node's pods by phase without visiting them.
+    by_node: FxHashMap<Str, NodePods>,
     /// Events by their involved object's kind and name (the field index `kubectl describe`'s event search uses).
     by_involved: FxHashMap<(Str, Str), BTreeSet<ObjKey>>,
 }
@@ -280,6 +281,33 @@ fn field_index<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, BTreeSet<ObjKey>>
         b.remove(key);
         if b.is_empty() {
             map.remove(&index);
+        }
+    }
+}
+
+/// The pods bound to one node: their keys (the field index) and their tally by phase.
+#[derive(Default)]
+struct NodePods {
+    keys: BTreeSet<ObjKey>,
+    tally: PodTally,
+}
+
+/// Moves `pod` (stored under `key`) into (`add`) or out of the node index entry of its `spec.nodeName`, dropping
+/// an entry left empty. Unbound pods are not indexed.
+fn node_index(map: &mut FxHashMap<Str, NodePods>, pod: &crate::api::Pod, key: &ObjKey, add: bool) {
+    let node = &pod.spec.node_name;
+    if node.is_empty() {
+        return;
+    }
+    if add {
+        let e = map.entry(node.clone()).or_default();
+        e.keys.insert(key.clone());
+        e.tally.count(pod, true);
+    } else if let Some(e) = map.get_mut(&**node) {
+        e.keys.remove(key);
+        e.tally.count(pod, false);
+        if e.keys.is_empty() {
+            map.remove(&**node);
         }
     }
 }
@@ -519,7 +547,31 @@ impl Store {
     /// Pods bound to `node`, in key order (uncounted).
     pub fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
         let ks = &self.kinds[Kind::Pod.index()];
-        ks.by_node.get(node).into_iter().flat_map(|b| b.iter()).filter_map(|k| ks.objects.get(k))
+        ks.by_node.get(node).into_iter().flat_map(|b| b.keys.iter()).filter_map(|k| ks.objects.get(k))
+    }
+
+    /// Each node's kept pod tally against a count of the pods its index holds (every pod with a `spec.nodeName`
+    /// is indexed under it): for [`crate::sim::Sim::check_safety`].
+    pub fn check_node_tallies(&self) -> Result<(), String> {
+        let ks = &self.kinds[Kind::Pod.index()];
+        let mut indexed = 0;
+        for (node, e) in &ks.by_node {
+            let counted = PodTally::of(e.keys.iter().filter_map(|k| ks.objects.get(k)).filter_map(|o| o.as_pod()));
+            if counted != e.tally {
+                return Err(format!("the store's tally of node {node}'s pods {:?} is not theirs {counted:?}", e.tally));
+            }
+            indexed += e.keys.len();
+        }
+        let bound = ks.objects.values().filter_map(|o| o.as_pod()).filter(|p| !p.spec.node_name.is_empty()).count();
+        if indexed != bound {
+            return Err(format!("{indexed} pods are indexed by node, {bound} are bound"));
+        }
+        Ok(())
+    }
+
+    /// The pods bound to `node` by phase (terminating apart), kept at every write: reading it visits no pod.
+    pub fn pod_tally_on_node(&self, node: &str) -> PodTally {
+        self.kinds[Kind::Pod.index()].by_node.get(node).map_or_else(PodTally::default, |e| e.tally)
     }
 
     /// Objects a watch with `filter` would see (uncounted).

@@ -946,6 +946,16 @@ fn pod_tally_follows_every_write() {
     assert_eq!(t.running + t.pending + t.terminating, st.count_of(Kind::Pod));
     // a was bound: its deletion is graceful (terminating); c never was: it is gone at once.
     assert_eq!(t, PodTally { running: 1, terminating: 1, ..Default::default() });
+    // The tally of each node's pods equals a count of the pods bound there; unbound pods are on no node.
+    let on = |st: &Store, n: &str| PodTally::of(st.pods_on_node(n).filter_map(|o| o.as_pod()));
+    assert_eq!(st.pod_tally_on_node("node-1"), on(&st, "node-1"));
+    assert_eq!(st.pod_tally_on_node("node-1"), t);
+    create(&mut st, c, pod("d"), 5);
+    assert_eq!(st.pod_tally_on_node("node-1"), t);
+    assert_eq!(st.pod_tally_on_node(""), PodTally::default());
+    st.delete(c, Kind::Pod, &key("b"), &DeleteOptions::default(), 6).expect("delete");
+    assert_eq!(st.pod_tally_on_node("node-1"), PodTally { terminating: 2, ..Default::default() });
+    assert_eq!(st.pod_tally_on_node("node-1"), on(&st, "node-1"));
 }
 
 /// names.SimpleNameGenerator: a prefix longer than 58 bytes is cut so that the generated name fits in 63.

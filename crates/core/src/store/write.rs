@@ -595,13 +595,11 @@ impl Store {
             if let Some(p) = obj.as_pod().filter(|_| type_ != EventType::Deleted) {
                 self.pods.count(p, true);
             }
-            if let Some(n) = old.as_ref().and_then(|o| o.as_pod()).map(|p| p.spec.node_name.clone()) {
-                field_index(&mut ks.by_node, n, &key, false);
+            if let Some(p) = old.as_ref().and_then(|o| o.as_pod()) {
+                node_index(&mut ks.by_node, p, &key, false);
             }
             if let Some(p) = obj.as_pod().filter(|_| type_ != EventType::Deleted) {
-                if !p.spec.node_name.is_empty() {
-                    field_index(&mut ks.by_node, p.spec.node_name.clone(), &key, true);
-                }
+                node_index(&mut ks.by_node, p, &key, true);
             }
         }
         if kind == Kind::Event {
