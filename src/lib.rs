@@ -7,6 +7,7 @@ pub mod charts;
 pub mod components;
 pub mod console;
 pub mod crash;
+pub mod driftmeter;
 pub mod examples;
 pub mod format;
 pub mod highlight;

@@ -18,11 +18,12 @@ use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};
 
 use crate::console::{example_file, Console};
+use crate::driftmeter::DriftMeter;
 use crate::lessons::LessonRun;
 use crate::readmeter::ReadMeter;
 use crate::snapshot::{
-    build_cluster, build_control_plane, build_controllers, build_detail, build_informers, build_lesson, build_loop,
-    build_services, build_summary, NodeCache,
+    build_cluster, build_control_plane, build_controllers, build_detail, build_lesson, build_loop, build_services,
+    build_summary, NodeCache,
 };
 use crate::stream::Stream;
 use crate::view::{
@@ -216,14 +217,13 @@ pub struct LiveRun {
     effective: f64,
     /// Set by commands: the view should refresh now.
     pub dirty: bool,
-    /// The informer rows of the last snapshot, and when (wall) and at what cost their drift was measured.
+    /// The informer rows of the last snapshot.
     informers: Rc<Vec<crate::view::InformerView>>,
-    /// What the last whole measure of drift cost (or the last round of rows measured in turn), the next row to
-    /// measure in turn and what this round cost so far, and when each row was measured.
-    drift_cost: f64,
-    drift_round: (usize, f64),
-    drift_rows: Vec<f64>,
-    informer_count: u64,
+    /// Their drift, measured whole or in parts; a whole measure visits at most `drift_whole_max` objects, a part
+    /// about `drift_budget` ([`crate::driftmeter`]).
+    drift: DriftMeter,
+    drift_whole_max: usize,
+    drift_budget: usize,
     /// The controller the loop diagram shows, and its charts' samples.
     loop_controller: String,
     loop_history: crate::charts::LoopHistory,
@@ -278,8 +278,6 @@ pub struct LiveRun {
 /// Interventions a run records at most (kubeloop's own bound; beyond it the run is not exportable).
 pub const MAX_RECORDED: usize = 10_000;
 
-/// Drift is measured at every snapshot while that costs less than this (wall ms)...
-const DRIFT_CHEAP_MS: f64 = 4.0;
 /// A score plugin's weight at most in the what-if (upstream accepts 1 to 100 in a profile; 0 here turns it off).
 pub const MAX_SCORE_WEIGHT: i64 = 100;
 /// A scheduling explanation that took longer than this is made again at most every [`EXPLAIN_EVERY_MS`], or every
@@ -288,9 +286,6 @@ pub const MAX_SCORE_WEIGHT: i64 = 100;
 const EXPLAIN_CHEAP_MS: f64 = 4.0;
 const EXPLAIN_EVERY_MS: f64 = 1_000.0;
 const EXPLAIN_SHARE: f64 = 20.0;
-/// ...and when the informers change shape (a list or relist begins or ends) while that costs less than this; else
-/// a row is measured a snapshot in turn.
-const DRIFT_SHAPE_MS: f64 = 50.0;
 
 /// The page's own starting point: [`START_NODES`] nodes of the default shape and the web Deployment, as a scenario
 /// with no actions.
@@ -449,15 +444,14 @@ impl LiveRun {
             effective: 0.0,
             dirty: true,
             informers: Rc::new(Vec::new()),
-            drift_cost: 0.0,
-            drift_round: (0, 0.0),
-            drift_rows: Vec::new(),
+            drift: DriftMeter::default(),
+            drift_whole_max: crate::driftmeter::WHOLE_MAX,
+            drift_budget: crate::driftmeter::PART_BUDGET,
             schedule_profile: Profile::default(),
             explained: None,
             loop_controller: "replicaset".into(),
             loop_history: Default::default(),
             cluster_history: Default::default(),
-            informer_count: 0,
             console: Console::default(),
             lesson: None,
             lesson_asks: true,
@@ -963,9 +957,7 @@ impl LiveRun {
         self.cache = NodeCache::default();
         self.rate_window = (self.wall(), self.sim.now());
         self.informers = Rc::new(Vec::new());
-        self.drift_cost = 0.0;
-        self.drift_rows.clear();
-        self.informer_count = 0;
+        self.drift = DriftMeter::default();
         self.lesson = None;
         self.meter = ReadMeter::default();
         self.base = Scenario { actions: Vec::new(), ..scenario.clone() };
@@ -1433,22 +1425,6 @@ impl LiveRun {
         crate::console::apply_completion(line, &candidates)
     }
 
-    /// What decides the informer rows' shape: their number, which processes are active (a standby replica is
-    /// one compact row), and how many informers are watching (a list or relist in progress counts everything as
-    /// drift; its end must be measured, not remembered).
-    fn informer_shape(&self) -> u64 {
-        let active =
-            self.sim.hosts().iter().enumerate().fold(0u64, |acc, (i, h)| acc | ((h.active() as u64) << (i % 16)));
-        let watching = self.sim.informers().iter().filter(|i| i.watcher().is_some()).count() as u64;
-        (self.sim.informers().len() as u64 & 0xffff) | (active << 16) | (watching << 32)
-    }
-
-    /// Informer rows changed shape (a node came or went, another replica leads, a list started or ended): measure
-    /// drift again.
-    fn dirty_drift(&self) -> bool {
-        self.informers.is_empty() || self.informer_shape() != self.informer_count
-    }
-
     /// The scheduling explanation of pod `key`, made again when the pod or the profile changed, or when it is
     /// cheap, or at most every [`EXPLAIN_EVERY_MS`] (or [`EXPLAIN_SHARE`] times its cost).
     fn explain(&mut self, key: &ObjKey) -> Option<Rc<crate::view::ScheduleView>> {
@@ -1465,45 +1441,13 @@ impl LiveRun {
         Some(view)
     }
 
-    /// The informer rows and their drift: all measured while that is cheap (or the rows changed shape, or there are
-    /// none yet), else one row measured in turn a snapshot, the others as last measured (at scale a whole measure is
-    /// a long task: every cached pod of every informer compared with the store). Returns the rows, the total drift
-    /// and how old its oldest figure is (wall ms).
-    fn measure_drift(&mut self, t0: f64) -> (Vec<crate::view::InformerView>, usize, f64) {
-        if self.drift_cost < DRIFT_CHEAP_MS || self.dirty_drift() && self.drift_cost < DRIFT_SHAPE_MS {
-            let (rows, drift) = build_informers(&self.sim, None, None);
-            self.drift_cost = self.wall() - t0;
-            self.drift_round = (0, 0.0);
-            self.drift_rows = vec![t0; rows.len()];
-            return (rows, drift, 0.0);
-        }
-        let n = self.informers.len().max(1);
-        let row = self.drift_round.0 % n;
-        let (rows, drift) = build_informers(&self.sim, Some(&self.informers), Some(row));
-        // A round of every row measured in turn is what a whole measure costs now.
-        let (mut next, mut cost) = self.drift_round;
-        cost += self.wall() - t0;
-        next += 1;
-        if next >= n {
-            (self.drift_cost, next, cost) = (cost, 0, 0.0);
-        }
-        self.drift_round = (next, cost);
-        self.drift_rows.resize(rows.len(), t0);
-        if let Some(at) = self.drift_rows.get_mut(row) {
-            *at = t0;
-        }
-        let oldest = self.drift_rows.iter().copied().fold(t0, f64::min);
-        (rows, drift, t0 - oldest)
-    }
-
     pub fn snapshot(&mut self) -> Snapshot {
         self.dirty = false;
         self.stream.ingest(&self.sim);
-        let t0 = self.wall();
-        let (informers, drift, drift_age) = self.measure_drift(t0);
-        let informers = Rc::new(informers);
+        let rows = crate::snapshot::informer_rows(&self.sim);
+        let measured = self.drift.measure(&self.sim, rows, self.wall(), self.drift_whole_max, self.drift_budget);
+        let informers = Rc::new(measured.rows);
         self.informers = informers.clone();
-        self.informer_count = self.informer_shape();
         let mut detail = build_detail(&self.sim, &self.selection);
         if let Some(crate::view::Detail::Pod(d)) = detail.as_mut() {
             if d.exists {
@@ -1536,8 +1480,8 @@ impl LiveRun {
             services: Rc::new(build_services(&self.sim)),
             controllers: Rc::new(build_controllers(&self.sim, &self.history)),
             informers,
-            drift,
-            drift_age_ms: drift_age.max(0.0) as u64,
+            drift: measured.total,
+            drift_age_ms: measured.age.max(0.0) as u64,
             api_reads: self.sim.api_reads(),
             footprint: Rc::new(self.sim.footprint()),
             drop_pct: (self.sim.watch_drop() * 100.0).round() as u32,

@@ -570,19 +570,20 @@ fn totals_row(name: String, owner: String, state: &'static str, t: InformerTotal
     }
 }
 
+/// One row of the informer table, its drift not measured yet (0): what it shows, the informers it sums, and a key
+/// that stays the same while the row does (its name can change: `kubelet pods (N nodes)`).
+pub struct InformerRow {
+    pub key: String,
+    pub view: InformerView,
+    pub ids: Vec<InformerId>,
+}
+
 /// One row per informer of a host (a standby or crashed replica: one compact row), and one aggregated row for the
-/// kubelets' pod informers. Returns the rows and the total drift (the same figure as `Sim::drift`, computed once).
-/// Drift compares every cached object with the store, the one costly figure at scale: with `prev`, the drift of the
-/// previous rows (the row of the same owner and name) is reused instead, except row `measure` and rows that are new.
-pub fn build_informers(sim: &Sim, prev: Option<&[InformerView]>, measure: Option<usize>) -> (Vec<InformerView>, usize) {
-    let mut rows: Vec<InformerView> = Vec::new();
-    // The drift of these informers as the row `row` named `name` shows it: measured, or the previous figure.
-    let drift_of = |ids: &[InformerId], row: usize, owner: &str, name: &str| -> usize {
-        let kept = prev
-            .filter(|_| measure != Some(row))
-            .and_then(|p| p.iter().find(|r| r.owner == owner && r.name == name).map(|r| r.drift));
-        kept.unwrap_or_else(|| ids.iter().filter_map(|id| sim.informers().get(*id)).map(|i| i.drift(sim.store())).sum())
-    };
+/// kubelets' pod informers. Drift, the one costly figure at scale (every cached object compared with the store),
+/// is left to the caller: [`build_informers`] measures it whole, the page's [`crate::driftmeter::DriftMeter`] in
+/// parts.
+pub fn informer_rows(sim: &Sim) -> Vec<InformerRow> {
+    let mut rows: Vec<InformerRow> = Vec::new();
     for h in sim.host_ids() {
         let host = sim.host(h);
         let ids: Vec<InformerId> = host.informers.iter().flatten().copied().collect();
@@ -590,16 +591,15 @@ pub fn build_informers(sim: &Sim, prev: Option<&[InformerView]>, measure: Option
             // A standby (or crashed) replica: its informers are stopped; one compact row.
             let state = if host.running { "standby" } else { "crashed" };
             let name = format!("{} informers", ids.len());
-            let drift = drift_of(&ids, rows.len(), &host.name, &name);
-            rows.push(totals_row(name, host.name.to_string(), state, sim.informer_totals(ids), drift));
+            let view = totals_row(name, host.name.to_string(), state, sim.informer_totals(ids.iter().copied()), 0);
+            rows.push(InformerRow { key: format!("{}/{state}", host.name), view, ids });
             continue;
         }
         for id in ids {
             let Some(inf) = sim.informers().get(id) else { continue };
             let name = inf.kind.plural().to_string();
-            let drift = drift_of(&[id], rows.len(), &host.name, &name);
-            let t = sim.informer_totals([id]);
-            rows.push(totals_row(name, host.name.to_string(), state_name(inf.state()), t, drift));
+            let view = totals_row(name, host.name.to_string(), state_name(inf.state()), sim.informer_totals([id]), 0);
+            rows.push(InformerRow { key: format!("{}/{}", host.name, view.name), view, ids: vec![id] });
         }
     }
     let kubelets: Vec<InformerId> = sim.kubelet_informers().collect();
@@ -608,15 +608,26 @@ pub fn build_informers(sim: &Sim, prev: Option<&[InformerView]>, measure: Option
         let plural = if n == 1 { "" } else { "s" };
         let (name, owner) =
             (format!("kubelet pods ({n} node{plural})"), format!("{n} kubelet{plural}, field-selected watches"));
-        let drift = drift_of(&kubelets, rows.len(), &owner, &name);
-        let t = sim.informer_totals(kubelets);
+        let t = sim.informer_totals(kubelets.iter().copied());
         let state = match t.watching {
             w if w == n => "watching",
             0 => "stopped",
             _ => "partly watching",
         };
-        rows.push(totals_row(name, owner, state, t, drift));
+        rows.push(InformerRow { key: "kubelets".into(), view: totals_row(name, owner, state, t, 0), ids: kubelets });
     }
+    rows
+}
+
+/// The informer rows with their drift measured whole, and the total (the same figure as `Sim::drift`).
+pub fn build_informers(sim: &Sim) -> (Vec<InformerView>, usize) {
+    let rows: Vec<InformerView> = informer_rows(sim)
+        .into_iter()
+        .map(|r| {
+            let drift = r.ids.iter().filter_map(|id| sim.informers().get(*id)).map(|i| i.drift(sim.store())).sum();
+            InformerView { drift, ..r.view }
+        })
+        .collect();
     let total = rows.iter().map(|r| r.drift).sum();
     (rows, total)
 }

@@ -322,7 +322,7 @@ pub fn ControlPanel(props: &ControlProps) -> Html {
                 <span class="totals">
                     <span class={classes!("total", (props.drift > 0).then_some("warn"))}
                         title={if props.drift_age_ms > 0 {
-                            format!("Cached objects, over all informers, that differ from the API store; measured {} ago (on a large cluster one informer row is measured at a time, in turn)", fmt_dur(props.drift_age_ms))
+                            format!("Cached objects, over all informers, that differ from the API store; measured {} ago (on a large cluster each refresh measures a part of the informers, in turn)", fmt_dur(props.drift_age_ms))
                         } else {
                             "Cached objects, over all informers, that differ from the API store right now".to_string()
                         }}>

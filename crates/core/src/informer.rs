@@ -193,6 +193,12 @@ impl Cache {
         self.slots.get(slot).and_then(Option::as_ref)
     }
 
+    /// The cached objects by slot, from slot `from` on, with their slots (uncounted: for an observer that reads
+    /// the cache a part at a time, [`Informer::drift_part`]).
+    pub fn slots_from(&self, from: usize) -> impl Iterator<Item = (usize, &Rc<Object>)> + '_ {
+        self.slots.iter().enumerate().skip(from).filter_map(|(i, o)| o.as_ref().map(|o| (i, o)))
+    }
+
     pub fn get(&self, key: &ObjKey) -> Option<&Rc<Object>> {
         let o = self.objects.get(key).and_then(|&slot| self.at(slot));
         self.visit(usize::from(o.is_some()));
@@ -902,10 +908,29 @@ impl Informer {
 
     /// Cached objects that differ from the store right now (stale, missing or extra), compared by
     /// resourceVersion, leaving out objects whose change is still on its way in the open watch (a few
-    /// milliseconds of latency is not drift; a lost event is). An uncounted, omniscient check for the UI and tests.
+    /// milliseconds of latency is not drift; a lost event is). An uncounted, omniscient check for the UI and tests:
+    /// [`Informer::drift_part`] taken whole.
     pub fn drift(&self, store: &Store) -> usize {
+        let (mut drift, mut at) = (0, DriftCursor::Start);
+        loop {
+            let part = self.drift_part(store, &at, usize::MAX);
+            drift += part.drift;
+            match part.next {
+                Some(next) => at = next,
+                None => return drift,
+            }
+        }
+    }
+
+    /// [`Informer::drift`] a part at a time, for an observer that cannot afford a whole measure at once (at scale
+    /// it compares every cached pod): from `at`, visiting about `budget` objects (at least one), first the store's
+    /// objects the watch sees (stale or missing in the cache), then the cache's (objects the store no longer has).
+    /// Each part is exact at the moment it is taken; the parts of a whole are taken at different moments. A watch
+    /// of a server index (a node's pods) is small and measured whole.
+    pub fn drift_part(&self, store: &Store, at: &DriftCursor, budget: usize) -> DriftPart {
+        let mut part = DriftPart { drift: 0, visited: 0, next: None };
         if self.state == ReflectorState::Stopped {
-            return 0;
+            return part;
         }
         // Inserted one by one: collecting into a set would compile one more sort (docs/size.md).
         let mut pending = BTreeSet::new();
@@ -914,24 +939,68 @@ impl Informer {
                 pending.insert(e.object.key());
             }
         }
-        let mut drift = 0;
-        let mut matched = 0;
-        for o in store.filtered(self.kind, &self.filter) {
-            let key = o.key();
-            match self.cache.get(&key) {
-                Some(c) if c.meta().resource_version == o.meta().resource_version => matched += 1,
-                Some(_) => {
-                    matched += 1;
-                    drift += usize::from(!pending.contains(&key));
+        let drifted = |key: &ObjKey| !pending.contains(key);
+        let budget = if Store::indexed(self.kind, &self.filter) { usize::MAX } else { budget.max(1) };
+        let from = match at {
+            DriftCursor::Start => None,
+            DriftCursor::Store(k) => Some(k),
+            DriftCursor::Cache(_) => None,
+        };
+        if !matches!(at, DriftCursor::Cache(_)) {
+            let objects: Box<dyn Iterator<Item = &Rc<Object>>> = if Store::indexed(self.kind, &self.filter) {
+                store.filtered(self.kind, &self.filter)
+            } else {
+                Box::new(store.objects_from(self.kind, from))
+            };
+            for o in objects {
+                let key = o.key();
+                if part.visited >= budget {
+                    part.next = Some(DriftCursor::Store(key));
+                    return part;
                 }
-                None => drift += usize::from(!pending.contains(&key)),
+                part.visited += 1;
+                if !self.filter.matches(o) {
+                    continue;
+                }
+                let stale = self.cache.get(&key).is_none_or(|c| c.meta().resource_version != o.meta().resource_version);
+                part.drift += usize::from(stale && drifted(&key));
             }
         }
         // Cached objects the (filtered) store no longer has, unless their deletion is on its way.
+        let first = if let DriftCursor::Cache(i) = at { *i } else { 0 };
         let in_store = |k: &ObjKey| store.peek(self.kind, k).is_some_and(|o| self.filter.matches(o));
-        let extra_pending = pending.iter().filter(|k| self.cache.get(k).is_some() && !in_store(k)).count();
-        drift + (self.cache.len() - matched) - extra_pending
+        for (slot, o) in self.cache.slots_from(first) {
+            if part.visited >= budget {
+                part.next = Some(DriftCursor::Cache(slot));
+                return part;
+            }
+            part.visited += 1;
+            let key = o.key();
+            part.drift += usize::from(!in_store(&key) && drifted(&key));
+        }
+        part
     }
+}
+
+/// Where a measure of drift taken in parts ([`Informer::drift_part`]) goes on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DriftCursor {
+    /// At the beginning.
+    #[default]
+    Start,
+    /// At this key of the store (the objects from it on are still to compare with the cache).
+    Store(ObjKey),
+    /// At this slot of the cache (its objects from it on are still to look up in the store).
+    Cache(usize),
+}
+
+/// One part of a measure of drift: the objects it found drifted, the objects it visited (store and cache), and
+/// where the next part begins (`None`: the measure is complete).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DriftPart {
+    pub drift: usize,
+    pub visited: usize,
+    pub next: Option<DriftCursor>,
 }
 
 #[cfg(test)]

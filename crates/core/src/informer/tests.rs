@@ -359,6 +359,25 @@ fn dropped_watch_events_leave_the_cache_stale_until_a_relist_repairs_it() {
     assert_eq!(names(inf.cache.list()), ["a", "b", "c"]);
     assert_eq!(inf.drift(&st), 3, "a stale, c extra, d missing");
 
+    // Measured a part at a time, whatever the part's size, the parts add up to the whole, each visiting at most
+    // its budget, the store's objects then the cache's.
+    for budget in 1..=8 {
+        let (mut drift, mut parts, mut at) = (0, 0, crate::informer::DriftCursor::Start);
+        loop {
+            let part = inf.drift_part(&st, &at, budget);
+            assert!(part.visited <= budget, "{part:?}");
+            (drift, parts) = (drift + part.drift, parts + 1);
+            match part.next {
+                Some(next) => at = next,
+                None => break,
+            }
+        }
+        assert_eq!(drift, 3, "budget {budget}");
+        assert_eq!(parts, 6usize.div_ceil(budget), "a, b, d in the store, a, b, c in the cache: budget {budget}");
+    }
+    let whole = inf.drift_part(&st, &crate::informer::DriftCursor::Start, usize::MAX);
+    assert_eq!((whole.drift, whole.visited, whole.next), (3, 6, None));
+
     inf.drop_fraction = 0.0;
     let evs = inf.list_and_watch(&mut st).expect("relist");
     assert_eq!(summary(&evs), ["update a", "update b", "add d", "delete? c"]);

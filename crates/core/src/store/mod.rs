@@ -544,6 +544,20 @@ impl Store {
         self.kinds[kind.index()].objects.values()
     }
 
+    /// Objects of `kind` in key order, from `from` on (all with `None`), uncounted: for observers that read the
+    /// store a part at a time.
+    pub fn objects_from<'a>(&'a self, kind: Kind, from: Option<&ObjKey>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+        use std::ops::Bound;
+        let lower = from.map_or(Bound::Unbounded, |k| Bound::Included(k.clone()));
+        self.kinds[kind.index()].objects.range((lower, Bound::Unbounded)).map(|(_, o)| o)
+    }
+
+    /// Whether a watch with `filter` reads an index of the server's (a field selector it indexes: a node's pods, an
+    /// object's events) rather than every object of its kind.
+    pub fn indexed(kind: Kind, filter: &WatchFilter) -> bool {
+        matches!((kind, filter), (Kind::Pod, WatchFilter::NodeName(_)) | (Kind::Event, WatchFilter::InvolvedObject(..)))
+    }
+
     /// Pods bound to `node`, in key order (uncounted).
     pub fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
         let ks = &self.kinds[Kind::Pod.index()];
