@@ -413,8 +413,10 @@ pub fn App() -> Html {
             </div>
         }
     });
+    // The console has output: the layout gives the cluster a row of node cards and lets the loop diagram scroll.
+    let console_used = !s.console.earlier.is_empty() || s.console.last.is_some();
     html! {
-        <div class="app" ondragenter={drag_enter}>
+        <div class={classes!("app", console_used.then_some("console-used"))} ondragenter={drag_enter}>
             <Header time={s.time.clone()} on_cmd={on_cmd.clone()} />
             if let Some(share) = &s.share {
                 <ShareBar share={share.clone()} on_cmd={on_cmd.clone()} />

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use kubeloop_engine::api::Str;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
@@ -108,20 +109,25 @@ fn draw_node(cx: &CanvasRenderingContext2d, n: &CompactNode, x: f64, y: f64, s: 
     }
 }
 
-/// The canvas's width: its box's, less room for a scroll bar.
-fn canvas_width(canvas: &HtmlCanvasElement) -> f64 {
-    canvas.parent_element().map_or(800, |p| p.client_width()).max(200) as f64 - 4.0
+/// The canvas's width: its box's (as last observed, else read now), less room for a scroll bar.
+fn canvas_width(canvas: &HtmlCanvasElement, observed: Option<i32>) -> f64 {
+    let box_width = observed.unwrap_or_else(|| canvas.parent_element().map_or(800, |p| p.client_width()));
+    box_width.max(200) as f64 - 4.0
 }
 
-fn draw(canvas: &HtmlCanvasElement, c: &CompactCluster, selected: Option<&str>, zoom: f64) {
-    let width = canvas_width(canvas);
+fn draw(canvas: &HtmlCanvasElement, c: &CompactCluster, selected: Option<&str>, zoom: f64, observed: Option<i32>) {
+    let width = canvas_width(canvas, observed);
     let g = grid(c.nodes.len(), width, zoom);
     let height = (g.rows as f64 * (g.cell + g.gap)).max(g.cell);
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
-    canvas.set_width((width * dpr) as u32);
-    canvas.set_height((height * dpr) as u32);
-    let _ = canvas.style().set_property("width", &format!("{width}px"));
-    let _ = canvas.style().set_property("height", &format!("{height}px"));
+    // Resized only when its size changes: a resize makes the browser lay the page out again.
+    let (w, h) = ((width * dpr) as u32, (height * dpr) as u32);
+    if (canvas.width(), canvas.height()) != (w, h) {
+        canvas.set_width(w);
+        canvas.set_height(h);
+        let _ = canvas.style().set_property("width", &format!("{width}px"));
+        let _ = canvas.style().set_property("height", &format!("{height}px"));
+    }
     let Some(cx) = canvas.get_context("2d").ok().flatten().and_then(|o| o.dyn_into::<CanvasRenderingContext2d>().ok())
     else {
         return;
@@ -176,11 +182,32 @@ pub fn ClusterCanvas(props: &CanvasProps) -> Html {
     let zoom = use_state_eq(|| 0usize);
     let hovered = use_state_eq(|| None::<usize>);
     let scale = ZOOMS[(*zoom).min(ZOOMS.len() - 1)];
+    // The width of the canvas's box, followed as it changes: reading it at every draw made the browser lay the whole
+    // page out in the middle of the frame (a ResizeObserver tells it after layout, and once when it starts).
+    let observed = use_state_eq(|| None::<i32>);
+    {
+        let (canvas_ref, observed) = (canvas_ref.clone(), observed.clone());
+        use_effect_with((), move |_| {
+            let watching = canvas_ref.cast::<HtmlCanvasElement>().and_then(|c| c.parent_element()).and_then(|parent| {
+                let seen = parent.clone();
+                let changed = Closure::<dyn FnMut()>::new(move || observed.set(Some(seen.client_width())));
+                let ro = web_sys::ResizeObserver::new(changed.as_ref().unchecked_ref()).ok()?;
+                ro.observe(&parent);
+                Some((ro, changed))
+            });
+            move || {
+                if let Some((ro, _changed)) = watching {
+                    ro.disconnect();
+                }
+            }
+        });
+    }
+    let width = *observed;
     {
         let canvas_ref = canvas_ref.clone();
-        use_effect_with((props.compact.clone(), props.selected.clone(), *zoom), move |(c, sel, _)| {
+        use_effect_with((props.compact.clone(), props.selected.clone(), *zoom, width), move |(c, sel, _, _)| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
-                draw(&canvas, c, sel.as_deref(), scale);
+                draw(&canvas, c, sel.as_deref(), scale, width);
             }
         });
     }
@@ -192,7 +219,7 @@ pub fn ClusterCanvas(props: &CanvasProps) -> Html {
             let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
             let Some(i) = sel.as_deref().and_then(|s| compact.nodes.iter().position(|n| &*n.name == s)) else { return };
             let Some(scroller) = canvas.closest(".cluster-body").ok().flatten() else { return };
-            let g = grid(compact.nodes.len(), canvas_width(&canvas), scale);
+            let g = grid(compact.nodes.len(), canvas_width(&canvas, width), scale);
             let (c, s) = (canvas.get_bounding_client_rect(), scroller.get_bounding_client_rect());
             let top = f64::from(scroller.scroll_top());
             let y = c.top() - s.top() + top + (i / g.cols) as f64 * (g.cell + g.gap);
