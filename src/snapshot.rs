@@ -634,9 +634,11 @@ pub fn build_informers(sim: &Sim) -> (Vec<InformerView>, usize) {
 
 fn event_lines(sim: &Sim, kind: &str, key: &ObjKey) -> Vec<EventLine> {
     let ns: &str = if key.namespace.is_empty() { "default" } else { &key.namespace };
+    // The store's index of Events by involved object (the field selector `kubectl describe` uses), not every Event.
+    let about = kubeloop_engine::watch::WatchFilter::InvolvedObject(kind.into(), key.name.clone());
     let mut v: Vec<EventLine> = sim
         .store()
-        .objects(Kind::Event)
+        .filtered(Kind::Event, &about)
         .filter_map(|o| o.as_event())
         .filter(|e| {
             let io = &e.body.involved_object;

@@ -132,6 +132,42 @@ fn unchanged_nodes_are_the_same_rc() {
     assert!(Rc::ptr_eq(&a[1], &c[1]));
 }
 
+/// A node's and a pod's details list their Events from the store's index by involved object: the same Events as a
+/// look at every Event of the store finds, oldest first.
+#[test]
+fn details_list_the_events_about_their_object() {
+    let mut e = LiveRun::boot(5, None, clock());
+    run_secs(&mut e, 10);
+    e.exec(Cmd::kill_node("node-2"));
+    run_secs(&mut e, 60);
+    let all = |e: &LiveRun, kind: &str, name: &str| -> Vec<String> {
+        let mut v: Vec<(Millis, u64, String)> = e
+            .sim
+            .store()
+            .objects(Kind::Event)
+            .filter_map(|o| o.as_event())
+            .filter(|ev| &*ev.body.involved_object.kind == kind && &*ev.body.involved_object.name == name)
+            .map(|ev| {
+                (ev.body.last_timestamp.map_or(0, |t| t.0), ev.metadata.resource_version, ev.body.reason.to_string())
+            })
+            .collect();
+        v.sort();
+        v.into_iter().map(|(_, _, r)| r).collect()
+    };
+    e.exec(Cmd::Select(Selection::Node("node-2".into())));
+    let Some(Detail::Node(d)) = e.snapshot().detail.as_deref().cloned() else { panic!("node detail") };
+    let shown: Vec<String> = d.events.iter().map(|ev| ev.reason.to_string()).collect();
+    assert!(!shown.is_empty(), "a dead node's Events");
+    assert_eq!(shown, all(&e, "Node", "node-2"));
+    let (nodes, _) = dom(&e.snapshot());
+    let pod = nodes.iter().flat_map(|n| n.pods.iter()).next().cloned().expect("a pod");
+    e.exec(Cmd::Select(Selection::Pod(pod.key.clone())));
+    let Some(Detail::Pod(d)) = e.snapshot().detail.as_deref().cloned() else { panic!("pod detail") };
+    let shown: Vec<String> = d.events.iter().map(|ev| ev.reason.to_string()).collect();
+    assert!(shown.contains(&"Scheduled".to_string()), "{shown:?}");
+    assert_eq!(shown, all(&e, "Pod", &pod.key.name));
+}
+
 #[test]
 fn deleting_a_pod_shows_terminating_then_a_replacement() {
     let mut e = LiveRun::boot(5, None, clock());
@@ -479,6 +515,16 @@ fn scale_snapshot_cost() {
         e.frame(16.0);
     }
     eprintln!("10 frames at 1x: {:?}", t.elapsed());
+    for (what, sel) in [
+        ("a node", Selection::Node("node-1".into())),
+        ("nothing", Selection::None),
+        ("a node again", Selection::Node("node-2".into())),
+    ] {
+        let t = Instant::now();
+        e.exec(Cmd::Select(sel));
+        let _ = e.snapshot();
+        eprintln!("  select {what} and snapshot: {:?}", t.elapsed());
+    }
     let key = e.sim.store().objects(Kind::Pod).map(|o| o.key()).nth(pods / 2).expect("a pod");
     for w in [Weights::default(), Weights([0, 1, 3, 2])] {
         let t = Instant::now();
@@ -1701,6 +1747,12 @@ fn a_frame_stops_at_its_budget_when_events_are_costly() {
         e.frame(100.0);
         let ran = e.sim.events_processed() - before;
         assert!((1..=2).contains(&ran), "{ran} events in one frame of an {FRAME_BUDGET_MS} ms budget at 5 ms each");
+    }
+    // A frame that leaves part of its budget to a snapshot runs fewer: 2 ms at 5 ms an event is one event.
+    for _ in 0..5 {
+        let before = e.sim.events_processed();
+        e.frame_within(100.0, 2.0);
+        assert_eq!(e.sim.events_processed() - before, 1, "one event in one frame of a 2 ms budget at 5 ms each");
     }
 }
 
