@@ -16,7 +16,7 @@ use crate::components::events::EventStream;
 use crate::components::header::Header;
 use crate::components::lessons::{LessonBar, LessonPanel};
 use crate::components::share::ShareBar;
-use crate::liverun::{parse_seed, Cmd, LiveRun, DEFAULT_SEED};
+use crate::liverun::{parse_seed, Cmd, LiveRun, DEFAULT_SEED, FRAME_BUDGET_MS};
 use crate::view::Snapshot;
 
 /// Hands a text file to the person (a download of `name`), through an object URL and a clicked link.
@@ -228,6 +228,8 @@ fn start_loop(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<Vie
     let mut last_frame: Option<f64> = None;
     let mut last_snap = f64::NEG_INFINITY;
     let mut interval = 150.0;
+    // What building the last snapshot cost (wall ms).
+    let mut build_cost = 0.0;
     let mut ready = false;
     // What the last snapshot saw: nothing to redraw while the simulation stands still (paused).
     let mut seen: Option<(u64, u64)> = None;
@@ -245,14 +247,19 @@ fn start_loop(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<Vie
         last_frame = Some(ts);
         let snap = match engine.try_borrow_mut() {
             Ok(mut e) => {
-                e.frame(dt);
+                // A frame that will build and draw a snapshot leaves it the part of the budget it took last time:
+                // the events run for the rest (at least 1 ms), so the frame's whole stays near the budget.
+                let due = wall_now() - last_snap >= interval;
+                let share = if due { (render_cost.get() + build_cost).min(FRAME_BUDGET_MS - 1.0) } else { 0.0 };
+                e.frame_within(dt, FRAME_BUDGET_MS - share);
                 let t = wall_now();
                 let state = (e.sim.events_processed(), e.sim.now());
                 if e.dirty || (t - last_snap >= interval && seen != Some(state)) {
                     seen = Some(state);
                     let s = e.snapshot();
+                    build_cost = wall_now() - t;
                     // Snapshots (building + rendering) get at most about an eighth of the wall time.
-                    let cost = wall_now() - t + render_cost.get();
+                    let cost = build_cost + render_cost.get();
                     interval = (cost * 8.0).clamp(150.0, 1000.0);
                     last_snap = t;
                     Some(s)

@@ -1205,10 +1205,16 @@ impl LiveRun {
 
     /// One animation frame: `dt` wall milliseconds since the previous one.
     pub fn frame(&mut self, dt: f64) {
+        self.frame_within(dt, FRAME_BUDGET_MS);
+    }
+
+    /// One animation frame whose events may take `budget` wall milliseconds (less than [`FRAME_BUDGET_MS`] in a
+    /// frame that also builds and draws a snapshot).
+    pub fn frame_within(&mut self, dt: f64, budget: f64) {
         let started = self.wall();
         if self.applying.is_some() {
             // The clock is held while a large apply is read: it is performed at the time it was asked for.
-            self.step_apply(started, FRAME_BUDGET_MS);
+            self.step_apply(started, budget);
             self.target = self.sim.now() as f64;
             return;
         }
@@ -1223,7 +1229,7 @@ impl LiveRun {
                 Speed::Max => self.target = f64::INFINITY,
             }
         }
-        let reached = self.drain(started, FRAME_BUDGET_MS);
+        let reached = self.drain(started, budget);
         if self.speed == Speed::Max && self.playing {
             // As fast as the budget allows; with nothing left to run, time still moves (1000x).
             if reached {

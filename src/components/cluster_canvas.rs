@@ -115,31 +115,62 @@ fn canvas_width(canvas: &HtmlCanvasElement, observed: Option<i32>) -> f64 {
     box_width.max(200) as f64 - 4.0
 }
 
-fn draw(canvas: &HtmlCanvasElement, c: &CompactCluster, selected: Option<&str>, zoom: f64, observed: Option<i32>) {
+/// What the canvas shows: the cluster and the selection, drawn on a grid of this width, zoom and pixel ratio.
+struct Drawn {
+    cluster: Rc<CompactCluster>,
+    selected: Option<Str>,
+    width: f64,
+    zoom: f64,
+    dpr: f64,
+}
+
+/// Draws the cluster. Where the canvas shows `before` on the same grid, only the cells that changed are drawn again:
+/// at 5,000 nodes drawing every cell takes tens of milliseconds, and a snapshot changes few of them.
+fn draw(
+    canvas: &HtmlCanvasElement,
+    c: &Rc<CompactCluster>,
+    selected: Option<&Str>,
+    zoom: f64,
+    observed: Option<i32>,
+    before: Option<&Drawn>,
+) -> Option<Drawn> {
     let width = canvas_width(canvas, observed);
     let g = grid(c.nodes.len(), width, zoom);
     let height = (g.rows as f64 * (g.cell + g.gap)).max(g.cell);
     let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
-    // Resized only when its size changes: a resize makes the browser lay the page out again.
+    // Resized only when its size changes: a resize makes the browser lay the page out again (and clears it).
     let (w, h) = ((width * dpr) as u32, (height * dpr) as u32);
-    if (canvas.width(), canvas.height()) != (w, h) {
+    let resized = (canvas.width(), canvas.height()) != (w, h);
+    if resized {
         canvas.set_width(w);
         canvas.set_height(h);
         let _ = canvas.style().set_property("width", &format!("{width}px"));
         let _ = canvas.style().set_property("height", &format!("{height}px"));
     }
-    let Some(cx) = canvas.get_context("2d").ok().flatten().and_then(|o| o.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
+    let cx = canvas.get_context("2d").ok().flatten().and_then(|o| o.dyn_into::<CanvasRenderingContext2d>().ok())?;
     let _ = cx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    cx.clear_rect(0.0, 0.0, width, height);
+    let same_grid =
+        |b: &Drawn| (b.width, b.zoom, b.dpr) == (width, zoom, dpr) && b.cluster.nodes.len() == c.nodes.len();
+    let before = before.filter(|b| !resized && same_grid(b));
+    if before.is_none() {
+        cx.clear_rect(0.0, 0.0, width, height);
+    }
+    let is = |sel: Option<&Str>, n: &CompactNode| sel.is_some_and(|s| *s == n.name);
     for (i, n) in c.nodes.iter().enumerate() {
         let (r, col) = (i / g.cols, i % g.cols);
         let x = col as f64 * (g.cell + g.gap);
         let y = r as f64 * (g.cell + g.gap);
-        draw_node(&cx, n, x, y, g.cell, selected == Some(&*n.name));
+        if let Some(b) = before {
+            let old = &b.cluster.nodes[i];
+            if old == n && is(b.selected.as_ref(), old) == is(selected, n) {
+                continue;
+            }
+            // The cell and the half of the gap around it that its selected border reaches.
+            cx.clear_rect(x - 1.0, y - 1.0, g.cell + 2.0, g.cell + 2.0);
+        }
+        draw_node(&cx, n, x, y, g.cell, is(selected, n));
     }
+    Some(Drawn { cluster: c.clone(), selected: selected.cloned(), width, zoom, dpr })
 }
 
 /// The node under a point of the canvas (CSS pixels from its top left).
@@ -203,11 +234,13 @@ pub fn ClusterCanvas(props: &CanvasProps) -> Html {
         });
     }
     let width = *observed;
+    let drawn = use_mut_ref(|| None::<Drawn>);
     {
         let canvas_ref = canvas_ref.clone();
         use_effect_with((props.compact.clone(), props.selected.clone(), *zoom, width), move |(c, sel, _, _)| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
-                draw(&canvas, c, sel.as_deref(), scale, width);
+                let now = draw(&canvas, c, sel.as_ref(), scale, width, drawn.borrow().as_ref());
+                *drawn.borrow_mut() = now;
             }
         });
     }
