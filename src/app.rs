@@ -228,8 +228,11 @@ fn start_loop(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<Vie
     let mut last_frame: Option<f64> = None;
     let mut last_snap = f64::NEG_INFINITY;
     let mut interval = 150.0;
-    // What building the last snapshot cost (wall ms).
+    // What building the last snapshot cost (wall ms); what its frame took beyond the one before (wall ms), and
+    // while that frame runs, the length of the frame before it.
     let mut build_cost = 0.0;
+    let mut page_cost = 0.0;
+    let mut drawn: Option<f64> = None;
     let mut ready = false;
     // What the last snapshot saw: nothing to redraw while the simulation stands still (paused).
     let mut seen: Option<(u64, u64)> = None;
@@ -245,6 +248,11 @@ fn start_loop(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<Vie
         }
         let dt = last_frame.map_or(0.0, |l| ts - l);
         last_frame = Some(ts);
+        // The frame that drew the last snapshot ends now: what it took beyond the frame before it is what the
+        // snapshot cost the page, layout and paint included (the browser's work after the callback).
+        if let Some(before) = drawn.take() {
+            page_cost = (dt - before).max(0.0);
+        }
         let snap = match engine.try_borrow_mut() {
             Ok(mut e) => {
                 // A frame that will build and draw a snapshot leaves it the part of the budget it took last time:
@@ -258,9 +266,11 @@ fn start_loop(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<Vie
                     seen = Some(state);
                     let s = e.snapshot();
                     build_cost = wall_now() - t;
-                    // Snapshots (building + rendering) get at most about an eighth of the wall time.
-                    let cost = build_cost + render_cost.get();
+                    // Snapshots get at most about an eighth of the wall time: what building and rendering took, or
+                    // if longer, what their frame took beyond the frame before (layout and paint included).
+                    let cost = (build_cost + render_cost.get()).max(page_cost);
                     interval = (cost * 8.0).clamp(150.0, 1000.0);
+                    drawn = Some(dt);
                     last_snap = t;
                     Some(s)
                 } else {
