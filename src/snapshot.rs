@@ -482,7 +482,7 @@ fn build_compact(sim: &Sim, names: &[(Str, bool)]) -> CompactCluster {
                 .unwrap_or(110);
             let t = store.pod_tally_on_node(name);
             let n32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-            bound += t.pending + t.running + t.succeeded + t.failed + t.unknown + t.terminating;
+            bound += t.total();
             CompactNode {
                 name: name.clone(),
                 ready: node.map_or(Ready::Unknown, |n| Ready::from_status(n.ready_status())),
@@ -640,10 +640,8 @@ fn event_lines(sim: &Sim, kind: &str, key: &ObjKey) -> Vec<EventLine> {
         .store()
         .filtered(Kind::Event, &about)
         .filter_map(|o| o.as_event())
-        .filter(|e| {
-            let io = &e.body.involved_object;
-            &*e.metadata.namespace == ns && &*io.kind == kind && io.name == key.name && io.namespace == key.namespace
-        })
+        // The index answers by kind and name; the namespaces are left to check.
+        .filter(|e| &*e.metadata.namespace == ns && e.body.involved_object.namespace == key.namespace)
         .map(|e| EventLine {
             rv: e.metadata.resource_version,
             at: e.body.last_timestamp.map_or(0, |t| t.0),

@@ -940,14 +940,16 @@ impl Informer {
             }
         }
         let drifted = |key: &ObjKey| !pending.contains(key);
-        let budget = if Store::indexed(self.kind, &self.filter) { usize::MAX } else { budget.max(1) };
-        let from = match at {
-            DriftCursor::Start => None,
-            DriftCursor::Store(k) => Some(k),
+        let indexed = Store::indexed(self.kind, &self.filter);
+        let budget = if indexed { usize::MAX } else { budget.max(1) };
+        // The store's objects first (from the cursor's key), unless the cursor is in the cache already.
+        let store_from = match at {
+            DriftCursor::Start => Some(None),
+            DriftCursor::Store(k) => Some(Some(k)),
             DriftCursor::Cache(_) => None,
         };
-        if !matches!(at, DriftCursor::Cache(_)) {
-            let objects: Box<dyn Iterator<Item = &Rc<Object>>> = if Store::indexed(self.kind, &self.filter) {
+        if let Some(from) = store_from {
+            let objects: Box<dyn Iterator<Item = &Rc<Object>>> = if indexed {
                 store.filtered(self.kind, &self.filter)
             } else {
                 Box::new(store.objects_from(self.kind, from))

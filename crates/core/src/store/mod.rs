@@ -366,6 +366,11 @@ impl PodTally {
         *n = if add { *n + 1 } else { n.saturating_sub(1) };
     }
 
+    /// The pods it counts, in every slot.
+    pub fn total(&self) -> usize {
+        self.pending + self.running + self.succeeded + self.failed + self.unknown + self.terminating
+    }
+
     /// The tally of `pods`, counted one by one (what the kept tally must equal).
     pub fn of<'a>(pods: impl IntoIterator<Item = &'a crate::api::Pod>) -> PodTally {
         let mut t = PodTally::default();
