@@ -36,7 +36,8 @@ Usage:
   kubeloop run FILE|LINK [--seed N] [--until DURATION] [--timing real|fast-demo] [--max-events N] [--json] [--quiet]
   kubeloop link FILE [--page URL] [--seed N] [--until DURATION] [--timing real|fast-demo]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
-  kubeloop bench [--nodes N] [--pods N] [--churn N] [--seed N] [--memory] [--steady DURATION [--workload W]]
+  kubeloop bench [--nodes N] [--pods N] [--per-deployment N] [--services] [--churn N] [--seed N] [--memory]
+                 [--steady DURATION [--workload W]]
   kubeloop soak [--nodes N] [--pods N] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION] [--seed N]
   kubeloop help | --help
   kubeloop --version
@@ -85,6 +86,9 @@ Commands:
           (docs/performance.md).
             --nodes N         nodes (default 1000)
             --pods N          pods (default 30000)
+            --per-deployment N  pods per Deployment (default 100; the last one takes the rest)
+            --services        a Service in front of each Deployment (port 80 to 8080), so that the EndpointSlice
+                              controller follows every pod (default none)
             --churn N         after converging, N rounds of churn 30 simulated seconds apart (a Deployment
                               scaled, three pods deleted, a rollout), then run until settled (default 0)
             --seed N          seed (default 1)
@@ -315,7 +319,7 @@ fn bench(args: &[String]) -> Result<(), Fail> {
     let a = parse_args(
         args,
         &["nodes", "pods", "per-deployment", "churn", "seed", "steady", "workload"],
-        &["memory"],
+        &["memory", "services"],
         "bench",
     )?;
     if let Some(extra) = a.positional.first() {
@@ -341,7 +345,13 @@ fn bench(args: &[String]) -> Result<(), Fail> {
         return Err(Fail(format!("bench: {pods} pods do not fit on {nodes} nodes of {} pods each", template.pods)));
     }
     let steady = steady_option(&a)?;
-    let shape = ColdStart { nodes: nodes as usize, pods: pods as usize, per_deployment: per as usize, seed };
+    let shape = ColdStart {
+        nodes: nodes as usize,
+        pods: pods as usize,
+        per_deployment: per as usize,
+        services: a.flag("services"),
+        seed,
+    };
     let wall = Instant::now();
     let (run, peak_bytes) = peak::measure(|| -> Result<_, String> {
         let mut sim = shape.build()?;
@@ -358,6 +368,9 @@ fn bench(args: &[String]) -> Result<(), Fail> {
     let mut text = String::new();
     let _ = writeln!(text, "nodes:              {nodes}");
     let _ = writeln!(text, "pods:               {pods} in {} Deployment(s)", shape.deployments());
+    if shape.services {
+        let _ = writeln!(text, "services:           {}, one a Deployment", shape.deployments());
+    }
     if churn > 0 {
         let _ = writeln!(text, "churn:              {churn} round(s)");
     }

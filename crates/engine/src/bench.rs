@@ -20,6 +20,9 @@ pub struct ColdStart {
     pub pods: usize,
     /// Pods per Deployment (the last one takes the rest).
     pub per_deployment: usize,
+    /// A Service in front of each Deployment (`app-N`, port 80 to the pods' 8080), so that the EndpointSlice
+    /// controller follows every pod.
+    pub services: bool,
     pub seed: u64,
 }
 
@@ -32,6 +35,12 @@ impl ColdStart {
                 text,
                 "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: app-{i}\n  template:\n    metadata:\n      labels:\n        app: app-{i}\n    spec:\n      containers:\n      - name: app\n        image: registry.example/app:{i}\n        resources:\n          requests:\n            cpu: 10m\n            memory: 16Mi\n"
             );
+            if self.services {
+                let _ = write!(
+                    text,
+                    "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: app-{i}\nspec:\n  selector:\n    app: app-{i}\n  ports:\n  - port: 80\n    targetPort: 8080\n"
+                );
+            }
         }
         text
     }

@@ -16,7 +16,13 @@ const PER_DEPLOYMENT: usize = 4;
 
 /// `deployments` Deployments of four pods each on four nodes, every pod Running.
 fn converged(deployments: usize) -> Sim {
-    let cold = ColdStart { nodes: NODES, pods: deployments * PER_DEPLOYMENT, per_deployment: PER_DEPLOYMENT, seed: 29 };
+    let cold = ColdStart {
+        nodes: NODES,
+        pods: deployments * PER_DEPLOYMENT,
+        per_deployment: PER_DEPLOYMENT,
+        services: false,
+        seed: 29,
+    };
     let mut sim = cold.build().expect("cluster");
     cold.converge(&mut sim, 10 * MINUTE).expect("converges");
     sim
