@@ -319,7 +319,13 @@ pub fn sized_scenario(nodes: usize, pods: usize) -> Result<Scenario, String> {
     if pods > nodes * template.pods as usize {
         return Err(format!("{pods} pods do not fit on {nodes} nodes of {} pods each", template.pods));
     }
-    let shape = kubeloop_engine::bench::ColdStart { nodes, pods, per_deployment: DEMO_PODS_PER_DEPLOYMENT, seed: 0 };
+    let shape = kubeloop_engine::bench::ColdStart {
+        nodes,
+        pods,
+        per_deployment: DEMO_PODS_PER_DEPLOYMENT,
+        services: false,
+        seed: 0,
+    };
     let manifests = format!(
         "# kubeloop's own demo Deployments: {pods} pods in {} Deployment(s) of at most {DEMO_PODS_PER_DEPLOYMENT}, as `kubeloop bench --nodes {nodes} --pods {pods}` makes them\n{}",
         shape.deployments(),

@@ -1689,7 +1689,8 @@ fn a_new_run_of_a_given_size_is_kubeloop_bench_s_cluster() {
         "{}",
         e.editor.text
     );
-    let shape = kubeloop_engine::bench::ColdStart { nodes: 4, pods: 250, per_deployment: 100, seed: 1 };
+    let shape =
+        kubeloop_engine::bench::ColdStart { nodes: 4, pods: 250, per_deployment: 100, services: false, seed: 1 };
     let mut bench = shape.build().expect("bench cluster");
     let at = shape.converge(&mut bench, 10 * 60 * SECOND).expect("the bench converges");
     run_secs(&mut e, (at / SECOND) as u32);

@@ -80,10 +80,10 @@ fn service(name: &str) -> String {
     )
 }
 
-/// `(syncs, objects visited)` of the EndpointSlice controller for one pod of `web` relabelled, with Service `web`
-/// and `others` Services selecting other pods in the same namespace.
-fn one_pod_relabelled(others: usize) -> (u64, u64) {
-    let mut sim = cluster(3, 0);
+/// `(syncs, objects visited)` of the EndpointSlice controller for one pod of `web` (of `replicas`) relabelled,
+/// with Service `web` and `others` Services selecting other pods in the same namespace.
+fn one_pod_relabelled(replicas: i32, others: usize) -> (u64, u64) {
+    let mut sim = cluster(replicas, 0);
     let services: String = std::iter::once("web".to_string())
         .chain((0..others).map(|i| format!("svc-{i}")))
         .map(|n| service(&n))
@@ -101,9 +101,23 @@ fn one_pod_relabelled(others: usize) -> (u64, u64) {
 
 /// One pod's change queues only the Services that select it, found through the Service cache's selector index:
 /// its handler looks at Service `web` once for the pod's new labels and once for its old ones, whatever number of
-/// other Services the namespace has; the one sync reads web, its 3 pods, their 3 nodes and its slice. Before the
-/// index the handler looked at every Service of the namespace for both (2 and 42 Services here).
+/// other Services the namespace has. Before the index the handler looked at every Service of the namespace for
+/// both (2 and 42 Services here).
 #[test]
 fn one_pods_change_looks_only_at_the_services_that_select_it() {
-    assert_eq!([one_pod_relabelled(0), one_pod_relabelled(20)], [(1, 2 + 8); 2]);
+    assert_eq!([one_pod_relabelled(3, 0), one_pod_relabelled(3, 20)], [(1, 2 + 3); 2]);
+}
+
+/// The one sync that follows reads Service `web`, its slices (to see that they are as its last sync left them)
+/// and the one pod that changed: not the Service's other pods, nor their nodes. Ten times the pods add only the
+/// slices that hold them (100 endpoints a slice). Before the memo it read every pod of the Service and the node
+/// of each (8 objects for 3 pods, 36 for 30, 207 for 200).
+#[test]
+fn one_pods_change_reads_that_pod_not_the_services_others() {
+    let handler = 2;
+    let sync = |slices: u64| handler + 1 + slices + 1;
+    assert_eq!(
+        [one_pod_relabelled(3, 0), one_pod_relabelled(30, 0), one_pod_relabelled(200, 0)],
+        [(1, sync(1)), (1, sync(1)), (1, sync(2))]
+    );
 }

@@ -4,9 +4,14 @@
 //! slice. Pod, Service and slice changes queue the Service; 5 workers, 1 s doubling to 1000 s retries under a
 //! 10 qps / 100 bucket, 15 retries.
 
+mod memo;
+
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
+
+use memo::{Change, Memo};
 
 use crate::api::endpointslice::{
     LABEL_HEADLESS, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MANAGED_BY_CONTROLLER, MAX_ENDPOINTS_PER_SLICE,
@@ -19,13 +24,25 @@ use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, 
 use crate::informer::InformerEvent;
 use crate::store::{ApiError, DeleteOptions, Subresource};
 use crate::time::{Millis, SECOND};
+use crate::work::Counters;
 use crate::workqueue::{BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter, RateLimiter};
 
 /// `endpointSliceTracker`: the slices this controller last wrote for each Service (name -> the resourceVersion it
 /// wrote, 0 once deleted). A sync whose cache has not caught up with them would write duplicates, so it waits.
+/// Beside it, kubeloop's own memory of each Service's slices ([`memo`]), so that a sync recomputes only the pods
+/// that changed since the last one.
 #[derive(Default)]
 pub struct EndpointSliceController {
     written: FxHashMap<ObjKey, FxHashMap<Str, u64>>,
+    memos: FxHashMap<ObjKey, Memo>,
+    /// Each node's zone, as the node cache has it (emptied whenever a node comes, goes or changes zone).
+    zones: FxHashMap<Str, Str>,
+    /// Counts those changes: a memo made under another epoch may hold an old zone.
+    zone_epoch: u64,
+    /// Syncs that recomputed every endpoint of their Service.
+    whole_syncs: u64,
+    /// Syncs that recomputed only the pods that changed since the last (the memo's).
+    part_syncs: u64,
 }
 
 impl EndpointSliceController {
@@ -83,46 +100,102 @@ fn target(pod: &Pod, port: &crate::api::ServicePort) -> Option<i32> {
     }
 }
 
-/// What every endpoint of a sync shares (texts made once per sync, not once per pod).
-struct Shared {
+/// A Service port set as a pod resolves it: each port's name, protocol and target number, in the Service's order.
+type Ports = Vec<(String, String, i32)>;
+
+/// What every endpoint of a sync shares (texts made once per sync, not once per pod), and the zones of nodes.
+struct Shared<'a> {
     pod: Str,
     empty: Str,
-    /// Zones by node name.
-    zones: FxHashMap<Str, Str>,
+    /// Zones by node name, kept by the controller while no node changes zone.
+    zones: &'a mut FxHashMap<Str, Str>,
+    nodes: &'a crate::informer::Cache,
     /// The Service's `publishNotReadyAddresses`.
     publish_not_ready: bool,
 }
 
-/// `podToEndpoint`: a pod as an endpoint; ready when serving and not terminating, or always when the Service
-/// publishes not-ready addresses.
-fn endpoint(pod: &Pod, shared: &Shared) -> Endpoint {
-    let serving = pod.is_ready();
-    let terminating = pod.metadata.deletion_timestamp.is_some();
-    Endpoint {
-        addresses: vec![pod.status.pod_ip.clone()],
-        conditions: EndpointConditions {
-            ready: Some(shared.publish_not_ready || (serving && !terminating)),
-            serving: Some(serving),
-            terminating: Some(terminating),
-        },
-        node_name: pod.spec.node_name.clone(),
-        zone: shared.zones.get(&pod.spec.node_name).cloned().unwrap_or_else(|| shared.empty.clone()),
-        target_ref: Some(ObjectReference {
-            kind: shared.pod.clone(),
-            namespace: pod.metadata.namespace.clone(),
-            name: pod.metadata.name.clone(),
-            uid: pod.metadata.uid.clone(),
-            api_version: shared.empty.clone(),
-        }),
+impl<'a> Shared<'a> {
+    fn new(svc: &Service, zones: &'a mut FxHashMap<Str, Str>, caches: Caches<'a>) -> Self {
+        Shared {
+            pod: s("Pod"),
+            empty: s(""),
+            zones,
+            nodes: caches.of(Kind::Node),
+            publish_not_ready: svc.spec.publish_not_ready_addresses == Some(true),
+        }
+    }
+
+    /// The zone of `node`, looked up once while no node changes zone.
+    fn zone(&mut self, node: &Str) -> Str {
+        if let Some(z) = self.zones.get(node) {
+            return z.clone();
+        }
+        let key = ObjKey { namespace: self.empty.clone(), name: node.clone() };
+        let zone = zone_of(self.nodes.get(&key)).cloned().unwrap_or_else(|| self.empty.clone());
+        self.zones.insert(node.clone(), zone.clone());
+        zone
+    }
+
+    /// `podToEndpoint`: a pod as an endpoint of `svc` (its resolved ports with it); ready when serving and not
+    /// terminating, or always when the Service publishes not-ready addresses.
+    fn endpoint(&mut self, svc: &Service, pod: &Pod) -> (Ports, Endpoint) {
+        let ports: Ports = svc
+            .spec
+            .ports
+            .iter()
+            .filter_map(|p| target(pod, p).map(|t| (p.name.to_string(), p.protocol.to_string(), t)))
+            .collect();
+        let serving = pod.is_ready();
+        let terminating = pod.metadata.deletion_timestamp.is_some();
+        let endpoint = Endpoint {
+            addresses: vec![pod.status.pod_ip.clone()],
+            conditions: EndpointConditions {
+                ready: Some(self.publish_not_ready || (serving && !terminating)),
+                serving: Some(serving),
+                terminating: Some(terminating),
+            },
+            node_name: pod.spec.node_name.clone(),
+            zone: self.zone(&pod.spec.node_name),
+            target_ref: Some(ObjectReference {
+                kind: self.pod.clone(),
+                namespace: pod.metadata.namespace.clone(),
+                name: pod.metadata.name.clone(),
+                uid: pod.metadata.uid.clone(),
+                api_version: self.empty.clone(),
+            }),
+        };
+        (ports, endpoint)
     }
 }
 
 /// The Services of `namespace` whose selector matches `labels` (`GetPodServiceMemberships`), looked up by the
-/// Service cache's selector index rather than every Service of the namespace.
-fn services_selecting(caches: Caches<'_>, namespace: &str, labels: &Labels, out: &mut Enqueue) {
-    let found = caches.of(Kind::Service).services_selecting(namespace, labels);
-    out.extend(found.into_iter().map(|o| (o.key(), 0)));
+/// Service cache's selector index rather than every Service of the namespace; each is queued, and `pod` is marked
+/// changed in its memo.
+fn services_selecting(
+    memos: &mut FxHashMap<ObjKey, Memo>,
+    caches: Caches<'_>,
+    pod: &ObjKey,
+    labels: &Labels,
+    out: &mut Enqueue,
+) {
+    for svc in caches.of(Kind::Service).services_selecting(&pod.namespace, labels) {
+        let key = svc.key();
+        if let Some(memo) = memos.get_mut(&key) {
+            memo.dirty.insert(pod.clone());
+            if memo.dirty.len() > memo.dirty_bound() {
+                memos.remove(&key);
+            }
+        }
+        out.push((key, 0));
+    }
 }
+
+/// A node's zone label (empty without one).
+fn zone_of(node: Option<&Rc<Object>>) -> Option<&Str> {
+    node?.meta().labels.get(ZONE_LABEL)
+}
+
+const ZONE_LABEL: &str = "topology.kubernetes.io/zone";
 
 impl Reconciler for EndpointSliceController {
     fn name(&self) -> &'static str {
@@ -143,9 +216,18 @@ impl Reconciler for EndpointSliceController {
     }
     fn reset(&mut self) {
         self.written.clear();
+        self.memos.clear();
+        self.zones.clear();
+        self.zone_epoch += 1;
     }
     fn retained(&self) -> usize {
-        self.written.values().map(|w| w.len()).sum()
+        self.written.values().map(|w| w.len()).sum::<usize>()
+            + self.memos.values().map(Memo::entries).sum::<usize>()
+            + self.zones.len()
+    }
+    fn work(&self, out: &mut Counters) {
+        out.add("wholeSyncs", self.whole_syncs);
+        out.add("partSyncs", self.part_syncs);
     }
     fn rate_limiter(&self) -> Box<dyn RateLimiter<ObjKey>> {
         Box::new(MaxOfRateLimiter::new(vec![
@@ -159,12 +241,25 @@ impl Reconciler for EndpointSliceController {
         match &**obj {
             Object::Service(_) => out.push((obj.key(), 0)),
             Object::Pod(p) => {
-                services_selecting(caches, &p.metadata.namespace, &p.metadata.labels, out);
+                let key = obj.key();
+                services_selecting(&mut self.memos, caches, &key, &p.metadata.labels, out);
                 // A relabelled pod leaves the Services its old labels matched.
                 if let Some(old) = ev.old().and_then(|o| o.as_pod()) {
                     if old.metadata.labels != p.metadata.labels {
-                        services_selecting(caches, &old.metadata.namespace, &old.metadata.labels, out);
+                        services_selecting(&mut self.memos, caches, &key, &old.metadata.labels, out);
                     }
+                }
+            }
+            Object::Node(_) => {
+                // Endpoints carry their node's zone: when a node comes, goes or changes zone, what is remembered of
+                // zones (and every memo made with them) is forgotten.
+                let moved = match ev {
+                    InformerEvent::Update(old, new) => zone_of(Some(old)) != zone_of(Some(new)),
+                    _ => true,
+                };
+                if moved {
+                    self.zones.clear();
+                    self.zone_epoch += 1;
                 }
             }
             Object::EndpointSlice(e) if e.metadata.label(LABEL_MANAGED_BY) == Some(MANAGED_BY_CONTROLLER) => {
@@ -177,10 +272,12 @@ impl Reconciler for EndpointSliceController {
     }
 
     /// `syncService`: the desired endpoints, then the slices changed to hold them with as few writes as it can.
+    /// When the Service's slices are as its last sync left them, only the pods that changed since are looked at.
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         let Some(svc) = cx.caches.of(Kind::Service).get(key).and_then(|o| o.as_service()).cloned() else {
             // Its slices go with it (the garbage collector follows their owner reference).
             self.written.remove(key);
+            self.memos.remove(key);
             return Ok(ReconcileAction::Done);
         };
         if self.stale(key, cx.caches) {
@@ -189,59 +286,148 @@ impl Reconciler for EndpointSliceController {
             ));
         }
         if svc.spec.selector.is_empty() || svc.type_name() == "ExternalName" || svc.metadata.is_terminating() {
+            self.memos.remove(key);
             return Ok(ReconcileAction::Done);
         }
-        let desired = desired_endpoints(&svc, cx.caches);
-        let existing: Vec<EndpointSlice> = cx
+        let cached: BTreeMap<Str, Rc<Object>> = cx
             .caches
             .of(Kind::EndpointSlice)
             .by_owner(&svc.metadata.uid)
-            .filter_map(|o| o.as_endpointslice())
-            .filter(|e| e.metadata.label(LABEL_MANAGED_BY) == Some(MANAGED_BY_CONTROLLER))
-            .cloned()
+            .filter(|o| o.meta().label(LABEL_MANAGED_BY) == Some(MANAGED_BY_CONTROLLER))
+            .map(|o| (o.meta().name.clone(), o.clone()))
             .collect();
-        let plan = plan(&svc, desired, existing);
-        let written = self.written.entry(key.clone()).or_default();
-        let result = apply(plan, cx, written);
-        if written.is_empty() {
-            self.written.remove(key);
-        }
+        let memo = self.memos.remove(key).filter(|m| {
+            m.service_rv == svc.metadata.resource_version && m.zone_epoch == self.zone_epoch && m.matches(&cached)
+        });
+        let result = match memo {
+            Some(memo) => self.sync_changes(key, &svc, memo, cached, cx),
+            None => self.sync_whole(key, &svc, cached, cx),
+        };
         result.map_err(|e| format!("Error syncing endpoint slices for service \"{key}\": {e}"))?;
         Ok(ReconcileAction::Done)
     }
 }
 
+impl EndpointSliceController {
+    /// A sync that looks at every pod the Service selects, then remembers the slices it leaves.
+    fn sync_whole(
+        &mut self,
+        key: &ObjKey,
+        svc: &Service,
+        cached: BTreeMap<Str, Rc<Object>>,
+        cx: &mut Ctx<'_, '_>,
+    ) -> Result<(), ApiError> {
+        self.whole_syncs += 1;
+        let mut shared = Shared::new(svc, &mut self.zones, cx.caches);
+        let desired = desired_endpoints(svc, &mut shared, cx.caches);
+        self.write_all(key, svc, desired, cached, cx)
+    }
+
+    /// A sync that looks only at the pods that changed since the last one and the slices that hold them.
+    fn sync_changes(
+        &mut self,
+        key: &ObjKey,
+        svc: &Service,
+        mut memo: Memo,
+        cached: BTreeMap<Str, Rc<Object>>,
+        cx: &mut Ctx<'_, '_>,
+    ) -> Result<(), ApiError> {
+        let dirty: Vec<ObjKey> = memo.dirty.drain().collect();
+        let mut shared = Shared::new(svc, &mut self.zones, cx.caches);
+        let changes = changes(svc, dirty, &mut shared, cx.caches);
+        if memo.endpoints() == 0 || memo.total_after(&changes) == 0 {
+            // From no endpoints or to none (the placeholder slice comes or goes): every endpoint is a change.
+            self.part_syncs += 1;
+            return self.write_all(key, svc, grouped(&changes), cached, cx);
+        }
+        let Some((plan, removed)) = memo.plan(svc, &changes, &cached) else {
+            // Two pods with one address: only a whole sync tells which one a slice keeps.
+            return self.sync_whole(key, svc, cached, cx);
+        };
+        self.part_syncs += 1;
+        let applied = self.write(key, plan, cx)?;
+        if memo.after(&changes, &removed, &applied.written, &applied.deleted).is_some() {
+            self.memos.insert(key.clone(), memo);
+        }
+        Ok(())
+    }
+
+    /// Plans the slices for every endpoint (`desired`) against `cached`, writes them, and remembers what it left.
+    fn write_all(
+        &mut self,
+        key: &ObjKey,
+        svc: &Service,
+        desired: BTreeMap<Ports, Vec<Endpoint>>,
+        mut cached: BTreeMap<Str, Rc<Object>>,
+        cx: &mut Ctx<'_, '_>,
+    ) -> Result<(), ApiError> {
+        let endpoints = desired.values().map(Vec::len).sum();
+        let existing = cached.values().filter_map(|o| o.as_endpointslice()).cloned().collect();
+        let applied = self.write(key, plan(svc, desired, existing), cx)?;
+        for name in &applied.deleted {
+            cached.remove(name);
+        }
+        for o in applied.written {
+            cached.insert(o.meta().name.clone(), o);
+        }
+        let slices = cached.values().filter_map(|o| o.as_endpointslice());
+        if let Some(memo) = Memo::of(svc.metadata.resource_version, self.zone_epoch, slices, endpoints) {
+            self.memos.insert(key.clone(), memo);
+        }
+        Ok(())
+    }
+
+    /// Writes `plan`, recording each write for [`EndpointSliceController::stale`].
+    fn write(&mut self, key: &ObjKey, plan: Plan, cx: &mut Ctx<'_, '_>) -> Result<Applied, ApiError> {
+        let written = self.written.entry(key.clone()).or_default();
+        let result = apply(plan, cx, written);
+        if written.is_empty() {
+            self.written.remove(key);
+        }
+        result
+    }
+}
+
 /// The endpoints the Service's pods make, by resolved port set (in a stable order), each set in pod order.
-fn desired_endpoints(svc: &Service, caches: Caches<'_>) -> BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> {
+fn desired_endpoints(svc: &Service, shared: &mut Shared<'_>, caches: Caches<'_>) -> BTreeMap<Ports, Vec<Endpoint>> {
     let selector = LabelSelector::from_labels(svc.spec.selector.clone());
-    let mut shared = Shared {
-        pod: s("Pod"),
-        empty: s(""),
-        zones: FxHashMap::default(),
-        publish_not_ready: svc.spec.publish_not_ready_addresses == Some(true),
-    };
-    let nodes = caches.of(Kind::Node);
-    let mut out: BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>> = BTreeMap::new();
+    let mut out: BTreeMap<Ports, Vec<Endpoint>> = BTreeMap::new();
     for o in caches.of(Kind::Pod).select(&svc.metadata.namespace, &selector) {
-        let Some(pod) = o.as_pod() else { continue };
-        if !in_endpoints(pod) {
-            continue;
-        }
-        let ports: Vec<(String, String, i32)> = svc
-            .spec
-            .ports
-            .iter()
-            .filter_map(|p| target(pod, p).map(|t| (p.name.to_string(), p.protocol.to_string(), t)))
-            .collect();
-        // The zone of each node the pods run on, looked up once per sync.
-        if !shared.zones.contains_key(&pod.spec.node_name) {
-            let zone = nodes
-                .get(&ObjKey { namespace: shared.empty.clone(), name: pod.spec.node_name.clone() })
-                .and_then(|n| n.meta().labels.get("topology.kubernetes.io/zone").cloned())
-                .unwrap_or_else(|| shared.empty.clone());
-            shared.zones.insert(pod.spec.node_name.clone(), zone);
-        }
-        out.entry(ports).or_default().push(endpoint(pod, &shared));
+        let Some(pod) = o.as_pod().filter(|p| in_endpoints(p)) else { continue };
+        let (ports, endpoint) = shared.endpoint(svc, pod);
+        out.entry(ports).or_default().push(endpoint);
+    }
+    out
+}
+
+/// The endpoint each changed pod makes now (`None`: none), in pod order.
+fn changes(svc: &Service, dirty: Vec<ObjKey>, shared: &mut Shared<'_>, caches: Caches<'_>) -> Vec<Change> {
+    let selector = LabelSelector::from_labels(svc.spec.selector.clone());
+    let pods = caches.of(Kind::Pod);
+    let mut dirty = dirty;
+    dirty.sort();
+    dirty
+        .into_iter()
+        .map(|pod| {
+            let want = pods
+                .get(&pod)
+                .and_then(|o| o.as_pod())
+                .filter(|p| {
+                    p.metadata.namespace == svc.metadata.namespace
+                        && selector.matches(&p.metadata.labels)
+                        && in_endpoints(p)
+                })
+                .map(|p| shared.endpoint(svc, p));
+            Change { pod, want }
+        })
+        .collect()
+}
+
+/// The changes' endpoints by port set, each set in pod order (every endpoint, when the changes hold them all).
+fn grouped(changes: &[Change]) -> BTreeMap<Ports, Vec<Endpoint>> {
+    let mut out: BTreeMap<Ports, Vec<Endpoint>> = BTreeMap::new();
+    for (ports, e) in changes.iter().filter_map(|c| c.want.as_ref()) {
+        out.entry(ports.clone()).or_default().push(e.clone());
     }
     out
 }
@@ -255,7 +441,7 @@ fn slice_ports(ports: &[(String, String, i32)]) -> Option<Vec<EndpointPort>> {
     )
 }
 
-fn ports_key(e: &EndpointSlice) -> Vec<(String, String, i32)> {
+fn ports_key(e: &EndpointSlice) -> Ports {
     e.ports().iter().map(|p| (p.name.to_string(), p.protocol.to_string(), p.port.unwrap_or(0))).collect()
 }
 
@@ -271,15 +457,11 @@ struct Plan {
 /// their current conditions) and lose the rest; new endpoints fill the slices with room, then new slices of at
 /// most 100; slices of port sets no longer desired, or left empty, go. With no endpoints at all one placeholder
 /// slice (no ports, no endpoints) stays.
-fn plan(
-    svc: &Service,
-    desired: BTreeMap<Vec<(String, String, i32)>, Vec<Endpoint>>,
-    existing: Vec<EndpointSlice>,
-) -> Plan {
+fn plan(svc: &Service, desired: BTreeMap<Ports, Vec<Endpoint>>, existing: Vec<EndpointSlice>) -> Plan {
     let mut plan = Plan::default();
     let labels = slice_labels(svc);
     let addr = |e: &Endpoint| e.addresses.first().cloned().unwrap_or_default();
-    let mut by_ports: BTreeMap<Vec<(String, String, i32)>, Vec<EndpointSlice>> = BTreeMap::new();
+    let mut by_ports: BTreeMap<Ports, Vec<EndpointSlice>> = BTreeMap::new();
     for e in existing {
         by_ports.entry(ports_key(&e)).or_default().push(e);
     }
@@ -389,11 +571,20 @@ fn new_slice(
     e
 }
 
+/// What a plan's writes left: the slices created and updated, as the store returned them, and those deleted.
+#[derive(Default)]
+struct Applied {
+    written: Vec<Rc<Object>>,
+    deleted: Vec<Str>,
+}
+
 /// Writes the plan, recording each write in `written`.
-fn apply(plan: Plan, cx: &mut Ctx<'_, '_>, written: &mut FxHashMap<Str, u64>) -> Result<(), ApiError> {
+fn apply(plan: Plan, cx: &mut Ctx<'_, '_>, written: &mut FxHashMap<Str, u64>) -> Result<Applied, ApiError> {
+    let mut applied = Applied::default();
     for e in plan.create {
         let made = cx.api.create(Object::EndpointSlice(e))?;
         written.insert(made.meta().name.clone(), made.meta().resource_version);
+        applied.written.push(made);
     }
     for e in plan.update {
         let key = ObjKey { namespace: e.metadata.namespace.clone(), name: e.metadata.name.clone() };
@@ -405,15 +596,17 @@ fn apply(plan: Plan, cx: &mut Ctx<'_, '_>, written: &mut FxHashMap<Str, u64>) ->
             }
         })?;
         written.insert(key.name, updated.meta().resource_version);
+        applied.written.push(updated);
     }
     for e in plan.delete {
         let key = ObjKey { namespace: e.metadata.namespace.clone(), name: e.metadata.name.clone() };
         match cx.api.delete(Kind::EndpointSlice, &key, &DeleteOptions::default()) {
             Ok(_) | Err(ApiError::NotFound { .. }) => {
-                written.insert(key.name, 0);
+                written.insert(key.name.clone(), 0);
+                applied.deleted.push(key.name);
             }
             Err(e) => return Err(e),
         }
     }
-    Ok(())
+    Ok(applied)
 }
