@@ -284,6 +284,10 @@ impl Kubelet {
         }
     }
 
+    fn pod_range(&self) -> String {
+        pod_range(self.index)
+    }
+
     fn node_ip(&self) -> String {
         format!("10.0.{}.{}", (self.index / 250) % 256, self.index % 250 + 2)
     }
@@ -291,7 +295,7 @@ impl Kubelet {
     /// Registers the node (creates it, or takes over an existing Node object) and renews the lease.
     pub fn register(&mut self, api: &mut Api, now: Millis) {
         let mut node = registered_node(&self.config);
-        node.spec.pod_cidr = s(&format!("10.244.{}.0/24", self.index % 256));
+        node.spec.pod_cidr = s(&format!("{}.0/24", self.pod_range()));
         node.status = self.node_status(now, None);
         let written = match api.create(Object::Node(node.clone())) {
             Ok(o) => Some(o),
@@ -435,7 +439,7 @@ impl Kubelet {
                     mount_retry: 0,
                     containers,
                 };
-                let ip = format!("10.244.{}.{}", self.index % 256, self.next_ip);
+                let ip = format!("{}.{}", self.pod_range(), self.next_ip);
                 self.next_ip = if self.next_ip >= 254 { 2 } else { self.next_ip + 1 };
                 let host_ip = self.node_ip();
                 let names: Vec<String> = pod.spec.containers.iter().map(|c| c.name.to_string()).collect();
@@ -1171,5 +1175,40 @@ fn arm_probes(
         };
         c.probes[slot].next = Some(at);
         due.push((i, Due::Probe(t), at));
+    }
+}
+
+/// The first three octets of node `index`'s pod range, a /24 of kubeloop's cluster range 10.224.0.0/11 (8,192
+/// nodes, then again from the first): 10.244.N.0/24 for the first 256 nodes (the range kind and flannel
+/// default to), then the /11's other /24s in order. Upstream leaves the cluster range to the installer and
+/// gives each node a /24 of it (`--node-cidr-mask-size`); a /16 alone would give nodes 256 apart the same
+/// addresses.
+fn pod_range(index: usize) -> String {
+    let block = index % 8192;
+    if block < 256 {
+        return format!("10.244.{block}");
+    }
+    let j = block - 256;
+    // The /11's second octets other than 244: 224..=243, then 245..=255.
+    let second = match j / 256 {
+        k @ 0..=19 => 224 + k,
+        k => 225 + k,
+    };
+    format!("10.{second}.{}", j % 256)
+}
+
+#[cfg(test)]
+#[test]
+fn every_node_of_the_envelope_has_its_own_pod_range() {
+    let ranges: std::collections::BTreeSet<String> = (0..8192).map(pod_range).collect();
+    assert_eq!(ranges.len(), 8192);
+    assert_eq!(pod_range(0), "10.244.0");
+    assert_eq!(pod_range(255), "10.244.255");
+    assert_eq!(pod_range(256), "10.224.0");
+    assert_eq!(pod_range(8191), "10.255.255");
+    assert_eq!(pod_range(8192), "10.244.0");
+    for r in &ranges {
+        let second: u32 = r.split('.').nth(1).and_then(|o| o.parse().ok()).expect("an octet");
+        assert!((224..=255).contains(&second), "{r} is outside 10.224.0.0/11");
     }
 }
