@@ -27,14 +27,20 @@ use crate::time::{Millis, SECOND};
 use crate::work::Counters;
 use crate::workqueue::{BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter, RateLimiter};
 
-/// `endpointSliceTracker`: the slices this controller last wrote for each Service (name -> the resourceVersion it
-/// wrote, 0 once deleted). A sync whose cache has not caught up with them would write duplicates, so it waits.
-/// Beside it, kubeloop's own memory of each Service's slices ([`memo`]), so that a sync recomputes only the pods
-/// that changed since the last one.
+/// What the controller keeps of one Service between its syncs.
+#[derive(Default)]
+struct Tracked {
+    /// `endpointSliceTracker`: the slices it last wrote (name -> the resourceVersion it wrote, 0 once deleted). A
+    /// sync whose cache has not caught up with them would write duplicates, so it waits.
+    written: FxHashMap<Str, u64>,
+    /// kubeloop's own memory of the Service's slices ([`memo`]), so that a sync recomputes only the pods that
+    /// changed since the last one.
+    memo: Option<Memo>,
+}
+
 #[derive(Default)]
 pub struct EndpointSliceController {
-    written: FxHashMap<ObjKey, FxHashMap<Str, u64>>,
-    memos: FxHashMap<ObjKey, Memo>,
+    services: FxHashMap<ObjKey, Tracked>,
     /// Each node's zone, as the node cache has it (emptied whenever a node comes, goes or changes zone).
     zones: FxHashMap<Str, Str>,
     /// Counts those changes: a memo made under another epoch may hold an old zone.
@@ -53,9 +59,9 @@ impl EndpointSliceController {
     /// `StaleSlices`: whether the cache has not yet seen one of the writes made for `svc`. When it has seen them
     /// all, they are forgotten.
     fn stale(&mut self, svc: &ObjKey, caches: Caches<'_>) -> bool {
-        let Some(written) = self.written.get(svc) else { return false };
+        let Some(t) = self.services.get_mut(svc) else { return false };
         let slices = caches.of(Kind::EndpointSlice);
-        let behind = written.iter().any(|(name, rv)| {
+        let behind = t.written.iter().any(|(name, rv)| {
             let cached = slices.get(&ObjKey { namespace: svc.namespace.clone(), name: name.clone() });
             match (cached, *rv) {
                 (Some(_), 0) => true,
@@ -65,9 +71,28 @@ impl EndpointSliceController {
             }
         });
         if !behind {
-            self.written.remove(svc);
+            t.written.clear();
+            self.tidy(svc);
         }
         behind
+    }
+
+    /// Takes the Service's memo out (a sync puts back the one it leaves).
+    fn take_memo(&mut self, svc: &ObjKey) -> Option<Memo> {
+        let memo = self.services.get_mut(svc).and_then(|t| t.memo.take());
+        self.tidy(svc);
+        memo
+    }
+
+    fn put_memo(&mut self, svc: &ObjKey, memo: Memo) {
+        self.services.entry(svc.clone()).or_default().memo = Some(memo);
+    }
+
+    /// Forgets the Service when nothing of it is kept.
+    fn tidy(&mut self, svc: &ObjKey) {
+        if self.services.get(svc).is_some_and(|t| t.written.is_empty() && t.memo.is_none()) {
+            self.services.remove(svc);
+        }
     }
 }
 
@@ -172,7 +197,7 @@ impl<'a> Shared<'a> {
 /// Service cache's selector index rather than every Service of the namespace; each is queued, and `pod` is marked
 /// changed in its memo.
 fn services_selecting(
-    memos: &mut FxHashMap<ObjKey, Memo>,
+    services: &mut FxHashMap<ObjKey, Tracked>,
     caches: Caches<'_>,
     pod: &ObjKey,
     labels: &Labels,
@@ -180,10 +205,12 @@ fn services_selecting(
 ) {
     for svc in caches.of(Kind::Service).services_selecting(&pod.namespace, labels) {
         let key = svc.key();
-        if let Some(memo) = memos.get_mut(&key) {
-            memo.dirty.insert(pod.clone());
-            if memo.dirty.len() > memo.dirty_bound() {
-                memos.remove(&key);
+        if let Some(t) = services.get_mut(&key) {
+            if let Some(memo) = &mut t.memo {
+                memo.dirty.insert(pod.clone());
+                if memo.dirty.len() > memo.dirty_bound() {
+                    t.memo = None;
+                }
             }
         }
         out.push((key, 0));
@@ -215,14 +242,12 @@ impl Reconciler for EndpointSliceController {
         Some(15)
     }
     fn reset(&mut self) {
-        self.written.clear();
-        self.memos.clear();
+        self.services.clear();
         self.zones.clear();
         self.zone_epoch += 1;
     }
     fn retained(&self) -> usize {
-        self.written.values().map(|w| w.len()).sum::<usize>()
-            + self.memos.values().map(Memo::entries).sum::<usize>()
+        self.services.values().map(|t| t.written.len() + t.memo.as_ref().map_or(0, Memo::entries)).sum::<usize>()
             + self.zones.len()
     }
     fn work(&self, out: &mut Counters) {
@@ -242,11 +267,11 @@ impl Reconciler for EndpointSliceController {
             Object::Service(_) => out.push((obj.key(), 0)),
             Object::Pod(p) => {
                 let key = obj.key();
-                services_selecting(&mut self.memos, caches, &key, &p.metadata.labels, out);
+                services_selecting(&mut self.services, caches, &key, &p.metadata.labels, out);
                 // A relabelled pod leaves the Services its old labels matched.
                 if let Some(old) = ev.old().and_then(|o| o.as_pod()) {
                     if old.metadata.labels != p.metadata.labels {
-                        services_selecting(&mut self.memos, caches, &key, &old.metadata.labels, out);
+                        services_selecting(&mut self.services, caches, &key, &old.metadata.labels, out);
                     }
                 }
             }
@@ -276,8 +301,7 @@ impl Reconciler for EndpointSliceController {
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         let Some(svc) = cx.caches.of(Kind::Service).get(key).and_then(|o| o.as_service()).cloned() else {
             // Its slices go with it (the garbage collector follows their owner reference).
-            self.written.remove(key);
-            self.memos.remove(key);
+            self.services.remove(key);
             return Ok(ReconcileAction::Done);
         };
         if self.stale(key, cx.caches) {
@@ -286,17 +310,18 @@ impl Reconciler for EndpointSliceController {
             ));
         }
         if svc.spec.selector.is_empty() || svc.type_name() == "ExternalName" || svc.metadata.is_terminating() {
-            self.memos.remove(key);
+            self.take_memo(key);
             return Ok(ReconcileAction::Done);
         }
-        let cached: BTreeMap<Str, Rc<Object>> = cx
+        // In name order: the owner index keeps keys in order, and the slices share the Service's namespace.
+        let cached: Vec<Rc<Object>> = cx
             .caches
             .of(Kind::EndpointSlice)
             .by_owner(&svc.metadata.uid)
             .filter(|o| o.meta().label(LABEL_MANAGED_BY) == Some(MANAGED_BY_CONTROLLER))
-            .map(|o| (o.meta().name.clone(), o.clone()))
+            .cloned()
             .collect();
-        let memo = self.memos.remove(key).filter(|m| {
+        let memo = self.take_memo(key).filter(|m| {
             m.service_rv == svc.metadata.resource_version && m.zone_epoch == self.zone_epoch && m.matches(&cached)
         });
         let result = match memo {
@@ -314,7 +339,7 @@ impl EndpointSliceController {
         &mut self,
         key: &ObjKey,
         svc: &Service,
-        cached: BTreeMap<Str, Rc<Object>>,
+        cached: Vec<Rc<Object>>,
         cx: &mut Ctx<'_, '_>,
     ) -> Result<(), ApiError> {
         self.whole_syncs += 1;
@@ -329,10 +354,11 @@ impl EndpointSliceController {
         key: &ObjKey,
         svc: &Service,
         mut memo: Memo,
-        cached: BTreeMap<Str, Rc<Object>>,
+        cached: Vec<Rc<Object>>,
         cx: &mut Ctx<'_, '_>,
     ) -> Result<(), ApiError> {
-        let dirty: Vec<ObjKey> = memo.dirty.drain().collect();
+        let mut dirty: Vec<ObjKey> = memo.dirty.drain().collect();
+        crate::sort::sort(&mut dirty);
         let mut shared = Shared::new(svc, &mut self.zones, cx.caches);
         let changes = changes(svc, dirty, &mut shared, cx.caches);
         if memo.endpoints() == 0 || memo.total_after(&changes) == 0 {
@@ -347,7 +373,7 @@ impl EndpointSliceController {
         self.part_syncs += 1;
         let applied = self.write(key, plan, cx)?;
         if memo.after(&changes, &removed, &applied.written, &applied.deleted).is_some() {
-            self.memos.insert(key.clone(), memo);
+            self.put_memo(key, memo);
         }
         Ok(())
     }
@@ -358,32 +384,26 @@ impl EndpointSliceController {
         key: &ObjKey,
         svc: &Service,
         desired: BTreeMap<Ports, Vec<Endpoint>>,
-        mut cached: BTreeMap<Str, Rc<Object>>,
+        cached: Vec<Rc<Object>>,
         cx: &mut Ctx<'_, '_>,
     ) -> Result<(), ApiError> {
         let endpoints = desired.values().map(Vec::len).sum();
-        let existing = cached.values().filter_map(|o| o.as_endpointslice()).cloned().collect();
+        let existing = cached.iter().filter_map(|o| o.as_endpointslice()).cloned().collect();
         let applied = self.write(key, plan(svc, desired, existing), cx)?;
-        for name in &applied.deleted {
-            cached.remove(name);
-        }
-        for o in applied.written {
-            cached.insert(o.meta().name.clone(), o);
-        }
-        let slices = cached.values().filter_map(|o| o.as_endpointslice());
+        // The slices now: those it did not touch, and those it wrote.
+        let touched = |name: &Str| applied.deleted.contains(name) || applied.written.iter().any(|o| o.meta().name == *name);
+        let kept = cached.iter().filter(|o| !touched(&o.meta().name));
+        let slices = kept.chain(&applied.written).filter_map(|o| o.as_endpointslice());
         if let Some(memo) = Memo::of(svc.metadata.resource_version, self.zone_epoch, slices, endpoints) {
-            self.memos.insert(key.clone(), memo);
+            self.put_memo(key, memo);
         }
         Ok(())
     }
 
     /// Writes `plan`, recording each write for [`EndpointSliceController::stale`].
     fn write(&mut self, key: &ObjKey, plan: Plan, cx: &mut Ctx<'_, '_>) -> Result<Applied, ApiError> {
-        let written = self.written.entry(key.clone()).or_default();
-        let result = apply(plan, cx, written);
-        if written.is_empty() {
-            self.written.remove(key);
-        }
+        let result = apply(plan, cx, &mut self.services.entry(key.clone()).or_default().written);
+        self.tidy(key);
         result
     }
 }
@@ -400,12 +420,10 @@ fn desired_endpoints(svc: &Service, shared: &mut Shared<'_>, caches: Caches<'_>)
     out
 }
 
-/// The endpoint each changed pod makes now (`None`: none), in pod order.
+/// The endpoint each changed pod (`dirty`, in pod order) makes now (`None`: none).
 fn changes(svc: &Service, dirty: Vec<ObjKey>, shared: &mut Shared<'_>, caches: Caches<'_>) -> Vec<Change> {
     let selector = LabelSelector::from_labels(svc.spec.selector.clone());
     let pods = caches.of(Kind::Pod);
-    let mut dirty = dirty;
-    dirty.sort();
     dirty
         .into_iter()
         .map(|pod| {
@@ -483,44 +501,77 @@ fn plan(svc: &Service, desired: BTreeMap<Ports, Vec<Endpoint>>, existing: Vec<En
         return plan;
     }
     for (ports, wanted) in desired {
-        let mut slices = by_ports.remove(&ports).unwrap_or_default();
+        let slices = by_ports.remove(&ports).unwrap_or_default();
         // The desired endpoints by address (a lookup per kept endpoint), and their order for the new ones.
         let order: Vec<Str> = wanted.iter().map(addr).collect();
         let mut pending: FxHashMap<Str, Endpoint> = wanted.into_iter().map(|e| (addr(&e), e)).collect();
-        let mut changed = vec![false; slices.len()];
-        for (slice, changed) in slices.iter_mut().zip(&mut changed) {
-            let kept: Vec<Endpoint> = slice.endpoints().iter().filter_map(|e| pending.remove(&addr(e))).collect();
-            *changed = kept.as_slice() != slice.endpoints();
-            slice.endpoints = Some(kept);
-        }
-        let mut wanted: Vec<Endpoint> = order.into_iter().filter_map(|a| pending.remove(&a)).collect();
-        // Fill the slices with room, then new ones.
-        for (slice, changed) in slices.iter_mut().zip(&mut changed) {
-            let room = MAX_ENDPOINTS_PER_SLICE.saturating_sub(slice.endpoints().len());
-            if room > 0 && !wanted.is_empty() {
-                let take = room.min(wanted.len());
-                slice.endpoints.get_or_insert_with(Vec::new).extend(wanted.drain(..take));
-                *changed = true;
-            }
-        }
-        while !wanted.is_empty() {
-            let take = MAX_ENDPOINTS_PER_SLICE.min(wanted.len());
-            plan.create.push(new_slice(svc, &labels, slice_ports(&ports), Some(wanted.drain(..take).collect())));
-        }
-        for (mut slice, changed) in slices.into_iter().zip(changed) {
-            if slice.endpoints().is_empty() {
-                plan.delete.push(slice);
-            } else if changed {
-                slice.metadata.labels = labels.clone();
-                plan.update.push(slice);
-            } else {
-                plan.relabel(slice, &labels);
-            }
-        }
+        let bodies: Vec<Body<'_>> = slices
+            .iter()
+            .map(|slice| {
+                let kept: Vec<Endpoint> = slice.endpoints().iter().filter_map(|e| pending.remove(&addr(e))).collect();
+                Body { changed: kept.as_slice() != slice.endpoints(), slice, len: kept.len(), kept: Some(kept) }
+            })
+            .collect();
+        let wanted: Vec<Endpoint> = order.into_iter().filter_map(|a| pending.remove(&a)).collect();
+        let (emptied, _) = finish(svc, &labels, &ports, bodies, wanted, &mut plan);
+        plan.delete.extend(emptied);
     }
     // Port sets no endpoint has any more (the placeholder among them).
     plan.delete.extend(by_ports.into_values().flatten());
     plan
+}
+
+/// One slice of a port set as a sync plans it: its endpoints after the sync when they were read (`None`: untouched,
+/// `len` of them), and whether they changed.
+struct Body<'a> {
+    slice: &'a EndpointSlice,
+    len: usize,
+    kept: Option<Vec<Endpoint>>,
+    changed: bool,
+}
+
+/// The rest of a port set's sync, whole or from the memo: `wanted` (new endpoints, in pod order) fill the slices
+/// with room in name order, then new slices of at most 100; the slices changed are updated, those kept relabelled
+/// if the Service's labels moved. Returns the slices left empty, to delete, and the endpoints the set has after.
+fn finish(
+    svc: &Service,
+    labels: &Labels,
+    ports: &Ports,
+    mut bodies: Vec<Body<'_>>,
+    mut wanted: Vec<Endpoint>,
+    plan: &mut Plan,
+) -> (Vec<EndpointSlice>, usize) {
+    for b in &mut bodies {
+        let room = MAX_ENDPOINTS_PER_SLICE.saturating_sub(b.len);
+        if room > 0 && !wanted.is_empty() {
+            let take = room.min(wanted.len());
+            let kept = b.kept.get_or_insert_with(|| b.slice.endpoints().to_vec());
+            kept.extend(wanted.drain(..take));
+            b.len += take;
+            b.changed = true;
+        }
+    }
+    let mut remaining = wanted.len();
+    while !wanted.is_empty() {
+        let take = MAX_ENDPOINTS_PER_SLICE.min(wanted.len());
+        plan.create.push(new_slice(svc, labels, slice_ports(ports), Some(wanted.drain(..take).collect())));
+    }
+    let mut emptied = Vec::new();
+    for b in bodies {
+        remaining += b.len;
+        let Some(kept) = b.kept else { continue };
+        let mut slice = b.slice.clone();
+        slice.endpoints = Some(kept);
+        if b.len == 0 {
+            emptied.push(slice);
+        } else if b.changed {
+            slice.metadata.labels = labels.clone();
+            plan.update.push(slice);
+        } else {
+            plan.relabel(slice, labels);
+        }
+    }
+    (emptied, remaining)
 }
 
 impl Plan {

@@ -10,9 +10,11 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{new_slice, ports_key, slice_labels, slice_ports, Plan, Ports};
-use crate::api::endpointslice::MAX_ENDPOINTS_PER_SLICE;
+use super::{finish, ports_key, slice_labels, Body, Plan, Ports};
 use crate::api::{Endpoint, EndpointSlice, ObjKey, Object, Service, Str};
+
+// Its tables are vectors searched in order or by halves, and maps of types the controller already had: each new
+// map or sort type is kilobytes of the page's download.
 
 /// The first address of an endpoint (the controller writes exactly one).
 pub(super) fn addr(e: &Endpoint) -> Str {
@@ -20,8 +22,8 @@ pub(super) fn addr(e: &Endpoint) -> Str {
 }
 
 /// One slice as the last sync left it.
-#[derive(Clone, Debug, PartialEq, Eq)]
 struct Held {
+    name: Str,
     resource_version: u64,
     ports: Ports,
     len: usize,
@@ -35,26 +37,46 @@ pub(super) struct Change {
 }
 
 /// One Service's slices and endpoints, as its last sync left them.
-#[derive(Debug)]
 pub(super) struct Memo {
     /// The Service's resourceVersion then (another: its selector, ports or labels may have changed).
     pub service_rv: u64,
     /// The controller's zone epoch then (another: a node's zone may have changed).
     pub zone_epoch: u64,
-    /// Each pod that is an endpoint: its address.
-    pods: FxHashMap<ObjKey, Str>,
-    /// Each address: the pod it is and the slice that holds it.
-    by_addr: FxHashMap<Str, (ObjKey, Str)>,
-    /// The slices, by name.
-    slices: BTreeMap<Str, Held>,
+    /// Each pod that is an endpoint (by name: a Service's pods share its namespace): its address.
+    pods: FxHashMap<Str, Str>,
+    /// Each address: the pod it is.
+    owner: FxHashMap<Str, Str>,
+    /// Each address: the slice that holds it.
+    holder: FxHashMap<Str, Str>,
+    /// The slices, in name order.
+    slices: Vec<Held>,
     /// The pods whose notifications came since (at most [`Memo::dirty_bound`]; beyond it the memo is dropped).
     pub dirty: FxHashSet<ObjKey>,
 }
 
-/// The pod an endpoint is (its `targetRef`).
-fn pod_of(e: &Endpoint) -> Option<ObjKey> {
-    let r = e.target_ref.as_ref()?;
-    Some(ObjKey { namespace: r.namespace.clone(), name: r.name.clone() })
+/// The pod an endpoint is (its `targetRef`'s name).
+fn pod_of(e: &Endpoint) -> Option<Str> {
+    Some(e.target_ref.as_ref()?.name.clone())
+}
+
+/// The slice named `name` among `cached` (in name order).
+pub(super) fn find<'a>(cached: &'a [Rc<Object>], name: &str) -> Option<&'a EndpointSlice> {
+    let i = cached.binary_search_by(|o| (*o.meta().name).cmp(name)).ok()?;
+    cached[i].as_endpointslice()
+}
+
+/// One slice's edit: each address it loses (`None`) or keeps with a new endpoint.
+type Edit = Vec<(Str, Option<Endpoint>)>;
+
+/// What a sync's changes do to the slices.
+#[derive(Default)]
+struct Edits {
+    /// By slice name.
+    slices: Vec<(Str, Edit)>,
+    /// Endpoints new to their port set, in pod order.
+    added: Vec<(Ports, Endpoint)>,
+    /// Addresses taken out of their slice.
+    removed: Vec<Str>,
 }
 
 impl Memo {
@@ -72,31 +94,41 @@ impl Memo {
             service_rv,
             zone_epoch,
             pods: FxHashMap::default(),
-            by_addr: FxHashMap::default(),
-            slices: BTreeMap::new(),
+            owner: FxHashMap::default(),
+            holder: FxHashMap::default(),
+            slices: Vec::new(),
             dirty: FxHashSet::default(),
         };
         for s in slices {
-            memo.hold(s)?;
+            for e in s.endpoints() {
+                let (a, pod) = (addr(e), pod_of(e)?);
+                if memo.pods.insert(pod.clone(), a.clone()).is_some() || memo.owner.insert(a.clone(), pod).is_some() {
+                    return None;
+                }
+                memo.holder.insert(a, s.metadata.name.clone());
+            }
+            memo.hold(s);
         }
         (memo.pods.len() == endpoints).then_some(memo)
     }
 
-    /// Records slice `s` as written, with its endpoints (`None`: one was not the controller's own).
-    fn hold(&mut self, s: &EndpointSlice) -> Option<()> {
-        let name = s.metadata.name.clone();
-        for e in s.endpoints() {
-            let (a, pod) = (addr(e), pod_of(e)?);
-            if self.pods.insert(pod.clone(), a.clone()).is_some()
-                || self.by_addr.insert(a, (pod, name.clone())).is_some()
-            {
-                return None;
-            }
+    /// Records slice `s` as written (its endpoints' addresses aside).
+    fn hold(&mut self, s: &EndpointSlice) {
+        let held = Held {
+            name: s.metadata.name.clone(),
+            resource_version: s.metadata.resource_version,
+            ports: ports_key(s),
+            len: s.endpoints().len(),
+        };
+        match self.slices.binary_search_by(|h| h.name.cmp(&held.name)) {
+            Ok(i) => self.slices[i] = held,
+            Err(i) => self.slices.insert(i, held),
         }
-        let held =
-            Held { resource_version: s.metadata.resource_version, ports: ports_key(s), len: s.endpoints().len() };
-        self.slices.insert(name, held);
-        Some(())
+    }
+
+    fn held(&self, name: &str) -> Option<&Held> {
+        let i = self.slices.binary_search_by(|h| (*h.name).cmp(name)).ok()?;
+        Some(&self.slices[i])
     }
 
     /// Entries held, for the controller's footprint.
@@ -114,89 +146,55 @@ impl Memo {
         2 * self.pods.len() + 1024
     }
 
-    /// Whether `cached` (the Service's slices in the informer cache, by name) are the slices it remembers, at the
-    /// versions it remembers.
-    pub fn matches(&self, cached: &BTreeMap<Str, Rc<Object>>) -> bool {
+    /// Whether `cached` (the Service's slices in the informer cache, in name order) are the slices it remembers, at
+    /// the versions it remembers.
+    pub fn matches(&self, cached: &[Rc<Object>]) -> bool {
         cached.len() == self.slices.len()
-            && cached
-                .iter()
-                .zip(&self.slices)
-                .all(|((n, o), (m, h))| n == m && o.meta().resource_version == h.resource_version)
+            && cached.iter().zip(&self.slices).all(|(o, h)| {
+                let m = o.meta();
+                m.name == h.name && m.resource_version == h.resource_version
+            })
     }
 
     /// Endpoints after `changes`.
     pub fn total_after(&self, changes: &[Change]) -> usize {
-        let gone = changes.iter().filter(|c| self.pods.contains_key(&c.pod)).count();
+        let gone = changes.iter().filter(|c| self.pods.contains_key(&c.pod.name)).count();
         let come = changes.iter().filter(|c| c.want.is_some()).count();
         self.pods.len() - gone + come
     }
 
     /// What to write for `changes` (in pod order), reading only the slices they touch or that have room: what
     /// [`super::plan`] writes given every endpoint. `None` when it cannot tell (two pods with one address).
-    pub fn plan(
-        &self,
-        svc: &Service,
-        changes: &[Change],
-        cached: &BTreeMap<Str, Rc<Object>>,
-    ) -> Option<(Plan, Vec<Str>)> {
+    pub fn plan(&self, svc: &Service, changes: &[Change], cached: &[Rc<Object>]) -> Option<(Plan, Vec<Str>)> {
         let edits = self.edits(changes)?;
         let labels = slice_labels(svc);
-        let mut groups: BTreeMap<&Ports, Vec<Endpoint>> = BTreeMap::new();
-        for name in edits.slices.keys() {
-            groups.entry(&self.slices.get(name)?.ports).or_default();
+        let mut groups: BTreeMap<Ports, Vec<Endpoint>> = BTreeMap::new();
+        for (name, _) in &edits.slices {
+            groups.entry(self.held(name)?.ports.clone()).or_default();
         }
         for (ports, e) in &edits.added {
-            groups.entry(ports).or_default().push(e.clone());
+            groups.entry(ports.clone()).or_default().push(e.clone());
         }
         let mut plan = Plan::default();
         let mut leftover = Vec::new();
-        for (ports, mut wanted) in groups {
-            // Each slice of the port set: its name and count, its endpoints when read, whether they change.
-            let mut bodies: Vec<(&Str, usize, Option<Vec<Endpoint>>, bool)> = Vec::new();
-            let mut remaining = 0;
-            for (name, held) in self.slices.iter().filter(|(_, h)| &h.ports == ports) {
-                let (body, changed) = match edits.slices.get(name) {
-                    Some(edit) => {
-                        let (kept, changed) = edit.apply(cached_slice(cached, name)?.endpoints());
+        for (ports, wanted) in groups {
+            let mut bodies = Vec::new();
+            for held in self.slices.iter().filter(|h| h.ports == ports) {
+                let slice = find(cached, &held.name)?;
+                let edit = edits.slices.iter().find(|(n, _)| *n == held.name);
+                let (kept, changed) = match edit {
+                    Some((_, edit)) => {
+                        let (kept, changed) = apply(edit, slice.endpoints());
                         (Some(kept), changed)
                     }
                     None => (None, false),
                 };
-                remaining += body.as_ref().map_or(held.len, Vec::len);
-                bodies.push((name, held.len, body, changed));
+                let len = kept.as_ref().map_or(held.len, Vec::len);
+                bodies.push(Body { slice, len, kept, changed });
             }
-            // Fill the slices with room, in name order, then new ones.
-            for (name, len, body, changed) in &mut bodies {
-                let len = body.as_ref().map_or(*len, Vec::len);
-                let room = MAX_ENDPOINTS_PER_SLICE.saturating_sub(len);
-                if room > 0 && !wanted.is_empty() {
-                    let take = room.min(wanted.len());
-                    let body = match body {
-                        Some(b) => b,
-                        None => body.insert(cached_slice(cached, name)?.endpoints().to_vec()),
-                    };
-                    body.extend(wanted.drain(..take));
-                    remaining += take;
-                    *changed = true;
-                }
-            }
-            remaining += wanted.len();
-            while !wanted.is_empty() {
-                let take = MAX_ENDPOINTS_PER_SLICE.min(wanted.len());
-                plan.create.push(new_slice(svc, &labels, slice_ports(ports), Some(wanted.drain(..take).collect())));
-            }
-            for (name, _, body, changed) in bodies {
-                let Some(body) = body else { continue };
-                let mut slice = cached_slice(cached, name)?.clone();
-                if body.is_empty() {
-                    // A port set nobody has any more goes after those still wanted, as a whole sync orders them.
-                    if remaining > 0 { &mut plan.delete } else { &mut leftover }.push(slice);
-                } else if changed {
-                    slice.endpoints = Some(body);
-                    slice.metadata.labels = labels.clone();
-                    plan.update.push(slice);
-                }
-            }
+            let (emptied, remaining) = finish(svc, &labels, &ports, bodies, wanted, &mut plan);
+            // A port set nobody has any more goes after those still wanted, as a whole sync orders them.
+            if remaining > 0 { &mut plan.delete } else { &mut leftover }.extend(emptied);
         }
         plan.delete.extend(leftover);
         Some((plan, edits.removed))
@@ -205,39 +203,42 @@ impl Memo {
     /// What `changes` do to the slices: by slice, the addresses it loses and those it keeps with a new endpoint;
     /// the endpoints to add, in pod order. `None` when an address would be two pods'.
     fn edits(&self, changes: &[Change]) -> Option<Edits> {
-        let changed: FxHashSet<&ObjKey> = changes.iter().map(|c| &c.pod).collect();
-        let mut wanted: FxHashMap<Str, (&Ports, &Endpoint)> = FxHashMap::default();
-        for c in changes {
-            let Some((ports, e)) = &c.want else { continue };
+        let changed = |pod: &Str| changes.binary_search_by(|c| (*c.pod.name).cmp(pod)).is_ok();
+        // Each address wanted now, and the change that wants it.
+        let mut wanted: FxHashMap<Str, usize> = FxHashMap::default();
+        for (i, c) in changes.iter().enumerate() {
+            let Some((_, e)) = &c.want else { continue };
             let a = addr(e);
-            let held_by_unchanged = self.by_addr.get(&a).is_some_and(|(pod, _)| !changed.contains(pod));
-            if held_by_unchanged || wanted.insert(a, (ports, e)).is_some() {
+            let held_by_unchanged = self.owner.get(&a).is_some_and(|pod| !changed(pod));
+            if held_by_unchanged || wanted.insert(a, i).is_some() {
                 return None;
             }
         }
         let mut edits = Edits::default();
-        let mut kept: FxHashSet<Str> = FxHashSet::default();
+        let mut kept = vec![false; changes.len()];
         for c in changes {
-            let Some(a) = self.pods.get(&c.pod) else { continue };
-            let (_, slice) = self.by_addr.get(a)?;
-            let held = self.slices.get(slice)?;
-            let edit = edits.slices.entry(slice.clone()).or_default();
-            match wanted.get(a) {
-                Some((ports, e)) if **ports == held.ports => {
-                    edit.replace.insert(a.clone(), (*e).clone());
-                    kept.insert(a.clone());
+            let Some(a) = self.pods.get(&c.pod.name) else { continue };
+            let slice = self.holder.get(a)?;
+            let held = self.held(slice)?;
+            let new = wanted.get(a).and_then(|&i| Some((i, changes[i].want.as_ref()?)));
+            let new = match new {
+                Some((i, (ports, e))) if *ports == held.ports => {
+                    kept[i] = true;
+                    Some(e.clone())
                 }
                 _ => {
-                    edit.remove.insert(a.clone());
                     edits.removed.push(a.clone());
+                    None
                 }
+            };
+            match edits.slices.iter_mut().find(|(n, _)| n == slice) {
+                Some((_, edit)) => edit.push((a.clone(), new)),
+                None => edits.slices.push((slice.clone(), vec![(a.clone(), new)])),
             }
         }
-        for c in changes {
-            if let Some((ports, e)) = &c.want {
-                if !kept.contains(&addr(e)) {
-                    edits.added.push((ports.clone(), e.clone()));
-                }
+        for (c, kept) in changes.iter().zip(kept) {
+            if let (Some(w), false) = (&c.want, kept) {
+                edits.added.push(w.clone());
             }
         }
         Some(edits)
@@ -245,34 +246,26 @@ impl Memo {
 
     /// Takes in what a sync of `changes` wrote: the addresses it took out of their slices (`removed`), the slices
     /// it created or updated (`written`, as the store returned them) and those it deleted.
-    pub fn after(
-        &mut self,
-        changes: &[Change],
-        removed: &[Str],
-        written: &[Rc<Object>],
-        deleted: &[Str],
-    ) -> Option<()> {
+    pub fn after(&mut self, changes: &[Change], removed: &[Str], written: &[Rc<Object>], deleted: &[Str]) -> Option<()> {
         for a in removed {
-            self.by_addr.remove(a);
+            self.owner.remove(a);
+            self.holder.remove(a);
         }
         for c in changes {
-            self.pods.remove(&c.pod);
+            self.pods.remove(&c.pod.name);
         }
-        for name in deleted {
-            self.slices.remove(name);
-        }
+        self.slices.retain(|h| !deleted.contains(&h.name));
         for o in written {
             let s = o.as_endpointslice()?;
             for e in s.endpoints() {
-                self.by_addr.insert(addr(e), (pod_of(e)?, s.metadata.name.clone()));
+                self.owner.insert(addr(e), pod_of(e)?);
+                self.holder.insert(addr(e), s.metadata.name.clone());
             }
-            let held =
-                Held { resource_version: s.metadata.resource_version, ports: ports_key(s), len: s.endpoints().len() };
-            self.slices.insert(s.metadata.name.clone(), held);
+            self.hold(s);
         }
         for c in changes {
             if let Some((_, e)) = &c.want {
-                self.pods.insert(c.pod.clone(), addr(e));
+                self.pods.insert(c.pod.name.clone(), addr(e));
             }
         }
         self.dirty.clear();
@@ -282,61 +275,39 @@ impl Memo {
     /// Checks that the memo is whole: each pod's address held by one slice that names it, each slice's count
     /// right (for tests).
     #[cfg(test)]
-    fn check(&self, cached: &BTreeMap<Str, Rc<Object>>) {
-        assert_eq!(self.pods.len(), self.by_addr.len(), "pods and addresses");
+    fn check(&self, cached: &[Rc<Object>]) {
+        assert_eq!(self.pods.len(), self.owner.len(), "pods and addresses");
+        assert_eq!(self.pods.len(), self.holder.len(), "pods and slices");
         for (pod, a) in &self.pods {
-            assert_eq!(&self.by_addr[a].0, pod);
+            assert_eq!(&self.owner[a], pod);
         }
         assert!(self.matches(cached));
-        for (name, held) in &self.slices {
-            let s = cached[name].as_endpointslice().expect("a slice");
+        for held in &self.slices {
+            let s = find(cached, &held.name).expect("a slice");
             assert_eq!(held.len, s.endpoints().len());
             for e in s.endpoints() {
-                assert_eq!(&self.by_addr[&addr(e)].1, name);
+                assert_eq!(self.holder[&addr(e)], held.name);
             }
         }
     }
 }
 
-fn cached_slice<'a>(cached: &'a BTreeMap<Str, Rc<Object>>, name: &Str) -> Option<&'a EndpointSlice> {
-    cached.get(name)?.as_endpointslice()
-}
-
-/// What a sync's changes do to the slices.
-#[derive(Default)]
-struct Edits {
-    slices: BTreeMap<Str, Edit>,
-    /// Endpoints new to their port set, in pod order.
-    added: Vec<(Ports, Endpoint)>,
-    /// Addresses taken out of their slice.
-    removed: Vec<Str>,
-}
-
-/// One slice's edit.
-#[derive(Default)]
-struct Edit {
-    remove: FxHashSet<Str>,
-    replace: FxHashMap<Str, Endpoint>,
-}
-
-impl Edit {
-    /// The slice's endpoints after the edit, and whether they differ.
-    fn apply(&self, endpoints: &[Endpoint]) -> (Vec<Endpoint>, bool) {
-        let mut changed = false;
-        let mut kept = Vec::with_capacity(endpoints.len());
-        for e in endpoints {
-            let a = addr(e);
-            if self.remove.contains(&a) {
-                changed = true;
-            } else if let Some(n) = self.replace.get(&a) {
+/// A slice's endpoints after its edit, and whether they differ.
+fn apply(edit: &Edit, endpoints: &[Endpoint]) -> (Vec<Endpoint>, bool) {
+    let mut changed = false;
+    let mut kept = Vec::with_capacity(endpoints.len());
+    for e in endpoints {
+        let a = addr(e);
+        match edit.iter().find(|(x, _)| *x == a) {
+            Some((_, None)) => changed = true,
+            Some((_, Some(n))) => {
                 changed |= n != e;
                 kept.push(n.clone());
-            } else {
-                kept.push(e.clone());
             }
+            None => kept.push(e.clone()),
         }
-        (kept, changed)
     }
+    (kept, changed)
 }
 
 #[cfg(test)]
