@@ -126,7 +126,7 @@ fn target(pod: &Pod, port: &crate::api::ServicePort) -> Option<i32> {
 }
 
 /// A Service port set as a pod resolves it: each port's name, protocol and target number, in the Service's order.
-type Ports = Vec<(String, String, i32)>;
+type Ports = Vec<(Str, Str, i32)>;
 
 /// What every endpoint of a sync shares (texts made once per sync, not once per pod), and the zones of nodes.
 struct Shared<'a> {
@@ -168,7 +168,7 @@ impl<'a> Shared<'a> {
             .spec
             .ports
             .iter()
-            .filter_map(|p| target(pod, p).map(|t| (p.name.to_string(), p.protocol.to_string(), t)))
+            .filter_map(|p| target(pod, p).map(|t| (p.name.clone(), p.protocol.clone(), t)))
             .collect();
         let serving = pod.is_ready();
         let terminating = pod.metadata.deletion_timestamp.is_some();
@@ -450,17 +450,17 @@ fn grouped(changes: &[Change]) -> BTreeMap<Ports, Vec<Endpoint>> {
     out
 }
 
-fn slice_ports(ports: &[(String, String, i32)]) -> Option<Vec<EndpointPort>> {
+fn slice_ports(ports: &[(Str, Str, i32)]) -> Option<Vec<EndpointPort>> {
     Some(
         ports
             .iter()
-            .map(|(name, protocol, port)| EndpointPort { name: s(name), protocol: s(protocol), port: Some(*port) })
+            .map(|(name, protocol, port)| EndpointPort { name: name.clone(), protocol: protocol.clone(), port: Some(*port) })
             .collect(),
     )
 }
 
 fn ports_key(e: &EndpointSlice) -> Ports {
-    e.ports().iter().map(|p| (p.name.to_string(), p.protocol.to_string(), p.port.unwrap_or(0))).collect()
+    e.ports().iter().map(|p| (p.name.clone(), p.protocol.clone(), p.port.unwrap_or(0))).collect()
 }
 
 /// What to write: slices to create, to change, to delete.

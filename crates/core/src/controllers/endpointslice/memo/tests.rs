@@ -21,9 +21,9 @@ struct PodState {
 }
 
 fn ports(https: bool) -> Ports {
-    let mut p = vec![(String::new(), "TCP".to_string(), 8080)];
+    let mut p = vec![(s(""), s("TCP"), 8080)];
     if https {
-        p.push(("https".to_string(), "TCP".to_string(), 8443));
+        p.push((s("https"), s("TCP"), 8443));
     }
     p
 }
