@@ -391,7 +391,8 @@ impl EndpointSliceController {
         let existing = cached.iter().filter_map(|o| o.as_endpointslice()).cloned().collect();
         let applied = self.write(key, plan(svc, desired, existing), cx)?;
         // The slices now: those it did not touch, and those it wrote.
-        let touched = |name: &Str| applied.deleted.contains(name) || applied.written.iter().any(|o| o.meta().name == *name);
+        let touched =
+            |name: &Str| applied.deleted.contains(name) || applied.written.iter().any(|o| o.meta().name == *name);
         let kept = cached.iter().filter(|o| !touched(&o.meta().name));
         let slices = kept.chain(&applied.written).filter_map(|o| o.as_endpointslice());
         if let Some(memo) = Memo::of(svc.metadata.resource_version, self.zone_epoch, slices, endpoints) {
@@ -454,7 +455,11 @@ fn slice_ports(ports: &[(Str, Str, i32)]) -> Option<Vec<EndpointPort>> {
     Some(
         ports
             .iter()
-            .map(|(name, protocol, port)| EndpointPort { name: name.clone(), protocol: protocol.clone(), port: Some(*port) })
+            .map(|(name, protocol, port)| EndpointPort {
+                name: name.clone(),
+                protocol: protocol.clone(),
+                port: Some(*port),
+            })
             .collect(),
     )
 }

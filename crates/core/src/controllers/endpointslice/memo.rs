@@ -246,7 +246,13 @@ impl Memo {
 
     /// Takes in what a sync of `changes` wrote: the addresses it took out of their slices (`removed`), the slices
     /// it created or updated (`written`, as the store returned them) and those it deleted.
-    pub fn after(&mut self, changes: &[Change], removed: &[Str], written: &[Rc<Object>], deleted: &[Str]) -> Option<()> {
+    pub fn after(
+        &mut self,
+        changes: &[Change],
+        removed: &[Str],
+        written: &[Rc<Object>],
+        deleted: &[Str],
+    ) -> Option<()> {
         for a in removed {
             self.owner.remove(a);
             self.holder.remove(a);
