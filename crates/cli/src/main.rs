@@ -38,7 +38,8 @@ Usage:
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
   kubeloop bench [--nodes N] [--pods N] [--per-deployment N] [--services] [--churn N] [--seed N] [--memory]
                  [--steady DURATION [--workload W]]
-  kubeloop soak [--nodes N] [--pods N] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION] [--seed N]
+  kubeloop soak [--nodes N] [--pods N] [--services] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION]
+                [--seed N]
   kubeloop help | --help
   kubeloop --version
 
@@ -103,6 +104,7 @@ Commands:
           flat after the warm-up (exit 1 when a structure grew).
             --nodes N         nodes (default 50)
             --pods N          pods, over ten Deployments (default 20 per node)
+            --services        a Service in front of each Deployment (default none)
             --for DURATION    simulated time (default 24h; up to 30 days, e.g. 720h)
             --workload W      idle | churn (scaling, deletions, rollouts) | faulted (churn and a fault every 20
                               minutes: dropped events, cut watches, 410s, conflicts, crashes, dead kubelets);

@@ -25,7 +25,7 @@ fn hours(ms: Millis) -> String {
 }
 
 pub fn run(args: &[String]) -> Result<u8, Fail> {
-    let a = parse_args(args, &["nodes", "pods", "for", "sample", "seed", "workload"], &["json"], "soak")?;
+    let a = parse_args(args, &["nodes", "pods", "for", "sample", "seed", "workload"], &["json", "services"], "soak")?;
     if let Some(extra) = a.positional.first() {
         return Err(Fail(format!("soak: unexpected argument {extra:?}")));
     }
@@ -38,14 +38,16 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
         None => (duration / 48).max(kubeloop_engine::time::MINUTE),
     };
     let workload = Workload::parse(a.value("workload").unwrap_or("faulted")).map_err(|e| Fail(format!("soak: {e}")))?;
-    let config = SoakConfig { seed, nodes, pods, duration, sample_every, workload };
+    let services = a.flag("services");
+    let config = SoakConfig { seed, nodes, pods, duration, sample_every, workload, services };
     let wall = Instant::now();
     let mut soak = Soak::new(config).map_err(|e| Fail(format!("soak: {e}")))?;
     let json = a.flag("json");
     let mut rss: Vec<(Option<u64>, Option<u64>)> = Vec::new();
     if !json {
         output(&format!(
-            "soak: {nodes} nodes, {pods} pods, workload {}, {} simulated, seed {seed}\n{:>7} {:>9} {:>10} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8}\n",
+            "soak: {nodes} nodes, {pods} pods{}, workload {}, {} simulated, seed {seed}\n{:>7} {:>9} {:>10} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8}\n",
+            if services { ", a Service a Deployment" } else { "" },
             workload.as_str(),
             hours(duration),
             "TIME", "RSS-MiB", "ENTRIES", "OBJECTS", "HISTORY", "WATCHES", "BUFFER", "CACHED", "TIMERS", "CONTROL", "KUBELET", "IMAGES", "AGGR", "EVLOG", "WALL-S"

@@ -54,6 +54,8 @@ pub struct SoakConfig {
     /// How often a sample is taken.
     pub sample_every: Millis,
     pub workload: Workload,
+    /// A Service in front of each Deployment (the EndpointSlice controller follows every pod).
+    pub services: bool,
 }
 
 /// One look at the engine during a soak.
@@ -119,7 +121,10 @@ impl Soak {
             sim.add_node(template.clone())?;
         }
         let replicas: Vec<usize> = (0..DEPLOYMENTS).map(|i| soak_replicas(config.pods, i)).collect();
-        let manifests: String = replicas.iter().enumerate().map(|(i, r)| deployment(i, *r)).collect();
+        let mut manifests: String = replicas.iter().enumerate().map(|(i, r)| deployment(i, *r)).collect();
+        if config.services {
+            manifests.extend((0..DEPLOYMENTS).map(service));
+        }
         let driver = Driver::new(config.workload, config.seed, 0, replicas, config.nodes);
         let mut soak = Soak { sim, config, driver };
         kubectl::apply(&mut soak.sim, &manifests).map_err(|e| e.to_string())?;
@@ -179,6 +184,13 @@ fn soak_replicas(pods: usize, i: usize) -> usize {
 fn deployment(i: usize, replicas: usize) -> String {
     format!(
         "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{i}\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: app-{i}\n  template:\n    metadata:\n      labels:\n        app: app-{i}\n    spec:\n      terminationGracePeriodSeconds: 10\n      containers:\n      - name: app\n        image: registry.example/app:1\n        resources:\n          requests:\n            cpu: 10m\n            memory: 16Mi\n"
+    )
+}
+
+/// The soak's Service `i`, in front of Deployment `i` (port 80 to 8080).
+fn service(i: usize) -> String {
+    format!(
+        "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: app-{i}\nspec:\n  selector:\n    app: app-{i}\n  ports:\n  - port: 80\n    targetPort: 8080\n"
     )
 }
 

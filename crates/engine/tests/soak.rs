@@ -182,8 +182,9 @@ fn an_unread_watch_is_ended_when_it_falls_too_far_behind() {
     assert_watches_accounted(&sim, "after the unread watch ended");
 }
 
-/// CI's share of `kubeloop soak`: 30 nodes under churn and a fault every 20 minutes for 12 simulated hours; every
-/// structure flat after the warm-up, every bounded ring within its bound, every open watch an informer's.
+/// CI's share of `kubeloop soak`: 30 nodes under churn and a fault every 20 minutes for 12 simulated hours, a Service
+/// in front of each Deployment; every structure flat after the warm-up (the EndpointSlice controller's memos among
+/// them), every bounded ring within its bound, every open watch an informer's.
 #[test]
 fn a_faulted_soak_of_half_a_day_is_flat() {
     use kubeloop_engine::soak::{verdict, Soak, SoakConfig, Workload};
@@ -194,6 +195,7 @@ fn a_faulted_soak_of_half_a_day_is_flat() {
         duration: 12 * HOUR,
         sample_every: 15 * MINUTE,
         workload: Workload::Faulted,
+        services: true,
     };
     let mut soak = Soak::new(config).expect("soak");
     let samples = soak.run(|_| {});
