@@ -7,6 +7,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use crate::cmd::Cmd;
 use crate::components::cluster::Cluster;
 use crate::components::console::Console;
 use crate::components::control::ControlPanel;
@@ -16,7 +17,7 @@ use crate::components::events::EventStream;
 use crate::components::header::Header;
 use crate::components::lessons::{LessonBar, LessonPanel};
 use crate::components::share::ShareBar;
-use crate::liverun::{parse_seed, Cmd, LiveRun, DEFAULT_SEED, FRAME_BUDGET_MS};
+use crate::liverun::{parse_seed, LiveRun, DEFAULT_SEED, FRAME_BUDGET_MS};
 use crate::view::Snapshot;
 
 /// Hands a text file to the person (a download of `name`), through an object URL and a clicked link.

@@ -10,8 +10,10 @@ use kubeloop_engine::sim::Sim;
 use kubeloop_engine::store::ApiCounters;
 use kubeloop_engine::time::Millis;
 
-use crate::liverun::HISTORY;
 use crate::view::{ChartView, LoopRates};
+
+/// Samples kept per series (one per simulated second): the charts' window, and each controller's queue depths.
+pub const HISTORY: usize = 120;
 
 /// The samples of one controller.
 #[derive(Default)]

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod charts;
+pub mod cmd;
 pub mod components;
 pub mod console;
 pub mod crash;
@@ -15,6 +16,7 @@ pub mod lessons;
 pub mod liverun;
 pub mod persist;
 pub mod readmeter;
+pub mod services;
 pub mod session;
 pub mod share;
 pub mod snapshot;

@@ -5,25 +5,25 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use kubeloop_engine::api::{Kind, ObjKey};
-use kubeloop_engine::behaviour::BehaviourPatch;
+use kubeloop_engine::api::ObjKey;
 use kubeloop_engine::controllers::scheduler::{Profile, Weights};
-use kubeloop_engine::intervention::{
-    AppAction, AppTarget, DeleteTarget, FaultAction, Intervene, Intervention, ModeAction, NodeRef, Performed,
-};
+use kubeloop_engine::intervention::{Intervene, Intervention, Performed};
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::scenario::{Action, Scenario};
 use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};
 
+use crate::charts::HISTORY;
+use crate::cmd::{Cmd, Opening};
 use crate::console::{example_file, Console};
 use crate::driftmeter::DriftMeter;
 use crate::lessons::LessonRun;
 use crate::readmeter::ReadMeter;
+use crate::services::build_services;
 use crate::snapshot::{
-    build_cluster, build_control_plane, build_controllers, build_detail, build_lesson, build_loop, build_services,
-    build_summary, NodeCache,
+    build_cluster, build_control_plane, build_controllers, build_detail, build_lesson, build_loop, build_summary,
+    NodeCache,
 };
 use crate::stream::Stream;
 use crate::view::{
@@ -35,147 +35,10 @@ pub const DEFAULT_SEED: u64 = 1;
 pub const START_NODES: usize = 3;
 /// Wall time a frame may spend running events.
 pub const FRAME_BUDGET_MS: f64 = 8.0;
-/// Queue-depth samples kept per controller (one per simulated second).
-pub const HISTORY: usize = 120;
 /// Longest wall gap a frame accounts for (a hidden tab does not come back to a jump of minutes).
 const MAX_FRAME_DT: f64 = 250.0;
 /// The speed (times real time) from which the loop diagram shows rates instead of single items.
 const LOOP_RATES_FROM: u32 = 10;
-
-/// What the user can do: an intervention on the cluster (apply, a node, a fault, a mode...), or something about
-/// the page itself (the clock, the selection, lessons, the console).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Cmd {
-    /// Something done to the cluster, in the engine's one vocabulary.
-    Intervene(Intervention),
-    Select(Selection),
-    SetPlaying(bool),
-    Step,
-    SetSpeed(Speed),
-    /// Rebuilds the simulation (same seed) with these node failure timings.
-    SetTiming(TimingProfile),
-    /// A fresh simulation (same seed) set up as the lesson says, its script run as time passes; with a profile,
-    /// rebuilt with those timings.
-    StartLesson(&'static str, Option<TimingProfile>),
-    /// Stops the lesson's remaining script (the simulation keeps running).
-    StopLesson,
-    /// The person's prediction for the lesson's waiting question (a choice, or `None` to skip it).
-    Predict(Option<usize>),
-    /// Whether lessons ask for a prediction before their steps (they do by default); a check still follows each.
-    LessonAsks(bool),
-    DismissNotice,
-    /// A line typed in the kubectl console (`kubectl` optional; `clear` empties the console). `stdin` is what
-    /// `-f -` reads: the editor's text.
-    Kubectl {
-        line: String,
-        stdin: Option<String>,
-    },
-    /// Ctrl+C in the console: stops the command that is still printing.
-    KubectlInterrupt,
-    /// explain's documentation as fetched from the site ([`LiveRun::take_docs_request`]), or why not.
-    Docs(Result<String, String>),
-    /// Ctrl+L: empties the console (a running command keeps printing).
-    KubectlClear,
-    /// The run so far as a scenario file, for the page to download ([`LiveRun::take_download`]).
-    Export,
-    /// A scenario file's text to open ([`LiveRun::import`]).
-    Import(String),
-    /// Something the page says in the notice bar (a file not opened, a session not kept, and why).
-    Notice(String),
-    /// The run again from 0, with the same interventions at their times, with this seed (or the same).
-    Replay(Option<u64>),
-    /// Makes a link to the run so far ([`LiveRun::take_share_request`] hands the page what to compress).
-    Share,
-    /// The link the page made of it (the whole URL), or why there is none.
-    Shared(Result<String, String>),
-    /// Whether the link went to the clipboard.
-    Copied(bool),
-    CloseShare,
-    /// The score plugins' weights for the scheduling explanation's what-if (nothing in the run changes).
-    SetScheduleWeights([i64; 4]),
-    /// Which filter plugins run in the scheduling explanation's what-if (nothing in the run changes).
-    SetScheduleFilters([bool; 5]),
-    /// The controller the loop diagram shows.
-    ShowLoop(String),
-    /// What a link opened the page with.
-    Open(Opening),
-    /// Stops a large apply being read: nothing of it is applied.
-    CancelApply,
-    /// Finds a node or pod by name ([`crate::snapshot::search`]): one named exactly is selected.
-    Find(String),
-    /// A new run (same seed) of this many nodes of the default shape and pods ([`sized_scenario`]).
-    NewCluster {
-        nodes: usize,
-        pods: usize,
-    },
-}
-
-/// What a link opens ([`LiveRun::open`]), as the page read it from the URL's fragment (a run inflated already).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Opening {
-    /// A run: its scenario file and the history hash the link says it ends at.
-    Run {
-        text: String,
-        hash: Option<u64>,
-    },
-    Lesson(String),
-    /// One of the scenario files of `examples/`, by name.
-    Scenario(String),
-    /// One of the examples menu's manifests, by id.
-    Example(String),
-    /// A cluster of this many nodes and pods ([`sized_scenario`]).
-    Cluster {
-        nodes: usize,
-        pods: usize,
-    },
-    /// A link that does not open, and why.
-    Failed(String),
-}
-
-/// The interventions the page's buttons and knobs make.
-impl Cmd {
-    pub fn apply(text: String) -> Cmd {
-        Cmd::Intervene(Intervention::Apply(text))
-    }
-
-    pub fn kill_node(name: &str) -> Cmd {
-        Cmd::Intervene(Intervention::KillNode(NodeRef::Name(name.to_string())))
-    }
-
-    pub fn revive_node(name: &str) -> Cmd {
-        Cmd::Intervene(Intervention::ReviveNode(NodeRef::Name(name.to_string())))
-    }
-
-    pub fn cordon(name: &str, on: bool) -> Cmd {
-        Cmd::Intervene(Intervention::Cordon { node: name.to_string(), on })
-    }
-
-    /// A node of the default shape (the page's node template), named `node-N`.
-    pub fn add_node() -> Cmd {
-        Cmd::Intervene(Intervention::AddNode(NodeConfig::default()))
-    }
-
-    /// `kubectl delete pod NAME -n NAMESPACE --wait=false`.
-    pub fn delete_pod(key: &ObjKey) -> Cmd {
-        let target = DeleteTarget::Name(key.name.to_string());
-        let namespace = Some(key.namespace.to_string());
-        Cmd::Intervene(Intervention::Delete { kind: Kind::Pod, namespace, target, wait: false })
-    }
-
-    /// What a pod's simulated application does (kubeloop's own input): a behaviour change, or a crash now.
-    pub fn app_pod(key: &ObjKey, patch: BehaviourPatch, crash: bool) -> Cmd {
-        let target = AppTarget::Pod { namespace: key.namespace.to_string(), name: key.name.to_string() };
-        Cmd::Intervene(Intervention::App(AppAction { target, container: None, patch, crash }))
-    }
-
-    pub fn fault(f: FaultAction) -> Cmd {
-        Cmd::Intervene(Intervention::Fault(f))
-    }
-
-    pub fn mode(m: ModeAction) -> Cmd {
-        Cmd::Intervene(Intervention::Mode(m))
-    }
-}
 
 /// Reads a `?seed=` value: `Ok(None)` when absent, `Err(message)` when it is not a seed.
 pub fn parse_seed(raw: Option<&str>) -> Result<Option<u64>, String> {

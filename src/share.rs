@@ -10,7 +10,7 @@ use yew::Callback;
 
 use kubeloop_engine::link::{self, Link};
 
-use crate::liverun::{Cmd, Opening};
+use crate::cmd::{Cmd, Opening};
 
 #[wasm_bindgen]
 extern "C" {

@@ -4,8 +4,8 @@
 
 use yew::prelude::*;
 
+use crate::charts::HISTORY;
 use crate::format::fmt_secs;
-use crate::liverun::HISTORY;
 use crate::view::ChartView;
 
 const W: f64 = 128.0;

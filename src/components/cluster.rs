@@ -6,10 +6,10 @@ use std::rc::Rc;
 use kubeloop_engine::api::ObjKey;
 use yew::prelude::*;
 
+use crate::cmd::Cmd;
 use crate::components::cluster_canvas::ClusterCanvas;
 use crate::components::detail::DetailPanel;
 use crate::format::{fmt_cpu, fmt_mem};
-use crate::liverun::Cmd;
 use crate::view::{
     ClusterView, CountsView, Detail, NodeView, PodView, SearchView, Selection, ServiceView, DOM_MAX_NODES, DOM_MAX_PODS,
 };

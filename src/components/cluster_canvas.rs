@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
-use crate::liverun::Cmd;
+use crate::cmd::Cmd;
 use crate::view::{CompactCluster, CompactNode, Ready, Selection};
 
 #[derive(Properties, PartialEq)]

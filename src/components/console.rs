@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlInputElement};
 use yew::prelude::*;
 
-use crate::liverun::Cmd;
+use crate::cmd::Cmd;
 use crate::view::{Chunk, ConsoleEntry, ConsoleView};
 
 #[derive(Properties, PartialEq)]

@@ -6,8 +6,9 @@ use std::rc::Rc;
 use kubeloop_engine::time::Millis;
 use yew::prelude::*;
 
+use crate::charts::HISTORY;
+use crate::cmd::Cmd;
 use crate::components::sparkline::Sparkline;
-use crate::liverun::{Cmd, HISTORY};
 use kubeloop_engine::controller::TriggerMode;
 use kubeloop_engine::intervention::{FaultAction, ModeAction};
 use kubeloop_engine::limits::{MAX_API_LATENCY, MAX_PERIOD};

@@ -7,8 +7,8 @@ use kubeloop_engine::intervention::FaultAction;
 use kubeloop_engine::time::Millis;
 use yew::prelude::*;
 
+use crate::cmd::Cmd;
 use crate::format::fmt_dur;
-use crate::liverun::Cmd;
 use crate::view::{ControlPlaneView, ProcState, ProcessView};
 
 #[derive(Properties, PartialEq)]

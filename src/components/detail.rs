@@ -5,8 +5,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::cmd::Cmd;
 use crate::format::{fmt_clock, fmt_dur, fmt_secs};
-use crate::liverun::Cmd;
 use crate::view::{Detail, EventLine, NodeDetail, PodDetail, ScheduleView, Selection};
 use kubeloop_engine::behaviour::BehaviourPatch;
 use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS, SCORE_PLUGINS};

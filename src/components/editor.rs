@@ -8,9 +8,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
+use crate::cmd::Cmd;
 use crate::examples::{self, EXAMPLES};
 use crate::highlight::{highlight_lines, Line};
-use crate::liverun::Cmd;
 use crate::textwindow::{self, TextWindow};
 use crate::view::{ApplyOutcome, EditorLoad};
 

@@ -6,9 +6,10 @@ use std::rc::Rc;
 use kubeloop_engine::sim::TimingProfile;
 use yew::prelude::*;
 
+use crate::cmd::Cmd;
 use crate::format::{fmt_clock, fmt_dur};
 use crate::lessons::LESSONS;
-use crate::liverun::{profile_label, Cmd};
+use crate::liverun::profile_label;
 use crate::view::{AskView, CheckView, LessonView};
 
 #[derive(Properties, PartialEq)]

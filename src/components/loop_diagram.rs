@@ -6,8 +6,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::cmd::Cmd;
 use crate::format::fmt_dur;
-use crate::liverun::Cmd;
 use crate::view::{LoopDiagramView, QueueItemView, WatchTokenView};
 
 #[derive(Properties, PartialEq)]

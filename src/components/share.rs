@@ -2,8 +2,8 @@
 
 use yew::prelude::*;
 
+use crate::cmd::Cmd;
 use crate::format::fmt_secs;
-use crate::liverun::Cmd;
 use crate::view::{ShareState, ShareView};
 
 #[derive(Properties, PartialEq)]

@@ -189,7 +189,7 @@ fn retried_with_backoff(sim: &Sim, _: &Baseline) -> Look {
 }
 
 fn out_of_endpoints(sim: &Sim, _: &Baseline) -> Look {
-    let svc = crate::snapshot::build_services(sim);
+    let svc = crate::services::build_services(sim);
     let ready = svc.first().map_or(0, |s| s.ready);
     let not_ready = web_pods(sim).filter(|p| !p.is_ready()).count();
     let restarts: i32 = web_pods(sim).map(|p| p.restarts()).sum();

@@ -3,8 +3,9 @@
 use std::cell::Cell;
 
 use super::*;
-use kubeloop_engine::api::PodPhase;
+use kubeloop_engine::api::{Kind, PodPhase};
 use kubeloop_engine::controller::TriggerMode;
+use kubeloop_engine::intervention::{FaultAction, ModeAction};
 use kubeloop_engine::sim::DEFAULT_POLL_PERIOD;
 
 fn watch_drop(percent: u32) -> Cmd {

@@ -1,0 +1,68 @@
+//! The page's Services list: each Service and the pods behind its ready endpoints, read from its EndpointSlices as
+//! `kubectl describe service` reads them. A leaf of the page's modules: the snapshot and the lessons' checks both
+//! read it.
+
+use rustc_hash::FxHashMap;
+
+use kubeloop_engine::api::endpointslice::{ServiceEndpoints, LABEL_SERVICE_NAME};
+use kubeloop_engine::api::{EndpointSlice, Kind, ObjKey, Service, Str};
+use kubeloop_engine::sim::Sim;
+
+use crate::view::ServiceView;
+
+/// Services shown at most (the rest are counted).
+pub const MAX_SERVICE_VIEWS: usize = 50;
+/// Pods named per Service.
+const MAX_SERVICE_PODS: usize = 12;
+
+/// The Services and the pods behind their endpoints now, from their EndpointSlices (one pass over the slices).
+pub fn build_services(sim: &Sim) -> Vec<ServiceView> {
+    let store = sim.store();
+    let services: Vec<&Service> =
+        store.objects(Kind::Service).filter_map(|o| o.as_service()).take(MAX_SERVICE_VIEWS).collect();
+    let key = |namespace: &Str, name: &str| ObjKey { namespace: namespace.clone(), name: Str::from(name) };
+    let mut index: FxHashMap<ObjKey, usize> = FxHashMap::default();
+    let mut slices: Vec<Vec<&EndpointSlice>> = Vec::with_capacity(services.len());
+    for (i, s) in services.iter().enumerate() {
+        index.insert(key(&s.metadata.namespace, &s.metadata.name), i);
+        slices.push(Vec::new());
+    }
+    if !services.is_empty() {
+        for slice in store.objects(Kind::EndpointSlice).filter_map(|o| o.as_endpointslice()) {
+            let Some(svc) = slice.metadata.label(LABEL_SERVICE_NAME) else { continue };
+            if let Some(&i) = index.get(&key(&slice.metadata.namespace, svc)) {
+                slices[i].push(slice);
+            }
+        }
+    }
+    let mut views = Vec::with_capacity(services.len());
+    for (svc, slices) in services.iter().zip(&slices) {
+        views.push(service_view(svc, slices));
+    }
+    views
+}
+
+/// A Service's card: its ready endpoints as `kubectl describe service` reads them ([`ServiceEndpoints`]).
+fn service_view(svc: &Service, slices: &[&EndpointSlice]) -> ServiceView {
+    let endpoints = ServiceEndpoints::read(svc, slices);
+    let (mut ready, mut not_ready, mut ready_pods) = (0, 0, Vec::new());
+    for e in endpoints.endpoints.iter().filter(|e| e.met) {
+        if !e.ready {
+            not_ready += 1;
+            continue;
+        }
+        ready += 1;
+        if let Some(pod) = e.target.filter(|_| ready_pods.len() < MAX_SERVICE_PODS) {
+            ready_pods.push(pod.clone());
+        }
+    }
+    kubeloop_engine::sort::sort(&mut ready_pods);
+    ServiceView {
+        key: ObjKey { namespace: svc.metadata.namespace.clone(), name: svc.metadata.name.clone() },
+        type_: svc.spec.type_.clone(),
+        cluster_ip: svc.spec.cluster_ip.clone(),
+        ready,
+        not_ready,
+        ready_pods,
+    }
+}
