@@ -72,27 +72,18 @@ impl EndpointSliceController {
         });
         if !behind {
             t.written.clear();
-            self.tidy(svc);
         }
         behind
     }
 
-    /// Takes the Service's memo out (a sync puts back the one it leaves).
+    /// Takes the Service's memo out (a sync puts back the one it leaves). The Service's entry stays until the
+    /// Service goes.
     fn take_memo(&mut self, svc: &ObjKey) -> Option<Memo> {
-        let memo = self.services.get_mut(svc).and_then(|t| t.memo.take());
-        self.tidy(svc);
-        memo
+        self.services.get_mut(svc).and_then(|t| t.memo.take())
     }
 
     fn put_memo(&mut self, svc: &ObjKey, memo: Memo) {
         self.services.entry(svc.clone()).or_default().memo = Some(memo);
-    }
-
-    /// Forgets the Service when nothing of it is kept.
-    fn tidy(&mut self, svc: &ObjKey) {
-        if self.services.get(svc).is_some_and(|t| t.written.is_empty() && t.memo.is_none()) {
-            self.services.remove(svc);
-        }
     }
 }
 
@@ -403,9 +394,7 @@ impl EndpointSliceController {
 
     /// Writes `plan`, recording each write for [`EndpointSliceController::stale`].
     fn write(&mut self, key: &ObjKey, plan: Plan, cx: &mut Ctx<'_, '_>) -> Result<Applied, ApiError> {
-        let result = apply(plan, cx, &mut self.services.entry(key.clone()).or_default().written);
-        self.tidy(key);
-        result
+        apply(plan, cx, &mut self.services.entry(key.clone()).or_default().written)
     }
 }
 
