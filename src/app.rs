@@ -16,7 +16,7 @@ use crate::components::editor::Editor;
 use crate::components::events::EventStream;
 use crate::components::header::Header;
 use crate::components::lessons::{LessonBar, LessonPanel};
-use crate::components::share::ShareBar;
+use crate::components::share::share_bar;
 use crate::liverun::{parse_seed, LiveRun, DEFAULT_SEED, FRAME_BUDGET_MS};
 use crate::view::Snapshot;
 
@@ -437,7 +437,7 @@ pub fn App() -> Html {
         <div class={classes!("app", console_used.then_some("console-used"))} ondragenter={drag_enter}>
             <Header time={s.time.clone()} on_cmd={on_cmd.clone()} />
             if let Some(share) = &s.share {
-                <ShareBar share={share.clone()} on_cmd={on_cmd.clone()} />
+                { share_bar(share, &on_cmd) }
             }
             <LessonBar active={s.lesson.as_ref().map(|l| l.id)} timing={s.timing} on_cmd={on_cmd.clone()} />
             { for notice }

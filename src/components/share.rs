@@ -6,16 +6,9 @@ use crate::cmd::Cmd;
 use crate::format::fmt_secs;
 use crate::view::{ShareState, ShareView};
 
-#[derive(Properties, PartialEq)]
-pub struct ShareBarProps {
-    pub share: std::rc::Rc<ShareView>,
-    pub on_cmd: Callback<Cmd>,
-}
-
-#[component]
-pub fn ShareBar(props: &ShareBarProps) -> Html {
-    let s = &props.share;
-    let close = props.on_cmd.reform(|_: MouseEvent| Cmd::CloseShare);
+/// The bar, as a plain function of the view (a component costs about 2 KiB of yew's code; the bar shows one link).
+pub fn share_bar(s: &ShareView, on_cmd: &Callback<Cmd>) -> Html {
+    let close = on_cmd.reform(|_: MouseEvent| Cmd::CloseShare);
     let what = format!("Link to this run at t = {} (history hash {:016x})", fmt_secs(s.at), s.hash);
     let body = match &s.state {
         ShareState::Making => html! { <span>{ format!("{what}: compressing…") }</span> },
@@ -26,7 +19,7 @@ pub fn ShareBar(props: &ShareBarProps) -> Html {
             let select =
                 Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select());
             let copy = {
-                let (url, on_cmd) = (url.clone(), props.on_cmd.clone());
+                let (url, on_cmd) = (url.clone(), on_cmd.clone());
                 Callback::from(move |_: MouseEvent| {
                     let (url, on_cmd) = (url.clone(), on_cmd.clone());
                     wasm_bindgen_futures::spawn_local(async move {
