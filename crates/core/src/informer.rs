@@ -10,6 +10,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 
 use crate::api::{controller_of, Kind, LabelSelector, Labels, ObjKey, Object, Pod, Str};
+use crate::backoff::Backoff;
 use crate::rng::Rng;
 use crate::store::{ApiError, ClientId, Store};
 use crate::time::{Millis, SECOND};
@@ -577,6 +578,9 @@ impl InformerTotals {
 
 pub const RELIST_BACKOFF_INITIAL: Millis = 800;
 pub const RELIST_BACKOFF_MAX: Millis = 30 * SECOND;
+/// The reflector's relist back-off: 800 ms doubling to 30 s, each delay with up to 100% more at random.
+const RELIST_BACKOFF: Backoff =
+    Backoff { jitter: 1.0, ..Backoff::doubling(RELIST_BACKOFF_INITIAL, RELIST_BACKOFF_MAX) };
 
 impl Informer {
     // ---- its state, read (only the informer writes it) ----
@@ -767,8 +771,8 @@ impl Informer {
     /// backoff manager), advancing it for next time.
     pub fn next_backoff(&mut self, rng: &mut Rng) -> Millis {
         let base = self.backoff;
-        self.backoff = (self.backoff * 2).min(RELIST_BACKOFF_MAX);
-        base + (base as f64 * rng.f64()) as Millis
+        self.backoff = RELIST_BACKOFF.after(base);
+        RELIST_BACKOFF.jittered(base, rng)
     }
 
     /// Applies delivered watch events to the cache, dropping the configured fraction (the fault), and returns what

@@ -8,6 +8,7 @@
 #[doc(hidden)]
 pub mod admission;
 pub mod api;
+pub mod backoff;
 pub mod behaviour;
 #[doc(hidden)]
 pub mod client;

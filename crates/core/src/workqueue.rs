@@ -20,6 +20,7 @@ use std::hash::Hash;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::backoff::Backoff;
 use crate::rng::Rng;
 use crate::time::{Millis, SECOND};
 
@@ -363,14 +364,13 @@ pub trait RateLimiter<K> {
 /// counts the key's earlier `when` calls since it was forgotten. With base 5 ms: 5, 10, 20, 40 ... ms.
 #[derive(Clone, Debug)]
 pub struct ItemExponentialFailureRateLimiter<K> {
-    base: Millis,
-    max: Millis,
+    backoff: Backoff,
     failures: FxHashMap<K, u32>,
 }
 
 impl<K> ItemExponentialFailureRateLimiter<K> {
     pub fn new(base: Millis, max: Millis) -> Self {
-        ItemExponentialFailureRateLimiter { base, max, failures: FxHashMap::default() }
+        ItemExponentialFailureRateLimiter { backoff: Backoff::doubling(base, max), failures: FxHashMap::default() }
     }
 }
 
@@ -379,8 +379,7 @@ impl<K: Clone + Eq + Hash> RateLimiter<K> for ItemExponentialFailureRateLimiter<
         let failures = self.failures.entry(k.clone()).or_insert(0);
         let exp = *failures;
         *failures = failures.saturating_add(1);
-        // client-go returns max when base * 2^exp overflows.
-        1u64.checked_shl(exp).and_then(|f| self.base.checked_mul(f)).map_or(self.max, |d| d.min(self.max))
+        self.backoff.delay(exp)
     }
 
     fn forget(&mut self, k: &K) {

@@ -12,6 +12,7 @@ mod spread;
 use spread::{Spread, SpreadCounts};
 
 use crate::api::{s, text_eq, Kind, LabelSelector, Labels, ObjKey, Object, Pod, Str, Taint};
+use crate::backoff::Backoff;
 use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
@@ -1019,7 +1020,7 @@ impl Reconciler for Scheduler {
             cx.recorder.event(&mut cx.api, &obj, EventKind::Warning, "FailedScheduling", &msg);
             let attempts = self.attempts.entry(key.clone()).or_default();
             *attempts += 1;
-            let backoff = (POD_INITIAL_BACKOFF << (*attempts - 1).min(10)).min(POD_MAX_BACKOFF);
+            let backoff = Backoff::doubling(POD_INITIAL_BACKOFF, POD_MAX_BACKOFF).delay((*attempts - 1).min(10));
             self.unschedulable.insert(key.clone(), cx.now + backoff);
             return Ok(ReconcileAction::RequeueAfter(MAX_IN_UNSCHEDULABLE));
         }

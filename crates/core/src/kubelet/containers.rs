@@ -33,29 +33,32 @@ pub const BACKOFF_MAX: Millis = 5 * MINUTE;
 /// The exit code of a simulated process stopped by the kubelet (it exits on SIGTERM; kubeloop's own choice).
 pub const SIGTERM_EXIT_CODE: i32 = 143;
 
+/// The kubelet's container restart and image pull back-off: 10 s doubling to 5 min, without jitter.
+const CONTAINER_BACKOFF: crate::backoff::Backoff = crate::backoff::Backoff::doubling(BACKOFF_INITIAL, BACKOFF_MAX);
+
 /// One item of `flowcontrol.Backoff`: the current delay and when it was last advanced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Backoff {
+pub struct BackoffEntry {
     pub delay: Millis,
     pub last_update: Millis,
 }
 
-impl Backoff {
+impl BackoffEntry {
     /// `hasExpired`: stable for twice the maximum since the last update.
     fn expired(&self, event: Millis) -> bool {
         event.saturating_sub(self.last_update) > 2 * BACKOFF_MAX
     }
 
     /// `IsInBackOffSince(id, event)`: less than the delay has passed since `event`.
-    pub fn active(entry: Option<&Backoff>, event: Millis, now: Millis) -> bool {
+    pub fn active(entry: Option<&BackoffEntry>, event: Millis, now: Millis) -> bool {
         entry.is_some_and(|e| !e.expired(event) && now.saturating_sub(event) < e.delay)
     }
 
     /// `Next(id, event)`: the initial delay for a new or expired item, else double it (up to the maximum).
-    pub fn next(entry: &mut Option<Backoff>, event: Millis, now: Millis) {
+    pub fn next(entry: &mut Option<BackoffEntry>, event: Millis, now: Millis) {
         *entry = Some(match *entry {
-            Some(e) if !e.expired(event) => Backoff { delay: (e.delay * 2).min(BACKOFF_MAX), last_update: now },
-            _ => Backoff { delay: BACKOFF_INITIAL, last_update: now },
+            Some(e) if !e.expired(event) => BackoffEntry { delay: CONTAINER_BACKOFF.after(e.delay), last_update: now },
+            _ => BackoffEntry { delay: CONTAINER_BACKOFF.initial, last_update: now },
         });
     }
 }
@@ -115,8 +118,8 @@ pub struct ContainerRun {
     /// The startup probe passed (or there is none).
     pub started: bool,
     pub ready: bool,
-    pub crash_backoff: Option<Backoff>,
-    pub pull_backoff: Option<Backoff>,
+    pub crash_backoff: Option<BackoffEntry>,
+    pub pull_backoff: Option<BackoffEntry>,
     /// Indexed by [`probe_index`].
     pub probes: [ProbeRun; 3],
     /// When the running process exits by itself.
@@ -361,19 +364,19 @@ mod tests {
     #[test]
     fn backoff_doubles_to_five_minutes_and_is_forgotten_after_ten() {
         let mut e = None;
-        assert!(!Backoff::active(e.as_ref(), 0, 0));
-        Backoff::next(&mut e, 0, 0);
+        assert!(!BackoffEntry::active(e.as_ref(), 0, 0));
+        BackoffEntry::next(&mut e, 0, 0);
         assert_eq!(e.map(|b| b.delay), Some(10 * SECOND));
-        assert!(Backoff::active(e.as_ref(), 5 * SECOND, 6 * SECOND));
-        assert!(!Backoff::active(e.as_ref(), 5 * SECOND, 15 * SECOND));
+        assert!(BackoffEntry::active(e.as_ref(), 5 * SECOND, 6 * SECOND));
+        assert!(!BackoffEntry::active(e.as_ref(), 5 * SECOND, 15 * SECOND));
         let mut delays = Vec::new();
         for i in 1..8 {
-            Backoff::next(&mut e, i * SECOND, i * SECOND);
+            BackoffEntry::next(&mut e, i * SECOND, i * SECOND);
             delays.push(e.map(|b| b.delay / SECOND));
         }
         assert_eq!(delays, [20, 40, 80, 160, 300, 300, 300].map(Some));
         // Ten minutes and a bit after the last update: a fresh 10 s.
-        Backoff::next(&mut e, 7 * SECOND + 10 * MINUTE + 1, 7 * SECOND + 10 * MINUTE + 1);
+        BackoffEntry::next(&mut e, 7 * SECOND + 10 * MINUTE + 1, 7 * SECOND + 10 * MINUTE + 1);
         assert_eq!(e.map(|b| b.delay), Some(10 * SECOND));
     }
 

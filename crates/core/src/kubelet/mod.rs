@@ -22,7 +22,7 @@ mod config;
 mod containers;
 
 pub use containers::{
-    apply_status, Backoff, ContainerRun, Due, ProbeRun, Run, Termination, BACKOFF_INITIAL, BACKOFF_MAX,
+    apply_status, BackoffEntry, ContainerRun, Due, ProbeRun, Run, Termination, BACKOFF_INITIAL, BACKOFF_MAX,
     PLEG_RELIST_PERIOD, SIGTERM_EXIT_CODE,
 };
 
@@ -790,7 +790,7 @@ impl Kubelet {
                 match &c.run {
                     Run::Waiting { reason: "ErrImagePull" | "ImagePullBackOff", .. } => {
                         let last = c.pull_backoff.map_or(now, |e| e.last_update);
-                        if Backoff::active(c.pull_backoff.as_ref(), last, now) {
+                        if BackoffEntry::active(c.pull_backoff.as_ref(), last, now) {
                             let delay = c.pull_backoff.map_or(BACKOFF_INITIAL, |e| e.delay);
                             let msg = format!("Back-off pulling image \"{}\"", spec.image);
                             c.run = Run::Waiting { reason: "ImagePullBackOff", message: msg.clone() };
@@ -850,7 +850,7 @@ impl Kubelet {
         let Some(spec) = pod.spec.containers.get(i) else { return };
         let present = self.images.contains_key(&spec.image);
         let Some(c) = self.pods.get_mut(key).and_then(|rt| rt.containers.get_mut(i)) else { return };
-        if Backoff::active(c.crash_backoff.as_ref(), ended.finished, now) {
+        if BackoffEntry::active(c.crash_backoff.as_ref(), ended.finished, now) {
             let delay = c.crash_backoff.map_or(BACKOFF_INITIAL, |e| e.delay);
             let (name, ns, uid) = (&pod.metadata.name, &pod.metadata.namespace, &pod.metadata.uid);
             let message = format!(
@@ -868,7 +868,7 @@ impl Kubelet {
             self.write_status(api, key, now);
             return;
         }
-        Backoff::next(&mut c.crash_backoff, ended.finished, now);
+        BackoffEntry::next(&mut c.crash_backoff, ended.finished, now);
         c.last = Some(ended);
         c.restarts = c.restarts.saturating_add(1);
         if present && &*spec.image_pull_policy != "Always" {
@@ -902,7 +902,7 @@ impl Kubelet {
         let err = containers::pull_error(&c.image);
         let msg = format!("Failed to pull image \"{}\": {err}", c.image);
         c.run = Run::Waiting { reason: "ErrImagePull", message: err };
-        Backoff::next(&mut c.pull_backoff, now, now);
+        BackoffEntry::next(&mut c.pull_backoff, now, now);
         c.sync_at = Some(now + PLEG_RELIST_PERIOD);
         due.push((i, Due::Sync, now + PLEG_RELIST_PERIOD));
         self.recorder.event(api, obj, EventKind::Warning, "Failed", &msg);
