@@ -364,13 +364,15 @@ pub trait RateLimiter<K> {
 /// counts the key's earlier `when` calls since it was forgotten. With base 5 ms: 5, 10, 20, 40 ... ms.
 #[derive(Clone, Debug)]
 pub struct ItemExponentialFailureRateLimiter<K> {
-    backoff: Backoff,
+    /// The doubling back-off's first delay and cap (kept as two figures: a queue of every controller has one).
+    base: Millis,
+    max: Millis,
     failures: FxHashMap<K, u32>,
 }
 
 impl<K> ItemExponentialFailureRateLimiter<K> {
     pub fn new(base: Millis, max: Millis) -> Self {
-        ItemExponentialFailureRateLimiter { backoff: Backoff::doubling(base, max), failures: FxHashMap::default() }
+        ItemExponentialFailureRateLimiter { base, max, failures: FxHashMap::default() }
     }
 }
 
@@ -379,7 +381,7 @@ impl<K: Clone + Eq + Hash> RateLimiter<K> for ItemExponentialFailureRateLimiter<
         let failures = self.failures.entry(k.clone()).or_insert(0);
         let exp = *failures;
         *failures = failures.saturating_add(1);
-        self.backoff.delay(exp)
+        Backoff::doubling(self.base, self.max).delay(exp)
     }
 
     fn forget(&mut self, k: &K) {
