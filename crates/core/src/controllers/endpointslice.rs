@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 
-use memo::{Change, Memo};
+use memo::{addr, Change, Memo};
 
 use crate::api::endpointslice::{
     LABEL_HEADLESS, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, MANAGED_BY_CONTROLLER, MAX_ENDPOINTS_PER_SLICE,
@@ -472,7 +472,6 @@ struct Plan {
 fn plan(svc: &Service, desired: BTreeMap<Ports, Vec<Endpoint>>, existing: Vec<EndpointSlice>) -> Plan {
     let mut plan = Plan::default();
     let labels = slice_labels(svc);
-    let addr = |e: &Endpoint| e.addresses.first().cloned().unwrap_or_default();
     let mut by_ports: BTreeMap<Ports, Vec<EndpointSlice>> = BTreeMap::new();
     for e in existing {
         by_ports.entry(ports_key(&e)).or_default().push(e);

@@ -284,10 +284,6 @@ impl Kubelet {
         }
     }
 
-    fn pod_range(&self) -> String {
-        pod_range(self.index)
-    }
-
     fn node_ip(&self) -> String {
         format!("10.0.{}.{}", (self.index / 250) % 256, self.index % 250 + 2)
     }
@@ -295,7 +291,7 @@ impl Kubelet {
     /// Registers the node (creates it, or takes over an existing Node object) and renews the lease.
     pub fn register(&mut self, api: &mut Api, now: Millis) {
         let mut node = registered_node(&self.config);
-        node.spec.pod_cidr = s(&format!("{}.0/24", self.pod_range()));
+        node.spec.pod_cidr = s(&format!("{}.0/24", pod_range(self.index)));
         node.status = self.node_status(now, None);
         let written = match api.create(Object::Node(node.clone())) {
             Ok(o) => Some(o),
@@ -439,7 +435,7 @@ impl Kubelet {
                     mount_retry: 0,
                     containers,
                 };
-                let ip = format!("{}.{}", self.pod_range(), self.next_ip);
+                let ip = format!("{}.{}", pod_range(self.index), self.next_ip);
                 self.next_ip = if self.next_ip >= 254 { 2 } else { self.next_ip + 1 };
                 let host_ip = self.node_ip();
                 let names: Vec<String> = pod.spec.containers.iter().map(|c| c.name.to_string()).collect();
