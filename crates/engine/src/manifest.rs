@@ -137,28 +137,7 @@ pub trait ObjectText {
 
 impl ObjectText for Object {
     fn to_json(&self) -> serde_json::Value {
-        let body = match self {
-            Object::Namespace(v) => serde_json::to_value(v),
-            Object::Node(v) => serde_json::to_value(v),
-            Object::Pod(v) => serde_json::to_value(v),
-            Object::ReplicaSet(v) => serde_json::to_value(v),
-            Object::Deployment(v) => serde_json::to_value(v),
-            Object::Lease(v) => serde_json::to_value(v),
-            Object::Event(v) => serde_json::to_value(v),
-            Object::ConfigMap(v) => serde_json::to_value(v),
-            Object::Secret(v) => serde_json::to_value(v),
-            Object::ServiceAccount(v) => serde_json::to_value(v),
-            Object::Service(v) => serde_json::to_value(v),
-            Object::EndpointSlice(v) => serde_json::to_value(v),
-            Object::PodDisruptionBudget(v) => serde_json::to_value(v),
-        };
-        let mut out = serde_json::Map::new();
-        out.insert("apiVersion".into(), self.kind().api_version().into());
-        out.insert("kind".into(), self.kind().name().into());
-        if let Ok(serde_json::Value::Object(fields)) = body {
-            out.extend(fields);
-        }
-        serde_json::Value::Object(out)
+        json::object(self)
     }
 
     fn to_yaml(&self) -> String {
@@ -833,6 +812,7 @@ pub fn validate_object(m: &Manifest, obj: &Object) -> Result<(), ManifestError> 
     }
 }
 
+mod json;
 #[cfg(test)]
 mod legacy;
 pub(crate) mod objects;
