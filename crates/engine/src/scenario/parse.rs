@@ -183,7 +183,7 @@ impl<'de> Deserialize<'de> for Sel {
     serde(
         deny_unknown_fields,
         rename_all = "camelCase",
-        expecting = "a scenario: a mapping with seed, until, timing, cluster, manifests and actions"
+        expecting = "a scenario: a mapping with seed, until, timing, cluster, manifests, actions and lesson"
     )
 )]
 pub(super) struct RawScenario {
@@ -200,6 +200,8 @@ pub(super) struct RawScenario {
     /// `real` (upstream's, the default) or `fast-demo` (kubeloop's own shorter node failure timings).
     #[cfg_attr(test, serde(default))]
     timing: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    lesson: Option<super::expect::RawLesson>,
 }
 
 #[derive(Default)]
@@ -425,13 +427,20 @@ pub(super) fn sel<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Sel> {
 
 fn scenario<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawScenario> {
     let shape = Shape {
-        expected: "a scenario: a mapping with seed, until, timing, cluster, manifests and actions",
-        names: &["seed", "until", "cluster", "manifests", "actions", "timing"],
+        expected: "a scenario: a mapping with seed, until, timing, cluster, manifests, actions and lesson",
+        names: &["seed", "until", "cluster", "manifests", "actions", "timing", "lesson"],
         required: &[],
         strict: true,
     };
-    let mut r =
-        RawScenario { seed: None, until: None, cluster: None, manifests: None, actions: Vec::new(), timing: None };
+    let mut r = RawScenario {
+        seed: None,
+        until: None,
+        cluster: None,
+        manifests: None,
+        actions: Vec::new(),
+        timing: None,
+        lesson: None,
+    };
     cx.fields(n, &shape, &mut |cx, key, v| {
         match key {
             "seed" => r.seed = cx.option(v, |cx, v| cx.unsigned(v, u64::MAX, "u64"))?,
@@ -439,6 +448,7 @@ fn scenario<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawScenario> {
             "cluster" => r.cluster = cx.option(v, cluster)?,
             "manifests" => r.manifests = cx.option(v, manifest_text)?,
             "actions" => r.actions = cx.seq(v, action)?,
+            "lesson" => r.lesson = cx.option(v, super::expect::lesson)?,
             _ => r.timing = opt_string(cx, v)?,
         }
         Ok(())
@@ -613,6 +623,28 @@ pub(super) fn check_name(lines: &Lines, path: &[&str], what: &str, name: &str) -
 }
 
 impl Scenario {
+    /// Only the `lesson:` of a scenario text, read and checked (`None`: it has none). The page's lesson bar reads
+    /// every lesson's header this way, and the rest of a lesson when it starts.
+    pub fn lesson_of(text: &str) -> Result<Option<LessonInfo>, ScenarioError> {
+        yamlcheck::check(text, Subject::Scenario, 1)
+            .map_err(|r| ScenarioError::located(Some(r.line), r.column, &r.message))?;
+        let located =
+            |e: &crate::decode::Error| ScenarioError::located(Some(e.line), Some(e.column), strip_location(&e.message));
+        let root = crate::yamltree::parse(text).map_err(|stopped| {
+            let (line, column) = stopped.error.location().map_or((None, None), |(l, c)| (Some(l), Some(c)));
+            ScenarioError::located(line, column, strip_location(&stopped.error.to_string()))
+        })?;
+        let Some(crate::yamltree::Value::Map(entries)) = root.as_ref().map(|r| &r.value) else { return Ok(None) };
+        let Some((_, v)) = entries
+            .iter()
+            .find(|(k, _)| matches!(&k.value, crate::yamltree::Value::Scalar(s) if s.as_str() == "lesson"))
+        else {
+            return Ok(None);
+        };
+        let raw = Cx::new().below("lesson", |cx| super::expect::lesson(cx, v)).map_err(|e| located(&e))?;
+        super::expect::lesson_info(&Lines::new(text), raw).map(Some)
+    }
+
     /// Parses and checks a scenario.
     pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         Self::parse_with(text, read)
@@ -702,7 +734,11 @@ impl Scenario {
                 )
             })?,
         };
-        Ok(Scenario { seed: raw.seed, until, node_template, nodes, manifests, actions, timing })
+        let lesson = match raw.lesson {
+            Some(l) => Some(super::expect::lesson_info(&lines, l)?),
+            None => None,
+        };
+        Ok(Scenario { seed: raw.seed, until, node_template, nodes, manifests, actions, timing, lesson })
     }
 }
 

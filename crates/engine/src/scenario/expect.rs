@@ -1,0 +1,1308 @@
+//! Lessons as data. A scenario file may say how the page presents it as a lesson (`lesson:`), ask a person to
+//! predict what a step will do (an action's `ask:`), and say what the control loop does after a step (an action's
+//! `expect:`, in the small vocabulary below). The engine checks the expectations as a run goes (the runner and the
+//! page, at the same simulated seconds, see the same verdicts); `kubeloop run` reports them.
+//!
+//! ```yaml
+//! lesson: {title: Self-healing, watch: "A deleted pod is replaced...", figures: [deployments], speed: 10, order: 1}
+//! actions:
+//!   - at: 15s
+//!     label: delete one web pod
+//!     delete: {kind: pod, oneOf: "app=web", wait: false}
+//!     ask:
+//!       question: A web pod is deleted. What happens next?
+//!       choices: ["Nothing", "A new one is created within seconds", "The kubelet restarts it"]
+//!       answer: 1
+//!     expect:
+//!       - {within: 30s, pods: {selector: app=web, running: 3, createdSince: ">= 1"}}
+//! ```
+//!
+//! An expectation is looked at on every whole simulated second after its step, seeing the cluster as the events
+//! before that second left it: `within: D` holds the first second it is true (and fails if it never is by D after
+//! the step), `at: D` is looked at once, D after the step, and `throughout: D` must be true at every second until D
+//! after the step.
+
+use super::parse::{dur, kind_name, sel, Dur, KindName, Lines, Sel};
+use super::*;
+use crate::decode::{Any, Cx, Shape};
+use crate::yamltree::{Node, Scalar};
+
+/// The most choices a question offers.
+pub const MAX_CHOICES: usize = 6;
+/// The most expectations one step carries, and the most subjects one expectation checks.
+pub const MAX_EXPECTS: usize = 8;
+/// The fastest speed a lesson may suggest (the page's fastest).
+pub const MAX_SPEED: u64 = 1000;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The data
+
+/// `lesson:`: how the page presents the scenario as a lesson. `kubeloop run` shows only its title.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LessonInfo {
+    pub title: String,
+    /// The lesson bar's label (`short:`, else the title).
+    pub short: String,
+    /// What happens and what to watch, in a few sentences.
+    pub watch: String,
+    /// Live figures shown beside the text.
+    pub figures: Vec<Figure>,
+    /// The lesson is about node failure: the page offers kubeloop's fast demo timings.
+    pub fast_demo: bool,
+    /// The speed the page sets when the lesson starts.
+    pub speed: u32,
+    /// The event stream's controller filter while the lesson runs.
+    pub events: Option<&'static str>,
+    /// Place in the lesson bar (ties by file name).
+    pub order: u32,
+}
+
+/// Live figures a lesson shows (the page reads them from the simulation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    /// Per Deployment: desired replicas and pods really running.
+    Deployments,
+    /// spec.replicas of the Deployment and of its ReplicaSets.
+    ReplicaSetSpec,
+    /// resourceVersion of the Deployment, ReplicaSet and pods, and the store's.
+    ResourceVersions,
+    /// Drift, relists, and the ReplicaSet controller's trigger mode.
+    Drift,
+    /// API reads per minute in both modes.
+    Reads,
+    /// 409 Conflicts per client.
+    Conflicts,
+    /// The controller managers and the Lease holder.
+    Leader,
+    /// The retry delays of the ReplicaSet controller's failed reconciles.
+    RetryDelays,
+    /// Killed nodes: Ready condition and taints.
+    DeadNodes,
+    /// Per Service: its ready endpoints and the others.
+    Endpoints,
+    /// Pods that are not ready or have restarted: their containers' state and restart counts.
+    Restarts,
+    /// Per Deployment: its Progressing condition and the new ReplicaSet's ready pods.
+    Rollout,
+    /// Per PodDisruptionBudget: healthy, desired and allowed disruptions; and the cordoned nodes.
+    Budgets,
+}
+
+/// Each figure's name in a scenario file.
+pub const FIGURES: [(&str, Figure); 13] = [
+    ("deployments", Figure::Deployments),
+    ("replicaSetSpec", Figure::ReplicaSetSpec),
+    ("resourceVersions", Figure::ResourceVersions),
+    ("drift", Figure::Drift),
+    ("reads", Figure::Reads),
+    ("conflicts", Figure::Conflicts),
+    ("leader", Figure::Leader),
+    ("retryDelays", Figure::RetryDelays),
+    ("deadNodes", Figure::DeadNodes),
+    ("endpoints", Figure::Endpoints),
+    ("restarts", Figure::Restarts),
+    ("rollout", Figure::Rollout),
+    ("budgets", Figure::Budgets),
+];
+
+/// `ask:`: a question the page asks before the step runs (the clock holds until it is answered). Its step's
+/// expectations say whether the answer is what the control loop does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ask {
+    pub question: String,
+    pub choices: Vec<String>,
+    /// The right choice (0-based).
+    pub answer: usize,
+}
+
+/// One `expect:` entry: what is true after the step, and when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expect {
+    pub when: When,
+    /// All must hold at the same moment.
+    pub subjects: Vec<Subject>,
+    /// Line of the entry in the scenario text.
+    pub line: usize,
+}
+
+/// When an expectation is looked at, from its step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    /// Holds at some whole second within this long.
+    Within(Millis),
+    /// Holds this long after (looked at once).
+    At(Millis),
+    /// Holds at every whole second until this long after.
+    Throughout(Millis),
+}
+
+/// A number a figure is compared with: `3`, `">= 1"`, `"<= 2"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Count {
+    pub op: Op,
+    pub n: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Is,
+    AtLeast,
+    AtMost,
+}
+
+/// What an expectation looks at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// `pods:` the pods a selector matches.
+    Pods(Pods),
+    /// `replicaSets:` the spec.replicas of the ReplicaSets a selector matches, in the store's order.
+    ReplicaSets { selector: Option<(LabelSelector, String)>, namespace: String, replicas: Vec<i32> },
+    /// `endpoints:` a Service's ready endpoints (over its EndpointSlices).
+    Endpoints { namespace: String, service: String, ready: Count },
+    /// `unchanged:` no object of these kinds written since the step (resourceVersions and count).
+    Unchanged(Vec<Kind>),
+    /// `apiReadsPerMinute:` API reads (LIST items, GETs, watch events) per simulated minute since the step.
+    ReadsPerMinute(Count),
+    /// `retries:` the most times a key waiting in a controller's queue has been retried.
+    Retries { controller: &'static str, count: Count },
+    /// `condition:` an object's condition, by type.
+    Condition(ConditionIs),
+    /// `conflicts:` updates answered 409 Conflict since the step, every client.
+    Conflicts(Count),
+    /// `drift:` cached objects that differ from the store, over every running informer.
+    Drift(Count),
+    /// `leader:` the kube-controller-manager replica leading (`none`: no replica leads).
+    Leader(Option<String>),
+}
+
+/// `pods:`: counts over the pods a selector matches (in one namespace), each optional.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Pods {
+    pub selector: LabelSelector,
+    pub text: String,
+    pub namespace: String,
+    /// Only the pods whose first container runs this image.
+    pub image: Option<String>,
+    /// Every pod matched, terminating ones included.
+    pub total: Option<Count>,
+    /// Running and not terminating.
+    pub running: Option<Count>,
+    /// Ready and not terminating.
+    pub ready: Option<Count>,
+    /// Not ready and not terminating.
+    pub not_ready: Option<Count>,
+    pub terminating: Option<Count>,
+    /// Created since the step.
+    pub created_since: Option<Count>,
+    /// Not terminating, on a node whose kubelet is dead.
+    pub on_dead_nodes: Option<Count>,
+    /// Container restarts, summed.
+    pub restarts: Option<Count>,
+    /// With a container waiting in CrashLoopBackOff.
+    pub back_off: Option<Count>,
+    /// The nodes the running pods run on, exactly.
+    pub nodes: Option<Vec<String>>,
+}
+
+/// `condition:`: an object's condition of one type has this status and reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConditionIs {
+    pub kind: Kind,
+    pub namespace: String,
+    pub name: String,
+    pub type_: String,
+    pub status: Option<String>,
+    pub reason: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Words
+
+impl Count {
+    fn holds(&self, v: u64) -> bool {
+        match self.op {
+            Op::Is => v == self.n,
+            Op::AtLeast => v >= self.n,
+            Op::AtMost => v <= self.n,
+        }
+    }
+
+    fn parse(text: &str) -> Result<Count, String> {
+        let t = text.trim();
+        let (op, rest) = match (t.strip_prefix(">="), t.strip_prefix("<=")) {
+            (Some(r), _) => (Op::AtLeast, r),
+            (_, Some(r)) => (Op::AtMost, r),
+            _ => (Op::Is, t),
+        };
+        match rest.trim().parse::<u64>() {
+            Ok(n) => Ok(Count { op, n }),
+            Err(_) => Err(format!("{:?} is not a count: a number, or \">= N\" or \"<= N\"", echo(text))),
+        }
+    }
+}
+
+impl fmt::Display for Count {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.op {
+            Op::Is => write!(f, "{}", self.n),
+            Op::AtLeast => write!(f, "at least {}", self.n),
+            Op::AtMost => write!(f, "at most {}", self.n),
+        }
+    }
+}
+
+impl fmt::Display for When {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            When::Within(d) => write!(f, "within {}", human_duration(*d)),
+            When::At(d) => write!(f, "{} after", human_duration(*d)),
+            When::Throughout(d) => write!(f, "for {}", human_duration(*d)),
+        }
+    }
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Pods(p) => {
+                let mut parts = Vec::new();
+                let counts = [
+                    (&p.total, "in all"),
+                    (&p.running, "running"),
+                    (&p.ready, "ready"),
+                    (&p.not_ready, "not ready"),
+                    (&p.terminating, "terminating"),
+                    (&p.created_since, "created since the step"),
+                    (&p.on_dead_nodes, "on dead nodes"),
+                    (&p.restarts, "restarts"),
+                    (&p.back_off, "in CrashLoopBackOff"),
+                ];
+                for (c, what) in counts {
+                    if let Some(c) = c {
+                        parts.push(format!("{c} {what}"));
+                    }
+                }
+                if let Some(n) = &p.nodes {
+                    parts.push(format!("running on {}", if n.is_empty() { "no node".into() } else { n.join(", ") }));
+                }
+                let image = p.image.as_ref().map(|i| format!(" of {i}")).unwrap_or_default();
+                write!(f, "pods {}{image}: {}", p.text, parts.join(", "))
+            }
+            Subject::ReplicaSets { selector, replicas, .. } => {
+                let which = selector.as_ref().map_or("ReplicaSets".to_string(), |(_, t)| format!("ReplicaSets {t}"));
+                write!(f, "{which} at spec.replicas {replicas:?}")
+            }
+            Subject::Endpoints { service, ready, .. } => write!(f, "{ready} ready endpoints behind service/{service}"),
+            Subject::Unchanged(kinds) => {
+                let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+                write!(f, "no {} written", names.join(", "))
+            }
+            Subject::ReadsPerMinute(c) => write!(f, "{c} API reads per simulated minute"),
+            Subject::Retries { controller, count } => {
+                write!(f, "a key of the {controller} queue retried {count} times")
+            }
+            Subject::Condition(c) => {
+                let mut v = c.status.clone().unwrap_or_default();
+                if let Some(r) = &c.reason {
+                    v = if v.is_empty() { r.clone() } else { format!("{v} ({r})") };
+                }
+                write!(f, "{}/{} {}: {v}", c.kind.name().to_ascii_lowercase(), c.name, c.type_)
+            }
+            Subject::Conflicts(c) => write!(f, "{c} updates answered 409 Conflict"),
+            Subject::Drift(c) => write!(f, "drift {c}"),
+            Subject::Leader(None) => f.write_str("no controller manager leading"),
+            Subject::Leader(Some(l)) => write!(f, "{l} leading"),
+        }
+    }
+}
+
+impl Expect {
+    /// What the expectation looks for, in words.
+    pub fn what(&self) -> String {
+        let subjects: Vec<String> = self.subjects.iter().map(Subject::to_string).collect();
+        format!("{}; {}", subjects.join("; "), self.when)
+    }
+
+    /// How long after its step the expectation is decided at the latest.
+    pub fn due(&self) -> Millis {
+        match self.when {
+            When::Within(d) | When::At(d) | When::Throughout(d) => d,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Looking at the simulation
+
+/// The simulation as the step left it: what expectations that count "since the step" compare with.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Baseline {
+    /// When the step ran.
+    pub at: Millis,
+    pub reads: u64,
+    pub conflicts: u64,
+    /// The resourceVersions of the `unchanged:` kinds' objects.
+    pub versions: Vec<u64>,
+}
+
+/// What an expectation found, and when.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub holds: bool,
+    /// What was seen, in words.
+    pub seen: String,
+    /// The simulated second it was decided.
+    pub at: Millis,
+}
+
+fn conflicts(sim: &Sim) -> u64 {
+    sim.store().clients().iter().map(|c| c.counters.conflicts).sum()
+}
+
+fn versions(sim: &Sim, kinds: &[Kind]) -> Vec<u64> {
+    kinds.iter().flat_map(|k| sim.store().objects(*k).map(|o| o.meta().resource_version)).collect()
+}
+
+impl Baseline {
+    fn of(sim: &Sim, e: &Expect) -> Baseline {
+        let kinds: Vec<Kind> = e
+            .subjects
+            .iter()
+            .flat_map(|s| match s {
+                Subject::Unchanged(k) => k.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        Baseline { at: sim.now(), reads: sim.api_reads(), conflicts: conflicts(sim), versions: versions(sim, &kinds) }
+    }
+}
+
+/// Whether a figure holds, and the figure in words.
+type Look = (bool, String);
+
+fn count_look(c: &Count, v: u64, what: String) -> Look {
+    (c.holds(v), what)
+}
+
+fn look_pods(p: &Pods, sim: &Sim, b: &Baseline) -> Look {
+    let dead: Vec<&str> = sim.kubelets().iter().filter(|k| !k.alive).map(|k| &*k.name).collect();
+    let (mut running, mut ready, mut not_ready, mut terminating, mut created, mut on_dead, mut restarts, mut back_off) =
+        (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut total = 0u64;
+    let mut nodes: Vec<String> = Vec::new();
+    let pods = sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod());
+    for pod in pods.filter(|x| *x.metadata.namespace == *p.namespace && p.selector.matches(&x.metadata.labels)) {
+        if p.image.as_deref().is_some_and(|i| pod.spec.containers.first().is_none_or(|c| *c.image != *i)) {
+            continue;
+        }
+        let live = !pod.metadata.is_terminating();
+        total += 1;
+        terminating += u64::from(!live);
+        created += u64::from(pod.metadata.creation_timestamp.is_some_and(|t| t.0 >= b.at));
+        restarts += u64::try_from(pod.restarts()).unwrap_or(0);
+        let crash_loop = pod
+            .status
+            .container_statuses
+            .iter()
+            .any(|c| c.state.waiting.as_ref().is_some_and(|w| &*w.reason == "CrashLoopBackOff"));
+        back_off += u64::from(crash_loop);
+        if !live {
+            continue;
+        }
+        on_dead += u64::from(dead.contains(&&*pod.spec.node_name));
+        if pod.is_ready() {
+            ready += 1;
+        } else {
+            not_ready += 1;
+        }
+        if pod.status.phase == PodPhase::Running {
+            running += 1;
+            if !nodes.iter().any(|n| *n == *pod.spec.node_name) {
+                nodes.push(pod.spec.node_name.to_string());
+            }
+        }
+    }
+    crate::sort::sort(&mut nodes);
+    let mut holds = true;
+    let mut seen = vec![format!(
+        "{running} running{}",
+        if nodes.is_empty() { String::new() } else { format!(" ({})", nodes.join(", ")) }
+    )];
+    let figures = [
+        (&p.total, total, "in all"),
+        (&p.ready, ready, "ready"),
+        (&p.not_ready, not_ready, "not ready"),
+        (&p.terminating, terminating, "terminating"),
+        (&p.created_since, created, "created since the step"),
+        (&p.on_dead_nodes, on_dead, "on dead nodes"),
+        (&p.restarts, restarts, "restarts"),
+        (&p.back_off, back_off, "in CrashLoopBackOff"),
+    ];
+    holds &= p.running.is_none_or(|c| c.holds(running));
+    for (c, v, what) in figures {
+        if let Some(c) = c {
+            holds &= c.holds(v);
+            seen.push(format!("{v} {what}"));
+        }
+    }
+    if p.on_dead_nodes.is_some() {
+        seen.push(format!("dead: {}", if dead.is_empty() { "none".to_string() } else { dead.join(", ") }));
+    }
+    holds &= p.nodes.as_ref().is_none_or(|want| *want == nodes);
+    (holds, format!("pods {}: {}", p.text, seen.join(", ")))
+}
+
+fn look_condition(c: &ConditionIs, sim: &Sim) -> Look {
+    let obj = sim.store().peek(c.kind, &ObjKey::new(&c.namespace, &c.name));
+    let found = obj.and_then(|o| condition_of(o, &c.type_));
+    let Some((status, reason)) = found else {
+        let what = if obj.is_some() { format!("no {} condition", c.type_) } else { "not found".into() };
+        return (false, format!("{}/{}: {what}", c.kind.name().to_ascii_lowercase(), c.name));
+    };
+    let holds = c.status.as_ref().is_none_or(|s| *s == status) && c.reason.as_ref().is_none_or(|r| *r == reason);
+    (holds, format!("{} {status} ({})", c.type_, if reason.is_empty() { "-" } else { &reason }))
+}
+
+/// The status and reason of an object's condition of type `t` (the kinds `condition:` reads).
+fn condition_of(o: &Object, t: &str) -> Option<(String, String)> {
+    let pair = |s: &str, r: &str| (s.to_string(), r.to_string());
+    match o {
+        Object::Deployment(d) => d.condition(t).map(|c| pair(&c.status, &c.reason)),
+        Object::Pod(p) => p.condition(t).map(|c| pair(&c.status, &c.reason)),
+        Object::Node(n) => n.condition(t).map(|c| pair(&c.status, &c.reason)),
+        _ => None,
+    }
+}
+
+/// The kinds whose conditions `condition:` reads.
+const CONDITION_KINDS: [Kind; 3] = [Kind::Deployment, Kind::Pod, Kind::Node];
+
+impl Subject {
+    /// The subject at simulated second `t` (the cluster as the events before it left it).
+    fn look(&self, sim: &Sim, b: &Baseline, t: Millis) -> Look {
+        match self {
+            Subject::Pods(p) => look_pods(p, sim, b),
+            Subject::ReplicaSets { selector, namespace, replicas } => {
+                let rs: Vec<i32> = sim
+                    .store()
+                    .objects(Kind::ReplicaSet)
+                    .filter_map(|o| o.as_replicaset())
+                    .filter(|r| *r.metadata.namespace == **namespace)
+                    .filter(|r| selector.as_ref().is_none_or(|(s, _)| s.matches(&r.metadata.labels)))
+                    .map(|r| r.replicas())
+                    .collect();
+                (rs == *replicas, format!("ReplicaSets at spec.replicas {rs:?}"))
+            }
+            Subject::Endpoints { namespace, service, ready } => {
+                let n = sim
+                    .store()
+                    .objects(Kind::EndpointSlice)
+                    .filter_map(|o| o.as_endpointslice())
+                    .filter(|s| *s.metadata.namespace == **namespace)
+                    .filter(|s| s.metadata.label("kubernetes.io/service-name") == Some(service.as_str()))
+                    .flat_map(|s| s.endpoints().iter())
+                    .filter(|e| e.conditions.ready == Some(true))
+                    .count() as u64;
+                count_look(ready, n, format!("{n} ready endpoints behind service/{service}"))
+            }
+            Subject::Unchanged(kinds) => {
+                let now = versions(sim, kinds);
+                let moved =
+                    now.iter().zip(&b.versions).filter(|(a, b)| a != b).count() + now.len().abs_diff(b.versions.len());
+                let store = sim.store().resource_version();
+                (moved == 0, format!("{moved} resourceVersions moved (the store's is at {store})"))
+            }
+            Subject::ReadsPerMinute(c) => {
+                let span = t.saturating_sub(b.at).max(1);
+                let per_min = sim.api_reads().saturating_sub(b.reads).saturating_mul(MINUTE) / span;
+                count_look(c, per_min, format!("{per_min} API reads per simulated minute"))
+            }
+            Subject::Retries { controller, count } => {
+                let Some(c) = sim.controller(controller) else { return (false, format!("no {controller} controller")) };
+                let q = &c.queue;
+                let retries = q.delaying().waiting().map(|(k, _)| q.num_requeues(k)).max().unwrap_or(0);
+                let next = q.delaying().waiting().map(|(_, at)| at.saturating_sub(t)).max().unwrap_or(0);
+                let what = format!("retried {retries} times, the next in {}", human_duration(next));
+                count_look(count, retries.into(), what)
+            }
+            Subject::Condition(c) => look_condition(c, sim),
+            Subject::Conflicts(c) => {
+                let n = conflicts(sim).saturating_sub(b.conflicts);
+                count_look(c, n, format!("{n} updates answered 409 Conflict"))
+            }
+            Subject::Drift(c) => {
+                let n = sim.drift() as u64;
+                count_look(c, n, format!("drift {n}"))
+            }
+            Subject::Leader(want) => {
+                let leader = sim.controller_manager_leader().and_then(|h| sim.host(h).elector.as_ref());
+                let leader = leader.map(|e| e.identity.to_string());
+                let seen = format!("{} leading", leader.as_deref().unwrap_or("no controller manager"));
+                (leader == *want, seen)
+            }
+        }
+    }
+}
+
+impl Expect {
+    fn look(&self, sim: &Sim, b: &Baseline, t: Millis) -> Look {
+        let mut holds = true;
+        let mut seen = Vec::with_capacity(self.subjects.len());
+        for s in &self.subjects {
+            let (h, what) = s.look(sim, b, t);
+            holds &= h;
+            seen.push(what);
+        }
+        (holds, seen.join("; "))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Checks: every expectation of a scenario, as a run goes
+
+/// One expectation of a run, as far as it has come.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    /// The step (index into the scenario's actions) and the entry of its `expect:`.
+    pub step: usize,
+    pub entry: usize,
+    /// Taken when the step ran: looking starts then.
+    pub baseline: Option<Baseline>,
+    pub verdict: Option<Verdict>,
+}
+
+/// The checks of a run: one per expectation, in the order of the steps.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Checks {
+    pub checks: Vec<Check>,
+}
+
+impl Checks {
+    /// Every expectation of the scenario's actions, none looked at yet.
+    pub fn of(actions: &[Action]) -> Checks {
+        let checks = actions
+            .iter()
+            .enumerate()
+            .flat_map(|(step, a)| {
+                (0..a.expect.len()).map(move |entry| Check { step, entry, baseline: None, verdict: None })
+            })
+            .collect();
+        Checks { checks }
+    }
+
+    /// Step `step` has just run: its expectations start.
+    pub fn ran(&mut self, actions: &[Action], step: usize, sim: &Sim) {
+        for c in self.checks.iter_mut().filter(|c| c.step == step && c.baseline.is_none()) {
+            c.baseline = Some(Baseline::of(sim, &actions[step].expect[c.entry]));
+        }
+    }
+
+    /// Whether an expectation is started and undecided.
+    pub fn open(&self) -> bool {
+        self.checks.iter().any(|c| c.baseline.is_some() && c.verdict.is_none())
+    }
+
+    /// Looks at the open expectations at simulated second `t`; returns the indices of those decided now.
+    pub fn look(&mut self, actions: &[Action], sim: &Sim, t: Millis) -> Vec<usize> {
+        let mut decided = Vec::new();
+        for (i, c) in self.checks.iter_mut().enumerate() {
+            let (Some(b), None) = (&c.baseline, &c.verdict) else { continue };
+            let e = &actions[c.step].expect[c.entry];
+            let due = t >= b.at.saturating_add(e.due());
+            let (holds, seen) = match e.when {
+                When::At(_) if !due => continue,
+                _ => e.look(sim, b, t),
+            };
+            let settled = match e.when {
+                When::Within(_) => holds || due,
+                When::At(_) => true,
+                When::Throughout(_) => !holds || due,
+            };
+            if settled {
+                c.verdict = Some(Verdict { holds, seen, at: t });
+                decided.push(i);
+            }
+        }
+        decided
+    }
+
+    /// The check's expectation.
+    pub fn expect<'a>(&self, actions: &'a [Action], i: usize) -> &'a Expect {
+        let c = &self.checks[i];
+        &actions[c.step].expect[c.entry]
+    }
+
+    /// One line for a decided check: held or not, after how long, and what was seen.
+    pub fn said(&self, actions: &[Action], i: usize) -> Option<(bool, String)> {
+        let c = &self.checks[i];
+        let (b, v) = (c.baseline.as_ref()?, c.verdict.as_ref()?);
+        let e = self.expect(actions, i);
+        let after = human_duration(v.at.saturating_sub(b.at));
+        let word = if v.holds { "held" } else { "FAILED" };
+        Some((v.holds, format!("expect (line {}) {word} after {after}: {}; saw {}", e.line, e.what(), v.seen)))
+    }
+}
+
+/// An expectation as the summary reports it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpectationSummary {
+    /// 0-based index of the step in the scenario's actions (sorted by time).
+    pub step: usize,
+    pub line: usize,
+    pub expect: String,
+    /// `held`, `failed`, `undecided` (the run ended first) or `notRun` (its step did not run).
+    pub verdict: &'static str,
+    /// Simulated milliseconds after the step it was decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_ms: Option<Millis>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seen: Option<String>,
+}
+
+impl Checks {
+    /// Each expectation's outcome, for the summary.
+    pub fn summary(&self, actions: &[Action]) -> Vec<ExpectationSummary> {
+        let mut out = Vec::with_capacity(self.checks.len());
+        for (i, c) in self.checks.iter().enumerate() {
+            let e = self.expect(actions, i);
+            let verdict = match (&c.baseline, &c.verdict) {
+                (None, _) => "notRun",
+                (Some(_), None) => "undecided",
+                (Some(_), Some(v)) if v.holds => "held",
+                _ => "failed",
+            };
+            let after_ms = c.baseline.as_ref().zip(c.verdict.as_ref()).map(|(b, v)| v.at.saturating_sub(b.at));
+            let seen = c.verdict.as_ref().map(|v| v.seen.clone());
+            out.push(ExpectationSummary { step: c.step, line: e.line, expect: e.what(), verdict, after_ms, seen });
+        }
+        out
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The raw forms (serde's derive is the readers' oracle in the tests)
+
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "a lesson: a mapping with title, short, watch, figures, fastDemo, speed, events and order"
+    )
+)]
+#[derive(Default)]
+pub(super) struct RawLesson {
+    title: String,
+    #[cfg_attr(test, serde(default))]
+    short: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    watch: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    figures: Option<Vec<String>>,
+    #[cfg_attr(test, serde(default))]
+    fast_demo: Option<bool>,
+    #[cfg_attr(test, serde(default))]
+    speed: Option<u32>,
+    #[cfg_attr(test, serde(default))]
+    events: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    order: Option<u32>,
+}
+
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(test, serde(deny_unknown_fields, expecting = "a question: a mapping with question, choices and answer"))]
+pub(super) struct RawAsk {
+    question: String,
+    choices: Vec<String>,
+    answer: usize,
+}
+
+#[cfg(test)]
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(COUNT)
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Count, E> {
+                Ok(Count { op: Op::Is, n })
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Count, E> {
+                match u64::try_from(v) {
+                    Ok(n) => self.visit_u64(n),
+                    Err(_) => Err(E::custom(format!("invalid count {v}: must not be negative"))),
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Count, E> {
+                Count::parse(v).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+const COUNT: &str = "a count: a number, or a string such as \">= 1\" or \"<= 2\"";
+
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "an expectation: a mapping with one of within, at or throughout, and pods, replicaSets, endpoints, unchanged, apiReadsPerMinute, retries, condition, conflicts, drift or leader"
+    )
+)]
+#[derive(Default)]
+pub(super) struct RawExpect {
+    #[cfg_attr(test, serde(default))]
+    within: Option<Dur>,
+    #[cfg_attr(test, serde(default))]
+    at: Option<Dur>,
+    #[cfg_attr(test, serde(default))]
+    throughout: Option<Dur>,
+    #[cfg_attr(test, serde(default))]
+    pods: Option<RawPods>,
+    #[cfg_attr(test, serde(default))]
+    replica_sets: Option<RawReplicaSets>,
+    #[cfg_attr(test, serde(default))]
+    endpoints: Option<RawEndpoints>,
+    #[cfg_attr(test, serde(default))]
+    unchanged: Option<Vec<KindName>>,
+    #[cfg_attr(test, serde(default))]
+    api_reads_per_minute: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    retries: Option<RawRetries>,
+    #[cfg_attr(test, serde(default))]
+    condition: Option<RawCondition>,
+    #[cfg_attr(test, serde(default))]
+    conflicts: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    drift: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    leader: Option<String>,
+}
+
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(
+        deny_unknown_fields,
+        rename_all = "camelCase",
+        expecting = "pods: a mapping with selector, namespace, image, total, running, ready, notReady, terminating, createdSince, onDeadNodes, restarts, backOff and nodes"
+    )
+)]
+pub(super) struct RawPods {
+    selector: Sel,
+    #[cfg_attr(test, serde(default))]
+    namespace: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    image: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    total: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    running: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    ready: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    not_ready: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    terminating: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    created_since: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    on_dead_nodes: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    restarts: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    back_off: Option<Count>,
+    #[cfg_attr(test, serde(default))]
+    nodes: Option<Vec<String>>,
+}
+
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(deny_unknown_fields, expecting = "replicaSets: a mapping with selector, namespace and replicas")
+)]
+pub(super) struct RawReplicaSets {
+    #[cfg_attr(test, serde(default))]
+    selector: Option<Sel>,
+    #[cfg_attr(test, serde(default))]
+    namespace: Option<String>,
+    replicas: Vec<i32>,
+}
+
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(test, serde(deny_unknown_fields, expecting = "endpoints: a mapping with service, namespace and ready"))]
+pub(super) struct RawEndpoints {
+    service: String,
+    #[cfg_attr(test, serde(default))]
+    namespace: Option<String>,
+    ready: Count,
+}
+
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(test, serde(deny_unknown_fields, expecting = "retries: a mapping with controller and count"))]
+pub(super) struct RawRetries {
+    controller: String,
+    count: Count,
+}
+
+#[cfg_attr(test, derive(Deserialize))]
+#[cfg_attr(
+    test,
+    serde(deny_unknown_fields, expecting = "condition: a mapping with kind, name, namespace, type, status and reason")
+)]
+pub(super) struct RawCondition {
+    kind: KindName,
+    name: String,
+    #[cfg_attr(test, serde(default))]
+    namespace: Option<String>,
+    #[cfg_attr(test, serde(rename = "type"))]
+    type_: String,
+    #[cfg_attr(test, serde(default))]
+    status: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    reason: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading, with serde_yaml's messages
+
+type Read<T> = crate::decode::Result<T>;
+
+fn string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<String> {
+    cx.text(n, "a string").map(str::to_string)
+}
+
+fn opt_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Option<String>> {
+    cx.option(n, string)
+}
+
+fn strings<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Vec<String>> {
+    cx.seq(n, string)
+}
+
+fn count<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Count> {
+    match cx.any(n)? {
+        Any::Scalar(Scalar::U64(v)) => Ok(Count { op: Op::Is, n: v }),
+        Any::Scalar(Scalar::I64(v)) => match u64::try_from(v) {
+            Ok(v) => Ok(Count { op: Op::Is, n: v }),
+            Err(_) => Err(cx.error(n, format!("invalid count {v}: must not be negative"))),
+        },
+        Any::Scalar(Scalar::Str(v)) => Count::parse(v).map_err(|e| cx.error(n, e)),
+        other => Err(cx.not_expected(n, other, COUNT)),
+    }
+}
+
+fn opt_count<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Option<Count>> {
+    cx.option(n, count)
+}
+
+pub(super) fn lesson<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawLesson> {
+    let shape = Shape {
+        expected: "a lesson: a mapping with title, short, watch, figures, fastDemo, speed, events and order",
+        names: &["title", "short", "watch", "figures", "fastDemo", "speed", "events", "order"],
+        required: &["title"],
+        strict: true,
+    };
+    let mut l = RawLesson::default();
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "title" => l.title = string(cx, v)?,
+            "short" => l.short = opt_string(cx, v)?,
+            "watch" => l.watch = opt_string(cx, v)?,
+            "figures" => l.figures = cx.option(v, strings)?,
+            "fastDemo" => l.fast_demo = cx.option(v, Cx::bool)?,
+            "speed" => l.speed = cx.option(v, |cx, v| cx.unsigned(v, u32::MAX.into(), "u32").map(|s| s as u32))?,
+            "events" => l.events = opt_string(cx, v)?,
+            _ => l.order = cx.option(v, |cx, v| cx.unsigned(v, u32::MAX.into(), "u32").map(|s| s as u32))?,
+        }
+        Ok(())
+    })?;
+    Ok(l)
+}
+
+pub(super) fn ask<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAsk> {
+    let shape = Shape {
+        expected: "a question: a mapping with question, choices and answer",
+        names: &["question", "choices", "answer"],
+        required: &["question", "choices", "answer"],
+        strict: true,
+    };
+    let mut a = RawAsk { question: String::new(), choices: Vec::new(), answer: 0 };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "question" => a.question = string(cx, v)?,
+            "choices" => a.choices = strings(cx, v)?,
+            _ => a.answer = cx.unsigned(v, u64::MAX, "usize")? as usize,
+        }
+        Ok(())
+    })?;
+    Ok(a)
+}
+
+pub(super) fn expect<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawExpect> {
+    let shape = Shape {
+        expected: "an expectation: a mapping with one of within, at or throughout, and pods, replicaSets, endpoints, unchanged, apiReadsPerMinute, retries, condition, conflicts, drift or leader",
+        names: &[
+            "within", "at", "throughout", "pods", "replicaSets", "endpoints", "unchanged", "apiReadsPerMinute",
+            "retries", "condition", "conflicts", "drift", "leader",
+        ],
+        required: &[],
+        strict: true,
+    };
+    let mut e = RawExpect::default();
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "within" => e.within = cx.option(v, dur)?,
+            "at" => e.at = cx.option(v, dur)?,
+            "throughout" => e.throughout = cx.option(v, dur)?,
+            "pods" => e.pods = cx.option(v, pods)?,
+            "replicaSets" => e.replica_sets = cx.option(v, replica_sets)?,
+            "endpoints" => e.endpoints = cx.option(v, endpoints)?,
+            "unchanged" => e.unchanged = cx.option(v, |cx, v| cx.seq(v, kind_name))?,
+            "apiReadsPerMinute" => e.api_reads_per_minute = opt_count(cx, v)?,
+            "retries" => e.retries = cx.option(v, retries)?,
+            "condition" => e.condition = cx.option(v, condition)?,
+            "conflicts" => e.conflicts = opt_count(cx, v)?,
+            "drift" => e.drift = opt_count(cx, v)?,
+            _ => e.leader = opt_string(cx, v)?,
+        }
+        Ok(())
+    })?;
+    Ok(e)
+}
+
+fn pods<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawPods> {
+    let shape = Shape {
+        expected: "pods: a mapping with selector, namespace, image, total, running, ready, notReady, terminating, createdSince, onDeadNodes, restarts, backOff and nodes",
+        names: &[
+            "selector", "namespace", "image", "total", "running", "ready", "notReady", "terminating", "createdSince",
+            "onDeadNodes", "restarts", "backOff", "nodes",
+        ],
+        required: &["selector"],
+        strict: true,
+    };
+    let mut p = RawPods {
+        selector: Sel(LabelSelector::default(), String::new()),
+        namespace: None,
+        image: None,
+        total: None,
+        running: None,
+        ready: None,
+        not_ready: None,
+        terminating: None,
+        created_since: None,
+        on_dead_nodes: None,
+        restarts: None,
+        back_off: None,
+        nodes: None,
+    };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "selector" => p.selector = sel(cx, v)?,
+            "namespace" => p.namespace = opt_string(cx, v)?,
+            "image" => p.image = opt_string(cx, v)?,
+            "total" => p.total = opt_count(cx, v)?,
+            "running" => p.running = opt_count(cx, v)?,
+            "ready" => p.ready = opt_count(cx, v)?,
+            "notReady" => p.not_ready = opt_count(cx, v)?,
+            "terminating" => p.terminating = opt_count(cx, v)?,
+            "createdSince" => p.created_since = opt_count(cx, v)?,
+            "onDeadNodes" => p.on_dead_nodes = opt_count(cx, v)?,
+            "restarts" => p.restarts = opt_count(cx, v)?,
+            "backOff" => p.back_off = opt_count(cx, v)?,
+            _ => p.nodes = cx.option(v, strings)?,
+        }
+        Ok(())
+    })?;
+    Ok(p)
+}
+
+fn replica_sets<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawReplicaSets> {
+    let shape = Shape {
+        expected: "replicaSets: a mapping with selector, namespace and replicas",
+        names: &["selector", "namespace", "replicas"],
+        required: &["replicas"],
+        strict: true,
+    };
+    let mut r = RawReplicaSets { selector: None, namespace: None, replicas: Vec::new() };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "selector" => r.selector = cx.option(v, sel)?,
+            "namespace" => r.namespace = opt_string(cx, v)?,
+            _ => r.replicas = cx.seq(v, Cx::i32)?,
+        }
+        Ok(())
+    })?;
+    Ok(r)
+}
+
+fn endpoints<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawEndpoints> {
+    let shape = Shape {
+        expected: "endpoints: a mapping with service, namespace and ready",
+        names: &["service", "namespace", "ready"],
+        required: &["service", "ready"],
+        strict: true,
+    };
+    let mut e = RawEndpoints { service: String::new(), namespace: None, ready: Count { op: Op::Is, n: 0 } };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "service" => e.service = string(cx, v)?,
+            "namespace" => e.namespace = opt_string(cx, v)?,
+            _ => e.ready = count(cx, v)?,
+        }
+        Ok(())
+    })?;
+    Ok(e)
+}
+
+fn retries<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawRetries> {
+    let shape = Shape {
+        expected: "retries: a mapping with controller and count",
+        names: &["controller", "count"],
+        required: &["controller", "count"],
+        strict: true,
+    };
+    let mut r = RawRetries { controller: String::new(), count: Count { op: Op::Is, n: 0 } };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "controller" => r.controller = string(cx, v)?,
+            _ => r.count = count(cx, v)?,
+        }
+        Ok(())
+    })?;
+    Ok(r)
+}
+
+fn condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawCondition> {
+    let shape = Shape {
+        expected: "condition: a mapping with kind, name, namespace, type, status and reason",
+        names: &["kind", "name", "namespace", "type", "status", "reason"],
+        required: &["kind", "name", "type"],
+        strict: true,
+    };
+    let mut c = RawCondition {
+        kind: KindName(Kind::Pod),
+        name: String::new(),
+        namespace: None,
+        type_: String::new(),
+        status: None,
+        reason: None,
+    };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "kind" => c.kind = kind_name(cx, v)?,
+            "name" => c.name = string(cx, v)?,
+            "namespace" => c.namespace = opt_string(cx, v)?,
+            "type" => c.type_ = string(cx, v)?,
+            "status" => c.status = opt_string(cx, v)?,
+            _ => c.reason = opt_string(cx, v)?,
+        }
+        Ok(())
+    })?;
+    Ok(c)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Checks with lines
+
+fn at_line(lines: &Lines, path: &[&str], message: String) -> ScenarioError {
+    ScenarioError::at(lines.of(path), message)
+}
+
+/// `lesson:`, checked.
+pub(super) fn lesson_info(lines: &Lines, raw: RawLesson) -> Result<LessonInfo, ScenarioError> {
+    let text = |s: String| crate::limits::bound_message(s.trim()).into_owned();
+    let title = text(raw.title);
+    if title.is_empty() {
+        return Err(at_line(lines, &["lesson", "title"], "lesson.title: a title is required".into()));
+    }
+    let mut figures = Vec::new();
+    for (i, name) in raw.figures.unwrap_or_default().iter().enumerate() {
+        let Some((_, f)) = FIGURES.iter().find(|(n, _)| n == name) else {
+            let names: Vec<&str> = FIGURES.iter().map(|(n, _)| *n).collect();
+            let msg = format!("lesson.figures[{i}]: {:?} is not a figure: {}", echo(name), names.join(", "));
+            return Err(at_line(lines, &["lesson", "figures", &i.to_string()], msg));
+        };
+        if !figures.contains(f) {
+            figures.push(*f);
+        }
+    }
+    let speed = raw.speed.unwrap_or(1);
+    if speed == 0 || u64::from(speed) > MAX_SPEED {
+        let msg = format!("lesson.speed: {speed} is not a speed from 1 to {MAX_SPEED}");
+        return Err(at_line(lines, &["lesson", "speed"], msg));
+    }
+    let events = match raw.events {
+        None => None,
+        Some(e) => Some(controller_name(&e).ok_or_else(|| {
+            at_line(lines, &["lesson", "events"], format!("lesson.events: {}", not_a_controller(&e)))
+        })?),
+    };
+    Ok(LessonInfo {
+        short: raw.short.map(text).filter(|s| !s.is_empty()).unwrap_or_else(|| title.clone()),
+        title,
+        watch: raw.watch.map(text).unwrap_or_default(),
+        figures,
+        fast_demo: raw.fast_demo.unwrap_or(false),
+        speed,
+        events,
+        order: raw.order.unwrap_or(u32::MAX),
+    })
+}
+
+fn controller_name(name: &str) -> Option<&'static str> {
+    crate::controllers::CONTROLLERS.iter().map(|(n, _)| *n).find(|n| *n == name)
+}
+
+fn not_a_controller(name: &str) -> String {
+    let names: Vec<&str> = crate::controllers::CONTROLLERS.iter().map(|(n, _)| *n).collect();
+    format!("{:?} is not a controller: {}", echo(name), names.join(", "))
+}
+
+/// An action's `ask:`, checked (`path`: the action's).
+pub(super) fn ask_checked(lines: &Lines, path: &[&str], raw: RawAsk) -> Result<Ask, ScenarioError> {
+    let at = |rest: &str| {
+        let mut p = path.to_vec();
+        p.extend(["ask", rest]);
+        lines.of(&p)
+    };
+    let what = format!("actions[{}].ask", path.get(1).copied().unwrap_or("?"));
+    let question = crate::limits::bound_message(raw.question.trim()).into_owned();
+    if question.is_empty() {
+        return Err(ScenarioError::at(at("question"), format!("{what}.question: a question is required")));
+    }
+    if !(2..=MAX_CHOICES).contains(&raw.choices.len()) {
+        let msg = format!("{what}.choices: {} choices: a question has 2 to {MAX_CHOICES}", raw.choices.len());
+        return Err(ScenarioError::at(at("choices"), msg));
+    }
+    if raw.answer >= raw.choices.len() {
+        let msg = format!("{what}.answer: {} is not a choice (0 to {})", raw.answer, raw.choices.len() - 1);
+        return Err(ScenarioError::at(at("answer"), msg));
+    }
+    let choices = raw.choices.iter().map(|c| crate::limits::bound_message(c.trim()).into_owned()).collect();
+    Ok(Ask { question, choices, answer: raw.answer })
+}
+
+/// An action's `expect:` entry `j`, checked (`path`: the action's).
+pub(super) fn expect_checked(lines: &Lines, path: &[&str], j: usize, raw: RawExpect) -> Result<Expect, ScenarioError> {
+    let idx = j.to_string();
+    let mut base = path.to_vec();
+    base.extend(["expect", idx.as_str()]);
+    let line = lines.of(&base);
+    let what = format!("actions[{}].expect[{j}]", path.get(1).copied().unwrap_or("?"));
+    let at = |key: &str| {
+        let mut p = base.clone();
+        p.push(key);
+        lines.of(&p)
+    };
+    let when: Vec<When> = [
+        raw.within.map(|d| When::Within(d.0)),
+        raw.at.map(|d| When::At(d.0)),
+        raw.throughout.map(|d| When::Throughout(d.0)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let [when] = when[..] else {
+        let msg =
+            format!("{what}: an expectation needs exactly one of within, at or throughout (found {})", when.len());
+        return Err(ScenarioError::at(line, msg));
+    };
+    let ns = |n: Option<String>| n.filter(|n| !n.trim().is_empty()).unwrap_or_else(|| "default".to_string());
+    let mut subjects = Vec::new();
+    if let Some(p) = raw.pods {
+        let any = [
+            p.total,
+            p.running,
+            p.ready,
+            p.not_ready,
+            p.terminating,
+            p.created_since,
+            p.on_dead_nodes,
+            p.restarts,
+            p.back_off,
+        ]
+        .iter()
+        .any(Option::is_some)
+            || p.nodes.is_some();
+        if !any {
+            return Err(ScenarioError::at(at("pods"), format!("{what}.pods: says nothing to check (total, running, ready, notReady, terminating, createdSince, onDeadNodes, restarts, backOff or nodes)")));
+        }
+        let mut nodes = p.nodes;
+        if let Some(n) = nodes.as_mut() {
+            crate::sort::sort(n);
+        }
+        subjects.push(Subject::Pods(Pods {
+            selector: p.selector.0,
+            text: p.selector.1,
+            namespace: ns(p.namespace),
+            image: p.image,
+            total: p.total,
+            running: p.running,
+            ready: p.ready,
+            not_ready: p.not_ready,
+            terminating: p.terminating,
+            created_since: p.created_since,
+            on_dead_nodes: p.on_dead_nodes,
+            restarts: p.restarts,
+            back_off: p.back_off,
+            nodes,
+        }));
+    }
+    if let Some(r) = raw.replica_sets {
+        let selector = r.selector.map(|s| (s.0, s.1));
+        subjects.push(Subject::ReplicaSets { selector, namespace: ns(r.namespace), replicas: r.replicas });
+    }
+    if let Some(e) = raw.endpoints {
+        subjects.push(Subject::Endpoints { namespace: ns(e.namespace), service: e.service, ready: e.ready });
+    }
+    if let Some(k) = raw.unchanged {
+        subjects.push(Subject::Unchanged(k.into_iter().map(|k| k.0).collect()));
+    }
+    if let Some(c) = raw.api_reads_per_minute {
+        subjects.push(Subject::ReadsPerMinute(c));
+    }
+    if let Some(r) = raw.retries {
+        let controller = controller_name(&r.controller).ok_or_else(|| {
+            ScenarioError::at(at("retries"), format!("{what}.retries: {}", not_a_controller(&r.controller)))
+        })?;
+        subjects.push(Subject::Retries { controller, count: r.count });
+    }
+    if let Some(c) = raw.condition {
+        if !CONDITION_KINDS.contains(&c.kind.0) {
+            let msg = format!(
+                "{what}.condition: reads the conditions of Deployments, Pods and Nodes, not {}",
+                c.kind.0.name()
+            );
+            return Err(ScenarioError::at(at("condition"), msg));
+        }
+        subjects.push(Subject::Condition(ConditionIs {
+            kind: c.kind.0,
+            namespace: if c.kind.0.namespaced() { ns(c.namespace) } else { String::new() },
+            name: c.name,
+            type_: c.type_,
+            status: c.status,
+            reason: c.reason,
+        }));
+    }
+    if let Some(c) = raw.conflicts {
+        subjects.push(Subject::Conflicts(c));
+    }
+    if let Some(c) = raw.drift {
+        subjects.push(Subject::Drift(c));
+    }
+    if let Some(l) = raw.leader {
+        subjects.push(Subject::Leader(Some(l).filter(|l| l != "none")));
+    }
+    if subjects.is_empty() {
+        return Err(ScenarioError::at(line, format!("{what}: an expectation needs something to check: pods, replicaSets, endpoints, unchanged, apiReadsPerMinute, retries, condition, conflicts, drift or leader")));
+    }
+    Ok(Expect { when, subjects, line })
+}
