@@ -94,6 +94,9 @@ fn perform(engine: &Rc<RefCell<LiveRun>>, dispatcher: &UseReducerDispatcher<View
             if e.take_docs_request() {
                 load_docs(engine.clone(), dispatcher.clone());
             }
+            if e.take_lessons_request() {
+                load_lessons(engine.clone(), dispatcher.clone());
+            }
             (e.snapshot(), share)
         }
         Err(_) => return,
@@ -119,6 +122,18 @@ fn load_docs(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<View
     wasm_bindgen_futures::spawn_local(async move {
         let got = crate::share::fetch_text(kubeloop_engine::kubectl::DOCS_FILE).await;
         perform(&engine, &dispatcher, Cmd::Docs(got));
+    });
+}
+
+/// Fetches the lessons' files that have not arrived (they are not part of the page's first download: docs/size.md)
+/// and hands them to the engine.
+fn load_lessons(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<View>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut got = Vec::new();
+        for l in crate::lessons::missing() {
+            got.push((l.id, crate::share::fetch_text(&l.file()).await));
+        }
+        perform(&engine, &dispatcher, Cmd::LessonFiles(got));
     });
 }
 
@@ -372,7 +387,10 @@ pub fn App() -> Html {
         let (engine, dispatcher) = (engine.clone(), view.dispatcher());
         use_effect_with((), move |_| {
             if engine.try_borrow_mut().is_ok_and(|mut e| e.take_docs_request()) {
-                load_docs(engine, dispatcher);
+                load_docs(engine.clone(), dispatcher.clone());
+            }
+            if engine.try_borrow_mut().is_ok_and(|mut e| e.take_lessons_request()) {
+                load_lessons(engine, dispatcher);
             }
         });
     }
