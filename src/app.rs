@@ -125,15 +125,16 @@ fn load_docs(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<View
     });
 }
 
-/// Fetches the lessons' files that have not arrived (they are not part of the page's first download: docs/size.md)
-/// and hands them to the engine.
+/// Fetches the lessons' and example scenarios' files that have not arrived (they are not part of the page's first
+/// download: docs/size.md) and hands them to the engine.
 fn load_lessons(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<View>) {
     wasm_bindgen_futures::spawn_local(async move {
         let mut got = Vec::new();
-        for l in crate::lessons::missing() {
-            got.push((l.id, crate::share::fetch_text(&l.file()).await));
+        for path in crate::liverun::missing_files() {
+            let text = crate::share::fetch_text(&path).await;
+            got.push((path, text));
         }
-        perform(&engine, &dispatcher, Cmd::LessonFiles(got));
+        perform(&engine, &dispatcher, Cmd::Files(got));
     });
 }
 

@@ -43,7 +43,7 @@ impl Lesson {
 
     /// Where the page fetches the lesson's file from (relative to the page, so from any sub-path).
     pub fn file(&self) -> String {
-        format!("lessons/{}.yaml", self.id)
+        format!("examples/lessons/{}.yaml", self.id)
     }
 }
 

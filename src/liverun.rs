@@ -141,6 +141,8 @@ pub struct LiveRun {
     lessons_fetching: bool,
     /// The lesson asked for before its file arrived: it starts when the file does (paused when a link opened it).
     pending_lesson: Option<(&'static str, Option<TimingProfile>, bool)>,
+    /// The example scenario a link opened before its file arrived: it opens when the file does.
+    pending_scenario: Option<&'static str>,
     /// The last search of the cluster by name.
     search: Option<Rc<crate::view::SearchView>>,
 }
@@ -156,6 +158,12 @@ pub const MAX_SCORE_WEIGHT: i64 = 100;
 const EXPLAIN_CHEAP_MS: f64 = 4.0;
 const EXPLAIN_EVERY_MS: f64 = 1_000.0;
 const EXPLAIN_SHARE: f64 = 20.0;
+
+/// The paths of the lessons' and example scenarios' files that have not arrived (the page fetches them once it runs).
+pub fn missing_files() -> Vec<String> {
+    let lessons = crate::lessons::missing().into_iter().map(|l| l.file());
+    lessons.chain(crate::examples::missing_scenarios().into_iter().map(crate::examples::scenario_file)).collect()
+}
 
 /// The page's own starting point: [`START_NODES`] nodes of the default shape and the web Deployment, as a scenario
 /// with no actions.
@@ -349,6 +357,7 @@ impl LiveRun {
             lessons_request: true,
             lessons_fetching: false,
             pending_lesson: None,
+            pending_scenario: None,
             docs_fetching: false,
             search: None,
         }
@@ -677,14 +686,20 @@ impl LiveRun {
                 None => Err(format!("there is no lesson {id:?} (lessons: {})", crate::lessons::ids().join(", "))),
             },
             Opening::Scenario(name) => match crate::examples::scenario(&name) {
-                Some(text) => self.import(text).map(|()| {
+                None if crate::examples::scenario_known(&name).is_some() => {
+                    // Its file has not arrived: the scenario opens when it does.
+                    self.pending_scenario = crate::examples::scenario_known(&name);
+                    self.lessons_request = true;
+                    Ok(format!("Opening examples/{name}.yaml: its file is on its way."))
+                }
+                Some(text) => self.import(&text).map(|()| {
                     format!(
                         "Opened examples/{name}.yaml: replayed to {} and paused there, as `kubeloop run` ends it; ▶ Play continues it live.",
                         crate::format::fmt_secs(self.sim.now())
                     )
                 }),
                 None => {
-                    let names: Vec<&str> = crate::examples::SCENARIOS.iter().map(|(n, _)| *n).collect();
+                    let names: Vec<&str> = crate::examples::SCENARIOS.to_vec();
                     Err(format!("there is no example scenario {name:?} (scenarios: {})", names.join(", ")))
                 }
             },
@@ -896,24 +911,40 @@ impl LiveRun {
     }
 
     /// Whether the lessons' files are to be fetched now: asked for, some not arrived, no fetch on its way. The page
-    /// answers with [`Cmd::LessonFiles`].
+    /// answers with [`Cmd::Files`].
     pub fn take_lessons_request(&mut self) -> bool {
-        let go = std::mem::take(&mut self.lessons_request)
-            && !self.lessons_fetching
-            && !crate::lessons::missing().is_empty();
+        let go = std::mem::take(&mut self.lessons_request) && !self.lessons_fetching && !missing_files().is_empty();
         self.lessons_fetching |= go;
         go
     }
 
-    /// The lessons' files have arrived (or not): each is read, and the lesson asked for meanwhile starts.
-    fn lesson_files(&mut self, got: Vec<(&'static str, Result<String, String>)>) {
+    /// The lessons' and example scenarios' files have arrived (or not): each is kept, and what was asked for
+    /// meanwhile opens.
+    fn files(&mut self, got: Vec<(String, Result<String, String>)>) {
         self.lessons_fetching = false;
         let mut failed = None;
-        for (id, text) in got {
-            match (crate::lessons::find(id), text) {
-                (Some(l), Ok(text)) => l.provide(&text),
-                (_, Err(e)) => failed = Some(e),
-                (None, Ok(_)) => {}
+        for (path, text) in got {
+            let text = match text {
+                Ok(t) => t,
+                Err(e) => {
+                    failed = Some(e);
+                    continue;
+                }
+            };
+            if let Some(l) = crate::lessons::all().iter().find(|l| l.file() == path) {
+                l.provide(&text);
+            } else if let Some(n) =
+                crate::examples::SCENARIOS.iter().find(|n| crate::examples::scenario_file(n) == path)
+            {
+                crate::examples::provide_scenario(n, &text);
+            }
+        }
+        if let Some(name) = self.pending_scenario.take() {
+            if crate::examples::scenario(name).is_some() {
+                self.open(Opening::Scenario(name.to_string()));
+            } else {
+                let why = failed.clone().unwrap_or_else(|| "its file did not arrive".into());
+                self.notice = Some(format!("examples/{name}.yaml did not load: {why}.").into());
             }
         }
         let Some((id, profile, from_link)) = self.pending_lesson.take() else { return };
@@ -1275,7 +1306,7 @@ impl LiveRun {
                 self.waiting_docs = Some((self.console.waiting(&line), line));
                 self.docs_request = true;
             }
-            Cmd::LessonFiles(got) => self.lesson_files(got),
+            Cmd::Files(got) => self.files(got),
             Cmd::Docs(got) => {
                 self.docs_fetching = false;
                 let loaded = got.and_then(kubectl::load_docs);

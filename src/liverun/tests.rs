@@ -876,7 +876,8 @@ fn an_exported_lesson_replays_to_the_same_history_hash() {
     for id in ["self-healing", "pdb-drain"] {
         let mut e = LiveRun::boot(1, None, clock());
         e.exec(Cmd::StartLesson(id, None));
-        let end = crate::lessons::find(id).and_then(|l| l.scenario()?.ok()).and_then(|s| s.actions.last().map(|a| a.at));
+        let end =
+            crate::lessons::find(id).and_then(|l| l.scenario()?.ok()).and_then(|s| s.actions.last().map(|a| a.at));
         let end = end.expect("steps") / SECOND + 20;
         while e.sim.now() < end * SECOND {
             lesson_frame(&mut e, 100.0);
@@ -1049,11 +1050,12 @@ fn a_shared_run_opens_at_its_hash_and_pauses() {
 /// scenario where `kubeloop run` ends it, a lesson at its start, an example applied to the starting cluster.
 #[test]
 fn every_lesson_and_example_opens_from_its_link() {
-    for (name, text) in crate::examples::SCENARIOS {
+    for name in crate::examples::SCENARIOS {
+        let text = crate::examples::scenario(name).expect("carried by native builds");
         let mut e = LiveRun::boot(1, None, clock());
         e.exec(Cmd::Open(Opening::Scenario(name.into())));
         assert!(!e.playing, "{name}");
-        assert_eq!((e.sim.now(), e.sim.history_hash()), runner_end(text), "{name}");
+        assert_eq!((e.sim.now(), e.sim.history_hash()), runner_end(&text), "{name}");
         let said = e.snapshot().notice.expect("said").to_string();
         assert!(said.starts_with(&format!("Opened examples/{name}.yaml")), "{said}");
     }
