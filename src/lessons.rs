@@ -113,7 +113,7 @@ impl LessonRun {
         LessonRun {
             lesson,
             scenario,
-            info: scenario.lesson.as_ref().unwrap_or(&NO_INFO),
+            info: scenario.lesson.as_deref().unwrap_or(&NO_INFO),
             start,
             next: 0,
             results: Vec::new(),

@@ -768,7 +768,7 @@ impl LiveRun {
             line: 0,
             stop_after: None,
             ask: None,
-            expect: Vec::new(),
+            expect: std::rc::Rc::from([]),
         });
         if let Some(a) = self.recorded.last() {
             crate::crash::note_action(a);

@@ -756,7 +756,7 @@ impl<'a> ActionParser<'a> {
         let label = a.label.map(|l| crate::limits::bound_message(l.trim()).into_owned()).filter(|l| !l.is_empty());
         let path = at.path(&[]);
         let ask = match a.ask {
-            Some(raw) => Some(super::expect::ask_checked(self.lines, &path, raw)?),
+            Some(raw) => Some(std::rc::Rc::new(super::expect::ask_checked(self.lines, &path, raw)?)),
             None => None,
         };
         let raw_expect = a.expect.unwrap_or_default();
@@ -772,6 +772,7 @@ impl<'a> ActionParser<'a> {
             let msg = format!("{}: a question needs the step's expect: to check its answer", at.what("ask"));
             return Err(self.err(&at, &["ask"], msg));
         }
+        let expect = expect.into();
         Ok(Action { at: a.at.0, what, label, line, stop_after: a.follow_for.map(|d| d.0), ask, expect })
     }
 

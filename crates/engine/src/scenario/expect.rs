@@ -175,6 +175,23 @@ pub enum Subject {
     Leader(Option<String>),
 }
 
+/// The figures `pods:` counts, as a scenario names them and as they are said: every pod matched (terminating ones
+/// included), running / ready / not ready (not terminating), terminating, created since the step, on a node whose
+/// kubelet is dead (not terminating), container restarts (summed), with a container in CrashLoopBackOff.
+pub const POD_COUNTS: [(&str, &str); 9] = [
+    ("total", "in all"),
+    ("running", "running"),
+    ("ready", "ready"),
+    ("notReady", "not ready"),
+    ("terminating", "terminating"),
+    ("createdSince", "created since the step"),
+    ("onDeadNodes", "on dead nodes"),
+    ("restarts", "restarts"),
+    ("backOff", "in CrashLoopBackOff"),
+];
+const RUNNING: usize = 1;
+const ON_DEAD_NODES: usize = 6;
+
 /// `pods:`: counts over the pods a selector matches (in one namespace), each optional.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Pods {
@@ -183,23 +200,8 @@ pub struct Pods {
     pub namespace: String,
     /// Only the pods whose first container runs this image.
     pub image: Option<String>,
-    /// Every pod matched, terminating ones included.
-    pub total: Option<Count>,
-    /// Running and not terminating.
-    pub running: Option<Count>,
-    /// Ready and not terminating.
-    pub ready: Option<Count>,
-    /// Not ready and not terminating.
-    pub not_ready: Option<Count>,
-    pub terminating: Option<Count>,
-    /// Created since the step.
-    pub created_since: Option<Count>,
-    /// Not terminating, on a node whose kubelet is dead.
-    pub on_dead_nodes: Option<Count>,
-    /// Container restarts, summed.
-    pub restarts: Option<Count>,
-    /// With a container waiting in CrashLoopBackOff.
-    pub back_off: Option<Count>,
+    /// The counts asked for, in [`POD_COUNTS`]' order.
+    pub counts: [Option<Count>; 9],
     /// The nodes the running pods run on, exactly.
     pub nodes: Option<Vec<String>>,
 }
@@ -266,18 +268,7 @@ impl fmt::Display for Subject {
         match self {
             Subject::Pods(p) => {
                 let mut parts = Vec::new();
-                let counts = [
-                    (&p.total, "in all"),
-                    (&p.running, "running"),
-                    (&p.ready, "ready"),
-                    (&p.not_ready, "not ready"),
-                    (&p.terminating, "terminating"),
-                    (&p.created_since, "created since the step"),
-                    (&p.on_dead_nodes, "on dead nodes"),
-                    (&p.restarts, "restarts"),
-                    (&p.back_off, "in CrashLoopBackOff"),
-                ];
-                for (c, what) in counts {
+                for (c, (_, what)) in p.counts.iter().zip(POD_COUNTS) {
                     if let Some(c) = c {
                         parts.push(format!("{c} {what}"));
                     }
@@ -386,9 +377,8 @@ fn count_look(c: &Count, v: u64, what: String) -> Look {
 
 fn look_pods(p: &Pods, sim: &Sim, b: &Baseline) -> Look {
     let dead: Vec<&str> = sim.kubelets().iter().filter(|k| !k.alive).map(|k| &*k.name).collect();
-    let (mut running, mut ready, mut not_ready, mut terminating, mut created, mut on_dead, mut restarts, mut back_off) =
-        (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
-    let mut total = 0u64;
+    // The figures of POD_COUNTS, in its order.
+    let mut n = [0u64; 9];
     let mut nodes: Vec<String> = Vec::new();
     let pods = sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod());
     for pod in pods.filter(|x| *x.metadata.namespace == *p.namespace && p.selector.matches(&x.metadata.labels)) {
@@ -396,59 +386,45 @@ fn look_pods(p: &Pods, sim: &Sim, b: &Baseline) -> Look {
             continue;
         }
         let live = !pod.metadata.is_terminating();
-        total += 1;
-        terminating += u64::from(!live);
-        created += u64::from(pod.metadata.creation_timestamp.is_some_and(|t| t.0 >= b.at));
-        restarts += u64::try_from(pod.restarts()).unwrap_or(0);
+        let running = live && pod.status.phase == PodPhase::Running;
         let crash_loop = pod
             .status
             .container_statuses
             .iter()
             .any(|c| c.state.waiting.as_ref().is_some_and(|w| &*w.reason == "CrashLoopBackOff"));
-        back_off += u64::from(crash_loop);
-        if !live {
-            continue;
+        let ready = pod.is_ready();
+        let figures = [
+            1,
+            u64::from(running),
+            u64::from(live && ready),
+            u64::from(live && !ready),
+            u64::from(!live),
+            u64::from(pod.metadata.creation_timestamp.is_some_and(|t| t.0 >= b.at)),
+            u64::from(live && dead.contains(&&*pod.spec.node_name)),
+            u64::try_from(pod.restarts()).unwrap_or(0),
+            u64::from(crash_loop),
+        ];
+        for (total, f) in n.iter_mut().zip(figures) {
+            *total += f;
         }
-        on_dead += u64::from(dead.contains(&&*pod.spec.node_name));
-        if pod.is_ready() {
-            ready += 1;
-        } else {
-            not_ready += 1;
-        }
-        if pod.status.phase == PodPhase::Running {
-            running += 1;
-            if !nodes.iter().any(|n| *n == *pod.spec.node_name) {
-                nodes.push(pod.spec.node_name.to_string());
-            }
+        if running && !nodes.iter().any(|x| *x == *pod.spec.node_name) {
+            nodes.push(pod.spec.node_name.to_string());
         }
     }
     crate::sort::sort(&mut nodes);
-    let mut holds = true;
-    let mut seen = vec![format!(
-        "{running} running{}",
-        if nodes.is_empty() { String::new() } else { format!(" ({})", nodes.join(", ")) }
-    )];
-    let figures = [
-        (&p.total, total, "in all"),
-        (&p.ready, ready, "ready"),
-        (&p.not_ready, not_ready, "not ready"),
-        (&p.terminating, terminating, "terminating"),
-        (&p.created_since, created, "created since the step"),
-        (&p.on_dead_nodes, on_dead, "on dead nodes"),
-        (&p.restarts, restarts, "restarts"),
-        (&p.back_off, back_off, "in CrashLoopBackOff"),
-    ];
-    holds &= p.running.is_none_or(|c| c.holds(running));
-    for (c, v, what) in figures {
-        if let Some(c) = c {
-            holds &= c.holds(v);
-            seen.push(format!("{v} {what}"));
+    let placed = if nodes.is_empty() { String::new() } else { format!(" ({})", nodes.join(", ")) };
+    let mut seen = vec![format!("{} running{placed}", n[RUNNING])];
+    let mut holds = p.nodes.as_ref().is_none_or(|want| *want == nodes);
+    for (i, c) in p.counts.iter().enumerate() {
+        let Some(c) = c else { continue };
+        holds &= c.holds(n[i]);
+        if i != RUNNING {
+            seen.push(format!("{} {}", n[i], POD_COUNTS[i].1));
         }
     }
-    if p.on_dead_nodes.is_some() {
+    if p.counts[ON_DEAD_NODES].is_some() {
         seen.push(format!("dead: {}", if dead.is_empty() { "none".to_string() } else { dead.join(", ") }));
     }
-    holds &= p.nodes.as_ref().is_none_or(|want| *want == nodes);
     (holds, format!("pods {}: {}", p.text, seen.join(", ")))
 }
 
@@ -786,41 +762,75 @@ pub(super) struct RawExpect {
     leader: Option<String>,
 }
 
-#[cfg_attr(test, derive(Deserialize))]
-#[cfg_attr(
-    test,
-    serde(
-        deny_unknown_fields,
-        rename_all = "camelCase",
-        expecting = "pods: a mapping with selector, namespace, image, total, running, ready, notReady, terminating, createdSince, onDeadNodes, restarts, backOff and nodes"
-    )
-)]
+const PODS: &str = "pods: a mapping with selector, namespace, image, total, running, ready, notReady, terminating, createdSince, onDeadNodes, restarts, backOff and nodes";
+/// `pods:`'s keys, in the order serde's derive listed them (the counts are [`POD_COUNTS`]).
+const POD_KEYS: [&str; 13] = [
+    "selector",
+    "namespace",
+    "image",
+    "total",
+    "running",
+    "ready",
+    "notReady",
+    "terminating",
+    "createdSince",
+    "onDeadNodes",
+    "restarts",
+    "backOff",
+    "nodes",
+];
+
 pub(super) struct RawPods {
     selector: Sel,
-    #[cfg_attr(test, serde(default))]
     namespace: Option<String>,
-    #[cfg_attr(test, serde(default))]
     image: Option<String>,
-    #[cfg_attr(test, serde(default))]
-    total: Option<Count>,
-    #[cfg_attr(test, serde(default))]
-    running: Option<Count>,
-    #[cfg_attr(test, serde(default))]
-    ready: Option<Count>,
-    #[cfg_attr(test, serde(default))]
-    not_ready: Option<Count>,
-    #[cfg_attr(test, serde(default))]
-    terminating: Option<Count>,
-    #[cfg_attr(test, serde(default))]
-    created_since: Option<Count>,
-    #[cfg_attr(test, serde(default))]
-    on_dead_nodes: Option<Count>,
-    #[cfg_attr(test, serde(default))]
-    restarts: Option<Count>,
-    #[cfg_attr(test, serde(default))]
-    back_off: Option<Count>,
-    #[cfg_attr(test, serde(default))]
+    /// In [`POD_COUNTS`]' order.
+    counts: [Option<Count>; 9],
     nodes: Option<Vec<String>>,
+}
+
+/// The oracle's reading of `pods:`, as serde's derive reads a struct of these fields with `deny_unknown_fields`.
+#[cfg(test)]
+impl<'de> Deserialize<'de> for RawPods {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawPods;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(PODS)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawPods, A::Error> {
+                let mut p = RawPods {
+                    selector: Sel(LabelSelector::default(), String::new()),
+                    namespace: None,
+                    image: None,
+                    counts: [None; 9],
+                    nodes: None,
+                };
+                let mut seen = [false; 13];
+                while let Some(key) = map.next_key::<String>()? {
+                    let Some(i) = POD_KEYS.iter().position(|k| *k == key) else {
+                        return Err(de::Error::unknown_field(&key, &POD_KEYS));
+                    };
+                    if std::mem::replace(&mut seen[i], true) {
+                        return Err(de::Error::duplicate_field(POD_KEYS[i]));
+                    }
+                    match i {
+                        0 => p.selector = map.next_value()?,
+                        1 => p.namespace = map.next_value()?,
+                        2 => p.image = map.next_value()?,
+                        12 => p.nodes = map.next_value()?,
+                        _ => p.counts[i - 3] = map.next_value()?,
+                    }
+                }
+                if !seen[0] {
+                    return Err(de::Error::missing_field("selector"));
+                }
+                Ok(p)
+            }
+        }
+        d.deserialize_struct("RawPods", &POD_KEYS, V)
+    }
 }
 
 #[cfg_attr(test, derive(Deserialize))]
@@ -979,28 +989,12 @@ pub(super) fn expect<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawExpect> {
 }
 
 fn pods<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawPods> {
-    let shape = Shape {
-        expected: "pods: a mapping with selector, namespace, image, total, running, ready, notReady, terminating, createdSince, onDeadNodes, restarts, backOff and nodes",
-        names: &[
-            "selector", "namespace", "image", "total", "running", "ready", "notReady", "terminating", "createdSince",
-            "onDeadNodes", "restarts", "backOff", "nodes",
-        ],
-        required: &["selector"],
-        strict: true,
-    };
+    let shape = Shape { expected: PODS, names: &POD_KEYS, required: &["selector"], strict: true };
     let mut p = RawPods {
         selector: Sel(LabelSelector::default(), String::new()),
         namespace: None,
         image: None,
-        total: None,
-        running: None,
-        ready: None,
-        not_ready: None,
-        terminating: None,
-        created_since: None,
-        on_dead_nodes: None,
-        restarts: None,
-        back_off: None,
+        counts: [None; 9],
         nodes: None,
     };
     cx.fields(n, &shape, &mut |cx, key, v| {
@@ -1008,16 +1002,11 @@ fn pods<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawPods> {
             "selector" => p.selector = sel(cx, v)?,
             "namespace" => p.namespace = opt_string(cx, v)?,
             "image" => p.image = opt_string(cx, v)?,
-            "total" => p.total = opt_count(cx, v)?,
-            "running" => p.running = opt_count(cx, v)?,
-            "ready" => p.ready = opt_count(cx, v)?,
-            "notReady" => p.not_ready = opt_count(cx, v)?,
-            "terminating" => p.terminating = opt_count(cx, v)?,
-            "createdSince" => p.created_since = opt_count(cx, v)?,
-            "onDeadNodes" => p.on_dead_nodes = opt_count(cx, v)?,
-            "restarts" => p.restarts = opt_count(cx, v)?,
-            "backOff" => p.back_off = opt_count(cx, v)?,
-            _ => p.nodes = cx.option(v, strings)?,
+            "nodes" => p.nodes = cx.option(v, strings)?,
+            _ => {
+                let i = POD_COUNTS.iter().position(|(k, _)| *k == key).unwrap_or(0);
+                p.counts[i] = opt_count(cx, v)?;
+            }
         }
         Ok(())
     })?;
@@ -1218,21 +1207,7 @@ pub(super) fn expect_checked(lines: &Lines, path: &[&str], j: usize, raw: RawExp
     let ns = |n: Option<String>| n.filter(|n| !n.trim().is_empty()).unwrap_or_else(|| "default".to_string());
     let mut subjects = Vec::new();
     if let Some(p) = raw.pods {
-        let any = [
-            p.total,
-            p.running,
-            p.ready,
-            p.not_ready,
-            p.terminating,
-            p.created_since,
-            p.on_dead_nodes,
-            p.restarts,
-            p.back_off,
-        ]
-        .iter()
-        .any(Option::is_some)
-            || p.nodes.is_some();
-        if !any {
+        if p.counts.iter().all(Option::is_none) && p.nodes.is_none() {
             return Err(ScenarioError::at(at("pods"), format!("{what}.pods: says nothing to check (total, running, ready, notReady, terminating, createdSince, onDeadNodes, restarts, backOff or nodes)")));
         }
         let mut nodes = p.nodes;
@@ -1244,15 +1219,7 @@ pub(super) fn expect_checked(lines: &Lines, path: &[&str], j: usize, raw: RawExp
             text: p.selector.1,
             namespace: ns(p.namespace),
             image: p.image,
-            total: p.total,
-            running: p.running,
-            ready: p.ready,
-            not_ready: p.not_ready,
-            terminating: p.terminating,
-            created_since: p.created_since,
-            on_dead_nodes: p.on_dead_nodes,
-            restarts: p.restarts,
-            back_off: p.back_off,
+            counts: p.counts,
             nodes,
         }));
     }

@@ -146,7 +146,7 @@ pub struct Scenario {
     /// [`RunOptions::timing`] overrides it.
     pub timing: TimingProfile,
     /// `lesson:`: how the page presents the scenario as a lesson.
-    pub lesson: Option<LessonInfo>,
+    pub lesson: Option<std::rc::Rc<LessonInfo>>,
 }
 
 /// One timed action: an intervention at a simulated time.
@@ -162,9 +162,9 @@ pub struct Action {
     /// if it is still running then; without it, it is followed until it ends or the run does.
     pub stop_after: Option<Millis>,
     /// `ask:`: the prediction the page asks for before the step.
-    pub ask: Option<Ask>,
+    pub ask: Option<std::rc::Rc<Ask>>,
     /// `expect:`: what the control loop does after the step, checked as the run goes.
-    pub expect: Vec<Expect>,
+    pub expect: std::rc::Rc<[Expect]>,
 }
 
 /// What a run may override, and what it may read.

@@ -623,28 +623,6 @@ pub(super) fn check_name(lines: &Lines, path: &[&str], what: &str, name: &str) -
 }
 
 impl Scenario {
-    /// Only the `lesson:` of a scenario text, read and checked (`None`: it has none). The page's lesson bar reads
-    /// every lesson's header this way, and the rest of a lesson when it starts.
-    pub fn lesson_of(text: &str) -> Result<Option<LessonInfo>, ScenarioError> {
-        yamlcheck::check(text, Subject::Scenario, 1)
-            .map_err(|r| ScenarioError::located(Some(r.line), r.column, &r.message))?;
-        let located =
-            |e: &crate::decode::Error| ScenarioError::located(Some(e.line), Some(e.column), strip_location(&e.message));
-        let root = crate::yamltree::parse(text).map_err(|stopped| {
-            let (line, column) = stopped.error.location().map_or((None, None), |(l, c)| (Some(l), Some(c)));
-            ScenarioError::located(line, column, strip_location(&stopped.error.to_string()))
-        })?;
-        let Some(crate::yamltree::Value::Map(entries)) = root.as_ref().map(|r| &r.value) else { return Ok(None) };
-        let Some((_, v)) = entries
-            .iter()
-            .find(|(k, _)| matches!(&k.value, crate::yamltree::Value::Scalar(s) if s.as_str() == "lesson"))
-        else {
-            return Ok(None);
-        };
-        let raw = Cx::new().below("lesson", |cx| super::expect::lesson(cx, v)).map_err(|e| located(&e))?;
-        super::expect::lesson_info(&Lines::new(text), raw).map(Some)
-    }
-
     /// Parses and checks a scenario.
     pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         Self::parse_with(text, read)
@@ -735,7 +713,7 @@ impl Scenario {
             })?,
         };
         let lesson = match raw.lesson {
-            Some(l) => Some(super::expect::lesson_info(&lines, l)?),
+            Some(l) => Some(std::rc::Rc::new(super::expect::lesson_info(&lines, l)?)),
             None => None,
         };
         Ok(Scenario { seed: raw.seed, until, node_template, nodes, manifests, actions, timing, lesson })
