@@ -10,12 +10,12 @@ use yew::prelude::*;
 use crate::cmd::Cmd;
 use crate::components::cluster::Cluster;
 use crate::components::console::Console;
-use crate::components::control::ControlPanel;
-use crate::components::control_plane::ControlPlanePanel;
+use crate::components::control::{control_panel, ControlProps};
+use crate::components::control_plane::{control_plane_panel, ControlPlaneProps};
 use crate::components::editor::Editor;
 use crate::components::events::EventStream;
 use crate::components::header::Header;
-use crate::components::lessons::{LessonBar, LessonPanel};
+use crate::components::lessons::{lesson_bar, lesson_panel, LessonBarProps, LessonPanelProps};
 use crate::components::share::share_bar;
 use crate::liverun::{parse_seed, LiveRun, DEFAULT_SEED, FRAME_BUDGET_MS};
 use crate::view::Snapshot;
@@ -458,19 +458,19 @@ pub fn App() -> Html {
             if let Some(share) = &s.share {
                 { share_bar(share, &on_cmd) }
             }
-            <LessonBar active={s.lesson.as_ref().map(|l| l.id)} timing={s.timing} on_cmd={on_cmd.clone()} />
+            { lesson_bar(&LessonBarProps { active: s.lesson.as_ref().map(|l| l.id), timing: s.timing, on_cmd: on_cmd.clone() }) }
             { for notice }
             <main class="layout">
                 <div class="side left">
                     if let Some(l) = &s.lesson {
-                        <LessonPanel lesson={l.clone()} timing={s.timing} on_cmd={on_cmd.clone()} />
+                        { lesson_panel(&LessonPanelProps { lesson: l.clone(), timing: s.timing, on_cmd: on_cmd.clone() }) }
                     }
                     <Editor apply={s.apply.clone()} load={s.editor.clone()} on_cmd={on_cmd.clone()} />
                 </div>
                 <div class="center">
-                    <ControlPlanePanel view={s.control_plane.clone()} now={s.time.now} on_cmd={on_cmd.clone()} />
+                    { control_plane_panel(&ControlPlaneProps { view: s.control_plane.clone(), now: s.time.now, on_cmd: on_cmd.clone() }) }
                     if let Some(l) = &s.loop_diagram {
-                        <crate::components::loop_diagram::LoopDiagram view={l.clone()} on_cmd={on_cmd.clone()} />
+                        { crate::components::loop_diagram::loop_diagram(&crate::components::loop_diagram::LoopProps { view: l.clone(), on_cmd: on_cmd.clone() }) }
                     }
                     <Cluster
                         cluster={s.cluster.clone()}
@@ -483,18 +483,18 @@ pub fn App() -> Html {
                     />
                 </div>
                 <div class="side">
-                    <ControlPanel
-                        controllers={s.controllers.clone()}
-                        informers={s.informers.clone()}
-                        drift={s.drift}
-                        drift_age_ms={s.drift_age_ms}
-                        api_reads={s.api_reads}
-                        footprint={s.footprint.clone()}
-                        drop_pct={s.drop_pct}
-                        resync_ms={s.resync_ms}
-                        loop_cfg={s.loop_cfg.clone()}
-                        on_cmd={on_cmd.clone()}
-                    />
+                    { control_panel(&ControlProps {
+                        controllers: s.controllers.clone(),
+                        informers: s.informers.clone(),
+                        drift: s.drift,
+                        drift_age_ms: s.drift_age_ms,
+                        api_reads: s.api_reads,
+                        footprint: s.footprint.clone(),
+                        drop_pct: s.drop_pct,
+                        resync_ms: s.resync_ms,
+                        loop_cfg: s.loop_cfg.clone(),
+                        on_cmd: on_cmd.clone(),
+                    }) }
                     <EventStream events={s.events.clone()} suggest={s.lesson.as_ref().and_then(|l| l.events)} />
                 </div>
             </main>

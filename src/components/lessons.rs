@@ -18,8 +18,7 @@ pub struct LessonBarProps {
     pub on_cmd: Callback<Cmd>,
 }
 
-#[component]
-pub fn LessonBar(props: &LessonBarProps) -> Html {
+pub fn lesson_bar(props: &LessonBarProps) -> Html {
     let on_timing = props.on_cmd.reform(|e: Event| {
         let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
         Cmd::SetTiming(if v == "fast-demo" { TimingProfile::FastDemo } else { TimingProfile::Real })
@@ -116,8 +115,7 @@ fn check(c: &CheckView, hook: bool) -> Html {
     }
 }
 
-#[component]
-pub fn LessonPanel(props: &LessonPanelProps) -> Html {
+pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     let l = &props.lesson;
     let stop = props.on_cmd.reform(|_: MouseEvent| Cmd::StopLesson);
     let id = l.id;
