@@ -6,7 +6,7 @@
 //   node scripts/size-budget.mjs DIST_DIR CARGO_WASM
 //
 // Exit code 0 within the budget, 1 over it (or when a file is missing).
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
@@ -37,10 +37,19 @@ for (const f of files.sort()) {
   br += b;
   console.log(`  ${f}: ${bytes.length} B raw, ${g} B gzip, ${b} B brotli`);
 }
-// Files of the site the page fetches once it runs (explain's documentation): not part of the first download.
+// Files of the site the page fetches once it runs (explain's documentation; the lessons and the example scenarios,
+// each a file of examples/): not part of the first download.
 for (const f of readdirSync(dist).filter((f) => f.endsWith('.tsv')).sort()) {
   const bytes = readFileSync(join(dist, f));
   console.log(`  ${f} (fetched after the first download, not in the budget): ${bytes.length} B raw, ${gzipSync(bytes, { level: 9 }).length} B gzip`);
+}
+const examples = join(dist, 'examples');
+if (existsSync(examples)) {
+  const yaml = readdirSync(examples, { recursive: true }).filter((f) => f.endsWith('.yaml')).sort();
+  const bytes = yaml.map((f) => readFileSync(join(examples, f)));
+  const total = bytes.reduce((n, b) => n + b.length, 0);
+  const gzipped = bytes.reduce((n, b) => n + gzipSync(b, { level: 9 }).length, 0);
+  console.log(`  examples/ (${yaml.length} files in the site, the lessons and scenarios among them fetched after the first download; not in the budget): ${total} B raw, ${gzipped} B gzip`);
 }
 
 // ---- contributors: function body sizes by name, from the cargo-built wasm's code and name sections ----------

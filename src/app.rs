@@ -10,12 +10,12 @@ use yew::prelude::*;
 use crate::cmd::Cmd;
 use crate::components::cluster::Cluster;
 use crate::components::console::Console;
-use crate::components::control::ControlPanel;
-use crate::components::control_plane::ControlPlanePanel;
+use crate::components::control::{control_panel, ControlProps};
+use crate::components::control_plane::{control_plane_panel, ControlPlaneProps};
 use crate::components::editor::Editor;
 use crate::components::events::EventStream;
 use crate::components::header::Header;
-use crate::components::lessons::{LessonBar, LessonPanel};
+use crate::components::lessons::{lesson_bar, lesson_panel, LessonBarProps, LessonPanelProps};
 use crate::components::share::share_bar;
 use crate::liverun::{parse_seed, LiveRun, DEFAULT_SEED, FRAME_BUDGET_MS};
 use crate::view::Snapshot;
@@ -94,6 +94,9 @@ fn perform(engine: &Rc<RefCell<LiveRun>>, dispatcher: &UseReducerDispatcher<View
             if e.take_docs_request() {
                 load_docs(engine.clone(), dispatcher.clone());
             }
+            if e.take_lessons_request() {
+                load_lessons(engine.clone(), dispatcher.clone());
+            }
             (e.snapshot(), share)
         }
         Err(_) => return,
@@ -119,6 +122,19 @@ fn load_docs(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<View
     wasm_bindgen_futures::spawn_local(async move {
         let got = crate::share::fetch_text(kubeloop_engine::kubectl::DOCS_FILE).await;
         perform(&engine, &dispatcher, Cmd::Docs(got));
+    });
+}
+
+/// Fetches the lessons' and example scenarios' files that have not arrived (they are not part of the page's first
+/// download: docs/size.md) and hands them to the engine.
+fn load_lessons(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<View>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut got = Vec::new();
+        for path in crate::liverun::missing_files() {
+            let text = crate::share::fetch_text(&path).await;
+            got.push((path, text));
+        }
+        perform(&engine, &dispatcher, Cmd::Files(got));
     });
 }
 
@@ -372,7 +388,10 @@ pub fn App() -> Html {
         let (engine, dispatcher) = (engine.clone(), view.dispatcher());
         use_effect_with((), move |_| {
             if engine.try_borrow_mut().is_ok_and(|mut e| e.take_docs_request()) {
-                load_docs(engine, dispatcher);
+                load_docs(engine.clone(), dispatcher.clone());
+            }
+            if engine.try_borrow_mut().is_ok_and(|mut e| e.take_lessons_request()) {
+                load_lessons(engine, dispatcher);
             }
         });
     }
@@ -439,19 +458,19 @@ pub fn App() -> Html {
             if let Some(share) = &s.share {
                 { share_bar(share, &on_cmd) }
             }
-            <LessonBar active={s.lesson.as_ref().map(|l| l.id)} timing={s.timing} on_cmd={on_cmd.clone()} />
+            { lesson_bar(&LessonBarProps { active: s.lesson.as_ref().map(|l| l.id), timing: s.timing, on_cmd: on_cmd.clone() }) }
             { for notice }
             <main class="layout">
                 <div class="side left">
                     if let Some(l) = &s.lesson {
-                        <LessonPanel lesson={l.clone()} timing={s.timing} on_cmd={on_cmd.clone()} />
+                        { lesson_panel(&LessonPanelProps { lesson: l.clone(), timing: s.timing, on_cmd: on_cmd.clone() }) }
                     }
                     <Editor apply={s.apply.clone()} load={s.editor.clone()} on_cmd={on_cmd.clone()} />
                 </div>
                 <div class="center">
-                    <ControlPlanePanel view={s.control_plane.clone()} now={s.time.now} on_cmd={on_cmd.clone()} />
+                    { control_plane_panel(&ControlPlaneProps { view: s.control_plane.clone(), now: s.time.now, on_cmd: on_cmd.clone() }) }
                     if let Some(l) = &s.loop_diagram {
-                        <crate::components::loop_diagram::LoopDiagram view={l.clone()} on_cmd={on_cmd.clone()} />
+                        { crate::components::loop_diagram::loop_diagram(&crate::components::loop_diagram::LoopProps { view: l.clone(), on_cmd: on_cmd.clone() }) }
                     }
                     <Cluster
                         cluster={s.cluster.clone()}
@@ -464,18 +483,18 @@ pub fn App() -> Html {
                     />
                 </div>
                 <div class="side">
-                    <ControlPanel
-                        controllers={s.controllers.clone()}
-                        informers={s.informers.clone()}
-                        drift={s.drift}
-                        drift_age_ms={s.drift_age_ms}
-                        api_reads={s.api_reads}
-                        footprint={s.footprint.clone()}
-                        drop_pct={s.drop_pct}
-                        resync_ms={s.resync_ms}
-                        loop_cfg={s.loop_cfg.clone()}
-                        on_cmd={on_cmd.clone()}
-                    />
+                    { control_panel(&ControlProps {
+                        controllers: s.controllers.clone(),
+                        informers: s.informers.clone(),
+                        drift: s.drift,
+                        drift_age_ms: s.drift_age_ms,
+                        api_reads: s.api_reads,
+                        footprint: s.footprint.clone(),
+                        drop_pct: s.drop_pct,
+                        resync_ms: s.resync_ms,
+                        loop_cfg: s.loop_cfg.clone(),
+                        on_cmd: on_cmd.clone(),
+                    }) }
                     <EventStream events={s.events.clone()} suggest={s.lesson.as_ref().and_then(|l| l.events)} />
                 </div>
             </main>

@@ -44,6 +44,8 @@ pub enum Cmd {
     KubectlInterrupt,
     /// explain's documentation as fetched from the site ([`LiveRun::take_docs_request`](crate::liverun::LiveRun::take_docs_request)), or why not.
     Docs(Result<String, String>),
+    /// The lessons' and example scenarios' files, fetched from the site (each file's path and its text, or why not).
+    Files(Vec<(String, Result<String, String>)>),
     /// Ctrl+L: empties the console (a running command keeps printing).
     KubectlClear,
     /// The run so far as a scenario file, for the page to download ([`LiveRun::take_download`](crate::liverun::LiveRun::take_download)).

@@ -233,8 +233,13 @@ pub fn find(id: &str) -> Option<&'static Example> {
     EXAMPLES.iter().find(|e| e.id == id)
 }
 
-/// The scenario files of `examples/` (what `kubeloop run` runs), opened by `#scenario=NAME` links: (name, text).
-pub const SCENARIOS: [(&str, &str); 6] = [
+/// The scenario files of `examples/` (what `kubeloop run` runs), opened by `#scenario=NAME` links. They are not in
+/// the page's first download: the page fetches them once it runs, with the lessons (docs/size.md).
+pub const SCENARIOS: [&str; 6] = ["node-failure", "self-healing", "unschedulable", "edge-vs-level", "kubectl", "web"];
+
+/// The example scenarios' texts where the build carries them (native builds: the page's tests).
+#[cfg(not(target_arch = "wasm32"))]
+const CARRIED: [(&str, &str); 6] = [
     ("node-failure", include_str!("../examples/node-failure.yaml")),
     ("self-healing", include_str!("../examples/self-healing.yaml")),
     ("unschedulable", include_str!("../examples/unschedulable.yaml")),
@@ -242,10 +247,45 @@ pub const SCENARIOS: [(&str, &str); 6] = [
     ("kubectl", include_str!("../examples/kubectl.yaml")),
     ("web", include_str!("../examples/web.yaml")),
 ];
+#[cfg(target_arch = "wasm32")]
+const CARRIED: [(&str, &str); 0] = [];
 
-/// The example scenario called `name`.
-pub fn scenario(name: &str) -> Option<&'static str> {
-    SCENARIOS.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+thread_local! {
+    /// The example scenarios fetched so far (at most one text each).
+    static FETCHED: std::cell::RefCell<Vec<(&'static str, std::rc::Rc<str>)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Where the page fetches the example scenario `name` from (relative to the page).
+pub fn scenario_file(name: &str) -> String {
+    format!("examples/{name}.yaml")
+}
+
+/// The example scenario called `name`: `None` when there is none or its file has not arrived ([`scenario_known`]).
+pub fn scenario(name: &str) -> Option<std::rc::Rc<str>> {
+    if let Some((_, text)) = CARRIED.iter().find(|(n, _)| *n == name) {
+        return Some(std::rc::Rc::from(*text));
+    }
+    FETCHED.with(|f| f.borrow().iter().find(|(n, _)| *n == name).map(|(_, t)| t.clone()))
+}
+
+/// Whether `name` is an example scenario (its file may not have arrived).
+pub fn scenario_known(name: &str) -> Option<&'static str> {
+    SCENARIOS.iter().copied().find(|n| *n == name)
+}
+
+/// An example scenario's file has arrived.
+pub fn provide_scenario(name: &'static str, text: &str) {
+    FETCHED.with(|f| {
+        let mut f = f.borrow_mut();
+        if !f.iter().any(|(n, _)| *n == name) {
+            f.push((name, std::rc::Rc::from(text)));
+        }
+    });
+}
+
+/// The example scenarios whose files have not arrived.
+pub fn missing_scenarios() -> Vec<&'static str> {
+    SCENARIOS.iter().copied().filter(|n| scenario(n).is_none()).collect()
 }
 
 /// The files of `examples/manifests/` the example scenarios read with `kubectl -f` (paths as they write them).

@@ -134,6 +134,15 @@ pub struct LiveRun {
     docs_request: bool,
     /// A fetch of it is on its way (at most one).
     docs_fetching: bool,
+    /// The lessons' files are to be fetched ([`LiveRun::take_lessons_request`]): once the page runs, and again when a
+    /// lesson is asked for whose file has not arrived.
+    lessons_request: bool,
+    /// A fetch of them is on its way (at most one).
+    lessons_fetching: bool,
+    /// The lesson asked for before its file arrived: it starts when the file does (paused when a link opened it).
+    pending_lesson: Option<(&'static str, Option<TimingProfile>, bool)>,
+    /// The example scenario a link opened before its file arrived: it opens when the file does.
+    pending_scenario: Option<&'static str>,
     /// The last search of the cluster by name.
     search: Option<Rc<crate::view::SearchView>>,
 }
@@ -150,6 +159,12 @@ const EXPLAIN_CHEAP_MS: f64 = 4.0;
 const EXPLAIN_EVERY_MS: f64 = 1_000.0;
 const EXPLAIN_SHARE: f64 = 20.0;
 
+/// The paths of the lessons' and example scenarios' files that have not arrived (the page fetches them once it runs).
+pub fn missing_files() -> Vec<String> {
+    let lessons = crate::lessons::missing().into_iter().map(|l| l.file());
+    lessons.chain(crate::examples::missing_scenarios().into_iter().map(crate::examples::scenario_file)).collect()
+}
+
 /// The page's own starting point: [`START_NODES`] nodes of the default shape and the web Deployment, as a scenario
 /// with no actions.
 fn default_scenario() -> Scenario {
@@ -161,6 +176,7 @@ fn default_scenario() -> Scenario {
         manifests: Some(crate::examples::WEB.to_string()),
         actions: Vec::new(),
         timing: TimingProfile::Real,
+        lesson: None,
     }
 }
 
@@ -338,6 +354,10 @@ impl LiveRun {
             share_request: None,
             waiting_docs: None,
             docs_request: true,
+            lessons_request: true,
+            lessons_fetching: false,
+            pending_lesson: None,
+            pending_scenario: None,
             docs_fetching: false,
             search: None,
         }
@@ -653,6 +673,12 @@ impl LiveRun {
                 ),
             }),
             Opening::Lesson(id) => match crate::lessons::find(&id) {
+                Some(l) if l.scenario().is_none() => {
+                    // Its file has not arrived: the lesson opens when it does.
+                    self.pending_lesson = Some((l.id, None, true));
+                    self.lessons_request = true;
+                    Ok(format!("Opening the lesson \"{}\": its file is on its way.", l.title))
+                }
                 Some(l) => {
                     self.start_lesson(l.id, None);
                     Ok(format!("Opened the lesson \"{}\" at its start: ▶ Play runs it.", l.title))
@@ -660,14 +686,20 @@ impl LiveRun {
                 None => Err(format!("there is no lesson {id:?} (lessons: {})", crate::lessons::ids().join(", "))),
             },
             Opening::Scenario(name) => match crate::examples::scenario(&name) {
-                Some(text) => self.import(text).map(|()| {
+                None if crate::examples::scenario_known(&name).is_some() => {
+                    // Its file has not arrived: the scenario opens when it does.
+                    self.pending_scenario = crate::examples::scenario_known(&name);
+                    self.lessons_request = true;
+                    Ok(format!("Opening examples/{name}.yaml: its file is on its way."))
+                }
+                Some(text) => self.import(&text).map(|()| {
                     format!(
                         "Opened examples/{name}.yaml: replayed to {} and paused there, as `kubeloop run` ends it; ▶ Play continues it live.",
                         crate::format::fmt_secs(self.sim.now())
                     )
                 }),
                 None => {
-                    let names: Vec<&str> = crate::examples::SCENARIOS.iter().map(|(n, _)| *n).collect();
+                    let names: Vec<&str> = crate::examples::SCENARIOS.to_vec();
                     Err(format!("there is no example scenario {name:?} (scenarios: {})", names.join(", ")))
                 }
             },
@@ -729,7 +761,15 @@ impl LiveRun {
             self.not_exact(format!("the run made more than {MAX_RECORDED} interventions (kubeloop's own bound)"));
             return;
         }
-        self.recorded.push(Action { at: self.sim.now(), what, label, line: 0, stop_after: None });
+        self.recorded.push(Action {
+            at: self.sim.now(),
+            what,
+            label,
+            line: 0,
+            stop_after: None,
+            ask: None,
+            expect: std::rc::Rc::from([]),
+        });
         if let Some(a) = self.recorded.last() {
             crate::crash::note_action(a);
         }
@@ -845,20 +885,83 @@ impl LiveRun {
             self.notice = Some(format!("No lesson \"{id}\".").into());
             return;
         };
-        let scenario = match lesson.parse() {
-            Ok(s) => s,
-            Err(e) => {
+        let scenario = match lesson.scenario() {
+            Some(Ok(s)) => s,
+            Some(Err(e)) => {
                 self.notice = Some(format!("The lesson \"{id}\" does not parse: {e}").into());
+                return;
+            }
+            None => {
+                // Its file is on its way (the page fetches the lessons once it runs): it starts when it arrives.
+                self.pending_lesson = Some((lesson.id, profile, false));
+                self.lessons_request = true;
+                self.notice = Some(format!("Loading the lesson \"{}\"…", lesson.title).into());
                 return;
             }
         };
         if let Some(p) = profile {
             self.profile = p;
         }
-        self.rebuild(&scenario);
-        self.lesson = Some(LessonRun::new(lesson, scenario, self.sim.now()));
-        self.speed = Speed::X(lesson.speed);
+        self.pending_lesson = None;
+        self.rebuild(scenario);
+        let run = LessonRun::new(lesson, scenario, self.sim.now());
+        self.speed = Speed::X(run.info.speed);
+        self.lesson = Some(run);
         self.playing = true;
+    }
+
+    /// Whether the lessons' files are to be fetched now: asked for, some not arrived, no fetch on its way. The page
+    /// answers with [`Cmd::Files`].
+    pub fn take_lessons_request(&mut self) -> bool {
+        let go = std::mem::take(&mut self.lessons_request) && !self.lessons_fetching && !missing_files().is_empty();
+        self.lessons_fetching |= go;
+        go
+    }
+
+    /// The lessons' and example scenarios' files have arrived (or not): each is kept, and what was asked for
+    /// meanwhile opens.
+    fn files(&mut self, got: Vec<(String, Result<String, String>)>) {
+        self.lessons_fetching = false;
+        let mut failed = None;
+        for (path, text) in got {
+            let text = match text {
+                Ok(t) => t,
+                Err(e) => {
+                    failed = Some(e);
+                    continue;
+                }
+            };
+            if let Some(l) = crate::lessons::all().iter().find(|l| l.file() == path) {
+                l.provide(&text);
+            } else if let Some(n) =
+                crate::examples::SCENARIOS.iter().find(|n| crate::examples::scenario_file(n) == path)
+            {
+                crate::examples::provide_scenario(n, &text);
+            }
+        }
+        if let Some(name) = self.pending_scenario.take() {
+            if crate::examples::scenario(name).is_some() {
+                self.open(Opening::Scenario(name.to_string()));
+            } else {
+                let why = failed.clone().unwrap_or_else(|| "its file did not arrive".into());
+                self.notice = Some(format!("examples/{name}.yaml did not load: {why}.").into());
+            }
+        }
+        let Some((id, profile, from_link)) = self.pending_lesson.take() else { return };
+        match crate::lessons::find(id).and_then(|l| l.scenario().map(|_| l)) {
+            Some(l) => {
+                self.start_lesson(id, profile);
+                if from_link {
+                    self.playing = false;
+                    self.notice =
+                        Some(format!("Opened the lesson \"{}\" at its start: ▶ Play runs it.", l.title).into());
+                }
+            }
+            None => {
+                let why = failed.unwrap_or_else(|| "its file did not arrive".into());
+                self.notice = Some(format!("The lesson \"{id}\" did not load: {why}.").into());
+            }
+        }
     }
 
     /// The next moment something other than a simulation event is due: a look at one of the console's running
@@ -1203,6 +1306,7 @@ impl LiveRun {
                 self.waiting_docs = Some((self.console.waiting(&line), line));
                 self.docs_request = true;
             }
+            Cmd::Files(got) => self.files(got),
             Cmd::Docs(got) => {
                 self.docs_fetching = false;
                 let loaded = got.and_then(kubectl::load_docs);

@@ -15,8 +15,8 @@ use kubeloop_engine::time::Millis;
 use rustc_hash::FxHashMap;
 
 use crate::format::*;
-use crate::lessons::Figure;
 use crate::view::*;
+use kubeloop_engine::scenario::Figure;
 
 pub fn build_loop(sim: &Sim, reads: ReadsView) -> LoopView {
     let mut edge_capable: Vec<&'static str> = Vec::new();
@@ -84,9 +84,8 @@ pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
 
 pub fn build_lesson(sim: &Sim, run: &crate::lessons::LessonRun, reads: ReadsView, asks_on: bool) -> LessonView {
     let l = run.lesson;
-    let steps = run
-        .scenario
-        .actions
+    let actions = &run.scenario.actions;
+    let steps = actions
         .iter()
         .enumerate()
         .map(|(i, a)| {
@@ -95,48 +94,71 @@ pub fn build_lesson(sim: &Sim, run: &crate::lessons::LessonRun, reads: ReadsView
         })
         .collect();
     let mut figures = Vec::new();
-    for f in l.figures {
+    for f in &run.info.figures {
         lesson_figure(sim, *f, run.start, reads, &mut figures);
     }
-    let asking = run.asking.map(|i| {
-        let a = &run.asks[i];
-        AskView { step: a.before, question: a.question, choices: a.choices }
+    let asking = run.asking.and_then(|step| {
+        let a = actions[step].ask.as_ref()?;
+        Some(AskView { step, question: &a.question, choices: &a.choices })
     });
-    let checks = run
-        .asks
+    let checks = actions
         .iter()
-        .zip(&run.answers)
-        .map(|(a, ans)| CheckView {
-            step: a.before,
-            question: a.question,
-            what: a.check.what,
-            chosen: ans.chosen.flatten().and_then(|c| a.choices.get(c).copied()),
-            answer: a.choices.get(a.answer).copied().unwrap_or_default(),
-            state: match (&ans.baseline, &ans.outcome) {
-                (None, _) => "pending",
-                (Some(_), None) => "checking",
-                (Some(_), Some((l, _))) if l.holds => "passed",
-                (Some(_), Some(_)) => "failed",
-            },
-            seen: ans
-                .outcome
-                .as_ref()
-                .zip(ans.baseline.as_ref())
-                .map(|((l, t), b)| (l.seen.clone(), t.saturating_sub(b.at))),
-        })
+        .enumerate()
+        .filter(|(_, a)| !a.expect.is_empty())
+        .map(|(step, a)| step_check(run, step, a))
         .collect();
     LessonView {
         id: l.id,
         title: l.title,
-        watch: l.watch,
-        offer_fast_demo: l.offer_fast_demo,
-        events: l.events,
+        watch: &run.info.watch,
+        offer_fast_demo: run.info.fast_demo,
+        events: run.info.events,
         steps,
         elapsed: sim.now().saturating_sub(run.start),
         figures,
         asks_on,
         asking,
         checks,
+    }
+}
+
+/// A step's expectations as one check: its question, if it asks one, and what the engine's checks found (passed
+/// when every expectation of the step held, failed when one did not).
+fn step_check(
+    run: &crate::lessons::LessonRun,
+    step: usize,
+    a: &'static kubeloop_engine::scenario::Action,
+) -> CheckView {
+    let checks: Vec<_> = run.checks.checks.iter().filter(|c| c.step == step).collect();
+    let state = if checks.iter().any(|c| c.baseline.is_none()) {
+        "pending"
+    } else if checks.iter().any(|c| c.verdict.is_none()) {
+        "checking"
+    } else if checks.iter().all(|c| c.verdict.as_ref().is_some_and(|v| v.holds)) {
+        "passed"
+    } else {
+        "failed"
+    };
+    let decided = matches!(state, "passed" | "failed");
+    let seen = decided.then(|| {
+        let seen: Vec<&str> = checks.iter().filter_map(|c| c.verdict.as_ref()).map(|v| v.seen.as_str()).collect();
+        let after = checks
+            .iter()
+            .filter_map(|c| Some(c.verdict.as_ref()?.at.saturating_sub(c.baseline.as_ref()?.at)))
+            .max()
+            .unwrap_or(0);
+        (seen.join("; "), after)
+    });
+    let what: Vec<String> = a.expect.iter().map(|e| e.what()).collect();
+    let ask = a.ask.as_ref();
+    CheckView {
+        step,
+        question: ask.map_or("", |q| q.question.as_str()),
+        what: what.join("; "),
+        chosen: ask.zip(run.chosen[step].flatten()).and_then(|(q, c)| q.choices.get(c)).map(String::as_str),
+        answer: ask.and_then(|q| q.choices.get(q.answer)).map_or("", String::as_str),
+        state,
+        seen,
     }
 }
 

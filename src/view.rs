@@ -606,7 +606,7 @@ pub struct LessonView {
     pub asks_on: bool,
     /// The question waiting for an answer (the clock holds).
     pub asking: Option<AskView>,
-    /// Each question of the lesson: the prediction and what the check found.
+    /// Each step that expects something: the prediction, if asked, and what the check found.
     pub checks: Vec<CheckView>,
 }
 
@@ -616,17 +616,18 @@ pub struct AskView {
     /// The step it comes before (index into `steps`).
     pub step: usize,
     pub question: &'static str,
-    pub choices: &'static [&'static str],
+    pub choices: &'static [String],
 }
 
-/// A lesson's question and its check, as far as they have come.
+/// A step's question, if it asks one, and the check of what it expects, as far as they have come.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckView {
     /// The step it belongs to (index into `steps`).
     pub step: usize,
+    /// The step's question (empty: it asks none, the check only says what happened).
     pub question: &'static str,
     /// What the check looks for.
-    pub what: &'static str,
+    pub what: String,
     /// The prediction, if one was made.
     pub chosen: Option<&'static str>,
     pub answer: &'static str,

@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use crate::cmd::Cmd;
 use crate::components::cluster_canvas::ClusterCanvas;
-use crate::components::detail::DetailPanel;
+use crate::components::detail::{detail_panel, DetailProps};
 use crate::format::{fmt_cpu, fmt_mem};
 use crate::view::{
     ClusterView, CountsView, Detail, NodeView, PodView, SearchView, Selection, ServiceView, DOM_MAX_NODES, DOM_MAX_PODS,
@@ -262,8 +262,7 @@ struct UnscheduledProps {
     on_cmd: Callback<Cmd>,
 }
 
-#[component]
-fn Unscheduled(props: &UnscheduledProps) -> Html {
+fn unscheduled_pods(props: &UnscheduledProps) -> Html {
     html! {
         <section class={classes!("unscheduled", props.pods.is_empty().then_some("none"))} data-testid="unscheduled"
             aria-label="Unscheduled pods">
@@ -301,8 +300,7 @@ struct ServicesProps {
 }
 
 /// The Services and the pods behind their ready endpoints now (a pod that turns not ready leaves the list).
-#[component]
-fn Services(props: &ServicesProps) -> Html {
+fn services_panel(props: &ServicesProps) -> Html {
     if props.services.is_empty() {
         return html! {};
     }
@@ -335,25 +333,21 @@ fn Services(props: &ServicesProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-struct SearchProps {
-    search: Option<Rc<SearchView>>,
-    on_cmd: Callback<Cmd>,
+/// The value of the input of `form` called `name` (empty when it has none).
+fn form_value(form: &web_sys::Element, name: &str) -> String {
+    use wasm_bindgen::JsCast;
+    let input = form.query_selector(&format!("[name={name}]")).ok().flatten();
+    input.and_then(|i| i.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default()
 }
 
-/// Search the cluster by name (at any size): Enter selects the node or pod of that name, or lists the matches.
-#[component]
-fn Search(props: &SearchProps) -> Html {
-    let input = use_node_ref();
-    let submit = {
-        let (input, on_cmd) = (input.clone(), props.on_cmd.clone());
-        Callback::from(move |e: SubmitEvent| {
-            e.prevent_default();
-            let q = input.cast::<web_sys::HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
-            on_cmd.emit(Cmd::Find(q));
-        })
-    };
-    let result = props.search.as_ref().map(|s| {
+/// Search the cluster by name (at any size): Enter selects the node or pod of that name, or lists the matches. A
+/// plain function, as the size control (a component costs about 2 KiB of yew's code): the submitted form is read.
+fn search(found: &Option<Rc<SearchView>>, on_cmd: &Callback<Cmd>) -> Html {
+    let submit = on_cmd.reform(|e: SubmitEvent| {
+        e.prevent_default();
+        Cmd::Find(form_value(&e.target_unchecked_into(), "q"))
+    });
+    let result = found.as_ref().map(|s| {
         let said = match (s.exact, s.total) {
             (true, _) => "found:".to_string(),
             (false, 0) => format!("no node or pod named or containing \"{}\"", s.query),
@@ -369,7 +363,7 @@ fn Search(props: &SearchProps) -> Html {
                         Selection::Pod(k) => ("pod", k.name.to_string()),
                         Selection::None => ("", String::new()),
                     };
-                    let pick = { let f = f.clone(); props.on_cmd.reform(move |_: MouseEvent| Cmd::Select(f.clone())) };
+                    let pick = { let f = f.clone(); on_cmd.reform(move |_: MouseEvent| Cmd::Select(f.clone())) };
                     html! {
                         <button type="button" class="btn small" data-testid="cluster-search-match" data-kind={kind}
                             data-name={name.clone()} onclick={pick}>{ format!("{kind}/{name}") }</button>
@@ -381,7 +375,7 @@ fn Search(props: &SearchProps) -> Html {
     html! {
         <>
             <form class="cluster-search" onsubmit={submit} role="search">
-                <input ref={input} type="search" data-testid="cluster-search" placeholder="find a node or pod by name"
+                <input name="q" type="search" data-testid="cluster-search" placeholder="find a node or pod by name"
                     aria-label="Find a node or pod by name (Enter)" />
             </form>
             { for result }
@@ -389,35 +383,25 @@ fn Search(props: &SearchProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-struct SizeProps {
-    on_cmd: Callback<Cmd>,
-}
-
 /// The size control: a new run (same seed) of N nodes of the default shape and P pods in kubeloop's own demo
 /// Deployments, so that nobody adds a thousand nodes by hand.
-#[component]
-fn SizeControl(props: &SizeProps) -> Html {
-    let (nodes, pods) = (use_node_ref(), use_node_ref());
-    let submit = {
-        let (nodes, pods, on_cmd) = (nodes.clone(), pods.clone(), props.on_cmd.clone());
-        Callback::from(move |e: SubmitEvent| {
-            e.prevent_default();
-            let read = |r: &NodeRef| r.cast::<web_sys::HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
-            let (n, p) = (read(&nodes), read(&pods));
-            on_cmd.emit(match (n.trim().parse(), p.trim().parse()) {
-                (Ok(nodes), Ok(pods)) => Cmd::NewCluster { nodes, pods },
-                _ => Cmd::Notice(format!("No new run: {n:?} nodes and {p:?} pods are not two whole numbers.")),
-            });
-        })
-    };
+fn size_control(on_cmd: &Callback<Cmd>) -> Html {
+    let submit = on_cmd.reform(|e: SubmitEvent| {
+        e.prevent_default();
+        let form = e.target_unchecked_into();
+        let (n, p) = (form_value(&form, "nodes"), form_value(&form, "pods"));
+        match (n.trim().parse(), p.trim().parse()) {
+            (Ok(nodes), Ok(pods)) => Cmd::NewCluster { nodes, pods },
+            _ => Cmd::Notice(format!("No new run: {n:?} nodes and {p:?} pods are not two whole numbers.")),
+        }
+    });
     html! {
         <form class="size-control" onsubmit={submit}
             title="A new run with the same seed: this many nodes of the default shape, and this many pods in kubeloop's own demo Deployments (100 pods each, 10m CPU and 16Mi requested, as `kubeloop bench` makes them). The run shown is discarded.">
-            <input ref={nodes} type="number" min="1" max="5000" value="1000" aria-label="Nodes of the new run"
+            <input name="nodes" type="number" min="1" max="5000" value="1000" aria-label="Nodes of the new run"
                 data-testid="cluster-size-nodes" />
             <span>{ "nodes" }</span>
-            <input ref={pods} type="number" min="0" max="150000" value="30000" aria-label="Pods of the new run (kubeloop's own demo Deployments)"
+            <input name="pods" type="number" min="0" max="150000" value="30000" aria-label="Pods of the new run (kubeloop's own demo Deployments)"
                 data-testid="cluster-size-pods" />
             <span>{ "demo pods" }</span>
             <button class="btn small" type="submit" data-testid="cluster-size-start">{ "New run" }</button>
@@ -456,7 +440,7 @@ pub fn Cluster(props: &ClusterProps) -> Html {
                             }
                         }) }
                     </div>
-                    <Unscheduled pods={unscheduled.clone()} selected={sel_pod.clone()} on_cmd={props.on_cmd.clone()} />
+                    { unscheduled_pods(&UnscheduledProps { pods: unscheduled.clone(), selected: sel_pod.clone(), on_cmd: props.on_cmd.clone() }) }
                 </>
             }
         }
@@ -509,17 +493,17 @@ pub fn Cluster(props: &ClusterProps) -> Html {
             </div>
             if open {
                 <div class="cluster-tools">
-                    <Search search={props.search.clone()} on_cmd={props.on_cmd.clone()} />
-                    <SizeControl on_cmd={props.on_cmd.clone()} />
+                    { search(&props.search, &props.on_cmd) }
+                    { size_control(&props.on_cmd) }
                 </div>
             }
             <div class={classes!("cluster-main", props.detail.is_some().then_some("docked"))} onkeydown={close_on_escape}>
                 <div class="cluster-body">
-                    <Services services={props.services.clone()} />
+                    { services_panel(&ServicesProps { services: props.services.clone() }) }
                     { body }
                 </div>
                 if let Some(d) = &props.detail {
-                    <DetailPanel detail={d.clone()} on_cmd={props.on_cmd.clone()} />
+                    { detail_panel(&DetailProps { detail: d.clone(), on_cmd: props.on_cmd.clone() }) }
                 }
             </div>
         </section>

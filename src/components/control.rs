@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use crate::charts::HISTORY;
 use crate::cmd::Cmd;
-use crate::components::sparkline::Sparkline;
+use crate::components::sparkline::sparkline;
 use kubeloop_engine::controller::TriggerMode;
 use kubeloop_engine::intervention::{FaultAction, ModeAction};
 use kubeloop_engine::limits::{MAX_API_LATENCY, MAX_PERIOD};
@@ -31,16 +31,11 @@ pub struct ControlProps {
     pub on_cmd: Callback<Cmd>,
 }
 
-#[derive(Properties, PartialEq)]
-struct ControllerRowProps {
-    c: ControllerView,
-}
-
-#[component]
-fn ControllerRow(props: &ControllerRowProps) -> Html {
-    let c = &props.c;
+/// A controller's row (a plain function: a component costs about 2 KiB of yew's code, and the rows change with
+/// every snapshot).
+fn controller_row(c: &ControllerView) -> Html {
     html! {
-        <tr>
+        <tr key={c.name}>
             <th scope="row">
                 <span class="ctrl-name">{ c.name }</span>
                 <span class="host" title="the process it runs in">{ c.host.to_string() }</span>
@@ -51,7 +46,7 @@ fn ControllerRow(props: &ControllerRowProps) -> Html {
                     <span class="waiting" title="keys waiting for a delay (AddAfter, rate-limited retries)">{ format!("+{} later", c.waiting) }</span>
                 }
             </td>
-            <td class="spark-cell"><Sparkline values={c.history.clone()} capacity={HISTORY} /></td>
+            <td class="spark-cell">{ sparkline(&c.history, HISTORY) }</td>
             <td class="num stack">
                 <span title="adds_total: adds not collapsed into a key already queued">{ format!("{} adds", c.adds) }</span>
                 <span title="retries_total: AddAfter and rate-limited re-adds">{ format!("{} retries", c.retries) }</span>
@@ -282,16 +277,10 @@ fn Knobs(props: &KnobProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-struct InformerRowProps {
-    i: InformerView,
-}
-
-#[component]
-fn InformerRow(props: &InformerRowProps) -> Html {
-    let i = &props.i;
+/// An informer's row (a plain function, as a controller's).
+fn informer_row(i: &InformerView) -> Html {
     html! {
-        <tr class={classes!((i.drift > 0).then_some("drifting"))}>
+        <tr key={format!("{}/{}", i.owner, i.name)} class={classes!((i.drift > 0).then_some("drifting"))}>
             <th scope="row">
                 <span class="inf-name">{ i.name.clone() }</span>
                 <span class="host">{ i.owner.clone() }<span class={classes!("state", i.state.replace(' ', "-"))}>{ i.state }</span></span>
@@ -314,8 +303,7 @@ fn footprint_title(f: &kubeloop_engine::footprint::Footprint) -> String {
     )
 }
 
-#[component]
-pub fn ControlPanel(props: &ControlProps) -> Html {
+pub fn control_panel(props: &ControlProps) -> Html {
     html! {
         <section class="panel loop-panel" aria-label="Control loops">
             <div class="panel-head">
@@ -347,7 +335,7 @@ pub fn ControlPanel(props: &ControlProps) -> Html {
                         </tr>
                     </thead>
                     <tbody>
-                        { for props.controllers.iter().map(|c| html! { <ControllerRow key={c.name} c={c.clone()} /> }) }
+                        { for props.controllers.iter().map(controller_row) }
                     </tbody>
                 </table>
                 <table class="grid inf-table">
@@ -358,7 +346,7 @@ pub fn ControlPanel(props: &ControlProps) -> Html {
                         </tr>
                     </thead>
                     <tbody>
-                        { for props.informers.iter().map(|i| html! { <InformerRow key={format!("{}/{}", i.owner, i.name)} i={i.clone()} /> }) }
+                        { for props.informers.iter().map(informer_row) }
                     </tbody>
                 </table>
             </div>

@@ -54,8 +54,7 @@ fn process_row(p: &ProcessView, on_cmd: &Callback<Cmd>) -> Html {
     }
 }
 
-#[component]
-pub fn ControlPlanePanel(props: &ControlPlaneProps) -> Html {
+pub fn control_plane_panel(props: &ControlPlaneProps) -> Html {
     let v = &props.view;
     let lease = match &v.lease {
         Some(l) => {

@@ -17,22 +17,16 @@ pub struct DetailProps {
     pub on_cmd: Callback<Cmd>,
 }
 
-#[derive(Properties, PartialEq)]
-struct EventsProps {
-    events: Vec<EventLine>,
-}
-
 /// Events as `kubectl describe` lists them.
-#[component]
-fn EventTable(props: &EventsProps) -> Html {
-    if props.events.is_empty() {
+fn event_table(events: &[EventLine]) -> Html {
+    if events.is_empty() {
         return html! { <p class="muted">{ "No events." }</p> };
     }
     html! {
         <table class="mini events-table">
             <thead><tr><th>{ "at" }</th><th>{ "type" }</th><th>{ "reason" }</th><th>{ "from" }</th><th>{ "message" }</th></tr></thead>
             <tbody>
-                { for props.events.iter().map(|e| html! {
+                { for events.iter().map(|e| html! {
                     <tr class={classes!((&*e.type_ == "Warning").then_some("warn"))}>
                         <td class="num">{ fmt_clock(e.at) }</td>
                         <td>{ e.type_.to_string() }</td>
@@ -178,7 +172,7 @@ fn pod_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
                 }
             }
             <h4>{ "Events" }</h4>
-            <EventTable events={d.events.clone()} />
+            { event_table(&d.events) }
         </>
     }
 }
@@ -371,7 +365,7 @@ fn node_view(d: &NodeDetail) -> Html {
             <h4>{ "Labels" }</h4>
             <div class="tags">{ for d.labels.iter().map(|l| html! { <span class="tag label">{ l.clone() }</span> }) }</div>
             <h4>{ "Events" }</h4>
-            <EventTable events={d.events.clone()} />
+            { event_table(&d.events) }
         </>
     }
 }
@@ -401,8 +395,7 @@ fn node_actions(d: &NodeDetail, on_cmd: &Callback<Cmd>) -> Html {
     }
 }
 
-#[component]
-pub fn DetailPanel(props: &DetailProps) -> Html {
+pub fn detail_panel(props: &DetailProps) -> Html {
     let close = props.on_cmd.reform(|_: MouseEvent| Cmd::Select(Selection::None));
     let (title, testid, actions, body) = match &*props.detail {
         Detail::Pod(d) => {

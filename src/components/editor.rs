@@ -97,20 +97,14 @@ fn Highlighted(props: &CodeProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-struct GutterProps {
-    window: Window,
-    error_line: Option<usize>,
-}
-
-#[component]
-fn GutterLines(props: &GutterProps) -> Html {
-    let w = props.window;
+/// The line numbers of the window (a plain function: a component costs about 2 KiB of yew's code, and these are a
+/// few dozen numbers).
+fn gutter_lines(w: Window, error_line: Option<usize>) -> Html {
     html! {
         <>
             { Window::spacer(w.first) }
             { for (w.first + 1..=w.first + w.count).map(|n| {
-                let err = props.error_line == Some(n);
+                let err = error_line == Some(n);
                 html! {
                     <div class={classes!("gl", err.then_some("err"))} title={err.then(|| "error on this line".to_string())}>
                         { if err { format!("▶{n}") } else { n.to_string() } }
@@ -728,7 +722,7 @@ pub fn Editor(props: &EditorProps) -> Html {
             { for recover }
             <div class="editor">
                 <div class="gutter" ref={gutter_ref} aria-hidden="true">
-                    <GutterLines {window} {error_line} />
+                    { gutter_lines(window, error_line) }
                     <div class="gl pad"></div>
                 </div>
                 <div class={classes!("code", plain.then_some("plain"), shown.is_some().then_some("windowed"))} ref={parts.code.clone()}

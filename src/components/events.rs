@@ -19,20 +19,9 @@ pub struct StreamProps {
     pub suggest: Option<&'static str>,
 }
 
-#[derive(Properties)]
-struct RowProps {
-    row: Rc<EventRow>,
-}
-
-impl PartialEq for RowProps {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.row, &o.row)
-    }
-}
-
-#[component]
-fn Row(props: &RowProps) -> Html {
-    let r = &props.row;
+/// One row of the stream (a plain function: a component costs about 2 KiB of yew's code, and rows kept by position
+/// change when events arrive).
+fn row(r: &EventRow) -> Html {
     let (kind_class, who, controller, source) = match &r.source {
         RowSource::Reconcile(c) => ("reconcile", c.to_string(), Some(*c), None),
         RowSource::Event(s) => ("k8s", s.to_string(), None, Some(s.clone())),
@@ -121,7 +110,7 @@ pub fn EventStream(props: &StreamProps) -> Html {
             // given the row now at its place (a keyed list removed and created every element of the rows that
             // scrolled through: at 100x, some 150 rows a snapshot and the page's whole style recalculated).
             <ol class="events" aria-live="off">
-                { for rows.into_iter().map(|r| html! { <Row row={r.clone()} /> }) }
+                { for rows.into_iter().map(|r| row(r)) }
             </ol>
         </section>
     }

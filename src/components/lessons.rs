@@ -8,7 +8,6 @@ use yew::prelude::*;
 
 use crate::cmd::Cmd;
 use crate::format::{fmt_clock, fmt_dur};
-use crate::lessons::LESSONS;
 use crate::liverun::profile_label;
 use crate::view::{AskView, CheckView, LessonView};
 
@@ -19,8 +18,7 @@ pub struct LessonBarProps {
     pub on_cmd: Callback<Cmd>,
 }
 
-#[component]
-pub fn LessonBar(props: &LessonBarProps) -> Html {
+pub fn lesson_bar(props: &LessonBarProps) -> Html {
     let on_timing = props.on_cmd.reform(|e: Event| {
         let v = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
         Cmd::SetTiming(if v == "fast-demo" { TimingProfile::FastDemo } else { TimingProfile::Real })
@@ -29,13 +27,13 @@ pub fn LessonBar(props: &LessonBarProps) -> Html {
     html! {
         <nav class="lesson-bar" aria-label="Lessons">
             <span class="lb-title">{ "Lessons" }</span>
-            { for LESSONS.iter().map(|l| {
+            { for crate::lessons::all().iter().map(|l| {
                 let start = props.on_cmd.reform(move |_: MouseEvent| Cmd::StartLesson(l.id, None));
                 let active = props.active == Some(l.id);
                 html! {
                     <button key={l.id} class={classes!("btn", "small", "lesson-btn", active.then_some("primary"))}
                         data-testid="lesson" data-lesson={l.id} aria-pressed={if active { "true" } else { "false" }}
-                        title={format!("{}: a fresh simulation (same seed) set up for this lesson, then its script runs. {}", l.title, l.watch)}
+                        title={format!("{}: a fresh simulation (same seed) set up for this lesson, then its script runs.", l.title)}
                         onclick={start}>
                         { l.short }
                     </button>
@@ -96,6 +94,7 @@ fn check(c: &CheckView, hook: bool) -> Html {
         (Some((seen, after)), "passed") => format!("after {}: {seen}", fmt_dur(*after)),
         (Some((seen, after)), _) => format!("not as the lesson expects, after {}: {seen}", fmt_dur(*after)),
         (None, "checking") => format!("checking: {}…", c.what),
+        _ if c.question.is_empty() => format!("after the step: {}", c.what),
         _ => format!("asks first: {}", c.question),
     };
     html! {
@@ -116,8 +115,7 @@ fn check(c: &CheckView, hook: bool) -> Html {
     }
 }
 
-#[component]
-pub fn LessonPanel(props: &LessonPanelProps) -> Html {
+pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     let l = &props.lesson;
     let stop = props.on_cmd.reform(|_: MouseEvent| Cmd::StopLesson);
     let id = l.id;
@@ -125,7 +123,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
     let fast = props.on_cmd.reform(move |_: MouseEvent| Cmd::StartLesson(id, Some(TimingProfile::FastDemo)));
     let pending = l.steps.iter().filter(|s| s.2.is_none()).count();
     // The lesson's text tells what happens: it waits until the questions have been asked.
-    let spoils = l.asks_on && l.checks.iter().any(|c| c.state == "pending");
+    let spoils = l.asks_on && l.checks.iter().any(|c| c.state == "pending" && !c.question.is_empty());
     let asks_toggle = props
         .on_cmd
         .reform(|e: Event| Cmd::LessonAsks(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()));
@@ -139,7 +137,7 @@ pub fn LessonPanel(props: &LessonPanelProps) -> Html {
                 if pending > 0 {
                     <button class="btn small" onclick={stop} data-testid="lesson-stop" title="Do not run the remaining steps">{ "stop script" }</button>
                 }
-                if !l.checks.is_empty() {
+                if l.checks.iter().any(|c| !c.question.is_empty()) {
                     <label class="asks-toggle" title="Before a step, the lesson asks what you expect; after it, a check says what the simulation did">
                         <input type="checkbox" data-testid="lesson-asks" checked={l.asks_on} onchange={asks_toggle} />
                         { "ask me first" }

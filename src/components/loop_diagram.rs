@@ -98,8 +98,7 @@ fn chip(i: &QueueItemView) -> Html {
     }
 }
 
-#[component]
-pub fn LoopDiagram(props: &LoopProps) -> Html {
+pub fn loop_diagram(props: &LoopProps) -> Html {
     let v = &props.view;
     let onchange =
         props.on_cmd.reform(|e: Event| Cmd::ShowLoop(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()));

@@ -1,15 +1,6 @@
 //! A tiny SVG line of a queue's depth over the last simulated minutes.
 
-use std::rc::Rc;
-
 use yew::prelude::*;
-
-#[derive(Properties, PartialEq)]
-pub struct SparklineProps {
-    pub values: Rc<Vec<u32>>,
-    /// Samples the line has room for (the ring's capacity).
-    pub capacity: usize,
-}
 
 pub const WIDTH: f64 = 84.0;
 pub const HEIGHT: f64 = 22.0;
@@ -30,15 +21,15 @@ pub fn points(values: &[u32], capacity: usize) -> String {
         .join(" ")
 }
 
-#[component]
-pub fn Sparkline(props: &SparklineProps) -> Html {
-    let max = props.values.iter().copied().max().unwrap_or(0);
-    let pts = points(&props.values, props.capacity);
+/// The line of `values` (the last samples, oldest first) in a box with room for `capacity` samples.
+pub fn sparkline(values: &[u32], capacity: usize) -> Html {
+    let max = values.iter().copied().max().unwrap_or(0);
+    let pts = points(values, capacity);
     html! {
         <svg class="spark" width={WIDTH.to_string()} height={HEIGHT.to_string()}
             viewBox={format!("0 0 {WIDTH} {HEIGHT}")} role="img"
-            aria-label={format!("queue depth over the last {} simulated seconds, peak {max}", props.values.len())}>
-            <title>{ format!("depth, last {} s (one sample per simulated second); peak {max}", props.values.len()) }</title>
+            aria-label={format!("queue depth over the last {} simulated seconds, peak {max}", values.len())}>
+            <title>{ format!("depth, last {} s (one sample per simulated second); peak {max}", values.len()) }</title>
             <line x1="0" y1={(HEIGHT - 1.0).to_string()} x2={WIDTH.to_string()} y2={(HEIGHT - 1.0).to_string()} class="spark-base" />
             <polyline points={pts} class="spark-line" />
             <text x={(WIDTH - 1.0).to_string()} y="8" class="spark-max" text-anchor="end">{ max }</text>

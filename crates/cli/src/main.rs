@@ -44,7 +44,8 @@ Usage:
   kubeloop --version
 
 Commands:
-  run     Run a scenario file (cluster, manifests, timed actions) and print the timeline and a summary.
+  run     Run a scenario file (cluster, manifests, timed actions) and print the timeline and a summary; the
+          verdict of each `expect:` of its actions (what a lesson says the control loop does) is in both.
             --seed N          seed of the run (overrides the scenario's `seed:`; default 1)
             --until DURATION  simulated run length, e.g. 90s, 10m, 1h30m (overrides `until:`; default 5m)
             --timing PROFILE  node failure timings (overrides `timing:`): real (upstream's 50 s grace period and
@@ -113,7 +114,8 @@ Commands:
             --seed N          seed (default 1)
 
 Exit status: 0 on success, 2 on a usage error or a bad scenario file (one over the work budget included), 3 when a
-run stopped at its work budget, 1 when a linked run ended at another history hash than its link says; `kubectl`: kubectl's exit code (1 when the command failed); `soak`: 1 when memory
+run stopped at its work budget, 1 when a linked run ended at another history hash than its link says or an `expect:`
+of the scenario did not hold; `kubectl`: kubectl's exit code (1 when the command failed); `soak`: 1 when memory
 did not stay flat.
 ";
 
@@ -274,6 +276,10 @@ fn run(args: &[String]) -> Result<u8, Fail> {
     let outcome = sc.run(opts).map_err(|e| Fail(format!("{file}: {e}")))?;
     // A run stopped at its work budget printed what it did; its exit code says it did not finish.
     let mut code = if outcome.summary.stopped_at_budget_ms.is_some() { 3 } else { 0 };
+    // An `expect:` of the scenario that did not hold fails the run, as a test would.
+    if code == 0 && outcome.summary.expectations.iter().any(|e| e.verdict == "failed") {
+        code = 1;
+    }
     if let Some(h) = linked.flatten().filter(|_| !overridden && code == 0) {
         let want = format!("{h:016x}");
         if outcome.summary.history_hash != want {

@@ -42,6 +42,28 @@ fn run_prints_timeline_and_summary() {
 }
 
 #[test]
+fn run_reports_a_lessons_expectations_and_exits_1_when_one_fails() {
+    let out = kubeloop(&["run", "examples/lessons/hand-edits.yaml", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(v["expectations"][0]["verdict"].as_str(), Some("held"), "{v}");
+    // The same lesson with a prediction the control loop does not make: the expectation fails, and says why.
+    let dir = std::env::temp_dir().join(format!("kubeloop-expect-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let lesson = std::fs::read_to_string(workspace().join("examples/lessons/hand-edits.yaml")).expect("read");
+    let wrong = lesson.replacen("replicas: [3]", "replicas: [6]", 1);
+    assert_ne!(wrong, lesson);
+    std::fs::write(dir.join("wrong.yaml"), wrong).expect("write");
+    let out = kubeloop_in(&dir, &["run", "wrong.yaml"], None);
+    let s = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{s}");
+    assert!(s.contains("Expectations: 0 held, 1 failed"), "{s}");
+    assert!(s.contains("FAILED (line "), "{s}");
+    assert!(s.contains("saw pods app=web: 3 running"), "{s}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_bad_scenario_exits_2() {
     let dir = std::env::temp_dir().join(format!("kubeloop-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");

@@ -11,7 +11,7 @@ use crate::yamltree::{Node, Scalar};
     serde(
         deny_unknown_fields,
         rename_all = "camelCase",
-        expecting = "an action: a mapping with at, label and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode, app"
+        expecting = "an action: a mapping with at, label, ask, expect and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode, app"
     )
 )]
 pub(super) struct RawAction {
@@ -44,6 +44,10 @@ pub(super) struct RawAction {
     mode: Option<RawMode>,
     #[cfg_attr(test, serde(default))]
     app: Option<RawApp>,
+    #[cfg_attr(test, serde(default))]
+    ask: Option<super::expect::RawAsk>,
+    #[cfg_attr(test, serde(default))]
+    expect: Option<Vec<super::expect::RawExpect>>,
 }
 
 #[cfg_attr(test, derive(Deserialize))]
@@ -306,10 +310,10 @@ fn opt_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Option<String>> {
 
 pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
     let shape = Shape {
-        expected: "an action: a mapping with at, label and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode, app",
+        expected: "an action: a mapping with at, label, ask, expect and one of apply, kubectl, scale, delete, cordon, uncordon, killNode, reviveNode, addNode, fault, mode, app",
         names: &[
             "at", "label", "for", "apply", "kubectl", "scale", "delete", "cordon", "uncordon", "killNode", "reviveNode",
-            "addNode", "fault", "mode", "app",
+            "addNode", "fault", "mode", "app", "ask", "expect",
         ],
         required: &["at"],
         strict: true,
@@ -330,6 +334,8 @@ pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
         fault: None,
         mode: None,
         app: None,
+        ask: None,
+        expect: None,
     };
     cx.fields(n, &shape, &mut |cx, key, v| {
         match key {
@@ -348,6 +354,8 @@ pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
             "addNode" => a.add_node = Some(cx.option(v, node)?.unwrap_or_default()),
             "fault" => a.fault = cx.option(v, fault)?,
             "app" => a.app = cx.option(v, app)?,
+            "ask" => a.ask = cx.option(v, super::expect::ask)?,
+            "expect" => a.expect = cx.option(v, |cx, v| cx.seq(v, super::expect::expect))?,
             _ => a.mode = cx.option(v, mode)?,
         }
         Ok(())
@@ -746,7 +754,26 @@ impl<'a> ActionParser<'a> {
             unreachable!("exactly one action kind was given")
         };
         let label = a.label.map(|l| crate::limits::bound_message(l.trim()).into_owned()).filter(|l| !l.is_empty());
-        Ok(Action { at: a.at.0, what, label, line, stop_after: a.follow_for.map(|d| d.0) })
+        let path = at.path(&[]);
+        let ask = match a.ask {
+            Some(raw) => Some(std::rc::Rc::new(super::expect::ask_checked(self.lines, &path, raw)?)),
+            None => None,
+        };
+        let raw_expect = a.expect.unwrap_or_default();
+        if raw_expect.len() > super::expect::MAX_EXPECTS {
+            let msg = format!("{}: at most {} expectations a step", at.what("expect"), super::expect::MAX_EXPECTS);
+            return Err(self.err(&at, &["expect"], msg));
+        }
+        let mut expect = Vec::with_capacity(raw_expect.len());
+        for (j, raw) in raw_expect.into_iter().enumerate() {
+            expect.push(super::expect::expect_checked(self.lines, &path, j, raw)?);
+        }
+        if ask.is_some() && expect.is_empty() {
+            let msg = format!("{}: a question needs the step's expect: to check its answer", at.what("ask"));
+            return Err(self.err(&at, &["ask"], msg));
+        }
+        let expect = expect.into();
+        Ok(Action { at: a.at.0, what, label, line, stop_after: a.follow_for.map(|d| d.0), ask, expect })
     }
 
     fn apply(&self, at: &At, m: ManifestText) -> Result<Intervention, ScenarioError> {

@@ -145,6 +145,8 @@ pub struct Scenario {
     /// `timing:`: the node failure timings (upstream's unless the scenario asks for kubeloop's fast demo);
     /// [`RunOptions::timing`] overrides it.
     pub timing: TimingProfile,
+    /// `lesson:`: how the page presents the scenario as a lesson.
+    pub lesson: Option<std::rc::Rc<LessonInfo>>,
 }
 
 /// One timed action: an intervention at a simulated time.
@@ -159,6 +161,10 @@ pub struct Action {
     /// `for:` (kubectl actions): a command that keeps printing is interrupted (Ctrl+C) this long after it started,
     /// if it is still running then; without it, it is followed until it ends or the run does.
     pub stop_after: Option<Millis>,
+    /// `ask:`: the prediction the page asks for before the step.
+    pub ask: Option<std::rc::Rc<Ask>>,
+    /// `expect:`: what the control loop does after the step, checked as the run goes.
+    pub expect: std::rc::Rc<[Expect]>,
 }
 
 /// What a run may override, and what it may read.
@@ -195,6 +201,7 @@ pub struct RunOutput {
 }
 
 mod actions;
+pub mod expect;
 mod parse;
 mod run;
 mod summary;
@@ -204,6 +211,7 @@ mod timeline;
 mod write;
 
 use actions::*;
+pub use expect::{Ask, Checks, Expect, Figure, LessonInfo};
 pub use parse::*;
 pub use run::*;
 pub use summary::*;

@@ -183,7 +183,7 @@ impl<'de> Deserialize<'de> for Sel {
     serde(
         deny_unknown_fields,
         rename_all = "camelCase",
-        expecting = "a scenario: a mapping with seed, until, timing, cluster, manifests and actions"
+        expecting = "a scenario: a mapping with seed, until, timing, cluster, manifests, actions and lesson"
     )
 )]
 pub(super) struct RawScenario {
@@ -200,6 +200,8 @@ pub(super) struct RawScenario {
     /// `real` (upstream's, the default) or `fast-demo` (kubeloop's own shorter node failure timings).
     #[cfg_attr(test, serde(default))]
     timing: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    lesson: Option<super::expect::RawLesson>,
 }
 
 #[derive(Default)]
@@ -425,13 +427,20 @@ pub(super) fn sel<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Sel> {
 
 fn scenario<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawScenario> {
     let shape = Shape {
-        expected: "a scenario: a mapping with seed, until, timing, cluster, manifests and actions",
-        names: &["seed", "until", "cluster", "manifests", "actions", "timing"],
+        expected: "a scenario: a mapping with seed, until, timing, cluster, manifests, actions and lesson",
+        names: &["seed", "until", "cluster", "manifests", "actions", "timing", "lesson"],
         required: &[],
         strict: true,
     };
-    let mut r =
-        RawScenario { seed: None, until: None, cluster: None, manifests: None, actions: Vec::new(), timing: None };
+    let mut r = RawScenario {
+        seed: None,
+        until: None,
+        cluster: None,
+        manifests: None,
+        actions: Vec::new(),
+        timing: None,
+        lesson: None,
+    };
     cx.fields(n, &shape, &mut |cx, key, v| {
         match key {
             "seed" => r.seed = cx.option(v, |cx, v| cx.unsigned(v, u64::MAX, "u64"))?,
@@ -439,6 +448,7 @@ fn scenario<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawScenario> {
             "cluster" => r.cluster = cx.option(v, cluster)?,
             "manifests" => r.manifests = cx.option(v, manifest_text)?,
             "actions" => r.actions = cx.seq(v, action)?,
+            "lesson" => r.lesson = cx.option(v, super::expect::lesson)?,
             _ => r.timing = opt_string(cx, v)?,
         }
         Ok(())
@@ -702,7 +712,11 @@ impl Scenario {
                 )
             })?,
         };
-        Ok(Scenario { seed: raw.seed, until, node_template, nodes, manifests, actions, timing })
+        let lesson = match raw.lesson {
+            Some(l) => Some(std::rc::Rc::new(super::expect::lesson_info(&lines, l)?)),
+            None => None,
+        };
+        Ok(Scenario { seed: raw.seed, until, node_template, nodes, manifests, actions, timing, lesson })
     }
 }
 

@@ -106,6 +106,10 @@ pub struct Run<'a> {
     /// The work budget in simulation events (0: none), and when the run stopped at it.
     pub(super) max_events: u64,
     pub(super) stopped_at: Option<Millis>,
+    /// The scenario's expectations, as far as they have come.
+    pub(super) checks: Checks,
+    /// The last whole second the expectations were looked at.
+    pub(super) looked: Millis,
 }
 
 impl Run<'_> {
@@ -241,6 +245,7 @@ impl Run<'_> {
         while self.next < self.runnable && scenario.actions[self.next].at <= self.sim.now() {
             let a = &scenario.actions[self.next];
             self.perform(&a.what, a.label.as_deref(), None);
+            self.checks.ran(&scenario.actions, self.next, &self.sim);
             self.next += 1;
             self.last_check = None;
         }
@@ -301,10 +306,37 @@ impl Run<'_> {
             if let Some(s) = self.next_stop() {
                 to = to.min(s);
             }
+            self.look_before(to);
             self.sim.run_until(to);
             self.collect_events();
             self.poll_due();
         }
+    }
+
+    /// Looks at the open expectations on the whole seconds up to `to`, each as the events before it left the
+    /// cluster (the page looks at the same moments): the events before the second run first.
+    fn look_before(&mut self, to: Millis) {
+        while self.checks.open() {
+            let after = self.sim.now().max(self.looked);
+            let second = (after / SECOND).saturating_add(1).saturating_mul(SECOND);
+            if second > to {
+                return;
+            }
+            self.looked = second;
+            self.sim.run_until(second - 1);
+            let decided = self.checks.look(&self.scenario.actions, &self.sim, second);
+            for i in decided {
+                if let Some((held, text)) = self.checks.said(&self.scenario.actions, i) {
+                    let kind = if held { EntryKind::Note } else { EntryKind::Error };
+                    self.timeline.push(TimelineEntry { at: second, kind, source: "expect".into(), text });
+                }
+            }
+        }
+    }
+
+    /// The expectations as far as they have come.
+    pub fn checks(&self) -> &Checks {
+        &self.checks
     }
 
     /// The simulated time now.
@@ -369,6 +401,7 @@ impl Run<'_> {
         summary.converged_at_ms = self.streak;
         summary.actions_not_run = not_run;
         summary.stopped_at_budget_ms = self.stopped_at;
+        summary.expectations = self.checks.summary(&self.scenario.actions);
         RunOutput { timeline: self.timeline.into_vec(), summary }
     }
 }
@@ -413,6 +446,8 @@ impl Scenario {
             last_check: None,
             max_events,
             stopped_at: None,
+            checks: Checks::of(&self.actions),
+            looked: 0,
         };
 
         if names.is_empty() {

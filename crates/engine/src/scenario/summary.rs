@@ -102,6 +102,9 @@ pub struct Summary {
     /// When the run stopped at its work budget (`None`: it ran to its end).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped_at_budget_ms: Option<Millis>,
+    /// The scenario's `expect:` entries and what became of each (none: the field is left out).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expectations: Vec<super::expect::ExpectationSummary>,
 }
 
 /// Whether the cluster is settled: Deployments converged, controllers idle, no pod Pending or terminating.
@@ -197,6 +200,7 @@ pub fn summarize(sim: &Sim) -> Summary {
         drift: sim.drift(),
         actions_not_run: 0,
         stopped_at_budget_ms: None,
+        expectations: Vec::new(),
     }
 }
 
@@ -271,6 +275,21 @@ pub fn render_summary(sm: &Summary) -> String {
             human_duration(sm.sim_time_ms.max(t)),
             sm.events_processed
         ));
+    }
+    if !sm.expectations.is_empty() {
+        let count = |v: &str| sm.expectations.iter().filter(|e| e.verdict == v).count();
+        let mut line = format!("Expectations: {} held, {} failed", count("held"), count("failed"));
+        for (n, v) in [(count("undecided"), "not decided when the run ended"), (count("notRun"), "of steps not run")] {
+            if n > 0 {
+                line.push_str(&format!(", {n} {v}"));
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+        for e in sm.expectations.iter().filter(|e| e.verdict == "failed") {
+            let seen = e.seen.as_deref().unwrap_or_default();
+            out.push_str(&format!("  FAILED (line {}): {}; saw {seen}\n", e.line, e.expect));
+        }
     }
     if sm.actions_not_run > 0 {
         out.push_str(&format!("{} action(s) scheduled after the end were not run\n", sm.actions_not_run));

@@ -313,6 +313,26 @@ fn the_field_tables_read_every_scenario_as_serde_yaml_did() {
         "resyncPeriod",
         "informer",
         "crash",
+        "lesson",
+        "title",
+        "figures",
+        "speed",
+        "order",
+        "ask",
+        "choices",
+        "answer",
+        "expect",
+        "within",
+        "throughout",
+        "running",
+        "ready",
+        "createdSince",
+        "endpoints",
+        "unchanged",
+        "retries",
+        "condition",
+        "drift",
+        "leader",
     ];
     let cases: u64 = std::env::var("KUBELOOP_DECODE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3_000);
     let seed = std::env::var("KUBELOOP_DECODE_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(11);
@@ -371,4 +391,64 @@ fn commands_that_only_read_never_crowd_out_one_that_writes() {
     let text = render_timeline(&out.timeline);
     assert_eq!(text.matches("not followed: at most 16 commands that only read keep printing at once").count(), 2);
     assert!(text.contains("pod/alone deleted") && text.contains("node/node-2 drained"), "{text}");
+}
+
+#[test]
+fn a_lesson_question_or_expectation_that_makes_no_sense_is_refused_at_its_line() {
+    let with =
+        |tail: &str| format!("{SMALL}actions:\n  - at: 10s\n    scale: {{deployment: web, replicas: 3}}\n{tail}");
+    let cases: [(String, usize, &str); 9] = [
+        (
+            with("    ask: {question: Q, choices: [a, b], answer: 2}\n    expect:\n      - {within: 5s, drift: 0}\n"),
+            22,
+            "actions[0].ask.answer: 2 is not a choice (0 to 1)",
+        ),
+        (
+            with("    ask: {question: Q, choices: [a], answer: 0}\n    expect:\n      - {within: 5s, drift: 0}\n"),
+            22,
+            "actions[0].ask.choices: 1 choices: a question has 2 to 6",
+        ),
+        (
+            with("    ask: {question: Q, choices: [a, b], answer: 0}\n"),
+            22,
+            "actions[0].ask: a question needs the step's expect: to check its answer",
+        ),
+        (
+            with("    expect:\n      - {drift: 0}\n"),
+            23,
+            "actions[0].expect[0]: an expectation needs exactly one of within, at or throughout (found 0)",
+        ),
+        (
+            with("    expect:\n      - {within: 5s, at: 3s, drift: 0}\n"),
+            23,
+            "actions[0].expect[0]: an expectation needs exactly one of within, at or throughout (found 2)",
+        ),
+        (
+            with("    expect:\n      - {within: 5s}\n"),
+            23,
+            "actions[0].expect[0]: an expectation needs something to check",
+        ),
+        (
+            with("    expect:\n      - {within: 5s, pods: {selector: app=web}}\n"),
+            23,
+            "actions[0].expect[0].pods: says nothing to check",
+        ),
+        (
+            with("    expect:\n      - {within: 5s, retries: {controller: rs, count: 1}}\n"),
+            23,
+            "actions[0].expect[0].retries: \"rs\" is not a controller",
+        ),
+        (
+            format!("lesson:\n  title: T\n  figures: [deployments, pies]\n{SMALL}"),
+            3,
+            "lesson.figures[1]: \"pies\" is not a figure",
+        ),
+    ];
+    for (text, line, message) in cases {
+        let e = Scenario::parse(&text).expect_err(message);
+        assert_eq!(e.line, Some(line), "{message}: {e}");
+        assert!(e.message.starts_with(message), "{e}");
+    }
+    let e = Scenario::parse(&with("    expect:\n      - {within: 5s, drift: \">= x\"}\n")).expect_err("a bad count");
+    assert_eq!(e.to_string(), "scenario line 23 column 29: actions[0].expect[0].drift: \">= x\" is not a count: a number, or \">= N\" or \"<= N\"");
 }
