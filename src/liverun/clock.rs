@@ -1,0 +1,268 @@
+//! The clock: each frame runs the simulation's events within its budget up to the target time, the recorded and
+//! scripted actions when they are due, and samples the charts once a simulated second.
+
+use super::*;
+
+impl LiveRun {
+    /// The next moment something other than a simulation event is due: a look at one of the console's running
+    /// commands (each on its grid, as the runner's), an interruption (a replayed `for:`), the lesson's (or the
+    /// replay's) next action.
+    pub(super) fn next_due(&self) -> Option<Millis> {
+        [self.next_step_at(), self.console.next_due()].into_iter().flatten().min()
+    }
+
+    /// Runs what is due at `s` (the clock stands there), in the runner's order: the looks, the interruptions, then
+    /// the action.
+    pub(super) fn run_due(&mut self, s: Millis) {
+        if self.console.poll_due(&mut self.sim, s) {
+            self.dirty = true;
+        }
+        for i in self.console.stop_due(&mut self.sim, s) {
+            self.stopped(i);
+        }
+        if self.next_step_at().is_some_and(|t| t <= s) {
+            self.run_step();
+        }
+    }
+
+    /// At this speed single watch events and queue items blur: the loop diagram shows rates.
+    pub(super) fn blurs(&self) -> bool {
+        self.playing && !matches!(self.speed, Speed::X(k) if k < LOOP_RATES_FROM)
+    }
+
+    /// Answers the lesson's waiting question, if one waits (`None`: skipped).
+    pub(super) fn answer(&mut self, choice: Option<usize>) {
+        if let Some(run) = self.lesson.as_mut() {
+            run.answer(choice);
+        }
+    }
+
+    /// A lesson's question waits for its answer: the clock holds.
+    pub(super) fn held(&self) -> bool {
+        self.lesson.as_ref().is_some_and(|r| r.asking.is_some())
+    }
+
+    /// When the lesson's (or the replay's) next action is due.
+    pub(super) fn next_step_at(&self) -> Option<Millis> {
+        match self.lesson.as_ref() {
+            Some(run) => run.scenario.actions.get(run.next).map(|a| run.start + a.at),
+            None => self.script.get(self.script_next).map(|a| a.at),
+        }
+    }
+
+    /// Runs the lesson's (or the replay's) next action (its time has come), as the runner does.
+    pub(super) fn run_step(&mut self) {
+        if self.lesson.is_none() {
+            let Some(a) = self.script.get(self.script_next).cloned() else { return };
+            self.script_next += 1;
+            self.intervene(&a.what);
+            self.record(a.what, a.label);
+            let i = self.recorded.len().checked_sub(1);
+            if let Some(r) = self.console.newest().filter(|r| r.action == i) {
+                r.stop_at = a.stop_after.map(|d| a.at.saturating_add(d));
+            }
+            self.dirty = true;
+            return;
+        }
+        let Some(run) = self.lesson.as_mut() else { return };
+        if run.asking.is_some() {
+            return;
+        }
+        if let Some(i) = run.unasked().filter(|_| self.lesson_asks) {
+            // The step waits for the person's prediction: the clock holds here.
+            run.asking = Some(i);
+            self.playing = false;
+            self.dirty = true;
+            return;
+        }
+        let Some(action) = run.scenario.actions.get(run.next) else { return };
+        let what = action.what.clone();
+        let label = action.label.clone();
+        let step = run.next;
+        run.next += 1;
+        let done = self.intervene(&what);
+        self.record(what, label);
+        if let Some(run) = self.lesson.as_mut() {
+            run.results.push(done.one_line());
+            run.ran(step, &self.sim);
+        }
+        self.dirty = true;
+    }
+
+    /// Performs an intervention on the simulation (a button, an apply, a lesson's action): an apply's result goes to
+    /// the editor, another's error to the notice. A kubectl command that keeps printing (a lesson's `drain`) goes
+    /// on in the console, as the runner follows it.
+    pub(super) fn intervene(&mut self, what: &Intervention) -> Performed {
+        // A command line (or a delete that waits) may keep printing: in the console it is a new line there.
+        if matches!(what, Intervention::Kubectl(_) | Intervention::Delete { wait: true, .. }) {
+            self.interrupt_readers();
+        }
+        let input = kubectl::Input { stdin: None, read_file: &example_file };
+        let mut done = self.sim.intervene(what, &input);
+        if let Some(f) = done.follow.take() {
+            let printed = done.text();
+            // The action is recorded next, at this index (the callers record what they perform).
+            let action = Some(self.recorded.len());
+            self.console.adopt(&mut self.sim, &done.action, &printed, f, action, None);
+        }
+        if let Some(report) = &done.applied {
+            self.apply = Rc::new(apply_outcome(self.apply.seq + 1, report));
+        } else if let Some(e) = done.error() {
+            self.notice = Some(e.into());
+        }
+        done
+    }
+
+    pub(super) fn wall(&self) -> f64 {
+        (self.clock)()
+    }
+
+    pub(super) fn sample(&mut self, t: Millis) {
+        let polling = matches!(self.sim.observe_mode(), ObserveMode::Polling { .. });
+        self.meter.sample(t, polling, self.sim.api_reads());
+        let depths = self.sim.queue_depths();
+        if self.history.len() != depths.len() {
+            self.history.resize_with(depths.len(), VecDeque::new);
+        }
+        for (h, (_, d)) in self.history.iter_mut().zip(depths) {
+            if h.len() >= HISTORY {
+                h.pop_front();
+            }
+            h.push_back(d.min(u32::MAX as usize) as u32);
+        }
+        self.loop_history.sample(&self.sim, &self.loop_controller, t);
+        let drift = self.informers.iter().map(|r| r.drift).sum();
+        self.cluster_history.sample(&self.sim, drift, t);
+        if let Some(run) = self.lesson.as_mut() {
+            run.look(&self.sim, t);
+        }
+    }
+
+    /// Samples every simulated-second boundary up to `t` (the state is constant between events, so a boundary
+    /// before the next event sees exactly the state at that moment).
+    pub(super) fn sample_until(&mut self, t: Millis) {
+        if self.next_sample + HISTORY as Millis * SECOND < t {
+            // A long jump: only the last window matters.
+            self.next_sample = (t / SECOND).saturating_sub(HISTORY as Millis) * SECOND;
+        }
+        while self.next_sample <= t {
+            self.sample(self.next_sample);
+            self.next_sample += SECOND;
+        }
+    }
+
+    /// Runs events due up to the target until the wall budget (from `started`) is spent. Returns whether the
+    /// target was reached.
+    pub(super) fn drain(&mut self, started: f64, budget: f64) -> bool {
+        if self.applying.is_some() {
+            return true;
+        }
+        let mut n: u32 = 0;
+        // Events until the wall clock is read next: one at first, then as many as an eighth of the budget holds at
+        // the cost per event seen so far (at most 16). At scale one event (a scheduling cycle scoring a thousand
+        // nodes) can cost tens of milliseconds: reading the clock only every 16 events made frames of a second.
+        let mut batch: u32 = 1;
+        let mut left = batch;
+        while let Some(at) = self.sim.next_event_at() {
+            if self.held() {
+                self.target = self.sim.now() as f64;
+                return true;
+            }
+            if at as f64 > self.target {
+                break;
+            }
+            if let Some(s) = self.next_due().filter(|&s| s <= at) {
+                // What is due comes first: the clock moves to it, it runs.
+                self.sample_until(s);
+                self.sim.run_until(s);
+                self.run_due(s);
+                continue;
+            }
+            self.sample_until(at);
+            self.sim.step();
+            n += 1;
+            left -= 1;
+            if left == 0 {
+                let spent = self.wall() - started;
+                if spent > budget {
+                    return false;
+                }
+                batch = (budget / 8.0 / (spent / f64::from(n)).max(1e-6)).clamp(1.0, 16.0) as u32;
+                left = batch;
+            }
+        }
+        if self.target.is_finite() {
+            let t = self.target.max(0.0) as Millis;
+            self.run_to(t);
+        }
+        true
+    }
+
+    /// Moves the clock to `t` (no event is due before it), running the lesson's steps due by then.
+    pub(super) fn run_to(&mut self, t: Millis) {
+        while let Some(s) = self.next_due().filter(|&s| s <= t) {
+            self.sample_until(s);
+            self.sim.run_until(s);
+            self.run_due(s);
+            if self.held() {
+                self.target = self.sim.now() as f64;
+                return;
+            }
+        }
+        if t > self.sim.now() {
+            self.sample_until(t);
+            self.sim.run_until(t);
+        }
+    }
+
+    /// One animation frame: `dt` wall milliseconds since the previous one.
+    pub fn frame(&mut self, dt: f64) {
+        self.frame_within(dt, FRAME_BUDGET_MS);
+    }
+
+    /// One animation frame whose events may take `budget` wall milliseconds (less than [`FRAME_BUDGET_MS`] in a
+    /// frame that also builds and draws a snapshot).
+    pub fn frame_within(&mut self, dt: f64, budget: f64) {
+        let started = self.wall();
+        if self.applying.is_some() {
+            // The clock is held while a large apply is read: it is performed at the time it was asked for.
+            self.step_apply(started, budget);
+            self.target = self.sim.now() as f64;
+            return;
+        }
+        let dt = if dt.is_finite() { dt.clamp(0.0, MAX_FRAME_DT) } else { 0.0 };
+        let now = self.sim.now() as f64;
+        if self.target < now {
+            self.target = now;
+        }
+        if self.playing {
+            match self.speed {
+                Speed::X(k) => self.target += dt * k as f64,
+                Speed::Max => self.target = f64::INFINITY,
+            }
+        }
+        let reached = self.drain(started, budget);
+        if self.speed == Speed::Max && self.playing {
+            // As fast as the budget allows; with nothing left to run, time still moves (1000x).
+            if reached {
+                let t = self.sim.now() + (dt * 1000.0) as Millis;
+                self.run_to(t);
+            }
+            self.target = self.sim.now() as f64;
+            self.lagging = false;
+        } else if !reached {
+            // Behind: do not build up a debt; the clock simply runs slower than asked, and says so.
+            self.target = self.sim.now() as f64;
+            self.lagging = self.playing;
+        } else {
+            self.lagging = false;
+        }
+        crate::crash::note_time(self.sim.now());
+        let wall = self.wall();
+        let (w0, s0) = self.rate_window;
+        if wall - w0 >= 1000.0 {
+            self.effective = (self.sim.now().saturating_sub(s0)) as f64 / (wall - w0);
+            self.rate_window = (wall, self.sim.now());
+        }
+    }
+}
