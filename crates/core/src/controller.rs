@@ -51,16 +51,7 @@ impl TriggerMode {
     }
 }
 
-/// Where a batch of informer notifications came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// The watch stream (or, in polling mode, a poll's diff): real notifications of change.
-    Watch,
-    /// A LIST (start, 410, the relist period) replacing the cache.
-    List,
-    /// The periodic resync of the cache.
-    Resync,
-}
+pub use crate::informer::Origin;
 
 /// The caches of a host's shared informers, by kind.
 #[derive(Clone, Copy)]

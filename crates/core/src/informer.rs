@@ -17,7 +17,9 @@ use crate::time::{Millis, SECOND};
 use crate::watch::{EventType, WatchEvent, WatchFilter, WatcherId};
 
 mod cache;
+mod reflector;
 pub use cache::{Cache, PodGroup};
+pub use reflector::{Effect, Env, Input, Origin, Timer, BOOKMARK_FREQUENCY, MIN_WATCH_TIMEOUT};
 
 pub type InformerId = usize;
 

@@ -159,6 +159,30 @@ pub enum PodStep {
 /// A timer the kubelet asks the simulation for: `(delay, key, uid, step)`.
 pub type PodTimer = (Millis, ObjKey, Str, PodStep);
 
+/// A timer of a kubelet's, as the simulation schedules it: its heartbeat, or a step of one pod.
+#[derive(Clone, Debug)]
+pub enum KubeletTimer {
+    /// Every [`LEASE_RENEW_INTERVAL`]: the Lease renewed, the node's status written when due.
+    Tick,
+    /// A step of the pod of this key and uid.
+    Pod { key: ObjKey, uid: Str, step: PodStep },
+}
+
+impl KubeletTimer {
+    /// The timer's number in the history hash (the simulation's numbering of its events).
+    pub fn tag(&self) -> u8 {
+        match self {
+            KubeletTimer::Tick => 6,
+            KubeletTimer::Pod { .. } => 7,
+        }
+    }
+
+    /// The pod timers a step asked for, as the simulation schedules them: `(delay, timer)`.
+    pub fn pods(timers: Vec<PodTimer>) -> impl Iterator<Item = (Millis, KubeletTimer)> {
+        timers.into_iter().map(|(delay, key, uid, step)| (delay, KubeletTimer::Pod { key, uid, step }))
+    }
+}
+
 pub struct Kubelet {
     pub name: Str,
     pub index: usize,
@@ -520,6 +544,45 @@ impl Kubelet {
             _ => {}
         }
         timers
+    }
+
+    /// One of its timers is due (the kubelet's side of the simulation's dispatch): the heartbeat, or a pod's next
+    /// step. Returns the timers it arms next, as delays from now.
+    pub fn on_timer(
+        &mut self,
+        timer: KubeletTimer,
+        api: &mut Api,
+        runtime: &RuntimeConfig,
+        behaviours: &Behaviours,
+        now: Millis,
+    ) -> Vec<(Millis, KubeletTimer)> {
+        match timer {
+            KubeletTimer::Tick => {
+                self.work.ticks += 1;
+                self.tick(api, now);
+                vec![(LEASE_RENEW_INTERVAL, KubeletTimer::Tick)]
+            }
+            KubeletTimer::Pod { key, uid, step } => {
+                self.work.pod_steps += 1;
+                KubeletTimer::pods(self.step(api, &key, &uid, step, runtime, behaviours, now)).collect()
+            }
+        }
+    }
+
+    /// Its informer's notifications (pods bound to its node): the timers they arm, as delays from now.
+    pub fn on_notifications(
+        &mut self,
+        evs: &[InformerEvent],
+        api: &mut Api,
+        runtime: &RuntimeConfig,
+        now: Millis,
+    ) -> Vec<(Millis, KubeletTimer)> {
+        self.work.notifications += evs.len() as u64;
+        let mut timers = Vec::new();
+        for ev in evs {
+            timers.extend(self.handle(ev, api, runtime, now));
+        }
+        KubeletTimer::pods(timers).collect()
     }
 
     /// A scheduled step for a pod.

@@ -71,12 +71,21 @@ impl Sim {
         Ok(())
     }
 
-    /// Schedules timers a kubelet asked for.
+    /// Schedules pod timers a kubelet asked for.
     pub(crate) fn schedule_pod_timers(&mut self, node: usize, timers: Vec<PodTimer>) {
+        self.schedule_kubelet_timers(node, KubeletTimer::pods(timers));
+    }
+
+    /// Schedules timers a kubelet asked for (delays from now), in its present life.
+    pub(crate) fn schedule_kubelet_timers(
+        &mut self,
+        node: usize,
+        timers: impl IntoIterator<Item = (Millis, KubeletTimer)>,
+    ) {
         let epoch = self.kubelets[node].epoch;
         let now = self.now;
-        for (delay, key, uid, step) in timers {
-            self.schedule(now + delay, Ev::KubeletPod { node, epoch, key, uid, step });
+        for (delay, timer) in timers {
+            self.schedule(now + delay, Ev::Kubelet { node, epoch, timer });
         }
     }
 }

@@ -92,12 +92,7 @@ pub const DEFAULT_POLL_PERIOD: Millis = 5 * crate::time::SECOND;
 pub const DEFAULT_RELIST_PERIOD: Millis = 0;
 /// A period for kubeloop's relist repair knob when it is switched on (the lessons' and the page's suggestion).
 pub const REPAIR_RELIST_PERIOD: Millis = 5 * crate::time::MINUTE;
-/// client-go's reflector `minWatchTimeout`: each WATCH asks the server to end it after a timeout drawn from
-/// [5 min, 10 min), then the reflector re-WATCHes from the last resourceVersion it saw (no LIST).
-pub const MIN_WATCH_TIMEOUT: Millis = 5 * crate::time::MINUTE;
-/// The API server's bookmark frequency (the watch cache's `defaultBookmarkFrequency`): a watcher that has
-/// caught up is sent the current resourceVersion about once a minute, and just before its timeout.
-pub const BOOKMARK_FREQUENCY: Millis = crate::time::MINUTE;
+pub use crate::informer::{BOOKMARK_FREQUENCY, MIN_WATCH_TIMEOUT};
 
 impl Default for SimConfig {
     fn default() -> Self {

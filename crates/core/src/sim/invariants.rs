@@ -39,7 +39,7 @@ impl Sim {
     pub(super) fn check_invariants(&self, ev: &Ev, rv_before: u64) {
         let rv = self.store.resource_version();
         assert!(rv >= rv_before, "an event took the resourceVersion back from {rv_before} to {rv}: {ev:?}");
-        if let Ev::KubeletPod { uid, key, .. } = ev {
+        if let Ev::Kubelet { timer: KubeletTimer::Pod { uid, key, .. }, .. } = ev {
             let running = self
                 .kubelets
                 .iter()
@@ -89,7 +89,7 @@ mod tests {
     #[test]
     fn a_healthy_run_keeps_its_invariants() {
         let (sim, key, uid) = one_running_pod();
-        let ev = Ev::KubeletPod { node: 0, epoch: 0, key, uid, step: PodStep::Started };
+        let ev = Ev::Kubelet { node: 0, epoch: 0, timer: KubeletTimer::Pod { key, uid, step: PodStep::Started } };
         sim.check_invariants(&ev, sim.store.resource_version());
     }
 
@@ -101,7 +101,7 @@ mod tests {
         for k in &mut sim.kubelets {
             k.pods.insert(key.clone(), runtime.clone());
         }
-        let ev = Ev::KubeletPod { node: 0, epoch: 0, key, uid, step: PodStep::Started };
+        let ev = Ev::Kubelet { node: 0, epoch: 0, timer: KubeletTimer::Pod { key, uid, step: PodStep::Started } };
         sim.check_invariants(&ev, sim.store.resource_version());
     }
 
@@ -109,7 +109,7 @@ mod tests {
     #[should_panic(expected = "took the resourceVersion back")]
     fn a_resource_version_going_back_is_caught() {
         let (sim, key, uid) = one_running_pod();
-        let ev = Ev::KubeletPod { node: 0, epoch: 0, key, uid, step: PodStep::Started };
+        let ev = Ev::Kubelet { node: 0, epoch: 0, timer: KubeletTimer::Pod { key, uid, step: PodStep::Started } };
         sim.check_invariants(&ev, sim.store.resource_version() + 1);
     }
 }

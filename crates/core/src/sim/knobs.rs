@@ -46,9 +46,7 @@ impl Sim {
     pub fn set_relist_period(&mut self, period: Millis) {
         self.config.relist_period = period;
         for id in 0..self.informers.len() {
-            if self.informers[id].watcher().is_some() {
-                self.schedule_relist(id);
-            }
+            self.reflector(id, Input::RelistPeriod);
         }
     }
 
@@ -74,15 +72,9 @@ impl Sim {
     /// Fault: the API server answers the informer's watch with 410 Gone: it drops its watch and relists (after
     /// its backoff), replacing its cache.
     pub fn force_relist(&mut self, informer: InformerId) {
-        let Some(inf) = self.informers.get_mut(informer) else { return };
-        if inf.watcher().is_none() {
-            return;
+        if informer < self.informers.len() {
+            self.reflector(informer, Input::Gone);
         }
-        inf.gone(&mut self.store);
-        let epoch = inf.epoch();
-        let (inf, rng) = self.informer_stream(informer, false);
-        let backoff = inf.next_backoff(rng);
-        self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
     }
 
     /// Injected API faults (conflicts, latency, refused pod creates).
@@ -98,10 +90,7 @@ impl Sim {
             .flat_map(|h| h.informers.iter().flatten().copied())
             .collect();
         for id in ids {
-            self.informers[id].set_resync_period(period);
-            if self.informers[id].has_synced() {
-                self.schedule_resync(id);
-            }
+            self.reflector(id, Input::ResyncPeriod(period));
         }
     }
 }

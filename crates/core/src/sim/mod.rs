@@ -20,8 +20,8 @@ use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleContro
 use crate::controllers::serviceaccount::ServiceAccountsController;
 use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
-use crate::informer::{Informer, InformerEvent, InformerId, InformerTotals, ReflectorState};
-use crate::kubelet::{Kubelet, NodeConfig, PodStep, PodTimer, RuntimeConfig};
+use crate::informer::{Effect, Env, Informer, InformerEvent, InformerId, InformerTotals, Input, ReflectorState, Timer};
+use crate::kubelet::{Kubelet, KubeletTimer, NodeConfig, PodTimer, RuntimeConfig};
 use crate::leaderelection::{LeaderElectionConfig, LeaderElector, Transition};
 use crate::rng::Rng;
 use crate::store::{fnv1a, ApiError, ClientId, DeleteOptions, Store, StoreConfig};
@@ -69,18 +69,10 @@ pub enum Owner {
 
 #[derive(Clone, Debug)]
 enum Ev {
-    WatchDrain {
-        watcher: WatcherId,
+    /// One of an informer's reflector timers ([`Informer::step`] owns what it does).
+    Reflector {
         informer: InformerId,
-    },
-    InformerList {
-        informer: InformerId,
-        epoch: u64,
-    },
-    InformerResync {
-        informer: InformerId,
-        epoch: u64,
-        token: u64,
+        timer: Timer,
     },
     QueueWake {
         host: usize,
@@ -93,46 +85,26 @@ enum Ev {
         worker: usize,
         epoch: u64,
     },
-    KubeletTick {
+    /// One of a kubelet's timers ([`Kubelet::on_timer`] owns what it does).
+    Kubelet {
         node: usize,
         epoch: u64,
-    },
-    KubeletPod {
-        node: usize,
-        epoch: u64,
-        key: ObjKey,
-        uid: Str,
-        step: PodStep,
+        timer: KubeletTimer,
     },
     LeaderTick {
         host: usize,
         epoch: u64,
-    },
-    InformerRelist {
-        informer: InformerId,
-        epoch: u64,
-        token: u64,
-    },
-    /// The server ends an informer's watch at the timeout the reflector asked for.
-    WatchTimeout {
-        informer: InformerId,
-        watcher: WatcherId,
     },
 }
 
 impl Ev {
     fn tag(&self) -> u8 {
         match self {
-            Ev::WatchDrain { .. } => 1,
-            Ev::InformerList { .. } => 2,
-            Ev::InformerResync { .. } => 3,
+            Ev::Reflector { timer, .. } => timer.tag(),
             Ev::QueueWake { .. } => 4,
             Ev::WorkerDone { .. } => 5,
-            Ev::KubeletTick { .. } => 6,
-            Ev::KubeletPod { .. } => 7,
+            Ev::Kubelet { timer, .. } => timer.tag(),
             Ev::LeaderTick { .. } => 8,
-            Ev::InformerRelist { .. } => 9,
-            Ev::WatchTimeout { .. } => 10,
         }
     }
 }
@@ -462,22 +434,12 @@ impl Sim {
     /// Whether a timer can no longer do anything, whenever it fires: its process, informer or kubelet has started
     /// a new life since (epoch), it was re-armed (token), or its watch is closed (watch ids are never reused).
     fn is_stale(&self, ev: &Ev) -> bool {
-        let informer = |i: &InformerId| &self.informers[*i];
         match ev {
-            Ev::WatchDrain { watcher, .. } | Ev::WatchTimeout { watcher, .. } => self.store.watcher(*watcher).is_none(),
-            Ev::InformerList { informer: i, epoch } => informer(i).epoch() != *epoch,
-            Ev::InformerResync { informer: i, epoch, token } => {
-                informer(i).epoch() != *epoch || informer(i).resync_token() != *token
-            }
-            Ev::InformerRelist { informer: i, epoch, token } => {
-                informer(i).epoch() != *epoch || informer(i).relist_token() != *token
-            }
+            Ev::Reflector { informer, timer } => timer.is_stale(&self.informers[*informer], &self.store),
             Ev::QueueWake { host, epoch, .. } | Ev::WorkerDone { host, epoch, .. } | Ev::LeaderTick { host, epoch } => {
                 self.hosts[*host].epoch != *epoch
             }
-            Ev::KubeletTick { node, epoch } | Ev::KubeletPod { node, epoch, .. } => {
-                self.kubelets[*node].epoch != *epoch
-            }
+            Ev::Kubelet { node, epoch, .. } => self.kubelets[*node].epoch != *epoch,
         }
     }
 
@@ -553,124 +515,59 @@ impl Sim {
             for w in wakeups {
                 // A watch opened from an older resourceVersion replays events that were already due: at once.
                 let at = w.at.max(self.now);
-                self.schedule(at, Ev::WatchDrain { watcher: w.watcher, informer: w.notify });
+                self.schedule(at, Ev::Reflector { informer: w.notify, timer: Timer::Drain { watcher: w.watcher } });
             }
             for e in ended {
-                self.watch_ended(e.notify, e.watcher);
+                if e.notify < self.informers.len() {
+                    self.reflector(e.notify, Input::WatchEnded(e.watcher));
+                }
             }
         }
     }
 
-    /// The server ended the watch of `informer`: the reflector re-watches from the last resourceVersion it saw,
-    /// or relists after its backoff when that history is gone (410).
-    fn watch_ended(&mut self, informer: InformerId, watcher: WatcherId) {
-        let Some(inf) = self.informers.get_mut(informer) else { return };
-        if inf.watcher() != Some(watcher) {
-            return;
-        }
-        self.rewatch(informer);
-    }
-
-    /// The reflector re-WATCHes from the last resourceVersion it saw (a bookmark's included), with no LIST; when
-    /// the server no longer has that history (410 Gone) it LISTs after its backoff.
-    fn rewatch(&mut self, informer: InformerId) {
-        let inf = &mut self.informers[informer];
-        if inf.rewatch(&mut self.store).is_ok() {
-            self.arm_watch_timeout(informer);
-        } else {
-            let epoch = inf.epoch();
-            let (inf, rng) = self.informer_stream(informer, false);
-            let backoff = inf.next_backoff(rng);
-            self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
-        }
-    }
-
-    /// Arms the server-side end of the informer's open watch: client-go asks for a timeout drawn from
-    /// [`MIN_WATCH_TIMEOUT`] to twice that.
-    fn arm_watch_timeout(&mut self, informer: InformerId) {
-        if let Some(watcher) = self.informers[informer].watcher() {
-            let (_, rng) = self.informer_stream(informer, true);
-            let timeout = rng.range(MIN_WATCH_TIMEOUT, 2 * MIN_WATCH_TIMEOUT - 1);
-            self.informers[informer].watch_opened(self.now);
-            self.schedule(self.now + timeout, Ev::WatchTimeout { informer, watcher });
+    /// One step of an informer's reflector ([`Informer::step`]): the simulation hands it its streams of draws and
+    /// carries out what it asks, in order (timers scheduled, notifications delivered, the owner's workers pumped).
+    fn reflector(&mut self, informer: InformerId, input: Input) {
+        let polls = matches!(input, Input::Timer(Timer::List { .. })) && self.informers[informer].polling().is_some();
+        let listers = if polls { self.listers(informer) } else { 1 };
+        let isolated = self.isolated(informer);
+        let policy = self.informers[informer].kind == Kind::PodDisruptionBudget;
+        let Sim { informers, store, rng, watch_rng, namespace_rng, policy_rng, config, now, .. } = self;
+        let (rng, timeouts) = match (isolated, policy) {
+            (true, true) => (policy_rng, None),
+            (true, false) => (namespace_rng, None),
+            _ => (rng, Some(watch_rng)),
+        };
+        let mut env = Env { store, now: *now, rng, timeouts, relist_period: config.relist_period, listers };
+        for effect in informers[informer].step(input, &mut env) {
+            match effect {
+                Effect::At(at, timer) => self.schedule(at, Ev::Reflector { informer, timer }),
+                Effect::Deliver(evs, origin) => self.deliver(informer, evs, origin),
+                Effect::Pump => {
+                    if let Owner::Host(h) = self.informer_owner[informer] {
+                        self.pump(h.0);
+                    }
+                }
+            }
         }
     }
 
-    /// The resourceVersion of the last bookmark the server sent the informer's watch: none unless the watcher has
-    /// caught up (nothing undelivered); then the current one when `deadline` (the server bookmarks a watcher just
-    /// before its timeout), else the kind's as of the last whole [`BOOKMARK_FREQUENCY`] since the watch opened.
-    fn bookmark(&self, informer: InformerId, deadline: bool) -> Option<u64> {
-        let inf = &self.informers[informer];
-        let w = self.store.watcher(inf.watcher()?)?;
-        if !w.buffer.is_empty() {
-            return None;
+    /// Polling mode: how many controllers of the informer's owner LIST its kind at each poll (nothing is shared).
+    fn listers(&self, informer: InformerId) -> usize {
+        match self.informer_owner[informer] {
+            Owner::Host(HostId(h)) => {
+                let kind = self.informers[informer].kind;
+                self.hosts[h].controllers.iter().filter(|c| c.reconciler.watches().contains(&kind)).count().max(1)
+            }
+            Owner::Kubelet(_) => 1,
         }
-        if deadline {
-            return Some(self.store.resource_version());
-        }
-        let open = self.now.saturating_sub(inf.watch_opened_at());
-        if open < BOOKMARK_FREQUENCY {
-            return None;
-        }
-        Some(self.store.kind_resource_version_at(inf.kind, self.now - open % BOOKMARK_FREQUENCY))
     }
 
     // ---- events ---------------------------------------------------------------------------------------------
 
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-            Ev::WatchDrain { watcher: id, informer: inf } => {
-                if self.informers[inf].watcher() != Some(id) {
-                    return;
-                }
-                let (evs, next) = self.store.drain_watch(id, self.now);
-                if let Some(at) = next {
-                    self.schedule(at, Ev::WatchDrain { watcher: id, informer: inf });
-                }
-                let (informer, rng) = self.informer_stream(inf, false);
-                let out = informer.on_watch_events(evs, rng);
-                self.deliver(inf, out, Origin::Watch);
-            }
-            Ev::InformerList { informer, epoch } => {
-                let inf = &mut self.informers[informer];
-                if inf.epoch() != epoch || inf.state() != ReflectorState::Listing {
-                    return;
-                }
-                if inf.polling().is_some() {
-                    self.poll(informer);
-                    return;
-                }
-                // client-go's resync timer runs from the informer's start; a relist does not re-arm it.
-                let first_sync = !inf.has_synced();
-                match inf.list_and_watch(&mut self.store) {
-                    Ok(out) => {
-                        if first_sync {
-                            self.schedule_resync(informer);
-                        }
-                        self.arm_watch_timeout(informer);
-                        self.schedule_relist(informer);
-                        self.deliver(informer, out, Origin::List);
-                        // This sync may complete the host's WaitForCacheSync.
-                        if let Owner::Host(h) = self.informer_owner[informer] {
-                            self.pump(h.0);
-                        }
-                    }
-                    Err(_) => {
-                        let (inf, rng) = self.informer_stream(informer, false);
-                        let backoff = inf.next_backoff(rng);
-                        self.schedule(self.now + backoff, Ev::InformerList { informer, epoch });
-                    }
-                }
-            }
-            Ev::InformerResync { informer, epoch, token } => {
-                let inf = &mut self.informers[informer];
-                if inf.epoch() != epoch || inf.resync_token() != token || inf.state() == ReflectorState::Stopped {
-                    return;
-                }
-                let out = inf.resync();
-                self.schedule_resync(informer);
-                self.deliver(informer, out, Origin::Resync);
-            }
+            Ev::Reflector { informer, timer } => self.reflector(informer, Input::Timer(timer)),
             Ev::QueueWake { host, ctrl, epoch } => {
                 if self.hosts[host].epoch != epoch {
                     return;
@@ -685,48 +582,16 @@ impl Sim {
                 self.finish_work(host, ctrl, worker);
                 self.pump(host);
             }
-            Ev::KubeletTick { node, epoch } => {
+            Ev::Kubelet { node, epoch, timer } => {
                 let now = self.now;
-                let k = &mut self.kubelets[node];
+                let Sim { kubelets, store, rng, config, behaviours, .. } = self;
+                let k = &mut kubelets[node];
                 if k.epoch != epoch || !k.alive {
                     return;
                 }
-                k.work.ticks += 1;
-                let mut api = Api::new(&mut self.store, k.client, now, &mut self.rng);
-                k.tick(&mut api, now);
-                self.schedule(now + crate::kubelet::LEASE_RENEW_INTERVAL, Ev::KubeletTick { node, epoch });
-            }
-            Ev::KubeletPod { node, epoch, key, uid, step } => {
-                let now = self.now;
-                let k = &mut self.kubelets[node];
-                if k.epoch != epoch || !k.alive {
-                    return;
-                }
-                k.work.pod_steps += 1;
-                let mut api = Api::new(&mut self.store, k.client, now, &mut self.rng);
-                let timers = k.step(&mut api, &key, &uid, step, &self.config.runtime, &self.behaviours, now);
-                for (delay, key, uid, step) in timers {
-                    self.schedule(now + delay, Ev::KubeletPod { node, epoch, key, uid, step });
-                }
-            }
-            Ev::InformerRelist { informer, epoch, token } => {
-                let inf = &mut self.informers[informer];
-                if inf.epoch() != epoch || inf.relist_token() != token || inf.watcher().is_none() {
-                    return;
-                }
-                // Re-observe: the watch ends, a fresh LIST replaces the cache (and a new WATCH starts from it).
-                inf.begin_list(&mut self.store);
-                self.dispatch(Ev::InformerList { informer, epoch });
-            }
-            Ev::WatchTimeout { informer, watcher } => {
-                if self.informers[informer].watcher() != Some(watcher) {
-                    return;
-                }
-                if let Some(rv) = self.bookmark(informer, true) {
-                    self.informers[informer].bookmark(rv);
-                }
-                self.informers[informer].watch_timed_out();
-                self.rewatch(informer);
+                let mut api = Api::new(store, k.client, now, rng);
+                let next = k.on_timer(timer, &mut api, &config.runtime, behaviours, now);
+                self.schedule_kubelet_timers(node, next);
             }
             Ev::LeaderTick { host, epoch } => {
                 let hs = &self.hosts[host];
@@ -758,16 +623,9 @@ impl Sim {
                 let now = self.now;
                 let Sim { kubelets, store, rng, config, .. } = self;
                 let k = &mut kubelets[n];
-                k.work.notifications += evs.len() as u64;
                 let mut api = Api::new(store, k.client, now, rng);
-                let mut timers = Vec::new();
-                for ev in &evs {
-                    timers.extend(k.handle(ev, &mut api, &config.runtime, now));
-                }
-                let epoch = k.epoch;
-                for (delay, key, uid, step) in timers {
-                    self.schedule(now + delay, Ev::KubeletPod { node: n, epoch, key, uid, step });
-                }
+                let next = k.on_notifications(&evs, &mut api, &config.runtime, now);
+                self.schedule_kubelet_timers(n, next);
             }
         }
     }
@@ -798,63 +656,10 @@ impl Sim {
         }
     }
 
-    /// Arms the next resync of an informer (none when its period is 0); earlier timers become stale.
-    fn schedule_resync(&mut self, informer: InformerId) {
-        if let Some((period, epoch, token)) = self.informers[informer].rearm_resync() {
-            self.schedule(self.now + period, Ev::InformerResync { informer, epoch, token });
-        }
-    }
-
-    /// Arms the next periodic relist of an informer (none when the period is 0).
-    fn schedule_relist(&mut self, informer: InformerId) {
-        let period = self.config.relist_period;
-        if let Some((epoch, token)) = self.informers[informer].rearm_relist(period) {
-            self.schedule(self.now + period, Ev::InformerRelist { informer, epoch, token });
-        }
-    }
-
-    /// Polling mode: every controller of the host that reads this kind LISTs it; the informer diffs the last
-    /// list with its cache and hands the changes to the handlers as notifications; the next poll is armed.
-    fn poll(&mut self, informer: InformerId) {
-        let Some(period) = self.informers[informer].polling() else { return };
-        let listers = match self.informer_owner[informer] {
-            Owner::Host(HostId(h)) => {
-                let kind = self.informers[informer].kind;
-                self.hosts[h].controllers.iter().filter(|c| c.reconciler.watches().contains(&kind)).count().max(1)
-            }
-            Owner::Kubelet(_) => 1,
-        };
-        let out = self.informers[informer].poll(&mut self.store, listers);
-        let epoch = self.informers[informer].epoch();
-        self.schedule(self.now + period, Ev::InformerList { informer, epoch });
-        self.deliver(informer, out, Origin::Watch);
-        if let Owner::Host(h) = self.informer_owner[informer] {
-            self.pump(h.0);
-        }
-    }
-
     /// Whether the informer draws from a stream of its own (see `namespace_rng` and `policy_rng`).
     fn isolated(&self, informer: InformerId) -> bool {
         matches!(self.informers[informer].kind, Kind::Namespace | Kind::PodDisruptionBudget)
             && matches!(self.informer_owner[informer], Owner::Host(_))
-    }
-
-    /// The informer and the stream its draws come from: the namespace informers' own, else the watch timeouts'
-    /// (`timeouts`) or the simulation's.
-    fn informer_stream(&mut self, informer: InformerId, timeouts: bool) -> (&mut Informer, &mut Rng) {
-        let isolated = self.isolated(informer);
-        let policy = self.informers[informer].kind == Kind::PodDisruptionBudget;
-        let Sim { informers, rng, watch_rng, namespace_rng, policy_rng, .. } = self;
-        let r = if isolated && policy {
-            policy_rng
-        } else if isolated {
-            namespace_rng
-        } else if timeouts {
-            watch_rng
-        } else {
-            rng
-        };
-        (&mut informers[informer], r)
     }
 
     /// Starts every informer of host `h` (a LIST each, then a WATCH). A namespace informer lists with the last of
@@ -866,23 +671,15 @@ impl Sim {
         for id in shared {
             let delay = self.rng.range(2, 10);
             last = last.max(Some(delay));
-            self.start_informer_after(id, delay);
+            self.reflector(id, Input::Start { after: Some(delay) });
         }
         for id in isolated {
-            let (_, stream) = self.informer_stream(id, false);
-            let delay = last.unwrap_or_else(|| stream.range(2, 10));
-            self.start_informer_after(id, delay);
+            self.reflector(id, Input::Start { after: last });
         }
     }
 
+    /// Starts (over) informer `id`: its first LIST after a short delay drawn from its stream.
     fn start_informer(&mut self, id: InformerId) {
-        let (_, rng) = self.informer_stream(id, false);
-        let delay = rng.range(2, 10);
-        self.start_informer_after(id, delay);
-    }
-
-    fn start_informer_after(&mut self, id: InformerId, delay: Millis) {
-        let epoch = self.informers[id].start(&mut self.store);
-        self.schedule(self.now + delay, Ev::InformerList { informer: id, epoch });
+        self.reflector(id, Input::Start { after: None });
     }
 }

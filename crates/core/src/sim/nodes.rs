@@ -47,7 +47,7 @@ impl Sim {
         let (epoch, inf) = (k.epoch, k.informer);
         // Heartbeats start at a random offset so thousands of nodes do not beat in step.
         let offset = self.rng.range(1, crate::kubelet::LEASE_RENEW_INTERVAL);
-        self.schedule(now + offset, Ev::KubeletTick { node: index, epoch });
+        self.schedule(now + offset, Ev::Kubelet { node: index, epoch, timer: KubeletTimer::Tick });
         self.start_informer(inf);
     }
 
@@ -170,10 +170,7 @@ impl Sim {
         if self.informers.get(informer).and_then(Informer::watcher).is_none() {
             return;
         }
-        if let Some(rv) = self.bookmark(informer, false) {
-            self.informers[informer].bookmark(rv);
-        }
-        self.rewatch(informer);
+        self.reflector(informer, Input::Disconnect);
         self.flush_wakeups();
     }
 
