@@ -667,9 +667,9 @@ impl LiveRun {
                 if let Some((id, line)) = self.waiting_docs.take() {
                     let out = match loaded {
                         Ok(()) => kubectl::run(&mut self.sim, &line, &kubectl::Input::none()),
-                        Err(e) => {
-                            kubectl::Output::error(format!("kubeloop: explain's documentation did not load: {e}"))
-                        }
+                        Err(e) => kubectl::Output::error(format!(
+                            "kubeloop: kubectl's documentation (explain, -h) did not load: {e}"
+                        )),
                     };
                     self.console.finish(id, out);
                 }

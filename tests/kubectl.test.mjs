@@ -182,7 +182,7 @@ spec:
     targetPort: http
 `;
 
-test("kubectl explain: its documentation comes from the site once the page runs, and a line typed before it arrives waits for it (or stops at Ctrl+C)", { timeout: TEST_TIMEOUT }, async () => {
+test("kubectl explain and -h: their documentation comes from the site once the page runs, and a line typed before it arrives waits for it (or stops at Ctrl+C)", { timeout: TEST_TIMEOUT }, async () => {
   // The documentation (explain.tsv) is held back until the line has been typed: it is fetched once, relative to the
   // page, and the waiting line then prints what the runner prints.
   let release;
@@ -203,18 +203,19 @@ test("kubectl explain: its documentation comes from the site once the page runs,
       await waitFor(async () => requested.length === 1 || null, { message: () => 'the page fetches explain.tsv once it runs' });
       assert.equal(new URL('explain.tsv', page.url()).toString(), requested[0], 'fetched relative to the page');
       const input = kubectlInput(page);
-      // Ctrl+C stops a line that waits for the documentation: it ends with ^C and never prints.
-      await input.fill('kubectl explain deployment.spec.paused');
+      // A command's help is documentation too (its flags' lines): it waits for it, and Ctrl+C stops a line that
+      // waits for the documentation: it ends with ^C and never prints.
+      await input.fill('kubectl get -h');
       await input.press('Enter');
       await page.locator('.console-running').first().waitFor({ timeout: 10_000 });
       await input.press('Control+c');
       await waitFor(async () => ((await page.locator('.console-running').count()) === 0 && /\^C/.test(await kubectlOutput(page))) || null, {
-        message: async () => `Ctrl+C stops the waiting explain (now ${JSON.stringify(await kubectlOutput(page))})`,
+        message: async () => `Ctrl+C stops the waiting help (now ${JSON.stringify(await kubectlOutput(page))})`,
       });
       await input.fill('kubectl explain deployment.spec.replicas');
       await input.press('Enter');
       await page.locator('.console-running').first().waitFor({ timeout: 10_000 });
-      assert.doesNotMatch(await kubectlOutput(page), /FIELD:/, 'nothing printed before the documentation arrives');
+      assert.doesNotMatch(await kubectlOutput(page), /FIELD:|Usage:/, 'nothing printed before the documentation arrives');
       release();
       let out = '';
       await waitFor(
@@ -226,7 +227,9 @@ test("kubectl explain: its documentation comes from the site once the page runs,
       );
       assert.match(out, /^GROUP:\s+apps\nKIND:\s+Deployment\nVERSION:\s+v1\n/, out);
       const scrollback = await page.locator('.console-panel').textContent();
-      assert.doesNotMatch(scrollback, /FIELD: paused/, 'the stopped line printed nothing when the documentation came');
+      assert.doesNotMatch(scrollback, /Usage:/, 'the stopped line printed nothing when the documentation came');
+      const help = await kubectl(page, 'kubectl get -h', (o) => /Usage:/.test(o));
+      assert.match(help, /-w, --watch=false:\s+After listing\/getting the requested object, watch for changes\./, help);
       const pod = await kubectl(page, 'kubectl explain pod.spec.containers.name', (o) => /FIELD: name <string>/.test(o));
       assert.match(pod, /DESCRIPTION:\n\s+Name of the container specified as a DNS_LABEL/, pod);
       assert.equal(requested.length, 1, 'fetched once');

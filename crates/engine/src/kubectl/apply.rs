@@ -18,10 +18,7 @@ pub const COMMAND: Command = Command {
     name: "apply",
     summary: "Apply a configuration to a resource by file name or stdin",
     usage: "kubectl apply (-f FILENAME) [options]",
-    flags: &[
-        value("filename", Some('f'), "The files that contain the configurations to apply (- for stdin)."),
-        dry_run::FLAG,
-    ],
+    flags: &[value("filename", Some('f')), dry_run::FLAG],
     run,
 };
 

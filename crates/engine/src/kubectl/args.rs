@@ -65,7 +65,7 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
-/// One flag a command accepts.
+/// One flag a command accepts. Its `-h` line is documentation, loaded with explain's ([`super::explain::flag_help`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Flag {
     pub long: &'static str,
@@ -75,8 +75,6 @@ pub struct Flag {
     /// pflag's `NoOptDefVal`: the value of the flag given alone (`--dry-run`); its value is then only ever given
     /// with `=` (`--dry-run=server`), never as the next word.
     pub no_opt: Option<&'static str>,
-    /// The `-h` line.
-    pub help: &'static str,
 }
 
 impl Flag {
@@ -87,25 +85,22 @@ impl Flag {
 }
 
 /// A flag that takes a value.
-pub const fn value(long: &'static str, short: Option<char>, help: &'static str) -> Flag {
-    Flag { long, short, takes_value: true, no_opt: None, help }
+pub const fn value(long: &'static str, short: Option<char>) -> Flag {
+    Flag { long, short, takes_value: true, no_opt: None }
 }
 
 /// A flag that takes a value, and means `no_opt` when given alone (pflag's `NoOptDefVal`).
-pub const fn optional(long: &'static str, no_opt: &'static str, help: &'static str) -> Flag {
-    Flag { long, short: None, takes_value: true, no_opt: Some(no_opt), help }
+pub const fn optional(long: &'static str, no_opt: &'static str) -> Flag {
+    Flag { long, short: None, takes_value: true, no_opt: Some(no_opt) }
 }
 
 /// A bool flag.
-pub const fn switch(long: &'static str, short: Option<char>, help: &'static str) -> Flag {
-    Flag { long, short, takes_value: false, no_opt: None, help }
+pub const fn switch(long: &'static str, short: Option<char>) -> Flag {
+    Flag { long, short, takes_value: false, no_opt: None }
 }
 
 /// Flags every command accepts (kubectl's global flags that mean something here).
-pub const GLOBAL: &[Flag] = &[
-    value("namespace", Some('n'), "If present, the namespace scope for this CLI request"),
-    switch("help", Some('h'), "help for this command"),
-];
+pub const GLOBAL: &[Flag] = &[value("namespace", Some('n')), switch("help", Some('h'))];
 
 /// The parsed command line of one command: positional words and flag values (the last one wins, as in pflag;
 /// every value is kept for flags that may repeat).
@@ -254,12 +249,12 @@ mod tests {
     }
 
     const FLAGS: &[Flag] = &[
-        value("output", Some('o'), ""),
-        switch("all-namespaces", Some('A'), ""),
-        switch("watch", Some('w'), ""),
-        value("replicas", None, ""),
-        value("selector", Some('l'), ""),
-        optional("dry-run", "unchanged", ""),
+        value("output", Some('o')),
+        switch("all-namespaces", Some('A')),
+        switch("watch", Some('w')),
+        value("replicas", None),
+        value("selector", Some('l')),
+        optional("dry-run", "unchanged"),
     ];
 
     #[test]

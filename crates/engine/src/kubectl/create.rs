@@ -20,10 +20,10 @@ pub const COMMAND: Command = Command {
 };
 
 const FLAGS: &[Flag] = &[
-    value("filename", Some('f'), "Filename, directory, or URL to files to use to create the resource (- for stdin)"),
-    value("image", None, "Image names to run. A deployment can have multiple images set for multi-container pod."),
-    value("replicas", Some('r'), "Number of replicas to create. Default is 1."),
-    value("port", None, "The containerPort that this deployment exposes."),
+    value("filename", Some('f')),
+    value("image", None),
+    value("replicas", Some('r')),
+    value("port", None),
     dry_run::FLAG,
 ];
 

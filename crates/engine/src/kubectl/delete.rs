@@ -24,28 +24,16 @@ pub const COMMAND: Command = Command {
 };
 
 const FLAGS: &[Flag] = &[
-    value("filename", Some('f'), "containing the resource to delete."),
-    value("selector", Some('l'), "Selector (label query) to filter on."),
-    switch("all", None, "Delete all resources, in the namespace of the specified resource types."),
-    value(
-        "cascade",
-        None,
-        "Must be \"background\", \"orphan\", or \"foreground\". Selects the deletion cascading strategy for the dependents (e.g. Pods created by a ReplicationController). Defaults to background.",
-    ),
-    value(
-        "grace-period",
-        None,
-        "Period of time in seconds given to the resource to terminate gracefully. Ignored if negative. Set to 1 for immediate shutdown. Can only be set to 0 when --force is true (force deletion).",
-    ),
-    switch("now", None, "If true, resources are signaled for immediate shutdown (same as --grace-period=1)."),
-    switch(
-        "force",
-        None,
-        "If true, immediately remove resources from API and bypass graceful deletion. Note that immediate deletion of some resources may result in inconsistency or data loss and requires confirmation.",
-    ),
-    switch("ignore-not-found", None, "Treat \"resource not found\" as a successful delete."),
-    value("wait", None, "If true, wait for resources to be gone before returning. This waits for finalizers."),
-    value("output", Some('o'), "Output mode. Use \"-o name\" for shorter output (resource/name)."),
+    value("filename", Some('f')),
+    value("selector", Some('l')),
+    switch("all", None),
+    value("cascade", None),
+    value("grace-period", None),
+    switch("now", None),
+    switch("force", None),
+    switch("ignore-not-found", None),
+    value("wait", None),
+    value("output", Some('o')),
     dry_run::FLAG,
 ];
 

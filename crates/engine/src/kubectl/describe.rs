@@ -28,19 +28,8 @@ use containers::*;
 use writer::tabwrite;
 use writer::Writer;
 
-const FLAGS: &[Flag] = &[
-    switch(
-        "all-namespaces",
-        Some('A'),
-        "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.",
-    ),
-    value(
-        "selector",
-        Some('l'),
-        "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.",
-    ),
-    switch("show-events", None, "If true, display events related to the described object."),
-];
+const FLAGS: &[Flag] =
+    &[switch("all-namespaces", Some('A')), value("selector", Some('l')), switch("show-events", None)];
 
 pub const COMMAND: Command = Command {
     name: "describe",

@@ -13,11 +13,7 @@ use crate::client::Api;
 use crate::sim::Sim;
 
 /// The flag every command that may write declares.
-pub(super) const FLAG: Flag = optional(
-    "dry-run",
-    NO_OPT,
-    "Must be \"none\", \"server\", or \"client\". If client strategy, only print the object that would be sent, without sending it. If server strategy, submit server-side request without persisting the resource.",
-);
+pub(super) const FLAG: Flag = optional("dry-run", NO_OPT);
 
 /// What a bare `--dry-run` stands for.
 const NO_OPT: &str = "unchanged";

@@ -24,12 +24,8 @@ pub const COMMAND: Command = Command {
     run,
 };
 
-const FLAGS: &[Flag] = &[
-    switch("recursive", Some('R'), "Print the fields of fields. Use --max-depth to cap the recursion depth."),
-    value("max-depth", None, "Maximum recursion depth when printing nested fields with --recursive. 0 means no limit."),
-    value("api-version", None, "Get different explanations for particular API version (API group/version)"),
-    value("output", Some('o'), "Format in which to render the schema (plaintext)"),
-];
+const FLAGS: &[Flag] =
+    &[switch("recursive", Some('R')), value("max-depth", None), value("api-version", None), value("output", Some('o'))];
 
 /// One field's documentation: its type as kubectl shows it, whether the API requires it, its enum values
 /// (`|`-separated) and upstream's description (first sentences).
@@ -46,6 +42,8 @@ struct FieldDoc {
 struct Docs {
     fields: Vec<(&'static str, &'static str, FieldDoc)>,
     kinds: Vec<(&'static str, &'static str)>,
+    /// `-h`'s line of each command's flags: (command, or `*` for the global flags; flag; line).
+    flags: Vec<(&'static str, &'static str, &'static str)>,
 }
 
 /// The name of the documentation's file in the playground's site.
@@ -69,6 +67,14 @@ pub fn load_docs(text: String) -> Result<(), String> {
 /// Whether explain has its documentation ([`load_docs`]).
 pub fn docs_loaded() -> bool {
     docs().is_some()
+}
+
+/// The `-h` line of flag `long` of command `command` (a global flag's when the command has none of its own);
+/// `None` before the documentation is loaded.
+pub fn flag_help(command: &str, long: &str) -> Option<&'static str> {
+    let flags = &docs()?.flags;
+    let line = |c: &str| flags.iter().find(|(fc, fl, _)| *fc == c && *fl == long).map(|(_, _, l)| *l);
+    line(command).or_else(|| line("*"))
 }
 
 fn docs() -> Option<&'static Docs> {
@@ -95,6 +101,10 @@ fn parse_docs(text: &'static str) -> Result<Docs, String> {
         let desc = leak_breaks(desc);
         if ty == "kind" {
             docs.kinds.push((field, desc));
+            continue;
+        }
+        if ty == "flag" {
+            docs.flags.push((field, kubectl_ty, desc));
             continue;
         }
         let mut doc = FieldDoc { ty: kubectl_ty, required: false, enums: "", desc };

@@ -19,22 +19,14 @@ use crate::watch::{EventType, WatcherId};
 use printers::RowOptions;
 
 const GET_FLAGS: &[Flag] = &[
-    switch(
-        "all-namespaces",
-        Some('A'),
-        "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.",
-    ),
-    switch("ignore-not-found", None, "If set to true, suppresses NotFound error for specific objects that do not exist."),
-    switch("no-headers", None, "When using the default or custom-column output format, don't print headers (default print headers)."),
-    value("output", Some('o'), "Output format. One of: (json, yaml, name, wide)."),
-    value(
-        "selector",
-        Some('l'),
-        "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2,key3 in (value3)). Matching objects must satisfy all of the specified label constraints.",
-    ),
-    switch("show-labels", None, "When printing, show all labels as the last column (default hide labels column)"),
-    switch("watch", Some('w'), "After listing/getting the requested object, watch for changes."),
-    switch("watch-only", None, "Watch for changes to the requested object(s), without listing/getting first."),
+    switch("all-namespaces", Some('A')),
+    switch("ignore-not-found", None),
+    switch("no-headers", None),
+    value("output", Some('o')),
+    value("selector", Some('l')),
+    switch("show-labels", None),
+    switch("watch", Some('w')),
+    switch("watch-only", None),
 ];
 
 pub const COMMAND: Command = Command {
@@ -46,16 +38,12 @@ pub const COMMAND: Command = Command {
 };
 
 const EVENTS_FLAGS: &[Flag] = &[
-    switch(
-        "all-namespaces",
-        Some('A'),
-        "If present, list the requested object(s) across all namespaces. Namespace in current context is ignored even if specified with --namespace.",
-    ),
-    value("for", None, "Filter events to only those pertaining to the specified resource."),
-    switch("no-headers", None, "When using the default output format, don't print headers."),
-    value("output", Some('o'), "Output format. One of: (json, yaml, name)."),
-    value("types", None, "Output only events of given types."),
-    switch("watch", Some('w'), "After listing the requested events, watch for more events."),
+    switch("all-namespaces", Some('A')),
+    value("for", None),
+    switch("no-headers", None),
+    value("output", Some('o')),
+    value("types", None),
+    switch("watch", Some('w')),
 ];
 
 pub const EVENTS: Command = Command {

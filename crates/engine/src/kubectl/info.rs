@@ -25,32 +25,17 @@ pub const VERSION: Command = Command {
 };
 
 const API_RESOURCES_FLAGS: &[Flag] = &[
-    value("output", Some('o'), "Output format. One of: (json, yaml, name, wide)."),
-    switch(
-        "no-headers",
-        None,
-        "When using the default or custom-column output format, don't print headers (default print headers).",
-    ),
-    value("api-group", None, "Limit to resources in the specified API group."),
-    switch(
-        "namespaced",
-        None,
-        "If false, non-namespaced resources will be returned, otherwise returning namespaced resources by default.",
-    ),
-    value("verbs", None, "Limit to resources that support the specified verbs."),
-    value("categories", None, "Limit to resources that belong to the specified categories."),
-    value(
-        "sort-by",
-        None,
-        "If non-empty, sort list of resources using specified field. The field can be either 'name' or 'kind'.",
-    ),
-    switch("cached", None, "Use the cached list of resources if available."),
+    value("output", Some('o')),
+    switch("no-headers", None),
+    value("api-group", None),
+    switch("namespaced", None),
+    value("verbs", None),
+    value("categories", None),
+    value("sort-by", None),
+    switch("cached", None),
 ];
 
-const VERSION_FLAGS: &[Flag] = &[
-    switch("client", None, "If true, shows client version only (no server required)."),
-    value("output", Some('o'), "One of 'yaml' or 'json'."),
-];
+const VERSION_FLAGS: &[Flag] = &[switch("client", None), value("output", Some('o'))];
 
 /// A mapping whose fields keep the order given (the API's order, which `-o json` and `-o yaml` print).
 fn fields(entries: Vec<(&str, Value)>) -> Value {

@@ -27,14 +27,10 @@ pub const ANNOTATE: Command = Command {
 };
 
 const FLAGS: &[Flag] = &[
-    switch(
-        "overwrite",
-        None,
-        "If true, allow labels (annotations) to be overwritten, otherwise reject updates that overwrite existing ones.",
-    ),
-    switch("list", None, "If true, display the labels (annotations) for a given resource."),
-    switch("all", None, "Select all resources, in the namespace of the specified resource types"),
-    value("selector", Some('l'), "Selector (label query) to filter on."),
+    switch("overwrite", None),
+    switch("list", None),
+    switch("all", None),
+    value("selector", Some('l')),
     dry_run::FLAG,
 ];
 

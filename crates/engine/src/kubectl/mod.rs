@@ -355,10 +355,18 @@ fn command_words(line: &str) -> Result<Vec<String>, Output> {
     hoist_global_flags(words).map_err(|e| Output::error(format!("{e}\nSee 'kubectl --help' for usage.")))
 }
 
-/// Whether the line runs `kubectl explain` while its documentation is not loaded: the playground's wasm fetches
-/// [`DOCS_FILE`] from its site and gives it to [`load_docs`] before running it.
+/// Whether the line runs `kubectl explain` or asks for a command's help (its flags' lines are documentation too)
+/// while the documentation is not loaded: the playground's wasm fetches [`DOCS_FILE`] from its site and gives it to
+/// [`load_docs`] before running it.
 pub fn needs_docs(line: &str) -> bool {
-    !docs_loaded() && command_words(line).is_ok_and(|w| w.first().is_some_and(|n| n == "explain"))
+    !docs_loaded() && reads_docs(line)
+}
+
+/// Whether the line prints documentation: `explain`, or a command's help (`help CMD`, `-h`, `--help`).
+fn reads_docs(line: &str) -> bool {
+    let Ok(w) = command_words(line) else { return false };
+    w.first().is_some_and(|n| n == "explain" || n == "help")
+        || w.iter().any(|a| a == "-h" || a == "--help" || a.starts_with("--help="))
 }
 
 /// `kubectl -n ns get pods`: global flags before the command move after it. A namespace flag with no value
@@ -450,7 +458,8 @@ pub fn command_help(c: &Command) -> String {
     for f in c.flags.iter().chain(args::GLOBAL) {
         let short = f.short.map(|s| format!("-{s}, ")).unwrap_or_default();
         let arg = if f.takes_value { "=''" } else { "=false" };
-        out.push_str(&format!("    {short}--{}{arg}:\n\t{}\n\n", f.long, f.help));
+        let help = explain::flag_help(c.name, f.long).unwrap_or("");
+        out.push_str(&format!("    {short}--{}{arg}:\n\t{help}\n\n", f.long));
     }
     out
 }
@@ -464,6 +473,38 @@ pub fn namespace(args: &Args) -> String {
 mod tests {
     use super::*;
     use crate::sim::SimConfig;
+
+    #[test]
+    fn every_flag_of_every_command_has_its_help_line_in_the_documentation() {
+        for c in COMMANDS {
+            for f in c.flags.iter().chain(args::GLOBAL) {
+                let line = explain::flag_help(c.name, f.long);
+                assert!(line.is_some_and(|l| !l.is_empty()), "kubectl {} --{}: no -h line", c.name, f.long);
+            }
+        }
+        let help = command_help(find("get").unwrap());
+        assert!(
+            help.contains("    -w, --watch=false:\n\tAfter listing/getting the requested object, watch for changes.\n")
+        );
+        assert!(help.contains("    -n, --namespace='':\n\tIf present, the namespace scope for this CLI request\n"));
+    }
+
+    #[test]
+    fn explain_and_help_lines_are_the_ones_that_read_the_documentation() {
+        for line in [
+            "kubectl explain pods",
+            "explain deploy.spec",
+            "help get",
+            "kubectl get -h",
+            "get pods --help",
+            "k -n a get --help=true",
+        ] {
+            assert!(reads_docs(line), "{line}");
+        }
+        for line in ["kubectl get pods", "kubectl describe pod web", "get pods -o wide", "kubectl 'explain"] {
+            assert!(!reads_docs(line), "{line}");
+        }
+    }
 
     #[test]
     fn unknown_commands_suggest_like_cobra() {

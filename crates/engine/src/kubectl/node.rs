@@ -46,33 +46,21 @@ pub const TAINT: Command = Command {
     run: run_taint,
 };
 
-const SELECT: &[Flag] = &[value("selector", Some('l'), "Selector (label query) to filter on"), dry_run::FLAG];
+const SELECT: &[Flag] = &[value("selector", Some('l')), dry_run::FLAG];
 
 const DRAIN_FLAGS: &[Flag] = &[
-    value("selector", Some('l'), "Selector (label query) to filter on"),
-    switch("force", None, "Continue even if there are pods that do not declare a controller."),
-    switch("ignore-daemonsets", None, "Ignore DaemonSet-managed pods."),
-    switch("delete-emptydir-data", None, "Continue even if there are pods using emptyDir (local data that will be deleted when the node is drained)."),
-    value("grace-period", None, "Period of time in seconds given to each pod to terminate gracefully. If negative, the default value specified in the pod will be used."),
-    value("timeout", None, "The length of time to wait before giving up, zero means infinite"),
-    switch("disable-eviction", None, "Force drain to use delete, even if eviction is supported. This will bypass checking PodDisruptionBudgets, use with caution."),
+    value("selector", Some('l')),
+    switch("force", None),
+    switch("ignore-daemonsets", None),
+    switch("delete-emptydir-data", None),
+    value("grace-period", None),
+    value("timeout", None),
+    switch("disable-eviction", None),
     dry_run::FLAG,
 ];
 
-const TAINT_FLAGS: &[Flag] = &[
-    switch(
-        "overwrite",
-        None,
-        "If true, allow taints to be overwritten, otherwise reject taint updates that overwrite existing taints.",
-    ),
-    switch("all", None, "Select all nodes in the cluster"),
-    value(
-        "selector",
-        Some('l'),
-        "Selector (label query) to filter on, supports '=', '==', and '!='.(e.g. -l key1=value1,key2=value2)",
-    ),
-    dry_run::FLAG,
-];
+const TAINT_FLAGS: &[Flag] =
+    &[switch("overwrite", None), switch("all", None), value("selector", Some('l')), dry_run::FLAG];
 
 fn run_cordon(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     dry_run::warned(args, cordon(sim, args, true, "cordon"))

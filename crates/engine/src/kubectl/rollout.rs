@@ -26,15 +26,11 @@ pub const COMMAND: Command = Command {
 };
 
 const FLAGS: &[Flag] = &[
-    switch("watch", Some('w'), "Watch the status of the rollout until it's done."),
-    value(
-        "revision",
-        None,
-        "status: pin to a specific revision; history: see the details, including podTemplate of the revision specified",
-    ),
-    value("timeout", None, "The length of time to wait before ending watch, zero means never (e.g. 1s, 2m, 3h)."),
-    value("to-revision", None, "The revision to rollback to. Default to 0 (last revision)."),
-    value("selector", Some('l'), "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'."),
+    switch("watch", Some('w')),
+    value("revision", None),
+    value("timeout", None),
+    value("to-revision", None),
+    value("selector", Some('l')),
     dry_run::FLAG,
 ];
 

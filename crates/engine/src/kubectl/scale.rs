@@ -18,14 +18,10 @@ pub const COMMAND: Command = Command {
 };
 
 const FLAGS: &[Flag] = &[
-    value("replicas", None, "The new desired number of replicas. Required."),
-    value(
-        "current-replicas",
-        None,
-        "Precondition for current size. Requires that the current size of the resource match this value in order to scale. -1 (default) for no condition.",
-    ),
-    value("selector", Some('l'), "Selector (label query) to filter on."),
-    switch("all", None, "Select all resources in the namespace of the specified resource types"),
+    value("replicas", None),
+    value("current-replicas", None),
+    value("selector", Some('l')),
+    switch("all", None),
     dry_run::FLAG,
 ];
 

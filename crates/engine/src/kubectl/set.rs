@@ -17,8 +17,8 @@ pub const COMMAND: Command = Command {
     summary: "Set specific features on objects",
     usage: "kubectl set image (-f FILENAME | TYPE NAME) CONTAINER_NAME_1=CONTAINER_IMAGE_1 ... CONTAINER_NAME_N=CONTAINER_IMAGE_N",
     flags: &[
-        value("selector", Some('l'), "Selector (label query) to filter on."),
-        switch("all", None, "Select all resources, in the namespace of the specified resource types"),
+        value("selector", Some('l')),
+        switch("all", None),
         dry_run::FLAG,
     ],
     run,

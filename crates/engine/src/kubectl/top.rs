@@ -21,16 +21,12 @@ pub const COMMAND: Command = Command {
 };
 
 const FLAGS: &[Flag] = &[
-    switch("all-namespaces", Some('A'), "If present, list the requested object(s) across all namespaces."),
-    value("selector", Some('l'), "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'."),
-    switch("containers", None, "If present, print usage of containers within a pod."),
-    switch("no-headers", None, "If present, print output without headers."),
-    value(
-        "sort-by",
-        None,
-        "If non-empty, sort the list using specified field. The field can be either 'cpu' or 'memory'.",
-    ),
-    switch("sum", None, "Print the sum of the resource usage"),
+    switch("all-namespaces", Some('A')),
+    value("selector", Some('l')),
+    switch("containers", None),
+    switch("no-headers", None),
+    value("sort-by", None),
+    switch("sum", None),
 ];
 
 /// Said once per command on stderr: what the numbers are.
