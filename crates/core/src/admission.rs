@@ -230,12 +230,12 @@ fn default_deployment(d: &mut Deployment) {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
     /// `spec.template.spec.containers[0].image`
-    pub path: String,
+    pub(crate) path: String,
     /// What is wrong, from the error's type on (`Invalid value: -1: must be greater than or equal to 0`).
-    pub message: String,
+    pub(crate) message: String,
     /// Where the field is in a manifest, when that is not its path (upstream names a Node's taints
     /// `metadata.taints`).
-    pub at: Option<String>,
+    pub(crate) at: Option<String>,
 }
 
 impl FieldError {
@@ -334,11 +334,11 @@ pub fn q(s: &str) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Invalid {
     /// `Deployment`
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     /// `apps` (empty for the core group)
-    pub group: &'static str,
-    pub name: String,
-    pub errors: Vec<FieldError>,
+    pub(crate) group: &'static str,
+    pub(crate) name: String,
+    pub(crate) errors: Vec<FieldError>,
 }
 
 impl Invalid {

@@ -11,11 +11,11 @@ use crate::time::Millis;
 /// to that fraction of a delay at random.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Backoff {
-    pub initial: Millis,
-    pub factor: u64,
-    pub cap: Millis,
+    pub(crate) initial: Millis,
+    pub(crate) factor: u64,
+    pub(crate) cap: Millis,
     /// 0: none (no random draw is made).
-    pub jitter: f64,
+    pub(crate) jitter: f64,
 }
 
 impl Backoff {

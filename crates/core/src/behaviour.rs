@@ -23,11 +23,11 @@ pub struct Behaviour {
     /// Its liveness check answers with an error.
     pub liveness_fails: bool,
     /// Its startup check fails until the process has run this long (`None`: passes at once).
-    pub starts_after: Option<Millis>,
+    pub(crate) starts_after: Option<Millis>,
     /// The process exits this long after every start (`None`: it runs until stopped).
     pub crash_after: Option<Millis>,
     /// The code it exits with when it crashes ([`DEFAULT_EXIT_CODE`] when unset).
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
     /// Pulling its image fails (the registry answers "not found").
     pub unpullable: bool,
 }

@@ -14,14 +14,14 @@ pub const API_LATENCY: (Millis, Millis) = (1, 4);
 
 /// A component's connection to the API server for the duration of one piece of work.
 pub struct Api<'a> {
-    pub store: &'a mut Store,
-    pub client: ClientId,
-    pub now: Millis,
-    pub rng: &'a mut Rng,
+    pub(crate) store: &'a mut Store,
+    pub(crate) client: ClientId,
+    pub(crate) now: Millis,
+    pub(crate) rng: &'a mut Rng,
     /// Requests made.
-    pub calls: u32,
+    pub(crate) calls: u32,
     /// Simulated time those requests took.
-    pub elapsed: Millis,
+    pub(crate) elapsed: Millis,
 }
 
 impl<'a> Api<'a> {

@@ -56,8 +56,8 @@ pub use crate::informer::Origin;
 /// The caches of a host's shared informers, by kind.
 #[derive(Clone, Copy)]
 pub struct Caches<'a> {
-    pub informers: &'a [Informer],
-    pub ids: &'a [Option<InformerId>; Kind::ALL.len()],
+    pub(crate) informers: &'a [Informer],
+    pub(crate) ids: &'a [Option<InformerId>; Kind::ALL.len()],
 }
 
 impl<'a> Caches<'a> {
@@ -88,9 +88,9 @@ impl<'a> Caches<'a> {
 /// What a reconcile gets: the time, the caches (read), the API (write) and the event recorder.
 pub struct Ctx<'a, 'b> {
     pub now: Millis,
-    pub caches: Caches<'a>,
+    pub(crate) caches: Caches<'a>,
     pub api: Api<'b>,
-    pub recorder: &'b mut Recorder,
+    pub(crate) recorder: &'b mut Recorder,
 }
 
 /// Keys a handler asks to enqueue, with an optional delay.
@@ -173,11 +173,11 @@ pub struct ReconcileRecord {
 /// A worker busy with a key until `until`.
 #[derive(Clone, Debug)]
 pub struct Busy {
-    pub key: ObjKey,
-    pub started: Millis,
-    pub until: Millis,
-    pub result: ReconcileResult,
-    pub api_calls: u32,
+    pub(crate) key: ObjKey,
+    pub(crate) started: Millis,
+    pub(crate) until: Millis,
+    pub(crate) result: ReconcileResult,
+    pub(crate) api_calls: u32,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -192,14 +192,14 @@ pub struct ControllerStats {
 /// A controller as it runs: logic, queue, workers.
 pub struct Controller {
     pub reconciler: Box<dyn Reconciler>,
-    pub recorder: Recorder,
+    pub(crate) recorder: Recorder,
     pub queue: RateLimitingQueue<ObjKey>,
     pub workers: Vec<Option<Busy>>,
     pub stats: ControllerStats,
     /// Level (default) or edge; edge only takes effect if the reconciler supports it.
-    pub trigger: TriggerMode,
+    pub(crate) trigger: TriggerMode,
     /// What its reconciles and handlers did (objects read from the caches), kept across crashes.
-    pub work: ControllerWork,
+    pub(crate) work: ControllerWork,
 }
 
 impl Controller {
@@ -259,16 +259,16 @@ impl Controller {
 /// A process that hosts controllers and shares informers among them.
 pub struct Host {
     pub name: Str,
-    pub client: ClientId,
+    pub(crate) client: ClientId,
     pub informers: [Option<InformerId>; Kind::ALL.len()],
     pub controllers: Vec<Controller>,
     pub running: bool,
     /// Bumped on every crash/restart: timers of an earlier life are ignored.
-    pub epoch: u64,
+    pub(crate) epoch: u64,
     /// Replicas of a component elect a leader; only the leader runs its informers and controllers.
     pub elector: Option<LeaderElector>,
     /// Events of the process itself (`LeaderElection`).
-    pub recorder: Recorder,
+    pub(crate) recorder: Recorder,
 }
 
 impl Host {
@@ -467,7 +467,7 @@ pub const RECONCILE_LOG_CAPACITY: usize = 20_000;
 /// A bounded log of the most recent reconciles.
 pub struct ReconcileLog {
     pub records: VecDeque<Rc<ReconcileRecord>>,
-    pub capacity: usize,
+    pub(crate) capacity: usize,
     pub total: u64,
 }
 

@@ -67,9 +67,9 @@ pub struct InformerStats {
     pub lists: u64,
     pub relists: u64,
     pub watches: u64,
-    pub events_received: u64,
+    pub(crate) events_received: u64,
     pub events_dropped: u64,
-    pub resyncs: u64,
+    pub(crate) resyncs: u64,
     pub gone: u64,
     /// Watches the server ended at their timeout (each followed by a re-WATCH, not a LIST).
     pub watch_timeouts: u64,
@@ -80,11 +80,10 @@ pub struct InformerStats {
 /// A shared informer of one kind for one component.
 pub struct Informer {
     /// Its number in the simulation (what its watches wake).
-    pub id: InformerId,
+    pub(crate) id: InformerId,
     pub kind: Kind,
-    pub filter: WatchFilter,
-    pub client: ClientId,
-    pub owner: usize,
+    pub(crate) filter: WatchFilter,
+    pub(crate) client: ClientId,
     pub cache: Cache,
     state: ReflectorState,
     /// The resourceVersion of the last event (or list) observed.
@@ -126,7 +125,7 @@ pub struct Received {
 /// What a set of informers holds and has seen, summed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct InformerTotals {
-    pub informers: usize,
+    pub(crate) informers: usize,
     /// Those with an open watch.
     pub watching: usize,
     /// Objects in their caches.
@@ -209,13 +208,12 @@ impl Informer {
         &self.stats
     }
 
-    pub fn new(kind: Kind, filter: WatchFilter, client: ClientId, owner: usize, label_index: bool) -> Self {
+    pub fn new(kind: Kind, filter: WatchFilter, client: ClientId, label_index: bool) -> Self {
         Informer {
             id: 0,
             kind,
             filter,
             client,
-            owner,
             cache: Cache::new(label_index),
             state: ReflectorState::Stopped,
             last_rv: 0,

@@ -12,9 +12,9 @@ use crate::time::{Millis, SECOND};
 /// `--leader-elect-*` flags; defaults are kube-controller-manager's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LeaderElectionConfig {
-    pub lease_duration: Millis,
-    pub renew_deadline: Millis,
-    pub retry_period: Millis,
+    pub(crate) lease_duration: Millis,
+    pub(crate) renew_deadline: Millis,
+    pub(crate) retry_period: Millis,
 }
 
 impl Default for LeaderElectionConfig {
@@ -37,8 +37,8 @@ pub enum Transition {
 #[derive(Clone, Debug)]
 pub struct LeaderElector {
     pub identity: Str,
-    pub lock: ObjKey,
-    pub config: LeaderElectionConfig,
+    pub(crate) lock: ObjKey,
+    pub(crate) config: LeaderElectionConfig,
     pub leading: bool,
     /// The holder, renewTime and transitions last seen, and when (our clock) they were first seen.
     observed: Option<(Str, Option<Time>, i32)>,

@@ -220,13 +220,13 @@ impl Bucket {
 
 /// One component's recorder and its EventCorrelator.
 pub struct Recorder {
-    pub component: Str,
-    pub host: Str,
+    pub(crate) component: Str,
+    pub(crate) host: Str,
     aggregator: Lru<AggregateKey, AggregateRecord>,
     logger: Lru<LogKey, EventLog>,
     spam: Lru<ObjectReference, Bucket>,
     /// Events the spam filter dropped (an observation: upstream only logs them).
-    pub dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 /// An `involvedObject` reference to `obj`.

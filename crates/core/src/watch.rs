@@ -36,9 +36,9 @@ pub struct WatchEvent {
     pub type_: EventType,
     /// The object after the change (for `Deleted`, its last state with the deletion's resourceVersion).
     pub object: Rc<Object>,
-    pub rv: u64,
+    pub(crate) rv: u64,
     /// Simulated time of the commit.
-    pub at: Millis,
+    pub(crate) at: Millis,
 }
 
 /// Which objects of a kind a watch receives: all, or (pods only) those bound to one node, like the kubelet's
@@ -86,13 +86,13 @@ impl WatchFilter {
 /// An open watch.
 #[derive(Debug)]
 pub struct Watcher {
-    pub kind: Kind,
-    pub filter: WatchFilter,
-    pub client: usize,
-    pub latency: Millis,
+    pub(crate) kind: Kind,
+    pub(crate) filter: WatchFilter,
+    pub(crate) client: usize,
+    pub(crate) latency: Millis,
     /// Who the simulation wakes when events become due (an informer); `None`: the reader polls (a person's
     /// `kubectl get -w`).
-    pub notify: Option<usize>,
+    pub(crate) notify: Option<usize>,
     /// Events committed but not yet delivered.
     pub buffer: VecDeque<WatchEvent>,
 }

@@ -58,9 +58,9 @@ pub struct ControllerWork {
     /// Objects its reconciles read from the informer caches.
     pub reconcile_visits: u64,
     /// The most objects one of its reconciles read.
-    pub max_reconcile_visits: u64,
+    pub(crate) max_reconcile_visits: u64,
     /// Informer notifications handed to its handlers (level or edge).
-    pub notifications: u64,
+    pub(crate) notifications: u64,
     /// Objects its handlers read from the informer caches.
     pub handler_visits: u64,
     /// Figures of its own ([`crate::controller::Reconciler::work`]).
@@ -97,7 +97,7 @@ impl ControllerWork {
 #[serde(rename_all = "camelCase")]
 pub struct KubeletWork {
     /// Pod notifications its informer handed it (its node's pods only: the watch is filtered by node).
-    pub notifications: u64,
+    pub(crate) notifications: u64,
     /// Pod timers it ran (pull, start, probes, exits, stops: each reads its pod).
     pub pod_steps: u64,
     /// Heartbeats (lease renewal and node status, every 10 s: each reads its Node).
@@ -116,14 +116,14 @@ impl KubeletWork {
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiWork {
-    pub gets: u64,
-    pub lists: u64,
+    pub(crate) gets: u64,
+    pub(crate) lists: u64,
     /// Objects returned by LISTs.
-    pub list_items: u64,
+    pub(crate) list_items: u64,
     /// Watch events delivered to watchers.
-    pub watch_events: u64,
+    pub(crate) watch_events: u64,
     /// Creates, updates and deletes.
-    pub writes: u64,
+    pub(crate) writes: u64,
 }
 
 impl From<&ApiCounters> for ApiWork {
@@ -143,12 +143,12 @@ impl From<&ApiCounters> for ApiWork {
 #[serde(rename_all = "camelCase")]
 pub struct Work {
     /// Events the loop ran.
-    pub events: u64,
-    pub api: ApiWork,
+    pub(crate) events: u64,
+    pub(crate) api: ApiWork,
     /// Every kubelet's, summed.
-    pub kubelets: KubeletWork,
+    pub(crate) kubelets: KubeletWork,
     /// By controller name.
-    pub controllers: BTreeMap<&'static str, ControllerWork>,
+    pub(crate) controllers: BTreeMap<&'static str, ControllerWork>,
 }
 
 impl Work {

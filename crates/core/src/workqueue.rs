@@ -27,10 +27,10 @@ use crate::time::{Millis, SECOND};
 /// Count, sum, maximum and last value of one duration observed over time (a stand-in for client-go's histograms).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DurationStats {
-    pub count: u64,
-    pub sum: Millis,
-    pub max: Millis,
-    pub last: Millis,
+    pub(crate) count: u64,
+    pub(crate) sum: Millis,
+    pub(crate) max: Millis,
+    pub(crate) last: Millis,
 }
 
 impl DurationStats {
@@ -54,13 +54,13 @@ pub struct QueueMetrics {
     /// `retries_total`: calls of `add_after`, which client-go counts as retries (`add_rate_limited` is one of them).
     pub retries_total: u64,
     /// `queue_duration_seconds`: time from the add that made a key dirty to the `get` that handed it out.
-    pub queue_duration: DurationStats,
+    pub(crate) queue_duration: DurationStats,
     /// `work_duration_seconds`: time from `get` to `done`.
-    pub work_duration: DurationStats,
+    pub(crate) work_duration: DurationStats,
     /// `unfinished_work_seconds`: sum over keys being processed of how long they have been.
-    pub unfinished_work: Millis,
+    pub(crate) unfinished_work: Millis,
     /// `longest_running_processor_seconds`: how long the oldest key being processed has been.
-    pub longest_running_processor: Millis,
+    pub(crate) longest_running_processor: Millis,
 }
 
 /// client-go's basic work queue (`workqueue.Typed`): FIFO order, a `dirty` set of keys that need processing and a

@@ -34,19 +34,19 @@ pub const MONITOR_KEY: &str = "monitorNodeHealth";
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeLifecycleConfig {
     /// `--node-monitor-period`
-    pub monitor_period: Millis,
+    pub(crate) monitor_period: Millis,
     /// `--node-monitor-grace-period` (50 s since v1.32)
     pub grace_period: Millis,
     /// `--node-startup-grace-period`
-    pub startup_grace_period: Millis,
+    pub(crate) startup_grace_period: Millis,
     /// `--node-eviction-rate`: nodes tainted per second in a healthy zone.
-    pub eviction_rate: f64,
+    pub(crate) eviction_rate: f64,
     /// `--secondary-node-eviction-rate`: in a partially disrupted large zone.
-    pub secondary_eviction_rate: f64,
+    pub(crate) secondary_eviction_rate: f64,
     /// `--large-cluster-size-threshold`
-    pub large_cluster_threshold: usize,
+    pub(crate) large_cluster_threshold: usize,
     /// `--unhealthy-zone-threshold`
-    pub unhealthy_zone_threshold: f64,
+    pub(crate) unhealthy_zone_threshold: f64,
 }
 
 impl Default for NodeLifecycleConfig {

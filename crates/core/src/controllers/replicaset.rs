@@ -28,7 +28,7 @@ pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost"
 
 #[derive(Default)]
 pub struct ReplicaSetController {
-    pub expectations: Expectations,
+    pub(crate) expectations: Expectations,
     workers: usize,
     /// Edge mode: numbers the delta work items so each is its own queue key.
     edge_seq: u64,

@@ -49,26 +49,26 @@ pub const SYSTEM_DEFAULT_CONSTRAINTS: [(&str, i64); 2] = [(LABEL_HOSTNAME, 3), (
 /// What the scheduler knows of one node (its cache, kept from the informers plus assumed pods).
 #[derive(Clone, Debug, Default)]
 pub struct NodeInfo {
-    pub name: Str,
+    pub(crate) name: Str,
     /// Set with [`NodeInfo::set_labels`], which reads the two below from them.
-    pub labels: Labels,
+    pub(crate) labels: Labels,
     /// Its `kubernetes.io/hostname` and `topology.kubernetes.io/zone` labels, read once: the domains
     /// PodTopologySpread's system default constraints count by, on every node for every pod scored.
-    pub hostname: Option<Str>,
-    pub zone: Option<Str>,
-    pub taints: Vec<Taint>,
-    pub unschedulable: bool,
-    pub alloc_cpu: i64,
-    pub alloc_mem: i64,
-    pub alloc_pods: i64,
+    pub(crate) hostname: Option<Str>,
+    pub(crate) zone: Option<Str>,
+    pub(crate) taints: Vec<Taint>,
+    pub(crate) unschedulable: bool,
+    pub(crate) alloc_cpu: i64,
+    pub(crate) alloc_mem: i64,
+    pub(crate) alloc_pods: i64,
     /// Sums of the pods' requests (millicores, bytes), in `i128`: each request is an `i64` (a quantity's
     /// saturated `MilliValue()`/`Value()`), so no number of pods can overflow the sum, and removing a pod
     /// subtracts exactly what adding it added (upstream sums in `int64`, which a huge request wraps).
-    pub req_cpu: i128,
-    pub req_mem: i128,
-    pub nz_cpu: i128,
-    pub nz_mem: i128,
-    pub pods: i64,
+    pub(crate) req_cpu: i128,
+    pub(crate) req_mem: i128,
+    pub(crate) nz_cpu: i128,
+    pub(crate) nz_mem: i128,
+    pub(crate) pods: i64,
 }
 
 /// What a pod requests: `cpu`/`mem` as requested (a container without a request adds 0, and so does an explicit
@@ -256,7 +256,7 @@ pub struct SchedulerWork {
 
 #[derive(Default)]
 pub struct Scheduler {
-    pub nodes: NodeTable,
+    pub(crate) nodes: NodeTable,
     /// Pods counted on a node (bound, or assumed after our own bind), with what they request.
     placed: FxHashMap<ObjKey, Placed>,
     /// PodTopologySpread's counts, by the ReplicaSet whose selector they count.
@@ -315,7 +315,7 @@ pub struct NodeVerdict {
     /// scheduler stops at the first that rejects; every one is shown here.
     pub filters: Vec<Vec<String>>,
     /// Which filter plugins run (a what-if may switch some off): the others' reasons do not reject.
-    pub enabled: [bool; FILTER_PLUGINS.len()],
+    pub(crate) enabled: [bool; FILTER_PLUGINS.len()],
     /// A feasible node's scores, in [`SCORE_PLUGINS`]' order, and their weighted total.
     pub scores: Option<([i64; 4], i64)>,
 }

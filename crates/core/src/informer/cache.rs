@@ -14,15 +14,15 @@ pub(super) type Bucket = BTreeMap<ObjKey, Slot>;
 /// is made of, without walking its pods).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodGroup {
-    pub labels: Labels,
+    pub(crate) labels: Labels,
     /// Pods in the group, whatever their phase.
-    pub pods: usize,
+    pub(crate) pods: usize,
     /// Those not finished (`Succeeded` or `Failed`).
-    pub unfinished: usize,
+    pub(crate) unfinished: usize,
     /// Those active (`IsPodActive`: not finished, not being deleted).
-    pub active: usize,
+    pub(crate) active: usize,
     /// Active pods whose Ready condition is True.
-    pub ready: usize,
+    pub(crate) ready: usize,
     /// When the Ready condition of each of those turned True (pods without that time are not here): how many
     /// pods per time.
     ready_since: BTreeMap<Millis, usize>,

@@ -99,16 +99,16 @@ pub enum Effect {
 
 /// What a step reads and draws from.
 pub struct Env<'a> {
-    pub store: &'a mut Store,
-    pub now: Millis,
+    pub(crate) store: &'a mut Store,
+    pub(crate) now: Millis,
     /// The informer's stream of draws (its own, or the simulation's).
-    pub rng: &'a mut Rng,
+    pub(crate) rng: &'a mut Rng,
     /// The stream of the watch timeouts' draws (`None`: the informer's own).
-    pub timeouts: Option<&'a mut Rng>,
+    pub(crate) timeouts: Option<&'a mut Rng>,
     /// kubeloop's relist period (0: none).
-    pub relist_period: Millis,
+    pub(crate) relist_period: Millis,
     /// In polling mode, how many controllers of the owner LIST the kind at each poll.
-    pub listers: usize,
+    pub(crate) listers: usize,
 }
 
 impl Informer {

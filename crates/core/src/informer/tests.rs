@@ -14,7 +14,7 @@ fn setup() -> (Store, ClientId, Informer, Rng) {
 fn setup_with(config: StoreConfig, label_index: bool) -> (Store, ClientId, Informer, Rng) {
     let mut st = Store::new(config, Rng::new(1));
     let c = st.register_client("controller-manager");
-    let inf = Informer::new(Kind::Pod, WatchFilter::All, c, 0, label_index);
+    let inf = Informer::new(Kind::Pod, WatchFilter::All, c, label_index);
     (st, c, inf, Rng::new(7))
 }
 
@@ -409,7 +409,7 @@ fn delete_of_an_unknown_key_is_not_delivered() {
 #[test]
 fn recent_watch_events_are_kept_bounded_and_marked_when_dropped() {
     let (mut st, c, mut inf, mut rng) = setup();
-    let mut plain = Informer::new(Kind::Pod, WatchFilter::All, c, 0, true);
+    let mut plain = Informer::new(Kind::Pod, WatchFilter::All, c, true);
     inf.keep_recent();
     inf.list_and_watch(&mut st).expect("list");
     plain.list_and_watch(&mut st).expect("list");

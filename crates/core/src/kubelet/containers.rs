@@ -39,8 +39,8 @@ const CONTAINER_BACKOFF: crate::backoff::Backoff = crate::backoff::Backoff::doub
 /// One item of `flowcontrol.Backoff`: the current delay and when it was last advanced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BackoffEntry {
-    pub delay: Millis,
-    pub last_update: Millis,
+    pub(crate) delay: Millis,
+    pub(crate) last_update: Millis,
 }
 
 impl BackoffEntry {
@@ -66,10 +66,10 @@ impl BackoffEntry {
 /// How a container ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Termination {
-    pub exit_code: i32,
-    pub reason: &'static str,
-    pub started: Millis,
-    pub finished: Millis,
+    pub(crate) exit_code: i32,
+    pub(crate) reason: &'static str,
+    pub(crate) started: Millis,
+    pub(crate) finished: Millis,
 }
 
 impl Termination {
@@ -98,39 +98,39 @@ pub enum Run {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ProbeRun {
     /// Results in a row of the last kind.
-    pub successes: i32,
-    pub failures: i32,
+    pub(crate) successes: i32,
+    pub(crate) failures: i32,
     /// The tick scheduled next, if any.
-    pub next: Option<Millis>,
+    pub(crate) next: Option<Millis>,
     /// A liveness or startup failure killed the container: no more probing until it runs again.
-    pub hold: bool,
+    pub(crate) hold: bool,
 }
 
 /// A container of a pod the kubelet runs.
 #[derive(Clone, Debug)]
 pub struct ContainerRun {
-    pub name: Str,
-    pub image: Str,
-    pub run: Run,
-    pub restarts: i32,
+    pub(crate) name: Str,
+    pub(crate) image: Str,
+    pub(crate) run: Run,
+    pub(crate) restarts: i32,
     /// The previous run's end (`lastState`).
-    pub last: Option<Termination>,
+    pub(crate) last: Option<Termination>,
     /// The startup probe passed (or there is none).
-    pub started: bool,
-    pub ready: bool,
-    pub crash_backoff: Option<BackoffEntry>,
-    pub pull_backoff: Option<BackoffEntry>,
+    pub(crate) started: bool,
+    pub(crate) ready: bool,
+    pub(crate) crash_backoff: Option<BackoffEntry>,
+    pub(crate) pull_backoff: Option<BackoffEntry>,
     /// Indexed by [`probe_index`].
-    pub probes: [ProbeRun; 3],
+    pub(crate) probes: [ProbeRun; 3],
     /// When the running process exits by itself.
-    pub exit_at: Option<Millis>,
+    pub(crate) exit_at: Option<Millis>,
     /// When the kubelet next looks at a stopped container (restart, back-off, pull retry).
-    pub sync_at: Option<Millis>,
+    pub(crate) sync_at: Option<Millis>,
     /// When a pull in flight ends and the container starts, and how long it took.
-    pub start_at: Option<Millis>,
-    pub pull_took: Millis,
+    pub(crate) start_at: Option<Millis>,
+    pub(crate) pull_took: Millis,
     /// This pod's own behaviour for the container (kubeloop's own input), over the image's.
-    pub behaviour: Option<Behaviour>,
+    pub(crate) behaviour: Option<Behaviour>,
 }
 
 pub fn probe_index(t: ProbeType) -> usize {

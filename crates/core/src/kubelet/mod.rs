@@ -110,9 +110,9 @@ impl Default for NodeConfig {
 /// Timings of the container runtime (seeded ranges, milliseconds).
 #[derive(Clone, Debug)]
 pub struct RuntimeConfig {
-    pub image_pull: (Millis, Millis),
-    pub container_start: (Millis, Millis),
-    pub container_stop: (Millis, Millis),
+    pub(crate) image_pull: (Millis, Millis),
+    pub(crate) container_start: (Millis, Millis),
+    pub(crate) container_stop: (Millis, Millis),
 }
 
 impl Default for RuntimeConfig {
@@ -131,17 +131,17 @@ pub enum Stage {
 
 #[derive(Clone, Debug)]
 pub struct PodRuntime {
-    pub uid: Str,
-    pub stage: Stage,
+    pub(crate) uid: Str,
+    pub(crate) stage: Stage,
     /// Per container, how long its image pull took (`None`: already present).
-    pub pulls: Vec<Option<Millis>>,
+    pub(crate) pulls: Vec<Option<Millis>>,
     /// The images its containers run (kept from image garbage collection).
-    pub images: Vec<Str>,
+    pub(crate) images: Vec<Str>,
     /// When the kubelet admitted the pod: its probe workers tick from here.
-    pub admitted: Millis,
+    pub(crate) admitted: Millis,
     /// The volume manager's wait before it tries a failed mount again (0: no failure yet).
-    pub mount_retry: Millis,
-    pub containers: Vec<ContainerRun>,
+    pub(crate) mount_retry: Millis,
+    pub(crate) containers: Vec<ContainerRun>,
 }
 
 /// Steps the simulation schedules for a kubelet.
@@ -185,14 +185,14 @@ impl KubeletTimer {
 
 pub struct Kubelet {
     pub name: Str,
-    pub index: usize,
+    pub(crate) index: usize,
     pub config: NodeConfig,
     pub alive: bool,
-    pub epoch: u64,
-    pub informer: InformerId,
+    pub(crate) epoch: u64,
+    pub(crate) informer: InformerId,
     pub client: ClientId,
-    pub recorder: Recorder,
-    pub pods: FxHashMap<ObjKey, PodRuntime>,
+    pub(crate) recorder: Recorder,
+    pub(crate) pods: FxHashMap<ObjKey, PodRuntime>,
     /// Images on the node, with when each was last used by a starting container.
     images: FxHashMap<Str, Millis>,
     lease: Option<Rc<Object>>,

@@ -53,6 +53,7 @@ impl Sim {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kubelet::PodStep;
 
     /// Two nodes, one pod of a Deployment running on one of them.
     fn one_running_pod() -> (Sim, ObjKey, Str) {

@@ -324,7 +324,7 @@ impl Sim {
         for c in &controllers {
             for k in c.reconciler.watches() {
                 if ids[k.index()].is_none() {
-                    let mut inf = Informer::new(*k, WatchFilter::All, client, index, true);
+                    let mut inf = Informer::new(*k, WatchFilter::All, client, true);
                     inf.set_resync_period(resync);
                     inf.keep_recent();
                     ids[k.index()] = Some(self.push_informer(inf, Owner::Host(HostId(index))));

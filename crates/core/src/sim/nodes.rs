@@ -30,7 +30,7 @@ impl Sim {
         let index = self.kubelets.len();
         let name: Str = config.name.as_str().into();
         let client = self.store.register_client(&format!("kubelet/{}", config.name));
-        let inf = Informer::new(Kind::Pod, WatchFilter::NodeName(name.clone()), client, index, false);
+        let inf = Informer::new(Kind::Pod, WatchFilter::NodeName(name.clone()), client, false);
         let inf = self.push_informer(inf, Owner::Kubelet(index));
         self.kubelets.push(Kubelet::new(index, config, inf, client));
         self.kubelet_by_name.insert(name.clone(), index);

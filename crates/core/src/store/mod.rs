@@ -319,9 +319,9 @@ fn involved(obj: &Object) -> Option<(Str, Str)> {
 /// A watch whose reader the simulation must wake (`notify` is the reader's number, e.g. an informer), at `at`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Wakeup {
-    pub watcher: WatcherId,
-    pub notify: usize,
-    pub at: Millis,
+    pub(crate) watcher: WatcherId,
+    pub(crate) notify: usize,
+    pub(crate) at: Millis,
 }
 
 /// A client's registration: its name (as it appears in events and the UI) and its counters.
@@ -383,7 +383,7 @@ impl PodTally {
 
 /// The API server and etcd.
 pub struct Store {
-    pub config: StoreConfig,
+    pub(crate) config: StoreConfig,
     rv: u64,
     kinds: Vec<KindStore>,
     /// Open watches by id; ids are never reused, so a closed watch's id never names another.
@@ -393,10 +393,10 @@ pub struct Store {
     rng: Rng,
     /// Watches of simulated components whose buffer went from empty to non-empty, with the time they become due;
     /// the simulation schedules their delivery.
-    pub wakeups: Vec<Wakeup>,
+    pub(crate) wakeups: Vec<Wakeup>,
     /// Watches of simulated components the server ended (one that fell too far behind); the simulation tells
     /// their readers, which re-watch as a reflector does.
-    pub ended: Vec<Wakeup>,
+    pub(crate) ended: Vec<Wakeup>,
     event_expiry: VecDeque<(Millis, ObjKey)>,
     /// True while [`Store::expire_events`] runs: the removals it commits do not expire again (no recursion, however
     /// many Events expire at once).
@@ -414,9 +414,9 @@ pub struct Store {
     /// Injected faults (conflicts, latency, refused creates).
     pub faults: Faults,
     /// The delivery latencies of namespace watches, a stream of their own (see `Sim`'s `namespace_rng`).
-    pub namespace_watch_rng: Rng,
+    pub(crate) namespace_watch_rng: Rng,
     /// The same for PodDisruptionBudget watches.
-    pub policy_watch_rng: Rng,
+    pub(crate) policy_watch_rng: Rng,
     pods: PodTally,
     /// The last pod specs defaulted on create, each with its defaulted spec ([`Store::default_pod_spec`]).
     pod_defaults: VecDeque<(Rc<PodSpec>, Rc<PodSpec>)>,

@@ -32,16 +32,16 @@ struct Held {
 /// A pod whose notification came since the last sync, and the endpoint it makes now (`None`: none; gone, not
 /// selected, without an address or finished).
 pub(super) struct Change {
-    pub pod: ObjKey,
-    pub want: Option<(Ports, Endpoint)>,
+    pub(crate) pod: ObjKey,
+    pub(crate) want: Option<(Ports, Endpoint)>,
 }
 
 /// One Service's slices and endpoints, as its last sync left them.
 pub(super) struct Memo {
     /// The Service's resourceVersion then (another: its selector, ports or labels may have changed).
-    pub service_rv: u64,
+    pub(crate) service_rv: u64,
     /// The controller's zone epoch then (another: a node's zone may have changed).
-    pub zone_epoch: u64,
+    pub(crate) zone_epoch: u64,
     /// Each pod that is an endpoint (by name: a Service's pods share its namespace): its address.
     pods: FxHashMap<Str, Str>,
     /// Each address: the pod it is.
@@ -51,7 +51,7 @@ pub(super) struct Memo {
     /// The slices, in name order.
     slices: Vec<Held>,
     /// The pods whose notifications came since (at most [`Memo::dirty_bound`]; beyond it the memo is dropped).
-    pub dirty: FxHashSet<ObjKey>,
+    pub(crate) dirty: FxHashSet<ObjKey>,
 }
 
 /// The pod an endpoint is (its `targetRef`'s name).
