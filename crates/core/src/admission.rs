@@ -35,7 +35,7 @@ pub fn default_object(obj: &mut Object) {
 
 /// Fills in upstream defaults, with DefaultTolerationSeconds' `--default-unreachable-toleration-seconds` and
 /// `--default-not-ready-toleration-seconds` set to `toleration_seconds`.
-pub fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
+pub(crate) fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
     match obj {
         // Only the spec (the store shares the result between pods made from one spec: `Store::default_pod_spec`).
         Object::Pod(p) => default_pod_spec_with(&mut p.spec, toleration_seconds),
@@ -120,7 +120,7 @@ fn default_template(t: &mut PodTemplateSpec) {
 /// stays shared between the versions of an object).
 /// A pod's spec defaulted: SetDefaults_PodSpec and DefaultTolerationSeconds' two tolerations (a new spec only when
 /// something changed).
-pub fn default_pod_spec_with(spec: &mut std::rc::Rc<PodSpec>, toleration_seconds: i64) {
+pub(crate) fn default_pod_spec_with(spec: &mut std::rc::Rc<PodSpec>, toleration_seconds: i64) {
     with_spec(spec, |spec| {
         default_pod_spec(spec);
         for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
@@ -239,53 +239,53 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         FieldError { path: path.into(), message: message.into(), at: None }
     }
 
     /// `field.Required`: `Required value`.
-    pub fn required(path: impl Into<String>) -> Self {
+    pub(crate) fn required(path: impl Into<String>) -> Self {
         FieldError::new(path, "Required value")
     }
 
     /// `field.Required` with a detail: `Required value: name or generateName is required`.
-    pub fn required_because(path: impl Into<String>, detail: &str) -> Self {
+    pub(crate) fn required_because(path: impl Into<String>, detail: &str) -> Self {
         FieldError::new(path, format!("Required value: {detail}"))
     }
 
     /// `field.Invalid`: `Invalid value: VALUE: detail`, the value already as Go prints it ([`q`] for a string).
-    pub fn invalid(path: impl Into<String>, value: impl std::fmt::Display, detail: &str) -> Self {
+    pub(crate) fn invalid(path: impl Into<String>, value: impl std::fmt::Display, detail: &str) -> Self {
         FieldError::new(path, format!("Invalid value: {value}: {detail}"))
     }
 
     /// `field.Duplicate`: `Duplicate value: VALUE`.
-    pub fn duplicate(path: impl Into<String>, value: impl std::fmt::Display) -> Self {
+    pub(crate) fn duplicate(path: impl Into<String>, value: impl std::fmt::Display) -> Self {
         FieldError::new(path, format!("Duplicate value: {value}"))
     }
 
     /// `field.NotSupported`: `Unsupported value: VALUE: supported values: "a", "b"`.
-    pub fn not_supported(path: impl Into<String>, value: impl std::fmt::Display, supported: &[&str]) -> Self {
+    pub(crate) fn not_supported(path: impl Into<String>, value: impl std::fmt::Display, supported: &[&str]) -> Self {
         let list: Vec<String> = supported.iter().map(|v| go_quote(v)).collect();
         FieldError::new(path, format!("Unsupported value: {value}: supported values: {}", list.join(", ")))
     }
 
     /// `field.Forbidden`: `Forbidden: detail`.
-    pub fn forbidden(path: impl Into<String>, detail: &str) -> Self {
+    pub(crate) fn forbidden(path: impl Into<String>, detail: &str) -> Self {
         FieldError::new(path, format!("Forbidden: {detail}"))
     }
 
     /// `field.TooLong`: `Too long: must have at most N bytes` (the value is never shown).
-    pub fn too_long(path: impl Into<String>, max: usize) -> Self {
+    pub(crate) fn too_long(path: impl Into<String>, max: usize) -> Self {
         FieldError::new(path, format!("Too long: must have at most {max} bytes"))
     }
 
     /// `field.TooMany`: `Too many: N: must have at most M items`.
-    pub fn too_many(path: impl Into<String>, n: usize, max: usize) -> Self {
+    pub(crate) fn too_many(path: impl Into<String>, n: usize, max: usize) -> Self {
         FieldError::new(path, format!("Too many: {n}: must have at most {max} items"))
     }
 
     /// The same error, located in a manifest at `yaml_path` rather than at its path.
-    pub fn located_at(mut self, yaml_path: impl Into<String>) -> Self {
+    pub(crate) fn located_at(mut self, yaml_path: impl Into<String>) -> Self {
         self.at = Some(yaml_path.into());
         self
     }
@@ -325,7 +325,7 @@ impl std::fmt::Display for FieldError {
 }
 
 /// A string as a field error shows a value (Go's `%q`), its length bounded like any echoed user text.
-pub fn q(s: &str) -> String {
+pub(crate) fn q(s: &str) -> String {
     go_quote(&crate::limits::echo(s))
 }
 
@@ -343,7 +343,7 @@ pub struct Invalid {
 
 impl Invalid {
     /// The refusal of `obj` for `errors`.
-    pub fn new(obj: &Object, errors: Vec<FieldError>) -> Invalid {
+    pub(crate) fn new(obj: &Object, errors: Vec<FieldError>) -> Invalid {
         let kind = obj.kind();
         Invalid { kind: kind.name(), group: group_of(kind), name: obj.meta().name.to_string(), errors }
     }
@@ -362,7 +362,7 @@ impl Invalid {
 
     /// The Status message (`Deployment.apps "web" is invalid: [a, b]`), as a client that prints the API's error
     /// shows it.
-    pub fn status_message(&self) -> String {
+    pub(crate) fn status_message(&self) -> String {
         let kind = if self.group.is_empty() { self.kind.to_string() } else { format!("{}.{}", self.kind, self.group) };
         let causes = self.causes();
         match causes.as_slice() {
@@ -458,7 +458,7 @@ fn invalid_each(path: &str, value: &str, messages: Vec<String>, errs: &mut Vec<F
 }
 
 /// The API group of a kind (`apps`; empty for the core group).
-pub fn group_of(kind: Kind) -> &'static str {
+pub(crate) fn group_of(kind: Kind) -> &'static str {
     kind.api_version().split_once('/').map_or("", |(g, _)| g)
 }
 

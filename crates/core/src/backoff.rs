@@ -20,14 +20,14 @@ pub struct Backoff {
 
 impl Backoff {
     /// A back-off that doubles from `initial` to `cap`, without jitter.
-    pub const fn doubling(initial: Millis, cap: Millis) -> Backoff {
+    pub(crate) const fn doubling(initial: Millis, cap: Millis) -> Backoff {
         Backoff { initial, factor: 2, cap, jitter: 0.0 }
     }
 
     /// The delay after `steps` earlier ones: `initial * factor^steps`, capped (the cap also where that overflows, as
     /// client-go's `ItemExponentialFailureRateLimiter`). Stepped, not raised to a power: once at the cap (within 64
     /// steps of a factor of 2 or more) it stays there.
-    pub fn delay(&self, steps: u32) -> Millis {
+    pub(crate) fn delay(&self, steps: u32) -> Millis {
         let mut d = self.initial.min(self.cap);
         for _ in 0..steps {
             let next = self.after(d);
@@ -40,12 +40,12 @@ impl Backoff {
     }
 
     /// The delay that follows `current`.
-    pub fn after(&self, current: Millis) -> Millis {
+    pub(crate) fn after(&self, current: Millis) -> Millis {
         current.saturating_mul(self.factor).min(self.cap)
     }
 
     /// `delay` with its jitter (`wait.Jitter`): up to `jitter * delay` more, drawn from `rng`; no draw without jitter.
-    pub fn jittered(&self, delay: Millis, rng: &mut Rng) -> Millis {
+    pub(crate) fn jittered(&self, delay: Millis, rng: &mut Rng) -> Millis {
         if self.jitter <= 0.0 {
             return delay;
         }

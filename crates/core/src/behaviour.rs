@@ -33,7 +33,7 @@ pub struct Behaviour {
 }
 
 impl Behaviour {
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         self.exit_code.unwrap_or(DEFAULT_EXIT_CODE)
     }
 }
@@ -50,7 +50,7 @@ pub struct BehaviourPatch {
 }
 
 impl BehaviourPatch {
-    pub fn apply(&self, b: &mut Behaviour) {
+    pub(crate) fn apply(&self, b: &mut Behaviour) {
         if let Some(v) = self.readiness_fails {
             b.readiness_fails = v;
         }
@@ -84,12 +84,12 @@ pub struct Behaviours {
 
 impl Behaviours {
     /// The behaviour of an image's containers (healthy unless a rule says otherwise).
-    pub fn of_image(&self, image: &str) -> Behaviour {
+    pub(crate) fn of_image(&self, image: &str) -> Behaviour {
         self.by_image.get(image).cloned().unwrap_or_default()
     }
 
     /// Changes the rule of an image; a rule back at the default is forgotten. Errors past [`MAX_IMAGE_RULES`].
-    pub fn patch_image(&mut self, image: &str, patch: &BehaviourPatch) -> Result<(), String> {
+    pub(crate) fn patch_image(&mut self, image: &str, patch: &BehaviourPatch) -> Result<(), String> {
         let mut b = self.of_image(image);
         patch.apply(&mut b);
         if b == Behaviour::default() {

@@ -25,7 +25,7 @@ pub struct Api<'a> {
 }
 
 impl<'a> Api<'a> {
-    pub fn new(store: &'a mut Store, client: ClientId, now: Millis, rng: &'a mut Rng) -> Self {
+    pub(crate) fn new(store: &'a mut Store, client: ClientId, now: Millis, rng: &'a mut Rng) -> Self {
         Api { store, client, now, rng, calls: 0, elapsed: 0 }
     }
 
@@ -74,7 +74,7 @@ impl<'a> Api<'a> {
         self.store.update(self.client, obj, Subresource::Main, self.now)
     }
 
-    pub fn update_status(&mut self, obj: Object) -> Result<Rc<Object>, ApiError> {
+    pub(crate) fn update_status(&mut self, obj: Object) -> Result<Rc<Object>, ApiError> {
         self.charge();
         self.store.update(self.client, obj, Subresource::Status, self.now)
     }
@@ -96,19 +96,24 @@ impl<'a> Api<'a> {
     }
 
     /// DELETECOLLECTION of `kind` in `namespace` (one request).
-    pub fn delete_collection(&mut self, kind: Kind, namespace: &str, opts: &DeleteOptions) -> Result<usize, ApiError> {
+    pub(crate) fn delete_collection(
+        &mut self,
+        kind: Kind,
+        namespace: &str,
+        opts: &DeleteOptions,
+    ) -> Result<usize, ApiError> {
         self.charge();
         self.store.delete_collection(self.client, kind, namespace, opts, self.now)
     }
 
     /// The `finalize` subresource of a namespace: writes its `spec.finalizers` (with the resourceVersion as a
     /// precondition when set).
-    pub fn finalize(&mut self, obj: Object) -> Result<Rc<Object>, ApiError> {
+    pub(crate) fn finalize(&mut self, obj: Object) -> Result<Rc<Object>, ApiError> {
         self.charge();
         self.store.update(self.client, obj, Subresource::Finalize, self.now)
     }
 
-    pub fn bind(&mut self, pod: &ObjKey, uid: &str, node: &str) -> Result<Rc<Object>, ApiError> {
+    pub(crate) fn bind(&mut self, pod: &ObjKey, uid: &str, node: &str) -> Result<Rc<Object>, ApiError> {
         self.charge();
         self.store.bind(self.client, pod, uid, node, self.now)
     }
@@ -127,7 +132,7 @@ impl<'a> Api<'a> {
 
     /// Requests made in the background (client-go's event broadcaster, the scheduler's binding cycle): counted,
     /// but the caller does not wait for them.
-    pub fn detached<T>(&mut self, f: impl FnOnce(&mut Api<'a>) -> T) -> T {
+    pub(crate) fn detached<T>(&mut self, f: impl FnOnce(&mut Api<'a>) -> T) -> T {
         let before = self.elapsed;
         let out = f(self);
         self.elapsed = before;
@@ -135,7 +140,7 @@ impl<'a> Api<'a> {
     }
 
     /// Requests issued in parallel (a slow-start batch): counted each, but the caller waits one round trip.
-    pub fn parallel<T>(&mut self, f: impl FnOnce(&mut Api<'a>) -> T) -> T {
+    pub(crate) fn parallel<T>(&mut self, f: impl FnOnce(&mut Api<'a>) -> T) -> T {
         let before = self.elapsed;
         let calls = self.calls;
         let out = f(self);

@@ -62,25 +62,25 @@ pub struct Caches<'a> {
 
 impl<'a> Caches<'a> {
     /// The cache of `kind`, or `None` if the host has no informer of that kind.
-    pub fn get(&self, kind: Kind) -> Option<&'a Cache> {
+    pub(crate) fn get(&self, kind: Kind) -> Option<&'a Cache> {
         self.ids[kind.index()].map(|id| &self.informers[id].cache)
     }
 
     /// The cache of `kind`; a controller only asks for kinds it declared in [`Reconciler::watches`].
-    pub fn of(&self, kind: Kind) -> &'a Cache {
+    pub(crate) fn of(&self, kind: Kind) -> &'a Cache {
         match self.get(kind) {
             Some(c) => c,
             None => panic!("no informer for {kind}: declare it in Reconciler::watches"),
         }
     }
 
-    pub fn synced(&self) -> bool {
+    pub(crate) fn synced(&self) -> bool {
         self.ids.iter().flatten().all(|id| self.informers[*id].has_synced())
     }
 
     /// Objects these caches' reads have handed out, ever ([`Cache::visited`]): read before and after a reconcile
     /// or a handler, the objects it visited.
-    pub fn visited(&self) -> u64 {
+    pub(crate) fn visited(&self) -> u64 {
         self.ids.iter().flatten().map(|id| self.informers[*id].cache.visited()).sum()
     }
 }
@@ -232,7 +232,7 @@ impl Controller {
     }
 
     /// Entries this controller holds: queue keys and in-memory state (not the recorder's bounded LRU).
-    pub fn footprint(&self) -> usize {
+    pub(crate) fn footprint(&self) -> usize {
         self.queue.footprint() + self.reconciler.retained()
     }
 
@@ -248,7 +248,7 @@ impl Controller {
     }
 
     /// Loses the queue and in-memory state (the process died).
-    pub fn crash(&mut self) {
+    pub(crate) fn crash(&mut self) {
         self.queue = RateLimitingQueue::new(self.reconciler.rate_limiter());
         self.workers.iter_mut().for_each(|w| *w = None);
         self.reconciler.reset();
@@ -284,7 +284,7 @@ impl Host {
     /// Hands an informer's notifications of `kind` to the handlers of the controllers that watch it (level: every
     /// notification; edge: only the watch's, each for its own delta) and queues the keys they ask for. Returns the
     /// delayed keys' wake-ups: `(when, controller index)`.
-    pub fn deliver(
+    pub(crate) fn deliver(
         &mut self,
         informers: &[Informer],
         kind: Kind,
@@ -328,7 +328,7 @@ impl Host {
     /// (WaitForCacheSync). A reconcile reads the cache and writes the store now; the worker stays busy (and the key
     /// in processing) for the simulated time it took: `cost` plus its API round trips. Returns when each started
     /// worker is done: `(when, controller index, worker index)`.
-    pub fn pump(
+    pub(crate) fn pump(
         &mut self,
         informers: &[Informer],
         store: &mut Store,
@@ -367,7 +367,7 @@ impl Host {
 impl Host {
     /// One leader-election attempt (the elector's tick) through the host's client; winning is recorded as a
     /// `LeaderElection` event on the Lease. `None` when the host does not elect.
-    pub fn leader_tick(&mut self, store: &mut Store, rng: &mut Rng, now: Millis) -> Option<Transition> {
+    pub(crate) fn leader_tick(&mut self, store: &mut Store, rng: &mut Rng, now: Millis) -> Option<Transition> {
         let elector = self.elector.as_mut()?;
         let mut api = Api::new(store, self.client, now, rng);
         let t = elector.tick(&mut api, now);
@@ -382,7 +382,7 @@ impl Host {
 
     /// When the next election attempt is due: `wait.JitterUntil(retryPeriod, 1.2)` for a candidate, every retry
     /// period for the leader's renewal. `None` when the host does not elect.
-    pub fn next_leader_tick(&self, rng: &mut Rng) -> Option<Millis> {
+    pub(crate) fn next_leader_tick(&self, rng: &mut Rng) -> Option<Millis> {
         let e = self.elector.as_ref()?;
         let period = e.config.retry_period;
         Some(if e.leading { period } else { period + rng.range(0, period * 6 / 5) })
@@ -390,7 +390,7 @@ impl Host {
 
     /// The process dies: queues, in-memory state and the election's state are lost (a held Lease stays until it
     /// expires). Returns its informers, for their watches to be closed.
-    pub fn crash(&mut self) -> Vec<InformerId> {
+    pub(crate) fn crash(&mut self) -> Vec<InformerId> {
         self.running = false;
         self.epoch += 1;
         for c in &mut self.controllers {
@@ -404,7 +404,7 @@ impl Host {
     }
 
     /// The process starts again (a new life: timers of the last one are ignored). `false` if it was running.
-    pub fn restart(&mut self) -> bool {
+    pub(crate) fn restart(&mut self) -> bool {
         if self.running {
             return false;
         }
@@ -418,7 +418,13 @@ impl Controller {
     /// Worker `w` is done with its key: the queue is told (Done), and by the reconcile's result the key is
     /// forgotten, requeued after a delay, retried with the rate limiter's backoff, or dropped after the
     /// controller's last retry. The reconcile is recorded in `log`. Returns the key's wake-up, if it was requeued.
-    pub fn finish_work(&mut self, w: usize, now: Millis, rng: &mut Rng, log: &mut ReconcileLog) -> Option<Millis> {
+    pub(crate) fn finish_work(
+        &mut self,
+        w: usize,
+        now: Millis,
+        rng: &mut Rng,
+        log: &mut ReconcileLog,
+    ) -> Option<Millis> {
         let busy = self.workers.get_mut(w)?.take()?;
         self.queue.done(&busy.key, now);
         self.stats.reconciles += 1;
@@ -472,11 +478,11 @@ pub struct ReconcileLog {
 }
 
 impl ReconcileLog {
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         ReconcileLog { records: VecDeque::new(), capacity, total: 0 }
     }
 
-    pub fn push(&mut self, mut r: ReconcileRecord) {
+    pub(crate) fn push(&mut self, mut r: ReconcileRecord) {
         r.seq = self.total;
         self.total += 1;
         if self.records.len() >= self.capacity {

@@ -70,7 +70,7 @@ impl Footprint {
     }
 
     /// Measures `sim` (uncounted: no API call, no random draw).
-    pub fn of(sim: &Sim) -> Footprint {
+    pub(crate) fn of(sim: &Sim) -> Footprint {
         let store = &sim.store;
         Footprint {
             objects: crate::api::Kind::ALL.iter().map(|k| store.count_of(*k)).sum(),

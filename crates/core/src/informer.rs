@@ -39,14 +39,14 @@ impl InformerEvent {
             InformerEvent::Add(o) | InformerEvent::Update(_, o) | InformerEvent::Delete(o, _) => o,
         }
     }
-    pub fn old(&self) -> Option<&Rc<Object>> {
+    pub(crate) fn old(&self) -> Option<&Rc<Object>> {
         match self {
             InformerEvent::Update(o, _) => Some(o),
             _ => None,
         }
     }
     /// A resync notification: an update whose old and new are the same version.
-    pub fn is_resync(&self) -> bool {
+    pub(crate) fn is_resync(&self) -> bool {
         matches!(self, InformerEvent::Update(a, b) if a.meta().resource_version == b.meta().resource_version)
     }
 }
@@ -139,7 +139,7 @@ pub struct InformerTotals {
 }
 
 impl InformerTotals {
-    pub fn add(&mut self, inf: &Informer) {
+    pub(crate) fn add(&mut self, inf: &Informer) {
         self.informers += 1;
         self.watching += usize::from(inf.watcher().is_some());
         self.cached += inf.cache.len();
@@ -168,15 +168,15 @@ impl Informer {
         self.last_rv
     }
 
-    pub fn has_synced(&self) -> bool {
+    pub(crate) fn has_synced(&self) -> bool {
         self.has_synced
     }
 
-    pub fn resync_period(&self) -> Millis {
+    pub(crate) fn resync_period(&self) -> Millis {
         self.resync_period
     }
 
-    pub fn resync_token(&self) -> u64 {
+    pub(crate) fn resync_token(&self) -> u64 {
         self.resync_token
     }
 
@@ -184,7 +184,7 @@ impl Informer {
         self.drop_fraction
     }
 
-    pub fn epoch(&self) -> u64 {
+    pub(crate) fn epoch(&self) -> u64 {
         self.epoch
     }
 
@@ -192,15 +192,15 @@ impl Informer {
         self.backoff
     }
 
-    pub fn relist_token(&self) -> u64 {
+    pub(crate) fn relist_token(&self) -> u64 {
         self.relist_token
     }
 
-    pub fn polling(&self) -> Option<Millis> {
+    pub(crate) fn polling(&self) -> Option<Millis> {
         self.polling
     }
 
-    pub fn watch_opened_at(&self) -> Millis {
+    pub(crate) fn watch_opened_at(&self) -> Millis {
         self.watch_opened_at
     }
 
@@ -208,7 +208,7 @@ impl Informer {
         &self.stats
     }
 
-    pub fn new(kind: Kind, filter: WatchFilter, client: ClientId, label_index: bool) -> Self {
+    pub(crate) fn new(kind: Kind, filter: WatchFilter, client: ClientId, label_index: bool) -> Self {
         Informer {
             id: 0,
             kind,
@@ -232,7 +232,7 @@ impl Informer {
     }
 
     /// Keeps its last [`RECENT_EVENTS`] watch events for observers (the page's loop diagram).
-    pub fn keep_recent(&mut self) {
+    pub(crate) fn keep_recent(&mut self) {
         self.recent.get_or_insert_with(VecDeque::new);
     }
 
@@ -244,7 +244,7 @@ impl Informer {
     /// LIST then WATCH from the list's resourceVersion. The cache is replaced: listed objects are delivered as
     /// adds (or updates of what was cached), cached keys missing from the list as deletes with
     /// `DeletedFinalStateUnknown`.
-    pub fn list_and_watch(&mut self, store: &mut Store) -> Result<Vec<InformerEvent>, ApiError> {
+    pub(crate) fn list_and_watch(&mut self, store: &mut Store) -> Result<Vec<InformerEvent>, ApiError> {
         self.close_watch(store);
         let (items, rv) = store.list(self.client, self.kind, None, None, &self.filter);
         if self.stats.lists > 0 {
@@ -274,7 +274,7 @@ impl Informer {
     /// Polling mode: `listers` LISTs of the kind (one per controller that reads it: nothing is shared), then the
     /// last list diffed with the cache: new objects as adds, changed ones (by resourceVersion) as updates,
     /// vanished ones as deletes. No watch.
-    pub fn poll(&mut self, store: &mut Store, listers: usize) -> Vec<InformerEvent> {
+    pub(crate) fn poll(&mut self, store: &mut Store, listers: usize) -> Vec<InformerEvent> {
         self.close_watch(store);
         let mut items = Vec::new();
         for _ in 0..listers.max(1) {
@@ -325,7 +325,7 @@ impl Informer {
 
     /// Re-opens the watch from the last seen resourceVersion (after a disconnect). `Err(Gone)` means the history is
     /// gone: the caller relists after [`Informer::next_backoff`].
-    pub fn rewatch(&mut self, store: &mut Store) -> Result<(), ApiError> {
+    pub(crate) fn rewatch(&mut self, store: &mut Store) -> Result<(), ApiError> {
         self.close_watch(store);
         match store.watch_notify(self.client, self.kind, self.last_rv, self.filter.clone(), self.id) {
             Ok(id) => {
@@ -343,7 +343,7 @@ impl Informer {
 
     /// The relist backoff to wait now (800 ms doubling to 30 s, with up to 100% jitter as client-go's
     /// backoff manager), advancing it for next time.
-    pub fn next_backoff(&mut self, rng: &mut Rng) -> Millis {
+    pub(crate) fn next_backoff(&mut self, rng: &mut Rng) -> Millis {
         let base = self.backoff;
         self.backoff = RELIST_BACKOFF.after(base);
         RELIST_BACKOFF.jittered(base, rng)
@@ -351,7 +351,7 @@ impl Informer {
 
     /// Applies delivered watch events to the cache, dropping the configured fraction (the fault), and returns what
     /// the handlers must see.
-    pub fn on_watch_events(&mut self, events: Vec<WatchEvent>, rng: &mut Rng) -> Vec<InformerEvent> {
+    pub(crate) fn on_watch_events(&mut self, events: Vec<WatchEvent>, rng: &mut Rng) -> Vec<InformerEvent> {
         let mut out = Vec::with_capacity(events.len());
         for ev in events {
             self.stats.events_received += 1;
@@ -386,13 +386,13 @@ impl Informer {
 
     /// A bookmark: everything of this watch up to `rv` has been delivered, so the next WATCH may start there
     /// (client-go's reflector records a bookmark's resourceVersion as the last one it synced).
-    pub fn bookmark(&mut self, rv: u64) {
+    pub(crate) fn bookmark(&mut self, rv: u64) {
         self.stats.bookmarks += 1;
         self.last_rv = self.last_rv.max(rv);
     }
 
     /// Resync: every cached object re-delivered as an update with old == new, in key order. No API call.
-    pub fn resync(&mut self) -> Vec<InformerEvent> {
+    pub(crate) fn resync(&mut self) -> Vec<InformerEvent> {
         self.stats.resyncs += 1;
         self.cache.list().into_iter().map(|o| InformerEvent::Update(o.clone(), o.clone())).collect()
     }
@@ -406,65 +406,65 @@ impl Informer {
     /// Ends the open watch (if any) and waits for a LIST: the relist path (410 Gone, the relist period, a switch of
     /// observe mode). The watch is closed here, while the informer still knows it: a relist never leaves the old
     /// watch open behind it.
-    pub fn begin_list(&mut self, store: &mut Store) {
+    pub(crate) fn begin_list(&mut self, store: &mut Store) {
         self.close_watch(store);
         self.state = ReflectorState::Listing;
     }
 
     /// Starts (over): a new life whose timers are the only ones that count, waiting for its first LIST. Returns
     /// the new epoch.
-    pub fn start(&mut self, store: &mut Store) -> u64 {
+    pub(crate) fn start(&mut self, store: &mut Store) -> u64 {
         self.epoch += 1;
         self.begin_list(store);
         self.epoch
     }
 
     /// The server answered 410 Gone: the watch ends and the informer waits to LIST again.
-    pub fn gone(&mut self, store: &mut Store) {
+    pub(crate) fn gone(&mut self, store: &mut Store) {
         self.begin_list(store);
         self.stats.gone += 1;
     }
 
     /// The server ended the watch at the timeout the reflector asked for.
-    pub fn watch_timed_out(&mut self) {
+    pub(crate) fn watch_timed_out(&mut self) {
         self.stats.watch_timeouts += 1;
     }
 
     /// A watch was opened now (the server's bookmarks count from here).
-    pub fn watch_opened(&mut self, now: Millis) {
+    pub(crate) fn watch_opened(&mut self, now: Millis) {
         self.watch_opened_at = now;
     }
 
     /// Re-arms the resync timer: `(period, epoch, token)` of the new timer (none when the period is 0); earlier
     /// timers become stale.
-    pub fn rearm_resync(&mut self) -> Option<(Millis, u64, u64)> {
+    pub(crate) fn rearm_resync(&mut self) -> Option<(Millis, u64, u64)> {
         self.resync_token += 1;
         (self.resync_period > 0).then_some((self.resync_period, self.epoch, self.resync_token))
     }
 
     /// Re-arms the periodic relist at `period` (0: none): `(epoch, token)` of the new timer.
-    pub fn rearm_relist(&mut self, period: Millis) -> Option<(u64, u64)> {
+    pub(crate) fn rearm_relist(&mut self, period: Millis) -> Option<(u64, u64)> {
         self.relist_token += 1;
         (period > 0).then_some((self.epoch, self.relist_token))
     }
 
     /// Sets the resync period (0: off); the caller re-arms it.
-    pub fn set_resync_period(&mut self, period: Millis) {
+    pub(crate) fn set_resync_period(&mut self, period: Millis) {
         self.resync_period = period;
     }
 
     /// Polling mode: LIST every `period` instead of watching (`None`: watch).
-    pub fn set_polling(&mut self, period: Option<Millis>) {
+    pub(crate) fn set_polling(&mut self, period: Option<Millis>) {
         self.polling = period.map(|p| p.max(1));
     }
 
     /// Fault: the fraction (0..=1; anything else is 0) of watch events this informer loses.
-    pub fn set_drop_fraction(&mut self, fraction: f64) {
+    pub(crate) fn set_drop_fraction(&mut self, fraction: f64) {
         self.drop_fraction = if fraction.is_finite() { fraction.clamp(0.0, 1.0) } else { 0.0 };
     }
 
     /// Stops the informer and forgets its cache (the process died).
-    pub fn stop(&mut self, store: &mut Store) {
+    pub(crate) fn stop(&mut self, store: &mut Store) {
         self.close_watch(store);
         self.state = ReflectorState::Stopped;
         self.cache.clear();
@@ -477,7 +477,7 @@ impl Informer {
         self.backoff = RELIST_BACKOFF_INITIAL;
     }
 
-    pub fn watcher(&self) -> Option<WatcherId> {
+    pub(crate) fn watcher(&self) -> Option<WatcherId> {
         match self.state {
             ReflectorState::Watching(id) => Some(id),
             _ => None,

@@ -48,7 +48,7 @@ pub struct LeaderElector {
 }
 
 impl LeaderElector {
-    pub fn new(component: &str, identity: &str, config: LeaderElectionConfig) -> Self {
+    pub(crate) fn new(component: &str, identity: &str, config: LeaderElectionConfig) -> Self {
         LeaderElector {
             identity: s(identity),
             lock: ObjKey::new("kube-system", component),
@@ -61,7 +61,7 @@ impl LeaderElector {
     }
 
     /// The process died: it forgets everything (the Lease stays until it expires).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.leading = false;
         self.observed = None;
         self.observed_at = 0;
@@ -69,7 +69,7 @@ impl LeaderElector {
     }
 
     /// One `tryAcquireOrRenew`, and for a leader the renew-deadline check. Returns whether leadership changed.
-    pub fn tick(&mut self, api: &mut Api, now: Millis) -> Transition {
+    pub(crate) fn tick(&mut self, api: &mut Api, now: Millis) -> Transition {
         let ok = self.try_acquire_or_renew(api, now);
         if ok {
             self.last_renew = now;

@@ -49,7 +49,7 @@ pub enum EventKind {
 }
 
 impl EventKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             EventKind::Normal => "Normal",
             EventKind::Warning => "Warning",
@@ -230,7 +230,7 @@ pub struct Recorder {
 }
 
 /// An `involvedObject` reference to `obj`.
-pub fn reference(obj: &Object) -> ObjectReference {
+pub(crate) fn reference(obj: &Object) -> ObjectReference {
     let m = obj.meta();
     ObjectReference {
         kind: s(obj.kind().name()),
@@ -249,7 +249,7 @@ struct Correlated {
 }
 
 impl Recorder {
-    pub fn new(component: &str, host: &str) -> Self {
+    pub(crate) fn new(component: &str, host: &str) -> Self {
         Recorder {
             component: s(component),
             host: s(host),
@@ -262,13 +262,13 @@ impl Recorder {
 
     /// Records an event about `obj`. The write happens in the background (the caller does not wait), and failures
     /// are dropped, as the real recorder does after its retries.
-    pub fn event(&mut self, api: &mut Api, obj: &Object, kind: EventKind, reason: &str, message: &str) {
+    pub(crate) fn event(&mut self, api: &mut Api, obj: &Object, kind: EventKind, reason: &str, message: &str) {
         self.event_about(api, reference(obj), kind, reason, message)
     }
 
     /// Records an event about the object `involved` refers to, as given (some of upstream's components build the
     /// reference themselves, without a uid).
-    pub fn event_about(
+    pub(crate) fn event_about(
         &mut self,
         api: &mut Api,
         involved: ObjectReference,
@@ -418,7 +418,7 @@ impl Recorder {
     }
 
     /// Entries of the correlator's caches (each bounded by its LRU size: at most [`CACHES`] x [`LRU_SIZE`]).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.aggregator.len() + self.logger.len() + self.spam.len()
     }
 
@@ -429,7 +429,7 @@ impl Recorder {
     /// Forgets what the correlator's caches hold about the object with this uid, once it is gone for good (a uid
     /// is never reused, so no later event can correlate with them): the caches of a recorder that sees many
     /// short-lived objects (a kubelet's pods) then hold only the living ones, not their bound's worth of the dead.
-    pub fn forget_involved(&mut self, uid: &str) {
+    pub(crate) fn forget_involved(&mut self, uid: &str) {
         if uid.is_empty() {
             return;
         }
@@ -439,7 +439,7 @@ impl Recorder {
     }
 
     /// Forgets the correlator's caches (the process restarted).
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.aggregator.clear();
         self.logger.clear();
         self.spam.clear();

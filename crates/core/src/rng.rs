@@ -19,12 +19,12 @@ impl Rng {
     }
 
     /// A child generator with an independent stream, derived deterministically from this one.
-    pub fn fork(&mut self) -> Rng {
+    pub(crate) fn fork(&mut self) -> Rng {
         let s = self.next_u64();
         Rng::new(s)
     }
 
-    pub fn next_u32(&mut self) -> u32 {
+    pub(crate) fn next_u32(&mut self) -> u32 {
         let old = self.state;
         self.state = old.wrapping_mul(Self::MUL).wrapping_add(self.inc);
         let xorshifted = (((old >> 18) ^ old) >> 27) as u32;
@@ -37,7 +37,7 @@ impl Rng {
     }
 
     /// Uniform in `[0, 1)`.
-    pub fn f64(&mut self) -> f64 {
+    pub(crate) fn f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
@@ -72,7 +72,7 @@ impl Rng {
     }
 
     /// A lowercase alphanumeric suffix as the API server's generateName uses (consonants and digits, no vowels).
-    pub fn name_suffix(&mut self, len: usize) -> String {
+    pub(crate) fn name_suffix(&mut self, len: usize) -> String {
         const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
         (0..len).map(|_| ALPHABET[self.range(0, ALPHABET.len() as u64 - 1) as usize] as char).collect()
     }

@@ -15,7 +15,7 @@ pub const HOUR: Millis = 60 * MINUTE;
 
 /// A user's number of seconds (a grace period, tolerationSeconds, a deadline) as a duration: negative is 0, and
 /// a count too large for the clock saturates at `Millis::MAX` (about 584 million years), never wraps.
-pub fn seconds(secs: i64) -> Millis {
+pub(crate) fn seconds(secs: i64) -> Millis {
     Millis::try_from(secs).map_or(0, |s| s.saturating_mul(SECOND))
 }
 

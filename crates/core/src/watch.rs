@@ -53,7 +53,7 @@ pub enum WatchFilter {
 }
 
 impl WatchFilter {
-    pub fn matches(&self, obj: &Object) -> bool {
+    pub(crate) fn matches(&self, obj: &Object) -> bool {
         match self {
             WatchFilter::All => true,
             WatchFilter::NodeName(n) => obj.as_pod().is_some_and(|p| &p.spec.node_name == n),
@@ -65,7 +65,7 @@ impl WatchFilter {
 
     /// The event a filtered watch sees for a change from `old` to the event's object: an object that starts
     /// matching arrives as `Added`, one that stops matching as `Deleted` (apiserver cacher semantics).
-    pub fn translate(&self, ev: &WatchEvent, old: Option<&Object>) -> Option<WatchEvent> {
+    pub(crate) fn translate(&self, ev: &WatchEvent, old: Option<&Object>) -> Option<WatchEvent> {
         if matches!(self, WatchFilter::All) {
             return Some(ev.clone());
         }
@@ -99,13 +99,13 @@ pub struct Watcher {
 
 impl Watcher {
     /// Takes the events due at `now` (committed at least `latency` ago).
-    pub fn take_due(&mut self, now: Millis) -> Vec<WatchEvent> {
+    pub(crate) fn take_due(&mut self, now: Millis) -> Vec<WatchEvent> {
         let n = self.buffer.iter().take_while(|e| e.at + self.latency <= now).count();
         self.buffer.drain(..n).collect()
     }
 
     /// When the next buffered event becomes due.
-    pub fn next_due(&self) -> Option<Millis> {
+    pub(crate) fn next_due(&self) -> Option<Millis> {
         self.buffer.front().map(|e| e.at + self.latency)
     }
 }

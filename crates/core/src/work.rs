@@ -28,7 +28,7 @@ pub struct Counters(BTreeMap<&'static str, u64>);
 
 impl Counters {
     /// Adds `n` to the figure `name` (created at 0).
-    pub fn add(&mut self, name: &'static str, n: u64) {
+    pub(crate) fn add(&mut self, name: &'static str, n: u64) {
         let c = self.0.entry(name).or_default();
         *c = c.saturating_add(n);
     }
@@ -38,12 +38,12 @@ impl Counters {
         self.0.get(name).copied().unwrap_or(0)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
         self.0.iter().map(|(k, v)| (*k, *v))
     }
 
     /// Adds every figure of `other`.
-    pub fn merge(&mut self, other: &Counters) {
+    pub(crate) fn merge(&mut self, other: &Counters) {
         for (k, v) in other.iter() {
             self.add(k, v);
         }
@@ -69,20 +69,20 @@ pub struct ControllerWork {
 
 impl ControllerWork {
     /// One reconcile that read `visits` objects.
-    pub fn reconciled(&mut self, visits: u64) {
+    pub(crate) fn reconciled(&mut self, visits: u64) {
         self.reconciles += 1;
         self.reconcile_visits += visits;
         self.max_reconcile_visits = self.max_reconcile_visits.max(visits);
     }
 
     /// `notifications` handed to its handlers, which read `visits` objects.
-    pub fn handled(&mut self, notifications: u64, visits: u64) {
+    pub(crate) fn handled(&mut self, notifications: u64, visits: u64) {
         self.notifications += notifications;
         self.handler_visits += visits;
     }
 
     /// Adds another replica's work.
-    pub fn merge(&mut self, o: &ControllerWork) {
+    pub(crate) fn merge(&mut self, o: &ControllerWork) {
         self.reconciles += o.reconciles;
         self.reconcile_visits += o.reconcile_visits;
         self.max_reconcile_visits = self.max_reconcile_visits.max(o.max_reconcile_visits);
@@ -105,7 +105,7 @@ pub struct KubeletWork {
 }
 
 impl KubeletWork {
-    pub fn merge(&mut self, o: &KubeletWork) {
+    pub(crate) fn merge(&mut self, o: &KubeletWork) {
         self.notifications += o.notifications;
         self.pod_steps += o.pod_steps;
         self.ticks += o.ticks;

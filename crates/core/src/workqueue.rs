@@ -105,7 +105,7 @@ impl<K: Clone + Eq + Hash> Queue<K> {
 
     /// client-go `Add`: no-op if `k` is already dirty; otherwise marks it dirty and appends it to the FIFO unless it
     /// is being processed (then [`done`](Queue::done) re-queues it).
-    pub fn add(&mut self, k: K, now: Millis) {
+    pub(crate) fn add(&mut self, k: K, now: Millis) {
         if self.dirty.contains(&k) {
             let n = self.collapsed.entry(k).or_insert(0);
             *n = n.saturating_add(1);
@@ -133,7 +133,7 @@ impl<K: Clone + Eq + Hash> Queue<K> {
     }
 
     /// client-go `Get` (without blocking): pops the head of the FIFO and moves it from dirty to processing.
-    pub fn get(&mut self, now: Millis) -> Option<K> {
+    pub(crate) fn get(&mut self, now: Millis) -> Option<K> {
         self.debug_check();
         let k = self.queue.pop_front()?;
         debug_assert!(
@@ -151,7 +151,7 @@ impl<K: Clone + Eq + Hash> Queue<K> {
 
     /// client-go `Done`: `k` is no longer processing; if it was added meanwhile it goes to the back of the FIFO.
     /// A key that is not being processed is ignored.
-    pub fn done(&mut self, k: &K, now: Millis) {
+    pub(crate) fn done(&mut self, k: &K, now: Millis) {
         let Some(start) = self.processing.remove(k) else {
             return;
         };
@@ -200,17 +200,17 @@ impl<K: Clone + Eq + Hash> Queue<K> {
     }
 
     /// client-go `unfinished_work_seconds`: sum over keys being processed of `now - start`.
-    pub fn unfinished_work(&self, now: Millis) -> Millis {
+    pub(crate) fn unfinished_work(&self, now: Millis) -> Millis {
         self.processing.values().fold(0, |acc, &t| acc.saturating_add(now.saturating_sub(t)))
     }
 
     /// client-go `longest_running_processor_seconds`: the largest `now - start` over keys being processed.
-    pub fn longest_running_processor(&self, now: Millis) -> Millis {
+    pub(crate) fn longest_running_processor(&self, now: Millis) -> Millis {
         self.processing.values().map(|&t| now.saturating_sub(t)).max().unwrap_or(0)
     }
 
     /// A snapshot of the metrics at `now` (`retries_total` is counted by [`DelayingQueue`] and is 0 here).
-    pub fn metrics(&self, now: Millis) -> QueueMetrics {
+    pub(crate) fn metrics(&self, now: Millis) -> QueueMetrics {
         QueueMetrics {
             depth: self.queue.len() as u64,
             adds_total: self.adds_total,
@@ -262,7 +262,7 @@ impl<K: Clone + Eq + Hash> DelayingQueue<K> {
     }
 
     /// client-go `Add`, straight into the FIFO (see [`Queue::add`]).
-    pub fn add(&mut self, k: K, now: Millis) {
+    pub(crate) fn add(&mut self, k: K, now: Millis) {
         self.queue.add(k, now);
     }
 
@@ -270,7 +270,7 @@ impl<K: Clone + Eq + Hash> DelayingQueue<K> {
     /// Otherwise `k` waits until `now + delay`; if it is already waiting it keeps the earlier ready time. Returns
     /// `Some(ready_at)` when the ready time was newly set or moved earlier, so the caller must schedule a wake-up
     /// (a call to [`fire`](DelayingQueue::fire)) then; `None` when no new wake-up is needed.
-    pub fn add_after(&mut self, k: K, delay: Millis, now: Millis) -> Option<Millis> {
+    pub(crate) fn add_after(&mut self, k: K, delay: Millis, now: Millis) -> Option<Millis> {
         self.retries_total += 1;
         if delay == 0 {
             self.queue.add(k, now);
@@ -292,7 +292,7 @@ impl<K: Clone + Eq + Hash> DelayingQueue<K> {
 
     /// Moves every waiting key whose ready time is `<= now` into the FIFO, in order of ready time (ties in the order
     /// of `add_after`), as client-go's `waitingLoop` does. Returns how many keys were released.
-    pub fn fire(&mut self, now: Millis) -> usize {
+    pub(crate) fn fire(&mut self, now: Millis) -> usize {
         let mut released = 0;
         while let Some(entry) = self.schedule.first_entry() {
             if entry.key().0 > now {
@@ -312,7 +312,7 @@ impl<K: Clone + Eq + Hash> DelayingQueue<K> {
     }
 
     /// Keys waiting for their ready time.
-    pub fn waiting_len(&self) -> usize {
+    pub(crate) fn waiting_len(&self) -> usize {
         self.waiting.len()
     }
 
@@ -322,17 +322,17 @@ impl<K: Clone + Eq + Hash> DelayingQueue<K> {
     }
 
     /// See [`Queue::get`].
-    pub fn get(&mut self, now: Millis) -> Option<K> {
+    pub(crate) fn get(&mut self, now: Millis) -> Option<K> {
         self.queue.get(now)
     }
 
     /// See [`Queue::done`].
-    pub fn done(&mut self, k: &K, now: Millis) {
+    pub(crate) fn done(&mut self, k: &K, now: Millis) {
         self.queue.done(k, now);
     }
 
     /// Keys in the FIFO (not counting waiting keys).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.queue.len()
     }
 
@@ -341,7 +341,7 @@ impl<K: Clone + Eq + Hash> DelayingQueue<K> {
     }
 
     /// A snapshot of the metrics at `now`, with `retries_total`.
-    pub fn metrics(&self, now: Millis) -> QueueMetrics {
+    pub(crate) fn metrics(&self, now: Millis) -> QueueMetrics {
         QueueMetrics { retries_total: self.retries_total, ..self.queue.metrics(now) }
     }
 }
@@ -494,7 +494,7 @@ pub fn default_controller_rate_limiter<K: Clone + Eq + Hash + 'static>() -> MaxO
 
 /// client-go `wait.Jitter`: `d + rng.f64() * max_factor * d`, so within `[d, d * (1 + max_factor))`. As in Go, a
 /// `max_factor <= 0` means 1.0. Always draws exactly one number from `rng`.
-pub fn jitter(d: Millis, max_factor: f64, rng: &mut Rng) -> Millis {
+pub(crate) fn jitter(d: Millis, max_factor: f64, rng: &mut Rng) -> Millis {
     let factor = if max_factor > 0.0 { max_factor } else { 1.0 };
     d.saturating_add((rng.f64() * factor * d as f64) as Millis)
 }
@@ -548,7 +548,7 @@ impl<K: Clone + Eq + Hash> RateLimitingQueue<K> {
 
     /// Keys held anywhere in the queue: queued, processing, waiting for their delay, or remembered by the rate
     /// limiter (the engine's footprint).
-    pub fn footprint(&self) -> usize {
+    pub(crate) fn footprint(&self) -> usize {
         let q = self.queue.queue();
         q.len() + q.processing_len() + self.queue.waiting_len() + self.limiter.tracked()
     }
@@ -564,7 +564,7 @@ impl<K: Clone + Eq + Hash> RateLimitingQueue<K> {
     }
 
     /// See [`DelayingQueue::add_after`].
-    pub fn add_after(&mut self, k: K, delay: Millis, now: Millis) -> Option<Millis> {
+    pub(crate) fn add_after(&mut self, k: K, delay: Millis, now: Millis) -> Option<Millis> {
         self.queue.add_after(k, delay, now)
     }
 
@@ -575,13 +575,13 @@ impl<K: Clone + Eq + Hash> RateLimitingQueue<K> {
     }
 
     /// [`RateLimitingQueue::add_rate_limited`], also returning the delay the limiter chose (for the event stream).
-    pub fn add_rate_limited_with_delay(&mut self, k: K, now: Millis, rng: &mut Rng) -> (Millis, Option<Millis>) {
+    pub(crate) fn add_rate_limited_with_delay(&mut self, k: K, now: Millis, rng: &mut Rng) -> (Millis, Option<Millis>) {
         let delay = self.limiter.when(&k, now, rng);
         (delay, self.queue.add_after(k, delay, now))
     }
 
     /// client-go `Forget`: the limiter stops tracking `k` (its backoff resets). Does not remove `k` from the queue.
-    pub fn forget(&mut self, k: &K) {
+    pub(crate) fn forget(&mut self, k: &K) {
         self.limiter.forget(k);
     }
 

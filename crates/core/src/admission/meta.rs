@@ -9,7 +9,7 @@ use crate::api::{go_quote, Kind, Labels, ObjectMeta, OwnerReference, Str};
 pub const ANNOTATIONS_MAX_BYTES: usize = 256 * 1024;
 
 /// How the names of a kind are checked (each kind's `Validate...Name`).
-pub fn name_rule(kind: Kind) -> NameRule {
+pub(crate) fn name_rule(kind: Kind) -> NameRule {
     match kind {
         Kind::Namespace => NameRule::DnsLabel,
         Kind::Service => NameRule::Dns1035Label,

@@ -29,7 +29,7 @@ impl<'de> Deserialize<'de> for Time {
     }
 }
 
-pub(crate) fn is_empty_str(v: &Str) -> bool {
+pub fn is_empty_str(v: &Str) -> bool {
     v.is_empty()
 }
 pub(crate) fn is_zero_u64(v: &u64) -> bool {

@@ -31,7 +31,7 @@ pub struct DeploymentController {
 }
 
 impl DeploymentController {
-    pub fn new(workers: usize) -> Self {
+    pub(crate) fn new(workers: usize) -> Self {
         DeploymentController { workers }
     }
 }
@@ -694,7 +694,7 @@ fn proportion(rs: &ReplicaSet, d: &Deployment, to_add: i32, added: i32) -> i32 {
 }
 
 /// `DeploymentComplete`.
-pub fn deployment_complete(d: &Deployment, st: &DeploymentStatus) -> bool {
+pub(crate) fn deployment_complete(d: &Deployment, st: &DeploymentStatus) -> bool {
     st.updated_replicas == d.replicas()
         && st.replicas == d.replicas()
         && st.available_replicas == d.replicas()

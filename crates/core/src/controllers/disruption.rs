@@ -23,7 +23,7 @@ pub const DELETION_TIMEOUT: Millis = 2 * MINUTE;
 pub struct DisruptionController;
 
 impl DisruptionController {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         DisruptionController
     }
 }
@@ -257,7 +257,7 @@ fn condition_up_to_date(pdb: &PodDisruptionBudget) -> bool {
 
 /// `UpdateDisruptionAllowedCondition` (with `meta.SetStatusCondition`: the transition time moves only when the
 /// status does).
-pub fn set_allowed_condition(st: &mut PodDisruptionBudgetStatus, now: Millis) {
+pub(crate) fn set_allowed_condition(st: &mut PodDisruptionBudgetStatus, now: Millis) {
     let (status, reason) =
         if st.disruptions_allowed > 0 { ("True", "SufficientPods") } else { ("False", "InsufficientPods") };
     let generation = st.observed_generation;
@@ -283,6 +283,6 @@ pub fn set_allowed_condition(st: &mut PodDisruptionBudgetStatus, now: Millis) {
 }
 
 /// The time an eviction writes into `disruptedPods`.
-pub fn disruption_time(now: Millis) -> String {
+pub(crate) fn disruption_time(now: Millis) -> String {
     rfc3339(now)
 }

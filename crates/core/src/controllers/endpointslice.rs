@@ -52,7 +52,7 @@ pub struct EndpointSliceController {
 }
 
 impl EndpointSliceController {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         EndpointSliceController::default()
     }
 

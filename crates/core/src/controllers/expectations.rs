@@ -26,7 +26,7 @@ pub struct Expectations {
 
 impl Expectations {
     /// Controllers with expectations recorded.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.map.len()
     }
 
@@ -35,31 +35,31 @@ impl Expectations {
     }
 
     /// `SatisfiedExpectations`: nothing pending, or the expectations expired.
-    pub fn satisfied(&self, key: &ObjKey, now: Millis) -> bool {
+    pub(crate) fn satisfied(&self, key: &ObjKey, now: Millis) -> bool {
         match self.map.get(key) {
             None => true,
             Some(e) => (e.add <= 0 && e.del <= 0) || now.saturating_sub(e.timestamp) > EXPECTATIONS_TIMEOUT,
         }
     }
 
-    pub fn expect_creations(&mut self, key: &ObjKey, n: usize, now: Millis) {
+    pub(crate) fn expect_creations(&mut self, key: &ObjKey, n: usize, now: Millis) {
         let e = self.map.entry(key.clone()).or_default();
         *e = Expectation { add: n as i64, del: 0, timestamp: now, deleting: FxHashSet::default() };
     }
 
-    pub fn expect_deletions(&mut self, key: &ObjKey, pods: &[ObjKey], now: Millis) {
+    pub(crate) fn expect_deletions(&mut self, key: &ObjKey, pods: &[ObjKey], now: Millis) {
         let e = self.map.entry(key.clone()).or_default();
         *e = Expectation { add: 0, del: pods.len() as i64, timestamp: now, deleting: pods.iter().cloned().collect() };
     }
 
-    pub fn creation_observed(&mut self, key: &ObjKey) {
+    pub(crate) fn creation_observed(&mut self, key: &ObjKey) {
         if let Some(e) = self.map.get_mut(key) {
             e.add -= 1;
         }
     }
 
     /// Lowers the deletion expectation once per pod.
-    pub fn deletion_observed(&mut self, key: &ObjKey, pod: &ObjKey) {
+    pub(crate) fn deletion_observed(&mut self, key: &ObjKey, pod: &ObjKey) {
         if let Some(e) = self.map.get_mut(key) {
             if e.deleting.remove(pod) {
                 e.del -= 1;
@@ -67,11 +67,11 @@ impl Expectations {
         }
     }
 
-    pub fn delete(&mut self, key: &ObjKey) {
+    pub(crate) fn delete(&mut self, key: &ObjKey) {
         self.map.remove(key);
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.map.clear();
     }
 

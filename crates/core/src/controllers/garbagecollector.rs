@@ -53,7 +53,7 @@ pub struct GarbageCollector {
 }
 
 impl GarbageCollector {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 }

@@ -42,7 +42,7 @@ use crate::store::Subresource;
 
 /// The object (of `kind`, in `cache`) that controls `obj`, if the controller reference names it and its uid
 /// matches (`resolveControllerRef`).
-pub fn resolve_controller_ref<'a>(obj: &Object, kind: Kind, cache: &'a Cache) -> Option<&'a Rc<Object>> {
+pub(crate) fn resolve_controller_ref<'a>(obj: &Object, kind: Kind, cache: &'a Cache) -> Option<&'a Rc<Object>> {
     let r = controller_of(obj.meta())?;
     if &*r.kind != kind.name() {
         return None;
@@ -53,7 +53,13 @@ pub fn resolve_controller_ref<'a>(obj: &Object, kind: Kind, cache: &'a Cache) ->
 
 /// Adoption (`ClaimObject`): patches a controller reference onto the orphan `key` (of `kind`) unless someone
 /// adopted it meanwhile; the adopted object when `owner` now controls it.
-pub fn adopt(api: &mut Api, kind: Kind, key: &ObjKey, owner_kind: Kind, owner: &ObjectMeta) -> Option<Rc<Object>> {
+pub(crate) fn adopt(
+    api: &mut Api,
+    kind: Kind,
+    key: &ObjKey,
+    owner_kind: Kind,
+    owner: &ObjectMeta,
+) -> Option<Rc<Object>> {
     let reference = OwnerReference::controller(owner_kind, owner);
     let adopted = api
         .patch(kind, key, Subresource::Main, |o| {

@@ -56,7 +56,7 @@ pub const CONDITIONS: [(&str, &str, &str); 5] = [
 pub struct NamespaceController;
 
 impl NamespaceController {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         NamespaceController
     }
 }

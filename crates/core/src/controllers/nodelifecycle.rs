@@ -65,7 +65,7 @@ impl Default for NodeLifecycleConfig {
 
 impl NodeLifecycleConfig {
     /// The "fast demo" timing: a dead node is noticed after 20 s instead of 50 s.
-    pub fn fast_demo() -> Self {
+    pub(crate) fn fast_demo() -> Self {
         NodeLifecycleConfig { grace_period: 20 * SECOND, startup_grace_period: 30 * SECOND, ..Default::default() }
     }
 }
@@ -112,7 +112,7 @@ pub struct NodeLifecycleController {
 }
 
 impl NodeLifecycleController {
-    pub fn new(config: NodeLifecycleConfig) -> Self {
+    pub(crate) fn new(config: NodeLifecycleConfig) -> Self {
         NodeLifecycleController {
             config,
             health: BTreeMap::new(),

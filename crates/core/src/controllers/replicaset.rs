@@ -90,7 +90,7 @@ pub fn parse_edge_key(key: &ObjKey) -> Option<EdgeWork> {
 }
 
 /// The pod a ReplicaSet creates from its template (`GetPodFromTemplate`).
-pub fn pod_from_template(rs: &ReplicaSet) -> Pod {
+pub(crate) fn pod_from_template(rs: &ReplicaSet) -> Pod {
     let mut pod = Pod::default();
     let t = &rs.spec.template;
     pod.metadata.generate_name = s(&format!("{}-", rs.metadata.name));
@@ -143,7 +143,7 @@ fn max_restarts(p: &Pod) -> i32 {
 /// scale-down (first = deleted first). `rank_a`/`rank_b` are the pods' ranks: how many related pods (of every
 /// ReplicaSet of the same Deployment) are active on their node; `now` is the reference time of the logarithmic
 /// age comparison.
-pub fn deletion_order(a: &Pod, rank_a: usize, b: &Pod, rank_b: usize, now: Millis) -> Ordering {
+pub(crate) fn deletion_order(a: &Pod, rank_a: usize, b: &Pod, rank_b: usize, now: Millis) -> Ordering {
     // 1. unassigned < assigned
     let assigned = |p: &Pod| !p.spec.node_name.is_empty();
     if assigned(a) != assigned(b) {
@@ -633,7 +633,7 @@ impl ReplicaSetController {
 /// `getIndirectlyRelatedPods` counted per node (`getPodsRankedByRelatedPodsOnSameNode`): the active pods
 /// selected by any ReplicaSet with the same controller (Deployment) as `rs`, each pod once. A ReplicaSet without
 /// a controller has no related pods (upstream logs "ReplicaSet has no controller"), so every rank is 0.
-pub fn related_pods_per_node(rs: &ReplicaSet, caches: Caches<'_>) -> FxHashMap<Str, usize> {
+pub(crate) fn related_pods_per_node(rs: &ReplicaSet, caches: Caches<'_>) -> FxHashMap<Str, usize> {
     let mut per_node: FxHashMap<Str, usize> = FxHashMap::default();
     let Some(owner) = crate::api::controller_of(&rs.metadata) else { return per_node };
     let pods = caches.of(Kind::Pod);
@@ -686,7 +686,12 @@ fn merge_sort_by<T: Copy>(v: &mut [T], cmp: &impl Fn(&T, &T) -> Ordering) {
 
 /// `getPodsToDelete`: the `n` lowest-ranked active pods, ranked by `related` (pods per node, from
 /// [`related_pods_per_node`]) at time `now`.
-pub fn pods_to_delete(active: &[Rc<Object>], related: &FxHashMap<Str, usize>, n: usize, now: Millis) -> Vec<ObjKey> {
+pub(crate) fn pods_to_delete(
+    active: &[Rc<Object>],
+    related: &FxHashMap<Str, usize>,
+    n: usize,
+    now: Millis,
+) -> Vec<ObjKey> {
     let mut pods: Vec<(&Pod, usize)> = active
         .iter()
         .filter_map(|o| o.as_pod())

@@ -164,13 +164,13 @@ pub struct NodeTable {
 }
 
 impl NodeTable {
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.list.len()
     }
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
-    pub fn get(&self, name: &str) -> Option<&NodeInfo> {
+    pub(crate) fn get(&self, name: &str) -> Option<&NodeInfo> {
         self.index.get(name).map(|i| &self.list[*i])
     }
     fn get_mut(&mut self, name: &str) -> Option<&mut NodeInfo> {
@@ -234,7 +234,7 @@ impl NodeTable {
             self.detached.remove(name);
         }
     }
-    pub fn iter(&self) -> impl Iterator<Item = &NodeInfo> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &NodeInfo> {
         self.list.iter()
     }
 }
@@ -269,7 +269,7 @@ pub struct Scheduler {
 }
 
 /// `numFeasibleNodesToFind` with the adaptive `percentageOfNodesToScore`.
-pub fn feasible_nodes_to_find(all: usize) -> usize {
+pub(crate) fn feasible_nodes_to_find(all: usize) -> usize {
     if all < 100 {
         return all;
     }
@@ -356,7 +356,7 @@ impl Explanation {
 }
 
 /// `FitError.Error()`: "0/3 nodes are available: 1 node(s) had untolerated taint {...}, 2 Insufficient cpu."
-pub fn fit_error(total: usize, reasons: &BTreeMap<String, usize>, resource_only_nodes: usize) -> String {
+pub(crate) fn fit_error(total: usize, reasons: &BTreeMap<String, usize>, resource_only_nodes: usize) -> String {
     if total == 0 {
         return "no nodes available to schedule pods".into();
     }
@@ -378,13 +378,16 @@ pub fn fit_error(total: usize, reasons: &BTreeMap<String, usize>, resource_only_
 }
 
 impl Scheduler {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Scheduler::default()
     }
 
     /// A scheduler's cache as the API's objects say: these nodes, with these pods counted on theirs (bound and
     /// not finished, as the informers place them).
-    pub fn of<'a>(nodes: impl Iterator<Item = &'a crate::api::Node>, pods: impl Iterator<Item = &'a Pod>) -> Self {
+    pub(crate) fn of<'a>(
+        nodes: impl Iterator<Item = &'a crate::api::Node>,
+        pods: impl Iterator<Item = &'a Pod>,
+    ) -> Self {
         let mut s = Scheduler::default();
         for n in nodes {
             s.nodes.insert(Scheduler::node_info(n));
@@ -400,7 +403,7 @@ impl Scheduler {
     /// profile says which filter plugins run and the weights (upstream's: every filter, the default weights).
     /// `owner`: the ReplicaSet whose selector PodTopologySpread counts by. A pod already counted on a node (bound)
     /// is taken off it first: the question is where it would go if it were scheduled now.
-    pub fn explain(
+    pub(crate) fn explain(
         &mut self,
         pod: &Pod,
         owner: Option<(ObjKey, LabelSelector)>,
@@ -448,7 +451,7 @@ impl Scheduler {
     /// [`Scheduler::explain_placed`] does, counted back where it was): the pods whose best nodes differ. With every
     /// filter on, one explanation a pod serves both (the weights only weigh its scores); with one off, the
     /// feasible nodes differ and each pod is explained twice.
-    pub fn what_if<'a>(
+    pub(crate) fn what_if<'a>(
         &mut self,
         pods: impl IntoIterator<Item = (&'a Pod, Option<(ObjKey, LabelSelector)>)>,
         profile: impl Into<Profile>,
@@ -474,7 +477,7 @@ impl Scheduler {
 
     /// [`Scheduler::explain`], then the pod counted back where it was (bound and not finished), so that the cache
     /// serves the next explanation as it served this one.
-    pub fn explain_placed(
+    pub(crate) fn explain_placed(
         &mut self,
         pod: &Pod,
         owner: Option<(ObjKey, LabelSelector)>,

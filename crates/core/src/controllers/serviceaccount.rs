@@ -16,7 +16,7 @@ pub const ENSURED: [&str; 1] = ["default"];
 pub struct ServiceAccountsController;
 
 impl ServiceAccountsController {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         ServiceAccountsController
     }
 }

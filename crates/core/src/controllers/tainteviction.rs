@@ -28,7 +28,7 @@ impl Default for TaintEvictionController {
 }
 
 impl TaintEvictionController {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         TaintEvictionController { scheduled: BTreeMap::new() }
     }
 }

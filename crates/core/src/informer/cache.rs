@@ -31,7 +31,7 @@ pub struct PodGroup {
 impl PodGroup {
     /// Active pods ready for at least `min_ready_seconds` at `now` (`podutil.IsPodAvailable`; with none asked,
     /// every ready pod).
-    pub fn available(&self, min_ready_seconds: i32, now: Millis) -> usize {
+    pub(crate) fn available(&self, min_ready_seconds: i32, now: Millis) -> usize {
         if min_ready_seconds <= 0 {
             return self.ready;
         }
@@ -130,7 +130,7 @@ pub(super) fn selector_pair(o: &Object) -> Option<(Str, Str)> {
 }
 
 impl Cache {
-    pub fn new(label_index: bool) -> Self {
+    pub(crate) fn new(label_index: bool) -> Self {
         Cache { label_index, ..Default::default() }
     }
 
@@ -144,7 +144,7 @@ impl Cache {
     /// Objects its reads have handed out since it was made: every object a `get` found, a `list` returned, or an
     /// index walk or a `select` looked at, and every pod group read (what a controller visits, counted at the one
     /// place it reads).
-    pub fn visited(&self) -> u64 {
+    pub(crate) fn visited(&self) -> u64 {
         self.visited.get()
     }
 
@@ -158,18 +158,18 @@ impl Cache {
 
     /// The cached objects by slot, from slot `from` on, with their slots (uncounted: for an observer that reads
     /// the cache a part at a time, [`Informer::drift_part`]).
-    pub fn slots_from(&self, from: usize) -> impl Iterator<Item = (usize, &Rc<Object>)> + '_ {
+    pub(crate) fn slots_from(&self, from: usize) -> impl Iterator<Item = (usize, &Rc<Object>)> + '_ {
         self.slots.iter().enumerate().skip(from).filter_map(|(i, o)| o.as_ref().map(|o| (i, o)))
     }
 
-    pub fn get(&self, key: &ObjKey) -> Option<&Rc<Object>> {
+    pub(crate) fn get(&self, key: &ObjKey) -> Option<&Rc<Object>> {
         let o = self.objects.get(key).and_then(|&slot| self.at(slot));
         self.visit(usize::from(o.is_some()));
         o
     }
 
     /// Every cached object, in key order.
-    pub fn list(&self) -> Vec<&Rc<Object>> {
+    pub(crate) fn list(&self) -> Vec<&Rc<Object>> {
         let mut v: Vec<&Rc<Object>> = self.slots.iter().flatten().collect();
         v.sort_by(|a, b| a.meta().namespace.cmp(&b.meta().namespace).then(a.meta().name.cmp(&b.meta().name)));
         self.visit(v.len());
@@ -181,27 +181,27 @@ impl Cache {
     }
 
     /// Objects whose controller owner has this uid.
-    pub fn by_owner(&self, uid: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
+    pub(crate) fn by_owner(&self, uid: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
         self.resolve(self.by_owner.get(uid))
     }
 
     /// The pods whose controller owner has this uid, counted in groups of equal labels (empty without the label
     /// index), in the order the groups first had a pod.
-    pub fn pod_groups(&self, uid: &str) -> &[PodGroup] {
+    pub(crate) fn pod_groups(&self, uid: &str) -> &[PodGroup] {
         let groups = self.pod_groups.get(uid).map_or(&[][..], Vec::as_slice);
         self.visit(groups.len());
         groups
     }
 
     /// Objects in `namespace` that have no controller (what a controller may adopt).
-    pub fn orphans(&self, namespace: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
+    pub(crate) fn orphans(&self, namespace: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
         self.resolve(self.orphans.get(namespace))
     }
 
     /// Objects in `namespace` with no controller that `selector` matches, in key order: through the orphans'
     /// label index when the selector has a matchLabels pair (the smallest bucket of its pairs), else every
     /// orphan of the namespace. The second figure is how many orphans were looked at.
-    pub fn select_orphans(&self, namespace: &str, selector: &LabelSelector) -> Vec<&Rc<Object>> {
+    pub(crate) fn select_orphans(&self, namespace: &str, selector: &LabelSelector) -> Vec<&Rc<Object>> {
         let candidates = match self.smallest(&self.orphans_by_label, selector) {
             Some(b) => self.resolve(b),
             None => self.resolve(self.orphans.get(namespace)),
@@ -212,7 +212,7 @@ impl Cache {
     /// The Services of `namespace` whose selector `labels` match (every pair of it; a Service without a selector
     /// selects nothing), in key order: only those whose selector's first pair is among `labels` are looked at
     /// (with the label index; without it, none is found).
-    pub fn services_selecting(&self, namespace: &str, labels: &Labels) -> Vec<&Rc<Object>> {
+    pub(crate) fn services_selecting(&self, namespace: &str, labels: &Labels) -> Vec<&Rc<Object>> {
         let mut found: Vec<&Rc<Object>> = Vec::new();
         for (k, v) in labels {
             for o in self.resolve(self.by_selector.get(&pair(k, v))) {
@@ -228,11 +228,11 @@ impl Cache {
     }
 
     /// Pods bound to this node.
-    pub fn by_node(&self, node: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
+    pub(crate) fn by_node(&self, node: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
         self.resolve(self.by_node.get(node))
     }
 
-    pub fn by_namespace(&self, ns: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
+    pub(crate) fn by_namespace(&self, ns: &str) -> impl Iterator<Item = &Rc<Object>> + '_ {
         self.resolve(self.by_namespace.get(ns))
     }
 
@@ -251,7 +251,7 @@ impl Cache {
 
     /// Objects in `namespace` matching `selector`, found through the label index when the selector has a
     /// matchLabels pair (the smallest bucket of its pairs), else through the namespace index.
-    pub fn select(&self, namespace: &str, selector: &LabelSelector) -> Vec<&Rc<Object>> {
+    pub(crate) fn select(&self, namespace: &str, selector: &LabelSelector) -> Vec<&Rc<Object>> {
         let candidates = match self.smallest(&self.by_label, selector) {
             Some(b) => self.resolve(b),
             None => self.resolve(self.by_namespace.get(namespace)),
@@ -354,7 +354,7 @@ impl Cache {
     }
 
     /// Stores `o`, returning the previous version.
-    pub fn upsert(&mut self, o: Rc<Object>) -> Option<Rc<Object>> {
+    pub(crate) fn upsert(&mut self, o: Rc<Object>) -> Option<Rc<Object>> {
         let key = o.key();
         let old = match self.objects.get(&key) {
             Some(&slot) => {
@@ -399,7 +399,7 @@ impl Cache {
                     && a.as_service().map(|s| &s.spec.selector) == b.as_service().map(|s| &s.spec.selector)))
     }
 
-    pub fn remove(&mut self, key: &ObjKey) -> Option<Rc<Object>> {
+    pub(crate) fn remove(&mut self, key: &ObjKey) -> Option<Rc<Object>> {
         let slot = self.objects.remove(key)?;
         let old = self.slots[slot].take()?;
         self.free.push(slot);
@@ -408,7 +408,7 @@ impl Cache {
         Some(old)
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         let (label_index, visited) = (self.label_index, self.visited.get());
         *self = Cache::new(label_index);
         self.visited.set(visited);
@@ -416,7 +416,7 @@ impl Cache {
 
     /// Whether the pod groups kept as pods changed are what counting the cached pods now gives (the safety check
     /// of release sweeps, [`crate::sim::Sim::check_safety`]).
-    pub fn check_pod_groups(&self) -> Result<(), String> {
+    pub(crate) fn check_pod_groups(&self) -> Result<(), String> {
         let mut recount = Cache::new(self.label_index);
         for o in self.slots.iter().flatten() {
             recount.tally(o, true);

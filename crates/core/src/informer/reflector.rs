@@ -45,7 +45,7 @@ pub enum Timer {
 
 impl Timer {
     /// The timer's number in the history hash (the simulation's numbering of its events).
-    pub fn tag(&self) -> u8 {
+    pub(crate) fn tag(&self) -> u8 {
         match self {
             Timer::Drain { .. } => 1,
             Timer::List { .. } => 2,
@@ -57,7 +57,7 @@ impl Timer {
 
     /// Whether the timer can no longer do anything, whenever it comes due: the informer started a new life since
     /// (epoch), the timer was re-armed (token), or its watch is closed (watch ids are never reused).
-    pub fn is_stale(&self, inf: &Informer, store: &Store) -> bool {
+    pub(crate) fn is_stale(&self, inf: &Informer, store: &Store) -> bool {
         match self {
             Timer::Drain { watcher } | Timer::WatchTimeout { watcher } => store.watcher(*watcher).is_none(),
             Timer::List { epoch } => inf.epoch() != *epoch,
@@ -113,7 +113,7 @@ pub struct Env<'a> {
 
 impl Informer {
     /// One transition of the reflector (module docs): what the simulation must do next, in order.
-    pub fn step(&mut self, input: Input, env: &mut Env) -> Vec<Effect> {
+    pub(crate) fn step(&mut self, input: Input, env: &mut Env) -> Vec<Effect> {
         let mut out = Vec::new();
         match input {
             Input::Timer(Timer::Drain { watcher }) => self.drain(watcher, env, &mut out),

@@ -15,7 +15,7 @@ pub const MOUNT_RETRY_MAX: Millis = 2 * 60 * SECOND + 2 * SECOND;
 /// How soon a pod whose container could not be configured is synced again (the pod worker's back-off period).
 pub const CONFIG_RETRY: Millis = 10 * SECOND;
 
-pub fn next_mount_retry(previous: Millis) -> Millis {
+pub(crate) fn next_mount_retry(previous: Millis) -> Millis {
     if previous == 0 {
         MOUNT_RETRY_INITIAL
     } else {
@@ -30,7 +30,7 @@ fn get(api: &mut Api, kind: Kind, namespace: &str, name: &str) -> Result<std::rc
 }
 
 /// The first volume that cannot be mounted and why.
-pub fn mount_error(api: &mut Api, pod: &Pod) -> Option<(String, String)> {
+pub(crate) fn mount_error(api: &mut Api, pod: &Pod) -> Option<(String, String)> {
     let ns = &pod.metadata.namespace;
     for v in &pod.spec.volumes {
         let (kind, name, optional) = match (&v.config_map, &v.secret) {
@@ -48,7 +48,7 @@ pub fn mount_error(api: &mut Api, pod: &Pod) -> Option<(String, String)> {
 }
 
 /// Why the container's environment cannot be made (`makeEnvironmentVariables`), if it cannot.
-pub fn env_error(api: &mut Api, namespace: &str, c: &Container) -> Option<String> {
+pub(crate) fn env_error(api: &mut Api, namespace: &str, c: &Container) -> Option<String> {
     for from in &c.env_from {
         let (kind, r) = match (&from.config_map_ref, &from.secret_ref) {
             (Some(r), _) => (Kind::ConfigMap, r),

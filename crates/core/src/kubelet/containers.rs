@@ -50,12 +50,12 @@ impl BackoffEntry {
     }
 
     /// `IsInBackOffSince(id, event)`: less than the delay has passed since `event`.
-    pub fn active(entry: Option<&BackoffEntry>, event: Millis, now: Millis) -> bool {
+    pub(crate) fn active(entry: Option<&BackoffEntry>, event: Millis, now: Millis) -> bool {
         entry.is_some_and(|e| !e.expired(event) && now.saturating_sub(event) < e.delay)
     }
 
     /// `Next(id, event)`: the initial delay for a new or expired item, else double it (up to the maximum).
-    pub fn next(entry: &mut Option<BackoffEntry>, event: Millis, now: Millis) {
+    pub(crate) fn next(entry: &mut Option<BackoffEntry>, event: Millis, now: Millis) {
         *entry = Some(match *entry {
             Some(e) if !e.expired(event) => BackoffEntry { delay: CONTAINER_BACKOFF.after(e.delay), last_update: now },
             _ => BackoffEntry { delay: CONTAINER_BACKOFF.initial, last_update: now },
@@ -133,7 +133,7 @@ pub struct ContainerRun {
     pub(crate) behaviour: Option<Behaviour>,
 }
 
-pub fn probe_index(t: ProbeType) -> usize {
+pub(crate) fn probe_index(t: ProbeType) -> usize {
     match t {
         ProbeType::Startup => 0,
         ProbeType::Liveness => 1,
@@ -142,7 +142,7 @@ pub fn probe_index(t: ProbeType) -> usize {
 }
 
 impl ContainerRun {
-    pub fn new(name: Str, image: Str) -> Self {
+    pub(crate) fn new(name: Str, image: Str) -> Self {
         ContainerRun {
             name,
             image,
@@ -162,7 +162,7 @@ impl ContainerRun {
         }
     }
 
-    pub fn running_since(&self) -> Option<Millis> {
+    pub(crate) fn running_since(&self) -> Option<Millis> {
         match self.run {
             Run::Running { since } => Some(since),
             _ => None,
@@ -170,7 +170,7 @@ impl ContainerRun {
     }
 
     /// Every pending timer of the container, with what it is for.
-    pub fn due(&self) -> Vec<(Millis, Due)> {
+    pub(crate) fn due(&self) -> Vec<(Millis, Due)> {
         let mut v = Vec::new();
         for t in ProbeType::ALL {
             if let Some(at) = self.probes[probe_index(t)].next {
@@ -190,7 +190,7 @@ impl ContainerRun {
     }
 
     /// Moves a pending timer.
-    pub fn set_due(&mut self, d: Due, at: Millis) {
+    pub(crate) fn set_due(&mut self, d: Due, at: Millis) {
         match d {
             Due::Probe(t) => self.probes[probe_index(t)].next = Some(at),
             Due::Exit => self.exit_at = Some(at),
@@ -200,7 +200,7 @@ impl ContainerRun {
     }
 
     /// The container's status as the kubelet reports it.
-    pub fn status(&self, previous: Option<&ContainerStatus>) -> ContainerStatus {
+    pub(crate) fn status(&self, previous: Option<&ContainerStatus>) -> ContainerStatus {
         let state = match &self.run {
             Run::Waiting { reason, message } => ContainerState {
                 waiting: Some(ContainerStateWaiting { reason: s(reason), message: s(message) }),
@@ -237,7 +237,7 @@ pub enum Due {
 }
 
 /// The first tick of a probe worker that began at `origin`, ticking every `period`, at or after `not_before`.
-pub fn next_tick(origin: Millis, period: Millis, not_before: Millis) -> Millis {
+pub(crate) fn next_tick(origin: Millis, period: Millis, not_before: Millis) -> Millis {
     let period = period.max(SECOND);
     if not_before <= origin {
         return origin;
@@ -247,17 +247,17 @@ pub fn next_tick(origin: Millis, period: Millis, not_before: Millis) -> Millis {
 }
 
 /// The probe's period in milliseconds.
-pub fn period(p: &Probe) -> Millis {
+pub(crate) fn period(p: &Probe) -> Millis {
     crate::time::seconds(i64::from(p.period_seconds.max(1)))
 }
 
 /// The probe's initial delay in milliseconds.
-pub fn initial_delay(p: &Probe) -> Millis {
+pub(crate) fn initial_delay(p: &Probe) -> Millis {
     crate::time::seconds(i64::from(p.initial_delay_seconds.max(0)))
 }
 
 /// Whether a check of type `t` passes for a process behaving as `b` that has run since `since`, at `now`.
-pub fn passes(t: ProbeType, b: &Behaviour, since: Millis, now: Millis) -> bool {
+pub(crate) fn passes(t: ProbeType, b: &Behaviour, since: Millis, now: Millis) -> bool {
     match t {
         ProbeType::Readiness => !b.readiness_fails,
         ProbeType::Liveness => !b.liveness_fails,
@@ -316,7 +316,7 @@ pub fn apply_status(st: &mut PodStatus, policy: &str, containers: &[ContainerRun
 
 /// Whether the status in the store says something else than the kubelet's containers (it was lost or
 /// overwritten): readiness, phase or a restart count.
-pub fn drifted(pod: &Pod, containers: &[ContainerRun]) -> bool {
+pub(crate) fn drifted(pod: &Pod, containers: &[ContainerRun]) -> bool {
     let ready = containers.iter().all(|c| c.ready);
     pod.is_ready() != ready
         || pod.status.container_statuses.len() != containers.len()
@@ -329,7 +329,7 @@ pub fn drifted(pod: &Pod, containers: &[ContainerRun]) -> bool {
 }
 
 /// The reference a pull failure names (containerd's normalised form: `docker.io/library/nginx:latest`).
-pub fn normalised_image(image: &str) -> String {
+pub(crate) fn normalised_image(image: &str) -> String {
     let (name, tagged) = match image.rsplit_once('/') {
         Some((_, last)) => (image.to_string(), last.contains(':') || last.contains('@')),
         None => (image.to_string(), image.contains(':') || image.contains('@')),
@@ -350,7 +350,7 @@ pub fn normalised_image(image: &str) -> String {
 }
 
 /// The runtime's error for an image that cannot be pulled (the simulated registry answers "not found").
-pub fn pull_error(image: &str) -> String {
+pub(crate) fn pull_error(image: &str) -> String {
     let r = normalised_image(image);
     format!(
         "rpc error: code = NotFound desc = failed to pull and unpack image \"{r}\": failed to resolve reference \"{r}\": {r}: not found"

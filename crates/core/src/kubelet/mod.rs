@@ -41,7 +41,7 @@ pub const KUBELET_VERSION: &str = "v1.34.2";
 /// `--eviction-hard memory.available<100Mi`: reserved from allocatable memory.
 /// The size a pulled image reports (the Pulled event's `Image size: N bytes.`): kubeloop's own simulated value,
 /// fixed per image name (a hash of it, between 20 MB and 220 MB), drawn from no random generator.
-pub fn image_size_bytes(image: &str) -> u64 {
+pub(crate) fn image_size_bytes(image: &str) -> u64 {
     let h = crate::store::fnv1a(0xcbf2_9ce4_8422_2325, image.as_bytes());
     20_000_000 + h % 200_000_000
 }
@@ -53,7 +53,7 @@ const KUBELET_CONDITIONS: [&str; 5] =
     ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
 
 /// Puts a pod's conditions in the kubelet's order (a stable sort: others keep theirs, first).
-pub fn order_conditions(conds: &mut [crate::api::PodCondition]) {
+pub(crate) fn order_conditions(conds: &mut [crate::api::PodCondition]) {
     crate::sort::sort_by_key(conds, |c| KUBELET_CONDITIONS.iter().position(|t| *t == &*c.type_).map_or(0, |i| i + 1));
 }
 
@@ -170,7 +170,7 @@ pub enum KubeletTimer {
 
 impl KubeletTimer {
     /// The timer's number in the history hash (the simulation's numbering of its events).
-    pub fn tag(&self) -> u8 {
+    pub(crate) fn tag(&self) -> u8 {
         match self {
             KubeletTimer::Tick => 6,
             KubeletTimer::Pod { .. } => 7,
@@ -178,7 +178,7 @@ impl KubeletTimer {
     }
 
     /// The pod timers a step asked for, as the simulation schedules them: `(delay, timer)`.
-    pub fn pods(timers: Vec<PodTimer>) -> impl Iterator<Item = (Millis, KubeletTimer)> {
+    pub(crate) fn pods(timers: Vec<PodTimer>) -> impl Iterator<Item = (Millis, KubeletTimer)> {
         timers.into_iter().map(|(delay, key, uid, step)| (delay, KubeletTimer::Pod { key, uid, step }))
     }
 }
@@ -203,7 +203,7 @@ pub struct Kubelet {
 }
 
 impl Kubelet {
-    pub fn new(index: usize, config: NodeConfig, informer: InformerId, client: ClientId) -> Self {
+    pub(crate) fn new(index: usize, config: NodeConfig, informer: InformerId, client: ClientId) -> Self {
         let name = s(&config.name);
         Kubelet {
             recorder: Recorder::new("kubelet", &config.name),
@@ -224,12 +224,12 @@ impl Kubelet {
     }
 
     /// Pods this kubelet runs (its entries besides images and the recorder's bounded LRU).
-    pub fn footprint(&self) -> usize {
+    pub(crate) fn footprint(&self) -> usize {
         self.pods.len()
     }
 
     /// Images on the node (bounded by image garbage collection).
-    pub fn image_count(&self) -> usize {
+    pub(crate) fn image_count(&self) -> usize {
         self.images.len()
     }
 
@@ -315,7 +315,7 @@ impl Kubelet {
     }
 
     /// Registers the node (creates it, or takes over an existing Node object) and renews the lease.
-    pub fn register(&mut self, api: &mut Api, now: Millis) {
+    pub(crate) fn register(&mut self, api: &mut Api, now: Millis) {
         let mut node = registered_node(&self.config);
         node.spec.pod_cidr = s(&format!("{}.0/24", pod_range(self.index)));
         node.status = self.node_status(now, None);
@@ -344,7 +344,7 @@ impl Kubelet {
     }
 
     /// The lease heartbeat: update the Lease's renewTime (create it the first time).
-    pub fn renew_lease(&mut self, api: &mut Api, now: Millis) {
+    pub(crate) fn renew_lease(&mut self, api: &mut Api, now: Millis) {
         let key = ObjKey::new("kube-node-lease", &self.name);
         let build = |base: Option<&Lease>, node_uid: Option<Str>| {
             let mut l = base.cloned().unwrap_or_else(|| {
@@ -386,7 +386,7 @@ impl Kubelet {
     }
 
     /// Every 10 s: renew the lease; write node status if it changed or 5 minutes passed.
-    pub fn tick(&mut self, api: &mut Api, now: Millis) {
+    pub(crate) fn tick(&mut self, api: &mut Api, now: Millis) {
         self.renew_lease(api, now);
         let current = api.store.peek(Kind::Node, &self.node_key()).cloned();
         let Some(node) = current.as_deref().and_then(|o| o.as_node()) else {
@@ -422,7 +422,13 @@ impl Kubelet {
     }
 
     /// A pod bound to this node changed: admit and start it, or stop it when it is being deleted.
-    pub fn handle(&mut self, ev: &InformerEvent, api: &mut Api, runtime: &RuntimeConfig, now: Millis) -> Vec<PodTimer> {
+    pub(crate) fn handle(
+        &mut self,
+        ev: &InformerEvent,
+        api: &mut Api,
+        runtime: &RuntimeConfig,
+        now: Millis,
+    ) -> Vec<PodTimer> {
         let mut timers = Vec::new();
         let obj = ev.object();
         let key = obj.key();
@@ -548,7 +554,7 @@ impl Kubelet {
 
     /// One of its timers is due (the kubelet's side of the simulation's dispatch): the heartbeat, or a pod's next
     /// step. Returns the timers it arms next, as delays from now.
-    pub fn on_timer(
+    pub(crate) fn on_timer(
         &mut self,
         timer: KubeletTimer,
         api: &mut Api,
@@ -570,7 +576,7 @@ impl Kubelet {
     }
 
     /// Its informer's notifications (pods bound to its node): the timers they arm, as delays from now.
-    pub fn on_notifications(
+    pub(crate) fn on_notifications(
         &mut self,
         evs: &[InformerEvent],
         api: &mut Api,
@@ -587,7 +593,7 @@ impl Kubelet {
 
     /// A scheduled step for a pod.
     #[allow(clippy::too_many_arguments)]
-    pub fn step(
+    pub(crate) fn step(
         &mut self,
         api: &mut Api,
         key: &ObjKey,
@@ -700,7 +706,7 @@ impl Kubelet {
     }
 
     /// Changes the behaviour of a pod's containers (kubeloop's own input) from now on.
-    pub fn patch_behaviour(
+    pub(crate) fn patch_behaviour(
         &mut self,
         api: &mut Api,
         key: &ObjKey,
@@ -721,7 +727,7 @@ impl Kubelet {
     }
 
     /// An image's behaviour changed: the containers that follow it act on it from now on.
-    pub fn image_behaviour_changed(
+    pub(crate) fn image_behaviour_changed(
         &mut self,
         api: &mut Api,
         image: &str,
@@ -787,7 +793,7 @@ impl Kubelet {
 
     /// Crashes a pod's containers now (kubeloop's own input): each running process exits with its behaviour's
     /// exit code, and its restart policy and back-off decide what follows.
-    pub fn crash(
+    pub(crate) fn crash(
         &mut self,
         api: &mut Api,
         key: &ObjKey,
@@ -821,7 +827,7 @@ impl Kubelet {
 
     /// After the kubelet starts again: every container timer still pending is armed again (those that fell due
     /// while it was down run now).
-    pub fn resume(&mut self, now: Millis) -> Vec<PodTimer> {
+    pub(crate) fn resume(&mut self, now: Millis) -> Vec<PodTimer> {
         let mut keys: Vec<ObjKey> =
             self.pods.iter().filter(|(_, r)| r.stage == Stage::Running).map(|(k, _)| k.clone()).collect();
         crate::sort::sort(&mut keys);
@@ -844,7 +850,7 @@ impl Kubelet {
 
     /// The kubelet stops (process killed / node down): no more heartbeats, status or pod work. Containers keep
     /// running on the node.
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         self.alive = false;
         self.epoch += 1;
         self.recorder.reset();
@@ -854,7 +860,7 @@ impl Kubelet {
 
     /// The kubelet starts again; the caller restarts its informer, registers it and arms its pods' timers again
     /// ([`Kubelet::resume`]).
-    pub fn revive(&mut self) {
+    pub(crate) fn revive(&mut self) {
         self.alive = true;
         self.epoch += 1;
         // Running containers survived; work in flight (starting, stopping) is redone from the relist.

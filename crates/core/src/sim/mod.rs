@@ -307,7 +307,7 @@ impl Sim {
     }
 
     /// A host that, with an elector, waits to win the election before starting its informers.
-    pub fn add_host_with(
+    pub(crate) fn add_host_with(
         &mut self,
         name: &str,
         controllers: Vec<Controller>,

@@ -124,7 +124,7 @@ impl ApiError {
         matches!(self, ApiError::NotFound { .. })
     }
     /// A create refused because its namespace is being deleted (upstream's `NamespaceTerminatingCause`).
-    pub fn is_namespace_terminating(&self) -> bool {
+    pub(crate) fn is_namespace_terminating(&self) -> bool {
         matches!(self, ApiError::Forbidden(m) if m.ends_with("because it is being terminated"))
     }
 }
@@ -372,7 +372,7 @@ impl PodTally {
     }
 
     /// The tally of `pods`, counted one by one (what the kept tally must equal).
-    pub fn of<'a>(pods: impl IntoIterator<Item = &'a crate::api::Pod>) -> PodTally {
+    pub(crate) fn of<'a>(pods: impl IntoIterator<Item = &'a crate::api::Pod>) -> PodTally {
         let mut t = PodTally::default();
         for p in pods {
             t.count(p, true);
@@ -441,7 +441,7 @@ pub fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
 }
 
 impl Store {
-    pub fn new(config: StoreConfig, rng: Rng) -> Self {
+    pub(crate) fn new(config: StoreConfig, rng: Rng) -> Self {
         let mut store = Store {
             config,
             rv: 0,
@@ -494,7 +494,7 @@ impl Store {
 
     // ---- clients and counters -------------------------------------------------------------------------------
 
-    pub fn register_client(&mut self, name: &str) -> ClientId {
+    pub(crate) fn register_client(&mut self, name: &str) -> ClientId {
         self.clients.push(Client { name: s(name), counters: ApiCounters::default() });
         self.clients.len() - 1
     }
@@ -531,7 +531,7 @@ impl Store {
     }
 
     /// Hash of every write so far (resourceVersion, time, type, kind, key): equal histories hash equal.
-    pub fn history_hash(&self) -> u64 {
+    pub(crate) fn history_hash(&self) -> u64 {
         self.history_hash
     }
 
@@ -551,7 +551,11 @@ impl Store {
 
     /// Objects of `kind` in key order, from `from` on (all with `None`), uncounted: for observers that read the
     /// store a part at a time.
-    pub fn objects_from<'a>(&'a self, kind: Kind, from: Option<&ObjKey>) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+    pub(crate) fn objects_from<'a>(
+        &'a self,
+        kind: Kind,
+        from: Option<&ObjKey>,
+    ) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
         use std::ops::Bound;
         let lower = from.map_or(Bound::Unbounded, |k| Bound::Included(k.clone()));
         self.kinds[kind.index()].objects.range((lower, Bound::Unbounded)).map(|(_, o)| o)
@@ -559,7 +563,7 @@ impl Store {
 
     /// Whether a watch with `filter` reads an index of the server's (a field selector it indexes: a node's pods, an
     /// object's events) rather than every object of its kind.
-    pub fn indexed(kind: Kind, filter: &WatchFilter) -> bool {
+    pub(crate) fn indexed(kind: Kind, filter: &WatchFilter) -> bool {
         matches!((kind, filter), (Kind::Pod, WatchFilter::NodeName(_)) | (Kind::Event, WatchFilter::InvolvedObject(..)))
     }
 
@@ -571,7 +575,7 @@ impl Store {
 
     /// Each node's kept pod tally against a count of the pods its index holds (every pod with a `spec.nodeName`
     /// is indexed under it): for [`crate::sim::Sim::check_safety`].
-    pub fn check_node_tallies(&self) -> Result<(), String> {
+    pub(crate) fn check_node_tallies(&self) -> Result<(), String> {
         let ks = &self.kinds[Kind::Pod.index()];
         let mut indexed = 0;
         for (node, e) in &ks.by_node {
@@ -639,7 +643,7 @@ impl Store {
 
     // ---- reads ----------------------------------------------------------------------------------------------
 
-    pub fn get(&mut self, client: ClientId, kind: Kind, key: &ObjKey) -> Result<Rc<Object>, ApiError> {
+    pub(crate) fn get(&mut self, client: ClientId, kind: Kind, key: &ObjKey) -> Result<Rc<Object>, ApiError> {
         self.count(client).gets += 1;
         match self.kinds[kind.index()].objects.get(key) {
             Some(o) => Ok(o.clone()),
@@ -653,7 +657,7 @@ impl Store {
     /// LIST: every object of the kind (in `namespace` if given) matching `selector`, and the resourceVersion the
     /// list is consistent with. The API server pages by 500 (the reflector's page size): each page is one call.
     /// Filtering happens server-side but the server still reads everything, as etcd has no label index.
-    pub fn list(
+    pub(crate) fn list(
         &mut self,
         client: ClientId,
         kind: Kind,
@@ -679,7 +683,7 @@ impl Store {
     /// shared by every component so that no two readings are equal. kubeloop's own: the virtual clock has no
     /// nanoseconds, and this keeps Event names unique and deterministic without drawing from any random
     /// generator. The sequence saturates at 999,999 readings in one millisecond (a later reading repeats).
-    pub fn wall_nanos(&mut self, now: Millis) -> u64 {
+    pub(crate) fn wall_nanos(&mut self, now: Millis) -> u64 {
         let seq = if self.wall_clock.0 == now { (self.wall_clock.1 + 1).min(999_999) } else { 0 };
         self.wall_clock = (now, seq);
         let ms = (crate::time::EPOCH_UNIX_SECONDS as u64).saturating_mul(1000).saturating_add(now);

@@ -21,7 +21,7 @@ impl Store {
     ///
     /// This is a reader that polls ([`Store::drain_watch`]): a person's `kubectl get -w`. Its delivery latency is
     /// drawn from a stream of its own, so opening it changes nothing in the simulation's future.
-    pub fn watch(
+    pub(crate) fn watch(
         &mut self,
         client: ClientId,
         kind: Kind,
@@ -32,7 +32,7 @@ impl Store {
     }
 
     /// Opens a watch for a simulated component: the simulation is woken (with `notify`) when events become due.
-    pub fn watch_notify(
+    pub(crate) fn watch_notify(
         &mut self,
         client: ClientId,
         kind: Kind,
@@ -89,7 +89,7 @@ impl Store {
     }
 
     /// Closes a watch; undelivered events are lost.
-    pub fn stop_watch(&mut self, id: WatcherId) {
+    pub(crate) fn stop_watch(&mut self, id: WatcherId) {
         let Some(w) = self.watchers.remove(&id) else { return };
         let ks = &mut self.kinds[w.kind.index()];
         match &w.filter {
@@ -106,7 +106,7 @@ impl Store {
     }
 
     /// Delivers the events of watcher `id` that are due at `now` (counted as served), and when the next ones are.
-    pub fn drain_watch(&mut self, id: WatcherId, now: Millis) -> (Vec<WatchEvent>, Option<Millis>) {
+    pub(crate) fn drain_watch(&mut self, id: WatcherId, now: Millis) -> (Vec<WatchEvent>, Option<Millis>) {
         let Some(w) = self.watchers.get_mut(&id) else { return (Vec::new(), None) };
         let evs = w.take_due(now);
         let next = w.next_due();
@@ -124,19 +124,19 @@ impl Store {
     }
 
     /// Events buffered in open watches, not yet delivered.
-    pub fn buffered_watch_events(&self) -> usize {
+    pub(crate) fn buffered_watch_events(&self) -> usize {
         self.watchers.values().map(|w| w.buffer.len()).sum()
     }
 
     /// Entries of the watch cache (history kept per kind for watches that start in the past).
-    pub fn history_len(&self) -> usize {
+    pub(crate) fn history_len(&self) -> usize {
         self.kinds.iter().map(|k| k.history.len()).sum()
     }
 
     /// Watch cache versions a kind still keeps although they are older than the window as of that kind's last
     /// write, beyond the minimum it always keeps: always 0 (the soak judge holds the watch cache to this, since
     /// its size follows the write rate of the last window, not time).
-    pub fn history_beyond_window(&self) -> usize {
+    pub(crate) fn history_beyond_window(&self) -> usize {
         self.kinds
             .iter()
             .map(|k| {
@@ -148,12 +148,12 @@ impl Store {
     }
 
     /// The most versions the watch cache keeps, over every kind (its capacity).
-    pub fn history_capacity(&self) -> usize {
+    pub(crate) fn history_capacity(&self) -> usize {
         self.kinds.len() * self.config.watch_history_max
     }
 
     /// Pending Event expirations (one per Event write within the TTL).
-    pub fn expiry_len(&self) -> usize {
+    pub(crate) fn expiry_len(&self) -> usize {
         self.event_expiry.len()
     }
 }

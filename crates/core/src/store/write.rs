@@ -136,7 +136,7 @@ impl Store {
 
     /// Creates `obj`. The server sets uid, resourceVersion, generation and creationTimestamp, and turns
     /// `generateName` into a name with a random 5-character suffix.
-    pub fn create(&mut self, client: ClientId, mut obj: Object, now: Millis) -> Result<Rc<Object>, ApiError> {
+    pub(crate) fn create(&mut self, client: ClientId, mut obj: Object, now: Millis) -> Result<Rc<Object>, ApiError> {
         let kind = obj.kind();
         let resource = group_resource(kind);
         {
@@ -252,7 +252,7 @@ impl Store {
     /// Updates the main resource (`Subresource::Main`: status is kept as stored) or the status
     /// (`Subresource::Status`: only status is taken). A resourceVersion that is set and not current gives 409
     /// Conflict; an update that changes nothing writes nothing and keeps the resourceVersion.
-    pub fn update(
+    pub(crate) fn update(
         &mut self,
         client: ClientId,
         obj: Object,
@@ -313,7 +313,7 @@ impl Store {
 
     /// Read-modify-write without a precondition, like a PATCH: `f` changes the stored object. Used where upstream
     /// patches (kubelet status, bindings, scale).
-    pub fn patch(
+    pub(crate) fn patch(
         &mut self,
         client: ClientId,
         kind: Kind,
@@ -390,7 +390,7 @@ impl Store {
     }
 
     /// The pods/binding subresource: assigns an unbound pod to a node and sets PodScheduled=True.
-    pub fn bind(
+    pub(crate) fn bind(
         &mut self,
         client: ClientId,
         pod: &ObjKey,
@@ -429,7 +429,7 @@ impl Store {
     /// Deletes an object. Objects with finalizers, and pods bound to a node (the kubelet confirms with a second,
     /// zero-grace delete), are only marked with a deletionTimestamp. Foreground and orphan propagation add the
     /// `foregroundDeletion` / `orphan` finalizer for the garbage collector.
-    pub fn delete(
+    pub(crate) fn delete(
         &mut self,
         client: ClientId,
         kind: Kind,
@@ -515,7 +515,7 @@ impl Store {
     /// DELETECOLLECTION in one namespace: every object of `kind` in `namespace` is deleted as [`Store::delete`]
     /// would delete it (graceful pods are only marked; finalizers are respected). One request; the first error,
     /// if any, after trying them all.
-    pub fn delete_collection(
+    pub(crate) fn delete_collection(
         &mut self,
         client: ClientId,
         kind: Kind,

@@ -84,7 +84,7 @@ impl Memo {
     /// when an endpoint has no pod, an address or a pod is there twice, or the slices do not hold every desired
     /// endpoint (two pods with one address: the slices hold it once). Then every sync is a whole one until that is
     /// gone.
-    pub fn of<'a>(
+    pub(crate) fn of<'a>(
         service_rv: u64,
         zone_epoch: u64,
         slices: impl IntoIterator<Item = &'a EndpointSlice>,
@@ -132,23 +132,23 @@ impl Memo {
     }
 
     /// Entries held, for the controller's footprint.
-    pub fn entries(&self) -> usize {
+    pub(crate) fn entries(&self) -> usize {
         self.pods.len() + self.slices.len() + self.dirty.len()
     }
 
     /// Pods it has as endpoints.
-    pub fn endpoints(&self) -> usize {
+    pub(crate) fn endpoints(&self) -> usize {
         self.pods.len()
     }
 
     /// The most dirty pods it keeps: beyond, a whole sync is cheaper than the memo.
-    pub fn dirty_bound(&self) -> usize {
+    pub(crate) fn dirty_bound(&self) -> usize {
         2 * self.pods.len() + 1024
     }
 
     /// Whether `cached` (the Service's slices in the informer cache, in name order) are the slices it remembers, at
     /// the versions it remembers.
-    pub fn matches(&self, cached: &[Rc<Object>]) -> bool {
+    pub(crate) fn matches(&self, cached: &[Rc<Object>]) -> bool {
         cached.len() == self.slices.len()
             && cached.iter().zip(&self.slices).all(|(o, h)| {
                 let m = o.meta();
@@ -157,7 +157,7 @@ impl Memo {
     }
 
     /// Endpoints after `changes`.
-    pub fn total_after(&self, changes: &[Change]) -> usize {
+    pub(crate) fn total_after(&self, changes: &[Change]) -> usize {
         let gone = changes.iter().filter(|c| self.pods.contains_key(&c.pod.name)).count();
         let come = changes.iter().filter(|c| c.want.is_some()).count();
         self.pods.len() - gone + come
@@ -165,7 +165,7 @@ impl Memo {
 
     /// What to write for `changes` (in pod order), reading only the slices they touch or that have room: what
     /// [`super::plan`] writes given every endpoint. `None` when it cannot tell (two pods with one address).
-    pub fn plan(&self, svc: &Service, changes: &[Change], cached: &[Rc<Object>]) -> Option<(Plan, Vec<Str>)> {
+    pub(crate) fn plan(&self, svc: &Service, changes: &[Change], cached: &[Rc<Object>]) -> Option<(Plan, Vec<Str>)> {
         let edits = self.edits(changes)?;
         let labels = slice_labels(svc);
         let mut groups: BTreeMap<Ports, Vec<Endpoint>> = BTreeMap::new();
@@ -246,7 +246,7 @@ impl Memo {
 
     /// Takes in what a sync of `changes` wrote: the addresses it took out of their slices (`removed`), the slices
     /// it created or updated (`written`, as the store returned them) and those it deleted.
-    pub fn after(
+    pub(crate) fn after(
         &mut self,
         changes: &[Change],
         removed: &[Str],

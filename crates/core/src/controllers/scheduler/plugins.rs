@@ -328,7 +328,7 @@ impl From<Weights> for Profile {
 
 impl Weights {
     /// A node's total: each plugin's normalized score (0-100) times its weight.
-    pub fn total(&self, scores: &[i64; 4]) -> i64 {
+    pub(crate) fn total(&self, scores: &[i64; 4]) -> i64 {
         scores.iter().zip(self.0).map(|(s, w)| s.saturating_mul(w)).fold(0, i64::saturating_add)
     }
 }
