@@ -372,7 +372,7 @@ impl Host {
         let mut api = Api::new(store, self.client, now, rng);
         let t = elector.tick(&mut api, now);
         if t == Transition::StartedLeading {
-            if let Some(lease) = api.store.peek(Kind::Lease, &elector.lock).cloned() {
+            if let Some(lease) = api.peek(Kind::Lease, &elector.lock).cloned() {
                 let msg = format!("{} became leader", elector.identity);
                 self.recorder.event(&mut api, &lease, EventKind::Normal, "LeaderElection", &msg);
             }

@@ -289,7 +289,7 @@ impl Recorder {
         message: &str,
     ) -> Event {
         let now = api.now;
-        let nanos = api.store.wall_nanos(now);
+        let nanos = api.wall_nanos(now);
         let mut ev = Event::default();
         ev.metadata.name = s(&format!("{}.{nanos:x}", involved.name));
         ev.metadata.namespace = if involved.namespace.is_empty() { s("default") } else { involved.namespace.clone() };

@@ -61,7 +61,7 @@ impl Kubelet {
         now: Millis,
         due: &mut Vec<(usize, Due, Millis)>,
     ) {
-        let Some(obj) = api.store.peek(Kind::Pod, key).cloned() else { return };
+        let Some(obj) = api.peek(Kind::Pod, key).cloned() else { return };
         let Some(pod) = obj.as_pod() else { return };
         let Some(spec) = pod.spec.containers.get(i) else { return };
         let b = self.behaviour(key, i, behaviours);

@@ -377,7 +377,7 @@ impl Kubelet {
             Err(_) => match api.get(Kind::Lease, &key) {
                 Ok(current) => api.update(Object::Lease(build(current.as_lease(), None))),
                 Err(_) => {
-                    let node_uid = api.store.peek(Kind::Node, &self.node_key()).map(|n| n.meta().uid.clone());
+                    let node_uid = api.peek(Kind::Node, &self.node_key()).map(|n| n.meta().uid.clone());
                     api.create(Object::Lease(build(None, node_uid)))
                 }
             },
@@ -388,7 +388,7 @@ impl Kubelet {
     /// Every 10 s: renew the lease; write node status if it changed or 5 minutes passed.
     pub(crate) fn tick(&mut self, api: &mut Api, now: Millis) {
         self.renew_lease(api, now);
-        let current = api.store.peek(Kind::Node, &self.node_key()).cloned();
+        let current = api.peek(Kind::Node, &self.node_key()).cloned();
         let Some(node) = current.as_deref().and_then(|o| o.as_node()) else {
             // Our Node object was deleted: register again, as the kubelet does.
             self.register(api, now);
@@ -607,7 +607,7 @@ impl Kubelet {
         let Some(rt) = self.pods.get(key).filter(|r| &r.uid == uid) else { return Vec::new() };
         match (step, rt.stage) {
             (PodStep::Started, Stage::Starting) => {
-                let Some(obj) = api.store.peek(Kind::Pod, key).cloned() else { return Vec::new() };
+                let Some(obj) = api.peek(Kind::Pod, key).cloned() else { return Vec::new() };
                 let Some(pod) = obj.as_pod() else { return Vec::new() };
                 // The volume manager mounts the pod's volumes before any container starts.
                 if let Some((volume, err)) = config::mount_error(api, pod) {
@@ -768,7 +768,7 @@ impl Kubelet {
         behaviours: &Behaviours,
         now: Millis,
     ) -> Vec<PodTimer> {
-        let Some(obj) = api.store.peek(Kind::Pod, key).cloned() else { return Vec::new() };
+        let Some(obj) = api.peek(Kind::Pod, key).cloned() else { return Vec::new() };
         let Some(pod) = obj.as_pod() else { return Vec::new() };
         let mut due = Vec::new();
         for &i in picked {
@@ -802,11 +802,10 @@ impl Kubelet {
         now: Millis,
     ) -> Result<Vec<PodTimer>, String> {
         let picked = self.select(key, container)?;
-        let policy =
-            match api.store.peek(Kind::Pod, key).and_then(|o| o.as_pod().map(|p| p.spec.restart_policy.clone())) {
-                Some(p) => p,
-                None => return Err(format!("pods \"{}\" not found", key.name)),
-            };
+        let policy = match api.peek(Kind::Pod, key).and_then(|o| o.as_pod().map(|p| p.spec.restart_policy.clone())) {
+            Some(p) => p,
+            None => return Err(format!("pods \"{}\" not found", key.name)),
+        };
         let mut due = Vec::new();
         let mut any = false;
         for &i in &picked {
