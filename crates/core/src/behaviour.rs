@@ -101,9 +101,4 @@ impl Behaviours {
         }
         Ok(())
     }
-
-    /// The images with a rule, and their rules.
-    pub fn images(&self) -> impl Iterator<Item = (&Str, &Behaviour)> {
-        self.by_image.iter()
-    }
 }

@@ -277,10 +277,6 @@ impl Host {
         self.running && self.elector.as_ref().is_none_or(|e| e.leading)
     }
 
-    pub fn caches<'a>(&'a self, informers: &'a [Informer]) -> Caches<'a> {
-        Caches { informers, ids: &self.informers }
-    }
-
     /// Hands an informer's notifications of `kind` to the handlers of the controllers that watch it (level: every
     /// notification; edge: only the watch's, each for its own delta) and queues the keys they ask for. Returns the
     /// delayed keys' wake-ups: `(when, controller index)`.

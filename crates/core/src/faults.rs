@@ -16,11 +16,5 @@ pub struct Faults {
     pub reject_pod_creates: bool,
 }
 
-impl Faults {
-    pub fn any(&self) -> bool {
-        self.conflict_fraction > 0.0 || self.api_latency > 0 || self.reject_pod_creates
-    }
-}
-
 /// The name of the user's client, which faults leave alone.
 pub const EXEMPT_CLIENT: &str = "kubectl";

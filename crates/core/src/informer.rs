@@ -188,10 +188,6 @@ impl Informer {
         self.epoch
     }
 
-    pub fn backoff(&self) -> Millis {
-        self.backoff
-    }
-
     pub(crate) fn relist_token(&self) -> u64 {
         self.relist_token
     }

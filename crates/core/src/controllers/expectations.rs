@@ -75,8 +75,9 @@ impl Expectations {
         self.map.clear();
     }
 
-    /// `(add, del)` still pending, for the UI.
-    pub fn pending(&self, key: &ObjKey) -> Option<(i64, i64)> {
+    /// `(add, del)` still pending.
+    #[cfg(test)]
+    fn pending(&self, key: &ObjKey) -> Option<(i64, i64)> {
         self.map.get(key).map(|e| (e.add, e.del))
     }
 }

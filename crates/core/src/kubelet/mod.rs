@@ -865,11 +865,6 @@ impl Kubelet {
         // Running containers survived; work in flight (starting, stopping) is redone from the relist.
         self.pods.retain(|_, r| r.stage == Stage::Running);
     }
-
-    /// Pods the kubelet considers running, by key (for the UI).
-    pub fn running(&self) -> usize {
-        self.pods.values().filter(|r| r.stage == Stage::Running).count()
-    }
 }
 
 /// The first three octets of node `index`'s pod range, a /24 of kubeloop's cluster range 10.224.0.0/11 (8,192

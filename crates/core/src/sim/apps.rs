@@ -40,11 +40,6 @@ impl Sim {
         self.on_pod_kubelet(key, |k, api, behaviours, now| k.crash(api, key, container, behaviours, now))
     }
 
-    /// The image behaviours set (for the page and for exports).
-    pub fn image_behaviours(&self) -> impl Iterator<Item = (&Str, &crate::behaviour::Behaviour)> {
-        self.behaviours.images()
-    }
-
     /// Runs `f` on the kubelet of the node a pod is bound to, and schedules the timers it returns.
     fn on_pod_kubelet(
         &mut self,

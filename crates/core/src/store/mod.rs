@@ -535,7 +535,8 @@ impl Store {
         self.history_hash
     }
 
-    pub fn total_writes(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn total_writes(&self) -> u64 {
         self.writes
     }
 
