@@ -6,6 +6,7 @@ pub mod conditions;
 pub mod config;
 pub mod endpointslice;
 pub mod env;
+pub mod kinds;
 pub mod labels;
 pub mod meta;
 pub mod names;
@@ -29,6 +30,7 @@ pub use env::{
     ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector, SecretVolumeSource,
     SourceRef, Volume,
 };
+pub use kinds::{KindInfo, DISCOVERY, KINDS};
 pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use poddisruptionbudget::{PdbCondition, PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus};
@@ -94,107 +96,41 @@ impl Kind {
         self as usize
     }
 
-    /// Whether the API server keeps `metadata.generation` for this kind: set to 1 on create and bumped on spec
-    /// changes by the strategies of pods (1.34), ReplicaSets, Deployments, PodDisruptionBudgets and
-    /// EndpointSlices; the Lease, Node, Namespace, Event, Service, ConfigMap, Secret and ServiceAccount strategies
-    /// leave it unset.
+    /// The kind's row of the registry ([`KINDS`]).
+    pub fn info(self) -> &'static KindInfo {
+        &KINDS[self as usize]
+    }
+
+    /// Whether the API server keeps `metadata.generation` for this kind ([`KindInfo::generation`]).
     pub fn has_generation(self) -> bool {
-        matches!(
-            self,
-            Kind::Pod | Kind::ReplicaSet | Kind::Deployment | Kind::PodDisruptionBudget | Kind::EndpointSlice
-        )
+        self.info().generation
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Kind::Namespace => "Namespace",
-            Kind::Node => "Node",
-            Kind::Pod => "Pod",
-            Kind::ReplicaSet => "ReplicaSet",
-            Kind::Deployment => "Deployment",
-            Kind::Lease => "Lease",
-            Kind::Event => "Event",
-            Kind::ConfigMap => "ConfigMap",
-            Kind::Secret => "Secret",
-            Kind::ServiceAccount => "ServiceAccount",
-            Kind::Service => "Service",
-            Kind::EndpointSlice => "EndpointSlice",
-            Kind::PodDisruptionBudget => "PodDisruptionBudget",
-        }
+        self.info().name
     }
 
     pub fn api_version(self) -> &'static str {
-        match self {
-            Kind::Namespace
-            | Kind::Node
-            | Kind::Pod
-            | Kind::Event
-            | Kind::ConfigMap
-            | Kind::Secret
-            | Kind::ServiceAccount
-            | Kind::Service => "v1",
-            Kind::ReplicaSet | Kind::Deployment => "apps/v1",
-            Kind::Lease => "coordination.k8s.io/v1",
-            Kind::EndpointSlice => "discovery.k8s.io/v1",
-            Kind::PodDisruptionBudget => "policy/v1",
-        }
+        self.info().api_version
     }
 
     /// The lowercase plural resource name (`pods`, `deployments`).
     pub fn plural(self) -> &'static str {
-        match self {
-            Kind::Namespace => "namespaces",
-            Kind::Node => "nodes",
-            Kind::Pod => "pods",
-            Kind::ReplicaSet => "replicasets",
-            Kind::Deployment => "deployments",
-            Kind::Lease => "leases",
-            Kind::Event => "events",
-            Kind::ConfigMap => "configmaps",
-            Kind::Secret => "secrets",
-            Kind::ServiceAccount => "serviceaccounts",
-            Kind::Service => "services",
-            Kind::EndpointSlice => "endpointslices",
-            Kind::PodDisruptionBudget => "poddisruptionbudgets",
-        }
+        self.info().plural
     }
 
     /// `resource.group` as kubectl names objects in its messages (`deployment.apps`, `pod`).
     pub fn resource_ref(self) -> &'static str {
-        match self {
-            Kind::Namespace => "namespace",
-            Kind::Node => "node",
-            Kind::Pod => "pod",
-            Kind::ReplicaSet => "replicaset.apps",
-            Kind::Deployment => "deployment.apps",
-            Kind::Lease => "lease.coordination.k8s.io",
-            Kind::Event => "event",
-            Kind::ConfigMap => "configmap",
-            Kind::Secret => "secret",
-            Kind::ServiceAccount => "serviceaccount",
-            Kind::Service => "service",
-            Kind::EndpointSlice => "endpointslice.discovery.k8s.io",
-            Kind::PodDisruptionBudget => "poddisruptionbudget.policy",
-        }
+        self.info().resource_ref
     }
 
     pub fn namespaced(self) -> bool {
-        !matches!(self, Kind::Namespace | Kind::Node)
+        self.info().namespaced
     }
 
-    /// Whether the kind has a `/status` subresource: then a main-resource update never changes status and a status
-    /// update never changes anything else.
+    /// Whether the kind has a `/status` subresource ([`KindInfo::status_subresource`]).
     pub fn has_status_subresource(self) -> bool {
-        matches!(
-            self,
-            Kind::Namespace
-                | Kind::Node
-                | Kind::Pod
-                | Kind::ReplicaSet
-                | Kind::Deployment
-                | Kind::Service
-                | Kind::PodDisruptionBudget
-        )
+        self.info().status_subresource
     }
 
     pub fn from_type(api_version: &str, kind: &str) -> Option<Kind> {

@@ -4,7 +4,7 @@
 //! user's client, in the namespace of `-n`), flags of the command, and values of `-n` and `-o`.
 
 use super::args::{split_words, Flag, GLOBAL};
-use super::resource::{kind_of, RESOURCES};
+use super::resource::{kind_of, resources};
 use super::COMMANDS;
 use crate::api::Kind;
 use crate::sim::Sim;
@@ -219,7 +219,7 @@ fn typed_names(
 /// and short names (`rs`, `deploy`).
 fn types(prefix: &str, allowed: Option<&[Kind]>, all: bool) -> Vec<String> {
     let prefix_lc = prefix.to_ascii_lowercase();
-    let rs = RESOURCES.iter().filter(|r| allowed.is_none_or(|a| a.contains(&r.kind)));
+    let rs = resources().filter(|r| allowed.is_none_or(|a| a.contains(&r.kind)));
     let mut out: Vec<String> =
         rs.clone().map(|r| r.kind.plural()).filter(|p| p.starts_with(&prefix_lc)).map(String::from).collect();
     if all && "all".starts_with(&prefix_lc) {

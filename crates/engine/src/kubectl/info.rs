@@ -1,9 +1,9 @@
-//! `kubectl api-resources` (from the discovery facts in [`super::resource::RESOURCES`]) and `kubectl version`.
+//! `kubectl api-resources` (from the discovery facts of the kind registry, [`super::resource::resources`]) and `kubectl version`.
 
 use serde_yaml::Value;
 
 use super::args::{switch, value, Args, Flag};
-use super::resource::{Resource, RESOURCES};
+use super::resource::{resources, Resource};
 use super::{table, Command, Input, Output};
 use crate::kubelet::KUBELET_VERSION;
 use crate::sim::Sim;
@@ -111,8 +111,7 @@ fn api_resources(_: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> 
     }
     let verbs = list(args.value("verbs"));
     let cats = list(args.value("categories"));
-    let mut rs: Vec<&Resource> = RESOURCES
-        .iter()
+    let mut rs: Vec<&Resource> = resources()
         .filter(|r| args.value("api-group").is_none_or(|g| g == r.group))
         .filter(|r| !args.has("namespaced") || args.bool("namespaced") == r.kind.namespaced())
         .filter(|r| verbs.iter().all(|v| r.verbs.contains(&v.as_str())))

@@ -4,103 +4,17 @@
 
 use crate::api::Kind;
 
-/// The discovery facts of one resource (`kubectl api-resources`).
-#[derive(Clone, Copy, Debug)]
-pub struct Resource {
-    pub kind: Kind,
-    pub singular: &'static str,
-    pub short_names: &'static [&'static str],
-    /// API group, empty for the core group.
-    pub group: &'static str,
-    pub version: &'static str,
-    pub verbs: &'static [&'static str],
+/// The discovery facts of one resource (`kubectl api-resources`): the kind's row of the registry.
+pub type Resource = crate::api::KindInfo;
+
+/// Every resource kubeloop serves, in discovery's order (core group first, then by group).
+pub fn resources() -> impl Iterator<Item = &'static Resource> + Clone {
+    crate::api::DISCOVERY.iter().map(|k| k.info())
 }
-
-const RW: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
-
-/// Every resource kubeloop serves, in `kubectl api-resources` order (core group first, then by group).
-pub const RESOURCES: &[Resource] = &[
-    Resource {
-        kind: Kind::ConfigMap,
-        singular: "configmap",
-        short_names: &["cm"],
-        group: "",
-        version: "v1",
-        verbs: RW,
-    },
-    Resource { kind: Kind::Event, singular: "event", short_names: &["ev"], group: "", version: "v1", verbs: RW },
-    Resource {
-        kind: Kind::Namespace,
-        singular: "namespace",
-        short_names: &["ns"],
-        group: "",
-        version: "v1",
-        verbs: &["create", "delete", "get", "list", "patch", "update", "watch"],
-    },
-    Resource { kind: Kind::Node, singular: "node", short_names: &["no"], group: "", version: "v1", verbs: RW },
-    Resource { kind: Kind::Pod, singular: "pod", short_names: &["po"], group: "", version: "v1", verbs: RW },
-    Resource { kind: Kind::Secret, singular: "secret", short_names: &[], group: "", version: "v1", verbs: RW },
-    Resource {
-        kind: Kind::ServiceAccount,
-        singular: "serviceaccount",
-        short_names: &["sa"],
-        group: "",
-        version: "v1",
-        verbs: RW,
-    },
-    Resource {
-        kind: Kind::Service,
-        singular: "service",
-        short_names: &["svc"],
-        group: "",
-        version: "v1",
-        verbs: &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-    },
-    Resource {
-        kind: Kind::Deployment,
-        singular: "deployment",
-        short_names: &["deploy"],
-        group: "apps",
-        version: "v1",
-        verbs: RW,
-    },
-    Resource {
-        kind: Kind::ReplicaSet,
-        singular: "replicaset",
-        short_names: &["rs"],
-        group: "apps",
-        version: "v1",
-        verbs: RW,
-    },
-    Resource {
-        kind: Kind::Lease,
-        singular: "lease",
-        short_names: &[],
-        group: "coordination.k8s.io",
-        version: "v1",
-        verbs: RW,
-    },
-    Resource {
-        kind: Kind::EndpointSlice,
-        singular: "endpointslice",
-        short_names: &[],
-        group: "discovery.k8s.io",
-        version: "v1",
-        verbs: RW,
-    },
-    Resource {
-        kind: Kind::PodDisruptionBudget,
-        singular: "poddisruptionbudget",
-        short_names: &["pdb"],
-        group: "policy",
-        version: "v1",
-        verbs: RW,
-    },
-];
 
 /// The discovery entry of `kind`.
 pub fn resource(kind: Kind) -> &'static Resource {
-    RESOURCES.iter().find(|r| r.kind == kind).unwrap_or(&RESOURCES[0])
+    kind.info()
 }
 
 /// Resolves a resource name typed by a user. The error is kubectl's (without `error: `).
@@ -110,7 +24,7 @@ pub fn kind_of(name: &str) -> Result<Kind, String> {
         Some((b, g)) => (b, Some(g)),
         None => (lower.as_str(), None),
     };
-    for r in RESOURCES {
+    for r in resources() {
         let named = base == r.kind.plural()
             || base == r.singular
             || r.short_names.contains(&base)
