@@ -739,7 +739,7 @@ mod tests {
     }
 
     #[test]
-    fn speeds_parse() {
+    fn a_speed_is_a_nonzero_multiplier_or_max() {
         assert_eq!(Speed::parse("10"), Some(Speed::X(10)));
         assert_eq!(Speed::parse("max"), Some(Speed::Max));
         assert_eq!(Speed::parse("0"), None);

@@ -99,7 +99,7 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
-fn help_and_version() {
+fn help_and_version_print_the_usage_and_the_version_and_exit_0() {
     for args in [&["help"][..], &["--help"]] {
         let out = kubeloop(args);
         assert_eq!(out.status.code(), Some(0));

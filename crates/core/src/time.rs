@@ -372,7 +372,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn timestamps_round_trip() {
+    fn rfc3339_timestamps_count_from_2026_and_parse_back_to_the_same_instant() {
         assert_eq!(rfc3339(0), "2026-01-01T00:00:00Z");
         assert_eq!(rfc3339(90 * SECOND + 61 * MINUTE), "2026-01-01T01:02:30Z");
         assert_eq!(rfc3339(59 * 86_400 * SECOND), "2026-03-01T00:00:00Z");
@@ -402,7 +402,7 @@ mod tests {
     }
 
     #[test]
-    fn durations_parse() {
+    fn scenario_durations_parse_to_milliseconds_and_bad_or_huge_ones_are_errors() {
         assert_eq!(parse_duration("500ms"), Ok(500));
         assert_eq!(parse_duration("1h30m"), Ok(90 * MINUTE));
         assert_eq!(parse_duration("10m"), Ok(10 * MINUTE));

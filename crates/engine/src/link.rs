@@ -253,7 +253,7 @@ mod tests {
     }
 
     #[test]
-    fn named_links_read() {
+    fn lesson_scenario_example_and_cluster_links_read_and_empty_ones_are_none() {
         assert_eq!(parse("#lesson=probes").unwrap(), Some(Link::Lesson("probes".into())));
         assert_eq!(parse("scenario=node-failure").unwrap(), Some(Link::Scenario("node-failure".into())));
         assert_eq!(parse("#example=too-big&").unwrap(), Some(Link::Example("too-big".into())));

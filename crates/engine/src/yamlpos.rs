@@ -601,7 +601,7 @@ spec:
 "#;
 
     #[test]
-    fn split_manifest() {
+    fn a_manifest_splits_into_its_non_empty_documents_with_their_first_lines() {
         let docs = split_documents(MANIFEST);
         // The leading comment-only part, the comment-only and empty documents and what follows
         // `...` are skipped.
@@ -623,7 +623,7 @@ spec:
     }
 
     #[test]
-    fn split_edge_cases() {
+    fn splitting_handles_markers_byte_order_marks_crlf_and_directives_like_yaml() {
         assert!(split_documents("").is_empty());
         assert!(split_documents("\n\n# c\n---\n--- # x\n...\n").is_empty());
         let docs = split_documents("a: 1");
@@ -660,7 +660,7 @@ spec:
     }
 
     #[test]
-    fn paths_in_deployment() {
+    fn paths_in_a_deployment_find_their_line_or_their_nearest_ancestors_line() {
         let d = deployment();
         let at = |p: &[&str]| line_of_path(d, p);
         // Lines within the document (it starts at line 3 of MANIFEST).
@@ -723,7 +723,7 @@ spec:
     }
 
     #[test]
-    fn tricky_structures() {
+    fn paths_resolve_through_block_scalars_anchors_comments_and_nested_sequences() {
         let doc = "\
 data:
   script.sh: |

@@ -11,7 +11,7 @@ fn first(sim: &kubeloop_engine::sim::Sim, kind: Kind) -> String {
 }
 
 #[test]
-fn describe_each_kind() {
+fn describe_of_each_kind_matches_its_golden_output() {
     let mut sim = cluster();
     let pod = first(&sim, Kind::Pod);
     let rs = first(&sim, Kind::ReplicaSet);

@@ -137,7 +137,7 @@ fn reads_are_api_calls_of_the_user() {
 }
 
 #[test]
-fn events_command() {
+fn events_filters_by_type_and_object_refuses_bad_flags_and_watches() {
     let mut sim = cluster();
     check(&mut sim, "events", "events");
     check(&mut sim, "events-all-namespaces", "events -A --types=Warning");

@@ -89,7 +89,7 @@ fn apply_from_stdin_and_files() {
 // ---- create -----------------------------------------------------------------------------------------------
 
 #[test]
-fn create_commands() {
+fn create_makes_deployments_namespaces_and_objects_from_files_or_says_why_not() {
     let mut sim = cluster();
     check(
         &mut sim,
@@ -133,7 +133,7 @@ fn delete_pod_is_replaced() {
 }
 
 #[test]
-fn delete_variants() {
+fn delete_handles_names_selectors_grace_force_and_cascade_as_kubectl_does() {
     let mut sim = cluster();
     let pod = first_pod(&sim);
     let out = check(&mut sim, "delete-pod", &format!("delete pod {pod} --wait=false"));
@@ -172,7 +172,7 @@ fn delete_by_selector_and_all() {
 // ---- scale ------------------------------------------------------------------------------------------------
 
 #[test]
-fn scale_changes_replicas() {
+fn scale_sets_replicas_checks_preconditions_and_refuses_bad_requests() {
     let mut sim = cluster();
     check(&mut sim, "scale-deploy", "scale deploy web --replicas=5");
     sim.run_for(2 * MINUTE);
@@ -211,7 +211,7 @@ fn set_image_rolls_out() {
 // ---- label, annotate -------------------------------------------------------------------------------------------
 
 #[test]
-fn label_and_annotate() {
+fn label_and_annotate_add_overwrite_remove_and_list_keys_as_kubectl_does() {
     let mut sim = cluster();
     let pod = first_pod(&sim);
     let key = kubeloop_engine::api::ObjKey::new("default", &pod);
@@ -330,7 +330,7 @@ fn drain_evicts_and_the_deployment_recovers() {
 }
 
 #[test]
-fn drain_golden() {
+fn drain_refuses_bare_pods_without_force_and_otherwise_evicts_or_deletes() {
     let mut sim = cluster();
     // A bare pod on node-1: drain refuses without --force.
     let pinned = BARE.replace("spec:\n", "spec:\n  nodeName: node-1\n");

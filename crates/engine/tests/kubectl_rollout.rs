@@ -218,7 +218,7 @@ fn restart_makes_a_new_replica_set() {
 }
 
 #[test]
-fn pause_and_resume() {
+fn a_paused_deployment_makes_no_new_replica_set_until_resumed() {
     let mut sim = common::cluster();
     check(&mut sim, "rollout-pause", "rollout pause deployment/web");
     check(&mut sim, "rollout-pause-again", "rollout pause deployment/web");

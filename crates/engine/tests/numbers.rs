@@ -443,7 +443,10 @@ proptest! {
 
     /// Quantities at the extremes parse or fail with a message; accessors saturate and order is kept.
     #[test]
-    fn quantities_never_panic(a in extreme_quantity(), b in extreme_quantity()) {
+    fn extreme_quantities_parse_or_fail_without_panicking_and_keep_their_order(
+        a in extreme_quantity(),
+        b in extreme_quantity(),
+    ) {
         if let (Ok(x), Ok(y)) = (Quantity::parse(&a), Quantity::parse(&b)) {
             let _ = (x.value(), x.milli(), x.to_string());
             if x < y {

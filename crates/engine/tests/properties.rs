@@ -418,7 +418,8 @@ fn a_known_history_replays_identically() {
 // ESR at scale: a sweep over numbered cases, each built from its number alone (no shrinking, but any case replays
 // from its number, and ranges split across processes). One case in ten has a history of hours instead of minutes.
 //
-//   KUBELOOP_ESR_SWEEP=0..100000 cargo test --release -p kubeloop-engine --test properties esr_sweep -- --nocapture
+//   KUBELOOP_ESR_SWEEP=0..100000 cargo test --release -p kubeloop-engine --test properties \
+//     every_numbered_history_in_the_esr_sweep_range_is_safe_and_settles -- --nocapture
 //
 // CI runs its fast share (the default range).
 
@@ -475,7 +476,7 @@ fn sweep_range() -> std::ops::Range<u64> {
 
 /// ESR over every numbered case of the range; the first violation fails with the case written for `kubeloop run`.
 #[test]
-fn esr_sweep() {
+fn every_numbered_history_in_the_esr_sweep_range_is_safe_and_settles() {
     let range = sweep_range();
     let (mut short, mut long, mut simulated) = (0u64, 0u64, 0 as Millis);
     for n in range.clone() {

@@ -263,7 +263,7 @@ fn a_deployments_selector_may_not_change() {
 }
 
 #[test]
-fn tolerations_are_checked() {
+fn a_toleration_with_an_empty_key_must_use_the_exists_operator() {
     let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: busybox\n  tolerations:\n  - operator: Equal\n    value: x\n";
     refused(
         "apply",
@@ -273,7 +273,7 @@ fn tolerations_are_checked() {
 }
 
 #[test]
-fn volumes_are_checked() {
+fn a_secret_volume_needs_a_secret_name_and_volume_names_are_unique() {
     let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: busybox\n  volumes:\n  - name: config\n    emptyDir: {}\n  - name: config\n    secret: {}\n";
     refused(
         "apply",

@@ -37,31 +37,31 @@ fn corpus(target: Target) {
 }
 
 #[test]
-fn manifest_corpus() {
+fn every_manifest_in_the_fuzz_corpus_and_regressions_holds_the_oracles() {
     corpus(Target::Manifest);
 }
 
 #[test]
-fn kubectl_corpus() {
+fn every_kubectl_line_in_the_fuzz_corpus_and_regressions_holds_the_oracles() {
     corpus(Target::Kubectl);
 }
 
 #[test]
-fn scenario_corpus() {
+fn every_scenario_in_the_fuzz_corpus_and_regressions_holds_the_oracles() {
     corpus(Target::Scenario);
 }
 
 #[test]
-fn quantity_corpus() {
+fn every_quantity_in_the_fuzz_corpus_and_regressions_holds_the_oracles() {
     corpus(Target::Quantity);
 }
 
 #[test]
-fn selector_corpus() {
+fn every_selector_in_the_fuzz_corpus_and_regressions_holds_the_oracles() {
     corpus(Target::Selector);
 }
 
 #[test]
-fn duration_corpus() {
+fn every_duration_in_the_fuzz_corpus_and_regressions_holds_the_oracles() {
     corpus(Target::Duration);
 }

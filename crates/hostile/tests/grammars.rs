@@ -19,17 +19,17 @@ proptest! {
     #![proptest_config(config(48))]
 
     #[test]
-    fn manifests(data in proptest::collection::vec(any::<u8>(), 0..600)) {
+    fn generated_manifests_hold_every_oracle(data in proptest::collection::vec(any::<u8>(), 0..600)) {
         check(Target::Manifest, &structured(&data));
     }
 
     #[test]
-    fn kubectl_lines(data in proptest::collection::vec(any::<u8>(), 0..200)) {
+    fn generated_kubectl_lines_hold_every_oracle(data in proptest::collection::vec(any::<u8>(), 0..200)) {
         check(Target::Kubectl, &structured(&data));
     }
 
     #[test]
-    fn scenarios(data in proptest::collection::vec(any::<u8>(), 0..600)) {
+    fn generated_scenarios_hold_every_oracle(data in proptest::collection::vec(any::<u8>(), 0..600)) {
         check(Target::Scenario, &structured(&data));
     }
 }
@@ -38,19 +38,28 @@ proptest! {
     #![proptest_config(config(512))]
 
     #[test]
-    fn quantities(data in proptest::collection::vec(any::<u8>(), 0..40), raw in "\\PC{0,24}") {
+    fn generated_and_raw_quantities_hold_every_oracle(
+        data in proptest::collection::vec(any::<u8>(), 0..40),
+        raw in "\\PC{0,24}",
+    ) {
         check(Target::Quantity, &structured(&data));
         check(Target::Quantity, raw.as_bytes());
     }
 
     #[test]
-    fn selectors(data in proptest::collection::vec(any::<u8>(), 0..80), raw in "[a-z0-9=!,() .-]{0,40}") {
+    fn generated_and_raw_selectors_hold_every_oracle(
+        data in proptest::collection::vec(any::<u8>(), 0..80),
+        raw in "[a-z0-9=!,() .-]{0,40}",
+    ) {
         check(Target::Selector, &structured(&data));
         check(Target::Selector, raw.as_bytes());
     }
 
     #[test]
-    fn durations(data in proptest::collection::vec(any::<u8>(), 0..40), raw in "[0-9.a-zµ+-]{0,24}") {
+    fn generated_and_raw_durations_hold_every_oracle(
+        data in proptest::collection::vec(any::<u8>(), 0..40),
+        raw in "[0-9.a-zµ+-]{0,24}",
+    ) {
         check(Target::Duration, &structured(&data));
         check(Target::Duration, raw.as_bytes());
     }

@@ -584,7 +584,7 @@ mod tests {
     const MI: i64 = 1 << 20;
 
     #[test]
-    fn plain_and_decimal() {
+    fn plain_and_decimal_numbers_parse_to_milli_units_rounding_up() {
         assert_eq!(m("0"), 0);
         assert_eq!(m("1"), 1000);
         assert_eq!(m("2"), 2000);
@@ -601,7 +601,7 @@ mod tests {
     }
 
     #[test]
-    fn decimal_suffixes() {
+    fn decimal_suffixes_scale_by_powers_of_1000_rounding_up_to_milli_units() {
         assert_eq!(m("100m"), 100);
         assert_eq!(m("250m"), 250);
         assert_eq!(m("1500m"), 1500);
@@ -622,7 +622,7 @@ mod tests {
     }
 
     #[test]
-    fn binary_suffixes() {
+    fn binary_suffixes_scale_by_powers_of_1024_rounding_up_to_milli_units() {
         assert_eq!(m("1Ki"), 1024 * 1000);
         assert_eq!(m("128Mi"), 128 * MI * 1000);
         assert_eq!(m("1.5Gi"), 1536 * MI * 1000);
@@ -635,7 +635,7 @@ mod tests {
     }
 
     #[test]
-    fn exponents() {
+    fn decimal_exponents_scale_by_powers_of_ten_even_at_the_int32_limits() {
         assert_eq!(m("1e3"), 1_000_000);
         assert_eq!(m("1E3"), 1_000_000);
         assert_eq!(m("1e+3"), 1_000_000);
@@ -649,7 +649,7 @@ mod tests {
     }
 
     #[test]
-    fn rejects_garbage() {
+    fn malformed_quantities_are_refused_with_the_format_or_suffix_error() {
         for s in [
             "",
             " ",
@@ -735,7 +735,7 @@ mod tests {
     }
 
     #[test]
-    fn value_rounds_up() {
+    fn value_rounds_away_from_zero_to_whole_units_and_saturates() {
         assert_eq!(Quantity::parse("100m").unwrap().value(), 1);
         assert_eq!(Quantity::parse("1").unwrap().value(), 1);
         assert_eq!(Quantity::parse("1001m").unwrap().value(), 2);
@@ -749,7 +749,7 @@ mod tests {
     }
 
     #[test]
-    fn canonical_constructors() {
+    fn constructors_write_canonical_text_that_parses_back_to_the_same_value() {
         assert_eq!(Quantity::from_cpu_millis(250).as_str(), "250m");
         assert_eq!(Quantity::from_cpu_millis(2000).as_str(), "2");
         assert_eq!(Quantity::from_cpu_millis(1500).as_str(), "1500m");
@@ -779,7 +779,7 @@ mod tests {
     }
 
     #[test]
-    fn traits() {
+    fn quantities_compare_by_value_print_their_own_text_and_default_to_zero() {
         let a = Quantity::parse("1").unwrap();
         let b = Quantity::parse("1000m").unwrap();
         assert_eq!(a, b);

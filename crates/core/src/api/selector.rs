@@ -573,7 +573,7 @@ mod tests {
     }
 
     #[test]
-    fn matching() {
+    fn a_selector_matches_when_its_labels_and_every_expression_hold() {
         let web = labels(&[("app", "web"), ("tier", "frontend")]);
         let db = labels(&[("app", "db")]);
         let none = Labels::new();
@@ -608,7 +608,7 @@ mod tests {
     }
 
     #[test]
-    fn serde_round_trip() {
+    fn selectors_round_trip_through_yaml_and_json_and_unknown_operators_fail() {
         let yaml = "matchLabels:\n  app: web\nmatchExpressions:\n- key: tier\n  operator: In\n  values:\n  - a\n  - b\n- key: canary\n  operator: DoesNotExist\n";
         let sel: LabelSelector = serde_yaml::from_str(yaml).unwrap();
         assert_eq!(sel.match_labels, labels(&[("app", "web")]));
@@ -632,7 +632,7 @@ mod tests {
     }
 
     #[test]
-    fn validate_requirements() {
+    fn validate_reports_bad_expression_values_keys_and_labels_as_upstream_does() {
         let mut sel = LabelSelector::default();
         assert_eq!(sel.validate(), Ok(()));
         sel.match_expressions = vec![req("tier", Operator::In, &[])];
@@ -664,7 +664,7 @@ mod tests {
     }
 
     #[test]
-    fn label_validation() {
+    fn label_keys_and_values_are_validated_with_upstreams_messages() {
         let ok = labels(&[
             ("app", "web"),
             ("app.kubernetes.io/name", "my_app-1.0"),
@@ -718,7 +718,7 @@ mod tests {
     }
 
     #[test]
-    fn parse_forms() {
+    fn every_selector_syntax_form_parses_into_match_labels_and_expressions() {
         assert!(p("").is_empty());
         assert!(p("  ").is_empty());
         let sel = p("app=web");
@@ -761,7 +761,7 @@ mod tests {
     }
 
     #[test]
-    fn parse_errors() {
+    fn malformed_selectors_fail_with_the_upstream_parsers_messages() {
         let e = |s: &str| parse_selector(s).expect_err(s);
         assert_eq!(e(","), "found ',', expected: !, identifier, or 'end of string'");
         assert_eq!(e("a,"), "found '', expected: identifier after ','");
@@ -795,7 +795,7 @@ mod tests {
     }
 
     #[test]
-    fn display() {
+    fn a_selector_prints_sorted_in_selector_syntax_that_parses_back() {
         assert_eq!(LabelSelector::default().to_string(), "");
         let sel = LabelSelector {
             match_labels: labels(&[("tier", "web"), ("app", "shop")]),

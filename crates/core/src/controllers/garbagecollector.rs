@@ -394,7 +394,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_round_trip() {
+    fn a_queue_key_parses_back_to_the_item_and_work_it_names() {
         let item = (Kind::ReplicaSet, ObjKey::new("default", "web-5d8f"));
         assert_eq!(key_of(&item, Work::Delete).to_string(), "default/ReplicaSet/web-5d8f");
         for w in [Work::Delete, Work::Orphan, Work::Virtual] {

@@ -271,7 +271,7 @@ mod tests {
     }
 
     #[test]
-    fn commands_and_subcommands() {
+    fn completion_offers_the_commands_and_subcommands_that_match_the_typed_prefix() {
         let mut sim = empty();
         assert_eq!(c(&mut sim, "kubectl ge"), ["get"]);
         assert_eq!(c(&mut sim, "ge"), ["get"]);
@@ -290,7 +290,7 @@ mod tests {
     }
 
     #[test]
-    fn resource_types() {
+    fn completion_offers_the_resource_types_a_command_accepts_by_prefix() {
         let mut sim = empty();
         assert_eq!(c(&mut sim, "kubectl get po"), ["poddisruptionbudgets", "pods"]);
         assert_eq!(c(&mut sim, "kubectl get pd"), ["pdb"], "no plural: the short name");

@@ -944,7 +944,7 @@ mod tests {
     }
 
     #[test]
-    fn smart_labels() {
+    fn smart_label_splits_camel_case_into_title_words_and_capitalises_acronyms() {
         assert_eq!(smart_label("holderIdentity"), "Holder Identity");
         assert_eq!(smart_label("apiVersion"), "API Version");
         assert_eq!(smart_label("uid"), "UID");
@@ -953,7 +953,7 @@ mod tests {
     }
 
     #[test]
-    fn qos_classes() {
+    fn qos_class_is_best_effort_burstable_or_guaranteed_by_requests_and_limits() {
         let mut spec = PodSpec { containers: vec![Container::default()].into(), ..Default::default() };
         assert_eq!(qos_class(&spec), "BestEffort");
         let q = |s: &str| Quantity::parse(s).unwrap_or_else(|_| Quantity::from_milli(0));

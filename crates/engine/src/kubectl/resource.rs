@@ -130,7 +130,7 @@ mod tests {
     }
 
     #[test]
-    fn argument_forms() {
+    fn arguments_are_types_with_names_or_type_slash_name_pairs_never_both() {
         let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert_eq!(
             targets(&v(&["po,deploy", "a"])),
