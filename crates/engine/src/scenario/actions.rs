@@ -302,11 +302,7 @@ pub(super) fn null_is_default<'de, D: Deserializer<'de>>(d: D) -> Result<Option<
 // ---------------------------------------------------------------------------------------------------------------
 // Reading: an `actions:` entry's YAML tree into its raw form, with serde_yaml's messages
 
-type Read<T> = crate::decode::Result<T>;
-
-fn opt_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Option<String>> {
-    cx.option(n, |cx, n| cx.text(n, "a string").map(str::to_string))
-}
+use super::parse::{opt_string, Read};
 
 pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
     let shape = Shape {

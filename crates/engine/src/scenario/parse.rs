@@ -258,10 +258,16 @@ pub(super) struct RawTaint {
 // ---------------------------------------------------------------------------------------------------------------
 // Reading: the scenario's YAML tree into the raw form, one small function per part, with serde_yaml's messages
 
-type Read<T> = crate::decode::Result<T>;
+/// What a reader of a scenario's part returns (the readers of actions and of lessons share it).
+pub(super) type Read<T> = crate::decode::Result<T>;
 
-fn opt_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Option<String>> {
-    cx.option(n, |cx, n| cx.text(n, "a string").map(str::to_string))
+/// A string field (any scalar's text, as serde_yaml reads a `String`).
+pub(super) fn string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<String> {
+    cx.text(n, "a string").map(str::to_string)
+}
+
+pub(super) fn opt_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Option<String>> {
+    cx.option(n, string)
 }
 
 pub(super) fn dur<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Dur> {

@@ -227,15 +227,7 @@ pub(in crate::scenario) struct RawCondition {
 // ---------------------------------------------------------------------------------------------------------------
 // Reading, with serde_yaml's messages
 
-type Read<T> = crate::decode::Result<T>;
-
-fn string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<String> {
-    cx.text(n, "a string").map(str::to_string)
-}
-
-fn opt_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Option<String>> {
-    cx.option(n, string)
-}
+use crate::scenario::parse::{opt_string, string, Read};
 
 fn strings<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Vec<String>> {
     cx.seq(n, string)
