@@ -255,7 +255,7 @@ fn NodeCard(props: &NodeCardProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
+/// The arguments of its view function (not a component's props: nothing compares them).
 struct UnscheduledProps {
     pods: Rc<Vec<PodView>>,
     selected: Option<ObjKey>,
@@ -294,21 +294,16 @@ fn legend() -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-struct ServicesProps {
-    services: Rc<Vec<ServiceView>>,
-}
-
 /// The Services and the pods behind their ready endpoints now (a pod that turns not ready leaves the list).
-fn services_panel(props: &ServicesProps) -> Html {
-    if props.services.is_empty() {
+fn services_panel(services: &[ServiceView]) -> Html {
+    if services.is_empty() {
         return html! {};
     }
     html! {
         <section class="services" aria-label="Services">
             <h3>{ "Services" }</h3>
             <ul class="plain svc-list">
-                { for props.services.iter().map(|v| {
+                { for services.iter().map(|v| {
                     let ns = if &*v.key.namespace == "default" { String::new() } else { format!("{}/", v.key.namespace) };
                     let more = v.ready.saturating_sub(v.ready_pods.len());
                     let not = if v.not_ready > 0 { format!(", {} not ready or terminating", v.not_ready) } else { String::new() };
@@ -499,7 +494,7 @@ pub fn Cluster(props: &ClusterProps) -> Html {
             }
             <div class={classes!("cluster-main", props.detail.is_some().then_some("docked"))} onkeydown={close_on_escape}>
                 <div class="cluster-body">
-                    { services_panel(&ServicesProps { services: props.services.clone() }) }
+                    { services_panel(&props.services) }
                     { body }
                 </div>
                 if let Some(d) = &props.detail {

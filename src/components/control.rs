@@ -17,7 +17,7 @@ use kubeloop_engine::sim::{ObserveMode, DEFAULT_POLL_PERIOD};
 use crate::format::{fmt_dur, fmt_thousands};
 use crate::view::{ControllerView, InformerView, LoopView, Rate};
 
-#[derive(Properties, PartialEq)]
+/// The arguments of its view function (not a component's props: nothing compares them).
 pub struct ControlProps {
     pub controllers: Rc<Vec<ControllerView>>,
     pub informers: Rc<Vec<InformerView>>,

@@ -11,7 +11,7 @@ use crate::cmd::Cmd;
 use crate::format::fmt_dur;
 use crate::view::{ControlPlaneView, ProcState, ProcessView};
 
-#[derive(Properties, PartialEq)]
+/// The arguments of its view function (not a component's props: nothing compares them).
 pub struct ControlPlaneProps {
     pub view: Rc<ControlPlaneView>,
     pub now: Millis,

@@ -11,7 +11,7 @@ use crate::view::{Detail, EventLine, NodeDetail, PodDetail, ScheduleView, Select
 use kubeloop_engine::behaviour::BehaviourPatch;
 use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS, SCORE_PLUGINS};
 
-#[derive(Properties, PartialEq)]
+/// The arguments of its view function (not a component's props: nothing compares them).
 pub struct DetailProps {
     pub detail: Rc<Detail>,
     pub on_cmd: Callback<Cmd>,

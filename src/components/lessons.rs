@@ -11,7 +11,7 @@ use crate::format::{fmt_clock, fmt_dur};
 use crate::liverun::profile_label;
 use crate::view::{AskView, CheckView, LessonView};
 
-#[derive(Properties, PartialEq)]
+/// The arguments of its view function (not a component's props: nothing compares them).
 pub struct LessonBarProps {
     pub active: Option<&'static str>,
     pub timing: TimingProfile,
@@ -51,7 +51,7 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
+/// The arguments of its view function (not a component's props: nothing compares them).
 pub struct LessonPanelProps {
     pub lesson: Rc<LessonView>,
     pub timing: TimingProfile,

@@ -10,7 +10,7 @@ use crate::cmd::Cmd;
 use crate::format::fmt_dur;
 use crate::view::{LoopDiagramView, QueueItemView, WatchTokenView};
 
-#[derive(Properties, PartialEq)]
+/// The arguments of its view function (not a component's props: nothing compares them).
 pub struct LoopProps {
     pub view: Rc<LoopDiagramView>,
     pub on_cmd: Callback<Cmd>,
