@@ -1,7 +1,8 @@
 //! `kubectl explain RESOURCE[.field.path] [--recursive]` in kubectl's plaintext layout (pkg/explain/v2
 //! templates), over exactly the fields kubeloop's manifests accept: the field names and their nesting come from
-//! the manifest module's tables ([`manifest::schema_fields`], [`manifest::field_type`]), so the two cannot drift;
-//! the types and descriptions (upstream's, cut to their first sentences) are here. Each field says whether
+//! the manifest module's tables ([`manifest::schema_fields`], [`manifest::field_type`]), which build.rs writes from
+//! `data/explain.tsv`, the file whose types and descriptions (upstream's, cut to their first sentences) explain
+//! prints, so the two cannot drift. Each field says whether
 //! kubeloop simulates it or only accepts it, found out by applying a probe manifest through the same parser
 //! `kubectl apply` uses.
 
@@ -112,6 +113,8 @@ fn parse_docs(text: &'static str) -> Result<Docs, String> {
             match flag.strip_prefix("enum=") {
                 Some(values) => doc.enums = values,
                 None if flag == "required" => doc.required = true,
+                // The schema type whose fields the value has (read by build.rs's schema tables).
+                None if flag.starts_with("as=") => {}
                 None => return Err(format!("{DOCS_FILE}: line {}: unknown flag {flag:?}", i + 1)),
             }
         }
