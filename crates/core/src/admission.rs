@@ -422,7 +422,11 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
         Object::EndpointSlice(e) => discovery::validate_endpoint_slice(e, &mut errs),
         Object::Node(n) => cluster::validate_node(n, &mut errs),
         Object::Namespace(n) => cluster::validate_namespace(n, &mut errs),
-        Object::ServiceAccount(_) | Object::PodDisruptionBudget(_) | Object::Lease(_) | Object::Event(_) => {}
+        Object::ServiceAccount(_)
+        | Object::PodDisruptionBudget(_)
+        | Object::Lease(_)
+        | Object::Event(_)
+        | Object::Stored(_) => {}
     }
     errs
 }

@@ -13,24 +13,11 @@ pub const MAX_PODS: usize = 150_000;
 /// Deployment with the default revision history, five Events per pod within their 1 h TTL). A create beyond it is
 /// refused for every client, a controller's surge included.
 pub fn max_objects(kind: Kind) -> usize {
-    match kind {
-        Kind::Node => MAX_NODES,
-        Kind::Pod => MAX_PODS,
-        Kind::Namespace => MAX_NAMESPACES,
-        Kind::Deployment => MAX_DEPLOYMENTS,
-        Kind::ReplicaSet => MAX_REPLICASETS,
-        Kind::Lease => MAX_NODES + 100,
-        Kind::Event => MAX_EVENTS,
-        Kind::ConfigMap | Kind::Secret => MAX_CONFIG_OBJECTS,
-        // One `default` per namespace, and as many more as ConfigMaps.
-        Kind::ServiceAccount => MAX_NAMESPACES + MAX_CONFIG_OBJECTS,
-        Kind::Service => MAX_SERVICES,
-        // One slice per 100 pods of a Service, and one per Service without any.
-        Kind::EndpointSlice => MAX_SERVICES + MAX_PODS / 100,
-        // As many as Deployments (kubeloop's own bound).
-        Kind::PodDisruptionBudget => MAX_DEPLOYMENTS,
-    }
+    kind.info().max_objects
 }
+
+/// Objects of each kind kubeloop stores without simulating it (PriorityClasses, ...): kubeloop's own bound.
+pub const MAX_STORED_OBJECTS: usize = 1_000;
 
 /// Services (the scalability envelope: 10,000).
 pub const MAX_SERVICES: usize = 10_000;

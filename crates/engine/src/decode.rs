@@ -192,7 +192,7 @@ impl<'n> Cx<'n> {
     }
 
     /// Whether an optional value is absent, as serde_yaml decides it.
-    fn is_null(&self, n: &Node) -> Result<bool> {
+    pub(crate) fn is_null(&self, n: &Node) -> Result<bool> {
         let Value::Scalar(s) = &n.value else { return Ok(false) };
         if n.style != Style::Plain {
             return Ok(false);
@@ -215,7 +215,8 @@ impl<'n> Cx<'n> {
         Ok(out)
     }
 
-    fn each(&mut self, n: &'n Node, f: &mut dyn FnMut(&mut Self, &'n Node) -> Result<()>) -> Result<()> {
+    /// Each item of a list, one path step below.
+    pub(crate) fn each(&mut self, n: &'n Node, f: &mut dyn FnMut(&mut Self, &'n Node) -> Result<()>) -> Result<()> {
         let items = match &n.value {
             Value::Seq(items) => items.as_slice(),
             _ if is_empty_plain(n) => &[],

@@ -145,20 +145,10 @@ impl ObjectText for Object {
     }
 }
 
-/// Kinds a manifest may hold.
-pub const APPLICABLE: [Kind; 11] = [
-    Kind::Namespace,
-    Kind::Node,
-    Kind::Pod,
-    Kind::ReplicaSet,
-    Kind::Deployment,
-    Kind::ConfigMap,
-    Kind::Secret,
-    Kind::ServiceAccount,
-    Kind::Service,
-    Kind::PodDisruptionBudget,
-    Kind::EndpointSlice,
-];
+/// Kinds a manifest may hold, in the registry's order ([`crate::api::KindInfo::applicable`]).
+pub fn applicable() -> impl Iterator<Item = Kind> {
+    Kind::ALL.into_iter().filter(|k| k.info().applicable)
+}
 
 /// Parses every document. Fails on the first problem (of the whole text, or of any document); nothing is returned
 /// then. (`kubectl apply` goes on past a document that fails: see [`read`].)
@@ -366,7 +356,7 @@ impl Warnings {
     /// The warnings.
     pub fn finish(self) -> Vec<Warning> {
         let of = |k: &Kind| self.stored_only.iter().find(|w| w.path == k.name()).cloned();
-        APPLICABLE.iter().filter_map(of).collect()
+        applicable().filter_map(|k| of(&k)).collect()
     }
 }
 
@@ -390,6 +380,9 @@ pub fn stored_only(kind: Kind) -> Option<&'static str> {
             "kubeloop stores and serves it (kubectl get, describe, delete); its API server has no authentication, so \
              nothing uses it",
         ),
+        k if k.info().stored.is_some() => {
+            Some("kubeloop stores and serves it (kubectl get, describe, delete, explain), but nothing acts on it")
+        }
         _ => None,
     }
 }
@@ -687,17 +680,35 @@ fn applicable_kind(
     let at_line = |line: usize, message: String| ManifestError::new(doc.index + 1, line, None, &message);
     let (api_version, kind_name) = type_named(api_version.as_deref(), kind_name.as_deref())
         .map_err(|e| at_line(first_line, format!("error validating data: {e}")))?;
-    let kind = Kind::from_type(api_version, kind_name).filter(|k| APPLICABLE.contains(k));
+    let kind = Kind::from_type(api_version, kind_name).filter(|k| k.info().applicable);
     kind.ok_or_else(|| {
-        let known_elsewhere = APPLICABLE.iter().find(|k| k.name() == kind_name);
+        let known_elsewhere = applicable().find(|k| k.name() == kind_name);
         let (kind_name, api_version) = (echo(kind_name), echo(api_version));
         let serves = match known_elsewhere {
             Some(k) => format!("{kind_name} as {}", k.api_version()),
-            None => "Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount and Service (v1), Deployment and ReplicaSet (apps/v1), PodDisruptionBudget (policy/v1), EndpointSlice (discovery.k8s.io/v1)".into(),
+            None => serves(),
         };
         let no_match = format!("no matches for kind \"{kind_name}\" in version \"{api_version}\"");
         at_line(line_of(&["kind"]), format!("{}\nkubeloop: it serves {serves}", unmapped(no_match)))
     })
+}
+
+/// The kinds a manifest may hold, by apiVersion in the registry's order: `Namespace, Node and Pod (v1),
+/// ReplicaSet and Deployment (apps/v1), ...`.
+fn serves() -> String {
+    let mut versions: Vec<(&str, Vec<&str>)> = Vec::new();
+    for k in applicable() {
+        match versions.iter_mut().find(|(v, _)| *v == k.api_version()) {
+            Some((_, kinds)) => kinds.push(k.name()),
+            None => versions.push((k.api_version(), vec![k.name()])),
+        }
+    }
+    let each = versions.iter().map(|(version, kinds)| match kinds.split_last() {
+        Some((last, [])) => format!("{last} ({version})"),
+        Some((last, rest)) => format!("{} and {last} ({version})", rest.join(", ")),
+        None => String::new(),
+    });
+    each.collect::<Vec<_>>().join(", ")
 }
 
 /// The keys no field table read (`spec.template.spec.containers.0.livenessProbe`), in document order: a field
@@ -741,6 +752,7 @@ fn decode_object<'n>(kind: Kind, cx: &mut decode::Cx<'n>, n: &'n Node) -> Result
         Kind::Service => Object::Service(objects::service(cx, n)?),
         Kind::PodDisruptionBudget => Object::PodDisruptionBudget(objects::pdb(cx, n)?),
         Kind::EndpointSlice => Object::EndpointSlice(objects::endpoint_slice(cx, n)?),
+        k if k.info().stored.is_some() => Object::Stored(stored::read(cx, n, k)?),
         other => return Err(cx.error(n, format_args!("kubeloop does not apply {} objects", other.name()))),
     })
 }
@@ -818,7 +830,8 @@ mod legacy;
 pub(crate) mod objects;
 mod schema;
 use schema::known_field;
-pub use schema::{field_type, schema_fields, schema_type};
+pub use schema::{field_type, schema_fields, schema_type, value_type};
+mod stored;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

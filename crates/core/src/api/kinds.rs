@@ -1,8 +1,94 @@
 //! The kind registry: one description of each kind the API serves, which the store, the manifest reader, kubectl's
-//! discovery (`api-resources`, resource names, completion) and the messages read. A new kind is a [`Kind`] variant
-//! and a row here (and its type, field table and printers elsewhere).
+//! discovery (`api-resources`, resource names, completion), the bounds and the messages read. A new kind is a
+//! [`Kind`] variant and a row here, and its fields' rows in `data/explain.tsv` (kubeloop-engine's). A kind kubeloop
+//! stores without simulating ([`StoredKind`]) needs nothing more: its objects are [`super::Stored`] and its row says
+//! how kubectl prints them. A simulated kind adds its typed struct, field table, printers and controller.
 
-use super::Kind;
+use serde::{Deserialize, Serialize};
+
+use crate::limits;
+
+/// The kinds the API store serves. A new kind goes last: the order is the store's and the informers' (a kind
+/// placed before another would move its place in every history).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Kind {
+    Namespace,
+    Node,
+    Pod,
+    ReplicaSet,
+    Deployment,
+    Lease,
+    Event,
+    ConfigMap,
+    Secret,
+    ServiceAccount,
+    Service,
+    EndpointSlice,
+    PodDisruptionBudget,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 13] = [
+        Kind::Namespace,
+        Kind::Node,
+        Kind::Pod,
+        Kind::ReplicaSet,
+        Kind::Deployment,
+        Kind::Lease,
+        Kind::Event,
+        Kind::ConfigMap,
+        Kind::Secret,
+        Kind::ServiceAccount,
+        Kind::Service,
+        Kind::EndpointSlice,
+        Kind::PodDisruptionBudget,
+    ];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The kind's row of the registry ([`KINDS`]).
+    pub fn info(self) -> &'static KindInfo {
+        &KINDS[self as usize]
+    }
+
+    /// Whether the API server keeps `metadata.generation` for this kind ([`KindInfo::generation`]).
+    pub fn has_generation(self) -> bool {
+        self.info().generation
+    }
+
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    pub fn api_version(self) -> &'static str {
+        self.info().api_version
+    }
+
+    /// The lowercase plural resource name (`pods`, `deployments`).
+    pub fn plural(self) -> &'static str {
+        self.info().plural
+    }
+
+    /// `resource.group` as kubectl names objects in its messages (`deployment.apps`, `pod`).
+    pub fn resource_ref(self) -> &'static str {
+        self.info().resource_ref
+    }
+
+    pub fn namespaced(self) -> bool {
+        self.info().namespaced
+    }
+
+    /// Whether the kind has a `/status` subresource ([`KindInfo::status_subresource`]).
+    pub fn has_status_subresource(self) -> bool {
+        self.info().status_subresource
+    }
+
+    pub fn from_type(api_version: &str, kind: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == kind && k.api_version() == api_version)
+    }
+}
 
 /// What the API server and discovery say of one kind.
 #[derive(Clone, Copy, Debug)]
@@ -21,6 +107,8 @@ pub struct KindInfo {
     pub short_names: &'static [&'static str],
     /// `resource.group` as kubectl names objects in its messages (`deployment.apps`, `pod`).
     pub resource_ref: &'static str,
+    /// `resource.group` as the API server names the resource in its errors (`deployments.apps`, `pods`).
+    pub group_resource: &'static str,
     pub namespaced: bool,
     /// Whether the API server keeps `metadata.generation`: set to 1 on create and bumped on spec changes by the
     /// strategies of pods (1.34), ReplicaSets, Deployments, PodDisruptionBudgets and EndpointSlices.
@@ -30,6 +118,21 @@ pub struct KindInfo {
     pub status_subresource: bool,
     /// The verbs discovery lists.
     pub verbs: &'static [&'static str],
+    /// Whether a manifest may hold it (`kubectl apply`); Leases and Events are written by the control plane only.
+    pub applicable: bool,
+    /// Objects of the kind the API store holds at most (a constant of [`limits`], the one place for bounds).
+    pub max_objects: usize,
+    /// For a kind kubeloop stores and serves without simulating it: how kubectl prints it. `None`: simulated.
+    pub stored: Option<StoredKind>,
+}
+
+/// How kubectl prints a kind kubeloop only stores: `get`'s columns after NAME, each a heading and the field path
+/// it shows (`AGE`'s path is empty: the object's age), and `describe`'s lines, each a label and a field path
+/// (`metadata.name`, `value`), followed by the object's Events. The paths name fields of the kind's schema.
+#[derive(Clone, Copy, Debug)]
+pub struct StoredKind {
+    pub columns: &'static [(&'static str, &'static str)],
+    pub describe: &'static [(&'static str, &'static str)],
 }
 
 const RW: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
@@ -46,10 +149,14 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "namespace",
         short_names: &["ns"],
         resource_ref: "namespace",
+        group_resource: "namespaces",
         namespaced: false,
         generation: false,
         status_subresource: true,
         verbs: &["create", "delete", "get", "list", "patch", "update", "watch"],
+        applicable: true,
+        max_objects: limits::MAX_NAMESPACES,
+        stored: None,
     },
     KindInfo {
         kind: Kind::Node,
@@ -61,10 +168,14 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "node",
         short_names: &["no"],
         resource_ref: "node",
+        group_resource: "nodes",
         namespaced: false,
         generation: false,
         status_subresource: true,
         verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_NODES,
+        stored: None,
     },
     KindInfo {
         kind: Kind::Pod,
@@ -76,10 +187,14 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "pod",
         short_names: &["po"],
         resource_ref: "pod",
+        group_resource: "pods",
         namespaced: true,
         generation: true,
         status_subresource: true,
         verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_PODS,
+        stored: None,
     },
     KindInfo {
         kind: Kind::ReplicaSet,
@@ -91,10 +206,14 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "replicaset",
         short_names: &["rs"],
         resource_ref: "replicaset.apps",
+        group_resource: "replicasets.apps",
         namespaced: true,
         generation: true,
         status_subresource: true,
         verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_REPLICASETS,
+        stored: None,
     },
     KindInfo {
         kind: Kind::Deployment,
@@ -106,10 +225,14 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "deployment",
         short_names: &["deploy"],
         resource_ref: "deployment.apps",
+        group_resource: "deployments.apps",
         namespaced: true,
         generation: true,
         status_subresource: true,
         verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_DEPLOYMENTS,
+        stored: None,
     },
     KindInfo {
         kind: Kind::Lease,
@@ -121,10 +244,14 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "lease",
         short_names: &[],
         resource_ref: "lease.coordination.k8s.io",
+        group_resource: "leases.coordination.k8s.io",
         namespaced: true,
         generation: false,
         status_subresource: false,
         verbs: RW,
+        applicable: false,
+        max_objects: limits::MAX_NODES + 100,
+        stored: None,
     },
     KindInfo {
         kind: Kind::Event,
@@ -136,10 +263,14 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "event",
         short_names: &["ev"],
         resource_ref: "event",
+        group_resource: "events",
         namespaced: true,
         generation: false,
         status_subresource: false,
         verbs: RW,
+        applicable: false,
+        max_objects: limits::MAX_EVENTS,
+        stored: None,
     },
     KindInfo {
         kind: Kind::ConfigMap,
@@ -151,10 +282,14 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "configmap",
         short_names: &["cm"],
         resource_ref: "configmap",
+        group_resource: "configmaps",
         namespaced: true,
         generation: false,
         status_subresource: false,
         verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_CONFIG_OBJECTS,
+        stored: None,
     },
     KindInfo {
         kind: Kind::Secret,
@@ -166,10 +301,14 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "secret",
         short_names: &[],
         resource_ref: "secret",
+        group_resource: "secrets",
         namespaced: true,
         generation: false,
         status_subresource: false,
         verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_CONFIG_OBJECTS,
+        stored: None,
     },
     KindInfo {
         kind: Kind::ServiceAccount,
@@ -181,10 +320,15 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "serviceaccount",
         short_names: &["sa"],
         resource_ref: "serviceaccount",
+        group_resource: "serviceaccounts",
         namespaced: true,
         generation: false,
         status_subresource: false,
         verbs: RW,
+        applicable: true,
+        // One `default` per namespace, and as many more as ConfigMaps.
+        max_objects: limits::MAX_NAMESPACES + limits::MAX_CONFIG_OBJECTS,
+        stored: None,
     },
     KindInfo {
         kind: Kind::Service,
@@ -196,10 +340,14 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "service",
         short_names: &["svc"],
         resource_ref: "service",
+        group_resource: "services",
         namespaced: true,
         generation: false,
         status_subresource: true,
         verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_SERVICES,
+        stored: None,
     },
     KindInfo {
         kind: Kind::EndpointSlice,
@@ -211,10 +359,15 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "endpointslice",
         short_names: &[],
         resource_ref: "endpointslice.discovery.k8s.io",
+        group_resource: "endpointslices.discovery.k8s.io",
         namespaced: true,
         generation: true,
         status_subresource: false,
         verbs: RW,
+        applicable: true,
+        // One slice per 100 pods of a Service, and one per Service without any.
+        max_objects: limits::MAX_SERVICES + limits::MAX_PODS / 100,
+        stored: None,
     },
     KindInfo {
         kind: Kind::PodDisruptionBudget,
@@ -226,10 +379,15 @@ pub const KINDS: [KindInfo; 13] = [
         singular: "poddisruptionbudget",
         short_names: &["pdb"],
         resource_ref: "poddisruptionbudget.policy",
+        group_resource: "poddisruptionbudgets.policy",
         namespaced: true,
         generation: true,
         status_subresource: true,
         verbs: RW,
+        applicable: true,
+        // As many as Deployments (kubeloop's own bound).
+        max_objects: limits::MAX_DEPLOYMENTS,
+        stored: None,
     },
 ];
 
@@ -272,6 +430,11 @@ mod tests {
                 format!("{}.{}", info.singular, info.group)
             };
             assert_eq!(info.resource_ref, resource_ref, "{k}");
+            let group_resource = match info.group {
+                "" => info.plural.to_string(),
+                group => format!("{}.{group}", info.plural),
+            };
+            assert_eq!(info.group_resource, group_resource, "{k}");
             assert_eq!(info.singular, info.name.to_ascii_lowercase(), "{k}");
         }
     }

@@ -16,12 +16,11 @@ pub mod quantity;
 pub mod selector;
 pub mod service;
 pub mod shared;
+pub mod stored;
 pub mod types;
 
 use std::fmt;
 use std::rc::Rc;
-
-use serde::{Deserialize, Serialize};
 
 pub use conditions::{set_condition, Placement};
 pub use config::{ConfigMap, LocalObjectReference, Secret, ServiceAccount};
@@ -30,7 +29,7 @@ pub use env::{
     ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector, SecretVolumeSource,
     SourceRef, Volume,
 };
-pub use kinds::{KindInfo, DISCOVERY, KINDS};
+pub use kinds::{Kind, KindInfo, StoredKind, DISCOVERY, KINDS};
 pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use poddisruptionbudget::{PdbCondition, PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus};
@@ -39,6 +38,7 @@ pub use quantity::Quantity;
 pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};
 pub use service::{LoadBalancerStatus, Service, ServicePort, ServiceSpec, ServiceStatus};
 pub use shared::Shared;
+pub use stored::Stored;
 pub use types::*;
 
 /// A shared, immutable string.
@@ -55,87 +55,6 @@ pub fn text_eq(a: &str, b: &str) -> bool {
 /// Makes a shared string.
 pub fn s(v: &str) -> Str {
     Rc::from(v)
-}
-
-/// The kinds the API store serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Kind {
-    Namespace,
-    Node,
-    Pod,
-    ReplicaSet,
-    Deployment,
-    Lease,
-    Event,
-    ConfigMap,
-    Secret,
-    ServiceAccount,
-    Service,
-    EndpointSlice,
-    PodDisruptionBudget,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 13] = [
-        Kind::Namespace,
-        Kind::Node,
-        Kind::Pod,
-        Kind::ReplicaSet,
-        Kind::Deployment,
-        Kind::Lease,
-        Kind::Event,
-        Kind::ConfigMap,
-        Kind::Secret,
-        Kind::ServiceAccount,
-        Kind::Service,
-        Kind::EndpointSlice,
-        Kind::PodDisruptionBudget,
-    ];
-
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The kind's row of the registry ([`KINDS`]).
-    pub fn info(self) -> &'static KindInfo {
-        &KINDS[self as usize]
-    }
-
-    /// Whether the API server keeps `metadata.generation` for this kind ([`KindInfo::generation`]).
-    pub fn has_generation(self) -> bool {
-        self.info().generation
-    }
-
-    pub fn name(self) -> &'static str {
-        self.info().name
-    }
-
-    pub fn api_version(self) -> &'static str {
-        self.info().api_version
-    }
-
-    /// The lowercase plural resource name (`pods`, `deployments`).
-    pub fn plural(self) -> &'static str {
-        self.info().plural
-    }
-
-    /// `resource.group` as kubectl names objects in its messages (`deployment.apps`, `pod`).
-    pub fn resource_ref(self) -> &'static str {
-        self.info().resource_ref
-    }
-
-    pub fn namespaced(self) -> bool {
-        self.info().namespaced
-    }
-
-    /// Whether the kind has a `/status` subresource ([`KindInfo::status_subresource`]).
-    pub fn has_status_subresource(self) -> bool {
-        self.info().status_subresource
-    }
-
-    pub fn from_type(api_version: &str, kind: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == kind && k.api_version() == api_version)
-    }
 }
 
 impl fmt::Display for Kind {
@@ -224,6 +143,8 @@ pub enum Object {
     Service(Service),
     EndpointSlice(EndpointSlice),
     PodDisruptionBudget(PodDisruptionBudget),
+    /// An object of a kind kubeloop stores without simulating it ([`KindInfo::stored`]).
+    Stored(Stored),
 }
 
 macro_rules! each_kind {
@@ -242,6 +163,7 @@ macro_rules! each_kind {
             Object::Service($v) => $body,
             Object::EndpointSlice($v) => $body,
             Object::PodDisruptionBudget($v) => $body,
+            Object::Stored($v) => $body,
         }
     };
 }
@@ -283,6 +205,7 @@ accessors! {
     Service, Service, as_service, as_service_mut, into_service;
     EndpointSlice, EndpointSlice, as_endpointslice, as_endpointslice_mut, into_endpointslice;
     PodDisruptionBudget, PodDisruptionBudget, as_pdb, as_pdb_mut, into_pdb;
+    Stored, Stored, as_stored, as_stored_mut, into_stored;
 }
 
 impl Object {
@@ -301,6 +224,7 @@ impl Object {
             Object::Service(_) => Kind::Service,
             Object::EndpointSlice(_) => Kind::EndpointSlice,
             Object::PodDisruptionBudget(_) => Kind::PodDisruptionBudget,
+            Object::Stored(v) => v.kind,
         }
     }
 

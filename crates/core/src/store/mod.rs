@@ -160,21 +160,7 @@ impl fmt::Display for ApiError {
 
 /// `resource.group` as the API server names a resource in its errors (`deployments.apps`, `pods`).
 pub fn group_resource(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Namespace => "namespaces",
-        Kind::Node => "nodes",
-        Kind::Pod => "pods",
-        Kind::ReplicaSet => "replicasets.apps",
-        Kind::Deployment => "deployments.apps",
-        Kind::Lease => "leases.coordination.k8s.io",
-        Kind::Event => "events",
-        Kind::ConfigMap => "configmaps",
-        Kind::Secret => "secrets",
-        Kind::ServiceAccount => "serviceaccounts",
-        Kind::Service => "services",
-        Kind::EndpointSlice => "endpointslices.discovery.k8s.io",
-        Kind::PodDisruptionBudget => "poddisruptionbudgets.policy",
-    }
+    kind.info().group_resource
 }
 
 /// Deletion propagation (`DeleteOptions.propagationPolicy`).

@@ -157,6 +157,7 @@ fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> Stri
         Object::EndpointSlice(_) => describe_generic(&mut w, obj),
         Object::PodDisruptionBudget(p) => describe_pdb(&mut w, p),
         Object::Lease(_) | Object::Event(_) => describe_generic(&mut w, obj),
+        Object::Stored(o) => describe_stored(&mut w, o),
     }
     if let Some(evs) = events {
         describe_events(&mut w, &evs, now);
@@ -708,6 +709,21 @@ fn describe_pdb(w: &mut Writer, p: &crate::api::PodDisruptionBudget) {
     w.write(2, &format!("Current:\t{}\n", st.current_healthy));
     w.write(2, &format!("Desired:\t{}\n", st.desired_healthy));
     w.write(2, &format!("Total:\t{}\n", st.expected_pods));
+}
+
+/// A kind kubeloop only stores, by its registry row's describe lines (label, field path).
+fn describe_stored(w: &mut Writer, o: &crate::api::Stored) {
+    let lines = o.kind.info().stored.map_or(&[][..], |s| s.describe);
+    for (label, path) in lines {
+        let value = match *path {
+            "metadata.name" => o.metadata.name.to_string(),
+            "metadata.namespace" => o.metadata.namespace.to_string(),
+            "metadata.labels" => super::get::printers::format_labels(&o.metadata.labels),
+            "metadata.annotations" => super::get::printers::format_labels(&o.metadata.annotations),
+            path => super::get::printers::stored_field(o, path),
+        };
+        w.write(0, &format!("{label}:\t{value}\n"));
+    }
 }
 
 /// `describeService`, each port's endpoints read from the Service's EndpointSlices ([`ServiceEndpoints`], the

@@ -48,6 +48,12 @@ pub(crate) fn object(o: &Object) -> Value {
             .put("endpoints", v.endpoints.as_deref().map_or(Value::Null, |e| array(e, endpoint)))
             .put("ports", v.ports.as_deref().map_or(Value::Null, |p| array(p, endpoint_port))),
         Object::PodDisruptionBudget(v) => w.put("spec", pdb_spec(&v.spec)).put("status", pdb_status(&v.status)),
+        Object::Stored(v) => {
+            for (key, value) in &v.fields {
+                w.put(key, value.clone());
+            }
+            &mut w
+        }
     };
     w.done()
 }

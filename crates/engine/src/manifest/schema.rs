@@ -42,9 +42,20 @@ pub fn schema_type(kind: Kind) -> Option<&'static str> {
 /// The schema type of field `seg` of type `ty`, for fields whose own fields are known (`status` excepted: any
 /// field under a status is accepted).
 pub fn field_type(ty: &str, seg: &str) -> Option<&'static str> {
-    let (_, names, objects) = row(ty)?;
-    let i = names.iter().position(|n| *n == seg)?;
-    Some(objects[i]).filter(|t| !t.is_empty())
+    let element = value_type(ty, seg)?.trim_start_matches("[]");
+    row(element).map(|r| r.0)
+}
+
+/// The type of field `seg` of schema type `ty` as kubectl prints it (`string`, `[]Container`, `map[string]string`).
+pub fn value_type(ty: &str, seg: &str) -> Option<&'static str> {
+    let (_, names, types) = row(ty)?;
+    names.iter().position(|n| *n == seg).map(|i| types[i])
+}
+
+/// The fields of schema type `ty` the API server gives a value when they are left out, with that value's text
+/// (only the kinds kubeloop stores without simulating read this: the simulated ones default in admission).
+pub(super) fn defaults(ty: &str) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+    DEFAULTS.iter().filter(move |(t, _, _)| *t == ty).map(|(_, f, v)| (*f, *v))
 }
 
 /// The fields Kubernetes accepts in schema type `ty` (kubeloop simulates some of them; see [`super::objects`]).

@@ -30,6 +30,12 @@ fn serde_json_of(o: &Object) -> Value {
         Object::Service(v) => serde_json::to_value(v),
         Object::EndpointSlice(v) => serde_json::to_value(v),
         Object::PodDisruptionBudget(v) => serde_json::to_value(v),
+        // A stored kind's fields are JSON already: its metadata through serde, then the fields.
+        Object::Stored(v) => serde_json::to_value(&v.metadata).map(|m| {
+            let mut body = v.fields.clone();
+            body.insert("metadata".into(), m);
+            Value::Object(body)
+        }),
     };
     let mut out = Map::new();
     out.insert("apiVersion".into(), o.kind().api_version().into());
@@ -78,6 +84,7 @@ impl Oracle {
             Object::Service(v) => v.serialize(rec),
             Object::EndpointSlice(v) => v.serialize(rec),
             Object::PodDisruptionBudget(v) => v.serialize(rec),
+            Object::Stored(v) => v.metadata.serialize(rec),
         };
         assert!(recorded.is_ok());
     }
@@ -603,6 +610,9 @@ fn typed(kind: Kind, v: &Value) -> Option<Object> {
         Kind::Service => Object::Service(de(v)?),
         Kind::EndpointSlice => Object::EndpointSlice(de(v)?),
         Kind::PodDisruptionBudget => Object::PodDisruptionBudget(de(v)?),
+        // No typed struct: nothing for serde's derive to read.
+        #[allow(unreachable_patterns)] // until the first stored kind
+        _ => return None,
     })
 }
 
@@ -881,7 +891,7 @@ fn writes_every_object_as_serde_did() {
             }
         }
     }
-    for kind in Kind::ALL {
+    for kind in Kind::ALL.into_iter().filter(|k| k.info().stored.is_none()) {
         let empty = typed(kind, &json!({})).expect("an empty object");
         oracle.check(&empty, "empty");
         let mut meta = empty.clone();
@@ -899,7 +909,9 @@ fn writes_every_object_as_serde_did() {
     oracle.check(&Object::EndpointSlice(es), "empty lists");
     assert!(built > 1000, "{built} variants");
     for (kind, n) in &oracle.by_kind {
-        assert!(*n > 20, "{kind}: {n} objects compared");
+        // A stored kind has no typed struct to vary: only its manifests are compared.
+        let stored = Kind::ALL.iter().any(|k| k.name() == *kind && k.info().stored.is_some());
+        assert!(*n > 20 || stored, "{kind}: {n} objects compared");
     }
     assert_eq!(oracle.by_kind.len(), Kind::ALL.len());
 

@@ -1,0 +1,99 @@
+//! The objects of the kinds kubeloop stores without simulating them ([`crate::api::StoredKind`]), read and written
+//! through the kind's schema alone: its rows of `data/explain.tsv` say which fields it has and of what type, so a
+//! new stored kind needs no reader or writer of its own. A field the schema does not have is a strict decoding
+//! error, as for every kind; a value of the wrong type is serde's error at its line; a field whose type has fields
+//! of its own is read through them, item by item for a list; anything else (an `IntOrString`, a `Quantity`, a
+//! type kubeloop has no rows for) is kept as it was written. A field left out gets the API server's default where
+//! the schema names one (explain.tsv's `default=`).
+
+use serde_json::{Map, Value};
+
+use super::objects::meta;
+use super::schema::{defaults, field_type, schema_fields, value_type};
+use crate::api::{Kind, Stored};
+use crate::decode::{self, Cx, JsonError, Result, Shape};
+use crate::yamltree::Node;
+
+/// Reads an object of stored kind `kind`.
+pub(crate) fn read<'n>(cx: &mut Cx<'n>, n: &'n Node, kind: Kind) -> Result<Stored> {
+    let mut out = Stored { kind, metadata: Default::default(), fields: Map::new() };
+    let expected = format!("struct {}", kind.name());
+    let shape = Shape { expected: &expected, names: schema_fields(kind.name()), required: &[], strict: false };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "metadata" => out.metadata = meta(cx, v)?,
+            "apiVersion" | "kind" => {}
+            _ if cx.is_null(v)? => {}
+            _ => {
+                let value = field(cx, v, kind.name(), key)?;
+                out.fields.insert(key.to_string(), value);
+            }
+        }
+        Ok(())
+    })?;
+    default(&mut out.fields, kind.name());
+    Ok(out)
+}
+
+/// Gives the fields of schema type `ty` that `out` lacks the API server's defaults.
+fn default(out: &mut Map<String, Value>, ty: &str) {
+    for (field, text) in defaults(ty) {
+        if out.contains_key(field) {
+            continue;
+        }
+        let value = match value_type(ty, field) {
+            Some("integer") => text.parse::<i64>().map_or(Value::Null, Value::from),
+            Some("boolean") => Value::Bool(text == "true"),
+            _ => Value::String(text.to_string()),
+        };
+        out.insert(field.to_string(), value);
+    }
+}
+
+/// Field `key` of schema type `ty`, by its type.
+fn field<'n>(cx: &mut Cx<'n>, v: &'n Node, ty: &str, key: &str) -> Result<Value> {
+    let value_ty = value_type(ty, key).unwrap_or("");
+    if let Some(object) = field_type(ty, key) {
+        return match value_ty.starts_with("[]") {
+            true => {
+                let mut out = Vec::new();
+                cx.each(v, &mut |cx, item| {
+                    out.push(fields(cx, item, object)?);
+                    Ok(())
+                })?;
+                Ok(Value::Array(out))
+            }
+            false => fields(cx, v, object),
+        };
+    }
+    Ok(match value_ty {
+        "string" => Value::String(cx.string(v)?.to_string()),
+        "integer" => Value::from(cx.i64(v)?),
+        "boolean" => Value::Bool(cx.bool(v)?),
+        "[]string" => Value::Array(cx.strings(v)?.iter().map(|s| Value::String(s.to_string())).collect()),
+        "map[string]string" => {
+            let labels = cx.labels(v)?;
+            Value::Object(labels.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect())
+        }
+        _ => decode::to_json(v).map_err(|e| match e {
+            JsonError::Value(e) => e,
+            JsonError::Key(m) => cx.error(v, m),
+        })?,
+    })
+}
+
+/// An object of schema type `ty` (one with rows of its own): each of its fields by its type.
+fn fields<'n>(cx: &mut Cx<'n>, n: &'n Node, ty: &str) -> Result<Value> {
+    let mut out = Map::new();
+    let expected = format!("struct {ty}");
+    let shape = Shape { expected: &expected, names: schema_fields(ty), required: &[], strict: false };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        if !cx.is_null(v)? {
+            let value = field(cx, v, ty, key)?;
+            out.insert(key.to_string(), value);
+        }
+        Ok(())
+    })?;
+    default(&mut out, ty);
+    Ok(Value::Object(out))
+}
