@@ -25,10 +25,11 @@ pub enum Kind {
     Service,
     EndpointSlice,
     PodDisruptionBudget,
+    PriorityClass,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -42,6 +43,7 @@ impl Kind {
         Kind::Service,
         Kind::EndpointSlice,
         Kind::PodDisruptionBudget,
+        Kind::PriorityClass,
     ];
 
     pub fn index(self) -> usize {
@@ -138,7 +140,7 @@ pub struct StoredKind {
 const RW: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 /// Every kind, in [`Kind::ALL`]'s order (`KINDS[k as usize].kind == k`).
-pub const KINDS: [KindInfo; 13] = [
+pub const KINDS: [KindInfo; 14] = [
     KindInfo {
         kind: Kind::Namespace,
         name: "Namespace",
@@ -389,10 +391,45 @@ pub const KINDS: [KindInfo; 13] = [
         max_objects: limits::MAX_DEPLOYMENTS,
         stored: None,
     },
+    KindInfo {
+        kind: Kind::PriorityClass,
+        name: "PriorityClass",
+        api_version: "scheduling.k8s.io/v1",
+        group: "scheduling.k8s.io",
+        version: "v1",
+        plural: "priorityclasses",
+        singular: "priorityclass",
+        short_names: &["pc"],
+        resource_ref: "priorityclass.scheduling.k8s.io",
+        group_resource: "priorityclasses.scheduling.k8s.io",
+        namespaced: false,
+        generation: false,
+        status_subresource: false,
+        verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_STORED_OBJECTS,
+        // printers.go's priorityClassColumnDefinitions; describe.go's describePriorityClass.
+        stored: Some(StoredKind {
+            columns: &[
+                ("VALUE", "value"),
+                ("GLOBAL-DEFAULT", "globalDefault"),
+                ("AGE", ""),
+                ("PREEMPTIONPOLICY", "preemptionPolicy"),
+            ],
+            describe: &[
+                ("Name", "metadata.name"),
+                ("Value", "value"),
+                ("GlobalDefault", "globalDefault"),
+                ("PreemptionPolicy", "preemptionPolicy"),
+                ("Description", "description"),
+                ("Annotations", "metadata.annotations"),
+            ],
+        }),
+    },
 ];
 
 /// The kinds in discovery's order (`kubectl api-resources` before its sort): the core group, then by group.
-pub const DISCOVERY: [Kind; 13] = [
+pub const DISCOVERY: [Kind; 14] = [
     Kind::ConfigMap,
     Kind::Event,
     Kind::Namespace,
@@ -406,6 +443,7 @@ pub const DISCOVERY: [Kind; 13] = [
     Kind::Lease,
     Kind::EndpointSlice,
     Kind::PodDisruptionBudget,
+    Kind::PriorityClass,
 ];
 
 #[cfg(test)]

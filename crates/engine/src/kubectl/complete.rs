@@ -304,7 +304,7 @@ mod tests {
         assert_eq!(c(&mut sim, "kubectl explain re"), ["replicasets"]);
         assert_eq!(
             c(&mut sim, "kubectl get -n default p"),
-            ["poddisruptionbudgets", "pods"],
+            ["poddisruptionbudgets", "pods", "priorityclasses"],
             "flag values are skipped"
         );
     }

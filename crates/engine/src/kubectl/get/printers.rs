@@ -51,7 +51,6 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::Service => &["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"],
         Kind::EndpointSlice => &["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"],
         Kind::PodDisruptionBudget => &["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"],
-        #[allow(unreachable_patterns)] // until the first stored kind
         k => {
             let columns = k.info().stored.map_or(&[][..], |s| s.columns);
             stored = std::iter::once("NAME").chain(columns.iter().map(|(heading, _)| *heading)).collect();
