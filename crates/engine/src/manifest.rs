@@ -696,19 +696,29 @@ fn applicable_kind(
 /// The kinds a manifest may hold, by apiVersion in the registry's order: `Namespace, Node and Pod (v1),
 /// ReplicaSet and Deployment (apps/v1), ...`.
 fn serves() -> String {
-    let mut versions: Vec<(&str, Vec<&str>)> = Vec::new();
-    for k in applicable() {
-        match versions.iter_mut().find(|(v, _)| *v == k.api_version()) {
-            Some((_, kinds)) => kinds.push(k.name()),
-            None => versions.push((k.api_version(), vec![k.name()])),
+    let mut out = String::new();
+    let kinds: Vec<Kind> = applicable().collect();
+    for (i, k) in kinds.iter().enumerate() {
+        let version = k.api_version();
+        if kinds[..i].iter().any(|e| e.api_version() == version) {
+            continue;
         }
+        let mut same = kinds[i..].iter().filter(|e| e.api_version() == version).peekable();
+        let mut first = true;
+        while let Some(e) = same.next() {
+            let sep = match (first, same.peek().is_some()) {
+                (true, _) if !out.is_empty() => ", ",
+                (true, _) => "",
+                (false, true) => ", ",
+                (false, false) => " and ",
+            };
+            out.push_str(sep);
+            out.push_str(e.name());
+            first = false;
+        }
+        out.push_str(&format!(" ({version})"));
     }
-    let each = versions.iter().map(|(version, kinds)| match kinds.split_last() {
-        Some((last, [])) => format!("{last} ({version})"),
-        Some((last, rest)) => format!("{} and {last} ({version})", rest.join(", ")),
-        None => String::new(),
-    });
-    each.collect::<Vec<_>>().join(", ")
+    out
 }
 
 /// The keys no field table read (`spec.template.spec.containers.0.livenessProbe`), in document order: a field

@@ -374,7 +374,7 @@ fn object(b: &mut Bytes, ty: &str, depth: usize) -> Node {
     let mut entries = Vec::new();
     let n = if fields.is_empty() { b.count(2) } else { b.count(fields.len().min(8)) };
     for _ in 0..n {
-        let key = if fields.is_empty() || b.chance(5) { text(b) } else { b.pick(fields).to_string() };
+        let key = if fields.is_empty() || b.chance(5) { text(b) } else { b.pick(&fields).to_string() };
         entries.push((key.clone(), field(b, ty, &key, depth + 1)));
     }
     if b.chance(3) {

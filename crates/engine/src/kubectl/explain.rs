@@ -428,7 +428,7 @@ mod tests {
             seen.push(ty);
             for field in manifest::schema_fields(ty) {
                 assert!(field_doc(ty, field).is_some(), "{ty}.{field} has no documentation in explain.rs");
-                if *field != "status" {
+                if field != "status" {
                     if let Some(t) = manifest::field_type(ty, field) {
                         todo.push(t);
                     }

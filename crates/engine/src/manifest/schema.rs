@@ -28,28 +28,32 @@ pub(super) fn known_field(kind: Kind, path: &[&str]) -> bool {
 // The tables, written by build.rs from data/explain.tsv (the fields' one table: names, types, documentation).
 include!(concat!(env!("OUT_DIR"), "/schema_tables.rs"));
 
-/// A schema type's row of the tables.
-fn row(ty: &str) -> Option<&'static (&'static str, &'static [&'static str], &'static [&'static str])> {
-    SCHEMA.iter().find(|(t, _, _)| *t == ty)
+/// A schema type's fields, one `name type` line each.
+fn row(ty: &str) -> Option<&'static str> {
+    SCHEMA.iter().find(|(t, _)| *t == ty).map(|(_, fields)| *fields)
+}
+
+/// A schema type's fields: (name, type of its value as kubectl prints it).
+fn fields(ty: &str) -> impl Iterator<Item = (&'static str, &'static str)> {
+    row(ty).unwrap_or("").lines().filter_map(|line| line.split_once(' '))
 }
 
 /// The schema type name of a kind's object (`Deployment`), for the field tables below (also `kubectl explain`):
 /// its name, when explain.tsv lists its fields.
 pub fn schema_type(kind: Kind) -> Option<&'static str> {
-    row(kind.name()).map(|r| r.0)
+    row(kind.name()).map(|_| kind.name())
 }
 
 /// The schema type of field `seg` of type `ty`, for fields whose own fields are known (`status` excepted: any
 /// field under a status is accepted).
 pub fn field_type(ty: &str, seg: &str) -> Option<&'static str> {
     let element = value_type(ty, seg)?.trim_start_matches("[]");
-    row(element).map(|r| r.0)
+    row(element).map(|_| element)
 }
 
 /// The type of field `seg` of schema type `ty` as kubectl prints it (`string`, `[]Container`, `map[string]string`).
 pub fn value_type(ty: &str, seg: &str) -> Option<&'static str> {
-    let (_, names, types) = row(ty)?;
-    names.iter().position(|n| *n == seg).map(|i| types[i])
+    fields(ty).find(|(name, _)| *name == seg).map(|(_, value)| value)
 }
 
 /// The fields of schema type `ty` the API server gives a value when they are left out, with that value's text
@@ -58,7 +62,8 @@ pub(super) fn defaults(ty: &str) -> impl Iterator<Item = (&'static str, &'static
     DEFAULTS.iter().filter(move |(t, _, _)| *t == ty).map(|(_, f, v)| (*f, *v))
 }
 
-/// The fields Kubernetes accepts in schema type `ty` (kubeloop simulates some of them; see [`super::objects`]).
-pub fn schema_fields(ty: &str) -> &'static [&'static str] {
-    row(ty).map_or(&[], |r| r.1)
+/// The fields Kubernetes accepts in schema type `ty`, in upstream's order (kubeloop simulates some of them; see
+/// [`super::objects`]).
+pub fn schema_fields(ty: &str) -> Vec<&'static str> {
+    fields(ty).map(|(name, _)| name).collect()
 }

@@ -18,7 +18,7 @@ use crate::yamltree::Node;
 pub(crate) fn read<'n>(cx: &mut Cx<'n>, n: &'n Node, kind: Kind) -> Result<Stored> {
     let mut out = Stored { kind, metadata: Default::default(), fields: Map::new() };
     let expected = format!("struct {}", kind.name());
-    let shape = Shape { expected: &expected, names: schema_fields(kind.name()), required: &[], strict: false };
+    let shape = Shape { expected: &expected, names: &schema_fields(kind.name()), required: &[], strict: false };
     cx.fields(n, &shape, &mut |cx, key, v| {
         match key {
             "metadata" => out.metadata = meta(cx, v)?,
@@ -41,9 +41,10 @@ fn default(out: &mut Map<String, Value>, ty: &str) {
         if out.contains_key(field) {
             continue;
         }
-        let value = match value_type(ty, field) {
-            Some("integer") => text.parse::<i64>().map_or(Value::Null, Value::from),
-            Some("boolean") => Value::Bool(text == "true"),
+        // A text as it is; an integer or a boolean as its value.
+        let value = match (value_type(ty, field), text.parse::<i64>()) {
+            (Some("integer"), Ok(n)) => Value::from(n),
+            (Some("boolean"), _) => Value::Bool(text == "true"),
             _ => Value::String(text.to_string()),
         };
         out.insert(field.to_string(), value);
@@ -66,19 +67,28 @@ fn field<'n>(cx: &mut Cx<'n>, v: &'n Node, ty: &str, key: &str) -> Result<Value>
             false => fields(cx, v, object),
         };
     }
-    Ok(match value_ty {
-        "string" => Value::String(cx.string(v)?.to_string()),
-        "integer" => Value::from(cx.i64(v)?),
-        "boolean" => Value::Bool(cx.bool(v)?),
-        "[]string" => Value::Array(cx.strings(v)?.iter().map(|s| Value::String(s.to_string())).collect()),
-        "map[string]string" => {
-            let labels = cx.labels(v)?;
-            Value::Object(labels.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect())
+    // The scalar types are checked as the typed kinds read them; a text is kept as the text it was read as (`3`
+    // as "3"), the rest as JSON has it.
+    match value_ty {
+        "string" => return Ok(Value::String(cx.string(v)?.to_string())),
+        "integer" => drop(cx.i64(v)?),
+        "boolean" => drop(cx.bool(v)?),
+        "[]string" => {
+            let texts = cx.strings(v)?.iter().map(|s| Value::String(s.to_string())).collect();
+            return Ok(Value::Array(texts));
         }
-        _ => decode::to_json(v).map_err(|e| match e {
-            JsonError::Value(e) => e,
-            JsonError::Key(m) => cx.error(v, m),
-        })?,
+        "map[string]string" => {
+            let mut out = Map::new();
+            for (key, value) in cx.labels(v)? {
+                out.insert(key.to_string(), Value::String(value.to_string()));
+            }
+            return Ok(Value::Object(out));
+        }
+        _ => {}
+    }
+    decode::to_json(v).map_err(|e| match e {
+        JsonError::Value(e) => e,
+        JsonError::Key(m) => cx.error(v, m),
     })
 }
 
@@ -86,7 +96,7 @@ fn field<'n>(cx: &mut Cx<'n>, v: &'n Node, ty: &str, key: &str) -> Result<Value>
 fn fields<'n>(cx: &mut Cx<'n>, n: &'n Node, ty: &str) -> Result<Value> {
     let mut out = Map::new();
     let expected = format!("struct {ty}");
-    let shape = Shape { expected: &expected, names: schema_fields(ty), required: &[], strict: false };
+    let shape = Shape { expected: &expected, names: &schema_fields(ty), required: &[], strict: false };
     cx.fields(n, &shape, &mut |cx, key, v| {
         if !cx.is_null(v)? {
             let value = field(cx, v, ty, key)?;

@@ -36,7 +36,6 @@ pub(crate) fn format_labels(labels: &Labels) -> String {
 
 /// The column headers of `kind`'s table.
 pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
-    let stored: Vec<&str>;
     let base: &[&str] = match kind {
         Kind::Pod => &["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
         Kind::Deployment => &["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
@@ -51,11 +50,8 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::Service => &["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"],
         Kind::EndpointSlice => &["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"],
         Kind::PodDisruptionBudget => &["NAME", "MIN AVAILABLE", "MAX UNAVAILABLE", "ALLOWED DISRUPTIONS", "AGE"],
-        k => {
-            let columns = k.info().stored.map_or(&[][..], |s| s.columns);
-            stored = std::iter::once("NAME").chain(columns.iter().map(|(heading, _)| *heading)).collect();
-            &stored
-        }
+        // A stored kind: NAME, then its registry row's columns.
+        _ => &["NAME"],
     };
     let wide: &[&str] = match kind {
         Kind::Pod => &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
@@ -76,6 +72,8 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         );
     } else {
         cols.extend(base.iter().map(|s| s.to_string()));
+        let stored = kind.info().stored.map_or(&[][..], |s| s.columns);
+        cols.extend(stored.iter().map(|(heading, _)| heading.to_string()));
         if opts.wide {
             cols.extend(wide.iter().map(|s| s.to_string()));
         }
