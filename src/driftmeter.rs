@@ -4,8 +4,6 @@
 //! the informer table's rows one after the other, and each row shows the figure of its last complete measure,
 //! with the age of the oldest ([`Informer::drift_part`]: each part is exact when it is taken).
 
-use rustc_hash::FxHashMap;
-
 use kubeloop_engine::informer::{DriftCursor, Informer};
 use kubeloop_engine::sim::Sim;
 
@@ -33,8 +31,9 @@ struct Progress {
 /// progress.
 #[derive(Default)]
 pub struct DriftMeter {
-    /// Each row's last complete figure and the wall time its measure began, by row key.
-    figures: FxHashMap<String, (usize, f64)>,
+    /// Each row's last complete figure and the wall time its measure began, by row key (the table has a few dozen
+    /// rows: a list, without a hash table's code in the page).
+    figures: Vec<(String, (usize, f64))>,
     at: Option<Progress>,
     /// The row to measure after the one in progress (an index into the table, taken modulo its length).
     next_row: usize,
@@ -58,6 +57,18 @@ fn estimate<'a>(informers: impl Iterator<Item = &'a Informer>) -> usize {
 }
 
 impl DriftMeter {
+    /// Row `key`'s last complete figure.
+    fn figure(&self, key: &str) -> Option<(usize, f64)> {
+        self.figures.iter().find(|(k, _)| k == key).map(|(_, f)| *f)
+    }
+
+    fn set(&mut self, key: &str, figure: (usize, f64)) {
+        match self.figures.iter_mut().find(|(k, _)| k == key) {
+            Some((_, f)) => *f = figure,
+            None => self.figures.push((key.to_string(), figure)),
+        }
+    }
+
     /// Measures the rows' drift at wall time `now`: whole while a whole measure visits at most `whole_max` objects;
     /// else rows never measured whole, and then parts of the round visiting about `budget` objects (at most one
     /// round of the table).
@@ -69,17 +80,17 @@ impl DriftMeter {
         whole_max: usize,
         budget: usize,
     ) -> Measured {
-        self.figures.retain(|k, _| rows.iter().any(|r| &r.key == k));
+        self.figures.retain(|(k, _)| rows.iter().any(|r| &r.key == k));
         let all = rows.iter().flat_map(|r| r.ids.iter()).filter_map(|id| sim.informers().get(*id));
         if estimate(all) <= whole_max {
             self.at = None;
             for r in &rows {
-                self.figures.insert(r.key.clone(), (whole(sim, &r.ids), now));
+                self.set(&r.key, (whole(sim, &r.ids), now));
             }
         } else {
             for r in &rows {
-                if !self.figures.contains_key(&r.key) {
-                    self.figures.insert(r.key.clone(), (whole(sim, &r.ids), now));
+                if self.figure(&r.key).is_none() {
+                    self.set(&r.key, (whole(sim, &r.ids), now));
                 }
             }
             self.parts(sim, &rows, now, budget);
@@ -88,7 +99,7 @@ impl DriftMeter {
         let rows: Vec<InformerView> = rows
             .into_iter()
             .map(|r| {
-                let (drift, at) = self.figures.get(&r.key).copied().unwrap_or((0, now));
+                let (drift, at) = self.figure(&r.key).unwrap_or((0, now));
                 age = age.max(now - at);
                 InformerView { drift, ..r.view }
             })
@@ -122,7 +133,8 @@ impl DriftMeter {
                 continue;
             };
             let Some(inf) = rows[index].ids.get(p.member).and_then(|id| sim.informers().get(*id)) else {
-                self.figures.insert(p.row.clone(), (p.drift, p.began));
+                let (row, figure) = (p.row.clone(), (p.drift, p.began));
+                self.set(&row, figure);
                 self.at = None;
                 self.next_row = index + 1;
                 finished += 1;

@@ -2,10 +2,8 @@
 //! `kubectl describe service` reads them. A leaf of the page's modules: the snapshot and the lessons' checks both
 //! read it.
 
-use rustc_hash::FxHashMap;
-
 use kubeloop_engine::api::endpointslice::{ServiceEndpoints, LABEL_SERVICE_NAME};
-use kubeloop_engine::api::{EndpointSlice, Kind, ObjKey, Service, Str};
+use kubeloop_engine::api::{EndpointSlice, Kind, ObjKey, Service};
 use kubeloop_engine::sim::Sim;
 
 use crate::view::ServiceView;
@@ -20,17 +18,15 @@ pub fn build_services(sim: &Sim) -> Vec<ServiceView> {
     let store = sim.store();
     let services: Vec<&Service> =
         store.objects(Kind::Service).filter_map(|o| o.as_service()).take(MAX_SERVICE_VIEWS).collect();
-    let key = |namespace: &Str, name: &str| ObjKey { namespace: namespace.clone(), name: Str::from(name) };
-    let mut index: FxHashMap<ObjKey, usize> = FxHashMap::default();
-    let mut slices: Vec<Vec<&EndpointSlice>> = Vec::with_capacity(services.len());
-    for (i, s) in services.iter().enumerate() {
-        index.insert(key(&s.metadata.namespace, &s.metadata.name), i);
-        slices.push(Vec::new());
-    }
+    // The store lists in key order (namespace, then name): a slice finds its Service by a binary search.
+    let position = |namespace: &str, name: &str| {
+        services.binary_search_by(|s| (&*s.metadata.namespace, &*s.metadata.name).cmp(&(namespace, name))).ok()
+    };
+    let mut slices: Vec<Vec<&EndpointSlice>> = vec![Vec::new(); services.len()];
     if !services.is_empty() {
         for slice in store.objects(Kind::EndpointSlice).filter_map(|o| o.as_endpointslice()) {
             let Some(svc) = slice.metadata.label(LABEL_SERVICE_NAME) else { continue };
-            if let Some(&i) = index.get(&key(&slice.metadata.namespace, svc)) {
+            if let Some(i) = position(&slice.metadata.namespace, svc) {
                 slices[i].push(slice);
             }
         }

@@ -1,8 +1,6 @@
 //! The command line: shell-style words, then cobra/pflag-style flags (`-n ns`, `-nns`, `--namespace ns`,
 //! `--namespace=ns`, `-oyaml`, `-o=wide`, bool flags with or without `=true|false`, `--` ends the flags).
 
-use std::collections::BTreeMap;
-
 /// Splits a line into words the way a POSIX shell would for a simple command: whitespace separates words,
 /// single quotes keep everything, double quotes keep everything but `\"` and `\\`, a backslash escapes the next
 /// character. Variables, globs and pipes are not interpreted.
@@ -107,10 +105,28 @@ pub const GLOBAL: &[Flag] = &[value("namespace", Some('n')), switch("help", Some
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Args {
     pub positional: Vec<String>,
-    flags: BTreeMap<&'static str, Vec<String>>,
+    /// Each flag given, in the order first given, with its values (a command has a few: a list, not a map).
+    flags: Vec<(&'static str, Vec<String>)>,
 }
 
 impl Args {
+    /// The values of flag `long` as given so far, to add to.
+    fn values_mut(&mut self, long: &'static str) -> &mut Vec<String> {
+        let i = match self.flags.iter().position(|(l, _)| *l == long) {
+            Some(i) => i,
+            None => {
+                self.flags.push((long, Vec::new()));
+                self.flags.len() - 1
+            }
+        };
+        &mut self.flags[i].1
+    }
+
+    /// The values of flag `long`, if it was given.
+    fn given(&self, long: &str) -> Option<&Vec<String>> {
+        self.flags.iter().find(|(l, _)| *l == long).map(|(_, v)| v)
+    }
+
     /// Parses `words` (after the command name) against `flags` plus [`GLOBAL`]. Errors are kubectl's messages
     /// without the `error: ` prefix.
     pub fn parse(words: &[String], flags: &[Flag]) -> Result<Args, String> {
@@ -144,7 +160,7 @@ impl Args {
                 } else {
                     bool_value(name, inline.as_deref())?
                 };
-                out.flags.entry(flag.long).or_default().push(v);
+                out.values_mut(flag.long).push(v);
                 continue;
             }
             if w.len() > 1 && w.starts_with('-') && !w[1..].starts_with(|c: char| c.is_ascii_digit()) {
@@ -166,15 +182,15 @@ impl Args {
                         } else {
                             return Err(format!("flag needs an argument: '{c}' in -{c}"));
                         };
-                        out.flags.entry(flag.long).or_default().push(v);
+                        out.values_mut(flag.long).push(v);
                         break;
                     }
                     let rest = &body[pos + c.len_utf8()..];
                     if let Some(v) = rest.strip_prefix('=') {
-                        out.flags.entry(flag.long).or_default().push(bool_value(flag.long, Some(v))?);
+                        out.values_mut(flag.long).push(bool_value(flag.long, Some(v))?);
                         break;
                     }
-                    out.flags.entry(flag.long).or_default().push("true".into());
+                    out.values_mut(flag.long).push("true".into());
                 }
                 continue;
             }
@@ -185,17 +201,17 @@ impl Args {
 
     /// The flag's last value, if given.
     pub fn value(&self, long: &str) -> Option<&str> {
-        self.flags.get(long).and_then(|v| v.last()).map(String::as_str)
+        self.given(long).and_then(|v| v.last()).map(String::as_str)
     }
 
     /// Every value given for a flag (`-f a -f b`).
     pub fn values(&self, long: &str) -> &[String] {
-        self.flags.get(long).map(Vec::as_slice).unwrap_or(&[])
+        self.given(long).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Whether a flag was given at all.
     pub fn has(&self, long: &str) -> bool {
-        self.flags.contains_key(long)
+        self.given(long).is_some()
     }
 
     /// A bool flag: given without a value or with `=true`.

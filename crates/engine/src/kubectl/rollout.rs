@@ -3,7 +3,6 @@
 //! revision annotations, a client-side rollback that copies a ReplicaSet's template back into the Deployment,
 //! and the restart / pause / resume patches. Every read and write is an API call under the user's client.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -322,13 +321,46 @@ fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output>
 
 // ---- history -----------------------------------------------------------------------------------------------
 
+/// Values by revision, in the revisions' order; a revision given twice keeps the last value given (a map's insert
+/// on a few entries, without a B-tree's code for each value type in the page).
+struct ByRevision<T>(Vec<(i64, T)>);
+
+impl<T> ByRevision<T> {
+    fn new() -> Self {
+        ByRevision(Vec::new())
+    }
+
+    fn insert(&mut self, rev: i64, v: T) {
+        match self.0.binary_search_by_key(&rev, |(r, _)| *r) {
+            Ok(i) => self.0[i].1 = v,
+            Err(i) => self.0.insert(i, (rev, v)),
+        }
+    }
+
+    fn get(&self, rev: &i64) -> Option<&T> {
+        self.0.binary_search_by_key(rev, |(r, _)| *r).ok().map(|i| &self.0[i].1)
+    }
+
+    fn iter(&self) -> impl DoubleEndedIterator<Item = (&i64, &T)> {
+        self.0.iter().map(|(r, v)| (r, v))
+    }
+
+    fn keys(&self) -> impl Iterator<Item = &i64> {
+        self.0.iter().map(|(r, _)| r)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// The Deployment's ReplicaSets by revision (`deploymentutil.GetAllReplicaSets`: those it controls), read with a
 /// LIST by the Deployment's selector.
-fn replica_sets_by_revision(sim: &mut Sim, d: &Deployment) -> BTreeMap<i64, ReplicaSet> {
+fn replica_sets_by_revision(sim: &mut Sim, d: &Deployment) -> ByRevision<ReplicaSet> {
     let selector: LabelSelector = d.spec.selector.clone();
     let ns = d.metadata.namespace.to_string();
     let (items, _) = sim.as_user(|api| api.list(Kind::ReplicaSet, Some(&ns), Some(&selector)));
-    let mut out = BTreeMap::new();
+    let mut out = ByRevision::new();
     for o in items {
         let Some(rs) = o.as_replicaset() else { continue };
         if controller_of(&rs.metadata).is_none_or(|r| r.uid != d.metadata.uid) {
@@ -357,8 +389,8 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output
         };
         let name = format!("{}/{}", Kind::Deployment.resource_ref(), d.metadata.name);
         let rss = replica_sets_by_revision(sim, d);
-        let mut templates: BTreeMap<i64, PodTemplateSpec> = BTreeMap::new();
-        for (rev, rs) in &rss {
+        let mut templates: ByRevision<PodTemplateSpec> = ByRevision::new();
+        for (rev, rs) in rss.iter() {
             let mut t = PodTemplateSpec::clone(&rs.spec.template);
             if let Some(cause) = rs.metadata.annotation(CHANGE_CAUSE).filter(|c| !c.is_empty()) {
                 t.metadata.annotations.insert(s(CHANGE_CAUSE), s(cause));
@@ -379,7 +411,7 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output
             // tabbedString: a tabwriter with padding 2 and no minimum width.
             let width = templates.keys().map(|r| r.to_string().len()).max().unwrap_or(0).max("REVISION".len()) + 2;
             let mut t = format!("{:width$}CHANGE-CAUSE\n", "REVISION");
-            for (rev, tpl) in &templates {
+            for (rev, tpl) in templates.iter() {
                 let cause = tpl.metadata.annotation(CHANGE_CAUSE).unwrap_or("<none>");
                 let _ = writeln!(t, "{:width$}{cause}", rev.to_string());
             }

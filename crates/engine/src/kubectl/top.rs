@@ -223,22 +223,23 @@ fn nodes(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output> 
     };
     // What each node's running pods request (one LIST of pods, as metrics-server sums its kubelets' reports).
     let (pods, _) = sim.as_user(|api| api.list(Kind::Pod, None, None));
-    // One pass over the pods: what the measured ones request, by node.
-    let mut by_node: rustc_hash::FxHashMap<&str, (i64, i64)> = rustc_hash::FxHashMap::default();
+    // One pass over the pods: what the measured ones request, by node (the nodes come in name order, as a LIST
+    // returns them: a pod finds its node by a binary search).
+    let mut by_node: Vec<(i64, i64)> = vec![(0, 0); nodes.len()];
     for p in pods.iter().filter_map(|p| p.as_pod()).filter(|p| measured(sim, p)) {
-        let e = by_node.entry(&p.spec.node_name).or_default();
+        let Ok(i) = nodes.binary_search_by(|n| n.meta().name.as_ref().cmp(p.spec.node_name.as_ref())) else { continue };
+        let e = &mut by_node[i];
         *e = (e.0.saturating_add(p.request("cpu")), e.1.saturating_add(p.request("memory")));
     }
     let mut measured_rows = Vec::new();
     let mut missing = Vec::new();
-    for o in &nodes {
+    for (o, &(c, m)) in nodes.iter().zip(&by_node) {
         let Some(n) = o.as_node() else { continue };
         let name = n.metadata.name.to_string();
         if !kubelet_up(sim, &name) {
             missing.push(name);
             continue;
         }
-        let (c, m) = by_node.get(name.as_str()).copied().unwrap_or((0, 0));
         let alloc = |r: &str| n.status.allocatable.get(r).map(|q| q.milli());
         measured_rows.push((name, c, m, alloc("cpu"), alloc("memory")));
     }
