@@ -20,21 +20,29 @@ pub const CONSOLE_ENTRY_CHARS: usize = 200_000;
 /// with or without `.yaml` / `examples/`, or a file the example scenarios read (`manifests/api.yaml`, as they name
 /// it). Otherwise kubectl's message.
 pub fn example_file(name: &str) -> Result<String, String> {
-    bundled(name).map(|(_, text)| text.to_string()).ok_or_else(|| format!("the path \"{name}\" does not exist"))
+    match bundled(name) {
+        Some((_, Some(text))) => Ok(text.to_string()),
+        // Fetched once the page runs: a command typed in its first moments may come before it.
+        Some((what, None)) => Err(format!("{what} has not arrived from the site yet: try again in a moment")),
+        None => Err(format!("the path \"{name}\" does not exist")),
+    }
 }
 
-/// The bundled example `-f NAME` names: what it is, as the console says it, and its text.
-fn bundled(name: &str) -> Option<(String, &'static str)> {
+/// The example `-f NAME` names: what it is, as the console says it, and its text (`None` while its file has not
+/// arrived).
+fn bundled(name: &str) -> Option<(String, Option<std::rc::Rc<str>>)> {
     let n = name.trim();
     let base = n.strip_prefix("./").unwrap_or(n);
     let base = base.strip_prefix("examples/").unwrap_or(base);
-    if let Some((path, text)) = crate::examples::FILES.iter().find(|(path, _)| *path == base) {
-        return Some((format!("examples/{path}"), text));
+    if base.starts_with("manifests/") {
+        if let Some(path) = crate::examples::SITE_FILES.iter().find(|path| **path == base) {
+            return Some((format!("examples/{path}"), crate::examples::file(path)));
+        }
     }
     let stem = base.strip_suffix(".yaml").or_else(|| base.strip_suffix(".yml")).unwrap_or(base);
     let example =
         crate::examples::EXAMPLES.iter().find(|e| e.id.eq_ignore_ascii_case(stem) || e.title.eq_ignore_ascii_case(n));
-    example.map(|e| (format!("the example {} ({})", e.id, e.title), e.yaml))
+    example.map(|e| (format!("the example {} ({})", e.id, e.title), e.text()))
 }
 
 /// The page's own note when a command's `-f NAME` read bundled examples (the page has no files: the person may have

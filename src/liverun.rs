@@ -150,6 +150,8 @@ pub struct LiveRun {
     pending_lesson: Option<(&'static str, Option<TimingProfile>, bool)>,
     /// The example scenario a link opened before its file arrived: it opens when the file does.
     pending_scenario: Option<&'static str>,
+    /// An example a link opens whose file has not arrived: it opens when it does.
+    pending_example: Option<&'static str>,
     /// The last search of the cluster by name.
     search: Option<Rc<crate::view::SearchView>>,
 }
@@ -166,10 +168,11 @@ const EXPLAIN_CHEAP_MS: f64 = 4.0;
 const EXPLAIN_EVERY_MS: f64 = 1_000.0;
 const EXPLAIN_SHARE: f64 = 20.0;
 
-/// The paths of the lessons' and example scenarios' files that have not arrived (the page fetches them once it runs).
+/// The paths of the lessons' files and the examples' ([`crate::examples::SITE_FILES`]) that have not arrived (the
+/// page fetches them once it runs).
 pub fn missing_files() -> Vec<String> {
     let lessons = crate::lessons::missing().into_iter().map(|l| l.file());
-    lessons.chain(crate::examples::missing_scenarios().into_iter().map(crate::examples::scenario_file)).collect()
+    lessons.chain(crate::examples::missing()).collect()
 }
 
 /// The page's own starting point: [`START_NODES`] nodes of the default shape and the web Deployment, as a scenario
@@ -301,6 +304,7 @@ impl LiveRun {
             lessons_fetching: false,
             pending_lesson: None,
             pending_scenario: None,
+            pending_example: None,
             docs_fetching: false,
             search: None,
         }

@@ -652,14 +652,22 @@ pub fn Editor(props: &EditorProps) -> Html {
     };
     let onexample = {
         let (text, put) = (text.clone(), put.clone());
-        let edited = edited.clone();
+        let (edited, on_cmd) = (edited.clone(), props.on_cmd.clone());
         Callback::from(move |e: Event| {
             let select = e.target_unchecked_into::<web_sys::HtmlSelectElement>();
-            if let Some(ex) = examples::find(&select.value()) {
-                keep_edits(ex.yaml);
-                text.set(ex.yaml.into());
-                put.set(*put + 1);
-                edited.set(true);
+            match examples::find(&select.value()).map(|ex| (ex, ex.text())) {
+                Some((_, Some(yaml))) => {
+                    keep_edits(&yaml);
+                    text.set(yaml);
+                    put.set(*put + 1);
+                    edited.set(true);
+                }
+                // Fetched once the page runs: a choice in its first moments may come before it.
+                Some((ex, None)) => on_cmd.emit(Cmd::Notice(format!(
+                    "The example \"{}\" has not arrived from the site yet: choose it again in a moment.",
+                    ex.title
+                ))),
+                None => {}
             }
             select.set_value("");
         })

@@ -108,9 +108,15 @@ impl LiveRun {
                 }
             },
             Opening::Cluster { nodes, pods } => self.new_cluster(nodes, pods).map(|said| format!("{said} ▶ Play runs it.")),
-            Opening::Example(id) => match crate::examples::find(&id) {
-                Some(ex) => {
-                    let sc = Scenario { manifests: Some(ex.yaml.to_string()), ..default_scenario() };
+            Opening::Example(id) => match crate::examples::find(&id).map(|ex| (ex, ex.text())) {
+                Some((ex, None)) => {
+                    // Its file has not arrived: the example opens when it does.
+                    self.pending_example = Some(ex.id);
+                    self.lessons_request = true;
+                    Ok(format!("Opening the example \"{}\": its file is on its way.", ex.title))
+                }
+                Some((ex, Some(text))) => {
+                    let sc = Scenario { manifests: Some(text.to_string()), ..default_scenario() };
                     self.rebuild(&sc);
                     Ok(format!("Opened the example \"{}\": applied to the starting cluster at 0 s; ▶ Play runs it.", ex.title))
                 }
@@ -196,10 +202,17 @@ impl LiveRun {
             };
             if let Some(l) = crate::lessons::all().iter().find(|l| l.file() == path) {
                 l.provide(&text);
-            } else if let Some(n) =
-                crate::examples::SCENARIOS.iter().find(|n| crate::examples::scenario_file(n) == path)
-            {
-                crate::examples::provide_scenario(n, &text);
+            } else {
+                crate::examples::provide(&path, &text);
+            }
+        }
+        if let Some(id) = self.pending_example.take() {
+            match crate::examples::find(id).and_then(|ex| ex.text()) {
+                Some(_) => self.open(Opening::Example(id.to_string())),
+                None => {
+                    let why = failed.clone().unwrap_or_else(|| "its file did not arrive".into());
+                    self.notice = Some(format!("The example {id} did not load: {why}.").into());
+                }
             }
         }
         if let Some(name) = self.pending_scenario.take() {
