@@ -191,6 +191,7 @@ const KINDS: &[&str] = &[
     "List",
     "",
     "deployment",
+    "PriorityClass",
 ];
 
 const API_VERSIONS: &[&str] =
@@ -406,6 +407,8 @@ fn document(b: &mut Bytes) -> Node {
     let kind = b.pick(KINDS);
     let api = match kind {
         "Deployment" | "ReplicaSet" | "DaemonSet" if !b.chance(10) => "apps/v1",
+        // A kind kubeloop only stores: read through its schema alone.
+        "PriorityClass" if !b.chance(10) => "scheduling.k8s.io/v1",
         _ if b.chance(80) => "v1",
         _ => b.pick(API_VERSIONS),
     };
@@ -426,7 +429,12 @@ fn document(b: &mut Bytes) -> Node {
             m.insert(0, ("name".to_string(), Node::Scalar(name(b))));
         }
     }
-    if !ty.is_empty() || b.chance(30) {
+    if kind == "PriorityClass" {
+        if let Node::Map(fields) = object(b, kind, 1) {
+            let top = ["apiVersion", "kind", "metadata"];
+            entries.extend(fields.into_iter().filter(|(k, _)| !top.contains(&k.as_str())));
+        }
+    } else if !ty.is_empty() || b.chance(30) {
         let spec_ty = field_type(if ty.is_empty() { "Deployment" } else { ty }, "spec").unwrap_or("");
         entries.push(("spec".to_string(), object(b, spec_ty, 1)));
     }

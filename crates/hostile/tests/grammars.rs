@@ -64,3 +64,25 @@ proptest! {
         check(Target::Duration, raw.as_bytes());
     }
 }
+
+/// The manifest generator reaches the kinds kubeloop only stores, with documents their schema accepts (so the
+/// oracles above run through their reader, not only its refusals).
+#[test]
+fn generated_manifests_include_stored_kinds_that_read() {
+    let (mut read, mut state) = (0, 0x9e37_79b9_u32);
+    for _ in 0..3_000 {
+        let data: Vec<u8> = (0..300)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                (state >> 24) as u8
+            })
+            .collect();
+        let text = kubeloop_hostile::generate::manifest(&mut kubeloop_hostile::bytes::Bytes::new(&data));
+        if let Ok((objects, _)) = kubeloop_engine::manifest::parse(&text) {
+            read += objects.iter().filter(|m| m.object.kind() == kubeloop_engine::api::Kind::PriorityClass).count();
+        }
+    }
+    assert!(read > 0, "no generated PriorityClass was read");
+}

@@ -377,16 +377,7 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output
     if revision < 0 {
         return Err(Output::error(format!("revision must be a positive integer: {revision}")));
     }
-    let objs = objects(sim, args, rest)?;
-    if objs.is_empty() {
-        return no_resources(args);
-    }
-    let mut out = Output::default();
-    for o in objs {
-        let Some(d) = o.as_deployment() else {
-            out.push(Output::error(format!("no history viewer has been implemented for \"{}\"", group_kind(o.kind()))));
-            return Ok(out);
-        };
+    each_deployment(sim, args, rest, "history viewer", |sim, _, d, out| {
         let name = format!("{}/{}", Kind::Deployment.resource_ref(), d.metadata.name);
         let rss = replica_sets_by_revision(sim, d);
         let mut templates: ByRevision<PodTemplateSpec> = ByRevision::new();
@@ -400,13 +391,8 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output
         let info = if templates.is_empty() {
             "No rollout history found.".to_string()
         } else if revision > 0 {
-            match templates.get(&revision) {
-                Some(t) => describe_template(t),
-                None => {
-                    out.push(Output::error("unable to find the specified revision"));
-                    return Ok(out);
-                }
-            }
+            let t = templates.get(&revision).ok_or("unable to find the specified revision")?;
+            describe_template(t)
         } else {
             // tabbedString: a tabwriter with padding 2 and no minimum width.
             let width = templates.keys().map(|r| r.to_string().len()).max().unwrap_or(0).max("REVISION".len()) + 2;
@@ -419,6 +405,34 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output
         };
         let with = if revision > 0 { format!("with revision #{revision}") } else { String::new() };
         let _ = writeln!(out.stdout, "{name} {with}\n{info}");
+        Ok(())
+    })
+}
+
+/// The Deployments the command names, each handed to `f` with the output so far. An object of another kind ends
+/// the command with kubectl's `no WHAT has been implemented for "KIND"`, and an error of `f` ends it with that error;
+/// what was printed before stays.
+fn each_deployment(
+    sim: &mut Sim,
+    args: &Args,
+    rest: &[String],
+    what: &str,
+    mut f: impl FnMut(&mut Sim, &Object, &Deployment, &mut Output) -> Result<(), String>,
+) -> Result<Output, Output> {
+    let objs = objects(sim, args, rest)?;
+    if objs.is_empty() {
+        return no_resources(args);
+    }
+    let mut out = Output::default();
+    for o in objs {
+        let result = match o.as_deployment() {
+            Some(d) => f(sim, &o, d, &mut out),
+            None => Err(format!("no {what} has been implemented for \"{}\"", group_kind(o.kind()))),
+        };
+        if let Err(e) = result {
+            out.push(Output::error(e));
+            return Ok(out);
+        }
     }
     Ok(out)
 }
@@ -543,28 +557,12 @@ const ANNOTATIONS_TO_SKIP: &[&str] = &[
 
 fn undo(sim: &mut Sim, args: &Args, rest: &[String], dry: DryRun) -> Result<Output, Output> {
     let to = revision_flag(args, "to-revision")?;
-    let objs = objects(sim, args, rest)?;
-    if objs.is_empty() {
-        return no_resources(args);
-    }
-    let mut out = Output::default();
-    for o in objs {
-        let Some(d) = o.as_deployment() else {
-            out.push(Output::error(format!("no rollbacker has been implemented for \"{}\"", group_kind(o.kind()))));
-            return Ok(out);
-        };
+    each_deployment(sim, args, rest, "rollbacker", |sim, o, d, out| {
         let name = d.metadata.name.to_string();
-        match rollback(sim, &o.key(), to, dry) {
-            Ok(result) => {
-                let _ = writeln!(out.stdout, "{}/{name} {result}{}", Kind::Deployment.resource_ref(), dry.suffix());
-            }
-            Err(e) => {
-                out.push(Output::error(e));
-                return Ok(out);
-            }
-        }
-    }
-    Ok(out)
+        let result = rollback(sim, &o.key(), to, dry)?;
+        let _ = writeln!(out.stdout, "{}/{name} {result}{}", Kind::Deployment.resource_ref(), dry.suffix());
+        Ok(())
+    })
 }
 
 /// `DeploymentRollbacker.Rollback`: the message on success (`rolled back`, or why it was skipped; for a client dry
