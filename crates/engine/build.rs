@@ -28,9 +28,12 @@ fn main() {
         let mut fields = String::new();
         for (_, field, value, flags) in rows.iter().filter(|(t, _, _, _)| t == ty) {
             // `as=T`: the field's value has the fields of schema type `T` (an EphemeralContainer a Container's).
+            // `format=int32`: an integer of 32 bits (kubectl prints `integer` for both widths).
+            let int32 = flags.split(',').any(|f| f == "format=int32") && *value == "integer";
             let value = match flags.split(',').find_map(|f| f.strip_prefix("as=")) {
                 Some(t) if value.starts_with("[]") => format!("[]{t}"),
                 Some(t) => t.to_string(),
+                None if int32 => "int32".to_string(),
                 None => value.to_string(),
             };
             assert!(

@@ -53,6 +53,7 @@ fn a_stored_kinds_fields_are_held_to_its_schema_at_their_lines() {
     let head = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: x\n";
     for (name, body) in [
         ("stored-bad-type", "value: high\n"),
+        ("stored-out-of-range", "value: 3000000000\n"),
         ("stored-unknown-field", "value: 3\nspec:\n  a: 1\n"),
         ("stored-bad-boolean", "value: 3\nglobalDefault: maybe\n"),
     ] {

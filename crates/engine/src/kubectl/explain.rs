@@ -115,7 +115,7 @@ fn parse_docs(text: &'static str) -> Result<Docs, String> {
                 None if flag == "required" => doc.required = true,
                 // The schema type whose fields the value has, and the value the API server gives a stored kind's
                 // field left out (build.rs's schema tables read them).
-                None if flag.starts_with("as=") || flag.starts_with("default=") => {}
+                None if flag.starts_with("as=") || flag.starts_with("default=") || flag == "format=int32" => {}
                 None => return Err(format!("{DOCS_FILE}: line {}: unknown flag {flag:?}", i + 1)),
             }
         }

@@ -43,7 +43,7 @@ fn default(out: &mut Map<String, Value>, ty: &str) {
         }
         // A text as it is; an integer or a boolean as its value.
         let value = match (value_type(ty, field), text.parse::<i64>()) {
-            (Some("integer"), Ok(n)) => Value::from(n),
+            (Some("integer" | "int32"), Ok(n)) => Value::from(n),
             (Some("boolean"), _) => Value::Bool(text == "true"),
             _ => Value::String(text.to_string()),
         };
@@ -72,6 +72,7 @@ fn field<'n>(cx: &mut Cx<'n>, v: &'n Node, ty: &str, key: &str) -> Result<Value>
     match value_ty {
         "string" => return Ok(Value::String(cx.string(v)?.to_string())),
         "integer" => drop(cx.i64(v)?),
+        "int32" => drop(cx.i32(v)?),
         "boolean" => drop(cx.bool(v)?),
         "[]string" => {
             let texts = cx.strings(v)?.iter().map(|s| Value::String(s.to_string())).collect();

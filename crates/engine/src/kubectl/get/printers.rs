@@ -165,7 +165,7 @@ pub(crate) fn stored_field(o: &crate::api::Stored, path: &str) -> String {
         Some(Value::Null) | None => {
             let top = (!path.contains('.')).then(|| crate::manifest::value_type(o.kind.name(), path)).flatten();
             match top {
-                Some("integer") => "0".into(),
+                Some("integer" | "int32") => "0".into(),
                 Some("boolean") => "false".into(),
                 _ => String::new(),
             }
