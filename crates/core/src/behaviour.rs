@@ -4,7 +4,7 @@
 //! crashes is a property of the image), or for one pod's container (a click on the page); the pod's setting wins.
 //! Nothing here is random: the same inputs at the same simulated times replay the same run.
 
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 
 use crate::api::Str;
 use crate::time::Millis;
@@ -79,7 +79,7 @@ impl BehaviourPatch {
 /// The behaviours set for images (the per-pod ones live with the kubelet that runs the pod, and go with it).
 #[derive(Clone, Debug, Default)]
 pub struct Behaviours {
-    by_image: BTreeMap<Str, Behaviour>,
+    by_image: VecMap<Str, Behaviour>,
 }
 
 impl Behaviours {

@@ -29,6 +29,7 @@ pub mod sim;
 pub mod sort;
 pub mod store;
 pub mod time;
+pub mod vecmap;
 #[doc(hidden)]
 pub mod watch;
 pub mod work;

@@ -19,17 +19,18 @@
 use std::collections::BTreeMap;
 
 use crate::store::ApiCounters;
+use crate::vecmap::VecMap;
 
 /// Named figures a component counts of its own work (a controller's, through
 /// [`crate::controller::Reconciler::work`]), in name order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(transparent)]
-pub struct Counters(BTreeMap<&'static str, u64>);
+pub struct Counters(VecMap<&'static str, u64>);
 
 impl Counters {
     /// Adds `n` to the figure `name` (created at 0).
     pub(crate) fn add(&mut self, name: &'static str, n: u64) {
-        let c = self.0.entry(name).or_default();
+        let c = self.0.or_default(name);
         *c = c.saturating_add(n);
     }
 
@@ -148,7 +149,7 @@ pub struct Work {
     /// Every kubelet's, summed.
     pub(crate) kubelets: KubeletWork,
     /// By controller name.
-    pub(crate) controllers: BTreeMap<&'static str, ControllerWork>,
+    pub(crate) controllers: VecMap<&'static str, ControllerWork>,
 }
 
 impl Work {
@@ -170,7 +171,7 @@ impl Work {
         for (name, v) in [("notifications", k.notifications), ("podSteps", k.pod_steps), ("ticks", k.ticks)] {
             out.push((format!("kubelets.{name}"), v));
         }
-        for (c, w) in &self.controllers {
+        for (c, w) in self.controllers.iter() {
             for (name, v) in [
                 ("reconciles", w.reconciles),
                 ("reconcileVisits", w.reconcile_visits),
@@ -200,7 +201,7 @@ impl Work {
         sub(&mut w.kubelets.notifications, earlier.kubelets.notifications);
         sub(&mut w.kubelets.pod_steps, earlier.kubelets.pod_steps);
         sub(&mut w.kubelets.ticks, earlier.kubelets.ticks);
-        for (name, c) in &mut w.controllers {
+        for (name, c) in w.controllers.iter_mut() {
             let Some(e) = earlier.controllers.get(name) else { continue };
             sub(&mut c.reconciles, e.reconciles);
             sub(&mut c.reconcile_visits, e.reconcile_visits);

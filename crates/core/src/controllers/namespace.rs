@@ -20,7 +20,7 @@
 //! always report success; upstream walks the discovered resources in map order, kubeloop in the fixed order of
 //! [`Kind::ALL`].
 
-use std::collections::BTreeMap;
+use crate::vecmap::VecMap;
 
 use crate::api::{s, Kind, NamespaceCondition, ObjKey, Object, Str, Time, FINALIZER_KUBERNETES};
 use crate::client::Api;
@@ -80,7 +80,7 @@ impl From<ApiError> for SyncError {
 struct KindRemaining {
     estimate: i64,
     remaining: usize,
-    finalizers: BTreeMap<Str, usize>,
+    finalizers: VecMap<Str, usize>,
 }
 
 /// `group/version, Resource=plural`, as Go prints a `schema.GroupVersionResource` (`/v1, Resource=pods`).
@@ -237,7 +237,7 @@ impl NamespaceController {
         let mut errs: Vec<String> = Vec::new();
         let mut estimate = 0i64;
         let mut remaining: Vec<String> = Vec::new();
-        let mut finalizers: BTreeMap<Str, usize> = BTreeMap::new();
+        let mut finalizers: VecMap<Str, usize> = VecMap::new();
         for kind in Kind::ALL.into_iter().filter(|k| k.namespaced()) {
             let (left, err) = self.delete_kind(kind, &name, deleted_at, cx);
             if let Some(e) = err {
@@ -247,7 +247,7 @@ impl NamespaceController {
             if left.remaining > 0 {
                 remaining.push(format!("{} has {} resource instances", resource_dot_group(kind), left.remaining));
                 for (f, count) in left.finalizers {
-                    *finalizers.entry(f).or_default() += count;
+                    *finalizers.or_default(f) += count;
                 }
             }
         }
@@ -314,10 +314,10 @@ impl NamespaceController {
         if items.is_empty() {
             return (KindRemaining::default(), None);
         }
-        let mut finalizers: BTreeMap<Str, usize> = BTreeMap::new();
+        let mut finalizers: VecMap<Str, usize> = VecMap::new();
         for o in &items {
             for f in &o.meta().finalizers {
-                *finalizers.entry(f.clone()).or_default() += 1;
+                *finalizers.or_default(f.clone()) += 1;
             }
         }
         let remaining = items.len();

@@ -6,6 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::vecmap::VecMap;
+
 use rustc_hash::FxHashMap;
 
 mod plugins;
@@ -356,7 +358,7 @@ impl Explanation {
 }
 
 /// `FitError.Error()`: "0/3 nodes are available: 1 node(s) had untolerated taint {...}, 2 Insufficient cpu."
-pub(crate) fn fit_error(total: usize, reasons: &BTreeMap<String, usize>, resource_only_nodes: usize) -> String {
+pub(crate) fn fit_error(total: usize, reasons: &VecMap<String, usize>, resource_only_nodes: usize) -> String {
     if total == 0 {
         return "no nodes available to schedule pods".into();
     }
@@ -738,7 +740,7 @@ mod tests {
 
     #[test]
     fn fit_error_reads_like_upstream() {
-        let mut r = BTreeMap::new();
+        let mut r = VecMap::new();
         r.insert("Insufficient cpu".to_string(), 2);
         r.insert("node(s) had untolerated taint {dedicated: gpu}".to_string(), 1);
         assert_eq!(

@@ -135,7 +135,7 @@ impl Sim {
             w.kubelets.merge(&k.work);
         }
         for c in self.hosts.iter().flat_map(|h| &h.controllers) {
-            w.controllers.entry(c.name()).or_default().merge(&c.work());
+            w.controllers.or_default(c.name()).merge(&c.work());
         }
         w
     }

@@ -72,7 +72,7 @@ pub(super) fn filter(pod: &Pod, u: &Usage, n: &NodeInfo) -> Option<(usize, Vec<S
 /// What the nodes that rejected a pod said, counted for upstream's message ([`fit_error`]).
 #[derive(Default)]
 pub(super) struct FitTally {
-    reasons: BTreeMap<String, usize>,
+    reasons: VecMap<String, usize>,
     /// Nodes that only NodeResourcesFit rejected.
     resource_only: usize,
 }
@@ -84,7 +84,7 @@ impl FitTally {
             self.resource_only += 1;
         }
         for r in why {
-            *self.reasons.entry(r.clone()).or_default() += 1;
+            *self.reasons.or_default(r.clone()) += 1;
         }
     }
 
