@@ -15,6 +15,7 @@ use crate::controllers::deployment::{equal_ignore_hash, POD_TEMPLATE_HASH, REVIS
 use crate::sim::Sim;
 use crate::store::{ApiError, Subresource};
 use crate::time::{rfc3339, Millis};
+use crate::vecmap::VecMap;
 
 pub const COMMAND: Command = Command {
     name: "rollout",
@@ -321,46 +322,13 @@ fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output>
 
 // ---- history -----------------------------------------------------------------------------------------------
 
-/// Values by revision, in the revisions' order; a revision given twice keeps the last value given (a map's insert
-/// on a few entries, without a B-tree's code for each value type in the page).
-struct ByRevision<T>(Vec<(i64, T)>);
-
-impl<T> ByRevision<T> {
-    fn new() -> Self {
-        ByRevision(Vec::new())
-    }
-
-    fn insert(&mut self, rev: i64, v: T) {
-        match self.0.binary_search_by_key(&rev, |(r, _)| *r) {
-            Ok(i) => self.0[i].1 = v,
-            Err(i) => self.0.insert(i, (rev, v)),
-        }
-    }
-
-    fn get(&self, rev: &i64) -> Option<&T> {
-        self.0.binary_search_by_key(rev, |(r, _)| *r).ok().map(|i| &self.0[i].1)
-    }
-
-    fn iter(&self) -> impl DoubleEndedIterator<Item = (&i64, &T)> {
-        self.0.iter().map(|(r, v)| (r, v))
-    }
-
-    fn keys(&self) -> impl Iterator<Item = &i64> {
-        self.0.iter().map(|(r, _)| r)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
 /// The Deployment's ReplicaSets by revision (`deploymentutil.GetAllReplicaSets`: those it controls), read with a
 /// LIST by the Deployment's selector.
-fn replica_sets_by_revision(sim: &mut Sim, d: &Deployment) -> ByRevision<ReplicaSet> {
+fn replica_sets_by_revision(sim: &mut Sim, d: &Deployment) -> VecMap<i64, ReplicaSet> {
     let selector: LabelSelector = d.spec.selector.clone();
     let ns = d.metadata.namespace.to_string();
     let (items, _) = sim.as_user(|api| api.list(Kind::ReplicaSet, Some(&ns), Some(&selector)));
-    let mut out = ByRevision::new();
+    let mut out = VecMap::new();
     for o in items {
         let Some(rs) = o.as_replicaset() else { continue };
         if controller_of(&rs.metadata).is_none_or(|r| r.uid != d.metadata.uid) {
@@ -380,7 +348,7 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output
     each_deployment(sim, args, rest, "history viewer", |sim, _, d, out| {
         let name = format!("{}/{}", Kind::Deployment.resource_ref(), d.metadata.name);
         let rss = replica_sets_by_revision(sim, d);
-        let mut templates: ByRevision<PodTemplateSpec> = ByRevision::new();
+        let mut templates: VecMap<i64, PodTemplateSpec> = VecMap::new();
         for (rev, rs) in rss.iter() {
             let mut t = PodTemplateSpec::clone(&rs.spec.template);
             if let Some(cause) = rs.metadata.annotation(CHANGE_CAUSE).filter(|c| !c.is_empty()) {
@@ -395,7 +363,7 @@ fn history(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output
             describe_template(t)
         } else {
             // tabbedString: a tabwriter with padding 2 and no minimum width.
-            let width = templates.keys().map(|r| r.to_string().len()).max().unwrap_or(0).max("REVISION".len()) + 2;
+            let width = templates.iter().map(|(r, _)| r.to_string().len()).max().unwrap_or(0).max("REVISION".len()) + 2;
             let mut t = format!("{:width$}CHANGE-CAUSE\n", "REVISION");
             for (rev, tpl) in templates.iter() {
                 let cause = tpl.metadata.annotation(CHANGE_CAUSE).unwrap_or("<none>");
