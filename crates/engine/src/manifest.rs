@@ -696,29 +696,21 @@ fn applicable_kind(
 /// The kinds a manifest may hold, by apiVersion in the registry's order: `Namespace, Node and Pod (v1),
 /// ReplicaSet and Deployment (apps/v1), ...`.
 fn serves() -> String {
-    let mut out = String::new();
     let kinds: Vec<Kind> = applicable().collect();
+    let mut groups = Vec::new();
     for (i, k) in kinds.iter().enumerate() {
         let version = k.api_version();
         if kinds[..i].iter().any(|e| e.api_version() == version) {
             continue;
         }
-        let mut same = kinds[i..].iter().filter(|e| e.api_version() == version).peekable();
-        let mut first = true;
-        while let Some(e) = same.next() {
-            let sep = match (first, same.peek().is_some()) {
-                (true, _) if !out.is_empty() => ", ",
-                (true, _) => "",
-                (false, true) => ", ",
-                (false, false) => " and ",
-            };
-            out.push_str(sep);
-            out.push_str(e.name());
-            first = false;
-        }
-        out.push_str(&format!(" ({version})"));
+        let names: Vec<&str> = kinds[i..].iter().filter(|e| e.api_version() == version).map(|e| e.name()).collect();
+        let (last, rest) = names.split_last().unwrap_or((&"", &[]));
+        groups.push(match rest {
+            [] => format!("{last} ({version})"),
+            _ => format!("{} and {last} ({version})", rest.join(", ")),
+        });
     }
-    out
+    groups.join(", ")
 }
 
 /// The keys no field table read (`spec.template.spec.containers.0.livenessProbe`), in document order: a field
