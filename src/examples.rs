@@ -87,10 +87,23 @@ impl Example {
 /// The scenario files of `examples/` (what `kubeloop run` runs), opened by `#scenario=NAME` links.
 pub const SCENARIOS: [&str; 6] = ["node-failure", "self-healing", "unschedulable", "edge-vs-level", "kubectl", "web"];
 
-/// The files of `examples/` the page fetches once it runs, not in its first download (docs/size.md): the example
-/// scenarios, the editor's examples but the first, and the manifests the scenarios read with `kubectl -f`. Paths are
-/// relative to `examples/`, as the scenarios name them.
-pub const SITE_FILES: [&str; 13] = [
+/// The list of site files, written once: [`SITE_FILES`] and, in native builds, [`CARRIED`] with their texts.
+macro_rules! site_files {
+    ($($path:literal,)*) => {
+        /// The files of `examples/` the page fetches once it runs, not in its first download (docs/size.md): the
+        /// example scenarios, the editor's examples but the first, and the manifests the scenarios read with
+        /// `kubectl -f`. Paths are relative to `examples/`, as the scenarios name them.
+        pub const SITE_FILES: &[&str] = &[$($path),*];
+
+        /// The same files' texts where the build carries them (native builds: the page's tests).
+        #[cfg(not(target_arch = "wasm32"))]
+        const CARRIED: &[(&str, &str)] = &[$(($path, include_str!(concat!("../examples/", $path)))),*];
+        #[cfg(target_arch = "wasm32")]
+        const CARRIED: &[(&str, &str)] = &[];
+    };
+}
+
+site_files! {
     "node-failure.yaml",
     "self-healing.yaml",
     "unschedulable.yaml",
@@ -104,27 +117,7 @@ pub const SITE_FILES: [&str; 13] = [
     "editor/typo.yaml",
     "manifests/api.yaml",
     "manifests/shop.yaml",
-];
-
-/// The same files' texts where the build carries them (native builds: the page's tests).
-#[cfg(not(target_arch = "wasm32"))]
-const CARRIED: [(&str, &str); 13] = [
-    ("node-failure.yaml", include_str!("../examples/node-failure.yaml")),
-    ("self-healing.yaml", include_str!("../examples/self-healing.yaml")),
-    ("unschedulable.yaml", include_str!("../examples/unschedulable.yaml")),
-    ("edge-vs-level.yaml", include_str!("../examples/edge-vs-level.yaml")),
-    ("kubectl.yaml", include_str!("../examples/kubectl.yaml")),
-    ("web.yaml", include_str!("../examples/web.yaml")),
-    ("editor/scale.yaml", include_str!("../examples/editor/scale.yaml")),
-    ("editor/too-big.yaml", include_str!("../examples/editor/too-big.yaml")),
-    ("editor/node-selector.yaml", include_str!("../examples/editor/node-selector.yaml")),
-    ("editor/taints.yaml", include_str!("../examples/editor/taints.yaml")),
-    ("editor/typo.yaml", include_str!("../examples/editor/typo.yaml")),
-    ("manifests/api.yaml", include_str!("../examples/manifests/api.yaml")),
-    ("manifests/shop.yaml", include_str!("../examples/manifests/shop.yaml")),
-];
-#[cfg(target_arch = "wasm32")]
-const CARRIED: [(&str, &str); 0] = [];
+}
 
 thread_local! {
     /// The files of [`SITE_FILES`] fetched so far (at most one text each).

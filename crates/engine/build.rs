@@ -1,7 +1,7 @@
 //! Writes the manifest reader's schema tables from `data/explain.tsv`, the one table of the fields kubeloop's
-//! manifests accept (with their types and upstream's documentation): each schema type's field names, in the file's
-//! order, and for each field the schema type of its value when that type has fields of its own (the type a path
-//! walks into). The documentation itself stays out of the binary's code: the page fetches the file when explain
+//! manifests accept (with their types and upstream's documentation): each schema type's fields, in the file's order,
+//! each with the type of its value as kubectl prints it (`as=` and `format=int32` applied), and the defaults of the
+//! `default=` flags. The documentation itself stays out of the binary's code: the page fetches the file when explain
 //! first needs it.
 
 use std::fmt::Write as _;

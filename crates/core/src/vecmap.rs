@@ -1,8 +1,8 @@
 //! A map kept as a vector sorted by key, for the small maps (a few distinct keys: finalizer names, filter failure
-//! reasons, images with a behaviour, zones): a B-tree's code, compiled again for each key and value type, costs the
-//! page more than such a map's lookups cost a run (docs/size.md). It iterates in key order, as a `BTreeMap` does,
-//! so it can stand in for one without changing any output. A map that grows with the cluster (a key per pod or per
-//! node) stays a B-tree: an insert here moves the entries after it.
+//! reasons, images with a behaviour, work counters, revisions): a B-tree's code, compiled again for each key and
+//! value type, costs the page more than such a map's lookups cost a run (docs/size.md). It iterates in key order,
+//! as a `BTreeMap` does, so it can stand in for one without changing any output. A map that grows with the cluster
+//! (a key per pod, node or zone) stays a B-tree: an insert here moves the entries after it.
 
 use std::borrow::Borrow;
 
