@@ -120,7 +120,9 @@ mod tests {
     proptest! {
         /// Any sequence of inserts, counts and removes leaves the same entries, in the same order, as a BTreeMap.
         #[test]
-        fn a_vecmap_holds_what_a_btreemap_holds_in_its_order(ops in proptest::collection::vec((0u8..3, 0u8..12, any::<u16>()), 0..200)) {
+        fn a_vecmap_holds_what_a_btreemap_holds_in_its_order(
+            ops in proptest::collection::vec((0u8..3, 0u8..12, any::<u16>()), 0..200)
+        ) {
             let (mut ours, mut theirs) = (VecMap::new(), BTreeMap::new());
             for (op, k, v) in ops {
                 match op {
