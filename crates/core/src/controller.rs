@@ -200,6 +200,9 @@ pub struct Controller {
     pub(crate) trigger: TriggerMode,
     /// What its reconciles and handlers did (objects read from the caches), kept across crashes.
     pub(crate) work: ControllerWork,
+    /// Its own stream of draws (its API calls' latencies, its queue's jitter, the scheduler's ties), keyed by its
+    /// host's client and its name when the host is added ([`Controller::key_stream`]).
+    rng: Rng,
 }
 
 impl Controller {
@@ -215,7 +218,19 @@ impl Controller {
             stats: ControllerStats::default(),
             trigger: TriggerMode::Level,
             work: ControllerWork::default(),
+            rng: Rng::new(0),
         }
+    }
+
+    /// A digest of where its stream of draws stands.
+    pub(crate) fn rng_position(&self) -> u64 {
+        self.rng.position()
+    }
+
+    /// Keys its stream of draws by the run's seed, its host's client and its name: a controller added to a host
+    /// never moves another's draws.
+    pub(crate) fn key_stream(&mut self, seed: u64, host: &str) {
+        self.rng = Rng::keyed(seed, &[host, self.name()]);
     }
 
     pub fn name(&self) -> &'static str {
@@ -269,6 +284,8 @@ pub struct Host {
     pub elector: Option<LeaderElector>,
     /// Events of the process itself (`LeaderElection`).
     pub(crate) recorder: Recorder,
+    /// The stream of its election's draws (API latencies, the candidate's jitter), keyed by its client's name.
+    pub(crate) rng: Rng,
 }
 
 impl Host {
@@ -328,7 +345,6 @@ impl Host {
         &mut self,
         informers: &[Informer],
         store: &mut Store,
-        rng: &mut Rng,
         cost: Millis,
         now: Millis,
     ) -> Vec<(Millis, usize, usize)> {
@@ -345,7 +361,7 @@ impl Host {
             while let Some(w) = c.workers.iter().position(Option::is_none) {
                 let Some(key) = c.queue.get(now) else { break };
                 let recorder = &mut c.recorder;
-                let mut cx = Ctx { now, caches, api: Api::new(store, *client, now, rng), recorder };
+                let mut cx = Ctx { now, caches, api: Api::new(store, *client, now, &mut c.rng), recorder };
                 let visited = caches.visited();
                 let result = c.reconciler.reconcile(&key, &mut cx);
                 c.work.reconciled(caches.visited() - visited);
@@ -363,9 +379,9 @@ impl Host {
 impl Host {
     /// One leader-election attempt (the elector's tick) through the host's client; winning is recorded as a
     /// `LeaderElection` event on the Lease. `None` when the host does not elect.
-    pub(crate) fn leader_tick(&mut self, store: &mut Store, rng: &mut Rng, now: Millis) -> Option<Transition> {
+    pub(crate) fn leader_tick(&mut self, store: &mut Store, now: Millis) -> Option<Transition> {
         let elector = self.elector.as_mut()?;
-        let mut api = Api::new(store, self.client, now, rng);
+        let mut api = Api::new(store, self.client, now, &mut self.rng);
         let t = elector.tick(&mut api, now);
         if t == Transition::StartedLeading {
             if let Some(lease) = api.peek(Kind::Lease, &elector.lock).cloned() {
@@ -378,10 +394,10 @@ impl Host {
 
     /// When the next election attempt is due: `wait.JitterUntil(retryPeriod, 1.2)` for a candidate, every retry
     /// period for the leader's renewal. `None` when the host does not elect.
-    pub(crate) fn next_leader_tick(&self, rng: &mut Rng) -> Option<Millis> {
+    pub(crate) fn next_leader_tick(&mut self) -> Option<Millis> {
         let e = self.elector.as_ref()?;
         let period = e.config.retry_period;
-        Some(if e.leading { period } else { period + rng.range(0, period * 6 / 5) })
+        Some(if e.leading { period } else { period + self.rng.range(0, period * 6 / 5) })
     }
 
     /// The process dies: queues, in-memory state and the election's state are lost (a held Lease stays until it
@@ -414,13 +430,7 @@ impl Controller {
     /// Worker `w` is done with its key: the queue is told (Done), and by the reconcile's result the key is
     /// forgotten, requeued after a delay, retried with the rate limiter's backoff, or dropped after the
     /// controller's last retry. The reconcile is recorded in `log`. Returns the key's wake-up, if it was requeued.
-    pub(crate) fn finish_work(
-        &mut self,
-        w: usize,
-        now: Millis,
-        rng: &mut Rng,
-        log: &mut ReconcileLog,
-    ) -> Option<Millis> {
+    pub(crate) fn finish_work(&mut self, w: usize, now: Millis, log: &mut ReconcileLog) -> Option<Millis> {
         let busy = self.workers.get_mut(w)?.take()?;
         self.queue.done(&busy.key, now);
         self.stats.reconciles += 1;
@@ -444,7 +454,7 @@ impl Controller {
                     self.stats.dropped += 1;
                     RecordOutcome::Dropped { message }
                 } else {
-                    let (retry_in, w) = self.queue.add_rate_limited_with_delay(busy.key.clone(), now, rng);
+                    let (retry_in, w) = self.queue.add_rate_limited_with_delay(busy.key.clone(), now, &mut self.rng);
                     wake = w;
                     RecordOutcome::Error { message, retry_in }
                 }

@@ -108,6 +108,9 @@ pub struct Informer {
     stats: InformerStats,
     /// The last watch events it received (kept for observers, on the control plane's informers only).
     recent: Option<VecDeque<Received>>,
+    /// Its own stream of draws (list delays, watch timeouts, backoff jitter, dropped events), keyed by its client
+    /// and kind ([`Informer::new`]): a new informer never moves another's draws.
+    rng: Rng,
 }
 
 /// Watch events an informer keeps for observers ([`Informer::recent`]).
@@ -204,13 +207,15 @@ impl Informer {
         &self.stats
     }
 
-    pub(crate) fn new(kind: Kind, filter: WatchFilter, client: ClientId, label_index: bool) -> Self {
+    /// An informer of `kind` for `client`, drawing from `rng` (in a simulation, keyed by the client's name and the
+    /// kind: `Sim::informer`).
+    pub(crate) fn new(kind: Kind, filter: WatchFilter, client: ClientId, rng: Rng) -> Self {
         Informer {
             id: 0,
             kind,
             filter,
             client,
-            cache: Cache::new(label_index),
+            cache: Cache::new(false),
             state: ReflectorState::Stopped,
             last_rv: 0,
             has_synced: false,
@@ -224,7 +229,18 @@ impl Informer {
             watch_opened_at: 0,
             stats: InformerStats::default(),
             recent: None,
+            rng,
         }
+    }
+
+    /// Keeps a label index in its cache (the control plane's informers: their handlers look pods up by labels).
+    pub(crate) fn index_labels(&mut self) {
+        self.cache = Cache::new(true);
+    }
+
+    /// A digest of where its stream of draws stands.
+    pub(crate) fn rng_position(&self) -> u64 {
+        self.rng.position()
     }
 
     /// Keeps its last [`RECENT_EVENTS`] watch events for observers (the page's loop diagram).
@@ -339,20 +355,20 @@ impl Informer {
 
     /// The relist backoff to wait now (800 ms doubling to 30 s, with up to 100% jitter as client-go's
     /// backoff manager), advancing it for next time.
-    pub(crate) fn next_backoff(&mut self, rng: &mut Rng) -> Millis {
+    pub(crate) fn next_backoff(&mut self) -> Millis {
         let base = self.backoff;
         self.backoff = RELIST_BACKOFF.after(base);
-        RELIST_BACKOFF.jittered(base, rng)
+        RELIST_BACKOFF.jittered(base, &mut self.rng)
     }
 
     /// Applies delivered watch events to the cache, dropping the configured fraction (the fault), and returns what
     /// the handlers must see.
-    pub(crate) fn on_watch_events(&mut self, events: Vec<WatchEvent>, rng: &mut Rng) -> Vec<InformerEvent> {
+    pub(crate) fn on_watch_events(&mut self, events: Vec<WatchEvent>) -> Vec<InformerEvent> {
         let mut out = Vec::with_capacity(events.len());
         for ev in events {
             self.stats.events_received += 1;
             self.last_rv = self.last_rv.max(ev.rv);
-            let dropped = self.drop_fraction > 0.0 && rng.chance(self.drop_fraction);
+            let dropped = self.drop_fraction > 0.0 && self.rng.chance(self.drop_fraction);
             if let Some(r) = self.recent.as_mut().filter(|_| ev.type_ != EventType::Bookmark) {
                 if r.len() >= RECENT_EVENTS {
                     r.pop_front();

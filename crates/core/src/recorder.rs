@@ -462,7 +462,7 @@ mod tests {
     }
 
     fn world() -> World {
-        let mut store = Store::new(StoreConfig::default(), Rng::new(1));
+        let mut store = Store::new(StoreConfig::default(), 1);
         let client = store.register_client("kubelet");
         let mut pod = Pod::default();
         pod.metadata.name = s("web-1");

@@ -18,10 +18,22 @@ impl Rng {
         r
     }
 
-    /// A child generator with an independent stream, derived deterministically from this one.
-    pub(crate) fn fork(&mut self) -> Rng {
-        let s = self.next_u64();
-        Rng::new(s)
+    /// The stream of one part of the simulation, named by `key` (a component and what it draws for, say
+    /// `["kube-controller-manager/cp-1", "Pod"]`): from the run's seed and the key alone, so that adding a part (a
+    /// kind, a controller, a node) never moves another part's draws.
+    pub(crate) fn keyed(seed: u64, key: &[&str]) -> Rng {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for part in key {
+            for b in part.bytes().chain([0]) {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        Rng::new(seed ^ h)
+    }
+
+    /// A digest of where the stream stands (its next draws), without drawing.
+    pub(crate) fn position(&self) -> u64 {
+        self.state ^ self.inc.rotate_left(32)
     }
 
     pub(crate) fn next_u32(&mut self) -> u32 {
@@ -90,6 +102,15 @@ mod tests {
         }
         let mut c = Rng::new(43);
         assert_ne!(Rng::new(42).next_u64(), c.next_u64());
+    }
+
+    #[test]
+    fn keyed_streams_depend_on_the_seed_and_the_whole_key_only() {
+        let draw = |seed, key: &[&str]| Rng::keyed(seed, key).next_u64();
+        assert_eq!(draw(7, &["a", "Pod"]), draw(7, &["a", "Pod"]));
+        assert_ne!(draw(7, &["a", "Pod"]), draw(8, &["a", "Pod"]));
+        assert_ne!(draw(7, &["a", "Pod"]), draw(7, &["a", "Node"]));
+        assert_ne!(draw(7, &["ab", "c"]), draw(7, &["a", "bc"]), "the parts are delimited");
     }
 
     #[test]

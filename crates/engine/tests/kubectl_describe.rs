@@ -10,6 +10,13 @@ fn first(sim: &kubeloop_engine::sim::Sim, kind: Kind) -> String {
     sim.store().objects(kind).next().map(|o| o.meta().name.to_string()).unwrap_or_default()
 }
 
+/// Whether the kubelet has recorded that it is stopping `pod`'s containers.
+fn killing(sim: &kubeloop_engine::sim::Sim, pod: &str) -> bool {
+    sim.store()
+        .objects(Kind::Event)
+        .any(|o| o.as_event().is_some_and(|e| &*e.body.reason == "Killing" && &*e.body.involved_object.name == pod))
+}
+
 #[test]
 fn describe_of_each_kind_matches_its_golden_output() {
     let mut sim = cluster();
@@ -39,7 +46,15 @@ fn describe_pending_and_terminating_pods() {
     let mut sim = cluster();
     let pod = first(&sim, Kind::Pod);
     sim.delete(Kind::Pod, &ObjKey::new("default", &pod), &DeleteOptions::default()).expect("delete");
-    sim.run_for(SECOND / 2);
+    // Until its kubelet has begun to stop it (the Killing event), while its container's stop (0.1 s to 1.5 s)
+    // still runs.
+    for _ in 0..50 {
+        sim.run_for(SECOND / 100);
+        if killing(&sim, &pod) {
+            break;
+        }
+    }
+    assert!(killing(&sim, &pod), "the kubelet began to stop {pod}");
     check(&mut sim, "describe-pod-terminating", &format!("describe pod {pod}"));
     sim.scale(Kind::Deployment, &ObjKey::new("default", "web"), 5).expect("scale");
     let mut fresh = String::new();

@@ -5,7 +5,6 @@
 //! it keeps the timers, draws nothing for the reflector, and hands the notifications to the informer's owner.
 
 use super::{Informer, InformerEvent, ReflectorState};
-use crate::rng::Rng;
 use crate::store::Store;
 use crate::time::{Millis, MINUTE};
 use crate::watch::WatcherId;
@@ -101,10 +100,6 @@ pub enum Effect {
 pub struct Env<'a> {
     pub(crate) store: &'a mut Store,
     pub(crate) now: Millis,
-    /// The informer's stream of draws (its own, or the simulation's).
-    pub(crate) rng: &'a mut Rng,
-    /// The stream of the watch timeouts' draws (`None`: the informer's own).
-    pub(crate) timeouts: Option<&'a mut Rng>,
     /// kubeloop's relist period (0: none).
     pub(crate) relist_period: Millis,
     /// In polling mode, how many controllers of the owner LIST the kind at each poll.
@@ -145,7 +140,7 @@ impl Informer {
                 self.rewatch_or_relist(env, &mut out);
             }
             Input::Start { after } => {
-                let delay = after.unwrap_or_else(|| env.rng.range(2, 10));
+                let delay = after.unwrap_or_else(|| self.rng.range(2, 10));
                 let epoch = self.start(env.store);
                 out.push(Effect::At(env.now + delay, Timer::List { epoch }));
             }
@@ -194,7 +189,7 @@ impl Informer {
         if let Some(at) = next {
             out.push(Effect::At(at, Timer::Drain { watcher }));
         }
-        let evs = self.on_watch_events(evs, env.rng);
+        let evs = self.on_watch_events(evs);
         out.push(Effect::Deliver(evs, Origin::Watch));
     }
 
@@ -223,7 +218,7 @@ impl Informer {
                 out.push(Effect::Pump);
             }
             Err(_) => {
-                let backoff = self.next_backoff(env.rng);
+                let backoff = self.next_backoff();
                 out.push(Effect::At(env.now + backoff, Timer::List { epoch }));
             }
         }
@@ -241,7 +236,7 @@ impl Informer {
 
     fn relist_after_backoff(&mut self, env: &mut Env, out: &mut Vec<Effect>) {
         let epoch = self.epoch();
-        let backoff = self.next_backoff(env.rng);
+        let backoff = self.next_backoff();
         out.push(Effect::At(env.now + backoff, Timer::List { epoch }));
     }
 
@@ -249,11 +244,7 @@ impl Informer {
     /// twice that.
     fn arm_watch_timeout(&mut self, env: &mut Env, out: &mut Vec<Effect>) {
         if let Some(watcher) = self.watcher() {
-            let rng = match env.timeouts.as_deref_mut() {
-                Some(r) => r,
-                None => &mut *env.rng,
-            };
-            let timeout = rng.range(MIN_WATCH_TIMEOUT, 2 * MIN_WATCH_TIMEOUT - 1);
+            let timeout = self.rng.range(MIN_WATCH_TIMEOUT, 2 * MIN_WATCH_TIMEOUT - 1);
             self.watch_opened(env.now);
             out.push(Effect::At(env.now + timeout, Timer::WatchTimeout { watcher }));
         }

@@ -7,15 +7,18 @@ use crate::store::{DeleteOptions, StoreConfig, Subresource};
 
 const FAR: Millis = 1 << 40;
 
-fn setup() -> (Store, ClientId, Informer, Rng) {
+fn setup() -> (Store, ClientId, Informer) {
     setup_with(StoreConfig::default(), true)
 }
 
-fn setup_with(config: StoreConfig, label_index: bool) -> (Store, ClientId, Informer, Rng) {
-    let mut st = Store::new(config, Rng::new(1));
+fn setup_with(config: StoreConfig, label_index: bool) -> (Store, ClientId, Informer) {
+    let mut st = Store::new(config, 1);
     let c = st.register_client("controller-manager");
-    let inf = Informer::new(Kind::Pod, WatchFilter::All, c, label_index);
-    (st, c, inf, Rng::new(7))
+    let mut inf = Informer::new(Kind::Pod, WatchFilter::All, c, Rng::new(7));
+    if label_index {
+        inf.index_labels();
+    }
+    (st, c, inf)
 }
 
 fn labels(pairs: &[(&str, &str)]) -> Labels {
@@ -68,10 +71,10 @@ fn delete_now(st: &mut Store, c: ClientId, name: &str) {
 }
 
 /// Delivers every buffered watch event to the informer (the simulation's drain at a time far after they are due).
-fn deliver(st: &mut Store, inf: &mut Informer, rng: &mut Rng) -> Vec<InformerEvent> {
+fn deliver(st: &mut Store, inf: &mut Informer) -> Vec<InformerEvent> {
     let Some(id) = inf.watcher() else { return Vec::new() };
     let (evs, _) = st.drain_watch(id, FAR);
-    inf.on_watch_events(evs, rng)
+    inf.on_watch_events(evs)
 }
 
 /// `add a`, `update a`, `delete a`, `delete? a` (DeletedFinalStateUnknown).
@@ -93,13 +96,13 @@ fn names<'a>(objs: impl IntoIterator<Item = &'a Rc<Object>>) -> Vec<String> {
     objs.into_iter().map(|o| o.meta().name.to_string()).collect()
 }
 
-fn synced(names_: &[&str]) -> (Store, ClientId, Informer, Rng) {
-    let (mut st, c, mut inf, rng) = setup();
+fn synced(names_: &[&str]) -> (Store, ClientId, Informer) {
+    let (mut st, c, mut inf) = setup();
     for n in names_ {
         create(&mut st, c, pod(n));
     }
     inf.list_and_watch(&mut st).expect("list and watch");
-    (st, c, inf, rng)
+    (st, c, inf)
 }
 
 // ---- reflector -----------------------------------------------------------------------------------------------
@@ -108,7 +111,7 @@ fn synced(names_: &[&str]) -> (Store, ClientId, Informer, Rng) {
 fn list_and_watch_fills_the_cache_delivers_adds_and_is_synced() {
     // tools/cache/reflector.go ListAndWatch: LIST, Replace the store (DeltaFIFO -> OnAdd for new keys), then WATCH
     // from the list's resourceVersion; HasSynced once the first list is processed.
-    let (mut st, c, mut inf, _) = setup();
+    let (mut st, c, mut inf) = setup();
     for n in ["c", "a", "b"] {
         create(&mut st, c, pod(n));
     }
@@ -129,11 +132,11 @@ fn list_and_watch_fills_the_cache_delivers_adds_and_is_synced() {
 fn watch_events_update_the_cache_and_last_resource_version() {
     // reflector.go watchHandler: ADDED -> store.Add, MODIFIED -> store.Update, DELETED -> store.Delete, and
     // setLastSyncResourceVersion to each event's resourceVersion.
-    let (mut st, c, mut inf, mut rng) = synced(&["a", "b"]);
+    let (mut st, c, mut inf) = synced(&["a", "b"]);
     create(&mut st, c, pod("n"));
     let a = modify(&mut st, c, "a", |o| o.meta_mut().labels = labels(&[("v", "2")]));
     delete_now(&mut st, c, "b");
-    let evs = deliver(&mut st, &mut inf, &mut rng);
+    let evs = deliver(&mut st, &mut inf);
     assert_eq!(summary(&evs), ["add n", "update a", "delete b"]);
     if let InformerEvent::Update(old, new) = &evs[1] {
         assert!(old.meta().resource_version < new.meta().resource_version);
@@ -150,14 +153,14 @@ fn watch_events_update_the_cache_and_last_resource_version() {
 fn rewatch_after_a_disconnect_resumes_from_the_last_resource_version_without_a_list() {
     // reflector.go: a watch that ends without an error is re-opened from LastSyncResourceVersion; the events
     // missed meanwhile come from the watch cache's history, no relist.
-    let (mut st, c, mut inf, mut rng) = synced(&["a"]);
+    let (mut st, c, mut inf) = synced(&["a"]);
     create(&mut st, c, pod("b"));
-    deliver(&mut st, &mut inf, &mut rng);
+    deliver(&mut st, &mut inf);
     create(&mut st, c, pod("missed"));
     let lists = st.counters(c).list_calls;
     inf.rewatch(&mut st).expect("rewatch");
     assert_eq!(st.open_watchers(), 1, "the old watch was closed");
-    let evs = deliver(&mut st, &mut inf, &mut rng);
+    let evs = deliver(&mut st, &mut inf);
     assert_eq!(summary(&evs), ["add missed"]);
     assert_eq!(st.counters(c).list_calls, lists);
     assert_eq!((inf.stats.watches, inf.stats.relists, inf.stats.gone), (2, 0, 0));
@@ -168,7 +171,7 @@ fn rewatch_after_a_disconnect_resumes_from_the_last_resource_version_without_a_l
 fn rewatch_from_a_compacted_resource_version_fails_with_gone_and_a_relist_repairs() {
     // reflector.go: a 410 "too old resource version" (isExpiredError) ends the watch and forces a full relist.
     let config = StoreConfig { watch_history_min: 2, watch_history_max: 3, ..Default::default() };
-    let (mut st, c, mut inf, _) = setup_with(config, true);
+    let (mut st, c, mut inf) = setup_with(config, true);
     create(&mut st, c, pod("a"));
     inf.list_and_watch(&mut st).expect("list and watch");
     for i in 0..5 {
@@ -190,9 +193,9 @@ fn rewatch_from_a_compacted_resource_version_fails_with_gone_and_a_relist_repair
 fn next_backoff_starts_at_800ms_doubles_and_caps_at_30s_with_jitter() {
     // reflector.go NewReflectorWithOptions: backoff manager NewExponentialBackoffManager(800ms, 30s, 2m, 2.0,
     // 1.0): each wait is base * (1 + jitter), jitter up to +100%.
-    let (_, _, mut inf, mut rng) = setup();
+    let (_, _, mut inf) = setup();
     for base in [800, 1_600, 3_200, 6_400, 12_800, 25_600, 30_000, 30_000, 30_000] {
-        let wait = inf.next_backoff(&mut rng);
+        let wait = inf.next_backoff();
         assert!((base..=2 * base).contains(&wait), "{wait} for base {base}");
     }
     assert_eq!(inf.backoff, RELIST_BACKOFF_MAX);
@@ -201,9 +204,9 @@ fn next_backoff_starts_at_800ms_doubles_and_caps_at_30s_with_jitter() {
 #[test]
 fn a_successful_list_resets_the_backoff() {
     // The backoff manager restarts at its initial value once a ListAndWatch succeeds.
-    let (mut st, _, mut inf, mut rng) = setup();
+    let (mut st, _, mut inf) = setup();
     for _ in 0..4 {
-        inf.next_backoff(&mut rng);
+        inf.next_backoff();
     }
     assert!(inf.backoff > RELIST_BACKOFF_INITIAL);
     inf.list_and_watch(&mut st).expect("list and watch");
@@ -213,7 +216,7 @@ fn a_successful_list_resets_the_backoff() {
 #[test]
 fn stop_clears_the_cache_and_closes_the_watch() {
     // A dead process loses its informer memory: the next start lists from scratch and is not synced before.
-    let (mut st, _, mut inf, _) = synced(&["a", "b"]);
+    let (mut st, _, mut inf) = synced(&["a", "b"]);
     assert_eq!(st.open_watchers(), 1);
     inf.stop(&mut st);
     assert!(inf.cache.is_empty());
@@ -229,7 +232,7 @@ fn stop_clears_the_cache_and_closes_the_watch() {
 #[test]
 fn by_owner_indexes_only_the_controller_owner_reference_uid() {
     // controller_utils / metav1.GetControllerOf: the owner that counts is the reference with controller=true.
-    let (mut st, c, mut inf, _) = setup();
+    let (mut st, c, mut inf) = setup();
     create(&mut st, c, pod_in("default", "mine", &[], vec![owner("rs-1", true)]));
     create(&mut st, c, pod_in("default", "not-controller", &[], vec![owner("rs-1", false)]));
     create(&mut st, c, pod_in("default", "other", &[], vec![owner("rs-1", false), owner("rs-2", true)]));
@@ -243,7 +246,7 @@ fn by_owner_indexes_only_the_controller_owner_reference_uid() {
 #[test]
 fn by_node_and_by_namespace_index_pods() {
     // tools/cache/index.go MetaNamespaceIndexFunc, and the scheduler's / kubelet's pods-by-nodeName lookups.
-    let (mut st, c, mut inf, _) = setup();
+    let (mut st, c, mut inf) = setup();
     for (ns, name, node) in
         [("default", "a", "n1"), ("kube-system", "b", "n1"), ("default", "c", "n2"), ("default", "d", "")]
     {
@@ -265,7 +268,7 @@ fn select_finds_label_matches_in_the_namespace_with_or_without_the_label_index()
     // tools/cache/listers.go ListAllByNamespace: objects of the namespace whose labels match the selector
     // (matchLabels and matchExpressions); an index only narrows the candidates.
     for label_index in [true, false] {
-        let (mut st, c, mut inf, _) = setup_with(StoreConfig::default(), label_index);
+        let (mut st, c, mut inf) = setup_with(StoreConfig::default(), label_index);
         create(&mut st, c, pod_in("default", "a", &[("app", "web"), ("tier", "fe")], Vec::new()));
         create(&mut st, c, pod_in("default", "b", &[("app", "web"), ("tier", "be")], Vec::new()));
         create(&mut st, c, pod_in("default", "c", &[("app", "db")], Vec::new()));
@@ -301,7 +304,7 @@ fn select_finds_label_matches_in_the_namespace_with_or_without_the_label_index()
 fn index_entries_move_when_labels_owner_or_node_change_and_vanish_on_delete() {
     // tools/cache/thread_safe_store.go updateIndices: on update the old index values are removed and the new ones
     // added; on delete every index entry goes.
-    let (mut st, c, mut inf, mut rng) = setup();
+    let (mut st, c, mut inf) = setup();
     let p = create(&mut st, c, pod_in("default", "p", &[("app", "a")], vec![owner("rs-1", true)]));
     inf.list_and_watch(&mut st).expect("list and watch");
     let sel = |v: &str| LabelSelector::from_labels(labels(&[("app", v)]));
@@ -310,14 +313,14 @@ fn index_entries_move_when_labels_owner_or_node_change_and_vanish_on_delete() {
         o.meta_mut().owner_references = vec![owner("rs-2", true)];
     });
     st.bind(c, &key("p"), &p.meta().uid, "n1", 0).expect("bind");
-    deliver(&mut st, &mut inf, &mut rng);
+    deliver(&mut st, &mut inf);
     assert!(inf.cache.select("default", &sel("a")).is_empty());
     assert_eq!(names(inf.cache.select("default", &sel("b"))), ["p"]);
     assert_eq!(inf.cache.by_owner("rs-1").count(), 0);
     assert_eq!(names(inf.cache.by_owner("rs-2")), ["p"]);
     assert_eq!(names(inf.cache.by_node("n1")), ["p"]);
     delete_now(&mut st, c, "p");
-    deliver(&mut st, &mut inf, &mut rng);
+    deliver(&mut st, &mut inf);
     assert!(inf.cache.select("default", &sel("b")).is_empty());
     assert_eq!(inf.cache.by_owner("rs-2").count(), 0);
     assert_eq!(inf.cache.by_node("n1").count(), 0);
@@ -331,11 +334,11 @@ fn index_entries_move_when_labels_owner_or_node_change_and_vanish_on_delete() {
 fn resync_redelivers_every_cached_object_as_an_update_in_key_order_without_api_calls() {
     // tools/cache/shared_informer.go resyncCheckPeriod + DeltaFIFO.Resync: Sync deltas from the local store, so
     // OnUpdate(old, new) with old == new; no request reaches the API server.
-    let (mut st, c, mut inf, mut rng) = synced(&["c", "a", "b"]);
+    let (mut st, c, mut inf) = synced(&["c", "a", "b"]);
     create(&mut st, c, pod("unseen"));
     assert_eq!(inf.drift(&st), 0, "an event on its way is not drift");
     inf.drop_fraction = 1.0;
-    deliver(&mut st, &mut inf, &mut rng);
+    deliver(&mut st, &mut inf);
     let api = st.counters(c).clone();
     let evs = inf.resync();
     assert_eq!(summary(&evs), ["update a", "update b", "update c"], "the cache, not the server");
@@ -349,12 +352,12 @@ fn resync_redelivers_every_cached_object_as_an_update_in_key_order_without_api_c
 fn dropped_watch_events_leave_the_cache_stale_until_a_relist_repairs_it() {
     // Sieve-style "missed events" fault. Resync cannot repair a stale cache; a relist does: DeltaFIFO.Replace
     // delivers updates for listed objects and DeletedFinalStateUnknown for keys that vanished.
-    let (mut st, c, mut inf, mut rng) = synced(&["a", "b", "c"]);
+    let (mut st, c, mut inf) = synced(&["a", "b", "c"]);
     inf.drop_fraction = 1.0;
     create(&mut st, c, pod("d"));
     modify(&mut st, c, "a", |o| o.meta_mut().labels = labels(&[("v", "2")]));
     delete_now(&mut st, c, "c");
-    assert!(deliver(&mut st, &mut inf, &mut rng).is_empty());
+    assert!(deliver(&mut st, &mut inf).is_empty());
     assert_eq!((inf.stats.events_received, inf.stats.events_dropped), (3, 3));
     assert_eq!(names(inf.cache.list()), ["a", "b", "c"]);
     assert_eq!(inf.drift(&st), 3, "a stale, c extra, d missing");
@@ -394,13 +397,13 @@ fn dropped_watch_events_leave_the_cache_stale_until_a_relist_repairs_it() {
 fn delete_of_an_unknown_key_is_not_delivered() {
     // tools/cache/delta_fifo.go Delete: if the key is neither in knownObjects (the indexer) nor queued, the
     // delete is dropped ("Presumably, this was deleted when a relist happened").
-    let (mut st, c, mut inf, mut rng) = synced(&[]);
+    let (mut st, c, mut inf) = synced(&[]);
     inf.drop_fraction = 1.0;
     create(&mut st, c, pod("ghost"));
-    deliver(&mut st, &mut inf, &mut rng);
+    deliver(&mut st, &mut inf);
     inf.drop_fraction = 0.0;
     delete_now(&mut st, c, "ghost");
-    let evs = deliver(&mut st, &mut inf, &mut rng);
+    let evs = deliver(&mut st, &mut inf);
     assert!(evs.is_empty(), "{:?}", summary(&evs));
 }
 
@@ -408,23 +411,23 @@ fn delete_of_an_unknown_key_is_not_delivered() {
 /// informer not asked to keep them keeps none.
 #[test]
 fn recent_watch_events_are_kept_bounded_and_marked_when_dropped() {
-    let (mut st, c, mut inf, mut rng) = setup();
-    let mut plain = Informer::new(Kind::Pod, WatchFilter::All, c, true);
+    let (mut st, c, mut inf) = setup();
+    let mut plain = Informer::new(Kind::Pod, WatchFilter::All, c, Rng::new(8));
     inf.keep_recent();
     inf.list_and_watch(&mut st).expect("list");
     plain.list_and_watch(&mut st).expect("list");
     for i in 0..10 {
         create(&mut st, c, pod(&format!("p{i}")));
     }
-    deliver(&mut st, &mut inf, &mut rng);
-    deliver(&mut st, &mut plain, &mut rng);
+    deliver(&mut st, &mut inf);
+    deliver(&mut st, &mut plain);
     let names: Vec<String> = inf.recent().map(|r| r.name.to_string()).collect();
     assert_eq!(names, (2..10).map(|i| format!("p{i}")).collect::<Vec<_>>(), "the last {RECENT_EVENTS}");
     assert!(inf.recent().all(|r| r.type_ == EventType::Added && !r.dropped));
     assert_eq!(plain.recent().count(), 0);
     inf.set_drop_fraction(1.0);
     delete_now(&mut st, c, "p9");
-    deliver(&mut st, &mut inf, &mut rng);
+    deliver(&mut st, &mut inf);
     let last = inf.recent().last().expect("an event").clone();
     assert_eq!((last.type_, &*last.name, last.dropped), (EventType::Deleted, "p9", true));
     assert_eq!(inf.recent().count(), RECENT_EVENTS);

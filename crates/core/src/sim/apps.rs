@@ -10,12 +10,12 @@ impl Sim {
         self.behaviours.patch_image(image, patch)?;
         let now = self.now;
         for n in 0..self.kubelets.len() {
-            let Sim { kubelets, store, rng, behaviours, .. } = self;
+            let Sim { kubelets, kubelet_rngs, store, behaviours, .. } = self;
             let k = &mut kubelets[n];
             if !k.alive {
                 continue;
             }
-            let mut api = Api::new(store, k.client, now, rng);
+            let mut api = Api::new(store, k.client, now, &mut kubelet_rngs[n]);
             let timers = k.image_behaviour_changed(&mut api, image, behaviours, now);
             self.schedule_pod_timers(n, timers);
         }
@@ -54,12 +54,12 @@ impl Sim {
             return Err(format!("pod \"{}\" is not bound to a node yet", key.name));
         };
         let now = self.now;
-        let Sim { kubelets, store, rng, behaviours, .. } = self;
+        let Sim { kubelets, kubelet_rngs, store, behaviours, .. } = self;
         let k = &mut kubelets[n];
         if !k.alive {
             return Err(format!("the kubelet of node \"{node}\" is not running"));
         }
-        let mut api = Api::new(store, k.client, now, rng);
+        let mut api = Api::new(store, k.client, now, &mut kubelet_rngs[n]);
         let timers = f(k, &mut api, behaviours, now)?;
         self.schedule_pod_timers(n, timers);
         self.flush_wakeups();

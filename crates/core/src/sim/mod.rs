@@ -168,24 +168,21 @@ pub struct Sim {
     now: Millis,
     seq: u64,
     events: BinaryHeap<Reverse<Scheduled>>,
+    /// The simulation's own draws (the informers' resync period). Every part draws from a stream of its own,
+    /// keyed by the seed and its name (`Rng::keyed`): each informer by its client and kind, each controller by its
+    /// host and name, each host's election, each kubelet by its node, the API server's, each kind's watch
+    /// latencies. Adding a kind, a controller or a node never moves another part's draws.
     pub(crate) rng: Rng,
     /// Randomness on the person's side (kubectl's own name suffixes, the latency of the user's requests): never
     /// the simulation's stream, so what a person reads cannot change what the cluster does.
     pub(crate) user_rng: Rng,
-    /// The reflectors' watch timeouts, a stream of their own (from the same seed), so that modelling them
-    /// leaves every other draw where it was.
-    watch_rng: Rng,
-    /// Every draw made for the controller managers' namespace informers (list delays, watch timeouts, backoffs,
-    /// dropped events), a stream of its own: the namespace controller came after the others, and adding it left
-    /// every other draw, and so every earlier history, where it was.
-    namespace_rng: Rng,
-    /// The same for the disruption controller's PodDisruptionBudget informers (they came later still).
-    policy_rng: Rng,
     pub(crate) store: Store,
     pub(crate) informers: Vec<Informer>,
     informer_owner: Vec<Owner>,
     pub(crate) hosts: Vec<Host>,
     pub(crate) kubelets: Vec<Kubelet>,
+    /// Each kubelet's stream of draws (its API calls' latencies, image pulls, container starts), by kubelet index.
+    pub(crate) kubelet_rngs: Vec<Rng>,
     kubelet_by_name: FxHashMap<Str, usize>,
     /// The client of people: kubectl, the page, scenario actions.
     pub(crate) user: ClientId,
@@ -202,18 +199,6 @@ pub struct Sim {
 
 /// Salt of the user's random stream (`kubectl` in ASCII).
 const USER_STREAM: u64 = 0x6b75_6265_6374_6c00;
-/// Salt of the watch timeouts' stream (`timeout` in ASCII).
-const WATCH_STREAM: u64 = 0x0074_696d_656f_7574;
-/// Salt of the namespace informers' stream (`nsinform` in ASCII).
-const NAMESPACE_STREAM: u64 = 0x6e73_696e_666f_726d;
-/// Salt of the namespace watches' latencies, drawn by the store (`nswatch` in ASCII).
-const NAMESPACE_WATCH_STREAM: u64 = 0x006e_7377_6174_6368;
-
-/// Salt of the PodDisruptionBudget informers' stream (`policy` in ASCII).
-const POLICY_STREAM: u64 = 0x0000_706f_6c69_6379;
-/// Salt of the PodDisruptionBudget watches' latencies (`pdbwatch` in ASCII).
-const POLICY_WATCH_STREAM: u64 = 0x7064_6277_6174_6368;
-
 /// The event heap is never compacted below this many entries.
 const COMPACT_MIN: usize = 4096;
 
@@ -224,28 +209,21 @@ impl Sim {
     }
 
     pub fn new(config: SimConfig) -> Self {
-        let mut rng = Rng::new(config.seed);
+        let rng = Rng::new(config.seed);
         let user_rng = Rng::new(config.seed ^ USER_STREAM);
-        let watch_rng = Rng::new(config.seed ^ WATCH_STREAM);
-        let namespace_rng = Rng::new(config.seed ^ NAMESPACE_STREAM);
-        let policy_rng = Rng::new(config.seed ^ POLICY_STREAM);
-        let mut store = Store::new(config.store.clone(), rng.fork());
-        store.namespace_watch_rng = Rng::new(config.seed ^ NAMESPACE_WATCH_STREAM);
-        store.policy_watch_rng = Rng::new(config.seed ^ POLICY_WATCH_STREAM);
+        let store = Store::new(config.store.clone(), config.seed);
         let mut sim = Sim {
             now: 0,
             seq: 0,
             events: BinaryHeap::new(),
             rng,
             user_rng,
-            watch_rng,
-            namespace_rng,
-            policy_rng,
             store,
             informers: Vec::new(),
             informer_owner: Vec::new(),
             hosts: Vec::new(),
             kubelets: Vec::new(),
+            kubelet_rngs: Vec::new(),
             kubelet_by_name: FxHashMap::default(),
             user: 0,
             log: ReconcileLog::new(crate::controller::RECONCILE_LOG_CAPACITY),
@@ -310,7 +288,7 @@ impl Sim {
     pub(crate) fn add_host_with(
         &mut self,
         name: &str,
-        controllers: Vec<Controller>,
+        mut controllers: Vec<Controller>,
         resync: Millis,
         elector: Option<LeaderElector>,
     ) -> HostId {
@@ -320,11 +298,14 @@ impl Sim {
             None => name.to_string(),
         };
         let client = self.store.register_client(&client_name);
+        let seed = self.config.seed;
         let mut ids = [None; Kind::ALL.len()];
-        for c in &controllers {
+        for c in &mut controllers {
+            c.key_stream(seed, &client_name);
             for k in c.reconciler.watches() {
                 if ids[k.index()].is_none() {
-                    let mut inf = Informer::new(*k, WatchFilter::All, client, true);
+                    let mut inf = self.informer(*k, WatchFilter::All, client);
+                    inf.index_labels();
                     inf.set_resync_period(resync);
                     inf.keep_recent();
                     ids[k.index()] = Some(self.push_informer(inf, Owner::Host(HostId(index))));
@@ -343,6 +324,7 @@ impl Sim {
             epoch: 0,
             elector,
             recorder,
+            rng: Rng::keyed(seed, &[&client_name, "leaderelection"]),
         });
         if elects {
             self.leader_tick(index);
@@ -356,8 +338,7 @@ impl Sim {
     /// next attempt scheduled.
     fn leader_tick(&mut self, h: usize) {
         let now = self.now;
-        let Sim { hosts, store, rng, .. } = self;
-        let Some(transition) = hosts[h].leader_tick(store, rng, now) else { return };
+        let Some(transition) = self.hosts[h].leader_tick(&mut self.store, now) else { return };
         self.flush_wakeups();
         match transition {
             // OnStartedLeading: informers start (a full LIST each), then the controllers.
@@ -371,8 +352,7 @@ impl Sim {
             }
             Transition::None => {}
         }
-        let Sim { hosts, rng, .. } = self;
-        let Some(next) = hosts[h].next_leader_tick(rng) else { return };
+        let Some(next) = self.hosts[h].next_leader_tick() else { return };
         let epoch = self.hosts[h].epoch;
         self.schedule(now + next, Ev::LeaderTick { host: h, epoch });
     }
@@ -399,6 +379,12 @@ impl Sim {
         } else {
             self.start_host_informers(h.0);
         }
+    }
+
+    /// A new informer of `kind` for `client`, its stream of draws keyed by the client's name and the kind.
+    pub(crate) fn informer(&self, kind: Kind, filter: WatchFilter, client: ClientId) -> Informer {
+        let name = &self.store.clients()[client].name;
+        Informer::new(kind, filter, client, Rng::keyed(self.config.seed, &[name, kind.name()]))
     }
 
     fn push_informer(&mut self, mut inf: Informer, owner: Owner) -> InformerId {
@@ -530,15 +516,8 @@ impl Sim {
     fn reflector(&mut self, informer: InformerId, input: Input) {
         let polls = matches!(input, Input::Timer(Timer::List { .. })) && self.informers[informer].polling().is_some();
         let listers = if polls { self.listers(informer) } else { 1 };
-        let isolated = self.isolated(informer);
-        let policy = self.informers[informer].kind == Kind::PodDisruptionBudget;
-        let Sim { informers, store, rng, watch_rng, namespace_rng, policy_rng, config, now, .. } = self;
-        let (rng, timeouts) = match (isolated, policy) {
-            (true, true) => (policy_rng, None),
-            (true, false) => (namespace_rng, None),
-            _ => (rng, Some(watch_rng)),
-        };
-        let mut env = Env { store, now: *now, rng, timeouts, relist_period: config.relist_period, listers };
+        let Sim { informers, store, config, now, .. } = self;
+        let mut env = Env { store, now: *now, relist_period: config.relist_period, listers };
         for effect in informers[informer].step(input, &mut env) {
             match effect {
                 Effect::At(at, timer) => self.schedule(at, Ev::Reflector { informer, timer }),
@@ -584,12 +563,12 @@ impl Sim {
             }
             Ev::Kubelet { node, epoch, timer } => {
                 let now = self.now;
-                let Sim { kubelets, store, rng, config, behaviours, .. } = self;
+                let Sim { kubelets, kubelet_rngs, store, config, behaviours, .. } = self;
                 let k = &mut kubelets[node];
                 if k.epoch != epoch || !k.alive {
                     return;
                 }
-                let mut api = Api::new(store, k.client, now, rng);
+                let mut api = Api::new(store, k.client, now, &mut kubelet_rngs[node]);
                 let next = k.on_timer(timer, &mut api, &config.runtime, behaviours, now);
                 self.schedule_kubelet_timers(node, next);
             }
@@ -621,9 +600,9 @@ impl Sim {
             }
             Owner::Kubelet(n) => {
                 let now = self.now;
-                let Sim { kubelets, store, rng, config, .. } = self;
+                let Sim { kubelets, kubelet_rngs, store, config, .. } = self;
                 let k = &mut kubelets[n];
-                let mut api = Api::new(store, k.client, now, rng);
+                let mut api = Api::new(store, k.client, now, &mut kubelet_rngs[n]);
                 let next = k.on_notifications(&evs, &mut api, &config.runtime, now);
                 self.schedule_kubelet_timers(n, next);
             }
@@ -632,8 +611,8 @@ impl Sim {
 
     /// Host `h`'s idle workers take queued keys ([`Host::pump`]); their ends are scheduled.
     fn pump(&mut self, h: usize) {
-        let Sim { hosts, informers, store, rng, config, now, .. } = self;
-        let done_at = hosts[h].pump(informers, store, rng, config.reconcile_cost, *now);
+        let Sim { hosts, informers, store, config, now, .. } = self;
+        let done_at = hosts[h].pump(informers, store, config.reconcile_cost, *now);
         let epoch = self.hosts[h].epoch;
         for (at, ctrl, worker) in done_at {
             self.schedule(at, Ev::WorkerDone { host: h, ctrl, worker, epoch });
@@ -642,11 +621,11 @@ impl Sim {
 
     /// A worker is done ([`Controller::finish_work`]); a requeued key's wake-up is scheduled.
     fn finish_work(&mut self, h: usize, ci: usize, w: usize) {
-        let Sim { hosts, rng, log, now, .. } = self;
+        let Sim { hosts, log, now, .. } = self;
         let c = &mut hosts[h].controllers[ci];
         let name = c.name();
         let before = log.total;
-        let wake = c.finish_work(w, *now, rng, log);
+        let wake = c.finish_work(w, *now, log);
         if log.total != before {
             self.hash = fnv1a(self.hash, name.as_bytes());
         }
@@ -656,25 +635,11 @@ impl Sim {
         }
     }
 
-    /// Whether the informer draws from a stream of its own (see `namespace_rng` and `policy_rng`).
-    fn isolated(&self, informer: InformerId) -> bool {
-        matches!(self.informers[informer].kind, Kind::Namespace | Kind::PodDisruptionBudget)
-            && matches!(self.informer_owner[informer], Owner::Host(_))
-    }
-
-    /// Starts every informer of host `h` (a LIST each, then a WATCH). A namespace informer lists with the last of
-    /// the others (it draws no delay of their stream, and the host's caches sync when they did before it existed).
+    /// Starts every informer of host `h` (a LIST each, then a WATCH).
     fn start_host_informers(&mut self, h: usize) {
         let ids: Vec<InformerId> = self.hosts[h].informers.iter().flatten().copied().collect();
-        let (isolated, shared): (Vec<InformerId>, Vec<InformerId>) = ids.into_iter().partition(|&id| self.isolated(id));
-        let mut last = None;
-        for id in shared {
-            let delay = self.rng.range(2, 10);
-            last = last.max(Some(delay));
-            self.reflector(id, Input::Start { after: Some(delay) });
-        }
-        for id in isolated {
-            self.reflector(id, Input::Start { after: last });
+        for id in ids {
+            self.start_informer(id);
         }
     }
 

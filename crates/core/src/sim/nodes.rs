@@ -30,8 +30,9 @@ impl Sim {
         let index = self.kubelets.len();
         let name: Str = config.name.as_str().into();
         let client = self.store.register_client(&format!("kubelet/{}", config.name));
-        let inf = Informer::new(Kind::Pod, WatchFilter::NodeName(name.clone()), client, false);
+        let inf = self.informer(Kind::Pod, WatchFilter::NodeName(name.clone()), client);
         let inf = self.push_informer(inf, Owner::Kubelet(index));
+        self.kubelet_rngs.push(crate::rng::Rng::keyed(self.config.seed, &["kubelet", &name]));
         self.kubelets.push(Kubelet::new(index, config, inf, client));
         self.kubelet_by_name.insert(name.clone(), index);
         self.boot_kubelet(index);
@@ -40,13 +41,13 @@ impl Sim {
 
     fn boot_kubelet(&mut self, index: usize) {
         let now = self.now;
-        let Sim { kubelets, store, rng, .. } = self;
-        let k = &mut kubelets[index];
+        let Sim { kubelets, kubelet_rngs, store, .. } = self;
+        let (k, rng) = (&mut kubelets[index], &mut kubelet_rngs[index]);
         let mut api = Api::new(store, k.client, now, rng);
         k.register(&mut api, now);
         let (epoch, inf) = (k.epoch, k.informer);
         // Heartbeats start at a random offset so thousands of nodes do not beat in step.
-        let offset = self.rng.range(1, crate::kubelet::LEASE_RENEW_INTERVAL);
+        let offset = rng.range(1, crate::kubelet::LEASE_RENEW_INTERVAL);
         self.schedule(now + offset, Ev::Kubelet { node: index, epoch, timer: KubeletTimer::Tick });
         self.start_informer(inf);
     }

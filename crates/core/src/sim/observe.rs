@@ -89,9 +89,17 @@ impl Sim {
         &self.log
     }
 
-    /// The simulation generator's next draw, without drawing it: a fingerprint of where the run is.
+    /// Where every stream of draws stands (the simulation's, the API server's, each informer's, controller's,
+    /// election's and kubelet's), without drawing: a fingerprint of where the run is.
     pub fn rng_peek(&self) -> u64 {
-        self.rng.clone().next_u64()
+        let informers = self.informers.iter().map(Informer::rng_position);
+        let controllers = self.hosts.iter().flat_map(|h| h.controllers.iter().map(Controller::rng_position));
+        let elections = self.hosts.iter().map(|h| h.rng.position());
+        let kubelets = self.kubelet_rngs.iter().map(crate::rng::Rng::position);
+        let all = informers.chain(controllers).chain(elections).chain(kubelets);
+        all.fold(fnv1a(self.rng.position(), &self.store.rng_position().to_le_bytes()), |h, p| {
+            fnv1a(h, &p.to_le_bytes())
+        })
     }
 
     // ---- the control plane's processes ----

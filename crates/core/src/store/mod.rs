@@ -399,10 +399,9 @@ pub struct Store {
     wall_clock: (Millis, u64),
     /// Injected faults (conflicts, latency, refused creates).
     pub faults: Faults,
-    /// The delivery latencies of namespace watches, a stream of their own (see `Sim`'s `namespace_rng`).
-    pub(crate) namespace_watch_rng: Rng,
-    /// The same for PodDisruptionBudget watches.
-    pub(crate) policy_watch_rng: Rng,
+    /// The delivery latencies of each kind's watches, by [`Kind::index`]: a stream per kind (`Rng::keyed`), so a
+    /// new kind's watches leave every other kind's latencies where they were.
+    watch_latency: Vec<Rng>,
     pods: PodTally,
     /// The last pod specs defaulted on create, each with its defaulted spec ([`Store::default_pod_spec`]).
     pod_defaults: VecDeque<(Rc<PodSpec>, Rc<PodSpec>)>,
@@ -427,7 +426,9 @@ pub fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
 }
 
 impl Store {
-    pub(crate) fn new(config: StoreConfig, rng: Rng) -> Self {
+    /// An API server with the built-in namespaces; `seed` keys its random streams (uids, generated names, injected
+    /// conflicts; each kind's watch latencies).
+    pub(crate) fn new(config: StoreConfig, seed: u64) -> Self {
         let mut store = Store {
             config,
             rv: 0,
@@ -435,7 +436,7 @@ impl Store {
             watchers: FxHashMap::default(),
             next_watcher: 0,
             clients: Vec::new(),
-            rng,
+            rng: Rng::keyed(seed, &["kube-apiserver"]),
             wakeups: Vec::new(),
             ended: Vec::new(),
             event_expiry: VecDeque::new(),
@@ -447,8 +448,7 @@ impl Store {
             history_hash: FNV_OFFSET,
             writes: 0,
             faults: Faults::default(),
-            namespace_watch_rng: Rng::new(0),
-            policy_watch_rng: Rng::new(0),
+            watch_latency: Kind::ALL.iter().map(|k| Rng::keyed(seed, &["kube-apiserver", "watch", k.name()])).collect(),
             pods: PodTally::default(),
             pod_defaults: VecDeque::new(),
         };
@@ -473,6 +473,11 @@ impl Store {
 
     /// Ends a dry run: the server's random stream is handed back as it was (uids, generated names, allocated IPs
     /// and ports drawn for the dry run are not taken from the run that follows).
+    /// A digest of where the store's random streams stand (see [`crate::sim::Sim::rng_peek`]).
+    pub(crate) fn rng_position(&self) -> u64 {
+        self.watch_latency.iter().fold(self.rng.position(), |h, r| fnv1a(h, &r.position().to_le_bytes()))
+    }
+
     pub(crate) fn end_dry_run(&mut self, (was, rng): (bool, Rng)) {
         self.dry_run = was;
         self.rng = rng;

@@ -15,7 +15,7 @@ fn setup() -> (Store, ClientId) {
 }
 
 fn setup_with(config: StoreConfig) -> (Store, ClientId) {
-    let mut st = Store::new(config, Rng::new(1));
+    let mut st = Store::new(config, 1);
     let c = st.register_client("test");
     (st, c)
 }

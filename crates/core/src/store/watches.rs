@@ -59,9 +59,7 @@ impl Store {
         }
         let (lo, hi) = self.config.watch_latency;
         let latency = match notify {
-            Some(_) if kind == Kind::Namespace => self.namespace_watch_rng.range(lo, hi),
-            Some(_) if kind == Kind::PodDisruptionBudget => self.policy_watch_rng.range(lo, hi),
-            Some(_) => self.rng.range(lo, hi),
+            Some(_) => self.watch_latency[kind.index()].range(lo, hi),
             // An observer's watch must not draw from the simulation's stream: the shortest latency.
             None => lo,
         };
