@@ -173,9 +173,11 @@ fn scenario_over(
     edge: bool,
 ) -> String {
     let faults_stop = h.faults_stop;
+    // The run goes on past the last sample by a drain's length: keys a relist queues at the last sample's instant
+    // are worked off there (a run never steps past its `until`).
     let mut y = format!(
         "# ESR case (tests/properties.rs)\nseed: {seed}\nuntil: {}s\ncluster:\n  nodes: {nodes}\nmanifests: |\n",
-        h.end() / SECOND
+        (h.end() + DRAIN) / SECOND
     );
     for (i, (replicas, cpu)) in deployments.iter().enumerate() {
         let _ = write!(
