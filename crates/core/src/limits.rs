@@ -2,19 +2,15 @@
 //! do. Kubernetes' scalability envelope bounds the cluster; the rest bound what a hostile or unlucky input can cost
 //! (text, messages, outputs). Anything here that is kubeloop's own (not an upstream limit) says so.
 
-use crate::api::Kind;
-
 /// Kubernetes' scalability envelope, enforced as kubeloop's caps.
 pub const MAX_NODES: usize = 5_000;
 pub const MAX_PODS: usize = 150_000;
 
-/// Objects of each kind the API store holds at most: Kubernetes' scalability envelope where it names one (nodes,
-/// pods, namespaces), kubeloop's own bound for the rest (sized so the envelope's cluster fits: 11 ReplicaSets per
-/// Deployment with the default revision history, five Events per pod within their 1 h TTL). A create beyond it is
-/// refused for every client, a controller's surge included.
-pub fn max_objects(kind: Kind) -> usize {
-    kind.info().max_objects
-}
+// Objects of each kind the API store holds at most (each kind's row in `api/kinds.rs` names its bound, from
+// these): Kubernetes' scalability envelope where it names one (nodes, pods, namespaces, Services), kubeloop's own
+// bound for the rest (sized so the envelope's cluster fits: 11 ReplicaSets per Deployment with the default revision
+// history, five Events per pod within their 1 h TTL). A create beyond it is refused for every client, a
+// controller's surge included.
 
 /// Objects of each kind kubeloop stores without simulating it (PriorityClasses, ...): kubeloop's own bound.
 pub const MAX_STORED_OBJECTS: usize = 1_000;
@@ -31,15 +27,6 @@ pub const MAX_DEPLOYMENTS: usize = 10_000;
 pub const MAX_REPLICASETS: usize = 11 * MAX_DEPLOYMENTS;
 /// Event objects (kubeloop's own bound; Events also expire after their 1 h TTL).
 pub const MAX_EVENTS: usize = 1_000_000;
-
-/// Why a create is refused at [`max_objects`], naming whose bound it is.
-pub fn refusal(kind: Kind, cap: usize) -> String {
-    let what = match kind {
-        Kind::Node | Kind::Pod | Kind::Namespace | Kind::Service => "Kubernetes' scalability envelope",
-        _ => "kubeloop's own bound",
-    };
-    format!("kubeloop simulates at most {cap} {} ({what})", kind.plural())
-}
 
 /// Images a node keeps (kubeloop's stand-in for the kubelet's disk-usage image garbage collection, which starts
 /// at 85 % of the image disk: kubeloop has no disk). Beyond it, images no pod on the node uses go, least recently

@@ -146,7 +146,7 @@ fn run_bounded(sim: &mut Sim, d: Millis, max_events: usize) {
 fn within_caps(sim: &Sim) {
     for kind in [Kind::Node, Kind::Pod, Kind::Namespace, Kind::Deployment, Kind::ReplicaSet] {
         let n = sim.store().count_of(kind);
-        assert!(n <= limits::max_objects(kind), "{kind:?}: {n} objects, over the cap");
+        assert!(n <= kind.max_objects(), "{kind:?}: {n} objects, over the cap");
     }
 }
 

@@ -73,6 +73,21 @@ impl Kind {
         self.info().plural
     }
 
+    /// Objects of the kind the API store holds at most (its row's bound, from [`limits`]): a create beyond it is
+    /// refused for every client, a controller's surge included.
+    pub fn max_objects(self) -> usize {
+        self.info().max_objects
+    }
+
+    /// Why a create is refused at [`Kind::max_objects`], naming whose bound it is.
+    pub fn refusal(self, cap: usize) -> String {
+        let what = match self {
+            Kind::Node | Kind::Pod | Kind::Namespace | Kind::Service => "Kubernetes' scalability envelope",
+            _ => "kubeloop's own bound",
+        };
+        format!("kubeloop simulates at most {cap} {} ({what})", self.plural())
+    }
+
     /// `resource.group` as kubectl names objects in its messages (`deployment.apps`, `pod`).
     pub fn resource_ref(self) -> &'static str {
         self.info().resource_ref

@@ -212,7 +212,7 @@ pub struct StoreConfig {
     pub default_toleration_seconds: i64,
     /// Undelivered events a watch may hold before the server ends it ([`crate::limits::WATCH_BUFFER_MAX`]).
     pub watch_buffer_max: usize,
-    /// Objects of each kind (by [`Kind::index`]) the store holds at most ([`crate::limits::max_objects`]).
+    /// Objects of each kind (by [`Kind::index`]) the store holds at most ([`Kind::max_objects`]).
     pub caps: [usize; Kind::ALL.len()],
 }
 
@@ -233,7 +233,7 @@ impl Default for StoreConfig {
             watch_latency: (2, 12),
             default_toleration_seconds: admission::DEFAULT_TOLERATION_SECONDS,
             watch_buffer_max: crate::limits::WATCH_BUFFER_MAX,
-            caps: Kind::ALL.map(crate::limits::max_objects),
+            caps: Kind::ALL.map(Kind::max_objects),
         }
     }
 }

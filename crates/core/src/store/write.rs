@@ -191,7 +191,7 @@ impl Store {
         // kubeloop's envelope, for every client: a controller's surge, a kubelet's registration, a person's create.
         let cap = self.cap(kind);
         if self.kinds[kind.index()].objects.len() >= cap {
-            let why = crate::limits::refusal(kind, cap);
+            let why = kind.refusal(cap);
             let name = crate::limits::echo(&key.name);
             return self.fail(client, ApiError::Forbidden(format!("{resource} \"{name}\" is forbidden: {why}")));
         }

@@ -483,7 +483,7 @@ impl Planner {
                 }
                 let cap = sim.store().cap(kind);
                 if sim.store().count_of(kind) >= cap {
-                    return Err(m.error_at(&[], format!("refused: {}", crate::limits::refusal(kind, cap))));
+                    return Err(m.error_at(&[], format!("refused: {}", kind.refusal(cap))));
                 }
                 obj
             }

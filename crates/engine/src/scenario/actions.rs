@@ -302,7 +302,7 @@ pub(super) fn null_is_default<'de, D: Deserializer<'de>>(d: D) -> Result<Option<
 // ---------------------------------------------------------------------------------------------------------------
 // Reading: an `actions:` entry's YAML tree into its raw form, with serde_yaml's messages
 
-use super::parse::{opt_string, Read};
+use super::values::{opt_string, Read};
 
 pub(super) fn action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawAction> {
     let shape = Shape {

@@ -22,7 +22,7 @@
 //! the step), `at: D` is looked at once, D after the step, and `throughout: D` must be true at every second until D
 //! after the step.
 
-use super::parse::{dur, kind_name, sel, Dur, KindName, Lines, Sel};
+use super::values::{dur, kind_name, sel, Dur, KindName, Lines, Sel};
 use super::*;
 use crate::decode::{Any, Cx, Shape};
 use crate::yamltree::{Node, Scalar};

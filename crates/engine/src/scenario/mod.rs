@@ -208,12 +208,14 @@ mod summary;
 #[cfg(test)]
 mod tests;
 mod timeline;
+mod values;
 mod write;
 
 use actions::*;
 pub use expect::{Ask, Checks, Expect, Figure, LessonInfo};
-pub use parse::*;
+use parse::*;
 pub use run::*;
 pub use summary::*;
 pub use timeline::*;
+pub use values::*;
 pub use write::action_yaml;

@@ -227,7 +227,7 @@ pub(in crate::scenario) struct RawCondition {
 // ---------------------------------------------------------------------------------------------------------------
 // Reading, with serde_yaml's messages
 
-use crate::scenario::parse::{opt_string, string, Read};
+use crate::scenario::values::{opt_string, string, Read};
 
 fn strings<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<Vec<String>> {
     cx.seq(n, string)
