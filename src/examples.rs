@@ -19,42 +19,9 @@ pub enum Yaml {
     File(&'static str),
 }
 
-/// The web Deployment's document (3 nginx replicas), shared by the page's default manifest and the lessons that
-/// run it next to something else.
-#[macro_export]
-macro_rules! web_deployment {
-    () => {
-        "\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    app: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        resources:
-          requests:
-            cpu: 250m
-            memory: 128Mi
-"
-    };
-}
-
-/// The Deployment applied when the page opens.
-pub const WEB: &str =
-    concat!("# A web tier: 3 nginx replicas.\n# Change replicas, then Apply (Ctrl+Enter).\n", web_deployment!());
+/// The Deployment applied when the page opens (3 nginx replicas): `examples/manifests/web.yaml`, in the first
+/// download. The engine's manifest tests read the same file.
+pub const WEB: &str = include_str!("../examples/manifests/web.yaml");
 
 pub const EXAMPLES: [Example; 7] = [
     Example { id: "web", title: "web: 3-replica Deployment", yaml: Yaml::Text(WEB) },

@@ -1,28 +1,7 @@
 use super::*;
 
-const WEB: &str = "\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    app: web
-spec:
-  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        ports:
-        - containerPort: 80
-";
+/// The page's starting Deployment, the manifest these tests vary.
+const WEB: &str = include_str!("../../../../examples/manifests/web.yaml");
 
 #[test]
 fn parses_a_deployment_with_real_field_names() {
@@ -43,7 +22,7 @@ fn documents_keep_their_numbers_and_lines() {
     assert_eq!((ms[0].document, ms[0].first_line), (1, 3));
     assert_eq!(ms[1].document, 2);
     assert_eq!(ms[1].object.kind(), Kind::Namespace);
-    assert_eq!(ms[0].line_of(&["spec", "replicas"]), 10);
+    assert_eq!(ms[0].line_of(&["spec", "replicas"]), 12);
 }
 
 #[test]
@@ -61,7 +40,7 @@ fn errors_in_later_documents_count_lines_from_the_top() {
         format!("{WEB}---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: many\n");
     let e = parse(&text).expect_err("replicas must be an integer");
     assert_eq!(e.document, 2);
-    assert_eq!(e.line, 28, "{e}");
+    assert_eq!(e.line, 32, "{e}");
     assert!(e.message.contains("invalid type"), "{e}");
 }
 
@@ -79,13 +58,13 @@ fn unknown_kind_and_api_version_are_errors_on_the_kind_line() {
 #[test]
 fn real_but_unsimulated_fields_warn_with_their_path_and_line() {
     let text = WEB.replace(
-        "        ports:\n",
-        "        lifecycle:\n          preStop: {exec: {command: [sleep, '5']}}\n        ports:\n",
+        "        resources:\n",
+        "        lifecycle:\n          preStop: {exec: {command: [sleep, '5']}}\n        resources:\n",
     );
     let (_, warnings) = parse(&text).expect("accepted");
     assert_eq!(warnings.len(), 1);
     assert_eq!(warnings[0].path, "spec.template.spec.containers[0].lifecycle");
-    assert_eq!(warnings[0].line, 20);
+    assert_eq!(warnings[0].line, 22);
     assert!(warnings[0].to_string().contains("not simulated"));
 }
 
@@ -93,7 +72,7 @@ fn real_but_unsimulated_fields_warn_with_their_path_and_line() {
 fn unknown_fields_are_strict_decoding_errors() {
     let text = WEB.replace("  replicas: 3\n", "  replicass: 3\n");
     let e = parse(&text).expect_err("typo");
-    assert_eq!(e.line, 8);
+    assert_eq!(e.line, 10);
     assert_eq!(e.message, "strict decoding error: unknown field \"spec.replicass\"");
 }
 
@@ -102,7 +81,7 @@ fn validation_errors_name_the_field_and_its_line() {
     let text = WEB.replace("        image: nginx:1.27\n", "        image: \"\"\n");
     let (ms, _) = parse(&text).expect("parses");
     let e = validate(&ms[0]).expect_err("image required");
-    assert_eq!(e.line, 19, "{e}");
+    assert_eq!(e.line, 21, "{e}");
     assert!(e.message.contains("spec.template.spec.containers[0].image: Required value"), "{e}");
     let text = WEB.replace("        app: web\n    spec:", "        app: api\n    spec:");
     let (ms, _) = parse(&text).expect("parses");
@@ -439,14 +418,14 @@ fn unknown_fields_below_optional_objects_are_named_as_kubectl_names_them() {
     );
     let e = parse(&text).expect_err("unknown field");
     assert_eq!(e.message, "strict decoding error: unknown field \"spec.strategy.rollingUpdate.foo\"");
-    assert_eq!(e.line, 12, "{e}");
+    assert_eq!(e.line, 14, "{e}");
 }
 
 #[test]
 fn a_bad_timestamp_is_reported_at_its_own_line() {
     let text = WEB.replace("  name: web\n", "  name: web\n  creationTimestamp: yesterday\n");
     let e = parse(&text).expect_err("bad timestamp");
-    assert_eq!((e.line, e.column), (5, Some(22)), "{e}");
+    assert_eq!((e.line, e.column), (7, Some(22)), "{e}");
     assert!(e.message.starts_with("metadata.creationTimestamp: invalid timestamp \"yesterday\""), "{e}");
 }
 
