@@ -47,54 +47,57 @@ fn push(out: &mut Line, tok: Tok, s: &str) {
     }
 }
 
-/// Byte index of a comment start (`#` at the start or after whitespace, outside quotes).
-fn comment_start(s: &str) -> Option<usize> {
+/// What a scan outside quotes does at a character ([`outside_quotes`]).
+enum Scan {
+    /// A quote opens here (it closes at the same character).
+    Open,
+    /// The character looked for.
+    Found,
+    /// Nothing to find past here.
+    Stop,
+    Next,
+}
+
+/// Scans `s`, skipping quoted text, until `at` finds its character (its byte index) or stops.
+fn outside_quotes(s: &str, mut at: impl FnMut(usize, char) -> Scan) -> Option<usize> {
     let mut quote: Option<char> = None;
-    let mut prev_ws = true;
     for (i, c) in s.char_indices() {
-        match quote {
-            Some(q) => {
-                if c == q {
-                    quote = None;
-                }
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
             }
-            None => {
-                if c == '#' && prev_ws {
-                    return Some(i);
-                }
-                if (c == '"' || c == '\'') && prev_ws {
-                    quote = Some(c);
-                }
-            }
+            continue;
         }
-        prev_ws = c.is_whitespace() || c == '[' || c == '{' || c == ',';
+        match at(i, c) {
+            Scan::Open => quote = Some(c),
+            Scan::Found => return Some(i),
+            Scan::Stop => return None,
+            Scan::Next => {}
+        }
     }
     None
 }
 
+/// Byte index of a comment start (`#` at the start or after whitespace, outside quotes).
+fn comment_start(s: &str) -> Option<usize> {
+    let after_space =
+        |i: usize| s[..i].chars().next_back().is_none_or(|p| p.is_whitespace() || matches!(p, '[' | '{' | ','));
+    outside_quotes(s, |i, c| match c {
+        '#' if after_space(i) => Scan::Found,
+        '"' | '\'' if after_space(i) => Scan::Open,
+        _ => Scan::Next,
+    })
+}
+
 /// Byte index of the `:` that ends a mapping key (followed by a space or the end), outside quotes.
 fn key_end(s: &str) -> Option<usize> {
-    let mut quote: Option<char> = None;
     let bytes = s.as_bytes();
-    for (i, c) in s.char_indices() {
-        match quote {
-            Some(q) => {
-                if c == q {
-                    quote = None;
-                }
-            }
-            None => {
-                if (c == '"' || c == '\'') && i == 0 {
-                    quote = Some(c);
-                } else if c == ':' && (i + 1 == s.len() || bytes[i + 1] == b' ' || bytes[i + 1] == b'\t') {
-                    return Some(i);
-                } else if c == '{' || c == '[' {
-                    return None;
-                }
-            }
-        }
-    }
-    None
+    outside_quotes(s, |i, c| match c {
+        '"' | '\'' if i == 0 => Scan::Open,
+        ':' if i + 1 == s.len() || bytes[i + 1] == b' ' || bytes[i + 1] == b'\t' => Scan::Found,
+        '{' | '[' => Scan::Stop,
+        _ => Scan::Next,
+    })
 }
 
 fn is_number(v: &str) -> bool {
