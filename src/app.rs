@@ -10,7 +10,7 @@ use yew::prelude::*;
 use crate::cmd::Cmd;
 use crate::components::cluster::Cluster;
 use crate::components::console::Console;
-use crate::components::control::{control_panel, ControlProps};
+use crate::components::control::control_panel;
 use crate::components::control_plane::{control_plane_panel, ControlPlaneProps};
 use crate::components::editor::Editor;
 use crate::components::events::EventStream;
@@ -483,18 +483,7 @@ pub fn App() -> Html {
                     />
                 </div>
                 <div class="side">
-                    { control_panel(&ControlProps {
-                        controllers: s.controllers.clone(),
-                        informers: s.informers.clone(),
-                        drift: s.drift,
-                        drift_age_ms: s.drift_age_ms,
-                        api_reads: s.api_reads,
-                        footprint: s.footprint.clone(),
-                        drop_pct: s.drop_pct,
-                        resync_ms: s.resync_ms,
-                        loop_cfg: s.loop_cfg.clone(),
-                        on_cmd: on_cmd.clone(),
-                    }) }
+                    { control_panel(s, &on_cmd) }
                     <EventStream events={s.events.clone()} suggest={s.lesson.as_ref().and_then(|l| l.events)} />
                 </div>
             </main>

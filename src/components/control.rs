@@ -15,21 +15,7 @@ use kubeloop_engine::limits::{MAX_API_LATENCY, MAX_PERIOD};
 use kubeloop_engine::sim::{ObserveMode, DEFAULT_POLL_PERIOD};
 
 use crate::format::{fmt_dur, fmt_thousands};
-use crate::view::{ControllerView, InformerView, LoopView, Rate};
-
-/// The arguments of its view function (not a component's props: nothing compares them).
-pub struct ControlProps {
-    pub controllers: Rc<Vec<ControllerView>>,
-    pub informers: Rc<Vec<InformerView>>,
-    pub drift: usize,
-    pub drift_age_ms: u64,
-    pub api_reads: u64,
-    pub footprint: Rc<kubeloop_engine::footprint::Footprint>,
-    pub drop_pct: u32,
-    pub resync_ms: Millis,
-    pub loop_cfg: Rc<LoopView>,
-    pub on_cmd: Callback<Cmd>,
-}
+use crate::view::{ControllerView, InformerView, LoopView, Rate, Snapshot};
 
 /// A controller's row (a plain function: a component costs about 2 KiB of yew's code, and the rows change with
 /// every snapshot).
@@ -303,7 +289,9 @@ fn footprint_title(f: &kubeloop_engine::footprint::Footprint) -> String {
     )
 }
 
-pub fn control_panel(props: &ControlProps) -> Html {
+/// The control loops' panel, from the snapshot's figures (a plain function, not a component: nothing compares its
+/// arguments).
+pub fn control_panel(props: &Snapshot, on_cmd: &Callback<Cmd>) -> Html {
     html! {
         <section class="panel loop-panel" aria-label="Control loops">
             <div class="panel-head">
@@ -326,7 +314,7 @@ pub fn control_panel(props: &ControlProps) -> Html {
                 </span>
             </div>
             <div class="scroll">
-                <Knobs drop_pct={props.drop_pct} resync_ms={props.resync_ms} cfg={props.loop_cfg.clone()} on_cmd={props.on_cmd.clone()} />
+                <Knobs drop_pct={props.drop_pct} resync_ms={props.resync_ms} cfg={props.loop_cfg.clone()} on_cmd={on_cmd.clone()} />
                 <table class="grid ctrl-table">
                     <thead>
                         <tr>
