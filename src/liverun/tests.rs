@@ -972,6 +972,15 @@ fn runner_end(text: &str) -> (Millis, u64) {
     (run.sim().now(), run.sim().history_hash())
 }
 
+/// Runs `secs` simulated seconds on, then checks that the run's export replays in the runner to the same time and
+/// history hash. Returns the export.
+fn replays_alike_after(e: &mut LiveRun, secs: u32) -> String {
+    run_secs(e, secs);
+    let exported = e.export().expect("export");
+    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+    exported
+}
+
 /// Share asks the page to compress the export (the run at this moment, with its hash); the link it makes is shown;
 /// a run that cannot be exported has no link and says why.
 #[test]
@@ -1316,9 +1325,7 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     assert!(stages.iter().map(String::as_str).eq(["reading", "applying"]), "{stages:?}");
     let snap = e.snapshot();
     assert!(snap.apply.ok && snap.apply.text.contains("configmap/cm-299 created"), "{}", snap.apply.text);
-    run_secs(&mut e, 10);
-    let exported = e.export().expect("export");
-    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+    replays_alike_after(&mut e, 10);
 
     // Cancel: nothing applied, nothing recorded, the clock goes on.
     let before = (e.sim.history_hash(), e.export().expect("export"));
@@ -1347,9 +1354,7 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
         "{}",
         snap.apply.text
     );
-    run_secs(&mut e, 5);
-    let exported = e.export().expect("export");
-    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+    let exported = replays_alike_after(&mut e, 5);
     let applied = exported.find("late-0").expect("recorded");
     assert!(applied < exported.find("--replicas=5").expect("recorded"), "the apply is recorded first");
 
@@ -1394,9 +1399,7 @@ fn a_large_apply_typed_in_the_console_is_read_across_frames() {
     let last = e.snapshot().console.last.expect("entry");
     assert_eq!(last.code, Some(0));
     assert!(last.text().contains("configmap/cm-0 created") && last.text().contains("configmap/cm-299 created"));
-    run_secs(&mut e, 3);
-    let exported = e.export().expect("export");
-    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+    replays_alike_after(&mut e, 3);
 
     // Ctrl+C while it is read: nothing applied, nothing recorded.
     let before = (e.sim.history_hash(), e.export().expect("export"));
@@ -1415,9 +1418,7 @@ fn a_large_apply_typed_in_the_console_is_read_across_frames() {
     let earlier = e.snapshot().console.earlier.last().cloned().expect("the apply's entry");
     assert!(earlier.text().contains("configmap/cd-299 created"), "{}", earlier.text());
     assert!(console_text(&mut e).contains("cd-299"), "{}", console_text(&mut e));
-    run_secs(&mut e, 1);
-    let exported = e.export().expect("export");
-    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+    replays_alike_after(&mut e, 1);
 }
 
 /// The loop diagram's charts sample the shown controller once a simulated second, within their window: a scale
@@ -1647,9 +1648,7 @@ fn apply_goes_document_by_document_and_leads_with_the_outcome() {
     assert_eq!(a.warnings.len(), 1, "the ConfigMap's note: {:?}", a.warnings);
     let names: Vec<String> = e.sim.store().objects(Kind::ConfigMap).map(|o| o.meta().name.to_string()).collect();
     assert_eq!(names, ["one"]);
-    run_secs(&mut e, 5);
-    let exported = e.export().expect("export");
-    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+    replays_alike_after(&mut e, 5);
 }
 
 /// `kubectl apply -f web.yaml` in the console applies the bundled example, not the editor's text (the page has no
