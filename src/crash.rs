@@ -6,19 +6,11 @@
 
 use std::cell::{Cell, RefCell};
 
-use kubeloop_engine::scenario::{Action, Scenario};
-
-/// What reproduces the run: its seed, starting cluster and interventions (a mirror of the live run's record).
-#[derive(Default)]
-struct Record {
-    base: Option<Scenario>,
-    actions: Vec<Action>,
-    /// Why the run is not exportable exactly, if it is not.
-    unrecordable: Option<String>,
-}
+use kubeloop_engine::scenario::{Action, Record, Scenario};
 
 thread_local! {
-    static RECORD: RefCell<Record> = RefCell::new(Record::default());
+    /// A mirror of the live run's record (none before the run starts).
+    static RECORD: RefCell<Option<Record>> = const { RefCell::new(None) };
     /// The simulated time the run last stood at (the reproduction runs to it).
     static NOW: Cell<u64> = const { Cell::new(0) };
 }
@@ -31,50 +23,64 @@ pub fn note_time(now: u64) {
 fn with(f: impl FnOnce(&mut Record)) {
     let _ = RECORD.try_with(|r| {
         if let Ok(mut r) = r.try_borrow_mut() {
-            f(&mut r);
+            if let Some(r) = r.as_mut() {
+                f(r);
+            }
         }
     });
 }
 
 /// A run starts (or starts again) from `base`, which holds its seed and timings.
 pub fn note_start(base: &Scenario) {
-    with(|r| *r = Record { base: Some(base.clone()), ..Record::default() });
+    let seed = base.seed.unwrap_or(kubeloop_engine::scenario::DEFAULT_SEED);
+    let record = Record::new(base, seed, base.timing);
+    let _ = RECORD.try_with(|r| r.try_borrow_mut().map(|mut r| *r = Some(record)));
 }
 
 /// The run recorded an intervention.
 pub fn note_action(a: &Action) {
-    with(|r| r.actions.push(a.clone()));
+    with(|r| {
+        r.performed(a.clone());
+    });
 }
 
 /// The run's record as it is now (an opened file's actions).
 pub fn note_actions(actions: &[Action]) {
-    with(|r| r.actions = actions.to_vec());
-}
-
-/// The recorded action `i`'s command was interrupted: its `for:`.
-pub fn note_stop(i: usize, stop_after: u64) {
     with(|r| {
-        if let Some(a) = r.actions.get_mut(i) {
-            a.stop_after = Some(stop_after);
+        r.take_actions();
+        for a in actions {
+            r.performed(a.clone());
         }
     });
 }
 
-pub fn note_unrecordable(why: Option<&str>) {
-    with(|r| r.unrecordable = why.map(str::to_string));
+/// The recorded action `i`'s command was interrupted at `now`: its `for:`.
+pub fn note_stop(i: usize, now: u64) {
+    with(|r| {
+        r.stopped(i, now);
+    });
 }
 
-/// The run as a scenario file (what Export would download), and its seed; `None` when the record is not readable
-/// (the panic happened while it was being written).
+/// The run is no longer exportable exactly, and why.
+pub fn note_unrecordable(why: Option<&str>) {
+    with(|r| {
+        if let Some(why) = why {
+            r.not_exact(why.to_string());
+        }
+    });
+}
+
+/// The run as a scenario file (what Export would download, marked when it is not exact), and its seed; `None`
+/// when the record is not readable (the panic happened while it was being written).
 pub fn reproduction() -> Option<(u64, String)> {
     RECORD
         .try_with(|r| {
             let r = r.try_borrow().ok()?;
-            let base = r.base.as_ref()?;
-            let seed = base.seed.unwrap_or(kubeloop_engine::scenario::DEFAULT_SEED);
-            let until = NOW.try_with(Cell::get).ok();
-            let mut text = Scenario { actions: r.actions.clone(), until, ..base.clone() }.to_yaml();
-            if let Some(why) = &r.unrecordable {
+            let r = r.as_ref()?;
+            let seed = r.base().seed.unwrap_or(kubeloop_engine::scenario::DEFAULT_SEED);
+            let until = NOW.try_with(Cell::get).ok().unwrap_or(0);
+            let mut text = r.scenario(until).to_yaml();
+            if let Some(why) = r.unrecordable() {
                 text.insert_str(0, &format!("# Not exact: {why}.\n"));
             }
             Some((seed, text))

@@ -10,7 +10,7 @@ use kubeloop_engine::controllers::scheduler::{Profile, Weights};
 use kubeloop_engine::intervention::{Intervene, Intervention, Performed};
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
-use kubeloop_engine::scenario::{Action, Scenario};
+use kubeloop_engine::scenario::{Action, Record, Scenario};
 use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};
 
@@ -113,13 +113,9 @@ pub struct LiveRun {
     /// Text the editor is told to show (a lesson's manifests).
     editor: Rc<EditorLoad>,
     meter: ReadMeter,
-    /// The run as a value: the cluster it started from (a scenario without actions) and every intervention made
-    /// since, at its simulated time. Reads are not recorded.
-    base: Scenario,
-    recorded: Vec<Action>,
-    /// Why the run can no longer be exported exactly (a console command that read the editor as `-f -` other than
-    /// `apply`), if it cannot.
-    unrecordable: Option<String>,
+    /// The run as a value: the cluster it started from and every intervention made since, at its simulated time
+    /// (reads are not recorded), and whether it can still be exported exactly.
+    record: Record,
     /// A file the page should hand to the person (name, text): the export.
     download: Option<(String, String)>,
     /// A replay's script: the interventions of the run replayed, each run when the clock reaches its time.
@@ -155,9 +151,6 @@ pub struct LiveRun {
     /// The last search of the cluster by name.
     search: Option<Rc<crate::view::SearchView>>,
 }
-
-/// Interventions a run records at most (kubeloop's own bound; beyond it the run is not exportable).
-pub const MAX_RECORDED: usize = 10_000;
 
 /// A score plugin's weight at most in the what-if (upstream accepts 1 to 100 in a profile; 0 here turns it off).
 pub const MAX_SCORE_WEIGHT: i64 = 100;
@@ -288,9 +281,7 @@ impl LiveRun {
             lesson_asks: true,
             editor: Rc::new(EditorLoad::default()),
             meter: ReadMeter::default(),
-            base: default_scenario(),
-            recorded: Vec::new(),
-            unrecordable: None,
+            record: Record::new(&default_scenario(), seed, TimingProfile::Real),
             download: None,
             script: Vec::new(),
             script_next: 0,
@@ -313,12 +304,12 @@ impl LiveRun {
     /// Starts the run again from its starting cluster, with the same interventions at the same simulated times
     /// as the clock reaches them, with `seed` (or the same seed). The same seed replays the same history.
     pub fn replay(&mut self, seed: Option<u64>) {
-        if let Some(why) = &self.unrecordable {
+        if let Some(why) = self.record.unrecordable() {
             self.notice = Some(format!("This run cannot be replayed exactly: {why}.").into());
             return;
         }
-        let script = std::mem::take(&mut self.recorded);
-        let base = self.base.clone();
+        let script = self.record.take_actions();
+        let base = self.record.base().clone();
         if let Some(s) = seed {
             self.seed = s;
         }
@@ -341,8 +332,8 @@ impl LiveRun {
     /// `None` while there is nothing to keep: the default cluster untouched, the default text, an empty console.
     pub fn session(&self, editor: String) -> Option<crate::session::Session> {
         let console: Vec<_> = self.console.entries().map(crate::session::SavedEntry::of).collect();
-        let untouched = self.recorded.is_empty()
-            && self.unrecordable.is_none()
+        let untouched = self.record.actions().is_empty()
+            && self.record.unrecordable().is_none()
             && self.lesson.is_none()
             && self.profile == TimingProfile::Real
             && self.default_base;
@@ -461,37 +452,23 @@ impl LiveRun {
 
     /// Records an intervention made now.
     fn record(&mut self, what: Intervention, label: Option<String>) {
-        if self.recorded.len() >= MAX_RECORDED {
-            self.not_exact(format!("the run made more than {MAX_RECORDED} interventions (kubeloop's own bound)"));
-            return;
-        }
-        self.recorded.push(Action {
-            at: self.sim.now(),
-            what,
-            label,
-            line: 0,
-            stop_after: None,
-            ask: None,
-            expect: std::rc::Rc::from([]),
-        });
-        if let Some(a) = self.recorded.last() {
-            crate::crash::note_action(a);
+        match self.record.push(self.sim.now(), what, label) {
+            Some(a) => crate::crash::note_action(a),
+            None => crate::crash::note_unrecordable(self.record.unrecordable()),
         }
     }
 
     /// The run can no longer be exported exactly, and why.
     fn not_exact(&mut self, why: String) {
-        crate::crash::note_unrecordable(Some(&why));
-        self.unrecordable = Some(why);
+        self.record.not_exact(why);
+        crate::crash::note_unrecordable(self.record.unrecordable());
     }
 
     /// The recorded action `i`'s command was interrupted now: its `for:`.
     fn stopped(&mut self, i: usize) {
         let now = self.sim.now();
-        if let Some(a) = self.recorded.get_mut(i) {
-            let d = now.saturating_sub(a.at);
-            a.stop_after = Some(d);
-            crate::crash::note_stop(i, d);
+        if self.record.stopped(i, now).is_some() {
+            crate::crash::note_stop(i, now);
         }
     }
 
@@ -517,17 +494,7 @@ impl LiveRun {
     /// The run so far as a scenario file: seed, timings, the starting cluster and every intervention at its time,
     /// ending now. `kubeloop run` replays it to the same history hash.
     pub fn export(&self) -> Result<String, String> {
-        if let Some(why) = &self.unrecordable {
-            return Err(format!("This run cannot be exported exactly: {why}."));
-        }
-        let sc = Scenario {
-            seed: Some(self.seed),
-            until: Some(self.sim.now()),
-            timing: self.profile,
-            actions: self.recorded.clone(),
-            ..self.base.clone()
-        };
-        Ok(sc.to_yaml())
+        self.record.export(self.sim.now())
     }
 
     /// Records a console line that may write: as `apply` of the editor's text when it reads it with `-f -`.
@@ -573,11 +540,9 @@ impl LiveRun {
         self.drift = DriftMeter::default();
         self.lesson = None;
         self.meter = ReadMeter::default();
-        self.base = Scenario { actions: Vec::new(), ..scenario.clone() };
+        self.record = Record::new(scenario, self.seed, self.profile);
         self.default_base = false;
-        self.recorded.clear();
-        self.unrecordable = None;
-        crate::crash::note_start(&Scenario { seed: Some(self.seed), timing: self.profile, ..self.base.clone() });
+        crate::crash::note_start(self.record.base());
         self.script.clear();
         self.script_next = 0;
         self.applying = None;
@@ -692,11 +657,11 @@ impl LiveRun {
                 if self.applying.as_ref().is_some_and(|a| a.console) {
                     self.settle_apply(true);
                 }
-                let n = self.recorded.len();
+                let n = self.record.actions().len();
                 let follows = self.console.run(&mut self.sim, &line, stdin.as_deref());
                 if kubectl::writes(&line) {
                     self.record_console(&line, stdin.as_deref());
-                    if let Some(r) = self.console.newest().filter(|_| follows && self.recorded.len() > n) {
+                    if let Some(r) = self.console.newest().filter(|_| follows && self.record.actions().len() > n) {
                         r.action = Some(n);
                     }
                 }
@@ -810,7 +775,7 @@ impl LiveRun {
                 seed: self.seed,
                 events_processed: self.sim.events_processed(),
                 history_hash: self.sim.history_hash(),
-                interventions: self.recorded.len(),
+                interventions: self.record.actions().len(),
             },
             summary: build_summary(&self.sim),
             cluster: build_cluster(&self.sim, &mut self.cache),

@@ -57,7 +57,7 @@ impl LiveRun {
             self.script_next += 1;
             self.intervene(&a.what);
             self.record(a.what, a.label);
-            let i = self.recorded.len().checked_sub(1);
+            let i = self.record.actions().len().checked_sub(1);
             if let Some(r) = self.console.newest().filter(|r| r.action == i) {
                 r.stop_at = a.stop_after.map(|d| a.at.saturating_add(d));
             }
@@ -102,7 +102,7 @@ impl LiveRun {
         if let Some(f) = done.follow.take() {
             let printed = done.text();
             // The action is recorded next, at this index (the callers record what they perform).
-            let action = Some(self.recorded.len());
+            let action = Some(self.record.actions().len());
             self.console.adopt(&mut self.sim, &done.action, &printed, f, action, None);
         }
         if let Some(report) = &done.applied {

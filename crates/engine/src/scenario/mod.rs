@@ -203,6 +203,7 @@ pub struct RunOutput {
 mod actions;
 pub mod expect;
 mod parse;
+mod record;
 mod run;
 mod summary;
 #[cfg(test)]
@@ -214,6 +215,7 @@ mod write;
 use actions::*;
 pub use expect::{Ask, Checks, Expect, Figure, LessonInfo};
 use parse::*;
+pub use record::{Record, MAX_RECORDED};
 pub use run::*;
 pub use summary::*;
 pub use timeline::*;
