@@ -5,57 +5,29 @@
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import {
-  TEST_TIMEOUT,
-  sharedBrowser,
-  withPage,
-  waitFor,
-  setSpeed,
-  podByName,
-  runningPodNames,
-  screenshot,
-  setEditorText,
-  clickApply,
-  cssString,
-  kubectl,
+  TEST_TIMEOUT, ROOT, sharedBrowser, withPage, waitFor, setSpeed, podByName, runningPodNames, screenshot,
+  setEditorText, clickApply, cssString, kubectl, deploymentYaml, serviceYaml,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
 
-const APP = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: shop
-spec:
-  replicas: 3
-  selector:
-    matchLabels: {app: shop}
-  template:
-    metadata:
-      labels: {app: shop}
-    spec:
-      containers:
-      - name: shop
-        image: nginx:1.27
-        readinessProbe:
+const APP = [
+  deploymentYaml(
+    'shop',
+    3,
+    `        readinessProbe:
           httpGet: {path: /ready, port: 80}
           periodSeconds: 5
         livenessProbe:
           httpGet: {path: /healthz, port: 80}
         resources:
           requests: {cpu: 100m, memory: 64Mi}
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: shop
-spec:
-  selector: {app: shop}
-  ports:
-  - port: 80
-`;
+`,
+  ),
+  serviceYaml('shop', '  - port: 80\n'),
+].join('---\n');
 
 const service = (page, name) => page.locator(`[data-testid=service][data-name=${cssString(name)}]`).first();
 
@@ -133,7 +105,7 @@ test('a Service shows its ready pods; a pod that fails readiness leaves and come
   });
 });
 
-const REAL_APP = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'examples', 'manifests', 'shop.yaml'), 'utf8');
+const REAL_APP = readFileSync(path.join(ROOT, 'examples', 'manifests', 'shop.yaml'), 'utf8');
 
 test('a real application (namespace, account, config, secret, probes, service, budget) applies and serves', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '', async (page) => {

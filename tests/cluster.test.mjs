@@ -2,18 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  TEST_TIMEOUT,
-  sel,
-  sharedBrowser,
-  withPage,
-  waitFor,
-  setSpeed,
-  nodes,
-  nodeByName,
-  intHook,
-  waitForRunningPods,
-  screenshot,
-  waitSimTime,
+  TEST_TIMEOUT, sel, sharedBrowser, withPage, waitFor, setSpeed, nodes, nodeByName, intHook, waitForRunningPods,
+  screenshot, waitSimTime,
 } from './lib.mjs';
 
 const browser = sharedBrowser();

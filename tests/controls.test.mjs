@@ -3,20 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  TEST_TIMEOUT,
-  sharedBrowser,
-  withPage,
-  waitFor,
-  setSpeed,
-  intHook,
-  parseIntStrict,
-  runningPodNames,
-  waitForRunningPods,
-  editorText,
-  setEditorText,
-  clickApply,
-  withReplicas,
-  setControl,
+  TEST_TIMEOUT, sharedBrowser, withPage, waitFor, setSpeed, intHook, parseIntStrict, runningPodNames,
+  waitForRunningPods, editorText, setEditorText, clickApply, withReplicas, setControl,
 } from './lib.mjs';
 
 const browser = sharedBrowser();

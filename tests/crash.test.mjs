@@ -7,29 +7,19 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  TEST_TIMEOUT,
-  sharedBrowser,
-  withPage,
-  waitFor,
-  setSpeed,
-  nodeByName,
-  simTime,
-  sel,
-  setEditorText,
-  screenshot,
-  kubeloop,
+  TEST_TIMEOUT, sharedBrowser, withPage, sel, setEditorText, screenshot, kubeloop, runClockPast, waitSimTimePast,
+  historyHash, killNode,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
 
 test('a panic shows the crash overlay with the seed, the run, the editor text and a reload', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '?seed=5', async (page, problems) => {
-    await setSpeed(page, 10);
-    await waitFor(async () => (await simTime(page)) > 4, { message: 'the clock runs' });
-    await page.locator(nodeByName('node-3')).locator('[data-testid=node-kill]').click();
-    await waitFor(async () => (await simTime(page)) > 12, { message: 'twelve simulated seconds' });
+    await runClockPast(page, 4);
+    await killNode(page, 'node-3');
+    await waitSimTimePast(page, 12, 'twelve simulated seconds');
     await page.locator(sel.playPause).click();
-    const hash = (await page.locator('[data-testid=history-hash]').innerText()).trim();
+    const hash = await historyHash(page);
     await setEditorText(page, '# my unsaved work\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n');
     const thrown = await page.evaluate(() => {
       try {

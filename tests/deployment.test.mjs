@@ -2,28 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  TEST_TIMEOUT,
-  sel,
-  sharedBrowser,
-  withPage,
-  waitFor,
-  setSpeed,
-  simTime,
-  pods,
-  nodes,
-  runningPodNames,
-  waitForRunningPods,
-  intHook,
-  editorText,
-  setEditorText,
-  clickApply,
-  applySeq,
-  waitSimTime,
-  waitForApplyResult,
-  withReplicas,
-  lineOf,
-  deletePod,
-  screenshot,
+  TEST_TIMEOUT, sel, sharedBrowser, withPage, waitFor, setSpeed, simTime, pods, nodes, runningPodNames,
+  waitForRunningPods, intHook, editorText, setEditorText, clickApply, applySeq, waitSimTime, waitForApplyResult,
+  withReplicas, lineOf, deletePod, screenshot,
 } from './lib.mjs';
 
 const browser = sharedBrowser();

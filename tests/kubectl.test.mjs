@@ -3,20 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  TEST_TIMEOUT,
-  sharedBrowser,
-  withPage,
-  waitFor,
-  setSpeed,
-  nodes,
-  runningPodNames,
-  waitForRunningPods,
-  screenshot,
-  kubectlInput,
-  kubectlOutput,
-  kubectl,
-  setEditorText,
-  clickApply,
+  TEST_TIMEOUT, sharedBrowser, withPage, waitFor, setSpeed, nodes, runningPodNames, waitForRunningPods, screenshot,
+  kubectlInput, kubectlOutput, kubectl, setEditorText, clickApply, deploymentYaml, serviceYaml,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
@@ -151,36 +139,8 @@ metadata:
 stringData:
   password: hunter2
 ---
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: shop
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: shop}
-  template:
-    metadata:
-      labels: {app: shop}
-    spec:
-      containers:
-      - name: shop
-        image: nginx:1.27
-        ports:
-        - name: http
-          containerPort: 8080
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: shop
-spec:
-  selector: {app: shop}
-  ports:
-  - name: http
-    port: 80
-    targetPort: http
-`;
+${deploymentYaml('shop', 2, '        ports:\n        - name: http\n          containerPort: 8080\n')}---
+${serviceYaml('shop', '  - name: http\n    port: 80\n    targetPort: http\n')}`;
 
 test("kubectl explain and -h: their documentation comes from the site once the page runs, and a line typed before it arrives waits for it (or stops at Ctrl+C)", { timeout: TEST_TIMEOUT }, async () => {
   // The documentation (explain.tsv) is held back until the line has been typed: it is fetched once, relative to the

@@ -3,23 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  TEST_TIMEOUT,
-  sharedBrowser,
-  withPage,
-  waitFor,
-  setSpeed,
-  intHook,
-  simTime,
-  waitSimTime,
-  pods,
-  nodes,
-  nodeByName,
-  runningPodNames,
-  waitForRunningPods,
-  setControl,
-  deletePod,
-  collectEventReasons,
-  screenshot,
+  TEST_TIMEOUT, sharedBrowser, withPage, waitFor, setSpeed, intHook, simTime, waitSimTime, pods, nodes, nodeByName,
+  runningPodNames, waitForRunningPods, setControl, deletePod, collectEventReasons, screenshot,
 } from './lib.mjs';
 
 const browser = sharedBrowser();

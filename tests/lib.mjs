@@ -17,7 +17,7 @@ import { chromium } from 'playwright-core';
 
 export const BASE_URL = process.env.KUBELOOP_URL || 'http://127.0.0.1:8080/kubeloop/';
 /** The repository's root. */
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SCREENSHOT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'screenshots');
 
 // Per-test budget (node:test `timeout`), generous: the first load compiles the wasm module.
@@ -219,6 +219,30 @@ export async function simTime(page) {
   return v;
 }
 
+/** Waits until the simulated clock is past `secs` s; `message` names the wait when it times out. */
+export async function waitSimTimePast(page, secs, message, timeout = 60_000) {
+  await waitFor(async () => (await simTime(page)) > secs, { timeout, message });
+}
+
+/** Plays at 10 times real time and waits until the simulated clock is past `secs` s. */
+export async function runClockPast(page, secs) {
+  await setSpeed(page, 10);
+  await waitSimTimePast(page, secs, 'the clock runs');
+}
+
+/** The history hash the page shows now ([data-testid=history-hash]). */
+export async function historyHash(page) {
+  return (await page.locator('[data-testid=history-hash]').innerText()).trim();
+}
+
+/** The history hash in what `kubeloop run` printed (undefined when there is none). */
+export const printedHash = (out) => out.match(/history hash ([0-9a-f]{16})/)?.[1];
+
+/** Clicks the named node's [data-testid=node-kill]: its kubelet stops. */
+export async function killNode(page, name) {
+  await page.locator(nodeByName(name)).locator('[data-testid=node-kill]').click();
+}
+
 /** All pods as { name, phase, terminating, node }. */
 export async function pods(page) {
   return page.$$eval(sel.pod, (els) =>
@@ -412,6 +436,41 @@ export function withReplicas(text, from, to) {
   const count = text.split(needle).length - 1;
   assert.equal(count, 1, `expected exactly one "${needle}" in the editor, found ${count}:\n${text}`);
   return text.replace(needle, `replicas: ${to}`);
+}
+
+/**
+ * A Deployment `name` of `replicas` nginx:1.27 pods labelled {app: name}; `container`: more lines of its container
+ * (YAML indented as the container's `image:`, each line ending in a newline).
+ */
+export function deploymentYaml(name, replicas, container = '') {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+    spec:
+      containers:
+      - name: ${name}
+        image: nginx:1.27
+${container}`;
+}
+
+/** A Service `name` selecting the pods labelled {app: name}; `ports`: the items of its `ports:` list (YAML). */
+export function serviceYaml(name, ports) {
+  return `apiVersion: v1
+kind: Service
+metadata:
+  name: ${name}
+spec:
+  selector: {app: ${name}}
+  ports:
+${ports}`;
 }
 
 /** 1-based line number of the first line containing `needle`. */

@@ -6,48 +6,32 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
-  TEST_TIMEOUT,
-  sharedBrowser,
-  withPage,
-  waitFor,
-  setSpeed,
-  nodeByName,
-  kubectl,
-  screenshot,
-  setEditorText,
-  clickApply,
-  editorText,
-  simTime,
-  sel,
-  setControl,
-  kubeloop,
-  pods,
+  TEST_TIMEOUT, ROOT, sharedBrowser, withPage, waitFor, setSpeed, kubectl, screenshot, setEditorText, clickApply,
+  editorText, simTime, sel, setControl, kubeloop, pods, runClockPast, waitSimTimePast, historyHash, printedHash,
+  killNode,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const kubeloopRun = (file) => kubeloop(['run', file, '--quiet']);
 
 test('a run made by clicks exports as a scenario that kubeloop run replays to the hash the page shows', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '', async (page) => {
-    await setSpeed(page, 10);
-    await waitFor(async () => (await simTime(page)) > 5, { message: 'the clock runs' });
+    await runClockPast(page, 5);
     // Kill a node with its button, scale with the console, read (not recorded), apply from the editor.
-    await page.locator(nodeByName('node-2')).locator('[data-testid=node-kill]').click();
+    await killNode(page, 'node-2');
     await kubectl(page, 'kubectl scale deployment web --replicas=5', (o) => /scaled/.test(o));
     await kubectl(page, 'kubectl get pods', (o) => /NAME/.test(o));
     await setEditorText(page, (await editorText(page)).replace('replicas: 3', 'replicas: 4'));
     await clickApply(page);
     // Drop watch events for a while (a fault: recorded as the mode/fault action it is).
     await setControl(page, 'drop-watch-events', 40);
-    await waitFor(async () => (await simTime(page)) > 40, { timeout: 60_000, message: 'forty simulated seconds' });
+    await waitSimTimePast(page, 40, 'forty simulated seconds');
     await setControl(page, 'drop-watch-events', 0);
-    await waitFor(async () => (await simTime(page)) > 60, { timeout: 60_000, message: 'a minute of simulated time' });
+    await waitSimTimePast(page, 60, 'a minute of simulated time');
     // Pause, read the hash, export.
     await page.locator(sel.playPause).click();
-    const hash = (await page.locator('[data-testid=history-hash]').innerText()).trim();
+    const hash = await historyHash(page);
     assert.match(hash, /^[0-9a-f]{16}$/, hash);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
@@ -71,7 +55,7 @@ test('a run made by clicks exports as a scenario that kubeloop run replays to th
     await page.locator('[data-testid=replay]').click();
     await waitFor(async () => (await simTime(page)) < end, { message: 'the clock starts again' });
     await setSpeed(page, 10);
-    await waitFor(async () => (await simTime(page)) > 30, { timeout: 60_000, message: 'the replay runs' });
+    await waitSimTimePast(page, 30, 'the replay runs');
     await waitFor(async () => (await page.locator('[data-testid=node][data-name=node-2]').getAttribute('data-alive')) === 'false', {
       timeout: 10_000,
       message: 'the recorded kill came again',
@@ -81,13 +65,13 @@ test('a run made by clicks exports as a scenario that kubeloop run replays to th
 
 test('opening a scenario file replays it to its end, paused, with the hash kubeloop run prints', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '', async (page) => {
-    const file = path.join(root, 'examples', 'node-failure.yaml');
-    const expected = kubeloopRun(file).match(/history hash ([0-9a-f]{16})/)?.[1];
+    const file = path.join(ROOT, 'examples', 'node-failure.yaml');
+    const expected = printedHash(kubeloopRun(file));
     assert.ok(expected, 'kubeloop run prints a history hash');
     await page.locator('[data-testid=import-scenario]').setInputFiles(file);
-    await waitFor(async () => (await page.locator('[data-testid=history-hash]').innerText()).trim() === expected, {
+    await waitFor(async () => (await historyHash(page)) === expected, {
       timeout: 60_000,
-      message: async () => `the page's hash ${await page.locator('[data-testid=history-hash]').innerText()} is ${expected}`,
+      message: async () => `the page's hash ${await historyHash(page)} is ${expected}`,
     });
     const t1 = await simTime(page);
     await page.waitForTimeout(500);
@@ -100,14 +84,13 @@ test('reads typed in the console while a drain waits on a budget leave the run a
   await withPage(browser(), '', async (page) => {
     // The pdb-drain lesson opened at 63 s: node-1 drained, node-2's eviction refused by the budget and retried
     // every 5 s; the drain goes on in the console.
-    const lesson = path.join(root, 'examples', 'lessons', 'pdb-drain.yaml');
+    const lesson = path.join(ROOT, 'examples', 'lessons', 'pdb-drain.yaml');
     const dir = mkdtempSync(path.join(os.tmpdir(), 'kubeloop-follow-'));
     const file = path.join(dir, 'pdb-drain-63s.yaml');
     writeFileSync(file, readFileSync(lesson, 'utf8').replace(/^until: 5m$/m, 'until: 63s'));
-    const opened = kubeloopRun(file).match(/history hash ([0-9a-f]{16})/)?.[1];
+    const opened = printedHash(kubeloopRun(file));
     await page.locator('[data-testid=import-scenario]').setInputFiles(file);
-    const hashNow = async () => (await page.locator('[data-testid=history-hash]').innerText()).trim();
-    await waitFor(async () => (await hashNow()) === opened, { timeout: 60_000, message: 'the lesson opened at 63 s' });
+    await waitFor(async () => (await historyHash(page)) === opened, { timeout: 60_000, message: 'the lesson opened at 63 s' });
     // Reads, paused and between steps of the clock; one of them keeps printing too.
     await kubectl(page, 'kubectl get pods', (o) => /NAME/.test(o));
     await kubectl(page, 'kubectl describe pdb web', (o) => /Allowed disruptions/.test(o));
@@ -119,12 +102,12 @@ test('reads typed in the console while a drain waits on a budget leave the run a
     // On with the clock until the budget lets node-2 go, then pause and compare at that simulated time.
     await setSpeed(page, 10);
     await page.locator(sel.playPause).click();
-    await waitFor(async () => (await simTime(page)) > 90, { timeout: 60_000, message: 'ninety simulated seconds' });
+    await waitSimTimePast(page, 90, 'ninety simulated seconds');
     await page.locator(sel.playPause).click();
     await kubectl(page, 'kubectl events', (o) => /LAST SEEN/.test(o));
     const onNode2 = (await pods(page)).filter((p) => p.node === 'node-2' && p.terminating === 'false');
     assert.deepEqual(onNode2, [], 'the drain went on beside the reads: node-2 drained');
-    const hash = await hashNow();
+    const hash = await historyHash(page);
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=export-scenario]').click()]);
     const exported = path.join(dir, download.suggestedFilename());
     await download.saveAs(exported);

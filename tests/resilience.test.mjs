@@ -4,20 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  TEST_TIMEOUT,
-  BASE_URL,
-  sharedBrowser,
-  withPage,
-  waitFor,
-  setSpeed,
-  nodeByName,
-  kubectl,
-  kubectlInput,
-  simTime,
-  sel,
-  setEditorText,
-  editorText,
-  screenshot,
+  TEST_TIMEOUT, BASE_URL, sharedBrowser, withPage, waitFor, nodeByName, kubectl, kubectlInput, simTime, sel,
+  setEditorText, editorText, screenshot, runClockPast, waitSimTimePast, historyHash, killNode,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
@@ -26,15 +14,14 @@ const notice = async (page) => ((await page.locator('[data-testid=notice]').coun
 
 test('a reload brings back the editor text, the console history and the run; Reset goes back to the default', { timeout: TEST_TIMEOUT }, async () => {
   await withPage(browser(), '?seed=3', async (page) => {
-    await setSpeed(page, 10);
-    await waitFor(async () => (await simTime(page)) > 4, { message: 'the clock runs' });
-    await page.locator(nodeByName('node-2')).locator('[data-testid=node-kill]').click();
+    await runClockPast(page, 4);
+    await killNode(page, 'node-2');
     await kubectl(page, 'kubectl scale deployment web --replicas=5', (o) => /scaled/.test(o));
     await setEditorText(page, MINE);
-    await waitFor(async () => (await simTime(page)) > 20, { message: 'twenty simulated seconds' });
+    await waitSimTimePast(page, 20, 'twenty simulated seconds');
     await page.locator(sel.playPause).click();
     const t = await simTime(page);
-    const hash = (await page.locator('[data-testid=history-hash]').innerText()).trim();
+    const hash = await historyHash(page);
     // The session is written every 2 s and when the page is hidden or left: here, once it holds the paused run.
     await waitFor(
       async () => {
@@ -49,7 +36,7 @@ test('a reload brings back the editor text, the console history and the run; Res
     await waitFor(async () => /Restored your last session/.test(await notice(page)), { message: 'the notice says so' });
     assert.equal(await editorText(page), MINE, 'the editor text');
     assert.equal(await simTime(page), t, 'the run, paused where it was');
-    assert.equal((await page.locator('[data-testid=history-hash]').innerText()).trim(), hash);
+    assert.equal(await historyHash(page), hash);
     assert.equal(await page.locator(nodeByName('node-2')).getAttribute('data-alive'), 'false');
     assert.match(await page.locator('.console-panel').innerText(), /kubectl scale deployment web --replicas=5[\s\S]*scaled/);
     await kubectlInput(page).focus();
@@ -91,7 +78,7 @@ test('a stored session that does not read gives a message and a working page', {
       await page.goto(BASE_URL, { waitUntil: 'load' });
       await page.waitForSelector(sel.ready, { state: 'attached' });
       await waitFor(async () => said.test(await notice(page)), { message: `${said}` });
-      await waitFor(async () => (await simTime(page)) > 1, { message: 'the page runs' });
+      await waitSimTimePast(page, 1, 'the page runs');
     }
   });
 });

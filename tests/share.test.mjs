@@ -7,42 +7,24 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
-  TEST_TIMEOUT,
-  BASE_URL,
-  sharedBrowser,
-  withPage,
-  waitFor,
-  setSpeed,
-  setControl,
-  nodeByName,
-  kubectl,
-  screenshot,
-  simTime,
-  sel,
-  kubeloop,
-  setEditorText,
-  clickApply,
-  applyResultText,
+  TEST_TIMEOUT, BASE_URL, ROOT, sharedBrowser, withPage, waitFor, setControl, nodeByName, kubectl, screenshot,
+  simTime, sel, kubeloop, setEditorText, clickApply, applyResultText, runClockPast, waitSimTimePast, historyHash,
+  printedHash, killNode,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-const hashOf = async (page) => (await page.locator('[data-testid=history-hash]').innerText()).trim();
-const printedHash = (out) => out.match(/history hash ([0-9a-f]{16})/)?.[1];
 
 /** Waits until the page shows `hash`, then checks that it stays paused there. */
 async function pausedAt(page, hash, what) {
-  await waitFor(async () => (await hashOf(page)) === hash, {
+  await waitFor(async () => (await historyHash(page)) === hash, {
     timeout: 60_000,
-    message: async () => `${what}: the page's hash ${await hashOf(page)} is ${hash}`,
+    message: async () => `${what}: the page's hash ${await historyHash(page)} is ${hash}`,
   });
   const t = await simTime(page);
   await page.waitForTimeout(400);
   assert.equal(await simTime(page), t, `${what}: paused`);
-  assert.equal(await hashOf(page), hash, `${what}: still the same run`);
+  assert.equal(await historyHash(page), hash, `${what}: still the same run`);
   return t;
 }
 
@@ -56,16 +38,15 @@ test('a share link opened in a new tab shows the same pods, time and hash, pause
   let t;
   let shown;
   await withPage(browser(), '?seed=11', async (page) => {
-    await setSpeed(page, 10);
-    await waitFor(async () => (await simTime(page)) > 5, { message: 'the clock runs' });
-    await page.locator(nodeByName('node-2')).locator('[data-testid=node-kill]').click();
+    await runClockPast(page, 5);
+    await killNode(page, 'node-2');
     await kubectl(page, 'kubectl scale deployment web --replicas=6', (o) => /scaled/.test(o));
     await setControl(page, 'drop-watch-events', 30);
-    await waitFor(async () => (await simTime(page)) > 50, { timeout: 60_000, message: 'fifty simulated seconds' });
+    await waitSimTimePast(page, 50, 'fifty simulated seconds');
     await setControl(page, 'drop-watch-events', 0);
-    await waitFor(async () => (await simTime(page)) > 70, { timeout: 60_000, message: 'seventy simulated seconds' });
+    await waitSimTimePast(page, 70, 'seventy simulated seconds');
     await page.locator(sel.playPause).click();
-    hash = await hashOf(page);
+    hash = await historyHash(page);
     t = await simTime(page);
     shown = await podNames(page);
     await page.locator('[data-testid=share-link]').click();
@@ -87,7 +68,7 @@ test('a share link opened in a new tab shows the same pods, time and hash, pause
     assert.match(notice, /at the history hash the link says/, notice);
     await screenshot(page, 'share-opened');
     await page.locator(sel.playPause).click();
-    await waitFor(async () => (await simTime(page)) > t + 1, { message: 'play continues it live' });
+    await waitSimTimePast(page, t + 1, 'play continues it live');
   });
   // The same link, natively (the browser's DEFLATE read by the runner's).
   assert.equal(printedHash(kubeloop(['run', url, '--quiet'])), hash, 'kubeloop run LINK prints the hash');
@@ -98,7 +79,7 @@ test('a link kubeloop link made opens at the hash kubeloop run prints; a link pa
   const fragment = kubeloop(['link', 'examples/self-healing.yaml']).trim();
   assert.match(fragment, /^#run=[A-Za-z0-9_-]+&hash=[0-9a-f]{16}$/);
   await withPage(browser(), '', async (page) => {
-    await waitFor(async () => (await simTime(page)) > 1, { message: 'the default cluster runs' });
+    await waitSimTimePast(page, 1, 'the default cluster runs');
     // Pasted into the address bar of the open tab: only the fragment changes, nothing reloads.
     await page.evaluate((f) => {
       window.location.hash = f;
@@ -115,10 +96,10 @@ test('a link kubeloop link made opens at the hash kubeloop run prints; a link pa
 });
 
 test('every lesson and example of docs/sharing.md opens from its link', { timeout: 600_000 }, async () => {
-  const doc = readFileSync(path.join(root, 'docs', 'sharing.md'), 'utf8');
+  const doc = readFileSync(path.join(ROOT, 'docs', 'sharing.md'), 'utf8');
   const links = [...doc.matchAll(/`#(lesson|scenario|example)=([a-z0-9-]+)`/g)].map((m) => [m[1], m[2]]);
   const named = (kind) => links.filter(([k]) => k === kind).map(([, n]) => n).sort();
-  const files = (dir) => readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, '')).sort();
+  const files = (dir) => readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, '')).sort();
   assert.deepEqual(named('lesson'), files('examples/lessons'), 'every lesson has a link');
   assert.deepEqual(named('scenario'), files('examples'), 'every scenario of examples/ has a link');
   await withPage(browser(), '', async (page) => {
@@ -145,7 +126,7 @@ test('every lesson and example of docs/sharing.md opens from its link', { timeou
 });
 
 test('a scenario file dropped on the page opens; a broken link says why and changes nothing', { timeout: TEST_TIMEOUT }, async () => {
-  const file = path.join(root, 'examples', 'unschedulable.yaml');
+  const file = path.join(ROOT, 'examples', 'unschedulable.yaml');
   const expected = printedHash(kubeloop(['run', file, '--quiet']));
   await withPage(browser(), '', async (page) => {
     const text = readFileSync(file, 'utf8');
@@ -174,7 +155,7 @@ test('a scenario file dropped on the page opens; a broken link says why and chan
     assert.match(notice, /not DEFLATE data/, notice);
     assert.equal(await simTime(page), 0, 'paused at the starting cluster');
     await page.locator(sel.playPause).click();
-    await waitFor(async () => (await simTime(page)) > 1, { message: 'the page still runs' });
+    await waitSimTimePast(page, 1, 'the page still runs');
   });
 });
 
