@@ -31,9 +31,8 @@ impl LiveRun {
         let text = "the opened scenario's manifests were applied at t = 0".to_string();
         self.apply = Rc::new(apply_note(self.apply.seq + 1, true, text, None));
         self.take_sim(go_on.sim, &Scenario { actions: Vec::new(), ..sc.clone() });
-        for a in go_on.ran {
-            self.record.performed(a);
-        }
+        // The runner's record goes on: the same start, seed and timing, and the actions that ran.
+        self.record = go_on.record;
         crate::crash::note_actions(self.record.actions());
         // The commands still printing go on in the console, on their grids, as the runner's longer run follows them;
         // as when typed there, each one that only reads stops at the next (its action says so, `for:`, so that a

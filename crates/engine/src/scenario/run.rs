@@ -1,5 +1,7 @@
 //! Running a scenario: actions at their times, following commands, the convergence check.
 
+use std::rc::Rc;
+
 use super::*;
 
 /// Reads `-f PATH` for kubectl actions; the error is printed as kubectl prints it (`error: ...`).
@@ -75,8 +77,8 @@ pub fn not_followed(command: &str, writes: bool) -> String {
 /// A run handed over to go on with ([`Run::into_sim`]).
 pub struct Continued {
     pub sim: Sim,
-    /// The actions that ran.
-    pub ran: Vec<Action>,
+    /// The run so far: its start and the actions that ran.
+    pub record: Record,
     /// The commands still following, in the order they started (each with its grid of looks).
     pub follows: Vec<Following>,
 }
@@ -86,7 +88,10 @@ pub struct Continued {
 /// commands that keep printing), [`Run::sim_mut`] lets a caller act on the cluster in between (`kubeloop kubectl`),
 /// and [`Run::finish`] ends it with the timeline and the summary.
 pub struct Run<'a> {
-    pub(super) scenario: &'a Scenario,
+    /// The scenario played (owned: a run outlives the text it was read from).
+    pub(super) scenario: Rc<Scenario>,
+    /// What was performed so far, at its time: the scenario's actions as they ran, and [`Run::act`]'s.
+    pub(super) record: Record,
     pub(super) sim: Sim,
     pub(super) read_file: ReadFile<'a>,
     pub(super) timeline: Timeline,
@@ -240,11 +245,12 @@ impl Run<'_> {
     /// Interrupts the commands whose `for:` is up, runs the actions due now, collects events and looks at
     /// convergence.
     fn check(&mut self) {
-        let scenario = self.scenario;
+        let scenario = Rc::clone(&self.scenario);
         self.stop_due();
         while self.next < self.runnable && scenario.actions[self.next].at <= self.sim.now() {
             let a = &scenario.actions[self.next];
             self.perform(&a.what, a.label.as_deref(), None);
+            self.record.performed(Action { at: self.sim.now(), ..a.clone() });
             self.checks.ran(&scenario.actions, self.next, &self.sim);
             self.next += 1;
             self.last_check = None;
@@ -373,8 +379,26 @@ impl Run<'_> {
     /// The cluster where the run is, to go on with (the page continues an imported run live): the actions that ran
     /// and the commands still following (they go on, on their grids).
     pub fn into_sim(self) -> Continued {
-        let ran = self.scenario.actions[..self.next].to_vec();
-        Continued { sim: self.sim, ran, follows: self.follows }
+        Continued { sim: self.sim, record: self.record, follows: self.follows }
+    }
+
+    /// Performs `what` now, as a person would between steps (a timeline entry and what it printed, a command that
+    /// keeps printing followed), and records it.
+    pub fn act(&mut self, what: Intervention, label: Option<String>) {
+        self.perform(&what, label.as_deref(), None);
+        self.last_check = None;
+        self.record.push(self.sim.now(), what, label);
+    }
+
+    /// The run so far: where it started and what was performed since.
+    pub fn record(&self) -> &Record {
+        &self.record
+    }
+
+    /// The run so far as a scenario file ending now, which `kubeloop run` replays to the same history hash (or
+    /// why it cannot be).
+    pub fn export(&self) -> Result<String, String> {
+        self.record.export(self.sim.now())
     }
 
     /// Ends the run where it is: commands still following are stopped, and the summary is taken.
@@ -409,7 +433,7 @@ impl Run<'_> {
 impl Scenario {
     /// Builds the cluster, applies the manifests and stands at t=0, ready to [`Run::run_to`]. Only a cluster that
     /// cannot be built is an error; failed actions are timeline entries.
-    pub fn start<'a>(&'a self, opts: RunOptions<'a>) -> Result<Run<'a>, ScenarioError> {
+    pub fn start<'a>(&self, opts: RunOptions<'a>) -> Result<Run<'a>, ScenarioError> {
         let seed = opts.seed.or(self.seed).unwrap_or(DEFAULT_SEED);
         let until = opts.until.or(self.until).unwrap_or(DEFAULT_UNTIL);
         if until > MAX_UNTIL {
@@ -431,8 +455,10 @@ impl Scenario {
         }
         let (sim, names) = self.cluster(seed, opts.timing)?;
         let runnable = self.actions.iter().filter(|a| a.at <= until).count();
+        let timing = opts.timing.unwrap_or(self.timing);
         let mut r = Run {
-            scenario: self,
+            scenario: Rc::new(self.clone()),
+            record: Record::new(self, seed, timing),
             sim,
             read_file: opts.read_file.unwrap_or(&no_file),
             timeline: Timeline::default(),

@@ -452,3 +452,24 @@ fn a_lesson_question_or_expectation_that_makes_no_sense_is_refused_at_its_line()
     let e = Scenario::parse(&with("    expect:\n      - {within: 5s, drift: \">= x\"}\n")).expect_err("a bad count");
     assert_eq!(e.to_string(), "scenario line 23 column 29: actions[0].expect[0].drift: \">= x\" is not a count: a number, or \">= N\" or \"<= N\"");
 }
+
+/// A run is a value: its scheduled actions and those a person performs between steps ([`Run::act`]) are recorded
+/// at their times, and the export replays from scratch to the same history hash at the same time.
+#[test]
+fn a_run_with_acts_between_its_steps_exports_what_replays_to_the_same_history() {
+    let text = format!("{SMALL}actions:\n  - {{at: 5s, scale: {{deployment: web, replicas: 4}}}}\n");
+    let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let mut r = sc.start(RunOptions { seed: Some(9), until: Some(MINUTE), ..RunOptions::default() }).expect("starts");
+    r.run_to(3 * SECOND);
+    r.act(Intervention::Kubectl("cordon node-1".into()), Some("a hand on the cluster".into()));
+    r.run_to(20 * SECOND);
+    r.act(Intervention::Kubectl("get pods".into()), None);
+    r.run_to(30 * SECOND);
+    let at: Vec<Millis> = r.record().actions().iter().map(|a| a.at).collect();
+    assert_eq!(at, [3 * SECOND, 5 * SECOND, 20 * SECOND], "in the order performed, each at its time");
+    let exported = r.export().expect("exportable");
+    let again = Scenario::parse(&exported).unwrap_or_else(|e| panic!("{e}\n{exported}"));
+    let mut replay = again.start(RunOptions::default()).expect("starts");
+    replay.run_to(replay.until());
+    assert_eq!((replay.now(), replay.sim().history_hash()), (r.now(), r.sim().history_hash()));
+}
