@@ -13,17 +13,22 @@ fn cluster_of_big_pods(n: usize, size: usize) -> Sim {
     let mut sim = Sim::new(SimConfig { seed: 9, ..Default::default() });
     let note = "x".repeat(size);
     for i in 0..n {
-        let mut metadata = ObjectMeta::named("default", &format!("big-{i:04}"));
-        metadata.annotations.insert(s("note"), s(&note));
-        let containers = vec![Container { name: s("c"), image: s("nginx:1.27"), ..Default::default() }];
-        let pod = Pod {
-            metadata,
-            spec: std::rc::Rc::new(PodSpec { containers: containers.into(), ..Default::default() }),
-            ..Default::default()
-        };
-        sim.as_user(|api| api.create(Object::Pod(pod))).expect("create");
+        create_annotated_pod(&mut sim, &format!("big-{i:04}"), &note);
     }
     sim
+}
+
+/// Creates pod `name` in the default namespace (one `nginx:1.27` container) with the annotation `note: <note>`.
+fn create_annotated_pod(sim: &mut Sim, name: &str, note: &str) {
+    let mut metadata = ObjectMeta::named("default", name);
+    metadata.annotations.insert(s("note"), s(note));
+    let containers = vec![Container { name: s("c"), image: s("nginx:1.27"), ..Default::default() }];
+    let pod = Pod {
+        metadata,
+        spec: std::rc::Rc::new(PodSpec { containers: containers.into(), ..Default::default() }),
+        ..Default::default()
+    };
+    sim.as_user(|api| api.create(Object::Pod(pod))).expect("create");
 }
 
 fn run(sim: &mut Sim, line: &str) -> kubectl::Output {
@@ -62,15 +67,7 @@ fn a_following_get_is_bounded_per_poll() {
     let mut follow = out.follow.take().expect("a follow");
     let note = "y".repeat(40_000);
     for i in 0..200 {
-        let mut metadata = ObjectMeta::named("default", &format!("more-{i:04}"));
-        metadata.annotations.insert(s("note"), s(&note));
-        let containers = vec![Container { name: s("c"), image: s("nginx:1.27"), ..Default::default() }];
-        let pod = Pod {
-            metadata,
-            spec: std::rc::Rc::new(PodSpec { containers: containers.into(), ..Default::default() }),
-            ..Default::default()
-        };
-        sim.as_user(|api| api.create(Object::Pod(pod))).expect("create");
+        create_annotated_pod(&mut sim, &format!("more-{i:04}"), &note);
     }
     sim.run_for(1000);
     let p = follow.poll(&mut sim);

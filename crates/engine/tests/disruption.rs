@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{check, golden, kubectl, kubectl_stdin, pods};
+use common::{check, golden, kubectl, kubectl_stdin, pods, poll_until_done};
 use kubeloop_engine::api::{Kind, ObjKey, PodDisruptionBudget};
 use kubeloop_engine::kubectl::Output;
 use kubeloop_engine::sim::Sim;
@@ -111,17 +111,10 @@ fn drain(sim: &mut Sim, line: &str, limit: u64) -> (String, Output) {
     let mut out = kubectl(sim, line);
     let mut text = format!("$ kubectl {line}\n{}", out.text());
     if let Some(f) = out.follow.as_mut() {
-        let end = sim.now() + limit;
-        while sim.now() < end {
-            sim.run_for(SECOND);
-            let p = f.poll(sim);
-            text.push_str(&p.warnings);
-            text.push_str(&p.stdout);
-            text.push_str(&p.stderr);
-            if p.done {
-                out.code = p.code;
-                break;
-            }
+        let (polled, code) = poll_until_done(sim, f.as_mut(), SECOND, limit);
+        text.push_str(&polled);
+        if let Some(code) = code {
+            out.code = code;
         }
     }
     (text, out)

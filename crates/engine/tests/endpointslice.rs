@@ -332,6 +332,11 @@ fn expected_endpoints(sim: &Sim) -> std::collections::BTreeMap<String, Vec<Strin
             if !selected || pod.status.pod_ip.is_empty() {
                 continue;
             }
+            // The number of the pod's first container port called `name`.
+            let named_port = |name: &str| {
+                let mut all = pod.spec.containers.iter().flat_map(|c| c.ports.iter());
+                all.find(|cp| *cp.name == *name).map(|cp| cp.container_port)
+            };
             let ports: Vec<String> = svc
                 .spec
                 .ports
@@ -339,13 +344,7 @@ fn expected_endpoints(sim: &Sim) -> std::collections::BTreeMap<String, Vec<Strin
                 .filter_map(|p| match &p.target_port {
                     None => Some(p.port),
                     Some(IntOrString::Int(n)) => Some(*n),
-                    Some(IntOrString::String(name)) => pod
-                        .spec
-                        .containers
-                        .iter()
-                        .flat_map(|c| c.ports.iter())
-                        .find(|cp| cp.name == *name)
-                        .map(|cp| cp.container_port),
+                    Some(IntOrString::String(name)) => named_port(name),
                 })
                 .map(|n| n.to_string())
                 .collect();

@@ -7,14 +7,20 @@ use kubeloop_engine::api::{Kind, ObjKey};
 use kubeloop_engine::kubectl::Output;
 use kubeloop_engine::time::SECOND;
 
-const APP: &str = "\
+/// The objects the tests apply, one of each stored kind: a ServiceAccount, a ConfigMap and a Secret, in one text.
+static APP: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| [SERVICE_ACCOUNT, CONFIG_MAP, SECRET].join("---\n"));
+
+const SERVICE_ACCOUNT: &str = "\
 apiVersion: v1
 kind: ServiceAccount
 metadata:
   name: web
 imagePullSecrets:
 - name: registry
----
+";
+
+const CONFIG_MAP: &str = "\
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -27,7 +33,9 @@ data:
     size=3
 binaryData:
   logo.png: iVBORw0KGgo=
----
+";
+
+const SECRET: &str = "\
 apiVersion: v1
 kind: Secret
 metadata:
@@ -47,7 +55,7 @@ fn apply(sim: &mut kubeloop_engine::sim::Sim, name: &str, text: &str) -> Output 
 
 fn applied() -> kubeloop_engine::sim::Sim {
     let mut sim = cluster();
-    let out = kubectl_stdin(&mut sim, "apply -f -", APP);
+    let out = kubectl_stdin(&mut sim, "apply -f -", &APP);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     sim
 }
@@ -55,21 +63,25 @@ fn applied() -> kubeloop_engine::sim::Sim {
 #[test]
 fn applies_with_one_note_per_stored_kind() {
     let mut sim = cluster();
-    let out = apply(&mut sim, "config-apply", APP);
+    let out = apply(&mut sim, "config-apply", &APP);
     assert_eq!(out.code, 0);
 }
 
 #[test]
 fn served_with_upstreams_columns_and_describers() {
     let mut sim = applied();
-    check(&mut sim, "config-get", "get configmaps,secrets,serviceaccounts");
-    check(&mut sim, "config-get-short", "get cm,sa -o wide --show-labels");
-    check(&mut sim, "config-describe-configmap", "describe cm web-config");
-    check(&mut sim, "config-describe-secret", "describe secret web-secret");
-    check(&mut sim, "config-describe-serviceaccount", "describe sa web");
-    check(&mut sim, "config-secret-yaml", "get secret web-secret -o yaml");
-    check(&mut sim, "config-explain-configmap", "explain configmap");
-    check(&mut sim, "config-delete", "delete cm web-config");
+    for (name, line) in [
+        ("config-get", "get configmaps,secrets,serviceaccounts"),
+        ("config-get-short", "get cm,sa -o wide --show-labels"),
+        ("config-describe-configmap", "describe cm web-config"),
+        ("config-describe-secret", "describe secret web-secret"),
+        ("config-describe-serviceaccount", "describe sa web"),
+        ("config-secret-yaml", "get secret web-secret -o yaml"),
+        ("config-explain-configmap", "explain configmap"),
+        ("config-delete", "delete cm web-config"),
+    ] {
+        check(&mut sim, name, line);
+    }
     assert!(sim.store().peek(Kind::ConfigMap, &ObjKey::new("default", "web-config")).is_none());
 }
 

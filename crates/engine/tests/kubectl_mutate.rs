@@ -2,7 +2,7 @@
 //! following what they wrote.
 mod common;
 
-use common::{assert_answers, check, cluster, kubectl, kubectl_stdin};
+use common::{assert_answers, check, cluster, kubectl, kubectl_stdin, poll_until_done};
 use kubeloop_engine::api::{Kind, Object, PodPhase};
 use kubeloop_engine::kubectl::{self, Input, Output};
 use kubeloop_engine::sim::Sim;
@@ -30,20 +30,9 @@ fn node_of(sim: &Sim, pod: &str) -> String {
 
 /// Polls a follow until done (or `limit` simulated time), collecting its output.
 fn follow(sim: &mut Sim, out: &mut Output, limit: u64) -> (String, bool) {
-    let mut text = String::new();
-    let Some(f) = out.follow.as_mut() else { return (text, true) };
-    let end = sim.now() + limit;
-    while sim.now() < end {
-        sim.run_for(SECOND);
-        let p = f.poll(sim);
-        text.push_str(&p.warnings);
-        text.push_str(&p.stdout);
-        text.push_str(&p.stderr);
-        if p.done {
-            return (text, true);
-        }
-    }
-    (text, false)
+    let Some(f) = out.follow.as_mut() else { return (String::new(), true) };
+    let (text, code) = poll_until_done(sim, f.as_mut(), SECOND, limit);
+    (text, code.is_some())
 }
 
 const BARE: &str = "apiVersion: v1
@@ -851,7 +840,7 @@ spec:
 apiVersion: v1
 kind: Service
 metadata:
-  name: db
+  name: external-db
 spec:
   type: ExternalName
   externalName: db.example.com

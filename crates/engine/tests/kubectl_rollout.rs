@@ -1,7 +1,7 @@
 //! `kubectl rollout status|history|undo|restart|pause|resume` against real rollouts of the fixture cluster.
 mod common;
 
-use common::{assert_answers, check, golden, kubectl, FAILS, OK, WEB};
+use common::{assert_answers, check, golden, kubectl, poll_until_done, FAILS, OK, WEB};
 use kubeloop_engine::api::{Kind, ObjKey};
 use kubeloop_engine::kubectl::{self, Output};
 use kubeloop_engine::sim::Sim;
@@ -26,19 +26,15 @@ fn replica_sets(sim: &Sim) -> usize {
 fn follow_until_done(sim: &mut Sim, mut out: Output, step: u64, limit: u64) -> (String, i32, bool) {
     let mut text = out.text();
     let Some(mut f) = out.follow.take() else { return (text, out.code, true) };
-    let end = sim.now() + limit;
-    while sim.now() < end {
-        sim.run_for(step);
-        let p = f.poll(sim);
-        text.push_str(&p.warnings);
-        text.push_str(&p.stdout);
-        text.push_str(&p.stderr);
-        if p.done {
-            return (text, p.code, true);
+    let (polled, code) = poll_until_done(sim, f.as_mut(), step, limit);
+    text.push_str(&polled);
+    match code {
+        Some(code) => (text, code, true),
+        None => {
+            f.stop(sim);
+            (text, 0, false)
         }
     }
-    f.stop(sim);
-    (text, 0, false)
 }
 
 #[test]

@@ -28,19 +28,17 @@ fn kubectl(sim: &mut Sim, line: &str) {
 }
 
 fn control_plane(sim: &Sim) -> InformerStats {
+    // A standby controller manager's informers have not started (no LIST yet): left out.
+    let started: Vec<&InformerStats> =
+        sim.control_plane_informers().into_iter().map(|i| sim.informers()[i].stats()).filter(|s| s.lists > 0).collect();
+    let sum = |count: fn(&InformerStats) -> u64| -> u64 { started.iter().map(|s| count(s)).sum() };
     let mut total = InformerStats::default();
-    for i in sim.control_plane_informers() {
-        let s = &sim.informers()[i].stats();
-        if s.lists == 0 {
-            continue; // a standby controller manager's informers have not started
-        }
-        total.lists += s.lists;
-        total.relists += s.relists;
-        total.watches += s.watches;
-        total.watch_timeouts += s.watch_timeouts;
-        total.bookmarks += s.bookmarks;
-        total.gone += s.gone;
-    }
+    total.lists = sum(|s| s.lists);
+    total.relists = sum(|s| s.relists);
+    total.watches = sum(|s| s.watches);
+    total.watch_timeouts = sum(|s| s.watch_timeouts);
+    total.bookmarks = sum(|s| s.bookmarks);
+    total.gone = sum(|s| s.gone);
     total
 }
 

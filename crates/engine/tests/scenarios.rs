@@ -1,5 +1,7 @@
 //! Scenarios end to end: parse, run, timeline and summary.
 
+mod common;
+
 use std::path::PathBuf;
 
 use kubeloop_engine::api::Kind;
@@ -20,26 +22,11 @@ fn run(text: &str, opts: RunOptions) -> RunOutput {
     sc.run(opts).unwrap_or_else(|e| panic!("{e}"))
 }
 
-const WEB: &str = r#"
-cluster:
-  nodes: 2
-manifests: |
-  apiVersion: apps/v1
-  kind: Deployment
-  metadata:
-    name: web
-  spec:
-    replicas: 3
-    selector:
-      matchLabels: {app: web}
-    template:
-      metadata:
-        labels: {app: web}
-      spec:
-        containers:
-        - name: nginx
-          image: nginx:1.27
-"#;
+/// A two-node cluster with Deployment `web` (`common::web(3)`: 3 replicas of nginx:1.27) as its manifests.
+static WEB: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let manifest: String = common::web(3).yaml().lines().map(|l| format!("  {l}\n")).collect();
+    format!("\ncluster:\n  nodes: 2\nmanifests: |\n{manifest}")
+});
 
 #[test]
 fn every_example_parses_and_runs() {
@@ -147,7 +134,7 @@ fn parse_errors_report_the_line() {
 #[test]
 fn actions_are_sorted_stably_by_time() {
     let text = format!(
-        "{WEB}actions:\n  - {{at: 40s, killNode: node-2}}\n  - {{at: 10s, scale: {{deployment: web, replicas: 1}}}}\n  - {{at: 40s, reviveNode: node-2}}\n"
+        "{}actions:\n  - {{at: 40s, killNode: node-2}}\n  - {{at: 10s, scale: {{deployment: web, replicas: 1}}}}\n  - {{at: 40s, reviveNode: node-2}}\n", *WEB
     );
     let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
     let times: Vec<_> = sc.actions.iter().map(|a| a.at).collect();
@@ -161,7 +148,7 @@ fn actions_are_sorted_stably_by_time() {
 #[test]
 fn action_errors_go_to_the_timeline_and_the_run_goes_on() {
     let text = format!(
-        "{WEB}actions:\n  - at: 10s\n    delete: {{kind: po, name: nope}}\n  - at: 20s\n    apply: |\n      apiVersion: v1\n      kind: Pod\n      metadata:\n        name: p\n        namespace: missing\n      spec:\n        containers: [{{name: c, image: busybox}}]\n  - at: 25s\n    killNode: node-9\n  - {{at: 30s, scale: {{deployment: web, replicas: 1}}}}\n"
+        "{}actions:\n  - at: 10s\n    delete: {{kind: po, name: nope}}\n  - at: 20s\n    apply: |\n      apiVersion: v1\n      kind: Pod\n      metadata:\n        name: p\n        namespace: missing\n      spec:\n        containers: [{{name: c, image: busybox}}]\n  - at: 25s\n    killNode: node-9\n  - {{at: 30s, scale: {{deployment: web, replicas: 1}}}}\n", *WEB
     );
     let out = run(&text, RunOptions { seed: Some(5), until: Some(90 * SECOND), ..RunOptions::default() });
     let errors: Vec<_> = out.timeline.iter().filter(|e| e.is_error()).collect();
@@ -192,7 +179,7 @@ fn same_seed_same_history_different_seed_different_history() {
 #[test]
 fn cli_options_override_the_scenario() {
     let text =
-        format!("seed: 3\nuntil: 20s\n{WEB}actions:\n  - {{at: 30s, scale: {{deployment: web, replicas: 1}}}}\n");
+        format!("seed: 3\nuntil: 20s\n{}actions:\n  - {{at: 30s, scale: {{deployment: web, replicas: 1}}}}\n", *WEB);
     let out = run(&text, RunOptions::default());
     assert_eq!(out.summary.seed, 3);
     assert_eq!(out.summary.sim_time_ms, 20 * SECOND);
@@ -238,7 +225,7 @@ actions:
 
 #[test]
 fn summary_json_is_camel_case() {
-    let out = run(WEB, RunOptions { seed: Some(2), until: Some(30 * SECOND), ..RunOptions::default() });
+    let out = run(&WEB, RunOptions { seed: Some(2), until: Some(30 * SECOND), ..RunOptions::default() });
     let v = serde_json::to_value(&out.summary).expect("json");
     for key in [
         "seed",
@@ -265,7 +252,7 @@ fn summary_json_is_camel_case() {
 #[test]
 fn kubectl_actions_are_checked_when_the_scenario_is_read() {
     let sc = Scenario::parse(&format!(
-        "{WEB}actions:\n  - at: 5s\n    kubectl: kubectl get pods\n  - {{at: 6s, kubectl: \"-n kube-system get po\"}}\n  - {{at: 7s, kubectl: help}}\n"
+        "{}actions:\n  - at: 5s\n    kubectl: kubectl get pods\n  - {{at: 6s, kubectl: \"-n kube-system get po\"}}\n  - {{at: 7s, kubectl: help}}\n", *WEB
     ))
     .unwrap_or_else(|e| panic!("{e}"));
     let lines: Vec<_> = sc.actions.iter().map(|a| a.what.kubectl_line().unwrap_or_default()).collect();
@@ -286,7 +273,7 @@ fn kubectl_actions_are_checked_when_the_scenario_is_read() {
         ("kubectl: [get, pods]", "invalid type: sequence, expected a string"),
     ];
     for (action, want) in cases {
-        let text = format!("{WEB}actions:\n  - {{at: 1s, kubectl: help}}\n  - at: 5s\n    {action}\n");
+        let text = format!("{}actions:\n  - {{at: 1s, kubectl: help}}\n  - at: 5s\n    {action}\n", *WEB);
         let line = text.lines().position(|l| l.contains(action)).map(|i| i + 1);
         let e = Scenario::parse(&text).expect_err(action);
         assert_eq!(e.line, line, "{action}: {e}");
@@ -294,7 +281,8 @@ fn kubectl_actions_are_checked_when_the_scenario_is_read() {
     }
 
     let e = Scenario::parse(&format!(
-        "{WEB}actions:\n  - at: 5s\n    kubectl: get pods\n    scale: {{deployment: web, replicas: 1}}\n"
+        "{}actions:\n  - at: 5s\n    kubectl: get pods\n    scale: {{deployment: web, replicas: 1}}\n",
+        *WEB
     ))
     .expect_err("two things");
     assert!(e.message.contains("exactly one of apply, kubectl, scale"), "{e}");
@@ -304,7 +292,8 @@ fn kubectl_actions_are_checked_when_the_scenario_is_read() {
 #[test]
 fn a_kubectl_action_prints_what_kubectl_prints() {
     let text = format!(
-        "{WEB}actions:\n  - {{at: 5s, kubectl: \"kubectl help\"}}\n  - {{at: 6s, kubectl: \"delete pod nope\"}}\n"
+        "{}actions:\n  - {{at: 5s, kubectl: \"kubectl help\"}}\n  - {{at: 6s, kubectl: \"delete pod nope\"}}\n",
+        *WEB
     );
     let out = run(&text, RunOptions { until: Some(10 * SECOND), ..RunOptions::default() });
     let from = |t: u64| out.timeline.iter().filter(move |e| e.at == t * SECOND && e.kind != EntryKind::Event);
@@ -330,7 +319,8 @@ fn a_kubectl_action_prints_what_kubectl_prints() {
 fn a_following_kubectl_action_prints_as_time_passes() {
     // Fails until the kubectl commands are merged (`rollout status` is a placeholder before).
     let text = format!(
-        "{WEB}actions:\n  - at: 20s\n    apply: |\n{}\n  - {{at: 20s, kubectl: rollout status deployment/web}}\n",
+        "{}actions:\n  - at: 20s\n    apply: |\n{}\n  - {{at: 20s, kubectl: rollout status deployment/web}}\n",
+        *WEB,
         WEB.split_once("manifests: |\n")
             .map_or("", |(_, m)| m)
             .replace("nginx:1.27", "nginx:1.28")
@@ -362,7 +352,7 @@ fn a_following_kubectl_action_prints_as_time_passes() {
 fn kubectl_actions_read_files_through_the_runner() {
     // Fails until the kubectl commands are merged (`apply` is a placeholder before, with no `-f` flag).
     let text = format!(
-        "{WEB}actions:\n  - {{at: 5s, kubectl: apply -f app.yaml}}\n  - {{at: 6s, kubectl: apply -f missing.yaml}}\n  - {{at: 7s, kubectl: apply -f -}}\n"
+        "{}actions:\n  - {{at: 5s, kubectl: apply -f app.yaml}}\n  - {{at: 6s, kubectl: apply -f missing.yaml}}\n  - {{at: 7s, kubectl: apply -f -}}\n", *WEB
     );
     let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
     let read = |name: &str| match name {
@@ -660,7 +650,7 @@ fn app_actions_set_behaviour_and_crash_at_their_times() {
 /// that time and it prints no more; on an action that is not a kubectl line it is an error with its line.
 #[test]
 fn for_interrupts_a_command_that_keeps_printing() {
-    let text = format!("{WEB}until: 60s\nactions:\n  - {{at: 10s, kubectl: get pods -w, for: 5s}}\n  - {{at: 30s, scale: {{deployment: web, replicas: 5}}}}\n");
+    let text = format!("{}until: 60s\nactions:\n  - {{at: 10s, kubectl: get pods -w, for: 5s}}\n  - {{at: 30s, scale: {{deployment: web, replicas: 5}}}}\n", *WEB);
     let out = run(&text, RunOptions::default());
     let note = out.timeline.iter().find(|e| e.text.contains("interrupted")).expect("a note");
     assert_eq!((note.at, note.text.as_str()), (15 * SECOND, "kubectl get pods -w: interrupted (its for: is up)"));

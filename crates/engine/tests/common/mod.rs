@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use kubeloop_engine::kubectl::{self, Input, Output};
+use kubeloop_engine::kubectl::{self, Follow, Input, Output};
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::sim::{Sim, SimConfig};
 use kubeloop_engine::time::MINUTE;
@@ -120,6 +120,24 @@ pub fn check(sim: &mut Sim, name: &str, line: &str) -> Output {
     let out = kubectl(sim, line);
     golden(name, &format!("$ kubectl {line}\n{}", out.text()));
     out
+}
+
+/// Polls `follow` every `step` of simulated time until it is done or `limit` has passed: what it printed (warnings,
+/// stdout, stderr of each poll), and its exit code when it finished.
+pub fn poll_until_done(sim: &mut Sim, follow: &mut dyn Follow, step: u64, limit: u64) -> (String, Option<i32>) {
+    let mut text = String::new();
+    let end = sim.now() + limit;
+    while sim.now() < end {
+        sim.run_for(step);
+        let p = follow.poll(sim);
+        text.push_str(&p.warnings);
+        text.push_str(&p.stdout);
+        text.push_str(&p.stderr);
+        if p.done {
+            return (text, Some(p.code));
+        }
+    }
+    (text, None)
 }
 
 /// Every pod in the store.

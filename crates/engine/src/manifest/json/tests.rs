@@ -170,6 +170,18 @@ macro_rules! ok {
     ($($f:ident: $t:ty),*) => { $(fn $f(self, _: $t) -> R { Ok(()) })* };
 }
 
+/// Serializer methods that begin a compound value: it goes on as the same recorder.
+macro_rules! same {
+    ($($f:ident($($t:ty),*)),*) => { $(fn $f(self, $(_: $t),*) -> Result<Self, Never> { Ok(self) })* };
+}
+
+/// Serializer methods of a wrapper: they record the value inside.
+macro_rules! inner {
+    ($($f:ident($($t:ty),*)),*) => {
+        $(fn $f<T: ?Sized + Serialize>(mut self, $(_: $t,)* v: &T) -> R { self.inner(v) })*
+    };
+}
+
 impl<'a> ser::Serializer for Rec<'a> {
     type Ok = ();
     type Error = Never;
@@ -192,92 +204,66 @@ impl<'a> ser::Serializer for Rec<'a> {
     fn serialize_unit(self) -> R {
         Ok(())
     }
-    fn serialize_some<T: ?Sized + Serialize>(mut self, v: &T) -> R {
-        self.inner(v)
-    }
+
+    inner!(
+        serialize_some(),
+        serialize_newtype_struct(&'static str),
+        serialize_newtype_variant(&'static str, u32, &'static str)
+    );
+
+    same!(
+        serialize_seq(Option<usize>),
+        serialize_tuple(usize),
+        serialize_tuple_struct(&'static str, usize),
+        serialize_tuple_variant(&'static str, u32, &'static str, usize),
+        serialize_map(Option<usize>),
+        serialize_struct_variant(&'static str, u32, &'static str, usize)
+    );
+
     fn serialize_unit_variant(self, name: &'static str, _: u32, variant: &'static str) -> R {
         self.seen.borrow_mut().variants.insert((name, variant));
         Ok(())
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(mut self, _: &'static str, v: &T) -> R {
-        self.inner(v)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        mut self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        v: &T,
-    ) -> R {
-        self.inner(v)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self, Never> {
-        Ok(self)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self, Never> {
-        Ok(self)
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, Never> {
-        Ok(self)
-    }
-    fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Self, Never> {
-        Ok(self)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self, Never> {
-        Ok(self)
     }
     fn serialize_struct(self, name: &'static str, _: usize) -> Result<Self, Never> {
         self.seen.borrow_mut().structs.insert(name);
         Ok(Rec { seen: self.seen, name })
     }
-    fn serialize_struct_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Self, Never> {
-        Ok(self)
-    }
 }
 
-impl ser::SerializeSeq for Rec<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
-        self.inner(v)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
+/// Implements serde's compound serializers for the recorder: `values:` records each element, `fields:` each field.
+macro_rules! compound {
+    (values: $($tr:ident::$f:ident),*) => { $(
+        impl ser::$tr for Rec<'_> {
+            type Ok = ();
+            type Error = Never;
+            fn $f<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
+                self.inner(v)
+            }
+            fn end(self) -> R {
+                Ok(())
+            }
+        }
+    )* };
+    (fields: $($tr:ident),*) => { $(
+        impl ser::$tr for Rec<'_> {
+            type Ok = ();
+            type Error = Never;
+            fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> R {
+                self.field(key, v)
+            }
+            fn skip_field(&mut self, key: &'static str) -> R {
+                self.skip(key)
+            }
+            fn end(self) -> R {
+                Ok(())
+            }
+        }
+    )* };
 }
 
-impl ser::SerializeTuple for Rec<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
-        self.inner(v)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Rec<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
-        self.inner(v)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for Rec<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
-        self.inner(v)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
+compound!(values: SerializeSeq::serialize_element, SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field, SerializeTupleVariant::serialize_field);
+compound!(fields: SerializeStruct, SerializeStructVariant);
 
 impl ser::SerializeMap for Rec<'_> {
     type Ok = ();
@@ -287,34 +273,6 @@ impl ser::SerializeMap for Rec<'_> {
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
         self.inner(v)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for Rec<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> R {
-        self.field(key, v)
-    }
-    fn skip_field(&mut self, key: &'static str) -> R {
-        self.skip(key)
-    }
-    fn end(self) -> R {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStructVariant for Rec<'_> {
-    type Ok = ();
-    type Error = Never;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> R {
-        self.field(key, v)
-    }
-    fn skip_field(&mut self, key: &'static str) -> R {
-        self.skip(key)
     }
     fn end(self) -> R {
         Ok(())
@@ -596,23 +554,20 @@ fn typed(kind: Kind, v: &Value) -> Option<Object> {
     fn de<T: serde::de::DeserializeOwned>(v: &Value) -> Option<T> {
         serde_json::from_value(v.clone()).ok()
     }
-    Some(match kind {
-        Kind::Namespace => Object::Namespace(de(v)?),
-        Kind::Node => Object::Node(de(v)?),
-        Kind::Pod => Object::Pod(de(v)?),
-        Kind::ReplicaSet => Object::ReplicaSet(de(v)?),
-        Kind::Deployment => Object::Deployment(de(v)?),
-        Kind::Lease => Object::Lease(de(v)?),
-        Kind::Event => Object::Event(de(v)?),
-        Kind::ConfigMap => Object::ConfigMap(de(v)?),
-        Kind::Secret => Object::Secret(de(v)?),
-        Kind::ServiceAccount => Object::ServiceAccount(de(v)?),
-        Kind::Service => Object::Service(de(v)?),
-        Kind::EndpointSlice => Object::EndpointSlice(de(v)?),
-        Kind::PodDisruptionBudget => Object::PodDisruptionBudget(de(v)?),
-        // No typed struct: nothing for serde's derive to read.
-        _ => return None,
-    })
+    /// The object of the kind `kind` names, for each kind listed: the kind and its `Object` variant share a name.
+    macro_rules! read_as {
+        ($($k:ident)*) => {
+            match kind {
+                $(Kind::$k => Object::$k(de(v)?),)*
+                // No typed struct: nothing for serde's derive to read.
+                _ => return None,
+            }
+        };
+    }
+    Some(read_as!(
+        Namespace Node Pod ReplicaSet Deployment Lease Event
+        ConfigMap Secret ServiceAccount Service EndpointSlice PodDisruptionBudget
+    ))
 }
 
 /// The value of its type that serde skips or writes as empty.
