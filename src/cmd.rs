@@ -8,6 +8,7 @@ use kubeloop_engine::intervention::{
     AppAction, AppTarget, DeleteTarget, FaultAction, Intervention, ModeAction, NodeRef,
 };
 use kubeloop_engine::kubelet::NodeConfig;
+use kubeloop_engine::link::Link;
 use kubeloop_engine::sim::TimingProfile;
 
 use crate::view::{Selection, Speed};
@@ -82,27 +83,9 @@ pub enum Cmd {
     },
 }
 
-/// What a link opens ([`LiveRun::open`](crate::liverun::LiveRun::open)), as the page read it from the URL's fragment (a run inflated already).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Opening {
-    /// A run: its scenario file and the history hash the link says it ends at.
-    Run {
-        text: String,
-        hash: Option<u64>,
-    },
-    Lesson(String),
-    /// One of the scenario files of `examples/`, by name.
-    Scenario(String),
-    /// One of the examples menu's manifests, by id.
-    Example(String),
-    /// A cluster of this many nodes and pods ([`sized_scenario`](crate::liverun::sized_scenario)).
-    Cluster {
-        nodes: usize,
-        pods: usize,
-    },
-    /// A link that does not open, and why.
-    Failed(String),
-}
+/// What a link opens ([`LiveRun::open`](crate::liverun::LiveRun::open)), as the page read it from the URL's fragment
+/// (a run inflated already to its scenario file), or why it does not open.
+pub type Opening = Result<Link<String>, String>;
 
 /// The interventions the page's buttons and knobs make.
 impl Cmd {

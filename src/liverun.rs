@@ -10,6 +10,7 @@ use kubeloop_engine::controllers::scheduler::{Profile, Weights};
 use kubeloop_engine::intervention::{Intervene, Intervention, Performed};
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
+use kubeloop_engine::link::Link;
 use kubeloop_engine::scenario::{Action, Record, Scenario};
 use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};

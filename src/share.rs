@@ -10,7 +10,7 @@ use yew::Callback;
 
 use kubeloop_engine::link::{self, Link};
 
-use crate::cmd::{Cmd, Opening};
+use crate::cmd::Cmd;
 
 #[wasm_bindgen]
 extern "C" {
@@ -105,21 +105,18 @@ pub fn fragment() -> String {
 pub fn open_fragment(fragment: &str, on_cmd: Callback<Cmd>) {
     let opening = match link::parse(fragment) {
         Ok(None) => return,
-        Err(why) => Opening::Failed(why),
-        Ok(Some(Link::Lesson(id))) => Opening::Lesson(id),
-        Ok(Some(Link::Scenario(name))) => Opening::Scenario(name),
-        Ok(Some(Link::Example(id))) => Opening::Example(id),
-        Ok(Some(Link::Cluster { nodes, pods })) => Opening::Cluster { nodes, pods },
-        Ok(Some(Link::Run { deflated, hash })) => {
+        Err(why) => Err(why),
+        Ok(Some(Link::Run { run, hash })) => {
             wasm_bindgen_futures::spawn_local(async move {
-                let opening = match inflate(&deflated).await {
-                    Ok(text) => Opening::Run { text, hash },
-                    Err(why) => Opening::Failed(format!("its run does not read: {why}")),
+                let opening = match inflate(&run).await {
+                    Ok(text) => Ok(Link::Run { run: text, hash }),
+                    Err(why) => Err(format!("its run does not read: {why}")),
                 };
                 on_cmd.emit(Cmd::Open(opening));
             });
             return;
         }
+        Ok(Some(other)) => Ok(other.map_run(|_| String::new())),
     };
     on_cmd.emit(Cmd::Open(opening));
 }

@@ -64,8 +64,8 @@ impl LiveRun {
     /// starting cluster. Always paused: play goes on from there.
     pub fn open(&mut self, what: Opening) {
         let opened = match what {
-            Opening::Failed(why) => Err(why),
-            Opening::Run { text, hash } => self.import(&text).map(|()| match hash {
+            Err(why) => Err(why),
+            Ok(Link::Run { run: text, hash }) => self.import(&text).map(|()| match hash {
                 Some(h) if h != self.sim.history_hash() => format!(
                     "The link says its run ends at history hash {h:016x}; replayed here it ends at {:016x}: this is not the run that was shared (a link made by another kubeloop version?).",
                     self.sim.history_hash()
@@ -77,7 +77,7 @@ impl LiveRun {
                     if hash.is_some() { ", at the history hash the link says" } else { "" }
                 ),
             }),
-            Opening::Lesson(id) => match crate::lessons::find(&id) {
+            Ok(Link::Lesson(id)) => match crate::lessons::find(&id) {
                 Some(l) if l.scenario().is_none() => {
                     // Its file has not arrived: the lesson opens when it does.
                     self.pending_lesson = Some((l.id, None, true));
@@ -90,7 +90,7 @@ impl LiveRun {
                 }
                 None => Err(format!("there is no lesson {id:?} (lessons: {})", crate::lessons::ids().join(", "))),
             },
-            Opening::Scenario(name) => match crate::examples::scenario(&name) {
+            Ok(Link::Scenario(name)) => match crate::examples::scenario(&name) {
                 None if crate::examples::scenario_known(&name).is_some() => {
                     // Its file has not arrived: the scenario opens when it does.
                     self.pending_scenario = crate::examples::scenario_known(&name);
@@ -108,8 +108,8 @@ impl LiveRun {
                     Err(format!("there is no example scenario {name:?} (scenarios: {})", names.join(", ")))
                 }
             },
-            Opening::Cluster { nodes, pods } => self.new_cluster(nodes, pods).map(|said| format!("{said} ▶ Play runs it.")),
-            Opening::Example(id) => match crate::examples::find(&id).map(|ex| (ex, ex.text())) {
+            Ok(Link::Cluster { nodes, pods }) => self.new_cluster(nodes, pods).map(|said| format!("{said} ▶ Play runs it.")),
+            Ok(Link::Example(id)) => match crate::examples::find(&id).map(|ex| (ex, ex.text())) {
                 Some((ex, None)) => {
                     // Its file has not arrived: the example opens when it does.
                     self.pending_example = Some(ex.id);
@@ -209,7 +209,7 @@ impl LiveRun {
         }
         if let Some(id) = self.pending_example.take() {
             match crate::examples::find(id).and_then(|ex| ex.text()) {
-                Some(_) => self.open(Opening::Example(id.to_string())),
+                Some(_) => self.open(Ok(Link::Example(id.to_string()))),
                 None => {
                     let why = failed.clone().unwrap_or_else(|| "its file did not arrive".into());
                     self.notice = Some(format!("The example {id} did not load: {why}.").into());
@@ -218,7 +218,7 @@ impl LiveRun {
         }
         if let Some(name) = self.pending_scenario.take() {
             if crate::examples::scenario(name).is_some() {
-                self.open(Opening::Scenario(name.to_string()));
+                self.open(Ok(Link::Scenario(name.to_string())));
             } else {
                 let why = failed.clone().unwrap_or_else(|| "its file did not arrive".into());
                 self.notice = Some(format!("examples/{name}.yaml did not load: {why}.").into());

@@ -1029,7 +1029,7 @@ fn a_shared_run_opens_at_its_hash_and_pauses() {
 
     let mut b = LiveRun::boot(1, None, clock());
     run_secs(&mut b, 2);
-    b.exec(Cmd::Open(Opening::Run { text: text.clone(), hash: Some(hash) }));
+    b.exec(Cmd::Open(Ok(Link::Run { run: text.clone(), hash: Some(hash) })));
     assert!(!b.playing);
     assert_eq!((b.sim.now(), b.sim.history_hash(), b.seed), (a.sim.now(), hash, 6));
     let said = b.snapshot().notice.expect("said").to_string();
@@ -1042,16 +1042,16 @@ fn a_shared_run_opens_at_its_hash_and_pauses() {
     assert_eq!(a.sim.history_hash(), b.sim.history_hash());
 
     let mut c = LiveRun::boot(1, None, clock());
-    c.exec(Cmd::Open(Opening::Run { text, hash: Some(hash ^ 1) }));
+    c.exec(Cmd::Open(Ok(Link::Run { run: text, hash: Some(hash ^ 1) })));
     let said = c.snapshot().notice.expect("said").to_string();
     assert!(said.contains(&format!("ends at history hash {:016x}", hash ^ 1)), "{said}");
 
     let before = c.sim.history_hash();
-    c.exec(Cmd::Open(Opening::Failed("the link's run= is empty".into())));
+    c.exec(Cmd::Open(Err("the link's run= is empty".into())));
     assert_eq!(c.sim.history_hash(), before);
     let said = c.snapshot().notice.expect("said").to_string();
     assert!(said.starts_with("The link does not open: the link's run= is empty."), "{said}");
-    c.exec(Cmd::Open(Opening::Run { text: "until: [".into(), hash: None }));
+    c.exec(Cmd::Open(Ok(Link::Run { run: "until: [".into(), hash: None })));
     assert_eq!(c.sim.history_hash(), before);
     assert!(c.snapshot().notice.is_some_and(|n| n.contains("does not read")));
 }
@@ -1063,7 +1063,7 @@ fn every_lesson_and_example_opens_from_its_link() {
     for name in crate::examples::SCENARIOS {
         let text = crate::examples::scenario(name).expect("carried by native builds");
         let mut e = LiveRun::boot(1, None, clock());
-        e.exec(Cmd::Open(Opening::Scenario(name.into())));
+        e.exec(Cmd::Open(Ok(Link::Scenario(name.into()))));
         assert!(!e.playing, "{name}");
         assert_eq!((e.sim.now(), e.sim.history_hash()), runner_end(&text), "{name}");
         let said = e.snapshot().notice.expect("said").to_string();
@@ -1071,7 +1071,7 @@ fn every_lesson_and_example_opens_from_its_link() {
     }
     for id in crate::lessons::ids() {
         let mut e = LiveRun::boot(1, None, clock());
-        e.exec(Cmd::Open(Opening::Lesson(id.into())));
+        e.exec(Cmd::Open(Ok(Link::Lesson(id.into()))));
         assert!(!e.playing, "{id}");
         let snap = e.snapshot();
         assert_eq!(snap.lesson.as_ref().map(|l| l.id), Some(id));
@@ -1083,7 +1083,7 @@ fn every_lesson_and_example_opens_from_its_link() {
     }
     for ex in crate::examples::EXAMPLES {
         let mut e = LiveRun::boot(1, None, clock());
-        e.exec(Cmd::Open(Opening::Example(ex.id.into())));
+        e.exec(Cmd::Open(Ok(Link::Example(ex.id.into()))));
         assert!(!e.playing, "{}", ex.id);
         let snap = e.snapshot();
         assert_eq!(snap.editor.text, ex.text().expect("carried"), "{}", ex.id);
@@ -1091,9 +1091,9 @@ fn every_lesson_and_example_opens_from_its_link() {
         assert!(snap.notice.is_some_and(|n| n.starts_with("Opened the example")), "{}", ex.id);
     }
     for (what, said) in [
-        (Opening::Lesson("nope".into()), "there is no lesson \"nope\" (lessons: self-healing, "),
-        (Opening::Scenario("nope".into()), "there is no example scenario \"nope\" (scenarios: node-failure, "),
-        (Opening::Example("nope".into()), "there is no example \"nope\" (examples: web, "),
+        (Ok(Link::Lesson("nope".into())), "there is no lesson \"nope\" (lessons: self-healing, "),
+        (Ok(Link::Scenario("nope".into())), "there is no example scenario \"nope\" (scenarios: node-failure, "),
+        (Ok(Link::Example("nope".into())), "there is no example \"nope\" (examples: web, "),
     ] {
         let mut e = LiveRun::boot(1, None, clock());
         let before = e.sim.history_hash();
@@ -1737,12 +1737,12 @@ fn a_size_that_cannot_be_run_says_why_and_keeps_the_run() {
 #[test]
 fn a_cluster_link_opens_that_size_paused() {
     let mut e = LiveRun::boot(1, None, clock());
-    e.exec(Cmd::Open(Opening::Cluster { nodes: 201, pods: 300 }));
+    e.exec(Cmd::Open(Ok(Link::Cluster { nodes: 201, pods: 300 })));
     assert!(!e.playing, "a link opens paused");
     let s = e.snapshot();
     assert!(s.notice.as_deref().is_some_and(|n| n.ends_with("▶ Play runs it.")), "{:?}", s.notice);
     assert!(matches!(&s.cluster, ClusterView::Compact(c) if c.nodes.len() == 201));
-    e.exec(Cmd::Open(Opening::Cluster { nodes: 1, pods: 111 }));
+    e.exec(Cmd::Open(Ok(Link::Cluster { nodes: 1, pods: 111 })));
     let notice = e.snapshot().notice.map(|n| n.to_string()).unwrap_or_default();
     assert_eq!(notice, "The link does not open: 111 pods do not fit on 1 nodes of 110 pods each. The page shows its starting cluster instead.");
     assert_eq!(e.sim.kubelets().len(), 201, "the run shown stays");

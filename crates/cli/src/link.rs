@@ -28,8 +28,8 @@ pub fn open(arg: &str) -> Option<Result<Opened, String>> {
 
 fn read(arg: &str) -> Result<Opened, String> {
     match link::parse(arg)? {
-        Some(Link::Run { deflated, hash }) => {
-            let bytes = inflate(&deflated)?;
+        Some(Link::Run { run, hash }) => {
+            let bytes = inflate(&run)?;
             let text = String::from_utf8(bytes).map_err(|_| "the link's run is not UTF-8 text".to_string())?;
             Ok(Opened { text, hash })
         }

@@ -19,22 +19,38 @@ pub const MAX_FRAGMENT: usize = 64 * 1024;
 /// The most a run's compressed scenario may expand to (the bound on scenario files the page opens).
 pub const MAX_TEXT: usize = 8 * 1024 * 1024;
 
-/// What a link opens.
+/// What a link opens. `R` is the run's form: DEFLATE-compressed as the link carries it (the default), its scenario
+/// file once inflated (what the page opens).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Link {
-    /// A run: its scenario, DEFLATE-compressed, and the history hash it had when the link was made.
+pub enum Link<R = Vec<u8>> {
+    /// A run: its scenario, and the history hash it had when the link was made.
     Run {
-        deflated: Vec<u8>,
+        run: R,
         hash: Option<u64>,
     },
     Lesson(String),
+    /// One of the scenario files of `examples/`, by name.
     Scenario(String),
+    /// One of the examples menu's manifests, by id.
     Example(String),
     /// A cluster of this many nodes and pods (kubeloop's own demo Deployments).
     Cluster {
         nodes: usize,
         pods: usize,
     },
+}
+
+impl<R> Link<R> {
+    /// The same link with its run (if it names one) in another form.
+    pub fn map_run<S>(self, f: impl FnOnce(R) -> S) -> Link<S> {
+        match self {
+            Link::Run { run, hash } => Link::Run { run: f(run), hash },
+            Link::Lesson(id) => Link::Lesson(id),
+            Link::Scenario(name) => Link::Scenario(name),
+            Link::Example(id) => Link::Example(id),
+            Link::Cluster { nodes, pods } => Link::Cluster { nodes, pods },
+        }
+    }
 }
 
 /// `NODESxPODS` (`1000x30000`) read as two counts, or why not.
@@ -134,7 +150,7 @@ pub fn parse(fragment: &str) -> Result<Option<Link>, String> {
             if deflated.is_empty() {
                 return Err("the link's run= is empty".to_string());
             }
-            Ok(Some(Link::Run { deflated, hash }))
+            Ok(Some(Link::Run { run: deflated, hash }))
         }
         (None, Some(_)) if hash.is_some() => Err("the link's hash= belongs to a run= link".to_string()),
         (None, Some(n)) => Ok(Some(n)),
@@ -236,7 +252,7 @@ mod tests {
     fn a_run_link_reads_back() {
         let fragment = run_fragment(&[1, 2, 3, 250], 0x00ab_cdef_0123_4567).unwrap();
         assert_eq!(fragment, "run=AQID-g&hash=00abcdef01234567");
-        let want = Link::Run { deflated: vec![1, 2, 3, 250], hash: Some(0x00ab_cdef_0123_4567) };
+        let want = Link::Run { run: vec![1, 2, 3, 250], hash: Some(0x00ab_cdef_0123_4567) };
         assert_eq!(parse(&fragment).unwrap(), Some(want.clone()));
         assert_eq!(parse(&format!("#{fragment}")).unwrap(), Some(want.clone()));
         let url = with_fragment("http://127.0.0.1:8765/kubeloop/?seed=4#lesson=probes", &fragment);
@@ -249,7 +265,7 @@ mod tests {
         );
         assert_eq!(parse("run=AQID-g&hash%3D00abcdef01234567").unwrap_err(), "the link's #hash%3D00abcdef01234567= is not something kubeloop opens (run=, lesson=, scenario=, example= or cluster=)");
         assert_eq!(parse("run=AQID-g%3D%3D&hash=00abcdef01234567").unwrap(), Some(want));
-        assert_eq!(parse("run=AQID-g").unwrap(), Some(Link::Run { deflated: vec![1, 2, 3, 250], hash: None }));
+        assert_eq!(parse("run=AQID-g").unwrap(), Some(Link::Run { run: vec![1, 2, 3, 250], hash: None }));
     }
 
     #[test]
@@ -308,7 +324,7 @@ mod tests {
                     assert!(after.map_or(s.contains("://") || s.trim().is_empty(), |f| f.trim().is_empty()), "{s:?}");
                     seen[0] += 1;
                 }
-                Ok(Some(Link::Run { deflated, .. })) => assert!(!deflated.is_empty(), "{s:?}"),
+                Ok(Some(Link::Run { run, .. })) => assert!(!run.is_empty(), "{s:?}"),
                 Ok(Some(Link::Cluster { .. })) => {}
                 Ok(Some(Link::Lesson(n) | Link::Scenario(n) | Link::Example(n))) => {
                     assert!(!n.is_empty() && n.len() <= 253, "{s:?}: {n:?}")
