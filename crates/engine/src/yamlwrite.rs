@@ -823,38 +823,23 @@ fn analyze(value: &str) -> Analysis {
         }
         preceded_by_whitespace = blankz(Some(c));
     }
-    let mut a = Analysis {
+    // libyaml's yaml_emitter_analyze_scalar, each style's flags gathered: no plain style with a leading or trailing
+    // space or break, a line break, a space next to a break or a special character.
+    let no_plain = leading_space
+        || leading_break
+        || trailing_space
+        || trailing_break
+        || line_breaks
+        || break_space
+        || space_break
+        || special_characters;
+    Analysis {
         multiline: line_breaks,
-        flow_plain_allowed: true,
-        block_plain_allowed: true,
-        single_quoted_allowed: true,
-        block_allowed: true,
-    };
-    if leading_space || leading_break || trailing_space || trailing_break || line_breaks {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
+        flow_plain_allowed: !(no_plain || flow_indicators),
+        block_plain_allowed: !(no_plain || block_indicators),
+        single_quoted_allowed: !(break_space || space_break || special_characters),
+        block_allowed: !(trailing_space || space_break || special_characters),
     }
-    if trailing_space {
-        a.block_allowed = false;
-    }
-    if break_space {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
-        a.single_quoted_allowed = false;
-    }
-    if space_break || special_characters {
-        a.flow_plain_allowed = false;
-        a.block_plain_allowed = false;
-        a.single_quoted_allowed = false;
-        a.block_allowed = false;
-    }
-    if flow_indicators {
-        a.flow_plain_allowed = false;
-    }
-    if block_indicators {
-        a.block_plain_allowed = false;
-    }
-    a
 }
 
 #[cfg(test)]
