@@ -428,22 +428,20 @@ impl<'e> Emitter<'e> {
                 self.scalar(tag.as_deref(), value, *style);
                 self.state = self.pop_state();
             }
-            Event::SequenceStart { tag } => {
+            Event::SequenceStart { tag } | Event::MappingStart { tag } => {
                 self.process_tag(tag.as_deref());
-                let empty = matches!(self.peek(), Some(Event::SequenceEnd));
-                self.state = if self.flow_level > 0 || empty {
-                    Expect::FlowSequenceFirstItem
-                } else {
-                    Expect::BlockSequenceFirstItem
+                let sequence = matches!(event, Event::SequenceStart { .. });
+                // An empty collection is written in flow style (`[]`, `{}`), as is all inside one.
+                let empty = match self.peek() {
+                    Some(Event::SequenceEnd) => sequence,
+                    Some(Event::MappingEnd) => !sequence,
+                    _ => false,
                 };
-            }
-            Event::MappingStart { tag } => {
-                self.process_tag(tag.as_deref());
-                let empty = matches!(self.peek(), Some(Event::MappingEnd));
-                self.state = if self.flow_level > 0 || empty {
-                    Expect::FlowMappingFirstKey
-                } else {
-                    Expect::BlockMappingFirstKey
+                self.state = match (sequence, self.flow_level > 0 || empty) {
+                    (true, true) => Expect::FlowSequenceFirstItem,
+                    (true, false) => Expect::BlockSequenceFirstItem,
+                    (false, true) => Expect::FlowMappingFirstKey,
+                    (false, false) => Expect::BlockMappingFirstKey,
                 };
             }
             _ => return Err("expected SCALAR, SEQUENCE-START, MAPPING-START, or ALIAS".into()),
