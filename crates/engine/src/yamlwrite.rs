@@ -607,23 +607,15 @@ impl<'e> Emitter<'e> {
         for c in value.chars() {
             if c == ' ' {
                 self.put(c);
-            } else if is_break(c) {
-                if !breaks && c == '\n' {
+            } else if c == '\'' {
+                // A quote inside single quotes is written twice.
+                self.write_text(c, &mut breaks);
+                self.put(c);
+            } else {
+                if is_break(c) && !breaks && c == '\n' {
                     self.put_break();
                 }
-                self.write_break(c);
-                self.indention = true;
-                breaks = true;
-            } else {
-                if breaks {
-                    self.write_indent();
-                }
-                if c == '\'' {
-                    self.put('\'');
-                }
-                self.put(c);
-                self.indention = false;
-                breaks = false;
+                self.write_text(c, &mut breaks);
             }
         }
         if breaks {
@@ -700,18 +692,24 @@ impl<'e> Emitter<'e> {
         self.whitespace = true;
         let mut breaks = true;
         for c in value.chars() {
-            if is_break(c) {
-                self.write_break(c);
-                self.indention = true;
-                breaks = true;
-            } else {
-                if breaks {
-                    self.write_indent();
-                }
-                self.put(c);
-                self.indention = false;
-                breaks = false;
+            self.write_text(c, &mut breaks);
+        }
+    }
+
+    /// One character of a quoted or block scalar's text: a break as a line break, any other character after the
+    /// indentation the breaks before it call for (`breaks`: the character before was a break).
+    fn write_text(&mut self, c: char, breaks: &mut bool) {
+        if is_break(c) {
+            self.write_break(c);
+            self.indention = true;
+            *breaks = true;
+        } else {
+            if *breaks {
+                self.write_indent();
             }
+            self.put(c);
+            self.indention = false;
+            *breaks = false;
         }
     }
 }
