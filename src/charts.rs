@@ -42,10 +42,10 @@ impl LoopHistory {
             self.controller = name.to_string();
         }
         let Some((c, w)) = crate::snapshot::controller_watching(sim, name) else { return };
-        let m = c.queue.metrics(t);
-        let now = [m.adds_total, m.retries_total, w.received, w.dropped, c.stats.reconciles, c.stats.api_calls];
+        let s = c.status(t);
+        let now = [s.adds, s.retries, w.received, w.dropped, s.stats.reconciles, s.stats.api_calls];
         let delta = |i: usize| self.last.map_or(0, |l: [u64; 6]| now[i].saturating_sub(l[i]));
-        push(&mut self.series, [m.depth, delta(0), delta(1), delta(2), delta(3)]);
+        push(&mut self.series, [s.depth as u64, delta(0), delta(1), delta(2), delta(3)]);
         self.rates = LoopRates {
             delivered: delta(2).saturating_sub(delta(3)),
             dropped: delta(3),

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use kubeloop_engine::api::{controller_of, Kind, ObjKey, Pod, PodPhase, Str};
-use kubeloop_engine::controller::{RecordOutcome, TriggerMode};
+use kubeloop_engine::controller::{QueueItemState, RecordOutcome, TriggerMode};
 use kubeloop_engine::controllers::scheduler::{Profile, Weights, FILTER_PLUGINS};
 use kubeloop_engine::informer::{InformerId, InformerTotals, ReflectorState};
 use kubeloop_engine::sim::{ObserveMode, Sim};
@@ -243,24 +243,24 @@ pub fn build_controllers(sim: &Sim, history: &[VecDeque<u32>]) -> Vec<Controller
         .enumerate()
         .map(|(i, (h, c))| {
             let host = sim.host(h);
-            let m = c.queue.metrics(now);
+            let s = c.status(now);
             let mut label = host.name.clone();
             if !host.active() {
                 label = format!("{label}: not running").into();
             }
             ControllerView {
-                name: c.name(),
+                name: s.name,
                 host: label,
-                depth: c.queue.len(),
-                waiting: c.queue.waiting_len(),
-                adds: m.adds_total,
-                retries: m.retries_total,
-                busy: c.busy_workers(),
-                workers: c.workers.len(),
-                reconciles: c.stats.reconciles,
-                errors: c.stats.errors,
-                requeues: c.stats.requeues,
-                dropped: c.stats.dropped,
+                depth: s.depth,
+                waiting: s.waiting,
+                adds: s.adds,
+                retries: s.retries,
+                busy: s.busy,
+                workers: s.workers,
+                reconciles: s.stats.reconciles,
+                errors: s.stats.errors,
+                requeues: s.stats.requeues,
+                dropped: s.stats.dropped,
                 history: Rc::new(history.get(i).map(|d| d.iter().copied().collect()).unwrap_or_default()),
             }
         })
@@ -628,43 +628,41 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
             };
             (r.key.clone(), r.api_calls, outcome)
         });
-    let now = sim.now();
-    let q = c.queue.delaying().queue();
-    let mut processing: Vec<(&ObjKey, Millis)> = q.processing().collect();
-    kubeloop_engine::sort::sort_by_key(&mut processing, |(k, _)| (*k).clone());
-    let item = |k: &ObjKey, state, adds, for_ms| QueueItemView {
-        edge: kubeloop_engine::controllers::replicaset::parse_edge_key(k),
-        key: k.to_string(),
-        state,
-        retries: c.queue.num_requeues(k),
-        adds,
-        for_ms,
-    };
-    let items = processing
-        .iter()
-        .map(|(k, since)| item(k, "processing", 1 + q.collapsed(k), now.saturating_sub(*since)))
-        .chain(q.iter().map(|k| item(k, "queued", 1 + q.collapsed(k), 0)))
-        .chain(c.queue.delaying().waiting().map(|(k, at)| item(k, "backoff", 1, at.saturating_sub(now))))
-        .take(LOOP_ITEMS_SHOWN)
+    let s = c.status(sim.now());
+    let items = c
+        .queue_items(sim.now(), LOOP_ITEMS_SHOWN)
+        .into_iter()
+        .map(|i| QueueItemView {
+            edge: kubeloop_engine::controllers::replicaset::parse_edge_key(&i.key),
+            key: i.key.to_string(),
+            state: match i.state {
+                QueueItemState::Processing => "processing",
+                QueueItemState::Queued => "queued",
+                QueueItemState::Backoff => "backoff",
+            },
+            retries: i.retries,
+            adds: i.adds,
+            for_ms: i.for_ms,
+        })
         .collect();
     let controllers: Vec<&'static str> = sim.controllers_by_name().iter().map(|(_, c)| c.name()).collect();
     Some(LoopDiagramView {
-        controller: c.name(),
+        controller: s.name,
         controllers,
-        edge: c.effective_trigger() == TriggerMode::Edge,
+        edge: s.trigger == TriggerMode::Edge,
         polling: matches!(sim.observe_mode(), ObserveMode::Polling { .. }),
         store_rv: sim.store().resource_version(),
         delivered: t.received,
         dropped: t.dropped,
         cached: t.cached,
-        depth: q.len(),
-        waiting: c.queue.waiting_len(),
-        processing: q.processing_len(),
-        workers: c.workers.len(),
-        reconciles: c.stats.reconciles,
-        errors: c.stats.errors,
-        requeues: c.stats.requeues,
-        writes: c.stats.api_calls,
+        depth: s.depth,
+        waiting: s.waiting,
+        processing: s.processing,
+        workers: s.workers,
+        reconciles: s.stats.reconciles,
+        errors: s.stats.errors,
+        requeues: s.stats.requeues,
+        writes: s.stats.api_calls,
         items,
         recent,
         last,

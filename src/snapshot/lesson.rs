@@ -173,10 +173,10 @@ pub(super) fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsVie
                 }
             }
             out.push(("409 Conflicts in all".into(), total.to_string()));
-            if let Some(c) = sim.controller("replicaset") {
+            if let Some(s) = sim.controller("replicaset").map(|c| c.status(sim.now())) {
                 out.push((
                     "replicaset reconcile errors / retries".into(),
-                    format!("{} / {}", c.stats.errors, c.queue.metrics(sim.now()).retries_total),
+                    format!("{} / {}", s.stats.errors, s.retries),
                 ));
             }
         }

@@ -180,7 +180,7 @@ pub struct Busy {
     pub(crate) api_calls: u32,
 }
 
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ControllerStats {
     pub reconciles: u64,
     pub errors: u64,
@@ -189,13 +189,60 @@ pub struct ControllerStats {
     pub api_calls: u64,
 }
 
+/// A controller as an observer sees it at one moment ([`Controller::status`]): plain figures of its queue, its
+/// workers and its reconciles. The page's rows, loop diagram and charts, the runner's summary and the lessons' checks
+/// read these, never the queue or the workers themselves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControllerStatus {
+    pub name: &'static str,
+    /// Keys ready in its queue (the FIFO).
+    pub depth: usize,
+    /// Keys waiting for their time: a delay or a backoff.
+    pub waiting: usize,
+    /// Keys handed to its workers and not done.
+    pub processing: usize,
+    /// Adds to its queue that did not merge into a key already there, ever (client-go's `adds_total`).
+    pub adds: u64,
+    /// Delayed re-adds, ever (client-go's `retries_total`).
+    pub retries: u64,
+    pub busy: usize,
+    pub workers: usize,
+    pub stats: ControllerStats,
+    /// Level or edge, as in effect.
+    pub trigger: TriggerMode,
+}
+
+/// Where a key of a controller's queue is ([`QueueItem`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueItemState {
+    /// A worker has it.
+    Processing,
+    /// Ready in the FIFO.
+    Queued,
+    /// Waiting for its time (a retry's backoff, or a requested delay).
+    Backoff,
+}
+
+/// A key of a controller's queue as an observer sees it ([`Controller::queue_items`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueItem {
+    pub key: ObjKey,
+    pub state: QueueItemState,
+    /// Its failures in a row (the rate limiter's count).
+    pub retries: u32,
+    /// The adds merged into it (1 when none were).
+    pub adds: u32,
+    /// How long it has been processed, or how long it still waits; 0 when queued.
+    pub for_ms: Millis,
+}
+
 /// A controller as it runs: logic, queue, workers.
 pub struct Controller {
     pub reconciler: Box<dyn Reconciler>,
     pub(crate) recorder: Recorder,
-    pub queue: RateLimitingQueue<ObjKey>,
-    pub workers: Vec<Option<Busy>>,
-    pub stats: ControllerStats,
+    pub(crate) queue: RateLimitingQueue<ObjKey>,
+    pub(crate) workers: Vec<Option<Busy>>,
+    pub(crate) stats: ControllerStats,
     /// Level (default) or edge; edge only takes effect if the reconciler supports it.
     pub(crate) trigger: TriggerMode,
     /// What its reconciles and handlers did (objects read from the caches), kept across crashes.
@@ -260,6 +307,50 @@ impl Controller {
 
     pub fn busy_workers(&self) -> usize {
         self.workers.iter().filter(|w| w.is_some()).count()
+    }
+
+    /// What it is doing at `now`, in plain figures.
+    pub fn status(&self, now: Millis) -> ControllerStatus {
+        let m = self.queue.metrics(now);
+        ControllerStatus {
+            name: self.name(),
+            depth: self.queue.len(),
+            waiting: self.queue.waiting_len(),
+            processing: self.queue.delaying().queue().processing_len(),
+            adds: m.adds_total,
+            retries: m.retries_total,
+            busy: self.busy_workers(),
+            workers: self.workers.len(),
+            stats: self.stats.clone(),
+            trigger: self.effective_trigger(),
+        }
+    }
+
+    /// The rate limiter's count of `key`'s failures in a row (client-go's `NumRequeues`; 0 once forgotten).
+    pub fn retries_of(&self, key: &ObjKey) -> u32 {
+        self.queue.num_requeues(key)
+    }
+
+    /// The first `limit` keys of its queue at `now`: those being processed (by key), then the ready ones in order,
+    /// then those waiting for their time.
+    pub fn queue_items(&self, now: Millis, limit: usize) -> Vec<QueueItem> {
+        let q = self.queue.delaying().queue();
+        let mut processing: Vec<(&ObjKey, Millis)> = q.processing().collect();
+        crate::sort::sort_by_key(&mut processing, |(k, _)| (*k).clone());
+        let item = |key: &ObjKey, state, adds, for_ms| QueueItem {
+            key: key.clone(),
+            state,
+            retries: self.retries_of(key),
+            adds,
+            for_ms,
+        };
+        let processing = processing
+            .into_iter()
+            .map(|(k, since)| item(k, QueueItemState::Processing, 1 + q.collapsed(k), now.saturating_sub(since)));
+        let queued = q.iter().map(|k| item(k, QueueItemState::Queued, 1 + q.collapsed(k), 0));
+        let waiting =
+            self.queue.delaying().waiting().map(|(k, at)| item(k, QueueItemState::Backoff, 1, at.saturating_sub(now)));
+        processing.chain(queued).chain(waiting).take(limit).collect()
     }
 
     /// Loses the queue and in-memory state (the process died).

@@ -96,8 +96,9 @@ fn failures_back_off_exponentially_then_succeed() {
     assert_eq!(r.api_calls, 1);
     assert!(r.duration >= 1, "a reconcile takes simulated time");
     let ctl = sim.controller("flaky").expect("controller");
-    assert_eq!((ctl.stats.reconciles, ctl.stats.errors, ctl.stats.requeues), (6, 4, 1));
-    assert_eq!(ctl.queue.num_requeues(&ObjKey::new("default", "web")), 0, "forgotten after success");
+    let s = ctl.status(sim.now()).stats;
+    assert_eq!((s.reconciles, s.errors, s.requeues), (6, 4, 1));
+    assert_eq!(ctl.retries_of(&ObjKey::new("default", "web")), 0, "forgotten after success");
 }
 
 /// maxRetries: a key that keeps failing is dropped after that many requeues (the Deployment controller's 15).
@@ -110,8 +111,9 @@ fn a_key_failing_forever_is_dropped_after_max_retries() {
     let outs = records(&sim);
     assert_eq!(outs.len(), 16, "the first try and 15 retries");
     assert!(matches!(outs.last(), Some(RecordOutcome::Dropped { .. })));
-    assert_eq!(sim.controller("flaky").map(|c| c.stats.dropped), Some(1));
-    assert!(sim.controller("flaky").is_some_and(|c| c.queue.is_empty()));
+    let s = sim.controller("flaky").map(|c| c.status(sim.now())).expect("controller");
+    assert_eq!(s.stats.dropped, 1);
+    assert_eq!((s.depth, s.waiting, s.processing), (0, 0, 0), "nothing left in its queue");
 }
 
 /// Upstream defaults: 5 workers for the deployment and replicaset controllers, 1 for the scheduler; controllers
@@ -119,7 +121,7 @@ fn a_key_failing_forever_is_dropped_after_max_retries() {
 #[test]
 fn worker_counts_and_cache_sync() {
     let sim = Sim::new(SimConfig::default());
-    let workers = |n: &str| sim.controller(n).map(|c| c.workers.len());
+    let workers = |n: &str| sim.controller(n).map(|c| c.status(sim.now()).workers);
     assert_eq!(workers("deployment"), Some(5));
     assert_eq!(workers("replicaset"), Some(5));
     assert_eq!(workers("scheduler"), Some(1));

@@ -495,9 +495,13 @@ impl Subject {
             }
             Subject::Retries { controller, count } => {
                 let Some(c) = sim.controller(controller) else { return (false, format!("no {controller} controller")) };
-                let q = &c.queue;
-                let retries = q.delaying().waiting().map(|(k, _)| q.num_requeues(k)).max().unwrap_or(0);
-                let next = q.delaying().waiting().map(|(_, at)| at.saturating_sub(t)).max().unwrap_or(0);
+                let waiting: Vec<_> = c
+                    .queue_items(t, usize::MAX)
+                    .into_iter()
+                    .filter(|i| i.state == crate::controller::QueueItemState::Backoff)
+                    .collect();
+                let retries = waiting.iter().map(|i| i.retries).max().unwrap_or(0);
+                let next = waiting.iter().map(|i| i.for_ms).max().unwrap_or(0);
                 let what = format!("retried {retries} times, the next in {}", human_duration(next));
                 count_look(count, retries.into(), what)
             }

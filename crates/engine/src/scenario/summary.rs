@@ -177,13 +177,14 @@ pub fn summarize(sim: &Sim) -> Summary {
     // Replicas of a controller (two controller managers) add up: the run's work, whoever was leading.
     let mut reconciles: BTreeMap<String, ReconcileSummary> = BTreeMap::new();
     for c in sim.hosts().iter().flat_map(|h| h.controllers.iter()) {
-        let r = reconciles.entry(c.name().to_string()).or_default();
-        r.reconciles += c.stats.reconciles;
-        r.errors += c.stats.errors;
-        r.requeues += c.stats.requeues;
-        r.dropped += c.stats.dropped;
-        r.api_calls += c.stats.api_calls;
-        r.queue_depth += c.queue.len();
+        let s = c.status(sim.now());
+        let r = reconciles.entry(s.name.to_string()).or_default();
+        r.reconciles += s.stats.reconciles;
+        r.errors += s.stats.errors;
+        r.requeues += s.stats.requeues;
+        r.dropped += s.stats.dropped;
+        r.api_calls += s.stats.api_calls;
+        r.queue_depth += s.depth;
     }
     Summary {
         seed: sim.config().seed,
