@@ -243,24 +243,13 @@ pub fn build_controllers(sim: &Sim, history: &[VecDeque<u32>]) -> Vec<Controller
         .enumerate()
         .map(|(i, (h, c))| {
             let host = sim.host(h);
-            let s = c.status(now);
             let mut label = host.name.clone();
             if !host.active() {
                 label = format!("{label}: not running").into();
             }
             ControllerView {
-                name: s.name,
+                status: c.status(now),
                 host: label,
-                depth: s.depth,
-                waiting: s.waiting,
-                adds: s.adds,
-                retries: s.retries,
-                busy: s.busy,
-                workers: s.workers,
-                reconciles: s.stats.reconciles,
-                errors: s.stats.errors,
-                requeues: s.stats.requeues,
-                dropped: s.stats.dropped,
                 history: Rc::new(history.get(i).map(|d| d.iter().copied().collect()).unwrap_or_default()),
             }
         })
@@ -628,7 +617,6 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
             };
             (r.key.clone(), r.api_calls, outcome)
         });
-    let s = c.status(sim.now());
     let items = c
         .queue_items(sim.now(), LOOP_ITEMS_SHOWN)
         .into_iter()
@@ -647,22 +635,13 @@ pub fn build_loop_diagram(sim: &Sim, name: &str) -> Option<LoopDiagramView> {
         .collect();
     let controllers: Vec<&'static str> = sim.controllers_by_name().iter().map(|(_, c)| c.name()).collect();
     Some(LoopDiagramView {
-        controller: s.name,
         controllers,
-        edge: s.trigger == TriggerMode::Edge,
         polling: matches!(sim.observe_mode(), ObserveMode::Polling { .. }),
         store_rv: sim.store().resource_version(),
         delivered: t.received,
         dropped: t.dropped,
         cached: t.cached,
-        depth: s.depth,
-        waiting: s.waiting,
-        processing: s.processing,
-        workers: s.workers,
-        reconciles: s.stats.reconciles,
-        errors: s.stats.errors,
-        requeues: s.stats.requeues,
-        writes: s.stats.api_calls,
+        status: c.status(sim.now()),
         items,
         recent,
         last,

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use kubeloop_engine::api::{controller_of, ObjKey, Pod, PodPhase, Str};
+use kubeloop_engine::controller::ControllerStatus;
 use kubeloop_engine::sim::TimingProfile;
 use kubeloop_engine::time::Millis;
 
@@ -146,19 +147,9 @@ pub struct CountsView {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ControllerView {
-    pub name: &'static str,
+    /// Its queue's, workers' and reconciles' figures, as the engine reports them.
+    pub status: ControllerStatus,
     pub host: Str,
-    pub depth: usize,
-    /// Keys waiting for a delay (AddAfter / rate-limited retries).
-    pub waiting: usize,
-    pub adds: u64,
-    pub retries: u64,
-    pub busy: usize,
-    pub workers: usize,
-    pub reconciles: u64,
-    pub errors: u64,
-    pub requeues: u64,
-    pub dropped: u64,
     /// Depth sampled every simulated second, oldest first.
     pub history: Rc<Vec<u32>>,
 }
@@ -674,11 +665,11 @@ pub struct EventsView {
 /// -> work queue -> workers -> reconcile -> writes back to the store.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct LoopDiagramView {
-    pub controller: &'static str,
+    /// The controller shown (its name, queue, workers, reconciles and trigger mode, as the engine reports them).
+    pub status: ControllerStatus,
     /// Every controller it can show.
     pub controllers: Vec<&'static str>,
-    /// Edge-triggered (its handlers pass the events themselves), and polling (no cache: the controller LISTs).
-    pub edge: bool,
+    /// Polling: no cache, the controller LISTs.
     pub polling: bool,
     /// The store's newest resourceVersion; watch events delivered to and dropped before the controller's informers;
     /// objects in their caches.
@@ -686,15 +677,6 @@ pub struct LoopDiagramView {
     pub delivered: u64,
     pub dropped: u64,
     pub cached: usize,
-    /// Keys queued, waiting out a backoff or delay, being processed; workers busy of how many.
-    pub depth: usize,
-    pub waiting: usize,
-    pub processing: usize,
-    pub workers: usize,
-    pub reconciles: u64,
-    pub errors: u64,
-    pub requeues: u64,
-    pub writes: u64,
     /// The first [`LOOP_ITEMS_SHOWN`] keys: processing, then queued (head first), then waiting (soonest first).
     pub items: Vec<QueueItemView>,
     /// The last watch events its informers received, oldest first (lost ones marked).

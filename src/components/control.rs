@@ -21,30 +21,30 @@ use crate::view::{ControllerView, InformerView, LoopView, Rate, Snapshot};
 /// every snapshot).
 fn controller_row(c: &ControllerView) -> Html {
     html! {
-        <tr key={c.name}>
+        <tr key={c.status.name}>
             <th scope="row">
-                <span class="ctrl-name">{ c.name }</span>
+                <span class="ctrl-name">{ c.status.name }</span>
                 <span class="host" title="the process it runs in">{ c.host.to_string() }</span>
             </th>
             <td class="num depth">
-                <span data-testid="queue-depth" data-controller={c.name}>{ c.depth }</span>
-                if c.waiting > 0 {
-                    <span class="waiting" title="keys waiting for a delay (AddAfter, rate-limited retries)">{ format!("+{} later", c.waiting) }</span>
+                <span data-testid="queue-depth" data-controller={c.status.name}>{ c.status.depth }</span>
+                if c.status.waiting > 0 {
+                    <span class="waiting" title="keys waiting for a delay (AddAfter, rate-limited retries)">{ format!("+{} later", c.status.waiting) }</span>
                 }
             </td>
             <td class="spark-cell">{ sparkline(&c.history, HISTORY) }</td>
             <td class="num stack">
-                <span title="adds_total: adds not collapsed into a key already queued">{ format!("{} adds", c.adds) }</span>
-                <span title="retries_total: AddAfter and rate-limited re-adds">{ format!("{} retries", c.retries) }</span>
+                <span title="adds_total: adds not collapsed into a key already queued">{ format!("{} adds", c.status.adds) }</span>
+                <span title="retries_total: AddAfter and rate-limited re-adds">{ format!("{} retries", c.status.retries) }</span>
                 <span title="reconciles run (errors, requeues)">
-                    { format!("{} rec", c.reconciles) }
-                    if c.errors > 0 {
-                        <b class="err">{ format!(" {} err", c.errors) }</b>
+                    { format!("{} rec", c.status.stats.reconciles) }
+                    if c.status.stats.errors > 0 {
+                        <b class="err">{ format!(" {} err", c.status.stats.errors) }</b>
                     }
                 </span>
             </td>
             <td class="num" title="workers busy / total">
-                <span class={classes!("workers", (c.busy > 0).then_some("busy"))}>{ format!("{}/{}", c.busy, c.workers) }</span>
+                <span class={classes!("workers", (c.status.busy > 0).then_some("busy"))}>{ format!("{}/{}", c.status.busy, c.status.workers) }</span>
             </td>
         </tr>
     }

@@ -6,6 +6,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use kubeloop_engine::controller::TriggerMode;
+
 use crate::cmd::Cmd;
 use crate::format::fmt_dur;
 use crate::view::{LoopDiagramView, QueueItemView, WatchTokenView};
@@ -102,7 +104,8 @@ pub fn loop_diagram(props: &LoopProps) -> Html {
     let v = &props.view;
     let onchange =
         props.on_cmd.reform(|e: Event| Cmd::ShowLoop(e.target_unchecked_into::<web_sys::HtmlSelectElement>().value()));
-    let more = v.depth + v.waiting + v.processing - v.items.len().min(v.depth + v.waiting + v.processing);
+    let more = v.status.depth + v.status.waiting + v.status.processing
+        - v.items.len().min(v.status.depth + v.status.waiting + v.status.processing);
     let r = v.rates;
     let per_s = |n: u64| format!("{n}/s");
     let last = match &v.last {
@@ -125,19 +128,19 @@ pub fn loop_diagram(props: &LoopProps) -> Html {
                 if v.dropped > 0 { format!("{} dropped", v.dropped) } else { "none dropped".into() },
             ),
             v.dropped > 0,
-            format!("{} done", v.reconciles),
-            format!("{} API calls", v.writes),
+            format!("{} done", v.status.stats.reconciles),
+            format!("{} API calls", v.status.stats.api_calls),
         ),
     };
     html! {
-        <section class="panel loop-diagram" data-testid="loop-diagram" data-controller={v.controller} aria-label="The control loop"
+        <section class="panel loop-diagram" data-testid="loop-diagram" data-controller={v.status.name} aria-label="The control loop"
             data-mode={if r.is_some() { "rates" } else { "items" }}>
             <div class="panel-head">
                 <h2>{ "The loop" }</h2>
                 <select aria-label="Controller shown" {onchange}>
-                    { for v.controllers.iter().map(|c| html! { <option value={*c} selected={*c == v.controller}>{ *c }</option> }) }
+                    { for v.controllers.iter().map(|c| html! { <option value={*c} selected={*c == v.status.name}>{ *c }</option> }) }
                 </select>
-                <span class="muted small">{ if v.edge { "edge-triggered: handlers pass each event on" } else { "level-triggered: handlers queue keys" } }</span>
+                <span class="muted small">{ if v.status.trigger == TriggerMode::Edge { "edge-triggered: handlers pass each event on" } else { "level-triggered: handlers queue keys" } }</span>
             </div>
             <div class="loop-flow">
                 { stage("API store", format!("rv {}", v.store_rv), "the truth".into(), "store") }
@@ -150,7 +153,7 @@ pub fn loop_diagram(props: &LoopProps) -> Html {
                     stage("informer cache", format!("{} objects", v.cached), "read by handlers".into(), "cache")
                 } }
                 { arrow() }
-                { if v.edge {
+                { if v.status.trigger == TriggerMode::Edge {
                     stage("handlers", "edge".into(), "queue each delta".into(), "handlers")
                 } else {
                     stage("handlers", "level".into(), "queue the key".into(), "handlers")
@@ -159,9 +162,9 @@ pub fn loop_diagram(props: &LoopProps) -> Html {
                 <span class="flow-break" aria-hidden="true"></span>
                 <div class="stage queue">
                     <div class="stage-title">
-                        { format!("work queue · {} queued · {} backoff", v.depth, v.waiting) }
+                        { format!("work queue · {} queued · {} backoff", v.status.depth, v.status.waiting) }
                         if let Some(r) = r { { format!(" · {} adds · {} retries", per_s(r.adds), per_s(r.retries)) } }
-                        if v.edge { { " · one item per delta" } }
+                        if v.status.trigger == TriggerMode::Edge { { " · one item per delta" } }
                     </div>
                     <div class="qchips">
                         { for v.items.iter().map(chip) }
@@ -170,9 +173,9 @@ pub fn loop_diagram(props: &LoopProps) -> Html {
                     </div>
                 </div>
                 { arrow() }
-                { stage("workers", format!("{}/{} busy", v.processing, v.workers), "one key each".into(), "workers") }
+                { stage("workers", format!("{}/{} busy", v.status.processing, v.status.workers), "one key each".into(), "workers") }
                 { arrow() }
-                { stage("reconcile", reconciles, format!("{} errors · {} requeues", v.errors, v.requeues), "reconcile") }
+                { stage("reconcile", reconciles, format!("{} errors · {} requeues", v.status.stats.errors, v.status.stats.requeues), "reconcile") }
                 <span class="flow back" aria-hidden="true">{ "↺" }</span>
                 { stage("writes", writes, last, "writes") }
             </div>
@@ -187,7 +190,7 @@ pub fn loop_diagram(props: &LoopProps) -> Html {
                     { format!("At this speed single events blur: per simulated second, {} watch events ({} lost), {} adds, {} reconciles, {} API calls.", r.delivered + r.dropped, r.dropped, r.adds, r.reconciles, r.writes) }
                 </div>
             }
-            <div class="loop-charts" aria-label={format!("The {} controller over time", v.controller)}>
+            <div class="loop-charts" aria-label={format!("The {} controller over time", v.status.name)}>
                 { for v.charts.iter().map(|c| html! { <crate::components::chart::Chart chart={c.clone()} /> }) }
             </div>
             <div class="loop-charts cluster-charts" aria-label="The cluster over time">

@@ -82,7 +82,7 @@ fn the_page_opens_on_three_running_web_pods() {
     assert!(unscheduled.is_empty());
     assert_eq!(nodes.iter().map(|n| n.pods.len()).sum::<usize>(), 3);
     assert!(nodes.iter().all(|n| n.alive && n.ready.attr() == "true"));
-    let names: Vec<&str> = s.controllers.iter().map(|c| c.name).collect();
+    let names: Vec<&str> = s.controllers.iter().map(|c| c.status.name).collect();
     assert_eq!(
         names,
         [
@@ -594,7 +594,7 @@ fn control_plane_processes_crash_and_restart() {
     e.exec(Cmd::fault(FaultAction { crash: Some(CONTROLLER_MANAGER_2), ..FaultAction::default() }));
     let s = e.snapshot();
     assert!(s.control_plane.processes[..2].iter().all(|p| p.state.as_str() == "crashed"));
-    let names: Vec<&str> = s.controllers.iter().map(|c| c.name).collect();
+    let names: Vec<&str> = s.controllers.iter().map(|c| c.status.name).collect();
     assert_eq!(names.len(), 10, "still one row per controller: {names:?}");
     e.exec(Cmd::fault(FaultAction { restart: Some(CONTROLLER_MANAGER_2), ..FaultAction::default() }));
     run_secs(&mut e, 40);
@@ -1440,7 +1440,7 @@ fn the_loop_charts_sample_the_shown_controller_each_second() {
     e.exec(Cmd::ShowLoop("deployment".into()));
     run_secs(&mut e, 3);
     assert!(metric_len(&mut e, "workqueue_depth") <= 4, "the other controller's own samples");
-    assert_eq!(e.snapshot().loop_diagram.expect("diagram").controller, "deployment");
+    assert_eq!(e.snapshot().loop_diagram.expect("diagram").status.name, "deployment");
 }
 
 fn metric_len(e: &mut LiveRun, m: &str) -> usize {

@@ -192,7 +192,7 @@ pub struct ControllerStats {
 /// A controller as an observer sees it at one moment ([`Controller::status`]): plain figures of its queue, its
 /// workers and its reconciles. The page's rows, loop diagram and charts, the runner's summary and the lessons' checks
 /// read these, never the queue or the workers themselves.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ControllerStatus {
     pub name: &'static str,
     /// Keys ready in its queue (the FIFO).
@@ -337,20 +337,20 @@ impl Controller {
         let q = self.queue.delaying().queue();
         let mut processing: Vec<(&ObjKey, Millis)> = q.processing().collect();
         crate::sort::sort_by_key(&mut processing, |(k, _)| (*k).clone());
-        let item = |key: &ObjKey, state, adds, for_ms| QueueItem {
+        let processing = processing
+            .into_iter()
+            .map(|(k, since)| (k, QueueItemState::Processing, 1 + q.collapsed(k), now.saturating_sub(since)));
+        let queued = q.iter().map(|k| (k, QueueItemState::Queued, 1 + q.collapsed(k), 0));
+        let waiting =
+            self.queue.delaying().waiting().map(|(k, at)| (k, QueueItemState::Backoff, 1, at.saturating_sub(now)));
+        let item = |(key, state, adds, for_ms): (&ObjKey, _, _, _)| QueueItem {
             key: key.clone(),
             state,
             retries: self.retries_of(key),
             adds,
             for_ms,
         };
-        let processing = processing
-            .into_iter()
-            .map(|(k, since)| item(k, QueueItemState::Processing, 1 + q.collapsed(k), now.saturating_sub(since)));
-        let queued = q.iter().map(|k| item(k, QueueItemState::Queued, 1 + q.collapsed(k), 0));
-        let waiting =
-            self.queue.delaying().waiting().map(|(k, at)| item(k, QueueItemState::Backoff, 1, at.saturating_sub(now)));
-        processing.chain(queued).chain(waiting).take(limit).collect()
+        processing.chain(queued).chain(waiting).take(limit).map(item).collect()
     }
 
     /// Loses the queue and in-memory state (the process died).
