@@ -59,7 +59,7 @@ enum Scan {
 }
 
 /// Scans `s`, skipping quoted text, until `at` finds its character (its byte index) or stops.
-fn outside_quotes(s: &str, mut at: impl FnMut(usize, char) -> Scan) -> Option<usize> {
+fn outside_quotes(s: &str, at: &dyn Fn(usize, char) -> Scan) -> Option<usize> {
     let mut quote: Option<char> = None;
     for (i, c) in s.char_indices() {
         if let Some(q) = quote {
@@ -82,7 +82,7 @@ fn outside_quotes(s: &str, mut at: impl FnMut(usize, char) -> Scan) -> Option<us
 fn comment_start(s: &str) -> Option<usize> {
     let after_space =
         |i: usize| s[..i].chars().next_back().is_none_or(|p| p.is_whitespace() || matches!(p, '[' | '{' | ','));
-    outside_quotes(s, |i, c| match c {
+    outside_quotes(s, &|i, c| match c {
         '#' if after_space(i) => Scan::Found,
         '"' | '\'' if after_space(i) => Scan::Open,
         _ => Scan::Next,
@@ -92,7 +92,7 @@ fn comment_start(s: &str) -> Option<usize> {
 /// Byte index of the `:` that ends a mapping key (followed by a space or the end), outside quotes.
 fn key_end(s: &str) -> Option<usize> {
     let bytes = s.as_bytes();
-    outside_quotes(s, |i, c| match c {
+    outside_quotes(s, &|i, c| match c {
         '"' | '\'' if i == 0 => Scan::Open,
         ':' if i + 1 == s.len() || bytes[i + 1] == b' ' || bytes[i + 1] == b'\t' => Scan::Found,
         '{' | '[' => Scan::Stop,

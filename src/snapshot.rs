@@ -12,7 +12,6 @@ use kubeloop_engine::informer::{InformerId, InformerTotals, ReflectorState};
 use kubeloop_engine::sim::{ObserveMode, Sim};
 use kubeloop_engine::store::fnv1a;
 use kubeloop_engine::time::Millis;
-use rustc_hash::FxHashMap;
 
 use crate::format::*;
 use crate::view::*;
@@ -85,10 +84,12 @@ pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
     ControlPlaneView { processes, lease }
 }
 
-/// Reuses node cards across snapshots.
+/// Reuses node cards across snapshots: the card of the node at each place of the node list (at most
+/// [`DOM_MAX_NODES`]), with the fingerprint it was made at. A node list that changed in the middle rebuilds the cards
+/// after the change.
 #[derive(Default)]
 pub struct NodeCache {
-    cards: FxHashMap<Str, (u64, Rc<NodeView>)>,
+    cards: Vec<(u64, Rc<NodeView>)>,
 }
 
 /// Pods that count against a node's resources (not finished).
@@ -97,15 +98,15 @@ fn counts_on_node(p: &Pod) -> bool {
 }
 
 impl NodeCache {
-    fn card(&mut self, sim: &Sim, name: &Str, alive: bool) -> Rc<NodeView> {
+    fn card(&mut self, at: usize, sim: &Sim, name: &Str, alive: bool) -> Rc<NodeView> {
         let node_obj = sim.store().peek(Kind::Node, &ObjKey::cluster(name));
         let mut fp = fnv1a(0xcbf2_9ce4_8422_2325, &[alive as u8]);
         fp = fnv1a(fp, &node_obj.map_or(0, |o| o.meta().resource_version).to_le_bytes());
         for p in sim.store().pods_on_node(name) {
             fp = fnv1a(fp, &p.meta().resource_version.to_le_bytes());
         }
-        if let Some((old, card)) = self.cards.get(name) {
-            if *old == fp {
+        if let Some((old, card)) = self.cards.get(at) {
+            if *old == fp && card.name == *name {
                 return card.clone();
             }
         }
@@ -147,7 +148,10 @@ impl NodeCache {
             pods_alloc: alloc("pods"),
             pods,
         });
-        self.cards.insert(name.clone(), (fp, card.clone()));
+        match self.cards.get_mut(at) {
+            Some(slot) => *slot = (fp, card.clone()),
+            None => self.cards.push((fp, card.clone())),
+        }
         card
     }
 }
@@ -173,10 +177,9 @@ pub fn build_cluster(sim: &Sim, cache: &mut NodeCache) -> ClusterView {
         cache.cards.clear();
         return ClusterView::Compact(Rc::new(build_compact(sim, &names)));
     }
-    if cache.cards.len() > names.len() {
-        cache.cards.retain(|k, _| names.iter().any(|(n, _)| n == k));
-    }
-    let nodes: Vec<Rc<NodeView>> = names.iter().map(|(n, alive)| cache.card(sim, n, *alive)).collect();
+    cache.cards.truncate(names.len());
+    let nodes: Vec<Rc<NodeView>> =
+        names.iter().enumerate().map(|(i, (n, alive))| cache.card(i, sim, n, *alive)).collect();
     let unscheduled: Vec<PodView> = sim
         .store()
         .objects(Kind::Pod)
