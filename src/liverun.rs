@@ -11,7 +11,7 @@ use kubeloop_engine::intervention::{Intervene, Intervention, Performed};
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::link::Link;
-use kubeloop_engine::scenario::{Action, Record, Scenario};
+use kubeloop_engine::scenario::{Record, Scenario, Script};
 use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};
 
@@ -119,9 +119,8 @@ pub struct LiveRun {
     record: Record,
     /// A file the page should hand to the person (name, text): the export.
     download: Option<(String, String)>,
-    /// A replay's script: the interventions of the run replayed, each run when the clock reaches its time.
-    script: Vec<Action>,
-    script_next: usize,
+    /// A replay's script: the interventions of the run replayed, each performed when the clock reaches its time.
+    script: Script,
     /// The run started from the page's own starting cluster (not a lesson's, a file's or a link's).
     default_base: bool,
     /// A large apply being read, the clock held until it is performed.
@@ -284,8 +283,7 @@ impl LiveRun {
             meter: ReadMeter::default(),
             record: Record::new(&default_scenario(), seed, TimingProfile::Real),
             download: None,
-            script: Vec::new(),
-            script_next: 0,
+            script: Script::default(),
             default_base: true,
             applying: None,
             share: None,
@@ -315,14 +313,13 @@ impl LiveRun {
             self.seed = s;
         }
         self.rebuild(&base);
-        self.script = script;
-        self.script_next = 0;
+        self.script = Script::new(script, None);
         self.playing = true;
         self.notice = Some(
             format!(
                 "Replaying the run from 0 with seed {}: its {} intervention(s) at their times.",
                 self.seed,
-                self.script.len()
+                self.script.actions().len()
             )
             .into(),
         );
@@ -544,8 +541,7 @@ impl LiveRun {
         self.record = Record::new(scenario, self.seed, self.profile);
         self.default_base = false;
         crate::crash::note_start(self.record.base());
-        self.script.clear();
-        self.script_next = 0;
+        self.script = Script::default();
         self.applying = None;
         self.load_editor(scenario.manifests.as_deref().unwrap_or_default());
     }

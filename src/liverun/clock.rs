@@ -46,15 +46,15 @@ impl LiveRun {
     pub(super) fn next_step_at(&self) -> Option<Millis> {
         match self.lesson.as_ref() {
             Some(run) => run.scenario.actions.get(run.next).map(|a| run.start + a.at),
-            None => self.script.get(self.script_next).map(|a| a.at),
+            None => self.script.next_at(),
         }
     }
 
     /// Runs the lesson's (or the replay's) next action (its time has come), as the runner does.
     pub(super) fn run_step(&mut self) {
         if self.lesson.is_none() {
-            let Some(a) = self.script.get(self.script_next).cloned() else { return };
-            self.script_next += 1;
+            let Some(i) = self.script.take_due(self.sim.now()) else { return };
+            let a = self.script.actions()[i].clone();
             self.intervene(&a.what);
             self.record(a.what, a.label);
             let i = self.record.actions().len().checked_sub(1);

@@ -205,6 +205,7 @@ pub mod expect;
 mod parse;
 mod record;
 mod run;
+mod script;
 mod summary;
 #[cfg(test)]
 mod tests;
@@ -217,6 +218,7 @@ pub use expect::{Ask, Checks, Expect, Figure, LessonInfo};
 use parse::*;
 pub use record::{Record, MAX_RECORDED};
 pub use run::*;
+pub use script::Script;
 pub use summary::*;
 pub use timeline::*;
 pub use values::*;

@@ -88,8 +88,8 @@ pub struct Continued {
 /// commands that keep printing), [`Run::sim_mut`] lets a caller act on the cluster in between (`kubeloop kubectl`),
 /// and [`Run::finish`] ends it with the timeline and the summary.
 pub struct Run<'a> {
-    /// The scenario played (owned: a run outlives the text it was read from).
-    pub(super) scenario: Rc<Scenario>,
+    /// The scenario's actions, performed as they come due.
+    pub(super) script: Script,
     /// What was performed so far, at its time: the scenario's actions as they ran, and [`Run::act`]'s.
     pub(super) record: Record,
     pub(super) sim: Sim,
@@ -99,11 +99,6 @@ pub struct Run<'a> {
     pub(super) follows: Vec<Following>,
     /// The end of the run.
     pub(super) until: Millis,
-    /// Actions at or before `until`.
-    pub(super) runnable: usize,
-    /// The next action to run.
-    pub(super) next: usize,
-    pub(super) last_action_ms: Millis,
     /// Start of the current streak of settled checks.
     pub(super) streak: Option<Millis>,
     /// (the versions of the kinds convergence reads, store settled) at the previous check.
@@ -212,7 +207,15 @@ impl Run<'_> {
 
     /// Performs one intervention: what was done as an action entry (after its label, if any), what it printed as
     /// result or error entries; a command that keeps printing is followed as time passes.
-    fn perform(&mut self, what: &Intervention, label: Option<&str>, shown_as: Option<&str>) {
+    /// `stop_after`: the action's `for:`. A command it starts that keeps printing is followed as the record's next
+    /// action (callers record what they perform right after).
+    fn perform(
+        &mut self,
+        what: &Intervention,
+        label: Option<&str>,
+        shown_as: Option<&str>,
+        stop_after: Option<Millis>,
+    ) {
         if let Some(l) = label {
             self.push(EntryKind::Note, "scenario", l);
         }
@@ -231,9 +234,8 @@ impl Run<'_> {
             let command = done.action;
             let writes = follow.writes();
             if room_to_follow(self.follows.iter().map(|f| f.follow.writes()), writes) {
-                let (action, at) = (self.next, self.sim.now());
-                let stop_at =
-                    self.scenario.actions.get(action).and_then(|a| a.stop_after).map(|d| at.saturating_add(d));
+                let (action, at) = (self.record.actions().len(), self.sim.now());
+                let stop_at = stop_after.map(|d| at.saturating_add(d));
                 self.follows.push(Following { command, follow, action, stop_at, grid: FollowGrid::new(at) });
             } else {
                 follow.stop(&mut self.sim);
@@ -245,19 +247,18 @@ impl Run<'_> {
     /// Interrupts the commands whose `for:` is up, runs the actions due now, collects events and looks at
     /// convergence.
     fn check(&mut self) {
-        let scenario = Rc::clone(&self.scenario);
+        let actions = Rc::clone(self.script.actions());
         self.stop_due();
-        while self.next < self.runnable && scenario.actions[self.next].at <= self.sim.now() {
-            let a = &scenario.actions[self.next];
-            self.perform(&a.what, a.label.as_deref(), None);
+        while let Some(i) = self.script.take_due(self.sim.now()) {
+            let a = &actions[i];
+            self.perform(&a.what, a.label.as_deref(), None, a.stop_after);
             self.record.performed(Action { at: self.sim.now(), ..a.clone() });
-            self.checks.ran(&scenario.actions, self.next, &self.sim);
-            self.next += 1;
+            self.checks.ran(&actions, i, &self.sim);
             self.last_check = None;
         }
         self.collect_events();
         let now = self.sim.now();
-        if self.next >= self.runnable && now >= self.last_action_ms {
+        if self.script.is_done() && now >= self.script.last_at() {
             // The store part is looked at again only when one of the kinds it reads changed since the last check
             // (Lease renewals and Events, most of a large cluster's writes, leave it alone).
             let store = &self.sim.store();
@@ -306,7 +307,7 @@ impl Run<'_> {
             // The next look at the cluster or at a following command, action, interruption or the end, whichever
             // comes first.
             let mut to = ((now / CHECK_INTERVAL).saturating_add(1)).saturating_mul(CHECK_INTERVAL).min(t);
-            for due in [self.next_look(), self.scenario.actions[..self.runnable].get(self.next).map(|a| a.at)] {
+            for due in [self.next_look(), self.script.next_at()] {
                 to = to.min(due.unwrap_or(Millis::MAX));
             }
             if let Some(s) = self.next_stop() {
@@ -330,9 +331,9 @@ impl Run<'_> {
             }
             self.looked = second;
             self.sim.run_until(second - 1);
-            let decided = self.checks.look(&self.scenario.actions, &self.sim, second);
+            let decided = self.checks.look(self.script.actions(), &self.sim, second);
             for i in decided {
-                if let Some((held, text)) = self.checks.said(&self.scenario.actions, i) {
+                if let Some((held, text)) = self.checks.said(self.script.actions(), i) {
                     let kind = if held { EntryKind::Note } else { EntryKind::Error };
                     self.timeline.push(TimelineEntry { at: second, kind, source: "expect".into(), text });
                 }
@@ -385,7 +386,7 @@ impl Run<'_> {
     /// Performs `what` now, as a person would between steps (a timeline entry and what it printed, a command that
     /// keeps printing followed), and records it.
     pub fn act(&mut self, what: Intervention, label: Option<String>) {
-        self.perform(&what, label.as_deref(), None);
+        self.perform(&what, label.as_deref(), None, None);
         self.last_check = None;
         self.record.push(self.sim.now(), what, label);
     }
@@ -411,7 +412,7 @@ impl Run<'_> {
                 format!("{}: still running at the end of the run, stopped", f.command),
             );
         }
-        let not_run = self.scenario.actions.len() - self.next;
+        let not_run = self.script.actions().len() - self.script.performed();
         if not_run > 0 {
             let now = self.sim.now();
             self.push(
@@ -421,11 +422,11 @@ impl Run<'_> {
             );
         }
         let mut summary = summarize(&self.sim);
-        summary.last_action_ms = self.last_action_ms;
+        summary.last_action_ms = self.script.last_at();
         summary.converged_at_ms = self.streak;
         summary.actions_not_run = not_run;
         summary.stopped_at_budget_ms = self.stopped_at;
-        summary.expectations = self.checks.summary(&self.scenario.actions);
+        summary.expectations = self.checks.summary(self.script.actions());
         RunOutput { timeline: self.timeline.into_vec(), summary }
     }
 }
@@ -454,10 +455,9 @@ impl Scenario {
             )));
         }
         let (sim, names) = self.cluster(seed, opts.timing)?;
-        let runnable = self.actions.iter().filter(|a| a.at <= until).count();
         let timing = opts.timing.unwrap_or(self.timing);
         let mut r = Run {
-            scenario: Rc::new(self.clone()),
+            script: Script::new(self.actions.clone(), Some(until)),
             record: Record::new(self, seed, timing),
             sim,
             read_file: opts.read_file.unwrap_or(&no_file),
@@ -465,9 +465,6 @@ impl Scenario {
             event_seq: 0,
             follows: Vec::new(),
             until,
-            runnable,
-            next: 0,
-            last_action_ms: self.actions[..runnable].last().map_or(0, |a| a.at),
             streak: None,
             last_check: None,
             max_events,
@@ -497,7 +494,7 @@ impl Scenario {
         }
         r.collect_events();
         if let Some(m) = &self.manifests {
-            r.perform(&Intervention::Apply(m.clone()), None, Some("kubectl apply -f manifests"));
+            r.perform(&Intervention::Apply(m.clone()), None, Some("kubectl apply -f manifests"), None);
         }
         Ok(r)
     }
