@@ -45,7 +45,7 @@ impl LiveRun {
     /// When the lesson's (or the replay's) next action is due.
     pub(super) fn next_step_at(&self) -> Option<Millis> {
         match self.lesson.as_ref() {
-            Some(run) => run.scenario.actions.get(run.next).map(|a| run.start + a.at),
+            Some(run) => run.script.next_at(),
             None => self.script.next_at(),
         }
     }
@@ -75,11 +75,9 @@ impl LiveRun {
             self.dirty = true;
             return;
         }
-        let Some(action) = run.scenario.actions.get(run.next) else { return };
-        let what = action.what.clone();
-        let label = action.label.clone();
-        let step = run.next;
-        run.next += 1;
+        let Some(step) = run.script.take_due(self.sim.now()) else { return };
+        let action = &run.scenario.actions[step];
+        let (what, label) = (action.what.clone(), action.label.clone());
         let done = self.intervene(&what);
         self.record(what, label);
         if let Some(run) = self.lesson.as_mut() {
