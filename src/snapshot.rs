@@ -269,18 +269,7 @@ fn state_name(s: ReflectorState) -> &'static str {
 
 /// An informer row of summed figures ([`Sim::informer_totals`]).
 fn totals_row(name: String, owner: String, state: &'static str, t: InformerTotals, drift: usize) -> InformerView {
-    InformerView {
-        name,
-        owner,
-        state,
-        cache: t.cached,
-        last_rv: t.last_rv,
-        received: t.received,
-        dropped: t.dropped,
-        drift,
-        relists: t.relists,
-        resyncs: t.resyncs,
-    }
+    InformerView { name, owner, state, totals: t, drift }
 }
 
 /// One row of the informer table, its drift not measured yet (0): what it shows, the informers it sums, and a key

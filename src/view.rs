@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use kubeloop_engine::api::{controller_of, ObjKey, Pod, PodPhase, Str};
 use kubeloop_engine::controller::ControllerStatus;
+use kubeloop_engine::informer::InformerTotals;
 use kubeloop_engine::sim::TimingProfile;
 use kubeloop_engine::time::Millis;
 
@@ -161,13 +162,9 @@ pub struct InformerView {
     /// The process it lives in.
     pub owner: String,
     pub state: &'static str,
-    pub cache: usize,
-    pub last_rv: u64,
-    pub received: u64,
-    pub dropped: u64,
+    /// What it holds and has seen (summed over the informers a row stands for), as the engine reports it.
+    pub totals: InformerTotals,
     pub drift: usize,
-    pub relists: u64,
-    pub resyncs: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -271,10 +271,10 @@ fn informer_row(i: &InformerView) -> Html {
                 <span class="inf-name">{ i.name.clone() }</span>
                 <span class="host">{ i.owner.clone() }<span class={classes!("state", i.state.replace(' ', "-"))}>{ i.state }</span></span>
             </th>
-            <td class="num">{ i.cache }</td>
-            <td class="num">{ i.last_rv }</td>
-            <td class="num">{ i.received }</td>
-            <td class={classes!("num", (i.dropped > 0).then_some("warn"))}>{ i.dropped }</td>
+            <td class="num">{ i.totals.cached }</td>
+            <td class="num">{ i.totals.last_rv }</td>
+            <td class="num">{ i.totals.received }</td>
+            <td class={classes!("num", (i.totals.dropped > 0).then_some("warn"))}>{ i.totals.dropped }</td>
             <td class={classes!("num", (i.drift > 0).then_some("warn"))}>{ i.drift }</td>
         </tr>
     }
