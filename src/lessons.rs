@@ -8,7 +8,7 @@
 
 use std::cell::OnceCell;
 
-use kubeloop_engine::scenario::{Action, Checks, LessonInfo, Scenario, ScenarioError, Script};
+use kubeloop_engine::scenario::{Checks, LessonInfo, Scenario, ScenarioError};
 use kubeloop_engine::sim::Sim;
 use kubeloop_engine::time::Millis;
 
@@ -94,10 +94,8 @@ pub struct LessonRun {
     pub scenario: &'static Scenario,
     /// Its `lesson:` header.
     pub info: &'static LessonInfo,
-    /// Simulated time the lesson started (its actions' times count from here).
+    /// Simulated time the lesson started (its actions' times count from here; the live run's script plays them).
     pub start: Millis,
-    /// Its actions at their times from `start`, as they come due.
-    pub script: Script,
     /// What each action that ran did, in one line (the action and the first line it printed).
     pub results: Vec<String>,
     /// Per step: `None` while its question (if any) has not been asked; `Some(None)` when it was skipped (or the
@@ -116,14 +114,6 @@ impl LessonRun {
             scenario,
             info: scenario.lesson.as_deref().unwrap_or(&NO_INFO),
             start,
-            script: Script::new(
-                scenario
-                    .actions
-                    .iter()
-                    .map(|a| Action { at: start.saturating_add(a.at), ..a.clone() })
-                    .collect::<Vec<_>>(),
-                None,
-            ),
             results: Vec::new(),
             chosen: vec![None; scenario.actions.len()],
             asking: None,
@@ -131,9 +121,8 @@ impl LessonRun {
         }
     }
 
-    /// The next step, if it has a question that has not been asked.
-    pub fn unasked(&self) -> Option<usize> {
-        let next = self.script.performed();
+    /// Step `next` (the next to run), if it has a question that has not been asked.
+    pub fn unasked(&self, next: usize) -> Option<usize> {
         let a = self.scenario.actions.get(next)?;
         (a.ask.is_some() && self.chosen[next].is_none()).then_some(next)
     }

@@ -119,7 +119,7 @@ pub struct LiveRun {
     record: Record,
     /// A file the page should hand to the person (name, text): the export.
     download: Option<(String, String)>,
-    /// A replay's script: the interventions of the run replayed, each performed when the clock reaches its time.
+    /// The actions to perform as the clock reaches them: a lesson's steps, or a replay's interventions.
     script: Script,
     /// The run started from the page's own starting cluster (not a lesson's, a file's or a link's).
     default_base: bool,
@@ -313,7 +313,7 @@ impl LiveRun {
             self.seed = s;
         }
         self.rebuild(&base);
-        self.script = Script::new(script, None);
+        self.script = Script::new(script.into(), 0, None);
         self.playing = true;
         self.notice = Some(
             format!(
@@ -605,7 +605,10 @@ impl LiveRun {
                 self.notice = Some(what.into());
             }
             Cmd::StartLesson(id, profile) => self.start_lesson(id, profile),
-            Cmd::StopLesson => self.lesson = None,
+            Cmd::StopLesson => {
+                self.lesson = None;
+                self.script = Script::default();
+            }
             Cmd::Predict(choice) => {
                 if self.held() {
                     self.answer(choice);

@@ -44,45 +44,40 @@ impl LiveRun {
 
     /// When the lesson's (or the replay's) next action is due.
     pub(super) fn next_step_at(&self) -> Option<Millis> {
-        match self.lesson.as_ref() {
-            Some(run) => run.script.next_at(),
-            None => self.script.next_at(),
-        }
+        self.script.next_at()
     }
 
-    /// Runs the lesson's (or the replay's) next action (its time has come), as the runner does.
+    /// Runs the lesson's (or the replay's) next action (its time has come), as the runner does; a lesson's step
+    /// with a question waits for its answer first.
     pub(super) fn run_step(&mut self) {
-        if self.lesson.is_none() {
-            let Some(i) = self.script.take_due(self.sim.now()) else { return };
-            let a = self.script.actions()[i].clone();
-            self.intervene(&a.what);
-            self.record(a.what, a.label);
-            let i = self.record.actions().len().checked_sub(1);
-            if let Some(r) = self.console.newest().filter(|r| r.action == i) {
-                r.stop_at = a.stop_after.map(|d| a.at.saturating_add(d));
-            }
-            self.dirty = true;
-            return;
-        }
-        let Some(run) = self.lesson.as_mut() else { return };
-        if run.asking.is_some() {
-            return;
-        }
-        if let Some(i) = run.unasked().filter(|_| self.lesson_asks) {
-            // The step waits for the person's prediction: the clock holds here.
-            run.asking = Some(i);
-            self.playing = false;
-            self.dirty = true;
-            return;
-        }
-        let Some(step) = run.script.take_due(self.sim.now()) else { return };
-        let action = &run.scenario.actions[step];
-        let (what, label) = (action.what.clone(), action.label.clone());
-        let done = self.intervene(&what);
-        self.record(what, label);
         if let Some(run) = self.lesson.as_mut() {
-            run.results.push(done.one_line());
-            run.ran(step, &self.sim);
+            if run.asking.is_some() {
+                return;
+            }
+            if let Some(i) = run.unasked(self.script.performed()).filter(|_| self.lesson_asks) {
+                // The step waits for the person's prediction: the clock holds here.
+                run.asking = Some(i);
+                self.playing = false;
+                self.dirty = true;
+                return;
+            }
+        }
+        let Some(step) = self.script.take_due(self.sim.now()) else { return };
+        let a = self.script.actions()[step].clone();
+        let done = self.intervene(&a.what);
+        self.record(a.what, a.label);
+        match self.lesson.as_mut() {
+            Some(run) => {
+                run.results.push(done.one_line());
+                run.ran(step, &self.sim);
+            }
+            None => {
+                // A replayed command that kept printing stops where the recorded one did (its `for:`).
+                let i = self.record.actions().len().checked_sub(1);
+                if let Some(r) = self.console.newest().filter(|r| r.action == i) {
+                    r.stop_at = a.stop_after.map(|d| a.at.saturating_add(d));
+                }
+            }
         }
         self.dirty = true;
     }

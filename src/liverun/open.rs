@@ -175,6 +175,7 @@ impl LiveRun {
         self.pending_lesson = None;
         self.rebuild(scenario);
         let run = LessonRun::new(lesson, scenario, self.sim.now());
+        self.script = Script::new(scenario.actions.clone().into(), run.start, None);
         self.speed = Speed::X(run.info.speed);
         self.lesson = Some(run);
         self.playing = true;

@@ -457,7 +457,7 @@ impl Scenario {
         let (sim, names) = self.cluster(seed, opts.timing)?;
         let timing = opts.timing.unwrap_or(self.timing);
         let mut r = Run {
-            script: Script::new(self.actions.clone(), Some(until)),
+            script: Script::new(self.actions.clone().into(), 0, Some(until)),
             record: Record::new(self, seed, timing),
             sim,
             read_file: opts.read_file.unwrap_or(&no_file),
