@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use kubeloop_engine::api::{controller_of, Kind, ObjKey, Pod, PodPhase, Str};
-use kubeloop_engine::controller::{QueueItemState, RecordOutcome, TriggerMode};
+use kubeloop_engine::controller::{HostState, QueueItemState, RecordOutcome, TriggerMode};
 use kubeloop_engine::controllers::scheduler::{Profile, Weights, FILTER_PLUGINS};
 use kubeloop_engine::informer::{InformerId, InformerTotals, ReflectorState};
 use kubeloop_engine::sim::{ObserveMode, Sim};
@@ -52,21 +52,16 @@ pub fn build_control_plane(sim: &Sim) -> ControlPlaneView {
         .into_iter()
         .map(|h| {
             let host = sim.host(h);
-            let state = match (&host.elector, host.running) {
-                (_, false) => ProcState::Crashed,
-                (Some(e), true) if e.leading => ProcState::Leader,
-                (Some(_), true) => ProcState::Standby,
-                (None, true) => ProcState::Running,
-            };
+            let component: Str = host.name.split('/').next().unwrap_or_default().into();
             ProcessView {
                 host: h,
                 // The controller manager's replicas by their identity; a single-replica process by its component.
-                name: match &host.elector {
-                    Some(e) if host.name.starts_with("kube-controller-manager/") => e.identity.clone(),
-                    _ => host.name.split('/').next().unwrap_or_default().into(),
+                name: match host.identity() {
+                    Some(id) if &*component == "kube-controller-manager" => id.clone(),
+                    _ => component.clone(),
                 },
-                component: host.name.split('/').next().unwrap_or_default().into(),
-                state,
+                component,
+                state: host.state(),
                 controllers: if host.active() { host.controllers.len() } else { 0 },
             }
         })
@@ -289,9 +284,9 @@ pub fn informer_rows(sim: &Sim) -> Vec<InformerRow> {
     for h in sim.host_ids() {
         let host = sim.host(h);
         let ids: Vec<InformerId> = host.informers.iter().flatten().copied().collect();
-        if host.elector.is_some() && !host.active() {
+        if host.identity().is_some() && !host.active() {
             // A standby (or crashed) replica: its informers are stopped; one compact row.
-            let state = if host.running { "standby" } else { "crashed" };
+            let state = if host.state() == HostState::Crashed { "crashed" } else { "standby" };
             let name = format!("{} informers", ids.len());
             let view = totals_row(name, host.name.to_string(), state, sim.informer_totals(ids.iter().copied()), 0);
             rows.push(InformerRow { key: format!("{}/{state}", host.name), view, ids });

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use kubeloop_engine::api::{controller_of, ObjKey, Pod, PodPhase, Str};
-use kubeloop_engine::controller::ControllerStatus;
+use kubeloop_engine::controller::{ControllerStatus, HostState};
 use kubeloop_engine::informer::InformerTotals;
 use kubeloop_engine::sim::TimingProfile;
 use kubeloop_engine::time::Millis;
@@ -526,36 +526,13 @@ pub struct LoopView {
     pub reads: ReadsView,
 }
 
-/// A control-plane process's state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProcState {
-    /// Holds the Lease: its controllers run.
-    Leader,
-    /// Running, waiting for the Lease.
-    Standby,
-    /// Running (no election).
-    Running,
-    Crashed,
-}
-
-impl ProcState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProcState::Leader => "leader",
-            ProcState::Standby => "standby",
-            ProcState::Running => "running",
-            ProcState::Crashed => "crashed",
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProcessView {
     pub host: kubeloop_engine::sim::HostId,
     /// `cp-1`, `cp-2` (the replicas' identities) or the component's name.
     pub name: Str,
     pub component: Str,
-    pub state: ProcState,
+    pub state: HostState,
     /// Informers and controllers it runs now.
     pub controllers: usize,
 }

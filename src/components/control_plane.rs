@@ -9,7 +9,9 @@ use yew::prelude::*;
 
 use crate::cmd::Cmd;
 use crate::format::fmt_dur;
-use crate::view::{ControlPlaneView, ProcState, ProcessView};
+use kubeloop_engine::controller::HostState;
+
+use crate::view::{ControlPlaneView, ProcessView};
 
 /// The arguments of its view function (not a component's props: nothing compares them).
 pub struct ControlPlaneProps {
@@ -28,12 +30,12 @@ fn process_row(p: &ProcessView, on_cmd: &Callback<Cmd>) -> Html {
         let h = p.host;
         move |_: MouseEvent| Cmd::fault(FaultAction { restart: Some(h), ..FaultAction::default() })
     });
-    let crashed = p.state == ProcState::Crashed;
+    let crashed = p.state == HostState::Crashed;
     let what = match p.state {
-        ProcState::Leader => format!("holds the Lease: its {} controllers run", p.controllers),
-        ProcState::Standby => "waits for the Lease: its informers and controllers are stopped".to_string(),
-        ProcState::Running => format!("runs {} controller{}", p.controllers, if p.controllers == 1 { "" } else { "s" }),
-        ProcState::Crashed => "down: queues, caches and in-memory state lost".to_string(),
+        HostState::Leader => format!("holds the Lease: its {} controllers run", p.controllers),
+        HostState::Standby => "waits for the Lease: its informers and controllers are stopped".to_string(),
+        HostState::Running => format!("runs {} controller{}", p.controllers, if p.controllers == 1 { "" } else { "s" }),
+        HostState::Crashed => "down: queues, caches and in-memory state lost".to_string(),
     };
     html! {
         <li key={p.host.index()} class={classes!("proc", format!("st-{}", p.state.as_str()))} data-testid="process" data-name={p.name.clone()}

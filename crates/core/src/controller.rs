@@ -362,17 +362,41 @@ impl Controller {
     }
 }
 
+/// What a control-plane process is doing ([`Host::state`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostState {
+    /// Holds its Lease: its informers and controllers run.
+    Leader,
+    /// Running, waiting for its Lease.
+    Standby,
+    /// Running, with no election.
+    Running,
+    /// Down: queues, caches and in-memory state lost.
+    Crashed,
+}
+
+impl HostState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HostState::Leader => "leader",
+            HostState::Standby => "standby",
+            HostState::Running => "running",
+            HostState::Crashed => "crashed",
+        }
+    }
+}
+
 /// A process that hosts controllers and shares informers among them.
 pub struct Host {
     pub name: Str,
     pub(crate) client: ClientId,
     pub informers: [Option<InformerId>; Kind::ALL.len()],
     pub controllers: Vec<Controller>,
-    pub running: bool,
+    pub(crate) running: bool,
     /// Bumped on every crash/restart: timers of an earlier life are ignored.
     pub(crate) epoch: u64,
     /// Replicas of a component elect a leader; only the leader runs its informers and controllers.
-    pub elector: Option<LeaderElector>,
+    pub(crate) elector: Option<LeaderElector>,
     /// Events of the process itself (`LeaderElection`).
     pub(crate) recorder: Recorder,
     /// The stream of its election's draws (API latencies, the candidate's jitter), keyed by its client's name.
@@ -383,6 +407,21 @@ impl Host {
     /// Running, and leading if it takes part in an election: its informers and controllers work.
     pub fn active(&self) -> bool {
         self.running && self.elector.as_ref().is_none_or(|e| e.leading)
+    }
+
+    /// What it is doing: leading, standing by, running without an election, or down.
+    pub fn state(&self) -> HostState {
+        match (&self.elector, self.running) {
+            (_, false) => HostState::Crashed,
+            (Some(e), true) if e.leading => HostState::Leader,
+            (Some(_), true) => HostState::Standby,
+            (None, true) => HostState::Running,
+        }
+    }
+
+    /// The identity it runs for its Lease under (`cp-1`), if it takes part in an election.
+    pub fn identity(&self) -> Option<&Str> {
+        self.elector.as_ref().map(|e| &e.identity)
     }
 
     /// Hands an informer's notifications of `kind` to the handlers of the controllers that watch it (level: every

@@ -515,8 +515,8 @@ impl Subject {
                 count_look(c, n, format!("drift {n}"))
             }
             Subject::Leader(want) => {
-                let leader = sim.controller_manager_leader().and_then(|h| sim.host(h).elector.as_ref());
-                let leader = leader.map(|e| e.identity.to_string());
+                let leader =
+                    sim.controller_manager_leader().and_then(|h| sim.host(h).identity().map(|i| i.to_string()));
                 let seen = format!("{} leading", leader.as_deref().unwrap_or("no controller manager"));
                 (leader == *want, seen)
             }
