@@ -300,3 +300,69 @@ proptest! {
         }
     }
 }
+
+/// A controller that watches ConfigMaps (which nothing here writes) and does nothing.
+struct Idle;
+
+impl kubeloop_engine::controller::Reconciler for Idle {
+    fn name(&self) -> &'static str {
+        "idle"
+    }
+    fn component(&self) -> &'static str {
+        "idle-controller"
+    }
+    fn workers(&self) -> usize {
+        1
+    }
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::ConfigMap]
+    }
+    fn handle(
+        &mut self,
+        _: &kubeloop_engine::informer::InformerEvent,
+        _: kubeloop_engine::controller::Caches<'_>,
+        _: Millis,
+        _: &mut kubeloop_engine::controller::Enqueue,
+    ) {
+    }
+    fn reconcile(
+        &mut self,
+        _: &ObjKey,
+        _: &mut kubeloop_engine::controller::Ctx<'_, '_>,
+    ) -> kubeloop_engine::controller::ReconcileResult {
+        Ok(kubeloop_engine::controller::ReconcileAction::Done)
+    }
+}
+
+/// Every part draws from a stream keyed by its own name: a process added beside the control plane (its client, its
+/// informer, its controller) moves no other part's draws, so the cluster's writes are the same, write for write,
+/// with the same names, uids and resourceVersions.
+#[test]
+fn a_process_added_beside_the_control_plane_leaves_every_write_where_it_was() {
+    let run = |extra: bool| {
+        let mut sim = Sim::new(SimConfig { seed: 11, ..SimConfig::default() });
+        for _ in 0..3 {
+            sim.add_node(NodeConfig::default()).expect("a node");
+        }
+        if extra {
+            sim.add_host("idle-controller", vec![kubeloop_engine::controller::Controller::new(Box::new(Idle))], 0);
+        }
+        kubectl::apply(&mut sim, &WEB).expect("applies");
+        sim.run_for(3 * MINUTE);
+        // Every object but the Events (the added process records none, but Events are named by the time they are
+        // written), with its uid and resourceVersion.
+        let objects: Vec<(Kind, String, String, u64)> = Kind::ALL
+            .iter()
+            .filter(|k| **k != Kind::Event)
+            .flat_map(|k| {
+                sim.store()
+                    .objects(*k)
+                    .map(move |o| (*k, o.meta().name.to_string(), o.meta().uid.to_string(), o.meta().resource_version))
+            })
+            .collect();
+        (sim.store().resource_version(), objects)
+    };
+    let (without, with) = (run(false), run(true));
+    assert_eq!(without.1.iter().filter(|o| o.0 == Kind::Pod).count(), 6, "the Deployment's pods");
+    assert_eq!(without, with);
+}
