@@ -8,9 +8,9 @@ use std::rc::Rc;
 use kubeloop_engine::api::{controller_of, Kind, ObjKey, Pod, PodPhase, Str};
 use kubeloop_engine::controller::{HostState, QueueItemState, RecordOutcome, TriggerMode};
 use kubeloop_engine::controllers::scheduler::{Profile, Weights, FILTER_PLUGINS};
+use kubeloop_engine::fnv::{fnv1a, FNV_OFFSET};
 use kubeloop_engine::informer::{InformerId, InformerTotals, ReflectorState};
 use kubeloop_engine::sim::{ObserveMode, Sim};
-use kubeloop_engine::store::fnv1a;
 use kubeloop_engine::time::Millis;
 
 use crate::format::*;
@@ -95,7 +95,7 @@ fn counts_on_node(p: &Pod) -> bool {
 impl NodeCache {
     fn card(&mut self, at: usize, sim: &Sim, name: &Str, alive: bool) -> Rc<NodeView> {
         let node_obj = sim.store().peek(Kind::Node, &ObjKey::cluster(name));
-        let mut fp = fnv1a(0xcbf2_9ce4_8422_2325, &[alive as u8]);
+        let mut fp = fnv1a(FNV_OFFSET, &[alive as u8]);
         fp = fnv1a(fp, &node_obj.map_or(0, |o| o.meta().resource_version).to_le_bytes());
         for p in sim.store().pods_on_node(name) {
             fp = fnv1a(fp, &p.meta().resource_version.to_le_bytes());

@@ -17,6 +17,7 @@ pub mod controllers;
 pub mod eviction;
 #[doc(hidden)]
 pub mod faults;
+pub mod fnv;
 pub mod footprint;
 pub mod informer;
 pub mod kubelet;

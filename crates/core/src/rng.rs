@@ -1,5 +1,7 @@
 //! The one source of randomness: a seeded PCG-XSH-RR 64/32 generator. Same seed, same sequence, on every platform.
 
+use crate::fnv::{fnv1a, FNV_OFFSET};
+
 /// Seeded pseudo-random generator (PCG32). Never seeded from the OS or a clock.
 #[derive(Clone, Debug)]
 pub struct Rng {
@@ -22,12 +24,8 @@ impl Rng {
     /// `["kube-controller-manager/cp-1", "Pod"]`): from the run's seed and the key alone, so that adding a part (a
     /// kind, a controller, a node) never moves another part's draws.
     pub(crate) fn keyed(seed: u64, key: &[&str]) -> Rng {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for part in key {
-            for b in part.bytes().chain([0]) {
-                h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
+        // Each part ends with a 0 byte, so that `["ab", "c"]` and `["a", "bc"]` differ.
+        let h = key.iter().fold(FNV_OFFSET, |h, part| fnv1a(fnv1a(h, part.as_bytes()), &[0]));
         Rng::new(seed ^ h)
     }
 

@@ -42,7 +42,7 @@ pub const KUBELET_VERSION: &str = "v1.34.2";
 /// The size a pulled image reports (the Pulled event's `Image size: N bytes.`): kubeloop's own simulated value,
 /// fixed per image name (a hash of it, between 20 MB and 220 MB), drawn from no random generator.
 pub(crate) fn image_size_bytes(image: &str) -> u64 {
-    let h = crate::store::fnv1a(0xcbf2_9ce4_8422_2325, image.as_bytes());
+    let h = crate::fnv::fnv1a(crate::fnv::FNV_OFFSET, image.as_bytes());
     20_000_000 + h % 200_000_000
 }
 

@@ -20,11 +20,12 @@ use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleContro
 use crate::controllers::serviceaccount::ServiceAccountsController;
 use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
+use crate::fnv::fnv1a;
 use crate::informer::{Effect, Env, Informer, InformerEvent, InformerId, InformerTotals, Input, ReflectorState, Timer};
 use crate::kubelet::{Kubelet, KubeletTimer, NodeConfig, PodTimer, RuntimeConfig};
 use crate::leaderelection::{LeaderElectionConfig, LeaderElector, Transition};
 use crate::rng::Rng;
-use crate::store::{fnv1a, ApiError, ClientId, DeleteOptions, Store, StoreConfig};
+use crate::store::{ApiError, ClientId, DeleteOptions, Store, StoreConfig};
 use crate::time::{Millis, HOUR};
 use crate::watch::{WatchFilter, WatcherId};
 
@@ -231,7 +232,7 @@ impl Sim {
             behaviours: Default::default(),
             events_processed: 0,
             compact_at: COMPACT_MIN,
-            hash: 0xcbf2_9ce4_8422_2325,
+            hash: crate::fnv::FNV_OFFSET,
             config,
         };
         sim.user = sim.store.register_client("kubectl");

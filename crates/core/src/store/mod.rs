@@ -15,6 +15,7 @@ use crate::api::{
     FINALIZER_KUBERNETES,
 };
 use crate::faults::Faults;
+use crate::fnv::{fnv1a, FNV_OFFSET};
 use crate::rng::Rng;
 use crate::time::{Millis, HOUR, SECOND};
 use crate::watch::{EventType, WatchEvent, WatchFilter, Watcher, WatcherId};
@@ -412,18 +413,6 @@ pub const POD_DEFAULTS_KEPT: usize = 16;
 
 /// Kubernetes Event writes kept for observers.
 pub const EVENT_LOG_CAPACITY: usize = 10_000;
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
-/// FNV-1a, for the determinism hash (stable across runs and platforms).
-pub fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
-    for b in bytes {
-        h ^= *b as u64;
-        h = h.wrapping_mul(FNV_PRIME);
-    }
-    h
-}
 
 impl Store {
     /// An API server with the built-in namespaces; `seed` keys its random streams (uids, generated names, injected
