@@ -207,15 +207,15 @@ impl Informer {
         &self.stats
     }
 
-    /// An informer of `kind` for `client`, drawing from `rng` (in a simulation, keyed by the client's name and the
-    /// kind: `Sim::informer`).
-    pub(crate) fn new(kind: Kind, filter: WatchFilter, client: ClientId, rng: Rng) -> Self {
+    /// An informer of `kind` for `client`, its cache indexing labels if `label_index`, drawing from `rng` (in a
+    /// simulation, keyed by the client's name and the kind: `Sim::informer`).
+    pub(crate) fn new(kind: Kind, filter: WatchFilter, client: ClientId, label_index: bool, rng: Rng) -> Self {
         Informer {
             id: 0,
             kind,
             filter,
             client,
-            cache: Cache::new(false),
+            cache: Cache::new(label_index),
             state: ReflectorState::Stopped,
             last_rv: 0,
             has_synced: false,
@@ -231,11 +231,6 @@ impl Informer {
             recent: None,
             rng,
         }
-    }
-
-    /// Keeps a label index in its cache (the control plane's informers: their handlers look pods up by labels).
-    pub(crate) fn index_labels(&mut self) {
-        self.cache = Cache::new(true);
     }
 
     /// A digest of where its stream of draws stands.

@@ -14,11 +14,7 @@ fn setup() -> (Store, ClientId, Informer) {
 fn setup_with(config: StoreConfig, label_index: bool) -> (Store, ClientId, Informer) {
     let mut st = Store::new(config, 1);
     let c = st.register_client("controller-manager");
-    let mut inf = Informer::new(Kind::Pod, WatchFilter::All, c, Rng::new(7));
-    if label_index {
-        inf.index_labels();
-    }
-    (st, c, inf)
+    (st, c, Informer::new(Kind::Pod, WatchFilter::All, c, label_index, Rng::new(7)))
 }
 
 fn labels(pairs: &[(&str, &str)]) -> Labels {
@@ -412,7 +408,7 @@ fn delete_of_an_unknown_key_is_not_delivered() {
 #[test]
 fn recent_watch_events_are_kept_bounded_and_marked_when_dropped() {
     let (mut st, c, mut inf) = setup();
-    let mut plain = Informer::new(Kind::Pod, WatchFilter::All, c, Rng::new(8));
+    let mut plain = Informer::new(Kind::Pod, WatchFilter::All, c, true, Rng::new(8));
     inf.keep_recent();
     inf.list_and_watch(&mut st).expect("list");
     plain.list_and_watch(&mut st).expect("list");

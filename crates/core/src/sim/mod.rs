@@ -305,8 +305,7 @@ impl Sim {
             c.key_stream(seed, &client_name);
             for k in c.reconciler.watches() {
                 if ids[k.index()].is_none() {
-                    let mut inf = self.informer(*k, WatchFilter::All, client);
-                    inf.index_labels();
+                    let mut inf = self.informer(*k, WatchFilter::All, client, true);
                     inf.set_resync_period(resync);
                     inf.keep_recent();
                     ids[k.index()] = Some(self.push_informer(inf, Owner::Host(HostId(index))));
@@ -382,10 +381,11 @@ impl Sim {
         }
     }
 
-    /// A new informer of `kind` for `client`, its stream of draws keyed by the client's name and the kind.
-    pub(crate) fn informer(&self, kind: Kind, filter: WatchFilter, client: ClientId) -> Informer {
+    /// A new informer of `kind` for `client` (with a label index if `label_index`), its stream of draws keyed by the
+    /// client's name and the kind.
+    pub(crate) fn informer(&self, kind: Kind, filter: WatchFilter, client: ClientId, label_index: bool) -> Informer {
         let name = &self.store.clients()[client].name;
-        Informer::new(kind, filter, client, Rng::keyed(self.config.seed, &[name, kind.name()]))
+        Informer::new(kind, filter, client, label_index, Rng::keyed(self.config.seed, &[name, kind.name()]))
     }
 
     fn push_informer(&mut self, mut inf: Informer, owner: Owner) -> InformerId {

@@ -30,7 +30,7 @@ impl Sim {
         let index = self.kubelets.len();
         let name: Str = config.name.as_str().into();
         let client = self.store.register_client(&format!("kubelet/{}", config.name));
-        let inf = self.informer(Kind::Pod, WatchFilter::NodeName(name.clone()), client);
+        let inf = self.informer(Kind::Pod, WatchFilter::NodeName(name.clone()), client, false);
         let inf = self.push_informer(inf, Owner::Kubelet(index));
         self.kubelet_rngs.push(crate::rng::Rng::keyed(self.config.seed, &["kubelet", &name]));
         self.kubelets.push(Kubelet::new(index, config, inf, client));
