@@ -22,7 +22,17 @@ impl Record {
     /// A record of a run that starts from `start`'s cluster and manifests with `seed` and `timing` (`start`'s own
     /// actions are not part of it: they are recorded as they are performed).
     pub fn new(start: &Scenario, seed: u64, timing: TimingProfile) -> Record {
-        let base = Scenario { seed: Some(seed), until: None, timing, actions: Vec::new(), ..start.clone() };
+        // Field by field: `start`'s actions are not copied only to be dropped.
+        let base = Scenario {
+            seed: Some(seed),
+            until: None,
+            node_template: start.node_template.clone(),
+            nodes: start.nodes.clone(),
+            manifests: start.manifests.clone(),
+            actions: Vec::new(),
+            timing,
+            lesson: start.lesson.clone(),
+        };
         Record { base, actions: Vec::new(), unrecordable: None }
     }
 
