@@ -6,7 +6,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use kubeloop_engine::scenario::{Action, Record, Scenario};
+use kubeloop_engine::scenario::{Action, Record};
 
 thread_local! {
     /// A mirror of the live run's record (none before the run starts).
@@ -30,27 +30,15 @@ fn with(f: impl FnOnce(&mut Record)) {
     });
 }
 
-/// A run starts (or starts again) from `base`, which holds its seed and timings.
-pub fn note_start(base: &Scenario) {
-    let seed = base.seed.unwrap_or(kubeloop_engine::scenario::DEFAULT_SEED);
-    let record = Record::new(base, seed, base.timing);
-    let _ = RECORD.try_with(|r| r.try_borrow_mut().map(|mut r| *r = Some(record)));
+/// The run's record as it is now: a run that starts (or starts again), or an opened one with its actions.
+pub fn note_record(record: &Record) {
+    let _ = RECORD.try_with(|r| r.try_borrow_mut().map(|mut r| *r = Some(record.clone())));
 }
 
 /// The run recorded an intervention.
 pub fn note_action(a: &Action) {
     with(|r| {
         r.performed(a.clone());
-    });
-}
-
-/// The run's record as it is now (an opened file's actions).
-pub fn note_actions(actions: &[Action]) {
-    with(|r| {
-        r.take_actions();
-        for a in actions {
-            r.performed(a.clone());
-        }
     });
 }
 

@@ -247,7 +247,8 @@ impl LiveRun {
             problems.insert(0, n);
         }
         let wall = clock();
-        crate::crash::note_start(&Scenario { seed: Some(seed), ..default_scenario() });
+        let record = Record::new(&default_scenario(), seed, TimingProfile::Real);
+        crate::crash::note_record(&record);
         LiveRun {
             sim,
             seed,
@@ -281,7 +282,7 @@ impl LiveRun {
             lesson_asks: true,
             editor: Rc::new(EditorLoad::default()),
             meter: ReadMeter::default(),
-            record: Record::new(&default_scenario(), seed, TimingProfile::Real),
+            record,
             download: None,
             script: Script::default(),
             default_base: true,
@@ -540,7 +541,7 @@ impl LiveRun {
         self.meter = ReadMeter::default();
         self.record = Record::new(scenario, self.seed, self.profile);
         self.default_base = false;
-        crate::crash::note_start(self.record.base());
+        crate::crash::note_record(&self.record);
         self.script = Script::default();
         self.applying = None;
         self.load_editor(scenario.manifests.as_deref().unwrap_or_default());

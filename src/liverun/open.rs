@@ -33,7 +33,7 @@ impl LiveRun {
         self.take_sim(go_on.sim, &Scenario { actions: Vec::new(), ..sc.clone() });
         // The runner's record goes on: the same start, seed and timing, and the actions that ran.
         self.record = go_on.record;
-        crate::crash::note_actions(self.record.actions());
+        crate::crash::note_record(&self.record);
         // The commands still printing go on in the console, on their grids, as the runner's longer run follows them;
         // as when typed there, each one that only reads stops at the next (its action says so, `for:`, so that a
         // later export replays that too).
