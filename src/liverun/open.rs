@@ -173,6 +173,8 @@ impl LiveRun {
             self.profile = p;
         }
         self.pending_lesson = None;
+        // What was said before (the lesson's file on its way, a run opened) no longer holds.
+        self.notice = None;
         self.rebuild(scenario);
         let run = LessonRun::new(lesson, scenario, self.sim.now());
         self.script = Script::new(scenario.actions.clone().into(), run.start, None);

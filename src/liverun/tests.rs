@@ -645,6 +645,16 @@ fn play_lesson(e: &mut LiveRun, id: &'static str, profile: Option<TimingProfile>
     }
 }
 
+/// Starting a lesson leaves no earlier notice standing (the page said "Loading the lesson…" until it ran).
+#[test]
+fn a_started_lesson_clears_what_was_said_before() {
+    let mut e = LiveRun::boot(1, None, clock());
+    e.exec(Cmd::StartLesson("nope", None));
+    assert!(e.snapshot().notice.is_some_and(|n| n.contains("No lesson")));
+    e.exec(Cmd::StartLesson("self-healing", None));
+    assert_eq!(e.snapshot().notice, None);
+}
+
 #[test]
 fn every_lesson_runs_its_script() {
     for l in crate::lessons::all() {
