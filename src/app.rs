@@ -94,6 +94,9 @@ fn perform(engine: &Rc<RefCell<LiveRun>>, dispatcher: &UseReducerDispatcher<View
             if e.take_docs_request() {
                 load_docs(engine.clone(), dispatcher.clone());
             }
+            if e.take_code_request() {
+                load_code(engine.clone(), dispatcher.clone());
+            }
             if e.take_lessons_request() {
                 load_lessons(engine.clone(), dispatcher.clone());
             }
@@ -122,6 +125,15 @@ fn load_docs(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<View
     wasm_bindgen_futures::spawn_local(async move {
         let got = crate::share::fetch_text(kubeloop_engine::kubectl::DOCS_FILE).await;
         perform(&engine, &dispatcher, Cmd::Docs(got));
+    });
+}
+
+/// Loads the page's second module (kubectl's commands, the scenario reader: not part of the first download,
+/// docs/size.md) and tells the engine.
+fn load_code(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<View>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let got = crate::deferred::load().await;
+        perform(&engine, &dispatcher, Cmd::Deferred(got));
     });
 }
 
@@ -181,6 +193,10 @@ fn keep_session(engine: Rc<RefCell<LiveRun>>, on_cmd: Callback<Cmd>) -> Option<i
         }
         let Some(editor) = crate::components::editor::current_text() else { return };
         let Ok(e) = engine.try_borrow() else { return };
+        if e.restoring() {
+            // The kept session waits for the code that reads its run: it stays as it is until restored.
+            return;
+        }
         let session = e.session(editor);
         drop(e);
         let Some(session) = session else {
@@ -384,9 +400,13 @@ pub fn App() -> Html {
         });
     }
     {
-        // explain's documentation, fetched once the page runs, so that explain works offline from then on.
+        // The second module and explain's documentation, loaded once the page runs, so that kubectl, scenario files
+        // and explain work offline from then on.
         let (engine, dispatcher) = (engine.clone(), view.dispatcher());
         use_effect_with((), move |_| {
+            if engine.try_borrow_mut().is_ok_and(|mut e| e.take_code_request()) {
+                load_code(engine.clone(), dispatcher.clone());
+            }
             if engine.try_borrow_mut().is_ok_and(|mut e| e.take_docs_request()) {
                 load_docs(engine.clone(), dispatcher.clone());
             }

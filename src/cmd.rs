@@ -45,6 +45,8 @@ pub enum Cmd {
     KubectlInterrupt,
     /// explain's documentation as fetched from the site ([`LiveRun::take_docs_request`](crate::liverun::LiveRun::take_docs_request)), or why not.
     Docs(Result<String, String>),
+    /// The page's second module instantiated (`crate::deferred`), or why not.
+    Deferred(Result<(), String>),
     /// The lessons' and example scenarios' files, fetched from the site (each file's path and its text, or why not).
     Files(Vec<(String, Result<String, String>)>),
     /// Ctrl+L: empties the console (a running command keeps printing).

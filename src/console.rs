@@ -122,6 +122,8 @@ pub struct Console {
     /// own, so that a read never changes the run.
     pub(crate) running: Vec<Running>,
     seq: u64,
+    /// How many times a kept session's entries came back ([`Console::restore`]).
+    restored: u64,
 }
 
 impl Console {
@@ -190,6 +192,16 @@ impl Console {
     pub fn waiting(&mut self, line: &str) -> u64 {
         self.started(line);
         self.seq
+    }
+
+    /// A waiting line about to run after all (as a new entry): its waiting entry goes when it is the newest, else
+    /// it ends with nothing printed.
+    pub fn unwait(&mut self, id: u64) {
+        if self.last.as_ref().is_some_and(|l| l.id == id && l.code.is_none()) {
+            self.last = Rc::make_mut(&mut self.earlier).pop();
+        } else {
+            self.finish(id, kubectl::Output::default());
+        }
     }
 
     /// What the command of entry `id` printed, and its exit code (nothing when the entry has ended or scrolled off).
@@ -368,6 +380,7 @@ impl Console {
             self.seq += 1;
             self.push_entry(e.entry(self.seq));
         }
+        self.restored += 1;
     }
 
     /// Whether a command is still printing.
@@ -376,7 +389,7 @@ impl Console {
     }
 
     pub fn view(&self) -> ConsoleView {
-        ConsoleView { earlier: self.earlier.clone(), last: self.last.clone() }
+        ConsoleView { earlier: self.earlier.clone(), last: self.last.clone(), restored: self.restored }
     }
 }
 

@@ -8,6 +8,7 @@ pub mod cmd;
 pub mod components;
 pub mod console;
 pub mod crash;
+pub mod deferred;
 pub mod driftmeter;
 pub mod examples;
 pub mod format;

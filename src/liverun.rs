@@ -34,10 +34,12 @@ use crate::view::{
 pub const DEFAULT_SEED: u64 = 1;
 mod apply;
 mod clock;
+mod deferral;
 mod open;
 
 pub use apply::SLICED_APPLY_BYTES;
 use apply::*;
+use deferral::{AfterCode, Waiting};
 
 /// Nodes the page starts with.
 pub const START_NODES: usize = 3;
@@ -129,9 +131,11 @@ pub struct LiveRun {
     share: Option<Rc<ShareView>>,
     /// A run to make a link of (its scenario file and history hash), for the page to compress.
     share_request: Option<(String, u64)>,
-    /// The console's `kubectl explain` waiting for its documentation: its entry and line. At most one: a new line
-    /// or Ctrl+C stops it.
-    waiting_docs: Option<(u64, String)>,
+    /// The console's line waiting for what it needs to run (explain's documentation, the second module's code):
+    /// its entry, line and standard input. At most one: a new line or Ctrl+C stops it.
+    waiting: Option<Waiting>,
+    /// What waits for the second module's code (`deferred.rs`): commands, and a session to restore.
+    after_code: AfterCode,
     /// explain's documentation is to be fetched ([`LiveRun::take_docs_request`]): once the page runs, and again
     /// when a fetch failed and explain is typed.
     docs_request: bool,
@@ -289,7 +293,8 @@ impl LiveRun {
             applying: None,
             share: None,
             share_request: None,
-            waiting_docs: None,
+            waiting: None,
+            after_code: AfterCode::default(),
             docs_request: true,
             lessons_request: true,
             lessons_fetching: false,
@@ -346,6 +351,7 @@ impl LiveRun {
     /// scrollback and its editor text back. A run of another seed than the page's (`?seed=`) is not restored, nor
     /// one that does not open; the notice says why.
     pub fn restore(&mut self, s: crate::session::Session) {
+        let Some(s) = self.restore_after_code(s) else { return };
         let run = match s.run.as_deref().map(Scenario::parse) {
             None => String::new(),
             Some(Err(e)) => format!(" not the run (The scenario does not read: {e});"),
@@ -396,10 +402,10 @@ impl LiveRun {
         go
     }
 
-    /// Stops the explain that waits for its documentation, as Ctrl+C would.
+    /// Stops the line that waits for what it needs, as Ctrl+C would.
     fn stop_waiting(&mut self) {
-        if let Some((id, _)) = self.waiting_docs.take() {
-            self.console.finish(id, kubectl::Output { stderr: "^C\n".into(), code: 130, ..Default::default() });
+        if let Some(w) = self.waiting.take() {
+            self.console.finish(w.id, kubectl::Output { stderr: "^C\n".into(), code: 130, ..Default::default() });
         }
     }
 
@@ -549,6 +555,7 @@ impl LiveRun {
 
     pub fn exec(&mut self, cmd: Cmd) {
         self.dirty = true;
+        let Some(cmd) = self.unless_waiting_for_code(cmd) else { return };
         if !matches!(
             cmd,
             Cmd::CancelApply
@@ -624,26 +631,18 @@ impl LiveRun {
                 }
             }
             Cmd::DismissNotice => self.notice = None,
-            Cmd::Kubectl { line, .. } if kubectl::needs_docs(&line) => {
-                // explain's documentation is not in the page's download (docs/size.md): the line waits for it.
+            Cmd::Kubectl { line, stdin } if kubectl::needs_docs(&line) || !crate::deferred::ready() => {
+                // explain's documentation and kubectl's code are not in the page's first download (docs/size.md):
+                // the line waits for them.
                 self.interrupt_readers();
-                self.waiting_docs = Some((self.console.waiting(&line), line));
-                self.docs_request = true;
+                self.stop_waiting();
+                self.docs_request |= kubectl::needs_docs(&line);
+                self.after_code.request |= !crate::deferred::ready();
+                self.waiting = Some(Waiting { id: self.console.waiting(&line), line, stdin });
             }
             Cmd::Files(got) => self.files(got),
-            Cmd::Docs(got) => {
-                self.docs_fetching = false;
-                let loaded = got.and_then(kubectl::load_docs);
-                if let Some((id, line)) = self.waiting_docs.take() {
-                    let out = match loaded {
-                        Ok(()) => kubectl::run(&mut self.sim, &line, &kubectl::Input::none()),
-                        Err(e) => kubectl::Output::error(format!(
-                            "kubeloop: kubectl's documentation (explain, -h) did not load: {e}"
-                        )),
-                    };
-                    self.console.finish(id, out);
-                }
-            }
+            Cmd::Docs(got) => self.docs_arrived(got),
+            Cmd::Deferred(got) => self.code_arrived(got),
             Cmd::Kubectl { line, stdin: Some(text) } if text.len() > SLICED_APPLY_BYTES && applies_stdin(&line) => {
                 // A large `apply -f -`: read and performed across frames as the Apply button's is, printed here.
                 self.interrupt_readers();
@@ -670,7 +669,7 @@ impl LiveRun {
             Cmd::KubectlInterrupt => {
                 // Ctrl+C stops the foreground: an explain waiting for its documentation (the newest line), a large
                 // apply typed in the console, else the newest running command.
-                if self.waiting_docs.is_some() {
+                if self.waiting.is_some() {
                     self.stop_waiting();
                 } else if self.applying.as_ref().is_some_and(|a| a.console) {
                     self.cancel_apply();

@@ -361,6 +361,8 @@ impl ConsoleEntry {
 pub struct ConsoleView {
     pub earlier: Rc<Vec<Rc<ConsoleEntry>>>,
     pub last: Option<Rc<ConsoleEntry>>,
+    /// Bumped when a kept session's entries come back (the input's history takes their lines).
+    pub restored: u64,
 }
 
 /// The outcome of the last apply.

@@ -126,17 +126,19 @@ fn Past(props: &PastProps) -> Html {
 pub fn Console(props: &ConsoleProps) -> Html {
     let input_ref = use_node_ref();
     let body_ref = use_node_ref();
-    // The commands of a restored session come back with Up.
-    let history = {
-        let view = props.view.clone();
-        use_mut_ref(move || {
+    // The commands of a restored session come back with Up (restored when the page starts, or once the run it
+    // keeps can be read: `liverun/deferral.rs`).
+    let history = use_mut_ref(History::default);
+    {
+        let (history, view) = (history.clone(), props.view.clone());
+        use_effect_with(props.view.restored, move |_| {
             let mut h = History::default();
             for e in view.earlier.iter().map(|e| &**e).chain(view.last.as_deref()) {
                 h.push(&e.line);
             }
-            h
-        })
-    };
+            *history.borrow_mut() = h;
+        });
+    }
     let candidates = use_state(Vec::<String>::new);
     // Follow the bottom unless the user scrolled up to read.
     let stick = use_mut_ref(|| true);

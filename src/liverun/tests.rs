@@ -1857,3 +1857,42 @@ fn costly_drift_is_measured_a_part_at_a_time() {
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "each part adds a row's complete figure: {seen:?}");
     assert!(e.snapshot().drift_age_ms > 0, "the age of the oldest figure is shown");
 }
+
+#[test]
+fn what_runs_the_second_modules_code_waits_for_it_in_order_and_runs_once_it_arrives() {
+    let mut e = LiveRun::boot(2, None, clock());
+    crate::deferred::hold(true);
+    run_secs(&mut e, 3);
+    assert!(e.take_code_request(), "the page loads it once it runs");
+    assert!(!e.take_code_request(), "one load at a time");
+    e.exec(Cmd::Kubectl { line: "kubectl get nodes".into(), stdin: None });
+    let waiting = e.snapshot().console.last.clone().expect("an entry");
+    assert_eq!((waiting.line.as_str(), waiting.code), ("kubectl get nodes", None), "shown running");
+    e.exec(Cmd::cordon("node-2", true));
+    e.exec(Cmd::Intervene(Intervention::KillNode(kubeloop_engine::intervention::NodeRef::Name("node-3".into()))));
+    let (nodes, _) = dom(&e.snapshot());
+    assert!(!nodes[1].unschedulable, "the cordon (a kubectl command) waits");
+    assert!(!nodes[2].alive, "a kill needs no kubectl: it is done at once");
+    assert!(e.record.actions().len() == 1, "only what was done is recorded");
+    crate::deferred::hold(false);
+    e.exec(Cmd::Deferred(Ok(())));
+    let s = e.snapshot();
+    let last = s.console.last.clone().expect("an entry");
+    assert_eq!(last.line, "kubectl get nodes");
+    assert_eq!(last.code, Some(0));
+    assert!(last.text().contains("NAME     STATUS"), "{}", last.text());
+    assert!(s.console.earlier.iter().all(|e| e.line != "kubectl get nodes"), "the waiting entry became the run");
+    assert!(dom(&s).0[1].unschedulable, "the cordon ran once the code arrived");
+    assert_eq!(e.record.actions().len(), 2, "and was recorded when it ran");
+
+    // A load that fails: the waiting line says why, and the next line asks again.
+    crate::deferred::hold(true);
+    e.exec(Cmd::Kubectl { line: "kubectl get pods".into(), stdin: None });
+    e.exec(Cmd::Deferred(Err("HTTP 404".into())));
+    let last = e.snapshot().console.last.clone().expect("an entry");
+    assert_eq!(last.code, Some(1));
+    assert!(last.text().contains("did not load: HTTP 404"), "{}", last.text());
+    e.exec(Cmd::Kubectl { line: "kubectl get pods".into(), stdin: None });
+    assert!(e.take_code_request(), "asked again");
+    crate::deferred::hold(false);
+}
