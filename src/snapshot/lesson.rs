@@ -89,23 +89,14 @@ pub(super) fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsVie
     match f {
         Figure::Deployments => {
             for d in sim.store().objects(Kind::Deployment).filter_map(|o| o.as_deployment()) {
-                let (mut running, mut terminating) = (0, 0);
-                if !big {
-                    for p in sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod()) {
-                        if p.metadata.namespace != d.metadata.namespace || !d.spec.selector.matches(&p.metadata.labels)
-                        {
-                            continue;
-                        }
-                        if p.metadata.is_terminating() {
-                            terminating += 1;
-                        } else if p.status.phase == PodPhase::Running {
-                            running += 1;
-                        }
-                    }
-                }
-                let mut v = format!("desired {} · running {running}", d.replicas());
-                if terminating > 0 {
-                    v.push_str(&format!(" · terminating {terminating}"));
+                let picks = |p: &Pod| {
+                    p.metadata.namespace == d.metadata.namespace && d.spec.selector.matches(&p.metadata.labels)
+                };
+                // Above the DOM's bound the pods are not walked each snapshot (the figure says 0).
+                let pods = if big { Default::default() } else { sim.matched_pods(&picks, start) };
+                let mut v = format!("desired {} · running {}", d.replicas(), pods.running);
+                if pods.terminating > 0 {
+                    v.push_str(&format!(" · terminating {}", pods.terminating));
                 }
                 out.push((format!("deployment/{}", d.metadata.name), v));
             }

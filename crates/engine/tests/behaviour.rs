@@ -698,3 +698,27 @@ fn kube_scheduler_schedules_only_while_it_holds_its_lease() {
     assert_eq!(running(&sim).len(), 2);
     assert!(events(&sim, "LeaderElection").iter().filter(|m| m.as_str() == "cp-1 became leader").count() >= 3);
 }
+
+/// A Deployment's pods as the engine counts them for the page's figures and the lessons' `pods:` checks: running and
+/// ready on their nodes, then, with a node killed, the ones left on it counted there until they are replaced.
+#[test]
+fn a_deployments_pods_are_counted_by_their_selector_with_their_nodes() {
+    let mut sim = cluster(3, 3);
+    apply(&mut sim, &web(3, "nginx:1.27", "100m"));
+    sim.run_for(30 * SECOND);
+    let d = deployment(&sim);
+    let picks = |p: &Pod| *p.metadata.namespace == *d.metadata.namespace && d.spec.selector.matches(&p.metadata.labels);
+    let m = sim.matched_pods(&picks, 0);
+    assert_eq!((m.total, m.running, m.ready, m.not_ready, m.terminating), (3, 3, 3, 0, 0));
+    assert_eq!((m.created_since, m.on_dead_nodes, m.restarts, m.back_off), (3, 0, 0, 0));
+    assert_eq!(m.nodes, ["node-1", "node-2", "node-3"]);
+    assert_eq!(sim.matched_pods(&picks, sim.now()).created_since, 0, "none created since now");
+    let mut by_node = per_node(&running(&sim));
+    let victim = by_node.pop_first().map(|(n, _)| n).expect("a node");
+    sim.kill_node(&victim).expect("kill");
+    sim.run_for(10 * SECOND);
+    let m = sim.matched_pods(&picks, 0);
+    assert_eq!((m.on_dead_nodes, m.running), (1, 3), "still Running in the store, on a dead node");
+    let others = sim.matched_pods(&|p: &Pod| !picks(p), 0);
+    assert_eq!(others.total, 0, "nothing else runs");
+}

@@ -37,6 +37,7 @@ mod invariants;
 mod knobs;
 mod nodes;
 mod observe;
+pub use observe::MatchedPods;
 
 pub use config::*;
 

@@ -210,6 +210,37 @@ impl Sim {
         self.store.objects(Kind::Node).filter_map(|o| o.as_node()).filter(|n| n.ready_status() == "True").count()
     }
 
+    /// The pods `picks` chooses (a Deployment's: its namespace and selector), counted as the lessons' `pods:` checks
+    /// and the page's figures count them: one walk of the pods, `since` the time "created since" counts from.
+    pub fn matched_pods(&self, picks: &dyn Fn(&Pod) -> bool, since: Millis) -> MatchedPods {
+        let dead: Vec<&str> = self.kubelets.iter().filter(|k| !k.alive).map(|k| &*k.name).collect();
+        let mut m = MatchedPods::default();
+        for pod in self.store.objects(Kind::Pod).filter_map(|o| o.as_pod()).filter(|p| picks(p)) {
+            let live = !pod.metadata.is_terminating();
+            let running = live && pod.status.phase == PodPhase::Running;
+            let ready = pod.is_ready();
+            let back_off = pod
+                .status
+                .container_statuses
+                .iter()
+                .any(|c| c.state.waiting.as_ref().is_some_and(|w| &*w.reason == "CrashLoopBackOff"));
+            m.total += 1;
+            m.running += u64::from(running);
+            m.ready += u64::from(live && ready);
+            m.not_ready += u64::from(live && !ready);
+            m.terminating += u64::from(!live);
+            m.created_since += u64::from(pod.metadata.creation_timestamp.is_some_and(|t| t.0 >= since));
+            m.on_dead_nodes += u64::from(live && dead.contains(&&*pod.spec.node_name));
+            m.restarts += u64::try_from(pod.restarts()).unwrap_or(0);
+            m.back_off += u64::from(back_off);
+            if running && !m.nodes.iter().any(|x| *x == *pod.spec.node_name) {
+                m.nodes.push(pod.spec.node_name.to_string());
+            }
+        }
+        crate::sort::sort(&mut m.nodes);
+        m
+    }
+
     /// Pods by phase: (running, pending, terminating).
     pub fn pod_counts(&self) -> (usize, usize, usize) {
         let t = self.store.pod_tally();
@@ -304,4 +335,26 @@ impl Sim {
             .next()
             .unwrap_or(0)
     }
+}
+
+/// What [`Sim::matched_pods`] counts over the pods it is asked about (a Deployment's pods, a lesson's selector).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MatchedPods {
+    pub total: u64,
+    /// Running and not terminating.
+    pub running: u64,
+    /// Ready and not terminating.
+    pub ready: u64,
+    pub not_ready: u64,
+    pub terminating: u64,
+    /// Created at or after the time asked about.
+    pub created_since: u64,
+    /// Not terminating, on a node whose kubelet is dead.
+    pub on_dead_nodes: u64,
+    /// Container restarts, summed.
+    pub restarts: u64,
+    /// Pods with a container waiting in CrashLoopBackOff.
+    pub back_off: u64,
+    /// The nodes the running pods run on, sorted.
+    pub nodes: Vec<String>,
 }

@@ -377,41 +377,25 @@ fn count_look(c: &Count, v: u64, what: String) -> Look {
 
 fn look_pods(p: &Pods, sim: &Sim, b: &Baseline) -> Look {
     let dead: Vec<&str> = sim.kubelets().iter().filter(|k| !k.alive).map(|k| &*k.name).collect();
+    let picks = |x: &crate::api::Pod| {
+        *x.metadata.namespace == *p.namespace
+            && p.selector.matches(&x.metadata.labels)
+            && p.image.as_deref().is_none_or(|i| x.spec.containers.first().is_some_and(|c| *c.image == *i))
+    };
+    let m = sim.matched_pods(&picks, b.at);
     // The figures of POD_COUNTS, in its order.
-    let mut n = [0u64; 9];
-    let mut nodes: Vec<String> = Vec::new();
-    let pods = sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod());
-    for pod in pods.filter(|x| *x.metadata.namespace == *p.namespace && p.selector.matches(&x.metadata.labels)) {
-        if p.image.as_deref().is_some_and(|i| pod.spec.containers.first().is_none_or(|c| *c.image != *i)) {
-            continue;
-        }
-        let live = !pod.metadata.is_terminating();
-        let running = live && pod.status.phase == PodPhase::Running;
-        let crash_loop = pod
-            .status
-            .container_statuses
-            .iter()
-            .any(|c| c.state.waiting.as_ref().is_some_and(|w| &*w.reason == "CrashLoopBackOff"));
-        let ready = pod.is_ready();
-        let figures = [
-            1,
-            u64::from(running),
-            u64::from(live && ready),
-            u64::from(live && !ready),
-            u64::from(!live),
-            u64::from(pod.metadata.creation_timestamp.is_some_and(|t| t.0 >= b.at)),
-            u64::from(live && dead.contains(&&*pod.spec.node_name)),
-            u64::try_from(pod.restarts()).unwrap_or(0),
-            u64::from(crash_loop),
-        ];
-        for (total, f) in n.iter_mut().zip(figures) {
-            *total += f;
-        }
-        if running && !nodes.iter().any(|x| *x == *pod.spec.node_name) {
-            nodes.push(pod.spec.node_name.to_string());
-        }
-    }
-    crate::sort::sort(&mut nodes);
+    let n = [
+        m.total,
+        m.running,
+        m.ready,
+        m.not_ready,
+        m.terminating,
+        m.created_since,
+        m.on_dead_nodes,
+        m.restarts,
+        m.back_off,
+    ];
+    let nodes = m.nodes;
     let placed = if nodes.is_empty() { String::new() } else { format!(" ({})", nodes.join(", ")) };
     let mut seen = vec![format!("{} running{placed}", n[RUNNING])];
     let mut holds = p.nodes.as_ref().is_none_or(|want| *want == nodes);
