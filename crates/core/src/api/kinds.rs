@@ -141,6 +141,17 @@ pub struct KindInfo {
     pub max_objects: usize,
     /// For a kind kubeloop stores and serves without simulating it: how kubectl prints it. `None`: simulated.
     pub stored: Option<StoredKind>,
+    /// The field index the API server keeps for the kind (`store/index.rs`), if any.
+    pub field_index: Option<FieldIndex>,
+}
+
+/// A field index of the API server's: the field selector it answers without reading every object of the kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldIndex {
+    /// Pods by `spec.nodeName` (the kubelet's watch), with each node's tally by phase.
+    PodNodeName,
+    /// Events by `involvedObject.kind` and `involvedObject.name` (`kubectl describe`'s search).
+    EventInvolvedObject,
 }
 
 /// How kubectl prints a kind kubeloop only stores: `get`'s columns after NAME, each a heading and the field path
@@ -174,6 +185,7 @@ pub const KINDS: [KindInfo; 14] = [
         applicable: true,
         max_objects: limits::MAX_NAMESPACES,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::Node,
@@ -193,6 +205,7 @@ pub const KINDS: [KindInfo; 14] = [
         applicable: true,
         max_objects: limits::MAX_NODES,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::Pod,
@@ -212,6 +225,7 @@ pub const KINDS: [KindInfo; 14] = [
         applicable: true,
         max_objects: limits::MAX_PODS,
         stored: None,
+        field_index: Some(FieldIndex::PodNodeName),
     },
     KindInfo {
         kind: Kind::ReplicaSet,
@@ -231,6 +245,7 @@ pub const KINDS: [KindInfo; 14] = [
         applicable: true,
         max_objects: limits::MAX_REPLICASETS,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::Deployment,
@@ -250,6 +265,7 @@ pub const KINDS: [KindInfo; 14] = [
         applicable: true,
         max_objects: limits::MAX_DEPLOYMENTS,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::Lease,
@@ -269,6 +285,7 @@ pub const KINDS: [KindInfo; 14] = [
         applicable: false,
         max_objects: limits::MAX_NODES + 100,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::Event,
@@ -288,6 +305,7 @@ pub const KINDS: [KindInfo; 14] = [
         applicable: false,
         max_objects: limits::MAX_EVENTS,
         stored: None,
+        field_index: Some(FieldIndex::EventInvolvedObject),
     },
     KindInfo {
         kind: Kind::ConfigMap,
@@ -307,6 +325,7 @@ pub const KINDS: [KindInfo; 14] = [
         applicable: true,
         max_objects: limits::MAX_CONFIG_OBJECTS,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::Secret,
@@ -326,6 +345,7 @@ pub const KINDS: [KindInfo; 14] = [
         applicable: true,
         max_objects: limits::MAX_CONFIG_OBJECTS,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::ServiceAccount,
@@ -346,6 +366,7 @@ pub const KINDS: [KindInfo; 14] = [
         // One `default` per namespace, and as many more as ConfigMaps.
         max_objects: limits::MAX_NAMESPACES + limits::MAX_CONFIG_OBJECTS,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::Service,
@@ -365,6 +386,7 @@ pub const KINDS: [KindInfo; 14] = [
         applicable: true,
         max_objects: limits::MAX_SERVICES,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::EndpointSlice,
@@ -385,6 +407,7 @@ pub const KINDS: [KindInfo; 14] = [
         // One slice per 100 pods of a Service, and one per Service without any.
         max_objects: limits::MAX_SERVICES + limits::MAX_PODS / 100,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::PodDisruptionBudget,
@@ -405,6 +428,7 @@ pub const KINDS: [KindInfo; 14] = [
         // As many as Deployments (kubeloop's own bound).
         max_objects: limits::MAX_DEPLOYMENTS,
         stored: None,
+        field_index: None,
     },
     KindInfo {
         kind: Kind::PriorityClass,
@@ -440,6 +464,7 @@ pub const KINDS: [KindInfo; 14] = [
                 ("Annotations", "metadata.annotations"),
             ],
         }),
+        field_index: None,
     },
 ];
 

@@ -29,7 +29,7 @@ pub use env::{
     ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector, SecretVolumeSource,
     SourceRef, Volume,
 };
-pub use kinds::{Kind, KindInfo, StoredKind, DISCOVERY, KINDS};
+pub use kinds::{FieldIndex, Kind, KindInfo, StoredKind, DISCOVERY, KINDS};
 pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use poddisruptionbudget::{PdbCondition, PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus};

@@ -34,8 +34,7 @@ impl Store {
             dropped(format!("watch cache history: {kind}"));
         }
         for ks in &mut self.kinds {
-            ks.by_node = FxHashMap::default();
-            ks.by_involved = FxHashMap::default();
+            ks.index = ks.index.as_ref().map(|ix| super::Index::new(ix.field()));
         }
         self.event_expiry = VecDeque::new();
         dropped("field indexes, Event expirations".into());

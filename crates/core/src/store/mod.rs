@@ -3,7 +3,7 @@
 //! global resourceVersion and produces exactly one watch event, and an update carrying a stale resourceVersion is
 //! refused with 409 Conflict (optimistic concurrency).
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::rc::Rc;
 
@@ -253,54 +253,8 @@ struct KindStore {
     watchers: Vec<WatcherId>,
     /// Pod watchers filtered by node name.
     node_watchers: FxHashMap<Str, Vec<WatcherId>>,
-    /// Pods by `spec.nodeName` (the field index the API server keeps for the kubelet's field selector), with
-    /// their tally, so that an observer reads a node's pods by phase without visiting them.
-    by_node: FxHashMap<Str, NodePods>,
-    /// Events by their involved object's kind and name (the field index `kubectl describe`'s event search uses).
-    by_involved: FxHashMap<(Str, Str), BTreeSet<ObjKey>>,
-}
-
-/// Adds or removes `key` under `index` in a field index, dropping empty entries.
-fn field_index<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, BTreeSet<ObjKey>>, index: K, key: &ObjKey, add: bool) {
-    if add {
-        map.entry(index).or_default().insert(key.clone());
-    } else if let Some(b) = map.get_mut(&index) {
-        b.remove(key);
-        if b.is_empty() {
-            map.remove(&index);
-        }
-    }
-}
-
-/// The pods bound to one node: their keys (the field index) and their tally by phase.
-#[derive(Default)]
-struct NodePods {
-    keys: BTreeSet<ObjKey>,
-    tally: PodTally,
-}
-
-/// Moves `pod` (stored under `key`) into (`add`) or out of the node index entry of its `spec.nodeName`, dropping
-/// an entry left empty. Unbound pods are not indexed.
-fn node_index(map: &mut FxHashMap<Str, NodePods>, pod: &crate::api::Pod, key: &ObjKey, add: bool) {
-    let node = &pod.spec.node_name;
-    if node.is_empty() {
-        return;
-    }
-    if add {
-        let e = map.entry(node.clone()).or_default();
-        e.keys.insert(key.clone());
-        e.tally.count(pod, true);
-    } else if let Some(e) = map.get_mut(&**node) {
-        e.keys.remove(key);
-        e.tally.count(pod, false);
-        if e.keys.is_empty() {
-            map.remove(&**node);
-        }
-    }
-}
-
-fn involved(obj: &Object) -> Option<(Str, Str)> {
-    obj.as_event().map(|e| (e.body.involved_object.kind.clone(), e.body.involved_object.name.clone()))
+    /// The field index its kind's registry row names (`index.rs`), kept at every write.
+    index: Option<Index>,
 }
 
 /// A watch whose reader the simulation must wake (`notify` is the reader's number, e.g. an informer), at `at`.
@@ -421,7 +375,10 @@ impl Store {
         let mut store = Store {
             config,
             rv: 0,
-            kinds: Kind::ALL.iter().map(|_| KindStore::default()).collect(),
+            kinds: Kind::ALL
+                .iter()
+                .map(|k| KindStore { index: k.info().field_index.map(Index::new), ..Default::default() })
+                .collect(),
             watchers: FxHashMap::default(),
             next_watcher: 0,
             clients: Vec::new(),
@@ -545,13 +502,14 @@ impl Store {
     /// Whether a watch with `filter` reads an index of the server's (a field selector it indexes: a node's pods, an
     /// object's events) rather than every object of its kind.
     pub(crate) fn indexed(kind: Kind, filter: &WatchFilter) -> bool {
-        matches!((kind, filter), (Kind::Pod, WatchFilter::NodeName(_)) | (Kind::Event, WatchFilter::InvolvedObject(..)))
+        kind.info().field_index.is_some_and(|f| Index::answers(f, filter))
     }
 
     /// Pods bound to `node`, in key order (uncounted).
     pub fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
         let ks = &self.kinds[Kind::Pod.index()];
-        ks.by_node.get(node).into_iter().flat_map(|b| b.keys.iter()).filter_map(|k| ks.objects.get(k))
+        let nodes = ks.index.as_ref().and_then(Index::nodes);
+        nodes.and_then(|m| m.get(node)).into_iter().flat_map(|b| b.keys.iter()).filter_map(|k| ks.objects.get(k))
     }
 
     /// Each node's kept pod tally against a count of the pods its index holds (every pod with a `spec.nodeName`
@@ -559,7 +517,7 @@ impl Store {
     pub(crate) fn check_node_tallies(&self) -> Result<(), String> {
         let ks = &self.kinds[Kind::Pod.index()];
         let mut indexed = 0;
-        for (node, e) in &ks.by_node {
+        for (node, e) in ks.index.as_ref().and_then(Index::nodes).into_iter().flatten() {
             let counted = PodTally::of(e.keys.iter().filter_map(|k| ks.objects.get(k)).filter_map(|o| o.as_pod()));
             if counted != e.tally {
                 return Err(format!("the store's tally of node {node}'s pods {:?} is not theirs {counted:?}", e.tally));
@@ -575,7 +533,8 @@ impl Store {
 
     /// The pods bound to `node` by phase (terminating apart), kept at every write: reading it visits no pod.
     pub fn pod_tally_on_node(&self, node: &str) -> PodTally {
-        self.kinds[Kind::Pod.index()].by_node.get(node).map_or_else(PodTally::default, |e| e.tally)
+        let nodes = self.kinds[Kind::Pod.index()].index.as_ref().and_then(Index::nodes);
+        nodes.and_then(|m| m.get(node)).map_or_else(PodTally::default, |e| e.tally)
     }
 
     /// Objects a watch with `filter` would see (uncounted).
@@ -584,14 +543,10 @@ impl Store {
         kind: Kind,
         filter: &'a WatchFilter,
     ) -> Box<dyn Iterator<Item = &'a Rc<Object>> + 'a> {
-        match filter {
-            WatchFilter::NodeName(n) if kind == Kind::Pod => Box::new(self.pods_on_node(n)),
-            WatchFilter::InvolvedObject(k, n) if kind == Kind::Event => {
-                let ks = &self.kinds[Kind::Event.index()];
-                let keys = ks.by_involved.get(&(k.clone(), n.clone()));
-                Box::new(keys.into_iter().flat_map(|b| b.iter()).filter_map(|key| ks.objects.get(key)))
-            }
-            _ => Box::new(self.objects(kind).filter(move |o| filter.matches(o))),
+        let ks = &self.kinds[kind.index()];
+        match ks.index.as_ref().and_then(|ix| ix.keys(filter)) {
+            Some(keys) => Box::new(keys.filter_map(|key| ks.objects.get(key))),
+            None => Box::new(self.objects(kind).filter(move |o| filter.matches(o))),
         }
     }
 
@@ -672,8 +627,11 @@ impl Store {
     }
 }
 mod footprint;
+mod index;
 mod watches;
 mod write;
+
+use index::Index;
 
 pub use write::{patch_allocated_values, set_pod_condition, validate_update};
 

@@ -966,3 +966,43 @@ fn a_long_generate_name_is_cut_to_fit() {
     let name = crate::api::names::generated_name(&long, "bcdfg");
     assert_eq!((name.len(), &name[58..]), (63, "bcdfg"));
 }
+
+// ---- field indexes ---------------------------------------------------------------------------------------------
+
+#[test]
+fn each_kind_keeps_the_field_index_its_registry_row_names_and_answers_its_selector_from_it() {
+    for kind in Kind::ALL {
+        let field = kind.info().field_index;
+        for filter in [WatchFilter::NodeName(s("n1")), WatchFilter::InvolvedObject(s("Pod"), s("a"))] {
+            let answered = field.is_some_and(|f| Index::answers(f, &filter));
+            assert_eq!(Store::indexed(kind, &filter), answered, "{kind} {filter:?}");
+        }
+    }
+    assert_eq!(Kind::Pod.info().field_index, Some(crate::api::FieldIndex::PodNodeName));
+    assert_eq!(Kind::Event.info().field_index, Some(crate::api::FieldIndex::EventInvolvedObject));
+    let (mut st, c) = setup();
+    bound_pod(&mut st, c, "a", "n1");
+    bound_pod(&mut st, c, "b", "n2");
+    let moved = bound_pod(&mut st, c, "c", "n1");
+    create(&mut st, c, pod("unbound"), 0);
+    let now = DeleteOptions {
+        grace_period_seconds: Some(0),
+        preconditions_uid: Some(moved.meta().uid.clone()),
+        ..Default::default()
+    };
+    st.delete(c, Kind::Pod, &key("c"), &now, 0).expect("delete");
+    assert!(st.peek(Kind::Pod, &key("c")).is_none(), "deleted at once");
+    let on = |st: &Store, n: &str| {
+        let filter = WatchFilter::NodeName(s(n));
+        let indexed: Vec<String> = st.filtered(Kind::Pod, &filter).map(|o| o.meta().name.to_string()).collect();
+        let scanned: Vec<String> =
+            st.objects(Kind::Pod).filter(|o| filter.matches(o)).map(|o| o.meta().name.to_string()).collect();
+        assert_eq!(indexed, scanned, "the index answers as a scan would on {n}");
+        indexed
+    };
+    assert_eq!(on(&st, "n1"), ["a"], "a deleted pod leaves its node's entry");
+    assert_eq!(on(&st, "n2"), ["b"]);
+    assert!(on(&st, "n3").is_empty());
+    assert_eq!(st.pod_tally_on_node("n1").total(), 1);
+    st.check_node_tallies().expect("tallies");
+}

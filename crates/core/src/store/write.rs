@@ -595,19 +595,13 @@ impl Store {
             if let Some(p) = obj.as_pod().filter(|_| type_ != EventType::Deleted) {
                 self.pods.count(p, true);
             }
-            if let Some(p) = old.as_ref().and_then(|o| o.as_pod()) {
-                node_index(&mut ks.by_node, p, &key, false);
-            }
-            if let Some(p) = obj.as_pod().filter(|_| type_ != EventType::Deleted) {
-                node_index(&mut ks.by_node, p, &key, true);
-            }
         }
-        if kind == Kind::Event {
-            if let Some(i) = old.as_deref().and_then(involved) {
-                field_index(&mut ks.by_involved, i, &key, false);
+        if let Some(ix) = ks.index.as_mut() {
+            if let Some(o) = old.as_deref() {
+                ix.update(o, &key, false);
             }
-            if let Some(i) = involved(&obj).filter(|_| type_ != EventType::Deleted) {
-                field_index(&mut ks.by_involved, i, &key, true);
+            if type_ != EventType::Deleted {
+                ix.update(&obj, &key, true);
             }
         }
         let mut h = self.history_hash;
