@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   TEST_TIMEOUT, sharedBrowser, withPage, waitFor, nodeByName, kubectl, kubectlInput, kubectlOutput, sel, screenshot,
-  runClockPast, simTime, historyHash,
+  runClockPast, simTime, historyHash, waitForKeptSession,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
@@ -88,14 +88,7 @@ test('a kept session whose run needs the scenario reader is restored once the mo
       await page.locator(sel.playPause).click();
       const t = await simTime(page);
       const hash = await historyHash(page);
-      await waitFor(
-        async () => {
-          const stored = await page.evaluate(() => localStorage.getItem('kubeloop.session.v1'));
-          const session = stored ? JSON.parse(stored) : null;
-          return (session?.playing === false && /replicas=4/.test(session.run ?? '')) || null;
-        },
-        { message: 'the session kept with the paused run' },
-      );
+      await waitForKeptSession(page, (s) => s?.playing === false && /replicas=4/.test(s.run ?? ''), 'the session kept with the paused run');
       held.hold = true;
       held.rearm();
       await page.reload({ waitUntil: 'load' });

@@ -404,6 +404,17 @@ export async function openClusterTools(page) {
 }
 
 /** The kubectl console's input. */
+/** The session the page keeps in local storage (written every 2 s and when the page is hidden), or null. */
+export async function keptSession(page) {
+  const stored = await page.evaluate(() => localStorage.getItem('kubeloop.session.v1'));
+  return stored ? JSON.parse(stored) : null;
+}
+
+/** Waits until the kept session is one `holds` accepts. */
+export async function waitForKeptSession(page, holds, message) {
+  await waitFor(async () => holds(await keptSession(page)) || null, { message });
+}
+
 export const kubectlInput = (page) => page.locator('[data-testid=kubectl-input]').first();
 
 /** The kubectl console's output: the last command's, as kubectl prints it. */

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   TEST_TIMEOUT, BASE_URL, sharedBrowser, withPage, waitFor, nodeByName, kubectl, kubectlInput, simTime, sel,
-  setEditorText, editorText, screenshot, runClockPast, waitSimTimePast, historyHash, killNode,
+  setEditorText, editorText, screenshot, runClockPast, waitSimTimePast, historyHash, killNode, waitForKeptSession,
 } from './lib.mjs';
 
 const browser = sharedBrowser();
@@ -23,14 +23,7 @@ test('a reload brings back the editor text, the console history and the run; Res
     const t = await simTime(page);
     const hash = await historyHash(page);
     // The session is written every 2 s and when the page is hidden or left: here, once it holds the paused run.
-    await waitFor(
-      async () => {
-        const stored = await page.evaluate(() => localStorage.getItem('kubeloop.session.v1'));
-        const session = stored ? JSON.parse(stored) : null;
-        return session?.editor === MINE && session.playing === false;
-      },
-      { message: 'the session kept with the text and the paused run' },
-    );
+    await waitForKeptSession(page, (s) => s?.editor === MINE && s.playing === false, 'the session kept with the text and the paused run');
     await page.reload({ waitUntil: 'load' });
     await page.waitForSelector(sel.ready, { state: 'attached' });
     await waitFor(async () => /Restored your last session/.test(await notice(page)), { message: 'the notice says so' });
