@@ -34,6 +34,12 @@ const OWNED = [
   /^kubeloop_engine::scenario::(actions|expect|values|parse)::/,
   /^<kubeloop_engine::scenario::(ScenarioError|expect::When) as core::fmt::Display>::fmt$/,
 ];
+// A test gives its own (tests/split.test.mjs): `{"roots": [regex, ...], "owned": [regex, ...]}`.
+if (process.env.KUBELOOP_SPLIT_CONFIG) {
+  const c = JSON.parse(process.env.KUBELOOP_SPLIT_CONFIG);
+  ROOTS.splice(0, ROOTS.length, ...c.roots.map((r) => new RegExp(r)));
+  OWNED.splice(0, OWNED.length, ...c.owned.map((r) => new RegExp(r)));
+}
 const EXPORT_PREFIX = '~';
 
 const [input, outDir] = process.argv.slice(2);
