@@ -91,15 +91,7 @@ fn perform(engine: &Rc<RefCell<LiveRun>>, dispatcher: &UseReducerDispatcher<View
                 download(&name, &text);
             }
             let share = e.take_share_request();
-            if e.take_docs_request() {
-                load_docs(engine.clone(), dispatcher.clone());
-            }
-            if e.take_code_request() {
-                load_code(engine.clone(), dispatcher.clone());
-            }
-            if e.take_lessons_request() {
-                load_lessons(engine.clone(), dispatcher.clone());
-            }
+            start_loads(&mut e, engine, dispatcher);
             (e.snapshot(), share)
         }
         Err(_) => return,
@@ -116,6 +108,19 @@ fn perform(engine: &Rc<RefCell<LiveRun>>, dispatcher: &UseReducerDispatcher<View
                 perform(&engine, &dispatcher, Cmd::Copied(copied));
             }
         });
+    }
+}
+
+/// Starts what the engine asks to be loaded: the second module, explain's documentation, the lessons' files.
+fn start_loads(e: &mut LiveRun, engine: &Rc<RefCell<LiveRun>>, dispatcher: &UseReducerDispatcher<View>) {
+    if e.take_code_request() {
+        load_code(engine.clone(), dispatcher.clone());
+    }
+    if e.take_docs_request() {
+        load_docs(engine.clone(), dispatcher.clone());
+    }
+    if e.take_lessons_request() {
+        load_lessons(engine.clone(), dispatcher.clone());
     }
 }
 
@@ -404,14 +409,8 @@ pub fn App() -> Html {
         // and explain work offline from then on.
         let (engine, dispatcher) = (engine.clone(), view.dispatcher());
         use_effect_with((), move |_| {
-            if engine.try_borrow_mut().is_ok_and(|mut e| e.take_code_request()) {
-                load_code(engine.clone(), dispatcher.clone());
-            }
-            if engine.try_borrow_mut().is_ok_and(|mut e| e.take_docs_request()) {
-                load_docs(engine.clone(), dispatcher.clone());
-            }
-            if engine.try_borrow_mut().is_ok_and(|mut e| e.take_lessons_request()) {
-                load_lessons(engine, dispatcher);
+            if let Ok(mut e) = engine.try_borrow_mut() {
+                start_loads(&mut e, &engine, &dispatcher);
             }
         });
     }

@@ -21,8 +21,9 @@ pub async fn load() -> Result<(), String> {
 mod imp {
     use std::cell::Cell;
 
-    use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
+
+    use crate::share::{fetch_bytes, js_error};
 
     thread_local! {
         /// Set once the second module is instantiated (or the page names none).
@@ -39,26 +40,12 @@ mod imp {
         doc.query_selector("meta[name=kubeloop-deferred]").ok()??.get_attribute("content")
     }
 
-    fn js_error(e: JsValue) -> String {
-        e.dyn_ref::<js_sys::Error>().map_or_else(|| format!("{e:?}"), |e| String::from(e.message()))
-    }
-
     pub async fn load() -> Result<(), String> {
         if ready() {
             return Ok(());
         }
         let name = module_name().ok_or("the page names no second module")?;
-        let window = web_sys::window().ok_or("no window")?;
-        let response = JsFuture::from(window.fetch_with_str(&name)).await.map_err(js_error)?;
-        let response: web_sys::Response = response.dyn_into().map_err(js_error)?;
-        if !response.ok() {
-            return Err(format!("{name}: HTTP {}", response.status()));
-        }
-        let bytes = JsFuture::from(response.array_buffer().map_err(js_error)?).await.map_err(js_error)?;
-        let bytes = js_sys::Uint8Array::new(&bytes).to_vec();
-        if READY.with(Cell::get) {
-            return Ok(());
-        }
+        let bytes = fetch_bytes(&name).await?;
         let imports = js_sys::Object::new();
         js_sys::Reflect::set(&imports, &"primary".into(), &wasm_bindgen::exports()).map_err(js_error)?;
         JsFuture::from(js_sys::WebAssembly::instantiate_buffer(&bytes, &imports))

@@ -26,20 +26,33 @@ extern "C" {
 }
 
 /// A JavaScript error's message.
-fn js_error(e: JsValue) -> String {
+pub(crate) fn js_error(e: JsValue) -> String {
     e.dyn_ref::<js_sys::Error>().map_or_else(|| format!("{e:?}"), |e| String::from(e.message()))
 }
 
-/// A text file of the site, fetched relative to the page (so it works from any sub-path).
-pub async fn fetch_text(name: &str) -> Result<String, String> {
+/// A file of the site, fetched relative to the page (so it works from any sub-path): its response, or why not.
+async fn fetch(name: &str) -> Result<web_sys::Response, String> {
     let window = web_sys::window().ok_or("no window")?;
     let response = JsFuture::from(window.fetch_with_str(name)).await.map_err(js_error)?;
     let response: web_sys::Response = response.dyn_into().map_err(js_error)?;
     if !response.ok() {
         return Err(format!("{name}: HTTP {}", response.status()));
     }
+    Ok(response)
+}
+
+/// A text file of the site ([`fetch`]).
+pub async fn fetch_text(name: &str) -> Result<String, String> {
+    let response = fetch(name).await?;
     let text = JsFuture::from(response.text().map_err(js_error)?).await.map_err(js_error)?;
     text.as_string().ok_or_else(|| format!("{name}: not text"))
+}
+
+/// A file of the site as bytes ([`fetch`]).
+pub async fn fetch_bytes(name: &str) -> Result<Vec<u8>, String> {
+    let response = fetch(name).await?;
+    let bytes = JsFuture::from(response.array_buffer().map_err(js_error)?).await.map_err(js_error)?;
+    Ok(js_sys::Uint8Array::new(&bytes).to_vec())
 }
 
 /// `bytes` through a (de)compression stream, at most `limit` bytes out.
