@@ -505,11 +505,15 @@ impl Store {
         kind.info().field_index.is_some_and(|f| Index::answers(f, filter))
     }
 
+    /// The pod index's entry of `node` (none when no pod is bound to it).
+    fn node_pods(&self, node: &str) -> Option<&index::NodePods> {
+        self.kinds[Kind::Pod.index()].index.as_ref().and_then(Index::nodes).and_then(|m| m.get(node))
+    }
+
     /// Pods bound to `node`, in key order (uncounted).
     pub fn pods_on_node<'a>(&'a self, node: &str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
         let ks = &self.kinds[Kind::Pod.index()];
-        let nodes = ks.index.as_ref().and_then(Index::nodes);
-        nodes.and_then(|m| m.get(node)).into_iter().flat_map(|b| b.keys.iter()).filter_map(|k| ks.objects.get(k))
+        self.node_pods(node).into_iter().flat_map(|b| b.keys.iter()).filter_map(|k| ks.objects.get(k))
     }
 
     /// Each node's kept pod tally against a count of the pods its index holds (every pod with a `spec.nodeName`
@@ -533,8 +537,7 @@ impl Store {
 
     /// The pods bound to `node` by phase (terminating apart), kept at every write: reading it visits no pod.
     pub fn pod_tally_on_node(&self, node: &str) -> PodTally {
-        let nodes = self.kinds[Kind::Pod.index()].index.as_ref().and_then(Index::nodes);
-        nodes.and_then(|m| m.get(node)).map_or_else(PodTally::default, |e| e.tally)
+        self.node_pods(node).map_or_else(PodTally::default, |e| e.tally)
     }
 
     /// Objects a watch with `filter` would see (uncounted).

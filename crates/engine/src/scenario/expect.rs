@@ -376,7 +376,6 @@ fn count_look(c: &Count, v: u64, what: String) -> Look {
 }
 
 fn look_pods(p: &Pods, sim: &Sim, b: &Baseline) -> Look {
-    let dead: Vec<&str> = sim.kubelets().iter().filter(|k| !k.alive).map(|k| &*k.name).collect();
     let picks = |x: &crate::api::Pod| {
         *x.metadata.namespace == *p.namespace
             && p.selector.matches(&x.metadata.labels)
@@ -407,6 +406,7 @@ fn look_pods(p: &Pods, sim: &Sim, b: &Baseline) -> Look {
         }
     }
     if p.counts[ON_DEAD_NODES].is_some() {
+        let dead: Vec<&str> = sim.kubelets().iter().filter(|k| !k.alive).map(|k| &*k.name).collect();
         seen.push(format!("dead: {}", if dead.is_empty() { "none".to_string() } else { dead.join(", ") }));
     }
     (holds, format!("pods {}: {}", p.text, seen.join(", ")))
