@@ -10,6 +10,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
+import * as wasm from './wasm-read.mjs';
 
 const [dist, cargoWasm] = process.argv.slice(2);
 if (!dist || !cargoWasm) {
@@ -55,97 +56,12 @@ if (existsSync(examples)) {
 }
 
 // ---- contributors: function body sizes by name, from the cargo-built wasm's code and name sections ----------
-function leb(buf, pos) {
-  let result = 0;
-  let shift = 0;
-  for (;;) {
-    const byte = buf[pos++];
-    result += (byte & 0x7f) * 2 ** shift;
-    shift += 7;
-    if ((byte & 0x80) === 0) return [result, pos];
-  }
-}
-
-// A length-prefixed UTF-8 string at `pos`, and the position after it.
-function str(buf, pos) {
-  const [len, p] = leb(buf, pos);
-  return [buf.subarray(p, p + len).toString('utf8'), p + len];
-}
-
 function contributors(path) {
   const buf = readFileSync(path);
-  let pos = 8;
-  let imported = 0;
-  const bodies = [];
-  const names = new Map();
-  while (pos < buf.length) {
-    const id = buf[pos++];
-    let size;
-    [size, pos] = leb(buf, pos);
-    const end = pos + size;
-    if (id === 2) {
-      // imports: functions are numbered after the imported ones
-      let n;
-      let p = pos;
-      [n, p] = leb(buf, p);
-      for (let i = 0; i < n; i++) {
-        [, p] = str(buf, p);
-        [, p] = str(buf, p);
-        const kind = buf[p++];
-        if (kind === 0) {
-          imported++;
-          [, p] = leb(buf, p);
-        } else if (kind === 1) {
-          p += 1;
-          const flags = buf[p++];
-          [, p] = leb(buf, p);
-          if (flags & 1) [, p] = leb(buf, p);
-        } else if (kind === 2) {
-          const flags = buf[p++];
-          [, p] = leb(buf, p);
-          if (flags & 1) [, p] = leb(buf, p);
-        } else if (kind === 3) {
-          p += 2;
-        } else {
-          [, p] = leb(buf, p);
-        }
-      }
-    } else if (id === 10) {
-      let n;
-      let p = pos;
-      [n, p] = leb(buf, p);
-      for (let i = 0; i < n; i++) {
-        let len;
-        [len, p] = leb(buf, p);
-        bodies.push(len);
-        p += len;
-      }
-    } else if (id === 0) {
-      let [name, p] = str(buf, pos);
-      if (name === 'name') {
-        while (p < end) {
-          const sub = buf[p++];
-          let subSize;
-          [subSize, p] = leb(buf, p);
-          const subEnd = p + subSize;
-          if (sub === 1) {
-            let n;
-            [n, p] = leb(buf, p);
-            for (let i = 0; i < n; i++) {
-              let idx;
-              let fname;
-              [idx, p] = leb(buf, p);
-              [fname, p] = str(buf, p);
-              names.set(idx, fname);
-            }
-          }
-          p = subEnd;
-        }
-      }
-    }
-    pos = end;
-  }
-  return bodies.map((size, i) => ({ size, name: names.get(i + imported) ?? `func ${i + imported}` }));
+  const all = wasm.sections(buf);
+  const imported = wasm.imports(buf, all).functions.length;
+  const names = wasm.functionNames(buf, all);
+  return wasm.bodies(buf, all).map(([s, e], i) => ({ size: e - s, name: names.get(i + imported) ?? `func ${i + imported}` }));
 }
 
 // The crate a (legacy-mangled) Rust symbol belongs to: its first path segment, or the first path inside `<...>`.

@@ -19,6 +19,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import * as wasm from './wasm-read.mjs';
+
 // The entry points the page gates (src/deferred.rs): every kubectl command line, and reading a scenario.
 const ROOTS = [
   /^kubeloop_engine::kubectl::run$/,
@@ -54,25 +56,7 @@ const fail = (msg) => {
 
 // ---- reading ----
 const buf = readFileSync(input);
-const leb = (b, p) => {
-  let r = 0;
-  let s = 0;
-  let x;
-  do {
-    x = b[p++];
-    r += (x & 0x7f) * 2 ** s;
-    s += 7;
-  } while (x & 0x80);
-  return [r, p];
-};
-const skipLeb = (b, p) => {
-  while (b[p++] & 0x80);
-  return p;
-};
-const str = (b, p) => {
-  const [n, q] = leb(b, p);
-  return [b.toString('utf8', q, q + n), q + n];
-};
+const { leb, skipLeb, str } = wasm;
 const enc = (n) => {
   const out = [];
   do {
@@ -87,52 +71,17 @@ const name = (s) => Buffer.concat([enc(Buffer.byteLength(s)), Buffer.from(s)]);
 const vec = (items) => Buffer.concat([enc(items.length), ...items]);
 const section = (id, body) => Buffer.concat([Buffer.from([id]), enc(body.length), body]);
 
-if (buf.readUInt32LE(0) !== 0x6d736100) fail(`${input} is not a wasm module`);
-const sections = []; // {id, start, end, body}
-for (let pos = 8; pos < buf.length; ) {
-  const id = buf[pos];
-  const [size, p] = leb(buf, pos + 1);
-  sections.push({ id, start: pos, bodyStart: p, end: p + size });
-  pos = p + size;
+let sections;
+try {
+  sections = wasm.sections(buf);
+} catch (e) {
+  fail(`${input}: ${e.message}`);
 }
 const sec = (id) => sections.find((s) => s.id === id);
 
-const funcImports = []; // {module, field, type}
-let importedGlobals = 0;
-let importedTables = 0;
-let importedMemories = 0;
-if (sec(2)) {
-  let p = sec(2).bodyStart;
-  let n;
-  [n, p] = leb(buf, p);
-  for (let i = 0; i < n; i++) {
-    let module;
-    let field;
-    [module, p] = str(buf, p);
-    [field, p] = str(buf, p);
-    const kind = buf[p++];
-    if (kind === 0) {
-      let type;
-      [type, p] = leb(buf, p);
-      funcImports.push({ module, field, type });
-    } else if (kind === 1) {
-      importedTables++;
-      p++;
-      const flags = buf[p++];
-      p = skipLeb(buf, p);
-      if (flags & 1) p = skipLeb(buf, p);
-    } else if (kind === 2) {
-      importedMemories++;
-      const flags = buf[p++];
-      p = skipLeb(buf, p);
-      if (flags & 1) p = skipLeb(buf, p);
-    } else if (kind === 3) {
-      importedGlobals++;
-      p += 2;
-    } else fail(`import kind ${kind}`);
-  }
-}
-if (importedTables || importedMemories || importedGlobals) fail('the module imports a table, memory or global');
+const imported0 = wasm.imports(buf, sections);
+if (imported0.tables || imported0.memories || imported0.globals) fail('the module imports a table, memory or global');
+const funcImports = imported0.functions; // {module, field, type}
 const imported = funcImports.length;
 
 const funcTypes = [];
@@ -173,12 +122,9 @@ const tables = []; // {reftype, flags, min, max}
   [n, p] = leb(buf, p);
   for (let i = 0; i < n; i++) {
     const reftype = buf[p++];
-    const flags = buf[p++];
-    let min;
-    let max = null;
-    [min, p] = leb(buf, p);
-    if (flags & 1) [max, p] = leb(buf, p);
-    tables.push({ reftype, flags, min, max });
+    let l;
+    [l, p] = wasm.limits(buf, p);
+    tables.push({ reftype, ...l });
   }
 }
 if (!tables.length || tables[0].reftype !== 0x70) fail('table 0 is not a funcref table');
@@ -189,12 +135,7 @@ let memory;
   let n;
   [n, p] = leb(buf, p);
   if (n !== 1) fail(`${n} memories`);
-  const flags = buf[p++];
-  let min;
-  let max = null;
-  [min, p] = leb(buf, p);
-  if (flags & 1) [max, p] = leb(buf, p);
-  memory = { flags, min, max };
+  [memory] = wasm.limits(buf, p);
 }
 
 const globals = []; // {type, mut}
@@ -257,43 +198,10 @@ if (sec(9)) {
 }
 const elemFuncs = new Set(elem.values());
 
-const bodies = []; // [start, end) of each defined function's body
-{
-  let p = sec(10).bodyStart;
-  let n;
-  [n, p] = leb(buf, p);
-  for (let i = 0; i < n; i++) {
-    let len;
-    [len, p] = leb(buf, p);
-    bodies.push([p, p + len]);
-    p += len;
-  }
-}
+const bodies = wasm.bodies(buf, sections); // [start, end) of each defined function's body
 const total = imported + bodies.length;
 
-const names = new Map();
-for (const s of sections.filter((s) => s.id === 0)) {
-  let [nm, p] = str(buf, s.bodyStart);
-  if (nm !== 'name') continue;
-  while (p < s.end) {
-    const sub = buf[p++];
-    let size;
-    [size, p] = leb(buf, p);
-    const subEnd = p + size;
-    if (sub === 1) {
-      let n;
-      [n, p] = leb(buf, p);
-      for (let i = 0; i < n; i++) {
-        let idx;
-        let f;
-        [idx, p] = leb(buf, p);
-        [f, p] = str(buf, p);
-        names.set(idx, f.replace(/::h[0-9a-f]{16}$/, ''));
-      }
-    }
-    p = subEnd;
-  }
-}
+const names = new Map([...wasm.functionNames(buf, sections)].map(([i, n]) => [i, n.replace(/::h[0-9a-f]{16}$/, '')]));
 if (!names.size) fail(`${input} has no function names (wasm-opt -g keeps them)`);
 
 // Every instruction of a body, with where its function index (call, return_call, ref.func) is, if any.
@@ -483,7 +391,9 @@ const secondary = Buffer.concat([
   ...secElem,
   section(10, vec(moved.map((f) => rewrite(f - imported)))),
   // The features the code uses (binaryen reads them from here).
-  ...sections.filter((s) => s.id === 0 && str(buf, s.bodyStart)[0] === 'target_features').map((s) => buf.subarray(s.start, s.end)),
+  ...sections
+    .filter((s) => s.id === 0 && wasm.customName(buf, s) === 'target_features')
+    .map((s) => buf.subarray(s.start, s.end)),
 ]);
 
 function sleb(n) {
@@ -529,8 +439,7 @@ if (!exports.some((e) => e.kind === 2 && e.name === 'memory')) fail('the memory 
 const primaryParts = [buf.subarray(0, 8)];
 for (const s of sections) {
   if (s.id === 0) {
-    const [nm] = str(buf, s.bodyStart);
-    if (nm === 'name') continue;
+    if (wasm.customName(buf, s) === 'name') continue;
     primaryParts.push(buf.subarray(s.start, s.end));
   } else if (s.id === 4) primaryParts.push(section(4, tableSection));
   else if (s.id === 7) primaryParts.push(section(7, exportSection));
