@@ -30,8 +30,8 @@ impl<'a> Api<'a> {
     }
 
     /// An uncounted look at the store: one of the named exceptions to "every read of a component is a counted
-    /// request" (ARCHITECTURE.md). The kubelet's own Node object and the pods it runs (kubeloop's stand-in for the
-    /// kubelet's pod manager and its status manager's copy), and a leader elector's Lease before it writes it.
+    /// request" (ARCHITECTURE.md). The kubelet's own Node object (and its Node's uid for its Lease's owner), and a
+    /// leader elector's Lease before it writes it. The kubelet reads the pods it runs from its informer's cache.
     pub(crate) fn peek(&self, kind: Kind, key: &ObjKey) -> Option<&Rc<Object>> {
         self.store.peek(kind, key)
     }

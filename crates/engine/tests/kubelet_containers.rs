@@ -363,3 +363,44 @@ fn min_ready_seconds_keeps_a_pod_that_crashes_before_it_from_counting_as_availab
     }
     assert!(ever_ready, "the new pod was ready, just never for minReadySeconds");
 }
+
+/// The kubelet reads the pods it runs from its informer's cache (its pod manager), not from the store: when it
+/// misses a pod's deletion (a lost watch event) it starts the pod's containers all the same, as a real kubelet
+/// acts on what its watch told it, until a relist repairs its cache and it forgets the pod.
+#[test]
+fn a_kubelet_that_missed_a_deletion_acts_on_the_pod_its_cache_holds_until_a_relist() {
+    let mut sim = sim(1);
+    let node = sim.kubelets()[0].name.to_string();
+    let manifest = format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: solo\nspec:\n  nodeName: {node}\n  containers:\n  - name: app\n    image: nginx:1.27\n"
+    );
+    kubectl::apply(&mut sim, &manifest).expect("apply solo");
+    let admitted = |sim: &Sim| {
+        sim.store().peek(Kind::Pod, &ObjKey::new("default", "solo")).and_then(|o| o.as_pod()).is_some_and(|p| {
+            p.status
+                .container_statuses
+                .iter()
+                .any(|c| c.state.waiting.as_ref().is_some_and(|w| &*w.reason == "ContainerCreating"))
+        })
+    };
+    for _ in 0..10_000 {
+        if admitted(&sim) {
+            break;
+        }
+        sim.run_for(1);
+    }
+    assert!(admitted(&sim), "the kubelet admitted the pod");
+    assert!(common::events(&sim, "Started").is_empty(), "nothing started yet");
+    let informer = sim.kubelet_informers().next().expect("the kubelet's informer");
+    sim.set_informer_watch_drop(informer, 1.0);
+    let out = common::kubectl(&mut sim, "delete pod solo --grace-period=0 --force");
+    assert_eq!(out.code, 0, "{}", out.text());
+    assert!(sim.store().peek(Kind::Pod, &ObjKey::new("default", "solo")).is_none(), "gone from the store");
+    sim.run_for(MINUTE);
+    assert_eq!(common::events(&sim, "Started"), ["Started container app"], "started from its cache");
+    assert_eq!(sim.informers()[informer].cache.len(), 1, "its cache still holds the pod");
+    sim.set_informer_watch_drop(informer, 0.0);
+    sim.force_relist(informer);
+    sim.run_for(MINUTE);
+    assert_eq!(sim.informers()[informer].cache.len(), 0, "the relist repaired its cache");
+}

@@ -53,6 +53,7 @@ impl Kubelet {
     pub(super) fn container_step(
         &mut self,
         api: &mut Api,
+        pods: &Cache,
         key: &ObjKey,
         i: usize,
         what: Due,
@@ -61,7 +62,7 @@ impl Kubelet {
         now: Millis,
         due: &mut Vec<(usize, Due, Millis)>,
     ) {
-        let Some(obj) = api.peek(Kind::Pod, key).cloned() else { return };
+        let Some(obj) = pods.get(key).cloned() else { return };
         let Some(pod) = obj.as_pod() else { return };
         let Some(spec) = pod.spec.containers.get(i) else { return };
         let b = self.behaviour(key, i, behaviours);

@@ -13,6 +13,7 @@ use crate::api::{
 };
 use crate::behaviour::{Behaviour, BehaviourPatch, Behaviours};
 use crate::client::Api;
+use crate::informer::Cache;
 use crate::informer::{InformerEvent, InformerId};
 use crate::recorder::{EventKind, Recorder};
 use crate::store::{set_pod_condition, ClientId, DeleteOptions, Subresource};
@@ -558,6 +559,7 @@ impl Kubelet {
         &mut self,
         timer: KubeletTimer,
         api: &mut Api,
+        pods: &Cache,
         runtime: &RuntimeConfig,
         behaviours: &Behaviours,
         now: Millis,
@@ -570,7 +572,7 @@ impl Kubelet {
             }
             KubeletTimer::Pod { key, uid, step } => {
                 self.work.pod_steps += 1;
-                KubeletTimer::pods(self.step(api, &key, &uid, step, runtime, behaviours, now)).collect()
+                KubeletTimer::pods(self.step(api, pods, &key, &uid, step, runtime, behaviours, now)).collect()
             }
         }
     }
@@ -596,6 +598,7 @@ impl Kubelet {
     pub(crate) fn step(
         &mut self,
         api: &mut Api,
+        pods: &Cache,
         key: &ObjKey,
         uid: &Str,
         step: PodStep,
@@ -607,7 +610,7 @@ impl Kubelet {
         let Some(rt) = self.pods.get(key).filter(|r| &r.uid == uid) else { return Vec::new() };
         match (step, rt.stage) {
             (PodStep::Started, Stage::Starting) => {
-                let Some(obj) = api.peek(Kind::Pod, key).cloned() else { return Vec::new() };
+                let Some(obj) = pods.get(key).cloned() else { return Vec::new() };
                 let Some(pod) = obj.as_pod() else { return Vec::new() };
                 // The volume manager mounts the pod's volumes before any container starts.
                 if let Some((volume, err)) = config::mount_error(api, pod) {
@@ -647,7 +650,7 @@ impl Kubelet {
                 let _ = api.delete(Kind::Pod, key, &opts);
             }
             (PodStep::Container { index, due: what }, Stage::Running) => {
-                self.container_step(api, key, usize::from(index), what, runtime, behaviours, now, &mut due);
+                self.container_step(api, pods, key, usize::from(index), what, runtime, behaviours, now, &mut due);
             }
             _ => {}
         }
@@ -708,7 +711,7 @@ impl Kubelet {
     /// Changes the behaviour of a pod's containers (kubeloop's own input) from now on.
     pub(crate) fn patch_behaviour(
         &mut self,
-        api: &mut Api,
+        pods: &Cache,
         key: &ObjKey,
         container: Option<&str>,
         patch: &BehaviourPatch,
@@ -723,13 +726,13 @@ impl Kubelet {
                 c.behaviour = Some(b);
             }
         }
-        Ok(self.rearm(api, key, &picked, behaviours, now))
+        Ok(self.rearm(pods, key, &picked, behaviours, now))
     }
 
     /// An image's behaviour changed: the containers that follow it act on it from now on.
     pub(crate) fn image_behaviour_changed(
         &mut self,
-        api: &mut Api,
+        pods: &Cache,
         image: &str,
         behaviours: &Behaviours,
         now: Millis,
@@ -753,7 +756,7 @@ impl Kubelet {
         crate::sort::sort_by_key(&mut keys, |(k, _)| k.clone());
         let mut timers = Vec::new();
         for (key, picked) in keys {
-            timers.extend(self.rearm(api, &key, &picked, behaviours, now));
+            timers.extend(self.rearm(pods, &key, &picked, behaviours, now));
         }
         timers
     }
@@ -762,13 +765,13 @@ impl Kubelet {
     /// follows its new `crash_after`.
     fn rearm(
         &mut self,
-        api: &mut Api,
+        pods: &Cache,
         key: &ObjKey,
         picked: &[usize],
         behaviours: &Behaviours,
         now: Millis,
     ) -> Vec<PodTimer> {
-        let Some(obj) = api.peek(Kind::Pod, key).cloned() else { return Vec::new() };
+        let Some(obj) = pods.get(key).cloned() else { return Vec::new() };
         let Some(pod) = obj.as_pod() else { return Vec::new() };
         let mut due = Vec::new();
         for &i in picked {
@@ -796,13 +799,14 @@ impl Kubelet {
     pub(crate) fn crash(
         &mut self,
         api: &mut Api,
+        pods: &Cache,
         key: &ObjKey,
         container: Option<&str>,
         behaviours: &Behaviours,
         now: Millis,
     ) -> Result<Vec<PodTimer>, String> {
         let picked = self.select(key, container)?;
-        let policy = match api.peek(Kind::Pod, key).and_then(|o| o.as_pod().map(|p| p.spec.restart_policy.clone())) {
+        let policy = match pods.get(key).and_then(|o| o.as_pod().map(|p| p.spec.restart_policy.clone())) {
             Some(p) => p,
             None => return Err(format!("pods \"{}\" not found", key.name)),
         };

@@ -10,13 +10,12 @@ impl Sim {
         self.behaviours.patch_image(image, patch)?;
         let now = self.now;
         for n in 0..self.kubelets.len() {
-            let Sim { kubelets, kubelet_rngs, store, behaviours, .. } = self;
+            let Sim { kubelets, behaviours, informers, .. } = self;
             let k = &mut kubelets[n];
             if !k.alive {
                 continue;
             }
-            let mut api = Api::new(store, k.client, now, &mut kubelet_rngs[n]);
-            let timers = k.image_behaviour_changed(&mut api, image, behaviours, now);
+            let timers = k.image_behaviour_changed(&informers[k.informer].cache, image, behaviours, now);
             self.schedule_pod_timers(n, timers);
         }
         self.flush_wakeups();
@@ -30,21 +29,27 @@ impl Sim {
         container: Option<&str>,
         patch: &BehaviourPatch,
     ) -> Result<(), String> {
-        self.on_pod_kubelet(key, |k, api, behaviours, now| {
-            k.patch_behaviour(api, key, container, patch, behaviours, now)
+        self.on_pod_kubelet(key, |k, _, pods, behaviours, now| {
+            k.patch_behaviour(pods, key, container, patch, behaviours, now)
         })
     }
 
     /// Crashes a pod's running containers now (one, or all when `container` is `None`).
     pub fn crash_pod(&mut self, key: &ObjKey, container: Option<&str>) -> Result<(), String> {
-        self.on_pod_kubelet(key, |k, api, behaviours, now| k.crash(api, key, container, behaviours, now))
+        self.on_pod_kubelet(key, |k, api, pods, behaviours, now| k.crash(api, pods, key, container, behaviours, now))
     }
 
     /// Runs `f` on the kubelet of the node a pod is bound to, and schedules the timers it returns.
     fn on_pod_kubelet(
         &mut self,
         key: &ObjKey,
-        f: impl FnOnce(&mut Kubelet, &mut Api, &crate::behaviour::Behaviours, Millis) -> Result<Vec<PodTimer>, String>,
+        f: impl FnOnce(
+            &mut Kubelet,
+            &mut Api,
+            &crate::informer::Cache,
+            &crate::behaviour::Behaviours,
+            Millis,
+        ) -> Result<Vec<PodTimer>, String>,
     ) -> Result<(), String> {
         let Some(obj) = self.store.peek(Kind::Pod, key).cloned() else {
             return Err(format!("pods \"{}\" not found", key.name));
@@ -54,13 +59,13 @@ impl Sim {
             return Err(format!("pod \"{}\" is not bound to a node yet", key.name));
         };
         let now = self.now;
-        let Sim { kubelets, kubelet_rngs, store, behaviours, .. } = self;
+        let Sim { kubelets, kubelet_rngs, store, behaviours, informers, .. } = self;
         let k = &mut kubelets[n];
         if !k.alive {
             return Err(format!("the kubelet of node \"{node}\" is not running"));
         }
         let mut api = Api::new(store, k.client, now, &mut kubelet_rngs[n]);
-        let timers = f(k, &mut api, behaviours, now)?;
+        let timers = f(k, &mut api, &informers[k.informer].cache, behaviours, now)?;
         self.schedule_pod_timers(n, timers);
         self.flush_wakeups();
         Ok(())

@@ -565,13 +565,14 @@ impl Sim {
             }
             Ev::Kubelet { node, epoch, timer } => {
                 let now = self.now;
-                let Sim { kubelets, kubelet_rngs, store, config, behaviours, .. } = self;
+                let Sim { kubelets, kubelet_rngs, store, config, behaviours, informers, .. } = self;
                 let k = &mut kubelets[node];
                 if k.epoch != epoch || !k.alive {
                     return;
                 }
                 let mut api = Api::new(store, k.client, now, &mut kubelet_rngs[node]);
-                let next = k.on_timer(timer, &mut api, &config.runtime, behaviours, now);
+                let pods = &informers[k.informer].cache;
+                let next = k.on_timer(timer, &mut api, pods, &config.runtime, behaviours, now);
                 self.schedule_kubelet_timers(node, next);
             }
             Ev::LeaderTick { host, epoch } => {
