@@ -299,7 +299,7 @@ fn start_loop(engine: Rc<RefCell<LiveRun>>, dispatcher: UseReducerDispatcher<Vie
                 let share = if due { (render_cost.get() + build_cost).min(FRAME_BUDGET_MS - 1.0) } else { 0.0 };
                 e.frame_within(dt, FRAME_BUDGET_MS - share);
                 let t = wall_now();
-                let state = (e.sim.events_processed(), e.sim.now());
+                let state = (e.sim().events_processed(), e.sim().now());
                 if e.dirty || (t - last_snap >= interval && seen != Some(state)) {
                     seen = Some(state);
                     let s = e.snapshot();

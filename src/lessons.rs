@@ -99,10 +99,9 @@ pub struct LessonRun {
     /// What each action that ran did, in one line (the action and the first line it printed).
     pub results: Vec<String>,
     /// Per step: `None` while its question (if any) has not been asked; `Some(None)` when it was skipped (or the
-    /// lesson does not ask), else the choice.
+    /// lesson does not ask), else the choice. The step whose question waits is the player's
+    /// ([`kubeloop_engine::scenario::Player::holding`]): the clock holds there until the answer comes.
     pub chosen: Vec<Option<Option<usize>>>,
-    /// The step whose question waits for an answer (the clock holds until it comes).
-    pub asking: Option<usize>,
     /// The expectations, as the engine checks them.
     pub checks: Checks,
 }
@@ -116,22 +115,15 @@ impl LessonRun {
             start,
             results: Vec::new(),
             chosen: vec![None; scenario.actions.len()],
-            asking: None,
             checks: Checks::of(&scenario.actions),
         }
     }
 
-    /// Step `next` (the next to run), if it has a question that has not been asked.
-    pub fn unasked(&self, next: usize) -> Option<usize> {
-        let a = self.scenario.actions.get(next)?;
-        (a.ask.is_some() && self.chosen[next].is_none()).then_some(next)
-    }
-
-    /// Answers the waiting question (`None`: skipped).
-    pub fn answer(&mut self, choice: Option<usize>) {
-        if let Some(step) = self.asking.take() {
-            let n = self.scenario.actions[step].ask.as_ref().map_or(0, |a| a.choices.len());
-            self.chosen[step] = Some(choice.filter(|c| *c < n));
+    /// Answers step `step`'s question, which waited (`None`: skipped).
+    pub fn answer(&mut self, step: usize, choice: Option<usize>) {
+        let n = self.scenario.actions.get(step).and_then(|a| a.ask.as_ref()).map_or(0, |a| a.choices.len());
+        if let Some(c) = self.chosen.get_mut(step) {
+            *c = Some(choice.filter(|c| *c < n));
         }
     }
 

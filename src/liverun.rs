@@ -11,7 +11,7 @@ use kubeloop_engine::intervention::{Intervene, Intervention, Performed};
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::link::Link;
-use kubeloop_engine::scenario::{Record, Scenario, Script};
+use kubeloop_engine::scenario::{Due, Player, Record, Scenario, Script};
 use kubeloop_engine::sim::{ObserveMode, Sim, SimConfig, TimingProfile};
 use kubeloop_engine::time::{Millis, SECOND};
 
@@ -68,7 +68,11 @@ pub fn parse_seed(raw: Option<&str>) -> Result<Option<u64>, String> {
 }
 
 pub struct LiveRun {
-    pub sim: Sim,
+    /// The one scenario player (the runner's too): the cluster, the actions it performs as the clock reaches them
+    /// (a lesson's steps, holding at their questions, or a replay's interventions), and the run as a value: the
+    /// cluster it started from and every intervention made since, at its simulated time (reads are not recorded),
+    /// and whether it can still be exported exactly.
+    player: Player<'static>,
     pub seed: u64,
     /// The node failure timings the simulation was built with.
     pub profile: TimingProfile,
@@ -116,13 +120,8 @@ pub struct LiveRun {
     /// Text the editor is told to show (a lesson's manifests).
     editor: Rc<EditorLoad>,
     meter: ReadMeter,
-    /// The run as a value: the cluster it started from and every intervention made since, at its simulated time
-    /// (reads are not recorded), and whether it can still be exported exactly.
-    record: Record,
     /// A file the page should hand to the person (name, text): the export.
     download: Option<(String, String)>,
-    /// The actions to perform as the clock reaches them: a lesson's steps, or a replay's interventions.
-    script: Script,
     /// The run started from the page's own starting cluster (not a lesson's, a file's or a link's).
     default_base: bool,
     /// A large apply being read, the clock held until it is performed.
@@ -254,7 +253,7 @@ impl LiveRun {
         let record = Record::new(&default_scenario(), seed, TimingProfile::Real);
         crate::crash::note_record(&record);
         LiveRun {
-            sim,
+            player: Player::new(sim, record, &example_file),
             seed,
             profile: TimingProfile::Real,
             playing: true,
@@ -286,9 +285,7 @@ impl LiveRun {
             lesson_asks: true,
             editor: Rc::new(EditorLoad::default()),
             meter: ReadMeter::default(),
-            record,
             download: None,
-            script: Script::default(),
             default_base: true,
             applying: None,
             share: None,
@@ -306,26 +303,31 @@ impl LiveRun {
         }
     }
 
+    /// The cluster.
+    pub fn sim(&self) -> &Sim {
+        self.player.sim()
+    }
+
     /// Starts the run again from its starting cluster, with the same interventions at the same simulated times
     /// as the clock reaches them, with `seed` (or the same seed). The same seed replays the same history.
     pub fn replay(&mut self, seed: Option<u64>) {
-        if let Some(why) = self.record.unrecordable() {
+        if let Some(why) = self.player.record().unrecordable() {
             self.notice = Some(format!("This run cannot be replayed exactly: {why}.").into());
             return;
         }
-        let script = self.record.take_actions();
-        let base = self.record.base().clone();
+        let script = self.player.record_mut().take_actions();
+        let base = self.player.record().base().clone();
         if let Some(s) = seed {
             self.seed = s;
         }
         self.rebuild(&base);
-        self.script = Script::new(script.into(), 0, None);
+        self.player.play(Script::new(script.into(), 0, None));
         self.playing = true;
         self.notice = Some(
             format!(
                 "Replaying the run from 0 with seed {}: its {} intervention(s) at their times.",
                 self.seed,
-                self.script.actions().len()
+                self.player.script().actions().len()
             )
             .into(),
         );
@@ -336,8 +338,8 @@ impl LiveRun {
     /// `None` while there is nothing to keep: the default cluster untouched, the default text, an empty console.
     pub fn session(&self, editor: String) -> Option<crate::session::Session> {
         let console: Vec<_> = self.console.entries().map(crate::session::SavedEntry::of).collect();
-        let untouched = self.record.actions().is_empty()
-            && self.record.unrecordable().is_none()
+        let untouched = self.player.record().actions().is_empty()
+            && self.player.record().unrecordable().is_none()
             && self.lesson.is_none()
             && self.profile == TimingProfile::Real
             && self.default_base;
@@ -365,7 +367,7 @@ impl LiveRun {
                     self.playing = s.playing;
                     format!(
                         " the run, replayed to {}{};",
-                        crate::format::fmt_secs(self.sim.now()),
+                        crate::format::fmt_secs(self.player.sim().now()),
                         if s.playing { " and going on" } else { ", paused as it was (▶ Play goes on)" }
                     )
                 }
@@ -416,7 +418,7 @@ impl LiveRun {
 
     /// Starts making a link to the run so far: the page compresses the export into the URL's fragment.
     fn share(&mut self) {
-        let (at, hash) = (self.sim.now(), self.sim.history_hash());
+        let (at, hash) = (self.player.sim().now(), self.player.sim().history_hash());
         let state = match self.export() {
             Ok(text) => {
                 self.share_request = Some((text, hash));
@@ -446,7 +448,7 @@ impl LiveRun {
             self.search = None;
             return;
         }
-        let found = crate::snapshot::search(&self.sim, query);
+        let found = crate::snapshot::search(self.player.sim(), query);
         if found.exact {
             if let Some(sel) = found.found.first() {
                 self.selection = sel.clone();
@@ -457,22 +459,22 @@ impl LiveRun {
 
     /// Records an intervention made now.
     fn record(&mut self, what: Intervention, label: Option<String>) {
-        match self.record.push(self.sim.now(), what, label) {
+        match self.player.record_now(what, label) {
             Some(a) => crate::crash::note_action(a),
-            None => crate::crash::note_unrecordable(self.record.unrecordable()),
+            None => crate::crash::note_unrecordable(self.player.record().unrecordable()),
         }
     }
 
     /// The run can no longer be exported exactly, and why.
     fn not_exact(&mut self, why: String) {
-        self.record.not_exact(why);
-        crate::crash::note_unrecordable(self.record.unrecordable());
+        self.player.record_mut().not_exact(why);
+        crate::crash::note_unrecordable(self.player.record().unrecordable());
     }
 
     /// The recorded action `i`'s command was interrupted now: its `for:`.
     fn stopped(&mut self, i: usize) {
-        let now = self.sim.now();
-        if self.record.stopped(i, now).is_some() {
+        let now = self.player.sim().now();
+        if self.player.record_mut().stopped(i, now).is_some() {
             crate::crash::note_stop(i, now);
         }
     }
@@ -483,7 +485,7 @@ impl LiveRun {
     fn interrupt_readers(&mut self) {
         // An explain waiting for its documentation only reads, too.
         self.stop_waiting();
-        for i in self.console.interrupt_readers(&mut self.sim) {
+        for i in self.console.interrupt_readers(self.player.sim_mut()) {
             self.stopped(i);
         }
     }
@@ -491,7 +493,7 @@ impl LiveRun {
     /// Ctrl+C: the newest running command stops, looked at once more (as the runner interrupts one at its `for:`),
     /// and the action that started it says when.
     fn interrupt_newest(&mut self) {
-        if let Some(i) = self.console.interrupt_newest(&mut self.sim) {
+        if let Some(i) = self.console.interrupt_newest(self.player.sim_mut()) {
             self.stopped(i);
         }
     }
@@ -499,7 +501,7 @@ impl LiveRun {
     /// The run so far as a scenario file: seed, timings, the starting cluster and every intervention at its time,
     /// ending now. `kubeloop run` replays it to the same history hash.
     pub fn export(&self) -> Result<String, String> {
-        self.record.export(self.sim.now())
+        self.player.export()
     }
 
     /// Records a console line that may write: as `apply` of the editor's text when it reads it with `-f -`.
@@ -517,38 +519,38 @@ impl LiveRun {
     /// Replaces the simulation by a fresh one of the scenario's cluster with the same seed (the console's running
     /// command stops; what the view measured of the old one is forgotten). The editor shows its manifests.
     fn rebuild(&mut self, scenario: &Scenario) {
-        self.console.interrupt_where(&mut self.sim, &|_| true);
+        self.console.interrupt_where(self.player.sim_mut(), &|_| true);
         let (sim, apply, problems) = fresh_sim(self.seed, self.profile, scenario, self.apply.seq + 1);
         self.apply = Rc::new(apply);
         if !problems.is_empty() {
             self.notice = Some(problems.join(" ").into());
         }
-        self.take_sim(sim, scenario);
+        let record = Record::new(scenario, self.seed, self.profile);
+        self.take_player(Player::new(sim, record, &example_file), scenario);
     }
 
-    /// Makes `sim`, started from `scenario`'s cluster, the run shown: what the view measured of the old one is
-    /// forgotten, the record starts from that cluster, and the editor shows its manifests.
-    fn take_sim(&mut self, sim: Sim, scenario: &Scenario) {
-        self.sim = sim;
-        self.target = self.sim.now() as f64;
+    /// Makes `player` (whose cluster started from `scenario`'s) the run shown: what the view measured of the old
+    /// one is forgotten, the record is the player's, and the editor shows the scenario's manifests.
+    fn take_player(&mut self, player: Player<'static>, scenario: &Scenario) {
+        self.player = player;
+        self.target = self.player.sim().now() as f64;
         self.lagging = false;
         self.stream = Stream::default();
         self.history.clear();
         self.loop_history.clear();
         self.cluster_history.clear();
-        self.next_sample = self.sim.now() / SECOND * SECOND;
+        self.next_sample = self.player.sim().now() / SECOND * SECOND;
         self.selection = Selection::None;
         self.search = None;
         self.cache = NodeCache::default();
-        self.rate_window = (self.wall(), self.sim.now());
+        self.rate_window = (self.wall(), self.player.sim().now());
         self.informers = Rc::new(Vec::new());
         self.drift = DriftMeter::default();
         self.lesson = None;
         self.meter = ReadMeter::default();
-        self.record = Record::new(scenario, self.seed, self.profile);
         self.default_base = false;
-        crate::crash::note_record(&self.record);
-        self.script = Script::default();
+        crate::crash::note_record(self.player.record());
+        self.player.play(Script::default());
         self.applying = None;
         self.load_editor(scenario.manifests.as_deref().unwrap_or_default());
     }
@@ -584,20 +586,20 @@ impl LiveRun {
                     self.answer(None);
                 }
                 self.playing = p;
-                self.target = self.sim.now() as f64;
+                self.target = self.player.sim().now() as f64;
             }
             Cmd::Step => {
                 self.answer(None);
                 self.playing = false;
-                let now = self.sim.now();
-                let next = self.sim.next_event_at().unwrap_or(now).min(now + 60 * SECOND);
+                let now = self.player.sim().now();
+                let next = self.player.sim().next_event_at().unwrap_or(now).min(now + 60 * SECOND);
                 self.target = (now + 100).max(next) as f64;
                 let started = self.wall();
                 self.drain(started, 50.0);
             }
             Cmd::SetSpeed(s) => {
                 self.speed = s;
-                self.target = self.sim.now() as f64;
+                self.target = self.player.sim().now() as f64;
             }
             Cmd::SetTiming(p) => {
                 self.profile = p;
@@ -615,13 +617,13 @@ impl LiveRun {
             Cmd::StartLesson(id, profile) => self.start_lesson(id, profile),
             Cmd::StopLesson => {
                 self.lesson = None;
-                self.script = Script::default();
+                self.player.play(Script::default());
             }
             Cmd::Predict(choice) => {
                 if self.held() {
                     self.answer(choice);
                     self.playing = true;
-                    self.target = self.sim.now() as f64;
+                    self.target = self.player.sim().now() as f64;
                 }
             }
             Cmd::LessonAsks(on) => {
@@ -629,6 +631,7 @@ impl LiveRun {
                 if !on {
                     self.answer(None);
                 }
+                self.player.ask(on);
             }
             Cmd::DismissNotice => self.notice = None,
             Cmd::Kubectl { line, stdin } if kubectl::needs_docs(&line) || !crate::deferred::ready() => {
@@ -657,11 +660,13 @@ impl LiveRun {
                 if self.applying.as_ref().is_some_and(|a| a.console) {
                     self.settle_apply(true);
                 }
-                let n = self.record.actions().len();
-                let follows = self.console.run(&mut self.sim, &line, stdin.as_deref());
+                let n = self.player.record().actions().len();
+                let follows = self.console.run(self.player.sim_mut(), &line, stdin.as_deref());
                 if kubectl::writes(&line) {
                     self.record_console(&line, stdin.as_deref());
-                    if let Some(r) = self.console.newest().filter(|_| follows && self.record.actions().len() > n) {
+                    if let Some(r) =
+                        self.console.newest().filter(|_| follows && self.player.record().actions().len() > n)
+                    {
                         r.action = Some(n);
                     }
                 }
@@ -711,7 +716,7 @@ impl LiveRun {
             }
             Cmd::Export => match self.export() {
                 Ok(text) => {
-                    let name = format!("kubeloop-seed{}-{}s.yaml", self.seed, self.sim.now() / SECOND);
+                    let name = format!("kubeloop-seed{}-{}s.yaml", self.seed, self.player.sim().now() / SECOND);
                     self.download = Some((name, text));
                 }
                 Err(e) => self.notice = Some(e.into()),
@@ -721,7 +726,7 @@ impl LiveRun {
 
     /// Tab in the console: completes the last word of `line` (see [`crate::console::apply_completion`]).
     pub fn complete_line(&mut self, line: &str) -> (String, Vec<String>) {
-        let candidates = kubectl::complete(&mut self.sim, line);
+        let candidates = kubectl::complete(self.player.sim_mut(), line);
         // The completion LISTed as the user: the API counters changed.
         self.dirty = true;
         crate::console::apply_completion(line, &candidates)
@@ -737,7 +742,7 @@ impl LiveRun {
                 return Some(view.clone());
             }
         }
-        let view = Rc::new(crate::snapshot::schedule_view(&self.sim, key, self.schedule_profile)?);
+        let view = Rc::new(crate::snapshot::schedule_view(self.player.sim(), key, self.schedule_profile)?);
         let cost = self.wall() - now;
         self.explained = Some((key.clone(), self.schedule_profile, now, cost, view.clone()));
         Some(view)
@@ -745,12 +750,13 @@ impl LiveRun {
 
     pub fn snapshot(&mut self) -> Snapshot {
         self.dirty = false;
-        self.stream.ingest(&self.sim);
-        let rows = crate::snapshot::informer_rows(&self.sim);
-        let measured = self.drift.measure(&self.sim, rows, self.wall(), self.drift_whole_max, self.drift_budget);
+        self.stream.ingest(self.player.sim());
+        let rows = crate::snapshot::informer_rows(self.player.sim());
+        let measured =
+            self.drift.measure(self.player.sim(), rows, self.wall(), self.drift_whole_max, self.drift_budget);
         let informers = Rc::new(measured.rows);
         self.informers = informers.clone();
-        let mut detail = build_detail(&self.sim, &self.selection);
+        let mut detail = build_detail(self.player.sim(), &self.selection);
         if let Some(crate::view::Detail::Pod(d)) = detail.as_mut() {
             if d.exists {
                 d.schedule = self.explain(&d.key.clone());
@@ -758,7 +764,7 @@ impl LiveRun {
         }
         let detail = detail.map(Rc::new);
         Snapshot {
-            loop_diagram: crate::snapshot::build_loop_diagram(&self.sim, &self.loop_controller).map(|l| {
+            loop_diagram: crate::snapshot::build_loop_diagram(self.player.sim(), &self.loop_controller).map(|l| {
                 Rc::new(crate::view::LoopDiagramView {
                     charts: self.loop_history.charts(),
                     cluster_charts: self.cluster_history.charts(),
@@ -767,34 +773,34 @@ impl LiveRun {
                 })
             }),
             time: TimeView {
-                now: self.sim.now(),
+                now: self.player.sim().now(),
                 playing: self.playing,
                 speed: self.speed,
                 lagging: self.lagging,
                 effective: self.effective,
                 seed: self.seed,
-                events_processed: self.sim.events_processed(),
-                history_hash: self.sim.history_hash(),
-                interventions: self.record.actions().len(),
+                events_processed: self.player.sim().events_processed(),
+                history_hash: self.player.sim().history_hash(),
+                interventions: self.player.record().actions().len(),
             },
-            summary: build_summary(&self.sim),
-            cluster: build_cluster(&self.sim, &mut self.cache),
-            services: Rc::new(build_services(&self.sim)),
-            controllers: Rc::new(build_controllers(&self.sim, &self.history)),
+            summary: build_summary(self.player.sim()),
+            cluster: build_cluster(self.player.sim(), &mut self.cache),
+            services: Rc::new(build_services(self.player.sim())),
+            controllers: Rc::new(build_controllers(self.player.sim(), &self.history)),
             informers,
             drift: measured.total,
             drift_age_ms: measured.age.max(0.0) as u64,
-            api_reads: self.sim.api_reads(),
-            footprint: Rc::new(self.sim.footprint()),
-            drop_pct: (self.sim.watch_drop() * 100.0).round() as u32,
-            resync_ms: self.sim.resync_period(),
-            loop_cfg: Rc::new(build_loop(&self.sim, self.meter.view())),
-            control_plane: Rc::new(build_control_plane(&self.sim)),
+            api_reads: self.player.sim().api_reads(),
+            footprint: Rc::new(self.player.sim().footprint()),
+            drop_pct: (self.player.sim().watch_drop() * 100.0).round() as u32,
+            resync_ms: self.player.sim().resync_period(),
+            loop_cfg: Rc::new(build_loop(self.player.sim(), self.meter.view())),
+            control_plane: Rc::new(build_control_plane(self.player.sim())),
             timing: self.profile,
             lesson: self
                 .lesson
                 .as_ref()
-                .map(|r| Rc::new(build_lesson(&self.sim, r, self.meter.view(), self.lesson_asks))),
+                .map(|r| Rc::new(build_lesson(&self.player, r, self.meter.view(), self.lesson_asks))),
             editor: self.editor.clone(),
             events: self.stream.view(),
             selection: self.selection.clone(),

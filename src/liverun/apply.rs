@@ -80,7 +80,7 @@ impl LiveRun {
                 let job = Applying { bytes: text.len(), console, stage: ApplyStage::Reading(reading, text) };
                 self.apply = Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ..self.apply_progress(&job) });
                 self.applying = Some(job);
-                self.target = self.sim.now() as f64;
+                self.target = self.player.sim().now() as f64;
             }
             Err(_) => {
                 let what = Intervention::Apply(text);
@@ -112,7 +112,10 @@ impl LiveRun {
                     Ok(true) => {
                         let read = reading.progress().1;
                         self.begin_apply(text);
-                        ApplyStage::Performing(read, Box::new(kubectl::Applying::new(&self.sim, reading.finish())))
+                        ApplyStage::Performing(
+                            read,
+                            Box::new(kubectl::Applying::new(self.player.sim(), reading.finish())),
+                        )
                     }
                     Err(e) => {
                         self.begin_apply(text);
@@ -120,7 +123,7 @@ impl LiveRun {
                     }
                 },
                 ApplyStage::Performing(read, mut a) => {
-                    if a.step(&mut self.sim, 8) {
+                    if a.step(self.player.sim_mut(), 8) {
                         return self.applied(a.finish(), console);
                     }
                     ApplyStage::Performing(read, a)

@@ -14,10 +14,10 @@ impl LiveRun {
     /// Runs what is due at `s` (the clock stands there), in the runner's order: the looks, the interruptions, then
     /// the action.
     pub(super) fn run_due(&mut self, s: Millis) {
-        if self.console.poll_due(&mut self.sim, s) {
+        if self.console.poll_due(self.player.sim_mut(), s) {
             self.dirty = true;
         }
-        for i in self.console.stop_due(&mut self.sim, s) {
+        for i in self.console.stop_due(self.player.sim_mut(), s) {
             self.stopped(i);
         }
         if self.next_step_at().is_some_and(|t| t <= s) {
@@ -30,50 +30,50 @@ impl LiveRun {
         self.playing && !matches!(self.speed, Speed::X(k) if k < LOOP_RATES_FROM)
     }
 
-    /// Answers the lesson's waiting question, if one waits (`None`: skipped).
+    /// Answers the lesson's waiting question, if one waits (`None`: skipped): the player goes on with its step.
     pub(super) fn answer(&mut self, choice: Option<usize>) {
-        if let Some(run) = self.lesson.as_mut() {
-            run.answer(choice);
+        if let (Some(step), Some(run)) = (self.player.release(), self.lesson.as_mut()) {
+            run.answer(step, choice);
         }
     }
 
-    /// A lesson's question waits for its answer: the clock holds.
+    /// A lesson's question waits for its answer: the player holds at its step, and the clock with it.
     pub(super) fn held(&self) -> bool {
-        self.lesson.as_ref().is_some_and(|r| r.asking.is_some())
+        self.player.holding().is_some()
     }
 
     /// When the lesson's (or the replay's) next action is due.
     pub(super) fn next_step_at(&self) -> Option<Millis> {
-        self.script.next_at()
+        self.player.next_at()
     }
 
     /// Runs the lesson's (or the replay's) next action (its time has come), as the runner does; a lesson's step
     /// with a question waits for its answer first.
     pub(super) fn run_step(&mut self) {
-        if let Some(run) = self.lesson.as_mut() {
-            if run.asking.is_some() {
-                return;
-            }
-            if let Some(i) = run.unasked(self.script.performed()).filter(|_| self.lesson_asks) {
+        if self.held() {
+            return;
+        }
+        let step = match self.player.take_due() {
+            Due::Nothing => return,
+            Due::Holding(_) => {
                 // The step waits for the person's prediction: the clock holds here.
-                run.asking = Some(i);
                 self.playing = false;
                 self.dirty = true;
                 return;
             }
-        }
-        let Some(step) = self.script.take_due(self.sim.now()) else { return };
-        let a = self.script.actions()[step].clone();
+            Due::Perform(step) => step,
+        };
+        let a = self.player.script().actions()[step].clone();
         let done = self.intervene(&a.what);
         self.record(a.what, a.label);
         match self.lesson.as_mut() {
             Some(run) => {
                 run.results.push(done.one_line());
-                run.ran(step, &self.sim);
+                run.ran(step, self.player.sim());
             }
             None => {
                 // A replayed command that kept printing stops where the recorded one did (its `for:`).
-                let i = self.record.actions().len().checked_sub(1);
+                let i = self.player.record().actions().len().checked_sub(1);
                 if let Some(r) = self.console.newest().filter(|r| r.action == i) {
                     r.stop_at = a.stop_after.map(|d| a.at.saturating_add(d));
                 }
@@ -90,13 +90,12 @@ impl LiveRun {
         if matches!(what, Intervention::Kubectl(_) | Intervention::Delete { wait: true, .. }) {
             self.interrupt_readers();
         }
-        let input = kubectl::Input { stdin: None, read_file: &example_file };
-        let mut done = self.sim.intervene(what, &input);
+        let mut done = self.player.perform(what);
         if let Some(f) = done.follow.take() {
             let printed = done.text();
             // The action is recorded next, at this index (the callers record what they perform).
-            let action = Some(self.record.actions().len());
-            self.console.adopt(&mut self.sim, &done.action, &printed, f, action, None);
+            let action = Some(self.player.record().actions().len());
+            self.console.adopt(self.player.sim_mut(), &done.action, &printed, f, action, None);
         }
         if let Some(report) = &done.applied {
             self.apply = Rc::new(apply_outcome(self.apply.seq + 1, report));
@@ -111,9 +110,9 @@ impl LiveRun {
     }
 
     pub(super) fn sample(&mut self, t: Millis) {
-        let polling = matches!(self.sim.observe_mode(), ObserveMode::Polling { .. });
-        self.meter.sample(t, polling, self.sim.api_reads());
-        let depths = self.sim.queue_depths();
+        let polling = matches!(self.player.sim().observe_mode(), ObserveMode::Polling { .. });
+        self.meter.sample(t, polling, self.player.sim().api_reads());
+        let depths = self.player.sim().queue_depths();
         if self.history.len() != depths.len() {
             self.history.resize_with(depths.len(), VecDeque::new);
         }
@@ -123,11 +122,11 @@ impl LiveRun {
             }
             h.push_back(d.min(u32::MAX as usize) as u32);
         }
-        self.loop_history.sample(&self.sim, &self.loop_controller, t);
+        self.loop_history.sample(self.player.sim(), &self.loop_controller, t);
         let drift = self.informers.iter().map(|r| r.drift).sum();
-        self.cluster_history.sample(&self.sim, drift, t);
+        self.cluster_history.sample(self.player.sim(), drift, t);
         if let Some(run) = self.lesson.as_mut() {
-            run.look(&self.sim, t);
+            run.look(self.player.sim(), t);
         }
     }
 
@@ -156,9 +155,9 @@ impl LiveRun {
         // nodes) can cost tens of milliseconds: reading the clock only every 16 events made frames of a second.
         let mut batch: u32 = 1;
         let mut left = batch;
-        while let Some(at) = self.sim.next_event_at() {
+        while let Some(at) = self.player.sim().next_event_at() {
             if self.held() {
-                self.target = self.sim.now() as f64;
+                self.target = self.player.sim().now() as f64;
                 return true;
             }
             if at as f64 > self.target {
@@ -167,12 +166,12 @@ impl LiveRun {
             if let Some(s) = self.next_due().filter(|&s| s <= at) {
                 // What is due comes first: the clock moves to it, it runs.
                 self.sample_until(s);
-                self.sim.run_until(s);
+                self.player.sim_mut().run_until(s);
                 self.run_due(s);
                 continue;
             }
             self.sample_until(at);
-            self.sim.step();
+            self.player.sim_mut().step();
             n += 1;
             left -= 1;
             if left == 0 {
@@ -195,16 +194,16 @@ impl LiveRun {
     pub(super) fn run_to(&mut self, t: Millis) {
         while let Some(s) = self.next_due().filter(|&s| s <= t) {
             self.sample_until(s);
-            self.sim.run_until(s);
+            self.player.sim_mut().run_until(s);
             self.run_due(s);
             if self.held() {
-                self.target = self.sim.now() as f64;
+                self.target = self.player.sim().now() as f64;
                 return;
             }
         }
-        if t > self.sim.now() {
+        if t > self.player.sim().now() {
             self.sample_until(t);
-            self.sim.run_until(t);
+            self.player.sim_mut().run_until(t);
         }
     }
 
@@ -220,11 +219,11 @@ impl LiveRun {
         if self.applying.is_some() {
             // The clock is held while a large apply is read: it is performed at the time it was asked for.
             self.step_apply(started, budget);
-            self.target = self.sim.now() as f64;
+            self.target = self.player.sim().now() as f64;
             return;
         }
         let dt = if dt.is_finite() { dt.clamp(0.0, MAX_FRAME_DT) } else { 0.0 };
-        let now = self.sim.now() as f64;
+        let now = self.player.sim().now() as f64;
         if self.target < now {
             self.target = now;
         }
@@ -238,24 +237,24 @@ impl LiveRun {
         if self.speed == Speed::Max && self.playing {
             // As fast as the budget allows; with nothing left to run, time still moves (1000x).
             if reached {
-                let t = self.sim.now() + (dt * 1000.0) as Millis;
+                let t = self.player.sim().now() + (dt * 1000.0) as Millis;
                 self.run_to(t);
             }
-            self.target = self.sim.now() as f64;
+            self.target = self.player.sim().now() as f64;
             self.lagging = false;
         } else if !reached {
             // Behind: do not build up a debt; the clock simply runs slower than asked, and says so.
-            self.target = self.sim.now() as f64;
+            self.target = self.player.sim().now() as f64;
             self.lagging = self.playing;
         } else {
             self.lagging = false;
         }
-        crate::crash::note_time(self.sim.now());
+        crate::crash::note_time(self.player.sim().now());
         let wall = self.wall();
         let (w0, s0) = self.rate_window;
         if wall - w0 >= 1000.0 {
-            self.effective = (self.sim.now().saturating_sub(s0)) as f64 / (wall - w0);
-            self.rate_window = (wall, self.sim.now());
+            self.effective = (self.player.sim().now().saturating_sub(s0)) as f64 / (wall - w0);
+            self.rate_window = (wall, self.player.sim().now());
         }
     }
 }

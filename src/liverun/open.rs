@@ -24,22 +24,21 @@ impl LiveRun {
         let mut run = sc.start(opts).map_err(|e| format!("The scenario does not start: {e}"))?;
         run.run_to(until);
         let stopped = run.stopped_at_budget();
-        let go_on = run.into_sim();
+        let go_on = run.into_player();
         self.seed = sc.seed.unwrap_or(kubeloop_engine::scenario::DEFAULT_SEED);
         self.profile = sc.timing;
-        self.console.interrupt_where(&mut self.sim, &|_| true);
+        self.console.interrupt_where(self.player.sim_mut(), &|_| true);
         let text = "the opened scenario's manifests were applied at t = 0".to_string();
         self.apply = Rc::new(apply_note(self.apply.seq + 1, true, text, None));
-        self.take_sim(go_on.sim, &Scenario { actions: Vec::new(), ..sc.clone() });
-        // The runner's record goes on: the same start, seed and timing, and the actions that ran.
-        self.record = go_on.record;
-        crate::crash::note_record(&self.record);
+        // The runner's player goes on: its cluster, and its record (the same start, seed and timing, and the
+        // actions that ran).
+        self.take_player(go_on.player, &Scenario { actions: Vec::new(), ..sc.clone() });
         // The commands still printing go on in the console, on their grids, as the runner's longer run follows them;
         // as when typed there, each one that only reads stops at the next (its action says so, `for:`, so that a
         // later export replays that too).
         for f in go_on.follows {
             self.interrupt_readers();
-            self.console.adopt(&mut self.sim, &f.command, "", f.follow, Some(f.action), f.stop_at);
+            self.console.adopt(self.player.sim_mut(), &f.command, "", f.follow, Some(f.action), f.stop_at);
             if let Some(r) = self.console.newest() {
                 r.grid = f.grid;
             }
@@ -51,7 +50,7 @@ impl LiveRun {
                 None => format!(
                     "Opened the scenario (seed {}): replayed to {} s and paused there; play continues it live.",
                     self.seed,
-                    self.sim.now() / SECOND
+                    self.player.sim().now() / SECOND
                 ),
             }
             .into(),
@@ -66,14 +65,14 @@ impl LiveRun {
         let opened = match what {
             Err(why) => Err(why),
             Ok(Link::Run { run: text, hash }) => self.import(&text).map(|()| match hash {
-                Some(h) if h != self.sim.history_hash() => format!(
+                Some(h) if h != self.player.sim().history_hash() => format!(
                     "The link says its run ends at history hash {h:016x}; replayed here it ends at {:016x}: this is not the run that was shared (a link made by another kubeloop version?).",
-                    self.sim.history_hash()
+                    self.player.sim().history_hash()
                 ),
                 _ => format!(
                     "Opened the shared run (seed {}): replayed to {} and paused there{}; ▶ Play continues it live.",
                     self.seed,
-                    crate::format::fmt_secs(self.sim.now()),
+                    crate::format::fmt_secs(self.player.sim().now()),
                     if hash.is_some() { ", at the history hash the link says" } else { "" }
                 ),
             }),
@@ -100,7 +99,7 @@ impl LiveRun {
                 Some(text) => self.import(&text).map(|()| {
                     format!(
                         "Opened examples/{name}.yaml: replayed to {} and paused there, as `kubeloop run` ends it; ▶ Play continues it live.",
-                        crate::format::fmt_secs(self.sim.now())
+                        crate::format::fmt_secs(self.player.sim().now())
                     )
                 }),
                 None => {
@@ -128,7 +127,7 @@ impl LiveRun {
             },
         };
         self.playing = false;
-        self.target = self.sim.now() as f64;
+        self.target = self.player.sim().now() as f64;
         self.notice = Some(
             match opened {
                 Ok(said) => said,
@@ -176,8 +175,9 @@ impl LiveRun {
         // What was said before (the lesson's file on its way, a run opened) no longer holds.
         self.notice = None;
         self.rebuild(scenario);
-        let run = LessonRun::new(lesson, scenario, self.sim.now());
-        self.script = Script::new(scenario.actions.clone().into(), run.start, None);
+        let run = LessonRun::new(lesson, scenario, self.player.sim().now());
+        self.player.play(Script::new(scenario.actions.clone().into(), run.start, None));
+        self.player.ask(self.lesson_asks);
         self.speed = Speed::X(run.info.speed);
         self.lesson = Some(run);
         self.playing = true;

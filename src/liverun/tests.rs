@@ -109,7 +109,7 @@ fn the_page_opens_on_three_running_web_pods() {
     keys.sort();
     keys.dedup();
     assert_eq!(keys.len(), s.informers.len(), "informer rows have unique keys");
-    assert_eq!(s.drift, e.sim.drift());
+    assert_eq!(s.drift, e.sim().drift());
     let reasons: Vec<&str> = s.events.rows.iter().map(|r| &*r.reason).collect();
     for r in ["ScalingReplicaSet", "SuccessfulCreate", "Scheduled", "Started", "Reconciled"] {
         assert!(reasons.contains(&r), "{r} missing from {reasons:?}");
@@ -143,7 +143,7 @@ fn details_list_the_events_about_their_object() {
     run_secs(&mut e, 60);
     let all = |e: &LiveRun, kind: &str, name: &str| -> Vec<String> {
         let mut v: Vec<(Millis, u64, String)> = e
-            .sim
+            .sim()
             .store()
             .objects(Kind::Event)
             .filter_map(|o| o.as_event())
@@ -249,9 +249,9 @@ fn knobs_and_node_actions() {
     let s = e.snapshot();
     assert_eq!(s.resync_ms, 30_000);
     assert_eq!(s.drop_pct, 100);
-    let cp = e.sim.control_plane_informers();
+    let cp = e.sim().control_plane_informers();
     assert!(!cp.is_empty());
-    for (id, inf) in e.sim.informers().iter().enumerate() {
+    for (id, inf) in e.sim().informers().iter().enumerate() {
         let want = if cp.contains(&id) { 1.0 } else { 0.0 };
         assert_eq!(inf.drop_fraction(), want, "the drop fault is the control plane's (informer {id})");
     }
@@ -267,16 +267,16 @@ fn step_advances_while_paused() {
     let mut e = LiveRun::boot(4, None, clock());
     e.exec(Cmd::SetPlaying(false));
     e.frame(100.0);
-    let t0 = e.sim.now();
+    let t0 = e.sim().now();
     e.exec(Cmd::Step);
-    assert!(e.sim.now() >= t0 + 100);
-    let t1 = e.sim.now();
+    assert!(e.sim().now() >= t0 + 100);
+    let t1 = e.sim().now();
     e.frame(100.0);
-    assert_eq!(e.sim.now(), t1, "paused");
+    assert_eq!(e.sim().now(), t1, "paused");
     e.exec(Cmd::SetSpeed(Speed::X(100)));
     e.exec(Cmd::SetPlaying(true));
     e.frame(100.0);
-    assert!(e.sim.now() >= t1 + 10_000);
+    assert!(e.sim().now() >= t1 + 10_000);
 }
 
 fn console_text(e: &mut LiveRun) -> String {
@@ -338,7 +338,7 @@ impl kubectl::Follow for Ticker {
 fn start_ticker(e: &mut LiveRun, left: u32) -> Rc<Cell<bool>> {
     let stopped = Rc::new(Cell::new(false));
     let ticker = Box::new(Ticker { left, stopped: stopped.clone() });
-    e.console.adopt(&mut e.sim, "get pods -w", "", ticker, None, None);
+    e.console.adopt(e.player.sim_mut(), "get pods -w", "", ticker, None, None);
     stopped
 }
 
@@ -404,7 +404,7 @@ fn the_compact_view_counts_each_node_s_pods() {
         let mut bound = 0;
         for n in &c.nodes {
             let (mut running, mut pending, mut terminating, mut other) = (0, 0, 0, 0);
-            for p in e.sim.store().pods_on_node(&n.name).filter_map(|o| o.as_pod()) {
+            for p in e.sim().store().pods_on_node(&n.name).filter_map(|o| o.as_pod()) {
                 bound += 1;
                 match p.status.phase {
                     _ if p.metadata.is_terminating() => terminating += 1,
@@ -420,7 +420,7 @@ fn the_compact_view_counts_each_node_s_pods() {
                 n.name
             );
         }
-        assert_eq!(c.unscheduled, e.sim.store().count_of(Kind::Pod) - bound);
+        assert_eq!(c.unscheduled, e.sim().store().count_of(Kind::Pod) - bound);
     };
     let mut seen = (false, false, false);
     for step in 0..40 {
@@ -467,15 +467,15 @@ fn scale_snapshot_cost() {
     let mut secs = 0;
     let mut worst = (std::time::Duration::ZERO, 0);
     let mut snap_worst = std::time::Duration::ZERO;
-    while e.sim.pod_counts().0 < pods + 3 && secs < 900 {
-        let until = e.sim.now() + 10 * SECOND;
+    while e.sim().pod_counts().0 < pods + 3 && secs < 900 {
+        let until = e.sim().now() + 10 * SECOND;
         let mut n = 0;
-        while e.sim.next_event_at().is_some_and(|at| at <= until) {
+        while e.sim().next_event_at().is_some_and(|at| at <= until) {
             let s = Instant::now();
-            e.sim.step();
+            e.player.sim_mut().step();
             n += 1;
             if s.elapsed() > worst.0 {
-                worst = (s.elapsed(), e.sim.now());
+                worst = (s.elapsed(), e.sim().now());
             }
             if n % 2000 == 0 {
                 let s = Instant::now();
@@ -483,34 +483,34 @@ fn scale_snapshot_cost() {
                 snap_worst = snap_worst.max(s.elapsed());
             }
         }
-        e.sim.run_until(until);
+        e.player.sim_mut().run_until(until);
         secs += 10;
         eprintln!(
             "  t={secs}s running {} after {:?}; worst step {:?} at {}, worst snapshot {:?}",
-            e.sim.pod_counts().0,
+            e.sim().pod_counts().0,
             t.elapsed(),
             worst.0,
             worst.1,
             snap_worst
         );
     }
-    eprintln!("converge: {secs} simulated s in {:?}; running {}", t.elapsed(), e.sim.pod_counts().0);
+    eprintln!("converge: {secs} simulated s in {:?}; running {}", t.elapsed(), e.sim().pod_counts().0);
     for _ in 0..3 {
         let t = Instant::now();
         let s = e.snapshot();
         eprintln!("snapshot: {:?} (drift {}, events {})", t.elapsed(), s.drift, s.events.rows.len());
     }
     let t = Instant::now();
-    let c = build_cluster(&e.sim, &mut e.cache);
+    let c = build_cluster(e.player.sim(), &mut e.cache);
     eprintln!("  cluster: {:?} compact={}", t.elapsed(), matches!(c, crate::view::ClusterView::Compact(_)));
     let t = Instant::now();
-    let _ = crate::snapshot::build_informers(&e.sim);
+    let _ = crate::snapshot::build_informers(e.sim());
     eprintln!("  informers+drift: {:?}", t.elapsed());
     let t = Instant::now();
-    let _ = build_summary(&e.sim);
+    let _ = build_summary(e.sim());
     eprintln!("  summary: {:?}", t.elapsed());
     let t = Instant::now();
-    e.stream.ingest(&e.sim);
+    e.stream.ingest(e.player.sim());
     eprintln!("  stream: {:?}", t.elapsed());
     let t = Instant::now();
     for _ in 0..10 {
@@ -527,17 +527,17 @@ fn scale_snapshot_cost() {
         let _ = e.snapshot();
         eprintln!("  select {what} and snapshot: {:?}", t.elapsed());
     }
-    let key = e.sim.store().objects(Kind::Pod).map(|o| o.key()).nth(pods / 2).expect("a pod");
+    let key = e.sim().store().objects(Kind::Pod).map(|o| o.key()).nth(pods / 2).expect("a pod");
     for w in [Weights::default(), Weights([0, 1, 3, 2])] {
         let t = Instant::now();
-        let v = crate::snapshot::schedule_view(&e.sim, &key, w.into()).expect("explained");
+        let v = crate::snapshot::schedule_view(e.sim(), &key, w.into()).expect("explained");
         let what_if = v.what_if.as_ref().map(|w| (w.moved.len(), w.looked, w.of));
         eprintln!("  explain {:?}: {:?} (what-if moved/looked/of {what_if:?})", w.0, t.elapsed());
     }
 }
 
 fn live_web(e: &LiveRun) -> usize {
-    e.sim
+    e.sim()
         .store()
         .objects(Kind::Pod)
         .filter_map(|o| o.as_pod())
@@ -598,7 +598,7 @@ fn control_plane_processes_crash_and_restart() {
     assert_eq!(names.len(), 10, "still one row per controller: {names:?}");
     e.exec(Cmd::fault(FaultAction { restart: Some(CONTROLLER_MANAGER_2), ..FaultAction::default() }));
     run_secs(&mut e, 40);
-    assert_eq!(e.sim.controller_manager_leader(), Some(CONTROLLER_MANAGER_2));
+    assert_eq!(e.sim().controller_manager_leader(), Some(CONTROLLER_MANAGER_2));
     assert_eq!(e.snapshot().control_plane.processes[1].state.as_str(), "leader");
 }
 
@@ -611,14 +611,16 @@ fn the_timing_profile_rebuilds_with_the_same_seed_and_says_so() {
     assert_eq!(s.timing, TimingProfile::FastDemo);
     assert!(s.time.now < 1_000, "a fresh simulation");
     assert!(s.notice.as_deref().is_some_and(|n| n.contains("seed 4") && n.contains("fast demo")), "{:?}", s.notice);
-    assert_eq!(e.sim.config().node_lifecycle.grace_period, 20 * SECOND);
+    assert_eq!(e.sim().config().node_lifecycle.grace_period, 20 * SECOND);
     assert_eq!(s.editor.seq, 1);
 }
 
 /// Answers the lesson's waiting question, if one waits, with the choice the lesson holds right.
 fn answer_right(e: &mut LiveRun) {
-    let right =
-        e.lesson.as_ref().and_then(|r| r.asking.and_then(|i| r.scenario.actions[i].ask.as_ref()).map(|a| a.answer));
+    let right = e
+        .lesson
+        .as_ref()
+        .and_then(|r| e.player.holding().and_then(|i| r.scenario.actions[i].ask.as_ref()).map(|a| a.answer));
     if let Some(a) = right {
         e.exec(Cmd::Predict(Some(a)));
     }
@@ -640,7 +642,7 @@ fn lesson_end(sc: &Scenario) -> u64 {
 fn play_lesson(e: &mut LiveRun, id: &'static str, profile: Option<TimingProfile>, secs: u64) {
     e.exec(Cmd::StartLesson(id, profile));
     e.exec(Cmd::SetSpeed(Speed::X(100)));
-    while e.sim.now() < secs * SECOND {
+    while e.sim().now() < secs * SECOND {
         lesson_frame(e, 100.0);
     }
 }
@@ -687,7 +689,7 @@ fn every_lesson_runs_its_script() {
             "hand-edits" => {
                 assert!(results[0].contains("scaled"), "{results:?}");
                 let rs = e
-                    .sim
+                    .sim()
                     .store()
                     .objects(Kind::ReplicaSet)
                     .next()
@@ -726,12 +728,12 @@ fn edge_vs_level_stays_short_in_edge_mode_with_no_drift() {
     let mut e = LiveRun::boot(1, None, clock());
     play_lesson(&mut e, "edge-vs-level", None, 2 * 60 + 50);
     assert_eq!(live_web(&e), 0, "the deletions were never heard");
-    assert!(e.sim.drift() > 0, "the caches still hold the deleted pods");
+    assert!(e.sim().drift() > 0, "the caches still hold the deleted pods");
     assert_eq!(e.snapshot().loop_cfg.relist_ms, 0, "no periodic relist: upstream's default");
     let mut e = LiveRun::boot(1, None, clock());
     play_lesson(&mut e, "edge-vs-level", None, 6 * 60 + 30);
     assert_eq!(live_web(&e), 0, "the deletions were never heard");
-    assert_eq!(e.sim.drift(), 0, "the 410 relist repaired the caches");
+    assert_eq!(e.sim().drift(), 0, "the 410 relist repaired the caches");
     assert!(e.snapshot().loop_cfg.edge);
 }
 
@@ -802,7 +804,7 @@ fn what_the_page_reads_never_changes_the_run() {
                 e.exec(Cmd::KubectlInterrupt);
             }
         }
-        e.sim.history_hash()
+        e.sim().history_hash()
     };
     assert_eq!(run(false), run(true));
 }
@@ -832,10 +834,10 @@ fn an_exported_run_replays_to_the_same_history_hash() {
     assert_eq!(sc.actions.len(), 6, "{exported}");
     let mut run = sc.start(kubeloop_engine::scenario::RunOptions::default()).expect("start");
     run.run_to(run.until());
-    assert_eq!(run.sim().now(), e.sim.now());
+    assert_eq!(run.sim().now(), e.sim().now());
     assert_eq!(
         format!("{:016x}", run.sim().history_hash()),
-        format!("{:016x}", e.sim.history_hash()),
+        format!("{:016x}", e.sim().history_hash()),
         "the replay's history is the page's\n{exported}"
     );
 }
@@ -868,7 +870,7 @@ fn dry_runs_are_not_recorded_and_the_export_still_replays() {
         }
         run_secs(&mut e, 30);
         let exported = e.export().expect("exportable");
-        (exported, e.sim.history_hash(), e.sim.now())
+        (exported, e.sim().history_hash(), e.sim().now())
     };
     let (with, hash, at) = run(true);
     let (without, hash_without, _) = run(false);
@@ -890,14 +892,14 @@ fn an_exported_lesson_replays_to_the_same_history_hash() {
         let end =
             crate::lessons::find(id).and_then(|l| l.scenario()?.ok()).and_then(|s| s.actions.last().map(|a| a.at));
         let end = end.expect("steps") / SECOND + 20;
-        while e.sim.now() < end * SECOND {
+        while e.sim().now() < end * SECOND {
             lesson_frame(&mut e, 100.0);
         }
         let exported = e.export().expect("exportable");
         let sc = Scenario::parse(&exported).unwrap_or_else(|err| panic!("{id}: {err}\n{exported}"));
         let mut run = sc.start(kubeloop_engine::scenario::RunOptions::default()).expect("start");
         run.run_to(run.until());
-        assert_eq!(run.sim().history_hash(), e.sim.history_hash(), "{id}\n{exported}");
+        assert_eq!(run.sim().history_hash(), e.sim().history_hash(), "{id}\n{exported}");
     }
 }
 
@@ -913,17 +915,17 @@ fn an_imported_scenario_replays_as_the_runner_does_and_pauses() {
     let sc = Scenario::parse(text).expect("example");
     let mut run = sc.start(kubeloop_engine::scenario::RunOptions::default()).expect("start");
     run.run_to(run.until());
-    assert_eq!(e.sim.now(), run.sim().now());
-    assert_eq!(e.sim.history_hash(), run.sim().history_hash());
+    assert_eq!(e.sim().now(), run.sim().now());
+    assert_eq!(e.sim().history_hash(), run.sim().history_hash());
     assert_eq!(e.seed, sc.seed.unwrap_or(1));
     let again = e.export().expect("export");
     let sc2 = Scenario::parse(&again).expect("re-export");
     let mut run2 = sc2.start(kubeloop_engine::scenario::RunOptions::default()).expect("start");
     run2.run_to(run2.until());
-    assert_eq!(run2.sim().history_hash(), e.sim.history_hash(), "{again}");
+    assert_eq!(run2.sim().history_hash(), e.sim().history_hash(), "{again}");
     // Continuing live and exporting still replays.
     e.exec(Cmd::SetPlaying(true));
-    let end = u32::try_from(e.sim.now() / SECOND).expect("seconds") + 30;
+    let end = u32::try_from(e.sim().now() / SECOND).expect("seconds") + 30;
     run_secs(&mut e, end);
     e.exec(Cmd::add_node());
     run_secs(&mut e, end + 20);
@@ -931,11 +933,11 @@ fn an_imported_scenario_replays_as_the_runner_does_and_pauses() {
     let sc3 = Scenario::parse(&live).expect("live export");
     let mut run3 = sc3.start(kubeloop_engine::scenario::RunOptions::default()).expect("start");
     run3.run_to(run3.until());
-    assert_eq!(run3.sim().history_hash(), e.sim.history_hash(), "{live}");
+    assert_eq!(run3.sim().history_hash(), e.sim().history_hash(), "{live}");
     // A file that does not read changes nothing and says why.
-    let before = e.sim.history_hash();
+    let before = e.sim().history_hash();
     e.exec(Cmd::Import("seed: [".into()));
-    assert_eq!(e.sim.history_hash(), before);
+    assert_eq!(e.sim().history_hash(), before);
     assert!(e.snapshot().notice.is_some_and(|n| n.contains("does not read")));
 }
 
@@ -949,21 +951,21 @@ fn a_replay_with_the_same_seed_is_the_same_run() {
     run_secs(&mut e, 30);
     e.exec(Cmd::Kubectl { line: "kubectl scale deployment web --replicas=6".into(), stdin: None });
     run_secs(&mut e, 80);
-    let (t, hash) = (e.sim.now(), e.sim.history_hash());
+    let (t, hash) = (e.sim().now(), e.sim().history_hash());
     let exported = e.export().expect("export");
     e.exec(Cmd::Replay(None));
-    assert_eq!(e.sim.now(), 0);
-    while e.sim.now() < t {
+    assert_eq!(e.sim().now(), 0);
+    while e.sim().now() < t {
         e.frame(100.0);
     }
-    assert_eq!(e.sim.now(), t);
-    assert_eq!(e.sim.history_hash(), hash, "the same seed, the same interventions: the same history");
+    assert_eq!(e.sim().now(), t);
+    assert_eq!(e.sim().history_hash(), hash, "the same seed, the same interventions: the same history");
     assert_eq!(e.export().expect("export"), exported);
     e.exec(Cmd::Replay(Some(99)));
-    while e.sim.now() < t {
+    while e.sim().now() < t {
         e.frame(100.0);
     }
-    assert_ne!(e.sim.history_hash(), hash, "another seed");
+    assert_ne!(e.sim().history_hash(), hash, "another seed");
     let other = e.export().expect("export");
     assert!(other.contains("seed: 99"), "{other}");
     assert_eq!(
@@ -987,7 +989,7 @@ fn runner_end(text: &str) -> (Millis, u64) {
 fn replays_alike_after(e: &mut LiveRun, secs: u32) -> String {
     run_secs(e, secs);
     let exported = e.export().expect("export");
-    assert_eq!(runner_end(&exported), (e.sim.now(), e.sim.history_hash()));
+    assert_eq!(runner_end(&exported), (e.sim().now(), e.sim().history_hash()));
     exported
 }
 
@@ -1002,11 +1004,11 @@ fn share_hands_the_page_the_export_and_shows_the_link() {
     e.exec(Cmd::Share);
     let (text, hash) = e.take_share_request().expect("a request");
     assert!(e.take_share_request().is_none(), "once");
-    assert_eq!(hash, e.sim.history_hash());
+    assert_eq!(hash, e.sim().history_hash());
     assert_eq!(text, e.export().expect("export"));
-    assert_eq!(runner_end(&text), (e.sim.now(), hash));
+    assert_eq!(runner_end(&text), (e.sim().now(), hash));
     let view = e.snapshot().share.expect("shown");
-    assert_eq!((view.at, view.hash, view.state.clone()), (e.sim.now(), hash, ShareState::Making));
+    assert_eq!((view.at, view.hash, view.state.clone()), (e.sim().now(), hash, ShareState::Making));
     e.exec(Cmd::Shared(Ok("http://x/#run=AA&hash=00".into())));
     e.exec(Cmd::Copied(false));
     let made = e.snapshot().share.expect("shown").state.clone();
@@ -1041,7 +1043,7 @@ fn a_shared_run_opens_at_its_hash_and_pauses() {
     run_secs(&mut b, 2);
     b.exec(Cmd::Open(Ok(Link::Run { run: text.clone(), hash: Some(hash) })));
     assert!(!b.playing);
-    assert_eq!((b.sim.now(), b.sim.history_hash(), b.seed), (a.sim.now(), hash, 6));
+    assert_eq!((b.sim().now(), b.sim().history_hash(), b.seed), (a.sim().now(), hash, 6));
     let said = b.snapshot().notice.expect("said").to_string();
     assert!(said.contains("at the history hash the link says"), "{said}");
     // It goes on live from there as the original does.
@@ -1049,20 +1051,20 @@ fn a_shared_run_opens_at_its_hash_and_pauses() {
     b.exec(Cmd::SetPlaying(true));
     run_secs(&mut a, 90);
     run_secs(&mut b, 90);
-    assert_eq!(a.sim.history_hash(), b.sim.history_hash());
+    assert_eq!(a.sim().history_hash(), b.sim().history_hash());
 
     let mut c = LiveRun::boot(1, None, clock());
     c.exec(Cmd::Open(Ok(Link::Run { run: text, hash: Some(hash ^ 1) })));
     let said = c.snapshot().notice.expect("said").to_string();
     assert!(said.contains(&format!("ends at history hash {:016x}", hash ^ 1)), "{said}");
 
-    let before = c.sim.history_hash();
+    let before = c.sim().history_hash();
     c.exec(Cmd::Open(Err("the link's run= is empty".into())));
-    assert_eq!(c.sim.history_hash(), before);
+    assert_eq!(c.sim().history_hash(), before);
     let said = c.snapshot().notice.expect("said").to_string();
     assert!(said.starts_with("The link does not open: the link's run= is empty."), "{said}");
     c.exec(Cmd::Open(Ok(Link::Run { run: "until: [".into(), hash: None })));
-    assert_eq!(c.sim.history_hash(), before);
+    assert_eq!(c.sim().history_hash(), before);
     assert!(c.snapshot().notice.is_some_and(|n| n.contains("does not read")));
 }
 
@@ -1075,7 +1077,7 @@ fn every_lesson_and_example_opens_from_its_link() {
         let mut e = LiveRun::boot(1, None, clock());
         e.exec(Cmd::Open(Ok(Link::Scenario(name.into()))));
         assert!(!e.playing, "{name}");
-        assert_eq!((e.sim.now(), e.sim.history_hash()), runner_end(&text), "{name}");
+        assert_eq!((e.sim().now(), e.sim().history_hash()), runner_end(&text), "{name}");
         let said = e.snapshot().notice.expect("said").to_string();
         assert!(said.starts_with(&format!("Opened examples/{name}.yaml")), "{said}");
     }
@@ -1089,7 +1091,7 @@ fn every_lesson_and_example_opens_from_its_link() {
         // Play runs its script.
         e.exec(Cmd::SetPlaying(true));
         run_secs(&mut e, 1);
-        assert!(e.sim.now() > 0);
+        assert!(e.sim().now() > 0);
     }
     for ex in crate::examples::EXAMPLES {
         let mut e = LiveRun::boot(1, None, clock());
@@ -1106,9 +1108,9 @@ fn every_lesson_and_example_opens_from_its_link() {
         (Ok(Link::Example("nope".into())), "there is no example \"nope\" (examples: web, "),
     ] {
         let mut e = LiveRun::boot(1, None, clock());
-        let before = e.sim.history_hash();
+        let before = e.sim().history_hash();
         e.exec(Cmd::Open(what));
-        assert_eq!(e.sim.history_hash(), before);
+        assert_eq!(e.sim().history_hash(), before);
         let notice = e.snapshot().notice.expect("said").to_string();
         assert!(notice.contains(said), "{notice}");
     }
@@ -1124,14 +1126,14 @@ fn a_drain_writes_at_the_runners_times_whatever_the_frames() {
         e.exec(Cmd::StartLesson(id, None));
         e.exec(Cmd::SetSpeed(Speed::X(10)));
         let mut i = 0;
-        while e.sim.now() < 200 * SECOND {
+        while e.sim().now() < 200 * SECOND {
             lesson_frame(&mut e, dts[i % dts.len()]);
             i += 1;
         }
         let exported = e.export().expect("exportable");
         let (at, hash) = runner_end(&exported);
-        assert_eq!(at, e.sim.now());
-        assert_eq!(format!("{hash:016x}"), format!("{:016x}", e.sim.history_hash()), "{dts:?}\n{exported}");
+        assert_eq!(at, e.sim().now());
+        assert_eq!(format!("{hash:016x}"), format!("{:016x}", e.sim().history_hash()), "{dts:?}\n{exported}");
     }
 }
 
@@ -1139,8 +1141,8 @@ fn a_drain_writes_at_the_runners_times_whatever_the_frames() {
 fn frames_until(e: &mut LiveRun, t: Millis) {
     let dts: [f64; 6] = [16.7, 16.7, 33.4, 7.9, 41.0, 3.0];
     let mut i = 0;
-    while e.sim.now() < t {
-        let left = (t - e.sim.now()) as f64 / 10.0;
+    while e.sim().now() < t {
+        let left = (t - e.sim().now()) as f64 / 10.0;
         e.frame(dts[i % dts.len()].min(left));
         i += 1;
     }
@@ -1175,20 +1177,20 @@ fn interrupted_drains_are_part_of_the_run() {
     assert!(exported.contains("kubectl: \"kubectl drain node-2\"}"), "not interrupted: {exported}");
     assert!(!exported.contains("get pods"), "{exported}");
     let (at, hash) = runner_end(&exported);
-    assert_eq!((at, format!("{hash:016x}")), (e.sim.now(), format!("{:016x}", e.sim.history_hash())), "{exported}");
+    assert_eq!((at, format!("{hash:016x}")), (e.sim().now(), format!("{:016x}", e.sim().history_hash())), "{exported}");
 
     // The page's replay: the interruption comes again at its time.
-    let t = e.sim.now();
+    let t = e.sim().now();
     e.exec(Cmd::Replay(None));
     frames_until(&mut e, t);
-    assert_eq!(e.sim.history_hash(), hash, "the replay is the run");
+    assert_eq!(e.sim().history_hash(), hash, "the replay is the run");
     assert_eq!(e.export().expect("export"), exported);
 
     // Opened at 90.05 s with drain node-2 and drain node-3 still waiting: they go on in the console, and a longer
     // run replays the same as the runner's; Ctrl+C stops the newest first.
     let mut o = LiveRun::boot(1, None, clock());
     o.exec(Cmd::Import(exported.clone()));
-    assert_eq!(o.sim.history_hash(), hash);
+    assert_eq!(o.sim().history_hash(), hash);
     assert_eq!(o.console.running.len(), 2, "both drains go on in the console");
     o.exec(Cmd::SetSpeed(Speed::X(10)));
     o.exec(Cmd::SetPlaying(true));
@@ -1202,7 +1204,7 @@ fn interrupted_drains_are_part_of_the_run() {
     assert!(longer.contains("drain node-3\", for: 51.234s}"), "{longer}");
     assert!(longer.contains("drain node-2\", for: 1m23s}"), "{longer}");
     let (_, h2) = runner_end(&longer);
-    assert_eq!(format!("{h2:016x}"), format!("{:016x}", o.sim.history_hash()), "{longer}");
+    assert_eq!(format!("{h2:016x}"), format!("{:016x}", o.sim().history_hash()), "{longer}");
 }
 
 /// Reads typed in the console while a drain waits on a disruption budget (some of them commands that keep printing
@@ -1230,21 +1232,21 @@ fn reads_typed_during_a_drain_leave_the_run_alone() {
         frames_until(&mut e, 30_000);
         e.exec(Cmd::Kubectl { line: "kubectl drain node-1".into(), stdin: None });
         for (at, line) in typed {
-            if *at > 41_337 && e.sim.now() < 41_337 {
+            if *at > 41_337 && e.sim().now() < 41_337 {
                 frames_until(&mut e, 41_337);
                 e.exec(Cmd::Intervene(scale.clone()));
             }
             frames_until(&mut e, *at);
             e.exec(Cmd::Kubectl { line: line.to_string(), stdin: None });
         }
-        if e.sim.now() < 41_337 {
+        if e.sim().now() < 41_337 {
             frames_until(&mut e, 41_337);
             e.exec(Cmd::Intervene(scale.clone()));
         }
         frames_until(&mut e, 90_000);
         let s = e.snapshot();
         let console: String = s.console.earlier.iter().chain(s.console.last.as_ref()).map(|c| c.text()).collect();
-        (e.sim.history_hash(), e.export().expect("exportable"), console)
+        (e.sim().history_hash(), e.export().expect("exportable"), console)
     };
     let (quiet, quiet_export, quiet_console) = run(&[]);
     assert!(
@@ -1276,12 +1278,12 @@ fn a_session_comes_back_after_a_reload() {
     // A page of another seed does not take the run.
     let mut other = LiveRun::boot(4, None, clock());
     other.restore(s.clone());
-    assert_eq!(other.sim.now(), 0);
+    assert_eq!(other.sim().now(), 0);
     assert!(other.snapshot().notice.is_some_and(|n| n.contains("not the run (it has seed 3, this page seed 4")));
     let mut r = LiveRun::boot(3, None, clock());
     r.restore(s);
     assert!(!r.playing, "paused as it was");
-    assert_eq!((r.sim.now(), r.sim.history_hash()), (e.sim.now(), e.sim.history_hash()));
+    assert_eq!((r.sim().now(), r.sim().history_hash()), (e.sim().now(), e.sim().history_hash()));
     let snap = r.snapshot();
     assert_eq!(&*snap.editor.text, "# mine\n");
     assert!(snap.console.last.is_some_and(|l| l.line == "kubectl get nodes" && l.text().contains("node-1")));
@@ -1311,7 +1313,7 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     assert!(big.len() > SLICED_APPLY_BYTES);
     let mut e = LiveRun::boot(2, None, clock_of(0.5));
     run_secs(&mut e, 4);
-    let at = e.sim.now();
+    let at = e.sim().now();
     e.exec(Cmd::apply(big.clone()));
     assert!(e.snapshot().apply.applying.is_some(), "reading");
     // A second apply meanwhile (Ctrl+Enter) is refused, not mixed in.
@@ -1328,7 +1330,7 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
         }
         e.frame(16.0);
         frames += 1;
-        assert_eq!(e.sim.now(), at, "the clock is held");
+        assert_eq!(e.sim().now(), at, "the clock is held");
         assert!(frames < 10_000);
     }
     assert!(frames > 1, "read across frames ({frames})");
@@ -1338,15 +1340,15 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
     replays_alike_after(&mut e, 10);
 
     // Cancel: nothing applied, nothing recorded, the clock goes on.
-    let before = (e.sim.history_hash(), e.export().expect("export"));
+    let before = (e.sim().history_hash(), e.export().expect("export"));
     e.exec(Cmd::apply(big.replace("cm-", "other-")));
     e.frame(16.0);
     e.exec(Cmd::CancelApply);
     assert_eq!(e.snapshot().apply.summary, "apply cancelled: nothing was applied");
-    assert_eq!((e.sim.history_hash(), e.export().expect("export")), before);
-    let t = e.sim.now();
+    assert_eq!((e.sim().history_hash(), e.export().expect("export")), before);
+    let t = e.sim().now();
     run_secs(&mut e, 1);
-    assert!(e.sim.now() > t);
+    assert!(e.sim().now() > t);
 
     // Once read it is the run's: Cancel no longer stops it, and anything that touches the run meanwhile (a command,
     // an export) finds it written whole first, so the record replays.
@@ -1375,7 +1377,7 @@ fn a_large_apply_is_read_across_frames_at_its_time() {
         config_maps(200).replace("cm-", "more-")
     );
     let mut whole = LiveRun::boot(2, None, clock());
-    let said = apply_outcome(0, &kubeloop_engine::kubectl::apply_each(&mut whole.sim, &bad));
+    let said = apply_outcome(0, &kubeloop_engine::kubectl::apply_each(whole.player.sim_mut(), &bad));
     e.exec(Cmd::apply(bad.clone()));
     while e.snapshot().apply.applying.is_some() {
         e.frame(16.0);
@@ -1395,7 +1397,7 @@ fn a_large_apply_typed_in_the_console_is_read_across_frames() {
     let big = config_maps(300);
     let mut e = LiveRun::boot(3, None, clock_of(0.5));
     run_secs(&mut e, 2);
-    let at = e.sim.now();
+    let at = e.sim().now();
     e.exec(Cmd::Kubectl { line: "kubectl apply -f -".into(), stdin: Some(big.clone()) });
     assert!(e.snapshot().apply.applying.is_some(), "read across frames");
     assert_eq!(e.snapshot().console.last.expect("entry").code, None, "running");
@@ -1403,7 +1405,7 @@ fn a_large_apply_typed_in_the_console_is_read_across_frames() {
     while e.snapshot().apply.applying.is_some() {
         e.frame(16.0);
         frames += 1;
-        assert_eq!(e.sim.now(), at, "the clock is held");
+        assert_eq!(e.sim().now(), at, "the clock is held");
     }
     assert!(frames > 1);
     let last = e.snapshot().console.last.expect("entry");
@@ -1412,13 +1414,13 @@ fn a_large_apply_typed_in_the_console_is_read_across_frames() {
     replays_alike_after(&mut e, 3);
 
     // Ctrl+C while it is read: nothing applied, nothing recorded.
-    let before = (e.sim.history_hash(), e.export().expect("export"));
+    let before = (e.sim().history_hash(), e.export().expect("export"));
     e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(big.replace("cm-", "cc-")) });
     e.frame(16.0);
     e.exec(Cmd::KubectlInterrupt);
     let last = e.snapshot().console.last.expect("entry");
     assert_eq!((last.code, last.text().contains("apply cancelled: nothing was applied")), (Some(130), true));
-    assert_eq!((e.sim.history_hash(), e.export().expect("export")), before);
+    assert_eq!((e.sim().history_hash(), e.export().expect("export")), before);
 
     // Another command while it is read: the apply ends first, then the command sees what it wrote.
     e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(big.replace("cm-", "cd-")) });
@@ -1465,10 +1467,10 @@ fn a_lesson_asks_first_holds_the_clock_and_checks_after() {
     let mut e = LiveRun::boot(1, None, clock());
     e.exec(Cmd::StartLesson("self-healing", None));
     e.exec(Cmd::SetSpeed(Speed::X(100)));
-    while e.lesson.as_ref().is_some_and(|r| r.asking.is_none()) {
+    while e.lesson.is_some() && e.player.holding().is_none() {
         e.frame(100.0);
     }
-    let held = e.sim.now();
+    let held = e.sim().now();
     assert_eq!(held, 15 * SECOND, "asked at the step's time");
     let s = e.snapshot();
     let v = s.lesson.as_deref().expect("lesson");
@@ -1481,12 +1483,12 @@ fn a_lesson_asks_first_holds_the_clock_and_checks_after() {
     }
     e.exec(Cmd::SetSpeed(Speed::X(100)));
     e.frame(100.0);
-    assert_eq!(e.sim.now(), held);
+    assert_eq!(e.sim().now(), held);
     // A wrong prediction: the step runs, the check still says what happened, and that the prediction was not it.
     e.exec(Cmd::Predict(Some(0)));
     for _ in 0..40 {
         e.frame(100.0);
-        if e.lesson.as_ref().is_some_and(|r| r.asking.is_some()) {
+        if e.lesson.is_some() && e.player.holding().is_some() {
             break;
         }
     }
@@ -1503,7 +1505,7 @@ fn a_lesson_asks_first_holds_the_clock_and_checks_after() {
     assert_eq!(v.asking.as_ref().map(|a| a.step), Some(1));
     e.exec(Cmd::LessonAsks(false));
     e.exec(Cmd::SetPlaying(true));
-    while e.sim.now() < 45 * SECOND + 10 * 60 * SECOND {
+    while e.sim().now() < 45 * SECOND + 10 * 60 * SECOND {
         e.frame(100.0);
     }
     let s = e.snapshot();
@@ -1521,7 +1523,7 @@ fn asking_first_never_changes_the_run() {
         let mut e = LiveRun::boot(3, None, clock());
         e.exec(Cmd::LessonAsks(asks));
         play_lesson(&mut e, "control-plane-down", None, 150);
-        hashes.push((e.sim.now(), e.sim.history_hash()));
+        hashes.push((e.sim().now(), e.sim().history_hash()));
     }
     assert_eq!(hashes[0], hashes[1]);
 }
@@ -1607,7 +1609,7 @@ fn the_service_panel_and_describe_agree_on_ready_endpoints() {
     run_secs(&mut e, 20);
     let services = e.snapshot().services;
     for v in services.iter() {
-        let (described, _) = described_endpoints(&mut e.sim, &v.key.name);
+        let (described, _) = described_endpoints(e.player.sim_mut(), &v.key.name);
         assert_eq!(
             described.len(),
             v.ready,
@@ -1619,7 +1621,7 @@ fn the_service_panel_and_describe_agree_on_ready_endpoints() {
     let db = services.iter().find(|v| &*v.key.name == "db").expect("svc/db");
     assert_eq!((db.ready, db.not_ready), (2, 1), "{db:?}");
     assert_eq!(db.ready_pods.iter().map(|p| &**p).collect::<Vec<_>>(), ["db-0", "db-1"]);
-    assert_eq!(described_endpoints(&mut e.sim, "db").1, 2, "one Endpoints line per port");
+    assert_eq!(described_endpoints(e.player.sim_mut(), "db").1, 2, "one Endpoints line per port");
     let web = services.iter().find(|v| &*v.key.name == "web").expect("svc/web");
     assert_eq!((web.ready, web.not_ready, web.ready_pods.len()), (3, 0, 3), "{web:?}");
 }
@@ -1656,7 +1658,7 @@ fn apply_goes_document_by_document_and_leads_with_the_outcome() {
     assert!(lines[4].starts_with("kubeloop: it serves "), "kubeloop's own line: {}", a.text);
     assert!(lines[5].starts_with("error: document 4, line "), "{}", a.text);
     assert_eq!(a.warnings.len(), 1, "the ConfigMap's note: {:?}", a.warnings);
-    let names: Vec<String> = e.sim.store().objects(Kind::ConfigMap).map(|o| o.meta().name.to_string()).collect();
+    let names: Vec<String> = e.sim().store().objects(Kind::ConfigMap).map(|o| o.meta().name.to_string()).collect();
     assert_eq!(names, ["one"]);
     replays_alike_after(&mut e, 5);
 }
@@ -1699,9 +1701,9 @@ fn a_new_run_of_a_given_size_is_kubeloop_bench_s_cluster() {
     e.exec(Cmd::SetPlaying(false));
     e.exec(Cmd::NewCluster { nodes: 4, pods: 250 });
     assert!(e.playing, "a new run plays");
-    assert_eq!(e.sim.kubelets().len(), 4);
-    assert_eq!(e.sim.store().count_of(Kind::Deployment), 3, "100 + 100 + 50");
-    assert_eq!(e.sim.now(), 0);
+    assert_eq!(e.sim().kubelets().len(), 4);
+    assert_eq!(e.sim().store().count_of(Kind::Deployment), 3, "100 + 100 + 50");
+    assert_eq!(e.sim().now(), 0);
     let notice = e.snapshot().notice.map(|n| n.to_string()).unwrap_or_default();
     assert!(
         notice.starts_with("A new run (seed 1): 4 nodes and 250 pods in 3 of kubeloop's own demo Deployments"),
@@ -1717,9 +1719,9 @@ fn a_new_run_of_a_given_size_is_kubeloop_bench_s_cluster() {
     let mut bench = shape.build().expect("bench cluster");
     let at = shape.converge(&mut bench, 10 * 60 * SECOND).expect("the bench converges");
     run_secs(&mut e, (at / SECOND) as u32);
-    assert_eq!(e.sim.now(), at);
-    assert_eq!(e.sim.pod_counts(), (250, 0, 0), "every pod Running");
-    assert_eq!(e.sim.history_hash(), bench.history_hash(), "the page's run is the bench's");
+    assert_eq!(e.sim().now(), at);
+    assert_eq!(e.sim().pod_counts(), (250, 0, 0), "every pod Running");
+    assert_eq!(e.sim().history_hash(), bench.history_hash(), "the page's run is the bench's");
     let s = e.snapshot();
     assert_eq!((s.summary.running, s.summary.nodes), (250, 4));
 }
@@ -1730,7 +1732,7 @@ fn a_new_run_of_a_given_size_is_kubeloop_bench_s_cluster() {
 fn a_size_that_cannot_be_run_says_why_and_keeps_the_run() {
     let mut e = LiveRun::boot(1, None, clock());
     run_secs(&mut e, 2);
-    let (now, hash) = (e.sim.now(), e.sim.history_hash());
+    let (now, hash) = (e.sim().now(), e.sim().history_hash());
     for (nodes, pods, why) in [
         (0, 0, "No new run: a cluster has 1 to 5000 nodes (kubeloop's own bound), not 0."),
         (5001, 10, "No new run: a cluster has 1 to 5000 nodes (kubeloop's own bound), not 5001."),
@@ -1739,7 +1741,7 @@ fn a_size_that_cannot_be_run_says_why_and_keeps_the_run() {
     ] {
         e.exec(Cmd::NewCluster { nodes, pods });
         assert_eq!(e.snapshot().notice.as_deref(), Some(why));
-        assert_eq!((e.sim.now(), e.sim.history_hash(), e.sim.kubelets().len()), (now, hash, START_NODES));
+        assert_eq!((e.sim().now(), e.sim().history_hash(), e.sim().kubelets().len()), (now, hash, START_NODES));
     }
 }
 
@@ -1755,7 +1757,7 @@ fn a_cluster_link_opens_that_size_paused() {
     e.exec(Cmd::Open(Ok(Link::Cluster { nodes: 1, pods: 111 })));
     let notice = e.snapshot().notice.map(|n| n.to_string()).unwrap_or_default();
     assert_eq!(notice, "The link does not open: 111 pods do not fit on 1 nodes of 110 pods each. The page shows its starting cluster instead.");
-    assert_eq!(e.sim.kubelets().len(), 201, "the run shown stays");
+    assert_eq!(e.sim().kubelets().len(), 201, "the run shown stays");
 }
 
 /// A frame runs events until its wall budget is spent and no further: when each event costs more than the budget
@@ -1767,16 +1769,16 @@ fn a_frame_stops_at_its_budget_when_events_are_costly() {
     e.exec(Cmd::SetSpeed(Speed::X(100)));
     e.frame(0.0);
     for _ in 0..20 {
-        let before = e.sim.events_processed();
+        let before = e.sim().events_processed();
         e.frame(100.0);
-        let ran = e.sim.events_processed() - before;
+        let ran = e.sim().events_processed() - before;
         assert!((1..=2).contains(&ran), "{ran} events in one frame of an {FRAME_BUDGET_MS} ms budget at 5 ms each");
     }
     // A frame that leaves part of its budget to a snapshot runs fewer: 2 ms at 5 ms an event is one event.
     for _ in 0..5 {
-        let before = e.sim.events_processed();
+        let before = e.sim().events_processed();
         e.frame_within(100.0, 2.0);
-        assert_eq!(e.sim.events_processed() - before, 1, "one event in one frame of a 2 ms budget at 5 ms each");
+        assert_eq!(e.sim().events_processed() - before, 1, "one event in one frame of a 2 ms budget at 5 ms each");
     }
 }
 
@@ -1788,12 +1790,12 @@ fn a_node_or_pod_is_found_by_name() {
     let mut e = LiveRun::boot(1, None, clock());
     e.exec(Cmd::NewCluster { nodes: 250, pods: 300 });
     run_secs(&mut e, 20);
-    let hash = e.sim.history_hash();
+    let hash = e.sim().history_hash();
     e.exec(Cmd::Find(" node-177 ".into()));
     let s = e.snapshot();
     assert_eq!(s.selection, Selection::Node("node-177".into()));
     assert!(matches!(s.detail.as_deref(), Some(Detail::Node(d)) if &*d.name == "node-177"));
-    let pod = e.sim.store().objects(Kind::Pod).map(|o| o.meta().name.to_string()).nth(250).expect("a pod");
+    let pod = e.sim().store().objects(Kind::Pod).map(|o| o.meta().name.to_string()).nth(250).expect("a pod");
     e.exec(Cmd::Find(pod.clone()));
     let s = e.snapshot();
     assert!(matches!(&s.selection, Selection::Pod(k) if *k.name == *pod), "{:?}", s.selection);
@@ -1813,7 +1815,7 @@ fn a_node_or_pod_is_found_by_name() {
     assert_eq!(e.snapshot().search.map(|s| s.total), Some(0));
     e.exec(Cmd::Find("  ".into()));
     assert_eq!(e.snapshot().search, None);
-    assert_eq!(e.sim.history_hash(), hash, "a search only reads");
+    assert_eq!(e.sim().history_hash(), hash, "a search only reads");
 }
 
 /// Where a whole measure of drift is costly, a snapshot measures a part of it, a bounded number of objects, going
@@ -1829,18 +1831,18 @@ fn costly_drift_is_measured_a_part_at_a_time() {
     e.exec(watch_drop(100));
     e.exec(Cmd::Intervene(Intervention::Apply(crate::examples::WEB.replace("replicas: 3", "replicas: 6"))));
     run_secs(&mut e, 10);
-    let drift = e.sim.drift();
+    let drift = e.sim().drift();
     assert!(drift > 0, "lost events leave the caches behind");
     // Whole measures only up to 0 objects, parts of 3 objects: the rows are as last measured, 0.
     (e.drift_whole_max, e.drift_budget) = (0, 3);
     // A wall clock that moves 10 ms a reading from here: the figures' age is seen.
     e.clock = clock_of(10.0);
     let visits: usize = e
-        .sim
+        .sim()
         .informers()
         .iter()
         .filter(|i| i.state() != kubeloop_engine::informer::ReflectorState::Stopped)
-        .map(|i| i.drift_part(e.sim.store(), &kubeloop_engine::informer::DriftCursor::Start, usize::MAX).visited)
+        .map(|i| i.drift_part(e.sim().store(), &kubeloop_engine::informer::DriftCursor::Start, usize::MAX).visited)
         .sum();
     let mut snapshots = 0;
     let mut seen = Vec::new();
@@ -1873,7 +1875,7 @@ fn what_runs_the_second_modules_code_waits_for_it_in_order_and_runs_once_it_arri
     let (nodes, _) = dom(&e.snapshot());
     assert!(!nodes[1].unschedulable, "the cordon (a kubectl command) waits");
     assert!(!nodes[2].alive, "a kill needs no kubectl: it is done at once");
-    assert!(e.record.actions().len() == 1, "only what was done is recorded");
+    assert!(e.player.record().actions().len() == 1, "only what was done is recorded");
     crate::deferred::hold(false);
     e.exec(Cmd::Deferred(Ok(())));
     let s = e.snapshot();
@@ -1883,7 +1885,7 @@ fn what_runs_the_second_modules_code_waits_for_it_in_order_and_runs_once_it_arri
     assert!(last.text().contains("NAME     STATUS"), "{}", last.text());
     assert!(s.console.earlier.iter().all(|e| e.line != "kubectl get nodes"), "the waiting entry became the run");
     assert!(dom(&s).0[1].unschedulable, "the cordon ran once the code arrived");
-    assert_eq!(e.record.actions().len(), 2, "and was recorded when it ran");
+    assert_eq!(e.player.record().actions().len(), 2, "and was recorded when it ran");
 
     // A load that fails: the waiting line says why, and the next line asks again.
     crate::deferred::hold(true);

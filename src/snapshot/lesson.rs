@@ -2,9 +2,10 @@
 //! verdict, and the figures the lesson watches, read from the simulation.
 
 use super::*;
-use kubeloop_engine::scenario::Figure;
+use kubeloop_engine::scenario::{Figure, Player};
 
-pub fn build_lesson(sim: &Sim, run: &crate::lessons::LessonRun, reads: ReadsView, asks_on: bool) -> LessonView {
+pub fn build_lesson(player: &Player, run: &crate::lessons::LessonRun, reads: ReadsView, asks_on: bool) -> LessonView {
+    let sim = player.sim();
     let l = run.lesson;
     let actions = &run.scenario.actions;
     let steps = actions
@@ -19,7 +20,7 @@ pub fn build_lesson(sim: &Sim, run: &crate::lessons::LessonRun, reads: ReadsView
     for f in &run.info.figures {
         lesson_figure(sim, *f, run.start, reads, &mut figures);
     }
-    let asking = run.asking.and_then(|step| {
+    let asking = player.holding().and_then(|step| {
         let a = actions[step].ask.as_ref()?;
         Some(AskView { step, question: &a.question, choices: &a.choices })
     });

@@ -203,6 +203,7 @@ pub struct RunOutput {
 mod actions;
 pub mod expect;
 mod parse;
+mod player;
 mod record;
 mod run;
 mod script;
@@ -216,6 +217,7 @@ mod write;
 use actions::*;
 pub use expect::{Ask, Checks, Expect, Figure, LessonInfo};
 use parse::*;
+pub use player::{Due, Player};
 pub use record::{Record, MAX_RECORDED};
 pub use run::*;
 pub use script::Script;

@@ -74,11 +74,10 @@ pub fn not_followed(command: &str, writes: bool) -> String {
     format!("{command}: not followed: at most {MAX_FOLLOWS} commands {kind} keep printing at once")
 }
 
-/// A run handed over to go on with ([`Run::into_sim`]).
-pub struct Continued {
-    pub sim: Sim,
-    /// The run so far: its start and the actions that ran.
-    pub record: Record,
+/// A run handed over to go on with ([`Run::into_player`]).
+pub struct Continued<'a> {
+    /// The cluster where the run is, and its record: its start and the actions that ran.
+    pub player: Player<'a>,
     /// The commands still following, in the order they started (each with its grid of looks).
     pub follows: Vec<Following>,
 }
@@ -88,12 +87,9 @@ pub struct Continued {
 /// commands that keep printing), [`Run::sim_mut`] lets a caller act on the cluster in between (`kubeloop kubectl`),
 /// and [`Run::finish`] ends it with the timeline and the summary.
 pub struct Run<'a> {
-    /// The scenario's actions, performed as they come due.
-    pub(super) script: Script,
-    /// What was performed so far, at its time: the scenario's actions as they ran, and [`Run::act`]'s.
-    pub(super) record: Record,
-    pub(super) sim: Sim,
-    pub(super) read_file: ReadFile<'a>,
+    /// The cluster, the scenario's actions performed as they come due, and what was performed so far at its time
+    /// (the scenario's actions as they ran, and [`Run::act`]'s).
+    pub(super) player: Player<'a>,
     pub(super) timeline: Timeline,
     pub(super) event_seq: u64,
     pub(super) follows: Vec<Following>,
@@ -112,10 +108,10 @@ pub struct Run<'a> {
     pub(super) looked: Millis,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
     fn push(&mut self, kind: EntryKind, source: &str, text: impl Into<String>) {
         let text = text.into();
-        self.timeline.push(TimelineEntry { at: self.sim.now(), kind, source: source.into(), text });
+        self.timeline.push(TimelineEntry { at: self.player.sim().now(), kind, source: source.into(), text });
     }
 
     /// A command's output, one entry a line: stdout as results, then stderr as errors when the command failed
@@ -135,16 +131,16 @@ impl Run<'_> {
 
     /// Every Kubernetes Event written since the last call.
     fn collect_events(&mut self) {
-        let (first, _) = self.sim.store().event_log();
+        let (first, _) = self.player.sim().store().event_log();
         if self.event_seq < first {
             let lost = first - self.event_seq;
             self.push(EntryKind::Note, "scenario", format!("({lost} events not shown: the event log overflowed)"));
         }
-        let (events, next) = self.sim.store().events_since(self.event_seq);
+        let (events, next) = self.player.sim().store().events_since(self.event_seq);
         self.event_seq = next;
         for o in events {
             let Some(ev) = o.as_event() else { continue };
-            let at = ev.body.last_timestamp.map_or(self.sim.now(), |t| t.0);
+            let at = ev.body.last_timestamp.map_or(self.player.sim().now(), |t| t.0);
             self.timeline.push(TimelineEntry {
                 at,
                 kind: EntryKind::Event,
@@ -157,7 +153,7 @@ impl Run<'_> {
     /// Looks at the following commands due now, each on its own grid: what they printed since their last look; the
     /// finished ones are dropped.
     fn poll_due(&mut self) {
-        let now = self.sim.now();
+        let now = self.player.sim().now();
         let mut i = 0;
         while i < self.follows.len() {
             let f = &mut self.follows[i];
@@ -166,7 +162,7 @@ impl Run<'_> {
                 continue;
             }
             f.grid.polled(now);
-            let p = f.follow.poll(&mut self.sim);
+            let p = f.follow.poll(self.player.sim_mut());
             self.output(&p.warnings, &p.stdout, &p.stderr, p.done && p.code != 0);
             if p.done {
                 self.follows.remove(i);
@@ -183,7 +179,7 @@ impl Run<'_> {
 
     /// Interrupts the following commands whose `for:` is up (looked at once more, then stopped, as Ctrl+C does).
     fn stop_due(&mut self) {
-        let now = self.sim.now();
+        let now = self.player.sim().now();
         let mut i = 0;
         while i < self.follows.len() {
             if self.follows[i].stop_at.is_none_or(|t| t > now) {
@@ -191,10 +187,10 @@ impl Run<'_> {
                 continue;
             }
             let mut f = self.follows.remove(i);
-            let p = f.follow.poll(&mut self.sim);
+            let p = f.follow.poll(self.player.sim_mut());
             self.output(&p.warnings, &p.stdout, &p.stderr, p.done && p.code != 0);
             if !p.done {
-                f.follow.stop(&mut self.sim);
+                f.follow.stop(self.player.sim_mut());
                 self.push(EntryKind::Note, "scenario", format!("{}: interrupted (its for: is up)", f.command));
             }
         }
@@ -219,8 +215,7 @@ impl Run<'_> {
         if let Some(l) = label {
             self.push(EntryKind::Note, "scenario", l);
         }
-        let input = crate::kubectl::Input { stdin: None, read_file: self.read_file };
-        let done = self.sim.intervene(what, &input);
+        let done = self.player.perform(what);
         self.push(EntryKind::Action, "scenario", shown_as.unwrap_or(&done.action).to_string());
         for (said, source, text) in done.lines {
             let kind = match said {
@@ -234,11 +229,11 @@ impl Run<'_> {
             let command = done.action;
             let writes = follow.writes();
             if room_to_follow(self.follows.iter().map(|f| f.follow.writes()), writes) {
-                let (action, at) = (self.record.actions().len(), self.sim.now());
+                let (action, at) = (self.player.record().actions().len(), self.player.sim().now());
                 let stop_at = stop_after.map(|d| at.saturating_add(d));
                 self.follows.push(Following { command, follow, action, stop_at, grid: FollowGrid::new(at) });
             } else {
-                follow.stop(&mut self.sim);
+                follow.stop(self.player.sim_mut());
                 self.push(EntryKind::Note, "scenario", not_followed(&command, writes));
             }
         }
@@ -247,33 +242,34 @@ impl Run<'_> {
     /// Interrupts the commands whose `for:` is up, runs the actions due now, collects events and looks at
     /// convergence.
     fn check(&mut self) {
-        let actions = Rc::clone(self.script.actions());
+        let actions = Rc::clone(self.player.script().actions());
         self.stop_due();
-        while let Some(i) = self.script.take_due(self.sim.now()) {
+        while let Due::Perform(i) = self.player.take_due() {
             let a = &actions[i];
             self.perform(&a.what, a.label.as_deref(), None, a.stop_after);
-            self.record.performed(Action { at: self.sim.now(), ..a.clone() });
-            self.checks.ran(&actions, i, &self.sim);
+            let now = self.player.now();
+            self.player.record_mut().performed(Action { at: now, ..a.clone() });
+            self.checks.ran(&actions, i, self.player.sim());
             self.last_check = None;
         }
         self.collect_events();
-        let now = self.sim.now();
-        if self.script.is_done() && now >= self.script.last_at() {
+        let now = self.player.sim().now();
+        if self.player.script().is_done() && now >= self.player.script().last_at() {
             // The store part is looked at again only when one of the kinds it reads changed since the last check
             // (Lease renewals and Events, most of a large cluster's writes, leave it alone).
-            let store = &self.sim.store();
+            let store = self.player.sim().store();
             let rv = [Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::Node]
                 .map(|k| store.kind_resource_version_at(k, now));
             let store_ok = match self.last_check {
                 Some((seen, ok)) if seen == rv => ok,
-                _ => store_settled(&self.sim),
+                _ => store_settled(self.player.sim()),
             };
             self.last_check = Some((rv, store_ok));
             // A streak starts settled and idle; periodic housekeeping (the node lifecycle controller's 5 s pass,
             // relists) may keep a worker busy for a moment without unsettling anything, so only the store ends it.
             if !store_ok {
                 self.streak = None;
-            } else if self.streak.is_none() && self.sim.idle() {
+            } else if self.streak.is_none() && self.player.sim().idle() {
                 self.streak = Some(now);
             }
         }
@@ -289,11 +285,11 @@ impl Run<'_> {
                 return;
             }
             self.check();
-            let now = self.sim.now();
+            let now = self.player.sim().now();
             if now >= t {
                 break;
             }
-            if self.max_events > 0 && self.sim.events_processed() >= self.max_events {
+            if self.max_events > 0 && self.player.sim().events_processed() >= self.max_events {
                 self.stopped_at = Some(now);
                 let msg = format!(
                     "stopped: the run reached its work budget of {} simulation events at {} (of {}); `kubeloop run --max-events N` sets another (0: none), `kubeloop soak` runs large clusters for days",
@@ -307,14 +303,14 @@ impl Run<'_> {
             // The next look at the cluster or at a following command, action, interruption or the end, whichever
             // comes first.
             let mut to = ((now / CHECK_INTERVAL).saturating_add(1)).saturating_mul(CHECK_INTERVAL).min(t);
-            for due in [self.next_look(), self.script.next_at()] {
+            for due in [self.next_look(), self.player.script().next_at()] {
                 to = to.min(due.unwrap_or(Millis::MAX));
             }
             if let Some(s) = self.next_stop() {
                 to = to.min(s);
             }
             self.look_before(to);
-            self.sim.run_until(to);
+            self.player.sim_mut().run_until(to);
             self.collect_events();
             self.poll_due();
         }
@@ -324,16 +320,16 @@ impl Run<'_> {
     /// cluster (the page looks at the same moments): the events before the second run first.
     fn look_before(&mut self, to: Millis) {
         while self.checks.open() {
-            let after = self.sim.now().max(self.looked);
+            let after = self.player.sim().now().max(self.looked);
             let second = (after / SECOND).saturating_add(1).saturating_mul(SECOND);
             if second > to {
                 return;
             }
             self.looked = second;
-            self.sim.run_until(second - 1);
-            let decided = self.checks.look(self.script.actions(), &self.sim, second);
+            self.player.sim_mut().run_until(second - 1);
+            let decided = self.checks.look(self.player.script().actions(), self.player.sim(), second);
             for i in decided {
-                if let Some((held, text)) = self.checks.said(self.script.actions(), i) {
+                if let Some((held, text)) = self.checks.said(self.player.script().actions(), i) {
                     let kind = if held { EntryKind::Note } else { EntryKind::Error };
                     self.timeline.push(TimelineEntry { at: second, kind, source: "expect".into(), text });
                 }
@@ -348,7 +344,7 @@ impl Run<'_> {
 
     /// The simulated time now.
     pub fn now(&self) -> Millis {
-        self.sim.now()
+        self.player.sim().now()
     }
 
     /// When the run stopped at its work budget, if it did.
@@ -363,13 +359,13 @@ impl Run<'_> {
 
     /// The cluster.
     pub fn sim(&self) -> &Sim {
-        &self.sim
+        self.player.sim()
     }
 
     /// The cluster, to act on between steps (the runner's own follows and convergence checks see the effects).
     pub fn sim_mut(&mut self) -> &mut Sim {
         self.last_check = None;
-        &mut self.sim
+        self.player.sim_mut()
     }
 
     /// The timeline so far (its first and last entries: see [`MAX_TIMELINE_ENTRIES`]).
@@ -379,8 +375,8 @@ impl Run<'_> {
 
     /// The cluster where the run is, to go on with (the page continues an imported run live): the actions that ran
     /// and the commands still following (they go on, on their grids).
-    pub fn into_sim(self) -> Continued {
-        Continued { sim: self.sim, record: self.record, follows: self.follows }
+    pub fn into_player(self) -> Continued<'a> {
+        Continued { player: self.player, follows: self.follows }
     }
 
     /// Performs `what` now, as a person would between steps (a timeline entry and what it printed, a command that
@@ -388,45 +384,45 @@ impl Run<'_> {
     pub fn act(&mut self, what: Intervention, label: Option<String>) {
         self.perform(&what, label.as_deref(), None, None);
         self.last_check = None;
-        self.record.push(self.sim.now(), what, label);
+        self.player.record_now(what, label);
     }
 
     /// The run so far: where it started and what was performed since.
     pub fn record(&self) -> &Record {
-        &self.record
+        self.player.record()
     }
 
     /// The run so far as a scenario file ending now, which `kubeloop run` replays to the same history hash (or
     /// why it cannot be).
     pub fn export(&self) -> Result<String, String> {
-        self.record.export(self.sim.now())
+        self.player.export()
     }
 
     /// Ends the run where it is: commands still following are stopped, and the summary is taken.
     pub fn finish(mut self) -> RunOutput {
         for mut f in std::mem::take(&mut self.follows) {
-            f.follow.stop(&mut self.sim);
+            f.follow.stop(self.player.sim_mut());
             self.push(
                 EntryKind::Note,
                 "scenario",
                 format!("{}: still running at the end of the run, stopped", f.command),
             );
         }
-        let not_run = self.script.actions().len() - self.script.performed();
+        let not_run = self.player.script().actions().len() - self.player.script().performed();
         if not_run > 0 {
-            let now = self.sim.now();
+            let now = self.player.sim().now();
             self.push(
                 EntryKind::Note,
                 "scenario",
                 format!("{not_run} action(s) after the end of the run ({}) not run", human_duration(now)),
             );
         }
-        let mut summary = summarize(&self.sim);
-        summary.last_action_ms = self.script.last_at();
+        let mut summary = summarize(self.player.sim());
+        summary.last_action_ms = self.player.script().last_at();
         summary.converged_at_ms = self.streak;
         summary.actions_not_run = not_run;
         summary.stopped_at_budget_ms = self.stopped_at;
-        summary.expectations = self.checks.summary(self.script.actions());
+        summary.expectations = self.checks.summary(self.player.script().actions());
         RunOutput { timeline: self.timeline.into_vec(), summary }
     }
 }
@@ -456,11 +452,10 @@ impl Scenario {
         }
         let (sim, names) = self.cluster(seed, opts.timing)?;
         let timing = opts.timing.unwrap_or(self.timing);
+        let mut player = Player::new(sim, Record::new(self, seed, timing), opts.read_file.unwrap_or(&no_file));
+        player.play(Script::new(self.actions.clone().into(), 0, Some(until)));
         let mut r = Run {
-            script: Script::new(self.actions.clone().into(), 0, Some(until)),
-            record: Record::new(self, seed, timing),
-            sim,
-            read_file: opts.read_file.unwrap_or(&no_file),
+            player,
             timeline: Timeline::default(),
             event_seq: 0,
             follows: Vec::new(),
