@@ -6,7 +6,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::cmd::Cmd;
-use crate::format::{fmt_clock, fmt_dur, fmt_secs};
+use crate::format::{fmt_clock, fmt_secs};
 use crate::view::{Detail, EventLine, NodeDetail, PodDetail, ScheduleView, Selection};
 use kubeloop_engine::behaviour::BehaviourPatch;
 use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS, SCORE_PLUGINS};
@@ -343,7 +343,7 @@ fn node_view(d: &NodeDetail) -> Html {
                 <dt>{ "pods" }</dt><dd>{ d.pods }</dd>
             </dl>
             if !d.alive {
-                <p class="muted">{ format!("With the kubelet down nothing renews the lease; the node lifecycle controller that would mark the node NotReady after {} is not simulated yet, so the node stays Ready in the API.", fmt_dur(40_000)) }</p>
+                <p class="muted">{ "With the kubelet down nothing renews the node's Lease: after node-monitor-grace-period the node lifecycle controller marks it Unknown and taints it." }</p>
             }
             <h4>{ "Conditions" }</h4>
             <table class="mini">
