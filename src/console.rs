@@ -156,7 +156,7 @@ impl Console {
             example_file(name)
         };
         let input = kubectl::Input { stdin, read_file: &read_file };
-        let mut out = kubectl::run(sim, line, &input);
+        let mut out = kubeloop_engine::intervention::kubectl_typed(sim, line, &input);
         let follow = out.follow.take();
         self.seq += 1;
         let mut chunks = chunks_of(out.warnings, out.stdout, out.stderr);

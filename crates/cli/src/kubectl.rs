@@ -133,7 +133,7 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     let read_file = |name: &str| reader.read(name);
     let input = Input { stdin: stdin.as_deref(), read_file: &read_file };
     let line: Vec<String> = kargs.iter().map(|a| shell_word(a)).collect();
-    let out = kubectl::run(run.sim_mut(), &line.join(" "), &input);
+    let out = kubeloop_engine::intervention::kubectl_typed(run.sim_mut(), &line.join(" "), &input);
     print("", &out.warnings)?;
     print(&out.stdout, &out.stderr)?;
     let mut code = out.code;

@@ -10,6 +10,7 @@ mod kubectl;
 mod link;
 mod peak;
 mod soak;
+mod why;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -36,6 +37,7 @@ Usage:
   kubeloop run FILE|LINK [--seed N] [--until DURATION] [--timing real|fast-demo] [--max-events N] [--json] [--quiet]
   kubeloop link FILE [--page URL] [--seed N] [--until DURATION] [--timing real|fast-demo]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
+  kubeloop why FILE|LINK KIND/NAME [--namespace NS] [--at DURATION] [--rv N] [--seed N] [--timing PROFILE]
   kubeloop bench [--nodes N] [--pods N] [--per-deployment N] [--services] [--churn N] [--seed N] [--memory]
                  [--steady DURATION [--workload W]]
   kubeloop soak [--nodes N] [--pods N] [--services] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION]
@@ -80,6 +82,14 @@ Commands:
                               -f PATH reads a regular file (or a directory's .yaml, .yml and .json files)
                               relative to the current directory, -f - reads standard input; at most 4 MiB.
                               Exits with kubectl's code; `kubeloop kubectl --help` lists the commands.
+  why     Run a scenario (or a link's run) to --at (default its end) and answer \"why?\" of an object: every write
+          of it the engine kept (resourceVersion, time, verb, client), then the chain of causes of one of them,
+          recorded as the run went: write <- reconcile of a controller for a key (with the adds merged into that
+          queue item) <- the watch event its informer received <- the write that made it <- ... <- your
+          intervention or a timer. A lost watch event shows as the relist that repaired it.
+            --rv N            the write to explain (default: its creation, else its first write kept)
+            --namespace NS    the object's namespace (default: default)
+            --at DURATION, --seed N, --timing PROFILE   as for run (--at: where the run stops)
   bench   Cold start: add the nodes, apply Deployments for the pods, run until every pod is Running and every
           Deployment converged (at most 30 simulated minutes); print simulated, wall and CPU time, events/s, API
           writes and peak memory, and the engine's work: deterministic counts of what it did (objects each
@@ -149,6 +159,7 @@ fn dispatch(args: &[String]) -> Result<u8, Fail> {
         "run" => run(rest),
         "kubectl" => kubectl::run(rest),
         "link" => link::run(rest),
+        "why" => why::run(rest),
         "bench" => bench(rest).map(|_| 0),
         "soak" => soak::run(rest),
         "help" | "--help" | "-h" => output(USAGE).map(|_| 0),

@@ -520,3 +520,35 @@ fn what_cannot_be_a_link_says_why() {
         assert!(text(&out.stderr).contains(said), "{link}: {}", text(&out.stderr));
     }
 }
+
+/// `kubeloop why`: an object's writes, then the chain of causes of its creation back to the person's kill of the
+/// node (examples/node-failure.yaml kills node-1 at 60 s; the ReplicaSet replaces its pods once they are evicted).
+#[test]
+fn why_follows_a_replacement_pod_back_to_the_node_kill() {
+    let pods = text(&kubeloop(&["kubectl", "--scenario", "examples/node-failure.yaml", "--", "get", "pods"]).stdout);
+    // The replacements are the youngest pods: their AGE is in minutes where the first ones' is 10m or more.
+    let young = pods
+        .lines()
+        .skip(1)
+        .find(|l| l.split_whitespace().last().is_some_and(|age| age.starts_with('4')))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("a replacement pod in\n{pods}"));
+    let out = kubeloop(&["why", "examples/node-failure.yaml", &format!("pod/{young}")]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("created  by kube-controller-manager/cp-1"), "{s}");
+    for step in ["reconcile    replicaset", "watch", "queue", "timer", "intervention you: kill node node-1 at 1m"] {
+        assert!(s.contains(step), "{step:?} in\n{s}");
+    }
+    let at = kubeloop(&["why", "examples/node-failure.yaml", &format!("pod/{young}"), "--at", "2m"]);
+    assert_eq!(at.status.code(), Some(1), "not created yet at 2m: {}", text(&at.stdout));
+    for bad in [
+        &["why", "examples/node-failure.yaml"][..],
+        &["why", "examples/node-failure.yaml", "web"],
+        &["why", "examples/node-failure.yaml", "widget/x"],
+    ] {
+        let out = kubeloop(bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", text(&out.stdout));
+        assert!(text(&out.stderr).starts_with("error: "), "{bad:?}");
+    }
+}

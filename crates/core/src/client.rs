@@ -36,6 +36,32 @@ impl<'a> Api<'a> {
         self.store.peek(kind, key)
     }
 
+    /// Why the writes being made now are made.
+    pub(crate) fn cause(&self) -> crate::cause::Cause {
+        self.store.causes.current
+    }
+
+    /// Says why the writes that follow are made ([`crate::cause`]): recorded with each, never sent.
+    pub(crate) fn because(&mut self, cause: crate::cause::Cause) {
+        self.store.causes.current = cause;
+    }
+
+    /// The writes that follow are the reconcile's acting on a node whose Lease was last renewed at `rv`.
+    pub(crate) fn because_not_renewed(&mut self, rv: u64) {
+        use crate::cause::Cause;
+        if let Cause::Reconcile(reconcile) | Cause::NotRenewed { reconcile, .. } = self.store.causes.current {
+            self.store.causes.current = Cause::NotRenewed { reconcile, rv };
+        }
+    }
+
+    /// The writes that follow are the reconcile's own again.
+    pub(crate) fn because_reconcile(&mut self) {
+        use crate::cause::Cause;
+        if let Cause::NotRenewed { reconcile, .. } = self.store.causes.current {
+            self.store.causes.current = Cause::Reconcile(reconcile);
+        }
+    }
+
     /// The API server's wall clock at simulated time `now` (the times it stamps on Events): not a request.
     pub(crate) fn wall_nanos(&mut self, now: Millis) -> u64 {
         self.store.wall_nanos(now)

@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use crate::api::{Kind, ObjKey, Str};
+use crate::cause::{Cause, Pending, Trigger};
 use crate::client::Api;
 use crate::informer::{Cache, Informer, InformerEvent, InformerId};
 use crate::leaderelection::{LeaderElector, Transition};
@@ -174,6 +175,8 @@ pub struct ReconcileRecord {
 #[derive(Clone, Debug)]
 pub struct Busy {
     pub(crate) key: ObjKey,
+    /// The reconcile's id in the cause log ([`crate::cause::CauseLog::reconcile`]).
+    pub(crate) reconcile: u64,
     pub(crate) started: Millis,
     pub(crate) until: Millis,
     pub(crate) result: ReconcileResult,
@@ -247,6 +250,8 @@ pub struct Controller {
     pub(crate) trigger: TriggerMode,
     /// What its reconciles and handlers did (objects read from the caches), kept across crashes.
     pub(crate) work: ControllerWork,
+    /// The adds of its queue's keys, kept for the reconcile that takes each key (its causes).
+    pub(crate) pending: Pending,
     /// Its own stream of draws (its API calls' latencies, its queue's jitter, the scheduler's ties), keyed by its
     /// host's client and its name when the host is added ([`Controller::key_stream`]).
     rng: Rng,
@@ -265,6 +270,7 @@ impl Controller {
             stats: ControllerStats::default(),
             trigger: TriggerMode::Level,
             work: ControllerWork::default(),
+            pending: Pending::default(),
             rng: Rng::new(0),
         }
     }
@@ -295,7 +301,7 @@ impl Controller {
 
     /// Entries this controller holds: queue keys and in-memory state (not the recorder's bounded LRU).
     pub(crate) fn footprint(&self) -> usize {
-        self.queue.footprint() + self.reconciler.retained()
+        self.queue.footprint() + self.reconciler.retained() + self.pending.len()
     }
 
     /// Its work: what the runtime counted, with the reconciler's own figures.
@@ -357,6 +363,7 @@ impl Controller {
     pub(crate) fn crash(&mut self) {
         self.queue = RateLimitingQueue::new(self.reconciler.rate_limiter());
         self.workers.iter_mut().for_each(|w| *w = None);
+        self.pending.clear();
         self.reconciler.reset();
         self.recorder.reset();
     }
@@ -436,33 +443,36 @@ impl Host {
         now: Millis,
     ) -> Vec<(Millis, usize)> {
         let caches = Caches { informers, ids: &self.informers };
+        let informer = self.informers[kind.index()].unwrap_or(usize::MAX);
         let mut wakes = Vec::new();
         let mut out = Vec::new();
         for (ci, c) in self.controllers.iter_mut().enumerate() {
             if !c.reconciler.watches().contains(&kind) {
                 continue;
             }
+            let edge = c.effective_trigger() == TriggerMode::Edge;
+            if edge && origin != Origin::Watch {
+                continue;
+            }
             let visited = caches.visited();
-            if c.effective_trigger() == TriggerMode::Edge {
-                if origin == Origin::Watch {
-                    for ev in evs {
-                        c.reconciler.handle_edge(ev, caches, now, &mut out);
-                    }
-                    c.work.handled(evs.len() as u64, caches.visited() - visited);
-                }
-            } else {
-                for ev in evs {
+            // Each notification's keys are queued as it is handled (in the same order as all at the end: handlers
+            // read only the caches), each add kept with the notification that asked for it.
+            for ev in evs {
+                if edge {
+                    c.reconciler.handle_edge(ev, caches, now, &mut out);
+                } else {
                     c.reconciler.handle(ev, caches, now, &mut out);
                 }
-                c.work.handled(evs.len() as u64, caches.visited() - visited);
-            }
-            for (key, delay) in out.drain(..) {
-                if delay == 0 {
-                    c.queue.add(key, now);
-                } else if let Some(at) = c.queue.add_after(key, delay, now) {
-                    wakes.push((at, ci));
+                for (key, delay) in out.drain(..) {
+                    c.pending.add(&key, Trigger::of(informer, origin, ev));
+                    if delay == 0 {
+                        c.queue.add(key, now);
+                    } else if let Some(at) = c.queue.add_after(key, delay, now) {
+                        wakes.push((at, ci));
+                    }
                 }
             }
+            c.work.handled(evs.len() as u64, caches.visited() - visited);
         }
         wakes
     }
@@ -482,7 +492,7 @@ impl Host {
         if !self.active() {
             return done_at;
         }
-        let Host { controllers, informers: ids, client, .. } = self;
+        let Host { controllers, informers: ids, client, name, .. } = self;
         let caches = Caches { informers, ids };
         if !caches.synced() {
             return done_at;
@@ -490,6 +500,9 @@ impl Host {
         for (ci, c) in controllers.iter_mut().enumerate() {
             while let Some(w) = c.workers.iter().position(Option::is_none) {
                 let Some(key) = c.queue.get(now) else { break };
+                let adds = c.pending.take(&key);
+                let reconcile = store.causes.reconcile(c.reconciler.name(), name, &key, now, adds);
+                store.causes.current = Cause::Reconcile(reconcile);
                 let recorder = &mut c.recorder;
                 let mut cx = Ctx { now, caches, api: Api::new(store, *client, now, &mut c.rng), recorder };
                 let visited = caches.visited();
@@ -498,7 +511,7 @@ impl Host {
                 let (calls, elapsed) = (cx.api.calls, cx.api.elapsed);
                 let until = now + cost + elapsed;
                 c.stats.api_calls += calls as u64;
-                c.workers[w] = Some(Busy { key, started: now, until, result, api_calls: calls });
+                c.workers[w] = Some(Busy { key, reconcile, started: now, until, result, api_calls: calls });
                 done_at.push((until, ci, w));
             }
         }
@@ -573,6 +586,7 @@ impl Controller {
             Ok(ReconcileAction::RequeueAfter(d)) => {
                 self.queue.forget(&busy.key);
                 self.stats.requeues += 1;
+                self.pending.add(&busy.key, Trigger::Requeue { after: busy.reconcile, delay: d });
                 wake = self.queue.add_after(busy.key.clone(), d, now);
                 RecordOutcome::Requeue { after: d }
             }
@@ -585,6 +599,7 @@ impl Controller {
                     RecordOutcome::Dropped { message }
                 } else {
                     let (retry_in, w) = self.queue.add_rate_limited_with_delay(busy.key.clone(), now, &mut self.rng);
+                    self.pending.add(&busy.key, Trigger::Retry { after: busy.reconcile, delay: retry_in });
                     wake = w;
                     RecordOutcome::Error { message, retry_in }
                 }

@@ -46,6 +46,9 @@ pub struct Footprint {
     /// The observers' logs: Kubernetes Events and reconciles kept for the event stream (bounded rings).
     pub event_log: usize,
     pub reconcile_log: usize,
+    /// The causes kept for "why?" (writes, reconciles, interventions, stopped kubelets: rings of a fixed capacity,
+    /// [`crate::cause`]); not in the total, which a long run's filling rings would read as growth.
+    pub causes: usize,
     /// Registered API clients (one per component; grows only with nodes added).
     pub clients: usize,
 }
@@ -104,6 +107,7 @@ impl Footprint {
             event_expirations: store.expiry_len(),
             event_log: store.event_log().1.len(),
             reconcile_log: sim.log.records.len(),
+            causes: store.causes.footprint(),
             clients: store.clients().len(),
         }
     }
@@ -140,6 +144,8 @@ impl Bytes {
         let mut meter = Meter::new(live);
         sim.log.records = Default::default();
         meter.dropped("reconcile log (kept for observers)".into());
+        sim.store.causes = Default::default();
+        meter.dropped("causes (kept for \"why?\")".into());
         sim.drop_timers();
         meter.dropped("timers".into());
         for r in recorders(&mut sim) {

@@ -10,6 +10,7 @@ pub mod admission;
 pub mod api;
 pub mod backoff;
 pub mod behaviour;
+pub mod cause;
 #[doc(hidden)]
 pub mod client;
 pub mod controller;

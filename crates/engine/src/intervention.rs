@@ -447,44 +447,97 @@ pub trait Intervene {
 
 impl Intervene for Sim {
     fn intervene(&mut self, what: &Intervention, input: &kubectl::Input) -> Performed {
-        if let Some(line) = what.kubectl_line() {
-            return intervene_kubectl(self, &line, input);
-        }
-        match what {
-            Intervention::Apply(text) => intervene_apply(self, text),
-            Intervention::Delete { kind, namespace, target: DeleteTarget::OneOf(sel, text), wait } => {
-                let ns = namespace.as_deref().unwrap_or("default");
-                match one_running(self, *kind, ns, sel).map(|o| o.meta().name.to_string()) {
-                    Some(name) => {
-                        let target = DeleteTarget::Name(name);
-                        let resolved =
-                            Intervention::Delete { kind: *kind, namespace: namespace.clone(), target, wait: *wait };
-                        self.intervene(&resolved, input)
-                    }
-                    None => {
-                        let mut p = Performed::new(what.to_string());
-                        let what = kind.name().to_ascii_lowercase();
-                        p.say(Said::Error, "kubectl", format!("no running {what} matches {text}: nothing deleted"));
-                        p
-                    }
+        // Its writes are the person's ([`Sim::why`] ends there), and so are those of a command it leaves running.
+        let seq = self.begin_intervention(what.to_string());
+        let mut done = perform(self, what, input);
+        done.follow = done.follow.map(|f| caused(seq, f));
+        self.end_intervention();
+        done
+    }
+}
+
+/// Runs a kubectl line a person typed (the page's console, `kubeloop kubectl`) as their intervention: its writes,
+/// and those of the command it leaves running, are theirs ([`Sim::why`]).
+pub fn kubectl_typed(sim: &mut Sim, line: &str, input: &kubectl::Input) -> kubectl::Output {
+    let seq = sim.begin_intervention(format!("kubectl {}", line.trim()));
+    let mut out = kubectl::run(sim, line, input);
+    out.follow = out.follow.map(|f| caused(seq, f));
+    sim.end_intervention();
+    out
+}
+
+/// A command left running by intervention `seq`: what its polls write is that intervention's too.
+struct Caused {
+    seq: u64,
+    inner: Box<dyn kubectl::Follow>,
+}
+
+fn caused(seq: u64, inner: Box<dyn kubectl::Follow>) -> Box<dyn kubectl::Follow> {
+    Box::new(Caused { seq, inner })
+}
+
+impl kubectl::Follow for Caused {
+    fn poll(&mut self, sim: &mut Sim) -> kubectl::FollowPoll {
+        sim.resume_intervention(self.seq);
+        let p = self.inner.poll(sim);
+        sim.end_intervention();
+        p
+    }
+
+    fn stop(&mut self, sim: &mut Sim) {
+        sim.resume_intervention(self.seq);
+        self.inner.stop(sim);
+        sim.end_intervention();
+    }
+
+    fn writes(&self) -> bool {
+        self.inner.writes()
+    }
+
+    fn pending(&mut self) -> kubectl::FollowPoll {
+        self.inner.pending()
+    }
+}
+
+/// Performs an intervention ([`Intervene::intervene`]).
+fn perform(sim: &mut Sim, what: &Intervention, input: &kubectl::Input) -> Performed {
+    if let Some(line) = what.kubectl_line() {
+        return intervene_kubectl(sim, &line, input);
+    }
+    match what {
+        Intervention::Apply(text) => intervene_apply(sim, text),
+        Intervention::Delete { kind, namespace, target: DeleteTarget::OneOf(sel, text), wait } => {
+            let ns = namespace.as_deref().unwrap_or("default");
+            match one_running(sim, *kind, ns, sel).map(|o| o.meta().name.to_string()) {
+                Some(name) => {
+                    let target = DeleteTarget::Name(name);
+                    let resolved =
+                        Intervention::Delete { kind: *kind, namespace: namespace.clone(), target, wait: *wait };
+                    perform(sim, &resolved, input)
+                }
+                None => {
+                    let mut p = Performed::new(what.to_string());
+                    let what = kind.name().to_ascii_lowercase();
+                    p.say(Said::Error, "kubectl", format!("no running {what} matches {text}: nothing deleted"));
+                    p
                 }
             }
-            Intervention::KillNode(node) => intervene_node(self, node, true),
-            Intervention::ReviveNode(node) => intervene_node(self, node, false),
-            Intervention::AddNode(config) => {
-                let mut p = Performed::new(what.to_string());
-                let r = self.add_node(config.clone()).map(|n| format!("node/{n} added"));
-                p.result(r);
-                p
-            }
-            Intervention::Fault(f) => intervene_fault(self, f),
-            Intervention::Mode(m) => intervene_mode(self, m),
-            Intervention::App(a) => intervene_app(self, a),
-            Intervention::Kubectl(_)
-            | Intervention::Scale { .. }
-            | Intervention::Delete { .. }
-            | Intervention::Cordon { .. } => Performed::new(what.to_string()),
         }
+        Intervention::KillNode(node) => intervene_node(sim, node, true),
+        Intervention::ReviveNode(node) => intervene_node(sim, node, false),
+        Intervention::AddNode(config) => {
+            let mut p = Performed::new(what.to_string());
+            let r = sim.add_node(config.clone()).map(|n| format!("node/{n} added"));
+            p.result(r);
+            p
+        }
+        Intervention::Fault(f) => intervene_fault(sim, f),
+        Intervention::Mode(m) => intervene_mode(sim, m),
+        Intervention::App(a) => intervene_app(sim, a),
+        Intervention::Kubectl(_)
+        | Intervention::Scale { .. }
+        | Intervention::Delete { .. }
+        | Intervention::Cordon { .. } => Performed::new(what.to_string()),
     }
 }
 

@@ -131,7 +131,7 @@ impl NodeLifecycleController {
         let mut errors = Vec::new();
         let mut zone_counts: BTreeMap<Str, (usize, usize)> = BTreeMap::new();
         // The nodes as they are after this pass's writes (shared with the cache: nothing is copied per node).
-        let mut not_ready: Vec<(Rc<Object>, Str)> = Vec::new();
+        let mut not_ready: Vec<(Rc<Object>, Str, u64)> = Vec::new();
         let mut ready: Vec<Rc<Object>> = Vec::new();
         self.passes += 1;
         let pass = self.passes;
@@ -139,11 +139,10 @@ impl NodeLifecycleController {
             let Some(node) = obj.as_node() else { continue };
             let name = node.metadata.name.clone();
             let heartbeat = node.condition("Ready").and_then(|c| c.last_heartbeat_time).map(|t| t.0);
-            let lease_renew = leases
-                .get(&ObjKey::new("kube-node-lease", &name))
-                .and_then(|o| o.as_lease())
-                .and_then(|l| l.spec.renew_time)
-                .map(|t| t.0);
+            let lease = leases.get(&ObjKey::new("kube-node-lease", &name));
+            let lease_renew = lease.and_then(|o| o.as_lease()).and_then(|l| l.spec.renew_time).map(|t| t.0);
+            // The version of the Lease this pass reads: what it writes about the node follows from it (no renewal).
+            let lease_rv = lease.map_or(0, |o| o.meta().resource_version);
             let h = self.health.entry(name.clone()).or_insert_with(|| Health {
                 probe: now,
                 heartbeat,
@@ -163,6 +162,8 @@ impl NodeLifecycleController {
                 self.config.grace_period
             };
             let mut current = obj.clone();
+            // What this pass writes about the node follows from what did not happen: no renewal of its Lease.
+            cx.api.because_not_renewed(lease_rv);
             if now > h.probe + grace && needs_unknown(node) {
                 match cx.api.patch(Kind::Node, &obj.key(), Subresource::Status, |o| {
                     if let Object::Node(n) = o {
@@ -191,6 +192,7 @@ impl NodeLifecycleController {
                     continue;
                 }
             }
+            cx.api.because_reconcile();
             if let Some(h) = self.health.get_mut(&name) {
                 h.ready = status.clone();
             }
@@ -201,7 +203,7 @@ impl NodeLifecycleController {
                 ready.push(current);
             } else {
                 counts.1 += 1;
-                not_ready.push((current, zone));
+                not_ready.push((current, zone, lease_rv));
             }
         }
         self.health.retain(|_, h| h.seen == pass);
@@ -216,7 +218,7 @@ impl NodeLifecycleController {
 
         // Reachable again, or master disruption: the NoExecute taints go (markNodeAsReachable).
         let untaint: Vec<&Node> = if self.master_disruption {
-            ready.iter().chain(not_ready.iter().map(|(n, _)| n)).filter_map(|o| o.as_node()).collect()
+            ready.iter().chain(not_ready.iter().map(|(n, ..)| n)).filter_map(|o| o.as_node()).collect()
         } else {
             ready.iter().filter_map(|o| o.as_node()).collect()
         };
@@ -229,7 +231,7 @@ impl NodeLifecycleController {
         }
         if !self.master_disruption {
             // doNoExecuteTaintingPass: the right NoExecute taint on every not-ready node, rate-limited per zone.
-            for (node, zone) in &not_ready {
+            for (node, zone, lease_rv) in &not_ready {
                 let Some(node) = node.as_node() else { continue };
                 let (want, other) = if node.ready_status() == "False" {
                     (TAINT_NOT_READY, TAINT_UNREACHABLE)
@@ -243,9 +245,11 @@ impl NodeLifecycleController {
                 if !has_taint(node, other, "NoExecute") && !self.take_token(zone, now, node_count(&zone_counts, zone)) {
                     continue;
                 }
+                cx.api.because_not_renewed(*lease_rv);
                 if let Err(e) = set_taints(cx, node, &[want], &[other], "NoExecute") {
                     errors.push(e);
                 }
+                cx.api.because_reconcile();
             }
         }
         if errors.is_empty() {

@@ -12,6 +12,7 @@ use crate::api::{
     NodeSystemInfo, ObjKey, Object, ObjectMeta, OwnerReference, PodPhase, ProbeType, Quantity, Str, Taint, Time,
 };
 use crate::behaviour::{Behaviour, BehaviourPatch, Behaviours};
+use crate::cause::Cause;
 use crate::client::Api;
 use crate::informer::Cache;
 use crate::informer::{InformerEvent, InformerId};
@@ -580,6 +581,7 @@ impl Kubelet {
     /// Its informer's notifications (pods bound to its node): the timers they arm, as delays from now.
     pub(crate) fn on_notifications(
         &mut self,
+        node: usize,
         evs: &[InformerEvent],
         api: &mut Api,
         runtime: &RuntimeConfig,
@@ -588,6 +590,7 @@ impl Kubelet {
         self.work.notifications += evs.len() as u64;
         let mut timers = Vec::new();
         for ev in evs {
+            api.because(Cause::KubeletWatch { node: node as u32, rv: ev.object().meta().resource_version });
             timers.extend(self.handle(ev, api, runtime, now));
         }
         KubeletTimer::pods(timers).collect()

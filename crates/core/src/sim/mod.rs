@@ -10,6 +10,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap;
 
 use crate::api::{Kind, ObjKey, Object, PodPhase, Str};
+use crate::cause::Cause;
 use crate::client::Api;
 use crate::controller::{Controller, Host, Origin, ReconcileLog, TriggerMode};
 use crate::controllers::disruption::DisruptionController;
@@ -37,7 +38,9 @@ mod invariants;
 mod knobs;
 mod nodes;
 mod observe;
+mod why;
 pub use observe::MatchedPods;
+pub use why::{CauseStep, Chain, StepKind, MAX_CHAIN};
 
 pub use config::*;
 
@@ -462,7 +465,10 @@ impl Sim {
         self.hash = fnv1a(self.hash, &[s.ev.tag()]);
         // Debug builds check what the event could break (sim/invariants.rs).
         let check = cfg!(debug_assertions).then(|| (s.ev.clone(), self.store.resource_version()));
+        // Each component that acts says why before it writes (`crate::cause`).
+        self.store.causes.current = Cause::Unknown;
         self.dispatch(s.ev);
+        self.store.causes.current = Cause::Unknown;
         self.flush_wakeups();
         if let Some((ev, rv)) = check {
             self.check_invariants(&ev, rv);
@@ -570,6 +576,10 @@ impl Sim {
                 if k.epoch != epoch || !k.alive {
                     return;
                 }
+                store.causes.current = match &timer {
+                    KubeletTimer::Tick => Cause::KubeletTimer { node: node as u32, what: "its status and Lease" },
+                    KubeletTimer::Pod { .. } => Cause::KubeletTimer { node: node as u32, what: "a pod's next step" },
+                };
                 let mut api = Api::new(store, k.client, now, &mut kubelet_rngs[node]);
                 let pods = &informers[k.informer].cache;
                 let next = k.on_timer(timer, &mut api, pods, &config.runtime, behaviours, now);
@@ -580,6 +590,7 @@ impl Sim {
                 if hs.epoch != epoch || !hs.running {
                     return;
                 }
+                self.store.causes.current = Cause::Election;
                 self.leader_tick(host);
             }
         }
@@ -606,7 +617,7 @@ impl Sim {
                 let Sim { kubelets, kubelet_rngs, store, config, .. } = self;
                 let k = &mut kubelets[n];
                 let mut api = Api::new(store, k.client, now, &mut kubelet_rngs[n]);
-                let next = k.on_notifications(&evs, &mut api, &config.runtime, now);
+                let next = k.on_notifications(n, &evs, &mut api, &config.runtime, now);
                 self.schedule_kubelet_timers(n, next);
             }
         }

@@ -44,7 +44,13 @@ impl Sim {
         let Sim { kubelets, kubelet_rngs, store, .. } = self;
         let (k, rng) = (&mut kubelets[index], &mut kubelet_rngs[index]);
         let mut api = Api::new(store, k.client, now, rng);
+        // Registering is the kubelet's start (within a person's intervention, theirs).
+        let cause = api.cause();
+        if cause == Cause::Unknown {
+            api.because(Cause::KubeletTimer { node: index as u32, what: "its start (it registers its Node)" });
+        }
         k.register(&mut api, now);
+        api.because(cause);
         let (epoch, inf) = (k.epoch, k.informer);
         // Heartbeats start at a random offset so thousands of nodes do not beat in step.
         let offset = rng.range(1, crate::kubelet::LEASE_RENEW_INTERVAL);
@@ -63,6 +69,7 @@ impl Sim {
             return Ok(());
         }
         self.kubelets[i].kill();
+        self.store.causes.stopped(&self.kubelets[i].name, self.now);
         let inf = self.kubelets[i].informer;
         self.informers[inf].stop(&mut self.store);
         Ok(())

@@ -14,6 +14,7 @@ use crate::api::{
     s, Kind, LabelSelector, Namespace, NamespaceStatus, ObjKey, Object, PodCondition, PodSpec, Str, Time,
     FINALIZER_KUBERNETES,
 };
+use crate::cause::{Cause, CauseLog};
 use crate::faults::Faults;
 use crate::fnv::{fnv1a, FNV_OFFSET};
 use crate::rng::Rng;
@@ -360,7 +361,14 @@ pub struct Store {
     pods: PodTally,
     /// The last pod specs defaulted on create, each with its defaulted spec ([`Store::default_pod_spec`]).
     pod_defaults: VecDeque<(Rc<PodSpec>, Rc<PodSpec>)>,
+    /// Why each write was made ([`crate::cause`]): set by the simulation before it lets a component write.
+    pub(crate) causes: CauseLog,
+    /// The client whose request is being served (the writes it commits are its).
+    writer: ClientId,
 }
+
+/// The client id the API server's own writes are kept under (an Event's TTL): no client's.
+pub const SERVER: ClientId = ClientId::MAX;
 
 /// Pod specs whose defaulted copy the store keeps to share: the templates of the ReplicaSets creating pods at once.
 pub const POD_DEFAULTS_KEPT: usize = 16;
@@ -397,6 +405,8 @@ impl Store {
             watch_latency: Kind::ALL.iter().map(|k| Rng::keyed(seed, &["kube-apiserver", "watch", k.name()])).collect(),
             pods: PodTally::default(),
             pod_defaults: VecDeque::new(),
+            causes: CauseLog::default(),
+            writer: SERVER,
         };
         let system = store.register_client("kube-apiserver");
         for ns in ["default", "kube-node-lease", "kube-public", "kube-system"] {

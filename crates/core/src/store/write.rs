@@ -137,6 +137,7 @@ impl Store {
     /// Creates `obj`. The server sets uid, resourceVersion, generation and creationTimestamp, and turns
     /// `generateName` into a name with a random 5-character suffix.
     pub(crate) fn create(&mut self, client: ClientId, mut obj: Object, now: Millis) -> Result<Rc<Object>, ApiError> {
+        self.writer = client;
         let kind = obj.kind();
         let resource = group_resource(kind);
         {
@@ -259,6 +260,7 @@ impl Store {
         sub: Subresource,
         now: Millis,
     ) -> Result<Rc<Object>, ApiError> {
+        self.writer = client;
         let kind = obj.kind();
         let key = obj.key();
         let Some(current) = self.kinds[kind.index()].objects.get(&key).cloned() else {
@@ -322,6 +324,7 @@ impl Store {
         now: Millis,
         f: impl FnOnce(&mut Object),
     ) -> Result<Rc<Object>, ApiError> {
+        self.writer = client;
         let Some(current) = self.kinds[kind.index()].objects.get(key).cloned() else {
             return self.fail(client, ApiError::NotFound { resource: group_resource(kind), name: key.name.clone() });
         };
@@ -398,6 +401,7 @@ impl Store {
         node: &str,
         now: Millis,
     ) -> Result<Rc<Object>, ApiError> {
+        self.writer = client;
         let Some(current) = self.kinds[Kind::Pod.index()].objects.get(pod).cloned() else {
             return self.fail(client, ApiError::NotFound { resource: "pods", name: pod.name.clone() });
         };
@@ -437,6 +441,7 @@ impl Store {
         opts: &DeleteOptions,
         now: Millis,
     ) -> Result<Rc<Object>, ApiError> {
+        self.writer = client;
         // NamespaceLifecycle admission: the immortal namespaces are never deleted.
         if kind == Kind::Namespace && IMMORTAL_NAMESPACES.contains(&&*key.name) {
             return self.fail(
@@ -523,6 +528,7 @@ impl Store {
         opts: &DeleteOptions,
         now: Millis,
     ) -> Result<usize, ApiError> {
+        self.writer = client;
         let keys: Vec<ObjKey> = self.kinds[kind.index()]
             .objects
             .range(ObjKey::new(namespace, "")..)
@@ -570,6 +576,7 @@ impl Store {
         obj.meta_mut().resource_version = self.rv;
         let kind = obj.kind();
         let key = obj.key();
+        self.causes.wrote(self.rv, now, self.writer, type_, kind, key.clone());
         let obj = Rc::new(obj);
         let ks = &mut self.kinds[kind.index()];
         // A watch event carries (old, new): the old must be what the store held, so that every client sees one
@@ -690,7 +697,11 @@ impl Store {
             return;
         }
         self.expiring = true;
+        // The API server's own deletes, whoever's request it serves.
+        let (writer, cause) = (self.writer, self.causes.current);
+        (self.writer, self.causes.current) = (SERVER, Cause::Server("event TTL"));
         self.expire_due_events(now);
+        (self.writer, self.causes.current) = (writer, cause);
         self.expiring = false;
     }
 

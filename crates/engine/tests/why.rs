@@ -1,0 +1,115 @@
+//! "Why?": a write's chain of causes, recorded by the engine as it ran (`Sim::why`), back to a person's
+//! intervention or a timer.
+
+mod common;
+
+use kubeloop_engine::api::{Kind, ObjKey};
+use kubeloop_engine::intervention::{Intervene, Intervention, NodeRef};
+use kubeloop_engine::kubectl::Input;
+use kubeloop_engine::sim::{Chain, StepKind};
+use kubeloop_engine::time::{MINUTE, SECOND};
+
+fn show(chain: &Chain) -> String {
+    let mut s = String::new();
+    for st in &chain.steps {
+        s.push_str(&format!("{:>8} {:<12} {}\n", st.at, st.kind.as_str(), st.text));
+    }
+    if let Some(e) = &chain.ends {
+        s.push_str(&format!("ends: {e}\n"));
+    }
+    s
+}
+
+#[test]
+fn a_replacement_pod_s_why_reaches_the_node_kill() {
+    let mut sim = common::cluster();
+    let victim = common::pods(&sim)
+        .iter()
+        .find(|p| !p.spec.node_name.is_empty())
+        .map(|p| p.spec.node_name.to_string())
+        .expect("a pod on a node");
+    let before: Vec<String> = common::pods(&sim).iter().map(|p| p.metadata.name.to_string()).collect();
+    let killed_at = sim.now();
+    sim.intervene(&Intervention::KillNode(NodeRef::Name(victim.clone())), &Input::none());
+    sim.run_for(8 * MINUTE);
+    let new = common::pods(&sim)
+        .into_iter()
+        .find(|p| !before.contains(&p.metadata.name.to_string()))
+        .expect("a replacement pod");
+    let key = ObjKey::new("default", &new.metadata.name);
+    let created = sim.causes().writes_of(Kind::Pod, &key).next().expect("its create is kept");
+    let chain = sim.chain(created.rv);
+    eprintln!("{}", show(&chain));
+    let first = chain.steps.first().expect("a step");
+    assert_eq!(first.kind, StepKind::Write);
+    let last = chain.steps.last().expect("a last step");
+    assert_eq!(last.kind, StepKind::Intervention, "{}", show(&chain));
+    assert!(last.text.contains(&format!("kill node {victim}")), "{}", show(&chain));
+    assert_eq!(last.at, killed_at);
+    let kinds: Vec<StepKind> = chain.steps.iter().map(|s| s.kind).collect();
+    for k in [StepKind::Reconcile, StepKind::Watch, StepKind::Queue, StepKind::Timer] {
+        assert!(kinds.contains(&k), "{k:?} in\n{}", show(&chain));
+    }
+    assert!(chain.ends.is_none(), "{}", show(&chain));
+}
+
+/// A watch event the control plane's informers lost is the missing link: the replacement pod's chain goes through
+/// the relist that found the pod gone, back to the person's delete.
+#[test]
+fn a_lost_watch_event_shows_as_the_relist_that_repaired_it() {
+    let mut sim = common::cluster();
+    let victim = common::pods(&sim)[0].metadata.name.to_string();
+    let before: Vec<String> = common::pods(&sim).iter().map(|p| p.metadata.name.to_string()).collect();
+    sim.set_watch_drop(1.0);
+    let line = format!("delete pod {victim} --grace-period=0 --force");
+    let out = kubeloop_engine::intervention::kubectl_typed(&mut sim, &line, &Input::none());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    sim.run_for(10 * SECOND);
+    assert_eq!(common::pods(&sim).len(), 2, "nobody saw the delete");
+    sim.set_watch_drop(0.0);
+    for inf in sim.control_plane_informers() {
+        sim.force_relist(inf);
+    }
+    sim.run_for(30 * SECOND);
+    let new = common::pods(&sim)
+        .into_iter()
+        .find(|p| !before.contains(&p.metadata.name.to_string()))
+        .expect("a replacement pod once the relist found the pod gone");
+    let key = ObjKey::new("default", &new.metadata.name);
+    let created = sim.causes().writes_of(Kind::Pod, &key).next().expect("its create is kept");
+    let chain = sim.chain(created.rv);
+    let kinds: Vec<StepKind> = chain.steps.iter().map(|s| s.kind).collect();
+    assert!(kinds.contains(&StepKind::Relist), "{}", show(&chain));
+    let last = chain.steps.last().expect("a last step");
+    assert_eq!(last.kind, StepKind::Intervention, "{}", show(&chain));
+    assert!(last.text.contains(&format!("kubectl delete pod {victim}")), "{}", show(&chain));
+}
+
+/// The person's own writes end their chain at once; a command they left running writes as theirs too.
+#[test]
+fn a_typed_command_and_what_it_leaves_running_are_the_person_s() {
+    let mut sim = common::cluster();
+    let out =
+        kubeloop_engine::intervention::kubectl_typed(&mut sim, "scale deployment web --replicas=5", &Input::none());
+    assert_eq!(out.code, 0);
+    let rs = sim.why(Kind::Deployment, &ObjKey::new("default", "web"), sim.now()).expect("kept");
+    assert_eq!(rs.steps.len(), 2, "{}", show(&rs));
+    assert_eq!(rs.steps[1].kind, StepKind::Intervention);
+    assert!(rs.steps[1].text.contains("kubectl scale deployment web --replicas=5"), "{}", show(&rs));
+}
+
+/// Recording causes draws nothing: two runs, one asked "why?" all along, have the same history.
+#[test]
+fn asking_why_never_changes_the_run() {
+    let mut a = common::cluster();
+    let mut b = common::cluster();
+    for _ in 0..6 {
+        a.run_for(10 * SECOND);
+        b.run_for(10 * SECOND);
+        for p in common::pods(&b) {
+            let _ = b.why(Kind::Pod, &ObjKey::new("default", &p.metadata.name), b.now());
+        }
+    }
+    assert_eq!(a.history_hash(), b.history_hash());
+    assert!(a.causes().footprint() > 0);
+}
