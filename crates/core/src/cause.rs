@@ -17,7 +17,6 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 
 use crate::api::{Kind, ObjKey, Str};
-use crate::store::ClientId;
 use crate::time::Millis;
 use crate::watch::EventType;
 
@@ -70,30 +69,6 @@ pub enum Trigger {
     Retry { after: u64, delay: Millis },
 }
 
-impl Trigger {
-    /// The add a notification of `informer` asked for.
-    pub(crate) fn of(informer: usize, origin: crate::informer::Origin, ev: &crate::informer::InformerEvent) -> Trigger {
-        use crate::informer::{InformerEvent as E, Origin as O};
-        let obj = ev.object();
-        let type_ = match ev {
-            E::Add(_) => EventType::Added,
-            E::Update(..) => EventType::Modified,
-            E::Delete(..) => EventType::Deleted,
-        };
-        let informer = u32::try_from(informer).unwrap_or(u32::MAX);
-        let rv = obj.meta().resource_version;
-        let origin = match (origin, ev) {
-            (_, E::Delete(_, true)) => {
-                return Trigger::Gone { informer, kind: obj.kind(), key: Box::new(obj.key()), rv };
-            }
-            (O::List, _) => Origin::Relist,
-            (O::Resync, _) => Origin::Resync,
-            (O::Watch, _) => Origin::Watch,
-        };
-        Trigger::Event { informer, origin, type_, rv }
-    }
-}
-
 /// Where an informer's notification came from (the reflector's [`crate::informer::Origin`], kept as plain data).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -107,7 +82,8 @@ pub enum Origin {
 pub struct WriteCause {
     pub rv: u64,
     pub at: Millis,
-    pub client: ClientId,
+    /// The store's client id of the writer (`crate::store::ClientId`; `crate::store::SERVER` for the server's own).
+    pub client: usize,
     pub verb: EventType,
     pub kind: Kind,
     pub key: ObjKey,
@@ -200,7 +176,7 @@ fn push_bounded<T>(ring: &mut VecDeque<T>, item: T, cap: usize) {
 
 impl CauseLog {
     /// A write committed now, under the current cause.
-    pub(crate) fn wrote(&mut self, rv: u64, at: Millis, client: ClientId, verb: EventType, kind: Kind, key: ObjKey) {
+    pub(crate) fn wrote(&mut self, rv: u64, at: Millis, client: usize, verb: EventType, kind: Kind, key: ObjKey) {
         debug_assert!(self.writes.back().is_none_or(|w| w.rv + 1 == rv), "writes are kept in resourceVersion order");
         let w = WriteCause { rv, at, client, verb, kind, key, cause: self.current };
         push_bounded(&mut self.writes, w, WRITES_KEPT);

@@ -464,7 +464,7 @@ impl Host {
                     c.reconciler.handle(ev, caches, now, &mut out);
                 }
                 for (key, delay) in out.drain(..) {
-                    c.pending.add(&key, Trigger::of(informer, origin, ev));
+                    c.pending.add(&key, trigger_of(informer, origin, ev));
                     if delay == 0 {
                         c.queue.add(key, now);
                     } else if let Some(at) = c.queue.add_after(key, delay, now) {
@@ -641,4 +641,28 @@ impl ReconcileLog {
         }
         self.records.push_back(Rc::new(r));
     }
+}
+
+/// The add a notification of `informer` asked for, as the cause log keeps it.
+fn trigger_of(informer: usize, origin: Origin, ev: &InformerEvent) -> Trigger {
+    use crate::cause::Origin as By;
+    use InformerEvent as E;
+    use Origin as O;
+    let obj = ev.object();
+    let type_ = match ev {
+        E::Add(_) => crate::watch::EventType::Added,
+        E::Update(..) => crate::watch::EventType::Modified,
+        E::Delete(..) => crate::watch::EventType::Deleted,
+    };
+    let informer = u32::try_from(informer).unwrap_or(u32::MAX);
+    let rv = obj.meta().resource_version;
+    let origin = match (origin, ev) {
+        (_, E::Delete(_, true)) => {
+            return Trigger::Gone { informer, kind: obj.kind(), key: Box::new(obj.key()), rv };
+        }
+        (O::List, _) => By::Relist,
+        (O::Resync, _) => By::Resync,
+        (O::Watch, _) => By::Watch,
+    };
+    Trigger::Event { informer, origin, type_, rv }
 }
