@@ -5,6 +5,7 @@
 //! included), and output errors; 3 a run that stopped at its work budget;
 //! `kubeloop kubectl` otherwise exits with kubectl's code (1 when the command failed).
 
+mod diff;
 mod files;
 mod kubectl;
 mod link;
@@ -38,6 +39,7 @@ Usage:
   kubeloop link FILE [--page URL] [--seed N] [--until DURATION] [--timing real|fast-demo]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
   kubeloop why FILE|LINK KIND/NAME [--namespace NS] [--at DURATION] [--rv N] [--seed N] [--timing PROFILE]
+  kubeloop diff A B [--until DURATION] [--seed-a N] [--seed-b N] [--json]
   kubeloop bench [--nodes N] [--pods N] [--per-deployment N] [--services] [--churn N] [--seed N] [--memory]
                  [--steady DURATION [--workload W]]
   kubeloop soak [--nodes N] [--pods N] [--services] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION]
@@ -90,6 +92,13 @@ Commands:
             --rv N            the write to explain (default: its creation, else its first write kept)
             --namespace NS    the object's namespace (default: default)
             --at DURATION, --seed N, --timing PROFILE   as for run (--at: where the run stops)
+  diff    Run two scenarios (files or links: a run and a fork of it with one thing changed) side by side and compare
+          them: the first write where they diverge (time, verb, object, writer) and their end states object by
+          object (Events left out; each changed object's YAML lines). Exit 0 when they are alike, 1 when they
+          differ.
+            --until DURATION  where both stop (default: the later of their ends)
+            --seed-a N, --seed-b N   each run's seed (overrides its `seed:`)
+            --json            the comparison as JSON
   bench   Cold start: add the nodes, apply Deployments for the pods, run until every pod is Running and every
           Deployment converged (at most 30 simulated minutes); print simulated, wall and CPU time, events/s, API
           writes and peak memory, and the engine's work: deterministic counts of what it did (objects each
@@ -160,6 +169,7 @@ fn dispatch(args: &[String]) -> Result<u8, Fail> {
         "kubectl" => kubectl::run(rest),
         "link" => link::run(rest),
         "why" => why::run(rest),
+        "diff" => diff::run(rest),
         "bench" => bench(rest).map(|_| 0),
         "soak" => soak::run(rest),
         "help" | "--help" | "-h" => output(USAGE).map(|_| 0),

@@ -552,3 +552,35 @@ fn why_follows_a_replacement_pod_back_to_the_node_kill() {
         assert!(text(&out.stderr).starts_with("error: "), "{bad:?}");
     }
 }
+
+/// `kubeloop diff`: a run and itself exit 0; a run and its fork without the node kill exit 1 with the first
+/// divergence (the dead kubelet's missing Lease renewal after 60 s) and the end states' pods.
+#[test]
+fn diff_compares_a_run_with_itself_and_with_a_fork() {
+    let same = kubeloop(&["diff", "examples/web.yaml", "examples/web.yaml"]);
+    assert_eq!(same.status.code(), Some(0), "stderr: {}", text(&same.stderr));
+    assert!(text(&same.stdout).contains("first divergence: none"), "{}", text(&same.stdout));
+    let dir = std::env::temp_dir().join(format!("kubeloop-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let original = std::fs::read_to_string(workspace().join("examples/node-failure.yaml")).expect("example");
+    let fork: String = original
+        .lines()
+        .filter(|l| !l.contains("killNode") && !l.contains("reviveNode"))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    let forked = dir.join("no-kill.yaml");
+    std::fs::write(&forked, fork).expect("write the fork");
+    let out = kubeloop(&["diff", "examples/node-failure.yaml", forked.to_str().expect("utf-8"), "--json"]);
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let at = v["firstDivergence"]["atMs"].as_u64().expect("a divergence");
+    assert!((60_000..=70_000).contains(&at), "{v}");
+    assert!(v["firstDivergence"]["b"].as_str().is_some_and(|w| w.contains("Lease kube-node-lease/node-1")), "{v}");
+    assert!(
+        v["objects"].as_array().is_some_and(|o| o.iter().any(|o| o["change"] == "onlyInA" && o["kind"] == "Pod")),
+        "{v}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let bad = kubeloop(&["diff", "examples/web.yaml"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -201,6 +201,7 @@ pub struct RunOutput {
 }
 
 mod actions;
+mod diff;
 pub mod expect;
 mod parse;
 mod player;
@@ -215,6 +216,7 @@ mod values;
 mod write;
 
 use actions::*;
+pub use diff::{Divergence, ObjectChange, ObjectDiff, RunDiff, MAX_DIFF_LINES, MAX_DIFF_OBJECTS};
 pub use expect::{Ask, Checks, Expect, Figure, LessonInfo};
 use parse::*;
 pub use player::{Due, Player};

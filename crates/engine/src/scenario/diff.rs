@@ -1,0 +1,224 @@
+//! Two runs compared: the first write where they diverge, and their end states object by object. A fork is a
+//! run's record up to a moment with one thing changed (another seed, an intervention undone or added); the page
+//! forks, the runner compares two scenario files or links (`kubeloop diff A B`).
+//!
+//! Both runs go forward together a second of simulated time at a time; after each second their writes since the
+//! last second are compared in order (time, verb, object, writer: what the history hash covers, and who wrote).
+//! The first that differs, or that one run made and the other did not, is the first divergence.
+
+use super::*;
+use crate::manifest::ObjectText;
+
+/// Objects listed at most in a diff's end states (kubeloop's own bound; the rest are counted).
+pub const MAX_DIFF_OBJECTS: usize = 200;
+/// Changed lines shown at most per object.
+pub const MAX_DIFF_LINES: usize = 40;
+
+/// The first write where two runs differ.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Divergence {
+    /// When (simulated ms): the earlier of the two writes.
+    pub at_ms: Millis,
+    /// The write each run made there (`None`: that run made none).
+    pub a: Option<String>,
+    pub b: Option<String>,
+}
+
+/// How an object differs between the two runs' end states.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "change")]
+pub enum ObjectChange {
+    OnlyInA,
+    OnlyInB,
+    /// Its YAML (as `kubectl get -o yaml` prints it, but its resourceVersion) differs: the lines of A not in B (`- `) and of B not in A (`+ `),
+    /// at most [`MAX_DIFF_LINES`], and how many more there were.
+    Differs {
+        lines: Vec<String>,
+        more: usize,
+    },
+}
+
+/// One object of the end states' diff.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ObjectDiff {
+    pub kind: &'static str,
+    pub namespace: String,
+    pub name: String,
+    #[serde(flatten)]
+    pub change: ObjectChange,
+}
+
+/// Two runs compared.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunDiff {
+    /// Where both runs ended.
+    pub until_ms: Millis,
+    pub history_hash_a: String,
+    pub history_hash_b: String,
+    /// `None` while the runs made the same writes.
+    pub first_divergence: Option<Divergence>,
+    /// The objects that differ at the end (Events left out: they follow the rest), at most [`MAX_DIFF_OBJECTS`].
+    pub objects: Vec<ObjectDiff>,
+    /// Objects that differ beyond those listed.
+    pub more_objects: usize,
+}
+
+/// A write as a diff names it: `kubectl created Pod default/web-x at 41.2s`.
+fn said(sim: &Sim, w: &crate::cause::WriteCause) -> String {
+    let who = sim.store().clients().get(w.client).map_or("the API server".into(), |c| c.name.to_string());
+    let verb = match w.verb {
+        crate::watch::EventType::Added => "created",
+        crate::watch::EventType::Deleted => "deleted",
+        _ => "updated",
+    };
+    format!("{who} {verb} {} {} at {}", w.kind.name(), w.key, human_duration(w.at))
+}
+
+/// The writes after resourceVersion `from` up to `to`, as the cause log kept them (`None` when some are no longer
+/// kept).
+fn writes(sim: &Sim, from: u64, to: u64) -> Option<Vec<&crate::cause::WriteCause>> {
+    (from + 1..=to).map(|rv| sim.causes().write(rv)).collect()
+}
+
+/// The first divergence among the writes made since both runs stood at `rv` (equal until then).
+fn first_divergence(a: &Sim, b: &Sim, rv: u64) -> Option<Divergence> {
+    let (ta, tb) = (a.store().resource_version(), b.store().resource_version());
+    let (Some(wa), Some(wb)) = (writes(a, rv, ta), writes(b, rv, tb)) else {
+        // More writes in a second than the causes keep: the divergence is within this second.
+        let at = a.now();
+        return Some(Divergence { at_ms: at, a: None, b: None });
+    };
+    let same = |x: &&crate::cause::WriteCause, y: &&crate::cause::WriteCause| {
+        (x.at, x.verb, x.kind, &x.key, x.client) == (y.at, y.verb, y.kind, &y.key, y.client)
+    };
+    let n = wa.iter().zip(&wb).take_while(|(x, y)| same(x, y)).count();
+    if n == wa.len() && n == wb.len() {
+        return None;
+    }
+    let (x, y) = (wa.get(n), wb.get(n));
+    let at = x.map(|w| w.at).into_iter().chain(y.map(|w| w.at)).min().unwrap_or_else(|| a.now());
+    Some(Divergence { at_ms: at, a: x.map(|w| said(a, w)), b: y.map(|w| said(b, w)) })
+}
+
+/// The lines of `a` not in `b` and of `b` not in `a` (each line counted as often as it appears).
+fn changed_lines(a: &str, b: &str) -> Vec<String> {
+    let mut left: std::collections::BTreeMap<&str, i64> = std::collections::BTreeMap::new();
+    for l in a.lines() {
+        *left.entry(l).or_default() += 1;
+    }
+    for l in b.lines() {
+        *left.entry(l).or_default() -= 1;
+    }
+    let mut out = Vec::new();
+    let mut seen = left.clone();
+    for l in a.lines() {
+        if seen.get(l).is_some_and(|n| *n > 0) {
+            *seen.entry(l).or_default() -= 1;
+            out.push(format!("- {l}"));
+        }
+    }
+    for l in b.lines() {
+        if seen.get(l).is_some_and(|n| *n < 0) {
+            *seen.entry(l).or_default() += 1;
+            out.push(format!("+ {l}"));
+        }
+    }
+    out
+}
+
+/// An object's YAML without its resourceVersion line.
+fn without_versions(yaml: &str) -> String {
+    yaml.lines().filter(|l| !l.trim_start().starts_with("resourceVersion:")).flat_map(|l| [l, "\n"]).collect()
+}
+
+/// The two end states, object by object.
+fn end_states(a: &Sim, b: &Sim) -> (Vec<ObjectDiff>, usize) {
+    let mut out = Vec::new();
+    let mut more = 0;
+    let mut push = |d: ObjectDiff| {
+        if out.len() < MAX_DIFF_OBJECTS {
+            out.push(d);
+        } else {
+            more += 1;
+        }
+    };
+    for kind in Kind::ALL.into_iter().filter(|k| *k != Kind::Event) {
+        let (sa, sb) = (a.store(), b.store());
+        let mut ia = sa.objects(kind).peekable();
+        let mut ib = sb.objects(kind).peekable();
+        loop {
+            let change = match (ia.peek().map(|o| o.key()), ib.peek().map(|o| o.key())) {
+                (None, None) => break,
+                (Some(ka), Some(kb)) if ka == kb => {
+                    let (oa, ob) = (ia.next().expect("peeked"), ib.next().expect("peeked"));
+                    if oa == ob {
+                        continue;
+                    }
+                    // The resourceVersion alone differs in every object written after the runs diverged.
+                    let (ya, yb) = (without_versions(&oa.to_yaml()), without_versions(&ob.to_yaml()));
+                    if ya == yb {
+                        continue;
+                    }
+                    let mut lines = changed_lines(&ya, &yb);
+                    let more = lines.len().saturating_sub(MAX_DIFF_LINES);
+                    lines.truncate(MAX_DIFF_LINES);
+                    (ka, ObjectChange::Differs { lines, more })
+                }
+                (Some(ka), Some(kb)) if ka < kb => (ia.next().map(|o| o.key()).unwrap_or(ka), ObjectChange::OnlyInA),
+                (Some(ka), None) => (ia.next().map(|o| o.key()).unwrap_or(ka), ObjectChange::OnlyInA),
+                (_, Some(kb)) => (ib.next().map(|o| o.key()).unwrap_or(kb), ObjectChange::OnlyInB),
+            };
+            let (key, change) = change;
+            push(ObjectDiff {
+                kind: kind.name(),
+                namespace: key.namespace.to_string(),
+                name: key.name.to_string(),
+                change,
+            });
+        }
+    }
+    (out, more)
+}
+
+impl Scenario {
+    /// Runs this scenario (A) and `other` (B) side by side to `until` (else the later of their ends) and compares
+    /// them ([module docs](self)).
+    pub fn diff(
+        &self,
+        other: &Scenario,
+        a: RunOptions,
+        b: RunOptions,
+        until: Option<Millis>,
+    ) -> Result<RunDiff, String> {
+        let end_of = |sc: &Scenario, o: &RunOptions| o.until.or(sc.until).unwrap_or(DEFAULT_UNTIL);
+        let until = until.unwrap_or_else(|| end_of(self, &a).max(end_of(other, &b)));
+        if until > MAX_UNTIL {
+            return Err(format!("a run lasts at most {}", human_duration(MAX_UNTIL)));
+        }
+        let mut ra = self.start(RunOptions { until: Some(until), ..a }).map_err(|e| format!("A: {e}"))?;
+        let mut rb = other.start(RunOptions { until: Some(until), ..b }).map_err(|e| format!("B: {e}"))?;
+        let mut first = first_divergence(ra.sim(), rb.sim(), 0);
+        let mut rv = ra.sim().store().resource_version();
+        let mut t = 0;
+        while t < until && ra.stopped_at_budget().is_none() && rb.stopped_at_budget().is_none() {
+            t = t.saturating_add(SECOND).min(until);
+            ra.run_to(t);
+            rb.run_to(t);
+            if first.is_none() {
+                first = first_divergence(ra.sim(), rb.sim(), rv);
+                rv = ra.sim().store().resource_version();
+            }
+        }
+        let (objects, more_objects) = end_states(ra.sim(), rb.sim());
+        Ok(RunDiff {
+            until_ms: t,
+            history_hash_a: format!("{:016x}", ra.sim().history_hash()),
+            history_hash_b: format!("{:016x}", rb.sim().history_hash()),
+            first_divergence: first,
+            objects,
+            more_objects,
+        })
+    }
+}
