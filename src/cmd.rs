@@ -78,6 +78,8 @@ pub enum Cmd {
     CancelApply,
     /// Finds a node or pod by name ([`crate::snapshot::search`]): one named exactly is selected.
     Find(String),
+    /// "Why?" of a pod: the chain of causes of its creation, as the engine recorded them.
+    Why(ObjKey),
     /// A new run (same seed) of this many nodes of the default shape and pods ([`sized_scenario`](crate::liverun::sized_scenario)).
     NewCluster {
         nodes: usize,

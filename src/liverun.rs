@@ -153,6 +153,8 @@ pub struct LiveRun {
     pending_example: Option<&'static str>,
     /// The last search of the cluster by name.
     search: Option<Rc<crate::view::SearchView>>,
+    /// The last "why?" asked of a pod, and its answer (`None`: no write of it kept).
+    why: Option<(ObjKey, Option<Rc<crate::view::ChainView>>)>,
 }
 
 /// A score plugin's weight at most in the what-if (upstream accepts 1 to 100 in a profile; 0 here turns it off).
@@ -300,6 +302,7 @@ impl LiveRun {
             pending_example: None,
             docs_fetching: false,
             search: None,
+            why: None,
         }
     }
 
@@ -446,6 +449,7 @@ impl LiveRun {
     fn find(&mut self, query: &str) {
         if query.trim().is_empty() {
             self.search = None;
+            self.why = None;
             return;
         }
         let found = crate::snapshot::search(self.player.sim(), query);
@@ -563,6 +567,7 @@ impl LiveRun {
             Cmd::CancelApply
                 | Cmd::Select(_)
                 | Cmd::Find(_)
+                | Cmd::Why(_)
                 | Cmd::SetSpeed(_)
                 | Cmd::DismissNotice
                 | Cmd::Copied(_)
@@ -705,6 +710,10 @@ impl LiveRun {
             Cmd::SetScheduleFilters(f) => self.schedule_profile.filters = f,
             Cmd::Open(what) => self.open(what),
             Cmd::Find(query) => self.find(&query),
+            Cmd::Why(key) => {
+                let chain = crate::snapshot::build_why(self.player.sim(), &key).map(Rc::new);
+                self.why = Some((key, chain));
+            }
             Cmd::NewCluster { nodes, pods } => {
                 self.notice = Some(match self.new_cluster(nodes, pods) {
                     Ok(said) => {
@@ -761,6 +770,15 @@ impl LiveRun {
             if d.exists {
                 d.schedule = self.explain(&d.key.clone());
             }
+            d.why = self.why.as_ref().filter(|(k, _)| *k == d.key).map(|(_, c)| {
+                c.clone().unwrap_or_else(|| {
+                    Rc::new(crate::view::ChainView {
+                        about: String::new(),
+                        steps: Vec::new(),
+                        ends: Some("no write of this pod is kept (its writes are older than the causes kept)".into()),
+                    })
+                })
+            });
         }
         let detail = detail.map(Rc::new);
         Snapshot {

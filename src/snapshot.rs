@@ -372,6 +372,7 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
             events: event_lines(sim, "Pod", key),
             app: None,
             schedule: None,
+            why: None,
         };
     };
     let mut owners = Vec::new();
@@ -454,6 +455,7 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
         events: event_lines(sim, "Pod", key),
         app,
         schedule: None,
+        why: None,
     }
 }
 
@@ -670,6 +672,32 @@ pub fn search(sim: &Sim, query: &str) -> SearchView {
         }
     }
     SearchView { query: q.into(), found, total, exact: false }
+}
+
+/// "Why?" of a pod: the chain of causes of its creation (of its first write kept, when its creation is older than the
+/// causes kept). `None` when no write of it is kept.
+pub fn build_why(sim: &Sim, key: &ObjKey) -> Option<crate::view::ChainView> {
+    use kubeloop_engine::watch::EventType;
+    let writes = || sim.causes().writes_of(Kind::Pod, key);
+    let w = writes().find(|w| w.verb == EventType::Added).or_else(|| writes().next())?;
+    let verb = if w.verb == EventType::Added { "created" } else { "written" };
+    let about = format!("{verb} at {} (resourceVersion {})", fmt_secs(w.at), w.rv);
+    let chain = sim.chain(w.rv);
+    let steps = chain
+        .steps
+        .into_iter()
+        .map(|s| crate::view::CauseView {
+            kind: s.kind.as_str(),
+            at: s.at,
+            text: s.text,
+            select: match s.object {
+                Some((Kind::Pod, k)) => Some(Selection::Pod(k)),
+                Some((Kind::Node, k)) => Some(Selection::Node(k.name)),
+                _ => None,
+            },
+        })
+        .collect();
+    Some(crate::view::ChainView { about, steps, ends: chain.ends })
 }
 
 pub fn build_detail(sim: &Sim, sel: &Selection) -> Option<Detail> {

@@ -201,6 +201,28 @@ pub struct PodDetail {
     pub app: Option<AppState>,
     /// Where the scheduler would put it now, and why (the page fills it in at a bounded rate).
     pub schedule: Option<Rc<ScheduleView>>,
+    /// Why it exists, once asked (`Cmd::Why`).
+    pub why: Option<Rc<ChainView>>,
+}
+
+/// A write's chain of causes as the engine recorded them (`Sim::chain`), the write first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainView {
+    /// What it explains: `created at 41.2 s (resourceVersion 659)`.
+    pub about: String,
+    pub steps: Vec<CauseView>,
+    /// Why the chain stops before a person or a timer, if it does.
+    pub ends: Option<String>,
+}
+
+/// One step of a chain: its kind (`write`, `reconcile`, `queue`, `watch`, `relist`, `resync`, `timer`,
+/// `intervention`), when, what, and the pod or node it wrote (clicking selects it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CauseView {
+    pub kind: &'static str,
+    pub at: Millis,
+    pub text: String,
+    pub select: Option<Selection>,
 }
 
 /// The scheduler's reasoning for one pod, from the API's state now, with the page's score weights.

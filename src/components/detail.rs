@@ -7,7 +7,7 @@ use yew::prelude::*;
 
 use crate::cmd::Cmd;
 use crate::format::{fmt_clock, fmt_secs};
-use crate::view::{Detail, EventLine, NodeDetail, PodDetail, ScheduleView, Selection};
+use crate::view::{CauseView, Detail, EventLine, NodeDetail, PodDetail, ScheduleView, Selection};
 use kubeloop_engine::behaviour::BehaviourPatch;
 use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS, SCORE_PLUGINS};
 
@@ -171,8 +171,45 @@ fn pod_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
                     { schedule_view(sv, &d.node, on_cmd) }
                 }
             }
+            { why_view(d, on_cmd) }
             <h4>{ "Events" }</h4>
             { event_table(&d.events) }
+        </>
+    }
+}
+
+/// "Why does this pod exist?": the chain of causes of its creation, recorded by the engine as the run went, from
+/// the write back to a person's intervention or a timer. A step that wrote a pod or a node selects it.
+fn why_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
+    let key = d.key.clone();
+    let ask = on_cmd.reform(move |_| Cmd::Why(key.clone()));
+    let step = |s: &CauseView| {
+        let what = html! { <><span class="cause-at">{ fmt_secs(s.at) }</span><span class="cause-kind">{ s.kind }</span>{ s.text.clone() }</> };
+        html! {
+            <li data-testid="cause" data-kind={s.kind} data-time={s.at.to_string()} class={classes!("cause", format!("cause-{}", s.kind))}>
+                if let Some(sel) = s.select.clone() {
+                    <button class="cause-go" title="show it" onclick={on_cmd.reform(move |_| Cmd::Select(sel.clone()))}>{ what }</button>
+                } else {
+                    { what }
+                }
+            </li>
+        }
+    };
+    html! {
+        <>
+            <h4>{ "Why does it exist?" }</h4>
+            <button class="btn small" data-testid="why" onclick={ask}>{ "Why?" }</button>
+            if let Some(c) = &d.why {
+                <div class="cause-chain" data-testid="cause-chain">
+                    if !c.steps.is_empty() {
+                        <p class="muted">{ format!("Why it was {}, back to where it started, as kubeloop recorded it while the run went:", c.about) }</p>
+                    }
+                    <ol class="plain">{ for c.steps.iter().map(step) }</ol>
+                    if let Some(e) = &c.ends {
+                        <p class="muted">{ format!("The chain ends here: {e}.") }</p>
+                    }
+                </div>
+            }
         </>
     }
 }

@@ -1898,3 +1898,39 @@ fn what_runs_the_second_modules_code_waits_for_it_in_order_and_runs_once_it_arri
     assert!(e.take_code_request(), "asked again");
     crate::deferred::hold(false);
 }
+
+/// "Why?" in a pod's detail: a replacement pod's chain, as the engine recorded it, goes back to the node the person
+/// killed; a step that wrote a pod or a node selects it.
+#[test]
+fn a_replacement_pod_s_why_reaches_the_kill_and_its_steps_select_what_they_wrote() {
+    let mut e = LiveRun::boot(5, None, clock());
+    run_secs(&mut e, 10);
+    let (nodes, _) = dom(&e.snapshot());
+    let victim = nodes.iter().find(|n| !n.pods.is_empty()).map(|n| n.name.to_string()).expect("a node with pods");
+    let before: Vec<ObjKey> = nodes.iter().flat_map(|n| n.pods.iter().map(|p| p.key.clone())).collect();
+    e.exec(Cmd::kill_node(&victim));
+    e.player.sim_mut().run_for(7 * 60 * SECOND);
+    let (nodes, _) = dom(&e.snapshot());
+    let new = nodes.iter().flat_map(|n| n.pods.iter()).find(|p| !before.contains(&p.key)).expect("a replacement");
+    let key = new.key.clone();
+    e.exec(Cmd::Select(Selection::Pod(key.clone())));
+    let Some(Detail::Pod(d)) = e.snapshot().detail.as_deref().cloned() else { panic!("pod detail") };
+    assert!(d.why.is_none(), "asked for only");
+    e.exec(Cmd::Why(key.clone()));
+    let Some(Detail::Pod(d)) = e.snapshot().detail.as_deref().cloned() else { panic!("pod detail") };
+    let chain = d.why.expect("the chain");
+    assert!(chain.about.starts_with("created at"), "{}", chain.about);
+    let kinds: Vec<&str> = chain.steps.iter().map(|s| s.kind).collect();
+    assert_eq!(kinds.first(), Some(&"write"), "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"intervention"), "{kinds:?}");
+    let last = chain.steps.last().expect("a step");
+    assert!(last.text.contains(&format!("kill node {victim}")), "{}", last.text);
+    assert_eq!(chain.steps[0].select, Some(Selection::Pod(key.clone())));
+    let node = chain.steps.iter().find_map(|s| match &s.select {
+        Some(Selection::Node(n)) => Some(n.clone()),
+        _ => None,
+    });
+    assert_eq!(node.as_deref(), Some(victim.as_str()), "a step wrote the dead node");
+    e.exec(Cmd::Select(Selection::Node(victim.as_str().into())));
+    assert!(matches!(e.snapshot().detail.as_deref(), Some(Detail::Node(_))));
+}
