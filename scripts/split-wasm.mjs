@@ -25,6 +25,8 @@ import * as wasm from './wasm-read.mjs';
 const ROOTS = [
   /^kubeloop_engine::kubectl::run$/,
   /^kubeloop_engine::scenario::parse::<impl kubeloop_engine::scenario::Scenario>::parse$/,
+  // "Why?" of a pod: the chain of causes (src/liverun.rs calls it through a pointer binaryen cannot inline).
+  /^kubeloop_web::snapshot::build_why$/,
 ];
 // Table entries only deferred code takes the address of: the commands (`Command::run`, reached from
 // `kubectl::run`), the commands that keep printing (`Follow`, made only by commands), and the field readers the

@@ -1873,8 +1873,13 @@ fn what_runs_the_second_modules_code_waits_for_it_in_order_and_runs_once_it_arri
     e.exec(Cmd::cordon("node-2", true));
     e.exec(Cmd::Intervene(Intervention::KillNode(kubeloop_engine::intervention::NodeRef::Name("node-3".into()))));
     let (nodes, _) = dom(&e.snapshot());
+    let pod = nodes.iter().flat_map(|n| n.pods.iter()).next().map(|p| p.key.clone()).expect("a pod");
+    e.exec(Cmd::Select(Selection::Pod(pod.clone())));
+    e.exec(Cmd::Why(pod));
     assert!(!nodes[1].unschedulable, "the cordon (a kubectl command) waits");
     assert!(!nodes[2].alive, "a kill needs no kubectl: it is done at once");
+    let Some(Detail::Pod(d)) = e.snapshot().detail.as_deref().cloned() else { panic!("pod detail") };
+    assert!(d.why.is_none(), "why? (the chain's code) waits too");
     assert!(e.player.record().actions().len() == 1, "only what was done is recorded");
     crate::deferred::hold(false);
     e.exec(Cmd::Deferred(Ok(())));
@@ -1885,6 +1890,8 @@ fn what_runs_the_second_modules_code_waits_for_it_in_order_and_runs_once_it_arri
     assert!(last.text().contains("NAME     STATUS"), "{}", last.text());
     assert!(s.console.earlier.iter().all(|e| e.line != "kubectl get nodes"), "the waiting entry became the run");
     assert!(dom(&s).0[1].unschedulable, "the cordon ran once the code arrived");
+    let Some(Detail::Pod(d)) = s.detail.as_deref() else { panic!("pod detail") };
+    assert!(d.why.as_ref().is_some_and(|c| !c.steps.is_empty()), "and so did why?");
     assert_eq!(e.player.record().actions().len(), 2, "and was recorded when it ran");
 
     // A load that fails: the waiting line says why, and the next line asks again.
