@@ -66,11 +66,7 @@ fn explain(sim: &Sim, kind: Kind, key: &ObjKey, rv: Option<u64>) -> (String, u8)
     }
     let _ = writeln!(out, "{shown}: {} write(s) kept at {}", writes.len(), human_duration(sim.now()));
     for w in &writes {
-        let verb = match w.verb {
-            EventType::Added => "created",
-            EventType::Deleted => "deleted",
-            _ => "updated",
-        };
+        let verb = w.verb_said();
         let who = sim.store().clients().get(w.client).map_or("the API server".to_string(), |c| c.name.to_string());
         let _ = writeln!(out, "  rv {:<8} {:>10}  {verb:<8} by {who}", w.rv, human_duration(w.at));
     }

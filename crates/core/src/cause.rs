@@ -90,6 +90,17 @@ pub struct WriteCause {
     pub cause: Cause,
 }
 
+impl WriteCause {
+    /// The verb as a sentence says it: `created`, `updated`, `deleted`.
+    pub fn verb_said(&self) -> &'static str {
+        match self.verb {
+            EventType::Added => "created",
+            EventType::Deleted => "deleted",
+            _ => "updated",
+        }
+    }
+}
+
 /// A reconcile, with every add its queue merged into the key it took.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReconcileCause {

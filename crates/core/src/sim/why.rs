@@ -143,11 +143,7 @@ impl Sim {
             chain.ends = Some(format!("the write at resourceVersion {rv} is older than the causes kept"));
             return Next::Done;
         };
-        let verb = match w.verb {
-            EventType::Added => "created",
-            EventType::Deleted => "deleted",
-            _ => "updated",
-        };
+        let verb = w.verb_said();
         let text = format!("{} {verb} {} {} (resourceVersion {rv})", self.client_name(w.client), w.kind.name(), w.key);
         chain.steps.push(CauseStep { kind: StepKind::Write, at: w.at, text, object: Some((w.kind, w.key.clone())) });
         match w.cause {
