@@ -39,6 +39,7 @@ Usage:
   kubeloop link FILE [--page URL] [--seed N] [--until DURATION] [--timing real|fast-demo]
   kubeloop kubectl [--scenario FILE] [--at DURATION] [--seed N] [--for DURATION] [--] ARGS...
   kubeloop why FILE|LINK KIND/NAME [--namespace NS] [--at DURATION] [--rv N] [--seed N] [--timing PROFILE]
+  kubeloop history FILE|LINK KIND/NAME [--rv N | --from RV --to RV] [--namespace NS] [--at DURATION] [--seed N]
   kubeloop diff A B [--until DURATION] [--seed-a N] [--seed-b N] [--json]
   kubeloop bench [--nodes N] [--pods N] [--per-deployment N] [--services] [--churn N] [--seed N] [--memory]
                  [--steady DURATION [--workload W]]
@@ -92,6 +93,10 @@ Commands:
             --rv N            the write to explain (default: its creation, else its first write kept)
             --namespace NS    the object's namespace (default: default)
             --at DURATION, --seed N, --timing PROFILE   as for run (--at: where the run stops)
+  history Run a scenario (or a link's run) to --at (default its end), keeping every version of one object as the
+          store wrote it: list them (resourceVersion, time, verb, client), print one as `kubectl get -o yaml`
+          does (--rv N), or the diff between two (--from RV --to RV). Exit 1 when there is no such version.
+            --namespace NS, --at DURATION, --seed N, --timing PROFILE   as for why
   diff    Run two scenarios (files or links: a run and a fork of it with one thing changed) side by side and compare
           them: the first write where they diverge (time, verb, object, writer) and their end states object by
           object (Events left out; each changed object's YAML lines). Exit 0 when they are alike, 1 when they
@@ -169,6 +174,7 @@ fn dispatch(args: &[String]) -> Result<u8, Fail> {
         "kubectl" => kubectl::run(rest),
         "link" => link::run(rest),
         "why" => why::run(rest),
+        "history" => why::run_history(rest),
         "diff" => diff::run(rest),
         "bench" => bench(rest).map(|_| 0),
         "soak" => soak::run(rest),
@@ -189,7 +195,7 @@ fn output(text: &str) -> Result<(), Fail> {
 }
 
 /// Command-line options: flags and `--name value` / `--name=value` pairs, and positional arguments.
-struct Args {
+pub(crate) struct Args {
     positional: Vec<String>,
     values: Vec<(String, String)>,
     flags: Vec<String>,

@@ -584,3 +584,46 @@ fn diff_compares_a_run_with_itself_and_with_a_fork() {
     let bad = kubeloop(&["diff", "examples/web.yaml"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `kubeloop history`: a node's versions from its registration, one as YAML, and the diff that shows the
+/// unreachable taint the node lifecycle controller added once its kubelet was killed.
+#[test]
+fn history_lists_an_objects_versions_and_diffs_two() {
+    let out = kubeloop(&["history", "examples/node-failure.yaml", "node/node-1"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let s = text(&out.stdout);
+    let rows: Vec<(u64, String)> = s
+        .lines()
+        .skip(2)
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            Some((w.first()?.parse().ok()?, l.to_string()))
+        })
+        .collect();
+    assert!(rows.len() >= 3, "{s}");
+    assert!(rows[0].1.contains("created  kubelet/node-1"), "{s}");
+    let tainted = rows
+        .windows(2)
+        .find(|w| {
+            let d = kubeloop(&[
+                "history",
+                "examples/node-failure.yaml",
+                "node/node-1",
+                "--from",
+                &w[0].0.to_string(),
+                "--to",
+                &w[1].0.to_string(),
+            ]);
+            text(&d.stdout).contains("+     key: node.kubernetes.io/unreachable")
+        })
+        .unwrap_or_else(|| panic!("a version that adds the unreachable taint in\n{s}"));
+    let yaml = text(
+        &kubeloop(&["history", "examples/node-failure.yaml", "node/node-1", "--rv", &tainted[1].0.to_string()]).stdout,
+    );
+    assert!(yaml.starts_with("apiVersion: v1\nkind: Node\n"), "{yaml}");
+    assert!(yaml.contains(&format!("resourceVersion: '{}'", tainted[1].0)), "{yaml}");
+    let none = kubeloop(&["history", "examples/node-failure.yaml", "node/node-1", "--rv", "1"]);
+    assert_eq!(none.status.code(), Some(1));
+    let half = kubeloop(&["history", "examples/node-failure.yaml", "node/node-1", "--from", "1"]);
+    assert_eq!(half.status.code(), Some(2));
+}

@@ -131,6 +131,40 @@ pub struct KubeletStop {
     pub cause: Cause,
 }
 
+/// Versions of one object a trace keeps at most (kubeloop's own bound; later ones are counted).
+pub const TRACE_MAX: usize = 2_000;
+
+/// One version of a traced object: the write that made it, and the object as written (for a delete, as it was last).
+#[derive(Clone, Debug)]
+pub struct Version {
+    pub write: WriteCause,
+    pub object: std::rc::Rc<crate::api::Object>,
+}
+
+/// Every version of one object, kept as the store commits them ([`crate::sim::Sim::trace`]): its history, without
+/// keeping every object's.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub kind: Kind,
+    pub key: ObjKey,
+    pub versions: Vec<Version>,
+    /// Versions past [`TRACE_MAX`], not kept.
+    pub more: usize,
+}
+
+impl Trace {
+    pub(crate) fn keep(&mut self, write: &WriteCause, object: &std::rc::Rc<crate::api::Object>) {
+        if write.kind != self.kind || write.key != self.key {
+            return;
+        }
+        if self.versions.len() < TRACE_MAX {
+            self.versions.push(Version { write: write.clone(), object: object.clone() });
+        } else {
+            self.more += 1;
+        }
+    }
+}
+
 /// The adds waiting in one controller's queue for the reconcile that takes their key.
 #[derive(Clone, Debug, Default)]
 pub struct Pending {
@@ -169,6 +203,8 @@ impl Pending {
 pub struct CauseLog {
     /// The cause of the writes being made now.
     pub(crate) current: Cause,
+    /// The object whose every version is kept, if one is traced.
+    pub(crate) trace: Option<Trace>,
     /// The newest writes, by resourceVersion: consecutive, since every commit takes the next one.
     writes: VecDeque<WriteCause>,
     reconciles: VecDeque<ReconcileCause>,
@@ -186,11 +222,26 @@ fn push_bounded<T>(ring: &mut VecDeque<T>, item: T, cap: usize) {
 }
 
 impl CauseLog {
-    /// A write committed now, under the current cause.
-    pub(crate) fn wrote(&mut self, rv: u64, at: Millis, client: usize, verb: EventType, kind: Kind, key: ObjKey) {
+    /// A write committed now, under the current cause (`object`: as written).
+    pub(crate) fn wrote(
+        &mut self,
+        rv: u64,
+        at: Millis,
+        client: usize,
+        verb: EventType,
+        object: &std::rc::Rc<crate::api::Object>,
+    ) {
         debug_assert!(self.writes.back().is_none_or(|w| w.rv + 1 == rv), "writes are kept in resourceVersion order");
-        let w = WriteCause { rv, at, client, verb, kind, key, cause: self.current };
+        let w = WriteCause { rv, at, client, verb, kind: object.kind(), key: object.key(), cause: self.current };
+        if let Some(t) = self.trace.as_mut() {
+            t.keep(&w, object);
+        }
         push_bounded(&mut self.writes, w, WRITES_KEPT);
+    }
+
+    /// The traced object's versions so far, if one is traced.
+    pub fn trace(&self) -> Option<&Trace> {
+        self.trace.as_ref()
     }
 
     /// A reconcile starts: its id, which its writes carry.

@@ -113,3 +113,35 @@ fn asking_why_never_changes_the_run() {
     assert_eq!(a.history_hash(), b.history_hash());
     assert!(a.causes().footprint() > 0);
 }
+
+/// A traced object keeps every version as the store wrote it, from its creation (a node registered before any
+/// manifest), with the write that made each; tracing changes nothing in the run.
+#[test]
+fn a_traced_object_keeps_every_version_and_changes_nothing() {
+    let sc = kubeloop_engine::scenario::Scenario::parse(
+        "cluster:\n  nodes: 2\nactions:\n  - {at: 10s, kubectl: cordon node-2}\n  - {at: 20s, kubectl: uncordon node-2}\n",
+    )
+    .expect("parses");
+    let key = ObjKey::new("", "node-2");
+    let mut traced = sc.start_with(Default::default(), |sim| sim.trace(Kind::Node, key.clone())).expect("starts");
+    let mut plain = sc.start(Default::default()).expect("starts");
+    traced.run_to(MINUTE);
+    plain.run_to(MINUTE);
+    assert_eq!(traced.sim().history_hash(), plain.sim().history_hash());
+    let t = traced.sim().causes().trace().expect("traced");
+    let verbs: Vec<&str> = t.versions.iter().map(|v| v.write.verb_said()).collect();
+    assert_eq!(verbs.first(), Some(&"created"), "{verbs:?}");
+    let rvs: Vec<u64> = t.versions.iter().map(|v| v.write.rv).collect();
+    assert!(rvs.windows(2).all(|w| w[0] < w[1]), "{rvs:?}");
+    for v in &t.versions {
+        assert_eq!(v.object.meta().resource_version, v.write.rv, "each version as written");
+    }
+    let cordoned: Vec<bool> =
+        t.versions.iter().filter_map(|v| v.object.as_node().map(|n| n.spec.unschedulable)).collect();
+    assert!(
+        cordoned.windows(2).any(|w| w == [false, true]) && cordoned.windows(2).any(|w| w == [true, false]),
+        "{cordoned:?}"
+    );
+    let by = |v: &kubeloop_engine::cause::Version| traced.sim().store().clients()[v.write.client].name.to_string();
+    assert!(t.versions.iter().any(|v| by(v) == "kubectl"), "the cordon is kubectl's");
+}

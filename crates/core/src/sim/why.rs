@@ -102,6 +102,13 @@ impl Sim {
         self.store.causes.current = Cause::Unknown;
     }
 
+    /// Keeps every version of `kind`/`key` from now on (at most [`crate::cause::TRACE_MAX`]): its history, read
+    /// with [`crate::cause::CauseLog::trace`]. Keeping them changes nothing in the run.
+    pub fn trace(&mut self, kind: Kind, key: ObjKey) {
+        let t = crate::cause::Trace { kind, key, versions: Vec::new(), more: 0 };
+        self.store.causes.trace = Some(t);
+    }
+
     /// What the engine recorded of its writes' causes.
     pub fn causes(&self) -> &crate::cause::CauseLog {
         &self.store.causes

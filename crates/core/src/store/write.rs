@@ -576,8 +576,8 @@ impl Store {
         obj.meta_mut().resource_version = self.rv;
         let kind = obj.kind();
         let key = obj.key();
-        self.causes.wrote(self.rv, now, self.writer, type_, kind, key.clone());
         let obj = Rc::new(obj);
+        self.causes.wrote(self.rv, now, self.writer, type_, &obj);
         let ks = &mut self.kinds[kind.index()];
         // A watch event carries (old, new): the old must be what the store held, so that every client sees one
         // consistent sequence of versions.

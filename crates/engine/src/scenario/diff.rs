@@ -98,30 +98,60 @@ fn first_divergence(a: &Sim, b: &Sim, rv: u64) -> Option<Divergence> {
     Some(Divergence { at_ms: at, a: x.map(|w| said(a, w)), b: y.map(|w| said(b, w)) })
 }
 
-/// The lines of `a` not in `b` and of `b` not in `a` (each line counted as often as it appears).
-fn changed_lines(a: &str, b: &str) -> Vec<String> {
-    let mut left: std::collections::BTreeMap<&str, i64> = std::collections::BTreeMap::new();
-    for l in a.lines() {
-        *left.entry(l).or_default() += 1;
+/// Lines two texts may have for [`line_diff`] to align them (kubeloop's own bound, which holds its table under
+/// 16 MB: beyond it, the lines of each not in the other are listed, without their order).
+pub const MAX_DIFF_ALIGN: usize = 2_000;
+
+/// `a` against `b`, line by line, as a unified diff without headers: each line of either prefixed `  ` (in both),
+/// `- ` (only in `a`) or `+ ` (only in `b`), in order, along their longest common subsequence. `context`: how many
+/// unchanged lines are kept around each change (`None`: all).
+pub fn line_diff(a: &str, b: &str, context: Option<usize>) -> Vec<String> {
+    let (x, y): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    if x.len().max(y.len()) > MAX_DIFF_ALIGN {
+        let only = |p: &[&str], q: &[&str], mark: &str| -> Vec<String> {
+            let q: std::collections::BTreeSet<&str> = q.iter().copied().collect();
+            p.iter().filter(|l| !q.contains(*l)).map(|l| format!("{mark}{l}")).collect()
+        };
+        return [only(&x, &y, "- "), only(&y, &x, "+ ")].concat();
     }
-    for l in b.lines() {
-        *left.entry(l).or_default() -= 1;
-    }
-    let mut out = Vec::new();
-    let mut seen = left.clone();
-    for l in a.lines() {
-        if seen.get(l).is_some_and(|n| *n > 0) {
-            *seen.entry(l).or_default() -= 1;
-            out.push(format!("- {l}"));
+    // lcs[i][j]: the longest common subsequence of x[i..] and y[j..].
+    let w = y.len() + 1;
+    let mut lcs = vec![0u32; (x.len() + 1) * w];
+    for i in (0..x.len()).rev() {
+        for j in (0..y.len()).rev() {
+            lcs[i * w + j] =
+                if x[i] == y[j] { lcs[(i + 1) * w + j + 1] + 1 } else { lcs[(i + 1) * w + j].max(lcs[i * w + j + 1]) };
         }
     }
-    for l in b.lines() {
-        if seen.get(l).is_some_and(|n| *n < 0) {
-            *seen.entry(l).or_default() += 1;
-            out.push(format!("+ {l}"));
+    let mut out: Vec<(char, &str)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < x.len() || j < y.len() {
+        if i < x.len() && j < y.len() && x[i] == y[j] {
+            out.push((' ', x[i]));
+            (i, j) = (i + 1, j + 1);
+        } else if i < x.len() && (j == y.len() || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
+            out.push(('-', x[i]));
+            i += 1;
+        } else {
+            out.push(('+', y[j]));
+            j += 1;
         }
     }
-    out
+    let near = |k: usize| match context {
+        None => true,
+        Some(c) => out[k.saturating_sub(c)..(k + c + 1).min(out.len())].iter().any(|(m, _)| *m != ' '),
+    };
+    // Unchanged lines left out between two changes are one `@@` line.
+    let mut lines = Vec::new();
+    let mut last = None;
+    for k in (0..out.len()).filter(|k| near(*k)) {
+        if context.is_some_and(|c| c > 0) && last.is_some_and(|l: usize| k > l + 1) {
+            lines.push("@@".to_string());
+        }
+        lines.push(format!("{} {}", out[k].0, out[k].1));
+        last = Some(k);
+    }
+    lines
 }
 
 /// An object's YAML without its resourceVersion line.
@@ -157,7 +187,7 @@ fn end_states(a: &Sim, b: &Sim) -> (Vec<ObjectDiff>, usize) {
                     if ya == yb {
                         continue;
                     }
-                    let mut lines = changed_lines(&ya, &yb);
+                    let mut lines = line_diff(&ya, &yb, Some(0));
                     let more = lines.len().saturating_sub(MAX_DIFF_LINES);
                     lines.truncate(MAX_DIFF_LINES);
                     (ka, ObjectChange::Differs { lines, more })
@@ -216,5 +246,36 @@ impl Scenario {
             objects,
             more_objects,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines in both, only in the first and only in the second, in order, the removed before the added.
+    #[test]
+    fn a_line_diff_aligns_the_two_texts_along_what_they_share() {
+        let d = line_diff("a\nb\nc\nd\n", "a\nc\nx\nd\n", None);
+        assert_eq!(d, ["  a", "- b", "  c", "+ x", "  d"]);
+        assert_eq!(line_diff("a\nb\n", "a\nc\n", None), ["  a", "- b", "+ c"]);
+        assert!(line_diff("same\n", "same\n", Some(0)).is_empty());
+    }
+
+    /// With context, unchanged lines far from a change are left out and each gap is one `@@` line.
+    #[test]
+    fn context_keeps_the_lines_near_a_change() {
+        let a: String = (0..20).map(|i| format!("l{i}\n")).collect();
+        let b = a.replace("l2\n", "L2\n").replace("l15\n", "L15\n");
+        let d = line_diff(&a, &b, Some(1));
+        assert_eq!(d, ["  l1", "- l2", "+ L2", "  l3", "@@", "  l14", "- l15", "+ L15", "  l16"]);
+    }
+
+    /// Past the bound the lines of each not in the other are listed, without alignment.
+    #[test]
+    fn texts_past_the_bound_are_compared_as_sets_of_lines() {
+        let a: String = (0..MAX_DIFF_ALIGN + 1).map(|i| format!("{i}\n")).collect();
+        let b = format!("{a}new\n");
+        assert_eq!(line_diff(&a, &b, Some(3)), ["+ new"]);
     }
 }

@@ -216,7 +216,9 @@ mod values;
 mod write;
 
 use actions::*;
-pub use diff::{Divergence, ObjectChange, ObjectDiff, RunDiff, MAX_DIFF_LINES, MAX_DIFF_OBJECTS};
+pub use diff::{
+    line_diff, Divergence, ObjectChange, ObjectDiff, RunDiff, MAX_DIFF_ALIGN, MAX_DIFF_LINES, MAX_DIFF_OBJECTS,
+};
 pub use expect::{Ask, Checks, Expect, Figure, LessonInfo};
 use parse::*;
 pub use player::{Due, Player};

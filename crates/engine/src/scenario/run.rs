@@ -431,6 +431,12 @@ impl Scenario {
     /// Builds the cluster, applies the manifests and stands at t=0, ready to [`Run::run_to`]. Only a cluster that
     /// cannot be built is an error; failed actions are timeline entries.
     pub fn start<'a>(&self, opts: RunOptions<'a>) -> Result<Run<'a>, ScenarioError> {
+        self.start_with(opts, |_| {})
+    }
+
+    /// [`Scenario::start`], with `setup` done to the simulation before its nodes are added and its manifests applied
+    /// (a trace of one object's versions, [`Sim::trace`]).
+    pub fn start_with<'a>(&self, opts: RunOptions<'a>, setup: impl FnOnce(&mut Sim)) -> Result<Run<'a>, ScenarioError> {
         let seed = opts.seed.or(self.seed).unwrap_or(DEFAULT_SEED);
         let until = opts.until.or(self.until).unwrap_or(DEFAULT_UNTIL);
         if until > MAX_UNTIL {
@@ -450,7 +456,7 @@ impl Scenario {
                 human_duration(until)
             )));
         }
-        let (sim, names) = self.cluster(seed, opts.timing)?;
+        let (sim, names) = self.cluster_with(seed, opts.timing, setup)?;
         let timing = opts.timing.unwrap_or(self.timing);
         let mut player = Player::new(sim, Record::new(self, seed, timing), opts.read_file.unwrap_or(&no_file));
         player.play(Script::new(self.actions.clone().into(), 0, Some(until)));
@@ -498,8 +504,19 @@ impl Scenario {
     /// (`timing`, else the scenario's) and its nodes, and their names. The runner and the page's lessons start
     /// here.
     pub fn cluster(&self, seed: u64, timing: Option<TimingProfile>) -> Result<(Sim, Vec<String>), ScenarioError> {
+        self.cluster_with(seed, timing, |_| {})
+    }
+
+    /// [`Scenario::cluster`], with `setup` done to the simulation before its nodes are added.
+    fn cluster_with(
+        &self,
+        seed: u64,
+        timing: Option<TimingProfile>,
+        setup: impl FnOnce(&mut Sim),
+    ) -> Result<(Sim, Vec<String>), ScenarioError> {
         let config = SimConfig { seed, node_template: self.node_template.clone(), ..SimConfig::default() };
         let mut sim = Sim::new(timing.unwrap_or(self.timing).apply(config));
+        setup(&mut sim);
         let mut names: Vec<String> = Vec::with_capacity(self.nodes.len());
         for n in &self.nodes {
             names.push(sim.add_node(n.clone()).map_err(ScenarioError::new)?);
