@@ -145,3 +145,29 @@ fn a_traced_object_keeps_every_version_and_changes_nothing() {
     let by = |v: &kubeloop_engine::cause::Version| traced.sim().store().clients()[v.write.client].name.to_string();
     assert!(t.versions.iter().any(|v| by(v) == "kubectl"), "the cordon is kubectl's");
 }
+
+/// "Why did node-2 go NotReady while its kubelet runs?": the control plane's informers lost the Lease renewals; the
+/// chain of the node's Unknown status goes through the monitor pass to the renewals its informer never received.
+#[test]
+fn a_node_marked_unknown_while_its_kubelet_runs_shows_the_renewals_its_informer_lost() {
+    let mut sim = common::cluster();
+    let since = sim.now();
+    sim.set_watch_drop(1.0);
+    sim.run_for(90 * SECOND);
+    let key = ObjKey::new("", "node-2");
+    let node = sim.store().peek(Kind::Node, &key).and_then(|o| o.as_node().cloned()).expect("node-2");
+    assert_eq!(node.ready_status(), "Unknown", "the control plane thinks it is gone");
+    assert!(sim.kubelet("node-2").is_some_and(|k| k.alive), "its kubelet runs");
+    let unknown = sim
+        .causes()
+        .writes_of(Kind::Node, &key)
+        .filter(|w| w.at > since && w.client != sim.kubelet("node-2").map_or(usize::MAX, |k| k.client))
+        .map(|w| w.rv)
+        .next()
+        .expect("the controller's write");
+    let chain = sim.chain(unknown);
+    let last = chain.steps.last().expect("a step");
+    assert_eq!(last.kind, StepKind::Watch, "{}", show(&chain));
+    assert!(last.text.contains("never received") && last.text.contains("renewal"), "{}", show(&chain));
+    assert!(last.at > since, "{}", show(&chain));
+}

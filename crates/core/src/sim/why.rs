@@ -226,6 +226,21 @@ impl Sim {
             human_duration(lease.at)
         );
         chain.steps.push(CauseStep::new(StepKind::Timer, at, text));
+        // Renewals written after it that the pass did not see: its informer lost their watch events (the missing
+        // link). The kubelet ran all along.
+        let missed: Vec<&crate::cause::WriteCause> =
+            causes.writes_of(Kind::Lease, &lease.key).filter(|w| w.rv > rv && w.at < at).collect();
+        if let Some(first) = missed.first() {
+            let text = format!(
+                "the missing link: {}'s Lease informer never received {} renewal(s) written since (the first at {}, resourceVersion {}): its watch lost them, and the kubelet of {node} ran all along",
+                r.host,
+                missed.len(),
+                human_duration(first.at),
+                first.rv
+            );
+            chain.steps.push(CauseStep::new(StepKind::Watch, first.at, text));
+            return Next::Done;
+        }
         let Some(stop) = causes.stop_of(&node, at).filter(|s| s.at >= lease.at) else { return Next::Done };
         let text =
             format!("the kubelet of {node} stopped at {}: nothing renewed its Lease since", human_duration(stop.at));
