@@ -779,6 +779,7 @@ impl LiveRun {
                         about: String::new(),
                         steps: Vec::new(),
                         ends: Some("no write of this pod is kept (its writes are older than the causes kept)".into()),
+                        kept: String::new(),
                     })
                 })
             });

@@ -697,7 +697,14 @@ pub fn build_why(sim: &Sim, key: &ObjKey) -> Option<crate::view::ChainView> {
             },
         })
         .collect();
-    Some(crate::view::ChainView { about, steps, ends: chain.ends })
+    let causes = sim.causes();
+    let oldest = causes.oldest_write().and_then(|rv| causes.write(rv)).map_or(0, |w| w.at);
+    let kept = format!(
+        "kubeloop keeps the causes of the last {} writes (its own bound): these reach back to {}.",
+        fmt_thousands(kubeloop_engine::cause::WRITES_KEPT as u64),
+        fmt_secs(oldest)
+    );
+    Some(crate::view::ChainView { about, steps, ends: chain.ends, kept })
 }
 
 pub fn build_detail(sim: &Sim, sel: &Selection) -> Option<Detail> {

@@ -213,6 +213,8 @@ pub struct ChainView {
     pub steps: Vec<CauseView>,
     /// Why the chain stops before a person or a timer, if it does.
     pub ends: Option<String>,
+    /// What the causes reach back to: kubeloop keeps those of the last writes only (its own bound).
+    pub kept: String,
 }
 
 /// One step of a chain: its kind (`write`, `reconcile`, `queue`, `watch`, `relist`, `resync`, `timer`,

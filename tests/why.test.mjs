@@ -62,6 +62,8 @@ test("a replacement pod's why reaches the node the person killed, step by step",
     const last = steps[steps.length - 1];
     assert.equal(last.kind, 'intervention');
     assert.match(last.text, new RegExp(`kill node ${victim}`));
+    // What the causes reach back to is said (kubeloop keeps the last writes' only).
+    assert.match(await detail.locator('[data-testid=cause-kept]').innerText(), /^kubeloop keeps the causes of the last 65,536 writes \(its own bound\): these reach back to [\d.]+ s\.$/);
     // The kill came first: the chain goes back in time.
     assert.ok(last.time <= steps[0].time);
     await page.setViewportSize({ width: 1440, height: 1600 });

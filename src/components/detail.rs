@@ -208,6 +208,7 @@ fn why_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
                     if let Some(e) = &c.ends {
                         <p class="muted">{ format!("The chain ends here: {e}.") }</p>
                     }
+                    <p class="muted" data-testid="cause-kept">{ c.kept.clone() }</p>
                 </div>
             }
         </>

@@ -1927,6 +1927,10 @@ fn a_replacement_pod_s_why_reaches_the_kill_and_its_steps_select_what_they_wrote
     let Some(Detail::Pod(d)) = e.snapshot().detail.as_deref().cloned() else { panic!("pod detail") };
     let chain = d.why.expect("the chain");
     assert!(chain.about.starts_with("created at"), "{}", chain.about);
+    assert_eq!(
+        chain.kept,
+        "kubeloop keeps the causes of the last 65,536 writes (its own bound): these reach back to 0.0 s."
+    );
     let kinds: Vec<&str> = chain.steps.iter().map(|s| s.kind).collect();
     assert_eq!(kinds.first(), Some(&"write"), "{kinds:?}");
     assert_eq!(kinds.last(), Some(&"intervention"), "{kinds:?}");
