@@ -123,7 +123,7 @@ fn history(sim: &Sim, rv: Option<u64>, diff: Option<(u64, u64)>) -> (String, u8)
     let _ = writeln!(out, "  {:<10} {:>10}  {:<8} BY", "RV", "AT", "VERB");
     for v in &t.versions {
         let w = &v.write;
-        let who = sim.store().clients().get(w.client).map_or("the API server".to_string(), |c| c.name.to_string());
+        let who = sim.client_name(w.client);
         let _ = writeln!(out, "  {:<10} {:>10}  {:<8} {who}", w.rv, human_duration(w.at), w.verb_said());
     }
     if t.more > 0 {
@@ -144,7 +144,7 @@ fn explain(sim: &Sim, kind: Kind, key: &ObjKey, rv: Option<u64>) -> (String, u8)
     let _ = writeln!(out, "{shown}: {} write(s) kept at {}", writes.len(), human_duration(sim.now()));
     for w in &writes {
         let verb = w.verb_said();
-        let who = sim.store().clients().get(w.client).map_or("the API server".to_string(), |c| c.name.to_string());
+        let who = sim.client_name(w.client);
         let _ = writeln!(out, "  rv {:<8} {:>10}  {verb:<8} by {who}", w.rv, human_duration(w.at));
     }
     let chosen = match rv {

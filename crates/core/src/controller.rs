@@ -497,6 +497,8 @@ impl Host {
         if !caches.synced() {
             return done_at;
         }
+        // Each reconcile's writes are its own; whatever asked for the pump (an intervention) goes on after it.
+        let outer = store.causes.current;
         for (ci, c) in controllers.iter_mut().enumerate() {
             while let Some(w) = c.workers.iter().position(Option::is_none) {
                 let Some(key) = c.queue.get(now) else { break };
@@ -515,6 +517,7 @@ impl Host {
                 done_at.push((until, ci, w));
             }
         }
+        store.causes.current = outer;
         done_at
     }
 }

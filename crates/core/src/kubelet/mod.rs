@@ -589,10 +589,12 @@ impl Kubelet {
     ) -> Vec<(Millis, KubeletTimer)> {
         self.work.notifications += evs.len() as u64;
         let mut timers = Vec::new();
+        let outer = api.cause();
         for ev in evs {
             api.because(Cause::KubeletWatch { node: node as u32, rv: ev.object().meta().resource_version });
             timers.extend(self.handle(ev, api, runtime, now));
         }
+        api.because(outer);
         KubeletTimer::pods(timers).collect()
     }
 

@@ -465,11 +465,10 @@ impl Sim {
         self.hash = fnv1a(self.hash, &[s.ev.tag()]);
         // Debug builds check what the event could break (sim/invariants.rs).
         let check = cfg!(debug_assertions).then(|| (s.ev.clone(), self.store.resource_version()));
-        // Each component that acts says why before it writes (`crate::cause`).
-        self.store.causes.current = Cause::Unknown;
         self.dispatch(s.ev);
-        self.store.causes.current = Cause::Unknown;
         self.flush_wakeups();
+        // Each component that acts says why before it writes (`crate::cause`); a timer's cause ends with its event.
+        self.store.causes.current = Cause::Unknown;
         if let Some((ev, rv)) = check {
             self.check_invariants(&ev, rv);
         }

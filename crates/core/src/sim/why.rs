@@ -136,7 +136,8 @@ impl Sim {
         chain
     }
 
-    fn client_name(&self, id: ClientId) -> String {
+    /// The name of the client a write was made under (`the API server` for its own).
+    pub fn client_name(&self, id: ClientId) -> String {
         match self.store.clients().get(id) {
             Some(c) => c.name.to_string(),
             None if id == SERVER => "the API server".into(),
@@ -155,11 +156,7 @@ impl Sim {
         chain.steps.push(CauseStep { kind: StepKind::Write, at: w.at, text, object: Some((w.kind, w.key.clone())) });
         match w.cause {
             Cause::Intervention(seq) => {
-                let text = match causes.intervention_of(seq) {
-                    Some(i) => format!("you: {} at {}", i.text, human_duration(i.at)),
-                    None => "you: an intervention older than those kept".into(),
-                };
-                chain.steps.push(CauseStep::new(StepKind::Intervention, w.at, text));
+                self.push_intervention(seq, w.at, chain);
                 Next::Done
             }
             Cause::Reconcile(id) => Next::Reconcile(id),
@@ -245,14 +242,19 @@ impl Sim {
         let text =
             format!("the kubelet of {node} stopped at {}: nothing renewed its Lease since", human_duration(stop.at));
         chain.steps.push(CauseStep::new(StepKind::Timer, stop.at, text));
-        if let Some(i) = match stop.cause {
-            Cause::Intervention(seq) => causes.intervention_of(seq),
-            _ => None,
-        } {
-            let text = format!("you: {} at {}", i.text, human_duration(i.at));
-            chain.steps.push(CauseStep::new(StepKind::Intervention, i.at, text));
+        if let Cause::Intervention(seq) = stop.cause {
+            self.push_intervention(seq, stop.at, chain);
         }
         Next::Done
+    }
+
+    /// The person's intervention `seq` (made at `at`), as a chain's last step.
+    fn push_intervention(&self, seq: u64, at: Millis, chain: &mut Chain) {
+        let text = match self.store.causes.intervention_of(seq) {
+            Some(i) => format!("you: {} at {}", i.text, human_duration(i.at)),
+            None => "you: an intervention older than those kept".into(),
+        };
+        chain.steps.push(CauseStep::new(StepKind::Intervention, at, text));
     }
 
     fn step_reconcile(&self, id: u64, chain: &mut Chain) -> Next {

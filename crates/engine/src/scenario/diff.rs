@@ -67,7 +67,7 @@ pub struct RunDiff {
 
 /// A write as a diff names it: `kubectl created Pod default/web-x at 41.2s`.
 fn said(sim: &Sim, w: &crate::cause::WriteCause) -> String {
-    let who = sim.store().clients().get(w.client).map_or("the API server".into(), |c| c.name.to_string());
+    let who = sim.client_name(w.client);
     let verb = w.verb_said();
     format!("{who} {verb} {} {} at {}", w.kind.name(), w.key, human_duration(w.at))
 }
