@@ -154,7 +154,7 @@ pub struct LiveRun {
     /// The last search of the cluster by name.
     search: Option<Rc<crate::view::SearchView>>,
     /// The last "why?" asked of a pod, and its answer (`None`: no write of it kept).
-    why: Option<(ObjKey, Option<Rc<crate::view::ChainView>>)>,
+    why: Option<(ObjKey, Rc<crate::view::ChainView>)>,
 }
 
 /// A score plugin's weight at most in the what-if (upstream accepts 1 to 100 in a profile; 0 here turns it off).
@@ -370,7 +370,7 @@ impl LiveRun {
                     self.playing = s.playing;
                     format!(
                         " the run, replayed to {}{};",
-                        crate::format::fmt_secs(self.player.sim().now()),
+                        crate::format::fmt_secs(self.player.now()),
                         if s.playing { " and going on" } else { ", paused as it was (▶ Play goes on)" }
                     )
                 }
@@ -421,7 +421,7 @@ impl LiveRun {
 
     /// Starts making a link to the run so far: the page compresses the export into the URL's fragment.
     fn share(&mut self) {
-        let (at, hash) = (self.player.sim().now(), self.player.sim().history_hash());
+        let (at, hash) = (self.player.now(), self.player.sim().history_hash());
         let state = match self.export() {
             Ok(text) => {
                 self.share_request = Some((text, hash));
@@ -477,7 +477,7 @@ impl LiveRun {
 
     /// The recorded action `i`'s command was interrupted now: its `for:`.
     fn stopped(&mut self, i: usize) {
-        let now = self.player.sim().now();
+        let now = self.player.now();
         if self.player.record_mut().stopped(i, now).is_some() {
             crate::crash::note_stop(i, now);
         }
@@ -537,17 +537,17 @@ impl LiveRun {
     /// one is forgotten, the record is the player's, and the editor shows the scenario's manifests.
     fn take_player(&mut self, player: Player<'static>, scenario: &Scenario) {
         self.player = player;
-        self.target = self.player.sim().now() as f64;
+        self.target = self.player.now() as f64;
         self.lagging = false;
         self.stream = Stream::default();
         self.history.clear();
         self.loop_history.clear();
         self.cluster_history.clear();
-        self.next_sample = self.player.sim().now() / SECOND * SECOND;
+        self.next_sample = self.player.now() / SECOND * SECOND;
         self.selection = Selection::None;
         self.search = None;
         self.cache = NodeCache::default();
-        self.rate_window = (self.wall(), self.player.sim().now());
+        self.rate_window = (self.wall(), self.player.now());
         self.informers = Rc::new(Vec::new());
         self.drift = DriftMeter::default();
         self.lesson = None;
@@ -591,12 +591,12 @@ impl LiveRun {
                     self.answer(None);
                 }
                 self.playing = p;
-                self.target = self.player.sim().now() as f64;
+                self.target = self.player.now() as f64;
             }
             Cmd::Step => {
                 self.answer(None);
                 self.playing = false;
-                let now = self.player.sim().now();
+                let now = self.player.now();
                 let next = self.player.sim().next_event_at().unwrap_or(now).min(now + 60 * SECOND);
                 self.target = (now + 100).max(next) as f64;
                 let started = self.wall();
@@ -604,7 +604,7 @@ impl LiveRun {
             }
             Cmd::SetSpeed(s) => {
                 self.speed = s;
-                self.target = self.player.sim().now() as f64;
+                self.target = self.player.now() as f64;
             }
             Cmd::SetTiming(p) => {
                 self.profile = p;
@@ -628,7 +628,7 @@ impl LiveRun {
                 if self.held() {
                     self.answer(choice);
                     self.playing = true;
-                    self.target = self.player.sim().now() as f64;
+                    self.target = self.player.now() as f64;
                 }
             }
             Cmd::LessonAsks(on) => {
@@ -713,8 +713,8 @@ impl LiveRun {
             Cmd::Why(key) => {
                 // The chain's code is in the second module (docs/size.md): reached through a function pointer the
                 // optimizer cannot see through, so that binaryen keeps it a function of its own to move there.
-                let why: fn(&Sim, &ObjKey) -> Option<crate::view::ChainView> = crate::snapshot::build_why;
-                let chain = std::hint::black_box(why)(self.player.sim(), &key).map(Rc::new);
+                let why: fn(&Sim, &ObjKey) -> crate::view::ChainView = crate::snapshot::build_why;
+                let chain = Rc::new(std::hint::black_box(why)(self.player.sim(), &key));
                 self.why = Some((key, chain));
             }
             Cmd::NewCluster { nodes, pods } => {
@@ -728,7 +728,7 @@ impl LiveRun {
             }
             Cmd::Export => match self.export() {
                 Ok(text) => {
-                    let name = format!("kubeloop-seed{}-{}s.yaml", self.seed, self.player.sim().now() / SECOND);
+                    let name = format!("kubeloop-seed{}-{}s.yaml", self.seed, self.player.now() / SECOND);
                     self.download = Some((name, text));
                 }
                 Err(e) => self.notice = Some(e.into()),
@@ -773,16 +773,7 @@ impl LiveRun {
             if d.exists {
                 d.schedule = self.explain(&d.key.clone());
             }
-            d.why = self.why.as_ref().filter(|(k, _)| *k == d.key).map(|(_, c)| {
-                c.clone().unwrap_or_else(|| {
-                    Rc::new(crate::view::ChainView {
-                        about: String::new(),
-                        steps: Vec::new(),
-                        ends: Some("no write of this pod is kept (its writes are older than the causes kept)".into()),
-                        kept: String::new(),
-                    })
-                })
-            });
+            d.why = self.why.as_ref().filter(|(k, _)| *k == d.key).map(|(_, c)| c.clone());
         }
         let detail = detail.map(Rc::new);
         Snapshot {
@@ -795,7 +786,7 @@ impl LiveRun {
                 })
             }),
             time: TimeView {
-                now: self.player.sim().now(),
+                now: self.player.now(),
                 playing: self.playing,
                 speed: self.speed,
                 lagging: self.lagging,

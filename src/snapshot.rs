@@ -675,11 +675,18 @@ pub fn search(sim: &Sim, query: &str) -> SearchView {
 }
 
 /// "Why?" of a pod: the chain of causes of its creation (of its first write kept, when its creation is older than the
-/// causes kept). `None` when no write of it is kept.
-pub fn build_why(sim: &Sim, key: &ObjKey) -> Option<crate::view::ChainView> {
+/// causes kept; no step when no write of it is kept).
+pub fn build_why(sim: &Sim, key: &ObjKey) -> crate::view::ChainView {
     use kubeloop_engine::watch::EventType;
     let writes = || sim.causes().writes_of(Kind::Pod, key);
-    let w = writes().find(|w| w.verb == EventType::Added).or_else(|| writes().next())?;
+    let Some(w) = writes().find(|w| w.verb == EventType::Added).or_else(|| writes().next()) else {
+        return crate::view::ChainView {
+            about: String::new(),
+            steps: Vec::new(),
+            ends: Some("no write of this pod is kept (its writes are older than the causes kept)".into()),
+            kept: String::new(),
+        };
+    };
     let verb = if w.verb == EventType::Added { "created" } else { "written" };
     let about = format!("{verb} at {} (resourceVersion {})", fmt_secs(w.at), w.rv);
     let chain = sim.chain(w.rv);
@@ -704,7 +711,7 @@ pub fn build_why(sim: &Sim, key: &ObjKey) -> Option<crate::view::ChainView> {
         fmt_thousands(kubeloop_engine::cause::WRITES_KEPT as u64),
         fmt_secs(oldest)
     );
-    Some(crate::view::ChainView { about, steps, ends: chain.ends, kept })
+    crate::view::ChainView { about, steps, ends: chain.ends, kept }
 }
 
 pub fn build_detail(sim: &Sim, sel: &Selection) -> Option<Detail> {

@@ -80,7 +80,7 @@ impl LiveRun {
                 let job = Applying { bytes: text.len(), console, stage: ApplyStage::Reading(reading, text) };
                 self.apply = Rc::new(ApplyOutcome { seq: self.apply.seq + 1, ..self.apply_progress(&job) });
                 self.applying = Some(job);
-                self.target = self.player.sim().now() as f64;
+                self.target = self.player.now() as f64;
             }
             Err(_) => {
                 let what = Intervention::Apply(text);

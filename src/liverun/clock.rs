@@ -157,7 +157,7 @@ impl LiveRun {
         let mut left = batch;
         while let Some(at) = self.player.sim().next_event_at() {
             if self.held() {
-                self.target = self.player.sim().now() as f64;
+                self.target = self.player.now() as f64;
                 return true;
             }
             if at as f64 > self.target {
@@ -197,11 +197,11 @@ impl LiveRun {
             self.player.sim_mut().run_until(s);
             self.run_due(s);
             if self.held() {
-                self.target = self.player.sim().now() as f64;
+                self.target = self.player.now() as f64;
                 return;
             }
         }
-        if t > self.player.sim().now() {
+        if t > self.player.now() {
             self.sample_until(t);
             self.player.sim_mut().run_until(t);
         }
@@ -219,11 +219,11 @@ impl LiveRun {
         if self.applying.is_some() {
             // The clock is held while a large apply is read: it is performed at the time it was asked for.
             self.step_apply(started, budget);
-            self.target = self.player.sim().now() as f64;
+            self.target = self.player.now() as f64;
             return;
         }
         let dt = if dt.is_finite() { dt.clamp(0.0, MAX_FRAME_DT) } else { 0.0 };
-        let now = self.player.sim().now() as f64;
+        let now = self.player.now() as f64;
         if self.target < now {
             self.target = now;
         }
@@ -237,24 +237,24 @@ impl LiveRun {
         if self.speed == Speed::Max && self.playing {
             // As fast as the budget allows; with nothing left to run, time still moves (1000x).
             if reached {
-                let t = self.player.sim().now() + (dt * 1000.0) as Millis;
+                let t = self.player.now() + (dt * 1000.0) as Millis;
                 self.run_to(t);
             }
-            self.target = self.player.sim().now() as f64;
+            self.target = self.player.now() as f64;
             self.lagging = false;
         } else if !reached {
             // Behind: do not build up a debt; the clock simply runs slower than asked, and says so.
-            self.target = self.player.sim().now() as f64;
+            self.target = self.player.now() as f64;
             self.lagging = self.playing;
         } else {
             self.lagging = false;
         }
-        crate::crash::note_time(self.player.sim().now());
+        crate::crash::note_time(self.player.now());
         let wall = self.wall();
         let (w0, s0) = self.rate_window;
         if wall - w0 >= 1000.0 {
-            self.effective = (self.player.sim().now().saturating_sub(s0)) as f64 / (wall - w0);
-            self.rate_window = (wall, self.player.sim().now());
+            self.effective = (self.player.now().saturating_sub(s0)) as f64 / (wall - w0);
+            self.rate_window = (wall, self.player.now());
         }
     }
 }

@@ -50,7 +50,7 @@ impl LiveRun {
                 None => format!(
                     "Opened the scenario (seed {}): replayed to {} s and paused there; play continues it live.",
                     self.seed,
-                    self.player.sim().now() / SECOND
+                    self.player.now() / SECOND
                 ),
             }
             .into(),
@@ -72,7 +72,7 @@ impl LiveRun {
                 _ => format!(
                     "Opened the shared run (seed {}): replayed to {} and paused there{}; ▶ Play continues it live.",
                     self.seed,
-                    crate::format::fmt_secs(self.player.sim().now()),
+                    crate::format::fmt_secs(self.player.now()),
                     if hash.is_some() { ", at the history hash the link says" } else { "" }
                 ),
             }),
@@ -99,7 +99,7 @@ impl LiveRun {
                 Some(text) => self.import(&text).map(|()| {
                     format!(
                         "Opened examples/{name}.yaml: replayed to {} and paused there, as `kubeloop run` ends it; ▶ Play continues it live.",
-                        crate::format::fmt_secs(self.player.sim().now())
+                        crate::format::fmt_secs(self.player.now())
                     )
                 }),
                 None => {
@@ -127,7 +127,7 @@ impl LiveRun {
             },
         };
         self.playing = false;
-        self.target = self.player.sim().now() as f64;
+        self.target = self.player.now() as f64;
         self.notice = Some(
             match opened {
                 Ok(said) => said,
@@ -175,7 +175,7 @@ impl LiveRun {
         // What was said before (the lesson's file on its way, a run opened) no longer holds.
         self.notice = None;
         self.rebuild(scenario);
-        let run = LessonRun::new(lesson, scenario, self.player.sim().now());
+        let run = LessonRun::new(lesson, scenario, self.player.now());
         self.player.play(Script::new(scenario.actions.clone().into(), run.start, None));
         self.player.ask(self.lesson_asks);
         self.speed = Speed::X(run.info.speed);

@@ -111,7 +111,7 @@ pub struct Run<'a> {
 impl<'a> Run<'a> {
     fn push(&mut self, kind: EntryKind, source: &str, text: impl Into<String>) {
         let text = text.into();
-        self.timeline.push(TimelineEntry { at: self.player.sim().now(), kind, source: source.into(), text });
+        self.timeline.push(TimelineEntry { at: self.player.now(), kind, source: source.into(), text });
     }
 
     /// A command's output, one entry a line: stdout as results, then stderr as errors when the command failed
@@ -140,7 +140,7 @@ impl<'a> Run<'a> {
         self.event_seq = next;
         for o in events {
             let Some(ev) = o.as_event() else { continue };
-            let at = ev.body.last_timestamp.map_or(self.player.sim().now(), |t| t.0);
+            let at = ev.body.last_timestamp.map_or(self.player.now(), |t| t.0);
             self.timeline.push(TimelineEntry {
                 at,
                 kind: EntryKind::Event,
@@ -153,7 +153,7 @@ impl<'a> Run<'a> {
     /// Looks at the following commands due now, each on its own grid: what they printed since their last look; the
     /// finished ones are dropped.
     fn poll_due(&mut self) {
-        let now = self.player.sim().now();
+        let now = self.player.now();
         let mut i = 0;
         while i < self.follows.len() {
             let f = &mut self.follows[i];
@@ -179,7 +179,7 @@ impl<'a> Run<'a> {
 
     /// Interrupts the following commands whose `for:` is up (looked at once more, then stopped, as Ctrl+C does).
     fn stop_due(&mut self) {
-        let now = self.player.sim().now();
+        let now = self.player.now();
         let mut i = 0;
         while i < self.follows.len() {
             if self.follows[i].stop_at.is_none_or(|t| t > now) {
@@ -229,7 +229,7 @@ impl<'a> Run<'a> {
             let command = done.action;
             let writes = follow.writes();
             if room_to_follow(self.follows.iter().map(|f| f.follow.writes()), writes) {
-                let (action, at) = (self.player.record().actions().len(), self.player.sim().now());
+                let (action, at) = (self.player.record().actions().len(), self.player.now());
                 let stop_at = stop_after.map(|d| at.saturating_add(d));
                 self.follows.push(Following { command, follow, action, stop_at, grid: FollowGrid::new(at) });
             } else {
@@ -253,7 +253,7 @@ impl<'a> Run<'a> {
             self.last_check = None;
         }
         self.collect_events();
-        let now = self.player.sim().now();
+        let now = self.player.now();
         if self.player.script().is_done() && now >= self.player.script().last_at() {
             // The store part is looked at again only when one of the kinds it reads changed since the last check
             // (Lease renewals and Events, most of a large cluster's writes, leave it alone).
@@ -285,7 +285,7 @@ impl<'a> Run<'a> {
                 return;
             }
             self.check();
-            let now = self.player.sim().now();
+            let now = self.player.now();
             if now >= t {
                 break;
             }
@@ -320,7 +320,7 @@ impl<'a> Run<'a> {
     /// cluster (the page looks at the same moments): the events before the second run first.
     fn look_before(&mut self, to: Millis) {
         while self.checks.open() {
-            let after = self.player.sim().now().max(self.looked);
+            let after = self.player.now().max(self.looked);
             let second = (after / SECOND).saturating_add(1).saturating_mul(SECOND);
             if second > to {
                 return;
@@ -344,7 +344,7 @@ impl<'a> Run<'a> {
 
     /// The simulated time now.
     pub fn now(&self) -> Millis {
-        self.player.sim().now()
+        self.player.now()
     }
 
     /// When the run stopped at its work budget, if it did.
@@ -410,7 +410,7 @@ impl<'a> Run<'a> {
         }
         let not_run = self.player.script().actions().len() - self.player.script().performed();
         if not_run > 0 {
-            let now = self.player.sim().now();
+            let now = self.player.now();
             self.push(
                 EntryKind::Note,
                 "scenario",
