@@ -20,6 +20,17 @@ fn show(chain: &Chain) -> String {
     s
 }
 
+/// The chain of causes of the creation of a pod that is not among `before` (a replacement).
+fn replacement_chain(sim: &kubeloop_engine::sim::Sim, before: &[String]) -> Chain {
+    let new = common::pods(sim)
+        .into_iter()
+        .find(|p| !before.contains(&p.metadata.name.to_string()))
+        .expect("a replacement pod");
+    let key = ObjKey::new("default", &new.metadata.name);
+    let created = sim.causes().writes_of(Kind::Pod, &key).next().expect("its create is kept");
+    sim.chain(created.rv)
+}
+
 #[test]
 fn a_replacement_pod_s_why_reaches_the_node_kill() {
     let mut sim = common::cluster();
@@ -32,14 +43,7 @@ fn a_replacement_pod_s_why_reaches_the_node_kill() {
     let killed_at = sim.now();
     sim.intervene(&Intervention::KillNode(NodeRef::Name(victim.clone())), &Input::none());
     sim.run_for(8 * MINUTE);
-    let new = common::pods(&sim)
-        .into_iter()
-        .find(|p| !before.contains(&p.metadata.name.to_string()))
-        .expect("a replacement pod");
-    let key = ObjKey::new("default", &new.metadata.name);
-    let created = sim.causes().writes_of(Kind::Pod, &key).next().expect("its create is kept");
-    let chain = sim.chain(created.rv);
-    eprintln!("{}", show(&chain));
+    let chain = replacement_chain(&sim, &before);
     let first = chain.steps.first().expect("a step");
     assert_eq!(first.kind, StepKind::Write);
     let last = chain.steps.last().expect("a last step");
@@ -71,13 +75,7 @@ fn a_lost_watch_event_shows_as_the_relist_that_repaired_it() {
         sim.force_relist(inf);
     }
     sim.run_for(30 * SECOND);
-    let new = common::pods(&sim)
-        .into_iter()
-        .find(|p| !before.contains(&p.metadata.name.to_string()))
-        .expect("a replacement pod once the relist found the pod gone");
-    let key = ObjKey::new("default", &new.metadata.name);
-    let created = sim.causes().writes_of(Kind::Pod, &key).next().expect("its create is kept");
-    let chain = sim.chain(created.rv);
+    let chain = replacement_chain(&sim, &before);
     let kinds: Vec<StepKind> = chain.steps.iter().map(|s| s.kind).collect();
     assert!(kinds.contains(&StepKind::Relist), "{}", show(&chain));
     let last = chain.steps.last().expect("a last step");
