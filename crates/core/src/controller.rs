@@ -97,8 +97,25 @@ pub struct Ctx<'a, 'b> {
 /// Keys a handler asks to enqueue, with an optional delay.
 pub type Enqueue = Vec<(ObjKey, Millis)>;
 
-/// One controller's logic.
-pub trait Reconciler {
+/// Clones a boxed controller: implemented for every [`Reconciler`] that is `Clone`.
+pub trait CloneReconciler {
+    fn clone_box(&self) -> Box<dyn Reconciler>;
+}
+
+impl<T: Reconciler + Clone + 'static> CloneReconciler for T {
+    fn clone_box(&self) -> Box<dyn Reconciler> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn Reconciler> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// One controller's logic. A controller is cloned with the cluster it runs in (a checkpoint of the run).
+pub trait Reconciler: CloneReconciler {
     /// The controller name used in the UI contract (`deployment`, `replicaset`, `scheduler`, ...).
     fn name(&self) -> &'static str;
     /// The event source component (`deployment-controller`, `replicaset-controller`, `default-scheduler`).
@@ -240,6 +257,7 @@ pub struct QueueItem {
 }
 
 /// A controller as it runs: logic, queue, workers.
+#[derive(Clone)]
 pub struct Controller {
     pub reconciler: Box<dyn Reconciler>,
     pub(crate) recorder: Recorder,
@@ -394,6 +412,7 @@ impl HostState {
 }
 
 /// A process that hosts controllers and shares informers among them.
+#[derive(Clone)]
 pub struct Host {
     pub name: Str,
     pub(crate) client: ClientId,
@@ -625,6 +644,7 @@ impl Controller {
 pub const RECONCILE_LOG_CAPACITY: usize = 20_000;
 
 /// A bounded log of the most recent reconciles.
+#[derive(Clone)]
 pub struct ReconcileLog {
     pub records: VecDeque<Rc<ReconcileRecord>>,
     pub(crate) capacity: usize,

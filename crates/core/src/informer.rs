@@ -78,6 +78,7 @@ pub struct InformerStats {
 }
 
 /// A shared informer of one kind for one component.
+#[derive(Clone)]
 pub struct Informer {
     /// Its number in the simulation (what its watches wake).
     pub(crate) id: InformerId,

@@ -69,6 +69,7 @@ const LRU_COMPACT_AT: usize = 16;
 /// [`LRU_COMPACT_AT`]), so a cache of a few keys used often stays small. (A `BTreeMap` from stamp
 /// to key does the same, with its code compiled once more for each of the three key types: docs/size.md.) A key is
 /// stored once, shared by the map and its uses in the queue.
+#[derive(Clone)]
 struct Lru<K, V> {
     map: FxHashMap<Rc<K>, (V, Cell<u64>)>,
     order: VecDeque<(u64, Rc<K>)>,
@@ -166,6 +167,7 @@ type LogKey = (Involved, &'static str, Str, Option<Str>);
 
 /// `aggregateRecord`: the distinct messages seen (sorted: fewer than [`AGGREGATE_MAX_EVENTS`], so a short vector
 /// holds them in a few bytes, where a set's first node would take hundreds), and when the last similar event was.
+#[derive(Clone)]
 struct AggregateRecord {
     local_keys: Vec<Str>,
     last: Millis,
@@ -194,6 +196,7 @@ struct EventLog {
 }
 
 /// `spamRecord`: a token bucket, in milliseconds of refill (one token is [`SPAM_REFILL`]), exact integers.
+#[derive(Clone)]
 struct Bucket {
     credit: Millis,
     at: Millis,
@@ -219,6 +222,7 @@ impl Bucket {
 }
 
 /// One component's recorder and its EventCorrelator.
+#[derive(Clone)]
 pub struct Recorder {
     pub(crate) component: Str,
     pub(crate) host: Str,

@@ -84,7 +84,7 @@ impl WatchFilter {
 }
 
 /// An open watch.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Watcher {
     pub(crate) kind: Kind,
     pub(crate) filter: WatchFilter,

@@ -346,8 +346,25 @@ impl<K: Clone + Eq + Hash> DelayingQueue<K> {
     }
 }
 
+/// Clones a boxed rate limiter: implemented for every [`RateLimiter`] that is `Clone`.
+pub trait CloneRateLimiter<K> {
+    fn clone_box(&self) -> Box<dyn RateLimiter<K>>;
+}
+
+impl<K, T: RateLimiter<K> + Clone + 'static> CloneRateLimiter<K> for T {
+    fn clone_box(&self) -> Box<dyn RateLimiter<K>> {
+        Box::new(self.clone())
+    }
+}
+
+impl<K> Clone for Box<dyn RateLimiter<K>> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// client-go's `TypedRateLimiter`: how long a key should wait before it is retried.
-pub trait RateLimiter<K> {
+pub trait RateLimiter<K>: CloneRateLimiter<K> {
     /// The delay before `k` may be retried (client-go `When`); records the failure.
     fn when(&mut self, k: &K, now: Millis, rng: &mut Rng) -> Millis;
     /// Stops tracking `k` (client-go `Forget`), e.g. once it was processed successfully.
@@ -376,7 +393,7 @@ impl<K> ItemExponentialFailureRateLimiter<K> {
     }
 }
 
-impl<K: Clone + Eq + Hash> RateLimiter<K> for ItemExponentialFailureRateLimiter<K> {
+impl<K: Clone + Eq + Hash + 'static> RateLimiter<K> for ItemExponentialFailureRateLimiter<K> {
     fn when(&mut self, k: &K, _now: Millis, _rng: &mut Rng) -> Millis {
         let failures = self.failures.entry(k.clone()).or_insert(0);
         let exp = *failures;
@@ -455,6 +472,7 @@ impl<K> RateLimiter<K> for BucketRateLimiter {
 
 /// client-go `MaxOfRateLimiter`: asks every limiter (each records the failure) and returns the longest delay;
 /// `forget` goes to all, `num_requeues` is the largest.
+#[derive(Clone)]
 pub struct MaxOfRateLimiter<K> {
     limiters: Vec<Box<dyn RateLimiter<K>>>,
 }
@@ -465,7 +483,7 @@ impl<K> MaxOfRateLimiter<K> {
     }
 }
 
-impl<K> RateLimiter<K> for MaxOfRateLimiter<K> {
+impl<K: Clone + 'static> RateLimiter<K> for MaxOfRateLimiter<K> {
     fn when(&mut self, k: &K, now: Millis, rng: &mut Rng) -> Millis {
         self.limiters.iter_mut().map(|l| l.when(k, now, rng)).fold(0, Millis::max)
     }
@@ -500,6 +518,7 @@ pub(crate) fn jitter(d: Millis, max_factor: f64, rng: &mut Rng) -> Millis {
 }
 
 /// Opt-in jitter around another limiter: each delay passes through [`jitter`] with `max_factor`.
+#[derive(Clone)]
 pub struct JitteredRateLimiter<K> {
     inner: Box<dyn RateLimiter<K>>,
     max_factor: f64,
@@ -511,7 +530,7 @@ impl<K> JitteredRateLimiter<K> {
     }
 }
 
-impl<K> RateLimiter<K> for JitteredRateLimiter<K> {
+impl<K: Clone + 'static> RateLimiter<K> for JitteredRateLimiter<K> {
     fn when(&mut self, k: &K, now: Millis, rng: &mut Rng) -> Millis {
         let d = self.inner.when(k, now, rng);
         jitter(d, self.max_factor, rng)
@@ -530,6 +549,7 @@ impl<K> RateLimiter<K> for JitteredRateLimiter<K> {
 /// [`add_rate_limited`](RateLimitingQueue::add_rate_limited) asks a [`RateLimiter`] for the delay.
 ///
 /// The usual controller loop: `get`; on success `forget` then `done`; on failure `add_rate_limited` then `done`.
+#[derive(Clone)]
 pub struct RateLimitingQueue<K> {
     queue: DelayingQueue<K>,
     limiter: Box<dyn RateLimiter<K>>,

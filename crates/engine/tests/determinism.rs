@@ -302,6 +302,7 @@ proptest! {
 }
 
 /// A controller that watches ConfigMaps (which nothing here writes) and does nothing.
+#[derive(Clone)]
 struct Idle;
 
 impl kubeloop_engine::controller::Reconciler for Idle {

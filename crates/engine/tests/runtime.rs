@@ -13,6 +13,7 @@ use kubeloop_engine::sim::{Sim, SimConfig};
 use kubeloop_engine::time::{Millis, MINUTE, SECOND};
 
 /// Fails its first `failures` reconciles of each key, then asks to look again after `requeue` once.
+#[derive(Clone)]
 struct Flaky {
     failures: u32,
     max_retries: Option<u32>,

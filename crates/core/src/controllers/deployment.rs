@@ -26,6 +26,7 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
 /// `maxRetries`: a key that keeps failing is dropped after this many requeues.
 pub const MAX_RETRIES: u32 = 15;
 
+#[derive(Clone)]
 pub struct DeploymentController {
     workers: usize,
 }

@@ -19,7 +19,7 @@ use crate::time::{parse_rfc3339, rfc3339, Millis, MINUTE};
 /// `DeletionTimeout`: how long an evicted pod counts as gone while its deletion is not seen.
 pub const DELETION_TIMEOUT: Millis = 2 * MINUTE;
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct DisruptionController;
 
 impl DisruptionController {

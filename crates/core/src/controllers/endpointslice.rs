@@ -28,7 +28,7 @@ use crate::work::Counters;
 use crate::workqueue::{BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter, RateLimiter};
 
 /// What the controller keeps of one Service between its syncs.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Tracked {
     /// `endpointSliceTracker`: the slices it last wrote (name -> the resourceVersion it wrote, 0 once deleted). A
     /// sync whose cache has not caught up with them would write duplicates, so it waits.
@@ -38,7 +38,7 @@ struct Tracked {
     memo: Option<Memo>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct EndpointSliceController {
     services: FxHashMap<ObjKey, Tracked>,
     /// Each node's zone, as the node cache has it (emptied whenever a node comes, goes or changes zone).

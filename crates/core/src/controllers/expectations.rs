@@ -19,7 +19,7 @@ struct Expectation {
     deleting: FxHashSet<ObjKey>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Expectations {
     map: FxHashMap<ObjKey, Expectation>,
 }

@@ -40,7 +40,7 @@ enum Work {
 /// An object in the graph.
 type Item = (Kind, ObjKey);
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct GarbageCollector {
     /// Owner uid -> its dependents (ordered, so work is issued in a deterministic order).
     dependents: FxHashMap<Str, BTreeSet<Item>>,

@@ -52,7 +52,7 @@ pub const CONDITIONS: [(&str, &str, &str); 5] = [
     ("NamespaceFinalizersRemaining", "ContentHasNoFinalizers", "All content-preserving finalizers finished"),
 ];
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct NamespaceController;
 
 impl NamespaceController {

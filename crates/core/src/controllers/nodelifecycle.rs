@@ -100,6 +100,7 @@ struct Bucket {
     at: Millis,
 }
 
+#[derive(Clone)]
 pub struct NodeLifecycleController {
     config: NodeLifecycleConfig,
     health: BTreeMap<Str, Health>,

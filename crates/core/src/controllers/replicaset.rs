@@ -26,7 +26,7 @@ pub const SLOW_START_INITIAL_BATCH: usize = 1;
 /// The annotation that orders scale-down (`controller.kubernetes.io/pod-deletion-cost`).
 pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct ReplicaSetController {
     pub(crate) expectations: Expectations,
     workers: usize,

@@ -156,7 +156,7 @@ impl NodeInfo {
 }
 
 /// The scheduler's node cache: a vector walked round-robin, with an index by name.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct NodeTable {
     list: Vec<NodeInfo>,
     index: FxHashMap<Str, usize>,
@@ -256,7 +256,7 @@ pub struct SchedulerWork {
     pub nodes_scored: u64,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Scheduler {
     pub(crate) nodes: NodeTable,
     /// Pods counted on a node (bound, or assumed after our own bind), with what they request.

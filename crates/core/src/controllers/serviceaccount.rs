@@ -12,7 +12,7 @@ use crate::time::Millis;
 /// The service accounts every namespace gets (`serviceAccountsToEnsure`).
 pub const ENSURED: [&str; 1] = ["default"];
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct ServiceAccountsController;
 
 impl ServiceAccountsController {

@@ -15,6 +15,7 @@ use crate::recorder::EventKind;
 use crate::store::{set_pod_condition, DeleteOptions, Subresource};
 use crate::time::Millis;
 
+#[derive(Clone)]
 pub struct TaintEvictionController {
     /// Pods whose eviction is scheduled, with when the controller first saw them tainted (`scheduledEvictions`:
     /// in memory, so a restarted controller starts counting again).

@@ -68,7 +68,7 @@ impl PodGroup {
 /// controller owner uid, pod node name and label pairs; and, for the control plane's pods, each controller's
 /// pods counted by labels and readiness ([`PodGroup`]). Its reads count the objects and groups they hand out (the
 /// engine's work, `crate::work`).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Cache {
     pub(super) objects: FxHashMap<ObjKey, Slot>,
     /// The objects, by slot (`None`: a free slot, listed in `free`).

@@ -185,6 +185,7 @@ impl KubeletTimer {
     }
 }
 
+#[derive(Clone)]
 pub struct Kubelet {
     pub name: Str,
     pub(crate) index: usize,

@@ -114,6 +114,7 @@ impl Ev {
     }
 }
 
+#[derive(Clone)]
 struct Scheduled {
     at: Millis,
     seq: u64,
@@ -168,6 +169,7 @@ impl From<NodeError> for String {
 }
 
 /// The simulated cluster.
+#[derive(Clone)]
 pub struct Sim {
     pub(crate) config: SimConfig,
     now: Millis,

@@ -14,6 +14,7 @@ use crate::api::{FieldIndex, ObjKey, Object, Pod, Str};
 use crate::watch::WatchFilter;
 
 /// One kind's field index.
+#[derive(Clone)]
 pub(super) enum Index {
     /// Pods by `spec.nodeName` (unbound pods are not indexed), with each node's tally by phase, so that an observer
     /// reads a node's pods by phase without visiting them.
@@ -23,7 +24,7 @@ pub(super) enum Index {
 }
 
 /// The pods bound to one node: their keys and their tally by phase.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct NodePods {
     pub keys: BTreeSet<ObjKey>,
     pub tally: PodTally,

@@ -240,12 +240,13 @@ impl Default for StoreConfig {
     }
 }
 
+#[derive(Clone)]
 struct HistoryEntry {
     ev: WatchEvent,
     old: Option<Rc<Object>>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct KindStore {
     objects: BTreeMap<ObjKey, Rc<Object>>,
     history: VecDeque<HistoryEntry>,
@@ -324,6 +325,7 @@ impl PodTally {
 }
 
 /// The API server and etcd.
+#[derive(Clone)]
 pub struct Store {
     pub(crate) config: StoreConfig,
     rv: u64,

@@ -347,6 +347,12 @@ impl<'a> Run<'a> {
         self.player.now()
     }
 
+    /// Whether a command that writes as it goes (`drain`) is being followed: no checkpoint of the run is taken then
+    /// ([`Rewind::offer`]).
+    pub fn writing(&self) -> bool {
+        self.follows.iter().any(|f| f.follow.writes())
+    }
+
     /// When the run stopped at its work budget, if it did.
     pub fn stopped_at_budget(&self) -> Option<Millis> {
         self.stopped_at

@@ -22,6 +22,7 @@ pub(super) fn addr(e: &Endpoint) -> Str {
 }
 
 /// One slice as the last sync left it.
+#[derive(Clone)]
 struct Held {
     name: Str,
     resource_version: u64,
@@ -37,6 +38,7 @@ pub(super) struct Change {
 }
 
 /// One Service's slices and endpoints, as its last sync left them.
+#[derive(Clone)]
 pub(super) struct Memo {
     /// The Service's resourceVersion then (another: its selector, ports or labels may have changed).
     pub(crate) service_rv: u64,

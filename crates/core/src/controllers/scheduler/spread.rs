@@ -14,7 +14,7 @@ use super::{Placed, SchedulerWork};
 use crate::api::{LabelSelector, ObjKey, Str};
 
 /// The pods one ReplicaSet's selector matches, per node.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct SpreadCounts {
     pub(super) namespace: Str,
     pub(super) selector: LabelSelector,
@@ -41,7 +41,7 @@ impl SpreadCounts {
 }
 
 /// The placed pods carrying one label, and the counts filed under it.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Bucket {
     pods: FxHashSet<ObjKey>,
     counts: Vec<ObjKey>,
@@ -54,7 +54,7 @@ impl Bucket {
 }
 
 /// One namespace's buckets, by label key then value, and its counts filed under no label.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Namespace {
     labels: FxHashMap<Str, FxHashMap<Str, Bucket>>,
     unfiled: Vec<ObjKey>,
@@ -86,7 +86,7 @@ impl Namespace {
 }
 
 /// Every ReplicaSet's spreading counts (built when a pod of it is first scored, dropped with it), and the index.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Spread {
     counts: FxHashMap<ObjKey, SpreadCounts>,
     namespaces: FxHashMap<Str, Namespace>,

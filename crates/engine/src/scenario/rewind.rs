@@ -1,0 +1,237 @@
+//! Scrubbing a run: the cluster as it was at any earlier simulated moment, made again from the nearest checkpoint
+//! by deterministic re-execution (the same engine, the same record of interventions), never from a second model
+//! of the past. The page's timeline and the runner's `--at` ask the same questions of it as of the live cluster.
+//!
+//! Memory policy (kubeloop's own, shown on the page): a checkpoint is a copy of the whole cluster (objects shared
+//! with the live run until either writes them). One is taken at the start and then every `spacing` simulation
+//! events, at a moment when no command that writes as it goes (`drain`) runs. At most [`Rewind::max_kept`] are kept:
+//! [`MAX_CHECKPOINTS`], fewer for a large cluster ([`CHECKPOINT_OBJECTS`] objects across them all). Past that, every
+//! other one is dropped (the first stays) and the spacing doubles, so the checkpoints always cover the whole run,
+//! evenly, and a scrub re-runs at most about two spacings of events.
+
+use super::*;
+use crate::kubectl::Input;
+
+/// Checkpoints kept at most (kubeloop's own bound).
+pub const MAX_CHECKPOINTS: usize = 32;
+/// Checkpoints kept at least, however large the cluster.
+pub const MIN_CHECKPOINTS: usize = 4;
+/// Objects (the store's, counted once per checkpoint) the checkpoints hold at most together, above
+/// [`MIN_CHECKPOINTS`]: about 150 bytes of map entries and informer caches per object and checkpoint, more once
+/// the live run rewrites what they share.
+pub const CHECKPOINT_OBJECTS: usize = 400_000;
+/// Simulation events between the first checkpoints (the spacing doubles as they are thinned).
+pub const FIRST_SPACING: u64 = 2_000;
+/// Commands that write as they go that a re-execution follows at once (the runner's and the page's own bound).
+const MAX_WRITERS: usize = MAX_FOLLOWS;
+
+/// The cluster at one moment of the run.
+#[derive(Clone)]
+struct Checkpoint {
+    /// How many of the record's actions had been performed (those at its time included).
+    performed: usize,
+    sim: Sim,
+}
+
+/// The checkpoints of one run ([module docs](self)).
+pub struct Rewind {
+    /// In time order; the first is the run's start. Never more than [`Rewind::max_kept`] once thinned.
+    kept: Vec<Checkpoint>,
+    /// Simulation events between two checkpoints; doubles at each thinning.
+    spacing: u64,
+    /// The simulation's event count at which the next checkpoint is due.
+    next: u64,
+}
+
+/// A command that writes as it goes (`drain`), started by a re-performed action.
+struct Writer {
+    follow: Box<dyn Follow>,
+    grid: FollowGrid,
+    stop_at: Option<Millis>,
+}
+
+/// The cluster made again at a moment of the run ([`Rewind::scrub`]): read-only for its holder, and the place the
+/// next scrub forward goes on from.
+pub struct Scrubbed {
+    sim: Sim,
+    /// The record's actions performed so far.
+    performed: usize,
+    /// Commands that write as they go still running, polled on their grids as the page and the runner poll them.
+    writers: Vec<Writer>,
+    /// Simulation events re-run to make it (from its checkpoint or the scrub before).
+    pub rerun: u64,
+}
+
+/// What the checkpoints are now, as the page shows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RewindPolicy {
+    pub kept: usize,
+    pub max_kept: usize,
+    /// Events between two checkpoints.
+    pub spacing: u64,
+    /// The earliest moment a scrub reaches.
+    pub from: Millis,
+}
+
+impl Rewind {
+    /// The checkpoints of a run whose cluster is `sim` now, with `performed` of its record's actions performed.
+    pub fn new(sim: &Sim, performed: usize) -> Rewind {
+        Rewind::with_spacing(sim, performed, FIRST_SPACING)
+    }
+
+    /// [`Rewind::new`] with another first spacing (at least one event).
+    pub fn with_spacing(sim: &Sim, performed: usize, spacing: u64) -> Rewind {
+        let spacing = spacing.max(1);
+        let first = Checkpoint { performed, sim: sim.clone() };
+        Rewind { kept: vec![first], spacing, next: sim.events_processed().saturating_add(spacing) }
+    }
+
+    /// Checkpoints kept at most for a cluster of `objects` objects.
+    pub fn max_kept(objects: usize) -> usize {
+        (CHECKPOINT_OBJECTS / objects.max(1)).clamp(MIN_CHECKPOINTS, MAX_CHECKPOINTS)
+    }
+
+    /// The run went on to `sim` with `performed` actions of its record performed, and no command that writes as it
+    /// goes runs: a checkpoint is taken if one is due. Whether one was.
+    pub fn offer(&mut self, sim: &Sim, performed: usize) -> bool {
+        let last = self.kept.last().map_or(0, |c| c.sim.now());
+        if sim.events_processed() < self.next || sim.now() < last {
+            return false;
+        }
+        self.kept.push(Checkpoint { performed, sim: sim.clone() });
+        self.next = sim.events_processed().saturating_add(self.spacing);
+        let max = Rewind::max_kept(store_objects(sim));
+        while self.kept.len() > max {
+            self.thin();
+        }
+        debug_assert!(self.kept.windows(2).all(|w| w[0].sim.now() <= w[1].sim.now()), "checkpoints in time order");
+        true
+    }
+
+    /// Drops every other checkpoint (the first stays) and doubles the spacing.
+    fn thin(&mut self) {
+        let mut i = 0;
+        self.kept.retain(|_| {
+            i += 1;
+            i % 2 == 1
+        });
+        self.spacing = self.spacing.saturating_mul(2);
+    }
+
+    /// The checkpoints now.
+    pub fn policy(&self, sim: &Sim) -> RewindPolicy {
+        RewindPolicy {
+            kept: self.kept.len(),
+            max_kept: Rewind::max_kept(store_objects(sim)),
+            spacing: self.spacing,
+            from: self.from(),
+        }
+    }
+
+    /// The earliest moment a scrub reaches: the first checkpoint's.
+    pub fn from(&self) -> Millis {
+        self.kept.first().map_or(0, |c| c.sim.now())
+    }
+
+    /// The cluster as it was at `t` (not before [`Rewind::from`]): the nearest checkpoint at or before `t` (or
+    /// `cursor`, the scrub before, when it is nearer and not past `t`), run on to `t` with the record's `actions`
+    /// performed at their times (`read_file` reads their `-f PATH`), as the live run performed them.
+    pub fn scrub(&self, t: Millis, actions: &[Action], cursor: Option<Scrubbed>, read_file: ReadFile) -> Scrubbed {
+        let t = t.max(self.from());
+        let i = self.kept.partition_point(|c| c.sim.now() <= t).saturating_sub(1);
+        let checkpoint = &self.kept[i];
+        let mut s = match cursor {
+            Some(c) if c.sim.now() <= t && c.sim.now() >= checkpoint.sim.now() => c,
+            _ => {
+                Scrubbed { sim: checkpoint.sim.clone(), performed: checkpoint.performed, writers: Vec::new(), rerun: 0 }
+            }
+        };
+        let before = s.sim.events_processed();
+        s.run_to(t, actions, read_file);
+        s.rerun = s.sim.events_processed() - before;
+        s
+    }
+}
+
+/// The objects of every kind in the store.
+fn store_objects(sim: &Sim) -> usize {
+    Kind::ALL.iter().map(|k| sim.store().count_of(*k)).sum()
+}
+
+impl Scrubbed {
+    /// The cluster at the scrubbed moment.
+    pub fn sim(&self) -> &Sim {
+        &self.sim
+    }
+
+    /// Runs on to `t`: at each moment something is due, the writers' looks, their interruptions (`for:`), then the
+    /// actions due, in the order the page and the runner run them.
+    fn run_to(&mut self, t: Millis, actions: &[Action], read_file: ReadFile) {
+        loop {
+            let next_action = actions.get(self.performed).map(|a| a.at);
+            let next_writer = self.writers.iter().map(|w| w.grid.next().min(w.stop_at.unwrap_or(Millis::MAX))).min();
+            let due = [next_action, next_writer].into_iter().flatten().min().filter(|at| *at <= t);
+            let Some(at) = due else { break };
+            self.sim.run_until(at);
+            self.poll_due(at);
+            self.stop_due(at);
+            while let Some(a) = actions.get(self.performed).filter(|a| a.at <= at) {
+                self.perform(a, read_file);
+            }
+        }
+        self.sim.run_until(t);
+    }
+
+    fn poll_due(&mut self, now: Millis) {
+        let sim = &mut self.sim;
+        self.writers.retain_mut(|w| {
+            if !w.grid.due(now) {
+                return true;
+            }
+            w.grid.polled(now);
+            !w.follow.poll(sim).done
+        });
+    }
+
+    /// Interrupts the writers whose `for:` is up (looked at once more, then stopped, as Ctrl+C does).
+    fn stop_due(&mut self, now: Millis) {
+        let sim = &mut self.sim;
+        self.writers.retain_mut(|w| {
+            if w.stop_at.is_none_or(|s| s > now) {
+                return true;
+            }
+            if !w.follow.poll(sim).done {
+                w.follow.stop(sim);
+            }
+            false
+        });
+    }
+
+    /// Performs the record's next action. A command that only reads is stopped at once (what a person reads never
+    /// changes the cluster); one that writes as it goes is followed, as the live run followed it.
+    fn perform(&mut self, a: &Action, read_file: ReadFile) {
+        self.performed += 1;
+        let done = self.sim.intervene(&a.what, &Input { stdin: None, read_file });
+        let Some(mut follow) = done.follow else { return };
+        let now = self.sim.now();
+        if follow.writes() && self.writers.len() < MAX_WRITERS {
+            let stop_at = a.stop_after.map(|d| a.at.saturating_add(d));
+            self.writers.push(Writer { follow, grid: FollowGrid::new(now), stop_at });
+        } else {
+            follow.stop(&mut self.sim);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bound_on_checkpoints_follows_the_cluster_size() {
+        assert_eq!(Rewind::max_kept(30), MAX_CHECKPOINTS);
+        assert_eq!(Rewind::max_kept(0), MAX_CHECKPOINTS);
+        assert_eq!(Rewind::max_kept(40_000), 10);
+        assert_eq!(Rewind::max_kept(10_000_000), MIN_CHECKPOINTS);
+    }
+}
