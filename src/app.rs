@@ -460,6 +460,12 @@ pub fn App() -> Html {
         }
     });
     let s = &view.snap;
+    // While the timeline shows an earlier moment the whole page says so (`body[data-scrubbed]`).
+    use_effect_with(s.timeline.at.is_some(), |scrubbed| {
+        if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
+            let _ = body.set_attribute("data-scrubbed", if *scrubbed { "true" } else { "false" });
+        }
+    });
     let notice = s.notice.clone().map(|n| {
         let dismiss = on_cmd.reform(|_: MouseEvent| Cmd::DismissNotice);
         html! {
@@ -507,6 +513,7 @@ pub fn App() -> Html {
                 </div>
             </main>
             <Console view={s.console.clone()} on_cmd={on_cmd.clone()} complete={(*complete).clone()} />
+            { crate::components::timeline::timeline(&s.timeline, &on_cmd) }
             { for drop_zone }
         </div>
     }

@@ -80,6 +80,10 @@ pub enum Cmd {
     Find(String),
     /// "Why?" of a pod: the chain of causes of its creation, as the engine recorded them.
     Why(ObjKey),
+    /// Shows the cluster as it was at this simulated time (ms), read-only: the timeline's scrub.
+    Scrub(kubeloop_engine::time::Millis),
+    /// Back to the live cluster from a scrubbed moment.
+    Live,
     /// A new run (same seed) of this many nodes of the default shape and pods ([`sized_scenario`](crate::liverun::sized_scenario)).
     NewCluster {
         nodes: usize,
@@ -90,6 +94,35 @@ pub enum Cmd {
 /// What a link opens ([`LiveRun::open`](crate::liverun::LiveRun::open)), as the page read it from the URL's fragment
 /// (a run inflated already to its scenario file), or why it does not open.
 pub type Opening = Result<Link<String>, String>;
+
+impl Cmd {
+    /// Whether it only changes what the page shows of the cluster (a scrubbed view stays scrubbed); everything
+    /// else acts on the live run, and the view goes back to live first.
+    pub fn only_looks(&self) -> bool {
+        matches!(
+            self,
+            Cmd::Select(_)
+                | Cmd::Find(_)
+                | Cmd::Why(_)
+                | Cmd::ShowLoop(_)
+                | Cmd::Scrub(_)
+                | Cmd::Live
+                | Cmd::DismissNotice
+                | Cmd::Copied(_)
+                | Cmd::CloseShare
+                | Cmd::Share
+                | Cmd::Shared(_)
+                | Cmd::Export
+                | Cmd::Notice(_)
+                | Cmd::Docs(_)
+                | Cmd::Deferred(_)
+                | Cmd::Files(_)
+                | Cmd::SetScheduleWeights(_)
+                | Cmd::SetScheduleFilters(_)
+                | Cmd::SetSpeed(_)
+        )
+    }
+}
 
 /// The interventions the page's buttons and knobs make.
 impl Cmd {

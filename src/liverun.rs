@@ -36,6 +36,7 @@ mod apply;
 mod clock;
 mod deferral;
 mod open;
+mod scrub;
 
 pub use apply::SLICED_APPLY_BYTES;
 use apply::*;
@@ -155,6 +156,14 @@ pub struct LiveRun {
     search: Option<Rc<crate::view::SearchView>>,
     /// The last "why?" asked of a pod, and its answer (`None`: no write of it kept).
     why: Option<(ObjKey, Rc<crate::view::ChainView>)>,
+    /// The run's checkpoints, for the timeline ([`kubeloop_engine::scenario::Rewind`]).
+    rewind: kubeloop_engine::scenario::Rewind,
+    /// The cluster at the moment the timeline shows, while it shows an earlier one than now.
+    scrubbed: Option<kubeloop_engine::scenario::Scrubbed>,
+    /// Whether the clock played when the timeline was scrubbed: it plays again back at live.
+    resume: bool,
+    /// Wall milliseconds the last scrub took.
+    scrub_ms: f64,
 }
 
 /// A score plugin's weight at most in the what-if (upstream accepts 1 to 100 in a profile; 0 here turns it off).
@@ -254,6 +263,7 @@ impl LiveRun {
         let wall = clock();
         let record = Record::new(&default_scenario(), seed, TimingProfile::Real);
         crate::crash::note_record(&record);
+        let rewind = kubeloop_engine::scenario::Rewind::new(&sim, 0);
         LiveRun {
             player: Player::new(sim, record, &example_file),
             seed,
@@ -303,6 +313,10 @@ impl LiveRun {
             docs_fetching: false,
             search: None,
             why: None,
+            rewind,
+            scrubbed: None,
+            resume: false,
+            scrub_ms: 0.0,
         }
     }
 
@@ -537,6 +551,7 @@ impl LiveRun {
     /// one is forgotten, the record is the player's, and the editor shows the scenario's manifests.
     fn take_player(&mut self, player: Player<'static>, scenario: &Scenario) {
         self.player = player;
+        self.new_timeline();
         self.target = self.player.now() as f64;
         self.lagging = false;
         self.stream = Stream::default();
@@ -562,6 +577,12 @@ impl LiveRun {
     pub fn exec(&mut self, cmd: Cmd) {
         self.dirty = true;
         let Some(cmd) = self.unless_waiting_for_code(cmd) else { return };
+        if !cmd.only_looks() {
+            // What acts on the cluster acts on the live one: the view goes back to it first, and what is due at the
+            // clock's time runs before it, as a replay runs it.
+            self.go_live();
+            self.settle_now();
+        }
         if !matches!(
             cmd,
             Cmd::CancelApply
@@ -710,11 +731,13 @@ impl LiveRun {
             Cmd::SetScheduleFilters(f) => self.schedule_profile.filters = f,
             Cmd::Open(what) => self.open(what),
             Cmd::Find(query) => self.find(&query),
+            Cmd::Scrub(t) => self.scrub(t),
+            Cmd::Live => self.go_live(),
             Cmd::Why(key) => {
                 // The chain's code is in the second module (docs/size.md): reached through a function pointer the
                 // optimizer cannot see through, so that binaryen keeps it a function of its own to move there.
                 let why: fn(&Sim, &ObjKey) -> crate::view::ChainView = crate::snapshot::build_why;
-                let chain = Rc::new(std::hint::black_box(why)(self.player.sim(), &key));
+                let chain = Rc::new(std::hint::black_box(why)(self.shown(), &key));
                 self.why = Some((key, chain));
             }
             Cmd::NewCluster { nodes, pods } => {
@@ -763,21 +786,43 @@ impl LiveRun {
     pub fn snapshot(&mut self) -> Snapshot {
         self.dirty = false;
         self.stream.ingest(self.player.sim());
-        let rows = crate::snapshot::informer_rows(self.player.sim());
-        let measured =
-            self.drift.measure(self.player.sim(), rows, self.wall(), self.drift_whole_max, self.drift_budget);
-        let informers = Rc::new(measured.rows);
+        let (informers, drift, drift_age_ms) = match &self.scrubbed {
+            // A moment of the past is measured whole, once (the meter's parts follow the live run).
+            Some(s) => {
+                let (rows, total) = crate::snapshot::build_informers(s.sim());
+                (Rc::new(rows), total, 0)
+            }
+            None => {
+                let rows = crate::snapshot::informer_rows(self.player.sim());
+                let m =
+                    self.drift.measure(self.player.sim(), rows, self.wall(), self.drift_whole_max, self.drift_budget);
+                (Rc::new(m.rows), m.total, m.age.max(0.0) as u64)
+            }
+        };
         self.informers = informers.clone();
-        let mut detail = build_detail(self.player.sim(), &self.selection);
+        let mut detail = build_detail(self.shown(), &self.selection);
         if let Some(crate::view::Detail::Pod(d)) = detail.as_mut() {
-            if d.exists {
+            if d.exists && self.scrubbed.is_none() {
                 d.schedule = self.explain(&d.key.clone());
             }
             d.why = self.why.as_ref().filter(|(k, _)| *k == d.key).map(|(_, c)| c.clone());
         }
         let detail = detail.map(Rc::new);
+        let timeline = self.timeline_view();
+        let events = match timeline.at {
+            Some(t) => {
+                let all = self.stream.view();
+                let rows = all.rows.iter().filter(|r| r.at <= t).cloned().collect();
+                Rc::new(crate::view::EventsView { version: all.version ^ (t << 20), rows })
+            }
+            None => self.stream.view(),
+        };
+        let sim = match &self.scrubbed {
+            Some(s) => s.sim(),
+            None => self.player.sim(),
+        };
         Snapshot {
-            loop_diagram: crate::snapshot::build_loop_diagram(self.player.sim(), &self.loop_controller).map(|l| {
+            loop_diagram: crate::snapshot::build_loop_diagram(sim, &self.loop_controller).map(|l| {
                 Rc::new(crate::view::LoopDiagramView {
                     charts: self.loop_history.charts(),
                     cluster_charts: self.cluster_history.charts(),
@@ -785,37 +830,38 @@ impl LiveRun {
                     ..l
                 })
             }),
+            timeline,
             time: TimeView {
-                now: self.player.now(),
+                now: sim.now(),
                 playing: self.playing,
                 speed: self.speed,
                 lagging: self.lagging,
                 effective: self.effective,
                 seed: self.seed,
-                events_processed: self.player.sim().events_processed(),
-                history_hash: self.player.sim().history_hash(),
+                events_processed: sim.events_processed(),
+                history_hash: sim.history_hash(),
                 interventions: self.player.record().actions().len(),
             },
-            summary: build_summary(self.player.sim()),
-            cluster: build_cluster(self.player.sim(), &mut self.cache),
-            services: Rc::new(build_services(self.player.sim())),
-            controllers: Rc::new(build_controllers(self.player.sim(), &self.history)),
+            summary: build_summary(sim),
+            cluster: build_cluster(sim, &mut self.cache),
+            services: Rc::new(build_services(sim)),
+            controllers: Rc::new(build_controllers(sim, &self.history)),
             informers,
-            drift: measured.total,
-            drift_age_ms: measured.age.max(0.0) as u64,
-            api_reads: self.player.sim().api_reads(),
-            footprint: Rc::new(self.player.sim().footprint()),
-            drop_pct: (self.player.sim().watch_drop() * 100.0).round() as u32,
-            resync_ms: self.player.sim().resync_period(),
-            loop_cfg: Rc::new(build_loop(self.player.sim(), self.meter.view())),
-            control_plane: Rc::new(build_control_plane(self.player.sim())),
+            drift,
+            drift_age_ms,
+            api_reads: sim.api_reads(),
+            footprint: Rc::new(sim.footprint()),
+            drop_pct: (sim.watch_drop() * 100.0).round() as u32,
+            resync_ms: sim.resync_period(),
+            loop_cfg: Rc::new(build_loop(sim, self.meter.view())),
+            control_plane: Rc::new(build_control_plane(sim)),
             timing: self.profile,
             lesson: self
                 .lesson
                 .as_ref()
                 .map(|r| Rc::new(build_lesson(&self.player, r, self.meter.view(), self.lesson_asks))),
             editor: self.editor.clone(),
-            events: self.stream.view(),
+            events,
             selection: self.selection.clone(),
             detail,
             apply: self.apply.clone(),

@@ -9,6 +9,7 @@ use kubeloop_engine::api::Str;
 use kubeloop_engine::controller::{ReconcileRecord, RecordOutcome};
 use kubeloop_engine::controllers::controller_of_component;
 use kubeloop_engine::sim::Sim;
+use kubeloop_engine::time::Millis;
 
 use crate::format::fmt_dur;
 use crate::view::{EventRow, EventsView, RowSource};
@@ -16,8 +17,16 @@ use crate::view::{EventRow, EventsView, RowSource};
 /// Rows kept per buffer.
 pub const KEEP: usize = 500;
 
+/// Marks kept for the timeline at most; past it every other one goes, so that they still cover the whole run.
+pub const MAX_MARKS: usize = 1_000;
+/// The Events the timeline marks, by reason.
+const MARKED: [&str; 4] = ["NodeNotReady", "TaintManagerEviction", "LeaderElection", "FailedScheduling"];
+
 #[derive(Default)]
 pub struct Stream {
+    /// Notable moments for the timeline (time, what), oldest first: the Events [`MARKED`] names and reconciles that
+    /// met a conflict (409). At most [`MAX_MARKS`].
+    marks: Vec<(Millis, Rc<str>)>,
     reconciles: VecDeque<Rc<EventRow>>,
     events: VecDeque<Rc<EventRow>>,
     rec_cursor: u64,
@@ -110,6 +119,9 @@ impl Stream {
                 .map(|r| Rc::new(reconcile_row(r)))
                 .collect();
             fresh.reverse();
+            for r in fresh.iter().filter(|r| r.warning && r.message.contains("the object has been modified")) {
+                self.mark(r.at, format!("409 Conflict: {} {}", r.controller, r.object));
+            }
             self.reconciles.extend(fresh);
             while self.reconciles.len() > KEEP {
                 self.reconciles.pop_front();
@@ -126,6 +138,9 @@ impl Stream {
                 let Some(e) = o.as_event() else { continue };
                 let b = &e.body;
                 let io = &b.involved_object;
+                if MARKED.contains(&&*b.reason) {
+                    self.mark(b.last_timestamp.map_or(0, |t| t.0), format!("{} {}/{}", b.reason, io.kind, io.name));
+                }
                 self.events.push_back(Rc::new(EventRow {
                     id: format!("e{}", first + i as u64),
                     at: b.last_timestamp.map_or(0, |t| t.0),
@@ -170,6 +185,22 @@ impl Stream {
             }
         }
         out
+    }
+
+    fn mark(&mut self, at: Millis, what: String) {
+        if self.marks.len() >= MAX_MARKS {
+            let mut i = 0;
+            self.marks.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+        }
+        self.marks.push((at, what.into()));
+    }
+
+    /// The timeline's marks, oldest first.
+    pub fn marks(&self) -> impl Iterator<Item = &(Millis, Rc<str>)> {
+        self.marks.iter()
     }
 
     pub fn view(&self) -> Rc<EventsView> {

@@ -457,10 +457,40 @@ pub struct TimeView {
     pub interventions: usize,
 }
 
+/// The run's timeline: from its first checkpoint to now, the moment scrubbed to, marks along it, and what the
+/// checkpoints are (kubeloop's own memory policy, shown on the page).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TimelineView {
+    pub min: Millis,
+    pub max: Millis,
+    /// The moment shown, while scrubbed (`None`: live).
+    pub at: Option<Millis>,
+    pub marks: Vec<MarkView>,
+    pub kept: usize,
+    pub max_kept: usize,
+    /// Simulation events between two checkpoints.
+    pub spacing: u64,
+    /// Events re-run by the last scrub, and its wall milliseconds.
+    pub rerun: u64,
+    pub scrub_ms: f64,
+}
+
+/// A mark on the timeline: a person's intervention or a notable Event, and how many more share its place.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarkView {
+    pub at: Millis,
+    pub person: bool,
+    pub what: String,
+    pub more: usize,
+    /// Its place along the timeline, in percent.
+    pub pct: f64,
+}
+
 /// Everything the page shows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     pub time: TimeView,
+    pub timeline: Rc<TimelineView>,
     /// The loop diagram of the controller the page shows.
     pub loop_diagram: Option<Rc<LoopDiagramView>>,
     pub summary: CountsView,

@@ -183,15 +183,21 @@ fn pod_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
 fn why_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
     let key = d.key.clone();
     let ask = on_cmd.reform(move |_| Cmd::Why(key.clone()));
+    // A step scrubs the timeline to its moment, and shows the pod or node it wrote.
+    let go = |s: &CauseView| {
+        let (at, sel, on_cmd) = (s.at, s.select.clone(), on_cmd.clone());
+        Callback::from(move |_: MouseEvent| {
+            on_cmd.emit(Cmd::Scrub(at));
+            if let Some(sel) = sel.clone() {
+                on_cmd.emit(Cmd::Select(sel));
+            }
+        })
+    };
     let step = |s: &CauseView| {
         let what = html! { <><span class="cause-at">{ fmt_secs(s.at) }</span><span class="cause-kind">{ s.kind }</span>{ s.text.clone() }</> };
         html! {
             <li data-testid="cause" data-kind={s.kind} data-time={s.at.to_string()} class={classes!("cause", format!("cause-{}", s.kind))}>
-                if let Some(sel) = s.select.clone() {
-                    <button class="cause-go" title="show it" onclick={on_cmd.reform(move |_| Cmd::Select(sel.clone()))}>{ what }</button>
-                } else {
-                    { what }
-                }
+                <button class="cause-go" title="show the cluster at this moment" onclick={go(s)}>{ what }</button>
             </li>
         }
     };

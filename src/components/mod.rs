@@ -14,3 +14,4 @@ pub mod lessons;
 pub mod loop_diagram;
 pub mod share;
 pub mod sparkline;
+pub mod timeline;

@@ -25,6 +25,20 @@ impl LiveRun {
         }
     }
 
+    /// Runs what is left at the clock's time: the events of this millisecond a frame stopped between (its budget
+    /// spent), then what is due (a command's look, a replayed step), so that a person's action here comes after
+    /// them, as it does when the run is replayed (every event of a millisecond, then what is due, then the action).
+    pub(super) fn settle_now(&mut self) {
+        if self.applying.is_some() {
+            return;
+        }
+        let now = self.player.now();
+        self.player.sim_mut().run_until(now);
+        if self.next_due().is_some_and(|s| s <= now) {
+            self.run_due(now);
+        }
+    }
+
     /// At this speed single watch events and queue items blur: the loop diagram shows rates.
     pub(super) fn blurs(&self) -> bool {
         self.playing && !matches!(self.speed, Speed::X(k) if k < LOOP_RATES_FROM)
@@ -234,6 +248,7 @@ impl LiveRun {
             }
         }
         let reached = self.drain(started, budget);
+        self.offer_checkpoint();
         if self.speed == Speed::Max && self.playing {
             // As fast as the budget allows; with nothing left to run, time still moves (1000x).
             if reached {

@@ -1945,3 +1945,52 @@ fn a_replacement_pod_s_why_reaches_the_kill_and_its_steps_select_what_they_wrote
     e.exec(Cmd::Select(Selection::Node(victim.as_str().into())));
     assert!(matches!(e.snapshot().detail.as_deref(), Some(Detail::Node(_))));
 }
+
+/// The timeline: scrubbed back before a node was killed, the page shows that moment (its time, the killed node's pods
+/// Running on it), made again by the engine to the history the run had then (a replay of the exported run to that
+/// moment has the same hash); acting goes back to live.
+#[test]
+fn scrubbing_shows_the_cluster_as_it_was_and_acting_goes_back_to_live() {
+    let mut e = LiveRun::boot(5, None, clock());
+    e.exec(Cmd::SetTiming(TimingProfile::FastDemo));
+    run_secs(&mut e, 10);
+    let (nodes, _) = dom(&e.snapshot());
+    let victim = nodes.iter().find(|n| !n.pods.is_empty()).expect("a node with pods").clone();
+    e.exec(Cmd::kill_node(&victim.name));
+    run_secs(&mut e, 90);
+    let live = e.snapshot();
+    let gone =
+        dom(&live).0.iter().find(|n| n.name == victim.name).is_some_and(|n| n.pods.iter().all(|p| p.terminating));
+    assert!(gone, "its pods were evicted by now");
+    assert_eq!(live.timeline.min, 0);
+    assert_eq!(live.timeline.at, None);
+    assert!(live.timeline.marks.iter().any(|m| m.person && m.what.contains("kill node")), "{:?}", live.timeline.marks);
+    assert!(live.timeline.marks.iter().any(|m| !m.person && m.what.contains("NodeNotReady")));
+
+    e.exec(Cmd::Scrub(5_000));
+    let s = e.snapshot();
+    assert!(e.is_scrubbed() && !e.playing);
+    assert_eq!((s.time.now, s.timeline.at), (5_000, Some(5_000)));
+    let then = dom(&s).0.iter().find(|n| n.name == victim.name).cloned().expect("the node then");
+    assert!(then.alive && !then.pods.is_empty(), "its pods were on it then");
+    assert!(then.pods.iter().all(|p| p.phase == PodPhase::Running && !p.terminating));
+    assert!(s.events.rows.iter().all(|r| r.at <= 5_000));
+
+    // The same moment by a replay of the exported run: the same history.
+    for t in [5_000, 10_000, 61_234, 99_000] {
+        e.exec(Cmd::Scrub(t));
+        let scrubbed = e.snapshot().time.history_hash;
+        let file = Scenario::parse(&e.export().expect("exportable")).expect("reads back");
+        let run = file.run(kubeloop_engine::scenario::RunOptions { until: Some(t), ..Default::default() });
+        assert_eq!(format!("{scrubbed:016x}"), run.expect("runs").summary.history_hash, "at {t} ms");
+    }
+    let now = live.time.now;
+    e.exec(Cmd::Scrub(now + 1));
+    assert!(!e.is_scrubbed(), "now or later is live");
+    e.exec(Cmd::Scrub(7_000));
+    e.exec(Cmd::Select(Selection::None));
+    assert!(e.is_scrubbed(), "looking stays scrubbed");
+    e.exec(Cmd::cordon(&victim.name, true));
+    assert!(!e.is_scrubbed() && e.playing, "acting goes back to live, which plays again");
+    assert_eq!(e.snapshot().time.now, now);
+}

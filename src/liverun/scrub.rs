@@ -1,0 +1,105 @@
+//! The timeline: the live run's checkpoints ([`Rewind`]), the moment scrubbed to, and the marks shown along it. A
+//! scrubbed view is the cluster made again at that moment by the engine (its checkpoint run on with the record's
+//! interventions), and the page builds it with the same queries as the live view. Anything that acts on the cluster
+//! goes back to live first.
+
+use kubeloop_engine::scenario::{Rewind, Scrubbed};
+
+use super::*;
+use crate::view::{MarkView, TimelineView};
+
+/// Marks drawn along the timeline at most: one per bucket of the run's length (the first in it, with a count).
+pub const TIMELINE_BUCKETS: usize = 200;
+
+impl LiveRun {
+    /// The cluster the view shows: the scrubbed one, or the live one.
+    pub(super) fn shown(&self) -> &Sim {
+        self.scrubbed.as_ref().map_or(self.player.sim(), |s| s.sim())
+    }
+
+    /// Whether the view shows an earlier moment.
+    pub fn is_scrubbed(&self) -> bool {
+        self.scrubbed.is_some()
+    }
+
+    /// New checkpoints for the run the player now holds (the old run's are dropped).
+    pub(super) fn new_timeline(&mut self) {
+        self.scrubbed = None;
+        self.rewind = Rewind::new(self.player.sim(), self.player.record().actions().len());
+    }
+
+    /// A checkpoint, when one is due and nothing that writes as it goes (a `drain`) runs in the console.
+    pub(super) fn offer_checkpoint(&mut self) {
+        if self.scrubbed.is_none() && !self.console.running.iter().any(|r| r.follow.writes()) {
+            self.rewind.offer(self.player.sim(), self.player.record().actions().len());
+        }
+    }
+
+    /// Shows the cluster as it was at `t` (live when `t` is now or later): the clock pauses, and goes on when the
+    /// view goes back to live.
+    pub(super) fn scrub(&mut self, t: Millis) {
+        if t >= self.player.now() {
+            self.go_live();
+            return;
+        }
+        if let Some(why) = self.player.record().unrecordable() {
+            self.notice = Some(format!("This run cannot be scrubbed exactly: {why}.").into());
+            return;
+        }
+        if self.scrubbed.is_none() {
+            self.resume = self.playing;
+        }
+        self.playing = false;
+        let cursor: Option<Scrubbed> = self.scrubbed.take();
+        let started = self.wall();
+        let actions = self.player.record().actions();
+        self.scrubbed = Some(self.rewind.scrub(t, actions, cursor, &example_file));
+        self.scrub_ms = self.wall() - started;
+    }
+
+    /// Back to the live cluster (the clock plays again if it played before the scrub).
+    pub(super) fn go_live(&mut self) {
+        if self.scrubbed.take().is_some() {
+            self.playing = self.resume;
+            self.target = self.player.now() as f64;
+        }
+    }
+
+    /// The timeline as the page draws it.
+    pub(super) fn timeline_view(&self) -> Rc<TimelineView> {
+        let (min, max) = (self.rewind.from(), self.player.now());
+        let policy = self.rewind.policy(self.player.sim());
+        let actions = self
+            .player
+            .record()
+            .actions()
+            .iter()
+            .map(|a| (a.at, true, a.label.clone().unwrap_or_else(|| a.what.to_string())));
+        let marks = self.stream.marks().map(|(at, what)| (*at, false, what.to_string()));
+        let mut buckets: Vec<Option<MarkView>> = vec![None; TIMELINE_BUCKETS];
+        let span = max.saturating_sub(min).max(1);
+        for (at, person, what) in actions.chain(marks).filter(|(at, ..)| (min..=max).contains(at)) {
+            let i = (((at - min) as u128 * (TIMELINE_BUCKETS as u128 - 1)) / span as u128) as usize;
+            match &mut buckets[i] {
+                Some(m) => {
+                    m.more += 1;
+                    m.person |= person;
+                }
+                slot => {
+                    *slot = Some(MarkView { at, person, what, more: 0, pct: (at - min) as f64 * 100.0 / span as f64 })
+                }
+            }
+        }
+        Rc::new(TimelineView {
+            min,
+            max,
+            at: self.scrubbed.as_ref().map(|s| s.sim().now()),
+            marks: buckets.into_iter().flatten().collect(),
+            kept: policy.kept,
+            max_kept: policy.max_kept,
+            spacing: policy.spacing,
+            rerun: self.scrubbed.as_ref().map_or(0, |s| s.rerun),
+            scrub_ms: self.scrub_ms,
+        })
+    }
+}
