@@ -10,6 +10,7 @@ mod files;
 mod kubectl;
 mod link;
 mod peak;
+mod scrub;
 mod soak;
 mod why;
 
@@ -42,7 +43,7 @@ Usage:
   kubeloop history FILE|LINK KIND/NAME [--rv N | --from RV --to RV] [--namespace NS] [--at DURATION] [--seed N]
   kubeloop diff A B [--until DURATION] [--seed-a N] [--seed-b N] [--json]
   kubeloop bench [--nodes N] [--pods N] [--per-deployment N] [--services] [--churn N] [--seed N] [--memory]
-                 [--steady DURATION [--workload W]]
+                 [--steady DURATION [--workload W]] [--scrub K]
   kubeloop soak [--nodes N] [--pods N] [--services] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION]
                 [--seed N]
   kubeloop help | --help
@@ -124,6 +125,11 @@ Commands:
             --steady DURATION then the steady state: run the converged cluster on for DURATION of simulated time
                               (e.g. 1h; up to 30 days; default none) and print its own times, speed and events/s
             --workload W      the steady state's workload, as soak's: idle (default) | churn | faulted
+            --scrub K         then what the page's timeline costs: a new run of the same cluster for at least
+                              100,000 events, a checkpoint offered every simulated second as the page offers one
+                              every frame, then K scrubs (1 to 1000) spread evenly over it, each from the
+                              checkpoints alone; prints the checkpoints, the scrubs' median and worst wall ms, the
+                              events they re-ran and the bytes the checkpoints held
   soak    Run a cluster for a long simulated time under a workload and print, every sample, the engine's footprint
           (entries held by each structure) and the process's resident memory; then judge whether they stayed
           flat after the warm-up (exit 1 when a structure grew).
@@ -349,11 +355,13 @@ fn cpu_seconds() -> Option<f64> {
 
 /// The most churn rounds `bench` runs (each is 30 simulated seconds and a rollout).
 const MAX_CHURN: u64 = 1000;
+/// `bench --scrub K`: scrubs measured at most.
+const MAX_SCRUBS: u64 = 1000;
 
 fn bench(args: &[String]) -> Result<(), Fail> {
     let a = parse_args(
         args,
-        &["nodes", "pods", "per-deployment", "churn", "seed", "steady", "workload"],
+        &["nodes", "pods", "per-deployment", "churn", "seed", "steady", "workload", "scrub"],
         &["memory", "services"],
         "bench",
     )?;
@@ -446,6 +454,10 @@ fn bench(args: &[String]) -> Result<(), Fail> {
     output(&text)?;
     if let Some((duration, workload)) = steady {
         output(&steady_phase(&shape, &mut sim, converged_at.is_some(), duration, workload))?;
+    }
+    if let Some(k) = a.number("scrub", "bench")? {
+        let k = usize::try_from(k.clamp(1, MAX_SCRUBS)).unwrap_or(1);
+        output(&scrub::scrub_phase(&shape, k).map_err(Fail)?)?;
     }
     if a.flag("memory") {
         let mut text = String::new();

@@ -274,6 +274,16 @@ impl CauseLog {
         push_bounded(&mut self.stops, KubeletStop { node: node.clone(), at, cause: self.current }, STOPS_KEPT);
     }
 
+    /// Forgets every cause kept (a checkpoint's copy of the run: the live run keeps them). Those recorded from here
+    /// on are kept as before; the counters go on.
+    pub(crate) fn forget(&mut self) {
+        self.trace = None;
+        self.writes = VecDeque::new();
+        self.reconciles = VecDeque::new();
+        self.interventions = VecDeque::new();
+        self.stops = VecDeque::new();
+    }
+
     /// The write at `rv`, if it is still kept.
     pub fn write(&self, rv: u64) -> Option<&WriteCause> {
         let first = self.writes.front()?.rv;

@@ -110,6 +110,16 @@ impl Sim {
     }
 
     /// What the engine recorded of its writes' causes.
+    /// A copy of the cluster for a checkpoint: everything the run goes on from, without what is only kept for
+    /// observers (the causes and the reconcile log, which the live run keeps): a checkpoint's bytes are the
+    /// cluster's, not its history's. Run on, the copy makes the same history as the cluster it copies.
+    pub fn checkpoint(&self) -> Sim {
+        let mut copy = self.clone();
+        copy.store.causes.forget();
+        copy.log.records = Default::default();
+        copy
+    }
+
     pub fn causes(&self) -> &crate::cause::CauseLog {
         &self.store.causes
     }

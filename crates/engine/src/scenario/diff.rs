@@ -208,6 +208,41 @@ fn end_states(a: &Sim, b: &Sim) -> (Vec<ObjectDiff>, usize) {
     (out, more)
 }
 
+/// A fork compared with the run it was forked from as both go on (the page's fork): each look takes the two
+/// clusters at the same moment, equal (the same writes) until the fork, and finds the first write where they
+/// diverge (kept once found: nothing later moves it) and their states object by object.
+#[derive(Clone, Debug)]
+pub struct ForkCompare {
+    /// Both made the same writes up to this resourceVersion (while no divergence is found).
+    equal_to: u64,
+    first: Option<Divergence>,
+}
+
+impl ForkCompare {
+    /// A fork of a cluster whose last write was `rv`.
+    pub fn new(rv: u64) -> ForkCompare {
+        ForkCompare { equal_to: rv, first: None }
+    }
+
+    /// `a` (the run forked from) and `b` (the fork), at the same moment, compared.
+    pub fn look(&mut self, a: &Sim, b: &Sim) -> RunDiff {
+        debug_assert_eq!(a.now(), b.now(), "compared at the same moment");
+        if self.first.is_none() {
+            self.first = first_divergence(a, b, self.equal_to);
+            self.equal_to = a.store().resource_version();
+        }
+        let (objects, more_objects) = end_states(a, b);
+        RunDiff {
+            until_ms: a.now(),
+            history_hash_a: format!("{:016x}", a.history_hash()),
+            history_hash_b: format!("{:016x}", b.history_hash()),
+            first_divergence: self.first.clone(),
+            objects,
+            more_objects,
+        }
+    }
+}
+
 impl Scenario {
     /// Runs this scenario (A) and `other` (B) side by side to `until` (else the later of their ends) and compares
     /// them ([module docs](self)).

@@ -218,7 +218,8 @@ mod write;
 
 use actions::*;
 pub use diff::{
-    line_diff, Divergence, ObjectChange, ObjectDiff, RunDiff, MAX_DIFF_ALIGN, MAX_DIFF_LINES, MAX_DIFF_OBJECTS,
+    line_diff, Divergence, ForkCompare, ObjectChange, ObjectDiff, RunDiff, MAX_DIFF_ALIGN, MAX_DIFF_LINES,
+    MAX_DIFF_OBJECTS,
 };
 pub use expect::{Ask, Checks, Expect, Figure, LessonInfo};
 use parse::*;

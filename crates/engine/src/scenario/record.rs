@@ -95,6 +95,19 @@ impl Record {
         Scenario { until: Some(now), actions: self.actions.clone(), ..self.base.clone() }
     }
 
+    /// The record of a fork of this run at `at`, after its first `performed` actions: those, a command still
+    /// running then interrupted there (its `for:` cut to end at `at`).
+    pub fn fork(&self, performed: usize, at: Millis) -> Record {
+        let mut actions = self.actions[..performed.min(self.actions.len())].to_vec();
+        for a in &mut actions {
+            let left = at.saturating_sub(a.at);
+            if a.stop_after.is_none_or(|d| d > left) && a.what.kubectl_line().is_some() {
+                a.stop_after = Some(left);
+            }
+        }
+        Record { base: self.base.clone(), actions, unrecordable: self.unrecordable.clone() }
+    }
+
     /// Empties the record, handing over what it held (a replay performs it again).
     pub fn take_actions(&mut self) -> Vec<Action> {
         std::mem::take(&mut self.actions)

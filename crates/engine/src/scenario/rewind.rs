@@ -3,8 +3,11 @@
 //! of the past. The page's timeline and the runner's `--at` ask the same questions of it as of the live cluster.
 //!
 //! Memory policy (kubeloop's own, shown on the page): a checkpoint is a copy of the whole cluster (objects shared
-//! with the live run until either writes them). One is taken at the start and then every `spacing` simulation
-//! events, at a moment when no command that writes as it goes (`drain`) runs. At most [`Rewind::max_kept`] are kept:
+//! with the live run until either writes them), without what is kept only for observers (`Sim::checkpoint`: the
+//! causes and the reconcile log, which the live run keeps; a scrubbed cluster has those since its checkpoint). The
+//! run's start is no checkpoint: it is made again from the run's record (its scenario) when a scrub needs it. A
+//! checkpoint is taken every `spacing` simulation events, at a moment when no command that writes as it goes
+//! (`drain`) runs. At most [`Rewind::max_kept`] are kept:
 //! [`MAX_CHECKPOINTS`], fewer for a large cluster ([`CHECKPOINT_OBJECTS`] objects across them all). Past that, every
 //! other one is dropped (the first stays) and the spacing doubles, so the checkpoints always cover the whole run,
 //! evenly, and a scrub re-runs at most about two spacings of events.
@@ -69,21 +72,20 @@ pub struct RewindPolicy {
     pub max_kept: usize,
     /// Events between two checkpoints.
     pub spacing: u64,
-    /// The earliest moment a scrub reaches.
-    pub from: Millis,
+}
+
+impl Default for Rewind {
+    fn default() -> Self {
+        Rewind::new(FIRST_SPACING)
+    }
 }
 
 impl Rewind {
-    /// The checkpoints of a run whose cluster is `sim` now, with `performed` of its record's actions performed.
-    pub fn new(sim: &Sim, performed: usize) -> Rewind {
-        Rewind::with_spacing(sim, performed, FIRST_SPACING)
-    }
-
-    /// [`Rewind::new`] with another first spacing (at least one event).
-    pub fn with_spacing(sim: &Sim, performed: usize, spacing: u64) -> Rewind {
+    /// No checkpoints yet (the run's start is made again from its record, [`Rewind::scrub`]'s `start`); the first
+    /// is due after `spacing` events (at least one).
+    pub fn new(spacing: u64) -> Rewind {
         let spacing = spacing.max(1);
-        let first = Checkpoint { performed, sim: sim.clone() };
-        Rewind { kept: vec![first], spacing, next: sim.events_processed().saturating_add(spacing) }
+        Rewind { kept: Vec::new(), spacing, next: spacing }
     }
 
     /// Checkpoints kept at most for a cluster of `objects` objects.
@@ -91,14 +93,18 @@ impl Rewind {
         (CHECKPOINT_OBJECTS / objects.max(1)).clamp(MIN_CHECKPOINTS, MAX_CHECKPOINTS)
     }
 
-    /// The run went on to `sim` with `performed` actions of its record performed, and no command that writes as it
-    /// goes runs: a checkpoint is taken if one is due. Whether one was.
-    pub fn offer(&mut self, sim: &Sim, performed: usize) -> bool {
-        let last = self.kept.last().map_or(0, |c| c.sim.now());
-        if sim.events_processed() < self.next || sim.now() < last {
+    /// Whether a checkpoint is due for the run at `sim` ([`Rewind::offer`]).
+    pub fn due(&self, sim: &Sim) -> bool {
+        sim.events_processed() >= self.next && self.kept.last().is_none_or(|c| c.sim.now() <= sim.now())
+    }
+
+    /// The run went on to `checkpoint` (a copy of its cluster, `Sim::checkpoint`) with `performed` actions of its
+    /// record performed, and no command that writes as it goes runs: kept if one is due. Whether it was.
+    pub fn offer(&mut self, checkpoint: impl FnOnce() -> Sim, performed: usize, sim: &Sim) -> bool {
+        if !self.due(sim) {
             return false;
         }
-        self.kept.push(Checkpoint { performed, sim: sim.clone() });
+        self.kept.push(Checkpoint { performed, sim: checkpoint() });
         self.next = sim.events_processed().saturating_add(self.spacing);
         let max = Rewind::max_kept(store_objects(sim));
         while self.kept.len() > max {
@@ -120,31 +126,28 @@ impl Rewind {
 
     /// The checkpoints now.
     pub fn policy(&self, sim: &Sim) -> RewindPolicy {
-        RewindPolicy {
-            kept: self.kept.len(),
-            max_kept: Rewind::max_kept(store_objects(sim)),
-            spacing: self.spacing,
-            from: self.from(),
-        }
+        RewindPolicy { kept: self.kept.len(), max_kept: Rewind::max_kept(store_objects(sim)), spacing: self.spacing }
     }
 
-    /// The earliest moment a scrub reaches: the first checkpoint's.
-    pub fn from(&self) -> Millis {
-        self.kept.first().map_or(0, |c| c.sim.now())
-    }
-
-    /// The cluster as it was at `t` (not before [`Rewind::from`]): the nearest checkpoint at or before `t` (or
-    /// `cursor`, the scrub before, when it is nearer and not past `t`), run on to `t` with the record's `actions`
-    /// performed at their times (`read_file` reads their `-f PATH`), as the live run performed them.
-    pub fn scrub(&self, t: Millis, actions: &[Action], cursor: Option<Scrubbed>, read_file: ReadFile) -> Scrubbed {
-        let t = t.max(self.from());
-        let i = self.kept.partition_point(|c| c.sim.now() <= t).saturating_sub(1);
-        let checkpoint = &self.kept[i];
-        let mut s = match cursor {
-            Some(c) if c.sim.now() <= t && c.sim.now() >= checkpoint.sim.now() => c,
-            _ => {
-                Scrubbed { sim: checkpoint.sim.clone(), performed: checkpoint.performed, writers: Vec::new(), rerun: 0 }
-            }
+    /// The cluster as it was at `t`: the nearest checkpoint at or before `t` (or `cursor`, the scrub before, when it
+    /// is nearer and not past `t`; or, before the first checkpoint, the run's start as `start` makes it again from
+    /// its record), run on to `t` with the record's `actions` performed at their times (`read_file` reads their
+    /// `-f PATH`), as the live run performed them.
+    pub fn scrub(
+        &self,
+        t: Millis,
+        actions: &[Action],
+        cursor: Option<Scrubbed>,
+        read_file: ReadFile,
+        start: &dyn Fn() -> Sim,
+    ) -> Scrubbed {
+        let i = self.kept.partition_point(|c| c.sim.now() <= t);
+        let from = i.checked_sub(1).map(|i| &self.kept[i]);
+        let at = from.map_or(0, |c| c.sim.now());
+        let mut s = match (cursor, from) {
+            (Some(c), _) if c.sim.now() <= t && c.sim.now() >= at => c,
+            (_, Some(c)) => Scrubbed { sim: c.sim.clone(), performed: c.performed, writers: Vec::new(), rerun: 0 },
+            (_, None) => Scrubbed { sim: start(), performed: 0, writers: Vec::new(), rerun: 0 },
         };
         let before = s.sim.events_processed();
         s.run_to(t, actions, read_file);
@@ -162,6 +165,19 @@ impl Scrubbed {
     /// The cluster at the scrubbed moment.
     pub fn sim(&self) -> &Sim {
         &self.sim
+    }
+
+    /// The record's actions performed by then.
+    pub fn performed(&self) -> usize {
+        self.performed
+    }
+
+    /// The cluster, to go on with (a fork): the commands that write as they go still running stop here.
+    pub fn into_sim(mut self) -> Sim {
+        for mut w in std::mem::take(&mut self.writers) {
+            w.follow.stop(&mut self.sim);
+        }
+        self.sim
     }
 
     /// Runs on to `t`: at each moment something is due, the writers' looks, their interruptions (`for:`), then the
