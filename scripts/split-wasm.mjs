@@ -27,16 +27,24 @@ const ROOTS = [
   /^kubeloop_engine::scenario::parse::<impl kubeloop_engine::scenario::Scenario>::parse$/,
   // "Why?" of a pod: the chain of causes (src/liverun.rs calls it through a pointer binaryen cannot inline).
   /^kubeloop_web::snapshot::build_why$/,
+  // The timeline: a checkpoint's copy of the cluster and a scrub's re-execution (src/liverun/scrub.rs, the same).
+  /^kubeloop_core::sim::why::<impl kubeloop_core::sim::Sim>::checkpoint$/,
+  /^kubeloop_engine::scenario::rewind::Rewind::scrub$/,
+  // A fork compared with the run it was forked from (src/liverun/fork.rs, the same).
+  /^kubeloop_engine::scenario::diff::ForkCompare::look$/,
 ];
 // Table entries only deferred code takes the address of: the commands (`Command::run`, reached from
 // `kubectl::run`), the commands that keep printing (`Follow`, made only by commands), and the field readers the
-// scenario reader passes as functions.
+// scenario reader passes as functions, and the copies of controllers and rate limiters.
 const OWNED = [
   /^kubeloop_engine::kubectl::[a-z_]+::(run|run_[a-z_]+|api_resources|version)$/,
   /^<kubeloop_engine::kubectl::[a-z_]+::[A-Za-z]+ as kubeloop_engine::kubectl::Follow>::[a-z_]+$/,
   /^kubeloop_engine::kubectl::Follow::pending$/,
   /^kubeloop_engine::scenario::(actions|expect|values|parse)::/,
   /^<kubeloop_engine::scenario::(ScenarioError|expect::When) as core::fmt::Display>::fmt$/,
+  // A controller's and a rate limiter's copy, in their vtables: only a checkpoint's copy of the cluster calls them.
+  /^<T as kubeloop_core::controller::CloneReconciler>::clone_box$/,
+  /^<T as kubeloop_core::workqueue::CloneRateLimiter<K>>::clone_box$/,
 ];
 // A test gives its own (tests/split.test.mjs): `{"roots": [regex, ...], "owned": [regex, ...]}`.
 if (process.env.KUBELOOP_SPLIT_CONFIG) {

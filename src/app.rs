@@ -513,6 +513,9 @@ pub fn App() -> Html {
                 </div>
             </main>
             <Console view={s.console.clone()} on_cmd={on_cmd.clone()} complete={(*complete).clone()} />
+            if let Some(f) = &s.fork {
+                { crate::components::timeline::fork_panel(f, &on_cmd) }
+            }
             { crate::components::timeline::timeline(&s.timeline, &on_cmd) }
             { for drop_zone }
         </div>

@@ -84,6 +84,11 @@ pub enum Cmd {
     Scrub(kubeloop_engine::time::Millis),
     /// Back to the live cluster from a scrubbed moment.
     Live,
+    /// Forks the run at the moment shown (live or scrubbed): the page goes on from there, compared with the run it
+    /// was forked from.
+    Fork,
+    /// Stops comparing with the run forked from.
+    Unfork,
     /// A new run (same seed) of this many nodes of the default shape and pods ([`sized_scenario`](crate::liverun::sized_scenario)).
     NewCluster {
         nodes: usize,
@@ -107,6 +112,8 @@ impl Cmd {
                 | Cmd::ShowLoop(_)
                 | Cmd::Scrub(_)
                 | Cmd::Live
+                | Cmd::Fork
+                | Cmd::Unfork
                 | Cmd::DismissNotice
                 | Cmd::Copied(_)
                 | Cmd::CloseShare

@@ -35,6 +35,7 @@ pub const DEFAULT_SEED: u64 = 1;
 mod apply;
 mod clock;
 mod deferral;
+mod fork;
 mod open;
 mod scrub;
 
@@ -164,6 +165,9 @@ pub struct LiveRun {
     resume: bool,
     /// Wall milliseconds the last scrub took.
     scrub_ms: f64,
+    /// The run this one was forked from, compared with it as it goes on, at most every `fork_look_ms` (wall).
+    fork: Option<fork::Fork>,
+    fork_look_ms: f64,
 }
 
 /// A score plugin's weight at most in the what-if (upstream accepts 1 to 100 in a profile; 0 here turns it off).
@@ -263,7 +267,6 @@ impl LiveRun {
         let wall = clock();
         let record = Record::new(&default_scenario(), seed, TimingProfile::Real);
         crate::crash::note_record(&record);
-        let rewind = kubeloop_engine::scenario::Rewind::new(&sim, 0);
         LiveRun {
             player: Player::new(sim, record, &example_file),
             seed,
@@ -313,10 +316,12 @@ impl LiveRun {
             docs_fetching: false,
             search: None,
             why: None,
-            rewind,
+            rewind: Default::default(),
             scrubbed: None,
             resume: false,
             scrub_ms: 0.0,
+            fork: None,
+            fork_look_ms: fork::LOOK_EVERY_MS,
         }
     }
 
@@ -552,6 +557,7 @@ impl LiveRun {
     fn take_player(&mut self, player: Player<'static>, scenario: &Scenario) {
         self.player = player;
         self.new_timeline();
+        self.fork = None;
         self.target = self.player.now() as f64;
         self.lagging = false;
         self.stream = Stream::default();
@@ -733,6 +739,8 @@ impl LiveRun {
             Cmd::Find(query) => self.find(&query),
             Cmd::Scrub(t) => self.scrub(t),
             Cmd::Live => self.go_live(),
+            Cmd::Fork => self.fork(),
+            Cmd::Unfork => self.unfork(),
             Cmd::Why(key) => {
                 // The chain's code is in the second module (docs/size.md): reached through a function pointer the
                 // optimizer cannot see through, so that binaryen keeps it a function of its own to move there.
@@ -807,8 +815,13 @@ impl LiveRun {
             }
             d.why = self.why.as_ref().filter(|(k, _)| *k == d.key).map(|(_, c)| c.clone());
         }
+        if let Some(crate::view::Detail::Node(d)) = detail.as_mut() {
+            let key = ObjKey::cluster(&d.name);
+            d.why = self.why.as_ref().filter(|(k, _)| *k == key).map(|(_, c)| c.clone());
+        }
         let detail = detail.map(Rc::new);
         let timeline = self.timeline_view();
+        let fork = self.fork_view();
         let events = match timeline.at {
             Some(t) => {
                 let all = self.stream.view();
@@ -831,6 +844,7 @@ impl LiveRun {
                 })
             }),
             timeline,
+            fork,
             time: TimeView {
                 now: sim.now(),
                 playing: self.playing,

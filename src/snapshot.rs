@@ -495,6 +495,7 @@ fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {
         lease_renewed,
         pods: sim.store().pods_on_node(name).count(),
         events: event_lines(sim, "Node", &key),
+        why: None,
     }
 }
 
@@ -678,12 +679,24 @@ pub fn search(sim: &Sim, query: &str) -> SearchView {
 /// causes kept; no step when no write of it is kept).
 pub fn build_why(sim: &Sim, key: &ObjKey) -> crate::view::ChainView {
     use kubeloop_engine::watch::EventType;
-    let writes = || sim.causes().writes_of(Kind::Pod, key);
-    let Some(w) = writes().find(|w| w.verb == EventType::Added).or_else(|| writes().next()) else {
+    // A node (a cluster-scoped key): the write that last changed its Ready condition (NotReady, Ready again), else
+    // its newest; a pod: its creation, else its first write kept.
+    let (kind, what) = if key.namespace.is_empty() { (Kind::Node, "node") } else { (Kind::Pod, "pod") };
+    let writes = || sim.causes().writes_of(kind, key);
+    let w = match kind {
+        Kind::Node => {
+            let node = sim.store().peek(Kind::Node, key).and_then(|o| o.as_node());
+            let ready = node.and_then(|n| n.status.conditions.iter().find(|c| &*c.type_ == "Ready"));
+            let changed = ready.and_then(|c| c.last_transition_time).map(|t| t.0);
+            writes().filter(|w| Some(w.at) == changed).last().or_else(|| writes().last())
+        }
+        _ => writes().find(|w| w.verb == EventType::Added).or_else(|| writes().next()),
+    };
+    let Some(w) = w else {
         return crate::view::ChainView {
             about: String::new(),
             steps: Vec::new(),
-            ends: Some("no write of this pod is kept (its writes are older than the causes kept)".into()),
+            ends: Some(format!("no write of this {what} is kept (its writes are older than the causes kept)")),
             kept: String::new(),
         };
     };

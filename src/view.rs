@@ -310,6 +310,8 @@ pub struct NodeDetail {
     pub lease_renewed: Option<Millis>,
     pub pods: usize,
     pub events: Vec<EventLine>,
+    /// "Why?" asked of it: the chain of causes of the control plane's last write of it.
+    pub why: Option<Rc<ChainView>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -486,11 +488,26 @@ pub struct MarkView {
     pub pct: f64,
 }
 
+/// A fork compared with the run it was forked from, at the fork's time now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForkView {
+    /// The moment of the fork; where the other run was when the page forked; the moment compared.
+    pub at: Millis,
+    pub end: Millis,
+    pub until: Millis,
+    /// The first write where they diverge: when, and what each made there (`None`: nothing); `None` while equal.
+    pub first: Option<(Millis, Option<String>, Option<String>)>,
+    /// The objects that differ now (`kind namespace/name`, how, the changed lines), and how many more.
+    pub objects: Vec<(String, &'static str, Vec<String>)>,
+    pub more: usize,
+}
+
 /// Everything the page shows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     pub time: TimeView,
     pub timeline: Rc<TimelineView>,
+    pub fork: Option<Rc<ForkView>>,
     /// The loop diagram of the controller the page shows.
     pub loop_diagram: Option<Rc<LoopDiagramView>>,
     pub summary: CountsView,

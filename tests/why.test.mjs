@@ -70,8 +70,8 @@ test("a replacement pod's why reaches the node the person killed, step by step",
     await detail.locator('[data-testid=cause-chain]').scrollIntoViewIfNeeded();
     await detail.screenshot({ path: path.join(SCREENSHOT_DIR, 'why-replacement-pod.png') });
     await page.setViewportSize({ width: 1440, height: 900 });
-    // A step that wrote the dead node opens it.
-    await detail.locator(`[data-testid=cause] button:has-text("Node ${victim}")`).first().click();
+    // A step that wrote the dead node opens it (and scrubs the timeline to its moment).
+    await detail.locator(`[data-testid=cause][data-kind=write] button:has-text("Node ${victim}")`).first().click();
     await waitFor(async () => (await page.locator('[data-testid=node-detail] h3').innerText()) === `node/${victim}`, {
       message: 'the node the step wrote',
     });

@@ -7,7 +7,8 @@ use yew::prelude::*;
 
 use crate::cmd::Cmd;
 use crate::format::{fmt_clock, fmt_secs};
-use crate::view::{CauseView, Detail, EventLine, NodeDetail, PodDetail, ScheduleView, Selection};
+use crate::view::{CauseView, ChainView, Detail, EventLine, NodeDetail, PodDetail, ScheduleView, Selection};
+use kubeloop_engine::api::ObjKey;
 use kubeloop_engine::behaviour::BehaviourPatch;
 use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS, SCORE_PLUGINS};
 
@@ -171,17 +172,18 @@ fn pod_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
                     { schedule_view(sv, &d.node, on_cmd) }
                 }
             }
-            { why_view(d, on_cmd) }
+            { why_view(d.key.clone(), d.why.as_ref(), on_cmd) }
             <h4>{ "Events" }</h4>
             { event_table(&d.events) }
         </>
     }
 }
 
-/// "Why does this pod exist?": the chain of causes of its creation, recorded by the engine as the run went, from
-/// the write back to a person's intervention or a timer. A step that wrote a pod or a node selects it.
-fn why_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
-    let key = d.key.clone();
+/// "Why?" of a pod (its creation) or a node (the control plane's last write of it: NotReady, a taint): the chain
+/// of causes recorded by the engine as the run went, from the write back to a person's intervention or a timer.
+/// A step scrubs the timeline to its moment and selects the pod or node it wrote.
+fn why_view(key: ObjKey, why: Option<&Rc<ChainView>>, on_cmd: &Callback<Cmd>) -> Html {
+    let node = key.namespace.is_empty();
     let ask = on_cmd.reform(move |_| Cmd::Why(key.clone()));
     // A step scrubs the timeline to its moment, and shows the pod or node it wrote.
     let go = |s: &CauseView| {
@@ -203,9 +205,9 @@ fn why_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
     };
     html! {
         <>
-            <h4>{ "Why does it exist?" }</h4>
+            <h4>{ if node { "Why is it as it is?" } else { "Why does it exist?" } }</h4>
             <button class="btn small" data-testid="why" onclick={ask}>{ "Why?" }</button>
-            if let Some(c) = &d.why {
+            if let Some(c) = why {
                 <div class="cause-chain" data-testid="cause-chain">
                     if !c.steps.is_empty() {
                         <p class="muted">{ format!("Why it was {}, back to where it started, as kubeloop recorded it while the run went:", c.about) }</p>
@@ -374,7 +376,7 @@ fn schedule_view(sv: &ScheduleView, on: &str, on_cmd: &Callback<Cmd>) -> Html {
     }
 }
 
-fn node_view(d: &NodeDetail) -> Html {
+fn node_view(d: &NodeDetail, on_cmd: &Callback<Cmd>) -> Html {
     html! {
         <>
             <dl class="facts">
@@ -410,6 +412,7 @@ fn node_view(d: &NodeDetail) -> Html {
             <div class="tags">{ for d.labels.iter().map(|l| html! { <span class="tag label">{ l.clone() }</span> }) }</div>
             <h4>{ "Events" }</h4>
             { event_table(&d.events) }
+            { why_view(ObjKey::cluster(&d.name), d.why.as_ref(), on_cmd) }
         </>
     }
 }
@@ -445,7 +448,9 @@ pub fn detail_panel(props: &DetailProps) -> Html {
         Detail::Pod(d) => {
             (format!("pod/{}", d.key.name), "pod-detail", pod_actions(d, &props.on_cmd), pod_view(d, &props.on_cmd))
         }
-        Detail::Node(d) => (format!("node/{}", d.name), "node-detail", node_actions(d, &props.on_cmd), node_view(d)),
+        Detail::Node(d) => {
+            (format!("node/{}", d.name), "node-detail", node_actions(d, &props.on_cmd), node_view(d, &props.on_cmd))
+        }
     };
     html! {
         <aside class="detail" data-testid={testid} aria-label={title.clone()}>

@@ -1993,4 +1993,112 @@ fn scrubbing_shows_the_cluster_as_it_was_and_acting_goes_back_to_live() {
     e.exec(Cmd::cordon(&victim.name, true));
     assert!(!e.is_scrubbed() && e.playing, "acting goes back to live, which plays again");
     assert_eq!(e.snapshot().time.now, now);
+
+    // Later, from checkpoints the live run took as it went: the same history as the replay.
+    run_secs(&mut e, 900);
+    let s = e.snapshot();
+    assert!(s.timeline.kept >= 1, "checkpoints taken: {:?}", s.timeline);
+    for t in [s.time.now - 1_500, s.time.now / 2 + 333] {
+        e.exec(Cmd::Scrub(t));
+        let scrubbed = e.snapshot();
+        if t > s.time.now / 2 + 333 {
+            let rerun = scrubbed.timeline.rerun;
+            let from_start = s.time.events_processed - kubeloop_engine::scenario::FIRST_SPACING;
+            assert!(rerun <= from_start, "from a checkpoint, not the start: {rerun} {:?}", s.timeline);
+        }
+        let file = Scenario::parse(&e.export().expect("exportable")).expect("reads back");
+        let run = file.run(kubeloop_engine::scenario::RunOptions { until: Some(t), ..Default::default() });
+        assert_eq!(format!("{:016x}", scrubbed.time.history_hash), run.expect("runs").summary.history_hash);
+    }
+}
+
+/// Forked just before a node was killed, the run goes on without the kill: the node stays alive, and the page
+/// shows where the fork first diverged from the run it was forked from (the killed node's missed renewal, after
+/// the kill) and the objects that differ.
+#[test]
+fn a_fork_before_a_kill_keeps_the_node_and_shows_the_first_divergence() {
+    let mut e = LiveRun::boot(5, None, clock());
+    e.fork_look_ms = 0.0;
+    e.exec(Cmd::SetTiming(TimingProfile::FastDemo));
+    run_secs(&mut e, 10);
+    let (nodes, _) = dom(&e.snapshot());
+    let victim = nodes.iter().find(|n| !n.pods.is_empty()).expect("a node with pods").name.clone();
+    e.exec(Cmd::kill_node(&victim));
+    let killed_at = e.player.record().actions().last().expect("the kill").at;
+    run_secs(&mut e, 60);
+    let actions = e.player.record().actions().len();
+    e.exec(Cmd::Scrub(killed_at - 1));
+    e.exec(Cmd::Fork);
+    assert!(!e.is_scrubbed() && e.playing, "the fork goes on live from there");
+    assert_eq!((e.player.now(), e.player.record().actions().len()), (killed_at - 1, actions - 1), "without the kill");
+    assert!(e.snapshot().fork.expect("compared").first.is_none(), "equal at the fork");
+    run_secs(&mut e, 40);
+    let s = e.snapshot();
+    let node = dom(&s).0.iter().find(|n| n.name == victim).cloned().expect("the node");
+    assert!(node.alive && node.pods.iter().all(|p| !p.terminating), "kept alive: {node:?}");
+    let f = s.fork.expect("compared");
+    assert_eq!(f.until, s.time.now, "compared at the fork's time");
+    let (at, _, b) = f.first.clone().expect("diverged");
+    assert!(at >= killed_at, "diverged after the kill: {f:?}");
+    assert!(b.is_some_and(|w| w.contains(&*victim)), "the fork's first different write is about the node: {f:?}");
+    assert!(f.objects.iter().any(|(name, ..)| name.contains(&*victim)), "{f:?}");
+    // The fork's own record replays to its own history.
+    let file = Scenario::parse(&e.export().expect("exportable")).expect("reads back");
+    let run = file.run(kubeloop_engine::scenario::RunOptions::default()).expect("runs");
+    assert_eq!(run.summary.history_hash, format!("{:016x}", s.time.history_hash));
+    e.exec(Cmd::Unfork);
+    assert!(e.snapshot().fork.is_none());
+}
+
+/// Forked live, nothing differs until the person does something the other run did not.
+#[test]
+fn a_live_fork_diverges_when_the_person_acts() {
+    let mut e = LiveRun::boot(5, None, clock());
+    e.fork_look_ms = 0.0;
+    run_secs(&mut e, 10);
+    e.exec(Cmd::Fork);
+    run_secs(&mut e, 20);
+    let f = e.snapshot().fork.expect("compared");
+    assert!(f.first.is_none() && f.objects.is_empty(), "nothing done, nothing differs: {f:?}");
+    let (nodes, _) = dom(&e.snapshot());
+    e.exec(Cmd::cordon(&nodes[0].name, true));
+    let cordoned_at = e.player.now();
+    run_secs(&mut e, 5);
+    let f = e.snapshot().fork.expect("compared");
+    assert_eq!(f.first.as_ref().map(|d| d.0), Some(cordoned_at), "{f:?}");
+    assert!(f.objects.iter().any(|(name, change, _)| name.contains(&*nodes[0].name) && *change == "differs"));
+}
+
+/// "Why?" of a node the control plane marked NotReady while its kubelet ran: the chain reaches the missing link,
+/// the Lease renewals the node lifecycle controller's informer never received.
+#[test]
+fn a_node_s_why_reaches_the_renewals_its_informer_lost() {
+    let mut e = LiveRun::boot(5, None, clock());
+    run_secs(&mut e, 20);
+    let lost = FaultAction {
+        drop_watch_events: Some(1.0),
+        informer: Some((kubeloop_engine::sim::CONTROLLER_MANAGER, Kind::Lease)),
+        ..FaultAction::default()
+    };
+    e.exec(Cmd::fault(lost));
+    e.exec(Cmd::Select(Selection::Node("node-2".into())));
+    let unknown = |e: &mut LiveRun| matches!(e.snapshot().detail.as_deref(), Some(Detail::Node(d)) if d.ready == crate::view::Ready::Unknown);
+    for _ in 0..200 {
+        if unknown(&mut e) {
+            break;
+        }
+        run_secs(&mut e, 1);
+    }
+    assert!(unknown(&mut e), "marked Unknown (NotReady) by the node lifecycle controller");
+    e.exec(Cmd::Why(kubeloop_engine::api::ObjKey::cluster("node-2")));
+    let s = e.snapshot();
+    let Some(Detail::Node(d)) = s.detail.as_deref() else { panic!("node detail") };
+    assert!(d.alive, "its kubelet runs");
+    let chain = d.why.clone().expect("asked");
+    let texts: Vec<String> = chain.steps.iter().map(|c| format!("{} {}", c.kind, c.text)).collect();
+    assert!(texts[0].contains("updated Node node-2"), "{texts:#?}");
+    assert!(
+        texts.iter().any(|t| t.starts_with("watch the missing link") && t.contains("never received")),
+        "{texts:#?}"
+    );
 }

@@ -18,11 +18,12 @@ use crate::kubectl::Input;
 /// Checkpoints kept at most (kubeloop's own bound).
 pub const MAX_CHECKPOINTS: usize = 32;
 /// Checkpoints kept at least, however large the cluster.
-pub const MIN_CHECKPOINTS: usize = 4;
+pub const MIN_CHECKPOINTS: usize = 2;
 /// Objects (the store's, counted once per checkpoint) the checkpoints hold at most together, above
-/// [`MIN_CHECKPOINTS`]: about 150 bytes of map entries and informer caches per object and checkpoint, more once
-/// the live run rewrites what they share.
-pub const CHECKPOINT_OBJECTS: usize = 400_000;
+/// [`MIN_CHECKPOINTS`]. A checkpoint costs about 1 KiB per object once the live run has rewritten what it shared
+/// (its map entries, informer caches and its own versions of the objects: 200 MiB for three checkpoints of 1,000
+/// nodes and 30,000 pods, `kubeloop bench --scrub`), so this holds them to about 256 MiB.
+pub const CHECKPOINT_OBJECTS: usize = 256_000;
 /// Simulation events between the first checkpoints (the spacing doubles as they are thinned).
 pub const FIRST_SPACING: u64 = 2_000;
 /// Commands that write as they go that a re-execution follows at once (the runner's and the page's own bound).
@@ -247,7 +248,7 @@ mod tests {
     fn the_bound_on_checkpoints_follows_the_cluster_size() {
         assert_eq!(Rewind::max_kept(30), MAX_CHECKPOINTS);
         assert_eq!(Rewind::max_kept(0), MAX_CHECKPOINTS);
-        assert_eq!(Rewind::max_kept(40_000), 10);
+        assert_eq!(Rewind::max_kept(40_000), 6);
         assert_eq!(Rewind::max_kept(10_000_000), MIN_CHECKPOINTS);
     }
 }
