@@ -32,6 +32,10 @@ const ROOTS = [
   /^kubeloop_engine::scenario::rewind::Rewind::scrub$/,
   // A fork compared with the run it was forked from (src/liverun/fork.rs, the same).
   /^kubeloop_engine::scenario::diff::ForkCompare::look$/,
+  // An object's history: the run made again with it traced, its versions' YAML, their diff (the same).
+  /^kubeloop_engine::scenario::rewind::Rewind::history$/,
+  /^kubeloop_web::snapshot::history::trace_history$/,
+  /^kubeloop_web::snapshot::history::build_history$/,
 ];
 // Table entries only deferred code takes the address of: the commands (`Command::run`, reached from
 // `kubectl::run`), the commands that keep printing (`Follow`, made only by commands), and the field readers the

@@ -80,6 +80,14 @@ pub enum Cmd {
     Find(String),
     /// "Why?" of a pod: the chain of causes of its creation, as the engine recorded them.
     Why(ObjKey),
+    /// The history of a pod or a node (a cluster-scoped key): every write kept, each version made again.
+    History(ObjKey),
+    /// Compares two versions of the history shown (`a`: the one before `b` when `None`).
+    HistoryPick {
+        a: Option<u64>,
+        b: u64,
+    },
+    CloseHistory,
     /// Shows the cluster as it was at this simulated time (ms), read-only: the timeline's scrub.
     Scrub(kubeloop_engine::time::Millis),
     /// Back to the live cluster from a scrubbed moment.
@@ -112,6 +120,9 @@ impl Cmd {
                 | Cmd::ShowLoop(_)
                 | Cmd::Scrub(_)
                 | Cmd::Live
+                | Cmd::History(_)
+                | Cmd::HistoryPick { .. }
+                | Cmd::CloseHistory
                 | Cmd::Fork
                 | Cmd::Unfork
                 | Cmd::DismissNotice

@@ -168,6 +168,8 @@ pub struct LiveRun {
     /// The run this one was forked from, compared with it as it goes on, at most every `fork_look_ms` (wall).
     fork: Option<fork::Fork>,
     fork_look_ms: f64,
+    /// The history asked of a pod or node: its key, its versions, and the two compared.
+    versions: Option<(ObjKey, crate::snapshot::history::HistoryData, Option<Rc<crate::view::HistoryView>>)>,
 }
 
 /// A score plugin's weight at most in the what-if (upstream accepts 1 to 100 in a profile; 0 here turns it off).
@@ -322,6 +324,7 @@ impl LiveRun {
             scrub_ms: 0.0,
             fork: None,
             fork_look_ms: fork::LOOK_EVERY_MS,
+            versions: None,
         }
     }
 
@@ -740,6 +743,9 @@ impl LiveRun {
             Cmd::Scrub(t) => self.scrub(t),
             Cmd::Live => self.go_live(),
             Cmd::Fork => self.fork(),
+            Cmd::History(key) => self.history(key),
+            Cmd::HistoryPick { a, b } => self.pick_versions(a, Some(b)),
+            Cmd::CloseHistory => self.versions = None,
             Cmd::Unfork => self.unfork(),
             Cmd::Why(key) => {
                 // The chain's code is in the second module (docs/size.md): reached through a function pointer the
@@ -814,10 +820,12 @@ impl LiveRun {
                 d.schedule = self.explain(&d.key.clone());
             }
             d.why = self.why.as_ref().filter(|(k, _)| *k == d.key).map(|(_, c)| c.clone());
+            d.history = self.versions.as_ref().filter(|(k, ..)| *k == d.key).and_then(|(.., v)| v.clone());
         }
         if let Some(crate::view::Detail::Node(d)) = detail.as_mut() {
             let key = ObjKey::cluster(&d.name);
             d.why = self.why.as_ref().filter(|(k, _)| *k == key).map(|(_, c)| c.clone());
+            d.history = self.versions.as_ref().filter(|(k, ..)| *k == key).and_then(|(.., v)| v.clone());
         }
         let detail = detail.map(Rc::new);
         let timeline = self.timeline_view();

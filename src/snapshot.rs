@@ -16,6 +16,7 @@ use kubeloop_engine::time::Millis;
 use crate::format::*;
 use crate::view::*;
 
+pub mod history;
 mod lesson;
 
 pub use lesson::build_lesson;
@@ -373,6 +374,7 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
             app: None,
             schedule: None,
             why: None,
+            history: None,
         };
     };
     let mut owners = Vec::new();
@@ -456,6 +458,7 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
         app,
         schedule: None,
         why: None,
+        history: None,
     }
 }
 
@@ -496,6 +499,7 @@ fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {
         pods: sim.store().pods_on_node(name).count(),
         events: event_lines(sim, "Node", &key),
         why: None,
+        history: None,
     }
 }
 

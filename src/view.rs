@@ -203,6 +203,8 @@ pub struct PodDetail {
     pub schedule: Option<Rc<ScheduleView>>,
     /// Why it exists, once asked (`Cmd::Why`).
     pub why: Option<Rc<ChainView>>,
+    /// Its history, once asked (`Cmd::History`).
+    pub history: Option<Rc<HistoryView>>,
 }
 
 /// A write's chain of causes as the engine recorded them (`Sim::chain`), the write first.
@@ -312,6 +314,8 @@ pub struct NodeDetail {
     pub events: Vec<EventLine>,
     /// "Why?" asked of it: the chain of causes of the control plane's last write of it.
     pub why: Option<Rc<ChainView>>,
+    /// Its history, once asked.
+    pub history: Option<Rc<HistoryView>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -500,6 +504,28 @@ pub struct ForkView {
     /// The objects that differ now (`kind namespace/name`, how, the changed lines), and how many more.
     pub objects: Vec<(String, &'static str, Vec<String>)>,
     pub more: usize,
+}
+
+/// One write of an object, as its history lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VersionView {
+    pub rv: u64,
+    pub at: Millis,
+    pub client: String,
+    pub verb: &'static str,
+    /// Its YAML was made again (a write before the re-run began is listed without it).
+    pub kept: bool,
+}
+
+/// An object's history: its versions, the two compared and their diff (`kubectl get -o yaml`, line by line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistoryView {
+    pub versions: Vec<VersionView>,
+    pub a: Option<u64>,
+    pub b: Option<u64>,
+    pub compared: String,
+    pub diff: Vec<String>,
+    pub note: String,
 }
 
 /// Everything the page shows.

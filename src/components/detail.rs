@@ -7,7 +7,9 @@ use yew::prelude::*;
 
 use crate::cmd::Cmd;
 use crate::format::{fmt_clock, fmt_secs};
-use crate::view::{CauseView, ChainView, Detail, EventLine, NodeDetail, PodDetail, ScheduleView, Selection};
+use crate::view::{
+    CauseView, ChainView, Detail, EventLine, HistoryView, NodeDetail, PodDetail, ScheduleView, Selection, VersionView,
+};
 use kubeloop_engine::api::ObjKey;
 use kubeloop_engine::behaviour::BehaviourPatch;
 use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS, SCORE_PLUGINS};
@@ -173,9 +175,55 @@ fn pod_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
                 }
             }
             { why_view(d.key.clone(), d.why.as_ref(), on_cmd) }
+            { history_view(d.key.clone(), d.history.as_ref(), on_cmd) }
             <h4>{ "Events" }</h4>
             { event_table(&d.events) }
         </>
+    }
+}
+
+/// An object's history: every write kept (resourceVersion, time, client, verb); a version clicked is compared with
+/// the one before it, or with the one chosen in "compare with", as a diff of their YAML.
+fn history_view(key: ObjKey, h: Option<&Rc<HistoryView>>, on_cmd: &Callback<Cmd>) -> Html {
+    let open = on_cmd.reform(move |_| Cmd::History(key.clone()));
+    let Some(h) = h else {
+        return html! { <button class="btn small" data-testid="history" onclick={open}>{ "History" }</button> };
+    };
+    let b = h.b;
+    let version = |v: &VersionView| {
+        let rv = v.rv;
+        let pick = on_cmd.reform(move |_| Cmd::HistoryPick { a: None, b: rv });
+        let chosen = Some(v.rv) == h.b || Some(v.rv) == h.a;
+        html! {
+            <li data-testid="object-version" data-rv={v.rv.to_string()} data-client={v.client.clone()} data-verb={v.verb}
+                class={classes!("version", chosen.then_some("chosen"), (!v.kept).then_some("muted"))}>
+                <button class="cause-go" onclick={pick} title="compare this version with the one before it">
+                    <span class="cause-at">{ fmt_secs(v.at) }</span>
+                    { format!("rv {} {} by {}", v.rv, v.verb, v.client) }
+                </button>
+            </li>
+        }
+    };
+    let compare = on_cmd.reform(move |e: Event| {
+        let s: web_sys::HtmlSelectElement = e.target_unchecked_into();
+        Cmd::HistoryPick { a: s.value().parse().ok(), b: b.unwrap_or_default() }
+    });
+    let close = on_cmd.reform(|_| Cmd::CloseHistory);
+    html! {
+        <div class="object-history" data-testid="object-history">
+            <h4>{ "History" }<button class="icon" aria-label="Close the history" onclick={close}>{ "✕" }</button></h4>
+            <p class="muted">{ h.note.clone() }</p>
+            <ol class="plain versions">{ for h.versions.iter().map(version) }</ol>
+            <label class="muted">{ "compare with " }
+                <select onchange={compare}>
+                    { for h.versions.iter().filter(|v| Some(v.rv) != h.b).map(|v| html! {
+                        <option value={v.rv.to_string()} selected={Some(v.rv) == h.a}>{ format!("rv {}", v.rv) }</option>
+                    }) }
+                </select>
+            </label>
+            <p class="muted">{ h.compared.clone() }</p>
+            <pre class="object-diff" data-testid="object-diff">{ h.diff.join("\n") }</pre>
+        </div>
     }
 }
 
@@ -413,6 +461,7 @@ fn node_view(d: &NodeDetail, on_cmd: &Callback<Cmd>) -> Html {
             <h4>{ "Events" }</h4>
             { event_table(&d.events) }
             { why_view(ObjKey::cluster(&d.name), d.why.as_ref(), on_cmd) }
+            { history_view(ObjKey::cluster(&d.name), d.history.as_ref(), on_cmd) }
         </>
     }
 }

@@ -41,13 +41,12 @@ impl Default for AfterCode {
 
 /// Whether a command runs the second module's code: kubectl's commands (the page's cordon, scale and delete
 /// buttons are kubectl lines), reading a scenario file (opening one, a link, the lessons' files, a replay), and
-/// "why?" of a pod (the chain of causes), and scrubbing the timeline (a cluster made again).
+/// "why?" of a pod (the chain of causes), and the timeline's scrubs, forks and histories (a cluster made again).
 fn needs_code(cmd: &Cmd) -> bool {
     match cmd {
         Cmd::Intervene(w) => w.kubectl_line().is_some() || matches!(w, Intervention::Delete { .. }),
-        Cmd::Import(_) | Cmd::Open(_) | Cmd::Files(_) | Cmd::Replay(_) | Cmd::Why(_) | Cmd::Scrub(_) | Cmd::Fork => {
-            true
-        }
+        Cmd::Import(_) | Cmd::Open(_) | Cmd::Files(_) | Cmd::Replay(_) | Cmd::Why(_) => true,
+        Cmd::Scrub(_) | Cmd::Fork | Cmd::History(_) | Cmd::HistoryPick { .. } => true,
         _ => false,
     }
 }

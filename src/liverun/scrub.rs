@@ -6,7 +6,9 @@
 use kubeloop_engine::scenario::{Action, ReadFile, Rewind, Scrubbed};
 
 use super::*;
-use crate::view::{MarkView, TimelineView};
+use crate::snapshot::history::HistoryData;
+use crate::view::{HistoryView, MarkView, TimelineView};
+use kubeloop_engine::api::{Kind, ObjKey};
 
 pub(super) type ScrubFn = fn(&Rewind, Millis, &[Action], Option<Scrubbed>, ReadFile, &dyn Fn() -> Sim) -> Scrubbed;
 
@@ -117,5 +119,41 @@ impl LiveRun {
             rerun: self.scrubbed.as_ref().map_or(0, |s| s.rerun),
             scrub_ms: self.scrub_ms,
         })
+    }
+}
+
+type Stood = Option<Rc<kubeloop_engine::api::Object>>;
+type HistoryFn = fn(&Rewind, Kind, &ObjKey, Millis, Millis, &[Action], ReadFile, &dyn Fn() -> Sim) -> (Scrubbed, Stood);
+type TraceFn = fn(&Sim, &Sim, Stood, Kind, &ObjKey, u64) -> HistoryData;
+type BuildFn = fn(&HistoryData, Option<u64>, Option<u64>) -> HistoryView;
+
+impl LiveRun {
+    /// The history of a pod or a node (a cluster-scoped key) up to the moment shown: the run made again from the
+    /// checkpoint before its first write kept, the object traced.
+    pub(super) fn history(&mut self, key: ObjKey) {
+        let kind = if key.namespace.is_empty() { Kind::Node } else { Kind::Pod };
+        let shown = self.shown();
+        let since = shown.causes().writes_of(kind, &key).next().map_or(0, |w| w.at);
+        let base = self.player.record().base();
+        let (seed, profile) = (self.seed, self.profile);
+        let start = || fresh_sim(seed, profile, base, 0).0;
+        // Through pointers binaryen cannot see through: the re-run, the versions' YAML and the diff stay in the
+        // second module.
+        let history: HistoryFn = Rewind::history;
+        let actions = self.player.record().actions();
+        let (traced, stood) =
+            std::hint::black_box(history)(&self.rewind, kind, &key, since, shown.now(), actions, &example_file, &start);
+        let trace: TraceFn = crate::snapshot::history::trace_history;
+        let data = std::hint::black_box(trace)(shown, traced.sim(), stood, kind, &key, traced.rerun);
+        self.versions = Some((key, data, None));
+        self.pick_versions(None, None);
+    }
+
+    /// Compares versions `a` and `b` of the history shown.
+    pub(super) fn pick_versions(&mut self, a: Option<u64>, b: Option<u64>) {
+        if let Some((_, data, view)) = self.versions.as_mut() {
+            let build: BuildFn = crate::snapshot::history::build_history;
+            *view = Some(Rc::new(std::hint::black_box(build)(data, a, b)));
+        }
     }
 }

@@ -24,7 +24,7 @@ fn polling() -> Cmd {
 }
 use crate::console::CONSOLE_SCROLLBACK;
 use crate::view::RowSource;
-use crate::view::{Chunk, ClusterView, ConsoleView, Detail};
+use crate::view::{Chunk, ClusterView, ConsoleView, Detail, VersionView};
 
 /// A wall clock that moves 1 µs per reading, so budgets are never hit in tests.
 fn clock() -> Box<dyn Fn() -> f64> {
@@ -2101,4 +2101,45 @@ fn a_node_s_why_reaches_the_renewals_its_informer_lost() {
         texts.iter().any(|t| t.starts_with("watch the missing link") && t.contains("never received")),
         "{texts:#?}"
     );
+}
+
+/// An object's history: every write kept, each version made again from the checkpoints as `kubectl get -o yaml`
+/// prints it, and the diff of two chosen versions; a deleted pod's too.
+#[test]
+fn an_object_s_history_lists_its_versions_and_diffs_two() {
+    let mut e = LiveRun::boot(5, None, clock());
+    run_secs(&mut e, 10);
+    e.exec(Cmd::cordon("node-1", true));
+    run_secs(&mut e, 10);
+    e.exec(Cmd::cordon("node-1", false));
+    run_secs(&mut e, 10);
+    e.exec(Cmd::Select(Selection::Node("node-1".into())));
+    e.exec(Cmd::History(kubeloop_engine::api::ObjKey::cluster("node-1")));
+    let s = e.snapshot();
+    let Some(Detail::Node(d)) = s.detail.as_deref() else { panic!("node detail") };
+    let h = d.history.clone().expect("asked");
+    let by_kubectl: Vec<&VersionView> = h.versions.iter().filter(|v| v.client.contains("kubectl")).collect();
+    assert_eq!(by_kubectl.len(), 2, "{:#?}", h.versions);
+    assert!(h.versions.iter().skip(1).all(|v| v.kept), "every version after the start made again: {:#?}", h.versions);
+    let cordoned = by_kubectl[0].rv;
+    e.exec(Cmd::HistoryPick { a: None, b: cordoned });
+    let s = e.snapshot();
+    let Some(Detail::Node(d)) = s.detail.as_deref() else { panic!("node detail") };
+    let h = d.history.clone().expect("asked");
+    assert_eq!(h.b, Some(cordoned));
+    assert!(h.diff.iter().any(|l| l.trim() == "+   unschedulable: true"), "{:#?}", h.diff);
+
+    // A deleted pod's history ends with its deletion.
+    let (nodes, _) = dom(&e.snapshot());
+    let victim = nodes.iter().flat_map(|n| n.pods.iter()).next().cloned().expect("a pod");
+    e.exec(Cmd::Select(Selection::Pod(victim.key.clone())));
+    e.exec(Cmd::delete_pod(&victim.key));
+    run_secs(&mut e, 30);
+    e.exec(Cmd::History(victim.key.clone()));
+    let s = e.snapshot();
+    let Some(Detail::Pod(d)) = s.detail.as_deref() else { panic!("pod detail") };
+    assert!(!d.exists);
+    let h = d.history.clone().expect("asked");
+    assert_eq!(h.versions.first().map(|v| v.verb), Some("created"));
+    assert_eq!(h.versions.last().map(|v| v.verb), Some("deleted"), "{:#?}", h.versions);
 }

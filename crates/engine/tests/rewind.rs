@@ -142,3 +142,36 @@ fn checkpoints_stay_within_their_bound_and_cover_the_run() {
     assert!(p.kept <= MAX_CHECKPOINTS && p.kept > MAX_CHECKPOINTS / 2, "{p:?}");
     assert!(p.spacing >= 4, "thinned at least once: {p:?}");
 }
+
+/// The first of `want` traced from `since` by a run made again from the checkpoints (those written while the run's
+/// start is built are not).
+fn from_of(want: &[kubeloop_engine::cause::Version], since: Millis, started: u64) -> usize {
+    want.iter().position(|v| v.write.at >= since && v.write.rv > started).unwrap_or(want.len())
+}
+
+/// An object's history made again from the checkpoints is the one a run traced from its start keeps: every
+/// version, at the same resourceVersions, the same objects.
+#[test]
+fn an_object_s_history_from_the_checkpoints_is_the_traced_run_s() {
+    use kubeloop_engine::api::ObjKey;
+    let (rewind, actions, _) = live(60);
+    let key = ObjKey::cluster("node-2");
+    let sc = Scenario::parse(BUSY).expect("parses");
+    let mut traced = sc.start_with(RunOptions::default(), |sim| sim.trace(Kind::Node, key.clone())).expect("starts");
+    traced.run_to(170_000);
+    let want = traced.sim().causes().trace().expect("traced").versions.clone();
+    assert!(want.len() > 3, "cordoned, drained, uncordoned: {}", want.len());
+    // From the run's start (the cluster at 0, its nodes registered: what is written while it is built is not traced),
+    // and from a moment later: the versions since then.
+    let started = start().store().resource_version();
+    for since in [0, 39_000] {
+        let (s, before) = rewind.history(Kind::Node, &key, since, 170_000, &actions, &no_file, &start);
+        let stood = want[..from_of(&want, since, started)].last().map(|v| v.object.clone());
+        assert_eq!(before, stood, "the version before the first traced, since {since} ms");
+        let got = &s.sim().causes().trace().expect("traced").versions;
+        let from = from_of(&want, since, started);
+        let rvs = |vs: &[kubeloop_engine::cause::Version]| vs.iter().map(|v| v.write.rv).collect::<Vec<_>>();
+        assert_eq!(rvs(got), rvs(&want[from..]), "since {since} ms");
+        assert!(got.iter().zip(&want[from..]).all(|(a, b)| a.object == b.object));
+    }
+}

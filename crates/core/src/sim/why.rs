@@ -109,7 +109,6 @@ impl Sim {
         self.store.causes.trace = Some(t);
     }
 
-    /// What the engine recorded of its writes' causes.
     /// A copy of the cluster for a checkpoint: everything the run goes on from, without what is only kept for
     /// observers (the causes and the reconcile log, which the live run keeps): a checkpoint's bytes are the
     /// cluster's, not its history's. Run on, the copy makes the same history as the cluster it copies.
@@ -120,6 +119,7 @@ impl Sim {
         copy
     }
 
+    /// What the engine recorded of its writes' causes.
     pub fn causes(&self) -> &crate::cause::CauseLog {
         &self.store.causes
     }

@@ -142,18 +142,44 @@ impl Rewind {
         read_file: ReadFile,
         start: &dyn Fn() -> Sim,
     ) -> Scrubbed {
-        let i = self.kept.partition_point(|c| c.sim.now() <= t);
-        let from = i.checked_sub(1).map(|i| &self.kept[i]);
-        let at = from.map_or(0, |c| c.sim.now());
-        let mut s = match (cursor, from) {
-            (Some(c), _) if c.sim.now() <= t && c.sim.now() >= at => c,
-            (_, Some(c)) => Scrubbed { sim: c.sim.clone(), performed: c.performed, writers: Vec::new(), rerun: 0 },
-            (_, None) => Scrubbed { sim: start(), performed: 0, writers: Vec::new(), rerun: 0 },
+        let from = self.kept.partition_point(|c| c.sim.now() <= t);
+        let at = from.checked_sub(1).map_or(0, |i| self.kept[i].sim.now());
+        let mut s = match cursor {
+            Some(c) if c.sim.now() <= t && c.sim.now() >= at => c,
+            _ => self.copy(from, start),
         };
-        let before = s.sim.events_processed();
-        s.run_to(t, actions, read_file);
-        s.rerun = s.sim.events_processed() - before;
+        s.run(t, actions, read_file);
         s
+    }
+
+    /// Every version of `kind`/`key` the run made from `since` (its first write kept, or 0) up to `t`: the
+    /// nearest checkpoint before `since` (or the run's start), keeping the object's versions (`Sim::trace`), run on
+    /// to `t` with the record's `actions`. The versions are the returned cluster's `causes().trace()`; the object as
+    /// it stood when the re-run began (the version before the first traced) is returned beside it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn history(
+        &self,
+        kind: Kind,
+        key: &ObjKey,
+        since: Millis,
+        t: Millis,
+        actions: &[Action],
+        read_file: ReadFile,
+        start: &dyn Fn() -> Sim,
+    ) -> (Scrubbed, Option<std::rc::Rc<Object>>) {
+        let mut s = self.copy(self.kept.partition_point(|c| c.sim.now() < since), start);
+        let before = s.sim.store().peek(kind, key).cloned();
+        s.sim.trace(kind, key.clone());
+        s.run(t, actions, read_file);
+        (s, before)
+    }
+
+    /// A copy of the checkpoint before the `i`-th (the run's start before the first).
+    fn copy(&self, i: usize, start: &dyn Fn() -> Sim) -> Scrubbed {
+        match i.checked_sub(1).map(|i| &self.kept[i]) {
+            Some(c) => Scrubbed { sim: c.sim.clone(), performed: c.performed, writers: Vec::new(), rerun: 0 },
+            None => Scrubbed { sim: start(), performed: 0, writers: Vec::new(), rerun: 0 },
+        }
     }
 }
 
@@ -179,6 +205,13 @@ impl Scrubbed {
             w.follow.stop(&mut self.sim);
         }
         self.sim
+    }
+
+    /// Runs on to `t` (counting the events it re-ran).
+    fn run(&mut self, t: Millis, actions: &[Action], read_file: ReadFile) {
+        let before = self.sim.events_processed();
+        self.run_to(t, actions, read_file);
+        self.rerun = self.sim.events_processed() - before;
     }
 
     /// Runs on to `t`: at each moment something is due, the writers' looks, their interruptions (`for:`), then the
