@@ -169,6 +169,8 @@ pub struct LiveRun {
     fork: Option<fork::Fork>,
     fork_look_ms: f64,
     /// The history asked of a pod or node: its key, its versions, and the two compared.
+    /// Watch events the informers had lost at the last look (the timeline marks new losses).
+    dropped_seen: u64,
     versions: Option<(ObjKey, crate::snapshot::history::HistoryData, Option<Rc<crate::view::HistoryView>>)>,
 }
 
@@ -325,6 +327,7 @@ impl LiveRun {
             fork: None,
             fork_look_ms: fork::LOOK_EVERY_MS,
             versions: None,
+            dropped_seen: 0,
         }
     }
 
@@ -561,6 +564,7 @@ impl LiveRun {
         self.player = player;
         self.new_timeline();
         self.fork = None;
+        self.dropped_seen = 0;
         self.target = self.player.now() as f64;
         self.lagging = false;
         self.stream = Stream::default();

@@ -24,8 +24,8 @@ const MARKED: [&str; 4] = ["NodeNotReady", "TaintManagerEviction", "LeaderElecti
 
 #[derive(Default)]
 pub struct Stream {
-    /// Notable moments for the timeline (time, what), oldest first: the Events [`MARKED`] names and reconciles that
-    /// met a conflict (409). At most [`MAX_MARKS`].
+    /// Notable moments for the timeline (time, what), oldest first: the Events [`MARKED`] names, reconciles that
+    /// met a conflict (409), and watch events the informers lost (the live run marks them). At most [`MAX_MARKS`].
     marks: Vec<(Millis, Rc<str>)>,
     reconciles: VecDeque<Rc<EventRow>>,
     events: VecDeque<Rc<EventRow>>,
@@ -187,7 +187,8 @@ impl Stream {
         out
     }
 
-    fn mark(&mut self, at: Millis, what: String) {
+    /// A notable moment for the timeline (at most [`MAX_MARKS`] kept: past it every other one goes).
+    pub fn mark(&mut self, at: Millis, what: String) {
         if self.marks.len() >= MAX_MARKS {
             let mut i = 0;
             self.marks.retain(|_| {

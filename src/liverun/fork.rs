@@ -56,6 +56,8 @@ impl LiveRun {
                 self.player = Player::new(sim, parent_record.fork(performed, at), &example_file);
                 crate::crash::note_record(self.player.record());
                 self.stream = Stream::default();
+                // Losses the copy's informers counted before the fork are not marked again.
+                self.dropped_seen = u64::MAX;
                 self.target = at as f64;
                 self.playing = self.resume;
                 self.why = None;
