@@ -35,7 +35,7 @@ pub fn timeline(t: &TimelineView, on_cmd: &Callback<Cmd>) -> Html {
         }
     };
     let policy = format!(
-        "{} checkpoint(s) of this run, one every {} events (kubeloop's own bound: at most {} at this cluster size, thinned by halves); a scrub re-runs the events since the nearest",
+        "{} checkpoint(s) of this run, one every {} events (kubeloop's own bound: at most {} at this cluster size, kept spread over the run); a scrub re-runs the events since the nearest",
         t.kept, t.spacing, t.max_kept
     );
     let said = match t.at {

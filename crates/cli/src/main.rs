@@ -126,7 +126,7 @@ Commands:
                               (e.g. 1h; up to 30 days; default none) and print its own times, speed and events/s
             --workload W      the steady state's workload, as soak's: idle (default) | churn | faulted
             --scrub K         then what the page's timeline costs: a new run of the same cluster for at least
-                              100,000 events, a checkpoint offered every simulated second as the page offers one
+                              100,000 events, a checkpoint offered every 100 simulated ms as the page offers one
                               every frame, then K scrubs (1 to 1000) spread evenly over it, each from the
                               checkpoints alone; prints the checkpoints, the scrubs' median and worst wall ms, the
                               events they re-ran and the bytes the checkpoints held

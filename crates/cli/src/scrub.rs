@@ -1,5 +1,5 @@
 //! `kubeloop bench --scrub K`: what scrubbing costs on a cluster of the bench's shape. A run of at least
-//! [`SCRUB_RUN_EVENTS`] events (the cold start, then the idle cluster) goes a simulated second at a time, offering a
+//! [`SCRUB_RUN_EVENTS`] events (the cold start, then the idle cluster) goes 100 simulated ms at a time, offering a
 //! checkpoint after each as the page does after each frame; then it is scrubbed to K moments spread evenly over it,
 //! each from the checkpoints alone (no scrub before it to go on from), and the wall time of each is measured. The
 //! bytes the checkpoints hold are those dropping them frees (the allocator counts them, [`crate::peak`]).
@@ -9,12 +9,14 @@ use std::time::Instant;
 
 use kubeloop_engine::bench::ColdStart;
 use kubeloop_engine::scenario::Rewind;
-use kubeloop_engine::time::{Millis, SECOND};
+use kubeloop_engine::time::Millis;
 
 use crate::peak;
 
 /// The run scrubbed is at least this many simulation events long (the measure: a run of 10^5 events).
 pub const SCRUB_RUN_EVENTS: u64 = 100_000;
+/// Simulated time between two offers of a checkpoint: a page frame's worth at 1x (the page offers one a frame).
+const OFFER_EVERY: Millis = 100;
 
 fn no_file(_: &str) -> Result<String, String> {
     Err("no files".into())
@@ -26,7 +28,7 @@ pub fn scrub_phase(shape: &ColdStart, scrubs: usize) -> Result<String, String> {
         let mut sim = shape.build()?;
         let mut rewind = Rewind::default();
         while sim.events_processed() < SCRUB_RUN_EVENTS {
-            sim.run_for(SECOND);
+            sim.run_for(OFFER_EVERY);
             rewind.offer(|| sim.checkpoint(), 0, &sim);
         }
         let start = || shape.build().expect("built once already");

@@ -133,14 +133,20 @@ fn a_scrub_goes_on_from_the_last_one_forward_and_from_a_checkpoint_backward() {
     }
 }
 
-/// However long the run, the checkpoints stay within their bound, in time order from the start, evenly spaced
-/// in events (thinned by halves).
+/// However long the run, the checkpoints stay within their bound, spread over the run: no gap between two (or
+/// before the first) over four times the run's events over the bound, but the one while the drain ran (no checkpoint is
+/// taken while a command that writes as it goes runs).
 #[test]
 fn checkpoints_stay_within_their_bound_and_cover_the_run() {
     let (rewind, _, now) = live(2);
     let p = rewind.policy(&now);
-    assert!(p.kept <= MAX_CHECKPOINTS && p.kept > MAX_CHECKPOINTS / 2, "{p:?}");
-    assert!(p.spacing >= 4, "thinned at least once: {p:?}");
+    assert_eq!(p.kept, MAX_CHECKPOINTS, "{p:?}");
+    assert!(p.spacing >= now.events_processed() / MAX_CHECKPOINTS as u64, "spaced by the run over the bound: {p:?}");
+    let events = rewind.events();
+    let mut gaps: Vec<u64> = events.windows(2).map(|w| w[1] - w[0]).chain(events.first().copied()).collect();
+    gaps.sort_unstable();
+    let widest = gaps[gaps.len() - 2];
+    assert!(widest <= 4 * p.spacing, "the widest gap {widest} within four spacings ({p:?}): {events:?}");
 }
 
 /// The first of `want` traced from `since` by a run made again from the checkpoints (those written while the run's

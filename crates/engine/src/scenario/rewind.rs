@@ -8,9 +8,9 @@
 //! run's start is no checkpoint: it is made again from the run's record (its scenario) when a scrub needs it. A
 //! checkpoint is taken every `spacing` simulation events, at a moment when no command that writes as it goes
 //! (`drain`) runs. At most [`Rewind::max_kept`] are kept:
-//! [`MAX_CHECKPOINTS`], fewer for a large cluster ([`CHECKPOINT_OBJECTS`] objects across them all). Past that, every
-//! other one is dropped (the first stays) and the spacing doubles, so the checkpoints always cover the whole run,
-//! evenly, and a scrub re-runs at most about two spacings of events.
+//! [`MAX_CHECKPOINTS`], fewer for a large cluster ([`CHECKPOINT_OBJECTS`] objects across them all). Past that, the
+//! one whose neighbours are nearest is dropped (never the newest) and the next ones are spaced by the run's events
+//! over the bound, so the checkpoints stay spread over the whole run and a scrub re-runs at most about two spacings.
 
 use super::*;
 use crate::kubectl::Input;
@@ -24,7 +24,7 @@ pub const MIN_CHECKPOINTS: usize = 2;
 /// (its map entries, informer caches and its own versions of the objects: 200 MiB for three checkpoints of 1,000
 /// nodes and 30,000 pods, `kubeloop bench --scrub`), so this holds them to about 256 MiB.
 pub const CHECKPOINT_OBJECTS: usize = 256_000;
-/// Simulation events between the first checkpoints (the spacing doubles as they are thinned).
+/// Simulation events between the first checkpoints (the spacing grows as they are thinned).
 pub const FIRST_SPACING: u64 = 2_000;
 /// Commands that write as they go that a re-execution follows at once (the runner's and the page's own bound).
 const MAX_WRITERS: usize = MAX_FOLLOWS;
@@ -39,9 +39,9 @@ struct Checkpoint {
 
 /// The checkpoints of one run ([module docs](self)).
 pub struct Rewind {
-    /// In time order; the first is the run's start. Never more than [`Rewind::max_kept`] once thinned.
+    /// In time order (the run's start is not one: it is made again). Never more than [`Rewind::max_kept`] once thinned.
     kept: Vec<Checkpoint>,
-    /// Simulation events between two checkpoints; doubles at each thinning.
+    /// Simulation events between two checkpoints; grows to the run's events over the bound as they are thinned.
     spacing: u64,
     /// The simulation's event count at which the next checkpoint is due.
     next: u64,
@@ -109,20 +109,29 @@ impl Rewind {
         self.next = sim.events_processed().saturating_add(self.spacing);
         let max = Rewind::max_kept(store_objects(sim));
         while self.kept.len() > max {
-            self.thin();
+            self.thin(max);
         }
         debug_assert!(self.kept.windows(2).all(|w| w[0].sim.now() <= w[1].sim.now()), "checkpoints in time order");
         true
     }
 
-    /// Drops every other checkpoint (the first stays) and doubles the spacing.
-    fn thin(&mut self) {
-        let mut i = 0;
-        self.kept.retain(|_| {
-            i += 1;
-            i % 2 == 1
-        });
-        self.spacing = self.spacing.saturating_mul(2);
+    /// Drops the checkpoint whose neighbours are nearest to each other (in events; the run's start before the
+    /// first, the newest never dropped), and spaces the next ones by the run's events over the bound: the
+    /// checkpoints stay spread over the whole run, and a scrub re-runs at most about two spacings.
+    fn thin(&mut self, max: usize) {
+        let events = |c: &Checkpoint| c.sim.events_processed();
+        let last = self.kept.len() - 1;
+        let gap = |i: usize| events(&self.kept[i + 1]) - i.checked_sub(1).map_or(0, |p| events(&self.kept[p]));
+        if let Some(i) = (0..last).min_by_key(|i| gap(*i)) {
+            self.kept.remove(i);
+        }
+        let run = self.kept.last().map_or(0, events);
+        self.spacing = self.spacing.max(run / max.max(1) as u64);
+    }
+
+    /// Each checkpoint's moment in the run's events, oldest first.
+    pub fn events(&self) -> Vec<u64> {
+        self.kept.iter().map(|c| c.sim.events_processed()).collect()
     }
 
     /// The checkpoints now.
