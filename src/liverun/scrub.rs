@@ -3,7 +3,7 @@
 //! interventions), and the page builds it with the same queries as the live view. Anything that acts on the cluster
 //! goes back to live first.
 
-use kubeloop_engine::scenario::{Action, ReadFile, Rewind, Scrubbed};
+use kubeloop_engine::scenario::{Action, ReadFile, Rewind, Scrubbed, FIRST_SPACING};
 
 use super::*;
 use crate::snapshot::history::HistoryData;
@@ -26,10 +26,18 @@ impl LiveRun {
         self.scrubbed.is_some()
     }
 
-    /// New checkpoints for the run the player now holds (the old run's are dropped).
+    /// New checkpoints for the run the player now holds (the old run's are dropped). Its start is kept when the
+    /// second module is here (a large cluster's start takes long to make again); else it is made again if needed.
     pub(super) fn new_timeline(&mut self) {
         self.scrubbed = None;
-        self.rewind = Rewind::default();
+        self.rewind = if crate::deferred::ready() {
+            // Through a pointer binaryen cannot see through: the copy's code stays in the second module.
+            let checkpoint: fn(&Sim) -> Sim = Sim::checkpoint;
+            let start = std::hint::black_box(checkpoint)(self.player.sim());
+            Rewind::from_start(FIRST_SPACING, start, self.player.record().actions().len())
+        } else {
+            Rewind::default()
+        };
     }
 
     /// A checkpoint, when one is due, the second module (which holds the code that copies a cluster) is here, and

@@ -89,6 +89,15 @@ impl Rewind {
         Rewind { kept: Vec::new(), spacing, next: spacing }
     }
 
+    /// [`Rewind::new`], keeping the run's start too (`checkpoint`, a copy of it, with `performed` actions of its record
+    /// performed): a large cluster's start takes long to make again.
+    pub fn from_start(spacing: u64, checkpoint: Sim, performed: usize) -> Rewind {
+        let mut r = Rewind::new(spacing);
+        r.next = checkpoint.events_processed().saturating_add(r.spacing);
+        r.kept.push(Checkpoint { performed, sim: checkpoint });
+        r
+    }
+
     /// Checkpoints kept at most for a cluster of `objects` objects.
     pub fn max_kept(objects: usize) -> usize {
         (CHECKPOINT_OBJECTS / objects.max(1)).clamp(MIN_CHECKPOINTS, MAX_CHECKPOINTS)
