@@ -547,3 +547,32 @@ export async function collectEventReasons(page, seen = new Set()) {
   for (const r of reasons) if (r) seen.add(r);
   return seen;
 }
+
+/**
+ * With the fast demo timings at 10x, kills the node of a Running pod and waits for a replacement pod Running elsewhere:
+ * the pods before, the node killed (its name and locator) and the replacement.
+ */
+export async function killForReplacement(page) {
+  await setControl(page, 'timing-profile', 'fast-demo');
+  await waitFor(async () => /fast demo/.test(await page.locator('[data-testid=notice]').first().textContent()), {
+    message: 'the page rebuilt the simulation with the fast demo timings',
+  });
+  await setSpeed(page, 10);
+  await waitForRunningPods(page, 3);
+  const before = await pods(page);
+  const victim = before.find((p) => p.phase === 'Running').node;
+  const node = page.locator(nodeByName(victim)).first();
+  await node.hover();
+  await node.locator('[data-testid=node-kill]').first().click();
+  await waitFor(async () => (await node.getAttribute('data-alive')) === 'false', { message: `${victim} killed` });
+  const old = new Set(before.map((p) => p.name));
+  let replacement = null;
+  await waitFor(
+    async () => {
+      replacement = (await pods(page)).find((p) => !old.has(p.name) && p.phase === 'Running');
+      return Boolean(replacement);
+    },
+    { timeout: 180_000, message: 'a replacement pod Running' },
+  );
+  return { before, victim, node, replacement };
+}

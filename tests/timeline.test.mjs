@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  sharedBrowser, withPage, waitFor, setSpeed, pods, nodeByName, podByName, waitForRunningPods, setControl, SCREENSHOT_DIR,
+  sharedBrowser, withPage, waitFor, killForReplacement, pods, podByName, SCREENSHOT_DIR,
 } from './lib.mjs';
 import path from 'node:path';
 
@@ -24,28 +24,8 @@ const simSeconds = async (page) => Number((await page.locator('[data-testid=sim-
 
 test('scrubbing back before a node was killed shows its pods Running on it, then back to live', { timeout: LONG }, async (t) => {
   await withPage(browser(), '', async (page) => {
-    await setControl(page, 'timing-profile', 'fast-demo');
-    await waitFor(async () => /fast demo/.test(await page.locator('[data-testid=notice]').first().textContent()), {
-      message: 'the page rebuilt the simulation with the fast demo timings',
-    });
-    await setSpeed(page, 10);
-    await waitForRunningPods(page, 3);
-    const before = await pods(page);
-    const victim = before.find((p) => p.phase === 'Running').node;
+    const { before, victim, node, replacement } = await killForReplacement(page);
     const onVictim = before.filter((p) => p.node === victim).map((p) => p.name).sort();
-    const node = page.locator(nodeByName(victim)).first();
-    await node.hover();
-    await node.locator('[data-testid=node-kill]').first().click();
-    await waitFor(async () => (await node.getAttribute('data-alive')) === 'false', { message: `${victim} killed` });
-    const old = new Set(before.map((p) => p.name));
-    let replacement = null;
-    await waitFor(
-      async () => {
-        replacement = (await pods(page)).find((p) => !old.has(p.name) && p.phase === 'Running');
-        return Boolean(replacement);
-      },
-      { timeout: 180_000, message: 'a replacement pod Running' },
-    );
     assert.equal(await scrubbed(page), 'false');
     // The replacement's why reaches the kill, at the moment it was made.
     await page.locator(podByName(replacement.name)).first().click();

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  sharedBrowser, withPage, waitFor, setSpeed, pods, nodeByName, podByName, waitForRunningPods, setControl, SCREENSHOT_DIR,
+  sharedBrowser, withPage, waitFor, killForReplacement, podByName, SCREENSHOT_DIR,
 } from './lib.mjs';
 import path from 'node:path';
 
@@ -20,27 +20,7 @@ const chain = (page) =>
 
 test("a replacement pod's why reaches the node the person killed, step by step", { timeout: LONG }, async (t) => {
   await withPage(browser(), '', async (page) => {
-    await setControl(page, 'timing-profile', 'fast-demo');
-    await waitFor(async () => /fast demo/.test(await page.locator('[data-testid=notice]').first().textContent()), {
-      message: 'the page rebuilt the simulation with the fast demo timings',
-    });
-    await setSpeed(page, 10);
-    await waitForRunningPods(page, 3);
-    const before = await pods(page);
-    const victim = before.find((p) => p.phase === 'Running').node;
-    const node = page.locator(nodeByName(victim)).first();
-    await node.hover();
-    await node.locator('[data-testid=node-kill]').first().click();
-    await waitFor(async () => (await node.getAttribute('data-alive')) === 'false', { message: `${victim} killed` });
-    const old = new Set(before.map((p) => p.name));
-    let replacement = null;
-    await waitFor(
-      async () => {
-        replacement = (await pods(page)).find((p) => !old.has(p.name) && p.phase === 'Running');
-        return Boolean(replacement);
-      },
-      { timeout: 180_000, message: 'a replacement pod Running' },
-    );
+    const { victim, replacement } = await killForReplacement(page);
     t.diagnostic(`killed ${victim}; replacement ${replacement.name} on ${replacement.node}`);
     await page.locator(podByName(replacement.name)).first().click();
     const detail = page.locator('[data-testid=pod-detail]');
