@@ -343,17 +343,23 @@ impl LiveRun {
             self.notice = Some(format!("This run cannot be replayed exactly: {why}.").into());
             return;
         }
+        // Another seed forks the run at 0: the run of the old seed is kept, to compare with.
+        let other = seed.filter(|s| *s != self.seed).map(|_| self.fork_at_start());
         let script = self.player.record_mut().take_actions();
         let base = self.player.record().base().clone();
+        let old = self.seed;
         if let Some(s) = seed {
             self.seed = s;
         }
         self.rebuild(&base);
         self.player.play(Script::new(script.into(), 0, None));
         self.playing = true;
+        let compared =
+            if other.is_some() { format!(", compared below with the run of seed {old}") } else { String::new() };
+        self.fork = other;
         self.notice = Some(
             format!(
-                "Replaying the run from 0 with seed {}: its {} intervention(s) at their times.",
+                "Replaying the run from 0 with seed {}: its {} intervention(s) at their times{compared}.",
                 self.seed,
                 self.player.script().actions().len()
             )

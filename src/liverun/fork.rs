@@ -2,7 +2,8 @@
 //! up to there, the cluster as it was), and the run it was forked from is kept to compare with: as the fork goes
 //! on, the engine runs the other on to the same moment (from its checkpoints) and the page shows where they first
 //! diverge and how their objects differ. The one thing changed is what the person does next (revive the node the
-//! other killed, kill another, switch a controller to edge-triggered...), or what the other did after the fork.
+//! other killed, kill another, switch a controller to edge-triggered...), or what the other did after the fork. A
+//! replay with another seed is a fork at 0: the run of the old seed is kept and compared the same way.
 
 use kubeloop_engine::scenario::{ForkCompare, Record, Rewind, RunDiff, Scrubbed};
 
@@ -90,6 +91,22 @@ impl LiveRun {
             )
             .into(),
         );
+    }
+
+    /// The run as it is, kept to compare with a run of another seed from 0 (a replay with that seed).
+    pub(super) fn fork_at_start(&mut self) -> Fork {
+        Fork {
+            record: self.player.record().clone(),
+            rewind: std::mem::take(&mut self.rewind),
+            seed: self.seed,
+            profile: self.profile,
+            at: 0,
+            end: self.player.now(),
+            other: None,
+            compare: ForkCompare::new(0),
+            view: None,
+            looked: f64::NEG_INFINITY,
+        }
     }
 
     /// The comparison shown, looked at again when it is due: the other run taken on to the fork's time.

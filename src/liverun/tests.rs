@@ -2143,3 +2143,22 @@ fn an_object_s_history_lists_its_versions_and_diffs_two() {
     assert_eq!(h.versions.first().map(|v| v.verb), Some("created"));
     assert_eq!(h.versions.last().map(|v| v.verb), Some("deleted"), "{:#?}", h.versions);
 }
+
+/// A replay with another seed is a fork at 0: the run of the old seed is kept and compared with the new one, which
+/// diverges from its first draws.
+#[test]
+fn a_replay_with_another_seed_is_compared_with_the_run_of_the_old_one() {
+    let mut e = LiveRun::boot(5, None, clock());
+    e.fork_look_ms = 0.0;
+    run_secs(&mut e, 20);
+    e.exec(Cmd::Replay(Some(5)));
+    assert!(e.snapshot().fork.is_none(), "the same seed replays the same run: nothing to compare");
+    run_secs(&mut e, 20);
+    e.exec(Cmd::Replay(Some(6)));
+    assert!(e.notice.as_deref().is_some_and(|n| n.contains("compared below with the run of seed 5")), "{:?}", e.notice);
+    run_secs(&mut e, 20);
+    let f = e.snapshot().fork.expect("compared");
+    assert_eq!(f.at, 0);
+    assert!(f.first.is_some(), "another seed, another history: {f:?}");
+    assert!(!f.objects.is_empty(), "the pods have other names: {f:?}");
+}
