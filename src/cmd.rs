@@ -80,6 +80,8 @@ pub enum Cmd {
     Find(String),
     /// "Why?" of a pod: the chain of causes of its creation, as the engine recorded them.
     Why(ObjKey),
+    /// "Why?" of one write of a pod or node (an entry of its history).
+    WhyWrite(ObjKey, u64),
     /// The history of a pod or a node (a cluster-scoped key): every write kept, each version made again.
     History(ObjKey),
     /// Compares two versions of the history shown (`a`: the one before `b` when `None`).
@@ -117,6 +119,7 @@ impl Cmd {
             Cmd::Select(_)
                 | Cmd::Find(_)
                 | Cmd::Why(_)
+                | Cmd::WhyWrite(..)
                 | Cmd::ShowLoop(_)
                 | Cmd::Scrub(_)
                 | Cmd::Live

@@ -757,13 +757,8 @@ impl LiveRun {
             Cmd::HistoryPick { a, b } => self.pick_versions(a, Some(b)),
             Cmd::CloseHistory => self.versions = None,
             Cmd::Unfork => self.unfork(),
-            Cmd::Why(key) => {
-                // The chain's code is in the second module (docs/size.md): reached through a function pointer the
-                // optimizer cannot see through, so that binaryen keeps it a function of its own to move there.
-                let why: fn(&Sim, &ObjKey) -> crate::view::ChainView = crate::snapshot::build_why;
-                let chain = Rc::new(std::hint::black_box(why)(self.shown(), &key));
-                self.why = Some((key, chain));
-            }
+            Cmd::Why(key) => self.why_of(key, None),
+            Cmd::WhyWrite(key, rv) => self.why_of(key, Some(rv)),
             Cmd::NewCluster { nodes, pods } => {
                 self.notice = Some(match self.new_cluster(nodes, pods) {
                     Ok(said) => {
@@ -805,6 +800,15 @@ impl LiveRun {
         let cost = self.wall() - now;
         self.explained = Some((key.clone(), self.schedule_profile, now, cost, view.clone()));
         Some(view)
+    }
+
+    /// "Why?" of a pod or node: its write `rv`, else the one [`crate::snapshot::build_why`] picks.
+    fn why_of(&mut self, key: ObjKey, rv: Option<u64>) {
+        // The chain's code is in the second module (docs/size.md): reached through a function pointer the optimizer
+        // cannot see through, so that binaryen keeps it a function of its own to move there.
+        let why: fn(&Sim, &ObjKey, Option<u64>) -> crate::view::ChainView = crate::snapshot::build_why;
+        let chain = Rc::new(std::hint::black_box(why)(self.shown(), &key, rv));
+        self.why = Some((key, chain));
     }
 
     pub fn snapshot(&mut self) -> Snapshot {

@@ -681,13 +681,14 @@ pub fn search(sim: &Sim, query: &str) -> SearchView {
 
 /// "Why?" of a pod: the chain of causes of its creation (of its first write kept, when its creation is older than the
 /// causes kept; no step when no write of it is kept).
-pub fn build_why(sim: &Sim, key: &ObjKey) -> crate::view::ChainView {
+pub fn build_why(sim: &Sim, key: &ObjKey, rv: Option<u64>) -> crate::view::ChainView {
     use kubeloop_engine::watch::EventType;
-    // A node (a cluster-scoped key): the write that last changed its Ready condition (NotReady, Ready again), else
-    // its newest; a pod: its creation, else its first write kept.
+    // The write `rv` if asked (a history's entry); else for a node (a cluster-scoped key) the write that last
+    // changed its Ready condition (NotReady, Ready again), else its newest; for a pod its creation, else its first.
     let (kind, what) = if key.namespace.is_empty() { (Kind::Node, "node") } else { (Kind::Pod, "pod") };
     let writes = || sim.causes().writes_of(kind, key);
     let w = match kind {
+        _ if rv.is_some() => writes().find(|w| Some(w.rv) == rv),
         Kind::Node => {
             let node = sim.store().peek(Kind::Node, key).and_then(|o| o.as_node());
             let ready = node.and_then(|n| n.status.conditions.iter().find(|c| &*c.type_ == "Ready"));

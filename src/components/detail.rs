@@ -185,6 +185,7 @@ fn pod_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
 /// An object's history: every write kept (resourceVersion, time, client, verb); a version clicked is compared with
 /// the one before it, or with the one chosen in "compare with", as a diff of their YAML.
 fn history_view(key: ObjKey, h: Option<&Rc<HistoryView>>, on_cmd: &Callback<Cmd>) -> Html {
+    let of = key.clone();
     let open = on_cmd.reform(move |_| Cmd::History(key.clone()));
     let Some(h) = h else {
         return html! { <button class="btn small" data-testid="history" onclick={open}>{ "History" }</button> };
@@ -193,6 +194,8 @@ fn history_view(key: ObjKey, h: Option<&Rc<HistoryView>>, on_cmd: &Callback<Cmd>
     let version = |v: &VersionView| {
         let rv = v.rv;
         let pick = on_cmd.reform(move |_| Cmd::HistoryPick { a: None, b: rv });
+        let key = of.clone();
+        let why = on_cmd.reform(move |_| Cmd::WhyWrite(key.clone(), rv));
         let chosen = Some(v.rv) == h.b || Some(v.rv) == h.a;
         html! {
             <li data-testid="object-version" data-rv={v.rv.to_string()} data-client={v.client.clone()} data-verb={v.verb}
@@ -201,6 +204,7 @@ fn history_view(key: ObjKey, h: Option<&Rc<HistoryView>>, on_cmd: &Callback<Cmd>
                     <span class="cause-at">{ fmt_secs(v.at) }</span>
                     { format!("rv {} {} by {}", v.rv, v.verb, v.client) }
                 </button>
+                <button class="btn small" data-testid="why" onclick={why} title="the chain of causes of this write">{ "why?" }</button>
             </li>
         }
     };

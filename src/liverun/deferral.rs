@@ -45,7 +45,7 @@ impl Default for AfterCode {
 fn needs_code(cmd: &Cmd) -> bool {
     match cmd {
         Cmd::Intervene(w) => w.kubectl_line().is_some() || matches!(w, Intervention::Delete { .. }),
-        Cmd::Import(_) | Cmd::Open(_) | Cmd::Files(_) | Cmd::Replay(_) | Cmd::Why(_) => true,
+        Cmd::Import(_) | Cmd::Open(_) | Cmd::Files(_) | Cmd::Replay(_) | Cmd::Why(_) | Cmd::WhyWrite(..) => true,
         Cmd::Scrub(_) | Cmd::Fork | Cmd::History(_) | Cmd::HistoryPick { .. } => true,
         _ => false,
     }

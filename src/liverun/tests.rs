@@ -2128,6 +2128,13 @@ fn an_object_s_history_lists_its_versions_and_diffs_two() {
     let h = d.history.clone().expect("asked");
     assert_eq!(h.b, Some(cordoned));
     assert!(h.diff.iter().any(|l| l.trim() == "+   unschedulable: true"), "{:#?}", h.diff);
+    // "Why?" of that entry: the write, back to the person's cordon.
+    e.exec(Cmd::WhyWrite(kubeloop_engine::api::ObjKey::cluster("node-1"), cordoned));
+    let s = e.snapshot();
+    let Some(Detail::Node(d)) = s.detail.as_deref() else { panic!("node detail") };
+    let steps = &d.why.as_ref().expect("asked").steps;
+    assert!(steps[0].text.contains(&format!("updated Node node-1 (resourceVersion {cordoned})")), "{steps:#?}");
+    assert_eq!(steps.last().map(|s| s.kind), Some("intervention"), "{steps:#?}");
 
     // A deleted pod's history ends with its deletion.
     let (nodes, _) = dom(&e.snapshot());
