@@ -46,6 +46,7 @@ test('scrubbing back before a node was killed shows its pods Running on it, then
     await scrubTo(page, then);
     await waitFor(async () => (await scrubbed(page)) === 'true', { message: 'body[data-scrubbed=true]' });
     assert.equal(await simSeconds(page), Math.floor(then / 100) / 10, 'sim-time shows the scrubbed time');
+    t.diagnostic(`scrubbed: ${await page.locator('.timeline-said').innerText()}`);
     await waitFor(async () => (await node.getAttribute('data-alive')) === 'true', { message: `${victim} alive then` });
     const past = await pods(page);
     assert.deepEqual(past.filter((p) => p.node === victim).map((p) => p.name).sort(), onVictim);

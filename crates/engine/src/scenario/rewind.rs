@@ -21,9 +21,9 @@ pub const MAX_CHECKPOINTS: usize = 32;
 pub const MIN_CHECKPOINTS: usize = 2;
 /// Objects (the store's, counted once per checkpoint) the checkpoints hold at most together, above
 /// [`MIN_CHECKPOINTS`]. A checkpoint costs about 1 KiB per object once the live run has rewritten what it shared
-/// (its map entries, informer caches and its own versions of the objects: 200 MiB for three checkpoints of 1,000
-/// nodes and 30,000 pods, `kubeloop bench --scrub`), so this holds them to about 256 MiB.
-pub const CHECKPOINT_OBJECTS: usize = 256_000;
+/// (its map entries, informer caches and its own versions of the objects: 294 MiB for four checkpoints of 1,000
+/// nodes and 30,000 pods, `kubeloop bench --scrub`), so this holds them to about 340 MiB.
+pub const CHECKPOINT_OBJECTS: usize = 340_000;
 /// Simulation events between the first checkpoints (the spacing grows as they are thinned).
 pub const FIRST_SPACING: u64 = 2_000;
 /// Commands that write as they go that a re-execution follows at once (the runner's and the page's own bound).
@@ -299,7 +299,7 @@ mod tests {
     fn the_bound_on_checkpoints_follows_the_cluster_size() {
         assert_eq!(Rewind::max_kept(30), MAX_CHECKPOINTS);
         assert_eq!(Rewind::max_kept(0), MAX_CHECKPOINTS);
-        assert_eq!(Rewind::max_kept(40_000), 6);
+        assert_eq!(Rewind::max_kept(40_000), 8);
         assert_eq!(Rewind::max_kept(10_000_000), MIN_CHECKPOINTS);
     }
 }
