@@ -12,6 +12,9 @@ use crate::view::ForkView;
 
 /// A fork's comparison is looked at again at most this often (wall ms): each look runs the other run on.
 pub const LOOK_EVERY_MS: f64 = 500.0;
+/// ... and at most every this many times what the last look cost, so that comparing takes at most a twentieth of the
+/// page's time (a large cluster: the other run's events, every object compared).
+const LOOK_SHARE: f64 = 20.0;
 
 /// The run a fork was forked from, and the comparison so far.
 pub(crate) struct Fork {
@@ -28,8 +31,9 @@ pub(crate) struct Fork {
     other: Option<Scrubbed>,
     compare: ForkCompare,
     view: Option<Rc<ForkView>>,
-    /// When (wall ms) it was last looked at.
+    /// When (wall ms) it was last looked at, and what that look cost (wall ms).
     looked: f64,
+    cost: f64,
 }
 
 type LookFn = fn(&mut ForkCompare, &Sim, &Sim) -> RunDiff;
@@ -78,6 +82,7 @@ impl LiveRun {
             compare: ForkCompare::new(self.player.sim().store().resource_version()),
             view: None,
             looked: f64::NEG_INFINITY,
+            cost: 0.0,
         };
         self.fork = Some(parent);
         self.notice = Some(
@@ -106,6 +111,7 @@ impl LiveRun {
             compare: ForkCompare::new(0),
             view: None,
             looked: f64::NEG_INFINITY,
+            cost: 0.0,
         }
     }
 
@@ -115,7 +121,8 @@ impl LiveRun {
         let f = self.fork.as_mut()?;
         let now = self.player.now();
         let stale = f.view.as_ref().is_none_or(|v| v.until != now);
-        if stale && wall - f.looked >= self.fork_look_ms && crate::deferred::ready() {
+        let every = self.fork_look_ms.max(f.cost * LOOK_SHARE);
+        if stale && wall - f.looked >= every && crate::deferred::ready() {
             f.looked = wall;
             let (seed, profile, base) = (f.seed, f.profile, f.record.base());
             let start = || fresh_sim(seed, profile, base, 0).0;
@@ -127,6 +134,7 @@ impl LiveRun {
             let diff = std::hint::black_box(look)(&mut f.compare, other.sim(), self.player.sim());
             f.other = Some(other);
             f.view = Some(Rc::new(view_of(f.at, f.end, &diff)));
+            f.cost = (self.clock)() - wall;
         }
         f.view.clone()
     }

@@ -12,6 +12,13 @@ use kubeloop_engine::api::{Kind, ObjKey};
 
 pub(super) type ScrubFn = fn(&Rewind, Millis, &[Action], Option<Scrubbed>, ReadFile, &dyn Fn() -> Sim) -> Scrubbed;
 
+/// Where a mark comes from: the record's action `i`, or the stream's mark `i`.
+#[derive(Clone, Copy)]
+enum Source {
+    Action(usize),
+    Mark(usize),
+}
+
 /// Marks drawn along the timeline at most: one per bucket of the run's length (the first in it, with a count).
 pub const TIMELINE_BUCKETS: usize = 200;
 
@@ -95,24 +102,28 @@ impl LiveRun {
     pub(super) fn timeline_view(&self) -> Rc<TimelineView> {
         let (min, max) = (0, self.player.now());
         let policy = self.rewind.policy(self.player.sim());
-        let actions = self
-            .player
-            .record()
-            .actions()
-            .iter()
-            .map(|a| (a.at, true, a.label.clone().unwrap_or_else(|| a.what.to_string())));
-        let marks = self.stream.marks().map(|(at, what)| (*at, false, what.to_string()));
+        // What a mark says is written only for the first in its place (a run holds up to 10,000 interventions).
+        let actions = self.player.record().actions();
+        let marks: Vec<&(Millis, Rc<str>)> = self.stream.marks().collect();
+        let said = |src: Source| match src {
+            Source::Action(i) => actions[i].label.clone().unwrap_or_else(|| actions[i].what.to_string()),
+            Source::Mark(i) => marks[i].1.to_string(),
+        };
+        let all = (actions.iter().enumerate().map(|(i, a)| (a.at, Source::Action(i))))
+            .chain(marks.iter().enumerate().map(|(i, (at, _))| (*at, Source::Mark(i))));
         let mut buckets: Vec<Option<MarkView>> = vec![None; TIMELINE_BUCKETS];
         let span = max.saturating_sub(min).max(1);
-        for (at, person, what) in actions.chain(marks).filter(|(at, ..)| (min..=max).contains(at)) {
+        for (at, src) in all.filter(|(at, _)| (min..=max).contains(at)) {
             let i = (((at - min) as u128 * (TIMELINE_BUCKETS as u128 - 1)) / span as u128) as usize;
+            let person = matches!(src, Source::Action(_));
             match &mut buckets[i] {
                 Some(m) => {
                     m.more += 1;
                     m.person |= person;
                 }
                 slot => {
-                    *slot = Some(MarkView { at, person, what, more: 0, pct: (at - min) as f64 * 100.0 / span as f64 })
+                    let pct = (at - min) as f64 * 100.0 / span as f64;
+                    *slot = Some(MarkView { at, person, what: said(src), more: 0, pct })
                 }
             }
         }
