@@ -35,7 +35,7 @@ pub fn timeline(t: &TimelineView, on_cmd: &Callback<Cmd>) -> Html {
         }
     };
     let policy = format!(
-        "{} checkpoint(s) of this run, one every {} events (kubeloop's own bound: at most {} at this cluster size, kept spread over the run); a scrub re-runs the events since the nearest",
+        "{} checkpoint(s), one every {} events (kubeloop's own bound: at most {} at this size); a scrub re-runs the events since the nearest",
         t.kept, t.spacing, t.max_kept
     );
     let said = match t.at {
@@ -106,7 +106,7 @@ pub fn fork_panel(f: &ForkView, on_cmd: &Callback<Cmd>) -> Html {
                     <p class="muted">{ format!("{} object(s) differ now (Events left out){}:", f.objects.len() + f.more, if f.more > 0 { format!(", the first {} listed", f.objects.len()) } else { String::new() }) }</p>
                     <ul class="plain fork-objects">{ for f.objects.iter().map(object) }</ul>
                 }
-                <p class="muted">{ format!("The run forked from had run to {}; past that it runs on with nothing more done to it.", fmt_secs(f.end)) }</p>
+                <p class="muted">{ format!("The other run had run to {}; past that it runs on with nothing more done.", fmt_secs(f.end)) }</p>
             </div>
         </div>
     }
