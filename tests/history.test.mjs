@@ -30,10 +30,18 @@ test("a node's history lists its writes and diffs the cordon against the version
     const cordon = versions.find((v) => /kubectl|page/.test(v.client) && v.verb === 'updated');
     assert.ok(cordon, `the cordon among ${JSON.stringify(versions)}`);
     assert.ok(versions.every((v, i) => i === 0 || v.rv > versions[i - 1].rv), 'in resourceVersion order');
-    await history.locator(`[data-testid=object-version][data-rv="${cordon.rv}"] button`).click();
+    await history.locator(`[data-testid=object-version][data-rv="${cordon.rv}"] button.cause-go`).click();
     await waitFor(async () => /\+\s+unschedulable: true/.test(await history.locator('[data-testid=object-diff]').innerText()), {
       message: 'the diff of the cordon: unschedulable: true added',
     });
+    // The entry's own "why": the chain of that write, back to the person's cordon.
+    await history.locator(`[data-testid=object-version][data-rv="${cordon.rv}"] [data-testid=why]`).click();
+    const chain = detail.locator('[data-testid=cause-chain]');
+    await chain.waitFor({ state: 'visible' });
+    const kinds = await chain.locator('[data-testid=cause]').evaluateAll((els) => els.map((e) => e.dataset.kind));
+    assert.equal(kinds[0], 'write');
+    assert.equal(kinds[kinds.length - 1], 'intervention', JSON.stringify(kinds));
+    assert.match(await chain.innerText(), new RegExp(`resourceVersion ${cordon.rv}`));
     await page.setViewportSize({ width: 1440, height: 1400 });
     await history.scrollIntoViewIfNeeded();
     await detail.screenshot({ path: path.join(SCREENSHOT_DIR, 'object-history.png') });
