@@ -208,7 +208,8 @@ fn end_states(a: &Sim, b: &Sim) -> (Vec<ObjectDiff>, usize) {
     (out, more)
 }
 
-/// A fork compared with the run it was forked from as both go on (the page's fork): each look takes the two
+/// Two runs compared as both go on (the page's fork and the run it was forked from; `kubeloop diff`'s A and B,
+/// from 0): each look takes the two
 /// clusters at the same moment, equal (the same writes) until the fork, and finds the first write where they
 /// diverge (kept once found: nothing later moves it) and their states object by object.
 #[derive(Clone, Debug)]
@@ -227,13 +228,23 @@ impl ForkCompare {
     /// `a` (the run forked from) and `b` (the fork), at the same moment, compared.
     pub fn look(&mut self, a: &Sim, b: &Sim) -> RunDiff {
         debug_assert_eq!(a.now(), b.now(), "compared at the same moment");
+        self.follow(a, b);
+        self.diff(a, b, a.now())
+    }
+
+    /// Looks at the writes both made since the last look, while no divergence is found.
+    fn follow(&mut self, a: &Sim, b: &Sim) {
         if self.first.is_none() {
             self.first = first_divergence(a, b, self.equal_to);
             self.equal_to = a.store().resource_version();
         }
+    }
+
+    /// The two runs compared as they end at `until`: the first divergence found, their objects.
+    fn diff(&self, a: &Sim, b: &Sim, until: Millis) -> RunDiff {
         let (objects, more_objects) = end_states(a, b);
         RunDiff {
-            until_ms: a.now(),
+            until_ms: until,
             history_hash_a: format!("{:016x}", a.history_hash()),
             history_hash_b: format!("{:016x}", b.history_hash()),
             first_divergence: self.first.clone(),
@@ -260,27 +271,16 @@ impl Scenario {
         }
         let mut ra = self.start(RunOptions { until: Some(until), ..a }).map_err(|e| format!("A: {e}"))?;
         let mut rb = other.start(RunOptions { until: Some(until), ..b }).map_err(|e| format!("B: {e}"))?;
-        let mut first = first_divergence(ra.sim(), rb.sim(), 0);
-        let mut rv = ra.sim().store().resource_version();
+        let mut compare = ForkCompare::new(0);
+        compare.follow(ra.sim(), rb.sim());
         let mut t = 0;
         while t < until && ra.stopped_at_budget().is_none() && rb.stopped_at_budget().is_none() {
             t = t.saturating_add(SECOND).min(until);
             ra.run_to(t);
             rb.run_to(t);
-            if first.is_none() {
-                first = first_divergence(ra.sim(), rb.sim(), rv);
-                rv = ra.sim().store().resource_version();
-            }
+            compare.follow(ra.sim(), rb.sim());
         }
-        let (objects, more_objects) = end_states(ra.sim(), rb.sim());
-        Ok(RunDiff {
-            until_ms: t,
-            history_hash_a: format!("{:016x}", ra.sim().history_hash()),
-            history_hash_b: format!("{:016x}", rb.sim().history_hash()),
-            first_divergence: first,
-            objects,
-            more_objects,
-        })
+        Ok(compare.diff(ra.sim(), rb.sim(), t))
     }
 }
 
