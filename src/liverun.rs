@@ -344,7 +344,7 @@ impl LiveRun {
             return;
         }
         // Another seed forks the run at 0: the run of the old seed is kept, to compare with.
-        let other = seed.filter(|s| *s != self.seed).map(|_| self.fork_at_start());
+        let other = seed.filter(|s| *s != self.seed).map(|_| self.kept_run(0, 0));
         let script = self.player.record_mut().take_actions();
         let base = self.player.record().base().clone();
         let old = self.seed;

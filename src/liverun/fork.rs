@@ -45,20 +45,15 @@ impl LiveRun {
             self.notice = Some(format!("This run cannot be forked exactly: {why}.").into());
             return;
         }
-        let parent_record = self.player.record().clone();
-        let end = self.player.now();
-        let rewind = std::mem::take(&mut self.rewind);
-        let at;
         let mut dropped = 0;
-        match self.scrubbed.take() {
+        let parent = match self.scrubbed.take() {
             // From a moment of the past: the cluster as it was, the record up to there; the clock as it was.
             Some(s) => {
-                let performed = s.performed();
-                let sim = s.into_sim();
-                at = sim.now();
-                dropped = parent_record.actions().len() - performed;
+                let (at, performed) = (s.sim().now(), s.performed());
+                let parent = self.kept_run(at, s.sim().store().resource_version());
+                dropped = parent.record.actions().len() - performed;
                 self.console.interrupt_where(self.player.sim_mut(), &|_| true);
-                self.player = Player::new(sim, parent_record.fork(performed, at), &example_file);
+                self.player = Player::new(s.into_sim(), parent.record.fork(performed, at), &example_file);
                 crate::crash::note_record(self.player.record());
                 self.stream = Stream::default();
                 // Losses the copy's informers counted before the fork are not marked again.
@@ -66,24 +61,13 @@ impl LiveRun {
                 self.target = at as f64;
                 self.playing = self.resume;
                 self.why = None;
+                parent
             }
             // From now: the run goes on as it is (its commands too); only the comparison is new.
-            None => at = end,
-        }
-        self.new_timeline();
-        let parent = Fork {
-            record: parent_record,
-            rewind,
-            seed: self.seed,
-            profile: self.profile,
-            at,
-            end,
-            other: None,
-            compare: ForkCompare::new(self.player.sim().store().resource_version()),
-            view: None,
-            looked: f64::NEG_INFINITY,
-            cost: 0.0,
+            None => self.kept_run(self.player.now(), self.player.sim().store().resource_version()),
         };
+        let at = parent.at;
+        self.new_timeline();
         self.fork = Some(parent);
         self.notice = Some(
             format!(
@@ -98,17 +82,18 @@ impl LiveRun {
         );
     }
 
-    /// The run as it is, kept to compare with a run of another seed from 0 (a replay with that seed).
-    pub(super) fn fork_at_start(&mut self) -> Fork {
+    /// The run as it is (its record, its checkpoints, which it takes), kept to compare with a fork of it at `at`,
+    /// where its last write was `rv`; a replay with another seed is a fork at 0.
+    pub(super) fn kept_run(&mut self, at: Millis, rv: u64) -> Fork {
         Fork {
             record: self.player.record().clone(),
             rewind: std::mem::take(&mut self.rewind),
             seed: self.seed,
             profile: self.profile,
-            at: 0,
+            at,
             end: self.player.now(),
             other: None,
-            compare: ForkCompare::new(0),
+            compare: ForkCompare::new(rv),
             view: None,
             looked: f64::NEG_INFINITY,
             cost: 0.0,
@@ -124,8 +109,7 @@ impl LiveRun {
         let every = self.fork_look_ms.max(f.cost * LOOK_SHARE);
         if stale && wall - f.looked >= every && crate::deferred::ready() {
             f.looked = wall;
-            let (seed, profile, base) = (f.seed, f.profile, f.record.base());
-            let start = || fresh_sim(seed, profile, base, 0).0;
+            let start = super::scrub::starter(f.seed, f.profile, f.record.base());
             let scrub: super::scrub::ScrubFn = Rewind::scrub;
             let other =
                 std::hint::black_box(scrub)(&f.rewind, now, f.record.actions(), f.other.take(), &example_file, &start);

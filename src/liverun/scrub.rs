@@ -12,6 +12,19 @@ use kubeloop_engine::api::{Kind, ObjKey};
 
 pub(super) type ScrubFn = fn(&Rewind, Millis, &[Action], Option<Scrubbed>, ReadFile, &dyn Fn() -> Sim) -> Scrubbed;
 
+/// Makes the run's start again: the cluster `base` describes, with the run's seed and timings (a scrub's or a
+/// history's before the first checkpoint).
+pub(super) fn starter(seed: u64, profile: TimingProfile, base: &Scenario) -> impl Fn() -> Sim + '_ {
+    move || fresh_sim(seed, profile, base, 0).0
+}
+
+/// A copy of `sim` for a checkpoint, through a pointer binaryen cannot see through: the copy's code stays in the
+/// second module.
+pub(super) fn copy_of(sim: &Sim) -> Sim {
+    let checkpoint: fn(&Sim) -> Sim = Sim::checkpoint;
+    std::hint::black_box(checkpoint)(sim)
+}
+
 /// Where a mark comes from: the record's action `i`, or the stream's mark `i`.
 #[derive(Clone, Copy)]
 enum Source {
@@ -38,10 +51,7 @@ impl LiveRun {
     pub(super) fn new_timeline(&mut self) {
         self.scrubbed = None;
         self.rewind = if crate::deferred::ready() {
-            // Through a pointer binaryen cannot see through: the copy's code stays in the second module.
-            let checkpoint: fn(&Sim) -> Sim = Sim::checkpoint;
-            let start = std::hint::black_box(checkpoint)(self.player.sim());
-            Rewind::from_start(FIRST_SPACING, start, self.player.record().actions().len())
+            Rewind::from_start(FIRST_SPACING, copy_of(self.player.sim()), self.player.record().actions().len())
         } else {
             Rewind::default()
         };
@@ -52,10 +62,8 @@ impl LiveRun {
     pub(super) fn offer_checkpoint(&mut self) {
         let quiet = !self.console.running.iter().any(|r| r.follow.writes());
         if self.scrubbed.is_none() && quiet && crate::deferred::ready() && self.rewind.due(self.player.sim()) {
-            // Through a pointer binaryen cannot see through: the copy's code stays in the second module.
-            let checkpoint: fn(&Sim) -> Sim = Sim::checkpoint;
             let sim = self.player.sim();
-            self.rewind.offer(|| std::hint::black_box(checkpoint)(sim), self.player.record().actions().len(), sim);
+            self.rewind.offer(|| copy_of(sim), self.player.record().actions().len(), sim);
         }
     }
 
@@ -81,9 +89,7 @@ impl LiveRun {
         let cursor: Option<Scrubbed> = self.scrubbed.take();
         let started = self.wall();
         let actions = self.player.record().actions();
-        let base = self.player.record().base();
-        let (seed, profile) = (self.seed, self.profile);
-        let start = || fresh_sim(seed, profile, base, 0).0;
+        let start = starter(self.seed, self.profile, self.player.record().base());
         // Through a pointer binaryen cannot see through: re-execution's code stays in the second module.
         let scrub: ScrubFn = Rewind::scrub;
         self.scrubbed = Some(std::hint::black_box(scrub)(&self.rewind, t, actions, cursor, &example_file, &start));
@@ -153,9 +159,7 @@ impl LiveRun {
         let kind = if key.namespace.is_empty() { Kind::Node } else { Kind::Pod };
         let shown = self.shown();
         let since = shown.causes().writes_of(kind, &key).next().map_or(0, |w| w.at);
-        let base = self.player.record().base();
-        let (seed, profile) = (self.seed, self.profile);
-        let start = || fresh_sim(seed, profile, base, 0).0;
+        let start = starter(self.seed, self.profile, self.player.record().base());
         // Through pointers binaryen cannot see through: the re-run, the versions' YAML and the diff stay in the
         // second module.
         let history: HistoryFn = Rewind::history;
@@ -164,6 +168,7 @@ impl LiveRun {
             std::hint::black_box(history)(&self.rewind, kind, &key, since, shown.now(), actions, &example_file, &start);
         let trace: TraceFn = crate::snapshot::history::trace_history;
         let data = std::hint::black_box(trace)(shown, traced.sim(), stood, kind, &key, traced.rerun);
+        drop(start);
         self.versions = Some((key, data, None));
         self.pick_versions(None, None);
     }
