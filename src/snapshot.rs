@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use kubeloop_engine::api::{controller_of, Kind, ObjKey, Pod, PodPhase, Str};
+use kubeloop_engine::behaviour::Sigterm;
 use kubeloop_engine::controller::{HostState, QueueItemState, RecordOutcome, TriggerMode};
 use kubeloop_engine::controllers::scheduler::{Profile, Weights, FILTER_PLUGINS};
 use kubeloop_engine::fnv::{fnv1a, FNV_OFFSET};
@@ -366,6 +367,8 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
             rv: 0,
             created: None,
             deletion: None,
+            grace: 30,
+            stopping: Vec::new(),
             owners: Vec::new(),
             conditions: Vec::new(),
             containers: Vec::new(),
@@ -439,6 +442,7 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
         liveness_fails: v.iter().any(|(_, b)| b.liveness_fails),
         crash_after: v.iter().find_map(|(_, b)| b.crash_after),
         unpullable: v.iter().any(|(_, b)| b.unpullable),
+        ignores_sigterm: v.iter().any(|(_, b)| b.on_sigterm == Some(Sigterm::Ignore)),
     });
     PodDetail {
         key: key.clone(),
@@ -450,6 +454,8 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
         rv: p.metadata.resource_version,
         created: p.metadata.creation_timestamp.map(|t| t.0),
         deletion: p.metadata.deletion_timestamp.map(|t| t.0),
+        grace: p.spec.termination_grace_period_seconds.unwrap_or(30),
+        stopping: stopping_lines(sim, key, p),
         owners,
         conditions,
         containers,
@@ -460,6 +466,35 @@ fn pod_detail(sim: &Sim, key: &ObjKey) -> PodDetail {
         why: None,
         history: None,
     }
+}
+
+/// A terminating pod's countdown: the grace period left (from its deletionTimestamp), then what its kubelet is
+/// doing with each container (the preStop hook, SIGTERM sent, SIGKILL due).
+fn stopping_lines(sim: &Sim, key: &ObjKey, p: &Pod) -> Vec<String> {
+    let Some(end) = p.metadata.deletion_timestamp.map(|t| t.0) else { return Vec::new() };
+    let now = sim.now();
+    let grace = p.metadata.deletion_grace_period_seconds.unwrap_or(0);
+    let mut lines = vec![format!("grace period {grace} s: {} left", fmt_dur(end.saturating_sub(now)))];
+    let Some(plans) = sim.pod_stopping(key) else {
+        if p.status.phase.is_terminal() {
+            lines.push("containers stopped: the kubelet confirms the delete".into());
+        }
+        return lines;
+    };
+    for (name, plan) in plans {
+        let line = if now < plan.sigterm_at {
+            format!("{name}: preStop hook running, {} left; then SIGTERM", fmt_dur(plan.sigterm_at - now))
+        } else {
+            let hook = if plan.pre_stop { "preStop hook done, " } else { "" };
+            format!(
+                "{name}: {hook}SIGTERM sent {} ago; SIGKILL in {} if it has not exited",
+                fmt_dur(now - plan.sigterm_at),
+                fmt_dur(plan.kill_at.saturating_sub(now))
+            )
+        };
+        lines.push(line);
+    }
+    lines
 }
 
 fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {

@@ -190,6 +190,11 @@ pub struct PodDetail {
     pub rv: u64,
     pub created: Option<Millis>,
     pub deletion: Option<Millis>,
+    /// `terminationGracePeriodSeconds` (what a delete without `--grace-period` gives it).
+    pub grace: i64,
+    /// While it terminates: the grace period left, then each container's stage (preStop hook, SIGTERM sent,
+    /// SIGKILL due), as the kubelet planned them.
+    pub stopping: Vec<String>,
     /// `(kind, name, exists)` from the pod up: ReplicaSet, then Deployment.
     pub owners: Vec<(Str, Str, bool)>,
     /// `(type, status, reason / message)`
@@ -282,6 +287,8 @@ pub struct AppState {
     pub crash_after: Option<Millis>,
     /// Its images cannot be pulled (the next pull fails).
     pub unpullable: bool,
+    /// Its processes go on after SIGTERM, until SIGKILL.
+    pub ignores_sigterm: bool,
 }
 
 /// A Service and the pods that back it now (from its EndpointSlices).

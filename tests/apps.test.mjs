@@ -138,3 +138,46 @@ test('a real application (namespace, account, config, secret, probes, service, b
     await screenshot(page, 'apps-real-app');
   });
 });
+
+test('a deleted pod whose application ignores SIGTERM counts its grace period down and goes at SIGKILL', { timeout: TEST_TIMEOUT }, async () => {
+  await withPage(browser(), '', async (page) => {
+    await setSpeed(page, 10);
+    await setEditorText(page, APP);
+    await clickApply(page);
+    await waitFor(async () => (await endpoints(page, 'shop')) === 3, {
+      timeout: 90_000,
+      message: async () => `3 ready endpoints (now ${await endpoints(page, 'shop')})`,
+    });
+    const victim = (await runningPodNames(page)).filter((n) => n.startsWith('shop-'))[0];
+    await page.locator(podByName(victim)).first().click();
+    const ignore = page.locator('[data-testid=pod-ignore-sigterm]:visible').first();
+    await ignore.waitFor({ state: 'visible', timeout: 10_000 });
+    await ignore.click();
+    await waitFor(async () => (await ignore.getAttribute('aria-pressed')) === 'true', { message: 'the toggle is on' });
+    const del = page.locator('[data-testid=pod-delete]:visible').first();
+    assert.match(await del.getAttribute('title'), /30 s/, 'the delete says the pod\'s grace period');
+    await del.click();
+    // The countdown: grace period left, SIGTERM sent, SIGKILL due; the pod stays while it runs down.
+    const countdown = page.locator('[data-testid=pod-countdown]:visible').first();
+    await countdown.waitFor({ state: 'visible', timeout: 20_000 });
+    let text = '';
+    await waitFor(
+      async () => {
+        text = await countdown.innerText();
+        return /grace period 30 s: .* left/.test(text) && /SIGTERM sent .* ago; SIGKILL in/.test(text);
+      },
+      { timeout: 20_000, message: () => `the countdown (now ${JSON.stringify(text)})` },
+    );
+    await screenshot(page, 'apps-terminating');
+    const first = text.match(/grace period 30 s: ([\d.]+) s left/);
+    assert.ok(first && Number(first[1]) > 10, `well before the end: ${text}`);
+    assert.equal(await podAttr(page, victim, 'data-terminating'), 'true');
+    // SIGKILL at 30 s: the pod goes (exit 137 in its last status), and its replacement serves.
+    await waitFor(async () => (await page.locator(podByName(victim)).count()) === 0, {
+      timeout: 90_000,
+      message: 'the pod is gone after its grace period',
+    });
+    const reasons = await kubectl(page, `kubectl get events --field-selector involvedObject.name=${victim}`, (o) => /Killing|No resources/.test(o));
+    assert.match(reasons, /Stopping container shop/, reasons);
+  });
+});

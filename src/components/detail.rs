@@ -11,7 +11,7 @@ use crate::view::{
     CauseView, ChainView, Detail, EventLine, HistoryView, NodeDetail, PodDetail, ScheduleView, Selection, VersionView,
 };
 use kubeloop_engine::api::ObjKey;
-use kubeloop_engine::behaviour::BehaviourPatch;
+use kubeloop_engine::behaviour::{BehaviourPatch, Sigterm};
 use kubeloop_engine::controllers::scheduler::{Weights, FILTER_PLUGINS, SCORE_PLUGINS};
 
 /// The arguments of its view function (not a component's props: nothing compares them).
@@ -84,12 +84,20 @@ fn pod_actions(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
             Cmd::app_pod(&key, BehaviourPatch { unpullable: Some(!unpullable), ..Default::default() }, false)
         })
     };
+    let ignores = app.is_some_and(|a| a.ignores_sigterm);
+    let sigterm = {
+        let key = d.key.clone();
+        on_cmd.reform(move |_: MouseEvent| {
+            let next = if ignores { None } else { Some(Sigterm::Ignore) };
+            Cmd::app_pod(&key, BehaviourPatch { on_sigterm: Some(next), ..Default::default() }, false)
+        })
+    };
     let (ready_fails, live_fails) = app.map_or((false, false), |a| (a.readiness_fails, a.liveness_fails));
     let pressed = |b: bool| if b { "true" } else { "false" };
     html! {
         <>
             <button data-testid="pod-delete" class="btn small danger" disabled={!d.exists} onclick={delete}
-                title="kubectl delete pod (graceful: 30 s unless the pod says otherwise)">
+                title={format!("kubectl delete pod: graceful, {} s (its terminationGracePeriodSeconds): preStop hooks, SIGTERM, then SIGKILL", d.grace)}>
                 { "Delete pod" }
             </button>
             <span class="app-actions" role="group" aria-label="Simulated application (kubeloop's own)">
@@ -117,6 +125,11 @@ fn pod_actions(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
                     title="kubeloop's own: the registry answers 'not found' for this pod's images from now on (the next pull fails: ErrImagePull, ImagePullBackOff)">
                     { "Image unpullable" }
                 </button>
+                <button data-testid="pod-ignore-sigterm" class={classes!("btn", "small", ignores.then_some("on"))}
+                    disabled={app.is_none()} aria-pressed={pressed(ignores)} onclick={sigterm}
+                    title="kubeloop's own: the processes go on after SIGTERM, so a delete waits the whole grace period and ends in SIGKILL (exit 137)">
+                    { "Ignore SIGTERM" }
+                </button>
             </span>
         </>
     }
@@ -138,6 +151,12 @@ fn pod_view(d: &PodDetail, on_cmd: &Callback<Cmd>) -> Html {
                     <dt>{ "created" }</dt><dd>{ d.created.map(fmt_secs).unwrap_or_default() }</dd>
                     if let Some(t) = d.deletion {
                         <dt>{ "deletion at" }</dt><dd>{ fmt_secs(t) }</dd>
+                    }
+                    if !d.stopping.is_empty() {
+                        <dt>{ "terminating" }</dt>
+                        <dd data-testid="pod-countdown" class="countdown">
+                            { for d.stopping.iter().map(|l| html! { <div>{ l.clone() }</div> }) }
+                        </dd>
                     }
                     <dt>{ "requests" }</dt><dd>{ d.requests.clone() }</dd>
                 </dl>

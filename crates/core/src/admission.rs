@@ -201,6 +201,14 @@ fn default_container(c: &mut crate::api::Container) {
     for probe in [&mut c.liveness_probe, &mut c.readiness_probe, &mut c.startup_probe].into_iter().flatten() {
         probe.set_defaults();
     }
+    for hook in hooks_mut(c) {
+        hook.set_defaults();
+    }
+}
+
+/// A container's lifecycle hooks (postStart, preStop).
+fn hooks_mut(c: &mut crate::api::Container) -> impl Iterator<Item = &mut crate::api::LifecycleHandler> {
+    c.lifecycle.iter_mut().flat_map(|l| [&mut l.post_start, &mut l.pre_stop]).flatten()
 }
 
 /// Whether [`default_container`] would change `c`.
@@ -209,6 +217,11 @@ fn container_needs_defaults(c: &crate::api::Container) -> bool {
     c.image_pull_policy.is_empty()
         || c.ports.iter().any(|p| p.protocol.is_empty())
         || probes.into_iter().flatten().any(|p| p.needs_defaults())
+        || c.lifecycle
+            .iter()
+            .flat_map(|l| [&l.post_start, &l.pre_stop])
+            .flatten()
+            .any(|h| h.http_get.as_ref().is_some_and(|g| g.path.is_empty() || g.scheme.is_empty()))
 }
 
 fn default_deployment(d: &mut Deployment) {

@@ -30,6 +30,19 @@ pub struct Behaviour {
     pub(crate) exit_code: Option<i32>,
     /// Pulling its image fails (the registry answers "not found").
     pub unpullable: bool,
+    /// What the process does on SIGTERM (`None`: it exits after the runtime's stop time, a second or so).
+    pub on_sigterm: Option<Sigterm>,
+    /// How long its exec or httpGet preStop hook takes (`None`: an exec hook's `sleep N`, else at once).
+    pub pre_stop_takes: Option<Millis>,
+}
+
+/// What a process does when the kubelet sends it SIGTERM (kubeloop's own input).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sigterm {
+    /// It exits (code 143) this long after the signal.
+    ExitAfter(Millis),
+    /// It goes on until SIGKILL ends it at the end of the grace period (code 137).
+    Ignore,
 }
 
 impl Behaviour {
@@ -47,6 +60,8 @@ pub struct BehaviourPatch {
     pub crash_after: Option<Option<Millis>>,
     pub exit_code: Option<Option<i32>>,
     pub unpullable: Option<bool>,
+    pub on_sigterm: Option<Option<Sigterm>>,
+    pub pre_stop_takes: Option<Option<Millis>>,
 }
 
 impl BehaviourPatch {
@@ -68,6 +83,12 @@ impl BehaviourPatch {
         }
         if let Some(v) = self.unpullable {
             b.unpullable = v;
+        }
+        if let Some(v) = self.on_sigterm {
+            b.on_sigterm = v;
+        }
+        if let Some(v) = self.pre_stop_takes {
+            b.pre_stop_takes = v;
         }
     }
 

@@ -11,7 +11,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::api::{Kind, LabelSelector, ObjKey, Object, PodPhase};
-use crate::behaviour::BehaviourPatch;
+use crate::behaviour::{BehaviourPatch, Sigterm};
 use crate::controller::TriggerMode;
 use crate::informer::InformerId;
 use crate::kubectl::{self, Follow};
@@ -405,6 +405,15 @@ impl fmt::Display for AppAction {
         }
         if let Some(v) = p.unpullable {
             parts.push(if v { "image cannot be pulled".into() } else { "image can be pulled".into() });
+        }
+        match p.on_sigterm {
+            Some(Some(Sigterm::Ignore)) => parts.push("ignores SIGTERM".into()),
+            Some(Some(Sigterm::ExitAfter(d))) => parts.push(format!("exits {} after SIGTERM", human_duration(d))),
+            Some(None) => parts.push("exits on SIGTERM".into()),
+            None => {}
+        }
+        if let Some(Some(d)) = p.pre_stop_takes {
+            parts.push(format!("preStop hook takes {}", human_duration(d)));
         }
         if self.crash {
             parts.push("crash now".into());

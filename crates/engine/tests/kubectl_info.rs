@@ -61,7 +61,8 @@ fn explain_covers_the_fields_kubeloop_accepts() {
     };
     assert!(block("image").contains("kubeloop: simulated."), "{}", block("image"));
     assert!(block("livenessProbe").contains("kubeloop: simulated."), "{}", block("livenessProbe"));
-    assert!(block("lifecycle").contains("kubeloop: accepted, not simulated"), "{}", block("lifecycle"));
+    assert!(block("lifecycle").contains("kubeloop: simulated."), "{}", block("lifecycle"));
+    assert!(block("securityContext").contains("kubeloop: accepted, not simulated"), "{}", block("securityContext"));
     check(&mut sim, "explain-strategy-type", "explain deploy.spec.strategy.type");
     check(&mut sim, "explain-deployment-recursive", "explain deployment --recursive");
     let out = check(&mut sim, "explain-unknown-field", "explain pod.spec.bogus");

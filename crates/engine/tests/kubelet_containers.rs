@@ -255,7 +255,7 @@ fn restart_policies_decide_what_follows_an_exit() {
     let t = p.status.container_statuses[0].state.terminated.clone().expect("terminated");
     assert_eq!((t.exit_code, &*t.reason), (2, "Error"));
     assert_eq!(p.restarts(), 0);
-    assert_eq!(&*p.condition("Ready").expect("Ready").reason, "PodCompleted");
+    assert_eq!(&*p.condition("Ready").expect("Ready").reason, "PodFailed");
 
     let (mut sim, name) = bare_pod_exiting("OnFailure", 0);
     assert_eq!(pod(&sim, &name).status.phase, PodPhase::Succeeded);

@@ -4,7 +4,10 @@
 
 use super::{invalid_each, meta, nonnegative, nonnegative_quantity, q, FieldError};
 use crate::api::names;
-use crate::api::{Container, IntOrString, Labels, Pod, PodSpec, PodTemplateSpec, Probe, ProbeType, Toleration, Volume};
+use crate::api::{
+    Container, IntOrString, Labels, LifecycleHandler, Pod, PodSpec, PodTemplateSpec, Probe, ProbeType, Toleration,
+    Volume,
+};
 
 /// `controller.kubernetes.io/pod-deletion-cost`: a 32-bit integer when set.
 const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
@@ -59,7 +62,8 @@ fn pod_annotations(annotations: &Labels, path: &str, errs: &mut Vec<FieldError>)
 /// `ValidatePodSpec`, in upstream's order.
 pub(super) fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<FieldError>) {
     volumes(&spec.volumes, &format!("{path}.volumes"), errs);
-    containers(&spec.containers, &format!("{path}.containers"), errs);
+    let grace = spec.termination_grace_period_seconds;
+    containers(&spec.containers, grace, &format!("{path}.containers"), errs);
     if !matches!(&*spec.restart_policy, "" | "Always" | "OnFailure" | "Never") {
         errs.push(FieldError::not_supported(
             format!("{path}.restartPolicy"),
@@ -147,8 +151,9 @@ fn volume_source(v: &Volume, at: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
-/// `validateContainers`: at least one; each container's own checks, then its name unique, then its probes.
-fn containers(containers: &[Container], path: &str, errs: &mut Vec<FieldError>) {
+/// `validateContainers`: at least one; each container's own checks, then its name unique, then its probes and its
+/// lifecycle hooks (`validateLifecycle`, a sleep held to the pod's grace period).
+fn containers(containers: &[Container], grace: Option<i64>, path: &str, errs: &mut Vec<FieldError>) {
     if containers.is_empty() {
         errs.push(FieldError::required(path));
         return;
@@ -163,6 +168,12 @@ fn containers(containers: &[Container], path: &str, errs: &mut Vec<FieldError>) 
         for t in [ProbeType::Liveness, ProbeType::Readiness, ProbeType::Startup] {
             if let Some(p) = c.probe(t) {
                 probe(p, t, &format!("{at}.{}Probe", t.lower()), errs);
+            }
+        }
+        let hooks = c.lifecycle.iter().flat_map(|l| [("postStart", &l.post_start), ("preStop", &l.pre_stop)]);
+        for (name, h) in hooks {
+            if let Some(h) = h {
+                hook(h, grace, &format!("{at}.lifecycle.{name}"), errs);
             }
         }
     }
@@ -439,6 +450,35 @@ fn probe(p: &Probe, t: ProbeType, path: &str, errs: &mut Vec<FieldError>) {
             errs.push(FieldError::invalid(format!("{path}.successThreshold"), p.success_threshold, "must be 1"))
         }
         _ => {}
+    }
+}
+
+/// `validateHandler` of a lifecycle hook: exactly one handler type, each checked as a probe's is; a sleep
+/// `validateSleepAction` (PodLifecycleSleepActionAllowZero, on by default in 1.34).
+fn hook(h: &LifecycleHandler, grace: Option<i64>, path: &str, errs: &mut Vec<FieldError>) {
+    let handlers = h.handlers();
+    match handlers.as_slice() {
+        [] => errs.push(FieldError::required_because(path, "must specify a handler type")),
+        [first, rest @ ..] => {
+            if let (Some(s), Some(g)) = (&h.sleep, grace) {
+                if s.seconds < 0 || s.seconds > g {
+                    let msg = format!("must be non-negative and less than terminationGracePeriodSeconds ({g})");
+                    errs.push(FieldError::invalid(format!("{path}.sleep"), s.seconds, &msg));
+                }
+            }
+            let as_probe = Probe {
+                exec: h.exec.clone(),
+                http_get: h.http_get.clone(),
+                tcp_socket: h.tcp_socket.clone(),
+                ..Probe::default()
+            };
+            if *first != "sleep" {
+                handler(&as_probe, first, path, errs);
+            }
+            for h in rest {
+                errs.push(FieldError::forbidden(format!("{path}.{h}"), "may not specify more than 1 handler type"));
+            }
+        }
     }
 }
 

@@ -33,7 +33,10 @@ pub use kinds::{FieldIndex, Kind, KindInfo, StoredKind, DISCOVERY, KINDS};
 pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use poddisruptionbudget::{PdbCondition, PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus};
-pub use probe::{ExecAction, GrpcAction, HttpGetAction, HttpHeader, Probe, ProbeType, TcpSocketAction};
+pub use probe::{
+    ExecAction, GrpcAction, HttpGetAction, HttpHeader, Lifecycle, LifecycleHandler, Probe, ProbeType, SleepAction,
+    TcpSocketAction,
+};
 pub use quantity::Quantity;
 pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};
 pub use service::{LoadBalancerStatus, Service, ServicePort, ServiceSpec, ServiceStatus};

@@ -90,6 +90,81 @@ pub struct GrpcAction {
     pub service: Option<Str>,
 }
 
+/// `v1.Lifecycle`: the hooks the kubelet runs after a container starts and before it stops it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct Lifecycle {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post_start: Option<LifecycleHandler>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre_stop: Option<LifecycleHandler>,
+}
+
+/// `v1.LifecycleHandler`: one of exec, httpGet, tcpSocket (deprecated, accepted and not run) or sleep.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct LifecycleHandler {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec: Option<ExecAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_get: Option<HttpGetAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_socket: Option<TcpSocketAction>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sleep: Option<SleepAction>,
+}
+
+/// `v1.SleepAction`: the hook waits this many seconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
+pub struct SleepAction {
+    pub seconds: i64,
+}
+
+impl LifecycleHandler {
+    /// The handler types set, in upstream's order.
+    pub fn handlers(&self) -> Vec<&'static str> {
+        let set = [self.exec.is_some(), self.http_get.is_some(), self.tcp_socket.is_some(), self.sleep.is_some()];
+        ["exec", "httpGet", "tcpSocket", "sleep"].into_iter().zip(set).filter(|(_, on)| *on).map(|(n, _)| n).collect()
+    }
+
+    /// SetDefaults_HTTPGetAction, which applies to a hook's httpGet as to a probe's.
+    pub fn set_defaults(&mut self) {
+        if let Some(h) = &mut self.http_get {
+            if h.path.is_empty() {
+                h.path = Str::from("/");
+            }
+            if h.scheme.is_empty() {
+                h.scheme = Str::from("HTTP");
+            }
+        }
+    }
+
+    /// How long the hook runs when nothing else says (kubeloop's own reading, no process being real): a sleep
+    /// action its seconds; an exec hook whose command runs `sleep N` (`["sh", "-c", "sleep 15"]`, the common
+    /// form) N seconds; anything else at once.
+    pub fn takes(&self) -> crate::time::Millis {
+        if let Some(s) = &self.sleep {
+            return crate::time::seconds(s.seconds.max(0));
+        }
+        let Some(e) = &self.exec else { return 0 };
+        let words = e.command.iter().flat_map(|c| c.split(|ch: char| ch.is_whitespace() || ch == ';' || ch == '&'));
+        let mut after_sleep = false;
+        for w in words.filter(|w| !w.is_empty()) {
+            if after_sleep {
+                return match w.parse::<f64>() {
+                    Ok(secs) if secs.is_finite() && secs >= 0.0 => (secs.min(1e9) * 1000.0) as crate::time::Millis,
+                    _ => 0,
+                };
+            }
+            after_sleep = w == "sleep" || w.ends_with("/sleep");
+        }
+        0
+    }
+}
+
 /// The three probes, as the kubelet's prober names them in events (`Readiness probe failed: ...`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ProbeType {

@@ -267,6 +267,8 @@ pub struct Container {
     pub readiness_probe: Option<Probe>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup_probe: Option<Probe>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<super::Lifecycle>,
 }
 
 impl Container {

@@ -21,8 +21,8 @@ use std::fmt;
 
 use crate::api::quantity::GoAmount;
 use crate::api::{
-    Container, ContainerPort, EnvFromSource, EnvVar, IntOrString, Labels, ObjectMeta, PodSpec, PodTemplateSpec, Probe,
-    Quantity, ResourceList, Toleration, Volume,
+    Container, ContainerPort, EnvFromSource, EnvVar, ExecAction, HttpGetAction, IntOrString, Labels, ObjectMeta,
+    PodSpec, PodTemplateSpec, Probe, Quantity, ResourceList, TcpSocketAction, Toleration, Volume,
 };
 
 /// `rand.SafeEncodeString`'s alphabet (no vowels, no confusable characters).
@@ -277,6 +277,21 @@ const PROBE_HANDLER: Fields = &[
     ("TCPSocket", "*v1.TCPSocketAction", Zero::Nil),
     ("GRPC", "*v1.GRPCAction", Zero::Nil),
 ];
+
+const LIFECYCLE: Fields = &[
+    ("PostStart", "*v1.LifecycleHandler", Zero::Nil),
+    ("PreStop", "*v1.LifecycleHandler", Zero::Nil),
+    ("StopSignal", "*v1.Signal", Zero::Nil),
+];
+
+const LIFECYCLE_HANDLER: Fields = &[
+    ("Exec", "*v1.ExecAction", Zero::Nil),
+    ("HTTPGet", "*v1.HTTPGetAction", Zero::Nil),
+    ("TCPSocket", "*v1.TCPSocketAction", Zero::Nil),
+    ("Sleep", "*v1.SleepAction", Zero::Nil),
+];
+
+const SLEEP_ACTION: Fields = &[("Seconds", "int64", Zero::Int)];
 
 const HTTP_GET_ACTION: Fields = &[
     ("Path", "string", Zero::Str),
@@ -570,6 +585,15 @@ fn dump_container<W: fmt::Write>(d: &mut Dump<'_, W>, c: &Container) -> fmt::Res
         "LivenessProbe" => dump_probe(d, name, ty, c.liveness_probe.as_ref()),
         "ReadinessProbe" => dump_probe(d, name, ty, c.readiness_probe.as_ref()),
         "StartupProbe" => dump_probe(d, name, ty, c.startup_probe.as_ref()),
+        "Lifecycle" => d.nested_opt(name, ty, c.lifecycle.as_ref(), LIFECYCLE, |d, l, name, ty| {
+            let h = if name == "PostStart" { &l.post_start } else { &l.pre_stop };
+            d.nested_opt(name, ty, h.as_ref(), LIFECYCLE_HANDLER, |d, h, name, ty| match name {
+                "Sleep" => d.nested_opt(name, ty, h.sleep.as_ref(), SLEEP_ACTION, |d, s, name, ty| {
+                    d.display(name, ty, s.seconds)
+                }),
+                _ => dump_action(d, name, ty, h.exec.as_ref(), h.http_get.as_ref(), h.tcp_socket.as_ref()),
+            })
+        }),
         "Resources" => {
             d.field(name)?;
             d.ty(ty)?;
@@ -666,34 +690,11 @@ fn dump_probe<W: fmt::Write>(d: &mut Dump<'_, W>, name: &str, ty: &str, p: Optio
     let Some(p) = p else { return Ok(false) };
     d.nested(name, ty, PROBE, |d, name, ty| match name {
         "ProbeHandler" => d.nested(name, ty, PROBE_HANDLER, |d, name, ty| match name {
-            "Exec" => d.nested_opt(name, ty, p.exec.as_ref(), EXEC_ACTION, |d, e, name, ty| match name {
-                "Command" => d.list(name, ty, &e.command, |d, s| d.raw(s)),
-                _ => Ok(false),
-            }),
-            "HTTPGet" => d.nested_opt(name, ty, p.http_get.as_ref(), HTTP_GET_ACTION, |d, h, name, ty| match name {
-                "Path" => d.string(name, ty, &h.path),
-                "Port" => dump_int_or_string(d, name, ty, &h.port),
-                "Host" => d.string(name, ty, &h.host),
-                "Scheme" => d.string(name, ty, &h.scheme),
-                "HTTPHeaders" => d.list(name, ty, &h.http_headers, |d, hh| {
-                    d.fields(HTTP_HEADER, |d, name, ty| match name {
-                        "Name" => d.string(name, ty, &hh.name),
-                        _ => d.string(name, ty, &hh.value),
-                    })
-                }),
-                _ => Ok(false),
-            }),
-            "TCPSocket" => {
-                d.nested_opt(name, ty, p.tcp_socket.as_ref(), TCP_SOCKET_ACTION, |d, t, name, ty| match name {
-                    "Port" => dump_int_or_string(d, name, ty, &t.port),
-                    _ => d.string(name, ty, &t.host),
-                })
-            }
             "GRPC" => d.nested_opt(name, ty, p.grpc.as_ref(), GRPC_ACTION, |d, g, name, ty| match name {
                 "Port" => d.display(name, ty, g.port),
                 _ => d.optional(name, ty, g.service.as_deref()),
             }),
-            _ => Ok(false),
+            _ => dump_action(d, name, ty, p.exec.as_ref(), p.http_get.as_ref(), p.tcp_socket.as_ref()),
         }),
         "InitialDelaySeconds" => d.display(name, ty, p.initial_delay_seconds),
         "TimeoutSeconds" => d.display(name, ty, p.timeout_seconds),
@@ -702,6 +703,41 @@ fn dump_probe<W: fmt::Write>(d: &mut Dump<'_, W>, name: &str, ty: &str, p: Optio
         "FailureThreshold" => d.display(name, ty, p.failure_threshold),
         _ => d.optional(name, ty, p.termination_grace_period_seconds),
     })
+}
+
+/// The Exec, HTTPGet and TCPSocket fields a probe's handler and a lifecycle hook's share.
+fn dump_action<W: fmt::Write>(
+    d: &mut Dump<'_, W>,
+    name: &str,
+    ty: &str,
+    exec: Option<&ExecAction>,
+    http_get: Option<&HttpGetAction>,
+    tcp_socket: Option<&TcpSocketAction>,
+) -> Result<bool, fmt::Error> {
+    match name {
+        "Exec" => d.nested_opt(name, ty, exec, EXEC_ACTION, |d, e, name, ty| match name {
+            "Command" => d.list(name, ty, &e.command, |d, s| d.raw(s)),
+            _ => Ok(false),
+        }),
+        "HTTPGet" => d.nested_opt(name, ty, http_get, HTTP_GET_ACTION, |d, h, name, ty| match name {
+            "Path" => d.string(name, ty, &h.path),
+            "Port" => dump_int_or_string(d, name, ty, &h.port),
+            "Host" => d.string(name, ty, &h.host),
+            "Scheme" => d.string(name, ty, &h.scheme),
+            "HTTPHeaders" => d.list(name, ty, &h.http_headers, |d, hh| {
+                d.fields(HTTP_HEADER, |d, name, ty| match name {
+                    "Name" => d.string(name, ty, &hh.name),
+                    _ => d.string(name, ty, &hh.value),
+                })
+            }),
+            _ => Ok(false),
+        }),
+        "TCPSocket" => d.nested_opt(name, ty, tcp_socket, TCP_SOCKET_ACTION, |d, t, name, ty| match name {
+            "Port" => dump_int_or_string(d, name, ty, &t.port),
+            _ => d.string(name, ty, &t.host),
+        }),
+        _ => Ok(false),
+    }
 }
 
 /// An `intstr.IntOrString` value field.

@@ -32,6 +32,64 @@ pub const BACKOFF_INITIAL: Millis = 10 * SECOND;
 pub const BACKOFF_MAX: Millis = 5 * MINUTE;
 /// The exit code of a simulated process stopped by the kubelet (it exits on SIGTERM; kubeloop's own choice).
 pub const SIGTERM_EXIT_CODE: i32 = 143;
+/// The exit code of a process the kubelet's SIGKILL ends at the end of its grace period (128 + 9).
+pub const SIGKILL_EXIT_CODE: i32 = 137;
+/// `minimumGracePeriodInSeconds`: what a container is always given between SIGTERM and SIGKILL, even when its
+/// preStop hook used up the grace period.
+pub const MINIMUM_GRACE_PERIOD_SECONDS: i64 = 2;
+
+/// How the kubelet stops a running container of a pod being deleted (pkg/kubelet/kuberuntime `killContainer`):
+/// the preStop hook runs first, within the grace period; then SIGTERM; then SIGKILL when what is left of the
+/// grace period (at least [`MINIMUM_GRACE_PERIOD_SECONDS`]) has passed. All of it is known when it begins: the
+/// simulated process's answer to SIGTERM is its behaviour's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StopPlan {
+    /// When the kubelet began to stop it, and the grace period it was given (seconds).
+    pub begun: Millis,
+    pub grace_seconds: i64,
+    /// Whether it has a preStop hook, which runs from `begun` to `sigterm_at`.
+    pub pre_stop: bool,
+    /// When SIGTERM is sent, and when SIGKILL is due.
+    pub sigterm_at: Millis,
+    pub kill_at: Millis,
+    /// When the process ends, and its exit code ([`SIGTERM_EXIT_CODE`], or [`SIGKILL_EXIT_CODE`] at `kill_at`).
+    pub exit_at: Millis,
+    pub exit_code: i32,
+}
+
+impl StopPlan {
+    /// The plan for a process that exits `exit_after` after SIGTERM (`None`: it ignores it), with a preStop hook
+    /// that takes `hook` (`None`: no hook), given `grace_seconds` from `now`.
+    pub(crate) fn new(now: Millis, grace_seconds: i64, hook: Option<Millis>, exit_after: Option<Millis>) -> StopPlan {
+        let grace_seconds = grace_seconds.max(0);
+        let grace = crate::time::seconds(grace_seconds);
+        // executePreStopHook: the hook runs at most the grace period, and what it took (whole seconds) is spent.
+        let ran = hook.filter(|_| grace_seconds > 0).map_or(0, |h| h.min(grace));
+        let left = (grace_seconds - (ran / SECOND) as i64).max(MINIMUM_GRACE_PERIOD_SECONDS);
+        let sigterm_at = now.saturating_add(ran);
+        let kill_at = sigterm_at.saturating_add(crate::time::seconds(left));
+        let (exit_at, exit_code) = match exit_after {
+            Some(d) if sigterm_at.saturating_add(d) < kill_at => (sigterm_at.saturating_add(d), SIGTERM_EXIT_CODE),
+            _ => (kill_at, SIGKILL_EXIT_CODE),
+        };
+        StopPlan { begun: now, grace_seconds, pre_stop: hook.is_some(), sigterm_at, kill_at, exit_at, exit_code }
+    }
+
+    /// The plan when the pod's grace period is shortened to `grace_seconds` (a second delete): the pod worker
+    /// kills again with the shorter period, from now, and SIGKILL comes then if that is sooner.
+    pub(crate) fn shortened(mut self, grace_seconds: i64, now: Millis) -> StopPlan {
+        let by = now.saturating_add(crate::time::seconds(grace_seconds.max(0)));
+        if by < self.kill_at {
+            self.grace_seconds = grace_seconds;
+            self.kill_at = by;
+            self.sigterm_at = self.sigterm_at.min(by);
+            if self.exit_at >= by {
+                (self.exit_at, self.exit_code) = (by, SIGKILL_EXIT_CODE);
+            }
+        }
+        self
+    }
+}
 
 /// The kubelet's container restart and image pull back-off: 10 s doubling to 5 min, without jitter.
 const CONTAINER_BACKOFF: crate::backoff::Backoff = crate::backoff::Backoff::doubling(BACKOFF_INITIAL, BACKOFF_MAX);
@@ -131,6 +189,8 @@ pub struct ContainerRun {
     pub(crate) pull_took: Millis,
     /// This pod's own behaviour for the container (kubeloop's own input), over the image's.
     pub(crate) behaviour: Option<Behaviour>,
+    /// How it is being stopped, once its pod is being deleted.
+    pub(crate) stop: Option<StopPlan>,
 }
 
 pub(crate) fn probe_index(t: ProbeType) -> usize {
@@ -159,6 +219,7 @@ impl ContainerRun {
             start_at: None,
             pull_took: 0,
             behaviour: None,
+            stop: None,
         }
     }
 
@@ -186,6 +247,9 @@ impl ContainerRun {
         if let Some(at) = self.start_at {
             v.push((at, Due::Start));
         }
+        if let Some(p) = self.stop {
+            v.push((p.exit_at, Due::Stop));
+        }
         v
     }
 
@@ -196,6 +260,11 @@ impl ContainerRun {
             Due::Exit => self.exit_at = Some(at),
             Due::Sync => self.sync_at = Some(at),
             Due::Start => self.start_at = Some(at),
+            Due::Stop => {
+                if let Some(p) = &mut self.stop {
+                    p.exit_at = at;
+                }
+            }
         }
     }
 
@@ -234,6 +303,8 @@ pub enum Due {
     Exit,
     Sync,
     Start,
+    /// The process ends as its [`StopPlan`] says.
+    Stop,
 }
 
 /// The first tick of a probe worker that began at `origin`, ticking every `period`, at or after `not_before`.
@@ -266,8 +337,10 @@ pub(crate) fn passes(t: ProbeType, b: &Behaviour, since: Millis, now: Millis) ->
 }
 
 /// The pod status the kubelet reports for containers in these states (`generateAPIPodStatus`): the phase
-/// (`getPhase`), the Ready and ContainersReady conditions, and each container's status.
-pub fn apply_status(st: &mut PodStatus, policy: &str, containers: &[ContainerRun], now: Millis) {
+/// (`getPhase`; a pod being deleted whose containers have all stopped is terminal whatever its restart policy:
+/// Succeeded when every one exited 0, else Failed), the Ready and ContainersReady conditions, and each
+/// container's status.
+pub fn apply_status(st: &mut PodStatus, policy: &str, containers: &[ContainerRun], terminating: bool, now: Millis) {
     let (mut waiting, mut running, mut stopped, mut succeeded) = (0, 0, 0, 0);
     for c in containers {
         match &c.run {
@@ -282,7 +355,13 @@ pub fn apply_status(st: &mut PodStatus, policy: &str, containers: &[ContainerRun
             Run::Waiting { .. } => waiting += 1,
         }
     }
-    st.phase = if waiting > 0 {
+    st.phase = if terminating && running == 0 {
+        if waiting == 0 && stopped == succeeded {
+            PodPhase::Succeeded
+        } else {
+            PodPhase::Failed
+        }
+    } else if waiting > 0 {
         PodPhase::Pending
     } else if running > 0 {
         PodPhase::Running
@@ -299,7 +378,8 @@ pub fn apply_status(st: &mut PodStatus, policy: &str, containers: &[ContainerRun
     let terminal = st.phase.is_terminal();
     for cond in ["Ready", "ContainersReady"] {
         if terminal {
-            set_pod_condition(&mut st.conditions, cond, "False", "PodCompleted", "", now);
+            let reason = if st.phase == PodPhase::Failed { "PodFailed" } else { "PodCompleted" };
+            set_pod_condition(&mut st.conditions, cond, "False", reason, "", now);
         } else if unready.is_empty() {
             set_pod_condition(&mut st.conditions, cond, "True", "", "", now);
         } else {

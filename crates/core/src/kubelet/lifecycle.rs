@@ -217,6 +217,8 @@ impl Kubelet {
                     _ => {}
                 }
             }
+            // Only a container being stopped has one (its pod's stage is Stopping).
+            Due::Stop => {}
         }
     }
 
@@ -326,6 +328,113 @@ impl Kubelet {
             c.sync_at = Some(at);
             due.push((i, Due::Sync, at));
         }
+    }
+}
+
+/// A pod being deleted: the kubelet stops its containers (pkg/kubelet/kuberuntime `killContainersWithSyncResult`,
+/// every container at once): each running one gets its preStop hook, SIGTERM, and SIGKILL at the end of its grace
+/// period ([`StopPlan`]); what is not running stops at once. When every container has stopped, the pod's status
+/// is terminal and the kubelet confirms the delete ([`Kubelet::finish_stop`]).
+impl Kubelet {
+    pub(super) fn begin_stop(
+        &mut self,
+        api: &mut Api,
+        obj: &Object,
+        key: &ObjKey,
+        runtime: &RuntimeConfig,
+        behaviours: &Behaviours,
+        now: Millis,
+    ) -> Vec<PodTimer> {
+        let Some(pod) = obj.as_pod() else { return Vec::new() };
+        // The grace period the API server set: the delete's, else the pod's terminationGracePeriodSeconds.
+        let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(30);
+        let behaviours: Vec<Behaviour> =
+            (0..pod.spec.containers.len()).map(|i| self.behaviour(key, i, behaviours)).collect();
+        let Some(rt) = self.pods.get_mut(key) else { return Vec::new() };
+        rt.stage = Stage::Stopping;
+        let mut due = Vec::new();
+        let mut killing = Vec::new();
+        for (i, (c, spec)) in rt.containers.iter_mut().zip(pod.spec.containers.iter()).enumerate() {
+            // Nothing of it runs any more: no probe, restart, pull or exit of its own but the one planned here.
+            c.probes = [ProbeRun::default(); 3];
+            (c.sync_at, c.start_at) = (None, None);
+            if c.running_since().is_none() {
+                c.exit_at = None;
+                continue;
+            }
+            let b = &behaviours[i];
+            let hook = spec.lifecycle.as_ref().and_then(|l| l.pre_stop.as_ref()).map(|h| match &h.sleep {
+                Some(_) => h.takes(),
+                None => b.pre_stop_takes.unwrap_or_else(|| h.takes()),
+            });
+            let exit_after = match b.on_sigterm {
+                None => Some(api.rng.range(runtime.container_stop.0, runtime.container_stop.1)),
+                Some(Sigterm::ExitAfter(d)) => Some(d),
+                Some(Sigterm::Ignore) => None,
+            };
+            let plan = StopPlan::new(now, grace, hook, exit_after);
+            // Its own exit, if it comes first, ends it as well.
+            c.exit_at = c.exit_at.filter(|at| *at < plan.exit_at);
+            if let Some(at) = c.exit_at {
+                due.push((i, Due::Exit, at));
+            }
+            c.stop = Some(plan);
+            due.push((i, Due::Stop, plan.exit_at));
+            killing.push(format!("Stopping container {}", spec.name));
+        }
+        for msg in &killing {
+            self.recorder.event(api, obj, EventKind::Normal, "Killing", msg);
+        }
+        if due.is_empty() {
+            // Nothing was running (still pulling, or backing off): the status is terminal at once, and the
+            // sandbox goes after the runtime's stop time.
+            self.write_status(api, key, now);
+            let stop = api.rng.range(runtime.container_stop.0, runtime.container_stop.1);
+            return vec![(stop, key.clone(), pod.metadata.uid.clone(), PodStep::Stopped)];
+        }
+        self.timers(key, now, due)
+    }
+
+    /// A container of a pod being deleted ended: at its plan's SIGTERM exit or SIGKILL, or by its own exit first.
+    /// The status says so; when it was the last one, the delete is confirmed [`TERMINATED_POD_CLEANUP`] later.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn container_stopped(
+        &mut self,
+        api: &mut Api,
+        key: &ObjKey,
+        uid: &Str,
+        i: usize,
+        what: Due,
+        behaviours: &Behaviours,
+        now: Millis,
+    ) -> Vec<PodTimer> {
+        let own_code = self.behaviour(key, i, behaviours).exit_code();
+        let Some(rt) = self.pods.get_mut(key) else { return Vec::new() };
+        let Some(c) = rt.containers.get_mut(i) else { return Vec::new() };
+        let Some(since) = c.running_since() else { return Vec::new() };
+        let code = match (what, c.stop) {
+            (Due::Stop, Some(p)) if p.exit_at == now => p.exit_code,
+            (Due::Exit, _) if c.exit_at == Some(now) => own_code,
+            _ => return Vec::new(),
+        };
+        let reason = if code == 0 { "Completed" } else { "Error" };
+        c.run = Run::Exited(Termination { exit_code: code, reason, started: since, finished: now });
+        (c.ready, c.started, c.exit_at, c.stop) = (false, false, None, None);
+        let done = rt.containers.iter().all(|c| c.running_since().is_none());
+        // The last one: the status is terminal (Failed, or Succeeded when every container exited 0).
+        self.write_status(api, key, now);
+        if done {
+            return vec![(TERMINATED_POD_CLEANUP, key.clone(), uid.clone(), PodStep::Stopped)];
+        }
+        Vec::new()
+    }
+
+    /// A pod being deleted whose containers have all stopped, and whose volumes and sandbox are gone: the
+    /// kubelet's status manager confirms the delete (grace 0, the pod's UID as precondition), which removes it.
+    pub(super) fn finish_stop(&mut self, api: &mut Api, key: &ObjKey, uid: &Str) {
+        let opts =
+            DeleteOptions { grace_period_seconds: Some(0), preconditions_uid: Some(uid.clone()), ..Default::default() };
+        let _ = api.delete(Kind::Pod, key, &opts);
     }
 }
 

@@ -11,7 +11,7 @@ use crate::api::{
     s, ContainerState, ContainerStateWaiting, ContainerStatus, Kind, Labels, Lease, Node, NodeAddress, NodeCondition,
     NodeSystemInfo, ObjKey, Object, ObjectMeta, OwnerReference, PodPhase, ProbeType, Quantity, Str, Taint, Time,
 };
-use crate::behaviour::{Behaviour, BehaviourPatch, Behaviours};
+use crate::behaviour::{Behaviour, BehaviourPatch, Behaviours, Sigterm};
 use crate::cause::Cause;
 use crate::client::Api;
 use crate::informer::Cache;
@@ -26,8 +26,8 @@ mod lifecycle;
 use lifecycle::{arm_probes, pulled_message};
 
 pub use containers::{
-    apply_status, BackoffEntry, ContainerRun, Due, ProbeRun, Run, Termination, BACKOFF_INITIAL, BACKOFF_MAX,
-    PLEG_RELIST_PERIOD, SIGTERM_EXIT_CODE,
+    apply_status, BackoffEntry, ContainerRun, Due, ProbeRun, Run, StopPlan, Termination, BACKOFF_INITIAL, BACKOFF_MAX,
+    MINIMUM_GRACE_PERIOD_SECONDS, PLEG_RELIST_PERIOD, SIGKILL_EXIT_CODE, SIGTERM_EXIT_CODE,
 };
 
 /// `nodeLeaseDurationSeconds`.
@@ -108,6 +108,11 @@ impl Default for NodeConfig {
         }
     }
 }
+
+/// From a deleted pod's last container stopping to the kubelet confirming the delete: its sandbox and volumes
+/// removed (`SyncTerminatedPod`) before the status manager may delete it (kubeloop's own figure). The terminal
+/// status is written first, so watchers see the pod Failed or Succeeded before it goes.
+pub const TERMINATED_POD_CLEANUP: Millis = 500;
 
 /// Timings of the container runtime (seeded ranges, milliseconds).
 #[derive(Clone, Debug)]
@@ -430,6 +435,7 @@ impl Kubelet {
         ev: &InformerEvent,
         api: &mut Api,
         runtime: &RuntimeConfig,
+        behaviours: &Behaviours,
         now: Millis,
     ) -> Vec<PodTimer> {
         let mut timers = Vec::new();
@@ -533,16 +539,22 @@ impl Kubelet {
                 timers.push((delay, key, pod.metadata.uid.clone(), PodStep::Started));
             }
             (Some(Stage::Starting | Stage::Running), true) => {
-                if let Some(r) = self.pods.get_mut(&key) {
-                    r.stage = Stage::Stopping;
+                timers.extend(self.begin_stop(api, obj, &key, runtime, behaviours, now));
+            }
+            (Some(Stage::Stopping), true) => {
+                // A second delete may only shorten the grace period: SIGKILL comes sooner.
+                let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(0);
+                let Some(rt) = self.pods.get_mut(&key) else { return timers };
+                let mut due = Vec::new();
+                for (i, c) in rt.containers.iter_mut().enumerate() {
+                    let Some(plan) = c.stop else { continue };
+                    let next = plan.shortened(grace, now);
+                    if next != plan {
+                        c.stop = Some(next);
+                        due.push((i, Due::Stop, next.exit_at));
+                    }
                 }
-                for c in &pod.spec.containers {
-                    let msg = format!("Stopping container {}", c.name);
-                    self.recorder.event(api, obj, EventKind::Normal, "Killing", &msg);
-                }
-                let grace = crate::time::seconds(pod.metadata.deletion_grace_period_seconds.unwrap_or(30));
-                let stop = api.rng.range(runtime.container_stop.0, runtime.container_stop.1).min(grace);
-                timers.push((stop, key, pod.metadata.uid.clone(), PodStep::Stopped));
+                timers.extend(self.timers(&key, now, due));
             }
             // Our status was lost or overwritten (e.g. after a restart): report again.
             (Some(Stage::Running), false)
@@ -586,6 +598,7 @@ impl Kubelet {
         evs: &[InformerEvent],
         api: &mut Api,
         runtime: &RuntimeConfig,
+        behaviours: &Behaviours,
         now: Millis,
     ) -> Vec<(Millis, KubeletTimer)> {
         self.work.notifications += evs.len() as u64;
@@ -593,7 +606,7 @@ impl Kubelet {
         let outer = api.cause();
         for ev in evs {
             api.because(Cause::KubeletWatch { node: node as u32, rv: ev.object().meta().resource_version });
-            timers.extend(self.handle(ev, api, runtime, now));
+            timers.extend(self.handle(ev, api, runtime, behaviours, now));
         }
         api.because(outer);
         KubeletTimer::pods(timers).collect()
@@ -647,16 +660,12 @@ impl Kubelet {
                 }
                 self.write_status(api, key, now);
             }
-            (PodStep::Stopped, Stage::Stopping) => {
-                let opts = DeleteOptions {
-                    grace_period_seconds: Some(0),
-                    preconditions_uid: Some(uid.clone()),
-                    ..Default::default()
-                };
-                let _ = api.delete(Kind::Pod, key, &opts);
-            }
+            (PodStep::Stopped, Stage::Stopping) => self.finish_stop(api, key, uid),
             (PodStep::Container { index, due: what }, Stage::Running) => {
                 self.container_step(api, pods, key, usize::from(index), what, runtime, behaviours, now, &mut due);
+            }
+            (PodStep::Container { index, due: what @ (Due::Stop | Due::Exit) }, Stage::Stopping) => {
+                return self.container_stopped(api, key, uid, usize::from(index), what, behaviours, now);
             }
             _ => {}
         }
@@ -686,10 +695,11 @@ impl Kubelet {
     fn write_status(&mut self, api: &mut Api, key: &ObjKey, now: Millis) {
         let Some(rt) = self.pods.get(key) else { return };
         let containers = &rt.containers;
+        let terminating = rt.stage == Stage::Stopping;
         let _ = api.patch(Kind::Pod, key, Subresource::Status, |o| {
             if let Object::Pod(p) = o {
                 let policy = p.spec.restart_policy.clone();
-                apply_status(&mut p.status, &policy, containers, now);
+                apply_status(&mut p.status, &policy, containers, terminating, now);
             }
         });
     }

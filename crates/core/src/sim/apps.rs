@@ -107,4 +107,13 @@ impl Sim {
                 .collect(),
         )
     }
+
+    /// How the kubelet is stopping a pod being deleted: each container it stops, with its plan (preStop until,
+    /// SIGTERM, SIGKILL due); `None` when no live kubelet is stopping it. Read uncounted (the page's countdown).
+    pub fn pod_stopping(&self, key: &ObjKey) -> Option<Vec<(Str, crate::kubelet::StopPlan)>> {
+        let pod = self.store.peek(Kind::Pod, key)?.as_pod()?;
+        let k = self.kubelet(&pod.spec.node_name).filter(|k| k.alive)?;
+        let rt = k.pods.get(key).filter(|r| r.uid == pod.metadata.uid && r.stage == crate::kubelet::Stage::Stopping)?;
+        Some(rt.containers.iter().filter_map(|c| Some((c.name.clone(), c.stop?))).collect())
+    }
 }

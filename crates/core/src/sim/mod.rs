@@ -615,10 +615,10 @@ impl Sim {
             }
             Owner::Kubelet(n) => {
                 let now = self.now;
-                let Sim { kubelets, kubelet_rngs, store, config, .. } = self;
+                let Sim { kubelets, kubelet_rngs, store, config, behaviours, .. } = self;
                 let k = &mut kubelets[n];
                 let mut api = Api::new(store, k.client, now, &mut kubelet_rngs[n]);
-                let next = k.on_notifications(n, &evs, &mut api, &config.runtime, now);
+                let next = k.on_notifications(n, &evs, &mut api, &config.runtime, behaviours, now);
                 self.schedule_kubelet_timers(n, next);
             }
         }

@@ -380,11 +380,12 @@ impl Store {
             return Ok(current);
         }
         self.count(client).updates += 1;
-        // The last finalizer is gone: the update becomes the delete (one write, one DELETED event). A namespace
-        // also waits for its `spec.finalizers` (ShouldDeleteNamespaceDuringUpdate).
+        // The last finalizer is gone from an object deleted with no grace period left: the update becomes the
+        // delete (ShouldDeleteDuringUpdate; one write, one DELETED event). A pod in its grace period stays until
+        // its kubelet's delete. A namespace also waits for its `spec.finalizers` (ShouldDeleteNamespaceDuringUpdate).
         if next.meta().is_terminating()
             && next.meta().finalizers.is_empty()
-            && !is_graceful_pod(&next)
+            && current.meta().deletion_grace_period_seconds == Some(0)
             && next.as_namespace().is_none_or(|n| n.spec.finalizers.is_empty())
         {
             return Ok(self.remove(Rc::new(next), now));
@@ -718,14 +719,6 @@ impl Store {
             }
         }
     }
-}
-
-fn is_graceful_pod(obj: &Object) -> bool {
-    obj.as_pod().is_some_and(|p| {
-        p.metadata.deletion_grace_period_seconds.unwrap_or(0) > 0
-            && !p.spec.node_name.is_empty()
-            && !p.status.phase.is_terminal()
-    })
 }
 
 /// A Main update of a namespace keeps its `spec.finalizers` (namespaceStrategy.PrepareForUpdate): only the

@@ -375,7 +375,43 @@ fn container(c: &Container) -> Value {
         .opt("livenessProbe", c.liveness_probe.as_ref().map(probe))
         .opt("readinessProbe", c.readiness_probe.as_ref().map(probe))
         .opt("startupProbe", c.startup_probe.as_ref().map(probe))
+        .opt("lifecycle", c.lifecycle.as_ref().map(lifecycle))
         .done()
+}
+
+fn lifecycle(l: &Lifecycle) -> Value {
+    let hook = |h: &LifecycleHandler| {
+        Fields::default()
+            .opt("exec", h.exec.as_ref().map(exec))
+            .opt("httpGet", h.http_get.as_ref().map(http_get))
+            .opt("tcpSocket", h.tcp_socket.as_ref().map(tcp_socket))
+            .opt("sleep", h.sleep.as_ref().map(|s| Fields::default().int("seconds", s.seconds).done()))
+            .done()
+    };
+    Fields::default()
+        .opt("postStart", l.post_start.as_ref().map(hook))
+        .opt("preStop", l.pre_stop.as_ref().map(hook))
+        .done()
+}
+
+fn exec(e: &ExecAction) -> Value {
+    Fields::default().strings("command", &e.command).done()
+}
+
+fn http_get(h: &HttpGetAction) -> Value {
+    Fields::default()
+        .text_nonempty("path", &h.path)
+        .put("port", int_or_string(&h.port))
+        .text_nonempty("host", &h.host)
+        .text_nonempty("scheme", &h.scheme)
+        .list("httpHeaders", &h.http_headers, |h| {
+            Fields::default().text("name", &h.name).text("value", &h.value).done()
+        })
+        .done()
+}
+
+fn tcp_socket(t: &TcpSocketAction) -> Value {
+    Fields::default().put("port", int_or_string(&t.port)).text_nonempty("host", &t.host).done()
 }
 
 fn source_ref(r: &SourceRef) -> Value {
@@ -400,27 +436,13 @@ fn env_var(e: &EnvVar) -> Value {
 }
 
 fn probe(p: &Probe) -> Value {
-    let http = |h: &HttpGetAction| {
-        Fields::default()
-            .text_nonempty("path", &h.path)
-            .put("port", int_or_string(&h.port))
-            .text_nonempty("host", &h.host)
-            .text_nonempty("scheme", &h.scheme)
-            .list("httpHeaders", &h.http_headers, |h| {
-                Fields::default().text("name", &h.name).text("value", &h.value).done()
-            })
-            .done()
-    };
-    let tcp = |t: &TcpSocketAction| {
-        Fields::default().put("port", int_or_string(&t.port)).text_nonempty("host", &t.host).done()
-    };
     let grpc = |g: &GrpcAction| {
         Fields::default().int("port", g.port.into()).opt("service", g.service.as_ref().map(|s| string(s))).done()
     };
     Fields::default()
-        .opt("exec", p.exec.as_ref().map(|e| Fields::default().strings("command", &e.command).done()))
-        .opt("httpGet", p.http_get.as_ref().map(http))
-        .opt("tcpSocket", p.tcp_socket.as_ref().map(tcp))
+        .opt("exec", p.exec.as_ref().map(exec))
+        .opt("httpGet", p.http_get.as_ref().map(http_get))
+        .opt("tcpSocket", p.tcp_socket.as_ref().map(tcp_socket))
         .opt("grpc", p.grpc.as_ref().map(grpc))
         .int_nonzero("initialDelaySeconds", p.initial_delay_seconds.into())
         .int_nonzero("timeoutSeconds", p.timeout_seconds.into())

@@ -57,13 +57,11 @@ fn unknown_kind_and_api_version_are_errors_on_the_kind_line() {
 
 #[test]
 fn real_but_unsimulated_fields_warn_with_their_path_and_line() {
-    let text = WEB.replace(
-        "        resources:\n",
-        "        lifecycle:\n          preStop: {exec: {command: [sleep, '5']}}\n        resources:\n",
-    );
+    let text =
+        WEB.replace("        resources:\n", "        terminationMessagePath: /dev/last-words\n        resources:\n");
     let (_, warnings) = parse(&text).expect("accepted");
     assert_eq!(warnings.len(), 1);
-    assert_eq!(warnings[0].path, "spec.template.spec.containers[0].lifecycle");
+    assert_eq!(warnings[0].path, "spec.template.spec.containers[0].terminationMessagePath");
     assert_eq!(warnings[0].line, 22);
     assert!(warnings[0].to_string().contains("not simulated"));
 }

@@ -56,7 +56,7 @@ pub(super) struct RawAction {
     serde(
         deny_unknown_fields,
         rename_all = "camelCase",
-        expecting = "a mapping with one of image, pod or podOf, and namespace, container, readiness, liveness, startsAfter, crashAfter, exitCode, pullable, crash"
+        expecting = "a mapping with one of image, pod or podOf, and namespace, container, readiness, liveness, startsAfter, crashAfter, exitCode, pullable, crash, sigterm, preStop"
     )
 )]
 pub(super) struct RawApp {
@@ -85,6 +85,11 @@ pub(super) struct RawApp {
     pullable: Option<bool>,
     #[cfg_attr(test, serde(default))]
     crash: Option<bool>,
+    /// `ignore`, `exit` or a duration: what the process does on SIGTERM.
+    #[cfg_attr(test, serde(default))]
+    sigterm: Option<String>,
+    #[cfg_attr(test, serde(default))]
+    pre_stop: Option<Dur>,
 }
 
 /// A fraction: `0.3` or `"30%"`.
@@ -427,10 +432,10 @@ fn fault<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawFault> {
 
 fn app<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawApp> {
     let shape = Shape {
-        expected: "a mapping with one of image, pod or podOf, and namespace, container, readiness, liveness, startsAfter, crashAfter, exitCode, pullable, crash",
+        expected: "a mapping with one of image, pod or podOf, and namespace, container, readiness, liveness, startsAfter, crashAfter, exitCode, pullable, crash, sigterm, preStop",
         names: &[
             "image", "pod", "podOf", "namespace", "container", "readiness", "liveness", "startsAfter", "crashAfter",
-            "exitCode", "pullable", "crash",
+            "exitCode", "pullable", "crash", "sigterm", "preStop",
         ],
         required: &[],
         strict: true,
@@ -448,6 +453,8 @@ fn app<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawApp> {
         exit_code: None,
         pullable: None,
         crash: None,
+        sigterm: None,
+        pre_stop: None,
     };
     cx.fields(n, &shape, &mut |cx, key, v| {
         match key {
@@ -462,7 +469,9 @@ fn app<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawApp> {
             "crashAfter" => a.crash_after = cx.option(v, dur)?,
             "exitCode" => a.exit_code = cx.option(v, Cx::i32)?,
             "pullable" => a.pullable = cx.option(v, Cx::bool)?,
-            _ => a.crash = cx.option(v, Cx::bool)?,
+            "crash" => a.crash = cx.option(v, Cx::bool)?,
+            "sigterm" => a.sigterm = opt_string(cx, v)?,
+            _ => a.pre_stop = cx.option(v, dur)?,
         }
         Ok(())
     })?;

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use super::*;
+use crate::behaviour::Sigterm;
 use crate::time::go_duration_string;
 
 /// A string as a double-quoted YAML scalar.
@@ -134,6 +135,15 @@ fn app_yaml(a: &AppAction) -> String {
     }
     if let Some(v) = p.unpullable {
         parts.push(format!("pullable: {}", !v));
+    }
+    match p.on_sigterm {
+        Some(Some(Sigterm::Ignore)) => parts.push("sigterm: ignore".into()),
+        Some(Some(Sigterm::ExitAfter(d))) => parts.push(format!("sigterm: {}", go_duration_string(d))),
+        Some(None) => parts.push("sigterm: exit".into()),
+        None => {}
+    }
+    if let Some(Some(d)) = p.pre_stop_takes {
+        parts.push(format!("preStop: {}", go_duration_string(d)));
     }
     if a.crash {
         parts.push("crash: true".into());

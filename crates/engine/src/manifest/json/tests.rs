@@ -426,6 +426,15 @@ fn pod_spec_json() -> Value {
             "livenessProbe": probe_json(json!(8080), json!("http")),
             "readinessProbe": probe_json(json!("http"), json!(80)),
             "startupProbe": probe_json(json!(-1), json!("25%")),
+            "lifecycle": {"postStart": {"exec": {"command": ["touch", "/ready"]},
+                                        "httpGet": {"path": "/start", "port": 80, "scheme": "HTTP"},
+                                        "tcpSocket": {"port": 80}}},
+        }, {
+            "name": "d", "image": "busybox:1.36",
+            "lifecycle": {"preStop": {"sleep": {"seconds": 0}}},
+        }, {
+            "name": "e", "image": "busybox:1.36",
+            "lifecycle": {"preStop": {"sleep": {"seconds": 5}}},
         }],
         "nodeName": "node-1", "nodeSelector": {"disk": "ssd"},
         "tolerations": [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute",

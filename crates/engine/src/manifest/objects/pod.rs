@@ -66,6 +66,7 @@ pub(super) fn container<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Container> {
         "livenessProbe",
         "readinessProbe",
         "startupProbe",
+        "lifecycle",
         "env",
         "envFrom",
     ];
@@ -81,6 +82,7 @@ pub(super) fn container<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Container> {
             "livenessProbe" => c.liveness_probe = cx.option(v, probe)?,
             "readinessProbe" => c.readiness_probe = cx.option(v, probe)?,
             "startupProbe" => c.startup_probe = cx.option(v, probe)?,
+            "lifecycle" => c.lifecycle = cx.option(v, lifecycle)?,
             "env" => c.env = cx.seq(v, env_var)?,
             _ => c.env_from = cx.seq(v, env_from)?,
         }
@@ -206,33 +208,9 @@ pub(super) fn probe<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Probe> {
     ];
     object(cx, n, "Probe", NAMES, &[], |p: &mut Probe, cx, key, v| {
         match key {
-            "exec" => {
-                p.exec = cx.option(v, |cx, v| {
-                    object(cx, v, "ExecAction", &["command"], &[], |e: &mut ExecAction, cx, _, v| {
-                        e.command = cx.strings(v)?;
-                        Ok(())
-                    })
-                })?
-            }
+            "exec" => p.exec = cx.option(v, exec_action)?,
             "httpGet" => p.http_get = cx.option(v, http_get)?,
-            "tcpSocket" => {
-                p.tcp_socket = cx.option(v, |cx, v| {
-                    object(
-                        cx,
-                        v,
-                        "TcpSocketAction",
-                        &["port", "host"],
-                        &["port"],
-                        |t: &mut TcpSocketAction, cx, k, v| {
-                            match k {
-                                "port" => t.port = int_or_string(cx, v)?,
-                                _ => t.host = cx.string(v)?,
-                            }
-                            Ok(())
-                        },
-                    )
-                })?
-            }
+            "tcpSocket" => p.tcp_socket = cx.option(v, tcp_socket)?,
             "grpc" => {
                 p.grpc = cx.option(v, |cx, v| {
                     object(cx, v, "GrpcAction", &["port", "service"], &["port"], |g: &mut GrpcAction, cx, k, v| {
@@ -250,6 +228,52 @@ pub(super) fn probe<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Probe> {
             "successThreshold" => p.success_threshold = cx.i32(v)?,
             "failureThreshold" => p.failure_threshold = cx.i32(v)?,
             _ => p.termination_grace_period_seconds = cx.option(v, Cx::i64)?,
+        }
+        Ok(())
+    })
+}
+
+fn exec_action<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<ExecAction> {
+    object(cx, n, "ExecAction", &["command"], &[], |e: &mut ExecAction, cx, _, v| {
+        e.command = cx.strings(v)?;
+        Ok(())
+    })
+}
+
+fn tcp_socket<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<TcpSocketAction> {
+    object(cx, n, "TcpSocketAction", &["port", "host"], &["port"], |t: &mut TcpSocketAction, cx, k, v| {
+        match k {
+            "port" => t.port = int_or_string(cx, v)?,
+            _ => t.host = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn lifecycle<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Lifecycle> {
+    object(cx, n, "Lifecycle", &["postStart", "preStop"], &[], |l: &mut Lifecycle, cx, key, v| {
+        let hook = cx.option(v, |cx, v| {
+            const NAMES: &[&str] = &["exec", "httpGet", "tcpSocket", "sleep"];
+            object(cx, v, "LifecycleHandler", NAMES, &[], |h: &mut LifecycleHandler, cx, key, v| {
+                match key {
+                    "exec" => h.exec = cx.option(v, exec_action)?,
+                    "httpGet" => h.http_get = cx.option(v, http_get)?,
+                    "tcpSocket" => h.tcp_socket = cx.option(v, tcp_socket)?,
+                    _ => {
+                        h.sleep = cx.option(v, |cx, v| {
+                            object(cx, v, "SleepAction", &["seconds"], &["seconds"], |s: &mut SleepAction, cx, _, v| {
+                                s.seconds = cx.i64(v)?;
+                                Ok(())
+                            })
+                        })?
+                    }
+                }
+                Ok(())
+            })
+        })?;
+        match key {
+            "postStart" => l.post_start = hook,
+            _ => l.pre_stop = hook,
         }
         Ok(())
     })

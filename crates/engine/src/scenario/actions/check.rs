@@ -2,6 +2,7 @@
 //! and the `ActionParser` that makes an `Action` of a raw one.
 
 use super::*;
+use crate::behaviour::Sigterm;
 
 /// A period of a `mode:` action: 0 when `off` allows it (the period is then off), else from [`MIN_PERIOD`] to
 /// [`MAX_PERIOD`]. The error says why (`resync`: client-go's minimum).
@@ -395,6 +396,18 @@ impl<'a> ActionParser<'a> {
             }
         };
         let nonzero = |d: Option<Dur>| d.map(|Dur(v)| (v > 0).then_some(v));
+        let on_sigterm = match a.sigterm.as_deref() {
+            None => None,
+            Some("exit") => Some(None),
+            Some("ignore") => Some(Some(Sigterm::Ignore)),
+            Some(d) => match parse_duration(d) {
+                Ok(ms) => Some(Some(Sigterm::ExitAfter(ms))),
+                Err(_) => {
+                    let msg = format!("{}: {:?} is not ignore, exit or a duration", at.what("app.sigterm"), echo(d));
+                    return Err(self.err(at, &["app", "sigterm"], msg));
+                }
+            },
+        };
         let patch = BehaviourPatch {
             readiness_fails: check("readiness", a.readiness)?,
             liveness_fails: check("liveness", a.liveness)?,
@@ -402,11 +415,13 @@ impl<'a> ActionParser<'a> {
             crash_after: nonzero(a.crash_after),
             exit_code: a.exit_code.map(Some),
             unpullable: a.pullable.map(|p| !p),
+            on_sigterm,
+            pre_stop_takes: a.pre_stop.map(|Dur(v)| Some(v)),
         };
         let crash = a.crash.unwrap_or(false);
         if patch.is_empty() && !crash {
             let msg = format!(
-                "{}: say what the application does: readiness, liveness, startsAfter, crashAfter, exitCode, pullable or crash",
+                "{}: say what the application does: readiness, liveness, startsAfter, crashAfter, exitCode, pullable, crash, sigterm or preStop",
                 at.what("app")
             );
             return Err(ScenarioError::at(at.line, msg));
