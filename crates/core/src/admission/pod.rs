@@ -5,8 +5,8 @@
 use super::{invalid_each, meta, nonnegative, nonnegative_quantity, q, FieldError};
 use crate::api::names;
 use crate::api::{
-    Container, IntOrString, Labels, LifecycleHandler, Pod, PodSpec, PodTemplateSpec, Probe, ProbeType, Toleration,
-    Volume,
+    Container, IntOrString, Labels, LifecycleHandler, NodeAffinity, NodeSelectorTerm, Pod, PodSpec, PodTemplateSpec,
+    Probe, ProbeType, Toleration, Volume,
 };
 
 /// `controller.kubernetes.io/pod-deletion-cost`: a 32-bit integer when set.
@@ -82,7 +82,67 @@ pub(super) fn validate_pod_spec(spec: &PodSpec, path: &str, errs: &mut Vec<Field
     if !spec.node_name.is_empty() {
         invalid_each(&format!("{path}.nodeName"), &spec.node_name, names::dns1123_subdomain(&spec.node_name), errs);
     }
+    if let Some(na) = spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref()) {
+        node_affinity(na, &format!("{path}.affinity.nodeAffinity"), errs);
+    }
     tolerations(&spec.tolerations, &format!("{path}.tolerations"), errs);
+}
+
+/// `validateNodeAffinity`: at least one required term; each term's requirements (`ValidateNodeSelectorTerm`).
+fn node_affinity(na: &NodeAffinity, path: &str, errs: &mut Vec<FieldError>) {
+    if let Some(sel) = &na.required_during_scheduling_ignored_during_execution {
+        let at = format!("{path}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+        if sel.node_selector_terms.is_empty() {
+            errs.push(FieldError::required_because(&at, "must have at least one node selector term"));
+        }
+        for (i, t) in sel.node_selector_terms.iter().enumerate() {
+            node_selector_term(t, &format!("{at}[{i}]"), errs);
+        }
+    }
+}
+
+/// `ValidateNodeSelectorTerm`: each expression (`ValidateNodeSelectorRequirement`) and each field requirement
+/// (`ValidateNodeFieldSelectorRequirement`: `metadata.name`, In or NotIn, one value).
+fn node_selector_term(t: &NodeSelectorTerm, path: &str, errs: &mut Vec<FieldError>) {
+    for (i, r) in t.match_expressions.iter().enumerate() {
+        let at = format!("{path}.matchExpressions[{i}]");
+        let n = r.values.len();
+        match &*r.operator {
+            "In" | "NotIn" if n == 0 => errs.push(FieldError::required_because(
+                format!("{at}.values"),
+                "must be specified when `operator` is 'In' or 'NotIn'",
+            )),
+            "Exists" | "DoesNotExist" if n > 0 => errs.push(FieldError::forbidden(
+                format!("{at}.values"),
+                "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            )),
+            "Gt" | "Lt" if n != 1 => errs.push(FieldError::required_because(
+                format!("{at}.values"),
+                "must be specified single value when `operator` is 'Lt' or 'Gt'",
+            )),
+            "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt" => {}
+            other => {
+                errs.push(FieldError::invalid(format!("{at}.operator"), q(other), "not a valid selector operator"))
+            }
+        }
+        invalid_each(&format!("{at}.key"), &r.key, names::qualified_name(&r.key), errs);
+    }
+    for (i, r) in t.match_fields.iter().enumerate() {
+        let at = format!("{path}.matchFields[{i}]");
+        match &*r.operator {
+            "In" | "NotIn" if r.values.len() != 1 => errs.push(FieldError::required_because(
+                format!("{at}.values"),
+                "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+            )),
+            "In" | "NotIn" => {}
+            other => {
+                errs.push(FieldError::invalid(format!("{at}.operator"), q(other), "not a valid selector operator"))
+            }
+        }
+        if &*r.key != "metadata.name" {
+            errs.push(FieldError::not_supported(format!("{at}.key"), q(&r.key), &["metadata.name"]));
+        }
+    }
 }
 
 /// `ValidateVolumes` for the sources kubeloop reads (emptyDir, secret, configMap; a volume of another type is

@@ -2,6 +2,7 @@
 //! field names (camelCase in YAML/JSON). One typed struct per API type; strings that repeat across many objects
 //! (names, labels, images) are shared `Rc<str>`.
 
+pub mod affinity;
 pub mod conditions;
 pub mod config;
 pub mod endpointslice;
@@ -22,6 +23,7 @@ pub mod types;
 use std::fmt;
 use std::rc::Rc;
 
+pub use affinity::{Affinity, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
 pub use conditions::{set_condition, Placement};
 pub use config::{ConfigMap, LocalObjectReference, Secret, ServiceAccount};
 pub use endpointslice::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice, SeenEndpoint, ServiceEndpoints};

@@ -224,6 +224,8 @@ pub struct PodSpec {
     pub node_name: Str,
     #[serde(default, skip_serializing_if = "Labels::is_empty")]
     pub node_selector: Labels,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<super::Affinity>,
     /// Shared by the copies of the spec, as `containers` is.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tolerations: Shared<Vec<Toleration>>,

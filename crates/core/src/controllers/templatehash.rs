@@ -21,8 +21,9 @@ use std::fmt;
 
 use crate::api::quantity::GoAmount;
 use crate::api::{
-    Container, ContainerPort, EnvFromSource, EnvVar, ExecAction, HttpGetAction, IntOrString, Labels, ObjectMeta,
-    PodSpec, PodTemplateSpec, Probe, Quantity, ResourceList, TcpSocketAction, Toleration, Volume,
+    Container, ContainerPort, EnvFromSource, EnvVar, ExecAction, HttpGetAction, IntOrString, Labels,
+    NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta, PodSpec, PodTemplateSpec, Probe, Quantity, ResourceList,
+    TcpSocketAction, Toleration, Volume,
 };
 
 /// `rand.SafeEncodeString`'s alphabet (no vowels, no confusable characters).
@@ -326,6 +327,30 @@ const RESOURCE_REQUIREMENTS: Fields = &[
     ("Claims", "[]v1.ResourceClaim", Zero::Nil),
 ];
 
+const AFFINITY: Fields = &[
+    ("NodeAffinity", "*v1.NodeAffinity", Zero::Nil),
+    ("PodAffinity", "*v1.PodAffinity", Zero::Nil),
+    ("PodAntiAffinity", "*v1.PodAntiAffinity", Zero::Nil),
+];
+
+const NODE_AFFINITY: Fields = &[
+    ("RequiredDuringSchedulingIgnoredDuringExecution", "*v1.NodeSelector", Zero::Nil),
+    ("PreferredDuringSchedulingIgnoredDuringExecution", "[]v1.PreferredSchedulingTerm", Zero::Nil),
+];
+
+const NODE_SELECTOR: Fields = &[("NodeSelectorTerms", "[]v1.NodeSelectorTerm", Zero::Nil)];
+
+const NODE_SELECTOR_TERM: Fields = &[
+    ("MatchExpressions", "[]v1.NodeSelectorRequirement", Zero::Nil),
+    ("MatchFields", "[]v1.NodeSelectorRequirement", Zero::Nil),
+];
+
+const NODE_SELECTOR_REQUIREMENT: Fields = &[
+    ("Key", "string", Zero::Str),
+    ("Operator", "v1.NodeSelectorOperator", Zero::Str),
+    ("Values", "[]string", Zero::Nil),
+];
+
 const TOLERATION: Fields = &[
     ("Key", "string", Zero::Str),
     ("Operator", "v1.TolerationOperator", Zero::Str),
@@ -568,6 +593,20 @@ fn dump_spec<W: fmt::Write>(d: &mut Dump<'_, W>, s: &PodSpec) -> fmt::Result {
         }
         "SchedulerName" => d.string(name, ty, &s.scheduler_name),
         "Tolerations" => d.list(name, ty, &s.tolerations, dump_toleration),
+        "Affinity" => d.nested_opt(name, ty, s.affinity.as_ref(), AFFINITY, |d, a, name, ty| match name {
+            "NodeAffinity" => {
+                d.nested_opt(name, ty, a.node_affinity.as_ref(), NODE_AFFINITY, |d, n, name, ty| match name {
+                    "RequiredDuringSchedulingIgnoredDuringExecution" => {
+                        let sel = n.required_during_scheduling_ignored_during_execution.as_ref();
+                        d.nested_opt(name, ty, sel, NODE_SELECTOR, |d, sel, name, ty| {
+                            d.list(name, ty, &sel.node_selector_terms, dump_term)
+                        })
+                    }
+                    _ => Ok(false),
+                })
+            }
+            _ => Ok(false),
+        }),
         "Priority" => d.optional(name, ty, s.priority),
         _ => Ok(false),
     })
@@ -762,6 +801,21 @@ fn dump_port<W: fmt::Write>(d: &mut Dump<'_, W>, p: &ContainerPort) -> fmt::Resu
         "ContainerPort" => d.display(name, ty, p.container_port),
         "Protocol" => d.string(name, ty, &p.protocol),
         _ => Ok(false),
+    })
+}
+
+/// A `v1.NodeSelectorTerm` value (its expressions and fields, each a requirement).
+fn dump_term<W: fmt::Write>(d: &mut Dump<'_, W>, t: &NodeSelectorTerm) -> fmt::Result {
+    let req = |d: &mut Dump<'_, W>, r: &NodeSelectorRequirement| {
+        d.fields(NODE_SELECTOR_REQUIREMENT, |d, name, ty| match name {
+            "Key" => d.string(name, ty, &r.key),
+            "Operator" => d.string(name, ty, &r.operator),
+            _ => d.list(name, ty, &r.values, |d, s| d.raw(s)),
+        })
+    };
+    d.fields(NODE_SELECTOR_TERM, |d, name, ty| match name {
+        "MatchExpressions" => d.list(name, ty, &t.match_expressions, req),
+        _ => d.list(name, ty, &t.match_fields, req),
     })
 }
 

@@ -301,6 +301,7 @@ fn pod_spec(s: &PodSpec) -> Value {
         .put("containers", array(&s.containers[..], container))
         .text_nonempty("nodeName", &s.node_name)
         .labels("nodeSelector", &s.node_selector)
+        .opt("affinity", s.affinity.as_ref().map(affinity))
         .list("tolerations", &s.tolerations[..], |t| {
             Fields::default()
                 .text_nonempty("key", &t.key)
@@ -412,6 +413,26 @@ fn http_get(h: &HttpGetAction) -> Value {
 
 fn tcp_socket(t: &TcpSocketAction) -> Value {
     Fields::default().put("port", int_or_string(&t.port)).text_nonempty("host", &t.host).done()
+}
+
+fn affinity(a: &Affinity) -> Value {
+    let node = |n: &NodeAffinity| {
+        let required = n.required_during_scheduling_ignored_during_execution.as_ref().map(|sel| {
+            Fields::default().put("nodeSelectorTerms", array(&sel.node_selector_terms, node_selector_term)).done()
+        });
+        Fields::default().opt("requiredDuringSchedulingIgnoredDuringExecution", required).done()
+    };
+    Fields::default().opt("nodeAffinity", a.node_affinity.as_ref().map(node)).done()
+}
+
+fn node_selector_term(t: &NodeSelectorTerm) -> Value {
+    let req = |r: &NodeSelectorRequirement| {
+        Fields::default().text("key", &r.key).text("operator", &r.operator).strings("values", &r.values).done()
+    };
+    Fields::default()
+        .list("matchExpressions", &t.match_expressions, req)
+        .list("matchFields", &t.match_fields, req)
+        .done()
 }
 
 fn source_ref(r: &SourceRef) -> Value {

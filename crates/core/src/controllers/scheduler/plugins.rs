@@ -38,8 +38,8 @@ pub(super) fn filter_plugin(i: usize, pod: &Pod, u: &Usage, n: &NodeInfo) -> Vec
                 reasons.push(format!("node(s) had untolerated taint {{{}: {}}}", t.key, t.value));
             }
         }
-        // nodeSelector
-        3 if !pod.spec.node_selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) => {
+        // nodeSelector and the required node affinity
+        3 if !node_affinity_matches(pod, n) => {
             reasons.push("node(s) didn't match Pod's node affinity/selector".into());
         }
         4 => {
@@ -56,6 +56,13 @@ pub(super) fn filter_plugin(i: usize, pod: &Pod, u: &Usage, n: &NodeInfo) -> Vec
         _ => {}
     }
     reasons
+}
+
+/// NodeAffinity's filter (`GetRequiredNodeAffinity(pod).Match(node)`): the pod's nodeSelector and its required
+/// node affinity terms both hold for the node.
+pub(super) fn node_affinity_matches(pod: &Pod, n: &NodeInfo) -> bool {
+    pod.spec.node_selector.iter().all(|(k, v)| n.labels.get(k) == Some(v))
+        && pod.spec.affinity.as_ref().is_none_or(|a| a.required_matches(&n.labels, &n.name))
 }
 
 /// NodeResourcesFit's place in [`FILTER_PLUGINS`]: a node only it rejects could make room by preemption.
@@ -221,7 +228,7 @@ pub(super) fn spread_scores(pod: &Pod, feasible: &[&NodeInfo], nodes: &NodeTable
     for (name, count) in &counts.per_node {
         let Some(n) = nodes.get(name) else { continue };
         on_node.insert(n, *count);
-        if !pod.spec.node_selector.iter().all(|(k, v)| n.labels.get(k) == Some(v)) {
+        if !node_affinity_matches(pod, n) {
             continue;
         }
         let z = zone_of(n);

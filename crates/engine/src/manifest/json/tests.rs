@@ -437,6 +437,13 @@ fn pod_spec_json() -> Value {
             "lifecycle": {"preStop": {"sleep": {"seconds": 5}}},
         }],
         "nodeName": "node-1", "nodeSelector": {"disk": "ssd"},
+        "affinity": {"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]}],
+                 "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["node-1"]}]},
+                {"matchExpressions": [{"key": "gpu", "operator": "Exists"}]},
+            ]},
+        }},
         "tolerations": [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute",
                          "tolerationSeconds": 60}],
         "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler",

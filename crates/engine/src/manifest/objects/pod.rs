@@ -30,6 +30,7 @@ pub(super) fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
         "containers",
         "nodeName",
         "nodeSelector",
+        "affinity",
         "tolerations",
         "restartPolicy",
         "terminationGracePeriodSeconds",
@@ -43,6 +44,7 @@ pub(super) fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
             "containers" => s.containers = cx.seq(v, container)?.into(),
             "nodeName" => s.node_name = cx.string(v)?,
             "nodeSelector" => s.node_selector = cx.labels(v)?,
+            "affinity" => s.affinity = cx.option(v, affinity)?,
             "tolerations" => s.tolerations = cx.seq(v, toleration)?.into(),
             "restartPolicy" => s.restart_policy = cx.string(v)?,
             "terminationGracePeriodSeconds" => s.termination_grace_period_seconds = cx.option(v, Cx::i64)?,
@@ -342,6 +344,62 @@ pub(super) fn container_port<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Contain
         }
         Ok(())
     })
+}
+
+/// `v1.Affinity`: its required node affinity is read; preferred terms, pod affinity and anti-affinity are left to
+/// the schema (accepted, not simulated: a warning).
+fn affinity<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Affinity> {
+    object(cx, n, "Affinity", &["nodeAffinity"], &[], |a: &mut Affinity, cx, _, v| {
+        const NAMES: &[&str] = &["requiredDuringSchedulingIgnoredDuringExecution"];
+        a.node_affinity = cx.option(v, |cx, v| {
+            object(cx, v, "NodeAffinity", NAMES, &[], |na: &mut NodeAffinity, cx, _, v| {
+                na.required_during_scheduling_ignored_during_execution = cx.option(v, |cx, v| {
+                    const TERMS: &[&str] = &["nodeSelectorTerms"];
+                    object(cx, v, "NodeSelector", TERMS, TERMS, |sel: &mut NodeSelector, cx, _, v| {
+                        sel.node_selector_terms = cx.seq(v, node_selector_term)?;
+                        Ok(())
+                    })
+                })?;
+                Ok(())
+            })
+        })?;
+        Ok(())
+    })
+}
+
+fn node_selector_term<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<NodeSelectorTerm> {
+    let req = |cx: &mut Cx<'n>, v: &'n Node| {
+        const NAMES: &[&str] = &["key", "operator", "values"];
+        object(
+            cx,
+            v,
+            "NodeSelectorRequirement",
+            NAMES,
+            &["key", "operator"],
+            |r: &mut NodeSelectorRequirement, cx, key, v| {
+                match key {
+                    "key" => r.key = cx.string(v)?,
+                    "operator" => r.operator = cx.string(v)?,
+                    _ => r.values = cx.strings(v)?,
+                }
+                Ok(())
+            },
+        )
+    };
+    object(
+        cx,
+        n,
+        "NodeSelectorTerm",
+        &["matchExpressions", "matchFields"],
+        &[],
+        |t: &mut NodeSelectorTerm, cx, key, v| {
+            match key {
+                "matchExpressions" => t.match_expressions = cx.seq(v, req)?,
+                _ => t.match_fields = cx.seq(v, req)?,
+            }
+            Ok(())
+        },
+    )
 }
 
 pub(super) fn toleration<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Toleration> {
