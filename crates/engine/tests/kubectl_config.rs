@@ -129,7 +129,7 @@ items:
 ";
     apply(&mut sim, "config-list-apply", list);
     assert!(sim.store().peek(Kind::ServiceAccount, &ObjKey::new("default", "two")).is_some());
-    let bad = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ok\n- apiVersion: networking.k8s.io/v1\n  kind: Ingress\n  metadata:\n    name: web\n";
+    let bad = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ok\n- apiVersion: apps/v1\n  kind: StatefulSet\n  metadata:\n    name: web\n";
     apply(&mut sim, "config-list-unknown-kind", bad);
     // A listed object comes back as a List: applying what `get -o yaml` prints gives the same objects.
     let yaml = kubectl(&mut sim, "get cm,sa -o yaml").stdout;

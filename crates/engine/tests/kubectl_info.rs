@@ -68,7 +68,7 @@ fn explain_covers_the_fields_kubeloop_accepts() {
     let out = check(&mut sim, "explain-unknown-field", "explain pod.spec.bogus");
     assert_eq!(out.stderr, "error: field \"bogus\" does not exist\n");
     check(&mut sim, "explain-status-field", "explain pod.status.phase");
-    check(&mut sim, "explain-unknown-resource", "explain ingresses");
+    check(&mut sim, "explain-unknown-resource", "explain statefulsets");
     check(&mut sim, "explain-no-args", "explain");
 }
 

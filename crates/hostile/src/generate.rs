@@ -3,6 +3,7 @@
 //! quantities, selectors and durations — with the values that break programs: numeric extremes, anchors and
 //! aliases, deep nesting, duplicates, multibyte and control text, huge names.
 
+use kubeloop_engine::api::Kind;
 use kubeloop_engine::kubectl::COMMANDS;
 use kubeloop_engine::manifest::{field_type, schema_fields};
 
@@ -192,6 +193,16 @@ const KINDS: &[&str] = &[
     "",
     "deployment",
     "PriorityClass",
+    "Ingress",
+    "IngressClass",
+    "NetworkPolicy",
+    "Role",
+    "RoleBinding",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "ResourceQuota",
+    "LimitRange",
+    "PersistentVolume",
 ];
 
 const API_VERSIONS: &[&str] =
@@ -338,11 +349,31 @@ fn leaf(b: &mut Bytes, key: &str, depth: usize) -> Node {
         "paused" | "unschedulable" | "controller" | "blockOwnerDeletion" | "hostNetwork" | "stdin" | "tty" => {
             s(b.pick(BOOLS).to_string())
         }
-        "requests" | "limits" | "overhead" => Node::Map(
+        "requests"
+        | "limits"
+        | "overhead"
+        | "hard"
+        | "capacity"
+        | "max"
+        | "min"
+        | "default"
+        | "defaultRequest"
+        | "maxLimitRequestRatio" => Node::Map(
             (0..b.count(4))
                 .map(|_| {
-                    let r =
-                        b.pick(&["cpu", "memory", "pods", "ephemeral-storage", "nvidia.com/gpu", "hugepages-2Mi", "x"]);
+                    let r = b.pick(&[
+                        "cpu",
+                        "memory",
+                        "pods",
+                        "ephemeral-storage",
+                        "nvidia.com/gpu",
+                        "hugepages-2Mi",
+                        "x",
+                        "storage",
+                        "requests.cpu",
+                        "limits.memory",
+                        "count/pods",
+                    ]);
                     (r.to_string(), s(quantity(b)))
                 })
                 .collect(),
@@ -353,9 +384,43 @@ fn leaf(b: &mut Bytes, key: &str, depth: usize) -> Node {
         "command" | "args" | "finalizers" | "values" | "podCIDRs" => {
             Node::List((0..b.count(4)).map(|_| s(text(b))).collect())
         }
+        // The stored kinds' lists of texts (RBAC rules, access modes, hosts, CIDRs), from a pool of their values.
+        "verbs" | "apiGroups" | "resources" | "resourceNames" | "nonResourceURLs" | "accessModes" | "policyTypes"
+        | "hosts" | "except" | "mountOptions" | "scopes" => Node::List(
+            (0..b.count(4))
+                .map(|_| match b.chance(4) {
+                    true => s(text(b)),
+                    false => s(b
+                        .pick(&[
+                            "get",
+                            "list",
+                            "*",
+                            "",
+                            "apps",
+                            "pods",
+                            "ReadWriteOnce",
+                            "ReadWriteOncePod",
+                            "Ingress",
+                            "Egress",
+                            "foo.example.com",
+                            "10.0.0.0/24",
+                            "/healthz",
+                            "BestEffort",
+                        ])
+                        .to_string()),
+                })
+                .collect(),
+        ),
+        "pathType" => s(b.pick(&["Prefix", "Exact", "ImplementationSpecific", "", "prefix"]).to_string()),
+        "persistentVolumeReclaimPolicy" => s(b.pick(&["Retain", "Delete", "Recycle", ""]).to_string()),
+        "volumeMode" => s(b.pick(&["Filesystem", "Block", "filesystem"]).to_string()),
+        "protocol" => s(b.pick(&["TCP", "UDP", "SCTP", "tcp"]).to_string()),
+        "cidr" | "host" | "path" => s(b.pick(&["10.0.0.0/24", "::/0", "*.foo.com", "/mnt/data", "/", ""]).to_string()),
+        "number" | "endPort" => s(number(b)),
+        "port" => s(if b.chance(50) { b.pick(&["http", "80", "", "-1"]).to_string() } else { number(b) }),
         "operator" => s(b.pick(&["In", "NotIn", "Exists", "DoesNotExist", "Equal", "Gt", "in", ""]).to_string()),
         "effect" => s(b.pick(&["NoSchedule", "PreferNoSchedule", "NoExecute", "", "noschedule"]).to_string()),
-        "type" => s(b.pick(&["RollingUpdate", "Recreate", "OnDelete", ""]).to_string()),
+        "type" => s(b.pick(&["RollingUpdate", "Recreate", "OnDelete", "", "Container", "Pod", "User"]).to_string()),
         "restartPolicy" => s(b.pick(&["Always", "OnFailure", "Never", "Sometimes"]).to_string()),
         "image" => s(b.pick(&["nginx:1.27", "nginx", "", "a@sha256:00", "registry:5000/x/y:z", "UPPER"]).to_string()),
         "creationTimestamp" | "deletionTimestamp" | "timeAdded" => s(b
@@ -394,8 +459,24 @@ fn field(b: &mut Bytes, ty: &str, key: &str, depth: usize) -> Node {
     }
     match field_type(ty, key) {
         Some(
-            t
-            @ ("Container" | "Toleration" | "ContainerPort" | "Taint" | "LabelSelectorRequirement" | "OwnerReference"),
+            t @ ("Container"
+            | "Toleration"
+            | "ContainerPort"
+            | "Taint"
+            | "LabelSelectorRequirement"
+            | "OwnerReference"
+            | "IngressRule"
+            | "HTTPIngressPath"
+            | "IngressTLS"
+            | "NetworkPolicyIngressRule"
+            | "NetworkPolicyEgressRule"
+            | "NetworkPolicyPeer"
+            | "NetworkPolicyPort"
+            | "PolicyRule"
+            | "Subject"
+            | "LimitRangeItem"
+            | "NodeSelectorTerm"
+            | "NodeSelectorRequirement"),
         ) => Node::List((0..b.count(3)).map(|_| object(b, t, depth)).collect()),
         Some(t) => object(b, t, depth),
         None => leaf(b, key, depth),
@@ -405,10 +486,11 @@ fn field(b: &mut Bytes, ty: &str, key: &str, depth: usize) -> Node {
 /// One object: a kind the engine serves mostly, with its schema; sometimes another.
 fn document(b: &mut Bytes) -> Node {
     let kind = b.pick(KINDS);
+    // A kind kubeloop only stores: read through its schema alone.
+    let stored = Kind::ALL.into_iter().find(|k| k.name() == kind && k.info().stored.is_some());
     let api = match kind {
         "Deployment" | "ReplicaSet" | "DaemonSet" if !b.chance(10) => "apps/v1",
-        // A kind kubeloop only stores: read through its schema alone.
-        "PriorityClass" if !b.chance(10) => "scheduling.k8s.io/v1",
+        _ if stored.is_some() && !b.chance(10) => stored.map_or("v1", Kind::api_version),
         _ if b.chance(80) => "v1",
         _ => b.pick(API_VERSIONS),
     };
@@ -429,7 +511,7 @@ fn document(b: &mut Bytes) -> Node {
             m.insert(0, ("name".to_string(), Node::Scalar(name(b))));
         }
     }
-    if kind == "PriorityClass" {
+    if stored.is_some() {
         if let Node::Map(fields) = object(b, kind, 1) {
             let top = ["apiVersion", "kind", "metadata"];
             entries.extend(fields.into_iter().filter(|(k, _)| !top.contains(&k.as_str())));

@@ -26,10 +26,20 @@ pub enum Kind {
     EndpointSlice,
     PodDisruptionBudget,
     PriorityClass,
+    Ingress,
+    IngressClass,
+    NetworkPolicy,
+    Role,
+    RoleBinding,
+    ClusterRole,
+    ClusterRoleBinding,
+    ResourceQuota,
+    LimitRange,
+    PersistentVolume,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 24] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -44,6 +54,16 @@ impl Kind {
         Kind::EndpointSlice,
         Kind::PodDisruptionBudget,
         Kind::PriorityClass,
+        Kind::Ingress,
+        Kind::IngressClass,
+        Kind::NetworkPolicy,
+        Kind::Role,
+        Kind::RoleBinding,
+        Kind::ClusterRole,
+        Kind::ClusterRoleBinding,
+        Kind::ResourceQuota,
+        Kind::LimitRange,
+        Kind::PersistentVolume,
     ];
 
     pub fn index(self) -> usize {
@@ -154,19 +174,82 @@ pub enum FieldIndex {
     EventInvolvedObject,
 }
 
-/// How kubectl prints a kind kubeloop only stores: `get`'s columns after NAME, each a heading and the field path
-/// it shows (`AGE`'s path is empty: the object's age), and `describe`'s lines, each a label and a field path
-/// (`metadata.name`, `value`), followed by the object's Events. The paths name fields of the kind's schema.
+/// How kubectl prints a kind kubeloop only stores: `get`'s columns after NAME, and `-o wide`'s after them, each a
+/// heading, the field path it shows and how ([`Cell`]); and `describe`'s lines, each a label, a field path and a
+/// [`Cell`] (a label indented by two spaces is a line of the section above it, a line without a path a section's
+/// heading: `Role:`), then the object's Events or not. The paths name fields of the kind's schema.
 #[derive(Clone, Copy, Debug)]
 pub struct StoredKind {
-    pub columns: &'static [(&'static str, &'static str)],
-    pub describe: &'static [(&'static str, &'static str)],
+    pub columns: &'static [Column],
+    pub wide: &'static [Column],
+    pub describe: &'static [Column],
+    /// Whether describe lists the object's Events after its lines.
+    pub events: bool,
+}
+
+/// A heading (or label), the dotted path of the field it shows below the object (`spec.rules`, `metadata.name`),
+/// and how it shows it.
+pub type Column = (&'static str, &'static str, Cell);
+
+/// How a stored kind's cell prints the value at its path: the formats of printers.go's printers and describe.go's
+/// describers, one each, shared by every kind that prints so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cell {
+    /// `%v` of the Go field: a text as it is, texts as `[a b]`, a number or boolean as JSON writes it; a missing
+    /// field as its type's zero value.
+    Value,
+    /// The object's age (`translateTimestampSince`; the path is empty).
+    Age,
+    /// The creation timestamp in RFC 3339 (`CREATED AT`, the API server's table for a kind printers.go has no
+    /// printer for; the path is empty).
+    CreatedAt,
+    /// The text, `<none>` when missing.
+    OrNone,
+    /// The text, `<unset>` when missing.
+    OrUnset,
+    /// Texts joined by `, `.
+    Joined,
+    /// A label selector as `metav1.FormatLabelSelector` writes it (`<none>` when empty).
+    Selector,
+    /// An Ingress's rules as `formatHosts` writes their hosts: three at most, `*` when none.
+    Hosts,
+    /// An Ingress's load balancer as `ingressLoadBalancerStatusStringer` writes it: its points' IPs (or hostnames),
+    /// sorted, joined by `,`.
+    LoadBalancer,
+    /// An Ingress's TLS as `formatPorts` writes it: `80, 443` with TLS, `80` without.
+    TlsPorts,
+    /// A reference as `FIELD/name` (`Role/reader` of a roleRef by `kind`, `default/claim` of a claimRef by
+    /// `namespace`); empty when missing.
+    Ref(&'static str),
+    /// An IngressClass's parameters as `kind[.apiGroup]/name`, `<none>` when missing.
+    Parameters,
+    /// The subjects of one kind (`User`, `Group`, `ServiceAccount`) as `rbac.SubjectsStrings` writes them, joined
+    /// by `, ` (a ServiceAccount as `namespace/name`).
+    Subjects(&'static str),
+    /// Access modes as `GetAccessModesAsString` writes them (`RWO,ROX,RWX,RWOP`).
+    AccessModes,
+    /// A quota's status as printResourceQuota writes it: `resource: used/hard` of each hard limit, sorted, those
+    /// named `limits.*` (true) or the others, joined by `, `.
+    Quota(bool),
+    /// Labels or annotations one a line (describe's `printLabelsMultiline`, `printAnnotationsMultiline`: the
+    /// last-applied configuration left out); `<none>` when none.
+    Multiline,
+    /// describe's table of a list (label: the section's heading): each item a row of its fields (`%v`).
+    Table(&'static [(&'static str, &'static str)]),
+    /// describe's table of a Role's rules (describeRole): a row per resource (`resource.group`, or the rule's
+    /// non-resource URLs), its resource names and verbs.
+    Rules,
+    /// describe's lines of a PersistentVolume's node affinity (printVolumeNodeAffinity): its required terms, each
+    /// requirement as `key op [values]`; `<none>` when missing.
+    NodeAffinity,
+    /// describe's table of a LimitRange's limits (describeLimitRange): a row per item and resource.
+    Limits,
 }
 
 const RW: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 /// Every kind, in [`Kind::ALL`]'s order (`KINDS[k as usize].kind == k`).
-pub const KINDS: [KindInfo; 14] = [
+pub const KINDS: [KindInfo; 24] = [
     KindInfo {
         kind: Kind::Namespace,
         name: "Namespace",
@@ -450,31 +533,328 @@ pub const KINDS: [KindInfo; 14] = [
         // printers.go's priorityClassColumnDefinitions; describe.go's describePriorityClass.
         stored: Some(StoredKind {
             columns: &[
-                ("VALUE", "value"),
-                ("GLOBAL-DEFAULT", "globalDefault"),
-                ("AGE", ""),
-                ("PREEMPTIONPOLICY", "preemptionPolicy"),
+                ("VALUE", "value", Cell::Value),
+                ("GLOBAL-DEFAULT", "globalDefault", Cell::Value),
+                ("AGE", "", Cell::Age),
+                ("PREEMPTIONPOLICY", "preemptionPolicy", Cell::Value),
             ],
+            wide: &[],
             describe: &[
-                ("Name", "metadata.name"),
-                ("Value", "value"),
-                ("GlobalDefault", "globalDefault"),
-                ("PreemptionPolicy", "preemptionPolicy"),
-                ("Description", "description"),
-                ("Annotations", "metadata.annotations"),
+                NAME,
+                ("Value", "value", Cell::Value),
+                ("GlobalDefault", "globalDefault", Cell::Value),
+                ("PreemptionPolicy", "preemptionPolicy", Cell::Value),
+                ("Description", "description", Cell::Value),
+                ("Annotations", "metadata.annotations", Cell::Value),
             ],
+            events: true,
         }),
         field_index: None,
     },
+    KindInfo {
+        kind: Kind::Ingress,
+        name: "Ingress",
+        api_version: "networking.k8s.io/v1",
+        group: "networking.k8s.io",
+        plural: "ingresses",
+        singular: "ingress",
+        short_names: &["ing"],
+        resource_ref: "ingress.networking.k8s.io",
+        group_resource: "ingresses.networking.k8s.io",
+        namespaced: true,
+        generation: true,
+        status_subresource: true,
+        stored: Some(StoredKind {
+            // printers.go's ingressColumnDefinitions; describe.go's describeIngress (without its rules' table).
+            columns: &[
+                ("CLASS", "spec.ingressClassName", Cell::OrNone),
+                ("HOSTS", "spec.rules", Cell::Hosts),
+                ("ADDRESS", "status.loadBalancer", Cell::LoadBalancer),
+                ("PORTS", "spec.tls", Cell::TlsPorts),
+                AGE,
+            ],
+            wide: &[],
+            describe: &[
+                NAME,
+                LABELS,
+                NAMESPACE,
+                ("Address", "status.loadBalancer", Cell::LoadBalancer),
+                ("Ingress Class", "spec.ingressClassName", Cell::OrNone),
+                ANNOTATIONS,
+            ],
+            events: true,
+        }),
+        ..STORED
+    },
+    KindInfo {
+        kind: Kind::IngressClass,
+        name: "IngressClass",
+        api_version: "networking.k8s.io/v1",
+        group: "networking.k8s.io",
+        plural: "ingressclasses",
+        singular: "ingressclass",
+        resource_ref: "ingressclass.networking.k8s.io",
+        group_resource: "ingressclasses.networking.k8s.io",
+        namespaced: false,
+        generation: true,
+        stored: Some(StoredKind {
+            // printers.go's ingressClassColumnDefinitions; describe.go's describeIngressClass.
+            columns: &[
+                ("CONTROLLER", "spec.controller", Cell::Value),
+                ("PARAMETERS", "spec.parameters", Cell::Parameters),
+                AGE,
+            ],
+            wide: &[],
+            describe: &[NAME, LABELS, ANNOTATIONS, ("Controller", "spec.controller", Cell::Value)],
+            events: true,
+        }),
+        ..STORED
+    },
+    KindInfo {
+        kind: Kind::NetworkPolicy,
+        name: "NetworkPolicy",
+        api_version: "networking.k8s.io/v1",
+        group: "networking.k8s.io",
+        plural: "networkpolicies",
+        singular: "networkpolicy",
+        short_names: &["netpol"],
+        resource_ref: "networkpolicy.networking.k8s.io",
+        group_resource: "networkpolicies.networking.k8s.io",
+        namespaced: true,
+        generation: true,
+        stored: Some(StoredKind {
+            // printers.go's networkPolicyColumnDefinitioins; describe.go's describeNetworkPolicy (without its rules).
+            columns: &[("POD-SELECTOR", "spec.podSelector", Cell::Selector), AGE],
+            wide: &[],
+            describe: &[
+                NAME,
+                NAMESPACE,
+                LABELS,
+                ANNOTATIONS,
+                ("Spec", "", Cell::Value),
+                ("  PodSelector", "spec.podSelector", Cell::Selector),
+                ("  Policy Types", "spec.policyTypes", Cell::Joined),
+            ],
+            events: false,
+        }),
+        ..STORED
+    },
+    KindInfo {
+        kind: Kind::Role,
+        name: "Role",
+        api_version: "rbac.authorization.k8s.io/v1",
+        group: "rbac.authorization.k8s.io",
+        plural: "roles",
+        singular: "role",
+        resource_ref: "role.rbac.authorization.k8s.io",
+        group_resource: "roles.rbac.authorization.k8s.io",
+        namespaced: true,
+        stored: Some(ROLE),
+        ..STORED
+    },
+    KindInfo {
+        kind: Kind::RoleBinding,
+        name: "RoleBinding",
+        api_version: "rbac.authorization.k8s.io/v1",
+        group: "rbac.authorization.k8s.io",
+        plural: "rolebindings",
+        singular: "rolebinding",
+        resource_ref: "rolebinding.rbac.authorization.k8s.io",
+        group_resource: "rolebindings.rbac.authorization.k8s.io",
+        namespaced: true,
+        stored: Some(ROLE_BINDING),
+        ..STORED
+    },
+    KindInfo {
+        kind: Kind::ClusterRole,
+        name: "ClusterRole",
+        api_version: "rbac.authorization.k8s.io/v1",
+        group: "rbac.authorization.k8s.io",
+        plural: "clusterroles",
+        singular: "clusterrole",
+        resource_ref: "clusterrole.rbac.authorization.k8s.io",
+        group_resource: "clusterroles.rbac.authorization.k8s.io",
+        namespaced: false,
+        stored: Some(ROLE),
+        ..STORED
+    },
+    KindInfo {
+        kind: Kind::ClusterRoleBinding,
+        name: "ClusterRoleBinding",
+        api_version: "rbac.authorization.k8s.io/v1",
+        group: "rbac.authorization.k8s.io",
+        plural: "clusterrolebindings",
+        singular: "clusterrolebinding",
+        resource_ref: "clusterrolebinding.rbac.authorization.k8s.io",
+        group_resource: "clusterrolebindings.rbac.authorization.k8s.io",
+        namespaced: false,
+        stored: Some(ROLE_BINDING),
+        ..STORED
+    },
+    KindInfo {
+        kind: Kind::ResourceQuota,
+        name: "ResourceQuota",
+        api_version: "v1",
+        group: "",
+        plural: "resourcequotas",
+        singular: "resourcequota",
+        short_names: &["quota"],
+        resource_ref: "resourcequota",
+        group_resource: "resourcequotas",
+        namespaced: true,
+        status_subresource: true,
+        stored: Some(StoredKind {
+            // printers.go's resourceQuotaColumnDefinitions (AGE last since 1.33); describe.go's describeQuota. Both
+            // print the status, which no quota controller fills here.
+            columns: &[("REQUEST", "status", Cell::Quota(false)), ("LIMIT", "status", Cell::Quota(true)), AGE],
+            wide: &[],
+            describe: &[
+                NAME,
+                NAMESPACE,
+                ("", "status.hard", Cell::Table(&[("Resource", ""), ("Used", ""), ("Hard", "")])),
+            ],
+            events: false,
+        }),
+        ..STORED
+    },
+    KindInfo {
+        kind: Kind::LimitRange,
+        name: "LimitRange",
+        api_version: "v1",
+        group: "",
+        plural: "limitranges",
+        singular: "limitrange",
+        short_names: &["limits"],
+        resource_ref: "limitrange",
+        group_resource: "limitranges",
+        namespaced: true,
+        stored: Some(StoredKind {
+            // No printer in printers.go: the API server's default table. describe.go's describeLimitRange.
+            columns: &[CREATED_AT],
+            wide: &[],
+            describe: &[NAME, NAMESPACE, ("", "spec.limits", Cell::Limits)],
+            events: false,
+        }),
+        ..STORED
+    },
+    KindInfo {
+        kind: Kind::PersistentVolume,
+        name: "PersistentVolume",
+        api_version: "v1",
+        group: "",
+        plural: "persistentvolumes",
+        singular: "persistentvolume",
+        short_names: &["pv"],
+        resource_ref: "persistentvolume",
+        group_resource: "persistentvolumes",
+        namespaced: false,
+        status_subresource: true,
+        stored: Some(StoredKind {
+            // printers.go's persistentVolumeColumnDefinitions; describe.go's describePersistentVolume (without its
+            // source's section).
+            columns: &[
+                ("CAPACITY", "spec.capacity.storage", Cell::Value),
+                ("ACCESS MODES", "spec.accessModes", Cell::AccessModes),
+                ("RECLAIM POLICY", "spec.persistentVolumeReclaimPolicy", Cell::Value),
+                ("STATUS", "status.phase", Cell::Value),
+                ("CLAIM", "spec.claimRef", Cell::Ref("namespace")),
+                ("STORAGECLASS", "spec.storageClassName", Cell::Value),
+                ("VOLUMEATTRIBUTESCLASS", "spec.volumeAttributesClassName", Cell::OrUnset),
+                ("REASON", "status.reason", Cell::Value),
+                AGE,
+            ],
+            wide: &[("VOLUMEMODE", "spec.volumeMode", Cell::OrUnset)],
+            describe: &[
+                NAME,
+                LABELS,
+                ANNOTATIONS,
+                ("Finalizers", "metadata.finalizers", Cell::Value),
+                ("StorageClass", "spec.storageClassName", Cell::Value),
+                ("Status", "status.phase", Cell::Value),
+                ("Claim", "spec.claimRef", Cell::Ref("namespace")),
+                ("Reclaim Policy", "spec.persistentVolumeReclaimPolicy", Cell::Value),
+                ("Access Modes", "spec.accessModes", Cell::AccessModes),
+                ("VolumeMode", "spec.volumeMode", Cell::Value),
+                ("Capacity", "spec.capacity.storage", Cell::Value),
+                ("Node Affinity", "spec.nodeAffinity", Cell::NodeAffinity),
+                ("Message", "status.message", Cell::Value),
+            ],
+            events: true,
+        }),
+        ..STORED
+    },
 ];
 
+const AGE: Column = ("AGE", "", Cell::Age);
+const CREATED_AT: Column = ("CREATED AT", "", Cell::CreatedAt);
+const NAME: Column = ("Name", "metadata.name", Cell::Value);
+const NAMESPACE: Column = ("Namespace", "metadata.namespace", Cell::Value);
+const LABELS: Column = ("Labels", "metadata.labels", Cell::Multiline);
+const ANNOTATIONS: Column = ("Annotations", "metadata.annotations", Cell::Multiline);
+
+/// Roles and ClusterRoles: no printer in printers.go (the API server's default table); describe.go's describeRole
+/// and describeClusterRole.
+const ROLE: StoredKind = StoredKind {
+    columns: &[CREATED_AT],
+    wide: &[],
+    describe: &[NAME, LABELS, ANNOTATIONS, ("PolicyRule", "rules", Cell::Rules)],
+    events: false,
+};
+
+/// RoleBindings and ClusterRoleBindings: printers.go's roleBindingsColumnDefinitions and
+/// clusterRoleBindingsColumnDefinitions; describe.go's describeRoleBinding and describeClusterRoleBinding.
+const ROLE_BINDING: StoredKind = StoredKind {
+    columns: &[("ROLE", "roleRef", Cell::Ref("kind")), AGE],
+    wide: &[
+        ("USERS", "subjects", Cell::Subjects("User")),
+        ("GROUPS", "subjects", Cell::Subjects("Group")),
+        ("SERVICEACCOUNTS", "subjects", Cell::Subjects("ServiceAccount")),
+    ],
+    describe: &[
+        NAME,
+        LABELS,
+        ANNOTATIONS,
+        ("Role", "", Cell::Value),
+        ("  Kind", "roleRef.kind", Cell::Value),
+        ("  Name", "roleRef.name", Cell::Value),
+        ("Subjects", "subjects", Cell::Table(&[("Kind", "kind"), ("Name", "name"), ("Namespace", "namespace")])),
+    ],
+    events: false,
+};
+
+/// What the rows of the kinds kubeloop only stores share (each names its own kind, names, scope, generation,
+/// status subresource and printing): `v1`, every verb, applied, kubeloop's own bound.
+const STORED: KindInfo = KindInfo {
+    kind: Kind::PriorityClass,
+    name: "",
+    api_version: "",
+    group: "",
+    version: "v1",
+    plural: "",
+    singular: "",
+    short_names: &[],
+    resource_ref: "",
+    group_resource: "",
+    namespaced: true,
+    generation: false,
+    status_subresource: false,
+    verbs: RW,
+    applicable: true,
+    max_objects: limits::MAX_STORED_OBJECTS,
+    stored: None,
+    field_index: None,
+};
+
 /// The kinds in discovery's order (`kubectl api-resources` before its sort): the core group, then by group.
-pub const DISCOVERY: [Kind; 14] = [
+pub const DISCOVERY: [Kind; 24] = [
     Kind::ConfigMap,
     Kind::Event,
+    Kind::LimitRange,
     Kind::Namespace,
     Kind::Node,
+    Kind::PersistentVolume,
     Kind::Pod,
+    Kind::ResourceQuota,
     Kind::Secret,
     Kind::ServiceAccount,
     Kind::Service,
@@ -482,7 +862,14 @@ pub const DISCOVERY: [Kind; 14] = [
     Kind::ReplicaSet,
     Kind::Lease,
     Kind::EndpointSlice,
+    Kind::IngressClass,
+    Kind::Ingress,
+    Kind::NetworkPolicy,
     Kind::PodDisruptionBudget,
+    Kind::ClusterRoleBinding,
+    Kind::ClusterRole,
+    Kind::RoleBinding,
+    Kind::Role,
     Kind::PriorityClass,
 ];
 

@@ -31,7 +31,7 @@ pub use env::{
     ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector, SecretVolumeSource,
     SourceRef, Volume,
 };
-pub use kinds::{FieldIndex, Kind, KindInfo, StoredKind, DISCOVERY, KINDS};
+pub use kinds::{Cell, Column, FieldIndex, Kind, KindInfo, StoredKind, DISCOVERY, KINDS};
 pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
 pub use poddisruptionbudget::{PdbCondition, PodDisruptionBudget, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus};
@@ -274,6 +274,9 @@ impl Object {
                 (&a.secrets, &a.image_pull_secrets, a.automount_service_account_token)
                     != (&b.secrets, &b.image_pull_secrets, b.automount_service_account_token)
             }
+            // A stored kind that keeps a generation (Ingress, IngressClass, NetworkPolicy) has a spec and no status
+            // the API server keeps: its strategies' PrepareForUpdate compare the spec.
+            (Object::Stored(a), Object::Stored(b)) => a.fields.get("spec") != b.fields.get("spec"),
             _ => true,
         }
     }

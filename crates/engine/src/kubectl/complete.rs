@@ -294,17 +294,17 @@ mod tests {
         let mut sim = empty();
         assert_eq!(c(&mut sim, "kubectl get po"), ["poddisruptionbudgets", "pods"]);
         assert_eq!(c(&mut sim, "kubectl get pd"), ["pdb"], "no plural: the short name");
-        assert_eq!(c(&mut sim, "kubectl get n"), ["namespaces", "nodes"]);
+        assert_eq!(c(&mut sim, "kubectl get n"), ["namespaces", "networkpolicies", "nodes"]);
         assert_eq!(c(&mut sim, "kubectl get de"), ["deployments"]);
         assert_eq!(c(&mut sim, "kubectl get rs"), ["rs"], "no plural: the short name");
         assert_eq!(c(&mut sim, "kubectl get a"), ["all"]);
         assert_eq!(c(&mut sim, "kubectl describe a"), Vec::<String>::new());
         assert_eq!(c(&mut sim, "kubectl scale "), ["deployments", "replicasets"]);
         assert_eq!(c(&mut sim, "kubectl rollout status "), ["deployments"]);
-        assert_eq!(c(&mut sim, "kubectl explain re"), ["replicasets"]);
+        assert_eq!(c(&mut sim, "kubectl explain re"), ["replicasets", "resourcequotas"]);
         assert_eq!(
             c(&mut sim, "kubectl get -n default p"),
-            ["poddisruptionbudgets", "pods", "priorityclasses"],
+            ["persistentvolumes", "poddisruptionbudgets", "pods", "priorityclasses"],
             "flag values are skipped"
         );
     }

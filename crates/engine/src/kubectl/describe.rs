@@ -157,7 +157,12 @@ fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> Stri
         Object::EndpointSlice(_) => describe_generic(&mut w, obj),
         Object::PodDisruptionBudget(p) => describe_pdb(&mut w, p),
         Object::Lease(_) | Object::Event(_) => describe_generic(&mut w, obj),
-        Object::Stored(o) => describe_stored(&mut w, o),
+        Object::Stored(o) => {
+            describe_stored(&mut w, o, now);
+            if !o.kind.info().stored.is_some_and(|s| s.events) {
+                return w.finish();
+            }
+        }
     }
     if let Some(evs) = events {
         describe_events(&mut w, &evs, now);
@@ -711,18 +716,135 @@ fn describe_pdb(w: &mut Writer, p: &crate::api::PodDisruptionBudget) {
     w.write(2, &format!("Total:\t{}\n", st.expected_pods));
 }
 
-/// A kind kubeloop only stores, by its registry row's describe lines (label, field path).
-fn describe_stored(w: &mut Writer, o: &crate::api::Stored) {
+/// A kind kubeloop only stores, by its registry row's describe lines (label, field path, how): a label indented by
+/// two spaces is a line of the section above, a line without a path a section's heading.
+fn describe_stored(w: &mut Writer, o: &crate::api::Stored, now: Millis) {
+    use crate::api::Cell;
+    use serde_json::Value;
     let lines = o.kind.info().stored.map_or(&[][..], |s| s.describe);
-    for (label, path) in lines {
-        let value = match *path {
-            "metadata.name" => o.metadata.name.to_string(),
-            "metadata.namespace" => o.metadata.namespace.to_string(),
-            "metadata.labels" => super::get::printers::format_labels(&o.metadata.labels),
-            "metadata.annotations" => super::get::printers::format_labels(&o.metadata.annotations),
-            path => super::get::printers::stored_field(o, path),
+    let texts = |v: Option<&Value>| -> Vec<String> {
+        v.and_then(Value::as_array).into_iter().flatten().filter_map(|s| Some(s.as_str()?.to_string())).collect()
+    };
+    let go_list = |items: Vec<String>| format!("[{}]", items.join(" "));
+    for &(label, path, cell) in lines {
+        let level = (label.len() - label.trim_start().len()) / 2;
+        let label = label.trim_start();
+        let items = o.field(path).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let mut table = |heading: &[&str], rows: Vec<Vec<String>>| {
+            if !label.is_empty() {
+                w.write(level, &format!("{label}:\n"));
+            }
+            let level = level + usize::from(!label.is_empty());
+            w.write(level, &format!("{}\n", heading.join("\t")));
+            let dashes: Vec<String> = heading.iter().map(|h| "-".repeat(h.len())).collect();
+            w.write(level, &format!("{}\n", dashes.join("\t")));
+            for row in rows {
+                w.write(level, &format!("{}\n", row.join("\t")));
+            }
         };
-        w.write(0, &format!("{label}:\t{value}\n"));
+        match cell {
+            Cell::Value if path.is_empty() => w.write(level, &format!("{label}:\n")),
+            Cell::Multiline if path == "metadata.labels" => labels_multiline(w, "", label, &o.metadata.labels),
+            Cell::Multiline => annotations_multiline(w, "", label, &o.metadata.annotations),
+            Cell::Table(columns) => {
+                let headings: Vec<&str> = columns.iter().map(|c| c.0).collect();
+                let cell = |item: &Value, field: &str| match item.get(field) {
+                    Some(Value::String(s)) => s.clone(),
+                    v @ Some(Value::Array(_)) => go_list(texts(v)),
+                    Some(v) => v.to_string(),
+                    None => String::new(),
+                };
+                let rows = items.iter().map(|item| columns.iter().map(|c| cell(item, c.1)).collect()).collect();
+                table(&headings, rows);
+            }
+            Cell::Rules => {
+                // describeRole: each rule broken down to a row per resource (`resource.group`) or per non-resource
+                // URL, in the order of their compact strings (`{APIGroups:["g"], Resources:["r"], ...}`).
+                let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+                for rule in items {
+                    let (names, verbs) = (go_list(texts(rule.get("resourceNames"))), go_list(texts(rule.get("verbs"))));
+                    for url in texts(rule.get("nonResourceURLs")) {
+                        let row = vec![String::new(), format!("[{url}]"), "[]".into(), verbs.clone()];
+                        rows.push((format!("N{url:?}"), row));
+                    }
+                    let groups = texts(rule.get("apiGroups"));
+                    for resource in texts(rule.get("resources")) {
+                        for group in &groups {
+                            let shown = if group.is_empty() { resource.clone() } else { format!("{resource}.{group}") };
+                            let row = vec![shown, "[]".into(), names.clone(), verbs.clone()];
+                            rows.push((format!("A{group:?}{resource:?}"), row));
+                        }
+                    }
+                }
+                crate::sort::sort(&mut rows);
+                table(
+                    &["Resources", "Non-Resource URLs", "Resource Names", "Verbs"],
+                    rows.into_iter().map(|r| r.1).collect(),
+                );
+            }
+            Cell::NodeAffinity => {
+                let Some(required) = o.field(path).and_then(|a| a.get("required")) else {
+                    w.write(level, &format!("{label}:\t<none>\n"));
+                    continue;
+                };
+                w.write(level, &format!("{label}:\t\n"));
+                let terms = required.get("nodeSelectorTerms").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                w.write(level + 1, &format!("Required Terms:\t{}\n", if terms.is_empty() { "<none>" } else { "" }));
+                for (i, term) in terms.iter().enumerate() {
+                    w.write(level + 2, &format!("Term {i}:\t"));
+                    let reqs = term.get("matchExpressions").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                    if reqs.is_empty() {
+                        w.write(0, "<none>\n");
+                    }
+                    for (j, req) in reqs.iter().enumerate() {
+                        if j > 0 {
+                            w.write(level + 2, "\t");
+                        }
+                        let text = |k: &str| req.get(k).and_then(Value::as_str).unwrap_or_default();
+                        let values = texts(req.get("values"));
+                        let mut expr = format!("{} {}", text("key"), text("operator").to_lowercase());
+                        if !values.is_empty() {
+                            expr = format!("{expr} [{}]", values.join(", "));
+                        }
+                        w.write(0, &format!("{expr}\n"));
+                    }
+                }
+            }
+            Cell::Limits => {
+                // describeLimitRange: a row per item and resource it names, `-` for a value it does not set.
+                let mut rows = Vec::new();
+                for item in items {
+                    const BY: [&str; 5] = ["min", "max", "defaultRequest", "default", "maxLimitRequestRatio"];
+                    let maps: Vec<_> = BY.iter().map(|k| item.get(*k).and_then(Value::as_object)).collect();
+                    let mut resources: Vec<&String> = maps.iter().flatten().flat_map(|m| m.keys()).collect();
+                    crate::sort::sort(&mut resources);
+                    resources.dedup();
+                    for r in resources {
+                        let mut row =
+                            vec![item.get("type").and_then(Value::as_str).unwrap_or_default().to_string(), r.clone()];
+                        let value = |m: &Option<&serde_json::Map<String, Value>>| {
+                            m.and_then(|m| m.get(r)?.as_str()).unwrap_or("-").to_string()
+                        };
+                        row.extend(maps.iter().map(value));
+                        rows.push(row);
+                    }
+                }
+                let heading =
+                    ["Type", "Resource", "Min", "Max", "Default Request", "Default Limit", "Max Limit/Request Ratio"];
+                table(&heading, rows);
+            }
+            _ => {
+                let value = match path {
+                    "metadata.name" => o.metadata.name.to_string(),
+                    "metadata.namespace" => o.metadata.namespace.to_string(),
+                    "metadata.labels" => super::get::printers::format_labels(&o.metadata.labels),
+                    "metadata.annotations" => super::get::printers::format_labels(&o.metadata.annotations),
+                    "metadata.finalizers" => go_list(o.metadata.finalizers.iter().map(|f| f.to_string()).collect()),
+                    path => super::get::printers::stored_cell(o, path, cell, now),
+                };
+                w.write(level, &format!("{label}:\t{value}\n"));
+            }
+        }
     }
 }
 

@@ -574,7 +574,7 @@ fn rolling_update<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<RollingUpdateDeplo
 
 /// `IntOrString.UnmarshalJSON`: a string, or a number that must fit an int32 (with encoding/json's message when it
 /// does not: `json: cannot unmarshal number 99999999999 into Go value of type int32`).
-fn int_or_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<IntOrString> {
+pub(super) fn int_or_string<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<IntOrString> {
     const EXPECTED: &str = "an integer or a string such as \"25%\"";
     let too_big = |cx: &Cx<'n>, v: &dyn std::fmt::Display| {
         cx.error(n, format_args!("json: cannot unmarshal number {v} into Go value of type int32"))

@@ -2,15 +2,17 @@
 //! through the kind's schema alone: its rows of `data/explain.tsv` say which fields it has and of what type, so a
 //! new stored kind needs no reader or writer of its own. A field the schema does not have is a strict decoding
 //! error, as for every kind; a value of the wrong type is serde's error at its line; a field whose type has fields
-//! of its own is read through them, item by item for a list; anything else (an `IntOrString`, a `Quantity`, a
-//! type kubeloop has no rows for) is kept as it was written. A field left out gets the API server's default where
-//! the schema names one (explain.tsv's `default=`).
+//! of its own is read through them, item by item for a list; an `IntOrString` as a number or a text, a map of
+//! quantities each in its canonical form (`SetDefaults_ResourceList`); anything else (a type kubeloop has no rows
+//! for) is kept as it was written. A field left out gets the API server's default where the schema names one
+//! (explain.tsv's `default=`; `{}`: a struct Go always writes, with its own fields' defaults). A kind with a status
+//! subresource keeps none of a manifest's status (its strategy's PrepareForCreate and PrepareForUpdate).
 
 use serde_json::{Map, Value};
 
-use super::objects::meta;
+use super::objects::{int_or_string, meta, quantity};
 use super::schema::{defaults, field_type, schema_fields, value_type};
-use crate::api::{Kind, Stored};
+use crate::api::{IntOrString, Kind, Stored};
 use crate::decode::{self, Cx, JsonError, Result, Shape};
 use crate::yamltree::Node;
 
@@ -26,7 +28,9 @@ pub(crate) fn read<'n>(cx: &mut Cx<'n>, n: &'n Node, kind: Kind) -> Result<Store
             _ if cx.is_null(v)? => {}
             _ => {
                 let value = field(cx, v, kind.name(), key)?;
-                out.fields.insert(key.to_string(), value);
+                if key != "status" || !kind.has_status_subresource() {
+                    out.fields.insert(key.to_string(), value);
+                }
             }
         }
         Ok(())
@@ -45,6 +49,11 @@ fn default(out: &mut Map<String, Value>, ty: &str) {
         let value = match (value_type(ty, field), text.parse::<i64>()) {
             (Some("integer" | "int32"), Ok(n)) => Value::from(n),
             (Some("boolean"), _) => Value::Bool(text == "true"),
+            (Some(object), _) if text == "{}" => {
+                let mut fields = Map::new();
+                default(&mut fields, object);
+                Value::Object(fields)
+            }
             _ => Value::String(text.to_string()),
         };
         out.insert(field.to_string(), value);
@@ -77,6 +86,19 @@ fn field<'n>(cx: &mut Cx<'n>, v: &'n Node, ty: &str, key: &str) -> Result<Value>
         "[]string" => {
             let texts = cx.strings(v)?.iter().map(|s| Value::String(s.to_string())).collect();
             return Ok(Value::Array(texts));
+        }
+        "IntOrString" => {
+            return Ok(match int_or_string(cx, v)? {
+                IntOrString::Int(n) => Value::from(n),
+                IntOrString::String(s) => Value::String(s.to_string()),
+            })
+        }
+        "map[string]Quantity" => {
+            let mut out = Map::new();
+            for (key, q) in cx.map(v, quantity)? {
+                out.insert(key.to_string(), Value::String(q.canonical()));
+            }
+            return Ok(Value::Object(out));
         }
         "map[string]string" => {
             let mut out = Map::new();

@@ -27,7 +27,8 @@ fn kinds_accept_kubectl_names() {
         assert_eq!(parse_kind(n), Ok(k));
     }
     assert_eq!(parse_kind("svc"), Ok(Kind::Service));
-    assert!(parse_kind("ingress").is_err());
+    assert_eq!(parse_kind("ing"), Ok(Kind::Ingress));
+    assert!(parse_kind("statefulset").is_err());
 }
 
 /// Prints `NAME N` at each poll until `until`, then ends with `code`; records whether it was stopped.

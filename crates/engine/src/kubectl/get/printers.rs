@@ -2,7 +2,11 @@
 //! (k8s.io/kubernetes pkg/printers/internalversion), and the row of the newer `kubectl events` command. Other
 //! commands (`-w` followers, `rollout status`, the page) reuse them.
 
-use crate::api::{Deployment, Event, Kind, Labels, Lease, Namespace, Node, Object, Pod, ReplicaSet, Service, Time};
+use serde_json::Value;
+
+use crate::api::{
+    Cell, Deployment, Event, Kind, Labels, Lease, Namespace, Node, Object, Pod, ReplicaSet, Service, Stored, Time,
+};
 use crate::time::{Age, Millis};
 
 /// How a table is laid out: the flags of `kubectl get` that add columns or change the name cell.
@@ -72,10 +76,11 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         );
     } else {
         cols.extend(base.iter().map(|s| s.to_string()));
-        let stored = kind.info().stored.map_or(&[][..], |s| s.columns);
-        cols.extend(stored.iter().map(|(heading, _)| heading.to_string()));
+        let stored = kind.info().stored;
+        cols.extend(stored.map_or(&[][..], |s| s.columns).iter().map(|c| c.0.to_string()));
         if opts.wide {
             cols.extend(wide.iter().map(|s| s.to_string()));
+            cols.extend(stored.map_or(&[][..], |s| s.wide).iter().map(|c| c.0.to_string()));
         }
     }
     if opts.show_labels {
@@ -133,11 +138,9 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
         }
         Object::Stored(o) => {
             cells.push(name);
-            let columns = o.kind.info().stored.map_or(&[][..], |s| s.columns);
-            cells.extend(columns.iter().map(|(_, path)| match *path {
-                "" => since(o.metadata.creation_timestamp, now),
-                path => stored_field(o, path),
-            }));
+            let (columns, wide) = o.kind.info().stored.map_or((&[][..], &[][..]), |s| (s.columns, s.wide));
+            let wide = if opts.wide { wide } else { &[] };
+            cells.extend(columns.iter().chain(wide).map(|&(_, path, cell)| stored_cell(o, path, cell, now)));
         }
         Object::PodDisruptionBudget(p) => {
             let or_na = |v: &Option<crate::api::IntOrString>| v.as_ref().map_or("N/A".to_string(), |v| v.to_string());
@@ -156,21 +159,172 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
     cells
 }
 
-/// A stored object's field as its printer and describer print it (`%v` of the Go field): a text as it is, a
-/// number or a boolean as JSON writes it; a missing field as its type's zero value (`0`, `false`, nothing).
-pub(crate) fn stored_field(o: &crate::api::Stored, path: &str) -> String {
-    use serde_json::Value;
+/// A stored object's field as its printer and describer print it (`%v` of the Go field): a text as it is, texts as
+/// `[a b]`, a number or a boolean as JSON writes it; a missing field as its type's zero value (`0`, `false`, `[]`,
+/// nothing).
+pub(crate) fn stored_field(o: &Stored, path: &str) -> String {
     match o.field(path) {
-        Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => {
-            let top = (!path.contains('.')).then(|| crate::manifest::value_type(o.kind.name(), path)).flatten();
-            match top {
+            // The field's type, followed through the schema.
+            let (parents, last) = path.rsplit_once('.').unwrap_or(("", path));
+            let mut ty = Some(o.kind.name());
+            for step in parents.split('.').filter(|s| !s.is_empty()) {
+                ty = ty.and_then(|t| crate::manifest::field_type(t, step));
+            }
+            match ty.and_then(|t| crate::manifest::value_type(t, last)) {
                 Some("integer" | "int32") => "0".into(),
                 Some("boolean") => "false".into(),
+                Some(t) if t.starts_with("[]") => "[]".into(),
                 _ => String::new(),
             }
         }
-        Some(v) => v.to_string(),
+        Some(v) => go_value(v),
+    }
+}
+
+/// `%v` of a JSON value as Go prints the field it was read into: a text as it is, texts as `[a b]`.
+fn go_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) if items.iter().all(Value::is_string) => format!("[{}]", texts(Some(v)).join(" ")),
+        v => v.to_string(),
+    }
+}
+
+/// The texts of a list of texts (none when missing).
+fn texts(v: Option<&Value>) -> Vec<&str> {
+    items(v).iter().filter_map(Value::as_str).collect()
+}
+
+/// The items of a list (none when missing).
+fn items(v: Option<&Value>) -> &[Value] {
+    v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// The text of field `key` of an object (empty when missing).
+fn text<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// `a`, or `b` when `a` is empty.
+fn or<'a>(a: &'a str, b: &'a str) -> &'a str {
+    if a.is_empty() {
+        b
+    } else {
+        a
+    }
+}
+
+/// A stored object's cell: the value at `path` as `cell` prints it (printers.go's formats; describe's tables are
+/// describe's).
+pub(crate) fn stored_cell(o: &Stored, path: &str, cell: Cell, now: Millis) -> String {
+    let v = o.field(path).filter(|v| !v.is_null());
+    match cell {
+        Cell::Age => since(o.metadata.creation_timestamp, now),
+        Cell::CreatedAt => o.metadata.creation_timestamp.map_or_else(String::new, |t| crate::time::rfc3339(t.0)),
+        Cell::OrNone if v.is_none() => "<none>".into(),
+        Cell::OrUnset if v.is_none() => "<unset>".into(),
+        Cell::Joined => texts(v).join(", "),
+        Cell::Selector => selector(v),
+        Cell::Hosts => {
+            // formatHosts: three hosts at most, then how many rules are left (hosts or not).
+            let (mut hosts, mut more) = (Vec::new(), false);
+            for rule in items(v) {
+                more |= hosts.len() == 3;
+                if !more && !text(rule, "host").is_empty() {
+                    hosts.push(text(rule, "host"));
+                }
+            }
+            match (hosts.is_empty(), more) {
+                (true, _) => "*".into(),
+                (false, true) => format!("{} + {} more...", hosts.join(","), items(v).len() - 3),
+                (false, false) => hosts.join(","),
+            }
+        }
+        Cell::LoadBalancer => {
+            let points = items(v.and_then(|lb| lb.get("ingress")));
+            let mut addresses: Vec<&str> = points.iter().map(|p| or(text(p, "ip"), text(p, "hostname"))).collect();
+            crate::sort::sort(&mut addresses);
+            addresses.dedup();
+            addresses.retain(|a| !a.is_empty());
+            addresses.join(",")
+        }
+        Cell::TlsPorts if items(v).is_empty() => "80".into(),
+        Cell::TlsPorts => "80, 443".into(),
+        Cell::Ref(first) => v.map_or_else(String::new, |r| format!("{}/{}", text(r, first), text(r, "name"))),
+        Cell::Parameters => v.map_or_else(
+            || "<none>".into(),
+            |p| match p.get("apiGroup") {
+                Some(group) => {
+                    format!("{}.{}/{}", text(p, "kind"), group.as_str().unwrap_or_default(), text(p, "name"))
+                }
+                None => format!("{}/{}", text(p, "kind"), text(p, "name")),
+            },
+        ),
+        Cell::Subjects(kind) => {
+            let subjects = items(v).iter().filter(|s| text(s, "kind") == kind);
+            let names = subjects.map(|s| match kind {
+                "ServiceAccount" => format!("{}/{}", text(s, "namespace"), text(s, "name")),
+                _ => text(s, "name").to_string(),
+            });
+            names.collect::<Vec<_>>().join(", ")
+        }
+        Cell::AccessModes => {
+            let modes = texts(v);
+            let short = [
+                ("ReadWriteOnce", "RWO"),
+                ("ReadOnlyMany", "ROX"),
+                ("ReadWriteMany", "RWX"),
+                ("ReadWriteOncePod", "RWOP"),
+            ];
+            short.iter().filter(|(m, _)| modes.contains(m)).map(|(_, s)| *s).collect::<Vec<_>>().join(",")
+        }
+        Cell::Quota(limits) => {
+            // printResourceQuota: each hard limit (sorted) and its use, `limits.*` in one column, the rest in the other.
+            let hard = v.and_then(|s| s.get("hard")).and_then(Value::as_object);
+            let used = |r: &str| v.and_then(|s| s.get("used")?.get(r)?.as_str()).unwrap_or("0");
+            let rows = hard
+                .into_iter()
+                .flatten()
+                .filter(|(r, _)| r.split_once('.').is_some_and(|(p, _)| p == "limits") == limits);
+            rows.map(|(r, h)| format!("{r}: {}/{}", used(r), h.as_str().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        Cell::Value
+        | Cell::OrNone
+        | Cell::OrUnset
+        | Cell::Multiline
+        | Cell::Table(_)
+        | Cell::Rules
+        | Cell::NodeAffinity
+        | Cell::Limits => stored_field(o, path),
+    }
+}
+
+/// `metav1.FormatLabelSelector` of a selector read as JSON: its requirements sorted by key, `<none>` when it has
+/// none, `<error>` for an operator that is not one.
+fn selector(v: Option<&Value>) -> String {
+    let mut parts: Vec<(&str, String)> = Vec::new();
+    for (key, value) in v.and_then(|s| s.get("matchLabels")?.as_object()).into_iter().flatten() {
+        parts.push((key, format!("{key}={}", value.as_str().unwrap_or_default())));
+    }
+    for e in items(v.and_then(|s| s.get("matchExpressions"))) {
+        let (key, mut values) = (text(e, "key"), texts(e.get("values")));
+        crate::sort::sort(&mut values);
+        let part = match text(e, "operator") {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_string(),
+            "DoesNotExist" => format!("!{key}"),
+            _ => return "<error>".into(),
+        };
+        parts.push((key, part));
+    }
+    crate::sort::sort_by(&mut parts, |a, b| a.0.cmp(b.0));
+    match parts.is_empty() {
+        true => "<none>".into(),
+        false => parts.into_iter().map(|(_, p)| p).collect::<Vec<_>>().join(","),
     }
 }
 
