@@ -44,6 +44,7 @@ fn kind_of_controller(c: &str) -> &'static str {
         "namespace" | "serviceaccount" => "namespace",
         "endpointslice" => "service",
         "disruption" => "poddisruptionbudget",
+        "daemonset" => "daemonset",
         _ => "object",
     }
 }

@@ -44,6 +44,7 @@ pub(crate) fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
             default_template(&mut rs.spec.template);
         }
         Object::Deployment(d) => default_deployment(d),
+        Object::DaemonSet(ds) => default_daemon_set(ds),
         Object::Service(svc) => default_service(svc),
         // SetDefaults_EndpointPort: TCP.
         Object::EndpointSlice(e) => {
@@ -239,6 +240,22 @@ fn default_deployment(d: &mut Deployment) {
     default_template(&mut d.spec.template);
 }
 
+/// SetDefaults_DaemonSet: RollingUpdate with maxUnavailable 1 and maxSurge 0, revisionHistoryLimit 10, and the
+/// template's defaults.
+fn default_daemon_set(ds: &mut crate::api::DaemonSet) {
+    let u = &mut ds.spec.update_strategy;
+    if u.type_.is_empty() {
+        u.type_ = s("RollingUpdate");
+    }
+    if &*u.type_ == "RollingUpdate" {
+        let ru = u.rolling_update.get_or_insert_with(RollingUpdateDeployment::default);
+        ru.max_unavailable.get_or_insert(IntOrString::Int(1));
+        ru.max_surge.get_or_insert(IntOrString::Int(0));
+    }
+    ds.spec.revision_history_limit.get_or_insert(10);
+    default_template(&mut ds.spec.template);
+}
+
 /// A validation failure on one field, as the API server reports it (`spec.replicas: Invalid value: -1: ...`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
@@ -429,6 +446,7 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
         Object::Pod(p) => pod::validate_pod(p, &mut errs),
         Object::ReplicaSet(rs) => apps::validate_replica_set(rs, &mut errs),
         Object::Deployment(d) => apps::validate_deployment(d, &mut errs),
+        Object::DaemonSet(ds) => apps::validate_daemon_set(ds, &mut errs),
         Object::ConfigMap(cm) => config::validate_config_map(cm, &mut errs),
         Object::Secret(sec) => config::validate_secret(sec, &mut errs),
         Object::Service(svc) => service::validate_service(svc, &mut errs),

@@ -495,7 +495,7 @@ fn document(b: &mut Bytes) -> Node {
         _ => b.pick(API_VERSIONS),
     };
     let ty = match kind {
-        "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" => kind,
+        "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" | "DaemonSet" => kind,
         _ => "",
     };
     let mut entries = vec![

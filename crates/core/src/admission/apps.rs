@@ -3,7 +3,7 @@
 
 use super::{nonnegative, pod, q, FieldError};
 use crate::api::names;
-use crate::api::{go_quote, Deployment, IntOrString, LabelSelector, PodTemplateSpec, ReplicaSet};
+use crate::api::{go_quote, DaemonSet, Deployment, IntOrString, LabelSelector, PodTemplateSpec, ReplicaSet};
 
 /// `ValidateReplicaSetSpec`.
 pub(super) fn validate_replica_set(rs: &ReplicaSet, errs: &mut Vec<FieldError>) {
@@ -34,6 +34,51 @@ pub(super) fn validate_deployment(d: &Deployment, errs: &mut Vec<FieldError>) {
                 "must be greater than minReadySeconds",
             ));
         }
+    }
+}
+
+/// `ValidateDaemonSetSpec`: the selector (not empty) and the template it must match, which restarts always and
+/// has no `activeDeadlineSeconds`; `minReadySeconds`, the update strategy (`ValidateDaemonSetUpdateStrategy`:
+/// exactly one of maxUnavailable and maxSurge not 0), `revisionHistoryLimit`.
+pub(super) fn validate_daemon_set(ds: &DaemonSet, errs: &mut Vec<FieldError>) {
+    selector_and_template(&ds.spec.selector, &ds.spec.template, errs);
+    nonnegative("spec.minReadySeconds", ds.spec.min_ready_seconds.into(), errs);
+    let u = &ds.spec.update_strategy;
+    match &*u.type_ {
+        "OnDelete" => {}
+        "RollingUpdate" => match &u.rolling_update {
+            None => errs.push(FieldError::required("spec.updateStrategy.rollingUpdate")),
+            Some(ru) => {
+                let field = |name: &str| format!("spec.updateStrategy.rollingUpdate.{name}");
+                let unavailable = ru.max_unavailable.clone().unwrap_or(IntOrString::Int(0));
+                let surge = ru.max_surge.clone().unwrap_or(IntOrString::Int(0));
+                positive_int_or_percent(&unavailable, &field("maxUnavailable"), errs);
+                positive_int_or_percent(&surge, &field("maxSurge"), errs);
+                not_more_than_100_percent(&unavailable, &field("maxUnavailable"), errs);
+                not_more_than_100_percent(&surge, &field("maxSurge"), errs);
+                match (int_or_percent_value(&unavailable) != 0, int_or_percent_value(&surge) != 0) {
+                    (true, true) => errs.push(FieldError::invalid(
+                        field("maxSurge"),
+                        go_int_or_string(&surge),
+                        "may not be set when maxUnavailable is non-zero",
+                    )),
+                    (false, false) => errs
+                        .push(FieldError::required_because(field("maxUnavailable"), "cannot be 0 when maxSurge is 0")),
+                    _ => {}
+                }
+            }
+        },
+        other => {
+            let rolling = if u.rolling_update.is_some() { "{...}" } else { "(*apps.RollingUpdateDaemonSet)(nil)" };
+            errs.push(FieldError::not_supported(
+                "spec.updateStrategy",
+                format!("apps.DaemonSetUpdateStrategy{{Type:{}, RollingUpdate:{rolling}}}", q(other)),
+                &["RollingUpdate", "OnDelete"],
+            ))
+        }
+    }
+    if let Some(limit) = ds.spec.revision_history_limit {
+        nonnegative("spec.revisionHistoryLimit", limit.into(), errs);
     }
 }
 

@@ -36,10 +36,11 @@ pub enum Kind {
     ResourceQuota,
     LimitRange,
     PersistentVolume,
+    DaemonSet,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 24] = [
+    pub const ALL: [Kind; 25] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -64,6 +65,7 @@ impl Kind {
         Kind::ResourceQuota,
         Kind::LimitRange,
         Kind::PersistentVolume,
+        Kind::DaemonSet,
     ];
 
     pub fn index(self) -> usize {
@@ -249,7 +251,7 @@ pub enum Cell {
 const RW: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 /// Every kind, in [`Kind::ALL`]'s order (`KINDS[k as usize].kind == k`).
-pub const KINDS: [KindInfo; 24] = [
+pub const KINDS: [KindInfo; 25] = [
     KindInfo {
         kind: Kind::Namespace,
         name: "Namespace",
@@ -783,6 +785,26 @@ pub const KINDS: [KindInfo; 24] = [
         }),
         ..STORED
     },
+    KindInfo {
+        kind: Kind::DaemonSet,
+        name: "DaemonSet",
+        api_version: "apps/v1",
+        group: "apps",
+        version: "v1",
+        plural: "daemonsets",
+        singular: "daemonset",
+        short_names: &["ds"],
+        resource_ref: "daemonset.apps",
+        group_resource: "daemonsets.apps",
+        namespaced: true,
+        generation: true,
+        status_subresource: true,
+        verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_DAEMONSETS,
+        stored: None,
+        field_index: None,
+    },
 ];
 
 const AGE: Column = ("AGE", "", Cell::Age);
@@ -846,7 +868,7 @@ const STORED: KindInfo = KindInfo {
 };
 
 /// The kinds in discovery's order (`kubectl api-resources` before its sort): the core group, then by group.
-pub const DISCOVERY: [Kind; 24] = [
+pub const DISCOVERY: [Kind; 25] = [
     Kind::ConfigMap,
     Kind::Event,
     Kind::LimitRange,
@@ -858,6 +880,7 @@ pub const DISCOVERY: [Kind; 24] = [
     Kind::Secret,
     Kind::ServiceAccount,
     Kind::Service,
+    Kind::DaemonSet,
     Kind::Deployment,
     Kind::ReplicaSet,
     Kind::Lease,

@@ -5,6 +5,7 @@
 pub mod affinity;
 pub mod conditions;
 pub mod config;
+pub mod daemonset;
 pub mod endpointslice;
 pub mod env;
 pub mod kinds;
@@ -26,6 +27,7 @@ use std::rc::Rc;
 pub use affinity::{Affinity, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
 pub use conditions::{set_condition, Placement};
 pub use config::{ConfigMap, LocalObjectReference, Secret, ServiceAccount};
+pub use daemonset::{DaemonSet, DaemonSetSpec, DaemonSetStatus, DaemonSetUpdateStrategy};
 pub use endpointslice::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice, SeenEndpoint, ServiceEndpoints};
 pub use env::{
     ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector, SecretVolumeSource,
@@ -148,6 +150,7 @@ pub enum Object {
     Service(Service),
     EndpointSlice(EndpointSlice),
     PodDisruptionBudget(PodDisruptionBudget),
+    DaemonSet(DaemonSet),
     /// An object of a kind kubeloop stores without simulating it ([`KindInfo::stored`]).
     Stored(Stored),
 }
@@ -168,6 +171,7 @@ macro_rules! each_kind {
             Object::Service($v) => $body,
             Object::EndpointSlice($v) => $body,
             Object::PodDisruptionBudget($v) => $body,
+            Object::DaemonSet($v) => $body,
             Object::Stored($v) => $body,
         }
     };
@@ -210,6 +214,7 @@ accessors! {
     Service, Service, as_service, as_service_mut, into_service;
     EndpointSlice, EndpointSlice, as_endpointslice, as_endpointslice_mut, into_endpointslice;
     PodDisruptionBudget, PodDisruptionBudget, as_pdb, as_pdb_mut, into_pdb;
+    DaemonSet, DaemonSet, as_daemonset, as_daemonset_mut, into_daemonset;
     Stored, Stored, as_stored, as_stored_mut, into_stored;
 }
 
@@ -229,6 +234,7 @@ impl Object {
             Object::Service(_) => Kind::Service,
             Object::EndpointSlice(_) => Kind::EndpointSlice,
             Object::PodDisruptionBudget(_) => Kind::PodDisruptionBudget,
+            Object::DaemonSet(_) => Kind::DaemonSet,
             Object::Stored(v) => v.kind,
         }
     }
@@ -265,6 +271,7 @@ impl Object {
             }
             (Object::Service(a), Object::Service(b)) => a.spec != b.spec,
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
+            (Object::DaemonSet(a), Object::DaemonSet(b)) => a.spec != b.spec,
             // The endpointslice strategy's PrepareForUpdate: anything but the metadata, or the labels.
             (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
                 (&a.address_type, &a.endpoints, &a.ports, &a.metadata.labels)
@@ -291,6 +298,7 @@ impl Object {
             (Object::Deployment(a), Object::Deployment(b)) => a.status = b.status.clone(),
             (Object::Service(a), Object::Service(b)) => a.status = b.status.clone(),
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.status = b.status.clone(),
+            (Object::DaemonSet(a), Object::DaemonSet(b)) => a.status = b.status.clone(),
             _ => {}
         }
     }

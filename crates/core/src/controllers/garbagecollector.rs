@@ -308,6 +308,7 @@ impl Reconciler for GarbageCollector {
             Kind::ConfigMap,
             Kind::Secret,
             Kind::ServiceAccount,
+            Kind::DaemonSet,
         ]
     }
 

@@ -1,5 +1,6 @@
 //! The controllers: many small, single-purpose control loops, each owning one kind of decision.
 
+pub mod daemonset;
 pub mod deployment;
 pub mod disruption;
 pub mod endpointslice;
@@ -17,7 +18,7 @@ use std::rc::Rc;
 
 /// The controllers kubeloop runs: each one's name (the UI contract's, `mode: {trigger: NAME=edge}`'s) and the
 /// component that writes its Events (`source.component`), in the order the page lists them.
-pub const CONTROLLERS: [(&str, &str); 10] = [
+pub const CONTROLLERS: [(&str, &str); 11] = [
     ("deployment", "deployment-controller"),
     ("replicaset", "replicaset-controller"),
     ("scheduler", "default-scheduler"),
@@ -28,6 +29,7 @@ pub const CONTROLLERS: [(&str, &str); 10] = [
     ("serviceaccount", "serviceaccount-controller"),
     ("endpointslice", "endpoint-slice-controller"),
     ("disruption", "controllermanager"),
+    ("daemonset", "daemonset-controller"),
 ];
 
 /// The controller whose Events carry this `source.component`.

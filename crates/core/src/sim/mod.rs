@@ -13,6 +13,7 @@ use crate::api::{Kind, ObjKey, Object, PodPhase, Str};
 use crate::cause::Cause;
 use crate::client::Api;
 use crate::controller::{Controller, Host, Origin, ReconcileLog, TriggerMode};
+use crate::controllers::daemonset::DaemonSetController;
 use crate::controllers::disruption::DisruptionController;
 use crate::controllers::endpointslice::EndpointSliceController;
 use crate::controllers::garbagecollector::GarbageCollector;
@@ -275,6 +276,7 @@ impl Sim {
             Controller::new(Box::new(ServiceAccountsController::new())),
             Controller::new(Box::new(EndpointSliceController::new())),
             Controller::new(Box::new(DisruptionController::new())),
+            Controller::new(Box::new(DaemonSetController::new(crate::controllers::daemonset::WORKERS))),
         ]
     }
 

@@ -246,6 +246,7 @@ impl Store {
         m.creation_timestamp = Some(Time(now));
         m.deletion_timestamp = None;
         m.deletion_grace_period_seconds = None;
+        template_generation(None, &mut obj);
         self.count(client).creates += 1;
         Ok(self.commit(EventType::Added, obj, None, now))
     }
@@ -307,6 +308,7 @@ impl Store {
                 if kind.has_generation() && current.spec_differs(&next) {
                     next.meta_mut().generation += 1;
                 }
+                template_generation(Some(&current), &mut next);
                 next
             }
         };
@@ -340,6 +342,7 @@ impl Store {
                 if kind.has_generation() && current.spec_differs(&next) {
                     next.meta_mut().generation += 1;
                 }
+                template_generation(Some(&current), &mut next);
             }
             Subresource::Status => {
                 let mut only_status = (*current).clone();
@@ -719,6 +722,27 @@ impl Store {
             }
         }
     }
+}
+
+/// A DaemonSet's template generation (the daemonset strategy's PrepareForCreate and PrepareForUpdate, shown in v1 as
+/// the `deprecated.daemonset.template.generation` annotation): 1 on create, one more when the template changes,
+/// whatever the client sent.
+fn template_generation(current: Option<&Object>, next: &mut Object) {
+    use crate::api::daemonset::TEMPLATE_GENERATION_ANNOTATION;
+    let Object::DaemonSet(ds) = next else { return };
+    let old = current.and_then(|c| c.as_daemonset());
+    let generation = match old {
+        None => 1,
+        Some(o) => {
+            let was = o.template_generation().unwrap_or(1);
+            if o.spec.template != ds.spec.template {
+                was.saturating_add(1)
+            } else {
+                was
+            }
+        }
+    };
+    ds.metadata.annotations.insert(s(TEMPLATE_GENERATION_ANNOTATION), s(&generation.to_string()));
 }
 
 /// A Main update of a namespace keeps its `spec.finalizers` (namespaceStrategy.PrepareForUpdate): only the

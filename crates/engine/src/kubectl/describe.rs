@@ -9,7 +9,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::args::{switch, value, Args, Flag};
-use super::get::printers::{event_interval, event_time, node_roles, since};
+use super::get::printers::{event_interval, event_time, format_labels, node_roles, since};
 use super::resource::{targets, Targets};
 use super::{api_error_line, namespace, Command, Input, Output};
 use crate::api::selector::parse_selector;
@@ -142,6 +142,7 @@ fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> Stri
         Object::Node(n) => describe_node(api, &mut w, n, now),
         Object::Deployment(d) => describe_deployment(api, &mut w, d),
         Object::ReplicaSet(r) => describe_replicaset(api, &mut w, r),
+        Object::DaemonSet(d) => describe_daemonset(api, &mut w, d),
         Object::Namespace(n) => {
             describe_namespace(&mut w, n);
             return w.finish();
@@ -460,11 +461,17 @@ fn describe_replicaset(api: &mut Api, w: &mut Writer, r: &ReplicaSet) {
         w.write(0, &format!("Controlled By:\t{c}\n"));
     }
     w.write(0, &format!("Replicas:\t{} current / {} desired\n", r.status.replicas, r.replicas()));
-    let (pods, _) = api.list(Kind::Pod, Some(&m.namespace), Some(&r.spec.selector));
+    pods_status(api, w, &m.namespace, &r.spec.selector, &m.uid);
+    describe_pod_template(w, &r.spec.template);
+}
+
+/// `getPodStatusForController`'s line: the phases of the pods the selector matches that `uid` controls.
+fn pods_status(api: &mut Api, w: &mut Writer, namespace: &str, selector: &crate::api::LabelSelector, uid: &str) {
+    let (pods, _) = api.list(Kind::Pod, Some(namespace), Some(selector));
     let (mut running, mut waiting, mut succeeded, mut failed) = (0, 0, 0, 0);
     for o in &pods {
         let Some(p) = o.as_pod() else { continue };
-        if controller_of(&p.metadata).is_none_or(|c| c.uid != m.uid) {
+        if controller_of(&p.metadata).is_none_or(|c| &*c.uid != uid) {
             continue;
         }
         match p.status.phase {
@@ -479,7 +486,25 @@ fn describe_replicaset(api: &mut Api, w: &mut Writer, r: &ReplicaSet) {
         0,
         &format!("Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"),
     );
-    describe_pod_template(w, &r.spec.template);
+}
+
+/// `describeDaemonSet`.
+fn describe_daemonset(api: &mut Api, w: &mut Writer, d: &crate::api::DaemonSet) {
+    let m = &d.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    w.write(0, &format!("Selector:\t{}\n", d.spec.selector));
+    w.write(0, &format!("Node-Selector:\t{}\n", format_labels(&d.spec.template.spec.node_selector)));
+    labels_multiline(w, "", "Labels", &m.labels);
+    annotations_multiline(w, "", "Annotations", &m.annotations);
+    let st = &d.status;
+    w.write(0, &format!("Desired Number of Nodes Scheduled: {}\n", st.desired_number_scheduled));
+    w.write(0, &format!("Current Number of Nodes Scheduled: {}\n", st.current_number_scheduled));
+    w.write(0, &format!("Number of Nodes Scheduled with Up-to-date Pods: {}\n", st.updated_number_scheduled));
+    w.write(0, &format!("Number of Nodes Scheduled with Available Pods: {}\n", st.number_available));
+    w.write(0, &format!("Number of Nodes Misscheduled: {}\n", st.number_misscheduled));
+    pods_status(api, w, &m.namespace, &d.spec.selector, &m.uid);
+    describe_pod_template(w, &d.spec.template);
 }
 
 fn describe_node(api: &mut Api, w: &mut Writer, n: &Node, now: Millis) {

@@ -147,6 +147,8 @@ fn duration(v: &str) -> Result<Millis, String> {
 #[derive(Clone)]
 struct DrainOptions {
     force: bool,
+    ignore_daemonsets: bool,
+    delete_emptydir_data: bool,
     grace: Option<i64>,
     timeout: Millis,
     eviction: bool,
@@ -333,7 +335,7 @@ impl Drain {
 
     /// `deleteOrEvictPodsSimple` after an error: the pods still to go, listed again.
     fn pending_pods(&self, sim: &mut Sim, node: &str, err: &DrainError, poll: &mut FollowPoll) {
-        let (pods, _) = self.pods_to_remove(sim, node);
+        let (pods, _, _) = self.pods_to_remove(sim, node);
         if pods.is_empty() {
             return;
         }
@@ -351,40 +353,56 @@ impl Drain {
         self.failed.push((node, err));
     }
 
-    /// The node's pods drain removes (`GetPodsForDeletion`), and those it refuses: a pod that declares no controller
-    /// and has not finished (removed too with `--force`).
-    fn pods_to_remove(&self, sim: &mut Sim, node: &str) -> (Vec<std::rc::Rc<Object>>, Vec<String>) {
+    /// The node's pods drain removes (`GetPodsForDeletion`, its filters in order: DaemonSet-managed pods are never
+    /// removed, an error unless `--ignore-daemonsets`; pods with emptyDir data need `--delete-emptydir-data`; pods
+    /// that declare no controller need `--force`), with the pods each message names: errors, then warnings.
+    fn pods_to_remove(&self, sim: &mut Sim, node: &str) -> (Vec<std::rc::Rc<Object>>, Grouped, Grouped) {
         let filter = WatchFilter::NodeName(s(node));
         let (pods, _) = sim.as_user(|api| api.list_filtered(Kind::Pod, None, None, &filter));
-        let mut unmanaged = Vec::new();
-        let mut remove = Vec::new();
+        let (mut remove, mut errors, mut warnings) = (Vec::new(), Grouped::default(), Grouped::default());
         for p in pods {
             let Some(pod) = p.as_pod() else { continue };
-            if !pod.status.phase.is_terminal() && controller_of(&pod.metadata).is_none() {
-                unmanaged.push(format!("{}/{}", pod.metadata.namespace, pod.metadata.name));
+            let name = format!("{}/{}", pod.metadata.namespace, pod.metadata.name);
+            let finished = pod.status.phase.is_terminal();
+            let owner = controller_of(&pod.metadata);
+            if owner.is_some_and(|o| &*o.kind == "DaemonSet") && !finished {
+                let key = ObjKey::new(&pod.metadata.namespace, owner.map_or("", |o| &o.name));
+                match sim.as_user(|api| api.get(Kind::DaemonSet, &key)) {
+                    Err(e) if e.is_not_found() && self.opts.force => warnings.add(e.to_string(), name),
+                    Err(e) => errors.add(e.to_string(), name),
+                    Ok(_) if self.opts.ignore_daemonsets => warnings.add(DAEMONSET_WARNING.into(), name),
+                    Ok(_) => errors.add(DAEMONSET_FATAL.into(), name),
+                }
+                continue;
+            }
+            let local = pod.spec.volumes.iter().any(|v| v.empty_dir.is_some());
+            if local && !finished && !self.opts.delete_emptydir_data {
+                errors.add(LOCAL_STORAGE_FATAL.into(), name);
+                continue;
+            }
+            if !finished && owner.is_none() {
                 if !self.opts.force {
+                    errors.add(UNMANAGED_FATAL.into(), name);
                     continue;
                 }
+                warnings.add(UNMANAGED_WARNING.into(), name);
+            } else if local && !finished {
+                warnings.add(LOCAL_STORAGE_WARNING.into(), name);
             }
             remove.push(p);
         }
-        (remove, unmanaged)
+        (remove, errors, warnings)
     }
 
     /// Lists the node's pods, refuses like kubectl's filters, evicts (or deletes) the rest.
     fn start(&mut self, sim: &mut Sim, node: String, poll: &mut FollowPoll) {
-        let (evict, unmanaged) = self.pods_to_remove(sim, &node);
-        if !unmanaged.is_empty() && !self.opts.force {
-            let err = format!(
-                "cannot delete Pods that declare no controller (use --force to override): {}",
-                unmanaged.join(", ")
-            );
-            self.fail(poll, node, DrainError::Errors(vec![err]));
+        let (evict, errors, warnings) = self.pods_to_remove(sim, &node);
+        if !errors.is_empty() {
+            self.fail(poll, node, DrainError::Errors(errors.lines()));
             return;
         }
-        if !unmanaged.is_empty() {
-            poll.warnings
-                .push_str(&format!("Warning: deleting Pods that declare no controller: {}\n", unmanaged.join(", ")));
+        if !warnings.is_empty() {
+            poll.warnings.push_str(&format!("Warning: {}\n", warnings.lines().join("; ")));
         }
         let (mut waiting, mut errors) = (Vec::new(), Vec::new());
         for p in evict {
@@ -425,6 +443,37 @@ impl Drain {
         }
         self.next_check = sim.now();
         self.current = Some(Draining { node, pods: waiting, started: sim.now(), errors, timed_out: false });
+    }
+}
+
+/// drain's filters' messages (`pkg/drain/filters.go`).
+const DAEMONSET_FATAL: &str = "cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore)";
+const DAEMONSET_WARNING: &str = "ignoring DaemonSet-managed Pods";
+const LOCAL_STORAGE_FATAL: &str = "cannot delete Pods with local storage (use --delete-emptydir-data to override)";
+const LOCAL_STORAGE_WARNING: &str = "deleting Pods with local storage";
+const UNMANAGED_FATAL: &str = "cannot delete Pods that declare no controller (use --force to override)";
+const UNMANAGED_WARNING: &str = "deleting Pods that declare no controller";
+
+/// Pods by the filter message that names them (`PodDeleteList.errors` and `Warnings`), messages in the order first
+/// met (upstream's come from a Go map, in no order).
+#[derive(Default)]
+struct Grouped(Vec<(String, Vec<String>)>);
+
+impl Grouped {
+    fn add(&mut self, message: String, pod: String) {
+        match self.0.iter_mut().find(|(m, _)| *m == message) {
+            Some((_, pods)) => pods.push(pod),
+            None => self.0.push((message, vec![pod])),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `MESSAGE: ns/a, ns/b`, one per message.
+    fn lines(&self) -> Vec<String> {
+        self.0.iter().map(|(m, pods)| format!("{m}: {}", pods.join(", "))).collect()
     }
 }
 
@@ -505,8 +554,15 @@ fn drain(sim: &mut Sim, args: &Args) -> Result<Output, Output> {
         Err(e) => return Err(Output::error(e)),
     };
     let (sel, dry) = nodes(sim, args, "drain")?;
-    let opts =
-        DrainOptions { force: args.bool("force"), grace, timeout, eviction: !args.bool("disable-eviction"), dry };
+    let opts = DrainOptions {
+        force: args.bool("force"),
+        ignore_daemonsets: args.bool("ignore-daemonsets"),
+        delete_emptydir_data: args.bool("delete-emptydir-data"),
+        grace,
+        timeout,
+        eviction: !args.bool("disable-eviction"),
+        dry,
+    };
     let mut out = Output::default();
     if !sel.errors.is_empty() {
         // kubectl resolves every node before it cordons any.

@@ -10,7 +10,9 @@ use super::args::{switch, value, Args, Flag};
 use super::dry_run::{self, DryRun};
 use super::resource::{self, Targets};
 use super::{Command, Follow, FollowPoll, Input, Output};
-use crate::api::{controller_of, s, Deployment, Kind, LabelSelector, ObjKey, Object, PodTemplateSpec, ReplicaSet};
+use crate::api::{
+    controller_of, s, DaemonSet, Deployment, Kind, LabelSelector, ObjKey, Object, PodTemplateSpec, ReplicaSet,
+};
 use crate::controllers::deployment::{equal_ignore_hash, POD_TEMPLATE_HASH, REVISION};
 use crate::sim::Sim;
 use crate::store::{ApiError, Subresource};
@@ -209,9 +211,45 @@ pub fn deployment_status(d: &Deployment, revision: i64) -> Result<(String, bool)
     Ok((format!("deployment \"{name}\" successfully rolled out\n"), true))
 }
 
-/// `rollout status` with `--watch`: re-reads each Deployment in turn as time passes.
+/// `DaemonSetStatusViewer.Status`: only for RollingUpdate; waits for every node's pod to be updated, then
+/// available.
+pub fn daemonset_status(d: &DaemonSet) -> Result<(String, bool), String> {
+    if !d.rolling() {
+        return Err("rollout status is only available for RollingUpdate strategy type".into());
+    }
+    if d.metadata.generation > d.status.observed_generation {
+        return Ok(("Waiting for daemon set spec update to be observed...\n".into(), false));
+    }
+    let (name, st) = (&d.metadata.name, &d.status);
+    if st.updated_number_scheduled < st.desired_number_scheduled {
+        let msg = format!(
+            "Waiting for daemon set \"{name}\" rollout to finish: {} out of {} new pods have been updated...\n",
+            st.updated_number_scheduled, st.desired_number_scheduled
+        );
+        return Ok((msg, false));
+    }
+    if st.number_available < st.desired_number_scheduled {
+        let msg = format!(
+            "Waiting for daemon set \"{name}\" rollout to finish: {} of {} updated pods are available...\n",
+            st.number_available, st.desired_number_scheduled
+        );
+        return Ok((msg, false));
+    }
+    Ok((format!("daemon set \"{name}\" successfully rolled out\n"), true))
+}
+
+/// The status viewer of an object's kind (`StatusViewerFor`): Deployments and DaemonSets.
+fn status_of(o: &Object, revision: i64) -> Result<(String, bool), String> {
+    match o {
+        Object::Deployment(d) => deployment_status(d, revision),
+        Object::DaemonSet(d) => daemonset_status(d),
+        other => Err(format!("no status viewer has been implemented for {}", group_kind(other.kind()))),
+    }
+}
+
+/// `rollout status` with `--watch`: re-reads each object in turn as time passes.
 struct StatusFollow {
-    keys: Vec<ObjKey>,
+    keys: Vec<(Kind, ObjKey)>,
     at: usize,
     revision: i64,
     last: Option<String>,
@@ -222,14 +260,13 @@ impl StatusFollow {
     /// One look at the current Deployment (and the next ones, once it is done).
     fn step(&mut self, sim: &mut Sim) -> FollowPoll {
         let mut out = FollowPoll::default();
-        while let Some(key) = self.keys.get(self.at).cloned() {
-            let d = match sim.as_user(|api| api.get(Kind::Deployment, &key)) {
+        while let Some((kind, key)) = self.keys.get(self.at).cloned() {
+            let d = match sim.as_user(|api| api.get(kind, &key)) {
                 Ok(o) => o,
                 Err(e) if e.is_not_found() => return finish(out, "error: object has been deleted\n", 1),
                 Err(e) => return finish(out, &format!("{}\n", super::api_error_line(&e)), 1),
             };
-            let Some(d) = d.as_deployment() else { return finish(out, "error: not a deployment\n", 1) };
-            match deployment_status(d, self.revision) {
+            match status_of(&d, self.revision) {
                 Err(e) => return finish(out, &format!("error: {e}\n"), 1),
                 Ok((msg, done)) => {
                     if self.last.as_deref() != Some(msg.as_str()) {
@@ -290,16 +327,15 @@ fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output>
     if objs.is_empty() {
         return no_resources(args);
     }
-    if let Some(o) = objs.iter().find(|o| o.kind() != Kind::Deployment) {
+    if let Some(o) = objs.iter().find(|o| !matches!(o.kind(), Kind::Deployment | Kind::DaemonSet)) {
         return Err(Output::error(format!("no status viewer has been implemented for {}", group_kind(o.kind()))));
     }
-    let keys: Vec<ObjKey> = objs.iter().map(|o| o.key()).collect();
+    let keys: Vec<(Kind, ObjKey)> = objs.iter().map(|o| (o.kind(), o.key())).collect();
     let watch = args.value("watch") != Some("false");
     if !watch {
         let mut out = Output::default();
         for o in &objs {
-            let Some(d) = o.as_deployment() else { continue };
-            match deployment_status(d, revision) {
+            match status_of(o, revision) {
                 Ok((msg, _)) => out.stdout.push_str(&msg),
                 Err(e) => {
                     out.push(Output::error(e));
@@ -610,41 +646,47 @@ fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Patch) -> Res
     for o in objs {
         let name = o.meta().name.to_string();
         let prefix = format!("{} \"{name}\"", resource_string(o.kind()));
-        let Some(d) = o.as_deployment() else {
-            let what = match action {
-                Patch::Restart => "restarting",
-                Patch::Pause => "pausing",
-                Patch::Resume => "resuming",
-            };
-            out.push(Output::error(format!("{prefix} {what} is not supported")));
-            continue;
+        let template = match (&*o, action) {
+            (Object::Deployment(d), _) => &d.spec.template,
+            (Object::DaemonSet(d), Patch::Restart) => &d.spec.template,
+            _ => {
+                let what = match action {
+                    Patch::Restart => "restarting",
+                    Patch::Pause => "pausing",
+                    Patch::Resume => "resuming",
+                };
+                out.push(Output::error(format!("{prefix} {what} is not supported")));
+                continue;
+            }
         };
+        let paused = o.as_deployment().is_some_and(|d| d.spec.paused);
         let problem = match action {
-            Patch::Restart if d.spec.paused => Some("can't restart paused deployment (run rollout resume first)"),
-            Patch::Pause if d.spec.paused => Some("is already paused"),
-            Patch::Resume if !d.spec.paused => Some("is not paused"),
+            Patch::Restart if paused => Some("can't restart paused deployment (run rollout resume first)"),
+            Patch::Pause if paused => Some("is already paused"),
+            Patch::Resume if !paused => Some("is not paused"),
             _ => None,
         };
         if let Some(p) = problem {
             out.push(Output::error(format!("{prefix} {p}")));
             continue;
         }
-        if action == Patch::Restart && d.spec.template.metadata.annotation(RESTARTED_AT) == Some(now.as_str()) {
+        if action == Patch::Restart && template.metadata.annotation(RESTARTED_AT) == Some(now.as_str()) {
             out.push(Output::error(format!("failed to create patch for {name}: if restart has already been triggered within the past second, please wait before attempting to trigger another")));
             continue;
         }
         let stamp = now.clone();
+        let kind = o.kind();
         let result = sim.as_user(|api| {
-            api.patch(Kind::Deployment, &o.key(), Subresource::Main, |obj| {
-                if let Object::Deployment(d) = obj {
-                    match action {
-                        Patch::Restart => {
-                            d.spec.template.metadata.annotations.insert(s(RESTARTED_AT), s(&stamp));
-                        }
-                        Patch::Pause => d.spec.paused = true,
-                        Patch::Resume => d.spec.paused = false,
-                    }
+            api.patch(kind, &o.key(), Subresource::Main, |obj| match (obj, action) {
+                (Object::Deployment(d), Patch::Pause) => d.spec.paused = true,
+                (Object::Deployment(d), Patch::Resume) => d.spec.paused = false,
+                (Object::Deployment(d), Patch::Restart) => {
+                    d.spec.template.metadata.annotations.insert(s(RESTARTED_AT), s(&stamp));
                 }
+                (Object::DaemonSet(d), Patch::Restart) => {
+                    d.spec.template.metadata.annotations.insert(s(RESTARTED_AT), s(&stamp));
+                }
+                _ => {}
             })
         });
         match result {
@@ -654,7 +696,7 @@ fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Patch) -> Res
                     Patch::Pause => "paused",
                     Patch::Resume => "resumed",
                 };
-                let _ = writeln!(out.stdout, "{}/{name} {verb}", Kind::Deployment.resource_ref());
+                let _ = writeln!(out.stdout, "{}/{name} {verb}", kind.resource_ref());
             }
             Err(e) => out.push(Output::error(format!("failed to patch: {}", patch_error(&e)))),
         }

@@ -22,6 +22,7 @@ pub(crate) fn object(o: &Object) -> Value {
         Object::Pod(v) => w.put("spec", pod_spec(&v.spec)).put("status", pod_status(&v.status)),
         Object::ReplicaSet(v) => w.put("spec", replica_set_spec(&v.spec)).put("status", replica_set_status(&v.status)),
         Object::Deployment(v) => w.put("spec", deployment_spec(&v.spec)).put("status", deployment_status(&v.status)),
+        Object::DaemonSet(v) => w.put("spec", daemon_set_spec(&v.spec)).put("status", daemon_set_status(&v.status)),
         Object::Lease(v) => w.put("spec", lease_spec(&v.spec)),
         Object::Event(v) => event(&mut w, &v.body),
         Object::ConfigMap(v) => {
@@ -543,13 +544,14 @@ fn replica_set_status(s: &ReplicaSetStatus) -> Value {
         .done()
 }
 
+fn rolling(r: &RollingUpdateDeployment) -> Value {
+    Fields::default()
+        .opt("maxUnavailable", r.max_unavailable.as_ref().map(int_or_string))
+        .opt("maxSurge", r.max_surge.as_ref().map(int_or_string))
+        .done()
+}
+
 fn deployment_spec(s: &DeploymentSpec) -> Value {
-    let rolling = |r: &RollingUpdateDeployment| {
-        Fields::default()
-            .opt("maxUnavailable", r.max_unavailable.as_ref().map(int_or_string))
-            .opt("maxSurge", r.max_surge.as_ref().map(int_or_string))
-            .done()
-    };
     let strategy = Fields::default()
         .text_nonempty("type", &s.strategy.type_)
         .opt("rollingUpdate", s.strategy.rolling_update.as_ref().map(rolling))
@@ -694,3 +696,34 @@ fn pdb_status(s: &PodDisruptionBudgetStatus) -> Value {
 
 #[cfg(test)]
 mod tests;
+
+// ---------------------------------------------------------------------------------------------------------------
+// DaemonSet
+
+fn daemon_set_spec(s: &DaemonSetSpec) -> Value {
+    let strategy = Fields::default()
+        .text_nonempty("type", &s.update_strategy.type_)
+        .opt("rollingUpdate", s.update_strategy.rolling_update.as_ref().map(rolling))
+        .done();
+    Fields::default()
+        .put("selector", selector(&s.selector))
+        .put("template", template(&s.template))
+        .put("updateStrategy", strategy)
+        .int_nonzero("minReadySeconds", s.min_ready_seconds.into())
+        .opt_int("revisionHistoryLimit", s.revision_history_limit.map(i64::from))
+        .done()
+}
+
+fn daemon_set_status(s: &DaemonSetStatus) -> Value {
+    Fields::default()
+        .int("currentNumberScheduled", s.current_number_scheduled.into())
+        .int("numberMisscheduled", s.number_misscheduled.into())
+        .int("desiredNumberScheduled", s.desired_number_scheduled.into())
+        .int("numberReady", s.number_ready.into())
+        .int_nonzero("observedGeneration", s.observed_generation)
+        .int_nonzero("updatedNumberScheduled", s.updated_number_scheduled.into())
+        .int_nonzero("numberAvailable", s.number_available.into())
+        .int_nonzero("numberUnavailable", s.number_unavailable.into())
+        .opt_int("collisionCount", s.collision_count.map(i64::from))
+        .done()
+}

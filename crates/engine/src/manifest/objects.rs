@@ -708,3 +708,75 @@ fn pdb_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PdbCondition> {
         Ok(())
     })
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// DaemonSet
+
+pub(crate) fn daemon_set<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<DaemonSet> {
+    object(cx, n, "DaemonSet", &["metadata", "spec", "status"], &[], |o: &mut DaemonSet, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "spec" => o.spec = daemon_set_spec(cx, v)?,
+            _ => o.status = daemon_set_status(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn daemon_set_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<DaemonSetSpec> {
+    const NAMES: &[&str] = &["selector", "template", "updateStrategy", "minReadySeconds", "revisionHistoryLimit"];
+    object(cx, n, "DaemonSetSpec", NAMES, &[], |s: &mut DaemonSetSpec, cx, key, v| {
+        match key {
+            "selector" => s.selector = selector(cx, v)?,
+            "template" => s.template = template(cx, v)?.into(),
+            "updateStrategy" => {
+                const NAMES: &[&str] = &["type", "rollingUpdate"];
+                s.update_strategy = object(
+                    cx,
+                    v,
+                    "DaemonSetUpdateStrategy",
+                    NAMES,
+                    &[],
+                    |u: &mut DaemonSetUpdateStrategy, cx, key, v| {
+                        match key {
+                            "type" => u.type_ = cx.string(v)?,
+                            _ => u.rolling_update = cx.option(v, rolling_update)?,
+                        }
+                        Ok(())
+                    },
+                )?
+            }
+            "minReadySeconds" => s.min_ready_seconds = cx.i32(v)?,
+            _ => s.revision_history_limit = cx.option(v, Cx::i32)?,
+        }
+        Ok(())
+    })
+}
+
+fn daemon_set_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<DaemonSetStatus> {
+    const NAMES: &[&str] = &[
+        "currentNumberScheduled",
+        "numberMisscheduled",
+        "desiredNumberScheduled",
+        "numberReady",
+        "observedGeneration",
+        "updatedNumberScheduled",
+        "numberAvailable",
+        "numberUnavailable",
+        "collisionCount",
+    ];
+    object(cx, n, "DaemonSetStatus", NAMES, &[], |s: &mut DaemonSetStatus, cx, key, v| {
+        match key {
+            "currentNumberScheduled" => s.current_number_scheduled = cx.i32(v)?,
+            "numberMisscheduled" => s.number_misscheduled = cx.i32(v)?,
+            "desiredNumberScheduled" => s.desired_number_scheduled = cx.i32(v)?,
+            "numberReady" => s.number_ready = cx.i32(v)?,
+            "observedGeneration" => s.observed_generation = cx.i64(v)?,
+            "updatedNumberScheduled" => s.updated_number_scheduled = cx.i32(v)?,
+            "numberAvailable" => s.number_available = cx.i32(v)?,
+            "numberUnavailable" => s.number_unavailable = cx.i32(v)?,
+            _ => s.collision_count = cx.option(v, Cx::i32)?,
+        }
+        Ok(())
+    })
+}

@@ -44,6 +44,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::Pod => &["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
         Kind::Deployment => &["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
         Kind::ReplicaSet => &["NAME", "DESIRED", "CURRENT", "READY", "AGE"],
+        Kind::DaemonSet => &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
         Kind::Node => &["NAME", "STATUS", "ROLES", "AGE", "VERSION"],
         Kind::Namespace => &["NAME", "STATUS", "AGE"],
         Kind::Lease => &["NAME", "HOLDER", "AGE"],
@@ -59,7 +60,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
     };
     let wide: &[&str] = match kind {
         Kind::Pod => &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
-        Kind::Deployment | Kind::ReplicaSet => &["CONTAINERS", "IMAGES", "SELECTOR"],
+        Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet => &["CONTAINERS", "IMAGES", "SELECTOR"],
         Kind::Service => &["SELECTOR"],
         Kind::Node => &["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"],
         _ => &[],
@@ -101,6 +102,7 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
         Object::Pod(p) => pod_cells(p, name, now, opts.wide, &mut cells),
         Object::Deployment(d) => deployment_cells(d, name, now, opts.wide, &mut cells),
         Object::ReplicaSet(r) => replicaset_cells(r, name, now, opts.wide, &mut cells),
+        Object::DaemonSet(d) => daemonset_cells(d, name, now, opts.wide, &mut cells),
         Object::Node(n) => node_cells(n, name, now, opts.wide, &mut cells),
         Object::Namespace(n) => namespace_cells(n, name, now, &mut cells),
         Object::Lease(l) => lease_cells(l, name, now, &mut cells),
@@ -432,6 +434,25 @@ fn replicaset_cells(r: &ReplicaSet, name: String, now: Millis, wide: bool, cells
     if wide {
         let (c, i) = containers_and_images(&r.spec.template.spec);
         cells.extend([c, i, r.spec.selector.format()]);
+    }
+}
+
+/// `printDaemonSet`: the status's counts, the template's node selector, and in wide its containers and selector.
+fn daemonset_cells(d: &crate::api::DaemonSet, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    let st = &d.status;
+    cells.push(name);
+    let counts = [
+        st.desired_number_scheduled,
+        st.current_number_scheduled,
+        st.number_ready,
+        st.updated_number_scheduled,
+        st.number_available,
+    ];
+    cells.extend(counts.iter().map(|n| n.to_string()));
+    cells.extend([format_labels(&d.spec.template.spec.node_selector), since(d.metadata.creation_timestamp, now)]);
+    if wide {
+        let (c, i) = containers_and_images(&d.spec.template.spec);
+        cells.extend([c, i, d.spec.selector.format()]);
     }
 }
 

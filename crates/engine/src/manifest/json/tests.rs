@@ -30,6 +30,7 @@ fn serde_json_of(o: &Object) -> Value {
         Object::Service(v) => serde_json::to_value(v),
         Object::EndpointSlice(v) => serde_json::to_value(v),
         Object::PodDisruptionBudget(v) => serde_json::to_value(v),
+        Object::DaemonSet(v) => serde_json::to_value(v),
         // A stored kind's fields are JSON already: its metadata through serde, then the fields.
         Object::Stored(v) => serde_json::to_value(&v.metadata).map(|m| {
             let mut body = v.fields.clone();
@@ -84,6 +85,7 @@ impl Oracle {
             Object::Service(v) => v.serialize(rec),
             Object::EndpointSlice(v) => v.serialize(rec),
             Object::PodDisruptionBudget(v) => v.serialize(rec),
+            Object::DaemonSet(v) => v.serialize(rec),
             Object::Stored(v) => v.metadata.serialize(rec),
         };
         assert!(recorded.is_ok());
@@ -562,6 +564,23 @@ fn full_documents() -> Vec<(Kind, Value)> {
                 "conditions": [{"type": "DisruptionAllowed", "status": "True", "observedGeneration": 2,
                                 "lastTransitionTime": t(17), "reason": "SufficientPods", "message": "m"}]}}),
         ),
+        (
+            Kind::DaemonSet,
+            json!({"metadata": meta,
+            "spec": {"selector": selector_json(), "template": {"metadata": meta, "spec": pod_spec_json()},
+                     "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": "10%"}},
+                     "minReadySeconds": 5, "revisionHistoryLimit": 3},
+            "status": {"currentNumberScheduled": 3, "numberMisscheduled": 1, "desiredNumberScheduled": 3,
+                "numberReady": 2, "observedGeneration": 2, "updatedNumberScheduled": 1, "numberAvailable": 2,
+                "numberUnavailable": 1, "collisionCount": 2}}),
+        ),
+        (
+            Kind::DaemonSet,
+            json!({"metadata": meta, "spec": {"selector": selector_json(), "template": {"metadata": {}, "spec": pod_spec_json()},
+                     "updateStrategy": {"type": "OnDelete"}},
+            "status": {"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0,
+                "numberReady": 0}}),
+        ),
     ]
 }
 
@@ -582,7 +601,7 @@ fn typed(kind: Kind, v: &Value) -> Option<Object> {
     }
     Some(read_as!(
         Namespace Node Pod ReplicaSet Deployment Lease Event
-        ConfigMap Secret ServiceAccount Service EndpointSlice PodDisruptionBudget
+        ConfigMap Secret ServiceAccount Service EndpointSlice PodDisruptionBudget DaemonSet
     ))
 }
 

@@ -1,0 +1,619 @@
+//! The daemon controller (pkg/controller/daemon): one pod of a DaemonSet's template on every node that should run
+//! it. A node should run it when the template's nodeSelector and required node affinity match it and every
+//! NoSchedule or NoExecute taint is tolerated (by the template's tolerations and the ones the controller adds);
+//! a pod may go on running on a node whose NoExecute taints it tolerates. Each pod is made for one node (required
+//! node affinity on `metadata.name`, `ReplaceDaemonSetPodNodeNameNodeAffinity`) and placed by the scheduler.
+//! Creates come in slow-start batches guarded by expectations; a failed pod is replaced after a back-off; a
+//! rolling update replaces old pods within `maxUnavailable` (or surges within `maxSurge`); then status.
+
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+
+use super::expectations::Expectations;
+use super::resolve_controller_ref;
+use crate::api::daemonset::{CONTROLLER_REVISION_HASH_LABEL, POD_TEMPLATE_GENERATION_LABEL};
+use crate::api::{
+    s, Affinity, DaemonSet, DaemonSetStatus, Kind, Node, ObjKey, Object, OwnerReference, Pod, PodPhase, PodSpec, Str,
+    Taint, Toleration,
+};
+use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
+use crate::informer::InformerEvent;
+use crate::recorder::EventKind;
+use crate::store::DeleteOptions;
+use crate::time::{Millis, MINUTE, SECOND};
+
+/// `BurstReplicas` of the daemon controller: at most this many creates or deletes per sync.
+pub const BURST_REPLICAS: usize = 250;
+/// `--concurrent-daemonset-syncs`.
+pub const WORKERS: usize = 2;
+/// The failed-pod back-off (`flowcontrol.NewBackOff(1s, 15m)`): how long before a failed daemon pod on the same
+/// node is killed again.
+const FAILED_POD_BACKOFF: crate::backoff::Backoff = crate::backoff::Backoff::doubling(SECOND, 15 * MINUTE);
+
+/// The tolerations every daemon pod gets (`AddOrUpdateDaemonPodTolerations`): it stays through not-ready and
+/// unreachable (NoExecute, no tolerationSeconds), disk, memory and PID pressure and cordons (NoSchedule).
+pub const DAEMON_TOLERATIONS: [(&str, &str); 6] = [
+    ("node.kubernetes.io/not-ready", "NoExecute"),
+    ("node.kubernetes.io/unreachable", "NoExecute"),
+    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+];
+
+#[derive(Clone, Default)]
+pub struct DaemonSetController {
+    pub(crate) expectations: Expectations,
+    workers: usize,
+    /// `failedPodsBackoff`, per DaemonSet and node: the delay and when it last grew.
+    failed: FxHashMap<(ObjKey, Str), (Millis, Millis)>,
+}
+
+impl DaemonSetController {
+    pub fn new(workers: usize) -> Self {
+        DaemonSetController { workers, ..Default::default() }
+    }
+}
+
+/// The template's pod spec with the daemon tolerations added (`AddOrUpdateTolerationInPodSpec`: one that matches
+/// key, operator, value and effect is kept as it is).
+pub fn daemon_pod_spec(template: &PodSpec) -> PodSpec {
+    let mut spec = template.clone();
+    for (key, effect) in DAEMON_TOLERATIONS {
+        let t = Toleration {
+            key: s(key),
+            operator: s("Exists"),
+            value: s(""),
+            effect: s(effect),
+            toleration_seconds: None,
+        };
+        let same = |o: &Toleration| o.key == t.key && o.effect == t.effect && o.operator == t.operator;
+        match spec.tolerations.iter().position(same) {
+            Some(i) if spec.tolerations[i] == t => {}
+            Some(i) => spec.tolerations[i] = t,
+            None => spec.tolerations.push(t),
+        }
+    }
+    spec
+}
+
+/// `NodeShouldRunDaemonPod`: whether a daemon pod should run on `node` (its name, selector, affinity and taints
+/// allow one), and whether one already there may go on running (its NoExecute taints are tolerated).
+pub fn should_run(ds: &DaemonSet, node: &Node) -> (bool, bool) {
+    let spec = &ds.spec.template.spec;
+    let name = &node.metadata.name;
+    if !spec.node_name.is_empty() && spec.node_name != *name {
+        return (false, false);
+    }
+    let labels = &node.metadata.labels;
+    let selected = spec.node_selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+        && spec.affinity.as_ref().is_none_or(|a| a.required_matches(labels, name));
+    if !selected {
+        return (false, false);
+    }
+    // The template's tolerations and the daemon ones (each `Exists` for its key and effect).
+    let untolerated = |t: &&Taint| {
+        !spec.tolerations.iter().any(|tol| tol.tolerates(t))
+            && !DAEMON_TOLERATIONS.iter().any(|(key, effect)| *key == &*t.key && *effect == &*t.effect)
+    };
+    let taints = &node.spec.taints;
+    if taints.iter().filter(|t| matches!(&*t.effect, "NoSchedule" | "NoExecute")).any(|t| untolerated(&t)) {
+        let keeps = !taints.iter().filter(|t| &*t.effect == "NoExecute").any(|t| untolerated(&t));
+        return (false, keeps);
+    }
+    (true, true)
+}
+
+/// The node a daemon pod is for (`GetTargetNodeName`): its `spec.nodeName` once bound, else the node its required
+/// affinity names.
+pub fn target_node(pod: &Pod) -> Option<&Str> {
+    if !pod.spec.node_name.is_empty() {
+        return Some(&pod.spec.node_name);
+    }
+    let terms =
+        &pod.spec.affinity.as_ref()?.node_affinity.as_ref()?.required_during_scheduling_ignored_during_execution;
+    let term = terms.as_ref()?.node_selector_terms.first()?;
+    let field = term.match_fields.iter().find(|f| &*f.key == crate::api::affinity::NODE_FIELD_SELECTOR_KEY)?;
+    (&*field.operator == "In").then(|| field.values.first()).flatten()
+}
+
+/// Whether a pod is of the DaemonSet's current template (`IsPodUpdated`): its template generation, or its
+/// revision's hash.
+fn is_updated(pod: &Pod, hash: &str, generation: Option<i64>) -> bool {
+    let labels = &pod.metadata.labels;
+    let by_generation = generation
+        .is_some_and(|g| labels.get(POD_TEMPLATE_GENERATION_LABEL).is_some_and(|v| v.parse::<i64>().ok() == Some(g)));
+    by_generation || labels.get(CONTROLLER_REVISION_HASH_LABEL).is_some_and(|v| &**v == hash)
+}
+
+/// The pod the DaemonSet makes for `node` (`CreatePodTemplate`, then the node's affinity): its template's labels
+/// with the revision hash and template generation, the daemon tolerations, and required affinity to the node.
+pub(crate) fn pod_for_node(ds: &DaemonSet, hash: &str, node: &str) -> Pod {
+    let t = &ds.spec.template;
+    let mut pod = Pod::default();
+    pod.metadata.generate_name = s(&format!("{}-", ds.metadata.name));
+    pod.metadata.namespace = ds.metadata.namespace.clone();
+    pod.metadata.labels = t.metadata.labels.clone();
+    if let Some(g) = ds.template_generation() {
+        pod.metadata.labels.insert(s(POD_TEMPLATE_GENERATION_LABEL), s(&g.to_string()));
+    }
+    pod.metadata.labels.insert(s(CONTROLLER_REVISION_HASH_LABEL), s(hash));
+    pod.metadata.annotations = t.metadata.annotations.clone();
+    pod.metadata.owner_references.push(OwnerReference::controller(Kind::DaemonSet, &ds.metadata));
+    let mut spec = daemon_pod_spec(&t.spec);
+    spec.affinity = Some(Affinity::for_node(spec.affinity.as_ref(), node));
+    pod.spec = Rc::new(spec);
+    pod
+}
+
+fn ds_key(ds: &DaemonSet) -> ObjKey {
+    ObjKey { namespace: ds.metadata.namespace.clone(), name: ds.metadata.name.clone() }
+}
+
+/// The DaemonSets whose answer to [`should_run`] differs between two versions of a node (all for a new one).
+fn affected(old: Option<&Node>, new: &Node, caches: Caches<'_>, out: &mut Enqueue) {
+    for o in caches.of(Kind::DaemonSet).list() {
+        let Some(ds) = o.as_daemonset() else { continue };
+        let now = should_run(ds, new);
+        if old.is_none_or(|old| should_run(ds, old) != now) && (old.is_some() || now.0) {
+            out.push((ds_key(ds), 0));
+        }
+    }
+}
+
+impl Reconciler for DaemonSetController {
+    fn name(&self) -> &'static str {
+        "daemonset"
+    }
+
+    fn component(&self) -> &'static str {
+        "daemonset-controller"
+    }
+
+    fn workers(&self) -> usize {
+        self.workers
+    }
+
+    fn watches(&self) -> &'static [Kind] {
+        &[Kind::DaemonSet, Kind::Pod, Kind::Node]
+    }
+
+    fn retained(&self) -> usize {
+        self.expectations.len() + self.failed.len()
+    }
+
+    fn reset(&mut self) {
+        self.expectations.clear();
+        self.failed.clear();
+    }
+
+    fn handle(&mut self, ev: &InformerEvent, caches: Caches<'_>, _now: Millis, out: &mut Enqueue) {
+        let obj = ev.object();
+        match (obj.kind(), ev) {
+            (Kind::DaemonSet, InformerEvent::Delete(..)) => {
+                let key = obj.key();
+                self.expectations.delete(&key);
+                self.failed.retain(|(k, _), _| *k != key);
+            }
+            (Kind::DaemonSet, _) => out.push((obj.key(), 0)),
+            (Kind::Node, InformerEvent::Add(n)) => {
+                if let Some(n) = n.as_node() {
+                    affected(None, n, caches, out);
+                }
+            }
+            (Kind::Node, InformerEvent::Update(old, new)) => {
+                // shouldIgnoreNodeUpdate: only what decides where daemon pods run (labels, taints, spec).
+                if let (Some(o), Some(n)) = (old.as_node(), new.as_node()) {
+                    if o.metadata.labels != n.metadata.labels || o.spec != n.spec {
+                        affected(Some(o), n, caches, out);
+                    }
+                }
+            }
+            (Kind::Node, InformerEvent::Delete(n, _)) => {
+                let name = &n.meta().name;
+                self.failed.retain(|(_, node), _| node != name);
+                for o in caches.of(Kind::DaemonSet).list() {
+                    out.push((o.key(), 0));
+                }
+            }
+            (Kind::Pod, InformerEvent::Add(pod)) => {
+                let Some(ds) = resolve_controller_ref(pod, Kind::DaemonSet, caches.of(Kind::DaemonSet)) else { return };
+                let key = ds.key();
+                if pod.meta().is_terminating() {
+                    self.expectations.deletion_observed(&key, &pod.key());
+                } else {
+                    self.expectations.creation_observed(&key);
+                }
+                out.push((key, 0));
+            }
+            (Kind::Pod, InformerEvent::Update(old, new)) => {
+                if old.meta().resource_version == new.meta().resource_version {
+                    return;
+                }
+                let Some(ds) = resolve_controller_ref(new, Kind::DaemonSet, caches.of(Kind::DaemonSet)) else { return };
+                let key = ds.key();
+                if new.meta().is_terminating() && !old.meta().is_terminating() {
+                    self.expectations.deletion_observed(&key, &new.key());
+                }
+                // Became ready: look again once it has been ready for minReadySeconds.
+                let min_ready = ds.as_daemonset().map_or(0, |d| d.spec.min_ready_seconds);
+                let (was, is) = (old.as_pod().is_some_and(Pod::is_ready), new.as_pod().is_some_and(Pod::is_ready));
+                if !was && is && min_ready > 0 {
+                    out.push((key.clone(), crate::time::seconds(min_ready.into())));
+                }
+                out.push((key, 0));
+            }
+            (Kind::Pod, InformerEvent::Delete(pod, _)) => {
+                let Some(ds) = resolve_controller_ref(pod, Kind::DaemonSet, caches.of(Kind::DaemonSet)) else { return };
+                let key = ds.key();
+                self.expectations.deletion_observed(&key, &pod.key());
+                out.push((key, 0));
+            }
+            _ => {}
+        }
+    }
+
+    fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
+        let Some(ds) = cx.caches.of(Kind::DaemonSet).get(key).and_then(|o| o.as_daemonset()).cloned() else {
+            self.expectations.delete(key);
+            return Ok(ReconcileAction::Done);
+        };
+        if ds.metadata.is_terminating() {
+            return Ok(ReconcileAction::Done);
+        }
+        let hash = super::templatehash::compute_hash(&ds.spec.template, ds.status.collision_count);
+        let nodes: Vec<Rc<Object>> = cx.caches.of(Kind::Node).list().into_iter().cloned().collect();
+        let mut requeue = None;
+        if self.expectations.satisfied(key, cx.now) {
+            let by_node = pods_by_node(&ds, cx.caches);
+            let (delete, create, again) = self.manage(&ds, &nodes, &by_node, cx);
+            requeue = again;
+            let mut result = self.sync_nodes(&ds, &hash, &delete, &create, cx);
+            // The rolling update only once what manage did has been observed (upstream checks the expectations
+            // again).
+            if result.is_ok() && ds.rolling() && self.expectations.satisfied(key, cx.now) {
+                let by_node = pods_by_node(&ds, cx.caches);
+                let (delete, create) = rolling_update(&ds, &hash, &nodes, &by_node, cx.now);
+                result = self.sync_nodes(&ds, &hash, &delete, &create, cx);
+            }
+            result?;
+        }
+        let by_node = pods_by_node(&ds, cx.caches);
+        let status = calculate_status(&ds, &hash, &nodes, &by_node, cx.now);
+        // Ready pods not yet available: look again once minReadySeconds have passed.
+        if ds.spec.min_ready_seconds > 0 && status.number_ready != status.number_available {
+            let after = crate::time::seconds(ds.spec.min_ready_seconds.into());
+            requeue = Some(requeue.map_or(after, |r| r.min(after)));
+        }
+        update_status(&ds, status, cx)?;
+        Ok(match requeue {
+            Some(after) => ReconcileAction::RequeueAfter(after),
+            None => ReconcileAction::Done,
+        })
+    }
+}
+
+/// The DaemonSet's pods (`getNodesToDaemonPods`: owned and matching its selector, not finished and deleted) by
+/// the node they are for, in the cache's order; pods for no node are left out.
+fn pods_by_node(ds: &DaemonSet, caches: Caches<'_>) -> FxHashMap<Str, Vec<Rc<Object>>> {
+    let mut by_node: FxHashMap<Str, Vec<Rc<Object>>> = FxHashMap::default();
+    let sel = &ds.spec.selector;
+    for p in caches.of(Kind::Pod).by_owner(&ds.metadata.uid) {
+        let Some(pod) = p.as_pod().filter(|pod| sel.matches(&pod.metadata.labels)) else { continue };
+        // A finished pod already being deleted counts for nothing.
+        if pod.status.phase.is_terminal() && pod.metadata.is_terminating() {
+            continue;
+        }
+        if let Some(node) = target_node(pod) {
+            by_node.entry(node.clone()).or_default().push(p.clone());
+        }
+    }
+    by_node
+}
+
+/// `podByCreationTimestampAndPhase`: scheduled pods first, then the oldest (creation times in whole seconds, as
+/// the API keeps them), then by name.
+fn oldest_first(pods: &mut [Rc<Object>]) {
+    let rank = |o: &Rc<Object>| {
+        let unscheduled = o.as_pod().is_none_or(|p| p.spec.node_name.is_empty());
+        (unscheduled, o.meta().creation_timestamp.map(|t| t.0 / SECOND).unwrap_or(0))
+    };
+    crate::sort::sort_by(pods, |a, b| rank(a).cmp(&rank(b)).then_with(|| a.meta().name.cmp(&b.meta().name)));
+}
+
+impl DaemonSetController {
+    /// `manage` with `podsShouldBeOnNode` for every node: the nodes that need a daemon pod, the pods to delete
+    /// (on nodes that should not run one, failed ones after their back-off, more than one on a node), and when to
+    /// look again for a failed pod still in its back-off.
+    fn manage(
+        &mut self,
+        ds: &DaemonSet,
+        nodes: &[Rc<Object>],
+        by_node: &FxHashMap<Str, Vec<Rc<Object>>>,
+        cx: &mut Ctx<'_, '_>,
+    ) -> (Vec<ObjKey>, Vec<Str>, Option<Millis>) {
+        let (mut delete, mut create, mut again) = (Vec::new(), Vec::new(), None::<Millis>);
+        let surge = ds.rolling() && max_surge_allowed(ds);
+        let key = ds_key(ds);
+        let ds_obj = Object::DaemonSet(ds.clone());
+        for node in nodes.iter().filter_map(|o| o.as_node()) {
+            let name = &node.metadata.name;
+            let pods = by_node.get(name).map(Vec::as_slice).unwrap_or(&[]);
+            let (run, keep) = should_run(ds, node);
+            if run && pods.is_empty() {
+                create.push(name.clone());
+                continue;
+            }
+            if !keep {
+                delete.extend(pods.iter().filter(|p| !p.meta().is_terminating()).map(|p| p.key()));
+                continue;
+            }
+            let mut running = Vec::new();
+            for p in pods.iter().filter(|p| !p.meta().is_terminating()) {
+                let Some(pod) = p.as_pod() else { continue };
+                match pod.status.phase {
+                    PodPhase::Failed | PodPhase::Succeeded => {
+                        let slot = self.failed.entry((key.clone(), name.clone())).or_insert((0, 0));
+                        let (delay, since) = *slot;
+                        if delay > 0 && cx.now < since.saturating_add(delay) {
+                            let left = since.saturating_add(delay) - cx.now;
+                            again = Some(again.map_or(left, |a| a.min(left)));
+                            continue;
+                        }
+                        *slot = (
+                            if delay == 0 { FAILED_POD_BACKOFF.initial } else { FAILED_POD_BACKOFF.after(delay) },
+                            cx.now,
+                        );
+                        if pod.status.phase == PodPhase::Failed {
+                            let msg = format!(
+                                "Found failed daemon pod {}/{} on node {name}, will try to kill it",
+                                pod.metadata.namespace, pod.metadata.name
+                            );
+                            cx.recorder.event(&mut cx.api, &ds_obj, EventKind::Warning, "FailedDaemonPod", &msg);
+                        }
+                        delete.push(p.key());
+                    }
+                    _ => running.push(p.clone()),
+                }
+            }
+            if running.len() > 1 && !surge {
+                // When surge is not allowed, only the oldest running pod stays.
+                oldest_first(&mut running);
+                delete.extend(running[1..].iter().map(|p| p.key()));
+            }
+        }
+        (delete, create, again)
+    }
+
+    /// `syncNodes`: delete the pods, then create one pod per node in slow-start batches (1, 2, 4, ...), at most
+    /// [`BURST_REPLICAS`] of each, guarded by expectations.
+    fn sync_nodes(
+        &mut self,
+        ds: &DaemonSet,
+        hash: &str,
+        delete: &[ObjKey],
+        create: &[Str],
+        cx: &mut Ctx<'_, '_>,
+    ) -> Result<(), String> {
+        let key = ds_key(ds);
+        let ds_obj = Object::DaemonSet(ds.clone());
+        let create = &create[..create.len().min(BURST_REPLICAS)];
+        let delete = &delete[..delete.len().min(BURST_REPLICAS)];
+        if !create.is_empty() {
+            self.expectations.expect_creations(&key, create.len(), cx.now);
+        }
+        if !delete.is_empty() {
+            self.expectations.expect_deletions(&key, delete, cx.now);
+        }
+        let mut error: Option<String> = None;
+        let (mut at, mut batch) = (0, 1);
+        while at < create.len() && error.is_none() {
+            let nodes = &create[at..(at + batch).min(create.len())];
+            let results: Vec<_> = cx
+                .api
+                .parallel(|api| nodes.iter().map(|n| api.create(Object::Pod(pod_for_node(ds, hash, n)))).collect());
+            for r in results {
+                match r {
+                    Ok(pod) => {
+                        let msg = format!("Created pod: {}", pod.meta().name);
+                        cx.recorder.event(&mut cx.api, &ds_obj, EventKind::Normal, "SuccessfulCreate", &msg);
+                    }
+                    Err(e) => {
+                        self.expectations.creation_observed(&key);
+                        let msg = format!("Error creating: {e}");
+                        cx.recorder.event(&mut cx.api, &ds_obj, EventKind::Warning, "FailedCreate", &msg);
+                        error.get_or_insert(e.to_string());
+                    }
+                }
+            }
+            at += nodes.len();
+            batch *= 2;
+        }
+        for _ in at..create.len() {
+            self.expectations.creation_observed(&key);
+        }
+        let results: Vec<_> = cx.api.parallel(|api| {
+            delete.iter().map(|k| (k.clone(), api.delete(Kind::Pod, k, &DeleteOptions::default()))).collect()
+        });
+        for (k, r) in results {
+            match r {
+                Ok(_) => {
+                    let msg = format!("Deleted pod: {}", k.name);
+                    cx.recorder.event(&mut cx.api, &ds_obj, EventKind::Normal, "SuccessfulDelete", &msg);
+                }
+                Err(e) => {
+                    self.expectations.deletion_observed(&key, &k);
+                    if !e.is_not_found() {
+                        let msg = format!("Error deleting: {e}");
+                        cx.recorder.event(&mut cx.api, &ds_obj, EventKind::Warning, "FailedDelete", &msg);
+                        error.get_or_insert(e.to_string());
+                    }
+                }
+            }
+        }
+        error.map_or(Ok(()), Err)
+    }
+}
+
+/// Whether the rolling update may surge (its resolved `maxSurge` is above 0 for some number of nodes).
+fn max_surge_allowed(ds: &DaemonSet) -> bool {
+    let (_, surge) = ds.rolling_params();
+    !matches!(surge, crate::api::IntOrString::Int(0)) && surge.scaled_value(100, true).is_ok_and(|v| v > 0)
+}
+
+/// `updatedDesiredNodeCounts`: maxSurge and maxUnavailable resolved against the nodes that should run a pod
+/// (percentages rounded up); both 0 make maxUnavailable 1.
+fn desired_counts(ds: &DaemonSet, nodes: &[Rc<Object>]) -> (i32, i32) {
+    let desired = nodes.iter().filter_map(|o| o.as_node()).filter(|n| should_run(ds, n).0).count();
+    let desired = i32::try_from(desired).unwrap_or(i32::MAX);
+    let (unavailable, surge) = ds.rolling_params();
+    let surge = surge.scaled_value(desired, true).unwrap_or(0).max(0);
+    let mut unavailable = unavailable.scaled_value(desired, true).unwrap_or(1).max(0);
+    if surge == 0 && unavailable == 0 {
+        unavailable = 1;
+    }
+    (surge, unavailable)
+}
+
+/// `findUpdatedPodsOnNode`: the node's new pod and old pod (not terminating); `None` when it has two of one.
+fn updated_and_old<'a>(
+    pods: &'a [Rc<Object>],
+    hash: &str,
+    generation: Option<i64>,
+) -> Option<(Option<&'a Pod>, Option<&'a Pod>)> {
+    let (mut new, mut old) = (None, None);
+    for p in pods.iter().filter_map(|o| o.as_pod()).filter(|p| !p.metadata.is_terminating()) {
+        let slot = if is_updated(p, hash, generation) { &mut new } else { &mut old };
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(p);
+    }
+    Some((new, old))
+}
+
+/// `rollingUpdate` (pkg/controller/daemon/update.go): old pods to delete and nodes to surge onto. Without surge,
+/// unavailable old pods go at once and available ones while fewer than maxUnavailable pods are unavailable; with
+/// surge, a new pod is made next to an old one (at once where the old one is unavailable, else within
+/// maxSurge), and the old one goes once the new one is available. Nodes are taken in name order (upstream walks a
+/// Go map, in no order).
+fn rolling_update(
+    ds: &DaemonSet,
+    hash: &str,
+    nodes: &[Rc<Object>],
+    by_node: &FxHashMap<Str, Vec<Rc<Object>>>,
+    now: Millis,
+) -> (Vec<ObjKey>, Vec<Str>) {
+    let (max_surge, max_unavailable) = desired_counts(ds, nodes);
+    let generation = ds.template_generation();
+    let min_ready = ds.spec.min_ready_seconds;
+    let available = |p: &Pod| p.is_available(min_ready, now);
+    let key = |p: &Pod| ObjKey { namespace: p.metadata.namespace.clone(), name: p.metadata.name.clone() };
+    let mut names: Vec<&Str> = by_node.keys().collect();
+    crate::sort::sort_by(&mut names, |a, b| a.cmp(b));
+    if max_surge == 0 {
+        let (mut unavailable, mut replace, mut candidates) = (0, Vec::new(), Vec::new());
+        for name in names {
+            match updated_and_old(&by_node[name], hash, generation) {
+                None | Some((None, None)) | Some((Some(_), Some(_))) => unavailable += 1,
+                Some((Some(new), None)) => unavailable += i32::from(!available(new)),
+                Some((None, Some(old))) if !available(old) => replace.push(key(old)),
+                Some((None, Some(_))) if unavailable >= max_unavailable => {}
+                Some((None, Some(old))) => candidates.push(key(old)),
+            }
+        }
+        let room = usize::try_from((max_unavailable - unavailable).max(0)).unwrap_or(0).min(candidates.len());
+        replace.extend(candidates.into_iter().take(room));
+        return (replace, Vec::new());
+    }
+    let (mut surged, mut delete, mut allowed, mut candidates) = (0, Vec::new(), Vec::new(), Vec::new());
+    for name in names {
+        let node = nodes.iter().filter_map(|o| o.as_node()).find(|n| &n.metadata.name == name);
+        let Some(node) = node else { continue };
+        match updated_and_old(&by_node[name], hash, generation) {
+            Some((None, Some(old))) if should_run(ds, node).0 => {
+                if !available(old) {
+                    allowed.push(name.clone());
+                } else if surged < max_surge {
+                    candidates.push(name.clone());
+                }
+            }
+            Some((Some(new), Some(old))) => {
+                if available(new) {
+                    delete.push(key(old));
+                } else {
+                    surged += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    let room = usize::try_from((max_surge - surged).max(0)).unwrap_or(0).min(candidates.len());
+    allowed.extend(candidates.into_iter().take(room));
+    (delete, allowed)
+}
+
+/// `updateDaemonSetStatus`'s figures: nodes that should run a pod, those that have one (made for them), those
+/// that have one and should not; of the oldest pod on each node that should: ready, available, updated.
+fn calculate_status(
+    ds: &DaemonSet,
+    hash: &str,
+    nodes: &[Rc<Object>],
+    by_node: &FxHashMap<Str, Vec<Rc<Object>>>,
+    now: Millis,
+) -> DaemonSetStatus {
+    let generation = ds.template_generation();
+    let mut st = DaemonSetStatus {
+        observed_generation: ds.metadata.generation,
+        collision_count: ds.status.collision_count,
+        ..Default::default()
+    };
+    for node in nodes.iter().filter_map(|o| o.as_node()) {
+        let (run, _) = should_run(ds, node);
+        let pods = by_node.get(&node.metadata.name).filter(|v| !v.is_empty());
+        match (run, pods) {
+            (true, None) => st.desired_number_scheduled += 1,
+            (true, Some(pods)) => {
+                st.desired_number_scheduled += 1;
+                st.current_number_scheduled += 1;
+                let mut pods = pods.clone();
+                oldest_first(&mut pods);
+                let Some(pod) = pods.first().and_then(|o| o.as_pod()) else { continue };
+                if pod.is_ready() {
+                    st.number_ready += 1;
+                    if pod.is_available(ds.spec.min_ready_seconds, now) {
+                        st.number_available += 1;
+                    }
+                }
+                if is_updated(pod, hash, generation) {
+                    st.updated_number_scheduled += 1;
+                }
+            }
+            (false, Some(_)) => st.number_misscheduled += 1,
+            (false, None) => {}
+        }
+    }
+    st.number_unavailable = (st.desired_number_scheduled - st.number_available).max(0);
+    st
+}
+
+/// `storeDaemonSetStatus`: write status if it changed; on a conflict, GET the latest and try once more.
+fn update_status(ds: &DaemonSet, status: DaemonSetStatus, cx: &mut Ctx<'_, '_>) -> Result<(), String> {
+    if ds.status == status {
+        return Ok(());
+    }
+    let mut next = ds.clone();
+    next.status = status.clone();
+    match cx.api.update_status(Object::DaemonSet(next)) {
+        Ok(_) => Ok(()),
+        Err(e) if e.is_conflict() => {
+            let fresh = cx.api.get(Kind::DaemonSet, &ds_key(ds)).map_err(|e| e.to_string())?;
+            let mut next = fresh.as_daemonset().cloned().ok_or("not a daemonset")?;
+            next.status = status;
+            cx.api.update_status(Object::DaemonSet(next)).map(|_| ()).map_err(|e| e.to_string())
+        }
+        Err(e) if e.is_not_found() => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
+}
