@@ -214,7 +214,9 @@ pub(super) fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsVie
             };
             out.push(("replicaset: failed reconciles, retried after".into(), shown));
         }
-        Figure::Endpoints | Figure::Restarts | Figure::Rollout | Figure::Budgets => app_figure(sim, f, out),
+        Figure::Endpoints | Figure::Restarts | Figure::Rollout | Figure::Budgets | Figure::DaemonSets => {
+            app_figure(sim, f, out)
+        }
         Figure::DeadNodes => {
             for k in sim.kubelets().iter().filter(|k| !k.alive) {
                 let node = sim.store().peek(Kind::Node, &ObjKey::cluster(&k.name)).and_then(|o| o.as_node());
@@ -293,6 +295,19 @@ pub(super) fn app_figure(sim: &Sim, f: Figure, out: &mut Vec<(String, String)>) 
                 .collect();
             if !cordoned.is_empty() {
                 out.push(("cordoned".into(), cordoned.join(", ")));
+            }
+        }
+        Figure::DaemonSets => {
+            for d in sim.store().objects(Kind::DaemonSet).filter_map(|o| o.as_daemonset()) {
+                let st = &d.status;
+                let mut v = format!(
+                    "nodes desired {} · current {} · ready {} · up to date {}",
+                    st.desired_number_scheduled, st.current_number_scheduled, st.number_ready, st.updated_number_scheduled
+                );
+                if st.number_misscheduled > 0 {
+                    v.push_str(&format!(" · misscheduled {}", st.number_misscheduled));
+                }
+                out.push((format!("daemonset/{}", d.metadata.name), v));
             }
         }
         _ => {}

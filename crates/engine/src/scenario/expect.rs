@@ -86,10 +86,12 @@ pub enum Figure {
     Rollout,
     /// Per PodDisruptionBudget: healthy, desired and allowed disruptions; and the cordoned nodes.
     Budgets,
+    /// Per DaemonSet: nodes desired, current, ready, up to date and misscheduled.
+    DaemonSets,
 }
 
 /// Each figure's name in a scenario file.
-pub const FIGURES: [(&str, Figure); 13] = [
+pub const FIGURES: [(&str, Figure); 14] = [
     ("deployments", Figure::Deployments),
     ("replicaSetSpec", Figure::ReplicaSetSpec),
     ("resourceVersions", Figure::ResourceVersions),
@@ -103,6 +105,7 @@ pub const FIGURES: [(&str, Figure); 13] = [
     ("restarts", Figure::Restarts),
     ("rollout", Figure::Rollout),
     ("budgets", Figure::Budgets),
+    ("daemonSets", Figure::DaemonSets),
 ];
 
 /// `ask:`: a question the page asks before the step runs (the clock holds until it is answered). Its step's
