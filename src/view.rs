@@ -62,6 +62,8 @@ pub struct PodView {
     pub node: Str,
     /// The `app` label (or the owner's name), for the tooltip and colour hint.
     pub app: Str,
+    /// A DaemonSet's pod (drawn marked: it belongs to its node).
+    pub daemon: bool,
 }
 
 impl PodView {
@@ -81,6 +83,7 @@ impl PodView {
             restarts: p.restarts(),
             node: p.spec.node_name.clone(),
             app,
+            daemon: controller_of(m).is_some_and(|r| &*r.kind == "DaemonSet"),
         }
     }
 

@@ -100,8 +100,9 @@ fn PodChip(props: &PodChipProps) -> Html {
         state.push_str(&format!(", {} restart(s)", p.restarts));
     }
     let title = format!(
-        "pod/{} · {state}{}",
+        "pod/{}{} · {state}{}",
         p.key.name,
+        if p.daemon { " (DaemonSet)" } else { "" },
         if p.node.is_empty() { " · unscheduled".to_string() } else { format!(" · {}", p.node) }
     );
     html! {
@@ -112,8 +113,10 @@ fn PodChip(props: &PodChipProps) -> Html {
                 p.terminating.then_some("term"),
                 (!p.ready && p.phase == kubeloop_engine::api::PodPhase::Running).then_some("unready"),
                 props.selected.then_some("sel"),
+                p.daemon.then_some("daemon"),
             )}
             data-testid="pod"
+            data-daemon={if p.daemon { "true" } else { "false" }}
             data-name={p.key.name.clone()}
             data-namespace={p.key.namespace.clone()}
             data-phase={phase}
@@ -290,6 +293,7 @@ fn legend() -> Html {
             <span><span class="pod ph-failed demo"><span class="glyph">{ "F" }</span></span>{ "Failed" }</span>
             <span><span class="pod ph-succeeded demo"><span class="glyph">{ "S" }</span></span>{ "Succeeded" }</span>
             <span><span class="pod ph-unknown demo"><span class="glyph">{ "?" }</span></span>{ "Unknown" }</span>
+            <span title="A DaemonSet's pod belongs to its node: drawn with a double border"><span class="pod ph-running daemon demo"><span class="glyph">{ "R" }</span></span>{ "DaemonSet" }</span>
         </div>
     }
 }

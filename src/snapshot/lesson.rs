@@ -302,7 +302,10 @@ pub(super) fn app_figure(sim: &Sim, f: Figure, out: &mut Vec<(String, String)>) 
                 let st = &d.status;
                 let mut v = format!(
                     "nodes desired {} · current {} · ready {} · up to date {}",
-                    st.desired_number_scheduled, st.current_number_scheduled, st.number_ready, st.updated_number_scheduled
+                    st.desired_number_scheduled,
+                    st.current_number_scheduled,
+                    st.number_ready,
+                    st.updated_number_scheduled
                 );
                 if st.number_misscheduled > 0 {
                     v.push_str(&format!(" · misscheduled {}", st.number_misscheduled));
