@@ -168,6 +168,7 @@ test('a deleted pod whose application ignores SIGTERM counts its grace period do
       },
       { timeout: 20_000, message: () => `the countdown (now ${JSON.stringify(text)})` },
     );
+    await countdown.scrollIntoViewIfNeeded();
     await screenshot(page, 'apps-terminating');
     const first = text.match(/grace period 30 s: ([\d.]+) s left/);
     assert.ok(first && Number(first[1]) > 10, `well before the end: ${text}`);
@@ -177,7 +178,7 @@ test('a deleted pod whose application ignores SIGTERM counts its grace period do
       timeout: 90_000,
       message: 'the pod is gone after its grace period',
     });
-    const reasons = await kubectl(page, `kubectl get events --field-selector involvedObject.name=${victim}`, (o) => /Killing|No resources/.test(o));
-    assert.match(reasons, /Stopping container shop/, reasons);
+    const events = await kubectl(page, 'kubectl get events', (o) => /LAST SEEN|No resources/.test(o));
+    assert.match(events, new RegExp(`Killing\\s+pod/${victim}\\s+Stopping container shop`), events);
   });
 });
