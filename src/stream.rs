@@ -45,6 +45,7 @@ fn kind_of_controller(c: &str) -> &'static str {
         "endpointslice" => "service",
         "disruption" => "poddisruptionbudget",
         "daemonset" => "daemonset",
+        "resourcequota" => "resourcequota",
         _ => "object",
     }
 }

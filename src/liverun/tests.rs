@@ -96,6 +96,7 @@ fn the_page_opens_on_three_running_web_pods() {
             "endpointslice",
             "disruption",
             "daemonset",
+            "resourcequota",
             "scheduler"
         ],
         "one row per controller, the leader's (two controller manager replicas)"
@@ -596,7 +597,7 @@ fn control_plane_processes_crash_and_restart() {
     let s = e.snapshot();
     assert!(s.control_plane.processes[..2].iter().all(|p| p.state.as_str() == "crashed"));
     let names: Vec<&str> = s.controllers.iter().map(|c| c.status.name).collect();
-    assert_eq!(names.len(), 11, "still one row per controller: {names:?}");
+    assert_eq!(names.len(), 12, "still one row per controller: {names:?}");
     e.exec(Cmd::fault(FaultAction { restart: Some(CONTROLLER_MANAGER_2), ..FaultAction::default() }));
     run_secs(&mut e, 40);
     assert_eq!(e.sim().controller_manager_leader(), Some(CONTROLLER_MANAGER_2));

@@ -139,6 +139,15 @@ pub(crate) fn default_pod_spec_with(spec: &mut std::rc::Rc<PodSpec>, toleration_
                 });
             }
         }
+        // SetDefaults_Pod: a container's limits are its requests where it names none.
+        if spec.containers.iter().any(|c| c.resources.limits.keys().any(|k| !c.resources.requests.contains_key(k))) {
+            for c in spec.containers.iter_mut() {
+                let limits = c.resources.limits.clone();
+                for (k, v) in limits {
+                    c.resources.requests.entry(k).or_insert(v);
+                }
+            }
+        }
         spec.priority.get_or_insert(0);
         // A negative grace period is treated as 1 (kubernetes/kubernetes#115606; the server warns, templates keep
         // what was written).

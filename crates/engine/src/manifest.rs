@@ -380,6 +380,14 @@ pub fn stored_only(kind: Kind) -> Option<&'static str> {
             "kubeloop stores and serves it (kubectl get, describe, delete); its API server has no authentication, so \
              nothing uses it",
         ),
+        Kind::ResourceQuota => Some(
+            "kubeloop's API server refuses creates that would exceed it (ResourceQuota admission) and its resource \
+             quota controller keeps its status; pods' requests, limits and counts, and object counts, are counted",
+        ),
+        Kind::LimitRange => Some(
+            "kubeloop's API server applies its Container defaults, minimums and maximums to new pods (LimitRanger); \
+             Pod and PersistentVolumeClaim items and maxLimitRequestRatio are not enforced",
+        ),
         k if k.info().stored.is_some() => {
             Some("kubeloop stores and serves it (kubectl get, describe, delete, explain), but nothing acts on it")
         }

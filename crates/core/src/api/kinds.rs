@@ -238,6 +238,8 @@ pub enum Cell {
     Multiline,
     /// describe's table of a list (label: the section's heading): each item a row of its fields (`%v`).
     Table(&'static [(&'static str, &'static str)]),
+    /// describeQuota's table: each resource of the status's hard limits, sorted, with what is used of it.
+    QuotaTable,
     /// describe's table of a Role's rules (describeRole): a row per resource (`resource.group`, or the rule's
     /// non-resource URLs), its resource names and verbs.
     Rules,
@@ -707,14 +709,10 @@ pub const KINDS: [KindInfo; 25] = [
         status_subresource: true,
         stored: Some(StoredKind {
             // printers.go's resourceQuotaColumnDefinitions (AGE last since 1.33); describe.go's describeQuota. Both
-            // print the status, which no quota controller fills here.
+            // print the status, which the resource quota controller keeps.
             columns: &[("REQUEST", "status", Cell::Quota(false)), ("LIMIT", "status", Cell::Quota(true)), AGE],
             wide: &[],
-            describe: &[
-                NAME,
-                NAMESPACE,
-                ("", "status.hard", Cell::Table(&[("Resource", ""), ("Used", ""), ("Hard", "")])),
-            ],
+            describe: &[NAME, NAMESPACE, ("", "status", Cell::QuotaTable)],
             events: false,
         }),
         ..STORED

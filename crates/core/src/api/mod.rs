@@ -299,6 +299,14 @@ impl Object {
             (Object::Service(a), Object::Service(b)) => a.status = b.status.clone(),
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.status = b.status.clone(),
             (Object::DaemonSet(a), Object::DaemonSet(b)) => a.status = b.status.clone(),
+            (Object::Stored(a), Object::Stored(b)) => match b.fields.get("status") {
+                Some(st) => {
+                    a.fields.insert("status".into(), st.clone());
+                }
+                None => {
+                    a.fields.remove("status");
+                }
+            },
             _ => {}
         }
     }

@@ -9,6 +9,7 @@ pub mod garbagecollector;
 pub mod namespace;
 pub mod nodelifecycle;
 pub mod replicaset;
+pub mod resourcequota;
 pub mod scheduler;
 pub mod serviceaccount;
 pub mod tainteviction;
@@ -18,7 +19,7 @@ use std::rc::Rc;
 
 /// The controllers kubeloop runs: each one's name (the UI contract's, `mode: {trigger: NAME=edge}`'s) and the
 /// component that writes its Events (`source.component`), in the order the page lists them.
-pub const CONTROLLERS: [(&str, &str); 11] = [
+pub const CONTROLLERS: [(&str, &str); 12] = [
     ("deployment", "deployment-controller"),
     ("replicaset", "replicaset-controller"),
     ("scheduler", "default-scheduler"),
@@ -30,6 +31,7 @@ pub const CONTROLLERS: [(&str, &str); 11] = [
     ("endpointslice", "endpoint-slice-controller"),
     ("disruption", "controllermanager"),
     ("daemonset", "daemonset-controller"),
+    ("resourcequota", "resourcequota-controller"),
 ];
 
 /// The controller whose Events carry this `source.component`.

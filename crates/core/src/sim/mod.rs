@@ -19,6 +19,7 @@ use crate::controllers::endpointslice::EndpointSliceController;
 use crate::controllers::garbagecollector::GarbageCollector;
 use crate::controllers::namespace::NamespaceController;
 use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleController};
+use crate::controllers::resourcequota::ResourceQuotaController;
 use crate::controllers::serviceaccount::ServiceAccountsController;
 use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
@@ -277,6 +278,7 @@ impl Sim {
             Controller::new(Box::new(EndpointSliceController::new())),
             Controller::new(Box::new(DisruptionController::new())),
             Controller::new(Box::new(DaemonSetController::new(crate::controllers::daemonset::WORKERS))),
+            Controller::new(Box::new(ResourceQuotaController::new(crate::controllers::resourcequota::WORKERS))),
         ]
     }
 

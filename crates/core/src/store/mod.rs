@@ -643,6 +643,7 @@ impl Store {
 }
 mod footprint;
 mod index;
+pub(crate) mod quota;
 mod watches;
 mod write;
 

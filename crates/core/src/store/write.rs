@@ -214,9 +214,19 @@ impl Store {
             Object::Pod(p) => self.default_pod_spec(&mut p.spec),
             _ => admission::default_object_with(&mut obj, self.config.default_toleration_seconds),
         }
+        // LimitRanger's defaults (mutating admission, before validation).
+        let mut refused = None;
+        if let Object::Pod(p) = &mut obj {
+            refused = self.limit_ranger(p).err();
+        }
         let errs = admission::validate(&obj);
         if !errs.is_empty() {
             return self.fail(client, ApiError::Invalid(admission::Invalid::new(&obj, errs)));
+        }
+        // Validating admission: LimitRanger's bounds, then ResourceQuota.
+        if let Some(why) = refused.or_else(|| self.resource_quota(&obj, now).err()) {
+            let name = crate::limits::echo(&key.name);
+            return self.fail(client, ApiError::Forbidden(format!("{resource} \"{name}\" is forbidden: {why}")));
         }
         if let Object::Service(svc) = &mut obj {
             if let Err(e) = self.allocate(svc) {

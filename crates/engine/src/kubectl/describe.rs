@@ -782,6 +782,21 @@ fn describe_stored(w: &mut Writer, o: &crate::api::Stored, now: Millis) {
                 let rows = items.iter().map(|item| columns.iter().map(|c| cell(item, c.1)).collect()).collect();
                 table(&headings, rows);
             }
+            Cell::QuotaTable => {
+                let hard = o.field("status.hard").and_then(Value::as_object);
+                let used = o.field("status.used").and_then(Value::as_object);
+                let text = |v: Option<&Value>| match v {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(v) => v.to_string(),
+                    None => "0".into(),
+                };
+                let rows = hard
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, h)| vec![k.clone(), text(used.and_then(|u| u.get(k))), text(Some(h))])
+                    .collect();
+                table(&["Resource", "Used", "Hard"], rows);
+            }
             Cell::Rules => {
                 // describeRole: each rule broken down to a row per resource (`resource.group`) or per non-resource
                 // URL, in the order of their compact strings (`{APIGroups:["g"], Resources:["r"], ...}`).

@@ -298,6 +298,7 @@ pub(crate) fn stored_cell(o: &Stored, path: &str, cell: Cell, now: Millis) -> St
         | Cell::OrUnset
         | Cell::Multiline
         | Cell::Table(_)
+        | Cell::QuotaTable
         | Cell::Rules
         | Cell::NodeAffinity
         | Cell::Limits => stored_field(o, path),
