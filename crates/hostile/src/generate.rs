@@ -705,14 +705,31 @@ const RESOURCES: &[&str] = &[
 /// A value for a kubectl flag, by the flag's name.
 fn flag_value(b: &mut Bytes, flag: &str) -> String {
     match flag {
-        "output" => match b.below(6) {
-            0 => format!(
-                "jsonpath={{{}}}",
-                b.pick(&[".items[*].metadata.name", ".metadata", "[", ".items[99999999999]"])
+        "output" => match b.below(8) {
+            0 => format!("jsonpath={}", jsonpath_template(b)),
+            1 => format!(
+                "custom-columns={}",
+                b.pick(&[
+                    "NAME:.metadata.name",
+                    "A:.x,B:.y",
+                    ":",
+                    "X",
+                    "N:.metadata.name,I:.spec.containers[*].image",
+                    "L:{.metadata.labels},E:.items[",
+                    "R:..name",
+                ])
             ),
-            1 => format!("custom-columns={}", b.pick(&["NAME:.metadata.name", "A:.x,B:.y", ":", "X"])),
-            _ => b.pick(&["yaml", "json", "wide", "name", "go-template={{.}}", "jsonpath", "YAML", ""]).to_string(),
+            2 => format!(
+                "{}={}",
+                b.pick(&["jsonpath-as-json", "jsonpath-file", "custom-columns-file", "go-template", "template"]),
+                b.pick(&["manifest.yaml", "{.kind}", "nosuch", ""])
+            ),
+            _ => b
+                .pick(&["yaml", "json", "wide", "name", "go-template={{.}}", "jsonpath", "YAML", "", "custom-columns"])
+                .to_string(),
         },
+        "template" => jsonpath_template(b),
+        "allow-missing-template-keys" => b.pick(&["true", "false", "x"]).to_string(),
         "selector" | "field-selector" => selector(b),
         "namespace" => b.pick(&["default", "kube-system", "nosuch", "", "Team-A"]).to_string(),
         "timeout" | "request-timeout" => duration(b),
@@ -722,13 +739,81 @@ fn flag_value(b: &mut Bytes, flag: &str) -> String {
         "cascade" => b.pick(&["background", "foreground", "orphan", "true", "false", "x"]).to_string(),
         "filename" => b.pick(&["-", "manifest.yaml", "/etc/passwd", "../x", "", "dir/"]).to_string(),
         "image" => b.pick(&["nginx:1.28", "", "a b", "UPPER"]).to_string(),
-        "sort-by" => b.pick(&[".metadata.name", "{.metadata.creationTimestamp}", "[", ".status.x"]).to_string(),
+        "sort-by" => match b.below(3) {
+            0 => jsonpath_template(b),
+            _ => b
+                .pick(&[
+                    ".metadata.name",
+                    "{.metadata.creationTimestamp}",
+                    "[",
+                    ".status.x",
+                    ".metadata.labels",
+                    ".status.containerStatuses[0].restartCount",
+                    ".spec.replicas",
+                    "{.a}{.b}",
+                ])
+                .to_string(),
+        },
         _ => match b.below(3) {
             0 => number(b),
             1 => duration(b),
             _ => text(b),
         },
     }
+}
+
+/// A JSONPath template (client-go's grammar): pieces of real templates, hostile ones (unclosed, deep, huge
+/// indices, recursive descent after recursive descent) and random text, in braces or not.
+fn jsonpath_template(b: &mut Bytes) -> String {
+    const PIECES: &[&str] = &[
+        ".items[*]",
+        ".metadata.name",
+        "range .items[*]",
+        "end",
+        "[?(@.status.phase==\"Running\")]",
+        "[?(@.spec.replicas>=1)]",
+        "[?(@.x)]",
+        "[1:3]",
+        "[-1:]",
+        "[::0]",
+        "[9223372036854775807]",
+        "[-9223372036854775808:]",
+        "..name",
+        "..*",
+        "['a','b']",
+        "[a,b,c]",
+        "\"\\t\"",
+        "'\\x'",
+        "$",
+        "@",
+        ".*",
+        "[",
+        "[?(",
+        "\"",
+        "1.5.5",
+        "true",
+        "nosuch",
+    ];
+    let mut out = String::new();
+    for _ in 0..1 + b.count(6) {
+        match b.below(6) {
+            0 => out.push_str(&text(b)),
+            1 => out.push_str(b.pick(PIECES)),
+            _ => {
+                out.push('{');
+                for _ in 0..1 + b.count(3) {
+                    out.push_str(b.pick(PIECES));
+                }
+                if !b.chance(10) {
+                    out.push('}');
+                }
+            }
+        }
+    }
+    if b.chance(30) {
+        out = out.repeat(1 + b.below(2000));
+    }
+    out
 }
 
 /// A kubectl command line: a command from kubeloop's own table (sometimes a word it does not know), positional

@@ -151,7 +151,18 @@ fn flag_values(sim: &mut Sim, flag: &str, cmd_flags: &[Flag], cur: &str, _ns: &s
     match long_name(flag, cmd_flags) {
         Some("namespace") => names(sim, Kind::Namespace, None, cur),
         Some("output") => {
-            ["json", "name", "wide", "yaml"].into_iter().filter(|v| v.starts_with(cur)).map(String::from).collect()
+            // get's template forms (`custom-columns=...`, `jsonpath=...`) only for the commands that print them.
+            let templates: &[&str] = if cmd_flags.iter().any(|f| f.long == "sort-by") {
+                &["custom-columns=", "custom-columns-file=", "jsonpath=", "jsonpath-as-json=", "jsonpath-file="]
+            } else {
+                &[]
+            };
+            ["json", "name", "wide", "yaml"]
+                .iter()
+                .chain(templates)
+                .filter(|v| v.starts_with(cur))
+                .map(|v| v.to_string())
+                .collect()
         }
         _ => Vec::new(),
     }

@@ -1,6 +1,7 @@
 //! `kubectl get` (tables, `-o wide|yaml|json|name`, `-w`) and the newer `kubectl events`. Every read is an API
 //! call under the user's client: LIST for a type, GET for a name, a WATCH for `-w`.
 
+mod output;
 pub(crate) mod printers;
 
 use crate::manifest::ObjectText;
@@ -16,15 +17,19 @@ use crate::api::selector::parse_selector;
 use crate::api::{Kind, LabelSelector, ObjKey, Object};
 use crate::sim::Sim;
 use crate::watch::{EventType, WatcherId};
+use output::{Columns, Template};
 use printers::RowOptions;
 
 const GET_FLAGS: &[Flag] = &[
     switch("all-namespaces", Some('A')),
+    switch("allow-missing-template-keys", None),
     switch("ignore-not-found", None),
     switch("no-headers", None),
     value("output", Some('o')),
     value("selector", Some('l')),
     switch("show-labels", None),
+    value("sort-by", None),
+    value("template", None),
     switch("watch", Some('w')),
     switch("watch-only", None),
 ];
@@ -32,7 +37,7 @@ const GET_FLAGS: &[Flag] = &[
 pub const COMMAND: Command = Command {
     name: "get",
     summary: "Display one or many resources",
-    usage: "kubectl get [(-o|--output=)json|yaml|name|wide] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags] [options]",
+    usage: "kubectl get [(-o|--output=)json|yaml|name|wide|custom-columns=...|custom-columns-file=...|jsonpath=...|jsonpath-file=...] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...) [flags] [options]",
     flags: GET_FLAGS,
     run: run_get,
 };
@@ -56,13 +61,17 @@ pub const EVENTS: Command = Command {
 };
 
 /// An `-o` value kubeloop prints.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 enum Format {
     Table,
     Wide,
     Yaml,
     Json,
     Name,
+    /// `-o jsonpath=`, `jsonpath-file=`, `jsonpath-as-json=` (or `--template`).
+    JsonPath(Rc<Template>),
+    /// `-o custom-columns=`, `custom-columns-file=`.
+    Columns(Rc<Columns>),
 }
 
 fn format_of(args: &Args, allowed: &[&str]) -> Result<Format, Output> {
@@ -211,8 +220,22 @@ fn resolves_to_non_string(s: &str) -> bool {
     WORDS.contains(&s) || s.parse::<f64>().is_ok() || s.parse::<i64>().is_ok()
 }
 
-fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
-    let format = format_of(args, &["json", "name", "wide", "yaml"])?;
+fn run_get(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> {
+    let format = output::get_format(args, input)?;
+    if args.bool("show-labels") {
+        if let Some(o) = args.value("output").filter(|o| !o.is_empty() && *o != "wide") {
+            return Err(Output::error(format!("--show-labels option cannot be used with {o} printer")));
+        }
+    }
+    let sort_by = args.value("sort-by").filter(|s| !s.is_empty());
+    let mut warnings = String::new();
+    if sort_by.is_some() {
+        if args.bool("watch") {
+            warnings.push_str("warning: --watch requested, --sort-by will be ignored for watch events received\n");
+        } else if args.bool("watch-only") {
+            warnings.push_str("warning: --watch-only requested, --sort-by will be ignored\n");
+        }
+    }
     let selector = selector_of(args)?;
     let targets = targets(&args.positional).map_err(Output::error)?;
     if matches!(&targets, Targets::ByType { kinds, .. } if kinds.is_empty()) {
@@ -313,10 +336,25 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
             }
         }
     }
+    let generic = !matches!(format, Format::Table | Format::Wide);
+    if let Some(field) = sort_by.filter(|_| !args.bool("watch-only")) {
+        // Tables are sorted type by type (each LIST's Table, as the server returns it); the other forms sort the
+        // one List they print. Objects named one by one are each a Table of their own: not reordered.
+        if !generic && !named {
+            for g in &mut groups {
+                output::sort_objects(&mut g.objects, field, true)?;
+            }
+        } else if generic && !watch && !(single_item && groups.iter().map(|g| g.objects.len()).sum::<usize>() == 1) {
+            let mut objs: Vec<Rc<Object>> = groups.iter().flat_map(|g| g.objects.iter().cloned()).collect();
+            output::sort_objects(&mut objs, field, false)?;
+            let kind = groups.first().map_or(Kind::Pod, |g| g.kind);
+            groups = vec![Group { kind, objects: objs }];
+        }
+    }
     let mut stderr: String = errors.iter().map(|e| format!("{e}\n")).collect();
-    let code = i32::from(!errors.is_empty());
+    let mut code = i32::from(!errors.is_empty());
     let opts = RowOptions {
-        wide: format == Format::Wide,
+        wide: matches!(format, Format::Wide),
         namespace: all_ns,
         with_kind: kinds.len() > 1,
         show_labels: args.bool("show-labels"),
@@ -326,10 +364,45 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     let all: Vec<&Rc<Object>> = groups.iter().flat_map(|g| g.objects.iter()).collect();
 
     let mut stdout = String::new();
+    let mut print_failed = false;
     let mut first_table = Table::new();
     let mut budget = Budget::new();
     if !args.bool("watch-only") {
-        match format {
+        match &format {
+            Format::JsonPath(t) => {
+                if !(all.is_empty() && named) {
+                    let text = if watch || (single_item && all.len() == 1) {
+                        // `get -w` prints the objects one by one, as its watch does.
+                        all.iter().map(|o| t.print(&o.to_json(), &mut budget)).collect()
+                    } else {
+                        let list = list_value(budgeted_json(all.iter().copied(), &mut budget));
+                        let mut own = Budget::new();
+                        let text = t.print(&list, &mut own);
+                        stderr.push_str(&own.note());
+                        text
+                    };
+                    match text {
+                        Ok(text) => stdout = text,
+                        Err(e) if watch => {
+                            stderr.push_str(&format!("error: unable to output the provided object: {e}\n"));
+                            print_failed = true;
+                        }
+                        Err(e) => {
+                            stderr.push_str(&format!("error: {e}\n"));
+                            print_failed = true;
+                        }
+                    }
+                }
+            }
+            Format::Columns(c) => {
+                let (rows, err) = c.rows(&all, !c.no_headers, &mut budget);
+                stdout = first_table.render(&rows);
+                if let Some(e) = err {
+                    let e = if watch { format!("unable to output the provided object: {e}") } else { e };
+                    stderr.push_str(&format!("error: {e}\n"));
+                    print_failed = true;
+                }
+            }
             Format::Name => {
                 for o in &all {
                     let line = format!("{}/{}\n", o.kind().resource_ref(), o.meta().name);
@@ -347,7 +420,7 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
                     } else {
                         list_value(budgeted_json(all.iter().copied(), &mut budget))
                     };
-                    stdout = if format == Format::Yaml { yaml_text(&v) } else { json_text(&v) };
+                    stdout = if matches!(format, Format::Yaml) { yaml_text(&v) } else { json_text(&v) };
                 }
             }
             Format::Table | Format::Wide => {
@@ -369,7 +442,8 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
                 }
             }
         }
-        if stdout.is_empty() && errors.is_empty() && !ignore_not_found && !watch {
+        let printed_generic = matches!(format, Format::JsonPath(_) | Format::Columns(_));
+        if stdout.is_empty() && errors.is_empty() && !ignore_not_found && !watch && !printed_generic {
             let namespaced = !all_ns && kinds.iter().all(|k| k.namespaced());
             if namespaced {
                 stderr.push_str(&format!("No resources found in {ns} namespace.\n"));
@@ -379,8 +453,11 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
         }
     }
     stderr.push_str(&budget.note());
-    let mut out = Output { stdout, stderr, code, ..Default::default() };
-    if watch {
+    if print_failed {
+        code = 1;
+    }
+    let mut out = Output { warnings, stdout, stderr, code, ..Default::default() };
+    if watch && !print_failed {
         let kind = kinds[0];
         let names: Vec<String> = match &targets {
             Targets::ByType { names, .. } => names.clone(),
@@ -390,6 +467,10 @@ fn run_get(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
         let from = if named && from == 0 { sim.store().resource_version() } else { from };
         match sim.user_watch(kind, from) {
             Ok(id) => {
+                let no_headers = match &format {
+                    Format::Columns(c) => c.no_headers,
+                    _ => no_headers,
+                };
                 let header_done = no_headers || !out.stdout.is_empty();
                 out.follow = Some(Box::new(GetWatch {
                     id: Some(id),
@@ -449,7 +530,26 @@ impl Follow for GetWatch {
                 budget.skip();
                 continue;
             }
-            match self.format {
+            match &self.format {
+                Format::JsonPath(t) => match t.print(&ev.object.to_json(), &mut budget) {
+                    Ok(text) => out.push_str(&text),
+                    Err(e) => {
+                        self.stop(sim);
+                        let stderr = format!("error: {e}\n");
+                        return FollowPoll { stdout: out, stderr, done: true, code: 1, ..Default::default() };
+                    }
+                },
+                Format::Columns(c) => {
+                    let (r, err) = c.rows(&[&ev.object], !self.header_done, &mut budget);
+                    self.header_done = true;
+                    rows.extend(r);
+                    if let Some(e) = err {
+                        out.push_str(&self.table.render(&rows));
+                        self.stop(sim);
+                        let stderr = format!("error: {e}\n");
+                        return FollowPoll { stdout: out, stderr, done: true, code: 1, ..Default::default() };
+                    }
+                }
                 Format::Table | Format::Wide => {
                     if !self.header_done {
                         rows.push(printers::header(self.kind, self.opts));
@@ -534,6 +634,8 @@ fn run_events(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
     let mut tab = Table::new();
     let mut budget = Budget::new();
     match format {
+        // format_of reads no template.
+        Format::JsonPath(_) | Format::Columns(_) => {}
         Format::Name => {
             for o in &events {
                 let line = format!("event/{}\n", o.meta().name);
@@ -552,7 +654,7 @@ fn run_events(sim: &mut Sim, args: &Args, _: &Input) -> Result<Output, Output> {
             m.insert("metadata".into(), Value::Object(meta));
             let v = Value::Object(m);
             if !events.is_empty() {
-                out.stdout = if format == Format::Yaml { yaml_text(&v) } else { json_text(&v) };
+                out.stdout = if matches!(format, Format::Yaml) { yaml_text(&v) } else { json_text(&v) };
             }
         }
         Format::Table | Format::Wide => {

@@ -5,7 +5,8 @@
 //!
 //! One file per command family: `get` (and the row printers `-w` reuses), `describe`, `apply`, `create`,
 //! `delete`, `scale`, `set`, `label` (label, annotate), `node` (cordon, uncordon, drain, taint), `rollout`, `top`,
-//! `explain`, `info` (api-resources, version). `args` parses words and flags like pflag, `dry_run` reads
+//! `explain`, `info` (api-resources, version); `jsonpath` is client-go's JSONPath, which get's `-o jsonpath`,
+//! `-o custom-columns` and `--sort-by` walk. `args` parses words and flags like pflag, `dry_run` reads
 //! `--dry-run` for every command that may write, `resource` resolves resource names like discovery, `table` lays out columns like kubectl's tabwriter, `complete` offers tab
 //! completions.
 
@@ -20,6 +21,7 @@ mod explain;
 pub use explain::{docs_loaded, load_docs, DOCS_FILE};
 mod get;
 mod info;
+mod jsonpath;
 mod label;
 mod node;
 pub mod resource;
