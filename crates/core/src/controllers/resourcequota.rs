@@ -91,7 +91,7 @@ impl Reconciler for ResourceQuotaController {
             };
             let shown = show(r, millis);
             let value = shown.split_once('=').map_or("0", |(_, v)| v);
-            used.insert(r.clone(), Value::String(value.to_string()));
+            used.insert(r.to_string(), Value::String(value.to_string()));
         }
         let hard_json = q.field("spec.hard").cloned().unwrap_or(Value::Object(Map::new()));
         let mut status = Map::new();

@@ -11,12 +11,11 @@
 //! Both read the namespace's objects from the store itself (the API server's own reads, uncounted), and only when
 //! the namespace has such objects.
 
-use std::collections::BTreeMap;
-
 use serde_json::Value;
 
 use super::*;
-use crate::api::{Container, Pod, Quantity};
+use crate::api::{Container, Pod, Quantity, ResourceList};
+use crate::vecmap::VecMap;
 
 /// The annotation LimitRanger writes on a pod it defaulted.
 pub const LIMIT_RANGER_ANNOTATION: &str = "kubernetes.io/limit-ranger";
@@ -25,8 +24,8 @@ pub const LIMIT_RANGER_ANNOTATION: &str = "kubernetes.io/limit-ranger";
 const COMPUTE: [&str; 6] = ["cpu", "limits.cpu", "limits.memory", "memory", "requests.cpu", "requests.memory"];
 
 /// A resource list of a stored object's JSON (`{cpu: "500m"}`), the quantities that read.
-pub(crate) fn resource_list(v: Option<&Value>) -> BTreeMap<String, Quantity> {
-    let Some(Value::Object(m)) = v else { return BTreeMap::new() };
+pub(crate) fn resource_list(v: Option<&Value>) -> ResourceList {
+    let Some(Value::Object(m)) = v else { return ResourceList::new() };
     m.iter()
         .filter_map(|(k, v)| {
             let q = match v {
@@ -34,7 +33,7 @@ pub(crate) fn resource_list(v: Option<&Value>) -> BTreeMap<String, Quantity> {
                 Value::Number(n) => Quantity::parse(&n.to_string()).ok()?,
                 _ => return None,
             };
-            Some((k.clone(), q))
+            Some((s(k), q))
         })
         .collect()
 }
@@ -46,10 +45,10 @@ fn amount(q: &Quantity) -> i64 {
 
 /// A LimitRange item of type Container with its defaults derived (`SetDefaults_LimitRangeItem`).
 struct ContainerItem {
-    default: BTreeMap<String, Quantity>,
-    default_request: BTreeMap<String, Quantity>,
-    min: BTreeMap<String, Quantity>,
-    max: BTreeMap<String, Quantity>,
+    default: ResourceList,
+    default_request: ResourceList,
+    min: ResourceList,
+    max: ResourceList,
 }
 
 impl ContainerItem {
@@ -73,15 +72,15 @@ impl ContainerItem {
 fn merge(c: &mut Container, item: &ContainerItem, notes: &mut Vec<String>) {
     let (mut requests, mut limits) = (Vec::new(), Vec::new());
     for (k, v) in &item.default {
-        if !c.resources.limits.contains_key(k.as_str()) {
-            c.resources.limits.insert(s(k), v.clone());
-            limits.push(k.clone());
+        if !c.resources.limits.contains_key(k) {
+            c.resources.limits.insert(k.clone(), v.clone());
+            limits.push(k.to_string());
         }
     }
     for (k, v) in &item.default_request {
-        if !c.resources.requests.contains_key(k.as_str()) {
-            c.resources.requests.insert(s(k), v.clone());
-            requests.push(k.clone());
+        if !c.resources.requests.contains_key(k) {
+            c.resources.requests.insert(k.clone(), v.clone());
+            requests.push(k.to_string());
         }
     }
     if !requests.is_empty() {
@@ -96,7 +95,7 @@ fn merge(c: &mut Container, item: &ContainerItem, notes: &mut Vec<String>) {
 fn constraints(c: &Container, item: &ContainerItem, errs: &mut Vec<String>) {
     let (requests, limits) = (&c.resources.requests, &c.resources.limits);
     for (k, min) in &item.min {
-        match (requests.get(k.as_str()), limits.get(k.as_str())) {
+        match (requests.get(k), limits.get(k)) {
             (None, _) => errs.push(format!("minimum {k} usage per Container is {min}.  No request is specified")),
             (Some(r), _) if amount(r) < amount(min) => {
                 errs.push(format!("minimum {k} usage per Container is {min}, but request is {r}"))
@@ -108,7 +107,7 @@ fn constraints(c: &Container, item: &ContainerItem, errs: &mut Vec<String>) {
         }
     }
     for (k, max) in &item.max {
-        match (requests.get(k.as_str()), limits.get(k.as_str())) {
+        match (requests.get(k), limits.get(k)) {
             (_, None) => errs.push(format!("maximum {k} usage per Container is {max}.  No limit is specified")),
             (_, Some(l)) if amount(l) > amount(max) => {
                 errs.push(format!("maximum {k} usage per Container is {max}, but limit is {l}"))
@@ -227,6 +226,7 @@ impl Store {
 
     /// LimitRanger's admission of a pod being created: its defaults, then its min and max (the Forbidden
     /// message when a container is out of bounds).
+    #[inline(never)]
     pub(super) fn limit_ranger(&self, pod: &mut Pod) -> Result<(), String> {
         let items: Vec<ContainerItem> = self
             .in_namespace(Kind::LimitRange, &pod.metadata.namespace)
@@ -264,6 +264,7 @@ impl Store {
 
     /// ResourceQuota's admission of an object being created: each quota of its namespace that limits what it
     /// uses (and, with scopes, selects it), checked against the namespace's usage now.
+    #[inline(never)]
     pub(super) fn resource_quota(&self, obj: &Object, now: Millis) -> Result<(), String> {
         let kind = obj.kind();
         let ns = &obj.meta().namespace;
@@ -275,7 +276,7 @@ impl Store {
             let hard = resource_list(q.field("spec.hard"));
             let name = &q.metadata.name;
             if let Object::Pod(p) = obj {
-                let mut missing: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+                let mut missing: VecMap<&str, Vec<&str>> = VecMap::new();
                 for r in COMPUTE.iter().filter(|r| hard.contains_key(**r)) {
                     let (list, res) = match *r {
                         "limits.cpu" => (true, "cpu"),
@@ -286,7 +287,7 @@ impl Store {
                     for c in p.spec.containers.iter() {
                         let set = if list { &c.resources.limits } else { &c.resources.requests };
                         if !set.contains_key(res) {
-                            missing.entry(r).or_default().push(&c.name);
+                            missing.or_default(r).push(&c.name);
                         }
                     }
                 }
@@ -308,7 +309,7 @@ impl Store {
                 };
                 let used = self.usage(q, r, now);
                 if used.saturating_add(requested) > amount(limit) {
-                    exceeded.push((r.clone(), requested, used, amount(limit)));
+                    exceeded.push((r.to_string(), requested, used, amount(limit)));
                 }
             }
             if !exceeded.is_empty() {
