@@ -77,6 +77,15 @@ impl<K: Ord, V> VecMap<K, V> {
         self.find(key).ok().map(|i| self.entries.remove(i).1)
     }
 
+    /// Keeps the entries `keep` holds for.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }

@@ -8,8 +8,6 @@
 
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
-
 use super::expectations::Expectations;
 use super::resolve_controller_ref;
 use crate::api::daemonset::{CONTROLLER_REVISION_HASH_LABEL, POD_TEMPLATE_GENERATION_LABEL};
@@ -22,6 +20,7 @@ use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::DeleteOptions;
 use crate::time::{Millis, MINUTE, SECOND};
+use crate::vecmap::VecMap;
 
 /// `BurstReplicas` of the daemon controller: at most this many creates or deletes per sync.
 pub const BURST_REPLICAS: usize = 250;
@@ -47,7 +46,7 @@ pub struct DaemonSetController {
     pub(crate) expectations: Expectations,
     workers: usize,
     /// `failedPodsBackoff`, per DaemonSet and node: the delay and when it last grew.
-    failed: FxHashMap<(ObjKey, Str), (Millis, Millis)>,
+    failed: VecMap<(ObjKey, Str), (Millis, Millis)>,
 }
 
 impl DaemonSetController {
@@ -296,8 +295,8 @@ impl Reconciler for DaemonSetController {
 
 /// The DaemonSet's pods (`getNodesToDaemonPods`: owned and matching its selector, not finished and deleted) by
 /// the node they are for, in the cache's order; pods for no node are left out.
-fn pods_by_node(ds: &DaemonSet, caches: Caches<'_>) -> FxHashMap<Str, Vec<Rc<Object>>> {
-    let mut by_node: FxHashMap<Str, Vec<Rc<Object>>> = FxHashMap::default();
+fn pods_by_node(ds: &DaemonSet, caches: Caches<'_>) -> VecMap<Str, Vec<Rc<Object>>> {
+    let mut by_node: VecMap<Str, Vec<Rc<Object>>> = VecMap::new();
     let sel = &ds.spec.selector;
     for p in caches.of(Kind::Pod).by_owner(&ds.metadata.uid) {
         let Some(pod) = p.as_pod().filter(|pod| sel.matches(&pod.metadata.labels)) else { continue };
@@ -306,7 +305,7 @@ fn pods_by_node(ds: &DaemonSet, caches: Caches<'_>) -> FxHashMap<Str, Vec<Rc<Obj
             continue;
         }
         if let Some(node) = target_node(pod) {
-            by_node.entry(node.clone()).or_default().push(p.clone());
+            by_node.or_default(node.clone()).push(p.clone());
         }
     }
     by_node
@@ -330,7 +329,7 @@ impl DaemonSetController {
         &mut self,
         ds: &DaemonSet,
         nodes: &[Rc<Object>],
-        by_node: &FxHashMap<Str, Vec<Rc<Object>>>,
+        by_node: &VecMap<Str, Vec<Rc<Object>>>,
         cx: &mut Ctx<'_, '_>,
     ) -> (Vec<ObjKey>, Vec<Str>, Option<Millis>) {
         let (mut delete, mut create, mut again) = (Vec::new(), Vec::new(), None::<Millis>);
@@ -354,7 +353,7 @@ impl DaemonSetController {
                 let Some(pod) = p.as_pod() else { continue };
                 match pod.status.phase {
                     PodPhase::Failed | PodPhase::Succeeded => {
-                        let slot = self.failed.entry((key.clone(), name.clone())).or_insert((0, 0));
+                        let slot = self.failed.or_default((key.clone(), name.clone()));
                         let (delay, since) = *slot;
                         if delay > 0 && cx.now < since.saturating_add(delay) {
                             let left = since.saturating_add(delay) - cx.now;
@@ -502,7 +501,7 @@ fn rolling_update(
     ds: &DaemonSet,
     hash: &str,
     nodes: &[Rc<Object>],
-    by_node: &FxHashMap<Str, Vec<Rc<Object>>>,
+    by_node: &VecMap<Str, Vec<Rc<Object>>>,
     now: Millis,
 ) -> (Vec<ObjKey>, Vec<Str>) {
     let (max_surge, max_unavailable) = desired_counts(ds, nodes);
@@ -510,12 +509,12 @@ fn rolling_update(
     let min_ready = ds.spec.min_ready_seconds;
     let available = |p: &Pod| p.is_available(min_ready, now);
     let key = |p: &Pod| ObjKey { namespace: p.metadata.namespace.clone(), name: p.metadata.name.clone() };
-    let mut names: Vec<&Str> = by_node.keys().collect();
-    crate::sort::sort_by(&mut names, |a, b| a.cmp(b));
+    // The nodes in name order (the map's).
+    let names: Vec<&Str> = by_node.iter().map(|(k, _)| k).collect();
     if max_surge == 0 {
         let (mut unavailable, mut replace, mut candidates) = (0, Vec::new(), Vec::new());
         for name in names {
-            match updated_and_old(&by_node[name], hash, generation) {
+            match updated_and_old(by_node.get(name).map_or(&[][..], Vec::as_slice), hash, generation) {
                 None | Some((None, None)) | Some((Some(_), Some(_))) => unavailable += 1,
                 Some((Some(new), None)) => unavailable += i32::from(!available(new)),
                 Some((None, Some(old))) if !available(old) => replace.push(key(old)),
@@ -531,7 +530,7 @@ fn rolling_update(
     for name in names {
         let node = nodes.iter().filter_map(|o| o.as_node()).find(|n| &n.metadata.name == name);
         let Some(node) = node else { continue };
-        match updated_and_old(&by_node[name], hash, generation) {
+        match updated_and_old(by_node.get(name).map_or(&[][..], Vec::as_slice), hash, generation) {
             Some((None, Some(old))) if should_run(ds, node).0 => {
                 if !available(old) {
                     allowed.push(name.clone());
@@ -560,7 +559,7 @@ fn calculate_status(
     ds: &DaemonSet,
     hash: &str,
     nodes: &[Rc<Object>],
-    by_node: &FxHashMap<Str, Vec<Rc<Object>>>,
+    by_node: &VecMap<Str, Vec<Rc<Object>>>,
     now: Millis,
 ) -> DaemonSetStatus {
     let generation = ds.template_generation();
