@@ -150,9 +150,7 @@ pub enum Object {
     Service(Service),
     EndpointSlice(EndpointSlice),
     PodDisruptionBudget(PodDisruptionBudget),
-    /// Boxed: a variant's drop, clone and comparison are then one call at every place an `Object` is (kept
-    /// small in the page).
-    DaemonSet(Box<DaemonSet>),
+    DaemonSet(DaemonSet),
     /// An object of a kind kubeloop stores without simulating it ([`KindInfo::stored`]).
     Stored(Stored),
 }
@@ -216,22 +214,8 @@ accessors! {
     Service, Service, as_service, as_service_mut, into_service;
     EndpointSlice, EndpointSlice, as_endpointslice, as_endpointslice_mut, into_endpointslice;
     PodDisruptionBudget, PodDisruptionBudget, as_pdb, as_pdb_mut, into_pdb;
+    DaemonSet, DaemonSet, as_daemonset, as_daemonset_mut, into_daemonset;
     Stored, Stored, as_stored, as_stored_mut, into_stored;
-}
-
-impl Object {
-    pub fn as_daemonset(&self) -> Option<&DaemonSet> {
-        match self {
-            Object::DaemonSet(v) => Some(v),
-            _ => None,
-        }
-    }
-}
-
-impl From<DaemonSet> for Object {
-    fn from(v: DaemonSet) -> Object {
-        Object::DaemonSet(Box::new(v))
-    }
 }
 
 impl Object {

@@ -335,7 +335,7 @@ impl DaemonSetController {
         let (mut delete, mut create, mut again) = (Vec::new(), Vec::new(), None::<Millis>);
         let surge = ds.rolling() && max_surge_allowed(ds);
         let key = ds_key(ds);
-        let ds_obj = Object::from(ds.clone());
+        let ds_obj = Object::DaemonSet(ds.clone());
         for node in nodes.iter().filter_map(|o| o.as_node()) {
             let name = &node.metadata.name;
             let pods = by_node.get(name).map(Vec::as_slice).unwrap_or(&[]);
@@ -396,7 +396,7 @@ impl DaemonSetController {
         cx: &mut Ctx<'_, '_>,
     ) -> Result<(), String> {
         let key = ds_key(ds);
-        let ds_obj = Object::from(ds.clone());
+        let ds_obj = Object::DaemonSet(ds.clone());
         let create = &create[..create.len().min(BURST_REPLICAS)];
         let delete = &delete[..delete.len().min(BURST_REPLICAS)];
         if !create.is_empty() {
@@ -604,13 +604,13 @@ fn update_status(ds: &DaemonSet, status: DaemonSetStatus, cx: &mut Ctx<'_, '_>) 
     }
     let mut next = ds.clone();
     next.status = status.clone();
-    match cx.api.update_status(Object::from(next)) {
+    match cx.api.update_status(Object::DaemonSet(next)) {
         Ok(_) => Ok(()),
         Err(e) if e.is_conflict() => {
             let fresh = cx.api.get(Kind::DaemonSet, &ds_key(ds)).map_err(|e| e.to_string())?;
             let mut next = fresh.as_daemonset().cloned().ok_or("not a daemonset")?;
             next.status = status;
-            cx.api.update_status(Object::from(next)).map(|_| ()).map_err(|e| e.to_string())
+            cx.api.update_status(Object::DaemonSet(next)).map(|_| ()).map_err(|e| e.to_string())
         }
         Err(e) if e.is_not_found() => Ok(()),
         Err(e) => Err(e.to_string()),
