@@ -224,8 +224,9 @@ pub struct PodSpec {
     pub node_name: Str,
     #[serde(default, skip_serializing_if = "Labels::is_empty")]
     pub node_selector: Labels,
+    /// Boxed: most pods have none, and every bound pod's spec is its own copy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub affinity: Option<super::Affinity>,
+    pub affinity: Option<Box<super::Affinity>>,
     /// Shared by the copies of the spec, as `containers` is.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tolerations: Shared<Vec<Toleration>>,

@@ -141,7 +141,7 @@ pub(crate) fn pod_for_node(ds: &DaemonSet, hash: &str, node: &str) -> Pod {
     pod.metadata.annotations = t.metadata.annotations.clone();
     pod.metadata.owner_references.push(OwnerReference::controller(Kind::DaemonSet, &ds.metadata));
     let mut spec = daemon_pod_spec(&t.spec);
-    spec.affinity = Some(Affinity::for_node(spec.affinity.as_ref(), node));
+    spec.affinity = Some(Box::new(Affinity::for_node(spec.affinity.as_deref(), node)));
     pod.spec = Rc::new(spec);
     pod
 }

@@ -593,7 +593,7 @@ fn dump_spec<W: fmt::Write>(d: &mut Dump<'_, W>, s: &PodSpec) -> fmt::Result {
         }
         "SchedulerName" => d.string(name, ty, &s.scheduler_name),
         "Tolerations" => d.list(name, ty, &s.tolerations, dump_toleration),
-        "Affinity" => d.nested_opt(name, ty, s.affinity.as_ref(), AFFINITY, |d, a, name, ty| match name {
+        "Affinity" => d.nested_opt(name, ty, s.affinity.as_deref(), AFFINITY, |d, a, name, ty| match name {
             "NodeAffinity" => {
                 d.nested_opt(name, ty, a.node_affinity.as_ref(), NODE_AFFINITY, |d, n, name, ty| match name {
                     "RequiredDuringSchedulingIgnoredDuringExecution" => {

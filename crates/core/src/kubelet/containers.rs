@@ -188,9 +188,9 @@ pub struct ContainerRun {
     pub(crate) start_at: Option<Millis>,
     pub(crate) pull_took: Millis,
     /// This pod's own behaviour for the container (kubeloop's own input), over the image's.
-    pub(crate) behaviour: Option<Behaviour>,
-    /// How it is being stopped, once its pod is being deleted.
-    pub(crate) stop: Option<StopPlan>,
+    pub(crate) behaviour: Option<Box<Behaviour>>,
+    /// How it is being stopped, once its pod is being deleted (boxed: a container carries it only then).
+    pub(crate) stop: Option<Box<StopPlan>>,
 }
 
 pub(crate) fn probe_index(t: ProbeType) -> usize {
@@ -247,7 +247,7 @@ impl ContainerRun {
         if let Some(at) = self.start_at {
             v.push((at, Due::Start));
         }
-        if let Some(p) = self.stop {
+        if let Some(p) = self.stop.as_deref() {
             v.push((p.exit_at, Due::Stop));
         }
         v

@@ -378,7 +378,7 @@ impl Kubelet {
             if let Some(at) = c.exit_at {
                 due.push((i, Due::Exit, at));
             }
-            c.stop = Some(plan);
+            c.stop = Some(Box::new(plan));
             due.push((i, Due::Stop, plan.exit_at));
             killing.push(format!("Stopping container {}", spec.name));
         }
@@ -412,7 +412,7 @@ impl Kubelet {
         let Some(rt) = self.pods.get_mut(key) else { return Vec::new() };
         let Some(c) = rt.containers.get_mut(i) else { return Vec::new() };
         let Some(since) = c.running_since() else { return Vec::new() };
-        let code = match (what, c.stop) {
+        let code = match (what, c.stop.as_deref()) {
             (Due::Stop, Some(p)) if p.exit_at == now => p.exit_code,
             (Due::Exit, _) if c.exit_at == Some(now) => own_code,
             _ => return Vec::new(),

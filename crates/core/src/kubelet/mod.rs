@@ -547,10 +547,10 @@ impl Kubelet {
                 let Some(rt) = self.pods.get_mut(&key) else { return timers };
                 let mut due = Vec::new();
                 for (i, c) in rt.containers.iter_mut().enumerate() {
-                    let Some(plan) = c.stop else { continue };
+                    let Some(plan) = c.stop.as_deref().copied() else { continue };
                     let next = plan.shortened(grace, now);
                     if next != plan {
-                        c.stop = Some(next);
+                        c.stop = Some(Box::new(next));
                         due.push((i, Due::Stop, next.exit_at));
                     }
                 }
@@ -686,7 +686,7 @@ impl Kubelet {
     /// The behaviour of a pod's container: the pod's own setting, else its image's.
     fn behaviour(&self, key: &ObjKey, i: usize, behaviours: &Behaviours) -> Behaviour {
         match self.pods.get(key).and_then(|r| r.containers.get(i)) {
-            Some(c) => c.behaviour.clone().unwrap_or_else(|| behaviours.of_image(&c.image)),
+            Some(c) => c.behaviour.as_deref().cloned().unwrap_or_else(|| behaviours.of_image(&c.image)),
             None => Behaviour::default(),
         }
     }
@@ -739,7 +739,7 @@ impl Kubelet {
             let mut b = self.behaviour(key, i, behaviours);
             patch.apply(&mut b);
             if let Some(c) = self.pods.get_mut(key).and_then(|rt| rt.containers.get_mut(i)) {
-                c.behaviour = Some(b);
+                c.behaviour = Some(Box::new(b));
             }
         }
         Ok(self.rearm(pods, key, &picked, behaviours, now))

@@ -101,7 +101,7 @@ impl Sim {
             rt.containers
                 .iter()
                 .map(|c| {
-                    let b = c.behaviour.clone().unwrap_or_else(|| self.behaviours.of_image(&c.image));
+                    let b = c.behaviour.as_deref().cloned().unwrap_or_else(|| self.behaviours.of_image(&c.image));
                     (c.name.clone(), b)
                 })
                 .collect(),
@@ -114,6 +114,6 @@ impl Sim {
         let pod = self.store.peek(Kind::Pod, key)?.as_pod()?;
         let k = self.kubelet(&pod.spec.node_name).filter(|k| k.alive)?;
         let rt = k.pods.get(key).filter(|r| r.uid == pod.metadata.uid && r.stage == crate::kubelet::Stage::Stopping)?;
-        Some(rt.containers.iter().filter_map(|c| Some((c.name.clone(), c.stop?))).collect())
+        Some(rt.containers.iter().filter_map(|c| Some((c.name.clone(), *c.stop.as_deref()?))).collect())
     }
 }

@@ -302,7 +302,7 @@ fn pod_spec(s: &PodSpec) -> Value {
         .put("containers", array(&s.containers[..], container))
         .text_nonempty("nodeName", &s.node_name)
         .labels("nodeSelector", &s.node_selector)
-        .opt("affinity", s.affinity.as_ref().map(affinity))
+        .opt("affinity", s.affinity.as_deref().map(affinity))
         .list("tolerations", &s.tolerations[..], |t| {
             Fields::default()
                 .text_nonempty("key", &t.key)

@@ -44,7 +44,7 @@ pub(super) fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
             "containers" => s.containers = cx.seq(v, container)?.into(),
             "nodeName" => s.node_name = cx.string(v)?,
             "nodeSelector" => s.node_selector = cx.labels(v)?,
-            "affinity" => s.affinity = cx.option(v, affinity)?,
+            "affinity" => s.affinity = cx.option(v, affinity)?.map(Box::new),
             "tolerations" => s.tolerations = cx.seq(v, toleration)?.into(),
             "restartPolicy" => s.restart_policy = cx.string(v)?,
             "terminationGracePeriodSeconds" => s.termination_grace_period_seconds = cx.option(v, Cx::i64)?,
