@@ -293,7 +293,6 @@ fn legend() -> Html {
             <span><span class="pod ph-failed demo"><span class="glyph">{ "F" }</span></span>{ "Failed" }</span>
             <span><span class="pod ph-succeeded demo"><span class="glyph">{ "S" }</span></span>{ "Succeeded" }</span>
             <span><span class="pod ph-unknown demo"><span class="glyph">{ "?" }</span></span>{ "Unknown" }</span>
-            <span title="A DaemonSet's pod belongs to its node: drawn with a double border"><span class="pod ph-running daemon demo"><span class="glyph">{ "R" }</span></span>{ "DaemonSet" }</span>
         </div>
     }
 }
