@@ -173,3 +173,21 @@ fn watch_prints_each_object_with_the_template() {
     let (text, _) = common::poll_until_done(&mut sim, follow.as_mut(), MINUTE / 6, MINUTE);
     assert!(!text.contains("NAME"), "{text}");
 }
+
+#[test]
+fn field_selectors_select_on_the_fields_each_kind_offers() {
+    let mut sim = cluster();
+    let out = check(&mut sim, "get-field-selector-node", "get pods --field-selector spec.nodeName=node-1 -o wide");
+    assert_eq!(out.code, 0);
+    let all = kubectl(&mut sim, "get pods -o wide").stdout;
+    let on_node = all.lines().filter(|l| l.contains(" node-1 ")).count();
+    assert_eq!(out.stdout.lines().count() - 1, on_node, "{}", out.stdout);
+    let out = check(&mut sim, "get-field-selector-phase", "get pods -A --field-selector status.phase!=Running");
+    assert_eq!(out.code, 0);
+    let out = check(&mut sim, "get-field-selector-events", "get events --field-selector type=Normal,reason=Scheduled");
+    assert!(out.stdout.lines().skip(1).all(|l| l.contains("Scheduled")), "{}", out.stdout);
+    let out = check(&mut sim, "get-field-selector-unsupported", "get deploy --field-selector status.replicas=3");
+    assert_eq!(out.code, 1);
+    let out = check(&mut sim, "get-field-selector-invalid", "get pods --field-selector phase");
+    assert_eq!(out.code, 1);
+}

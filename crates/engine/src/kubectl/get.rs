@@ -1,6 +1,7 @@
 //! `kubectl get` (tables, `-o wide|yaml|json|name`, `-w`) and the newer `kubectl events`. Every read is an API
 //! call under the user's client: LIST for a type, GET for a name, a WATCH for `-w`.
 
+mod fields;
 mod output;
 pub(crate) mod printers;
 
@@ -25,6 +26,7 @@ const GET_FLAGS: &[Flag] = &[
     switch("allow-missing-template-keys", None),
     switch("ignore-not-found", None),
     switch("no-headers", None),
+    value("field-selector", None),
     value("output", Some('o')),
     value("selector", Some('l')),
     switch("show-labels", None),
@@ -237,6 +239,14 @@ fn run_get(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> 
         }
     }
     let selector = selector_of(args)?;
+    let field_selector = match args.value("field-selector").filter(|f| !f.is_empty()) {
+        Some(f) => Some(fields::FieldSelector::parse(f).map_err(|e| Output {
+            stderr: format!("Error from server (BadRequest): {e}\n"),
+            code: 1,
+            ..Default::default()
+        })?),
+        None => None,
+    };
     let targets = targets(&args.positional).map_err(Output::error)?;
     if matches!(&targets, Targets::ByType { kinds, .. } if kinds.is_empty()) {
         return Ok(Output {
@@ -253,7 +263,7 @@ fn run_get(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> 
         Targets::ByType { names, .. } => !names.is_empty(),
         Targets::ByName(_) => true,
     };
-    if named && selector.is_some() {
+    if named && (selector.is_some() || field_selector.is_some()) {
         return Err(Output::error(match targets {
             Targets::ByName(_) => "selectors and the all flag cannot be used when passing resource/name arguments",
             Targets::ByType { .. } => "name cannot be provided when a selector is specified",
@@ -314,8 +324,21 @@ fn run_get(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> 
         match &targets {
             Targets::ByType { kinds, names } if names.is_empty() => {
                 for &kind in kinds {
+                    if let Some(f) = &field_selector {
+                        if let Some(key) = f.unsupported(kind) {
+                            let label = args.value("selector").unwrap_or("");
+                            return Ok(Output {
+                                stderr: format!("{}\n", fields::unsupported_error(kind, label, f, key)),
+                                code: 1,
+                                ..Default::default()
+                            });
+                        }
+                    }
                     let scope = if all_ns || !kind.namespaced() { None } else { Some(ns.as_str()) };
-                    let (objs, rv) = sim.as_user(|api| api.list(kind, scope, selector.as_ref()));
+                    let (mut objs, rv) = sim.as_user(|api| api.list(kind, scope, selector.as_ref()));
+                    if let Some(f) = &field_selector {
+                        objs.retain(|o| f.matches(o));
+                    }
                     list_rv = rv;
                     groups.push(Group { kind, objects: objs });
                 }
@@ -477,6 +500,7 @@ fn run_get(sim: &mut Sim, args: &Args, input: &Input) -> Result<Output, Output> 
                     kind,
                     namespace: if all_ns || !kind.namespaced() { None } else { Some(ns) },
                     selector,
+                    field_selector,
                     names,
                     opts,
                     format,
@@ -497,6 +521,7 @@ struct GetWatch {
     kind: Kind,
     namespace: Option<String>,
     selector: Option<LabelSelector>,
+    field_selector: Option<fields::FieldSelector>,
     names: Vec<String>,
     opts: RowOptions,
     format: Format,
@@ -510,6 +535,7 @@ impl GetWatch {
         let m = obj.meta();
         self.namespace.as_deref().is_none_or(|ns| &*m.namespace == ns)
             && self.selector.as_ref().is_none_or(|s| s.matches(&m.labels))
+            && self.field_selector.as_ref().is_none_or(|f| f.matches(obj))
             && (self.names.is_empty() || self.names.iter().any(|n| *n == *m.name))
     }
 }
