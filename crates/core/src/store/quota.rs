@@ -216,7 +216,11 @@ pub(crate) fn show(resource: &str, millis: i64) -> String {
 
 impl Store {
     /// The stored objects of `kind` in `namespace`.
-    fn in_namespace<'a>(&'a self, kind: Kind, namespace: &'a str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+    pub(super) fn in_namespace<'a>(
+        &'a self,
+        kind: Kind,
+        namespace: &'a str,
+    ) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
         self.kinds[kind.index()]
             .objects
             .range(ObjKey::new(namespace, "")..)

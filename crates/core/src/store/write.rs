@@ -234,11 +234,7 @@ impl Store {
             }
         }
         if kind == Kind::Pod && self.faults.reject_pod_creates && self.faulted(client) {
-            let used = self.kinds[kind.index()]
-                .objects
-                .range(ObjKey::new(&key.namespace, "")..)
-                .take_while(|(k, _)| k.namespace == key.namespace)
-                .count();
+            let used = self.in_namespace(kind, &key.namespace).count();
             return self.fail(
                 client,
                 ApiError::Forbidden(format!(
