@@ -37,6 +37,13 @@ impl<K: Ord, V> VecMap<K, V> {
         self.find(key).ok().map(|i| &self.entries[i].1)
     }
 
+    pub fn get_mut<Q: Ord + ?Sized>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+    {
+        self.find(key).ok().map(|i| &mut self.entries[i].1)
+    }
+
     pub fn contains_key<Q: Ord + ?Sized>(&self, key: &Q) -> bool
     where
         K: Borrow<Q>,

@@ -5,11 +5,17 @@
 //! node affinity on `metadata.name`, `ReplaceDaemonSetPodNodeNameNodeAffinity`) and placed by the scheduler.
 //! Creates come in slow-start batches guarded by expectations; a failed pod is replaced after a back-off; a
 //! rolling update replaces old pods within `maxUnavailable` (or surges within `maxSurge`); then status.
+//!
+//! Upstream walks every node at every sync. kubeloop's controller does the same walk for a new or changed
+//! DaemonSet, and otherwise looks only at the nodes whose pods or whose labels and taints changed since its last
+//! sync ([`Tracked`]), keeping each node's part of the status: what it decides is the walk's, and a sync costs the
+//! nodes that changed, not the cluster's size (a rolling update still walks every node, as upstream's).
 
 use std::rc::Rc;
 
 use super::expectations::Expectations;
 use super::resolve_controller_ref;
+use crate::api::controller_of;
 use crate::api::daemonset::{CONTROLLER_REVISION_HASH_LABEL, POD_TEMPLATE_GENERATION_LABEL};
 use crate::api::{
     s, Affinity, DaemonSet, DaemonSetStatus, Kind, Node, ObjKey, Object, OwnerReference, Pod, PodPhase, PodSpec, Str,
@@ -41,12 +47,96 @@ pub const DAEMON_TOLERATIONS: [(&str, &str); 6] = [
     ("node.kubernetes.io/unschedulable", "NoSchedule"),
 ];
 
+/// Nodes a DaemonSet's next sync looks at, at most (kubeloop's own bound): past it, the sync walks every node.
+const MAX_DIRTY: usize = 256;
+
 #[derive(Clone, Default)]
 pub struct DaemonSetController {
     pub(crate) expectations: Expectations,
     workers: usize,
     /// `failedPodsBackoff`, per DaemonSet and node: the delay and when it last grew.
     failed: VecMap<(ObjKey, Str), (Millis, Millis)>,
+    /// What each DaemonSet's last sync left, for the next one to look only at what changed (kubeloop's own).
+    tracked: VecMap<ObjKey, Tracked>,
+}
+
+/// One DaemonSet as the controller left it at its last sync. Invariant: `parts` holds, for every node of the
+/// cache not in `dirty`, what [`part_of`] says of it now, and `totals` is their sum; `unbound` holds every pod of
+/// the DaemonSet not yet bound to a node (each with the node it is for). Bounded by the nodes and the DaemonSet's
+/// pods.
+#[derive(Clone, Default)]
+struct Tracked {
+    /// The next sync walks every node (a new or changed DaemonSet, too many dirty nodes).
+    all: bool,
+    /// The generation and template hash the parts are of.
+    generation: i64,
+    hash: Str,
+    /// Nodes whose pods, labels or taints changed since the last sync, sorted; at most [`MAX_DIRTY`].
+    dirty: Vec<Str>,
+    /// Each node's part of the status.
+    parts: VecMap<Str, Part>,
+    totals: Part,
+    /// The DaemonSet's pods not bound yet, and the node each is for.
+    unbound: Vec<(ObjKey, Str)>,
+}
+
+impl Tracked {
+    fn retained(&self) -> usize {
+        1 + self.dirty.len() + self.parts.len() + self.unbound.len()
+    }
+
+    fn walk_all() -> Tracked {
+        Tracked { all: true, ..Default::default() }
+    }
+
+    fn touch(&mut self, node: &Str) {
+        if self.all {
+            return;
+        }
+        if let Err(at) = self.dirty.binary_search(node) {
+            if self.dirty.len() >= MAX_DIRTY {
+                self.all = true;
+                self.dirty.clear();
+            } else {
+                self.dirty.insert(at, node.clone());
+            }
+        }
+    }
+
+    /// Replaces a node's part (none: the node is gone).
+    fn set_part(&mut self, node: &Str, part: Option<Part>) {
+        if let Some(old) = self.parts.remove(node) {
+            self.totals.add(&old, -1);
+        }
+        if let Some(p) = part {
+            self.totals.add(&p, 1);
+            self.parts.insert(node.clone(), p);
+        }
+    }
+}
+
+/// One node's part of a DaemonSet's status (each 0 or 1), and whether it has a pod of an older template.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+struct Part {
+    desired: i32,
+    scheduled: i32,
+    misscheduled: i32,
+    ready: i32,
+    available: i32,
+    updated: i32,
+    old: i32,
+}
+
+impl Part {
+    fn add(&mut self, o: &Part, sign: i32) {
+        self.desired += sign * o.desired;
+        self.scheduled += sign * o.scheduled;
+        self.misscheduled += sign * o.misscheduled;
+        self.ready += sign * o.ready;
+        self.available += sign * o.available;
+        self.updated += sign * o.updated;
+        self.old += sign * o.old;
+    }
 }
 
 impl DaemonSetController {
@@ -150,14 +240,41 @@ fn ds_key(ds: &DaemonSet) -> ObjKey {
     ObjKey { namespace: ds.metadata.namespace.clone(), name: ds.metadata.name.clone() }
 }
 
-/// The DaemonSets whose answer to [`should_run`] differs between two versions of a node (all for a new one).
-fn affected(old: Option<&Node>, new: &Node, caches: Caches<'_>, out: &mut Enqueue) {
-    for o in caches.of(Kind::DaemonSet).list() {
-        let Some(ds) = o.as_daemonset() else { continue };
-        let now = should_run(ds, new);
-        if old.is_none_or(|old| should_run(ds, old) != now) && (old.is_some() || now.0) {
-            out.push((ds_key(ds), 0));
+impl DaemonSetController {
+    /// Marks `node` for the DaemonSet's next sync and asks for one.
+    fn touch(&mut self, key: ObjKey, node: &Str, out: &mut Enqueue) {
+        if let Some(t) = self.tracked.get_mut(&key) {
+            t.touch(node);
         }
+        out.push((key, 0));
+    }
+
+    /// The DaemonSets whose answer to [`should_run`] differs between two versions of a node (all for a new one).
+    fn node_changed(&mut self, old: Option<&Node>, new: &Node, caches: Caches<'_>, out: &mut Enqueue) {
+        for o in caches.of(Kind::DaemonSet).list() {
+            let Some(ds) = o.as_daemonset() else { continue };
+            let now = should_run(ds, new);
+            if old.is_none_or(|old| should_run(ds, old) != now) && (old.is_some() || now.0) {
+                self.touch(ds_key(ds), &new.metadata.name, out);
+            }
+        }
+    }
+
+    /// A pod of a DaemonSet changed: its node is looked at again, and the pods not yet bound are kept.
+    fn pod_changed(&mut self, pod: &Object, gone: bool, caches: Caches<'_>, out: &mut Enqueue) -> Option<ObjKey> {
+        let ds = resolve_controller_ref(pod, Kind::DaemonSet, caches.of(Kind::DaemonSet))?;
+        let key = ds.key();
+        let p = pod.as_pod()?;
+        let target = target_node(p).cloned().unwrap_or_default();
+        if let Some(t) = self.tracked.get_mut(&key) {
+            let pod_key = pod.key();
+            t.unbound.retain(|(k, _)| *k != pod_key);
+            if !gone && p.spec.node_name.is_empty() {
+                t.unbound.push((pod_key, target.clone()));
+            }
+        }
+        self.touch(key.clone(), &target, out);
+        Some(key)
     }
 }
 
@@ -179,12 +296,13 @@ impl Reconciler for DaemonSetController {
     }
 
     fn retained(&self) -> usize {
-        self.expectations.len() + self.failed.len()
+        self.expectations.len() + self.failed.len() + self.tracked.iter().map(|(_, t)| t.retained()).sum::<usize>()
     }
 
     fn reset(&mut self) {
         self.expectations.clear();
         self.failed.clear();
+        self.tracked.clear();
     }
 
     fn handle(&mut self, ev: &InformerEvent, caches: Caches<'_>, _now: Millis, out: &mut Enqueue) {
@@ -193,19 +311,20 @@ impl Reconciler for DaemonSetController {
             (Kind::DaemonSet, InformerEvent::Delete(..)) => {
                 let key = obj.key();
                 self.expectations.delete(&key);
+                self.tracked.remove(&key);
                 self.failed.retain(|(k, _), _| *k != key);
             }
             (Kind::DaemonSet, _) => out.push((obj.key(), 0)),
             (Kind::Node, InformerEvent::Add(n)) => {
                 if let Some(n) = n.as_node() {
-                    affected(None, n, caches, out);
+                    self.node_changed(None, n, caches, out);
                 }
             }
             (Kind::Node, InformerEvent::Update(old, new)) => {
                 // shouldIgnoreNodeUpdate: only what decides where daemon pods run (labels, taints, spec).
                 if let (Some(o), Some(n)) = (old.as_node(), new.as_node()) {
                     if o.metadata.labels != n.metadata.labels || o.spec != n.spec {
-                        affected(Some(o), n, caches, out);
+                        self.node_changed(Some(o), n, caches, out);
                     }
                 }
             }
@@ -213,41 +332,40 @@ impl Reconciler for DaemonSetController {
                 let name = &n.meta().name;
                 self.failed.retain(|(_, node), _| node != name);
                 for o in caches.of(Kind::DaemonSet).list() {
-                    out.push((o.key(), 0));
+                    self.touch(o.key(), name, out);
                 }
             }
             (Kind::Pod, InformerEvent::Add(pod)) => {
-                let Some(ds) = resolve_controller_ref(pod, Kind::DaemonSet, caches.of(Kind::DaemonSet)) else { return };
-                let key = ds.key();
+                let Some(key) = self.pod_changed(pod, false, caches, out) else { return };
                 if pod.meta().is_terminating() {
                     self.expectations.deletion_observed(&key, &pod.key());
                 } else {
                     self.expectations.creation_observed(&key);
                 }
-                out.push((key, 0));
             }
             (Kind::Pod, InformerEvent::Update(old, new)) => {
                 if old.meta().resource_version == new.meta().resource_version {
                     return;
                 }
-                let Some(ds) = resolve_controller_ref(new, Kind::DaemonSet, caches.of(Kind::DaemonSet)) else { return };
-                let key = ds.key();
+                let Some(key) = self.pod_changed(new, false, caches, out) else {
+                    // No longer a DaemonSet's (released): its former owner looks again.
+                    self.pod_changed(old, true, caches, out);
+                    return;
+                };
                 if new.meta().is_terminating() && !old.meta().is_terminating() {
                     self.expectations.deletion_observed(&key, &new.key());
                 }
                 // Became ready: look again once it has been ready for minReadySeconds.
-                let min_ready = ds.as_daemonset().map_or(0, |d| d.spec.min_ready_seconds);
+                let ds = caches.of(Kind::DaemonSet).get(&key).and_then(|o| o.as_daemonset());
+                let min_ready = ds.map_or(0, |d| d.spec.min_ready_seconds);
                 let (was, is) = (old.as_pod().is_some_and(Pod::is_ready), new.as_pod().is_some_and(Pod::is_ready));
                 if !was && is && min_ready > 0 {
-                    out.push((key.clone(), crate::time::seconds(min_ready.into())));
+                    out.push((key, crate::time::seconds(min_ready.into())));
                 }
-                out.push((key, 0));
             }
             (Kind::Pod, InformerEvent::Delete(pod, _)) => {
-                let Some(ds) = resolve_controller_ref(pod, Kind::DaemonSet, caches.of(Kind::DaemonSet)) else { return };
-                let key = ds.key();
+                let Some(key) = self.pod_changed(pod, true, caches, out) else { return };
                 self.expectations.deletion_observed(&key, &pod.key());
-                out.push((key, 0));
             }
             _ => {}
         }
@@ -256,35 +374,81 @@ impl Reconciler for DaemonSetController {
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         let Some(ds) = cx.caches.of(Kind::DaemonSet).get(key).and_then(|o| o.as_daemonset()).cloned() else {
             self.expectations.delete(key);
+            self.tracked.remove(key);
             return Ok(ReconcileAction::Done);
         };
         if ds.metadata.is_terminating() {
             return Ok(ReconcileAction::Done);
         }
         let hash = super::templatehash::compute_hash(&ds.spec.template, ds.status.collision_count);
-        let nodes: Vec<Rc<Object>> = cx.caches.of(Kind::Node).list().into_iter().cloned().collect();
-        let mut requeue = None;
-        if self.expectations.satisfied(key, cx.now) {
+        let mut t = self.tracked.remove(key).unwrap_or_else(Tracked::walk_all);
+        if t.generation != ds.metadata.generation || *t.hash != *hash {
+            t = Tracked { generation: ds.metadata.generation, hash: s(&hash), ..Tracked::walk_all() };
+        }
+        let walked = t.all;
+        // The nodes looked at, and the DaemonSet's pods on them.
+        let (names, by_node) = if walked {
+            let names: Vec<Str> = cx.caches.of(Kind::Node).list().iter().map(|o| o.meta().name.clone()).collect();
             let by_node = pods_by_node(&ds, cx.caches);
-            let (delete, create, again) = self.manage(&ds, &nodes, &by_node, cx);
+            t.unbound = unbound_of(&by_node);
+            (names, by_node)
+        } else {
+            let by_node = pods_on(&ds, &t.dirty, &t.unbound, cx.caches);
+            (t.dirty.clone(), by_node)
+        };
+        let node_objs: Vec<Rc<Object>> =
+            names.iter().filter_map(|n| cx.caches.of(Kind::Node).get(&ObjKey::cluster(n)).cloned()).collect();
+        let mut requeue = None;
+        let mut result = Ok(());
+        let managed = self.expectations.satisfied(key, cx.now);
+        let mut unfinished = false;
+        if managed {
+            let (delete, create, again) = self.manage(&ds, &node_objs, &by_node, cx);
             requeue = again;
-            let mut result = self.sync_nodes(&ds, &hash, &delete, &create, cx);
+            // Past the burst, or after an error, what manage found to do is found again by a walk.
+            unfinished = create.len() > BURST_REPLICAS || delete.len() > BURST_REPLICAS;
+            result = self.sync_nodes(&ds, &hash, &delete, &create, cx);
+            unfinished |= result.is_err();
             // The rolling update only once what manage did has been observed (upstream checks the expectations
-            // again).
-            if result.is_ok() && ds.rolling() && self.expectations.satisfied(key, cx.now) {
-                let by_node = pods_by_node(&ds, cx.caches);
-                let (delete, create) = rolling_update(&ds, &hash, &nodes, &by_node, cx.now);
+            // again), and only while some node has a pod of an older template: it walks every node.
+            let old = t.totals.old > 0 || (walked && by_node.iter().any(|(_, p)| has_old(p, &hash, &ds)));
+            if result.is_ok() && ds.rolling() && old && self.expectations.satisfied(key, cx.now) {
+                let all: Vec<Rc<Object>> = cx.caches.of(Kind::Node).list().into_iter().cloned().collect();
+                let every = if walked { by_node.clone() } else { pods_by_node(&ds, cx.caches) };
+                let (delete, create) = rolling_update(&ds, &hash, &all, &every, cx.now);
                 result = self.sync_nodes(&ds, &hash, &delete, &create, cx);
             }
-            result?;
         }
-        let by_node = pods_by_node(&ds, cx.caches);
-        let status = calculate_status(&ds, &hash, &nodes, &by_node, cx.now);
-        // Ready pods not yet available: look again once minReadySeconds have passed.
+        // Each node looked at gets its part of the status; a node gone has none.
+        for name in &names {
+            let node = node_objs.iter().filter_map(|o| o.as_node()).find(|n| n.metadata.name == *name);
+            let pods = by_node.get(name).map_or(&[][..], Vec::as_slice);
+            t.set_part(name, node.map(|n| part_of(&ds, n, pods, &hash, cx.now)));
+        }
+        if walked {
+            t.parts.retain(|n, _| names.binary_search(n).is_ok());
+            t.totals = t.parts.iter().fold(Part::default(), |mut sum, (_, p)| {
+                sum.add(p, 1);
+                sum
+            });
+        }
+        // A walk manage did not make (its expectations pending) is made again; a failed pod's back-off looks at
+        // every node when it ends; nodes manage did not look at stay dirty.
+        t.all = (walked && !managed) || unfinished || requeue.is_some();
+        let status = status_of(&ds, &t.totals);
+        #[cfg(debug_assertions)]
+        check_tracked(&ds, &hash, &t, cx);
+        // Ready pods not yet available: look again, at every node, once minReadySeconds have passed.
         if ds.spec.min_ready_seconds > 0 && status.number_ready != status.number_available {
             let after = crate::time::seconds(ds.spec.min_ready_seconds.into());
             requeue = Some(requeue.map_or(after, |r| r.min(after)));
+            t.all = true;
         }
+        if managed || t.all {
+            t.dirty.clear();
+        }
+        self.tracked.insert(key.clone(), t);
+        result?;
         update_status(&ds, status, cx)?;
         Ok(match requeue {
             Some(after) => ReconcileAction::RequeueAfter(after),
@@ -293,17 +457,79 @@ impl Reconciler for DaemonSetController {
     }
 }
 
+/// Debug builds: the parts kept are what a walk of every node finds now ([`Tracked`]'s invariant).
+#[cfg(debug_assertions)]
+fn check_tracked(ds: &DaemonSet, hash: &str, t: &Tracked, cx: &Ctx<'_, '_>) {
+    let by_node = pods_by_node(ds, cx.caches);
+    let mut sum = Part::default();
+    for node in cx.caches.of(Kind::Node).list().iter().filter_map(|o| o.as_node()) {
+        let pods = by_node.get(&node.metadata.name).map_or(&[][..], Vec::as_slice);
+        sum.add(&part_of(ds, node, pods, hash, cx.now), 1);
+    }
+    if !t.all {
+        assert_eq!(sum, t.totals, "the daemon controller's parts of {} drifted from a walk", ds.metadata.name);
+    }
+    let mut unbound = unbound_of(&by_node);
+    let mut kept = t.unbound.clone();
+    unbound.sort();
+    kept.sort();
+    assert_eq!(unbound, kept, "the daemon controller's unbound pods of {}", ds.metadata.name);
+}
+
+/// The pods of `by_node` not yet bound, each with the node it is for.
+fn unbound_of(by_node: &VecMap<Str, Vec<Rc<Object>>>) -> Vec<(ObjKey, Str)> {
+    let mut out = Vec::new();
+    for (node, pods) in by_node.iter() {
+        for p in pods.iter().filter(|p| p.as_pod().is_some_and(|p| p.spec.node_name.is_empty())) {
+            out.push((p.key(), node.clone()));
+        }
+    }
+    out
+}
+
+/// Whether a node's pods include one (not terminating) of an older template.
+fn has_old(pods: &[Rc<Object>], hash: &str, ds: &DaemonSet) -> bool {
+    let generation = ds.template_generation();
+    pods.iter().filter_map(|o| o.as_pod()).any(|p| !p.metadata.is_terminating() && !is_updated(p, hash, generation))
+}
+
+/// The DaemonSet's pods on the nodes `names` (as [`pods_by_node`] finds them): those bound to each, through the
+/// cache's node index, and those still unbound that are for it.
+fn pods_on(
+    ds: &DaemonSet,
+    names: &[Str],
+    unbound: &[(ObjKey, Str)],
+    caches: Caches<'_>,
+) -> VecMap<Str, Vec<Rc<Object>>> {
+    let cache = caches.of(Kind::Pod);
+    let mut by_node: VecMap<Str, Vec<Rc<Object>>> = VecMap::new();
+    for name in names {
+        let bound = cache.by_node(name).filter(|o| controller_of(o.meta()).is_some_and(|r| r.uid == ds.metadata.uid));
+        let waiting = unbound.iter().filter(|(_, n)| n == name).filter_map(|(k, _)| cache.get(k));
+        for p in bound.chain(waiting) {
+            if counts(ds, p) {
+                by_node.or_default(name.clone()).push(p.clone());
+            }
+        }
+    }
+    by_node
+}
+
+/// Whether a pod of the DaemonSet counts for its node: its selector matches it, and it is not a finished pod
+/// already being deleted.
+fn counts(ds: &DaemonSet, p: &Object) -> bool {
+    p.as_pod().is_some_and(|pod| {
+        ds.spec.selector.matches(&pod.metadata.labels)
+            && !(pod.status.phase.is_terminal() && pod.metadata.is_terminating())
+    })
+}
+
 /// The DaemonSet's pods (`getNodesToDaemonPods`: owned and matching its selector, not finished and deleted) by
 /// the node they are for, in the cache's order; pods for no node are left out.
 fn pods_by_node(ds: &DaemonSet, caches: Caches<'_>) -> VecMap<Str, Vec<Rc<Object>>> {
     let mut by_node: VecMap<Str, Vec<Rc<Object>>> = VecMap::new();
-    let sel = &ds.spec.selector;
     for p in caches.of(Kind::Pod).by_owner(&ds.metadata.uid) {
-        let Some(pod) = p.as_pod().filter(|pod| sel.matches(&pod.metadata.labels)) else { continue };
-        // A finished pod already being deleted counts for nothing.
-        if pod.status.phase.is_terminal() && pod.metadata.is_terminating() {
-            continue;
-        }
+        let Some(pod) = p.as_pod().filter(|_| counts(ds, p)) else { continue };
         if let Some(node) = target_node(pod) {
             by_node.or_default(node.clone()).push(p.clone());
         }
@@ -553,48 +779,44 @@ fn rolling_update(
     (delete, allowed)
 }
 
-/// `updateDaemonSetStatus`'s figures: nodes that should run a pod, those that have one (made for them), those
-/// that have one and should not; of the oldest pod on each node that should: ready, available, updated.
-fn calculate_status(
-    ds: &DaemonSet,
-    hash: &str,
-    nodes: &[Rc<Object>],
-    by_node: &VecMap<Str, Vec<Rc<Object>>>,
-    now: Millis,
-) -> DaemonSetStatus {
-    let generation = ds.template_generation();
-    let mut st = DaemonSetStatus {
+/// One node's part of `updateDaemonSetStatus`'s figures: whether it should run a pod, has one (made for it), has
+/// one and should not; of its oldest pod if it should: ready, available, updated.
+fn part_of(ds: &DaemonSet, node: &Node, pods: &[Rc<Object>], hash: &str, now: Millis) -> Part {
+    let (run, _) = should_run(ds, node);
+    let mut part = Part { old: i32::from(has_old(pods, hash, ds)), ..Part::default() };
+    match (run, pods.is_empty()) {
+        (true, true) => part.desired = 1,
+        (true, false) => {
+            part.desired = 1;
+            part.scheduled = 1;
+            let mut pods = pods.to_vec();
+            oldest_first(&mut pods);
+            let Some(pod) = pods.first().and_then(|o| o.as_pod()) else { return part };
+            if pod.is_ready() {
+                part.ready = 1;
+                part.available = i32::from(pod.is_available(ds.spec.min_ready_seconds, now));
+            }
+            part.updated = i32::from(is_updated(pod, hash, ds.template_generation()));
+        }
+        (false, false) => part.misscheduled = 1,
+        (false, true) => {}
+    }
+    part
+}
+
+/// The status the nodes' parts sum to.
+fn status_of(ds: &DaemonSet, totals: &Part) -> DaemonSetStatus {
+    DaemonSetStatus {
         observed_generation: ds.metadata.generation,
         collision_count: ds.status.collision_count,
-        ..Default::default()
-    };
-    for node in nodes.iter().filter_map(|o| o.as_node()) {
-        let (run, _) = should_run(ds, node);
-        let pods = by_node.get(&node.metadata.name).filter(|v| !v.is_empty());
-        match (run, pods) {
-            (true, None) => st.desired_number_scheduled += 1,
-            (true, Some(pods)) => {
-                st.desired_number_scheduled += 1;
-                st.current_number_scheduled += 1;
-                let mut pods = pods.clone();
-                oldest_first(&mut pods);
-                let Some(pod) = pods.first().and_then(|o| o.as_pod()) else { continue };
-                if pod.is_ready() {
-                    st.number_ready += 1;
-                    if pod.is_available(ds.spec.min_ready_seconds, now) {
-                        st.number_available += 1;
-                    }
-                }
-                if is_updated(pod, hash, generation) {
-                    st.updated_number_scheduled += 1;
-                }
-            }
-            (false, Some(_)) => st.number_misscheduled += 1,
-            (false, None) => {}
-        }
+        desired_number_scheduled: totals.desired,
+        current_number_scheduled: totals.scheduled,
+        number_misscheduled: totals.misscheduled,
+        number_ready: totals.ready,
+        number_available: totals.available,
+        updated_number_scheduled: totals.updated,
+        number_unavailable: (totals.desired - totals.available).max(0),
     }
-    st.number_unavailable = (st.desired_number_scheduled - st.number_available).max(0);
-    st
 }
 
 /// `storeDaemonSetStatus`: write status if it changed; on a conflict, GET the latest and try once more.
