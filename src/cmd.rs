@@ -103,6 +103,8 @@ pub enum Cmd {
     NewCluster {
         nodes: usize,
         pods: usize,
+        /// kube-system's add-ons first (kube-proxy, kindnet, CoreDNS), as every cluster has them by default.
+        addons: bool,
     },
 }
 

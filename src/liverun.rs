@@ -198,6 +198,7 @@ fn default_scenario() -> Scenario {
         until: None,
         node_template: NodeConfig::default(),
         nodes: vec![NodeConfig::default(); START_NODES],
+        addons: true,
         manifests: Some(crate::examples::WEB.to_string()),
         actions: Vec::new(),
         timing: TimingProfile::Real,
@@ -211,7 +212,7 @@ pub const DEMO_PODS_PER_DEPLOYMENT: usize = 100;
 /// A starting cluster of `nodes` nodes of the default shape and `pods` pods in kubeloop's own demo Deployments, as
 /// `kubeloop bench --nodes N --pods P` makes them (100 pods each, 10m CPU and 16Mi requested: 110 fit on a node), the
 /// manifests led by a comment that says so. Or why not: more than kubeloop simulates, or more pods than fit.
-pub fn sized_scenario(nodes: usize, pods: usize) -> Result<Scenario, String> {
+pub fn sized_scenario(nodes: usize, pods: usize, addons: bool) -> Result<Scenario, String> {
     use kubeloop_engine::limits::{MAX_NODES, MAX_PODS};
     let template = NodeConfig::default();
     if !(1..=MAX_NODES).contains(&nodes) {
@@ -220,8 +221,17 @@ pub fn sized_scenario(nodes: usize, pods: usize) -> Result<Scenario, String> {
     if pods > MAX_PODS {
         return Err(format!("a cluster has at most {MAX_PODS} pods (kubeloop's own bound), not {pods}"));
     }
-    if pods > nodes * template.pods as usize {
-        return Err(format!("{pods} pods do not fit on {nodes} nodes of {} pods each", template.pods));
+    let shape = kubeloop_engine::bench::ColdStart {
+        nodes,
+        pods,
+        per_deployment: DEMO_PODS_PER_DEPLOYMENT,
+        services: false,
+        seed: 0,
+        addons,
+    };
+    if pods + shape.addon_pods() > nodes * template.pods as usize {
+        let with = if addons { " beside kube-system's add-ons (2 pods a node and CoreDNS's 2)" } else { "" };
+        return Err(format!("{pods} pods do not fit on {nodes} nodes of {} pods each{with}", template.pods));
     }
     let shape = kubeloop_engine::bench::ColdStart {
         nodes,
@@ -229,13 +239,14 @@ pub fn sized_scenario(nodes: usize, pods: usize) -> Result<Scenario, String> {
         per_deployment: DEMO_PODS_PER_DEPLOYMENT,
         services: false,
         seed: 0,
+        addons: false,
     };
     let manifests = format!(
         "# kubeloop's own demo Deployments: {pods} pods in {} Deployment(s) of at most {DEMO_PODS_PER_DEPLOYMENT}, as `kubeloop bench --nodes {nodes} --pods {pods}` makes them\n{}",
         shape.deployments(),
         shape.manifests()
     );
-    Ok(Scenario { nodes: vec![template; nodes], manifests: Some(manifests), ..default_scenario() })
+    Ok(Scenario { nodes: vec![template; nodes], addons, manifests: Some(manifests), ..default_scenario() })
 }
 
 /// A fresh simulation of the scenario's cluster (the runner's own start: its nodes, then its manifests applied) with
@@ -759,8 +770,8 @@ impl LiveRun {
             Cmd::Unfork => self.unfork(),
             Cmd::Why(key) => self.why_of(key, None),
             Cmd::WhyWrite(key, rv) => self.why_of(key, Some(rv)),
-            Cmd::NewCluster { nodes, pods } => {
-                self.notice = Some(match self.new_cluster(nodes, pods) {
+            Cmd::NewCluster { nodes, pods, addons } => {
+                self.notice = Some(match self.new_cluster(nodes, pods, addons) {
                     Ok(said) => {
                         self.playing = true;
                         said.into()

@@ -338,6 +338,13 @@ fn form_value(form: &web_sys::Element, name: &str) -> String {
     input.and_then(|i| i.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default()
 }
 
+/// Whether the form's checkbox of that name is ticked.
+fn form_checked(form: &web_sys::Element, name: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    let input = form.query_selector(&format!("[name={name}]")).ok().flatten();
+    input.and_then(|i| i.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some_and(|i| i.checked())
+}
+
 /// Search the cluster by name (at any size): Enter selects the node or pod of that name, or lists the matches. A
 /// plain function, as the size control (a component costs about 2 KiB of yew's code): the submitted form is read.
 fn search(found: &Option<Rc<SearchView>>, on_cmd: &Callback<Cmd>) -> Html {
@@ -388,8 +395,9 @@ fn size_control(on_cmd: &Callback<Cmd>) -> Html {
         e.prevent_default();
         let form = e.target_unchecked_into();
         let (n, p) = (form_value(&form, "nodes"), form_value(&form, "pods"));
+        let addons = form_checked(&form, "addons");
         match (n.trim().parse(), p.trim().parse()) {
-            (Ok(nodes), Ok(pods)) => Cmd::NewCluster { nodes, pods },
+            (Ok(nodes), Ok(pods)) => Cmd::NewCluster { nodes, pods, addons },
             _ => Cmd::Notice(format!("No new run: {n:?} nodes and {p:?} pods are not two whole numbers.")),
         }
     });
@@ -402,6 +410,10 @@ fn size_control(on_cmd: &Callback<Cmd>) -> Html {
             <input name="pods" type="number" min="0" max="150000" value="30000" aria-label="Pods of the new run (kubeloop's own demo Deployments)"
                 data-testid="cluster-size-pods" />
             <span>{ "demo pods" }</span>
+            <label title="kube-system's add-ons, as kubeadm and kind install them: kube-proxy and kindnet on every node (DaemonSets), CoreDNS (a Deployment of 2) and its kube-dns Service. Off: a cluster with nothing in kube-system.">
+                <input name="addons" type="checkbox" checked=true data-testid="cluster-addons" />
+                { "kube-system" }
+            </label>
             <button class="btn small" type="submit" data-testid="cluster-size-start">{ "New run" }</button>
         </form>
     }

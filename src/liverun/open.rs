@@ -107,7 +107,7 @@ impl LiveRun {
                     Err(format!("there is no example scenario {name:?} (scenarios: {})", names.join(", ")))
                 }
             },
-            Ok(Link::Cluster { nodes, pods }) => self.new_cluster(nodes, pods).map(|said| format!("{said} ▶ Play runs it.")),
+            Ok(Link::Cluster { nodes, pods }) => self.new_cluster(nodes, pods, true).map(|said| format!("{said} ▶ Play runs it.")),
             Ok(Link::Example(id)) => match crate::examples::find(&id).map(|ex| (ex, ex.text())) {
                 Some((ex, None)) => {
                     // Its file has not arrived: the example opens when it does.
@@ -139,12 +139,13 @@ impl LiveRun {
 
     /// A new run of `nodes` nodes and `pods` pods ([`sized_scenario`]), with the same seed: what it is, or why not
     /// (the run shown is kept then).
-    pub(super) fn new_cluster(&mut self, nodes: usize, pods: usize) -> Result<String, String> {
-        let sc = sized_scenario(nodes, pods)?;
+    pub(super) fn new_cluster(&mut self, nodes: usize, pods: usize, addons: bool) -> Result<String, String> {
+        let sc = sized_scenario(nodes, pods, addons)?;
         self.rebuild(&sc);
         let deployments = pods.div_ceil(DEMO_PODS_PER_DEPLOYMENT);
+        let (with, flag) = if addons { ("with", "") } else { ("without", " --no-addons") };
         Ok(format!(
-            "A new run (seed {}): {nodes} nodes and {pods} pods in {deployments} of kubeloop's own demo Deployments (app-0 …, {DEMO_PODS_PER_DEPLOYMENT} pods each, as `kubeloop bench --nodes {nodes} --pods {pods}` makes them).",
+            "A new run (seed {}): {nodes} nodes {with} kube-system's add-ons, and {pods} pods in {deployments} of kubeloop's own demo Deployments (app-0 …, {DEMO_PODS_PER_DEPLOYMENT} pods each, as `kubeloop bench --nodes {nodes} --pods {pods}{flag}` makes them).",
             self.seed
         ))
     }

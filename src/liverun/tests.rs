@@ -26,6 +26,9 @@ use crate::console::CONSOLE_SCROLLBACK;
 use crate::view::RowSource;
 use crate::view::{Chunk, ClusterView, ConsoleView, Detail, VersionView};
 
+/// kube-system's add-on pods on the page's starting cluster of three nodes.
+const ADDONS: usize = kubeloop_engine::addons::pods(3);
+
 /// A wall clock that moves 1 µs per reading, so budgets are never hit in tests.
 fn clock() -> Box<dyn Fn() -> f64> {
     let t = Rc::new(Cell::new(0.0));
@@ -75,12 +78,13 @@ fn the_page_opens_on_three_running_web_pods() {
     run_secs(&mut e, 10);
     let s = e.snapshot();
     assert!(s.time.now >= 9_900, "{}", s.time.now);
-    assert_eq!(s.summary.running, 3);
+    // web's 3 and kube-system's add-ons.
+    assert_eq!(s.summary.running, 3 + ADDONS);
     assert_eq!(s.summary.nodes_ready, 3);
     let (nodes, unscheduled) = dom(&s);
     assert_eq!(nodes.len(), 3);
     assert!(unscheduled.is_empty());
-    assert_eq!(nodes.iter().map(|n| n.pods.len()).sum::<usize>(), 3);
+    assert_eq!(nodes.iter().map(|n| n.pods.len()).sum::<usize>(), 3 + ADDONS);
     assert!(nodes.iter().all(|n| n.alive && n.ready.attr() == "true"));
     let names: Vec<&str> = s.controllers.iter().map(|c| c.status.name).collect();
     assert_eq!(
@@ -163,7 +167,8 @@ fn details_list_the_events_about_their_object() {
     assert!(!shown.is_empty(), "a dead node's Events");
     assert_eq!(shown, all(&e, "Node", "node-2"));
     let (nodes, _) = dom(&e.snapshot());
-    let pod = nodes.iter().flat_map(|n| n.pods.iter()).next().cloned().expect("a pod");
+    let pod =
+        nodes.iter().flat_map(|n| n.pods.iter()).find(|p| &*p.key.namespace == "default").cloned().expect("a pod");
     e.exec(Cmd::Select(Selection::Pod(pod.key.clone())));
     let Some(Detail::Pod(d)) = e.snapshot().detail.as_deref().cloned() else { panic!("pod detail") };
     let shown: Vec<String> = d.events.iter().map(|ev| ev.reason.to_string()).collect();
@@ -176,7 +181,8 @@ fn deleting_a_pod_shows_terminating_then_a_replacement() {
     let mut e = LiveRun::boot(5, None, clock());
     run_secs(&mut e, 10);
     let (nodes, _) = dom(&e.snapshot());
-    let victim = nodes.iter().flat_map(|n| n.pods.iter()).next().cloned().expect("a pod");
+    let victim =
+        nodes.iter().flat_map(|n| n.pods.iter()).find(|p| &*p.key.namespace == "default").cloned().expect("a pod");
     e.exec(Cmd::Select(Selection::Pod(victim.key.clone())));
     e.exec(Cmd::delete_pod(&victim.key));
     let s = e.snapshot();
@@ -187,7 +193,7 @@ fn deleting_a_pod_shows_terminating_then_a_replacement() {
     assert!(d.events.iter().any(|ev| &*ev.reason == "Scheduled"));
     run_secs(&mut e, 40);
     let s = e.snapshot();
-    assert_eq!(s.summary.running, 3);
+    assert_eq!(s.summary.running, 3 + ADDONS);
     assert!(dom(&s).0.iter().flat_map(|n| n.pods.iter()).all(|p| p.key != victim.key));
     let Some(Detail::Pod(d)) = s.detail.as_deref() else { panic!("pod detail") };
     assert!(!d.exists);
@@ -225,17 +231,19 @@ fn every_example_applies_and_errors_name_their_line() {
                 let (nodes, unscheduled) = dom(&s);
                 let gpu = nodes.iter().find(|n| &*n.name == "gpu-1").expect("gpu-1");
                 assert_eq!(gpu.taints, vec!["dedicated=gpu:NoSchedule".to_string()]);
-                assert!(gpu.pods.iter().all(|p| &*p.app == "tolerant") && gpu.pods.len() == 2);
+                let apps: Vec<&str> =
+                    gpu.pods.iter().filter(|p| &*p.key.namespace == "default").map(|p| &*p.app).collect();
+                assert_eq!(apps, ["tolerant", "tolerant"], "the daemon pods tolerate every taint, the others");
                 assert_eq!(unscheduled.iter().filter(|p| &*p.app == "plain").count(), 2);
             }
-            "scale" => assert_eq!(s.summary.running, 10),
+            "scale" => assert_eq!(s.summary.running, 10 + ADDONS),
             "shop" => {
                 // Three shop pods next to the page's three web pods, behind a Service with three ready endpoints.
-                assert_eq!(s.summary.running, 6);
+                assert_eq!(s.summary.running, 6 + ADDONS);
                 let svc = s.services.iter().find(|v| &*v.key.name == "shop").expect("service/shop");
                 assert_eq!(svc.ready, 3);
             }
-            _ => assert_eq!(s.summary.running, 3),
+            _ => assert_eq!(s.summary.running, 3 + ADDONS),
         }
     }
 }
@@ -401,7 +409,7 @@ fn large_clusters_switch_to_the_compact_view() {
 #[test]
 fn the_compact_view_counts_each_node_s_pods() {
     let mut e = LiveRun::boot(3, None, clock());
-    e.exec(Cmd::NewCluster { nodes: 210, pods: 900 });
+    e.exec(Cmd::NewCluster { nodes: 210, pods: 900, addons: true });
     let recount = |e: &LiveRun, c: &crate::view::CompactCluster| {
         let mut bound = 0;
         for n in &c.nodes {
@@ -788,7 +796,9 @@ fn what_the_page_reads_never_changes_the_run() {
                 e.frame(100.0);
                 if look {
                     let s = e.snapshot();
-                    if let Some(p) = dom(&s).0.iter().flat_map(|n| n.pods.iter()).next() {
+                    if let Some(p) =
+                        dom(&s).0.iter().flat_map(|n| n.pods.iter()).find(|p| &*p.key.namespace == "default")
+                    {
                         e.exec(Cmd::Select(Selection::Pod(p.key.clone())));
                     }
                     let _ = e.snapshot();
@@ -1161,22 +1171,22 @@ fn interrupted_drains_are_part_of_the_run() {
     frames_until(&mut e, 20_000);
     e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(pdb.into()) });
     frames_until(&mut e, 30_000);
-    e.exec(Cmd::Kubectl { line: "kubectl drain node-1".into(), stdin: None });
+    e.exec(Cmd::Kubectl { line: "kubectl drain node-1 --ignore-daemonsets".into(), stdin: None });
     assert!(e.console.running(), "the budget makes it wait");
     frames_until(&mut e, 47_321);
     e.exec(Cmd::KubectlInterrupt);
     assert!(!e.console.running());
     frames_until(&mut e, 52_000);
-    e.exec(Cmd::Kubectl { line: "kubectl drain node-2".into(), stdin: None });
+    e.exec(Cmd::Kubectl { line: "kubectl drain node-2 --ignore-daemonsets".into(), stdin: None });
     frames_until(&mut e, 71_777);
     e.exec(Cmd::Kubectl { line: "kubectl get pods".into(), stdin: None });
     frames_until(&mut e, 80_000);
-    e.exec(Cmd::Kubectl { line: "kubectl drain node-3".into(), stdin: None });
+    e.exec(Cmd::Kubectl { line: "kubectl drain node-3 --ignore-daemonsets".into(), stdin: None });
     assert_eq!(e.console.running.len(), 2, "drain node-2 goes on beside the lines after it");
     frames_until(&mut e, 90_050);
     let exported = e.export().expect("exportable");
-    assert!(exported.contains("drain node-1\", for: 17.321s}"), "Ctrl+C: {exported}");
-    assert!(exported.contains("kubectl: \"kubectl drain node-2\"}"), "not interrupted: {exported}");
+    assert!(exported.contains("drain node-1 --ignore-daemonsets\", for: 17.321s}"), "Ctrl+C: {exported}");
+    assert!(exported.contains("kubectl: \"kubectl drain node-2 --ignore-daemonsets\"}"), "not interrupted: {exported}");
     assert!(!exported.contains("get pods"), "{exported}");
     let (at, hash) = runner_end(&exported);
     assert_eq!((at, format!("{hash:016x}")), (e.sim().now(), format!("{:016x}", e.sim().history_hash())), "{exported}");
@@ -1203,8 +1213,8 @@ fn interrupted_drains_are_part_of_the_run() {
     assert!(!o.console.running());
     frames_until(&mut o, 140_000);
     let longer = o.export().expect("export");
-    assert!(longer.contains("drain node-3\", for: 51.234s}"), "{longer}");
-    assert!(longer.contains("drain node-2\", for: 1m23s}"), "{longer}");
+    assert!(longer.contains("drain node-3 --ignore-daemonsets\", for: 51.234s}"), "{longer}");
+    assert!(longer.contains("drain node-2 --ignore-daemonsets\", for: 1m23s}"), "{longer}");
     let (_, h2) = runner_end(&longer);
     assert_eq!(format!("{h2:016x}"), format!("{:016x}", o.sim().history_hash()), "{longer}");
 }
@@ -1232,7 +1242,7 @@ fn reads_typed_during_a_drain_leave_the_run_alone() {
         frames_until(&mut e, 20_000);
         e.exec(Cmd::Kubectl { line: "apply -f -".into(), stdin: Some(pdb.into()) });
         frames_until(&mut e, 30_000);
-        e.exec(Cmd::Kubectl { line: "kubectl drain node-1".into(), stdin: None });
+        e.exec(Cmd::Kubectl { line: "kubectl drain node-1 --ignore-daemonsets".into(), stdin: None });
         for (at, line) in typed {
             if *at > 41_337 && e.sim().now() < 41_337 {
                 frames_until(&mut e, 41_337);
@@ -1542,7 +1552,7 @@ fn the_cluster_charts_follow_the_store() {
     let chart = |m: &str| d.cluster_charts.iter().find(|c| c.metric == m).expect("chart").clone();
     let phases = chart("pods_by_phase");
     assert_eq!(phases.series[0].0, "running");
-    assert_eq!(phases.series[0].1.last(), Some(&6), "{phases:?}");
+    assert_eq!(phases.series[0].1.last(), Some(&(6 + ADDONS as u32)), "{phases:?}");
     let verbs = chart("apiserver_requests");
     let creates = &verbs.series.iter().find(|(l, _)| *l == "create").expect("create").1;
     assert!(creates.iter().sum::<u32>() >= 3, "the scale-up's pod creates: {creates:?}");
@@ -1580,8 +1590,9 @@ fn the_loop_shows_watch_events_then_rates_at_speed() {
 
 /// The addresses `kubectl describe service NAME` lists as endpoints, over all its ports (ports and IPv6 brackets
 /// dropped), and how many lines it prints.
-fn described_endpoints(sim: &mut Sim, name: &str) -> (std::collections::BTreeSet<String>, usize) {
-    let out = kubectl::run(sim, &format!("describe service {name}"), &kubectl::Input::none());
+fn described_endpoints(sim: &mut Sim, key: &ObjKey) -> (std::collections::BTreeSet<String>, usize) {
+    let (ns, name) = (&key.namespace, &key.name);
+    let out = kubectl::run(sim, &format!("describe service {name} -n {ns}"), &kubectl::Input::none());
     assert_eq!(out.code, 0, "{}", out.text());
     let lines: Vec<&str> = out.stdout.lines().filter_map(|l| l.strip_prefix("Endpoints:")).collect();
     let addresses = lines
@@ -1611,7 +1622,7 @@ fn the_service_panel_and_describe_agree_on_ready_endpoints() {
     run_secs(&mut e, 20);
     let services = e.snapshot().services;
     for v in services.iter() {
-        let (described, _) = described_endpoints(e.player.sim_mut(), &v.key.name);
+        let (described, _) = described_endpoints(e.player.sim_mut(), &v.key);
         assert_eq!(
             described.len(),
             v.ready,
@@ -1623,7 +1634,11 @@ fn the_service_panel_and_describe_agree_on_ready_endpoints() {
     let db = services.iter().find(|v| &*v.key.name == "db").expect("svc/db");
     assert_eq!((db.ready, db.not_ready), (2, 1), "{db:?}");
     assert_eq!(db.ready_pods.iter().map(|p| &**p).collect::<Vec<_>>(), ["db-0", "db-1"]);
-    assert_eq!(described_endpoints(e.player.sim_mut(), "db").1, 2, "one Endpoints line per port");
+    assert_eq!(
+        described_endpoints(e.player.sim_mut(), &ObjKey::new("default", "db")).1,
+        2,
+        "one Endpoints line per port"
+    );
     let web = services.iter().find(|v| &*v.key.name == "web").expect("svc/web");
     assert_eq!((web.ready, web.not_ready, web.ready_pods.len()), (3, 0, 3), "{web:?}");
 }
@@ -1661,7 +1676,7 @@ fn apply_goes_document_by_document_and_leads_with_the_outcome() {
     assert!(lines[5].starts_with("error: document 4, line "), "{}", a.text);
     assert_eq!(a.warnings.len(), 1, "the ConfigMap's note: {:?}", a.warnings);
     let names: Vec<String> = e.sim().store().objects(Kind::ConfigMap).map(|o| o.meta().name.to_string()).collect();
-    assert_eq!(names, ["one"]);
+    assert_eq!(names, ["one", "coredns", "kube-proxy"], "the applied one, and kube-system's");
     replays_alike_after(&mut e, 5);
 }
 
@@ -1701,14 +1716,14 @@ fn a_new_run_of_a_given_size_is_kubeloop_bench_s_cluster() {
     let mut e = LiveRun::boot(1, None, clock());
     run_secs(&mut e, 3);
     e.exec(Cmd::SetPlaying(false));
-    e.exec(Cmd::NewCluster { nodes: 4, pods: 250 });
+    e.exec(Cmd::NewCluster { nodes: 4, pods: 250, addons: true });
     assert!(e.playing, "a new run plays");
     assert_eq!(e.sim().kubelets().len(), 4);
-    assert_eq!(e.sim().store().count_of(Kind::Deployment), 3, "100 + 100 + 50");
+    assert_eq!(e.sim().store().count_of(Kind::Deployment), 3 + 1, "100 + 100 + 50, and CoreDNS");
     assert_eq!(e.sim().now(), 0);
     let notice = e.snapshot().notice.map(|n| n.to_string()).unwrap_or_default();
     assert!(
-        notice.starts_with("A new run (seed 1): 4 nodes and 250 pods in 3 of kubeloop's own demo Deployments"),
+        notice.starts_with("A new run (seed 1): 4 nodes with kube-system's add-ons, and 250 pods in 3 of kubeloop's own demo Deployments"),
         "{notice}"
     );
     assert!(
@@ -1716,16 +1731,29 @@ fn a_new_run_of_a_given_size_is_kubeloop_bench_s_cluster() {
         "{}",
         e.editor.text
     );
-    let shape =
-        kubeloop_engine::bench::ColdStart { nodes: 4, pods: 250, per_deployment: 100, services: false, seed: 1 };
+    let shape = kubeloop_engine::bench::ColdStart {
+        nodes: 4,
+        pods: 250,
+        per_deployment: 100,
+        services: false,
+        seed: 1,
+        addons: true,
+    };
     let mut bench = shape.build().expect("bench cluster");
     let at = shape.converge(&mut bench, 10 * 60 * SECOND).expect("the bench converges");
     run_secs(&mut e, (at / SECOND) as u32);
     assert_eq!(e.sim().now(), at);
-    assert_eq!(e.sim().pod_counts(), (250, 0, 0), "every pod Running");
+    let all = 250 + kubeloop_engine::addons::pods(4);
+    assert_eq!(e.sim().pod_counts(), (all, 0, 0), "every pod Running");
     assert_eq!(e.sim().history_hash(), bench.history_hash(), "the page's run is the bench's");
     let s = e.snapshot();
-    assert_eq!((s.summary.running, s.summary.nodes), (250, 4));
+    assert_eq!((s.summary.running, s.summary.nodes), (all, 4));
+    // Without the add-ons: nothing in kube-system, as `kubeloop bench --no-addons`.
+    e.exec(Cmd::NewCluster { nodes: 4, pods: 250, addons: false });
+    let notice = e.snapshot().notice.map(|n| n.to_string()).unwrap_or_default();
+    assert!(notice.contains("4 nodes without kube-system's add-ons") && notice.contains("--no-addons"), "{notice}");
+    assert_eq!(e.sim().store().count_of(Kind::DaemonSet), 0);
+    assert_eq!(e.sim().store().count_of(Kind::Deployment), 3);
 }
 
 /// A size kubeloop does not simulate, or pods that do not fit, start nothing: the run shown goes on, and the notice
@@ -1739,9 +1767,9 @@ fn a_size_that_cannot_be_run_says_why_and_keeps_the_run() {
         (0, 0, "No new run: a cluster has 1 to 5000 nodes (kubeloop's own bound), not 0."),
         (5001, 10, "No new run: a cluster has 1 to 5000 nodes (kubeloop's own bound), not 5001."),
         (5000, 150_001, "No new run: a cluster has at most 150000 pods (kubeloop's own bound), not 150001."),
-        (2, 221, "No new run: 221 pods do not fit on 2 nodes of 110 pods each."),
+        (2, 215, "No new run: 215 pods do not fit on 2 nodes of 110 pods each beside kube-system's add-ons (2 pods a node and CoreDNS's 2)."),
     ] {
-        e.exec(Cmd::NewCluster { nodes, pods });
+        e.exec(Cmd::NewCluster { nodes, pods, addons: true });
         assert_eq!(e.snapshot().notice.as_deref(), Some(why));
         assert_eq!((e.sim().now(), e.sim().history_hash(), e.sim().kubelets().len()), (now, hash, START_NODES));
     }
@@ -1758,7 +1786,7 @@ fn a_cluster_link_opens_that_size_paused() {
     assert!(matches!(&s.cluster, ClusterView::Compact(c) if c.nodes.len() == 201));
     e.exec(Cmd::Open(Ok(Link::Cluster { nodes: 1, pods: 111 })));
     let notice = e.snapshot().notice.map(|n| n.to_string()).unwrap_or_default();
-    assert_eq!(notice, "The link does not open: 111 pods do not fit on 1 nodes of 110 pods each. The page shows its starting cluster instead.");
+    assert_eq!(notice, "The link does not open: 111 pods do not fit on 1 nodes of 110 pods each beside kube-system's add-ons (2 pods a node and CoreDNS's 2). The page shows its starting cluster instead.");
     assert_eq!(e.sim().kubelets().len(), 201, "the run shown stays");
 }
 
@@ -1790,7 +1818,7 @@ fn a_frame_stops_at_its_budget_when_events_are_costly() {
 #[test]
 fn a_node_or_pod_is_found_by_name() {
     let mut e = LiveRun::boot(1, None, clock());
-    e.exec(Cmd::NewCluster { nodes: 250, pods: 300 });
+    e.exec(Cmd::NewCluster { nodes: 250, pods: 300, addons: true });
     run_secs(&mut e, 20);
     let hash = e.sim().history_hash();
     e.exec(Cmd::Find(" node-177 ".into()));
@@ -1875,7 +1903,12 @@ fn what_runs_the_second_modules_code_waits_for_it_in_order_and_runs_once_it_arri
     e.exec(Cmd::cordon("node-2", true));
     e.exec(Cmd::Intervene(Intervention::KillNode(kubeloop_engine::intervention::NodeRef::Name("node-3".into()))));
     let (nodes, _) = dom(&e.snapshot());
-    let pod = nodes.iter().flat_map(|n| n.pods.iter()).next().map(|p| p.key.clone()).expect("a pod");
+    let pod = nodes
+        .iter()
+        .flat_map(|n| n.pods.iter())
+        .find(|p| &*p.key.namespace == "default")
+        .map(|p| p.key.clone())
+        .expect("a pod");
     e.exec(Cmd::Select(Selection::Pod(pod.clone())));
     e.exec(Cmd::Why(pod));
     assert!(!nodes[1].unschedulable, "the cordon (a kubectl command) waits");
@@ -1961,9 +1994,12 @@ fn scrubbing_shows_the_cluster_as_it_was_and_acting_goes_back_to_live() {
     e.exec(Cmd::kill_node(&victim.name));
     run_secs(&mut e, 90);
     let live = e.snapshot();
-    let gone =
-        dom(&live).0.iter().find(|n| n.name == victim.name).is_some_and(|n| n.pods.iter().all(|p| p.terminating));
-    assert!(gone, "its pods were evicted by now");
+    let gone = dom(&live)
+        .0
+        .iter()
+        .find(|n| n.name == victim.name)
+        .is_some_and(|n| n.pods.iter().all(|p| p.terminating || p.daemon));
+    assert!(gone, "its pods were evicted by now (its daemon pods stay bound to it)");
     assert_eq!(live.timeline.min, 0);
     assert_eq!(live.timeline.at, None);
     assert!(live.timeline.marks.iter().any(|m| m.person && m.what.contains("kill node")), "{:?}", live.timeline.marks);
@@ -2140,7 +2176,8 @@ fn an_object_s_history_lists_its_versions_and_diffs_two() {
 
     // A deleted pod's history ends with its deletion.
     let (nodes, _) = dom(&e.snapshot());
-    let victim = nodes.iter().flat_map(|n| n.pods.iter()).next().cloned().expect("a pod");
+    let victim =
+        nodes.iter().flat_map(|n| n.pods.iter()).find(|p| &*p.key.namespace == "default").cloned().expect("a pod");
     e.exec(Cmd::Select(Selection::Pod(victim.key.clone())));
     e.exec(Cmd::delete_pod(&victim.key));
     run_secs(&mut e, 30);

@@ -42,9 +42,9 @@ Usage:
   kubeloop why FILE|LINK KIND/NAME [--namespace NS] [--at DURATION] [--rv N] [--seed N] [--timing PROFILE]
   kubeloop history FILE|LINK KIND/NAME [--rv N | --from RV --to RV] [--namespace NS] [--at DURATION] [--seed N]
   kubeloop diff A B [--until DURATION] [--seed-a N] [--seed-b N] [--json]
-  kubeloop bench [--nodes N] [--pods N] [--per-deployment N] [--services] [--churn N] [--seed N] [--memory]
+  kubeloop bench [--nodes N] [--pods N] [--per-deployment N] [--services] [--no-addons] [--churn N] [--seed N] [--memory]
                  [--steady DURATION [--workload W]] [--scrub K]
-  kubeloop soak [--nodes N] [--pods N] [--services] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION]
+  kubeloop soak [--nodes N] [--pods N] [--services] [--no-addons] [--for DURATION] [--workload idle|churn|faulted] [--sample DURATION]
                 [--seed N]
   kubeloop help | --help
   kubeloop --version
@@ -116,6 +116,8 @@ Commands:
             --per-deployment N  pods per Deployment (default 100; the last one takes the rest)
             --services        a Service in front of each Deployment (port 80 to 8080), so that the EndpointSlice
                               controller follows every pod (default none)
+            --no-addons       without kube-system's add-ons (kube-proxy, kindnet and CoreDNS, which every
+                              cluster has by default: 2 pods a node and 2 more)
             --churn N         after converging, N rounds of churn 30 simulated seconds apart (a Deployment
                               scaled, three pods deleted, a rollout), then run until settled (default 0)
             --seed N          seed (default 1)
@@ -136,6 +138,7 @@ Commands:
             --nodes N         nodes (default 50)
             --pods N          pods, over ten Deployments (default 20 per node)
             --services        a Service in front of each Deployment (default none)
+            --no-addons       without kube-system's add-ons (default: with them, as every cluster)
             --for DURATION    simulated time (default 24h; up to 30 days, e.g. 720h)
             --workload W      idle | churn (scaling, deletions, rollouts) | faulted (churn and a fault every 20
                               minutes: dropped events, cut watches, 410s, conflicts, crashes, dead kubelets);
@@ -362,7 +365,7 @@ fn bench(args: &[String]) -> Result<(), Fail> {
     let a = parse_args(
         args,
         &["nodes", "pods", "per-deployment", "churn", "seed", "steady", "workload", "scrub"],
-        &["memory", "services"],
+        &["memory", "services", "no-addons"],
         "bench",
     )?;
     if let Some(extra) = a.positional.first() {
@@ -394,6 +397,7 @@ fn bench(args: &[String]) -> Result<(), Fail> {
         per_deployment: per as usize,
         services: a.flag("services"),
         seed,
+        addons: !a.flag("no-addons"),
     };
     let wall = Instant::now();
     let (run, peak_bytes) = peak::measure(|| -> Result<_, String> {

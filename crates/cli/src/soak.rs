@@ -25,7 +25,12 @@ fn hours(ms: Millis) -> String {
 }
 
 pub fn run(args: &[String]) -> Result<u8, Fail> {
-    let a = parse_args(args, &["nodes", "pods", "for", "sample", "seed", "workload"], &["json", "services"], "soak")?;
+    let a = parse_args(
+        args,
+        &["nodes", "pods", "for", "sample", "seed", "workload"],
+        &["json", "services", "no-addons"],
+        "soak",
+    )?;
     if let Some(extra) = a.positional.first() {
         return Err(Fail(format!("soak: unexpected argument {extra:?}")));
     }
@@ -39,7 +44,8 @@ pub fn run(args: &[String]) -> Result<u8, Fail> {
     };
     let workload = Workload::parse(a.value("workload").unwrap_or("faulted")).map_err(|e| Fail(format!("soak: {e}")))?;
     let services = a.flag("services");
-    let config = SoakConfig { seed, nodes, pods, duration, sample_every, workload, services };
+    let addons = !a.flag("no-addons");
+    let config = SoakConfig { seed, nodes, pods, duration, sample_every, workload, services, addons };
     let wall = Instant::now();
     let mut soak = Soak::new(config).map_err(|e| Fail(format!("soak: {e}")))?;
     let json = a.flag("json");

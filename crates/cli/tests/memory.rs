@@ -36,7 +36,7 @@ const BUDGET: [(&str, isize); 5] = [
 #[test]
 fn the_parts_sum_to_every_byte_the_simulation_held_and_stay_in_their_budget() {
     const PODS: usize = 300;
-    let shape = ColdStart { nodes: 10, pods: PODS, per_deployment: 100, services: false, seed: 1 };
+    let shape = ColdStart { nodes: 10, pods: PODS, per_deployment: 100, services: false, seed: 1, addons: false };
     let ((bytes, freed, before), peak) = peak::measure(|| {
         let mut sim = shape.build().expect("cluster");
         assert!(shape.converge(&mut sim, CAP).is_some());

@@ -18,7 +18,8 @@ use kubeloop_engine::bench::{work_text, ColdStart, CAP};
 use kubeloop_engine::work::{over_budget, Budget};
 
 /// The budgeted run's shape.
-const SHAPE: ColdStart = ColdStart { nodes: 100, pods: 3000, per_deployment: 100, services: false, seed: 1 };
+const SHAPE: ColdStart =
+    ColdStart { nodes: 100, pods: 3000, per_deployment: 100, services: false, seed: 1, addons: false };
 const CHURN: usize = 3;
 
 fn budget() -> Budget {

@@ -13,7 +13,7 @@ fn cold_start(c: &mut Criterion) {
     let mut group = c.benchmark_group("cold_start");
     group.sample_size(10);
     for (nodes, pods) in shapes {
-        let shape = ColdStart { nodes, pods, per_deployment: 100, services: false, seed: 1 };
+        let shape = ColdStart { nodes, pods, per_deployment: 100, services: false, seed: 1, addons: true };
         group.bench_function(format!("{nodes}_nodes_{pods}_pods"), |b| {
             b.iter(|| {
                 let mut sim = shape.build().expect("the benchmark cluster builds");

@@ -24,6 +24,9 @@ pub struct ColdStart {
     /// controller follows every pod.
     pub services: bool,
     pub seed: u64,
+    /// kube-system's add-ons ([`crate::addons`]) first, as every cluster has them by default: two daemon pods a
+    /// node and two CoreDNS pods more to run.
+    pub addons: bool,
 }
 
 impl ColdStart {
@@ -45,6 +48,15 @@ impl ColdStart {
         text
     }
 
+    /// The add-ons' pods: kube-proxy and kindnet on every node, and CoreDNS's two.
+    pub fn addon_pods(&self) -> usize {
+        if self.addons {
+            crate::addons::pods(self.nodes)
+        } else {
+            0
+        }
+    }
+
     pub fn deployments(&self) -> usize {
         self.pods.div_ceil(self.per_deployment.max(1))
     }
@@ -58,15 +70,21 @@ impl ColdStart {
     /// Builds the cluster and applies the Deployments (at simulated time 0).
     pub fn build(&self) -> Result<Sim, String> {
         let template = NodeConfig::default();
-        if self.pods > self.nodes * template.pods as usize {
+        if self.pods + self.addon_pods() > self.nodes * template.pods as usize {
             return Err(format!(
-                "{} pods do not fit on {} nodes of {} pods each",
-                self.pods, self.nodes, template.pods
+                "{} pods do not fit on {} nodes of {} pods each{}",
+                self.pods,
+                self.nodes,
+                template.pods,
+                if self.addons { " with kube-system's add-ons" } else { "" }
             ));
         }
         let mut sim = Sim::new(SimConfig { seed: self.seed, ..SimConfig::default() });
         for _ in 0..self.nodes {
             sim.add_node(template.clone())?;
+        }
+        if self.addons {
+            crate::addons::install(&mut sim)?;
         }
         if self.pods > 0 {
             crate::kubectl::apply(&mut sim, &self.manifests()).map_err(|e| e.to_string())?;
@@ -84,7 +102,7 @@ impl ColdStart {
                 .filter_map(|o| o.as_pod())
                 .filter(|p| p.status.phase == PodPhase::Running && !p.metadata.is_terminating())
                 .count();
-            if running == self.pods && sim.deployments_converged() {
+            if running == self.pods + self.addon_pods() && sim.deployments_converged() {
                 return Some(sim.now());
             }
         }

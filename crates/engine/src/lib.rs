@@ -7,6 +7,7 @@
 
 pub use kubeloop_core::*;
 
+pub mod addons;
 pub mod bench;
 pub(crate) mod decode;
 pub mod intervention;

@@ -56,6 +56,8 @@ pub struct SoakConfig {
     pub workload: Workload,
     /// A Service in front of each Deployment (the EndpointSlice controller follows every pod).
     pub services: bool,
+    /// kube-system's add-ons ([`crate::addons`]), as every cluster has them by default.
+    pub addons: bool,
 }
 
 /// One look at the engine during a soak.
@@ -119,6 +121,9 @@ impl Soak {
         let mut sim = Sim::new(SimConfig { seed: config.seed, ..SimConfig::default() });
         for _ in 0..config.nodes {
             sim.add_node(template.clone())?;
+        }
+        if config.addons {
+            crate::addons::install(&mut sim)?;
         }
         let replicas: Vec<usize> = (0..DEPLOYMENTS).map(|i| soak_replicas(config.pods, i)).collect();
         let mut manifests: String = replicas.iter().enumerate().map(|(i, r)| deployment(i, *r)).collect();

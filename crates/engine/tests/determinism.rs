@@ -196,8 +196,8 @@ const FOLLOWED: &str = "cluster:\n  nodes: 3\nuntil: 150s\nmanifests: |\n  apiVe
 /// Every kind of command that keeps printing, started at 30 s (after the writes before it at that instant), with a
 /// write later on that is not on any grid of looks (writes may change the history; reads may not).
 const FOLLOWING: &[(&str, &[&str])] = &[
-    ("drain node-1 node-2", &[]),
-    ("drain node-2 node-3 --timeout=70s", &[]),
+    ("drain node-1 node-2 --ignore-daemonsets", &[]),
+    ("drain node-2 node-3 --timeout=70s --ignore-daemonsets", &[]),
     ("rollout status deployment/web", &["set image deployment/web web=nginx:1.28"]),
     ("rollout status deployment/web --timeout=20s", &["set image deployment/web web=nginx:1.28"]),
     ("get pods -w", &[]),

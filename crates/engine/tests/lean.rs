@@ -14,7 +14,7 @@ const PODS: usize = 30;
 
 /// One Deployment of 30 pods on 3 nodes, converged.
 fn converged() -> Sim {
-    let shape = ColdStart { nodes: 3, pods: PODS, per_deployment: PODS, services: false, seed: 1 };
+    let shape = ColdStart { nodes: 3, pods: PODS, per_deployment: PODS, services: false, seed: 1, addons: false };
     let mut sim = shape.build().expect("cluster");
     assert!(shape.converge(&mut sim, CAP).is_some());
     sim

@@ -4,6 +4,7 @@ mod common;
 
 use std::path::PathBuf;
 
+use kubeloop_engine::addons;
 use kubeloop_engine::api::Kind;
 use kubeloop_engine::scenario::{render_summary, render_timeline, EntryKind, RunOptions, RunOutput, Scenario};
 use kubeloop_engine::time::SECOND;
@@ -56,10 +57,11 @@ fn every_example_parses_and_runs() {
 fn web_example_scales_to_two_and_converges() {
     let out = run(&example("web.yaml"), RunOptions::default());
     let s = &out.summary;
-    assert_eq!(s.pods.by_phase.get("Running"), Some(&2), "{}", render_summary(s));
-    assert_eq!(s.pods.total, 2);
+    // web's 2 and kube-system's add-ons on 3 nodes.
+    assert_eq!(s.pods.by_phase.get("Running"), Some(&(2 + addons::pods(3))), "{}", render_summary(s));
+    assert_eq!(s.pods.total, 2 + addons::pods(3));
     assert_eq!(s.pods.terminating, 0);
-    assert_eq!(s.deployments.len(), 1);
+    assert_eq!(s.deployments.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), ["web", "coredns"]);
     let d = &s.deployments[0];
     assert_eq!((d.desired, d.updated, d.ready, d.available), (2, 2, 2, 2));
     let converged = s.converged_at_ms.expect("web.yaml converges");
@@ -74,8 +76,8 @@ fn web_example_scales_to_two_and_converges() {
 fn unschedulable_example_stays_pending() {
     let out = run(&example("unschedulable.yaml"), RunOptions::default());
     assert_eq!(out.summary.converged_at_ms, None);
-    assert_eq!(out.summary.pods.unscheduled, out.summary.pods.total);
-    assert!(out.summary.pods.total > 0);
+    assert_eq!(out.summary.pods.unscheduled + addons::pods(3), out.summary.pods.total);
+    assert!(out.summary.pods.unscheduled > 0);
     assert!(out.timeline.iter().any(|e| e.kind == EntryKind::Event && e.text.contains("FailedScheduling")));
 }
 
@@ -89,7 +91,7 @@ fn self_healing_example_replaces_deleted_pods() {
         .count();
     assert!(deleted >= 1);
     assert!(out.timeline.iter().any(|e| e.at > 30 * SECOND && e.text.contains("SuccessfulCreate")));
-    assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&3));
+    assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&(3 + addons::pods(2))));
     assert!(out.summary.converged_at_ms.is_some());
 }
 
@@ -159,7 +161,12 @@ fn action_errors_go_to_the_timeline_and_the_run_goes_on() {
     assert!(errors[2].text.contains("node-9"), "{:?}", errors[2]);
     // The later action ran.
     assert!(out.timeline.iter().any(|e| e.text == "deployment.apps/web scaled"));
-    assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&1), "{}", render_summary(&out.summary));
+    assert_eq!(
+        out.summary.pods.by_phase.get("Running"),
+        Some(&(1 + addons::pods(2))),
+        "{}",
+        render_summary(&out.summary)
+    );
     assert!(out.summary.converged_at_ms.is_some());
 }
 
@@ -242,7 +249,7 @@ fn summary_json_is_camel_case() {
     ] {
         assert!(v.get(key).is_some(), "missing {key}: {v}");
     }
-    assert!(v["pods"]["byPhase"]["Running"].as_u64() == Some(3), "{v}");
+    assert!(v["pods"]["byPhase"]["Running"].as_u64() == Some(3 + addons::pods(2) as u64), "{v}");
     assert!(v["api"]["byClient"]["kubelet"]["writes"].as_u64().unwrap_or(0) > 0, "{v}");
     assert!(v["api"]["byClient"].as_object().is_some_and(|m| !m.keys().any(|k| k.starts_with("kubelet/"))));
     assert!(v["reconciles"]["deployment"]["reconciles"].as_u64().unwrap_or(0) > 0, "{v}");
@@ -395,7 +402,7 @@ fn kubectl_example_rolls_out_and_scales() {
     }
     let mut deploys: Vec<_> = out.summary.deployments.iter().map(|d| (d.name.as_str(), d.available)).collect();
     deploys.sort();
-    assert_eq!(deploys, [("api", 2), ("web", 5)], "{}", render_summary(&out.summary));
+    assert_eq!(deploys, [("api", 2), ("coredns", 2), ("web", 5)], "{}", render_summary(&out.summary));
     assert!(out.summary.converged_at_ms.is_some());
 }
 
@@ -521,7 +528,7 @@ fn faults_replay_exactly_and_stop_when_cleared() {
     assert_eq!(a.summary.history_hash, b.summary.history_hash);
     assert!(a.summary.api.total.counters.conflicts > 0, "conflicts were injected");
     assert!(a.summary.converged_at_ms.is_some(), "converged once the faults stopped");
-    assert_eq!(a.summary.pods.by_phase.get("Running").copied(), Some(8));
+    assert_eq!(a.summary.pods.by_phase.get("Running").copied(), Some(8 + addons::pods(2)));
 }
 
 #[test]

@@ -22,6 +22,7 @@ fn converged(deployments: usize) -> Sim {
         per_deployment: PER_DEPLOYMENT,
         services: false,
         seed: 29,
+        addons: false,
     };
     let mut sim = cold.build().expect("cluster");
     cold.converge(&mut sim, 10 * MINUTE).expect("converges");

@@ -196,6 +196,7 @@ fn a_faulted_soak_of_half_a_day_is_flat() {
         sample_every: 15 * MINUTE,
         workload: Workload::Faulted,
         services: true,
+        addons: true,
     };
     let mut soak = Soak::new(config).expect("soak");
     let samples = soak.run(|_| {});

@@ -940,6 +940,9 @@ pub fn scenario(b: &mut Bytes) -> String {
             number(b)
         ));
     }
+    if b.chance(30) {
+        out.push_str(["  addons: false\n", "  addons: true\n", "  addons: maybe\n"][b.below(3)]);
+    }
     if b.chance(70) {
         out.push_str("manifests: |\n");
         out.push_str(&indent_block(&manifest(b), "  "));

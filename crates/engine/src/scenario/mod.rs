@@ -138,6 +138,9 @@ pub struct Scenario {
     pub node_template: NodeConfig,
     /// The nodes of the cluster at t=0 (an empty name is generated: `node-1`, `node-2`...).
     pub nodes: Vec<NodeConfig>,
+    /// `cluster.addons`: kube-system's add-ons ([`crate::addons`]) are created at t=0, before the manifests (the
+    /// default); `false` starts without them.
+    pub addons: bool,
     /// Applied at t=0.
     pub manifests: Option<String>,
     /// Sorted by time (stably: actions at the same time run in file order).

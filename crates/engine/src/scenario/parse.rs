@@ -135,7 +135,7 @@ pub(super) struct RawScenario {
     serde(
         deny_unknown_fields,
         rename_all = "camelCase",
-        expecting = "a cluster: a mapping with nodes and nodeTemplate"
+        expecting = "a cluster: a mapping with nodes, nodeTemplate and addons"
     )
 )]
 pub(super) struct RawCluster {
@@ -143,6 +143,9 @@ pub(super) struct RawCluster {
     nodes: RawNodes,
     #[cfg_attr(test, serde(default))]
     node_template: Option<RawNode>,
+    /// kube-system's add-ons (`true` unless said otherwise).
+    #[cfg_attr(test, serde(default))]
+    addons: Option<bool>,
 }
 
 #[derive(Default)]
@@ -340,8 +343,8 @@ fn scenario<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawScenario> {
 
 fn cluster<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawCluster> {
     let shape = Shape {
-        expected: "a cluster: a mapping with nodes and nodeTemplate",
-        names: &["nodes", "nodeTemplate"],
+        expected: "a cluster: a mapping with nodes, nodeTemplate and addons",
+        names: &["nodes", "nodeTemplate", "addons"],
         required: &[],
         strict: true,
     };
@@ -349,6 +352,7 @@ fn cluster<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Read<RawCluster> {
     cx.fields(n, &shape, &mut |cx, key, v| {
         match key {
             "nodes" => c.nodes = nodes(cx, v)?,
+            "addons" => c.addons = cx.option(v, Cx::bool)?,
             _ => c.node_template = cx.option(v, node)?,
         }
         Ok(())
@@ -512,6 +516,7 @@ impl Scenario {
         let lines = Lines::new(text);
 
         let cluster = raw.cluster.unwrap_or_default();
+        let addons = cluster.addons.unwrap_or(true);
         let mut node_template = NodeConfig::default();
         if let Some(t) = &cluster.node_template {
             if t.name.is_some() {
@@ -581,7 +586,7 @@ impl Scenario {
             Some(l) => Some(std::rc::Rc::new(super::expect::lesson_info(&lines, l)?)),
             None => None,
         };
-        Ok(Scenario { seed: raw.seed, until, node_template, nodes, manifests, actions, timing, lesson })
+        Ok(Scenario { seed: raw.seed, until, node_template, nodes, addons, manifests, actions, timing, lesson })
     }
 }
 

@@ -28,6 +28,7 @@ impl Record {
             until: None,
             node_template: start.node_template.clone(),
             nodes: start.nodes.clone(),
+            addons: start.addons,
             manifests: start.manifests.clone(),
             actions: Vec::new(),
             timing,

@@ -499,6 +499,9 @@ impl Scenario {
                 format!("cluster: {} node(s): {}{more}", names.len(), shown.join(", ")),
             );
         }
+        if self.addons {
+            r.push(EntryKind::Note, "scenario", crate::addons::NOTE);
+        }
         r.collect_events();
         if let Some(m) = &self.manifests {
             r.perform(&Intervention::Apply(m.clone()), None, Some("kubectl apply -f manifests"), None);
@@ -526,6 +529,9 @@ impl Scenario {
         let mut names: Vec<String> = Vec::with_capacity(self.nodes.len());
         for n in &self.nodes {
             names.push(sim.add_node(n.clone()).map_err(ScenarioError::new)?);
+        }
+        if self.addons {
+            crate::addons::install(&mut sim).map_err(ScenarioError::new)?;
         }
         Ok((sim, names))
     }

@@ -9,7 +9,7 @@ fn parses_and_runs_a_small_scenario() {
     let out = sc
         .run(RunOptions { seed: Some(3), until: Some(30 * SECOND), ..RunOptions::default() })
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&2));
+    assert_eq!(out.summary.pods.by_phase.get("Running"), Some(&(2 + crate::addons::pods(2))));
     assert!(out.summary.converged_at_ms.is_some());
 }
 
@@ -386,7 +386,7 @@ fn commands_that_only_read_never_crowd_out_one_that_writes() {
         text.push_str("  - {at: 1s, kubectl: get pods -w}\n");
     }
     // A pod without a controller: drain waits for it to go (30 s of grace) after deleting it.
-    text.push_str("  - {at: 2s, kubectl: drain node-1 node-2 --force --disable-eviction}\n");
+    text.push_str("  - {at: 2s, kubectl: drain node-1 node-2 --force --disable-eviction --ignore-daemonsets}\n");
     let sc = Scenario::parse(&text).unwrap_or_else(|e| panic!("{e}"));
     let out = sc.run(RunOptions { until: Some(MINUTE), ..RunOptions::default() }).unwrap_or_else(|e| panic!("{e}"));
     let text = render_timeline(&out.timeline);

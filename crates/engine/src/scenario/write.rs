@@ -198,6 +198,9 @@ impl Scenario {
         }
         let _ = writeln!(out, "timing: {}", self.timing.as_str());
         let _ = writeln!(out, "cluster:\n  nodeTemplate: {}", node_yaml(&self.node_template));
+        if !self.addons {
+            let _ = writeln!(out, "  addons: false");
+        }
         if self.nodes.is_empty() {
             let _ = writeln!(out, "  nodes: 0");
         } else {
