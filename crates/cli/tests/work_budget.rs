@@ -19,7 +19,7 @@ use kubeloop_engine::work::{over_budget, Budget};
 
 /// The budgeted run's shape.
 const SHAPE: ColdStart =
-    ColdStart { nodes: 100, pods: 3000, per_deployment: 100, services: false, seed: 1, addons: false };
+    ColdStart { nodes: 100, pods: 3000, per_deployment: 100, services: false, seed: 1, addons: true };
 const CHURN: usize = 3;
 
 fn budget() -> Budget {
