@@ -22,6 +22,7 @@
 //!   `mostRecentScheduleTime` and `nextScheduleTimeDuration` (pkg/controller/cronjob/utils.go): the missed-schedule
 //!   estimate, the 100 after which upstream warns `TooManyMissedTimes`, `startingDeadlineSeconds`' clamp, and the
 //!   100 ms `nextScheduleDelta` added to the requeue.
+//! - [`format_schedule`] is the controller's `formatSchedule`: `spec.timeZone` travels as a `TZ=` prefix.
 //! - [`validate_schedule`] and [`validate_time_zone`] are kube-apiserver's `validateScheduleFormat` and
 //!   `validateTimeZone` (pkg/apis/batch/validation), with their messages. Upstream sets no limit on a schedule's
 //!   length (only the request's size bounds it): neither does kubeloop; parsing is linear in it and every message
@@ -282,7 +283,7 @@ impl TimeZone {
         if name == "UTC" || name == "Local" || UTC_NAMES.contains(&name) {
             return fixed(0);
         }
-        if name.starts_with(['/', '\\']) || name.split('/').any(|p| p == "..") {
+        if name.starts_with(['/', '\\']) || name.contains("..") {
             return Err("time: invalid location name".into());
         }
         if let Some(rest) = name.strip_prefix("Etc/GMT") {
@@ -356,9 +357,10 @@ impl TimeZone {
     }
 
     /// Go's `time.Date(y, m, d, h, mi, s, 0, loc)` in seconds: fields normalised, then the offset looked up for the
-    /// wall time read as UTC and, if that instant's offset differs, for the instant it gives. A wall time in a
-    /// spring-forward gap lands an hour earlier (New York's 2:30 is 1:30 EST); one in the repeated hour of a fall
-    /// back is the first (daylight) one.
+    /// wall time read as UTC and, if that instant's offset differs, for the instant it gives. So which offset a
+    /// wall time in a spring-forward gap or a repeated hour gets depends, as in Go, on the side of UTC the zone is
+    /// on: New York's missing 2:30 becomes 1:30 EST and its repeated 1:30 the first (EDT) one; Cairo's missing
+    /// midnight becomes 1:00 EEST, and Sydney's repeated 2:30 the second (AEST) one.
     fn date(&self, y: i64, m: i64, d: i64, h: i64, mi: i64, s: i64) -> i64 {
         let (y, m) = (y + (m - 1).div_euclid(12), (m - 1).rem_euclid(12) + 1);
         let u = (days_from_civil(y, m as u32, 1) + d - 1) * DAY + h * 3600 + mi * 60 + s;
@@ -472,9 +474,9 @@ pub fn zone_names() -> impl Iterator<Item = &'static str> {
 }
 
 /// What to tell a person whose time zone kubeloop refused as unknown: that kubeloop knows only its own table, and
-/// which zones it holds. `None` if kubeloop knows the name.
+/// which zones it holds. `None` if kubeloop knows the name, or if no tz database could hold it.
 pub fn unknown_zone_hint(name: &str) -> Option<String> {
-    if TimeZone::named(name).is_ok() {
+    if TimeZone::named(name).is_ok() || !iana_name(name) {
         return None;
     }
     let names: Vec<&str> = zone_names().collect();
@@ -874,6 +876,17 @@ impl MostRecent {
     }
 }
 
+/// kube-controller-manager's `formatSchedule`: the text it parses a CronJob's schedule from. A schedule naming
+/// `TZ` is kept as written (upstream then warns `UnsupportedSchedule`); otherwise a `spec.timeZone` that loads is
+/// put in front as `TZ=<zone> `, and one that does not is left out (the schedule runs in the controller's zone,
+/// UTC). Parse it with [`Schedule::parse`] and compute it in [`TimeZone::utc`]: the zone travels with it.
+pub fn format_schedule(schedule: &str, time_zone: Option<&str>) -> String {
+    match time_zone {
+        Some(tz) if !schedule.contains("TZ") && TimeZone::named(tz).is_ok() => format!("TZ={tz} {schedule}"),
+        _ => schedule.to_string(),
+    }
+}
+
 /// kube-controller-manager's `mostRecentScheduleTime`: from `earliest` (the CronJob's `status.lastScheduleTime`,
 /// else its `creationTimestamp`), clamped by `startingDeadlineSeconds` when given (upstream's
 /// `includeStartingDeadlineSeconds`), the schedule read in `tz` unless it names its own. An error, upstream's, when
@@ -963,6 +976,18 @@ pub fn validate_schedule(schedule: &str, allow_tz_in_schedule: bool, time_zone: 
     errs
 }
 
+/// Whether a name follows IANA's naming rules as kube-apiserver checks them: parts of 1 to 14 letters, digits,
+/// `.`, `-`, `_` or `+` (the digits and `+` of legacy names tolerated), none `.` or `..` or starting with `-`.
+fn iana_name(name: &str) -> bool {
+    name.split('/').all(|p| {
+        (1..=14).contains(&p.len())
+            && p != "."
+            && p != ".."
+            && !p.starts_with('-')
+            && p.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-+".contains(&b))
+    })
+}
+
 /// kube-apiserver's `validateTimeZone` of `spec.timeZone` (upstream validates it on create and when an update
 /// changes it): a name the tz database could hold, not `Local`, and one that loads, among the zones kubeloop knows
 /// (see [`unknown_zone_hint`] for what to print under an unknown one).
@@ -972,15 +997,7 @@ pub fn validate_time_zone(time_zone: Option<&str>) -> Vec<String> {
     if tz.is_empty() {
         return vec![invalid("timeZone must be nil or non-empty string")];
     }
-    // IANA's naming rules, with the digits and `+` of legacy names tolerated.
-    let part_ok = |p: &str| {
-        (1..=14).contains(&p.len())
-            && p != "."
-            && p != ".."
-            && !p.starts_with('-')
-            && p.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-+".contains(&b))
-    };
-    if !tz.split('/').all(part_ok) {
+    if !iana_name(tz) {
         return vec![invalid(&format!("unknown time zone {}", echo(tz)))];
     }
     let mut errs = Vec::new();
@@ -1337,6 +1354,7 @@ mod tests {
             assert_eq!(TimeZone::named(bad), Err(format!("unknown time zone {bad}")), "{bad}");
         }
         assert_eq!(TimeZone::named("/etc/passwd"), Err("time: invalid location name".into()));
+        assert_eq!(TimeZone::named("Europe/..Paris"), Err("time: invalid location name".into()));
         for name in zone_names() {
             let tz = zone(name);
             assert!(tz.dst.is_some() || !ZONES.iter().any(|(n, r)| *n == name && r.contains(',')), "{name}");
@@ -1453,6 +1471,16 @@ mod tests {
     }
 
     #[test]
+    fn the_controller_parses_the_schedule_with_its_time_zone_in_front() {
+        assert_eq!(format_schedule("0 9 * * *", None), "0 9 * * *");
+        assert_eq!(format_schedule("0 9 * * *", Some("Europe/Paris")), "TZ=Europe/Paris 0 9 * * *");
+        assert_eq!(format_schedule("0 9 * * *", Some("Mars/Olympus")), "0 9 * * *");
+        assert_eq!(format_schedule("CRON_TZ=UTC 0 9 * * *", Some("Europe/Paris")), "CRON_TZ=UTC 0 9 * * *");
+        let s = Schedule::parse(&format_schedule("0 9 * * *", Some("Europe/Paris"))).unwrap();
+        assert_eq!(s.next_after(&TimeZone::utc(), 0), Some(at("2026-01-01T08:00:00Z")));
+    }
+
+    #[test]
     fn the_controller_requeues_after_the_next_schedule_time_plus_100ms() {
         let hourly = Schedule::parse("0 * * * *").unwrap();
         let utc = TimeZone::utc();
@@ -1532,6 +1560,7 @@ mod tests {
         assert!(hint.contains("America/New_York") && hint.contains("Etc/GMT+N"), "{hint}");
         assert_eq!(unknown_zone_hint("Europe/Paris"), None);
         assert_eq!(unknown_zone_hint("UTC"), None);
+        assert_eq!(unknown_zone_hint("not a zone"), None);
     }
 
     /// The naive walk of upstream's loop, bounded.
