@@ -16,7 +16,8 @@
 //!   time behaves as upstream's: a time in the spring-forward gap does not happen that day (`30 2 * * *` skips
 //!   2:30 on the day New York springs forward), a time in the repeated hour of the fall-back day happens twice
 //!   (`30 1 * * *` runs at 1:30 EDT and again at 1:30 EST), and robfig gives up after five years (`None`, Go's
-//!   zero time). `@every d` is robfig's `ConstantDelaySchedule`: `d` rounded down to whole seconds (at least 1 s)
+//!   zero time). robfig's quirk where midnight does not exist is kept too: Cairo springs forward at midnight, and
+//!   a schedule whose search reaches that Friday day by day (`15 1 24 4 *`) skips it. `@every d` is robfig's `ConstantDelaySchedule`: `d` rounded down to whole seconds (at least 1 s)
 //!   after the instant's whole second, in no zone.
 //! - [`most_recent_schedule_time`] and [`next_schedule_time_duration`] are kube-controller-manager's
 //!   `mostRecentScheduleTime` and `nextScheduleTimeDuration` (pkg/controller/cronjob/utils.go): the missed-schedule
@@ -40,8 +41,9 @@
 //!   clusters' containers, and `Local` names that zone.
 //! - **Bounded work.** `mostRecentScheduleTime` walks `Next` from an estimated start to `now`; kubeloop finds the
 //!   same last activation by bisection (for `@every`, by arithmetic), so a long gap between the first two
-//!   activations cannot cost thousands of steps. `Next` itself stops after [`MAX_STEPS`] steps (never reached by
-//!   any schedule: robfig's five-year limit comes first).
+//!   activations cannot cost thousands of steps. `Next` itself stops after [`MAX_STEPS`] steps, a guard never
+//!   reached: each step moves forward, and five years of days, months and one day's hours and minutes are a few
+//!   thousand steps.
 
 use std::fmt;
 
