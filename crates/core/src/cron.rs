@@ -1276,6 +1276,87 @@ mod tests {
         assert!(daily.next_after(&tz, Millis::MAX / 4).is_some());
     }
 
+    /// A UTC civil time from `YYYY-MM-DDTHH:MM`.
+    fn civil(s: &str) -> DateTime {
+        let n = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap();
+        DateTime { year: n(0..4) as i32, month: n(5..7), day: n(8..10), hour: n(11..13), minute: n(14..16), second: 0 }
+    }
+
+    /// robfig/cron's own `TestNext` and `TestNextWithTz` vectors (spec_test.go), their seconds field dropped and
+    /// their times written in UTC: US rules have not changed since 2007, so 2012's transitions are today's rules'.
+    #[test]
+    fn robfigs_own_next_vectors() {
+        let cases = [
+            ("2012-07-09T14:45", "0/15 * * * *", "2012-07-09T15:00"),
+            ("2012-07-09T14:59", "0/15 * * * *", "2012-07-09T15:00"),
+            ("2012-07-09T15:45", "20-35/15 * * * *", "2012-07-09T16:20"),
+            ("2012-07-09T23:46", "*/15 * * * *", "2012-07-10T00:00"),
+            ("2012-07-09T23:45", "20-35/15 * * * *", "2012-07-10T00:20"),
+            ("2012-07-09T23:35", "20-35/15 1/2 * * *", "2012-07-10T01:20"),
+            ("2012-07-09T23:35", "20-35/15 10-12 * * *", "2012-07-10T10:20"),
+            ("2012-07-09T23:35", "20-35/15 1/2 */2 * *", "2012-07-11T01:20"),
+            ("2012-07-09T23:35", "20-35/15 * 9-20 * *", "2012-07-10T00:20"),
+            ("2012-07-09T23:35", "20-35/15 * 9-20 Jul *", "2012-07-10T00:20"),
+            ("2012-07-09T23:35", "0 0 9 Apr-Oct ?", "2012-08-09T00:00"),
+            ("2012-07-09T23:35", "0 0 */5 Apr,Aug,Oct Mon", "2012-08-01T00:00"),
+            ("2012-07-09T23:35", "0 0 */5 Oct Mon", "2012-10-01T00:00"),
+            ("2012-07-09T23:35", "0 0 * Feb Mon", "2013-02-04T00:00"),
+            ("2012-07-09T23:35", "0 0 * Feb Mon/2", "2013-02-01T00:00"),
+            ("2012-12-31T23:59", "* * * * *", "2013-01-01T00:00"),
+            ("2012-07-09T23:35", "0 0 29 Feb ?", "2016-02-29T00:00"),
+            // New York, spring forward (2am EST -> 3am EDT).
+            ("2012-03-11T05:00", "TZ=America/New_York 30 2 11 Mar ?", "2013-03-11T06:30"),
+            ("2012-03-11T05:00", "TZ=America/New_York 0 * * * ?", "2012-03-11T06:00"),
+            ("2012-03-11T06:00", "TZ=America/New_York 0 * * * ?", "2012-03-11T07:00"),
+            ("2012-03-11T07:00", "TZ=America/New_York 0 * * * ?", "2012-03-11T08:00"),
+            ("2012-03-11T08:00", "CRON_TZ=America/New_York 0 * * * ?", "2012-03-11T09:00"),
+            ("2012-03-11T05:00", "TZ=America/New_York 0 1 * * ?", "2012-03-11T06:00"),
+            ("2012-03-11T06:00", "TZ=America/New_York 0 1 * * ?", "2012-03-12T05:00"),
+            ("2012-03-11T05:00", "TZ=America/New_York 0 2 * * ?", "2012-03-12T06:00"),
+            // New York, fall back (2am EDT -> 1am EST).
+            ("2012-11-04T04:00", "TZ=America/New_York 30 2 04 Nov ?", "2012-11-04T07:30"),
+            ("2012-11-04T05:45", "TZ=America/New_York 30 1 04 Nov ?", "2012-11-04T06:30"),
+            ("2012-11-04T04:00", "TZ=America/New_York 0 * * * ?", "2012-11-04T05:00"),
+            ("2012-11-04T05:00", "TZ=America/New_York 0 * * * ?", "2012-11-04T06:00"),
+            ("2012-11-04T06:00", "TZ=America/New_York 0 * * * ?", "2012-11-04T07:00"),
+            ("2012-11-04T04:00", "TZ=America/New_York 0 1 * * ?", "2012-11-04T05:00"),
+            ("2012-11-04T05:00", "TZ=America/New_York 0 1 * * ?", "2012-11-04T06:00"),
+            ("2012-11-04T06:00", "TZ=America/New_York 0 1 * * ?", "2012-11-05T06:00"),
+            ("2012-11-04T04:00", "TZ=America/New_York 0 2 * * ?", "2012-11-04T07:00"),
+            ("2012-11-04T07:00", "TZ=America/New_York 0 2 * * ?", "2012-11-05T07:00"),
+            ("2012-11-04T04:00", "TZ=America/New_York 0 3 * * ?", "2012-11-04T08:00"),
+            ("2012-11-04T08:00", "TZ=America/New_York 0 3 * * ?", "2012-11-05T08:00"),
+            ("2012-11-04T04:00", "TZ=America/New_York 0 3 3 * ?", "2012-12-03T08:00"),
+            // TestNextWithTz: India (+05:30).
+            ("2016-01-03T07:39", "TZ=Asia/Kolkata 14 14 * * *", "2016-01-03T08:44"),
+            ("2016-01-02T22:39", "TZ=Asia/Kolkata 14 14 * * ?", "2016-01-03T08:44"),
+        ];
+        for (after, spec, want) in cases {
+            let s = Schedule::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert_eq!(s.next(civil(after)), Some(civil(want)), "{spec} after {after}");
+        }
+        for spec in ["0 0 30 Feb ?", "0 0 31 Apr ?"] {
+            assert_eq!(Schedule::parse(spec).unwrap().next(civil("2012-07-09T23:35")), None, "{spec}");
+        }
+        // TestActivation's day-of-month / day-of-week cases: whether a time is its own next activation.
+        let activates = |time: &str, spec: &str| {
+            let t = civil(time);
+            Schedule::parse(spec).unwrap().next(DateTime::from_unix(t.unix() - 1)) == Some(t)
+        };
+        assert!(activates("2012-07-15T00:00", "* * 1,15 * Sun"));
+        assert!(activates("2012-06-15T00:00", "* * 1,15 * Sun"));
+        assert!(activates("2012-08-01T00:00", "* * 1,15 * Sun"));
+        assert!(activates("2012-07-15T00:00", "* * */10 * Sun"));
+        assert!(!activates("2012-07-15T00:00", "* * * * Mon"));
+        assert!(!activates("2012-07-09T00:00", "* * 1,15 * *"));
+        assert!(activates("2012-07-15T00:00", "* * 1,15 * *"));
+        assert!(activates("2012-07-15T00:00", "* * */2 * Sun"));
+        assert!(activates("2012-07-15T08:30", "30 08 ? Jul Sun"));
+        assert!(!activates("2012-07-16T08:30", "30 08 ? Jul Sun"));
+        assert!(activates("2012-07-01T00:00", "@monthly"));
+        assert!(!activates("2012-07-08T01:00", "@weekly"));
+    }
+
     #[test]
     fn new_york_skips_the_spring_forward_gap_and_repeats_the_fall_back_hour() {
         // 2026-03-08: 02:00 EST becomes 03:00 EDT (07:00Z). 02:30 does not happen that day.
