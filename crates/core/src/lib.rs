@@ -15,6 +15,7 @@ pub mod cause;
 pub mod client;
 pub mod controller;
 pub mod controllers;
+pub mod cron;
 pub mod eviction;
 #[doc(hidden)]
 pub mod faults;
