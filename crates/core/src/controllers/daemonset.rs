@@ -265,15 +265,19 @@ impl DaemonSetController {
         let ds = resolve_controller_ref(pod, Kind::DaemonSet, caches.of(Kind::DaemonSet))?;
         let key = ds.key();
         let p = pod.as_pod()?;
-        let target = target_node(p).cloned().unwrap_or_default();
+        let target = target_node(p).cloned();
         if let Some(t) = self.tracked.get_mut(&key) {
             let pod_key = pod.key();
             t.unbound.retain(|(k, _)| *k != pod_key);
-            if !gone && p.spec.node_name.is_empty() {
-                t.unbound.push((pod_key, target.clone()));
+            if let Some(node) = target.as_ref().filter(|_| !gone && p.spec.node_name.is_empty()) {
+                t.unbound.push((pod_key, node.clone()));
             }
         }
-        self.touch(key.clone(), &target, out);
+        match &target {
+            Some(node) => self.touch(key.clone(), node, out),
+            // For no node (not one this controller made): no node's part changes.
+            None => out.push((key.clone(), 0)),
+        }
         Some(key)
     }
 }
