@@ -134,3 +134,279 @@ fn completions_three_with_parallelism_two() {
     let out = run(&mut sim, "get jobs");
     assert!(out.stdout.contains("work   Complete   3/3"), "{}", out.stdout);
 }
+
+#[test]
+fn an_indexed_job_runs_one_pod_per_index() {
+    let mut sim = cluster(2);
+    let spec = "  completions: 5\n  parallelism: 2\n  completionMode: Indexed\n";
+    kubectl::apply(&mut sim, &job(spec, "busybox", "Never")).expect("apply");
+    sim.run_for(5 * SECOND);
+    let pods = job_pods(&sim, "work");
+    let idx = |p: &Pod| p.metadata.annotations.get("batch.kubernetes.io/job-completion-index").map(|v| v.to_string());
+    let mut first: Vec<String> = pods.iter().filter_map(idx).collect();
+    first.sort();
+    assert_eq!(first, vec!["0", "1"], "the lowest indexes first");
+    for p in &pods {
+        let i = idx(p).expect("index");
+        assert_eq!(
+            p.metadata.labels.get("batch.kubernetes.io/job-completion-index").map(|v| v.to_string()),
+            Some(i.clone())
+        );
+        assert!(p.metadata.name.starts_with(&format!("work-{i}-")), "{}", p.metadata.name);
+    }
+    sim.run_for(12 * SECOND);
+    let j = get_job(&sim, "work").expect("job");
+    assert_eq!(&*j.status.completed_indexes, "0-1", "{:?}", j.status);
+    sim.run_for(MINUTE);
+    let j = get_job(&sim, "work").expect("job");
+    assert!(j.has_condition("Complete"));
+    assert_eq!((&*j.status.completed_indexes, j.status.succeeded), ("0-4", 5));
+    let mut all: Vec<String> = job_pods(&sim, "work").iter().filter_map(idx).collect();
+    all.sort();
+    assert_eq!(all, vec!["0", "1", "2", "3", "4"]);
+    let out = run(&mut sim, "describe job work");
+    assert!(out.stdout.contains("Completed Indexes:  0-4"), "{}", out.stdout);
+}
+
+#[test]
+fn failing_pods_back_off_then_the_job_fails_at_its_backoff_limit() {
+    let mut sim = cluster(1);
+    image_exits(&mut sim, "fails", 2 * SECOND, 1);
+    kubectl::apply(&mut sim, &job("  backoffLimit: 2\n", "fails", "Never")).expect("apply");
+    sim.run_for(5 * MINUTE);
+    let j = get_job(&sim, "work").expect("job");
+    assert_eq!(
+        conditions(&j),
+        vec![cond("FailureTarget", "True", "BackoffLimitExceeded"), cond("Failed", "True", "BackoffLimitExceeded")]
+    );
+    assert_eq!(
+        j.condition("Failed").map(|c| c.message.to_string()).as_deref(),
+        Some("Job has reached the specified backoff limit")
+    );
+    assert_eq!((j.status.failed, j.status.active, j.status.succeeded), (3, 0, 0));
+    let pods = job_pods(&sim, "work");
+    assert_eq!(pods.len(), 3, "one pod, then two replacements");
+    // Each replacement waits 10 s * 2^(failures-1) after the last failure.
+    let created: Vec<Millis> = pods.iter().filter_map(|p| p.metadata.creation_timestamp.map(|t| t.0)).collect();
+    let finished = |p: &Pod| {
+        p.status.container_statuses[0]
+            .state
+            .terminated
+            .as_ref()
+            .and_then(|t| t.finished_at)
+            .map(|t| t.0)
+            .expect("finished")
+    };
+    let gap1 = created[1] - finished(&pods[0]);
+    let gap2 = created[2] - finished(&pods[1]);
+    assert!((10 * SECOND..11 * SECOND).contains(&gap1), "first back-off 10 s: {gap1}");
+    assert!((20 * SECOND..21 * SECOND).contains(&gap2), "second back-off 20 s: {gap2}");
+    assert_eq!(events(&sim, "BackoffLimitExceeded"), vec!["Job has reached the specified backoff limit".to_string()]);
+    let out = run(&mut sim, "get job work");
+    assert!(out.stdout.contains("work   Failed   0/1"), "{}", out.stdout);
+}
+
+#[test]
+fn the_active_deadline_ends_a_running_job() {
+    let mut sim = cluster(1);
+    image_exits(&mut sim, "slow", 10 * MINUTE, 0);
+    kubectl::apply(
+        &mut sim,
+        &job("  activeDeadlineSeconds: 30\n  parallelism: 2\n  completions: 4\n", "slow", "Never"),
+    )
+    .expect("apply");
+    sim.run_for(20 * SECOND);
+    assert_eq!(get_job(&sim, "work").expect("job").status.active, 2);
+    sim.run_for(MINUTE);
+    let j = get_job(&sim, "work").expect("job");
+    assert_eq!(
+        conditions(&j),
+        vec![cond("FailureTarget", "True", "DeadlineExceeded"), cond("Failed", "True", "DeadlineExceeded")]
+    );
+    assert_eq!(
+        j.condition("Failed").map(|c| c.message.to_string()).as_deref(),
+        Some("Job was active longer than specified deadline")
+    );
+    assert_eq!((j.status.active, j.status.failed), (0, 2), "the active pods deleted, counted failed");
+    let start = j.status.start_time.expect("start").0;
+    let failed_at = j.condition("FailureTarget").and_then(|c| c.last_transition_time).expect("time").0;
+    assert!(failed_at - start >= 30 * SECOND && failed_at - start < 32 * SECOND, "{}", failed_at - start);
+    assert_eq!(events(&sim, "DeadlineExceeded"), vec!["Job was active longer than specified deadline".to_string()]);
+    assert!(job_pods(&sim, "work").iter().all(|p| p.metadata.finalizers.is_empty()));
+}
+
+const POLICY: &str = "  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes:
+        containerName: main
+        operator: In
+        values: [42]
+    - action: Ignore
+      onPodConditions:
+      - type: DisruptionTarget
+";
+
+#[test]
+fn a_fail_job_rule_fails_the_job_on_its_exit_code() {
+    let mut sim = cluster(1);
+    image_exits(&mut sim, "answer", 3 * SECOND, 42);
+    kubectl::apply(&mut sim, &job(POLICY, "answer", "Never")).expect("apply");
+    sim.run_for(MINUTE);
+    let j = get_job(&sim, "work").expect("job");
+    assert_eq!(
+        conditions(&j),
+        vec![cond("FailureTarget", "True", "PodFailurePolicy"), cond("Failed", "True", "PodFailurePolicy")]
+    );
+    let pod = &job_pods(&sim, "work")[0];
+    let msg = format!(
+        "Container main for pod default/{} failed with exit code 42 matching FailJob rule at index 0",
+        pod.metadata.name
+    );
+    assert_eq!(j.condition("Failed").map(|c| c.message.to_string()), Some(msg));
+    assert_eq!(j.status.failed, 1);
+    assert_eq!(job_pods(&sim, "work").len(), 1, "no replacement");
+}
+
+#[test]
+fn an_ignore_rule_does_not_count_a_disrupted_pod() {
+    let mut sim = cluster(1);
+    image_exits(&mut sim, "long", 2 * MINUTE, 0);
+    kubectl::apply(&mut sim, &job(POLICY, "long", "Never")).expect("apply");
+    sim.run_for(10 * SECOND);
+    let first = job_pods(&sim, "work")[0].metadata.name.to_string();
+    let node = job_pods(&sim, "work")[0].spec.node_name.to_string();
+    let out = run(&mut sim, &format!("drain {node} --ignore-daemonsets --force"));
+    assert_eq!(out.code, 0, "{}", out.text());
+    let out = run(&mut sim, &format!("uncordon {node}"));
+    assert_eq!(out.code, 0, "{}", out.text());
+    sim.run_for(MINUTE);
+    let j = get_job(&sim, "work").expect("job");
+    assert_eq!(j.status.failed, 0, "the DisruptionTarget pod is ignored: {:?}", j.status);
+    assert!(!j.has_condition("Failed"));
+    let pods = job_pods(&sim, "work");
+    assert!(pods.iter().all(|p| *p.metadata.name != *first), "the evicted pod is gone");
+    assert_eq!(j.status.active, 1, "a replacement runs");
+    sim.run_for(3 * MINUTE);
+    assert!(get_job(&sim, "work").expect("job").has_condition("Complete"));
+}
+
+#[test]
+fn suspending_deletes_the_active_pods_and_resuming_makes_them_again() {
+    let mut sim = cluster(1);
+    image_exits(&mut sim, "long", 5 * MINUTE, 0);
+    kubectl::apply(&mut sim, &job("  parallelism: 2\n  completions: 2\n", "long", "Never")).expect("apply");
+    sim.run_for(10 * SECOND);
+    assert_eq!(get_job(&sim, "work").expect("job").status.active, 2);
+    let spec = |suspend: bool| format!("  parallelism: 2\n  completions: 2\n  suspend: {suspend}\n");
+    kubectl::apply(&mut sim, &job(&spec(true), "long", "Never")).expect("suspend");
+    sim.run_for(MINUTE);
+    let j = get_job(&sim, "work").expect("job");
+    assert_eq!(conditions(&j), vec![cond("Suspended", "True", "JobSuspended")]);
+    assert_eq!((j.status.active, j.status.failed), (0, 0), "deleted pods are not failures");
+    assert!(job_pods(&sim, "work").is_empty(), "{:?}", job_pods(&sim, "work").len());
+    assert_eq!(events(&sim, "Suspended"), vec!["Job suspended".to_string()]);
+    assert_eq!(events(&sim, "SuccessfulDelete").len(), 2);
+    let out = run(&mut sim, "get job work");
+    assert!(out.stdout.contains("work   Suspended   0/2"), "{}", out.stdout);
+    kubectl::apply(&mut sim, &job(&spec(false), "long", "Never")).expect("resume");
+    sim.run_for(10 * SECOND);
+    let j = get_job(&sim, "work").expect("job");
+    assert_eq!(conditions(&j), vec![cond("Suspended", "False", "JobResumed")]);
+    assert_eq!(j.status.active, 2);
+    assert_eq!(events(&sim, "Resumed"), vec!["Job resumed".to_string()]);
+}
+
+#[test]
+fn a_finished_job_is_deleted_with_its_pods_after_its_ttl() {
+    let mut sim = cluster(1);
+    kubectl::apply(&mut sim, &job("  ttlSecondsAfterFinished: 30\n", "busybox", "Never")).expect("apply");
+    sim.run_for(40 * SECOND);
+    let j = get_job(&sim, "work").expect("still there before its TTL");
+    let finished = j.finished().and_then(|c| c.last_transition_time).expect("finished").0;
+    assert_eq!(job_pods(&sim, "work").len(), 1);
+    sim.run_until(finished + 29 * SECOND);
+    assert!(get_job(&sim, "work").is_some());
+    sim.run_for(30 * SECOND);
+    assert!(get_job(&sim, "work").is_none(), "deleted after 30 s");
+    assert!(job_pods(&sim, "work").is_empty(), "its pods with it");
+}
+
+#[test]
+fn deleting_a_running_job_deletes_its_pods() {
+    let mut sim = cluster(1);
+    image_exits(&mut sim, "long", 5 * MINUTE, 0);
+    kubectl::apply(&mut sim, &job("  parallelism: 2\n  completions: 2\n", "long", "Never")).expect("apply");
+    sim.run_for(10 * SECOND);
+    assert_eq!(job_pods(&sim, "work").len(), 2);
+    let out = run(&mut sim, "delete job work");
+    assert_eq!(out.stdout, "job.batch \"work\" deleted from default namespace\n");
+    sim.run_for(MINUTE);
+    assert!(get_job(&sim, "work").is_none());
+    assert!(job_pods(&sim, "work").is_empty(), "the finalizers released, the pods gone");
+}
+
+#[test]
+fn invalid_jobs_are_refused_with_upstreams_messages() {
+    let mut sim = cluster(1);
+    let cases: [(String, &str); 5] = [
+        (
+            job("", "busybox", "Always"),
+            "The Job \"work\" is invalid: spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"",
+        ),
+        (
+            job("  parallelism: -1\n", "busybox", "Never"),
+            "The Job \"work\" is invalid: spec.parallelism: Invalid value: -1: must be greater than or equal to 0",
+        ),
+        (
+            job("  completionMode: Indexed\n  parallelism: 2\n", "busybox", "Never"),
+            "The Job \"work\" is invalid: spec.completions: Required value: when completion mode is Indexed",
+        ),
+        (
+            job("  podFailurePolicy:\n    rules:\n    - action: FailJob\n      onExitCodes: {operator: In, values: [1]}\n", "busybox", "OnFailure"),
+            "The Job \"work\" is invalid: spec.template.spec.restartPolicy: Invalid value: \"OnFailure\": only \"Never\" is supported when podFailurePolicy is specified",
+        ),
+        (
+            job("  selector:\n    matchLabels: {app: x}\n", "busybox", "Never"),
+            "The Job \"work\" is invalid: ",
+        ),
+    ];
+    for (yaml, want) in cases {
+        let err = kubectl::apply(&mut sim, &yaml).expect_err(&yaml);
+        assert!(err.message.starts_with(want), "{}\nwant: {want}", err.message);
+    }
+    let err =
+        kubectl::apply(&mut sim, &job("  selector:\n    matchLabels: {app: x}\n", "busybox", "Never")).expect_err("x");
+    assert!(err.message.contains("`selector` not auto-generated"), "{}", err.message);
+}
+
+#[test]
+fn kubectl_prints_jobs_as_upstream() {
+    let mut sim = cluster(1);
+    kubectl::apply(&mut sim, PI).expect("apply");
+    image_exits(&mut sim, "long", 10 * MINUTE, 0);
+    kubectl::apply(&mut sim, &job("  parallelism: 3\n", "long", "OnFailure")).expect("apply");
+    sim.run_for(MINUTE);
+    let mut text = String::new();
+    for line in ["get jobs", "get jobs -o wide", "describe job pi"] {
+        let out = run(&mut sim, line);
+        let masked = mask_uids(&out.text());
+        text.push_str(&format!("$ kubectl {line}\n{masked}"));
+    }
+    golden("job-get-describe", &text);
+}
+
+/// UIDs and generated pod names vary with nothing a reader cares about: masked.
+fn mask_uids(text: &str) -> String {
+    let mut out = String::new();
+    for word in text.split_inclusive(|c: char| c.is_whitespace() || c == ',' || c == '=') {
+        let core = word.trim_end_matches(|c: char| c.is_whitespace() || c == ',' || c == '=');
+        if core.len() == 36 && core.chars().filter(|c| *c == '-').count() == 4 {
+            out.push_str(&word.replacen(core, "<uid>", 1));
+        } else {
+            out.push_str(word);
+        }
+    }
+    out
+}
