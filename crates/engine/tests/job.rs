@@ -410,3 +410,19 @@ fn mask_uids(text: &str) -> String {
     }
     out
 }
+
+#[test]
+fn kubectl_create_job_runs_its_command_once() {
+    let mut sim = cluster(1);
+    let out = run(&mut sim, "create job hello --image=busybox -- echo hi");
+    assert_eq!((out.stdout.as_str(), out.code), ("job.batch/hello created\n", 0), "{}", out.text());
+    let j = get_job(&sim, "hello").expect("job");
+    let c = &j.spec.template.spec.containers[0];
+    assert_eq!((&*c.name, &*c.image), ("hello", "busybox"));
+    assert_eq!(c.command.iter().map(|w| w.to_string()).collect::<Vec<_>>(), vec!["echo", "hi"]);
+    assert_eq!(&*j.spec.template.spec.restart_policy, "Never");
+    sim.run_for(MINUTE);
+    assert!(get_job(&sim, "hello").expect("job").has_condition("Complete"));
+    let out = run(&mut sim, "create job nothing");
+    assert_eq!(out.stderr, "error: either --image or --from must be specified\n");
+}
