@@ -426,3 +426,14 @@ fn kubectl_create_job_runs_its_command_once() {
     let out = run(&mut sim, "create job nothing");
     assert_eq!(out.stderr, "error: either --image or --from must be specified\n");
 }
+
+#[test]
+fn kubectl_explains_jobs() {
+    let mut sim = cluster(1);
+    let mut text = String::new();
+    for line in ["explain job", "explain job.spec", "explain job.spec.podFailurePolicy.rules"] {
+        let out = run(&mut sim, line);
+        text.push_str(&format!("$ kubectl {line}\n{}", out.text()));
+    }
+    golden("job-explain", &text);
+}

@@ -258,10 +258,10 @@ impl Reconciler for JobController {
             }
             (Kind::Job, _) => out.push((obj.key(), 0)),
             (Kind::Pod, InformerEvent::Add(pod)) => self.pod_changed(None, pod, caches, out),
-            (Kind::Pod, InformerEvent::Update(old, new)) => {
-                if old.meta().resource_version != new.meta().resource_version {
-                    self.pod_changed(Some(old), new, caches, out);
-                }
+            (Kind::Pod, InformerEvent::Update(old, new))
+                if old.meta().resource_version != new.meta().resource_version =>
+            {
+                self.pod_changed(Some(old), new, caches, out);
             }
             (Kind::Pod, InformerEvent::Delete(pod, _)) => {
                 let Some(owner) = job_owner(pod) else { return };
@@ -434,7 +434,7 @@ impl JobController {
         let old = self.backoff.get(&key).copied().unwrap_or_default();
         c.new_backoff = next_backoff(old, &new_succeeded, &new_failed, cx.now);
         if c.job.is_indexed() {
-            for p in new_succeeded.iter().filter_map(|p| completion_index(p)) {
+            for p in new_succeeded.iter().filter_map(completion_index) {
                 c.succeeded_indexes.push(p);
             }
             c.succeeded_indexes.sort_unstable();
