@@ -14,7 +14,7 @@ pub const DEFAULT_EXIT_CODE: i32 = 1;
 
 /// How long a container of a pod whose restart policy is not `Always` runs before its process exits with code 0 on
 /// its own, when its behaviour sets no `crash_after` (kubeloop's own: no real program runs, and a Job's pods must
-/// end for the Job to complete; the `app:` input's `crashAfter` / `exitsAfter` and `exitCode` set another).
+/// end for the Job to complete; the `app:` input's `crashAfter` and `exitCode` set another).
 pub const DEFAULT_RUN_TIME: Millis = 10 * SECOND;
 
 /// Image rules kept at most (kubeloop's own bound).

@@ -635,7 +635,10 @@ impl JobController {
         if keys.is_empty() {
             return (0, None);
         }
-        self.expectations.expect_deletions(&key, &keys, cx.now);
+        // Only manageJob's deletes are expected (`deleteJobPods`); a finished Job's are not (`deleteActivePods`).
+        if release {
+            self.expectations.expect_deletions(&key, &keys, cx.now);
+        }
         let obj = Object::Job(job.clone());
         let (mut deleted, mut error) = (0, None::<String>);
         for p in pods {
@@ -655,7 +658,9 @@ impl JobController {
                     cx.recorder.event(&mut cx.api, &obj, EventKind::Normal, "SuccessfulDelete", &msg);
                 }
                 Err(e) => {
-                    self.expectations.deletion_observed(&key, &pk);
+                    if release {
+                        self.expectations.deletion_observed(&key, &pk);
+                    }
                     if !e.is_not_found() {
                         error.get_or_insert(e.to_string());
                         continue;
