@@ -437,3 +437,35 @@ fn kubectl_explains_jobs() {
     }
     golden("job-explain", &text);
 }
+
+/// A scenario file: the `app:` input sets how long the Job's containers run and their exit code.
+#[test]
+fn a_scenarios_app_input_sets_how_job_pods_end() {
+    let text = "seed: 3
+until: 3m
+cluster:
+  nodes: 1
+manifests: |
+  apiVersion: batch/v1
+  kind: Job
+  metadata:
+    name: flaky
+  spec:
+    backoffLimit: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: main
+          image: flaky:1
+actions:
+  - {at: 0s, app: {image: \"flaky:1\", crashAfter: 5s, exitCode: 3}}
+  - {at: 2m, kubectl: get jobs}
+  - {at: 2m, kubectl: get pods}
+";
+    let sc = kubeloop_engine::scenario::Scenario::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let out = sc.run(kubeloop_engine::scenario::RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let timeline = kubeloop_engine::scenario::render_timeline(&out.timeline);
+    assert!(timeline.contains("flaky   Failed   0/1"), "{timeline}");
+    assert_eq!(timeline.matches("Error").count(), 2, "two pods, each exited 3: {timeline}");
+}
