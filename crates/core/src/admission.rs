@@ -8,6 +8,7 @@
 //! EndpointSlices ([`discovery`]). A refusal is an [`Invalid`]: its field errors, worded and ordered as upstream's.
 
 mod apps;
+mod batch;
 mod cluster;
 mod config;
 mod discovery;
@@ -28,10 +29,22 @@ pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
 /// `kubernetes.io/metadata.name`: the label every namespace carries, its own name (v1.LabelMetadataName).
 pub const LABEL_METADATA_NAME: &str = "kubernetes.io/metadata.name";
 
-/// Fills in upstream defaults.
+/// Fills in upstream defaults, and what the API server sets before it validates a new object: a Job's generated
+/// selector and labels, from a UID of the server's shape (any UID validates alike). Clients check an object with
+/// it before they send it.
 pub fn default_object(obj: &mut Object) {
-    default_object_with(obj, DEFAULT_TOLERATION_SECONDS)
+    default_object_with(obj, DEFAULT_TOLERATION_SECONDS);
+    if let Object::Job(j) = obj {
+        if j.metadata.uid.is_empty() {
+            let uid = s(PLACEHOLDER_UID);
+            crate::api::job::generate_selector(j, &uid);
+            j.metadata.uid = uid;
+        }
+    }
 }
+
+/// The UID a client's check of a new Job stands in for the one the server will make.
+const PLACEHOLDER_UID: &str = "00000000-0000-4000-8000-000000000000";
 
 /// Fills in upstream defaults, with DefaultTolerationSeconds' `--default-unreachable-toleration-seconds` and
 /// `--default-not-ready-toleration-seconds` set to `toleration_seconds`.
@@ -45,6 +58,7 @@ pub(crate) fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
         }
         Object::Deployment(d) => default_deployment(d),
         Object::DaemonSet(ds) => default_daemon_set(ds),
+        Object::Job(j) => default_job(j),
         Object::Service(svc) => default_service(svc),
         // SetDefaults_EndpointPort: TCP.
         Object::EndpointSlice(e) => {
@@ -265,6 +279,31 @@ fn default_daemon_set(ds: &mut crate::api::DaemonSet) {
     default_template(&mut ds.spec.template);
 }
 
+/// SetDefaults_Job: completions and parallelism 1 when both are unset (else parallelism 1), backoffLimit 6,
+/// completionMode NonIndexed, suspend false, manualSelector false, a pod condition pattern's status True,
+/// podReplacementPolicy Failed with a pod failure policy (else TerminatingOrFailed), and the template's defaults.
+fn default_job(j: &mut crate::api::Job) {
+    let spec = &mut j.spec;
+    if spec.completions.is_none() && spec.parallelism.is_none() {
+        spec.completions = Some(1);
+    }
+    spec.parallelism.get_or_insert(1);
+    spec.backoff_limit.get_or_insert(6);
+    spec.completion_mode.get_or_insert_with(|| s("NonIndexed"));
+    spec.suspend.get_or_insert(false);
+    spec.manual_selector.get_or_insert(false);
+    for rule in spec.pod_failure_policy.iter_mut().flat_map(|p| p.rules.iter_mut()) {
+        for pattern in &mut rule.on_pod_conditions {
+            if pattern.status.is_empty() {
+                pattern.status = s("True");
+            }
+        }
+    }
+    let replacement = if spec.pod_failure_policy.is_some() { "Failed" } else { "TerminatingOrFailed" };
+    spec.pod_replacement_policy.get_or_insert_with(|| s(replacement));
+    default_template(&mut spec.template);
+}
+
 /// A validation failure on one field, as the API server reports it (`spec.replicas: Invalid value: -1: ...`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
@@ -456,6 +495,7 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
         Object::ReplicaSet(rs) => apps::validate_replica_set(rs, &mut errs),
         Object::Deployment(d) => apps::validate_deployment(d, &mut errs),
         Object::DaemonSet(ds) => apps::validate_daemon_set(ds, &mut errs),
+        Object::Job(j) => batch::validate_job(j, &mut errs),
         Object::ConfigMap(cm) => config::validate_config_map(cm, &mut errs),
         Object::Secret(sec) => config::validate_secret(sec, &mut errs),
         Object::Service(svc) => service::validate_service(svc, &mut errs),

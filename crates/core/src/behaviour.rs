@@ -7,10 +7,15 @@
 use crate::vecmap::VecMap;
 
 use crate::api::Str;
-use crate::time::Millis;
+use crate::time::{Millis, SECOND};
 
 /// The exit code a simulated process ends with when told to crash and no other code is given (kubeloop's own).
 pub const DEFAULT_EXIT_CODE: i32 = 1;
+
+/// How long a container of a pod whose restart policy is not `Always` runs before its process exits with code 0 on
+/// its own, when its behaviour sets no `crash_after` (kubeloop's own: no real program runs, and a Job's pods must
+/// end for the Job to complete; the `app:` input's `crashAfter` and `exitCode` set another).
+pub const DEFAULT_RUN_TIME: Millis = 10 * SECOND;
 
 /// Image rules kept at most (kubeloop's own bound).
 pub const MAX_IMAGE_RULES: usize = 1_000;
@@ -48,6 +53,23 @@ pub enum Sigterm {
 impl Behaviour {
     pub(crate) fn exit_code(&self) -> i32 {
         self.exit_code.unwrap_or(DEFAULT_EXIT_CODE)
+    }
+
+    /// How long the process runs after a start before it exits on its own: its `crash_after`, else, in a pod that
+    /// does not restart always (`Never`, `OnFailure`), [`DEFAULT_RUN_TIME`]; `None`: until stopped.
+    pub(crate) fn runs_for(&self, restart_policy: &str) -> Option<Millis> {
+        let ends = matches!(restart_policy, "Never" | "OnFailure");
+        self.crash_after.or(ends.then_some(DEFAULT_RUN_TIME))
+    }
+
+    /// The code it exits with on its own: its `exit_code`; unset, [`DEFAULT_EXIT_CODE`] for a crash
+    /// (`crash_after`) and 0 for a process that ran its [`DEFAULT_RUN_TIME`] to the end.
+    pub(crate) fn own_exit_code(&self) -> i32 {
+        match (self.exit_code, self.crash_after) {
+            (Some(code), _) => code,
+            (None, Some(_)) => DEFAULT_EXIT_CODE,
+            (None, None) => 0,
+        }
     }
 }
 

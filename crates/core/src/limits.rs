@@ -27,6 +27,8 @@ pub const MAX_DEPLOYMENTS: usize = 10_000;
 pub const MAX_REPLICASETS: usize = 11 * MAX_DEPLOYMENTS;
 /// DaemonSets (kubeloop's own bound: each runs a pod on up to every node).
 pub const MAX_DAEMONSETS: usize = 1_000;
+/// Jobs (kubeloop's own bound).
+pub const MAX_JOBS: usize = 10_000;
 /// Event objects (kubeloop's own bound; Events also expire after their 1 h TTL).
 pub const MAX_EVENTS: usize = 1_000_000;
 

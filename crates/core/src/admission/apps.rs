@@ -198,7 +198,7 @@ pub(super) fn go_int_or_string(v: &IntOrString) -> String {
 
 /// A `map[string]string` as Go's `%#v` prints it (keys in order): `map[string]string{"app":"web"}`; an empty
 /// one as absent (`map[string]string(nil)`), as kubeloop keeps no difference between the two.
-fn go_string_map(labels: &crate::api::Labels) -> String {
+pub(super) fn go_string_map(labels: &crate::api::Labels) -> String {
     if labels.is_empty() {
         return "map[string]string(nil)".to_string();
     }

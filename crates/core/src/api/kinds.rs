@@ -37,10 +37,11 @@ pub enum Kind {
     LimitRange,
     PersistentVolume,
     DaemonSet,
+    Job,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 25] = [
+    pub const ALL: [Kind; 26] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -66,6 +67,7 @@ impl Kind {
         Kind::LimitRange,
         Kind::PersistentVolume,
         Kind::DaemonSet,
+        Kind::Job,
     ];
 
     pub fn index(self) -> usize {
@@ -253,7 +255,7 @@ pub enum Cell {
 const RW: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 /// Every kind, in [`Kind::ALL`]'s order (`KINDS[k as usize].kind == k`).
-pub const KINDS: [KindInfo; 25] = [
+pub const KINDS: [KindInfo; 26] = [
     KindInfo {
         kind: Kind::Namespace,
         name: "Namespace",
@@ -803,6 +805,26 @@ pub const KINDS: [KindInfo; 25] = [
         stored: None,
         field_index: None,
     },
+    KindInfo {
+        kind: Kind::Job,
+        name: "Job",
+        api_version: "batch/v1",
+        group: "batch",
+        version: "v1",
+        plural: "jobs",
+        singular: "job",
+        short_names: &[],
+        resource_ref: "job.batch",
+        group_resource: "jobs.batch",
+        namespaced: true,
+        generation: true,
+        status_subresource: true,
+        verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_JOBS,
+        stored: None,
+        field_index: None,
+    },
 ];
 
 const AGE: Column = ("AGE", "", Cell::Age);
@@ -866,7 +888,7 @@ const STORED: KindInfo = KindInfo {
 };
 
 /// The kinds in discovery's order (`kubectl api-resources` before its sort): the core group, then by group.
-pub const DISCOVERY: [Kind; 25] = [
+pub const DISCOVERY: [Kind; 26] = [
     Kind::ConfigMap,
     Kind::Event,
     Kind::LimitRange,
@@ -881,6 +903,7 @@ pub const DISCOVERY: [Kind; 25] = [
     Kind::DaemonSet,
     Kind::Deployment,
     Kind::ReplicaSet,
+    Kind::Job,
     Kind::Lease,
     Kind::EndpointSlice,
     Kind::IngressClass,

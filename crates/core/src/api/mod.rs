@@ -8,6 +8,7 @@ pub mod config;
 pub mod daemonset;
 pub mod endpointslice;
 pub mod env;
+pub mod job;
 pub mod kinds;
 pub mod labels;
 pub mod meta;
@@ -33,6 +34,7 @@ pub use env::{
     ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector, SecretVolumeSource,
     SourceRef, Volume,
 };
+pub use job::{Job, JobCondition, JobSpec, JobStatus};
 pub use kinds::{Cell, Column, FieldIndex, Kind, KindInfo, StoredKind, DISCOVERY, KINDS};
 pub use labels::Labels;
 pub use meta::{ObjectMeta, OwnerReference, Time};
@@ -151,6 +153,7 @@ pub enum Object {
     EndpointSlice(EndpointSlice),
     PodDisruptionBudget(PodDisruptionBudget),
     DaemonSet(DaemonSet),
+    Job(Job),
     /// An object of a kind kubeloop stores without simulating it ([`KindInfo::stored`]).
     Stored(Stored),
 }
@@ -172,6 +175,7 @@ macro_rules! each_kind {
             Object::EndpointSlice($v) => $body,
             Object::PodDisruptionBudget($v) => $body,
             Object::DaemonSet($v) => $body,
+            Object::Job($v) => $body,
             Object::Stored($v) => $body,
         }
     };
@@ -215,6 +219,7 @@ accessors! {
     EndpointSlice, EndpointSlice, as_endpointslice, as_endpointslice_mut, into_endpointslice;
     PodDisruptionBudget, PodDisruptionBudget, as_pdb, as_pdb_mut, into_pdb;
     DaemonSet, DaemonSet, as_daemonset, as_daemonset_mut, into_daemonset;
+    Job, Job, as_job, as_job_mut, into_job;
     Stored, Stored, as_stored, as_stored_mut, into_stored;
 }
 
@@ -235,6 +240,7 @@ impl Object {
             Object::EndpointSlice(_) => Kind::EndpointSlice,
             Object::PodDisruptionBudget(_) => Kind::PodDisruptionBudget,
             Object::DaemonSet(_) => Kind::DaemonSet,
+            Object::Job(_) => Kind::Job,
             Object::Stored(v) => v.kind,
         }
     }
@@ -272,6 +278,7 @@ impl Object {
             (Object::Service(a), Object::Service(b)) => a.spec != b.spec,
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
             (Object::DaemonSet(a), Object::DaemonSet(b)) => a.spec != b.spec,
+            (Object::Job(a), Object::Job(b)) => a.spec != b.spec,
             // The endpointslice strategy's PrepareForUpdate: anything but the metadata, or the labels.
             (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
                 (&a.address_type, &a.endpoints, &a.ports, &a.metadata.labels)
@@ -299,6 +306,7 @@ impl Object {
             (Object::Service(a), Object::Service(b)) => a.status = b.status.clone(),
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.status = b.status.clone(),
             (Object::DaemonSet(a), Object::DaemonSet(b)) => a.status = b.status.clone(),
+            (Object::Job(a), Object::Job(b)) => a.status = b.status.clone(),
             (Object::Stored(a), Object::Stored(b)) => match b.fields.get("status") {
                 Some(st) => {
                     a.fields.insert("status".into(), st.clone());

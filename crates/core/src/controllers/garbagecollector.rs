@@ -309,6 +309,7 @@ impl Reconciler for GarbageCollector {
             Kind::Secret,
             Kind::ServiceAccount,
             Kind::DaemonSet,
+            Kind::Job,
         ]
     }
 

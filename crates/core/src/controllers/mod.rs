@@ -6,6 +6,7 @@ pub mod disruption;
 pub mod endpointslice;
 pub mod expectations;
 pub mod garbagecollector;
+pub mod job;
 pub mod namespace;
 pub mod nodelifecycle;
 pub mod replicaset;
@@ -14,12 +15,13 @@ pub mod scheduler;
 pub mod serviceaccount;
 pub mod tainteviction;
 pub mod templatehash;
+pub mod ttlafterfinished;
 
 use std::rc::Rc;
 
 /// The controllers kubeloop runs: each one's name (the UI contract's, `mode: {trigger: NAME=edge}`'s) and the
 /// component that writes its Events (`source.component`), in the order the page lists them.
-pub const CONTROLLERS: [(&str, &str); 12] = [
+pub const CONTROLLERS: [(&str, &str); 14] = [
     ("deployment", "deployment-controller"),
     ("replicaset", "replicaset-controller"),
     ("scheduler", "default-scheduler"),
@@ -32,6 +34,8 @@ pub const CONTROLLERS: [(&str, &str); 12] = [
     ("disruption", "controllermanager"),
     ("daemonset", "daemonset-controller"),
     ("resourcequota", "resourcequota-controller"),
+    ("job", "job-controller"),
+    ("ttlafterfinished", "ttl-after-finished-controller"),
 ];
 
 /// The controller whose Events carry this `source.component`.

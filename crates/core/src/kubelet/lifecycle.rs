@@ -41,7 +41,7 @@ impl Kubelet {
         c.probes = [ProbeRun::default(); 3];
         c.sync_at = None;
         c.start_at = None;
-        c.exit_at = b.crash_after.map(|d| now.saturating_add(d));
+        c.exit_at = b.runs_for(&pod.spec.restart_policy).map(|d| now.saturating_add(d));
         if let Some(at) = c.exit_at {
             due.push((i, Due::Exit, at));
         }
@@ -156,7 +156,7 @@ impl Kubelet {
                 if c.exit_at != Some(now) || c.running_since().is_none() {
                     return;
                 }
-                self.exit_container(key, i, b.exit_code(), &pod.spec.restart_policy, now, due);
+                self.exit_container(key, i, b.own_exit_code(), &pod.spec.restart_policy, now, due);
                 self.write_status(api, key, now);
             }
             Due::Start => {
@@ -408,7 +408,7 @@ impl Kubelet {
         behaviours: &Behaviours,
         now: Millis,
     ) -> Vec<PodTimer> {
-        let own_code = self.behaviour(key, i, behaviours).exit_code();
+        let own_code = self.behaviour(key, i, behaviours).own_exit_code();
         let Some(rt) = self.pods.get_mut(key) else { return Vec::new() };
         let Some(c) = rt.containers.get_mut(i) else { return Vec::new() };
         let Some(since) = c.running_since() else { return Vec::new() };

@@ -797,7 +797,7 @@ impl Kubelet {
             let admitted = rt.admitted;
             let Some(c) = rt.containers.get_mut(i) else { continue };
             if let Some(since) = c.running_since() {
-                let exit = b.crash_after.map(|d| since.saturating_add(d).max(now));
+                let exit = b.runs_for(&pod.spec.restart_policy).map(|d| since.saturating_add(d).max(now));
                 if exit != c.exit_at {
                     c.exit_at = exit;
                     if let Some(at) = exit {

@@ -279,6 +279,10 @@ impl Sim {
             Controller::new(Box::new(DisruptionController::new())),
             Controller::new(Box::new(DaemonSetController::new(crate::controllers::daemonset::WORKERS))),
             Controller::new(Box::new(ResourceQuotaController::new(crate::controllers::resourcequota::WORKERS))),
+            Controller::new(Box::new(crate::controllers::job::JobController::new(crate::controllers::job::WORKERS))),
+            Controller::new(Box::new(crate::controllers::ttlafterfinished::TtlAfterFinishedController::new(
+                crate::controllers::ttlafterfinished::WORKERS,
+            ))),
         ]
     }
 

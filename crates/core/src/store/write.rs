@@ -201,6 +201,7 @@ impl Store {
             Object::Pod(p) => p.status = Default::default(),
             Object::Deployment(d) => d.status = Default::default(),
             Object::ReplicaSet(r) => r.status = Default::default(),
+            Object::Job(j) => j.status = Default::default(),
             // namespaceStrategy.PrepareForCreate: the namespace is Active and carries the `kubernetes` finalizer.
             Object::Namespace(n) => {
                 n.status = NamespaceStatus { phase: s("Active"), conditions: Vec::new() };
@@ -219,6 +220,16 @@ impl Store {
         if let Object::Pod(p) = &mut obj {
             refused = self.limit_ranger(p).err();
         }
+        // The job strategy's Validate generates a Job's selector from its UID, which the API server sets first.
+        let early_uid = match &mut obj {
+            Object::Job(j) => {
+                let uid = self.new_uid();
+                crate::api::job::generate_selector(j, &uid);
+                j.metadata.uid = uid.clone();
+                Some(uid)
+            }
+            _ => None,
+        };
         let errs = admission::validate(&obj);
         if !errs.is_empty() {
             return self.fail(client, ApiError::Invalid(admission::Invalid::new(&obj, errs)));
@@ -243,7 +254,7 @@ impl Store {
                 )),
             );
         }
-        let uid = self.new_uid();
+        let uid = early_uid.unwrap_or_else(|| self.new_uid());
         let m = obj.meta_mut();
         m.uid = uid;
         // Only the kinds whose registry strategy sets it have a generation (pods, ReplicaSets, Deployments);

@@ -14,7 +14,7 @@ use crate::sim::{Sim, MAX_NODES, MAX_PODS};
 pub const COMMAND: Command = Command {
     name: "create",
     summary: "Create a resource from a file or from stdin",
-    usage: "kubectl create -f FILENAME | kubectl create deployment NAME --image=image [--replicas=N] [--port=N] | kubectl create namespace NAME",
+    usage: "kubectl create -f FILENAME | kubectl create deployment NAME --image=image [--replicas=N] [--port=N] | kubectl create job NAME --image=image [-- COMMAND [args...]] | kubectl create namespace NAME",
     flags: FLAGS,
     run,
 };
@@ -37,6 +37,7 @@ fn create(sim: &mut Sim, args: &Args, input: &Input, dry: DryRun) -> Result<Outp
         None => from_files(sim, args, input, dry),
         Some("deployment" | "deploy") => deployment(sim, args, dry),
         Some("namespace" | "ns") => namespace(sim, args, dry),
+        Some("job") => job(sim, args, dry),
         Some(other) => {
             if args.has("filename") {
                 return Err(Output::error(format!(
@@ -45,7 +46,7 @@ fn create(sim: &mut Sim, args: &Args, input: &Input, dry: DryRun) -> Result<Outp
                 )));
             }
             Err(Output::error(format!(
-                "unknown command \"{other}\" for \"kubectl create\" (kubeloop creates deployments and namespaces; apply a manifest for the rest)"
+                "unknown command \"{other}\" for \"kubectl create\" (kubeloop creates deployments, jobs and namespaces; apply a manifest for the rest)"
             )))
         }
     }
@@ -234,6 +235,37 @@ fn deployment(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output>
             Ok(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() })
         }
         Err(e) => Err(Output::error(format!("failed to create deployment: {e}"))),
+    }
+}
+
+/// `create job NAME --image=IMAGE [-- COMMAND [args...]]` (`CreateJobOptions.createJob`): one container named
+/// after the Job running the command, restartPolicy Never. The words after the name are the command (kubectl
+/// takes them after `--` only).
+fn job(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
+    let Some(name) = args.positional.get(1).cloned() else {
+        return Err(Output::error(
+            "exactly one NAME is required, got 0\nSee 'kubectl create job -h' for help and examples",
+        ));
+    };
+    let Some(image) = args.values("image").first().cloned() else {
+        return Err(Output::error("either --image or --from must be specified"));
+    };
+    let command = args.positional[2..].iter().map(|w| s(w)).collect();
+    let mut j = crate::api::Job::default();
+    j.metadata.name = s(&name);
+    j.metadata.namespace = s(&super::namespace(args));
+    let container = Container { name: s(&name), image: s(&image), command, ..Default::default() };
+    let spec = PodSpec { containers: vec![container].into(), restart_policy: s("Never"), ..Default::default() };
+    j.spec.template.spec = Rc::new(spec);
+    if !dry.sends() {
+        return Ok(Output::ok(format!("job.batch/{name} created (dry run)\n")));
+    }
+    match dry.send(sim, |api| api.create(Object::Job(j))) {
+        Ok(_) => Ok(Output::ok(format!("job.batch/{name} created{}\n", dry.suffix()))),
+        Err(e @ crate::store::ApiError::Invalid(_)) => {
+            Ok(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() })
+        }
+        Err(e) => Err(Output::error(format!("failed to create job: {e}"))),
     }
 }
 

@@ -143,6 +143,7 @@ fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> Stri
         Object::Deployment(d) => describe_deployment(api, &mut w, d),
         Object::ReplicaSet(r) => describe_replicaset(api, &mut w, r),
         Object::DaemonSet(d) => describe_daemonset(api, &mut w, d),
+        Object::Job(j) => describe_job(&mut w, j),
         Object::Namespace(n) => {
             describe_namespace(&mut w, n);
             return w.finish();
@@ -505,6 +506,66 @@ fn describe_daemonset(api: &mut Api, w: &mut Writer, d: &crate::api::DaemonSet) 
     w.write(0, &format!("Number of Nodes Misscheduled: {}\n", st.number_misscheduled));
     pods_status(api, w, &m.namespace, &d.spec.selector, &m.uid);
     describe_pod_template(w, &d.spec.template);
+}
+
+/// `describeJob`.
+fn describe_job(w: &mut Writer, j: &crate::api::Job) {
+    let (m, spec, st) = (&j.metadata, &j.spec, &j.status);
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    w.write(0, &format!("Selector:\t{}\n", j.selector()));
+    labels_multiline(w, "", "Labels", &m.labels);
+    annotations_multiline(w, "", "Annotations", &m.annotations);
+    if let Some(c) = controlled_by(m) {
+        w.write(0, &format!("Controlled By:\t{c}\n"));
+    }
+    if let Some(p) = spec.parallelism {
+        w.write(0, &format!("Parallelism:\t{p}\n"));
+    }
+    match spec.completions {
+        Some(c) => w.write(0, &format!("Completions:\t{c}\n")),
+        None => w.write(0, "Completions:\t<unset>\n"),
+    }
+    let optional = [
+        ("Completion Mode", spec.completion_mode.as_deref().map(str::to_string)),
+        ("Suspend", spec.suspend.map(|v| v.to_string())),
+        ("Backoff Limit", spec.backoff_limit.map(|v| v.to_string())),
+        ("TTL Seconds After Finished", spec.ttl_seconds_after_finished.map(|v| v.to_string())),
+        ("Start Time", st.start_time.map(|t| rfc1123z(t.0))),
+        ("Completed At", st.completion_time.map(|t| rfc1123z(t.0))),
+    ];
+    for (title, value) in optional {
+        if let Some(v) = value {
+            w.write(0, &format!("{title}:\t{v}\n"));
+        }
+    }
+    if let (Some(start), Some(end)) = (st.start_time, st.completion_time) {
+        let took = crate::time::Age(end.0.saturating_sub(start.0));
+        w.write(0, &format!("Duration:\t{took}\n"));
+    }
+    if let Some(d) = spec.active_deadline_seconds {
+        w.write(0, &format!("Active Deadline Seconds:\t{d}s\n"));
+    }
+    let (a, s, f) = (st.active, st.succeeded, st.failed);
+    match st.ready {
+        None => w.write(0, &format!("Pods Statuses:\t{a} Active / {s} Succeeded / {f} Failed\n")),
+        Some(r) => w.write(0, &format!("Pods Statuses:\t{a} Active ({r} Ready) / {s} Succeeded / {f} Failed\n")),
+    }
+    if j.is_indexed() {
+        w.write(0, &format!("Completed Indexes:\t{}\n", cap_indexes(&st.completed_indexes, 50)));
+    }
+    describe_pod_template(w, &spec.template);
+}
+
+/// `capIndexesListOrNone`: `<none>`, or the list cut at the first comma from `soft_limit` on, with `...`.
+fn cap_indexes(indexes: &str, soft_limit: usize) -> String {
+    if indexes.is_empty() {
+        return "<none>".into();
+    }
+    match indexes.as_bytes().iter().skip(soft_limit).position(|b| *b == b',') {
+        Some(i) => format!("{}...", &indexes[..soft_limit + i + 1]),
+        None => indexes.to_string(),
+    }
 }
 
 fn describe_node(api: &mut Api, w: &mut Writer, n: &Node, now: Millis) {

@@ -23,6 +23,7 @@ pub(crate) fn object(o: &Object) -> Value {
         Object::ReplicaSet(v) => w.put("spec", replica_set_spec(&v.spec)).put("status", replica_set_status(&v.status)),
         Object::Deployment(v) => w.put("spec", deployment_spec(&v.spec)).put("status", deployment_status(&v.status)),
         Object::DaemonSet(v) => w.put("spec", daemon_set_spec(&v.spec)).put("status", daemon_set_status(&v.status)),
+        Object::Job(v) => w.put("spec", job_spec(&v.spec)).put("status", job_status(&v.status)),
         Object::Lease(v) => w.put("spec", lease_spec(&v.spec)),
         Object::Event(v) => event(&mut w, &v.body),
         Object::ConfigMap(v) => {
@@ -725,5 +726,75 @@ fn daemon_set_status(s: &DaemonSetStatus) -> Value {
         .int_nonzero("numberAvailable", s.number_available.into())
         .int_nonzero("numberUnavailable", s.number_unavailable.into())
         .opt_int("collisionCount", s.collision_count.map(i64::from))
+        .done()
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Job
+
+fn job_spec(s: &JobSpec) -> Value {
+    Fields::default()
+        .opt_int("parallelism", s.parallelism.map(i64::from))
+        .opt_int("completions", s.completions.map(i64::from))
+        .opt_int("activeDeadlineSeconds", s.active_deadline_seconds)
+        .opt("podFailurePolicy", s.pod_failure_policy.as_ref().map(pod_failure_policy))
+        .opt_int("backoffLimit", s.backoff_limit.map(i64::from))
+        .opt("selector", s.selector.as_ref().map(selector))
+        .opt_bool("manualSelector", s.manual_selector)
+        .put("template", template(&s.template))
+        .opt_int("ttlSecondsAfterFinished", s.ttl_seconds_after_finished.map(i64::from))
+        .opt("completionMode", s.completion_mode.as_deref().map(string))
+        .opt_bool("suspend", s.suspend)
+        .opt("podReplacementPolicy", s.pod_replacement_policy.as_deref().map(string))
+        .done()
+}
+
+fn pod_failure_policy(p: &job::PodFailurePolicy) -> Value {
+    let rule = |r: &job::PodFailurePolicyRule| {
+        let codes = |c: &job::PodFailurePolicyOnExitCodes| {
+            let values: Vec<Value> = c.values.iter().map(|v| Value::from(*v)).collect();
+            Fields::default()
+                .opt("containerName", c.container_name.as_deref().map(string))
+                .text("operator", &c.operator)
+                .put("values", Value::Array(values))
+                .done()
+        };
+        Fields::default()
+            .text("action", &r.action)
+            .opt("onExitCodes", r.on_exit_codes.as_ref().map(codes))
+            .list("onPodConditions", &r.on_pod_conditions, |p| {
+                Fields::default().text("type", &p.type_).text("status", &p.status).done()
+            })
+            .done()
+    };
+    Fields::default().put("rules", array(&p.rules, rule)).done()
+}
+
+fn job_status(s: &JobStatus) -> Value {
+    Fields::default()
+        .list("conditions", &s.conditions, |c| {
+            Fields::default()
+                .text("type", &c.type_)
+                .text("status", &c.status)
+                .time("lastProbeTime", c.last_probe_time)
+                .time("lastTransitionTime", c.last_transition_time)
+                .text_nonempty("reason", &c.reason)
+                .text_nonempty("message", &c.message)
+                .done()
+        })
+        .time("startTime", s.start_time)
+        .time("completionTime", s.completion_time)
+        .int_nonzero("active", s.active.into())
+        .int_nonzero("succeeded", s.succeeded.into())
+        .int_nonzero("failed", s.failed.into())
+        .opt_int("terminating", s.terminating.map(i64::from))
+        .text_nonempty("completedIndexes", &s.completed_indexes)
+        .opt(
+            "uncountedTerminatedPods",
+            s.uncounted_terminated_pods
+                .as_ref()
+                .map(|u| Fields::default().strings("succeeded", &u.succeeded).strings("failed", &u.failed).done()),
+        )
+        .opt_int("ready", s.ready.map(i64::from))
         .done()
 }

@@ -780,3 +780,150 @@ fn daemon_set_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<DaemonSetStatus
         Ok(())
     })
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Job
+
+pub(crate) fn job<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Job> {
+    object(cx, n, "Job", &["metadata", "spec", "status"], &[], |o: &mut Job, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "spec" => o.spec = job_spec(cx, v)?,
+            _ => o.status = job_status(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn job_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<JobSpec> {
+    const NAMES: &[&str] = &[
+        "parallelism",
+        "completions",
+        "activeDeadlineSeconds",
+        "podFailurePolicy",
+        "backoffLimit",
+        "selector",
+        "manualSelector",
+        "template",
+        "ttlSecondsAfterFinished",
+        "completionMode",
+        "suspend",
+        "podReplacementPolicy",
+    ];
+    object(cx, n, "JobSpec", NAMES, &[], |s: &mut JobSpec, cx, key, v| {
+        match key {
+            "parallelism" => s.parallelism = cx.option(v, Cx::i32)?,
+            "completions" => s.completions = cx.option(v, Cx::i32)?,
+            "activeDeadlineSeconds" => s.active_deadline_seconds = cx.option(v, Cx::i64)?,
+            "podFailurePolicy" => s.pod_failure_policy = cx.option(v, pod_failure_policy)?,
+            "backoffLimit" => s.backoff_limit = cx.option(v, Cx::i32)?,
+            "selector" => s.selector = cx.option(v, selector)?,
+            "manualSelector" => s.manual_selector = cx.option(v, Cx::bool)?,
+            "template" => s.template = template(cx, v)?.into(),
+            "ttlSecondsAfterFinished" => s.ttl_seconds_after_finished = cx.option(v, Cx::i32)?,
+            "completionMode" => s.completion_mode = cx.option(v, Cx::string)?,
+            "suspend" => s.suspend = cx.option(v, Cx::bool)?,
+            _ => s.pod_replacement_policy = cx.option(v, Cx::string)?,
+        }
+        Ok(())
+    })
+}
+
+fn pod_failure_policy<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<job::PodFailurePolicy> {
+    object(cx, n, "PodFailurePolicy", &["rules"], &[], |p: &mut job::PodFailurePolicy, cx, _key, v| {
+        p.rules = cx.seq(v, pod_failure_policy_rule)?;
+        Ok(())
+    })
+}
+
+fn pod_failure_policy_rule<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<job::PodFailurePolicyRule> {
+    const NAMES: &[&str] = &["action", "onExitCodes", "onPodConditions"];
+    object(cx, n, "PodFailurePolicyRule", NAMES, &[], |r: &mut job::PodFailurePolicyRule, cx, key, v| {
+        match key {
+            "action" => r.action = cx.string(v)?,
+            "onExitCodes" => r.on_exit_codes = cx.option(v, on_exit_codes)?,
+            _ => r.on_pod_conditions = cx.seq(v, on_pod_conditions)?,
+        }
+        Ok(())
+    })
+}
+
+fn on_exit_codes<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<job::PodFailurePolicyOnExitCodes> {
+    const NAMES: &[&str] = &["containerName", "operator", "values"];
+    const TYPE: &str = "PodFailurePolicyOnExitCodesRequirement";
+    object(cx, n, TYPE, NAMES, &[], |r: &mut job::PodFailurePolicyOnExitCodes, cx, key, v| {
+        match key {
+            "containerName" => r.container_name = cx.option(v, Cx::string)?,
+            "operator" => r.operator = cx.string(v)?,
+            _ => r.values = cx.seq(v, Cx::i32)?,
+        }
+        Ok(())
+    })
+}
+
+fn on_pod_conditions<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<job::PodFailurePolicyOnPodConditions> {
+    const TYPE: &str = "PodFailurePolicyOnPodConditionsPattern";
+    object(cx, n, TYPE, &["type", "status"], &[], |p: &mut job::PodFailurePolicyOnPodConditions, cx, key, v| {
+        match key {
+            "type" => p.type_ = cx.string(v)?,
+            _ => p.status = cx.string(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn job_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<JobStatus> {
+    const NAMES: &[&str] = &[
+        "conditions",
+        "startTime",
+        "completionTime",
+        "active",
+        "succeeded",
+        "failed",
+        "terminating",
+        "completedIndexes",
+        "uncountedTerminatedPods",
+        "ready",
+    ];
+    object(cx, n, "JobStatus", NAMES, &[], |s: &mut JobStatus, cx, key, v| {
+        match key {
+            "conditions" => s.conditions = cx.seq(v, job_condition)?,
+            "startTime" => s.start_time = cx.option(v, time)?,
+            "completionTime" => s.completion_time = cx.option(v, time)?,
+            "active" => s.active = cx.i32(v)?,
+            "succeeded" => s.succeeded = cx.i32(v)?,
+            "failed" => s.failed = cx.i32(v)?,
+            "terminating" => s.terminating = cx.option(v, Cx::i32)?,
+            "completedIndexes" => s.completed_indexes = cx.string(v)?,
+            "uncountedTerminatedPods" => s.uncounted_terminated_pods = cx.option(v, uncounted)?,
+            _ => s.ready = cx.option(v, Cx::i32)?,
+        }
+        Ok(())
+    })
+}
+
+fn uncounted<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<job::UncountedTerminatedPods> {
+    const TYPE: &str = "UncountedTerminatedPods";
+    object(cx, n, TYPE, &["succeeded", "failed"], &[], |u: &mut job::UncountedTerminatedPods, cx, key, v| {
+        match key {
+            "succeeded" => u.succeeded = cx.strings(v)?,
+            _ => u.failed = cx.strings(v)?,
+        }
+        Ok(())
+    })
+}
+
+fn job_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<JobCondition> {
+    const NAMES: &[&str] = &["type", "status", "lastProbeTime", "lastTransitionTime", "reason", "message"];
+    object(cx, n, "JobCondition", NAMES, CONDITION_REQUIRED, |c: &mut JobCondition, cx, key, v| {
+        match key {
+            "type" => c.type_ = cx.string(v)?,
+            "status" => c.status = cx.string(v)?,
+            "lastProbeTime" => c.last_probe_time = cx.option(v, time)?,
+            "lastTransitionTime" => c.last_transition_time = cx.option(v, time)?,
+            "reason" => c.reason = cx.string(v)?,
+            _ => c.message = cx.string(v)?,
+        }
+        Ok(())
+    })
+}

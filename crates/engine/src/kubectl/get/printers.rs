@@ -45,6 +45,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::Deployment => &["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
         Kind::ReplicaSet => &["NAME", "DESIRED", "CURRENT", "READY", "AGE"],
         Kind::DaemonSet => &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
+        Kind::Job => &["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"],
         Kind::Node => &["NAME", "STATUS", "ROLES", "AGE", "VERSION"],
         Kind::Namespace => &["NAME", "STATUS", "AGE"],
         Kind::Lease => &["NAME", "HOLDER", "AGE"],
@@ -60,7 +61,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
     };
     let wide: &[&str] = match kind {
         Kind::Pod => &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
-        Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet => &["CONTAINERS", "IMAGES", "SELECTOR"],
+        Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job => &["CONTAINERS", "IMAGES", "SELECTOR"],
         Kind::Service => &["SELECTOR"],
         Kind::Node => &["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"],
         _ => &[],
@@ -103,6 +104,7 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
         Object::Deployment(d) => deployment_cells(d, name, now, opts.wide, &mut cells),
         Object::ReplicaSet(r) => replicaset_cells(r, name, now, opts.wide, &mut cells),
         Object::DaemonSet(d) => daemonset_cells(d, name, now, opts.wide, &mut cells),
+        Object::Job(j) => job_cells(j, name, now, opts.wide, &mut cells),
         Object::Node(n) => node_cells(n, name, now, opts.wide, &mut cells),
         Object::Namespace(n) => namespace_cells(n, name, now, &mut cells),
         Object::Lease(l) => lease_cells(l, name, now, &mut cells),
@@ -454,6 +456,41 @@ fn daemonset_cells(d: &crate::api::DaemonSet, name: String, now: Millis, wide: b
     if wide {
         let (c, i) = containers_and_images(&d.spec.template.spec);
         cells.extend([c, i, d.spec.selector.format()]);
+    }
+}
+
+/// `printJob`: its status (the first of Complete, Failed, Terminating, Suspended, FailureTarget that holds, else
+/// Running), `succeeded/completions` (`succeeded/1 of P` for a work queue with parallelism above 1), the duration
+/// from its start to its completion (or now), and in wide its containers and selector.
+fn job_cells(j: &crate::api::Job, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    let st = &j.status;
+    let completions = match (j.spec.completions, j.spec.parallelism.unwrap_or(0)) {
+        (Some(c), _) => format!("{}/{c}", st.succeeded),
+        (None, p) if p > 1 => format!("{}/1 of {p}", st.succeeded),
+        (None, _) => format!("{}/1", st.succeeded),
+    };
+    let duration = match (st.start_time, st.completion_time) {
+        (None, _) => String::new(),
+        (Some(start), None) => Age(now.saturating_sub(start.0)).to_string(),
+        (Some(start), Some(end)) => Age(end.0.saturating_sub(start.0)).to_string(),
+    };
+    let status = if j.has_condition("Complete") {
+        "Complete"
+    } else if j.has_condition("Failed") {
+        "Failed"
+    } else if j.metadata.deletion_timestamp.is_some() {
+        "Terminating"
+    } else if j.has_condition("Suspended") {
+        "Suspended"
+    } else if j.has_condition("FailureTarget") {
+        "FailureTarget"
+    } else {
+        "Running"
+    };
+    cells.extend([name, status.to_string(), completions, duration, since(j.metadata.creation_timestamp, now)]);
+    if wide {
+        let (c, i) = containers_and_images(&j.spec.template.spec);
+        cells.extend([c, i, j.selector().format()]);
     }
 }
 

@@ -31,6 +31,7 @@ fn serde_json_of(o: &Object) -> Value {
         Object::EndpointSlice(v) => serde_json::to_value(v),
         Object::PodDisruptionBudget(v) => serde_json::to_value(v),
         Object::DaemonSet(v) => serde_json::to_value(v),
+        Object::Job(v) => serde_json::to_value(v),
         // A stored kind's fields are JSON already: its metadata through serde, then the fields.
         Object::Stored(v) => serde_json::to_value(&v.metadata).map(|m| {
             let mut body = v.fields.clone();
@@ -86,6 +87,7 @@ impl Oracle {
             Object::EndpointSlice(v) => v.serialize(rec),
             Object::PodDisruptionBudget(v) => v.serialize(rec),
             Object::DaemonSet(v) => v.serialize(rec),
+            Object::Job(v) => v.serialize(rec),
             Object::Stored(v) => v.metadata.serialize(rec),
         };
         assert!(recorded.is_ok());
@@ -581,6 +583,27 @@ fn full_documents() -> Vec<(Kind, Value)> {
             "status": {"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0,
                 "numberReady": 0}}),
         ),
+        (
+            Kind::Job,
+            json!({"metadata": meta,
+            "spec": {"parallelism": 2, "completions": 5, "activeDeadlineSeconds": 60,
+                     "podFailurePolicy": {"rules": [
+                         {"action": "FailJob", "onExitCodes": {"containerName": "c", "operator": "In", "values": [1, 42]}},
+                         {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]},
+                     "backoffLimit": 3, "selector": selector_json(), "manualSelector": true,
+                     "template": {"metadata": meta, "spec": pod_spec_json()}, "ttlSecondsAfterFinished": 100,
+                     "completionMode": "Indexed", "suspend": true, "podReplacementPolicy": "Failed"},
+            "status": {"conditions": [{"type": "Complete", "status": "True", "lastProbeTime": t(3),
+                                       "lastTransitionTime": t(4), "reason": "CompletionsReached", "message": "m"}],
+                "startTime": t(1), "completionTime": t(2), "active": 1, "succeeded": 2, "failed": 3, "terminating": 2,
+                "completedIndexes": "0-1,3", "uncountedTerminatedPods": {"succeeded": ["a"], "failed": ["b"]},
+                "ready": 1}}),
+        ),
+        (
+            Kind::Job,
+            json!({"metadata": meta, "spec": {"template": {"metadata": {}, "spec": pod_spec_json()}},
+            "status": {"uncountedTerminatedPods": {}}}),
+        ),
     ]
 }
 
@@ -601,7 +624,7 @@ fn typed(kind: Kind, v: &Value) -> Option<Object> {
     }
     Some(read_as!(
         Namespace Node Pod ReplicaSet Deployment Lease Event
-        ConfigMap Secret ServiceAccount Service EndpointSlice PodDisruptionBudget DaemonSet
+        ConfigMap Secret ServiceAccount Service EndpointSlice PodDisruptionBudget DaemonSet Job
     ))
 }
 
