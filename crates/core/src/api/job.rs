@@ -34,7 +34,7 @@ pub struct Job {
     #[serde(default)]
     pub spec: JobSpec,
     #[serde(default)]
-    pub status: JobStatus,
+    pub status: Box<JobStatus>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
