@@ -464,6 +464,16 @@ impl Reconciler for DaemonSetController {
 /// Debug builds: the parts kept are what a walk of every node finds now ([`Tracked`]'s invariant).
 #[cfg(debug_assertions)]
 fn check_tracked(ds: &DaemonSet, hash: &str, t: &Tracked, cx: &Ctx<'_, '_>) {
+    // Not the controller's work: its reads are not counted.
+    let (pods, nodes) = (cx.caches.of(Kind::Pod), cx.caches.of(Kind::Node));
+    let visited = (pods.visited(), nodes.visited());
+    check_parts(ds, hash, t, cx);
+    pods.rewind_visits(visited.0);
+    nodes.rewind_visits(visited.1);
+}
+
+#[cfg(debug_assertions)]
+fn check_parts(ds: &DaemonSet, hash: &str, t: &Tracked, cx: &Ctx<'_, '_>) {
     let by_node = pods_by_node(ds, cx.caches);
     let mut sum = Part::default();
     for node in cx.caches.of(Kind::Node).list().iter().filter_map(|o| o.as_node()) {
