@@ -99,6 +99,8 @@ pub enum Cmd {
     Fork,
     /// Stops comparing with the run forked from.
     Unfork,
+    /// Draws and counts kube-system's add-on pods in the cluster view (or leaves them out, the default).
+    ShowAddons(bool),
     /// A new run (same seed) of this many nodes of the default shape and pods ([`sized_scenario`](crate::liverun::sized_scenario)).
     NewCluster {
         nodes: usize,

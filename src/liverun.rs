@@ -79,6 +79,8 @@ pub struct LiveRun {
     /// The node failure timings the simulation was built with.
     pub profile: TimingProfile,
     pub playing: bool,
+    /// The cluster view draws and counts kube-system's add-on pods (off: left out, as `kubectl get pods` leaves them).
+    pub show_addons: bool,
     pub speed: Speed,
     /// The simulated time the clock is chasing (ms, fractional).
     target: f64,
@@ -287,6 +289,7 @@ impl LiveRun {
             seed,
             profile: TimingProfile::Real,
             playing: true,
+            show_addons: false,
             speed: Speed::X(1),
             target: 0.0,
             lagging: false,
@@ -770,6 +773,7 @@ impl LiveRun {
             Cmd::Unfork => self.unfork(),
             Cmd::Why(key) => self.why_of(key, None),
             Cmd::WhyWrite(key, rv) => self.why_of(key, Some(rv)),
+            Cmd::ShowAddons(shown) => self.show_addons = shown,
             Cmd::NewCluster { nodes, pods, addons } => {
                 self.notice = Some(match self.new_cluster(nodes, pods, addons) {
                     Ok(said) => {
@@ -867,6 +871,7 @@ impl LiveRun {
             Some(s) => s.sim(),
             None => self.player.sim(),
         };
+        let hidden = crate::snapshot::HiddenAddons::of(sim, self.show_addons);
         Snapshot {
             loop_diagram: crate::snapshot::build_loop_diagram(sim, &self.loop_controller).map(|l| {
                 Rc::new(crate::view::LoopDiagramView {
@@ -889,8 +894,8 @@ impl LiveRun {
                 history_hash: sim.history_hash(),
                 interventions: self.player.record().actions().len(),
             },
-            summary: build_summary(sim),
-            cluster: build_cluster(sim, &mut self.cache),
+            summary: build_summary(sim, &hidden),
+            cluster: build_cluster(sim, &mut self.cache, &hidden),
             services: Rc::new(build_services(sim)),
             controllers: Rc::new(build_controllers(sim, &self.history)),
             informers,

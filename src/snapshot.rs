@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+use kubeloop_engine::addons;
 use kubeloop_engine::api::{controller_of, Kind, ObjKey, Pod, PodPhase, Str};
 use kubeloop_engine::behaviour::Sigterm;
 use kubeloop_engine::controller::{HostState, QueueItemState, RecordOutcome, TriggerMode};
@@ -12,6 +13,7 @@ use kubeloop_engine::controllers::scheduler::{Profile, Weights, FILTER_PLUGINS};
 use kubeloop_engine::fnv::{fnv1a, FNV_OFFSET};
 use kubeloop_engine::informer::{InformerId, InformerTotals, ReflectorState};
 use kubeloop_engine::sim::{ObserveMode, Sim};
+use kubeloop_engine::store::PodTally;
 use kubeloop_engine::time::Millis;
 
 use crate::format::*;
@@ -94,10 +96,52 @@ fn counts_on_node(p: &Pod) -> bool {
     !p.status.phase.is_terminal()
 }
 
+/// kube-system's add-on pods (kube-proxy, kindnet, CoreDNS), which the cluster view and the summary leave out unless
+/// the person asks to see them: tallied by phase, in all and by node (a walk of kube-system's pods only).
+#[derive(Default)]
+pub struct HiddenAddons {
+    pub all: PodTally,
+    by_node: Vec<(Str, PodTally)>,
+    shown: bool,
+}
+
+impl HiddenAddons {
+    pub fn of(sim: &Sim, shown: bool) -> HiddenAddons {
+        let mut h = HiddenAddons { shown, ..HiddenAddons::default() };
+        if shown {
+            return h;
+        }
+        for p in sim.store().in_namespace(Kind::Pod, "kube-system").filter_map(|o| o.as_pod()) {
+            if !addons::is_addon_pod(p) {
+                continue;
+            }
+            h.all.count(p, true);
+            match h.by_node.binary_search_by(|(n, _)| n.cmp(&p.spec.node_name)) {
+                Ok(i) => h.by_node[i].1.count(p, true),
+                Err(i) => {
+                    let mut t = PodTally::default();
+                    t.count(p, true);
+                    h.by_node.insert(i, (p.spec.node_name.clone(), t));
+                }
+            }
+        }
+        h
+    }
+
+    fn on(&self, node: &str) -> PodTally {
+        self.by_node.binary_search_by(|(n, _)| (**n).cmp(node)).map(|i| self.by_node[i].1).unwrap_or_default()
+    }
+
+    /// Whether a pod is left out of the view.
+    fn hides(&self, p: &Pod) -> bool {
+        self.all.total() > 0 && addons::is_addon_pod(p)
+    }
+}
+
 impl NodeCache {
-    fn card(&mut self, at: usize, sim: &Sim, name: &Str, alive: bool) -> Rc<NodeView> {
+    fn card(&mut self, at: usize, sim: &Sim, name: &Str, alive: bool, hidden: &HiddenAddons) -> Rc<NodeView> {
         let node_obj = sim.store().peek(Kind::Node, &ObjKey::cluster(name));
-        let mut fp = fnv1a(FNV_OFFSET, &[alive as u8]);
+        let mut fp = fnv1a(FNV_OFFSET, &[alive as u8, u8::from(hidden.all.total() > 0)]);
         fp = fnv1a(fp, &node_obj.map_or(0, |o| o.meta().resource_version).to_le_bytes());
         for p in sim.store().pods_on_node(name) {
             fp = fnv1a(fp, &p.meta().resource_version.to_le_bytes());
@@ -129,7 +173,10 @@ impl NodeCache {
                 cpu = cpu.saturating_add(p.request("cpu"));
                 mem = mem.saturating_add(p.request("memory"));
             }
-            pods.push(PodView::of(p));
+            // A hidden add-on's requests still take the node's room.
+            if !hidden.hides(p) {
+                pods.push(PodView::of(p));
+            }
         }
         let card = Rc::new(NodeView {
             name: name.clone(),
@@ -167,21 +214,21 @@ pub(crate) fn node_names(sim: &Sim) -> Vec<(Str, bool)> {
     out
 }
 
-pub fn build_cluster(sim: &Sim, cache: &mut NodeCache) -> ClusterView {
+pub fn build_cluster(sim: &Sim, cache: &mut NodeCache, hidden: &HiddenAddons) -> ClusterView {
     let names = node_names(sim);
-    let pods = sim.store().count_of(Kind::Pod);
+    let pods = sim.store().count_of(Kind::Pod) - hidden.all.total();
     if names.len() > DOM_MAX_NODES || pods > DOM_MAX_PODS {
         cache.cards.clear();
-        return ClusterView::Compact(Rc::new(build_compact(sim, &names)));
+        return ClusterView::Compact(Rc::new(build_compact(sim, &names, hidden)));
     }
     cache.cards.truncate(names.len());
     let nodes: Vec<Rc<NodeView>> =
-        names.iter().enumerate().map(|(i, (n, alive))| cache.card(i, sim, n, *alive)).collect();
+        names.iter().enumerate().map(|(i, (n, alive))| cache.card(i, sim, n, *alive, hidden)).collect();
     let unscheduled: Vec<PodView> = sim
         .store()
         .objects(Kind::Pod)
         .filter_map(|o| o.as_pod())
-        .filter(|p| p.spec.node_name.is_empty())
+        .filter(|p| p.spec.node_name.is_empty() && !hidden.hides(p))
         .map(PodView::of)
         .collect();
     ClusterView::Dom { nodes: Rc::new(nodes), unscheduled: Rc::new(unscheduled) }
@@ -189,7 +236,7 @@ pub fn build_cluster(sim: &Sim, cache: &mut NodeCache) -> ClusterView {
 
 /// The canvas's nodes, each with its pods by phase as the store tallies them at every write: no pod is visited, so
 /// a snapshot of a large cluster costs O(nodes).
-fn build_compact(sim: &Sim, names: &[(Str, bool)]) -> CompactCluster {
+fn build_compact(sim: &Sim, names: &[(Str, bool)], hidden: &HiddenAddons) -> CompactCluster {
     let store = sim.store();
     let mut bound = 0;
     let nodes: Vec<CompactNode> = names
@@ -201,7 +248,7 @@ fn build_compact(sim: &Sim, names: &[(Str, bool)]) -> CompactCluster {
                 .map(|q| q.value())
                 .or_else(|| sim.kubelet(name).map(|k| k.config.pods))
                 .unwrap_or(110);
-            let t = store.pod_tally_on_node(name);
+            let t = less(&store.pod_tally_on_node(name), &hidden.on(name));
             let n32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
             bound += t.total();
             CompactNode {
@@ -218,17 +265,32 @@ fn build_compact(sim: &Sim, names: &[(Str, bool)]) -> CompactCluster {
         })
         .collect();
     // Pods on no node drawn: not bound yet, or bound to a node that is gone.
-    let unscheduled = store.count_of(Kind::Pod).saturating_sub(bound);
+    let unscheduled = store.count_of(Kind::Pod).saturating_sub(hidden.all.total()).saturating_sub(bound);
     CompactCluster { nodes, unscheduled }
 }
 
-pub fn build_summary(sim: &Sim) -> CountsView {
-    let (running, pending, terminating) = sim.pod_counts();
+/// A tally less the hidden pods'.
+fn less(t: &PodTally, hidden: &PodTally) -> PodTally {
+    PodTally {
+        pending: t.pending.saturating_sub(hidden.pending),
+        running: t.running.saturating_sub(hidden.running),
+        succeeded: t.succeeded.saturating_sub(hidden.succeeded),
+        failed: t.failed.saturating_sub(hidden.failed),
+        unknown: t.unknown.saturating_sub(hidden.unknown),
+        terminating: t.terminating.saturating_sub(hidden.terminating),
+    }
+}
+
+/// The pods by phase (less the hidden add-ons', which `hidden` says) and the nodes.
+pub fn build_summary(sim: &Sim, hidden: &HiddenAddons) -> CountsView {
+    let t = less(&sim.store().pod_tally(), &hidden.all);
     CountsView {
-        running,
-        pending,
-        terminating,
-        pods: sim.store().count_of(Kind::Pod),
+        running: t.running,
+        pending: t.pending,
+        terminating: t.terminating,
+        hidden: hidden.all.total(),
+        addons_shown: hidden.shown,
+        pods: sim.store().count_of(Kind::Pod) - hidden.all.total(),
         nodes_ready: sim.nodes_ready(),
         nodes: sim.store().count_of(Kind::Node).max(sim.kubelets().len()),
     }

@@ -46,6 +46,7 @@ fn kind_of_controller(c: &str) -> &'static str {
         "disruption" => "poddisruptionbudget",
         "daemonset" => "daemonset",
         "resourcequota" => "resourcequota",
+        "job" | "ttlafterfinished" => "job",
         _ => "object",
     }
 }

@@ -144,6 +144,10 @@ pub struct CountsView {
     pub running: usize,
     pub pending: usize,
     pub terminating: usize,
+    /// kube-system's add-on pods left out of these figures and of the cluster view (0 when they are shown).
+    pub hidden: usize,
+    /// Whether the person asked to see them.
+    pub addons_shown: bool,
     pub pods: usize,
     pub nodes_ready: usize,
     pub nodes: usize,

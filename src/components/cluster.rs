@@ -26,7 +26,21 @@ pub struct ClusterProps {
 }
 
 /// The pod and node counts (a plain function: it changes with every frame, so a component would not save work).
-fn summary_bar(s: CountsView) -> Html {
+fn summary_bar(s: CountsView, on_cmd: &Callback<Cmd>) -> Html {
+    let shown = s.addons_shown;
+    let toggle = on_cmd.reform(move |_: MouseEvent| Cmd::ShowAddons(!shown));
+    let (label, title) = if shown {
+        (
+            "kube-system shown".to_string(),
+            "kube-system's add-on pods (kube-proxy, kindnet, CoreDNS) are drawn and counted: click to leave them out",
+        )
+    } else {
+        (format!("+{} kube-system", s.hidden), "kube-system's add-on pods (kube-proxy and kindnet on every node, CoreDNS's two) run and take their room on the nodes, but are left out of this view and these counts, as `kubectl get pods` leaves kube-system out: click to show them")
+    };
+    let addons = (shown || s.hidden > 0).then(|| html! {
+        <button type="button" class="btn small addons-toggle" data-testid="cluster-show-addons" aria-pressed={shown.to_string()}
+            onclick={toggle} {title}>{ label }</button>
+    });
     html! {
         <div class="summary" aria-label="Cluster summary">
             <span class="stat running" title="Pods Running (not terminating)">
@@ -45,6 +59,7 @@ fn summary_bar(s: CountsView) -> Html {
                 <span class="k">{ "nodes ready" }</span>
                 <b><span data-testid="summary-nodes-ready">{ s.nodes_ready }</span>{ format!("/{}", s.nodes) }</b>
             </span>
+            { for addons }
         </div>
     }
 }
@@ -489,7 +504,7 @@ pub fn Cluster(props: &ClusterProps) -> Html {
         <section class="panel cluster-panel" aria-label="Cluster">
             <div class="panel-head">
                 <h2>{ "Cluster" }</h2>
-                { summary_bar(props.summary) }
+                { summary_bar(props.summary, &props.on_cmd) }
                 <button data-testid="add-node" class="btn small" onclick={add} title="Add one more node like the others">
                     { "+ Add node" }
                 </button>

@@ -78,13 +78,15 @@ fn the_page_opens_on_three_running_web_pods() {
     run_secs(&mut e, 10);
     let s = e.snapshot();
     assert!(s.time.now >= 9_900, "{}", s.time.now);
-    // web's 3 and kube-system's add-ons.
-    assert_eq!(s.summary.running, 3 + ADDONS);
+    // web's 3: kube-system's add-ons run, left out of the view and the counts.
+    assert_eq!(s.summary.hidden, ADDONS);
+    assert_eq!(e.sim().pod_counts().0, 3 + ADDONS);
+    assert_eq!(s.summary.running, 3);
     assert_eq!(s.summary.nodes_ready, 3);
     let (nodes, unscheduled) = dom(&s);
     assert_eq!(nodes.len(), 3);
     assert!(unscheduled.is_empty());
-    assert_eq!(nodes.iter().map(|n| n.pods.len()).sum::<usize>(), 3 + ADDONS);
+    assert_eq!(nodes.iter().map(|n| n.pods.len()).sum::<usize>(), 3);
     assert!(nodes.iter().all(|n| n.alive && n.ready.attr() == "true"));
     let names: Vec<&str> = s.controllers.iter().map(|c| c.status.name).collect();
     assert_eq!(
@@ -101,6 +103,8 @@ fn the_page_opens_on_three_running_web_pods() {
             "disruption",
             "daemonset",
             "resourcequota",
+            "job",
+            "ttlafterfinished",
             "scheduler"
         ],
         "one row per controller, the leader's (two controller manager replicas)"
@@ -193,7 +197,7 @@ fn deleting_a_pod_shows_terminating_then_a_replacement() {
     assert!(d.events.iter().any(|ev| &*ev.reason == "Scheduled"));
     run_secs(&mut e, 40);
     let s = e.snapshot();
-    assert_eq!(s.summary.running, 3 + ADDONS);
+    assert_eq!(s.summary.running, 3);
     assert!(dom(&s).0.iter().flat_map(|n| n.pods.iter()).all(|p| p.key != victim.key));
     let Some(Detail::Pod(d)) = s.detail.as_deref() else { panic!("pod detail") };
     assert!(!d.exists);
@@ -236,14 +240,14 @@ fn every_example_applies_and_errors_name_their_line() {
                 assert_eq!(apps, ["tolerant", "tolerant"], "the daemon pods tolerate every taint, the others");
                 assert_eq!(unscheduled.iter().filter(|p| &*p.app == "plain").count(), 2);
             }
-            "scale" => assert_eq!(s.summary.running, 10 + ADDONS),
+            "scale" => assert_eq!(s.summary.running, 10),
             "shop" => {
                 // Three shop pods next to the page's three web pods, behind a Service with three ready endpoints.
-                assert_eq!(s.summary.running, 6 + ADDONS);
+                assert_eq!(s.summary.running, 6);
                 let svc = s.services.iter().find(|v| &*v.key.name == "shop").expect("service/shop");
                 assert_eq!(svc.ready, 3);
             }
-            _ => assert_eq!(s.summary.running, 3 + ADDONS),
+            _ => assert_eq!(s.summary.running, 3),
         }
     }
 }
@@ -414,8 +418,12 @@ fn the_compact_view_counts_each_node_s_pods() {
         let mut bound = 0;
         for n in &c.nodes {
             let (mut running, mut pending, mut terminating, mut other) = (0, 0, 0, 0);
+            // kube-system's add-on pods are left out of the view (not shown by default).
             for p in e.sim().store().pods_on_node(&n.name).filter_map(|o| o.as_pod()) {
                 bound += 1;
+                if kubeloop_engine::addons::is_addon_pod(p) {
+                    continue;
+                }
                 match p.status.phase {
                     _ if p.metadata.is_terminating() => terminating += 1,
                     PodPhase::Running => running += 1,
@@ -430,7 +438,10 @@ fn the_compact_view_counts_each_node_s_pods() {
                 n.name
             );
         }
-        assert_eq!(c.unscheduled, e.sim().store().count_of(Kind::Pod) - bound);
+        let unbound =
+            e.sim().store().objects(Kind::Pod).filter_map(|o| o.as_pod()).filter(|p| p.spec.node_name.is_empty());
+        let unbound_addons = unbound.filter(|p| kubeloop_engine::addons::is_addon_pod(p)).count();
+        assert_eq!(c.unscheduled, e.sim().store().count_of(Kind::Pod) - bound - unbound_addons);
     };
     let mut seen = (false, false, false);
     for step in 0..40 {
@@ -511,13 +522,13 @@ fn scale_snapshot_cost() {
         eprintln!("snapshot: {:?} (drift {}, events {})", t.elapsed(), s.drift, s.events.rows.len());
     }
     let t = Instant::now();
-    let c = build_cluster(e.player.sim(), &mut e.cache);
+    let c = build_cluster(e.player.sim(), &mut e.cache, &Default::default());
     eprintln!("  cluster: {:?} compact={}", t.elapsed(), matches!(c, crate::view::ClusterView::Compact(_)));
     let t = Instant::now();
     let _ = crate::snapshot::build_informers(e.sim());
     eprintln!("  informers+drift: {:?}", t.elapsed());
     let t = Instant::now();
-    let _ = build_summary(e.sim());
+    let _ = build_summary(e.sim(), &Default::default());
     eprintln!("  summary: {:?}", t.elapsed());
     let t = Instant::now();
     e.stream.ingest(e.player.sim());
@@ -605,7 +616,7 @@ fn control_plane_processes_crash_and_restart() {
     let s = e.snapshot();
     assert!(s.control_plane.processes[..2].iter().all(|p| p.state.as_str() == "crashed"));
     let names: Vec<&str> = s.controllers.iter().map(|c| c.status.name).collect();
-    assert_eq!(names.len(), 12, "still one row per controller: {names:?}");
+    assert_eq!(names.len(), 14, "still one row per controller: {names:?}");
     e.exec(Cmd::fault(FaultAction { restart: Some(CONTROLLER_MANAGER_2), ..FaultAction::default() }));
     run_secs(&mut e, 40);
     assert_eq!(e.sim().controller_manager_leader(), Some(CONTROLLER_MANAGER_2));
@@ -1747,7 +1758,13 @@ fn a_new_run_of_a_given_size_is_kubeloop_bench_s_cluster() {
     assert_eq!(e.sim().pod_counts(), (all, 0, 0), "every pod Running");
     assert_eq!(e.sim().history_hash(), bench.history_hash(), "the page's run is the bench's");
     let s = e.snapshot();
-    assert_eq!((s.summary.running, s.summary.nodes), (all, 4));
+    assert_eq!((s.summary.running, s.summary.hidden, s.summary.nodes), (250, all - 250, 4));
+    e.exec(Cmd::ShowAddons(true));
+    let s = e.snapshot();
+    assert_eq!((s.summary.running, s.summary.hidden, s.summary.addons_shown), (all, 0, true));
+    let (nodes, _) = dom(&s);
+    assert_eq!(nodes.iter().map(|n| n.pods.len()).sum::<usize>(), all, "drawn once shown");
+    e.exec(Cmd::ShowAddons(false));
     // Without the add-ons: nothing in kube-system, as `kubeloop bench --no-addons`.
     e.exec(Cmd::NewCluster { nodes: 4, pods: 250, addons: false });
     let notice = e.snapshot().notice.map(|n| n.to_string()).unwrap_or_default();

@@ -21,6 +21,14 @@ pub const fn pods(nodes: usize) -> usize {
     2 * nodes + 2
 }
 
+/// Whether a pod is one of the add-ons' (kube-proxy's, kindnet's or CoreDNS's, by the labels their templates give):
+/// the page draws them only when asked to.
+pub fn is_addon_pod(pod: &crate::api::Pod) -> bool {
+    let m = &pod.metadata;
+    &*m.namespace == "kube-system"
+        && (matches!(m.label("k8s-app"), Some("kube-proxy" | "kube-dns")) || m.label("app") == Some("kindnet"))
+}
+
 /// Creates the add-ons' objects, in the file's order. Built in: a refusal is a bug, and says so.
 pub fn install(sim: &mut Sim) -> Result<(), String> {
     let (objects, _) = crate::manifest::parse(KUBE_SYSTEM).map_err(|e| format!("kube-system add-ons: {e}"))?;

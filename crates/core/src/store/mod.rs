@@ -304,7 +304,7 @@ impl PodTally {
     }
 
     /// Counts `pod` in (`add`) or out.
-    pub(crate) fn count(&mut self, pod: &crate::api::Pod, add: bool) {
+    pub fn count(&mut self, pod: &crate::api::Pod, add: bool) {
         let n = self.slot(pod);
         *n = if add { *n + 1 } else { n.saturating_sub(1) };
     }

@@ -215,12 +215,8 @@ pub(crate) fn show(resource: &str, millis: i64) -> String {
 }
 
 impl Store {
-    /// The stored objects of `kind` in `namespace`.
-    pub(super) fn in_namespace<'a>(
-        &'a self,
-        kind: Kind,
-        namespace: &'a str,
-    ) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
+    /// The stored objects of `kind` in `namespace`, in name order (a walk of that namespace's only).
+    pub fn in_namespace<'a>(&'a self, kind: Kind, namespace: &'a str) -> impl Iterator<Item = &'a Rc<Object>> + 'a {
         self.kinds[kind.index()]
             .objects
             .range(ObjKey::new(namespace, "")..)

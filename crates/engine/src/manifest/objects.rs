@@ -789,7 +789,7 @@ pub(crate) fn job<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Job> {
         match key {
             "metadata" => o.metadata = meta(cx, v)?,
             "spec" => o.spec = job_spec(cx, v)?,
-            _ => o.status = Box::new(job_status(cx, v)?),
+            _ => *o.status = job_status(cx, v)?,
         }
         Ok(())
     })
