@@ -59,6 +59,7 @@ pub(crate) fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
         Object::Deployment(d) => default_deployment(d),
         Object::DaemonSet(ds) => default_daemon_set(ds),
         Object::Job(j) => default_job(j),
+        Object::CronJob(c) => default_cronjob(c),
         Object::Service(svc) => default_service(svc),
         // SetDefaults_EndpointPort: TCP.
         Object::EndpointSlice(e) => {
@@ -304,6 +305,17 @@ fn default_job(j: &mut crate::api::Job) {
     default_template(&mut spec.template);
 }
 
+/// SetDefaults_CronJob: concurrencyPolicy Allow, suspend false, history limits 3 and 1; the job template's pod
+/// template gets a pod's defaults (the Job's own defaults come when a Job is made from it).
+fn default_cronjob(c: &mut crate::api::CronJob) {
+    let spec = &mut c.spec;
+    spec.concurrency_policy.get_or_insert_with(|| s("Allow"));
+    spec.suspend.get_or_insert(false);
+    spec.successful_jobs_history_limit.get_or_insert(3);
+    spec.failed_jobs_history_limit.get_or_insert(1);
+    default_template(&mut spec.job_template.spec.template);
+}
+
 /// A validation failure on one field, as the API server reports it (`spec.replicas: Invalid value: -1: ...`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
@@ -496,6 +508,7 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
         Object::Deployment(d) => apps::validate_deployment(d, &mut errs),
         Object::DaemonSet(ds) => apps::validate_daemon_set(ds, &mut errs),
         Object::Job(j) => batch::validate_job(j, &mut errs),
+        Object::CronJob(c) => batch::validate_cronjob(c, &mut errs),
         Object::ConfigMap(cm) => config::validate_config_map(cm, &mut errs),
         Object::Secret(sec) => config::validate_secret(sec, &mut errs),
         Object::Service(svc) => service::validate_service(svc, &mut errs),

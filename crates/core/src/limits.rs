@@ -17,8 +17,9 @@ pub const MAX_STORED_OBJECTS: usize = 1_000;
 
 /// Services (the scalability envelope: 10,000).
 pub const MAX_SERVICES: usize = 10_000;
-/// ConfigMaps, and Secrets (kubeloop's own bound for each; each holds at most 1 MiB of data, upstream's limit).
-pub const MAX_CONFIG_OBJECTS: usize = 10_000;
+/// ConfigMaps, and Secrets (kubeloop's own bound for each; each holds at most 1 MiB of data, upstream's limit):
+/// 10,000 of a person's, and room for the cluster's own (kube-system's add-ons bring two ConfigMaps).
+pub const MAX_CONFIG_OBJECTS: usize = 10_000 + 16;
 
 /// Namespaces (the scalability envelope: 10,000).
 pub const MAX_NAMESPACES: usize = 10_000;
@@ -29,6 +30,8 @@ pub const MAX_REPLICASETS: usize = 11 * MAX_DEPLOYMENTS;
 pub const MAX_DAEMONSETS: usize = 1_000;
 /// Jobs (kubeloop's own bound).
 pub const MAX_JOBS: usize = 10_000;
+/// CronJobs (kubeloop's own bound).
+pub const MAX_CRONJOBS: usize = 1_000;
 /// Event objects (kubeloop's own bound; Events also expire after their 1 h TTL).
 pub const MAX_EVENTS: usize = 1_000_000;
 

@@ -758,6 +758,7 @@ fn decode_object<'n>(kind: Kind, cx: &mut decode::Cx<'n>, n: &'n Node) -> Result
         Kind::Deployment => Object::Deployment(objects::deployment(cx, n)?),
         Kind::DaemonSet => Object::DaemonSet(objects::daemon_set(cx, n)?),
         Kind::Job => Object::Job(objects::job(cx, n)?),
+        Kind::CronJob => Object::CronJob(objects::cronjob(cx, n)?),
         Kind::ConfigMap => Object::ConfigMap(objects::config_map(cx, n)?),
         Kind::Secret => Object::Secret(objects::secret(cx, n)?),
         Kind::ServiceAccount => Object::ServiceAccount(objects::service_account(cx, n)?),

@@ -188,6 +188,7 @@ const KINDS: &[&str] = &[
     "ConfigMap",
     "DaemonSet",
     "Job",
+    "CronJob",
     "Lease",
     "Event",
     "List",
@@ -491,7 +492,7 @@ fn document(b: &mut Bytes) -> Node {
     let stored = Kind::ALL.into_iter().find(|k| k.name() == kind && k.info().stored.is_some());
     let api = match kind {
         "Deployment" | "ReplicaSet" | "DaemonSet" if !b.chance(10) => "apps/v1",
-        "Job" if !b.chance(10) => "batch/v1",
+        "Job" | "CronJob" if !b.chance(10) => "batch/v1",
         _ if stored.is_some() && !b.chance(10) => stored.map_or("v1", Kind::api_version),
         _ if b.chance(80) => "v1",
         _ => b.pick(API_VERSIONS),

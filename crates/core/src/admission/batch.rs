@@ -6,7 +6,7 @@ use crate::api::job::{
     PodFailurePolicy, PodFailurePolicyRule, CONTROLLER_UID_LABEL, JOB_NAME_LABEL, LEGACY_CONTROLLER_UID_LABEL,
     LEGACY_JOB_NAME_LABEL,
 };
-use crate::api::{s, Job, Labels};
+use crate::api::{s, CronJob, Job, Labels};
 
 /// `maxPodFailurePolicyRules`, `maxPodFailurePolicyOnExitCodesValues`, `maxPodFailurePolicyOnPodConditionsPatterns`.
 const MAX_RULES: usize = 20;
@@ -258,4 +258,48 @@ fn selector(job: &Job, errs: &mut Vec<FieldError>) {
 fn go_list(values: &[&str]) -> String {
     let quoted: Vec<String> = values.iter().map(|v| q(v)).collect();
     format!("[{}]", quoted.join(" "))
+}
+
+/// `ValidateCronJobCreate`: the name (52 characters at most: its Jobs add 11), the schedule and time zone
+/// (robfig's parse, [`crate::cron`]), the policies, and the job template as a Job made from it would be checked
+/// (`validateJobTemplateSpec`: its generated selector aside), its fields under `spec.jobTemplate.spec`.
+pub(super) fn validate_cronjob(cj: &CronJob, errs: &mut Vec<FieldError>) {
+    let name = &cj.metadata.name;
+    if name.len() > crate::api::cronjob::MAX_NAME_LENGTH {
+        errs.push(FieldError::invalid("metadata.name", q(name), "must be no more than 52 characters"));
+    }
+    let spec = &cj.spec;
+    let found = crate::cron::validate_schedule(&spec.schedule, false, spec.time_zone.as_deref());
+    for e in found.into_iter().chain(crate::cron::validate_time_zone(spec.time_zone.as_deref())) {
+        let (path, message) = e.split_once(": ").unwrap_or(("spec.schedule", &e));
+        errs.push(FieldError::new(path, message));
+    }
+    match spec.concurrency_policy.as_deref() {
+        None | Some("Allow" | "Forbid" | "Replace") => {}
+        Some("") => errs.push(FieldError::required("spec.concurrencyPolicy")),
+        Some(other) => {
+            errs.push(FieldError::not_supported("spec.concurrencyPolicy", q(other), &["Allow", "Forbid", "Replace"]))
+        }
+    }
+    let counts = [
+        ("spec.startingDeadlineSeconds", spec.starting_deadline_seconds),
+        ("spec.successfulJobsHistoryLimit", spec.successful_jobs_history_limit.map(i64::from)),
+        ("spec.failedJobsHistoryLimit", spec.failed_jobs_history_limit.map(i64::from)),
+    ];
+    for (path, v) in counts {
+        if let Some(v) = v {
+            nonnegative(path, v, errs);
+        }
+    }
+    let mut job = crate::controllers::cronjob::job_for(cj, 0, &crate::cron::TimeZone::utc());
+    job.metadata.uid = cj.metadata.uid.clone();
+    crate::api::job::generate_selector(&mut job, &s("00000000-0000-4000-8000-000000000000"));
+    let mut found = Vec::new();
+    validate_spec(&job, &mut found);
+    for mut e in found {
+        if let Some(rest) = e.path.strip_prefix("spec.") {
+            e.path = format!("spec.jobTemplate.spec.{rest}");
+        }
+        errs.push(e);
+    }
 }

@@ -38,10 +38,11 @@ pub enum Kind {
     PersistentVolume,
     DaemonSet,
     Job,
+    CronJob,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 26] = [
+    pub const ALL: [Kind; 27] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -68,6 +69,7 @@ impl Kind {
         Kind::PersistentVolume,
         Kind::DaemonSet,
         Kind::Job,
+        Kind::CronJob,
     ];
 
     pub fn index(self) -> usize {
@@ -255,7 +257,7 @@ pub enum Cell {
 const RW: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 /// Every kind, in [`Kind::ALL`]'s order (`KINDS[k as usize].kind == k`).
-pub const KINDS: [KindInfo; 26] = [
+pub const KINDS: [KindInfo; 27] = [
     KindInfo {
         kind: Kind::Namespace,
         name: "Namespace",
@@ -825,6 +827,26 @@ pub const KINDS: [KindInfo; 26] = [
         stored: None,
         field_index: None,
     },
+    KindInfo {
+        kind: Kind::CronJob,
+        name: "CronJob",
+        api_version: "batch/v1",
+        group: "batch",
+        version: "v1",
+        plural: "cronjobs",
+        singular: "cronjob",
+        short_names: &["cj"],
+        resource_ref: "cronjob.batch",
+        group_resource: "cronjobs.batch",
+        namespaced: true,
+        generation: true,
+        status_subresource: true,
+        verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_CRONJOBS,
+        stored: None,
+        field_index: None,
+    },
 ];
 
 const AGE: Column = ("AGE", "", Cell::Age);
@@ -888,7 +910,7 @@ const STORED: KindInfo = KindInfo {
 };
 
 /// The kinds in discovery's order (`kubectl api-resources` before its sort): the core group, then by group.
-pub const DISCOVERY: [Kind; 26] = [
+pub const DISCOVERY: [Kind; 27] = [
     Kind::ConfigMap,
     Kind::Event,
     Kind::LimitRange,
@@ -903,6 +925,7 @@ pub const DISCOVERY: [Kind; 26] = [
     Kind::DaemonSet,
     Kind::Deployment,
     Kind::ReplicaSet,
+    Kind::CronJob,
     Kind::Job,
     Kind::Lease,
     Kind::EndpointSlice,

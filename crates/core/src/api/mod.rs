@@ -5,6 +5,7 @@
 pub mod affinity;
 pub mod conditions;
 pub mod config;
+pub mod cronjob;
 pub mod daemonset;
 pub mod endpointslice;
 pub mod env;
@@ -28,6 +29,7 @@ use std::rc::Rc;
 pub use affinity::{Affinity, NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm};
 pub use conditions::{set_condition, Placement};
 pub use config::{ConfigMap, LocalObjectReference, Secret, ServiceAccount};
+pub use cronjob::CronJob;
 pub use daemonset::{DaemonSet, DaemonSetSpec, DaemonSetStatus, DaemonSetUpdateStrategy};
 pub use endpointslice::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice, SeenEndpoint, ServiceEndpoints};
 pub use env::{
@@ -154,6 +156,7 @@ pub enum Object {
     PodDisruptionBudget(PodDisruptionBudget),
     DaemonSet(DaemonSet),
     Job(Job),
+    CronJob(CronJob),
     /// An object of a kind kubeloop stores without simulating it ([`KindInfo::stored`]).
     Stored(Stored),
 }
@@ -176,6 +179,7 @@ macro_rules! each_kind {
             Object::PodDisruptionBudget($v) => $body,
             Object::DaemonSet($v) => $body,
             Object::Job($v) => $body,
+            Object::CronJob($v) => $body,
             Object::Stored($v) => $body,
         }
     };
@@ -220,6 +224,7 @@ accessors! {
     PodDisruptionBudget, PodDisruptionBudget, as_pdb, as_pdb_mut, into_pdb;
     DaemonSet, DaemonSet, as_daemonset, as_daemonset_mut, into_daemonset;
     Job, Job, as_job, as_job_mut, into_job;
+    CronJob, CronJob, as_cronjob, as_cronjob_mut, into_cronjob;
     Stored, Stored, as_stored, as_stored_mut, into_stored;
 }
 
@@ -241,6 +246,7 @@ impl Object {
             Object::PodDisruptionBudget(_) => Kind::PodDisruptionBudget,
             Object::DaemonSet(_) => Kind::DaemonSet,
             Object::Job(_) => Kind::Job,
+            Object::CronJob(_) => Kind::CronJob,
             Object::Stored(v) => v.kind,
         }
     }
@@ -279,6 +285,7 @@ impl Object {
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
             (Object::DaemonSet(a), Object::DaemonSet(b)) => a.spec != b.spec,
             (Object::Job(a), Object::Job(b)) => a.spec != b.spec,
+            (Object::CronJob(a), Object::CronJob(b)) => a.spec != b.spec,
             // The endpointslice strategy's PrepareForUpdate: anything but the metadata, or the labels.
             (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
                 (&a.address_type, &a.endpoints, &a.ports, &a.metadata.labels)
@@ -307,6 +314,7 @@ impl Object {
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.status = b.status.clone(),
             (Object::DaemonSet(a), Object::DaemonSet(b)) => a.status = b.status.clone(),
             (Object::Job(a), Object::Job(b)) => a.status = b.status.clone(),
+            (Object::CronJob(a), Object::CronJob(b)) => a.status = b.status.clone(),
             (Object::Stored(a), Object::Stored(b)) => match b.fields.get("status") {
                 Some(st) => {
                     a.fields.insert("status".into(), st.clone());

@@ -310,6 +310,7 @@ impl Reconciler for GarbageCollector {
             Kind::ServiceAccount,
             Kind::DaemonSet,
             Kind::Job,
+            Kind::CronJob,
         ]
     }
 

@@ -1,5 +1,6 @@
 //! The controllers: many small, single-purpose control loops, each owning one kind of decision.
 
+pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
 pub mod disruption;
@@ -21,7 +22,7 @@ use std::rc::Rc;
 
 /// The controllers kubeloop runs: each one's name (the UI contract's, `mode: {trigger: NAME=edge}`'s) and the
 /// component that writes its Events (`source.component`), in the order the page lists them.
-pub const CONTROLLERS: [(&str, &str); 14] = [
+pub const CONTROLLERS: [(&str, &str); 15] = [
     ("deployment", "deployment-controller"),
     ("replicaset", "replicaset-controller"),
     ("scheduler", "default-scheduler"),
@@ -36,6 +37,7 @@ pub const CONTROLLERS: [(&str, &str); 14] = [
     ("resourcequota", "resourcequota-controller"),
     ("job", "job-controller"),
     ("ttlafterfinished", "ttl-after-finished-controller"),
+    ("cronjob", "cronjob-controller"),
 ];
 
 /// The controller whose Events carry this `source.component`.

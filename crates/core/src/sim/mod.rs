@@ -283,6 +283,9 @@ impl Sim {
             Controller::new(Box::new(crate::controllers::ttlafterfinished::TtlAfterFinishedController::new(
                 crate::controllers::ttlafterfinished::WORKERS,
             ))),
+            Controller::new(Box::new(crate::controllers::cronjob::CronJobController::new(
+                crate::controllers::cronjob::WORKERS,
+            ))),
         ]
     }
 

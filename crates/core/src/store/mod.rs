@@ -125,6 +125,9 @@ impl ApiError {
     pub fn is_not_found(&self) -> bool {
         matches!(self, ApiError::NotFound { .. })
     }
+    pub fn is_already_exists(&self) -> bool {
+        matches!(self, ApiError::AlreadyExists { .. })
+    }
     /// A create refused because its namespace is being deleted (upstream's `NamespaceTerminatingCause`).
     pub(crate) fn is_namespace_terminating(&self) -> bool {
         matches!(self, ApiError::Forbidden(m) if m.ends_with("because it is being terminated"))

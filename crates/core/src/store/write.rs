@@ -202,6 +202,7 @@ impl Store {
             Object::Deployment(d) => d.status = Default::default(),
             Object::ReplicaSet(r) => r.status = Default::default(),
             Object::Job(j) => *j.status = Default::default(),
+            Object::CronJob(c) => c.status = Default::default(),
             // namespaceStrategy.PrepareForCreate: the namespace is Active and carries the `kubernetes` finalizer.
             Object::Namespace(n) => {
                 n.status = NamespaceStatus { phase: s("Active"), conditions: Vec::new() };

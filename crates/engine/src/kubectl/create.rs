@@ -14,7 +14,7 @@ use crate::sim::{Sim, MAX_NODES, MAX_PODS};
 pub const COMMAND: Command = Command {
     name: "create",
     summary: "Create a resource from a file or from stdin",
-    usage: "kubectl create -f FILENAME | kubectl create deployment NAME --image=image [--replicas=N] [--port=N] | kubectl create job NAME --image=image [-- COMMAND [args...]] | kubectl create namespace NAME",
+    usage: "kubectl create -f FILENAME | kubectl create deployment NAME --image=image [--replicas=N] [--port=N] | kubectl create job NAME --image=image [-- COMMAND [args...]] | kubectl create job NAME --from=cronjob/NAME | kubectl create cronjob NAME --image=image --schedule='0/5 * * * ?' [--restart=OnFailure|Never] [-- COMMAND [args...]] | kubectl create namespace NAME",
     flags: FLAGS,
     run,
 };
@@ -24,6 +24,9 @@ const FLAGS: &[Flag] = &[
     value("image", None),
     value("replicas", Some('r')),
     value("port", None),
+    value("schedule", None),
+    value("restart", None),
+    value("from", None),
     dry_run::FLAG,
 ];
 
@@ -38,6 +41,7 @@ fn create(sim: &mut Sim, args: &Args, input: &Input, dry: DryRun) -> Result<Outp
         Some("deployment" | "deploy") => deployment(sim, args, dry),
         Some("namespace" | "ns") => namespace(sim, args, dry),
         Some("job") => job(sim, args, dry),
+        Some("cronjob" | "cj") => cronjob(sim, args, dry),
         Some(other) => {
             if args.has("filename") {
                 return Err(Output::error(format!(
@@ -46,7 +50,7 @@ fn create(sim: &mut Sim, args: &Args, input: &Input, dry: DryRun) -> Result<Outp
                 )));
             }
             Err(Output::error(format!(
-                "unknown command \"{other}\" for \"kubectl create\" (kubeloop creates deployments, jobs and namespaces; apply a manifest for the rest)"
+                "unknown command \"{other}\" for \"kubectl create\" (kubeloop creates deployments, jobs, cronjobs and namespaces; apply a manifest for the rest)"
             )))
         }
     }
@@ -247,16 +251,21 @@ fn job(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
             "exactly one NAME is required, got 0\nSee 'kubectl create job -h' for help and examples",
         ));
     };
-    let Some(image) = args.values("image").first().cloned() else {
-        return Err(Output::error("either --image or --from must be specified"));
-    };
-    let command = args.positional[2..].iter().map(|w| s(w)).collect();
+    let ns = super::namespace(args);
     let mut j = crate::api::Job::default();
+    match (args.values("image").first(), args.values("from").first()) {
+        (Some(_), Some(_)) => return Err(Output::error("--image and --from are mutually exclusive")),
+        (None, None) => return Err(Output::error("either --image or --from must be specified")),
+        (Some(image), None) => {
+            let command = args.positional[2..].iter().map(|w| s(w)).collect();
+            let container = Container { name: s(&name), image: s(image), command, ..Default::default() };
+            let spec = PodSpec { containers: vec![container].into(), restart_policy: s("Never"), ..Default::default() };
+            j.spec.template.spec = Rc::new(spec);
+        }
+        (None, Some(from)) => j = from_cronjob(sim, from, &ns)?,
+    }
     j.metadata.name = s(&name);
-    j.metadata.namespace = s(&super::namespace(args));
-    let container = Container { name: s(&name), image: s(&image), command, ..Default::default() };
-    let spec = PodSpec { containers: vec![container].into(), restart_policy: s("Never"), ..Default::default() };
-    j.spec.template.spec = Rc::new(spec);
+    j.metadata.namespace = s(&ns);
     if !dry.sends() {
         return Ok(Output::ok(format!("job.batch/{name} created (dry run)\n")));
     }
@@ -266,6 +275,71 @@ fn job(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
             Ok(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() })
         }
         Err(e) => Err(Output::error(format!("failed to create job: {e}"))),
+    }
+}
+
+/// `create job --from=cronjob/NAME` (`createJobFromCronJob`): the CronJob's job template, the annotation
+/// `cronjob.kubernetes.io/instantiate: manual`, and the CronJob as its controller.
+fn from_cronjob(sim: &mut Sim, from: &str, ns: &str) -> Result<crate::api::Job, Output> {
+    let Some((kind, name)) = from.split_once('/') else {
+        return Err(Output::error(format!("from must be of the form <resource>/<name>, got {from:?}")));
+    };
+    if !matches!(kind, "cronjob" | "cronjobs" | "cj" | "cronjob.batch" | "cronjobs.batch") {
+        return Err(Output::error(format!("unknown object type {kind}")));
+    }
+    let key = crate::api::ObjKey::new(ns, name);
+    let found = sim.as_user(|api| api.get(Kind::CronJob, &key));
+    let cj = match found.as_deref().map(|o| o.as_cronjob()) {
+        Ok(Some(cj)) => cj.clone(),
+        Ok(None) => return Err(Output::error(format!("cronjobs.batch \"{name}\" not found"))),
+        Err(e) => return Err(Output::error(format!("Error from server ({}): {e}", e.reason()))),
+    };
+    let t = &cj.spec.job_template;
+    let mut j = crate::api::Job::default();
+    j.metadata.labels = t.metadata.labels.clone();
+    j.metadata.annotations = t.metadata.annotations.clone();
+    j.metadata.annotations.insert(s("cronjob.kubernetes.io/instantiate"), s("manual"));
+    j.metadata.owner_references.push(crate::api::OwnerReference::controller(Kind::CronJob, &cj.metadata));
+    j.spec = t.spec.clone();
+    Ok(j)
+}
+
+/// `create cronjob NAME --image=IMAGE --schedule=SCHEDULE [--restart=OnFailure|Never] [-- COMMAND [args...]]`
+/// (`CreateCronJobOptions`): one container named after the CronJob, restartPolicy OnFailure unless given.
+fn cronjob(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
+    let Some(name) = args.positional.get(1).cloned() else {
+        return Err(Output::error(
+            "exactly one NAME is required, got 0\nSee 'kubectl create cronjob -h' for help and examples",
+        ));
+    };
+    let Some(image) = args.values("image").first().cloned() else {
+        return Err(Output::error("--image must be specified"));
+    };
+    let Some(schedule) = args.values("schedule").first().cloned() else {
+        return Err(Output::error("--schedule must be specified"));
+    };
+    let restart = args.values("restart").first().cloned().unwrap_or_else(|| "OnFailure".into());
+    if !matches!(restart.as_str(), "OnFailure" | "Never") {
+        return Err(Output::error(format!("invalid restart policy: {restart}")));
+    }
+    let command = args.positional[2..].iter().map(|w| s(w)).collect();
+    let mut c = crate::api::CronJob::default();
+    c.metadata.name = s(&name);
+    c.metadata.namespace = s(&super::namespace(args));
+    c.spec.schedule = s(&schedule);
+    c.spec.job_template.metadata.name = s(&name);
+    let container = Container { name: s(&name), image: s(&image), command, ..Default::default() };
+    let spec = PodSpec { containers: vec![container].into(), restart_policy: s(&restart), ..Default::default() };
+    c.spec.job_template.spec.template.spec = Rc::new(spec);
+    if !dry.sends() {
+        return Ok(Output::ok(format!("cronjob.batch/{name} created (dry run)\n")));
+    }
+    match dry.send(sim, |api| api.create(Object::CronJob(c))) {
+        Ok(_) => Ok(Output::ok(format!("cronjob.batch/{name} created{}\n", dry.suffix()))),
+        Err(e @ crate::store::ApiError::Invalid(_)) => {
+            Ok(Output { stderr: format!("{}\n", server_error_line(&e)), code: 1, ..Default::default() })
+        }
+        Err(e) => Err(Output::error(format!("failed to create cronjob: {e}"))),
     }
 }
 

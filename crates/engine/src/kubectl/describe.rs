@@ -144,6 +144,7 @@ fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> Stri
         Object::ReplicaSet(r) => describe_replicaset(api, &mut w, r),
         Object::DaemonSet(d) => describe_daemonset(api, &mut w, d),
         Object::Job(j) => describe_job(&mut w, j),
+        Object::CronJob(c) => describe_cronjob(&mut w, c),
         Object::Namespace(n) => {
             describe_namespace(&mut w, n);
             return w.finish();
@@ -555,6 +556,45 @@ fn describe_job(w: &mut Writer, j: &crate::api::Job) {
         w.write(0, &format!("Completed Indexes:\t{}\n", cap_indexes(&st.completed_indexes, 50)));
     }
     describe_pod_template(w, &spec.template);
+}
+
+/// `describeCronJob`: the schedule and its policies, the job template (`describeJobTemplate`), the last schedule
+/// time and the active Jobs.
+fn describe_cronjob(w: &mut Writer, c: &crate::api::CronJob) {
+    let (m, spec) = (&c.metadata, &c.spec);
+    let unset = |v: Option<String>| v.unwrap_or_else(|| "<unset>".into());
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    labels_multiline(w, "", "Labels", &m.labels);
+    annotations_multiline(w, "", "Annotations", &m.annotations);
+    w.write(0, &format!("Schedule:\t{}\n", spec.schedule));
+    if let Some(tz) = &spec.time_zone {
+        w.write(0, &format!("Time Zone:\t{tz}\n"));
+    }
+    w.write(0, &format!("Concurrency Policy:\t{}\n", spec.concurrency_policy.as_deref().unwrap_or("")));
+    w.write(0, &format!("Suspend:\t{}\n", unset(spec.suspend.map(|b| if b { "True" } else { "False" }.into()))));
+    let limits = [
+        ("Successful Job History Limit", spec.successful_jobs_history_limit),
+        ("Failed Job History Limit", spec.failed_jobs_history_limit),
+    ];
+    for (title, v) in limits {
+        w.write(0, &format!("{title}:\t{}\n", unset(v.map(|v| v.to_string()))));
+    }
+    let deadline = spec.starting_deadline_seconds.map(|d| format!("{d}s"));
+    w.write(0, &format!("Starting Deadline Seconds:\t{}\n", unset(deadline)));
+    let t = &spec.job_template.spec;
+    w.write(0, &format!("Selector:\t{}\n", unset(t.selector.as_ref().map(|s| s.to_string()))));
+    w.write(0, &format!("Parallelism:\t{}\n", unset(t.parallelism.map(|v| v.to_string()))));
+    w.write(0, &format!("Completions:\t{}\n", unset(t.completions.map(|v| v.to_string()))));
+    if let Some(d) = t.active_deadline_seconds {
+        w.write(0, &format!("Active Deadline Seconds:\t{d}s\n"));
+    }
+    describe_pod_template(w, &t.template);
+    let last = c.status.last_schedule_time.map(|t| rfc1123z(t.0));
+    w.write(0, &format!("Last Schedule Time:\t{}\n", unset(last)));
+    let active: Vec<&str> = c.status.active.iter().map(|r| &*r.name).collect();
+    let active = if active.is_empty() { "<none>".to_string() } else { active.join(", ") };
+    w.write(0, &format!("Active Jobs:\t{active}\n"));
 }
 
 /// `capIndexesListOrNone`: `<none>`, or the list cut at the first comma from `soft_limit` on, with `...`.

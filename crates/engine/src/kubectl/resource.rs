@@ -54,10 +54,11 @@ pub enum Targets {
 }
 
 /// The kinds of upstream's `all` category that kubeloop serves, in the order `kubectl get all` prints them (the
-/// core group's pods and services, then apps' deployments and replicasets, then batch's jobs; of the category's
-/// others kubeloop serves daemonsets, not listed here yet, and none of replicationcontrollers, statefulsets,
-/// cronjobs, horizontalpodautoscalers).
-pub const ALL_CATEGORY: [Kind; 5] = [Kind::Pod, Kind::Service, Kind::Deployment, Kind::ReplicaSet, Kind::Job];
+/// core group's pods and services, then apps' daemonsets, deployments and replicasets, then batch's cronjobs and
+/// jobs; of the category's others kubeloop serves none of replicationcontrollers, statefulsets,
+/// horizontalpodautoscalers).
+pub const ALL_CATEGORY: [Kind; 7] =
+    [Kind::Pod, Kind::Service, Kind::DaemonSet, Kind::Deployment, Kind::ReplicaSet, Kind::CronJob, Kind::Job];
 
 /// Parses `TYPE[,TYPE] [NAME...]` or `TYPE/NAME...`. `all` expands to [`ALL_CATEGORY`] (`kubectl get all`). An empty
 /// list is an error for the caller to word.
@@ -145,7 +146,15 @@ mod tests {
         assert_eq!(
             targets(&v(&["all"])),
             Ok(Targets::ByType {
-                kinds: vec![Kind::Pod, Kind::Service, Kind::Deployment, Kind::ReplicaSet, Kind::Job],
+                kinds: vec![
+                    Kind::Pod,
+                    Kind::Service,
+                    Kind::DaemonSet,
+                    Kind::Deployment,
+                    Kind::ReplicaSet,
+                    Kind::CronJob,
+                    Kind::Job
+                ],
                 names: vec![]
             })
         );

@@ -24,6 +24,7 @@ pub(crate) fn object(o: &Object) -> Value {
         Object::Deployment(v) => w.put("spec", deployment_spec(&v.spec)).put("status", deployment_status(&v.status)),
         Object::DaemonSet(v) => w.put("spec", daemon_set_spec(&v.spec)).put("status", daemon_set_status(&v.status)),
         Object::Job(v) => w.put("spec", job_spec(&v.spec)).put("status", job_status(&v.status)),
+        Object::CronJob(v) => w.put("spec", cronjob_spec(&v.spec)).put("status", cronjob_status(&v.status)),
         Object::Lease(v) => w.put("spec", lease_spec(&v.spec)),
         Object::Event(v) => event(&mut w, &v.body),
         Object::ConfigMap(v) => {
@@ -796,5 +797,30 @@ fn job_status(s: &JobStatus) -> Value {
                 .map(|u| Fields::default().strings("succeeded", &u.succeeded).strings("failed", &u.failed).done()),
         )
         .opt_int("ready", s.ready.map(i64::from))
+        .done()
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// CronJob
+
+fn cronjob_spec(s: &cronjob::CronJobSpec) -> Value {
+    let t = &s.job_template;
+    Fields::default()
+        .text("schedule", &s.schedule)
+        .opt("timeZone", s.time_zone.as_deref().map(string))
+        .opt_int("startingDeadlineSeconds", s.starting_deadline_seconds)
+        .opt("concurrencyPolicy", s.concurrency_policy.as_deref().map(string))
+        .opt_bool("suspend", s.suspend)
+        .put("jobTemplate", Fields::default().put("metadata", meta(&t.metadata)).put("spec", job_spec(&t.spec)).done())
+        .opt_int("successfulJobsHistoryLimit", s.successful_jobs_history_limit.map(i64::from))
+        .opt_int("failedJobsHistoryLimit", s.failed_jobs_history_limit.map(i64::from))
+        .done()
+}
+
+fn cronjob_status(s: &cronjob::CronJobStatus) -> Value {
+    Fields::default()
+        .list("active", &s.active, object_reference)
+        .time("lastScheduleTime", s.last_schedule_time)
+        .time("lastSuccessfulTime", s.last_successful_time)
         .done()
 }

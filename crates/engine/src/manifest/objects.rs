@@ -795,6 +795,67 @@ pub(crate) fn job<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Job> {
     })
 }
 
+// CronJob
+
+pub(crate) fn cronjob<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<CronJob> {
+    object(cx, n, "CronJob", &["metadata", "spec", "status"], &[], |o: &mut CronJob, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "spec" => o.spec = cronjob_spec(cx, v)?,
+            _ => o.status = cronjob_status(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn cronjob_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<cronjob::CronJobSpec> {
+    const NAMES: &[&str] = &[
+        "schedule",
+        "timeZone",
+        "startingDeadlineSeconds",
+        "concurrencyPolicy",
+        "suspend",
+        "jobTemplate",
+        "successfulJobsHistoryLimit",
+        "failedJobsHistoryLimit",
+    ];
+    object(cx, n, "CronJobSpec", NAMES, &[], |s: &mut cronjob::CronJobSpec, cx, key, v| {
+        match key {
+            "schedule" => s.schedule = cx.string(v)?,
+            "timeZone" => s.time_zone = cx.option(v, Cx::string)?,
+            "startingDeadlineSeconds" => s.starting_deadline_seconds = cx.option(v, Cx::i64)?,
+            "concurrencyPolicy" => s.concurrency_policy = cx.option(v, Cx::string)?,
+            "suspend" => s.suspend = cx.option(v, Cx::bool)?,
+            "jobTemplate" => *s.job_template = job_template(cx, v)?,
+            "successfulJobsHistoryLimit" => s.successful_jobs_history_limit = cx.option(v, Cx::i32)?,
+            _ => s.failed_jobs_history_limit = cx.option(v, Cx::i32)?,
+        }
+        Ok(())
+    })
+}
+
+fn job_template<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<cronjob::JobTemplateSpec> {
+    object(cx, n, "JobTemplateSpec", &["metadata", "spec"], &[], |t: &mut cronjob::JobTemplateSpec, cx, key, v| {
+        match key {
+            "metadata" => t.metadata = meta(cx, v)?,
+            _ => t.spec = job_spec(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn cronjob_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<cronjob::CronJobStatus> {
+    const NAMES: &[&str] = &["active", "lastScheduleTime", "lastSuccessfulTime"];
+    object(cx, n, "CronJobStatus", NAMES, &[], |s: &mut cronjob::CronJobStatus, cx, key, v| {
+        match key {
+            "active" => s.active = cx.seq(v, object_reference)?,
+            "lastScheduleTime" => s.last_schedule_time = cx.option(v, time)?,
+            _ => s.last_successful_time = cx.option(v, time)?,
+        }
+        Ok(())
+    })
+}
+
 fn job_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<JobSpec> {
     const NAMES: &[&str] = &[
         "parallelism",

@@ -46,6 +46,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::ReplicaSet => &["NAME", "DESIRED", "CURRENT", "READY", "AGE"],
         Kind::DaemonSet => &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
         Kind::Job => &["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"],
+        Kind::CronJob => &["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"],
         Kind::Node => &["NAME", "STATUS", "ROLES", "AGE", "VERSION"],
         Kind::Namespace => &["NAME", "STATUS", "AGE"],
         Kind::Lease => &["NAME", "HOLDER", "AGE"],
@@ -61,7 +62,9 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
     };
     let wide: &[&str] = match kind {
         Kind::Pod => &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
-        Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job => &["CONTAINERS", "IMAGES", "SELECTOR"],
+        Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job | Kind::CronJob => {
+            &["CONTAINERS", "IMAGES", "SELECTOR"]
+        }
         Kind::Service => &["SELECTOR"],
         Kind::Node => &["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"],
         _ => &[],
@@ -105,6 +108,7 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
         Object::ReplicaSet(r) => replicaset_cells(r, name, now, opts.wide, &mut cells),
         Object::DaemonSet(d) => daemonset_cells(d, name, now, opts.wide, &mut cells),
         Object::Job(j) => job_cells(j, name, now, opts.wide, &mut cells),
+        Object::CronJob(c) => cronjob_cells(c, name, now, opts.wide, &mut cells),
         Object::Node(n) => node_cells(n, name, now, opts.wide, &mut cells),
         Object::Namespace(n) => namespace_cells(n, name, now, &mut cells),
         Object::Lease(l) => lease_cells(l, name, now, &mut cells),
@@ -491,6 +495,36 @@ fn job_cells(j: &crate::api::Job, name: String, now: Millis, wide: bool, cells: 
     if wide {
         let (c, i) = containers_and_images(&j.spec.template.spec);
         cells.extend([c, i, j.selector().format()]);
+    }
+}
+
+/// `printCronJob`: the schedule, its zone (`<none>`), whether suspended, how many Jobs run, how long since the last
+/// schedule (`<none>`); in wide the job template's containers and selector.
+fn cronjob_cells(c: &crate::api::CronJob, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    let spec = &c.spec;
+    let suspend = match spec.suspend {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    };
+    let last = match c.status.last_schedule_time {
+        Some(t) => Age(now.saturating_sub(t.0)).to_string(),
+        None => "<none>".into(),
+    };
+    cells.extend([
+        name,
+        spec.schedule.to_string(),
+        spec.time_zone.as_deref().unwrap_or("<none>").to_string(),
+        suspend.to_string(),
+        c.status.active.len().to_string(),
+        last,
+        since(c.metadata.creation_timestamp, now),
+    ]);
+    if wide {
+        let t = &spec.job_template.spec;
+        let (containers, images) = containers_and_images(&t.template.spec);
+        let selector = t.selector.as_ref().map_or_else(|| "<none>".to_string(), |s| s.format());
+        cells.extend([containers, images, selector]);
     }
 }
 

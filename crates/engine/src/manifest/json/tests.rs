@@ -32,6 +32,7 @@ fn serde_json_of(o: &Object) -> Value {
         Object::PodDisruptionBudget(v) => serde_json::to_value(v),
         Object::DaemonSet(v) => serde_json::to_value(v),
         Object::Job(v) => serde_json::to_value(v),
+        Object::CronJob(v) => serde_json::to_value(v),
         // A stored kind's fields are JSON already: its metadata through serde, then the fields.
         Object::Stored(v) => serde_json::to_value(&v.metadata).map(|m| {
             let mut body = v.fields.clone();
@@ -88,6 +89,7 @@ impl Oracle {
             Object::PodDisruptionBudget(v) => v.serialize(rec),
             Object::DaemonSet(v) => v.serialize(rec),
             Object::Job(v) => v.serialize(rec),
+            Object::CronJob(v) => v.serialize(rec),
             Object::Stored(v) => v.metadata.serialize(rec),
         };
         assert!(recorded.is_ok());
@@ -604,6 +606,22 @@ fn full_documents() -> Vec<(Kind, Value)> {
             json!({"metadata": meta, "spec": {"template": {"metadata": {}, "spec": pod_spec_json()}},
             "status": {"uncountedTerminatedPods": {}}}),
         ),
+        (
+            Kind::CronJob,
+            json!({"metadata": meta,
+            "spec": {"schedule": "*/5 * * * *", "timeZone": "Europe/Berlin", "startingDeadlineSeconds": 30,
+                     "concurrencyPolicy": "Forbid", "suspend": true,
+                     "jobTemplate": {"metadata": meta, "spec": {"backoffLimit": 1,
+                         "template": {"metadata": meta, "spec": pod_spec_json()}}},
+                     "successfulJobsHistoryLimit": 2, "failedJobsHistoryLimit": 4},
+            "status": {"active": [{"kind": "Job", "namespace": "default", "name": "j", "uid": "u", "apiVersion": "batch/v1"}],
+                "lastScheduleTime": t(5), "lastSuccessfulTime": t(6)}}),
+        ),
+        (
+            Kind::CronJob,
+            json!({"metadata": meta, "spec": {"schedule": "@hourly", "jobTemplate": {"metadata": {}, "spec": {"template": {"metadata": {}, "spec": pod_spec_json()}}}},
+            "status": {}}),
+        ),
     ]
 }
 
@@ -624,7 +642,7 @@ fn typed(kind: Kind, v: &Value) -> Option<Object> {
     }
     Some(read_as!(
         Namespace Node Pod ReplicaSet Deployment Lease Event
-        ConfigMap Secret ServiceAccount Service EndpointSlice PodDisruptionBudget DaemonSet Job
+        ConfigMap Secret ServiceAccount Service EndpointSlice PodDisruptionBudget DaemonSet Job CronJob
     ))
 }
 
