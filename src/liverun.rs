@@ -773,7 +773,10 @@ impl LiveRun {
             Cmd::Unfork => self.unfork(),
             Cmd::Why(key) => self.why_of(key, None),
             Cmd::WhyWrite(key, rv) => self.why_of(key, Some(rv)),
-            Cmd::ShowAddons(shown) => self.show_addons = shown,
+            Cmd::ShowAddons(shown) => {
+                self.show_addons = shown;
+                self.explained = None;
+            }
             Cmd::NewCluster { nodes, pods, addons } => {
                 self.notice = Some(match self.new_cluster(nodes, pods, addons) {
                     Ok(said) => {
@@ -811,7 +814,8 @@ impl LiveRun {
                 return Some(view.clone());
             }
         }
-        let view = Rc::new(crate::snapshot::schedule_view(self.player.sim(), key, self.schedule_profile)?);
+        let view =
+            Rc::new(crate::snapshot::schedule_view(self.player.sim(), key, self.schedule_profile, self.show_addons)?);
         let cost = self.wall() - now;
         self.explained = Some((key.clone(), self.schedule_profile, now, cost, view.clone()));
         Some(view)
@@ -896,7 +900,7 @@ impl LiveRun {
             },
             summary: build_summary(sim, &hidden),
             cluster: build_cluster(sim, &mut self.cache, &hidden),
-            services: Rc::new(build_services(sim)),
+            services: Rc::new(build_services(sim, self.show_addons)),
             controllers: Rc::new(build_controllers(sim, &self.history)),
             informers,
             drift,

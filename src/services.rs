@@ -13,11 +13,16 @@ pub const MAX_SERVICE_VIEWS: usize = 50;
 /// Pods named per Service.
 const MAX_SERVICE_PODS: usize = 12;
 
-/// The Services and the pods behind their endpoints now, from their EndpointSlices (one pass over the slices).
-pub fn build_services(sim: &Sim) -> Vec<ServiceView> {
+/// The Services and the pods behind their endpoints now, from their EndpointSlices (one pass over the slices);
+/// kube-system's add-on one (kube-dns) only when `addons_shown`, as its pods.
+pub fn build_services(sim: &Sim, addons_shown: bool) -> Vec<ServiceView> {
     let store = sim.store();
-    let services: Vec<&Service> =
-        store.objects(Kind::Service).filter_map(|o| o.as_service()).take(MAX_SERVICE_VIEWS).collect();
+    let services: Vec<&Service> = store
+        .objects(Kind::Service)
+        .filter_map(|o| o.as_service())
+        .filter(|s| addons_shown || !kubeloop_engine::addons::is_addon(&s.metadata))
+        .take(MAX_SERVICE_VIEWS)
+        .collect();
     // The store lists in key order (namespace, then name): a slice finds its Service by a binary search.
     let position = |namespace: &str, name: &str| {
         services.binary_search_by(|s| (&*s.metadata.namespace, &*s.metadata.name).cmp(&(namespace, name))).ok()

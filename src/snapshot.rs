@@ -601,7 +601,7 @@ fn node_detail(sim: &Sim, name: &Str) -> NodeDetail {
 }
 
 /// Why the scheduler would put pod `key` where it would now, with what-if `profile` (`None`: no such pod).
-pub fn schedule_view(sim: &Sim, key: &ObjKey, profile: Profile) -> Option<ScheduleView> {
+pub fn schedule_view(sim: &Sim, key: &ObjKey, profile: Profile, addons_shown: bool) -> Option<ScheduleView> {
     // One scheduler cache of the API's objects serves every explanation below (building it is most of the cost).
     let mut cache = sim.scheduler_cache();
     let e = sim.explain_scheduling_in(&mut cache, key, profile)?;
@@ -632,7 +632,9 @@ pub fn schedule_view(sim: &Sim, key: &ObjKey, profile: Profile) -> Option<Schedu
         // A filter switched off explains each pod twice (the feasible nodes differ from upstream's).
         let per_pod = if profile.filters == Profile::default().filters { 1 } else { 2 };
         let limit = (WHAT_IF_VERDICTS / (total.max(1) * per_pod)).clamp(1, WHAT_IF_PODS);
-        let (moved, looked, of) = sim.scheduling_what_if_in(&mut cache, profile, limit);
+        // The pods of the cluster view: kube-system's add-ons only when it shows them.
+        let shown = |p: &Pod| addons_shown || !addons::is_addon_pod(p);
+        let (moved, looked, of) = sim.scheduling_what_if_among(&mut cache, profile, limit, &shown);
         let moved = moved.into_iter().map(|m| (m.pod.name, m.upstream, m.with)).collect();
         WhatIfView { moved, looked, of }
     });

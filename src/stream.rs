@@ -47,6 +47,7 @@ fn kind_of_controller(c: &str) -> &'static str {
         "daemonset" => "daemonset",
         "resourcequota" => "resourcequota",
         "job" | "ttlafterfinished" => "job",
+        "cronjob" => "cronjob",
         _ => "object",
     }
 }

@@ -29,23 +29,24 @@ pub struct ClusterProps {
 fn summary_bar(s: CountsView, on_cmd: &Callback<Cmd>) -> Html {
     let shown = s.addons_shown;
     let toggle = on_cmd.reform(move |_: MouseEvent| Cmd::ShowAddons(!shown));
-    let (label, title) = if shown {
-        (
-            "kube-system shown".to_string(),
-            "kube-system's add-on pods (kube-proxy, kindnet, CoreDNS) are drawn and counted: click to leave them out",
-        )
-    } else {
-        (format!("+{} kube-system", s.hidden), "kube-system's add-on pods (kube-proxy and kindnet on every node, CoreDNS's two) run and take their room on the nodes, but are left out of this view and these counts, as `kubectl get pods` leaves kube-system out: click to show them")
-    };
-    let addons = (shown || s.hidden > 0).then(|| html! {
-        <button type="button" class="btn small addons-toggle" data-testid="cluster-show-addons" aria-pressed={shown.to_string()}
-            onclick={toggle} {title}>{ label }</button>
+    // kube-system's add-on pods: left out of the view and the counts unless shown (a small toggle by the count).
+    let addons = (shown || s.hidden > 0).then(|| {
+        let (label, title) = if shown {
+            ("−".to_string(), "kube-system's add-on pods (kube-proxy, kindnet, CoreDNS) are drawn and counted: click to leave them out, as `kubectl get pods` does".to_string())
+        } else {
+            (format!("+{}", s.hidden), format!("{} pods of kube-system's add-ons (kube-proxy and kindnet on every node, CoreDNS's two) run and take their room on the nodes, but are left out of this view and these counts, as `kubectl get pods` leaves kube-system out: click to show them", s.hidden))
+        };
+        html! {
+            <button type="button" class="addons-toggle" data-testid="cluster-show-addons" aria-pressed={shown.to_string()}
+                onclick={toggle} {title}>{ label }</button>
+        }
     });
     html! {
         <div class="summary" aria-label="Cluster summary">
             <span class="stat running" title="Pods Running (not terminating)">
                 <span class="k">{ "running" }</span>
                 <b data-testid="summary-pods-running">{ s.running }</b>
+                { for addons }
             </span>
             <span class="stat pending" title="Pods Pending">
                 <span class="k">{ "pending" }</span>
@@ -59,7 +60,6 @@ fn summary_bar(s: CountsView, on_cmd: &Callback<Cmd>) -> Html {
                 <span class="k">{ "nodes ready" }</span>
                 <b><span data-testid="summary-nodes-ready">{ s.nodes_ready }</span>{ format!("/{}", s.nodes) }</b>
             </span>
-            { for addons }
         </div>
     }
 }

@@ -145,7 +145,7 @@ impl LiveRun {
         let deployments = pods.div_ceil(DEMO_PODS_PER_DEPLOYMENT);
         let (with, flag) = if addons { ("with", "") } else { ("without", " --no-addons") };
         Ok(format!(
-            "A new run (seed {}): {nodes} nodes {with} kube-system's add-ons, and {pods} pods in {deployments} of kubeloop's own demo Deployments (app-0 …, {DEMO_PODS_PER_DEPLOYMENT} pods each, as `kubeloop bench --nodes {nodes} --pods {pods}{flag}` makes them).",
+            "A new run (seed {}): {nodes} nodes and {pods} pods in {deployments} of kubeloop's own demo Deployments (app-0 …, {DEMO_PODS_PER_DEPLOYMENT} pods each, as `kubeloop bench --nodes {nodes} --pods {pods}{flag}` makes them), {with} kube-system's add-ons.",
             self.seed
         ))
     }

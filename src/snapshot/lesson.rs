@@ -85,11 +85,16 @@ pub(super) fn step_check(
     }
 }
 
+/// Not one of kube-system's add-ons (the figures, as the cluster view, leave them out).
+fn user(o: &&std::rc::Rc<kubeloop_engine::api::Object>) -> bool {
+    !kubeloop_engine::addons::is_addon(o.meta())
+}
+
 pub(super) fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsView, out: &mut Vec<(String, String)>) {
     let big = sim.store().count_of(Kind::Pod) > DOM_MAX_PODS;
     match f {
         Figure::Deployments => {
-            for d in sim.store().objects(Kind::Deployment).filter_map(|o| o.as_deployment()) {
+            for d in sim.store().objects(Kind::Deployment).filter(user).filter_map(|o| o.as_deployment()) {
                 let picks = |p: &Pod| {
                     p.metadata.namespace == d.metadata.namespace && d.spec.selector.matches(&p.metadata.labels)
                 };
@@ -103,10 +108,10 @@ pub(super) fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsVie
             }
         }
         Figure::ReplicaSetSpec => {
-            for d in sim.store().objects(Kind::Deployment).filter_map(|o| o.as_deployment()) {
+            for d in sim.store().objects(Kind::Deployment).filter(user).filter_map(|o| o.as_deployment()) {
                 out.push((format!("deployment/{} spec.replicas", d.metadata.name), d.replicas().to_string()));
             }
-            for r in sim.store().objects(Kind::ReplicaSet).filter_map(|o| o.as_replicaset()) {
+            for r in sim.store().objects(Kind::ReplicaSet).filter(user).filter_map(|o| o.as_replicaset()) {
                 out.push((
                     format!("replicaset/{} spec.replicas", r.metadata.name),
                     format!("{} (status: {} pods)", r.replicas(), r.status.replicas),
@@ -115,7 +120,7 @@ pub(super) fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsVie
         }
         Figure::ResourceVersions => {
             for k in [Kind::Deployment, Kind::ReplicaSet, Kind::Pod] {
-                for o in sim.store().objects(k) {
+                for o in sim.store().objects(k).filter(user) {
                     let m = o.meta();
                     out.push((
                         format!("{}/{} resourceVersion", k.name().to_ascii_lowercase(), m.name),
@@ -239,13 +244,13 @@ pub(super) fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsVie
 pub(super) fn app_figure(sim: &Sim, f: Figure, out: &mut Vec<(String, String)>) {
     match f {
         Figure::Endpoints => {
-            for v in crate::services::build_services(sim) {
+            for v in crate::services::build_services(sim, false) {
                 let others = if v.not_ready > 0 { format!(" · {} not ready", v.not_ready) } else { String::new() };
                 out.push((format!("service/{} endpoints", v.key.name), format!("{} ready{others}", v.ready)));
             }
         }
         Figure::Restarts => {
-            let pods = sim.store().objects(Kind::Pod).filter_map(|o| o.as_pod());
+            let pods = sim.store().objects(Kind::Pod).filter(user).filter_map(|o| o.as_pod());
             for p in pods.filter(|p| !p.metadata.is_terminating() && (!p.is_ready() || p.restarts() > 0)).take(6) {
                 let state = p
                     .status

@@ -24,7 +24,11 @@ pub const fn pods(nodes: usize) -> usize {
 /// Whether a pod is one of the add-ons' (kube-proxy's, kindnet's or CoreDNS's, by the labels their templates give):
 /// the page draws them only when asked to.
 pub fn is_addon_pod(pod: &crate::api::Pod) -> bool {
-    let m = &pod.metadata;
+    is_addon(&pod.metadata)
+}
+
+/// Whether an object in kube-system carries an add-on's label (its pods, and the kube-dns Service).
+pub fn is_addon(m: &crate::api::ObjectMeta) -> bool {
     &*m.namespace == "kube-system"
         && (matches!(m.label("k8s-app"), Some("kube-proxy" | "kube-dns")) || m.label("app") == Some("kindnet"))
 }

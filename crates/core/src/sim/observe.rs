@@ -48,11 +48,22 @@ impl Sim {
         profile: impl Into<Profile>,
         limit: usize,
     ) -> (Vec<Moved>, usize, usize) {
+        self.scheduling_what_if_among(cache, profile, limit, &|_| true)
+    }
+
+    /// [`Sim::scheduling_what_if_in`] over the pods `include` takes (the page's: those its cluster view shows).
+    pub fn scheduling_what_if_among(
+        &self,
+        cache: &mut Scheduler,
+        profile: impl Into<Profile>,
+        limit: usize,
+        include: &dyn Fn(&crate::api::Pod) -> bool,
+    ) -> (Vec<Moved>, usize, usize) {
         let pods = || {
             self.store
                 .objects(Kind::Pod)
                 .filter_map(|o| o.as_pod())
-                .filter(|p| !p.status.phase.is_terminal() && !p.metadata.is_terminating())
+                .filter(|p| !p.status.phase.is_terminal() && !p.metadata.is_terminating() && include(p))
         };
         let looked: Vec<_> = pods().take(limit).map(|p| (p, self.spread_owner_of(p))).collect();
         let n = looked.len();
