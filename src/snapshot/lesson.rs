@@ -219,9 +219,12 @@ pub(super) fn lesson_figure(sim: &Sim, f: Figure, start: Millis, reads: ReadsVie
             };
             out.push(("replicaset: failed reconciles, retried after".into(), shown));
         }
-        Figure::Endpoints | Figure::Restarts | Figure::Rollout | Figure::Budgets | Figure::DaemonSets => {
-            app_figure(sim, f, out)
-        }
+        Figure::Endpoints
+        | Figure::Restarts
+        | Figure::Rollout
+        | Figure::Budgets
+        | Figure::DaemonSets
+        | Figure::Jobs => app_figure(sim, f, out),
         Figure::DeadNodes => {
             for k in sim.kubelets().iter().filter(|k| !k.alive) {
                 let node = sim.store().peek(Kind::Node, &ObjKey::cluster(&k.name)).and_then(|o| o.as_node());
@@ -303,7 +306,7 @@ pub(super) fn app_figure(sim: &Sim, f: Figure, out: &mut Vec<(String, String)>) 
             }
         }
         Figure::DaemonSets => {
-            for d in sim.store().objects(Kind::DaemonSet).filter_map(|o| o.as_daemonset()) {
+            for d in sim.store().objects(Kind::DaemonSet).filter(user).filter_map(|o| o.as_daemonset()) {
                 let st = &d.status;
                 let mut v = format!(
                     "nodes desired {} · current {} · ready {} · up to date {}",
@@ -316,6 +319,16 @@ pub(super) fn app_figure(sim: &Sim, f: Figure, out: &mut Vec<(String, String)>) 
                     v.push_str(&format!(" · misscheduled {}", st.number_misscheduled));
                 }
                 out.push((format!("daemonset/{}", d.metadata.name), v));
+            }
+        }
+        Figure::Jobs => {
+            for j in sim.store().objects(Kind::Job).filter_map(|o| o.as_job()) {
+                let st = &j.status;
+                let mut v = format!("active {} · succeeded {} · failed {}", st.active, st.succeeded, st.failed);
+                if let Some(c) = j.finished() {
+                    v.push_str(&format!(" · {} ({})", c.type_, c.reason));
+                }
+                out.push((format!("job/{}", j.metadata.name), v));
             }
         }
         _ => {}

@@ -88,10 +88,12 @@ pub enum Figure {
     Budgets,
     /// Per DaemonSet: nodes desired, current, ready, up to date and misscheduled.
     DaemonSets,
+    /// Per Job: its active, succeeded and failed pods, and how it finished.
+    Jobs,
 }
 
 /// Each figure's name in a scenario file.
-pub const FIGURES: [(&str, Figure); 14] = [
+pub const FIGURES: [(&str, Figure); 15] = [
     ("deployments", Figure::Deployments),
     ("replicaSetSpec", Figure::ReplicaSetSpec),
     ("resourceVersions", Figure::ResourceVersions),
@@ -106,6 +108,7 @@ pub const FIGURES: [(&str, Figure); 14] = [
     ("rollout", Figure::Rollout),
     ("budgets", Figure::Budgets),
     ("daemonSets", Figure::DaemonSets),
+    ("jobs", Figure::Jobs),
 ];
 
 /// `ask:`: a question the page asks before the step runs (the clock holds until it is answered). Its step's
@@ -433,12 +436,13 @@ fn condition_of(o: &Object, t: &str) -> Option<(String, String)> {
         Object::Deployment(d) => d.condition(t).map(|c| pair(&c.status, &c.reason)),
         Object::Pod(p) => p.condition(t).map(|c| pair(&c.status, &c.reason)),
         Object::Node(n) => n.condition(t).map(|c| pair(&c.status, &c.reason)),
+        Object::Job(j) => j.condition(t).map(|c| pair(&c.status, &c.reason)),
         _ => None,
     }
 }
 
 /// The kinds whose conditions `condition:` reads.
-const CONDITION_KINDS: [Kind; 3] = [Kind::Deployment, Kind::Pod, Kind::Node];
+const CONDITION_KINDS: [Kind; 4] = [Kind::Deployment, Kind::Pod, Kind::Node, Kind::Job];
 
 impl Subject {
     /// The subject at simulated second `t` (the cluster as the events before it left it).

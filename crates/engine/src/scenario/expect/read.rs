@@ -586,7 +586,7 @@ pub(in crate::scenario) fn expect_checked(
     if let Some(c) = raw.condition {
         if !CONDITION_KINDS.contains(&c.kind.0) {
             let msg = format!(
-                "{what}.condition: reads the conditions of Deployments, Pods and Nodes, not {}",
+                "{what}.condition: reads the conditions of Deployments, Pods, Nodes and Jobs, not {}",
                 c.kind.0.name()
             );
             return Err(ScenarioError::at(at("condition"), msg));
