@@ -18,6 +18,7 @@ pub mod quantity;
 pub mod selector;
 pub mod service;
 pub mod shared;
+pub mod statefulset;
 pub mod stored;
 pub mod types;
 
@@ -30,8 +31,8 @@ pub use config::{ConfigMap, LocalObjectReference, Secret, ServiceAccount};
 pub use daemonset::{DaemonSet, DaemonSetSpec, DaemonSetStatus, DaemonSetUpdateStrategy};
 pub use endpointslice::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice, SeenEndpoint, ServiceEndpoints};
 pub use env::{
-    ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector, SecretVolumeSource,
-    SourceRef, Volume,
+    ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector,
+    PersistentVolumeClaimVolumeSource, SecretVolumeSource, SourceRef, Volume,
 };
 pub use kinds::{Cell, Column, FieldIndex, Kind, KindInfo, StoredKind, DISCOVERY, KINDS};
 pub use labels::Labels;
@@ -45,6 +46,7 @@ pub use quantity::Quantity;
 pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};
 pub use service::{LoadBalancerStatus, Service, ServicePort, ServiceSpec, ServiceStatus};
 pub use shared::Shared;
+pub use statefulset::{StatefulSet, StatefulSetSpec, StatefulSetStatus, StatefulSetUpdateStrategy};
 pub use stored::Stored;
 pub use types::*;
 
@@ -151,6 +153,7 @@ pub enum Object {
     EndpointSlice(EndpointSlice),
     PodDisruptionBudget(PodDisruptionBudget),
     DaemonSet(DaemonSet),
+    StatefulSet(StatefulSet),
     /// An object of a kind kubeloop stores without simulating it ([`KindInfo::stored`]).
     Stored(Stored),
 }
@@ -172,6 +175,7 @@ macro_rules! each_kind {
             Object::EndpointSlice($v) => $body,
             Object::PodDisruptionBudget($v) => $body,
             Object::DaemonSet($v) => $body,
+            Object::StatefulSet($v) => $body,
             Object::Stored($v) => $body,
         }
     };
@@ -215,6 +219,7 @@ accessors! {
     EndpointSlice, EndpointSlice, as_endpointslice, as_endpointslice_mut, into_endpointslice;
     PodDisruptionBudget, PodDisruptionBudget, as_pdb, as_pdb_mut, into_pdb;
     DaemonSet, DaemonSet, as_daemonset, as_daemonset_mut, into_daemonset;
+    StatefulSet, StatefulSet, as_statefulset, as_statefulset_mut, into_statefulset;
     Stored, Stored, as_stored, as_stored_mut, into_stored;
 }
 
@@ -235,6 +240,7 @@ impl Object {
             Object::EndpointSlice(_) => Kind::EndpointSlice,
             Object::PodDisruptionBudget(_) => Kind::PodDisruptionBudget,
             Object::DaemonSet(_) => Kind::DaemonSet,
+            Object::StatefulSet(_) => Kind::StatefulSet,
             Object::Stored(v) => v.kind,
         }
     }
@@ -272,6 +278,7 @@ impl Object {
             (Object::Service(a), Object::Service(b)) => a.spec != b.spec,
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
             (Object::DaemonSet(a), Object::DaemonSet(b)) => a.spec != b.spec,
+            (Object::StatefulSet(a), Object::StatefulSet(b)) => a.spec != b.spec,
             // The endpointslice strategy's PrepareForUpdate: anything but the metadata, or the labels.
             (Object::EndpointSlice(a), Object::EndpointSlice(b)) => {
                 (&a.address_type, &a.endpoints, &a.ports, &a.metadata.labels)
@@ -299,6 +306,7 @@ impl Object {
             (Object::Service(a), Object::Service(b)) => a.status = b.status.clone(),
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.status = b.status.clone(),
             (Object::DaemonSet(a), Object::DaemonSet(b)) => a.status = b.status.clone(),
+            (Object::StatefulSet(a), Object::StatefulSet(b)) => a.status = b.status.clone(),
             (Object::Stored(a), Object::Stored(b)) => match b.fields.get("status") {
                 Some(st) => {
                     a.fields.insert("status".into(), st.clone());
