@@ -757,6 +757,7 @@ fn decode_object<'n>(kind: Kind, cx: &mut decode::Cx<'n>, n: &'n Node) -> Result
         Kind::ReplicaSet => Object::ReplicaSet(objects::replica_set(cx, n)?),
         Kind::Deployment => Object::Deployment(objects::deployment(cx, n)?),
         Kind::DaemonSet => Object::DaemonSet(objects::daemon_set(cx, n)?),
+        Kind::StatefulSet => Object::StatefulSet(objects::stateful_set(cx, n)?),
         Kind::ConfigMap => Object::ConfigMap(objects::config_map(cx, n)?),
         Kind::Secret => Object::Secret(objects::secret(cx, n)?),
         Kind::ServiceAccount => Object::ServiceAccount(objects::service_account(cx, n)?),

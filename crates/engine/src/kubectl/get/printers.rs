@@ -45,6 +45,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::Deployment => &["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
         Kind::ReplicaSet => &["NAME", "DESIRED", "CURRENT", "READY", "AGE"],
         Kind::DaemonSet => &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
+        Kind::StatefulSet => &["NAME", "READY", "AGE"],
         Kind::Node => &["NAME", "STATUS", "ROLES", "AGE", "VERSION"],
         Kind::Namespace => &["NAME", "STATUS", "AGE"],
         Kind::Lease => &["NAME", "HOLDER", "AGE"],
@@ -61,6 +62,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
     let wide: &[&str] = match kind {
         Kind::Pod => &["IP", "NODE", "NOMINATED NODE", "READINESS GATES"],
         Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet => &["CONTAINERS", "IMAGES", "SELECTOR"],
+        Kind::StatefulSet => &["CONTAINERS", "IMAGES"],
         Kind::Service => &["SELECTOR"],
         Kind::Node => &["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"],
         _ => &[],
@@ -103,6 +105,7 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
         Object::Deployment(d) => deployment_cells(d, name, now, opts.wide, &mut cells),
         Object::ReplicaSet(r) => replicaset_cells(r, name, now, opts.wide, &mut cells),
         Object::DaemonSet(d) => daemonset_cells(d, name, now, opts.wide, &mut cells),
+        Object::StatefulSet(s) => statefulset_cells(s, name, now, opts.wide, &mut cells),
         Object::Node(n) => node_cells(n, name, now, opts.wide, &mut cells),
         Object::Namespace(n) => namespace_cells(n, name, now, &mut cells),
         Object::Lease(l) => lease_cells(l, name, now, &mut cells),
@@ -139,7 +142,7 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
             cells.extend([name, sa.secrets.len().to_string(), since(sa.metadata.creation_timestamp, now)]);
         }
         Object::Stored(o) => {
-            cells.push(name);
+            cells.push(if is_default(o) { format!("{name} (default)") } else { name });
             let (columns, wide) = o.kind.info().stored.map_or((&[][..], &[][..]), |s| (s.columns, s.wide));
             let wide = if opts.wide { wide } else { &[] };
             cells.extend(columns.iter().chain(wide).map(|&(_, path, cell)| stored_cell(o, path, cell, now)));
@@ -293,6 +296,17 @@ pub(crate) fn stored_cell(o: &Stored, path: &str, cell: Cell, now: Millis) -> St
                 .collect::<Vec<_>>()
                 .join(", ")
         }
+        Cell::IsDefault => if is_default(o) { "Yes" } else { "No" }.into(),
+        Cell::Map => {
+            let pairs = v.and_then(Value::as_object).into_iter().flatten();
+            let mut pairs: Vec<String> = pairs.map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
+            crate::sort::sort(&mut pairs);
+            if pairs.is_empty() {
+                "<none>".into()
+            } else {
+                pairs.join(",")
+            }
+        }
         Cell::Value
         | Cell::OrNone
         | Cell::OrUnset
@@ -303,6 +317,12 @@ pub(crate) fn stored_cell(o: &Stored, path: &str, cell: Cell, now: Millis) -> St
         | Cell::NodeAffinity
         | Cell::Limits => stored_field(o, path),
     }
+}
+
+/// Whether a stored object carries its kind's default annotation as `true` (`storageutil.IsDefaultAnnotation`).
+pub(crate) fn is_default(o: &Stored) -> bool {
+    let annotation = o.kind.info().stored.and_then(|s| s.default_annotation);
+    annotation.is_some_and(|a| o.metadata.annotation(a) == Some("true"))
 }
 
 /// `metav1.FormatLabelSelector` of a selector read as JSON: its requirements sorted by key, `<none>` when it has
@@ -454,6 +474,19 @@ fn daemonset_cells(d: &crate::api::DaemonSet, name: String, now: Millis, wide: b
     if wide {
         let (c, i) = containers_and_images(&d.spec.template.spec);
         cells.extend([c, i, d.spec.selector.format()]);
+    }
+}
+
+/// `printStatefulSet`: ready of desired, and in wide its containers and images.
+fn statefulset_cells(s: &crate::api::StatefulSet, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    cells.extend([
+        name,
+        format!("{}/{}", s.status.ready_replicas, s.replicas()),
+        since(s.metadata.creation_timestamp, now),
+    ]);
+    if wide {
+        let (c, i) = containers_and_images(&s.spec.template.spec);
+        cells.extend([c, i]);
     }
 }
 
