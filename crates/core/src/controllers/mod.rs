@@ -8,10 +8,12 @@ pub mod expectations;
 pub mod garbagecollector;
 pub mod namespace;
 pub mod nodelifecycle;
+pub mod persistentvolume;
 pub mod replicaset;
 pub mod resourcequota;
 pub mod scheduler;
 pub mod serviceaccount;
+pub mod statefulset;
 pub mod tainteviction;
 pub mod templatehash;
 
@@ -19,7 +21,7 @@ use std::rc::Rc;
 
 /// The controllers kubeloop runs: each one's name (the UI contract's, `mode: {trigger: NAME=edge}`'s) and the
 /// component that writes its Events (`source.component`), in the order the page lists them.
-pub const CONTROLLERS: [(&str, &str); 12] = [
+pub const CONTROLLERS: [(&str, &str); 14] = [
     ("deployment", "deployment-controller"),
     ("replicaset", "replicaset-controller"),
     ("scheduler", "default-scheduler"),
@@ -32,6 +34,8 @@ pub const CONTROLLERS: [(&str, &str); 12] = [
     ("disruption", "controllermanager"),
     ("daemonset", "daemonset-controller"),
     ("resourcequota", "resourcequota-controller"),
+    ("statefulset", "statefulset-controller"),
+    ("persistentvolume-binder", "persistentvolume-controller"),
 ];
 
 /// The controller whose Events carry this `source.component`.

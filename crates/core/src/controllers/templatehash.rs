@@ -584,6 +584,8 @@ fn dump_spec<W: fmt::Write>(d: &mut Dump<'_, W>, s: &PodSpec) -> fmt::Result {
         "RestartPolicy" => d.string(name, ty, &s.restart_policy),
         "TerminationGracePeriodSeconds" => d.optional(name, ty, s.termination_grace_period_seconds),
         "DNSPolicy" => d.string(name, ty, &s.dns_policy),
+        "Hostname" => d.string(name, ty, &s.hostname),
+        "Subdomain" => d.string(name, ty, &s.subdomain),
         "NodeSelector" => d.string_map(name, ty, &s.node_selector),
         "NodeName" => d.string(name, ty, &s.node_name),
         // SetDefaults_PodSpec gives every template an empty security context; kubeloop keeps none of its fields.

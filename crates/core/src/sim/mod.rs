@@ -14,6 +14,7 @@ use crate::cause::Cause;
 use crate::client::Api;
 use crate::controller::{Controller, Host, Origin, ReconcileLog, TriggerMode};
 use crate::controllers::daemonset::DaemonSetController;
+use crate::controllers::statefulset::StatefulSetController;
 use crate::controllers::disruption::DisruptionController;
 use crate::controllers::endpointslice::EndpointSliceController;
 use crate::controllers::garbagecollector::GarbageCollector;
@@ -279,6 +280,8 @@ impl Sim {
             Controller::new(Box::new(DisruptionController::new())),
             Controller::new(Box::new(DaemonSetController::new(crate::controllers::daemonset::WORKERS))),
             Controller::new(Box::new(ResourceQuotaController::new(crate::controllers::resourcequota::WORKERS))),
+            Controller::new(Box::new(StatefulSetController::new(crate::controllers::statefulset::WORKERS))),
+            Controller::new(Box::new(crate::controllers::persistentvolume::PersistentVolumeController::new())),
         ]
     }
 

@@ -320,6 +320,8 @@ fn pod_spec(s: &PodSpec) -> Value {
         .text_nonempty("schedulerName", &s.scheduler_name)
         .text_nonempty("dnsPolicy", &s.dns_policy)
         .opt_int("priority", s.priority.map(i64::from))
+        .text_nonempty("hostname", &s.hostname)
+        .text_nonempty("subdomain", &s.subdomain)
         .done()
 }
 

@@ -37,6 +37,8 @@ pub(super) fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
         "schedulerName",
         "dnsPolicy",
         "priority",
+        "hostname",
+        "subdomain",
     ];
     object(cx, n, "PodSpec", NAMES, &[], |s: &mut PodSpec, cx, key, v| {
         match key {
@@ -50,6 +52,8 @@ pub(super) fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
             "terminationGracePeriodSeconds" => s.termination_grace_period_seconds = cx.option(v, Cx::i64)?,
             "schedulerName" => s.scheduler_name = cx.string(v)?,
             "dnsPolicy" => s.dns_policy = cx.string(v)?,
+            "hostname" => s.hostname = cx.string(v)?,
+            "subdomain" => s.subdomain = cx.string(v)?,
             _ => s.priority = cx.option(v, Cx::i32)?,
         }
         Ok(())
