@@ -92,11 +92,9 @@ pub(super) fn validate_stateful_set(sts: &StatefulSet, errs: &mut Vec<FieldError
     match &*spec.pod_management_policy {
         "" => errs.push(FieldError::required("spec.podManagementPolicy")),
         "OrderedReady" | "Parallel" => {}
-        other => errs.push(FieldError::invalid(
-            "spec.podManagementPolicy",
-            q(other),
-            "must be 'OrderedReady' or 'Parallel'",
-        )),
+        other => {
+            errs.push(FieldError::invalid("spec.podManagementPolicy", q(other), "must be 'OrderedReady' or 'Parallel'"))
+        }
     }
     let u = &spec.update_strategy;
     match &*u.type_ {
@@ -121,7 +119,8 @@ pub(super) fn validate_stateful_set(sts: &StatefulSet, errs: &mut Vec<FieldError
             }
         }
         other => {
-            let rolling = if u.rolling_update.is_some() { "{...}" } else { "(*apps.RollingUpdateStatefulSetStrategy)(nil)" };
+            let rolling =
+                if u.rolling_update.is_some() { "{...}" } else { "(*apps.RollingUpdateStatefulSetStrategy)(nil)" };
             errs.push(FieldError::invalid(
                 "spec.updateStrategy",
                 format!("apps.StatefulSetUpdateStrategy{{Type:{}, RollingUpdate:{rolling}}}", q(other)),

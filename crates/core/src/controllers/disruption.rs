@@ -71,12 +71,10 @@ fn expected_scale(caches: Caches<'_>, pods: &[&Pod]) -> (i32, Vec<String>) {
                     None => (rs.metadata.uid.clone(), rs.replicas()),
                 }
             }
-            "StatefulSet" => {
-                match caches.of(Kind::StatefulSet).get(&key).and_then(|o| o.as_statefulset()) {
-                    Some(sts) if sts.metadata.uid == r.uid => (sts.metadata.uid.clone(), sts.replicas()),
-                    _ => continue,
-                }
-            }
+            "StatefulSet" => match caches.of(Kind::StatefulSet).get(&key).and_then(|o| o.as_statefulset()) {
+                Some(sts) if sts.metadata.uid == r.uid => (sts.metadata.uid.clone(), sts.replicas()),
+                _ => continue,
+            },
             _ => continue,
         };
         if !seen.contains(&uid) {

@@ -54,7 +54,12 @@ fn requested(claim: &Stored) -> i64 {
 }
 
 fn modes(o: &Stored, path: &str) -> Vec<String> {
-    o.field(path).and_then(Value::as_array).into_iter().flatten().filter_map(|v| Some(v.as_str()?.to_string())).collect()
+    o.field(path)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| Some(v.as_str()?.to_string()))
+        .collect()
 }
 
 /// A volume that is bound to no claim, of the claim's class, with its access modes and at least its size.
@@ -118,7 +123,17 @@ impl PersistentVolumeController {
         let obj = Object::Stored(claim.clone());
         let volume_name = text(claim, "spec.volumeName");
         if !volume_name.is_empty() {
-            let volume = cx.caches.of(Kind::PersistentVolume).get(&ObjKey::cluster(volume_name)).cloned();
+            // A volume the cache has not seen yet (this controller may have just made it) is asked for, as
+            // upstream's controller finds its own writes in its cache.
+            let key = ObjKey::cluster(volume_name);
+            let volume = match cx.caches.of(Kind::PersistentVolume).get(&key).cloned() {
+                Some(v) => Some(v),
+                None => match cx.api.get(Kind::PersistentVolume, &key) {
+                    Ok(v) => Some(v),
+                    Err(e) if e.is_not_found() => None,
+                    Err(e) => return Err(e.to_string()),
+                },
+            };
             return match volume.as_ref().and_then(|v| v.as_stored()) {
                 None if text(claim, "status.phase") != "Lost" => {
                     let msg = "Bound claim has lost its PersistentVolume. Data on the volume is lost!";
@@ -133,8 +148,17 @@ impl PersistentVolumeController {
         let class = cx.caches.of(Kind::StorageClass).get(&ObjKey::cluster(class_name)).cloned();
         let class = class.as_ref().and_then(|c| c.as_stored());
         // Static binding first: an Available volume of the claim's class.
-        let free = cx.caches.of(Kind::PersistentVolume).list().into_iter().filter_map(|o| o.as_stored()).filter(|v| matches(v, claim)).min_by_key(|v| Quantity::parse(text(v, "spec.capacity.storage")).map_or(0, |q| q.value())).cloned();
-        let waiting = class.is_some_and(|c| waits_for_consumer(c)) && claim.metadata.annotation(SELECTED_NODE_ANNOTATION).is_none();
+        let free = cx
+            .caches
+            .of(Kind::PersistentVolume)
+            .list()
+            .into_iter()
+            .filter_map(|o| o.as_stored())
+            .filter(|v| matches(v, claim))
+            .min_by_key(|v| Quantity::parse(text(v, "spec.capacity.storage")).map_or(0, |q| q.value()))
+            .cloned();
+        let waiting = class.is_some_and(|c| waits_for_consumer(c))
+            && claim.metadata.annotation(SELECTED_NODE_ANNOTATION).is_none();
         if waiting {
             let msg = "waiting for first consumer to be created before binding";
             cx.recorder.event(&mut cx.api, &obj, EventKind::Normal, "WaitForFirstConsumer", msg);
@@ -184,7 +208,13 @@ impl PersistentVolumeController {
             if let Some(Value::Object(spec)) = v.fields.get_mut("spec") {
                 spec.insert("claimRef".into(), claim_ref(claim));
             }
-            v = cx.api.update(Object::Stored(v)).map_err(|e| e.to_string())?.as_stored().cloned().ok_or("not stored")?;
+            v = cx
+                .api
+                .update(Object::Stored(v))
+                .map_err(|e| e.to_string())?
+                .as_stored()
+                .cloned()
+                .ok_or("not stored")?;
         }
         if text(&v, "status.phase") != "Bound" {
             status(cx, with_phase(&v, "Bound", &[]))?;
@@ -295,7 +325,9 @@ impl Reconciler for PersistentVolumeController {
                 let default = o.metadata.annotation(DEFAULT_STORAGE_CLASS_ANNOTATION) == Some("true");
                 for c in caches.of(Kind::PersistentVolumeClaim).list().into_iter().filter_map(|c| c.as_stored()) {
                     let class = text(c, "spec.storageClassName");
-                    if text(c, "spec.volumeName").is_empty() && (class == &*o.metadata.name || (default && class.is_empty())) {
+                    if text(c, "spec.volumeName").is_empty()
+                        && (class == &*o.metadata.name || (default && class.is_empty()))
+                    {
                         out.push((key_of(c), 0));
                     }
                 }
@@ -305,10 +337,11 @@ impl Reconciler for PersistentVolumeController {
     }
 
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
-        let (kind, sync): (Kind, fn(&Self, &Stored, &mut Ctx<'_, '_>) -> Result<(), String>) = match key.namespace.is_empty() {
-            true => (Kind::PersistentVolume, Self::sync_volume),
-            false => (Kind::PersistentVolumeClaim, Self::sync_claim),
-        };
+        let (kind, sync): (Kind, fn(&Self, &Stored, &mut Ctx<'_, '_>) -> Result<(), String>) =
+            match key.namespace.is_empty() {
+                true => (Kind::PersistentVolume, Self::sync_volume),
+                false => (Kind::PersistentVolumeClaim, Self::sync_claim),
+            };
         let Some(o) = cx.caches.of(kind).get(key).and_then(|o| o.as_stored()).cloned() else {
             return Ok(ReconcileAction::Done);
         };

@@ -584,7 +584,14 @@ impl Reconciler for Scheduler {
     }
 
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::Node, Kind::Pod, Kind::ReplicaSet, Kind::PersistentVolumeClaim, Kind::PersistentVolume, Kind::StorageClass]
+        &[
+            Kind::Node,
+            Kind::Pod,
+            Kind::ReplicaSet,
+            Kind::PersistentVolumeClaim,
+            Kind::PersistentVolume,
+            Kind::StorageClass,
+        ]
     }
 
     fn rate_limiter(&self) -> Box<dyn RateLimiter<ObjKey>> {
@@ -662,7 +669,9 @@ impl Reconciler for Scheduler {
         }
         let claims = match volumes::prefilter(pod, cx.caches) {
             Ok(c) => c,
-            Err(why) => return Ok(self.unschedulable(key, &obj, volumes::prefilter_message(&why, self.nodes.len()), cx)),
+            Err(why) => {
+                return Ok(self.unschedulable(key, &obj, volumes::prefilter_message(&why, self.nodes.len()), cx))
+            }
         };
         let u = usage(pod);
         let owner = default_spread_owner(pod, cx.caches);

@@ -21,8 +21,8 @@ use super::resolve_controller_ref;
 use crate::api::daemonset::CONTROLLER_REVISION_HASH_LABEL;
 use crate::api::statefulset::{POD_INDEX_LABEL, POD_NAME_LABEL};
 use crate::api::{
-    s, Kind, ObjKey, Object, ObjectMeta, OwnerReference, PersistentVolumeClaimVolumeSource, Pod, PodPhase,
-    StatefulSet, StatefulSetStatus, Stored, Volume,
+    s, Kind, ObjKey, Object, ObjectMeta, OwnerReference, PersistentVolumeClaimVolumeSource, Pod, PodPhase, StatefulSet,
+    StatefulSetStatus, Stored, Volume,
 };
 use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
@@ -281,13 +281,21 @@ impl StatefulSetController {
         let set = Object::StatefulSet(sts.clone());
         let pod_name = sts.pod_name(ordinal);
         for claim in claims_for(sts, ordinal) {
-            if cx.caches.of(Kind::PersistentVolumeClaim).get(&ObjKey::new(&claim.metadata.namespace, &claim.metadata.name)).is_some() {
+            if cx
+                .caches
+                .of(Kind::PersistentVolumeClaim)
+                .get(&ObjKey::new(&claim.metadata.namespace, &claim.metadata.name))
+                .is_some()
+            {
                 continue;
             }
             let claim_name = claim.metadata.name.clone();
             match cx.api.create(Object::Stored(claim)) {
                 Ok(_) => {
-                    let msg = format!("create Claim {claim_name} Pod {pod_name} in StatefulSet {} success", sts.metadata.name);
+                    let msg = format!(
+                        "create Claim {claim_name} Pod {pod_name} in StatefulSet {} success",
+                        sts.metadata.name
+                    );
                     cx.recorder.event(&mut cx.api, &set, EventKind::Normal, "SuccessfulCreate", &msg);
                 }
                 Err(e) if matches!(e, crate::store::ApiError::AlreadyExists { .. }) => {}

@@ -263,7 +263,10 @@ pub fn statefulset_status(s: &crate::api::StatefulSet) -> Result<(String, bool),
                 return Ok((msg, false));
             }
         }
-        return Ok((format!("partitioned roll out complete: {} new pods have been updated...\n", st.updated_replicas), true));
+        return Ok((
+            format!("partitioned roll out complete: {} new pods have been updated...\n", st.updated_replicas),
+            true,
+        ));
     }
     if st.update_revision != st.current_revision {
         let msg = format!(

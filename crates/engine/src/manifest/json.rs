@@ -352,7 +352,10 @@ fn volume(v: &Volume) -> Value {
         .opt(
             "persistentVolumeClaim",
             v.persistent_volume_claim.as_ref().map(|c| {
-                Fields::default().text("claimName", &c.claim_name).opt_bool("readOnly", c.read_only.then_some(true)).done()
+                Fields::default()
+                    .text("claimName", &c.claim_name)
+                    .opt_bool("readOnly", c.read_only.then_some(true))
+                    .done()
             }),
         )
         .done()
@@ -744,7 +747,9 @@ fn daemon_set_status(s: &DaemonSetStatus) -> Value {
 
 fn stateful_set_spec(s: &StatefulSetSpec) -> Value {
     use crate::api::statefulset::ClaimTemplate;
-    let claim = |c: &ClaimTemplate| Fields::default().put("metadata", meta(&c.metadata)).put("spec", Value::Object(c.spec.clone())).done();
+    let claim = |c: &ClaimTemplate| {
+        Fields::default().put("metadata", meta(&c.metadata)).put("spec", Value::Object(c.spec.clone())).done()
+    };
     let rolling = |r: &crate::api::statefulset::RollingUpdateStatefulSet| {
         Fields::default()
             .opt_int("partition", r.partition.map(i64::from))
@@ -756,9 +761,13 @@ fn stateful_set_spec(s: &StatefulSetSpec) -> Value {
         .opt("rollingUpdate", s.update_strategy.rolling_update.as_ref().map(rolling))
         .done();
     let policy = |p: &crate::api::statefulset::RetentionPolicy| {
-        Fields::default().text_nonempty("whenDeleted", &p.when_deleted).text_nonempty("whenScaled", &p.when_scaled).done()
+        Fields::default()
+            .text_nonempty("whenDeleted", &p.when_deleted)
+            .text_nonempty("whenScaled", &p.when_scaled)
+            .done()
     };
-    let ordinals = |o: &crate::api::statefulset::Ordinals| Fields::default().int_nonzero("start", o.start.into()).done();
+    let ordinals =
+        |o: &crate::api::statefulset::Ordinals| Fields::default().int_nonzero("start", o.start.into()).done();
     Fields::default()
         .opt_int("replicas", s.replicas.map(i64::from))
         .put("selector", selector(&s.selector))

@@ -816,15 +816,16 @@ fn stateful_set_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<StatefulSetSpec
             "selector" => s.selector = selector(cx, v)?,
             "template" => s.template = template(cx, v)?.into(),
             "volumeClaimTemplates" => {
-                s.volume_claim_templates = cx.option(v, |cx, v| {
-                    let mut out = Vec::new();
-                    cx.each(v, &mut |cx, item| {
-                        out.push(super::stored::claim_template(cx, item)?);
-                        Ok(())
-                    })?;
-                    Ok(out)
-                })?
-                .unwrap_or_default()
+                s.volume_claim_templates = cx
+                    .option(v, |cx, v| {
+                        let mut out = Vec::new();
+                        cx.each(v, &mut |cx, item| {
+                            out.push(super::stored::claim_template(cx, item)?);
+                            Ok(())
+                        })?;
+                        Ok(out)
+                    })?
+                    .unwrap_or_default()
             }
             "serviceName" => s.service_name = cx.string(v)?,
             "podManagementPolicy" => s.pod_management_policy = cx.string(v)?,

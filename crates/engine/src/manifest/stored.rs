@@ -44,7 +44,8 @@ pub(crate) fn read<'n>(cx: &mut Cx<'n>, n: &'n Node, kind: Kind) -> Result<Store
 pub(crate) fn claim_template<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<crate::api::statefulset::ClaimTemplate> {
     let mut out = crate::api::statefulset::ClaimTemplate::default();
     let kind = Kind::PersistentVolumeClaim.name();
-    let shape = Shape { expected: "struct PersistentVolumeClaim", names: &schema_fields(kind), required: &[], strict: false };
+    let shape =
+        Shape { expected: "struct PersistentVolumeClaim", names: &schema_fields(kind), required: &[], strict: false };
     cx.fields(n, &shape, &mut |cx, key, v| {
         match key {
             "metadata" => out.metadata = meta(cx, v)?,

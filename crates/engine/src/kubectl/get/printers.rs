@@ -299,7 +299,8 @@ pub(crate) fn stored_cell(o: &Stored, path: &str, cell: Cell, now: Millis) -> St
         Cell::IsDefault => if is_default(o) { "Yes" } else { "No" }.into(),
         Cell::Map => {
             let pairs = v.and_then(Value::as_object).into_iter().flatten();
-            let mut pairs: Vec<String> = pairs.map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
+            let mut pairs: Vec<String> =
+                pairs.map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
             crate::sort::sort(&mut pairs);
             if pairs.is_empty() {
                 "<none>".into()
