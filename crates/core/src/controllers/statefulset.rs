@@ -481,9 +481,14 @@ impl Reconciler for StatefulSetController {
                         if new.meta().is_terminating() && !old.meta().is_terminating() {
                             self.expectations.deletion_observed(&key, &new.key());
                         }
-                        // Became ready: look again once it has been ready for minReadySeconds.
+                        // Became ready: look again once it has been ready for minReadySeconds too.
                         let min_ready = set.as_statefulset().map_or(0, |s| s.spec.min_ready_seconds);
-                        out.push((key, crate::time::seconds(min_ready.max(0).into())));
+                        let (was, is) =
+                            (old.as_pod().is_some_and(Pod::is_ready), new.as_pod().is_some_and(Pod::is_ready));
+                        if !was && is && min_ready > 0 {
+                            out.push((key.clone(), crate::time::seconds(min_ready.into())));
+                        }
+                        out.push((key, 0));
                         return;
                     }
                 }

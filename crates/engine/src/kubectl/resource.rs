@@ -125,7 +125,9 @@ mod tests {
             assert_eq!(kind_of(n), Ok(k), "{n}");
         }
         assert_eq!(kind_of("svc"), Ok(Kind::Service));
-        assert_eq!(kind_of("pvc"), Err("the server doesn't have a resource type \"pvc\"".into()));
+        assert_eq!(kind_of("pvc"), Ok(Kind::PersistentVolumeClaim));
+        assert_eq!(kind_of("sts"), Ok(Kind::StatefulSet));
+        assert_eq!(kind_of("csr"), Err("the server doesn't have a resource type \"csr\"".into()));
         assert!(kind_of("deployments.batch").is_err());
     }
 
