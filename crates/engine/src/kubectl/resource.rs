@@ -56,7 +56,7 @@ pub enum Targets {
 /// The kinds of upstream's `all` category that kubeloop serves, in the order `kubectl get all` prints them (the
 /// core group's pods and services, then apps' deployments and replicasets; kubeloop serves none of the category's
 /// others: replicationcontrollers, daemonsets, statefulsets, jobs, cronjobs, horizontalpodautoscalers).
-pub const ALL_CATEGORY: [Kind; 4] = [Kind::Pod, Kind::Service, Kind::Deployment, Kind::ReplicaSet];
+pub const ALL_CATEGORY: [Kind; 5] = [Kind::Pod, Kind::Service, Kind::Deployment, Kind::ReplicaSet, Kind::StatefulSet];
 
 /// Parses `TYPE[,TYPE] [NAME...]` or `TYPE/NAME...`. `all` expands to [`ALL_CATEGORY`] (`kubectl get all`). An empty
 /// list is an error for the caller to word.
