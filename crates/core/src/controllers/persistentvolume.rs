@@ -157,8 +157,8 @@ impl PersistentVolumeController {
             .filter(|v| matches(v, claim))
             .min_by_key(|v| Quantity::parse(text(v, "spec.capacity.storage")).map_or(0, |q| q.value()))
             .cloned();
-        let waiting = class.is_some_and(|c| waits_for_consumer(c))
-            && claim.metadata.annotation(SELECTED_NODE_ANNOTATION).is_none();
+        let waiting =
+            class.is_some_and(waits_for_consumer) && claim.metadata.annotation(SELECTED_NODE_ANNOTATION).is_none();
         if waiting {
             let msg = "waiting for first consumer to be created before binding";
             cx.recorder.event(&mut cx.api, &obj, EventKind::Normal, "WaitForFirstConsumer", msg);
@@ -337,18 +337,20 @@ impl Reconciler for PersistentVolumeController {
     }
 
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
-        let (kind, sync): (Kind, fn(&Self, &Stored, &mut Ctx<'_, '_>) -> Result<(), String>) =
-            match key.namespace.is_empty() {
-                true => (Kind::PersistentVolume, Self::sync_volume),
-                false => (Kind::PersistentVolumeClaim, Self::sync_claim),
-            };
+        let kind = match key.namespace.is_empty() {
+            true => Kind::PersistentVolume,
+            false => Kind::PersistentVolumeClaim,
+        };
         let Some(o) = cx.caches.of(kind).get(key).and_then(|o| o.as_stored()).cloned() else {
             return Ok(ReconcileAction::Done);
         };
         if o.metadata.is_terminating() {
             return Ok(ReconcileAction::Done);
         }
-        sync(self, &o, cx)?;
+        match kind {
+            Kind::PersistentVolume => self.sync_volume(&o, cx)?,
+            _ => self.sync_claim(&o, cx)?,
+        }
         Ok(ReconcileAction::Done)
     }
 }

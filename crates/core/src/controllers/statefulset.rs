@@ -172,12 +172,15 @@ fn split(sts: &StatefulSet, caches: Caches<'_>) -> Pods {
     Pods { replicas, condemned }
 }
 
+/// An event a deletion is announced with: its type, reason and message.
+type Event = (EventKind, &'static str, String);
+
 /// What one sync decided to do: claims and a pod to make, pods to delete (with the event each gets), claims whose
 /// owners change.
 #[derive(Default)]
 struct Plan {
     create: Vec<i32>,
-    delete: Vec<(Rc<Object>, Option<(EventKind, &'static str, String)>)>,
+    delete: Vec<(Rc<Object>, Option<Event>)>,
     /// Claims to be owned by the pod about to be deleted for a scale-down (whenScaled: Delete).
     reown: Vec<(ObjKey, OwnerReference)>,
 }
@@ -298,7 +301,7 @@ impl StatefulSetController {
                     );
                     cx.recorder.event(&mut cx.api, &set, EventKind::Normal, "SuccessfulCreate", &msg);
                 }
-                Err(e) if matches!(e, crate::store::ApiError::AlreadyExists { .. }) => {}
+                Err(crate::store::ApiError::AlreadyExists { .. }) => {}
                 Err(e) => {
                     let msg = format!(
                         "create Claim {claim_name} for Pod {pod_name} in StatefulSet {} failed error: {e}",
