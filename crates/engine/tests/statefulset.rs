@@ -287,19 +287,20 @@ fn a_pod_that_never_gets_ready_halts_the_ordered_rollout() {
     assert_eq!(out.stdout, "Waiting for 1 pods to be ready...\n");
 }
 
+/// A pod deleted by hand comes back with its name (a new uid), its claim still its own.
 #[test]
-fn a_failed_pod_is_deleted_and_made_again() {
+fn a_deleted_pod_is_made_again_with_its_name_and_claim() {
     let mut sim = cluster();
     apply(&mut sim, SERVICE);
-    let text = web("", "nginx:1.0").replace(
-        "      terminationGracePeriodSeconds: 10\n",
-        "      terminationGracePeriodSeconds: 10\n      restartPolicy: Always\n",
-    );
-    apply(&mut sim, &text);
+    apply(&mut sim, &web("", "nginx:1.0"));
     assert!(until(&mut sim, 3 * MINUTE, |s| ready(s).len() == 3));
     let uid = pod(&sim, "web-1").expect("web-1").metadata.uid.clone();
     common::kubectl(&mut sim, "delete pod web-1 --wait=false");
     assert!(until(&mut sim, 2 * MINUTE, |s| pod(s, "web-1").is_some_and(|p| p.metadata.uid != uid && p.is_ready())));
+    let p = pod(&sim, "web-1").expect("web-1");
+    let claim = p.spec.volumes[0].persistent_volume_claim.as_ref().map(|c| c.claim_name.to_string());
+    assert_eq!(claim.as_deref(), Some("www-web-1"));
+    assert_eq!(claims(&sim).len(), 3);
 }
 
 #[test]
