@@ -25,8 +25,10 @@ fn is_zero_i32(v: &i32) -> bool {
 pub struct StatefulSet {
     #[serde(default)]
     pub metadata: ObjectMeta,
+    /// Boxed: the spec is larger than any other kind's, and every object of every kind is as large as the largest
+    /// variant of [`super::Object`].
     #[serde(default)]
-    pub spec: StatefulSetSpec,
+    pub spec: Box<StatefulSetSpec>,
     #[serde(default)]
     pub status: StatefulSetStatus,
 }
