@@ -255,6 +255,14 @@ fn a_rolling_update_with_partition_2_updates_only_web_2_from_the_top() {
     let st = &sts.as_statefulset().expect("sts").status;
     assert_eq!((st.current_replicas, st.updated_replicas), (2, 1));
     assert_ne!(st.current_revision, st.update_revision);
+    let current = st.current_revision.clone();
+    // A pod below the partition made again is of the current revision.
+    let uid = pod(&sim, "web-0").expect("web-0").metadata.uid.clone();
+    common::kubectl(&mut sim, "delete pod web-0 --wait=false");
+    assert!(until(&mut sim, 2 * MINUTE, |s| pod(s, "web-0").is_some_and(|p| p.metadata.uid != uid && p.is_ready())));
+    assert_eq!(image_of(&sim, "web-0"), "nginx:1.0");
+    let p = pod(&sim, "web-0").expect("web-0");
+    assert_eq!(p.metadata.labels.get("controller-revision-hash"), Some(&current));
     // The partition lowered to 0: web-1, then web-0.
     apply(&mut sim, &web("", "nginx:2.0"));
     assert!(until(&mut sim, 3 * MINUTE, |s| image_of(s, "web-0") == "nginx:2.0" && ready(s).len() == 3));

@@ -8,9 +8,9 @@
 //! revision, waiting for each to come back Running and Ready; `OnDelete` waits for the user. Then status.
 //!
 //! Revisions are named `<name>-<hash>` with the hash of the template ([`super::templatehash::compute_hash`]); no
-//! ControllerRevision objects are kept (`kubectl rollout history` and `undo` are not served for StatefulSets),
-//! so a pod made again below the partition gets the update revision's template (upstream's gets the current
-//! revision's, from its ControllerRevision).
+//! ControllerRevision objects are kept (`kubectl rollout history` and `undo` are not served for StatefulSets):
+//! a pod made again below the partition gets the current revision's template as the controller last saw it, in
+//! memory (upstream's reads it from the current revision's ControllerRevision).
 
 use std::rc::Rc;
 
@@ -21,14 +21,15 @@ use super::resolve_controller_ref;
 use crate::api::daemonset::CONTROLLER_REVISION_HASH_LABEL;
 use crate::api::statefulset::{POD_INDEX_LABEL, POD_NAME_LABEL};
 use crate::api::{
-    s, Kind, ObjKey, Object, ObjectMeta, OwnerReference, PersistentVolumeClaimVolumeSource, Pod, PodPhase, StatefulSet,
-    StatefulSetStatus, Stored, Volume,
+    s, Kind, ObjKey, Object, ObjectMeta, OwnerReference, PersistentVolumeClaimVolumeSource, Pod, PodPhase,
+    PodTemplateSpec, Shared, StatefulSet, StatefulSetStatus, Stored, Str, Volume,
 };
 use crate::controller::{Caches, Ctx, Enqueue, ReconcileAction, ReconcileResult, Reconciler};
 use crate::informer::InformerEvent;
 use crate::recorder::EventKind;
 use crate::store::DeleteOptions;
 use crate::time::Millis;
+use crate::vecmap::VecMap;
 
 /// `--concurrent-statefulset-syncs`.
 pub const WORKERS: usize = 5;
@@ -37,6 +38,10 @@ pub const WORKERS: usize = 5;
 pub struct StatefulSetController {
     pub(crate) expectations: Expectations,
     workers: usize,
+    /// Each set's current revision and its template, as last seen while it was also the update revision (kubeloop's
+    /// stand-in for the current revision's ControllerRevision: in memory, so a restarted controller makes pods
+    /// below the partition from the update revision until the two are one again). One entry a set.
+    current: VecMap<ObjKey, (Str, Shared<PodTemplateSpec>)>,
 }
 
 impl StatefulSetController {
@@ -110,8 +115,7 @@ fn owner(kind: Kind, meta: &ObjectMeta) -> OwnerReference {
 /// The pod of `ordinal` (`newStatefulSetPod`, `setPodRevision`): the template with the set as controller, its
 /// identity (name, hostname, subdomain, the pod-name and pod-index labels), each claim template's volume in place
 /// of a template volume of the same name, and the revision label.
-pub fn pod_for(sts: &StatefulSet, ordinal: i32, revision: &str) -> Pod {
-    let t = &sts.spec.template;
+pub fn pod_for(sts: &StatefulSet, ordinal: i32, revision: &str, t: &PodTemplateSpec) -> Pod {
     let mut pod = Pod::default();
     let name = sts.pod_name(ordinal);
     pod.metadata.name = s(&name);
@@ -281,6 +285,13 @@ impl StatefulSetController {
 
     /// `CreateStatefulPod`: the pod's missing claims (`createPersistentVolumeClaims`), then the pod.
     fn create(&mut self, sts: &StatefulSet, ordinal: i32, update: &str, cx: &mut Ctx<'_, '_>) -> Result<(), String> {
+        // `newVersionedStatefulSetPod`: below the partition, the current revision's template when it is known.
+        let key = sts_key(sts);
+        let below = sts.rolling() && i64::from(ordinal) < i64::from(sts.start_ordinal()) + i64::from(sts.partition());
+        let (revision, template) = match self.current.get(&key) {
+            Some((name, t)) if below && **name != *update => (name.to_string(), t.clone()),
+            _ => (update.to_string(), sts.spec.template.clone()),
+        };
         let set = Object::StatefulSet(sts.clone());
         let pod_name = sts.pod_name(ordinal);
         for claim in claims_for(sts, ordinal) {
@@ -312,9 +323,8 @@ impl StatefulSetController {
                 }
             }
         }
-        let key = sts_key(sts);
         self.expectations.expect_creations(&key, 1, cx.now);
-        match cx.api.create(Object::Pod(pod_for(sts, ordinal, update))) {
+        match cx.api.create(Object::Pod(pod_for(sts, ordinal, &revision, &template))) {
             Ok(_) => {
                 let msg = format!("create Pod {pod_name} in StatefulSet {} successful", sts.metadata.name);
                 cx.recorder.event(&mut cx.api, &set, EventKind::Normal, "SuccessfulCreate", &msg);
@@ -454,17 +464,21 @@ impl Reconciler for StatefulSetController {
     }
 
     fn retained(&self) -> usize {
-        self.expectations.len()
+        self.expectations.len() + self.current.len()
     }
 
     fn reset(&mut self) {
         self.expectations.clear();
+        self.current.clear();
     }
 
     fn handle(&mut self, ev: &InformerEvent, caches: Caches<'_>, _now: Millis, out: &mut Enqueue) {
         let obj = ev.object();
         match (obj.kind(), ev) {
-            (Kind::StatefulSet, InformerEvent::Delete(..)) => self.expectations.delete(&obj.key()),
+            (Kind::StatefulSet, InformerEvent::Delete(..)) => {
+                self.expectations.delete(&obj.key());
+                self.current.remove(&obj.key());
+            }
             (Kind::StatefulSet, _) => out.push((obj.key(), 0)),
             (Kind::Pod, InformerEvent::Add(pod)) => {
                 let Some(set) = resolve_controller_ref(pod, Kind::StatefulSet, caches.of(Kind::StatefulSet)) else {
@@ -513,6 +527,7 @@ impl Reconciler for StatefulSetController {
     fn reconcile(&mut self, key: &ObjKey, cx: &mut Ctx<'_, '_>) -> ReconcileResult {
         let Some(sts) = cx.caches.of(Kind::StatefulSet).get(key).and_then(|o| o.as_statefulset()).cloned() else {
             self.expectations.delete(key);
+            self.current.remove(key);
             return Ok(ReconcileAction::Done);
         };
         let hash = super::templatehash::compute_hash(&sts.spec.template, sts.status.collision_count);
@@ -522,6 +537,9 @@ impl Reconciler for StatefulSetController {
         } else {
             sts.status.current_revision.to_string()
         };
+        if current == update {
+            self.current.insert(key.clone(), (s(&update), sts.spec.template.clone()));
+        }
         let pods = split(&sts, cx.caches);
         let mut result = Ok(());
         if !sts.metadata.is_terminating() && self.expectations.satisfied(key, cx.now) {
@@ -562,7 +580,7 @@ mod tests {
         let mut t = crate::api::statefulset::ClaimTemplate::default();
         t.metadata.name = s("www");
         sts.spec.volume_claim_templates.push(t);
-        let pod = pod_for(&sts, 2, "web-abc");
+        let pod = pod_for(&sts, 2, "web-abc", &sts.spec.template);
         assert_eq!(&*pod.metadata.name, "web-2");
         assert_eq!(&*pod.spec.hostname, "web-2");
         assert_eq!(&*pod.spec.subdomain, "nginx");
