@@ -146,7 +146,7 @@ mod tests {
         assert_eq!(
             targets(&v(&["all"])),
             Ok(Targets::ByType {
-                kinds: vec![Kind::Pod, Kind::Service, Kind::Deployment, Kind::ReplicaSet],
+                kinds: vec![Kind::Pod, Kind::Service, Kind::Deployment, Kind::ReplicaSet, Kind::StatefulSet],
                 names: vec![]
             })
         );
