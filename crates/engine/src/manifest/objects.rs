@@ -788,7 +788,7 @@ pub(crate) fn stateful_set<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<StatefulS
     object(cx, n, "StatefulSet", &["metadata", "spec", "status"], &[], |o: &mut StatefulSet, cx, key, v| {
         match key {
             "metadata" => o.metadata = meta(cx, v)?,
-            "spec" => o.spec = Box::new(stateful_set_spec(cx, v)?),
+            "spec" => *o.spec = stateful_set_spec(cx, v)?,
             _ => o.status = stateful_set_status(cx, v)?,
         }
         Ok(())
