@@ -48,6 +48,8 @@ fn kind_of_controller(c: &str) -> &'static str {
         "resourcequota" => "resourcequota",
         "job" | "ttlafterfinished" => "job",
         "cronjob" => "cronjob",
+        "statefulset" => "statefulset",
+        "persistentvolume-binder" => "persistentvolumeclaim",
         _ => "object",
     }
 }

@@ -103,6 +103,8 @@ fn the_page_opens_on_three_running_web_pods() {
             "disruption",
             "daemonset",
             "resourcequota",
+            "statefulset",
+            "persistentvolume-binder",
             "job",
             "ttlafterfinished",
             "cronjob",
@@ -617,7 +619,7 @@ fn control_plane_processes_crash_and_restart() {
     let s = e.snapshot();
     assert!(s.control_plane.processes[..2].iter().all(|p| p.state.as_str() == "crashed"));
     let names: Vec<&str> = s.controllers.iter().map(|c| c.status.name).collect();
-    assert_eq!(names.len(), 15, "still one row per controller: {names:?}");
+    assert_eq!(names.len(), 17, "still one row per controller: {names:?}");
     e.exec(Cmd::fault(FaultAction { restart: Some(CONTROLLER_MANAGER_2), ..FaultAction::default() }));
     run_secs(&mut e, 40);
     assert_eq!(e.sim().controller_manager_leader(), Some(CONTROLLER_MANAGER_2));

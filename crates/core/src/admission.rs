@@ -18,6 +18,7 @@ mod policy;
 mod service;
 
 pub use apps::go_selector;
+pub(crate) use apps::stateful_set_update;
 pub use meta::{annotations_size, ANNOTATIONS_MAX_BYTES};
 
 use crate::api::{
@@ -58,6 +59,8 @@ pub(crate) fn default_object_with(obj: &mut Object, toleration_seconds: i64) {
         }
         Object::Deployment(d) => default_deployment(d),
         Object::DaemonSet(ds) => default_daemon_set(ds),
+        Object::StatefulSet(sts) => default_stateful_set(sts),
+        Object::Stored(o) if o.kind == Kind::PersistentVolumeClaim => default_claim(&mut o.fields),
         Object::Job(j) => default_job(j),
         Object::CronJob(c) => default_cronjob(c),
         Object::Service(svc) => default_service(svc),
@@ -316,6 +319,56 @@ fn default_cronjob(c: &mut crate::api::CronJob) {
     default_template(&mut spec.job_template.spec.template);
 }
 
+/// SetDefaults_StatefulSet: OrderedReady, RollingUpdate with partition 0 (maxUnavailable is the alpha
+/// MaxUnavailableStatefulSet's, off in 1.34: not defaulted), the retention policy Retain and Retain, 1 replica,
+/// revisionHistoryLimit 10, and the template's defaults; each claim template's own (SetDefaults_PersistentVolumeClaim).
+fn default_stateful_set(sts: &mut crate::api::StatefulSet) {
+    use crate::api::statefulset::{RetentionPolicy, RollingUpdateStatefulSet};
+    let spec = &mut sts.spec;
+    if spec.pod_management_policy.is_empty() {
+        spec.pod_management_policy = s("OrderedReady");
+    }
+    let u = &mut spec.update_strategy;
+    if u.type_.is_empty() {
+        u.type_ = s("RollingUpdate");
+        u.rolling_update.get_or_insert_with(RollingUpdateStatefulSet::default);
+    }
+    if &*u.type_ == "RollingUpdate" {
+        if let Some(ru) = u.rolling_update.as_mut() {
+            ru.partition.get_or_insert(0);
+        }
+    }
+    let p = spec.persistent_volume_claim_retention_policy.get_or_insert_with(RetentionPolicy::default);
+    for v in [&mut p.when_deleted, &mut p.when_scaled] {
+        if v.is_empty() {
+            *v = s("Retain");
+        }
+    }
+    spec.replicas.get_or_insert(1);
+    spec.revision_history_limit.get_or_insert(10);
+    for t in &mut spec.volume_claim_templates {
+        default_claim_spec(&mut t.spec);
+    }
+    default_template(&mut spec.template);
+}
+
+/// SetDefaults_PersistentVolumeClaim: a claim is Pending until bound; its spec's volumeMode is Filesystem.
+fn default_claim(fields: &mut serde_json::Map<String, serde_json::Value>) {
+    use serde_json::{Map, Value};
+    if let Some(Value::Object(spec)) = fields.get_mut("spec") {
+        default_claim_spec(spec);
+    }
+    let status = fields.entry("status").or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(st) = status {
+        st.entry("phase").or_insert_with(|| Value::String("Pending".into()));
+    }
+}
+
+/// SetDefaults_PersistentVolumeClaimSpec: volumeMode Filesystem.
+fn default_claim_spec(spec: &mut serde_json::Map<String, serde_json::Value>) {
+    spec.entry("volumeMode").or_insert_with(|| serde_json::Value::String("Filesystem".into()));
+}
+
 /// A validation failure on one field, as the API server reports it (`spec.replicas: Invalid value: -1: ...`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldError {
@@ -507,6 +560,7 @@ pub fn validate(obj: &Object) -> Vec<FieldError> {
         Object::ReplicaSet(rs) => apps::validate_replica_set(rs, &mut errs),
         Object::Deployment(d) => apps::validate_deployment(d, &mut errs),
         Object::DaemonSet(ds) => apps::validate_daemon_set(ds, &mut errs),
+        Object::StatefulSet(sts) => apps::validate_stateful_set(sts, &mut errs),
         Object::Job(j) => batch::validate_job(j, &mut errs),
         Object::CronJob(c) => batch::validate_cronjob(c, &mut errs),
         Object::ConfigMap(cm) => config::validate_config_map(cm, &mut errs),

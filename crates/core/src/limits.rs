@@ -28,6 +28,11 @@ pub const MAX_DEPLOYMENTS: usize = 10_000;
 pub const MAX_REPLICASETS: usize = 11 * MAX_DEPLOYMENTS;
 /// DaemonSets (kubeloop's own bound: each runs a pod on up to every node).
 pub const MAX_DAEMONSETS: usize = 1_000;
+/// StatefulSets (kubeloop's own bound).
+pub const MAX_STATEFULSETS: usize = 1_000;
+/// PersistentVolumeClaims and PersistentVolumes (kubeloop's own bound: a StatefulSet's pods have a claim each per
+/// template, and the provisioner makes a volume per claim).
+pub const MAX_VOLUMES: usize = 20_000;
 /// Jobs (kubeloop's own bound).
 pub const MAX_JOBS: usize = 10_000;
 /// CronJobs (kubeloop's own bound).

@@ -1,5 +1,7 @@
 //! kube-system's add-ons: what `kubeadm init` installs after the control plane (kube-proxy as a DaemonSet, CoreDNS
-//! as a Deployment with its `kube-dns` Service at 10.96.0.10) and kind's network agent (kindnet, a DaemonSet), so
+//! as a Deployment with its `kube-dns` Service at 10.96.0.10), kind's network agent (kindnet, a DaemonSet) and kind's
+//! default StorageClass `standard` (`rancher.io/local-path`, WaitForFirstConsumer; its volumes are made by
+//! kubeloop's own provisioner, `controllers/persistentvolume.rs`), so
 //! that a new cluster looks like a real one: `kubectl get pods -A` lists them, their requests take room on every
 //! node, and `kubectl drain` without `--ignore-daemonsets` fails. Every cluster a scenario, the page or the
 //! benchmark starts has them unless it asks not to (`cluster: {addons: false}`).
@@ -11,7 +13,7 @@ use crate::sim::Sim;
 pub const KUBE_SYSTEM: &str = include_str!("../data/kube-system.yaml");
 
 /// What the runner's timeline says of them at t=0.
-pub const NOTE: &str = "cluster: kube-system's add-ons (kubeadm's kube-proxy DaemonSet and CoreDNS Deployment with the kube-dns Service, kind's kindnet DaemonSet); `cluster: {addons: false}` starts without them";
+pub const NOTE: &str = "cluster: kube-system's add-ons (kubeadm's kube-proxy DaemonSet and CoreDNS Deployment with the kube-dns Service, kind's kindnet DaemonSet and default StorageClass `standard`); `cluster: {addons: false}` starts without them";
 
 /// The API client that creates them, as kubeadm does (its own line in the API table).
 pub const CLIENT: &str = "kubeadm";
@@ -62,5 +64,6 @@ mod tests {
         assert_eq!(names(Kind::Deployment), ["coredns"]);
         let dns = sim.store().objects(Kind::Service).find(|o| &*o.meta().name == "kube-dns").expect("kube-dns");
         assert_eq!(&*dns.as_service().expect("a service").spec.cluster_ip, "10.96.0.10");
+        assert_eq!(names(Kind::StorageClass), ["standard"]);
     }
 }

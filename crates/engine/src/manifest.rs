@@ -388,6 +388,20 @@ pub fn stored_only(kind: Kind) -> Option<&'static str> {
             "kubeloop's API server applies its Container defaults, minimums and maximums to new pods (LimitRanger); \
              Pod and PersistentVolumeClaim items and maxLimitRequestRatio are not enforced",
         ),
+        Kind::PersistentVolumeClaim => Some(
+            "kubeloop's persistent volume binder binds it to a matching volume, or has kubeloop's own provisioner (a \
+             stand-in for its class's provisioner, which does not run) make a PersistentVolume of the size it \
+             requests; no data is stored, and a pod's container does not wait for its volume to be mounted",
+        ),
+        Kind::StorageClass => Some(
+            "kubeloop's own provisioner makes volumes for its claims whatever its provisioner names (no external \
+             provisioner runs), with its reclaimPolicy and volumeBindingMode; parameters and mountOptions are not \
+             read",
+        ),
+        Kind::PersistentVolume => Some(
+            "kubeloop's persistent volume binder binds it to a claim that fits and deletes it once its claim is gone \
+             under the Delete reclaim policy; no data is stored",
+        ),
         k if k.info().stored.is_some() => {
             Some("kubeloop stores and serves it (kubectl get, describe, delete, explain), but nothing acts on it")
         }
@@ -757,6 +771,7 @@ fn decode_object<'n>(kind: Kind, cx: &mut decode::Cx<'n>, n: &'n Node) -> Result
         Kind::ReplicaSet => Object::ReplicaSet(objects::replica_set(cx, n)?),
         Kind::Deployment => Object::Deployment(objects::deployment(cx, n)?),
         Kind::DaemonSet => Object::DaemonSet(objects::daemon_set(cx, n)?),
+        Kind::StatefulSet => Object::StatefulSet(objects::stateful_set(cx, n)?),
         Kind::Job => Object::Job(objects::job(cx, n)?),
         Kind::CronJob => Object::CronJob(objects::cronjob(cx, n)?),
         Kind::ConfigMap => Object::ConfigMap(objects::config_map(cx, n)?),

@@ -43,7 +43,11 @@ fn a_new_cluster_runs_kube_proxy_and_kindnet_on_every_node_and_coredns_behind_ku
     assert!(node.stdout.contains("kube-system                 kindnet-"), "{}", node.stdout);
     // The objects come from kubeadm's client, not the user's.
     let by_kubeadm = sim.store().clients().iter().find(|c| &*c.name == addons::CLIENT).map(|c| c.counters.creates);
-    assert_eq!(by_kubeadm, Some(9), "3 ServiceAccounts, 2 ConfigMaps, 2 DaemonSets, a Deployment and a Service");
+    assert_eq!(
+        by_kubeadm,
+        Some(10),
+        "3 ServiceAccounts, 2 ConfigMaps, 2 DaemonSets, a Deployment, a Service and the default StorageClass"
+    );
 }
 
 #[test]

@@ -527,8 +527,8 @@ fn api_load_is_counted_per_client() {
     let clients = sim.store().clients();
     let cm = clients.iter().find(|c| &*c.name == "kube-controller-manager/cp-1").expect("cm");
     assert_eq!(
-        cm.counters.list_calls, 16,
-        "one LIST per shared informer (namespaces, deployments, replicasets, pods, nodes, leases, serviceaccounts, services, endpointslices, configmaps, secrets, daemonsets, poddisruptionbudgets, resourcequotas, jobs, cronjobs)"
+        cm.counters.list_calls, 20,
+        "one LIST per shared informer (namespaces, deployments, replicasets, pods, nodes, leases, serviceaccounts, services, endpointslices, configmaps, secrets, daemonsets, poddisruptionbudgets, resourcequotas, jobs, cronjobs, statefulsets, persistentvolumeclaims, persistentvolumes, storageclasses)"
     );
     assert!(cm.counters.watch_events > 0);
     assert!(cm.counters.creates >= 8, "four default ServiceAccounts, a ReplicaSet, three pods (and events)");

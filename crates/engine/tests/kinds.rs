@@ -94,7 +94,8 @@ fn every_stored_kinds_columns_and_describe_lines_name_fields_of_its_schema() {
                     assert!(value_type(item, field).is_some(), "{}: {path}: no {field} in {item}", info.name);
                 }
             }
-            let empty = matches!(cell, Cell::Age | Cell::CreatedAt) || (cell == Cell::Value && path.is_empty());
+            let empty = matches!(cell, Cell::Age | Cell::CreatedAt | Cell::IsDefault)
+                || (cell == Cell::Value && path.is_empty());
             assert_eq!(path.is_empty(), empty, "{}: {path}: {cell:?}", info.name);
         }
         assert!(info.applicable, "{}: a stored kind is applied", info.name);

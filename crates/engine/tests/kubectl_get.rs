@@ -72,7 +72,7 @@ fn errors_and_empty_results() {
     check(&mut sim, "get-empty-cluster-scoped", "get nodes -l role=db");
     check(&mut sim, "get-unknown-output", "get pods -o xml");
     check(&mut sim, "get-no-type", "get");
-    check(&mut sim, "get-unknown-type", "get sts");
+    check(&mut sim, "get-unknown-type", "get rc");
     check(&mut sim, "get-ignore-not-found", "get pod nope --ignore-not-found");
 }
 

@@ -484,10 +484,11 @@ fn kubectl_files(sim: &mut Sim, line: &str, files: &[(&str, &str)], stdin: Optio
 
 /// kubeloop's own line under a mapping error: what it serves.
 const SERVES: &str = "kubeloop: it serves Namespace, Node, Pod, ConfigMap, Secret, ServiceAccount, Service, \
-ResourceQuota, LimitRange and PersistentVolume (v1), ReplicaSet, Deployment and DaemonSet (apps/v1), EndpointSlice \
-(discovery.k8s.io/v1), PodDisruptionBudget (policy/v1), PriorityClass (scheduling.k8s.io/v1), Ingress, IngressClass \
-and NetworkPolicy (networking.k8s.io/v1), Role, RoleBinding, ClusterRole and ClusterRoleBinding \
-(rbac.authorization.k8s.io/v1), Job and CronJob (batch/v1)";
+ResourceQuota, LimitRange, PersistentVolume and PersistentVolumeClaim (v1), ReplicaSet, Deployment, DaemonSet and \
+StatefulSet (apps/v1), EndpointSlice (discovery.k8s.io/v1), PodDisruptionBudget (policy/v1), PriorityClass \
+(scheduling.k8s.io/v1), Ingress, IngressClass and NetworkPolicy (networking.k8s.io/v1), Role, RoleBinding, \
+ClusterRole and ClusterRoleBinding (rbac.authorization.k8s.io/v1), Job and CronJob (batch/v1), StorageClass \
+(storage.k8s.io/v1)";
 
 /// A kind kubeloop does not serve is kubectl's mapping error (cli-runtime's `mapper.infoForData`: the object's name
 /// and namespace as written, its stream, the REST mapper's message, `ensure CRDs are installed first`), after

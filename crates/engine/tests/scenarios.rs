@@ -108,10 +108,12 @@ fn parse_errors_report_the_line() {
     assert_eq!(e.line, Some(4), "{e}");
     assert!(e.message.contains("invalid duration"), "{e}");
 
-    let e = Scenario::parse("cluster:\n  nodes: 1\nactions:\n  - at: 1s\n    delete: {kind: statefulset, name: x}\n")
-        .expect_err("unknown kind");
+    let e = Scenario::parse(
+        "cluster:\n  nodes: 1\nactions:\n  - at: 1s\n    delete: {kind: replicationcontroller, name: x}\n",
+    )
+    .expect_err("unknown kind");
     assert_eq!(e.line, Some(5), "{e}");
-    assert!(e.message.contains("the server doesn't have a resource type \"statefulset\""), "{e}");
+    assert!(e.message.contains("the server doesn't have a resource type \"replicationcontroller\""), "{e}");
 
     let e = Scenario::parse("cluster:\n  nodes: 9000\n").expect_err("node cap");
     assert_eq!(e.line, Some(2), "{e}");

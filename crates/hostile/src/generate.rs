@@ -205,6 +205,9 @@ const KINDS: &[&str] = &[
     "ResourceQuota",
     "LimitRange",
     "PersistentVolume",
+    "StatefulSet",
+    "PersistentVolumeClaim",
+    "StorageClass",
 ];
 
 const API_VERSIONS: &[&str] =
@@ -491,14 +494,14 @@ fn document(b: &mut Bytes) -> Node {
     // A kind kubeloop only stores: read through its schema alone.
     let stored = Kind::ALL.into_iter().find(|k| k.name() == kind && k.info().stored.is_some());
     let api = match kind {
-        "Deployment" | "ReplicaSet" | "DaemonSet" if !b.chance(10) => "apps/v1",
+        "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet" if !b.chance(10) => "apps/v1",
         "Job" | "CronJob" if !b.chance(10) => "batch/v1",
         _ if stored.is_some() && !b.chance(10) => stored.map_or("v1", Kind::api_version),
         _ if b.chance(80) => "v1",
         _ => b.pick(API_VERSIONS),
     };
     let ty = match kind {
-        "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" | "DaemonSet" | "Job" => kind,
+        "Namespace" | "Node" | "Pod" | "ReplicaSet" | "Deployment" | "DaemonSet" | "Job" | "StatefulSet" => kind,
         _ => "",
     };
     let mut entries = vec![

@@ -72,7 +72,7 @@ fn generated_manifests_include_stored_kinds_that_read() {
     use kubeloop_engine::api::Kind;
     let stored: Vec<Kind> = Kind::ALL.into_iter().filter(|k| k.info().stored.is_some()).collect();
     let (mut read, mut state) = (vec![0; stored.len()], 0x9e37_79b9_u32);
-    for _ in 0..3_000 {
+    for _ in 0..6_000 {
         let data: Vec<u8> = (0..300)
             .map(|_| {
                 state ^= state << 13;

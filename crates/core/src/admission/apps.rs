@@ -3,7 +3,9 @@
 
 use super::{nonnegative, pod, q, FieldError};
 use crate::api::names;
-use crate::api::{go_quote, DaemonSet, Deployment, IntOrString, LabelSelector, PodTemplateSpec, ReplicaSet};
+use crate::api::{
+    go_quote, DaemonSet, Deployment, IntOrString, LabelSelector, PodTemplateSpec, ReplicaSet, StatefulSet,
+};
 
 /// `ValidateReplicaSetSpec`.
 pub(super) fn validate_replica_set(rs: &ReplicaSet, errs: &mut Vec<FieldError>) {
@@ -79,6 +81,87 @@ pub(super) fn validate_daemon_set(ds: &DaemonSet, errs: &mut Vec<FieldError>) {
     }
     if let Some(limit) = ds.spec.revision_history_limit {
         nonnegative("spec.revisionHistoryLimit", limit.into(), errs);
+    }
+}
+
+/// `ValidateStatefulSetSpec`: the pod management policy, the update strategy (a partition not negative, no
+/// rollingUpdate with OnDelete), the retention policy, replicas, minReadySeconds, `ordinals.start`, the selector
+/// and the template it must match (which restarts always).
+pub(super) fn validate_stateful_set(sts: &StatefulSet, errs: &mut Vec<FieldError>) {
+    let spec = &sts.spec;
+    match &*spec.pod_management_policy {
+        "" => errs.push(FieldError::required("spec.podManagementPolicy")),
+        "OrderedReady" | "Parallel" => {}
+        other => {
+            errs.push(FieldError::invalid("spec.podManagementPolicy", q(other), "must be 'OrderedReady' or 'Parallel'"))
+        }
+    }
+    let u = &spec.update_strategy;
+    match &*u.type_ {
+        "" => errs.push(FieldError::required("spec.updateStrategy")),
+        "OnDelete" if u.rolling_update.is_some() => errs.push(FieldError::invalid(
+            "spec.updateStrategy.rollingUpdate",
+            "{...}",
+            "only allowed for updateStrategy 'RollingUpdate'",
+        )),
+        "OnDelete" => {}
+        "RollingUpdate" => {
+            if let Some(p) = u.rolling_update.as_ref().and_then(|r| r.partition) {
+                nonnegative("spec.updateStrategy.rollingUpdate.partition", p.into(), errs);
+            }
+            if let Some(m) = u.rolling_update.as_ref().and_then(|r| r.max_unavailable.as_ref()) {
+                let path = "spec.updateStrategy.rollingUpdate.maxUnavailable";
+                positive_int_or_percent(m, path, errs);
+                if int_or_percent_value(m) == 0 {
+                    errs.push(FieldError::invalid(path, go_int_or_string(m), "must be greater than 0"));
+                }
+                not_more_than_100_percent(m, path, errs);
+            }
+        }
+        other => {
+            let rolling =
+                if u.rolling_update.is_some() { "{...}" } else { "(*apps.RollingUpdateStatefulSetStrategy)(nil)" };
+            errs.push(FieldError::invalid(
+                "spec.updateStrategy",
+                format!("apps.StatefulSetUpdateStrategy{{Type:{}, RollingUpdate:{rolling}}}", q(other)),
+                "must be 'RollingUpdate' or 'OnDelete'",
+            ))
+        }
+    }
+    if let Some(p) = &spec.persistent_volume_claim_retention_policy {
+        let path = "spec.persistentVolumeClaimRetentionPolicy";
+        for (name, v) in [("whenDeleted", &p.when_deleted), ("whenScaled", &p.when_scaled)] {
+            if !matches!(&**v, "Retain" | "Delete") {
+                errs.push(FieldError::not_supported(format!("{path}.{name}"), q(v), &["Retain", "Delete"]));
+            }
+        }
+    }
+    if let Some(r) = spec.replicas {
+        nonnegative("spec.replicas", r.into(), errs);
+    }
+    nonnegative("spec.minReadySeconds", spec.min_ready_seconds.into(), errs);
+    if let Some(o) = &spec.ordinals {
+        nonnegative("spec.ordinals.start", o.start.into(), errs);
+    }
+    selector_and_template(&spec.selector, &spec.template, errs);
+}
+
+/// `ValidateStatefulSetUpdate`'s rule: only replicas, ordinals, the template, the update strategy, the retention
+/// policy and minReadySeconds change.
+pub(crate) fn stateful_set_update(a: &StatefulSet, b: &StatefulSet, errs: &mut Vec<FieldError>) {
+    let mut clone = b.spec.clone();
+    clone.replicas = a.spec.replicas;
+    clone.template = a.spec.template.clone();
+    clone.update_strategy = a.spec.update_strategy.clone();
+    clone.min_ready_seconds = a.spec.min_ready_seconds;
+    clone.ordinals = a.spec.ordinals.clone();
+    clone.persistent_volume_claim_retention_policy = a.spec.persistent_volume_claim_retention_policy.clone();
+    if clone != a.spec {
+        errs.push(FieldError::forbidden(
+            "spec",
+            "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', \
+             'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+        ));
     }
 }
 

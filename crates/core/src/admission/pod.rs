@@ -201,6 +201,11 @@ fn volume_source(v: &Volume, at: &str, errs: &mut Vec<FieldError>) {
             mode("secret", s.default_mode, errs);
         }
     }
+    if let Some(c) = &v.persistent_volume_claim {
+        if one_more("persistentVolumeClaim", errs) && c.claim_name.is_empty() {
+            errs.push(FieldError::required(format!("{at}.persistentVolumeClaim.claimName")));
+        }
+    }
     if let Some(c) = &v.config_map {
         if one_more("configMap", errs) {
             if c.name.is_empty() {

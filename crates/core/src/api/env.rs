@@ -80,6 +80,19 @@ pub struct Volume {
     pub secret: Option<SecretVolumeSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_map: Option<ConfigMapVolumeSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistent_volume_claim: Option<PersistentVolumeClaimVolumeSource>,
+}
+
+/// `persistentVolumeClaim`: a claim of the pod's namespace, by name.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(any(test, feature = "oracle"), derive(Deserialize))]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaimVolumeSource {
+    #[serde(default)]
+    pub claim_name: Str,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -39,10 +39,13 @@ pub enum Kind {
     DaemonSet,
     Job,
     CronJob,
+    StatefulSet,
+    PersistentVolumeClaim,
+    StorageClass,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 27] = [
+    pub const ALL: [Kind; 30] = [
         Kind::Namespace,
         Kind::Node,
         Kind::Pod,
@@ -70,6 +73,9 @@ impl Kind {
         Kind::DaemonSet,
         Kind::Job,
         Kind::CronJob,
+        Kind::StatefulSet,
+        Kind::PersistentVolumeClaim,
+        Kind::StorageClass,
     ];
 
     pub fn index(self) -> usize {
@@ -191,6 +197,9 @@ pub struct StoredKind {
     pub describe: &'static [Column],
     /// Whether describe lists the object's Events after its lines.
     pub events: bool,
+    /// The annotation that marks the default object of the kind (`storageclass.kubernetes.io/is-default-class`):
+    /// `get` prints such an object's name with ` (default)` (printers.go's printStorageClass).
+    pub default_annotation: Option<&'static str>,
 }
 
 /// A heading (or label), the dotted path of the field it shows below the object (`spec.rules`, `metadata.name`),
@@ -252,12 +261,17 @@ pub enum Cell {
     NodeAffinity,
     /// describe's table of a LimitRange's limits (describeLimitRange): a row per item and resource.
     Limits,
+    /// `Yes` or `No`: whether the object carries its kind's default annotation as `true` (describeStorageClass's
+    /// IsDefaultClass; the path is empty).
+    IsDefault,
+    /// A map of texts as `labels.FormatLabels` writes it (`k=v,k2=v2`, sorted), `<none>` when empty.
+    Map,
 }
 
 const RW: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 /// Every kind, in [`Kind::ALL`]'s order (`KINDS[k as usize].kind == k`).
-pub const KINDS: [KindInfo; 27] = [
+pub const KINDS: [KindInfo; 30] = [
     KindInfo {
         kind: Kind::Namespace,
         name: "Namespace",
@@ -556,6 +570,7 @@ pub const KINDS: [KindInfo; 27] = [
                 ("Annotations", "metadata.annotations", Cell::Value),
             ],
             events: true,
+            default_annotation: None,
         }),
         field_index: None,
     },
@@ -591,6 +606,7 @@ pub const KINDS: [KindInfo; 27] = [
                 ANNOTATIONS,
             ],
             events: true,
+            default_annotation: None,
         }),
         ..STORED
     },
@@ -615,6 +631,7 @@ pub const KINDS: [KindInfo; 27] = [
             wide: &[],
             describe: &[NAME, LABELS, ANNOTATIONS, ("Controller", "spec.controller", Cell::Value)],
             events: true,
+            default_annotation: None,
         }),
         ..STORED
     },
@@ -644,6 +661,7 @@ pub const KINDS: [KindInfo; 27] = [
                 ("  Policy Types", "spec.policyTypes", Cell::Joined),
             ],
             events: false,
+            default_annotation: None,
         }),
         ..STORED
     },
@@ -718,6 +736,7 @@ pub const KINDS: [KindInfo; 27] = [
             wide: &[],
             describe: &[NAME, NAMESPACE, ("", "status", Cell::QuotaTable)],
             events: false,
+            default_annotation: None,
         }),
         ..STORED
     },
@@ -738,6 +757,7 @@ pub const KINDS: [KindInfo; 27] = [
             wide: &[],
             describe: &[NAME, NAMESPACE, ("", "spec.limits", Cell::Limits)],
             events: false,
+            default_annotation: None,
         }),
         ..STORED
     },
@@ -753,6 +773,7 @@ pub const KINDS: [KindInfo; 27] = [
         group_resource: "persistentvolumes",
         namespaced: false,
         status_subresource: true,
+        max_objects: limits::MAX_VOLUMES,
         stored: Some(StoredKind {
             // printers.go's persistentVolumeColumnDefinitions; describe.go's describePersistentVolume (without its
             // source's section).
@@ -784,6 +805,7 @@ pub const KINDS: [KindInfo; 27] = [
                 ("Message", "status.message", Cell::Value),
             ],
             events: true,
+            default_annotation: None,
         }),
         ..STORED
     },
@@ -847,7 +869,111 @@ pub const KINDS: [KindInfo; 27] = [
         stored: None,
         field_index: None,
     },
+    KindInfo {
+        kind: Kind::StatefulSet,
+        name: "StatefulSet",
+        api_version: "apps/v1",
+        group: "apps",
+        version: "v1",
+        plural: "statefulsets",
+        singular: "statefulset",
+        short_names: &["sts"],
+        resource_ref: "statefulset.apps",
+        group_resource: "statefulsets.apps",
+        namespaced: true,
+        generation: true,
+        status_subresource: true,
+        verbs: RW,
+        applicable: true,
+        max_objects: limits::MAX_STATEFULSETS,
+        stored: None,
+        field_index: None,
+    },
+    KindInfo {
+        kind: Kind::PersistentVolumeClaim,
+        name: "PersistentVolumeClaim",
+        api_version: "v1",
+        group: "",
+        plural: "persistentvolumeclaims",
+        singular: "persistentvolumeclaim",
+        short_names: &["pvc"],
+        resource_ref: "persistentvolumeclaim",
+        group_resource: "persistentvolumeclaims",
+        namespaced: true,
+        status_subresource: true,
+        max_objects: limits::MAX_VOLUMES,
+        stored: Some(StoredKind {
+            // printers.go's persistentVolumeClaimColumnDefinitions (capacity and access modes are the status's,
+            // which the volume binder writes once bound); describe.go's describePersistentVolumeClaim (no Used By).
+            columns: &[
+                ("STATUS", "status.phase", Cell::Value),
+                ("VOLUME", "spec.volumeName", Cell::Value),
+                ("CAPACITY", "status.capacity.storage", Cell::Value),
+                ("ACCESS MODES", "status.accessModes", Cell::AccessModes),
+                ("STORAGECLASS", "spec.storageClassName", Cell::Value),
+                ("VOLUMEATTRIBUTESCLASS", "spec.volumeAttributesClassName", Cell::OrUnset),
+                AGE,
+            ],
+            wide: &[("VOLUMEMODE", "spec.volumeMode", Cell::OrUnset)],
+            describe: &[
+                NAME,
+                NAMESPACE,
+                ("StorageClass", "spec.storageClassName", Cell::Value),
+                ("Status", "status.phase", Cell::Value),
+                ("Volume", "spec.volumeName", Cell::Value),
+                LABELS,
+                ANNOTATIONS,
+                ("Finalizers", "metadata.finalizers", Cell::Value),
+                ("Capacity", "status.capacity.storage", Cell::Value),
+                ("Access Modes", "status.accessModes", Cell::AccessModes),
+                ("VolumeMode", "spec.volumeMode", Cell::Value),
+            ],
+            events: true,
+            default_annotation: None,
+        }),
+        ..STORED
+    },
+    KindInfo {
+        kind: Kind::StorageClass,
+        name: "StorageClass",
+        api_version: "storage.k8s.io/v1",
+        group: "storage.k8s.io",
+        plural: "storageclasses",
+        singular: "storageclass",
+        short_names: &["sc"],
+        resource_ref: "storageclass.storage.k8s.io",
+        group_resource: "storageclasses.storage.k8s.io",
+        namespaced: false,
+        stored: Some(StoredKind {
+            // printers.go's storageClassColumnDefinitions; describe.go's describeStorageClass.
+            columns: &[
+                ("PROVISIONER", "provisioner", Cell::Value),
+                ("RECLAIMPOLICY", "reclaimPolicy", Cell::Value),
+                ("VOLUMEBINDINGMODE", "volumeBindingMode", Cell::Value),
+                ("ALLOWVOLUMEEXPANSION", "allowVolumeExpansion", Cell::Value),
+                AGE,
+            ],
+            wide: &[],
+            describe: &[
+                NAME,
+                ("IsDefaultClass", "", Cell::IsDefault),
+                ANNOTATIONS,
+                ("Provisioner", "provisioner", Cell::Value),
+                ("Parameters", "parameters", Cell::Map),
+                ("AllowVolumeExpansion", "allowVolumeExpansion", Cell::OrUnset),
+                ("MountOptions", "mountOptions", Cell::OrNone),
+                ("ReclaimPolicy", "reclaimPolicy", Cell::Value),
+                ("VolumeBindingMode", "volumeBindingMode", Cell::Value),
+            ],
+            events: true,
+            default_annotation: Some(DEFAULT_STORAGE_CLASS_ANNOTATION),
+        }),
+        ..STORED
+    },
 ];
+
+/// The annotation that makes a StorageClass the cluster's default (`storageutil.IsDefaultAnnotation`).
+pub const DEFAULT_STORAGE_CLASS_ANNOTATION: &str = "storageclass.kubernetes.io/is-default-class";
 
 const AGE: Column = ("AGE", "", Cell::Age);
 const CREATED_AT: Column = ("CREATED AT", "", Cell::CreatedAt);
@@ -863,6 +989,7 @@ const ROLE: StoredKind = StoredKind {
     wide: &[],
     describe: &[NAME, LABELS, ANNOTATIONS, ("PolicyRule", "rules", Cell::Rules)],
     events: false,
+    default_annotation: None,
 };
 
 /// RoleBindings and ClusterRoleBindings: printers.go's roleBindingsColumnDefinitions and
@@ -884,6 +1011,7 @@ const ROLE_BINDING: StoredKind = StoredKind {
         ("Subjects", "subjects", Cell::Table(&[("Kind", "kind"), ("Name", "name"), ("Namespace", "namespace")])),
     ],
     events: false,
+    default_annotation: None,
 };
 
 /// What the rows of the kinds kubeloop only stores share (each names its own kind, names, scope, generation,
@@ -910,12 +1038,13 @@ const STORED: KindInfo = KindInfo {
 };
 
 /// The kinds in discovery's order (`kubectl api-resources` before its sort): the core group, then by group.
-pub const DISCOVERY: [Kind; 27] = [
+pub const DISCOVERY: [Kind; 30] = [
     Kind::ConfigMap,
     Kind::Event,
     Kind::LimitRange,
     Kind::Namespace,
     Kind::Node,
+    Kind::PersistentVolumeClaim,
     Kind::PersistentVolume,
     Kind::Pod,
     Kind::ResourceQuota,
@@ -925,6 +1054,7 @@ pub const DISCOVERY: [Kind; 27] = [
     Kind::DaemonSet,
     Kind::Deployment,
     Kind::ReplicaSet,
+    Kind::StatefulSet,
     Kind::CronJob,
     Kind::Job,
     Kind::Lease,
@@ -938,6 +1068,7 @@ pub const DISCOVERY: [Kind; 27] = [
     Kind::RoleBinding,
     Kind::Role,
     Kind::PriorityClass,
+    Kind::StorageClass,
 ];
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ pub mod quantity;
 pub mod selector;
 pub mod service;
 pub mod shared;
+pub mod statefulset;
 pub mod stored;
 pub mod types;
 
@@ -33,8 +34,8 @@ pub use cronjob::CronJob;
 pub use daemonset::{DaemonSet, DaemonSetSpec, DaemonSetStatus, DaemonSetUpdateStrategy};
 pub use endpointslice::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice, SeenEndpoint, ServiceEndpoints};
 pub use env::{
-    ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector, SecretVolumeSource,
-    SourceRef, Volume,
+    ConfigMapVolumeSource, EmptyDirVolumeSource, EnvFromSource, EnvVar, EnvVarSource, KeySelector,
+    PersistentVolumeClaimVolumeSource, SecretVolumeSource, SourceRef, Volume,
 };
 pub use job::{Job, JobCondition, JobSpec, JobStatus};
 pub use kinds::{Cell, Column, FieldIndex, Kind, KindInfo, StoredKind, DISCOVERY, KINDS};
@@ -49,6 +50,7 @@ pub use quantity::Quantity;
 pub use selector::{LabelSelector, LabelSelectorRequirement, Operator};
 pub use service::{LoadBalancerStatus, Service, ServicePort, ServiceSpec, ServiceStatus};
 pub use shared::Shared;
+pub use statefulset::{StatefulSet, StatefulSetSpec, StatefulSetStatus, StatefulSetUpdateStrategy};
 pub use stored::Stored;
 pub use types::*;
 
@@ -155,6 +157,7 @@ pub enum Object {
     EndpointSlice(EndpointSlice),
     PodDisruptionBudget(PodDisruptionBudget),
     DaemonSet(DaemonSet),
+    StatefulSet(StatefulSet),
     Job(Job),
     CronJob(CronJob),
     /// An object of a kind kubeloop stores without simulating it ([`KindInfo::stored`]).
@@ -178,6 +181,7 @@ macro_rules! each_kind {
             Object::EndpointSlice($v) => $body,
             Object::PodDisruptionBudget($v) => $body,
             Object::DaemonSet($v) => $body,
+            Object::StatefulSet($v) => $body,
             Object::Job($v) => $body,
             Object::CronJob($v) => $body,
             Object::Stored($v) => $body,
@@ -223,6 +227,7 @@ accessors! {
     EndpointSlice, EndpointSlice, as_endpointslice, as_endpointslice_mut, into_endpointslice;
     PodDisruptionBudget, PodDisruptionBudget, as_pdb, as_pdb_mut, into_pdb;
     DaemonSet, DaemonSet, as_daemonset, as_daemonset_mut, into_daemonset;
+    StatefulSet, StatefulSet, as_statefulset, as_statefulset_mut, into_statefulset;
     Job, Job, as_job, as_job_mut, into_job;
     CronJob, CronJob, as_cronjob, as_cronjob_mut, into_cronjob;
     Stored, Stored, as_stored, as_stored_mut, into_stored;
@@ -245,6 +250,7 @@ impl Object {
             Object::EndpointSlice(_) => Kind::EndpointSlice,
             Object::PodDisruptionBudget(_) => Kind::PodDisruptionBudget,
             Object::DaemonSet(_) => Kind::DaemonSet,
+            Object::StatefulSet(_) => Kind::StatefulSet,
             Object::Job(_) => Kind::Job,
             Object::CronJob(_) => Kind::CronJob,
             Object::Stored(v) => v.kind,
@@ -284,6 +290,7 @@ impl Object {
             (Object::Service(a), Object::Service(b)) => a.spec != b.spec,
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.spec != b.spec,
             (Object::DaemonSet(a), Object::DaemonSet(b)) => a.spec != b.spec,
+            (Object::StatefulSet(a), Object::StatefulSet(b)) => a.spec != b.spec,
             (Object::Job(a), Object::Job(b)) => a.spec != b.spec,
             (Object::CronJob(a), Object::CronJob(b)) => a.spec != b.spec,
             // The endpointslice strategy's PrepareForUpdate: anything but the metadata, or the labels.
@@ -313,6 +320,7 @@ impl Object {
             (Object::Service(a), Object::Service(b)) => a.status = b.status.clone(),
             (Object::PodDisruptionBudget(a), Object::PodDisruptionBudget(b)) => a.status = b.status.clone(),
             (Object::DaemonSet(a), Object::DaemonSet(b)) => a.status = b.status.clone(),
+            (Object::StatefulSet(a), Object::StatefulSet(b)) => a.status = b.status.clone(),
             (Object::Job(a), Object::Job(b)) => a.status = b.status.clone(),
             (Object::CronJob(a), Object::CronJob(b)) => a.status = b.status.clone(),
             (Object::Stored(a), Object::Stored(b)) => match b.fields.get("status") {

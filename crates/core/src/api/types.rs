@@ -240,6 +240,11 @@ pub struct PodSpec {
     pub dns_policy: Str,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
+    /// The pod's hostname and subdomain (a StatefulSet's pods: their name, and the set's serviceName).
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub hostname: Str,
+    #[serde(default, skip_serializing_if = "is_empty_str")]
+    pub subdomain: Str,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -43,7 +43,7 @@ fn budgets_selecting(caches: Caches<'_>, namespace: &str, labels: &Labels, out: 
 }
 
 /// `getExpectedScale`: the sum of the scales of the pods' controllers (a ReplicaSet a Deployment controls counts
-/// as the Deployment), each once; and the pods that have no controller.
+/// as the Deployment; a StatefulSet's is its replicas), each once; and the pods that have no controller.
 fn expected_scale(caches: Caches<'_>, pods: &[&Pod]) -> (i32, Vec<String>) {
     let mut seen: Vec<crate::api::Str> = Vec::new();
     let mut total: i32 = 0;
@@ -71,6 +71,10 @@ fn expected_scale(caches: Caches<'_>, pods: &[&Pod]) -> (i32, Vec<String>) {
                     None => (rs.metadata.uid.clone(), rs.replicas()),
                 }
             }
+            "StatefulSet" => match caches.of(Kind::StatefulSet).get(&key).and_then(|o| o.as_statefulset()) {
+                Some(sts) if sts.metadata.uid == r.uid => (sts.metadata.uid.clone(), sts.replicas()),
+                _ => continue,
+            },
             _ => continue,
         };
         if !seen.contains(&uid) {
@@ -110,7 +114,7 @@ impl Reconciler for DisruptionController {
         1
     }
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::PodDisruptionBudget, Kind::Pod, Kind::ReplicaSet, Kind::Deployment]
+        &[Kind::PodDisruptionBudget, Kind::Pod, Kind::ReplicaSet, Kind::Deployment, Kind::StatefulSet]
     }
 
     fn handle(&mut self, ev: &InformerEvent, caches: Caches<'_>, _now: Millis, out: &mut Enqueue) {

@@ -309,6 +309,8 @@ impl Reconciler for GarbageCollector {
             Kind::Secret,
             Kind::ServiceAccount,
             Kind::DaemonSet,
+            Kind::StatefulSet,
+            Kind::PersistentVolumeClaim,
             Kind::Job,
             Kind::CronJob,
         ]

@@ -10,10 +10,12 @@ pub mod garbagecollector;
 pub mod job;
 pub mod namespace;
 pub mod nodelifecycle;
+pub mod persistentvolume;
 pub mod replicaset;
 pub mod resourcequota;
 pub mod scheduler;
 pub mod serviceaccount;
+pub mod statefulset;
 pub mod tainteviction;
 pub mod templatehash;
 pub mod ttlafterfinished;
@@ -22,7 +24,7 @@ use std::rc::Rc;
 
 /// The controllers kubeloop runs: each one's name (the UI contract's, `mode: {trigger: NAME=edge}`'s) and the
 /// component that writes its Events (`source.component`), in the order the page lists them.
-pub const CONTROLLERS: [(&str, &str); 15] = [
+pub const CONTROLLERS: [(&str, &str); 17] = [
     ("deployment", "deployment-controller"),
     ("replicaset", "replicaset-controller"),
     ("scheduler", "default-scheduler"),
@@ -35,6 +37,8 @@ pub const CONTROLLERS: [(&str, &str); 15] = [
     ("disruption", "controllermanager"),
     ("daemonset", "daemonset-controller"),
     ("resourcequota", "resourcequota-controller"),
+    ("statefulset", "statefulset-controller"),
+    ("persistentvolume-binder", "persistentvolume-controller"),
     ("job", "job-controller"),
     ("ttlafterfinished", "ttl-after-finished-controller"),
     ("cronjob", "cronjob-controller"),

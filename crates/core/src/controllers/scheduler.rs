@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 
 mod plugins;
 mod spread;
+mod volumes;
 use plugins::*;
 pub use plugins::{spread_owner, Profile, Weights, FILTER_PLUGINS, SCORE_PLUGINS};
 use spread::{Spread, SpreadCounts};
@@ -519,6 +520,24 @@ impl Scheduler {
         self.spread.counts_for(key, selector, &self.placed, &mut self.work)
     }
 
+    /// The pod fits no node for `msg`: its PodScheduled condition, a FailedScheduling event, and a retry after
+    /// its back-off.
+    fn unschedulable(&mut self, key: &ObjKey, obj: &Object, msg: String, cx: &mut Ctx<'_, '_>) -> ReconcileAction {
+        let now = cx.now;
+        let m = msg.clone();
+        let _ = cx.api.patch(Kind::Pod, key, Subresource::Status, |o| {
+            if let Object::Pod(p) = o {
+                set_pod_condition(&mut p.status.conditions, "PodScheduled", "False", "Unschedulable", &m, now);
+            }
+        });
+        cx.recorder.event(&mut cx.api, obj, EventKind::Warning, "FailedScheduling", &msg);
+        let attempts = self.attempts.entry(key.clone()).or_default();
+        *attempts += 1;
+        let backoff = Backoff::doubling(POD_INITIAL_BACKOFF, POD_MAX_BACKOFF).delay((*attempts - 1).min(10));
+        self.unschedulable.insert(key.clone(), cx.now + backoff);
+        ReconcileAction::RequeueAfter(MAX_IN_UNSCHEDULABLE)
+    }
+
     /// A change that may make unschedulable pods fit: retry each once its backoff is over.
     fn move_unschedulable(&mut self, now: Millis, out: &mut Enqueue) {
         let mut keys: Vec<(&ObjKey, &Millis)> = self.unschedulable.iter().collect();
@@ -565,7 +584,14 @@ impl Reconciler for Scheduler {
     }
 
     fn watches(&self) -> &'static [Kind] {
-        &[Kind::Node, Kind::Pod, Kind::ReplicaSet]
+        &[
+            Kind::Node,
+            Kind::Pod,
+            Kind::ReplicaSet,
+            Kind::PersistentVolumeClaim,
+            Kind::PersistentVolume,
+            Kind::StorageClass,
+        ]
     }
 
     fn rate_limiter(&self) -> Box<dyn RateLimiter<ObjKey>> {
@@ -624,6 +650,10 @@ impl Reconciler for Scheduler {
             (Object::ReplicaSet(_), InformerEvent::Delete(..)) => {
                 self.spread.remove(&obj.key());
             }
+            // A claim made or bound, a volume or a class: pods waiting on their claims may fit now.
+            (Object::Stored(_), InformerEvent::Add(_) | InformerEvent::Update(..)) if !ev.is_resync() => {
+                self.move_unschedulable(now, out);
+            }
             _ => {}
         }
     }
@@ -637,6 +667,12 @@ impl Reconciler for Scheduler {
         if !is_schedulable_candidate(pod) || self.placed.contains_key(key) {
             return Ok(ReconcileAction::Done);
         }
+        let claims = match volumes::prefilter(pod, cx.caches) {
+            Ok(c) => c,
+            Err(why) => {
+                return Ok(self.unschedulable(key, &obj, volumes::prefilter_message(&why, self.nodes.len()), cx))
+            }
+        };
         let u = usage(pod);
         let owner = default_spread_owner(pod, cx.caches);
         if let Some((key, selector)) = &owner {
@@ -653,6 +689,10 @@ impl Reconciler for Scheduler {
             }
             let n = &self.nodes.list[(self.next_start + i) % total];
             processed += 1;
+            if claims.nodes.as_ref().is_some_and(|allowed| !allowed.contains(&n.name)) {
+                tally.add(volumes::VOLUME_BINDING, &[volumes::AFFINITY_CONFLICT.to_string()]);
+                continue;
+            }
             match filter(pod, &u, n) {
                 None => feasible.push(n),
                 Some((plugin, why)) => tally.add(plugin, &why),
@@ -663,20 +703,7 @@ impl Reconciler for Scheduler {
         }
         self.work.nodes_filtered += processed as u64;
         if feasible.is_empty() {
-            let msg = tally.message(total);
-            let now = cx.now;
-            let m = msg.clone();
-            let _ = cx.api.patch(Kind::Pod, key, Subresource::Status, |o| {
-                if let Object::Pod(p) = o {
-                    set_pod_condition(&mut p.status.conditions, "PodScheduled", "False", "Unschedulable", &m, now);
-                }
-            });
-            cx.recorder.event(&mut cx.api, &obj, EventKind::Warning, "FailedScheduling", &msg);
-            let attempts = self.attempts.entry(key.clone()).or_default();
-            *attempts += 1;
-            let backoff = Backoff::doubling(POD_INITIAL_BACKOFF, POD_MAX_BACKOFF).delay((*attempts - 1).min(10));
-            self.unschedulable.insert(key.clone(), cx.now + backoff);
-            return Ok(ReconcileAction::RequeueAfter(MAX_IN_UNSCHEDULABLE));
+            return Ok(self.unschedulable(key, &obj, tally.message(total), cx));
         }
         // Score, then pick the best; ties broken at random (selectHost's reservoir sampling).
         self.work.nodes_scored += feasible.len() as u64;
@@ -702,6 +729,13 @@ impl Reconciler for Scheduler {
         }
         let Some((node, _)) = best else { return Ok(ReconcileAction::Done) };
         let node = node.name.clone();
+        // VolumeBinding's PreBind: the node goes on each WaitForFirstConsumer claim (kubeloop binds the pod at once;
+        // upstream's binding cycle waits for the claims to be bound first).
+        for claim in &claims.to_select {
+            let _ = cx.api.patch(Kind::PersistentVolumeClaim, claim, Subresource::Main, |o| {
+                crate::controllers::persistentvolume::select_node(o, &node)
+            });
+        }
         // The binding cycle runs in the background: the scheduler assumes the pod and moves on.
         match cx.api.detached(|api| api.bind(key, &pod.metadata.uid, &node)) {
             Ok(bound) => {

@@ -12,7 +12,7 @@
 //! server's protobuf: after defaulting (`SetDefaults_PodSpec`, `SetDefaults_Container`, the ports' TCP), with
 //! empty lists and maps absent (nil) and every quantity parsed again from its canonical text.
 //!
-//! Deviations: a field kubeloop does not keep (volume sources other than emptyDir, secret and configMap, env
+//! Deviations: a field kubeloop does not keep (volume sources other than emptyDir, secret, configMap and persistentVolumeClaim, env
 //! values from fields or resources, affinity, a security context with
 //! content, ...) is printed as its zero value, so such a template hashes as if that field were unset (it is
 //! still hashed stably, and still distinct from every other template kubeloop keeps apart).
@@ -226,6 +226,8 @@ const SECRET_VOLUME: Fields = &[
     ("DefaultMode", "*int32", Zero::Nil),
     ("Optional", "*bool", Zero::Nil),
 ];
+
+const PVC_VOLUME: Fields = &[("ClaimName", "string", Zero::Str), ("ReadOnly", "bool", Zero::Bool)];
 
 const CONFIG_MAP_VOLUME: Fields = &[
     ("LocalObjectReference", "v1.LocalObjectReference", Zero::Nil),
@@ -582,6 +584,8 @@ fn dump_spec<W: fmt::Write>(d: &mut Dump<'_, W>, s: &PodSpec) -> fmt::Result {
         "RestartPolicy" => d.string(name, ty, &s.restart_policy),
         "TerminationGracePeriodSeconds" => d.optional(name, ty, s.termination_grace_period_seconds),
         "DNSPolicy" => d.string(name, ty, &s.dns_policy),
+        "Hostname" => d.string(name, ty, &s.hostname),
+        "Subdomain" => d.string(name, ty, &s.subdomain),
         "NodeSelector" => d.string_map(name, ty, &s.node_selector),
         "NodeName" => d.string(name, ty, &s.node_name),
         // SetDefaults_PodSpec gives every template an empty security context; kubeloop keeps none of its fields.
@@ -711,6 +715,12 @@ fn dump_volume<W: fmt::Write>(d: &mut Dump<'_, W>, v: &Volume) -> fmt::Result {
                 "Optional" => d.optional(name, ty, s.optional),
                 _ => Ok(false),
             }),
+            "PersistentVolumeClaim" => {
+                d.nested_opt(name, ty, v.persistent_volume_claim.as_ref(), PVC_VOLUME, |d, c, name, ty| match name {
+                    "ClaimName" => d.string(name, ty, &c.claim_name),
+                    _ => d.display(name, ty, c.read_only),
+                })
+            }
             "ConfigMap" => {
                 d.nested_opt(name, ty, v.config_map.as_ref(), CONFIG_MAP_VOLUME, |d, c, name, ty| match name {
                     "LocalObjectReference" => dump_local_ref(d, name, ty, &c.name),

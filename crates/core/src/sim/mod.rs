@@ -21,6 +21,7 @@ use crate::controllers::namespace::NamespaceController;
 use crate::controllers::nodelifecycle::{NodeLifecycleConfig, NodeLifecycleController};
 use crate::controllers::resourcequota::ResourceQuotaController;
 use crate::controllers::serviceaccount::ServiceAccountsController;
+use crate::controllers::statefulset::StatefulSetController;
 use crate::controllers::tainteviction::TaintEvictionController;
 use crate::controllers::{deployment::DeploymentController, replicaset::ReplicaSetController, scheduler::Scheduler};
 use crate::fnv::fnv1a;
@@ -279,6 +280,8 @@ impl Sim {
             Controller::new(Box::new(DisruptionController::new())),
             Controller::new(Box::new(DaemonSetController::new(crate::controllers::daemonset::WORKERS))),
             Controller::new(Box::new(ResourceQuotaController::new(crate::controllers::resourcequota::WORKERS))),
+            Controller::new(Box::new(StatefulSetController::new(crate::controllers::statefulset::WORKERS))),
+            Controller::new(Box::new(crate::controllers::persistentvolume::PersistentVolumeController::new())),
             Controller::new(Box::new(crate::controllers::job::JobController::new(crate::controllers::job::WORKERS))),
             Controller::new(Box::new(crate::controllers::ttlafterfinished::TtlAfterFinishedController::new(
                 crate::controllers::ttlafterfinished::WORKERS,

@@ -1,4 +1,7 @@
-//! Two admission plugins of the API server that read objects kubeloop otherwise only stores:
+//! Three admission plugins of the API server that read objects kubeloop otherwise only stores:
+//! - DefaultStorageClass (`plugin/pkg/admission/storage/storageclass/setdefault`): a PersistentVolumeClaim that
+//!   names no storage class (the field absent, not empty) gets the default class's name: the newest of the classes
+//!   annotated `storageclass.kubernetes.io/is-default-class: "true"`, ties by name.
 //! - LimitRanger (`plugin/pkg/admission/limitranger`): a pod created in a namespace with LimitRanges gets each
 //!   Container item's default limits and requests where its containers set none (the item's own defaults as
 //!   `SetDefaults_LimitRangeItem` derives them: a missing default limit is the max, a missing default request the
@@ -222,6 +225,28 @@ impl Store {
             .range(ObjKey::new(namespace, "")..)
             .take_while(move |(k, _)| k.namespace.as_ref() == namespace)
             .map(|(_, o)| o)
+    }
+
+    /// DefaultStorageClass's admission of a claim being created.
+    #[inline(never)]
+    pub(super) fn default_storage_class(&self, claim: &mut crate::api::Stored) {
+        let named = claim.field("spec.storageClassName").is_some_and(|v| !v.is_null());
+        if named {
+            return;
+        }
+        let default = self.kinds[Kind::StorageClass.index()]
+            .objects
+            .values()
+            .filter(|o| o.meta().annotation(crate::api::kinds::DEFAULT_STORAGE_CLASS_ANNOTATION) == Some("true"))
+            .max_by(|a, b| {
+                let (a, b) = (a.meta(), b.meta());
+                a.creation_timestamp.cmp(&b.creation_timestamp).then_with(|| b.name.cmp(&a.name))
+            });
+        let Some(class) = default else { return };
+        let spec = claim.fields.entry("spec").or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(spec) = spec {
+            spec.insert("storageClassName".into(), Value::String(class.meta().name.to_string()));
+        }
     }
 
     /// LimitRanger's admission of a pod being created: its defaults, then its min and max (the Forbidden

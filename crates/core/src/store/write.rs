@@ -216,7 +216,12 @@ impl Store {
             Object::Pod(p) => self.default_pod_spec(&mut p.spec),
             _ => admission::default_object_with(&mut obj, self.config.default_toleration_seconds),
         }
-        // LimitRanger's defaults (mutating admission, before validation).
+        // DefaultStorageClass, then LimitRanger's defaults (mutating admission, before validation).
+        if let Object::Stored(claim) = &mut obj {
+            if claim.kind == Kind::PersistentVolumeClaim {
+                self.default_storage_class(claim);
+            }
+        }
         let mut refused = None;
         if let Object::Pod(p) = &mut obj {
             refused = self.limit_ranger(p).err();
@@ -844,6 +849,7 @@ fn update_errors(current: &Object, next: &Object) -> Vec<admission::FieldError> 
             .push(FieldError::invalid("spec.selector", admission::go_selector(&b.spec.selector), "field is immutable")),
         (Object::ReplicaSet(a), Object::ReplicaSet(b)) if a.spec.selector != b.spec.selector => errs
             .push(FieldError::invalid("spec.selector", admission::go_selector(&b.spec.selector), "field is immutable")),
+        (Object::StatefulSet(a), Object::StatefulSet(b)) => admission::stateful_set_update(a, b, &mut errs),
         // ValidateConfigMapUpdate / ValidateSecretUpdate: nothing of an immutable one changes, and a Secret's type
         // never does.
         (Object::ConfigMap(a), Object::ConfigMap(b)) if a.immutable == Some(true) => {

@@ -512,7 +512,7 @@ impl Planner {
 /// Pods the workloads in the store declare (uncounted read): the sum of [`replicas_of`] over Deployments,
 /// ReplicaSets and pods.
 pub(super) fn declared_pods(sim: &Sim) -> i64 {
-    [Kind::Deployment, Kind::ReplicaSet, Kind::Pod]
+    [Kind::Deployment, Kind::ReplicaSet, Kind::StatefulSet, Kind::Pod]
         .iter()
         .flat_map(|k| sim.store().objects(*k))
         .map(|o| replicas_of_in(sim.store(), o))
@@ -526,7 +526,7 @@ pub(super) fn replicas_of(sim: &Sim, o: &Object) -> i64 {
 
 /// Pods an object declares: a Deployment its replicas; a ReplicaSet its replicas unless a live Deployment controls
 /// it (an orphan, or one whose controller is of a kind kubeloop does not serve, or is gone, declares its own); a
-/// pod one unless a live ReplicaSet controls it.
+/// StatefulSet its replicas; a pod one unless a live ReplicaSet or StatefulSet controls it.
 fn replicas_of_in(store: &crate::store::Store, o: &Object) -> i64 {
     let controlled_by = |kind: Kind| {
         crate::api::controller_of(o.meta()).is_some_and(|r| {
@@ -537,7 +537,8 @@ fn replicas_of_in(store: &crate::store::Store, o: &Object) -> i64 {
     match o {
         Object::Deployment(d) => i64::from(d.spec.replicas.unwrap_or(1)),
         Object::ReplicaSet(r) if !controlled_by(Kind::Deployment) => i64::from(r.spec.replicas.unwrap_or(1)),
-        Object::Pod(_) if !controlled_by(Kind::ReplicaSet) => 1,
+        Object::StatefulSet(s) => i64::from(s.replicas()),
+        Object::Pod(_) if !controlled_by(Kind::ReplicaSet) && !controlled_by(Kind::StatefulSet) => 1,
         _ => 0,
     }
 }

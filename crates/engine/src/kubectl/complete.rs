@@ -174,7 +174,9 @@ fn positional(sim: &mut Sim, cmd: &str, pos: &[&str], cur: &str, ns: Option<&str
     let words = |list: &[&str]| list.iter().filter(|w| w.starts_with(cur)).map(|w| w.to_string()).collect();
     match cmd {
         "get" | "describe" | "delete" | "label" | "annotate" => typed_names(sim, pos, cur, ns, None, cmd == "get"),
-        "scale" => typed_names(sim, pos, cur, ns, Some(&[Kind::Deployment, Kind::ReplicaSet]), false),
+        "scale" => {
+            typed_names(sim, pos, cur, ns, Some(&[Kind::Deployment, Kind::ReplicaSet, Kind::StatefulSet]), false)
+        }
         "explain" if pos.is_empty() => types(cur, None, false),
         "rollout" if pos.is_empty() => words(&["history", "restart", "status", "undo"]),
         "rollout" => typed_names(sim, &pos[1..], cur, ns, Some(&[Kind::Deployment]), false),
@@ -310,12 +312,12 @@ mod tests {
         assert_eq!(c(&mut sim, "kubectl get rs"), ["rs"], "no plural: the short name");
         assert_eq!(c(&mut sim, "kubectl get a"), ["all"]);
         assert_eq!(c(&mut sim, "kubectl describe a"), Vec::<String>::new());
-        assert_eq!(c(&mut sim, "kubectl scale "), ["deployments", "replicasets"]);
+        assert_eq!(c(&mut sim, "kubectl scale "), ["deployments", "replicasets", "statefulsets"]);
         assert_eq!(c(&mut sim, "kubectl rollout status "), ["deployments"]);
         assert_eq!(c(&mut sim, "kubectl explain re"), ["replicasets", "resourcequotas"]);
         assert_eq!(
             c(&mut sim, "kubectl get -n default p"),
-            ["persistentvolumes", "poddisruptionbudgets", "pods", "priorityclasses"],
+            ["persistentvolumeclaims", "persistentvolumes", "poddisruptionbudgets", "pods", "priorityclasses"],
             "flag values are skipped"
         );
     }

@@ -143,6 +143,7 @@ fn describe(api: &mut Api, obj: &Object, now: Millis, show_events: bool) -> Stri
         Object::Deployment(d) => describe_deployment(api, &mut w, d),
         Object::ReplicaSet(r) => describe_replicaset(api, &mut w, r),
         Object::DaemonSet(d) => describe_daemonset(api, &mut w, d),
+        Object::StatefulSet(s) => describe_statefulset(api, &mut w, s),
         Object::Job(j) => describe_job(&mut w, j),
         Object::CronJob(c) => describe_cronjob(&mut w, c),
         Object::Namespace(n) => {
@@ -605,6 +606,50 @@ fn cap_indexes(indexes: &str, soft_limit: usize) -> String {
     match indexes.as_bytes().iter().skip(soft_limit).position(|b| *b == b',') {
         Some(i) => format!("{}...", &indexes[..soft_limit + i + 1]),
         None => indexes.to_string(),
+    }
+}
+
+/// `describeStatefulSet`, with its `describeVolumeClaimTemplates`.
+fn describe_statefulset(api: &mut Api, w: &mut Writer, s: &crate::api::StatefulSet) {
+    let m = &s.metadata;
+    w.write(0, &format!("Name:\t{}\n", m.name));
+    w.write(0, &format!("Namespace:\t{}\n", m.namespace));
+    w.write(0, &format!("CreationTimestamp:\t{}\n", time_or_zero(m.creation_timestamp)));
+    w.write(0, &format!("Selector:\t{}\n", s.spec.selector));
+    labels_multiline(w, "", "Labels", &m.labels);
+    annotations_multiline(w, "", "Annotations", &m.annotations);
+    w.write(0, &format!("Replicas:\t{} desired | {} total\n", s.replicas(), s.status.replicas));
+    w.write(0, &format!("Update Strategy:\t{}\n", s.spec.update_strategy.type_));
+    if let Some(partition) = s.spec.update_strategy.rolling_update.as_ref().and_then(|r| r.partition) {
+        w.write(1, &format!("Partition:\t{partition}\n"));
+        if let Some(m) = s.spec.update_strategy.rolling_update.as_ref().and_then(|r| r.max_unavailable.as_ref()) {
+            w.write(1, &format!("MaxUnavailable:\t{m}\n"));
+        }
+    }
+    pods_status(api, w, &m.namespace, &s.spec.selector, &m.uid);
+    describe_pod_template(w, &s.spec.template);
+    if s.spec.volume_claim_templates.is_empty() {
+        w.write(0, "Volume Claims:\t<none>\n");
+        return;
+    }
+    w.write(0, "Volume Claims:\n");
+    for c in &s.spec.volume_claim_templates {
+        let text = |path: &[&str]| {
+            let mut v = c.spec.get(path[0]);
+            for step in &path[1..] {
+                v = v.and_then(|v| v.get(step));
+            }
+            v.and_then(Value::as_str).map(str::to_string)
+        };
+        w.write(1, &format!("Name:\t{}\n", c.metadata.name));
+        w.write(1, &format!("StorageClass:\t{}\n", text(&["storageClassName"]).unwrap_or_default()));
+        labels_multiline(w, "  ", "Labels", &c.metadata.labels);
+        labels_multiline(w, "  ", "Annotations", &c.metadata.annotations);
+        let capacity = text(&["resources", "requests", "storage"]).unwrap_or_else(|| "<default>".into());
+        w.write(1, &format!("Capacity:\t{capacity}\n"));
+        let modes = c.spec.get("accessModes").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let modes: Vec<&str> = modes.iter().filter_map(Value::as_str).collect();
+        w.write(1, &format!("Access Modes:\t[{}]\n", modes.join(" ")));
     }
 }
 

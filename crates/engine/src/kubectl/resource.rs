@@ -54,11 +54,19 @@ pub enum Targets {
 }
 
 /// The kinds of upstream's `all` category that kubeloop serves, in the order `kubectl get all` prints them (the
-/// core group's pods and services, then apps' daemonsets, deployments and replicasets, then batch's cronjobs and
-/// jobs; of the category's others kubeloop serves none of replicationcontrollers, statefulsets,
+/// core group's pods and services, then apps' daemonsets, deployments, replicasets and statefulsets, then batch's
+/// cronjobs and jobs; of the category's others kubeloop serves none of replicationcontrollers and
 /// horizontalpodautoscalers).
-pub const ALL_CATEGORY: [Kind; 7] =
-    [Kind::Pod, Kind::Service, Kind::DaemonSet, Kind::Deployment, Kind::ReplicaSet, Kind::CronJob, Kind::Job];
+pub const ALL_CATEGORY: [Kind; 8] = [
+    Kind::Pod,
+    Kind::Service,
+    Kind::DaemonSet,
+    Kind::Deployment,
+    Kind::ReplicaSet,
+    Kind::StatefulSet,
+    Kind::CronJob,
+    Kind::Job,
+];
 
 /// Parses `TYPE[,TYPE] [NAME...]` or `TYPE/NAME...`. `all` expands to [`ALL_CATEGORY`] (`kubectl get all`). An empty
 /// list is an error for the caller to word.
@@ -127,7 +135,9 @@ mod tests {
             assert_eq!(kind_of(n), Ok(k), "{n}");
         }
         assert_eq!(kind_of("svc"), Ok(Kind::Service));
-        assert_eq!(kind_of("pvc"), Err("the server doesn't have a resource type \"pvc\"".into()));
+        assert_eq!(kind_of("pvc"), Ok(Kind::PersistentVolumeClaim));
+        assert_eq!(kind_of("sts"), Ok(Kind::StatefulSet));
+        assert_eq!(kind_of("csr"), Err("the server doesn't have a resource type \"csr\"".into()));
         assert!(kind_of("deployments.batch").is_err());
     }
 
@@ -152,6 +162,7 @@ mod tests {
                     Kind::DaemonSet,
                     Kind::Deployment,
                     Kind::ReplicaSet,
+                    Kind::StatefulSet,
                     Kind::CronJob,
                     Kind::Job
                 ],

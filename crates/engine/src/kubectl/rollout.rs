@@ -238,11 +238,56 @@ pub fn daemonset_status(d: &DaemonSet) -> Result<(String, bool), String> {
     Ok((format!("daemon set \"{name}\" successfully rolled out\n"), true))
 }
 
-/// The status viewer of an object's kind (`StatusViewerFor`): Deployments and DaemonSets.
+/// `StatefulSetStatusViewer.Status`: only for RollingUpdate; waits for the spec to be observed, every pod to be
+/// ready, then the partition's pods (or, without a rollingUpdate, every pod) to be at the update revision.
+pub fn statefulset_status(s: &crate::api::StatefulSet) -> Result<(String, bool), String> {
+    if !s.rolling() {
+        return Err("rollout status is only available for RollingUpdate strategy type".into());
+    }
+    let st = &s.status;
+    if st.observed_generation == 0 || s.metadata.generation > st.observed_generation {
+        return Ok(("Waiting for statefulset spec update to be observed...\n".into(), false));
+    }
+    let replicas = s.replicas();
+    if st.ready_replicas < replicas {
+        return Ok((format!("Waiting for {} pods to be ready...\n", replicas - st.ready_replicas), false));
+    }
+    if let Some(ru) = &s.spec.update_strategy.rolling_update {
+        if let Some(partition) = ru.partition {
+            if st.updated_replicas < replicas - partition {
+                let msg = format!(
+                    "Waiting for partitioned roll out to finish: {} out of {} new pods have been updated...\n",
+                    st.updated_replicas,
+                    replicas - partition
+                );
+                return Ok((msg, false));
+            }
+        }
+        return Ok((
+            format!("partitioned roll out complete: {} new pods have been updated...\n", st.updated_replicas),
+            true,
+        ));
+    }
+    if st.update_revision != st.current_revision {
+        let msg = format!(
+            "waiting for statefulset rolling update to complete {} pods at revision {}...\n",
+            st.updated_replicas, st.update_revision
+        );
+        return Ok((msg, false));
+    }
+    let msg = format!(
+        "statefulset rolling update complete {} pods at revision {}...\n",
+        st.current_replicas, st.current_revision
+    );
+    Ok((msg, true))
+}
+
+/// The status viewer of an object's kind (`StatusViewerFor`): Deployments, DaemonSets and StatefulSets.
 fn status_of(o: &Object, revision: i64) -> Result<(String, bool), String> {
     match o {
         Object::Deployment(d) => deployment_status(d, revision),
         Object::DaemonSet(d) => daemonset_status(d),
+        Object::StatefulSet(s) => statefulset_status(s),
         other => Err(format!("no status viewer has been implemented for {}", group_kind(other.kind()))),
     }
 }
@@ -327,7 +372,7 @@ fn status(sim: &mut Sim, args: &Args, rest: &[String]) -> Result<Output, Output>
     if objs.is_empty() {
         return no_resources(args);
     }
-    if let Some(o) = objs.iter().find(|o| !matches!(o.kind(), Kind::Deployment | Kind::DaemonSet)) {
+    if let Some(o) = objs.iter().find(|o| !matches!(o.kind(), Kind::Deployment | Kind::DaemonSet | Kind::StatefulSet)) {
         return Err(Output::error(format!("no status viewer has been implemented for {}", group_kind(o.kind()))));
     }
     let keys: Vec<(Kind, ObjKey)> = objs.iter().map(|o| (o.kind(), o.key())).collect();
@@ -649,6 +694,7 @@ fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Patch) -> Res
         let template = match (&*o, action) {
             (Object::Deployment(d), _) => &d.spec.template,
             (Object::DaemonSet(d), Patch::Restart) => &d.spec.template,
+            (Object::StatefulSet(s), Patch::Restart) => &s.spec.template,
             _ => {
                 let what = match action {
                     Patch::Restart => "restarting",
@@ -685,6 +731,9 @@ fn patch_each(sim: &mut Sim, args: &Args, rest: &[String], action: Patch) -> Res
                 }
                 (Object::DaemonSet(d), Patch::Restart) => {
                     d.spec.template.metadata.annotations.insert(s(RESTARTED_AT), s(&stamp));
+                }
+                (Object::StatefulSet(st), Patch::Restart) => {
+                    st.spec.template.metadata.annotations.insert(s(RESTARTED_AT), s(&stamp));
                 }
                 _ => {}
             })

@@ -71,6 +71,7 @@ fn scale(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
         let live = match &**obj {
             Object::Deployment(d) => d.spec.replicas.unwrap_or(1) as i64,
             Object::ReplicaSet(r) => r.spec.replicas.unwrap_or(1) as i64,
+            Object::StatefulSet(s) => s.replicas() as i64,
             _ => {
                 // No scale subresource: the server answers 404 for `KIND/scale`.
                 out.push(Output {
@@ -93,6 +94,7 @@ fn scale(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
             let now = match &*scale {
                 Object::Deployment(d) => d.spec.replicas.unwrap_or(1) as i64,
                 Object::ReplicaSet(r) => r.spec.replicas.unwrap_or(1) as i64,
+                Object::StatefulSet(s) => s.replicas() as i64,
                 _ => live,
             };
             if now != current {
@@ -116,6 +118,7 @@ fn scale(sim: &mut Sim, args: &Args, dry: DryRun) -> Result<Output, Output> {
             api.patch(item.kind, &item.key, Subresource::Main, |o| match o {
                 Object::Deployment(d) => d.spec.replicas = Some(r),
                 Object::ReplicaSet(rs) => rs.spec.replicas = Some(r),
+                Object::StatefulSet(s) => s.spec.replicas = Some(r),
                 _ => {}
             })
         });

@@ -23,6 +23,9 @@ pub(crate) fn object(o: &Object) -> Value {
         Object::ReplicaSet(v) => w.put("spec", replica_set_spec(&v.spec)).put("status", replica_set_status(&v.status)),
         Object::Deployment(v) => w.put("spec", deployment_spec(&v.spec)).put("status", deployment_status(&v.status)),
         Object::DaemonSet(v) => w.put("spec", daemon_set_spec(&v.spec)).put("status", daemon_set_status(&v.status)),
+        Object::StatefulSet(v) => {
+            w.put("spec", stateful_set_spec(&v.spec)).put("status", stateful_set_status(&v.status))
+        }
         Object::Job(v) => w.put("spec", job_spec(&v.spec)).put("status", job_status(&v.status)),
         Object::CronJob(v) => w.put("spec", cronjob_spec(&v.spec)).put("status", cronjob_status(&v.status)),
         Object::Lease(v) => w.put("spec", lease_spec(&v.spec)),
@@ -319,6 +322,8 @@ fn pod_spec(s: &PodSpec) -> Value {
         .text_nonempty("schedulerName", &s.scheduler_name)
         .text_nonempty("dnsPolicy", &s.dns_policy)
         .opt_int("priority", s.priority.map(i64::from))
+        .text_nonempty("hostname", &s.hostname)
+        .text_nonempty("subdomain", &s.subdomain)
         .done()
 }
 
@@ -346,6 +351,15 @@ fn volume(v: &Volume) -> Value {
             v.secret.as_ref().map(|s| volume_source("secretName", &s.secret_name, s.default_mode, s.optional)),
         )
         .opt("configMap", v.config_map.as_ref().map(|c| volume_source("name", &c.name, c.default_mode, c.optional)))
+        .opt(
+            "persistentVolumeClaim",
+            v.persistent_volume_claim.as_ref().map(|c| {
+                Fields::default()
+                    .text("claimName", &c.claim_name)
+                    .opt_bool("readOnly", c.read_only.then_some(true))
+                    .done()
+            }),
+        )
         .done()
 }
 
@@ -822,5 +836,60 @@ fn cronjob_status(s: &cronjob::CronJobStatus) -> Value {
         .list("active", &s.active, object_reference)
         .time("lastScheduleTime", s.last_schedule_time)
         .time("lastSuccessfulTime", s.last_successful_time)
+        .done()
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// StatefulSet
+
+fn stateful_set_spec(s: &StatefulSetSpec) -> Value {
+    use crate::api::statefulset::ClaimTemplate;
+    let claim = |c: &ClaimTemplate| {
+        Fields::default().put("metadata", meta(&c.metadata)).put("spec", Value::Object(c.spec.clone())).done()
+    };
+    let rolling = |r: &crate::api::statefulset::RollingUpdateStatefulSet| {
+        Fields::default()
+            .opt_int("partition", r.partition.map(i64::from))
+            .opt("maxUnavailable", r.max_unavailable.as_ref().map(int_or_string))
+            .done()
+    };
+    let strategy = Fields::default()
+        .text_nonempty("type", &s.update_strategy.type_)
+        .opt("rollingUpdate", s.update_strategy.rolling_update.as_ref().map(rolling))
+        .done();
+    let policy = |p: &crate::api::statefulset::RetentionPolicy| {
+        Fields::default()
+            .text_nonempty("whenDeleted", &p.when_deleted)
+            .text_nonempty("whenScaled", &p.when_scaled)
+            .done()
+    };
+    let ordinals =
+        |o: &crate::api::statefulset::Ordinals| Fields::default().int_nonzero("start", o.start.into()).done();
+    Fields::default()
+        .opt_int("replicas", s.replicas.map(i64::from))
+        .put("selector", selector(&s.selector))
+        .put("template", template(&s.template))
+        .list("volumeClaimTemplates", &s.volume_claim_templates, claim)
+        .text_nonempty("serviceName", &s.service_name)
+        .text_nonempty("podManagementPolicy", &s.pod_management_policy)
+        .put("updateStrategy", strategy)
+        .opt_int("revisionHistoryLimit", s.revision_history_limit.map(i64::from))
+        .int_nonzero("minReadySeconds", s.min_ready_seconds.into())
+        .opt("persistentVolumeClaimRetentionPolicy", s.persistent_volume_claim_retention_policy.as_ref().map(policy))
+        .opt("ordinals", s.ordinals.as_ref().map(ordinals))
+        .done()
+}
+
+fn stateful_set_status(s: &StatefulSetStatus) -> Value {
+    Fields::default()
+        .int_nonzero("observedGeneration", s.observed_generation)
+        .int("replicas", s.replicas.into())
+        .int_nonzero("readyReplicas", s.ready_replicas.into())
+        .int_nonzero("currentReplicas", s.current_replicas.into())
+        .int_nonzero("updatedReplicas", s.updated_replicas.into())
+        .text_nonempty("currentRevision", &s.current_revision)
+        .text_nonempty("updateRevision", &s.update_revision)
+        .opt_int("collisionCount", s.collision_count.map(i64::from))
+        .int("availableReplicas", s.available_replicas.into())
         .done()
 }

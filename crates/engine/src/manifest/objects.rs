@@ -988,3 +988,132 @@ fn job_condition<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<JobCondition> {
         Ok(())
     })
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// StatefulSet
+
+pub(crate) fn stateful_set<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<StatefulSet> {
+    object(cx, n, "StatefulSet", &["metadata", "spec", "status"], &[], |o: &mut StatefulSet, cx, key, v| {
+        match key {
+            "metadata" => o.metadata = meta(cx, v)?,
+            "spec" => *o.spec = stateful_set_spec(cx, v)?,
+            _ => o.status = stateful_set_status(cx, v)?,
+        }
+        Ok(())
+    })
+}
+
+fn stateful_set_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<StatefulSetSpec> {
+    use crate::api::statefulset::{Ordinals, RetentionPolicy};
+    const NAMES: &[&str] = &[
+        "replicas",
+        "selector",
+        "template",
+        "volumeClaimTemplates",
+        "serviceName",
+        "podManagementPolicy",
+        "updateStrategy",
+        "revisionHistoryLimit",
+        "minReadySeconds",
+        "persistentVolumeClaimRetentionPolicy",
+        "ordinals",
+    ];
+    object(cx, n, "StatefulSetSpec", NAMES, &[], |s: &mut StatefulSetSpec, cx, key, v| {
+        match key {
+            "replicas" => s.replicas = cx.option(v, Cx::i32)?,
+            "selector" => s.selector = selector(cx, v)?,
+            "template" => s.template = template(cx, v)?.into(),
+            "volumeClaimTemplates" => {
+                s.volume_claim_templates = cx
+                    .option(v, |cx, v| {
+                        let mut out = Vec::new();
+                        cx.each(v, &mut |cx, item| {
+                            out.push(super::stored::claim_template(cx, item)?);
+                            Ok(())
+                        })?;
+                        Ok(out)
+                    })?
+                    .unwrap_or_default()
+            }
+            "serviceName" => s.service_name = cx.string(v)?,
+            "podManagementPolicy" => s.pod_management_policy = cx.string(v)?,
+            "updateStrategy" => s.update_strategy = stateful_set_strategy(cx, v)?,
+            "revisionHistoryLimit" => s.revision_history_limit = cx.option(v, Cx::i32)?,
+            "minReadySeconds" => s.min_ready_seconds = cx.i32(v)?,
+            "persistentVolumeClaimRetentionPolicy" => {
+                s.persistent_volume_claim_retention_policy = cx.option(v, |cx, v| {
+                    const NAMES: &[&str] = &["whenDeleted", "whenScaled"];
+                    let name = "StatefulSetPersistentVolumeClaimRetentionPolicy";
+                    object(cx, v, name, NAMES, &[], |p: &mut RetentionPolicy, cx, key, v| {
+                        match key {
+                            "whenDeleted" => p.when_deleted = cx.string(v)?,
+                            _ => p.when_scaled = cx.string(v)?,
+                        }
+                        Ok(())
+                    })
+                })?
+            }
+            _ => {
+                s.ordinals = cx.option(v, |cx, v| {
+                    object(cx, v, "StatefulSetOrdinals", &["start"], &[], |o: &mut Ordinals, cx, _, v| {
+                        o.start = cx.i32(v)?;
+                        Ok(())
+                    })
+                })?
+            }
+        }
+        Ok(())
+    })
+}
+
+fn stateful_set_strategy<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<StatefulSetUpdateStrategy> {
+    use crate::api::statefulset::RollingUpdateStatefulSet;
+    const NAMES: &[&str] = &["type", "rollingUpdate"];
+    object(cx, n, "StatefulSetUpdateStrategy", NAMES, &[], |u: &mut StatefulSetUpdateStrategy, cx, key, v| {
+        match key {
+            "type" => u.type_ = cx.string(v)?,
+            _ => {
+                u.rolling_update = cx.option(v, |cx, v| {
+                    const NAMES: &[&str] = &["partition", "maxUnavailable"];
+                    let name = "RollingUpdateStatefulSetStrategy";
+                    object(cx, v, name, NAMES, &[], |r: &mut RollingUpdateStatefulSet, cx, key, v| {
+                        match key {
+                            "partition" => r.partition = cx.option(v, Cx::i32)?,
+                            _ => r.max_unavailable = cx.option(v, int_or_string)?,
+                        }
+                        Ok(())
+                    })
+                })?
+            }
+        }
+        Ok(())
+    })
+}
+
+fn stateful_set_status<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<StatefulSetStatus> {
+    const NAMES: &[&str] = &[
+        "observedGeneration",
+        "replicas",
+        "readyReplicas",
+        "currentReplicas",
+        "updatedReplicas",
+        "currentRevision",
+        "updateRevision",
+        "collisionCount",
+        "availableReplicas",
+    ];
+    object(cx, n, "StatefulSetStatus", NAMES, &[], |s: &mut StatefulSetStatus, cx, key, v| {
+        match key {
+            "observedGeneration" => s.observed_generation = cx.i64(v)?,
+            "replicas" => s.replicas = cx.i32(v)?,
+            "readyReplicas" => s.ready_replicas = cx.i32(v)?,
+            "currentReplicas" => s.current_replicas = cx.i32(v)?,
+            "updatedReplicas" => s.updated_replicas = cx.i32(v)?,
+            "currentRevision" => s.current_revision = cx.string(v)?,
+            "updateRevision" => s.update_revision = cx.string(v)?,
+            "collisionCount" => s.collision_count = cx.option(v, Cx::i32)?,
+            _ => s.available_replicas = cx.i32(v)?,
+        }
+        Ok(())
+    })
+}

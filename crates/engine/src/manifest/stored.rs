@@ -39,6 +39,30 @@ pub(crate) fn read<'n>(cx: &mut Cx<'n>, n: &'n Node, kind: Kind) -> Result<Store
     Ok(out)
 }
 
+/// A StatefulSet's volumeClaimTemplates item: a PersistentVolumeClaim's metadata and spec, the spec read through
+/// the claim's schema as a stored claim's is (its status, which the API server drops, is read and left out).
+pub(crate) fn claim_template<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<crate::api::statefulset::ClaimTemplate> {
+    let mut out = crate::api::statefulset::ClaimTemplate::default();
+    let kind = Kind::PersistentVolumeClaim.name();
+    let shape =
+        Shape { expected: "struct PersistentVolumeClaim", names: &schema_fields(kind), required: &[], strict: false };
+    cx.fields(n, &shape, &mut |cx, key, v| {
+        match key {
+            "metadata" => out.metadata = meta(cx, v)?,
+            "apiVersion" | "kind" => {}
+            _ if cx.is_null(v)? => {}
+            "spec" => {
+                if let Value::Object(spec) = field(cx, v, kind, key)? {
+                    out.spec = spec;
+                }
+            }
+            _ => drop(field(cx, v, kind, key)?),
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 /// Gives the fields of schema type `ty` that `out` lacks the API server's defaults.
 fn default(out: &mut Map<String, Value>, ty: &str) {
     for (field, text) in defaults(ty) {

@@ -28,7 +28,8 @@ fn kinds_accept_kubectl_names() {
     }
     assert_eq!(parse_kind("svc"), Ok(Kind::Service));
     assert_eq!(parse_kind("ing"), Ok(Kind::Ingress));
-    assert!(parse_kind("statefulset").is_err());
+    assert_eq!(parse_kind("sts"), Ok(Kind::StatefulSet));
+    assert!(parse_kind("replicationcontroller").is_err());
 }
 
 /// Prints `NAME N` at each poll until `until`, then ends with `code`; records whether it was stopped.

@@ -45,6 +45,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::Deployment => &["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"],
         Kind::ReplicaSet => &["NAME", "DESIRED", "CURRENT", "READY", "AGE"],
         Kind::DaemonSet => &["NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"],
+        Kind::StatefulSet => &["NAME", "READY", "AGE"],
         Kind::Job => &["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"],
         Kind::CronJob => &["NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"],
         Kind::Node => &["NAME", "STATUS", "ROLES", "AGE", "VERSION"],
@@ -65,6 +66,7 @@ pub(crate) fn header(kind: Kind, opts: RowOptions) -> Vec<String> {
         Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::Job | Kind::CronJob => {
             &["CONTAINERS", "IMAGES", "SELECTOR"]
         }
+        Kind::StatefulSet => &["CONTAINERS", "IMAGES"],
         Kind::Service => &["SELECTOR"],
         Kind::Node => &["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"],
         _ => &[],
@@ -107,6 +109,7 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
         Object::Deployment(d) => deployment_cells(d, name, now, opts.wide, &mut cells),
         Object::ReplicaSet(r) => replicaset_cells(r, name, now, opts.wide, &mut cells),
         Object::DaemonSet(d) => daemonset_cells(d, name, now, opts.wide, &mut cells),
+        Object::StatefulSet(s) => statefulset_cells(s, name, now, opts.wide, &mut cells),
         Object::Job(j) => job_cells(j, name, now, opts.wide, &mut cells),
         Object::CronJob(c) => cronjob_cells(c, name, now, opts.wide, &mut cells),
         Object::Node(n) => node_cells(n, name, now, opts.wide, &mut cells),
@@ -145,7 +148,7 @@ pub(crate) fn row(obj: &Object, now: Millis, opts: RowOptions) -> Vec<String> {
             cells.extend([name, sa.secrets.len().to_string(), since(sa.metadata.creation_timestamp, now)]);
         }
         Object::Stored(o) => {
-            cells.push(name);
+            cells.push(if is_default(o) { format!("{name} (default)") } else { name });
             let (columns, wide) = o.kind.info().stored.map_or((&[][..], &[][..]), |s| (s.columns, s.wide));
             let wide = if opts.wide { wide } else { &[] };
             cells.extend(columns.iter().chain(wide).map(|&(_, path, cell)| stored_cell(o, path, cell, now)));
@@ -299,6 +302,18 @@ pub(crate) fn stored_cell(o: &Stored, path: &str, cell: Cell, now: Millis) -> St
                 .collect::<Vec<_>>()
                 .join(", ")
         }
+        Cell::IsDefault => if is_default(o) { "Yes" } else { "No" }.into(),
+        Cell::Map => {
+            let pairs = v.and_then(Value::as_object).into_iter().flatten();
+            let mut pairs: Vec<String> =
+                pairs.map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default())).collect();
+            crate::sort::sort(&mut pairs);
+            if pairs.is_empty() {
+                "<none>".into()
+            } else {
+                pairs.join(",")
+            }
+        }
         Cell::Value
         | Cell::OrNone
         | Cell::OrUnset
@@ -309,6 +324,12 @@ pub(crate) fn stored_cell(o: &Stored, path: &str, cell: Cell, now: Millis) -> St
         | Cell::NodeAffinity
         | Cell::Limits => stored_field(o, path),
     }
+}
+
+/// Whether a stored object carries its kind's default annotation as `true` (`storageutil.IsDefaultAnnotation`).
+pub(crate) fn is_default(o: &Stored) -> bool {
+    let annotation = o.kind.info().stored.and_then(|s| s.default_annotation);
+    annotation.is_some_and(|a| o.metadata.annotation(a) == Some("true"))
 }
 
 /// `metav1.FormatLabelSelector` of a selector read as JSON: its requirements sorted by key, `<none>` when it has
@@ -525,6 +546,19 @@ fn cronjob_cells(c: &crate::api::CronJob, name: String, now: Millis, wide: bool,
         let (containers, images) = containers_and_images(&t.template.spec);
         let selector = t.selector.as_ref().map_or_else(|| "<none>".to_string(), |s| s.format());
         cells.extend([containers, images, selector]);
+    }
+}
+
+/// `printStatefulSet`: ready of desired, and in wide its containers and images.
+fn statefulset_cells(s: &crate::api::StatefulSet, name: String, now: Millis, wide: bool, cells: &mut Vec<String>) {
+    cells.extend([
+        name,
+        format!("{}/{}", s.status.ready_replicas, s.replicas()),
+        since(s.metadata.creation_timestamp, now),
+    ]);
+    if wide {
+        let (c, i) = containers_and_images(&s.spec.template.spec);
+        cells.extend([c, i]);
     }
 }
 

@@ -31,6 +31,7 @@ fn serde_json_of(o: &Object) -> Value {
         Object::EndpointSlice(v) => serde_json::to_value(v),
         Object::PodDisruptionBudget(v) => serde_json::to_value(v),
         Object::DaemonSet(v) => serde_json::to_value(v),
+        Object::StatefulSet(v) => serde_json::to_value(v),
         Object::Job(v) => serde_json::to_value(v),
         Object::CronJob(v) => serde_json::to_value(v),
         // A stored kind's fields are JSON already: its metadata through serde, then the fields.
@@ -88,6 +89,7 @@ impl Oracle {
             Object::EndpointSlice(v) => v.serialize(rec),
             Object::PodDisruptionBudget(v) => v.serialize(rec),
             Object::DaemonSet(v) => v.serialize(rec),
+            Object::StatefulSet(v) => v.serialize(rec),
             Object::Job(v) => v.serialize(rec),
             Object::CronJob(v) => v.serialize(rec),
             Object::Stored(v) => v.metadata.serialize(rec),
@@ -420,7 +422,9 @@ fn pod_spec_json() -> Value {
     json!({
         "volumes": [{"name": "v", "emptyDir": {"medium": "Memory", "sizeLimit": "64Mi"},
                      "secret": {"secretName": "s", "defaultMode": 420, "optional": false},
-                     "configMap": {"name": "cm", "defaultMode": 256, "optional": true}}],
+                     "configMap": {"name": "cm", "defaultMode": 256, "optional": true}},
+                    {"name": "w", "persistentVolumeClaim": {"claimName": "www-web-0", "readOnly": true}},
+                    {"name": "x", "persistentVolumeClaim": {"claimName": "www-web-1"}}],
         "containers": [{
             "name": "c", "image": "nginx:1.27", "imagePullPolicy": "IfNotPresent",
             "resources": {"limits": {"cpu": "2", "memory": "1Gi"}, "requests": {"cpu": "250m"}},
@@ -453,7 +457,7 @@ fn pod_spec_json() -> Value {
         "tolerations": [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoExecute",
                          "tolerationSeconds": 60}],
         "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "schedulerName": "default-scheduler",
-        "dnsPolicy": "ClusterFirst", "priority": -5,
+        "dnsPolicy": "ClusterFirst", "priority": -5, "hostname": "web-0", "subdomain": "nginx",
     })
 }
 
@@ -579,6 +583,27 @@ fn full_documents() -> Vec<(Kind, Value)> {
                 "numberUnavailable": 1, "collisionCount": 2}}),
         ),
         (
+            Kind::StatefulSet,
+            json!({"metadata": meta,
+            "spec": {"replicas": 3, "selector": selector_json(), "template": {"metadata": meta, "spec": pod_spec_json()},
+                     "volumeClaimTemplates": [{"metadata": meta, "spec": {"accessModes": ["ReadWriteOnce"],
+                         "resources": {"requests": {"storage": "1Gi"}}, "storageClassName": "standard", "volumeMode": "Filesystem"}}],
+                     "serviceName": "nginx", "podManagementPolicy": "Parallel",
+                     "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 2, "maxUnavailable": "50%"}},
+                     "revisionHistoryLimit": 3, "minReadySeconds": 5,
+                     "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Delete", "whenScaled": "Retain"},
+                     "ordinals": {"start": 1}},
+            "status": {"observedGeneration": 2, "replicas": 3, "readyReplicas": 2, "currentReplicas": 1,
+                "updatedReplicas": 2, "currentRevision": "web-a", "updateRevision": "web-b", "collisionCount": 1,
+                "availableReplicas": 2}}),
+        ),
+        (
+            Kind::StatefulSet,
+            json!({"metadata": meta, "spec": {"selector": selector_json(), "template": {"metadata": {}, "spec": pod_spec_json()},
+                     "updateStrategy": {"type": "OnDelete"}},
+            "status": {"replicas": 0, "availableReplicas": 0}}),
+        ),
+        (
             Kind::DaemonSet,
             json!({"metadata": meta, "spec": {"selector": selector_json(), "template": {"metadata": {}, "spec": pod_spec_json()},
                      "updateStrategy": {"type": "OnDelete"}},
@@ -642,7 +667,7 @@ fn typed(kind: Kind, v: &Value) -> Option<Object> {
     }
     Some(read_as!(
         Namespace Node Pod ReplicaSet Deployment Lease Event
-        ConfigMap Secret ServiceAccount Service EndpointSlice PodDisruptionBudget DaemonSet Job CronJob
+        ConfigMap Secret ServiceAccount Service EndpointSlice PodDisruptionBudget DaemonSet Job CronJob StatefulSet
     ))
 }
 

@@ -37,6 +37,8 @@ pub(super) fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
         "schedulerName",
         "dnsPolicy",
         "priority",
+        "hostname",
+        "subdomain",
     ];
     object(cx, n, "PodSpec", NAMES, &[], |s: &mut PodSpec, cx, key, v| {
         match key {
@@ -50,6 +52,8 @@ pub(super) fn pod_spec<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<PodSpec> {
             "terminationGracePeriodSeconds" => s.termination_grace_period_seconds = cx.option(v, Cx::i64)?,
             "schedulerName" => s.scheduler_name = cx.string(v)?,
             "dnsPolicy" => s.dns_policy = cx.string(v)?,
+            "hostname" => s.hostname = cx.string(v)?,
+            "subdomain" => s.subdomain = cx.string(v)?,
             _ => s.priority = cx.option(v, Cx::i32)?,
         }
         Ok(())
@@ -148,7 +152,7 @@ pub(super) fn source_ref<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<SourceRef> 
 }
 
 pub(super) fn volume<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Volume> {
-    const NAMES: &[&str] = &["name", "emptyDir", "secret", "configMap"];
+    const NAMES: &[&str] = &["name", "emptyDir", "secret", "configMap", "persistentVolumeClaim"];
     object(cx, n, "Volume", NAMES, &[], |vol: &mut Volume, cx, key, v| {
         match key {
             "name" => vol.name = cx.string(v)?,
@@ -172,6 +176,19 @@ pub(super) fn volume<'n>(cx: &mut Cx<'n>, n: &'n Node) -> Result<Volume> {
                             "secretName" => s.secret_name = cx.string(v)?,
                             "defaultMode" => s.default_mode = cx.option(v, Cx::i32)?,
                             _ => s.optional = cx.option(v, Cx::bool)?,
+                        }
+                        Ok(())
+                    })
+                })?
+            }
+            "persistentVolumeClaim" => {
+                vol.persistent_volume_claim = cx.option(v, |cx, v| {
+                    const NAMES: &[&str] = &["claimName", "readOnly"];
+                    let name = "PersistentVolumeClaimVolumeSource";
+                    object(cx, v, name, NAMES, &[], |s: &mut PersistentVolumeClaimVolumeSource, cx, key, v| {
+                        match key {
+                            "claimName" => s.claim_name = cx.string(v)?,
+                            _ => s.read_only = cx.bool(v)?,
                         }
                         Ok(())
                     })
