@@ -26,12 +26,13 @@ pub struct ClusterProps {
 }
 
 /// The pod and node counts (a plain function: it changes with every frame, so a component would not save work).
-fn summary_bar(s: CountsView) -> Html {
+fn summary_bar(s: CountsView, addons: Option<Html>) -> Html {
     html! {
         <div class="summary" aria-label="Cluster summary">
             <span class="stat running" title="Pods Running (not terminating)">
                 <span class="k">{ "running" }</span>
                 <b data-testid="summary-pods-running">{ s.running }</b>
+                { for addons }
             </span>
             <span class="stat pending" title="Pods Pending">
                 <span class="k">{ "pending" }</span>
@@ -49,8 +50,8 @@ fn summary_bar(s: CountsView) -> Html {
     }
 }
 
-/// kube-system's add-on pods: left out of the view and the counts unless shown; a small toggle on the legend's row
-/// says how many (none when the cluster has no add-ons).
+/// kube-system's add-on pods: left out of the view and the counts unless shown; a small toggle by the running
+/// count says how many (none when the cluster has no add-ons).
 fn addons_toggle(s: &CountsView, on_cmd: &Callback<Cmd>) -> Option<Html> {
     let shown = s.addons_shown;
     if !shown && s.hidden == 0 {
@@ -58,13 +59,13 @@ fn addons_toggle(s: &CountsView, on_cmd: &Callback<Cmd>) -> Option<Html> {
     }
     let toggle = on_cmd.reform(move |_: MouseEvent| Cmd::ShowAddons(!shown));
     let (label, title) = if shown {
-        ("hide kube-system".to_string(), "kube-system's add-on pods (kube-proxy, kindnet, CoreDNS) are drawn and counted: click to leave them out, as `kubectl get pods` does".to_string())
+        ("−".to_string(), "kube-system's add-on pods (kube-proxy, kindnet, CoreDNS) are drawn and counted: click to leave them out, as `kubectl get pods` does".to_string())
     } else {
-        (format!("+{} kube-system", s.hidden), format!("{} pods of kube-system's add-ons (kube-proxy and kindnet on every node, CoreDNS's two) run and take their room on the nodes, but are left out of this view and these counts, as `kubectl get pods` leaves kube-system out: click to show them", s.hidden))
+        (format!("+{}", s.hidden), format!("{} pods of kube-system's add-ons (kube-proxy and kindnet on every node, CoreDNS's two) run and take their room on the nodes, but are left out of this view and these counts, as `kubectl get pods` leaves kube-system out: click to show them", s.hidden))
     };
     Some(html! {
         <button type="button" class="addons-toggle" data-testid="cluster-show-addons" aria-pressed={shown.to_string()}
-            onclick={toggle} {title}>{ label }</button>
+            aria-label="Show kube-system's add-on pods" onclick={toggle} {title}>{ label }</button>
     })
 }
 
@@ -508,14 +509,13 @@ pub fn Cluster(props: &ClusterProps) -> Html {
         <section class="panel cluster-panel" aria-label="Cluster">
             <div class="panel-head">
                 <h2>{ "Cluster" }</h2>
-                { summary_bar(props.summary) }
+                { summary_bar(props.summary, addons_toggle(&props.summary, &props.on_cmd)) }
                 <button data-testid="add-node" class="btn small" onclick={add} title="Add one more node like the others">
                     { "+ Add node" }
                 </button>
             </div>
             <div class="cluster-subhead">
                 { legend() }
-                { for addons_toggle(&props.summary, &props.on_cmd) }
                 <button type="button" class="btn small tools-toggle" data-testid="cluster-tools-toggle" aria-expanded={open.to_string()}
                     onclick={toggle} title="Find a node or pod by name, and start a new run of N nodes and P pods">
                     { if open { "Find ▴" } else { "Find ▾" } }
