@@ -49,7 +49,7 @@ fn kind_of_controller(c: &str) -> &'static str {
         "job" | "ttlafterfinished" => "job",
         "cronjob" => "cronjob",
         "statefulset" => "statefulset",
-        "persistentvolume-binder" => "persistentvolumeclaim",
+        "persistentvolumebinder" => "persistentvolumeclaim",
         _ => "object",
     }
 }

@@ -104,7 +104,7 @@ fn the_page_opens_on_three_running_web_pods() {
             "daemonset",
             "resourcequota",
             "statefulset",
-            "persistentvolume-binder",
+            "persistentvolumebinder",
             "job",
             "ttlafterfinished",
             "cronjob",

@@ -38,7 +38,7 @@ pub const CONTROLLERS: [(&str, &str); 17] = [
     ("daemonset", "daemonset-controller"),
     ("resourcequota", "resourcequota-controller"),
     ("statefulset", "statefulset-controller"),
-    ("persistentvolume-binder", "persistentvolume-controller"),
+    ("persistentvolumebinder", "persistentvolume-controller"),
     ("job", "job-controller"),
     ("ttlafterfinished", "ttl-after-finished-controller"),
     ("cronjob", "cronjob-controller"),

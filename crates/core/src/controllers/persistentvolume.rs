@@ -286,7 +286,7 @@ fn key_of(o: &Stored) -> ObjKey {
 
 impl Reconciler for PersistentVolumeController {
     fn name(&self) -> &'static str {
-        "persistentvolume-binder"
+        "persistentvolumebinder"
     }
 
     fn component(&self) -> &'static str {
