@@ -235,14 +235,6 @@ pub fn sized_scenario(nodes: usize, pods: usize, addons: bool) -> Result<Scenari
         let with = if addons { " beside kube-system's add-ons (2 pods a node and CoreDNS's 2)" } else { "" };
         return Err(format!("{pods} pods do not fit on {nodes} nodes of {} pods each{with}", template.pods));
     }
-    let shape = kubeloop_engine::bench::ColdStart {
-        nodes,
-        pods,
-        per_deployment: DEMO_PODS_PER_DEPLOYMENT,
-        services: false,
-        seed: 0,
-        addons: false,
-    };
     let manifests = format!(
         "# kubeloop's own demo Deployments: {pods} pods in {} Deployment(s) of at most {DEMO_PODS_PER_DEPLOYMENT}, as `kubeloop bench --nodes {nodes} --pods {pods}` makes them\n{}",
         shape.deployments(),

@@ -6,14 +6,12 @@
 mod common;
 
 use kubeloop_engine::api::{CronJob, Job, Kind, ObjKey};
-use kubeloop_engine::behaviour::BehaviourPatch;
-use kubeloop_engine::intervention::{AppAction, AppTarget, Intervene, Intervention};
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::sim::{Sim, SimConfig};
-use kubeloop_engine::time::{Millis, HOUR, MINUTE, SECOND};
+use kubeloop_engine::time::{HOUR, MINUTE, SECOND};
 
-use common::events;
+use common::{events, image_exits};
 
 /// The Kubernetes documentation's example CronJob (concepts/workloads/controllers/cron-jobs: `cronjob.yaml`).
 const HELLO: &str = "apiVersion: batch/v1
@@ -76,16 +74,6 @@ fn names(jobs: &[Job]) -> Vec<String> {
 /// A Job's name for the minute `m` after simulated time 0 (2026-01-01T00:00:00Z, 29,453,760 minutes).
 fn at_minute(name: &str, m: u64) -> String {
     format!("{name}-{}", 29_453_760 + m)
-}
-
-fn image_exits(sim: &mut Sim, image: &str, after: Millis, code: i32) {
-    let patch = BehaviourPatch { crash_after: Some(Some(after)), exit_code: Some(Some(code)), ..Default::default() };
-    let target = AppTarget::Image(image.into());
-    let done = sim.intervene(
-        &Intervention::App(AppAction { target, container: None, patch, crash: false }),
-        &kubectl::Input::none(),
-    );
-    assert!(done.ok(), "{done:?}");
 }
 
 #[test]

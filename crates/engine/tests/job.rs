@@ -7,14 +7,12 @@
 mod common;
 
 use kubeloop_engine::api::{Job, Kind, ObjKey, Pod, PodPhase};
-use kubeloop_engine::behaviour::BehaviourPatch;
-use kubeloop_engine::intervention::{AppAction, AppTarget, Intervene, Intervention};
 use kubeloop_engine::kubectl;
 use kubeloop_engine::kubelet::NodeConfig;
 use kubeloop_engine::sim::{Sim, SimConfig};
 use kubeloop_engine::time::{Millis, MINUTE, SECOND};
 
-use common::{events, golden};
+use common::{events, golden, image_exits};
 
 /// The Kubernetes documentation's example Job (concepts/workloads/controllers/job: `job.yaml`).
 const PI: &str = "apiVersion: batch/v1
@@ -66,17 +64,6 @@ fn conditions(job: &Job) -> Vec<(String, String, String)> {
 
 fn cond(t: &str, s: &str, r: &str) -> (String, String, String) {
     (t.into(), s.into(), r.into())
-}
-
-/// Sets how an image's containers end: after `after`, with `code`.
-fn image_exits(sim: &mut Sim, image: &str, after: Millis, code: i32) {
-    let patch = BehaviourPatch { crash_after: Some(Some(after)), exit_code: Some(Some(code)), ..Default::default() };
-    let target = AppTarget::Image(image.into());
-    let done = sim.intervene(
-        &Intervention::App(AppAction { target, container: None, patch, crash: false }),
-        &kubectl::Input::none(),
-    );
-    assert!(done.ok(), "{done:?}");
 }
 
 fn run(sim: &mut Sim, line: &str) -> kubectl::Output {

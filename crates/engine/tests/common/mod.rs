@@ -188,3 +188,14 @@ pub fn assert_answers(line: &str, out: &Output, succeeds: bool) {
         );
     }
 }
+
+/// Sets how an image's containers end (the `app:` input): after `after`, with exit code `code`.
+pub fn image_exits(sim: &mut Sim, image: &str, after: kubeloop_engine::time::Millis, code: i32) {
+    use kubeloop_engine::behaviour::BehaviourPatch;
+    use kubeloop_engine::intervention::{AppAction, AppTarget, Intervene, Intervention};
+    let patch = BehaviourPatch { crash_after: Some(Some(after)), exit_code: Some(Some(code)), ..Default::default() };
+    let target = AppTarget::Image(image.into());
+    let app = Intervention::App(AppAction { target, container: None, patch, crash: false });
+    let done = sim.intervene(&app, &Input::none());
+    assert!(done.ok(), "{done:?}");
+}
